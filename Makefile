@@ -1,0 +1,30 @@
+# XWorkmate: `make run` opens the app, `make test` runs every test. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench smoke clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "XWorkmate needs Python 3.11 or newer; set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/xworkmate
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen QT_API=pyside6 $(BIN)/python -m pytest
+	$(BIN)/ruff check .
+
+smoke: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/xworkmate gui --smoke-test
+
+bench: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,103 @@
+"""Shared fixtures: real SQLite files in tmp dirs, real PostgreSQL databases, real controllers."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+
+from xworkmate.controllers import SessionController  # noqa: E402
+from xworkmate.settings import Settings  # noqa: E402
+from xworkmate.store import Store, open_store  # noqa: E402
+
+PG_ADMIN_URL = os.environ.get("XWORKMATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def _pg_available() -> bool:
+    import psycopg
+
+    try:
+        with psycopg.connect(PG_ADMIN_URL.replace("+psycopg", ""), connect_timeout=3):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    if not _pg_available():
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is not reachable at {PG_ADMIN_URL}; CI must run the store tests on it")
+        pytest.skip(f"PostgreSQL is not reachable at {PG_ADMIN_URL}")
+    return PG_ADMIN_URL
+
+
+@pytest.fixture
+def pg_database_url(pg_admin_url: str) -> Iterator[str]:
+    """A fresh PostgreSQL database for one test, dropped afterwards."""
+    import psycopg
+
+    name = f"xw_test_{uuid.uuid4().hex[:16]}"
+    admin = pg_admin_url.replace("+psycopg", "")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base, _, _ = pg_admin_url.rpartition("/")
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    return Settings(home=home, database_url=None, workspace_root=None)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, settings: Settings) -> str:
+    """Each store test runs on a SQLite file and on its own PostgreSQL database."""
+    if request.param == "sqlite":
+        return settings.effective_database_url
+    return str(request.getfixturevalue("pg_database_url"))
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    opened = open_store(database_url)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def sqlite_store(settings: Settings) -> Iterator[Store]:
+    opened = open_store(settings.effective_database_url)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def controller(store: Store, settings: Settings) -> SessionController:
+    return SessionController(store, settings)
+
+
+@pytest.fixture
+def sqlite_controller(sqlite_store: Store, settings: Settings) -> SessionController:
+    return SessionController(sqlite_store, settings)

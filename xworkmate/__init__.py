@@ -1,0 +1,3 @@
+"""XWorkmate: a desktop workbench for AI agent tasks."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,418 @@
+"""``SessionController``: the current key, switching, binding and run gating (SPEC §2).
+
+Every path into execution goes through ``prepare_run``. The controller knows
+no widgets; it reports what changed through small change records that one
+listener (the window's bridge) turns into a Qt signal (STYLE 4).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from xworkmate.domain.keys import (
+    MAIN_KEY,
+    InvalidSessionKeyError,
+    allocate_draft_key,
+    key_to_dir_name,
+    normalize_session_key,
+)
+from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.runs import ExecutionResult, NotRunnable, RunRequest
+from xworkmate.domain.threads import (
+    STATUS_EXPLANATIONS,
+    BoundBy,
+    TaskThread,
+    ThreadStatus,
+    ThreadSummary,
+    WorkspaceBinding,
+    WorkspaceKind,
+    thread_status,
+)
+from xworkmate.settings import Settings
+from xworkmate.store import Store
+from xworkmate.store.repositories import utcnow
+
+log = logging.getLogger(__name__)
+
+CURRENT_KEY_STATE = "current_session_key"
+MAIN_TITLE = "Main"
+NO_PROVIDER_NOTICE = (
+    "No agent provider is configured, so nothing ran. Your message is saved on this line; "
+    "add an OpenAI-compatible endpoint or an ACP agent to run it."
+)
+
+
+class UnknownSessionKeyError(LookupError):
+    """No task line has this key. The current line is left as it was."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"no task line with session key {key!r}")
+        self.key = key
+
+
+class WorkspaceBindingError(ValueError):
+    """A folder that cannot be bound, with the reason."""
+
+
+# -- change records ---------------------------------------------------------
+
+
+class LineCreated(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["line_created"] = "line_created"
+    key: str
+
+
+class LineUpdated(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["line_updated"] = "line_updated"
+    key: str
+
+
+class CurrentLineChanged(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["current_changed"] = "current_changed"
+    key: str
+
+
+class MessagesAppended(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["messages_appended"] = "messages_appended"
+    key: str
+    message_ids: tuple[int, ...]
+
+
+Change = LineCreated | LineUpdated | CurrentLineChanged | MessagesAppended
+Listener = Callable[[Change], None]
+
+
+class LineView(BaseModel):
+    """Everything the three panes show about one line, read in one go (ISO-5)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thread: TaskThread
+    status: ThreadStatus
+    explanation: str
+
+    @property
+    def key(self) -> str:
+        return self.thread.thread_id
+
+    @property
+    def runnable(self) -> bool:
+        return self.status is ThreadStatus.RUNNABLE
+
+
+class SendOutcome(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    ran: bool
+    notice: str
+    message_ids: tuple[int, ...]
+
+
+class SessionController:
+    """Task lines: create, switch, bind, archive, and gate every run."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self._store = store
+        self._settings = settings
+        self._listeners: list[Listener] = []
+        self._running: set[str] = set()
+        self._ensure_main_thread()
+        self._current_key = self._restored_current_key()
+
+    # -- observation --------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _emit(self, change: Change) -> None:
+        for listener in list(self._listeners):
+            listener(change)
+
+    # -- reading ------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def store_description(self) -> str:
+        return self._store.description
+
+    @property
+    def current_key(self) -> str:
+        return self._current_key
+
+    def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]:
+        return self._store.threads.summaries(include_archived=include_archived)
+
+    def get_thread(self, key: str) -> TaskThread:
+        canonical = self._canonical(key)
+        thread = self._store.threads.get(canonical)
+        if thread is None:
+            raise UnknownSessionKeyError(key)
+        return thread
+
+    def status_of(self, thread: TaskThread) -> ThreadStatus:
+        return thread_status(
+            key=thread.thread_id,
+            exists=True,
+            archived=thread.archived,
+            workspace_path=thread.workspace_binding.path,
+            running=thread.thread_id in self._running,
+        )
+
+    def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
+        return thread_status(
+            key=summary.thread_id,
+            exists=True,
+            archived=summary.archived,
+            workspace_path=summary.workspace_path,
+            running=summary.thread_id in self._running,
+        )
+
+    def line_view(self, key: str) -> LineView:
+        thread = self.get_thread(key)
+        status = self.status_of(thread)
+        return LineView(thread=thread, status=status, explanation=STATUS_EXPLANATIONS[status])
+
+    def current_view(self) -> LineView:
+        return self.line_view(self._current_key)
+
+    def default_workspace_for(self, key: str) -> Path:
+        """``<workspace root>/.xworkmate/threads/<dir name>`` (ISO-3)."""
+        return self._settings.threads_root / key_to_dir_name(key)
+
+    def message_ids(self, key: str, *, before_id: int | None = None, limit: int = 200) -> list[int]:
+        return self._store.messages.page_ids(self._canonical(key), before_id=before_id, limit=limit)
+
+    def messages_by_id(self, ids: list[int]) -> dict[int, Message]:
+        return self._store.messages.get_many(ids)
+
+    def messages(self, key: str) -> list[Message]:
+        return self._store.messages.list_for_thread(self.get_thread(key).thread_id)
+
+    # -- lines --------------------------------------------------------------
+
+    def create_line(self, title: str | None = None, workspace: str | Path | None = None) -> TaskThread:
+        """Allocate a key, bind a folder, persist the row; only then does the line exist (ISO-1, ISO-2)."""
+        key = allocate_draft_key()
+        if workspace is not None:
+            path = self._checked_folder(workspace)
+        else:
+            path = self.default_workspace_for(key)
+            path.mkdir(parents=True, exist_ok=True)
+        now = utcnow()
+        clean_title = (title or "").strip() or f"Task line {self._store.threads.count()}"
+        thread = self._store.threads.insert(
+            TaskThread(
+                thread_id=key,
+                title=clean_title[:500],
+                workspace_binding=WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        log.info("created task line %s in %s", key, path)
+        self._emit(LineCreated(key=key))
+        return thread
+
+    def switch_session(self, key: str) -> LineView:
+        """List selection → switch → read the thread → allow execution (ISO-5).
+
+        An unknown key raises ``UnknownSessionKeyError`` and leaves the current line unchanged.
+        """
+        view = self.line_view(key)
+        if view.key != self._current_key:
+            self._current_key = view.key
+            self._store.app_state.set(CURRENT_KEY_STATE, view.key)
+            self._emit(CurrentLineChanged(key=view.key))
+        return view
+
+    def bind_workspace(self, key: str, folder: str | Path) -> TaskThread:
+        """An explicit bind ("Change folder…", ``thread bind``): one of the two ways a binding changes (ISO-8)."""
+        thread = self.get_thread(key)
+        path = self._checked_folder(folder)
+        updated = self._store.threads.set_workspace(
+            thread.thread_id, WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT)
+        )
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def restore_default_folder(self, key: str) -> TaskThread:
+        """Recreate the line's own default folder and bind it explicitly."""
+        thread = self.get_thread(key)
+        path = self.default_workspace_for(thread.thread_id)
+        path.mkdir(parents=True, exist_ok=True)
+        return self.bind_workspace(thread.thread_id, path)
+
+    def rename_line(self, key: str, title: str) -> TaskThread:
+        thread = self.get_thread(key)
+        clean = title.strip()
+        if not clean:
+            raise ValueError("a task line needs a non-empty title")
+        updated = self._store.threads.set_title(thread.thread_id, clean[:500])
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def archive_line(self, key: str) -> TaskThread:
+        thread = self.get_thread(key)
+        if thread.is_main:
+            raise ValueError("the main line cannot be archived")
+        if thread.thread_id in self._running:
+            raise NotRunnable(thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving")
+        updated = self._store.threads.set_archived(thread.thread_id, True)
+        self._emit(LineUpdated(key=thread.thread_id))
+        if self._current_key == thread.thread_id:
+            self.switch_session(MAIN_KEY)
+        return updated
+
+    def unarchive_line(self, key: str) -> TaskThread:
+        thread = self.get_thread(key)
+        updated = self._store.threads.set_archived(thread.thread_id, False)
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    # -- execution ----------------------------------------------------------
+
+    def prepare_run(self, key: str | None, prompt: str) -> RunRequest:
+        """The one gate into execution (ISO-4, ISO-6, ISO-7).
+
+        The request's ``session_id``, ``thread_id`` and ``working_directory``
+        come from the thread with this key and nothing else: the prompt is
+        passed through untouched and never parsed for a folder.
+        """
+        if key is None or not key.strip():
+            raise NotRunnable(None, ThreadStatus.NEEDS_BINDING, "this line has no session key; it never runs in main")
+        try:
+            canonical = normalize_session_key(key)
+        except InvalidSessionKeyError as exc:
+            raise NotRunnable(key, ThreadStatus.NEEDS_BINDING, str(exc)) from exc
+        thread = self._store.threads.get(canonical)
+        if thread is None:
+            raise NotRunnable(canonical, ThreadStatus.NEEDS_BINDING, "no thread record exists for this key")
+        status = self.status_of(thread)
+        if status is not ThreadStatus.RUNNABLE:
+            raise NotRunnable(canonical, status, STATUS_EXPLANATIONS[status])
+        assert thread.workspace_binding.path is not None
+        return RunRequest(
+            session_id=thread.thread_id,
+            thread_id=thread.thread_id,
+            working_directory=thread.workspace_binding.path,
+            prompt=prompt,
+            execution=thread.execution_binding,
+            category=thread.category,
+        )
+
+    def send(self, key: str, prompt: str) -> SendOutcome:
+        """Send a human message on a line.
+
+        The line must be runnable (else ``NotRunnable`` and nothing is stored).
+        No runner exists yet, so the message is kept and the line says plainly
+        that nothing ran; it never pretends to run.
+        """
+        if not prompt.strip():
+            raise ValueError("nothing to send: the message is empty")
+        request = self.prepare_run(key, prompt)
+        human = self._store.messages.append(
+            request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
+        )
+        notice = self._store.messages.append(
+            request.thread_id,
+            role=MessageRole.SYSTEM,
+            source=MessageSource.FRAMEWORK_EVENT,
+            content=NO_PROVIDER_NOTICE,
+            state=MessageState.ERROR,
+        )
+        ids = (human.id, notice.id)
+        self._emit(MessagesAppended(key=request.thread_id, message_ids=ids))
+        self._emit(LineUpdated(key=request.thread_id))
+        return SendOutcome(key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=ids)
+
+    def apply_execution_result(self, key: str, result: ExecutionResult) -> TaskThread:
+        """Write a structured result back to the line that started the run, whichever is current (ISO-8)."""
+        thread = self.get_thread(key)
+        updated = thread
+        if result.resolved_working_directory is not None:
+            resolved = Path(result.resolved_working_directory).expanduser()
+            if not resolved.is_absolute():
+                raise WorkspaceBindingError(
+                    f"execution result for {thread.thread_id} names a relative folder"
+                    f" {result.resolved_working_directory!r}; it was not applied"
+                )
+            updated = self._store.threads.set_workspace(
+                thread.thread_id,
+                WorkspaceBinding(
+                    path=str(resolved),
+                    kind=result.resolved_workspace_kind or WorkspaceKind.LOCAL,
+                    bound_by=BoundBy.EXECUTION_RESULT,
+                ),
+            )
+        if result.acp_session_id is not None:
+            updated = self._store.threads.set_acp_session(thread.thread_id, result.acp_session_id)
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    # -- UI state -----------------------------------------------------------
+
+    def ui_state(self, name: str) -> str | None:
+        return self._store.app_state.get(f"ui.{name}")
+
+    def set_ui_state(self, name: str, value: str) -> None:
+        self._store.app_state.set(f"ui.{name}", value)
+
+    # -- internals ----------------------------------------------------------
+
+    def _canonical(self, key: str) -> str:
+        try:
+            return normalize_session_key(key)
+        except InvalidSessionKeyError as exc:
+            raise UnknownSessionKeyError(key) from exc
+
+    def _checked_folder(self, folder: str | Path) -> Path:
+        raw = str(folder).strip()
+        if not raw:
+            raise WorkspaceBindingError("no folder given")
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        if not path.exists():
+            raise WorkspaceBindingError(f"cannot bind {path}: the folder does not exist")
+        if not path.is_dir():
+            raise WorkspaceBindingError(f"cannot bind {path}: it is a file, not a folder")
+        return path.resolve()
+
+    def _ensure_main_thread(self) -> None:
+        key = normalize_session_key("", initialising_main=True)  # ISO-2: the one place "" means main
+        if self._store.threads.exists(key):
+            return
+        path = self.default_workspace_for(key)
+        path.mkdir(parents=True, exist_ok=True)
+        now = utcnow()
+        self._store.threads.insert(
+            TaskThread(
+                thread_id=key,
+                title=MAIN_TITLE,
+                workspace_binding=WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+
+    def _restored_current_key(self) -> str:
+        saved = self._store.app_state.get(CURRENT_KEY_STATE)
+        if saved:
+            thread = self._store.threads.get(saved)
+            if thread is not None and not thread.archived:
+                return thread.thread_id
+        return MAIN_KEY

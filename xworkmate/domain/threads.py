@@ -1,0 +1,160 @@
+"""The task line: a persisted ``TaskThread`` (SPEC §2).
+
+Everything here is plain data and pure rules; the store persists it, the
+controller decides which one is current, the UI only shows it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from xworkmate.domain.keys import MAIN_KEY
+
+
+class ThreadKind(StrEnum):
+    CONVERSATION = "conversation"
+    TASK = "task"
+    BRANCH = "branch"
+    FORK = "fork"
+    CLONE = "clone"
+    SIDE_CHAT = "side_chat"
+
+
+class ThreadStatus(StrEnum):
+    """ISO-4. Only ``runnable`` lines may execute."""
+
+    RUNNABLE = "runnable"
+    NEEDS_BINDING = "needs_binding"
+    NEEDS_WORKSPACE = "needs_workspace"
+    RUNNING = "running"
+    ARCHIVED = "archived"
+
+
+class WorkspaceKind(StrEnum):
+    LOCAL = "local"
+
+
+class BoundBy(StrEnum):
+    """How a workspace binding came about (ISO-8: nothing else may change it)."""
+
+    EXPLICIT = "explicit"
+    EXECUTION_RESULT = "execution_result"
+
+
+class ExecutionMode(StrEnum):
+    NATIVE = "native"
+    ACP = "acp"
+
+
+class PermissionLevel(StrEnum):
+    ASK = "ask"
+    AUTO_EDIT = "auto-edit"
+    FULL = "full"
+
+
+class WorkspaceBinding(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    path: str | None = None
+    kind: WorkspaceKind = WorkspaceKind.LOCAL
+    bound_by: BoundBy = BoundBy.EXPLICIT
+
+
+class ExecutionBinding(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    mode: ExecutionMode = ExecutionMode.NATIVE
+    provider: str | None = None
+    model: str | None = None
+    acp_session_id: str | None = None
+
+
+class ContextState(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    model: str | None = None
+    selected_skills: tuple[str, ...] = ()
+    permission_level: PermissionLevel = PermissionLevel.ASK
+
+
+class TaskThread(BaseModel):
+    """One task line. ``thread_id`` is its session key (ISO-1)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thread_id: str
+    title: str
+    kind: ThreadKind = ThreadKind.CONVERSATION
+    parent_key: str | None = None
+    category: str | None = None
+    archived: bool = False
+    workspace_binding: WorkspaceBinding = Field(default_factory=WorkspaceBinding)
+    execution_binding: ExecutionBinding = Field(default_factory=ExecutionBinding)
+    context_state: ContextState = Field(default_factory=ContextState)
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def session_key(self) -> str:
+        return self.thread_id
+
+    @property
+    def is_main(self) -> bool:
+        return self.thread_id == MAIN_KEY
+
+
+class ThreadSummary(BaseModel):
+    """What the task-line list needs of a line: small, no conversation (ISO-9)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thread_id: str
+    title: str
+    kind: ThreadKind
+    parent_key: str | None
+    category: str | None
+    archived: bool
+    workspace_path: str | None
+    updated_at: datetime
+
+
+def thread_status(
+    *,
+    key: str | None,
+    exists: bool,
+    archived: bool,
+    workspace_path: str | None,
+    running: bool,
+    path_exists: bool | None = None,
+) -> ThreadStatus:
+    """ISO-4, as a pure rule.
+
+    ``path_exists`` lets callers that already checked the file system pass the
+    answer; otherwise the path is checked here.
+    """
+    if not key or not exists:
+        return ThreadStatus.NEEDS_BINDING
+    if archived:
+        return ThreadStatus.ARCHIVED
+    if running:
+        return ThreadStatus.RUNNING
+    if not workspace_path:
+        return ThreadStatus.NEEDS_WORKSPACE
+    if path_exists is None:
+        path_exists = Path(workspace_path).is_dir()
+    if not path_exists:
+        return ThreadStatus.NEEDS_WORKSPACE
+    return ThreadStatus.RUNNABLE
+
+
+STATUS_EXPLANATIONS: dict[ThreadStatus, str] = {
+    ThreadStatus.RUNNABLE: "ready",
+    ThreadStatus.NEEDS_BINDING: "this line has no session key or no thread record; create a new task line",
+    ThreadStatus.NEEDS_WORKSPACE: "this line's folder is missing; choose one with “Change folder…”",
+    ThreadStatus.RUNNING: "a turn is already running on this line",
+    ThreadStatus.ARCHIVED: "this line is archived",
+}

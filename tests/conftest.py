@@ -12,9 +12,9 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-from xworkmate.controllers import SessionController  # noqa: E402
-from xworkmate.settings import Settings  # noqa: E402
-from xworkmate.store import Store, open_store  # noqa: E402
+from xworkmate.controllers import SessionController
+from xworkmate.settings import Settings
+from xworkmate.store import Store, open_store
 
 PG_ADMIN_URL = os.environ.get("XWORKMATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 

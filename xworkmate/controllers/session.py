@@ -240,7 +240,7 @@ class SessionController:
         return view
 
     def bind_workspace(self, key: str, folder: str | Path) -> TaskThread:
-        """An explicit bind ("Change folder…", ``thread bind``): one of the two ways a binding changes (ISO-8)."""
+        """An explicit bind ("Change folder…", ``thread bind``), one of two ways a binding changes (ISO-8)."""
         thread = self.get_thread(key)
         path = self._checked_folder(folder)
         updated = self._store.threads.set_workspace(
@@ -270,7 +270,9 @@ class SessionController:
         if thread.is_main:
             raise ValueError("the main line cannot be archived")
         if thread.thread_id in self._running:
-            raise NotRunnable(thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving")
+            raise NotRunnable(
+                thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving"
+            )
         updated = self._store.threads.set_archived(thread.thread_id, True)
         self._emit(LineUpdated(key=thread.thread_id))
         if self._current_key == thread.thread_id:
@@ -293,7 +295,9 @@ class SessionController:
         passed through untouched and never parsed for a folder.
         """
         if key is None or not key.strip():
-            raise NotRunnable(None, ThreadStatus.NEEDS_BINDING, "this line has no session key; it never runs in main")
+            raise NotRunnable(
+                None, ThreadStatus.NEEDS_BINDING, "this line has no session key; it never runs in main"
+            )
         try:
             canonical = normalize_session_key(key)
         except InvalidSessionKeyError as exc:

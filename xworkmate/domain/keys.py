@@ -30,9 +30,7 @@ MAX_KEY_LENGTH = 200
 MAX_DIR_NAME_LENGTH = 240
 
 _WINDOWS_RESERVED = frozenset(
-    {"con", "prn", "aux", "nul"}
-    | {f"com{i}" for i in range(10)}
-    | {f"lpt{i}" for i in range(10)}
+    {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
 )
 
 
@@ -74,8 +72,7 @@ def normalize_session_key(key: str, *, initialising_main: bool = False) -> str:
         agent_id, sep, base = rest.partition(":")
         if not sep or not _AGENT_ID_RE.fullmatch(agent_id):
             raise InvalidSessionKeyError(
-                f"invalid session key {key!r}: expected agent:<agent id>:<base key>"
-                " with a lowercase agent id"
+                f"invalid session key {key!r}: expected agent:<agent id>:<base key> with a lowercase agent id"
             )
         return f"{AGENT_PREFIX}{agent_id}:{normalize_session_key(base)}"
     raise InvalidSessionKeyError(

@@ -36,7 +36,7 @@ class ExecutionResult(BaseModel):
     acp_session_id: str | None = None
 
 
-class NotRunnable(Exception):  # noqa: N818 - the SPEC's name for it (ISO-4)
+class NotRunnable(Exception):
     """A line that may not execute, with the reason (ISO-4, ISO-7)."""
 
     def __init__(self, key: str | None, status: ThreadStatus, reason: str) -> None:

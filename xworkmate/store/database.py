@@ -16,6 +16,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
@@ -39,6 +40,13 @@ def _alembic_config(connection: Any | None = None) -> Config:
 
 def head_revision() -> str | None:
     return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def _known_revision(revision: str) -> bool:
+    try:
+        return ScriptDirectory.from_config(_alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
 
 
 def _describe(url: URL) -> str:
@@ -139,8 +147,7 @@ def open_store(database_url: str, *, migrate: bool = True) -> Store:
             connection.commit()
         head = head_revision()
         if current != head:
-            script = ScriptDirectory.from_config(_alembic_config())
-            if current is not None and script.get_revision(current) is None:
+            if current is not None and not _known_revision(current):
                 raise StoreOpenError(
                     f"{where} has schema revision {current}, which this version of XWorkmate does not know;"
                     " it may have been written by a newer version"

@@ -1,0 +1,106 @@
+"""Opening databases: Alembic owns the schema; bad databases fail clearly, never overwritten (SPEC §7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from xworkmate.settings import Settings
+from xworkmate.store import StoreOpenError, open_store
+from xworkmate.store.database import create_store_engine, head_revision
+
+
+def test_opening_a_new_database_migrates_it_to_head(database_url: str) -> None:
+    store = open_store(database_url)
+    try:
+        names = set(inspect(store.engine).get_table_names())
+        assert {"threads", "messages", "app_state", "alembic_version"} <= names
+        with store.engine.connect() as conn:
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head_revision()
+    finally:
+        store.close()
+
+
+def test_reopening_a_migrated_database_keeps_its_rows(database_url: str) -> None:
+    first = open_store(database_url)
+    first.app_state.set("probe", "kept")
+    first.close()
+    second = open_store(database_url)
+    try:
+        assert second.app_state.get("probe") == "kept"
+    finally:
+        second.close()
+
+
+def test_sqlite_runs_in_wal_mode_with_foreign_keys_on(settings: Settings) -> None:
+    store = open_store(settings.effective_database_url)
+    try:
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    finally:
+        store.close()
+
+
+def test_corrupt_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    db = tmp_path / "xworkmate.sqlite3"
+    garbage = b"this is not a database, but somebody's data\n" * 100
+    db.write_bytes(garbage)
+    with pytest.raises(StoreOpenError, match="not a database") as info:
+        open_store(f"sqlite:///{db}")
+    assert "\n" not in str(info.value)
+    assert db.read_bytes() == garbage
+
+
+def test_unreachable_database_gives_one_clear_line() -> None:
+    with pytest.raises(StoreOpenError) as info:
+        open_store("postgresql://nobody:secret@127.0.0.1:1/none")
+    message = str(info.value)
+    assert "\n" not in message
+    assert "127.0.0.1:1" in message
+    assert "secret" not in message  # never leak a password into an error line
+
+
+def test_malformed_database_url_names_the_setting() -> None:
+    with pytest.raises(StoreOpenError, match="XWORKMATE_DATABASE_URL"):
+        open_store("not a url at all")
+
+
+def test_database_from_a_newer_version_is_refused_untouched(database_url: str) -> None:
+    store = open_store(database_url)
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = 'f00dfeed9999'"))
+    store.close()
+    with pytest.raises(StoreOpenError, match="does not know"):
+        open_store(database_url)
+    raw = create_store_engine(database_url)
+    try:
+        with raw.connect() as conn:
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "f00dfeed9999"
+    finally:
+        raw.dispose()
+
+
+def test_xworkmate_home_moves_the_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XWORKMATE_HOME", str(tmp_path / "elsewhere"))
+    monkeypatch.delenv("XWORKMATE_DATABASE_URL", raising=False)
+    monkeypatch.delenv("XWORKMATE_WORKSPACE_ROOT", raising=False)
+    settings = Settings()
+    assert settings.sqlite_path == tmp_path / "elsewhere" / "xworkmate.sqlite3"
+    assert settings.threads_root == tmp_path / "elsewhere" / "workspace" / ".xworkmate" / "threads"
+    store = open_store(settings.effective_database_url)
+    store.close()
+    assert settings.sqlite_path.is_file()
+
+
+def test_database_url_setting_selects_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "chosen.db"
+    monkeypatch.setenv("XWORKMATE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XWORKMATE_DATABASE_URL", f"sqlite:///{target}")
+    settings = Settings()
+    assert settings.effective_database_url == f"sqlite:///{target}"
+    open_store(settings.effective_database_url).close()
+    assert target.is_file()
+    assert not settings.sqlite_path.exists()

@@ -1,0 +1,7 @@
+"""``python -m xworkmate``: the same entry point as the ``xworkmate`` command."""
+
+import sys
+
+from xworkmate.cli import main
+
+sys.exit(main())

@@ -1,0 +1,211 @@
+"""The command line (SPEC §8): the same controllers the window uses.
+
+Every command prints human-readable text or, with ``--json``, JSON; a failure
+is one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from xworkmate import __version__
+from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
+from xworkmate.domain.keys import InvalidSessionKeyError
+from xworkmate.domain.runs import NotRunnable
+from xworkmate.domain.threads import TaskThread, ThreadStatus
+from xworkmate.settings import Settings
+from xworkmate.store import StoreOpenError, open_store
+
+EXIT_ERROR = 1
+
+
+class CliError(Exception):
+    """A failure to report as one line."""
+
+
+def _settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise CliError(f"invalid setting XWORKMATE_{field.upper()}: {first['msg']}") from exc
+
+
+def open_controller() -> SessionController:
+    settings = _settings()
+    store = open_store(settings.effective_database_url)
+    return SessionController(store, settings)
+
+
+def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
+    binding = thread.workspace_binding
+    return {
+        "session_key": thread.thread_id,
+        "thread_id": thread.thread_id,
+        "title": thread.title,
+        "kind": thread.kind.value,
+        "status": status.value,
+        "workspace_path": binding.path,
+        "workspace_kind": binding.kind.value,
+        "workspace_bound_by": binding.bound_by.value,
+        "execution_mode": thread.execution_binding.mode.value,
+        "provider": thread.execution_binding.provider,
+        "model": thread.execution_binding.model,
+        "permission_level": thread.context_state.permission_level.value,
+        "parent_key": thread.parent_key,
+        "category": thread.category,
+        "archived": thread.archived,
+        "created_at": thread.created_at.isoformat(),
+        "updated_at": thread.updated_at.isoformat(),
+    }
+
+
+def _print_thread(controller: SessionController, thread: TaskThread, as_json: bool) -> None:
+    status = controller.status_of(thread)
+    if as_json:
+        print(json.dumps(thread_json(thread, status), indent=2))
+        return
+    marker = "*" if thread.thread_id == controller.current_key else " "
+    print(f"{marker} {thread.thread_id}  [{status.value}]  {thread.title}")
+    print(
+        f"    folder: {thread.workspace_binding.path or '(none)'} ({thread.workspace_binding.bound_by.value})"
+    )
+
+
+# -- commands -----------------------------------------------------------------
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    if args.smoke_test:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from xworkmate.ui.app import run_gui
+
+    controller = open_controller()
+    return run_gui(controller, smoke_test=args.smoke_test)
+
+
+def cmd_thread_new(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    thread = controller.create_line(title=args.title, workspace=args.workspace)
+    _print_thread(controller, thread, args.json)
+    return 0
+
+
+def cmd_thread_list(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    summaries = controller.list_lines(include_archived=args.all)
+    if args.json:
+        rows = [
+            {
+                "session_key": s.thread_id,
+                "thread_id": s.thread_id,
+                "title": s.title,
+                "kind": s.kind.value,
+                "status": controller.summary_status(s).value,
+                "workspace_path": s.workspace_path,
+                "parent_key": s.parent_key,
+                "category": s.category,
+                "archived": s.archived,
+                "current": s.thread_id == controller.current_key,
+            }
+            for s in summaries
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    for s in summaries:
+        marker = "*" if s.thread_id == controller.current_key else " "
+        print(f"{marker} {s.thread_id}  [{controller.summary_status(s).value}]  {s.title}")
+    return 0
+
+
+def cmd_thread_show(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    _print_thread(controller, controller.get_thread(args.key), args.json)
+    return 0
+
+
+def cmd_thread_bind(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    _print_thread(controller, controller.bind_workspace(args.key, args.workspace), args.json)
+    return 0
+
+
+def cmd_thread_archive(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    _print_thread(controller, controller.archive_line(args.key), args.json)
+    return 0
+
+
+# -- parser -------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xworkmate", description="XWorkmate: a desktop workbench for AI agent tasks."
+    )
+    parser.add_argument("--version", action="version", version=f"xworkmate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    gui = sub.add_parser("gui", help="open the window")
+    gui.add_argument(
+        "--smoke-test", action="store_true", help="build the main window offscreen, print ok, exit"
+    )
+    gui.set_defaults(func=cmd_gui)
+
+    thread = sub.add_parser("thread", help="task lines")
+    tsub = thread.add_subparsers(dest="thread_command", metavar="ACTION", required=True)
+
+    def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+        p = tsub.add_parser(name, help=help_text)
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(func=func)
+        return p
+
+    new = add("new", cmd_thread_new, "create a task line with its own key and folder")
+    new.add_argument("--title", help="title shown in the list")
+    new.add_argument("--workspace", metavar="DIR", help="bind this existing folder instead of a new one")
+    lst = add("list", cmd_thread_list, "list task lines")
+    lst.add_argument("--all", action="store_true", help="include archived lines")
+    show = add("show", cmd_thread_show, "show one task line")
+    show.add_argument("key")
+    bind = add("bind", cmd_thread_bind, "bind a task line to an existing folder")
+    bind.add_argument("key")
+    bind.add_argument("--workspace", metavar="DIR", required=True)
+    archive = add("archive", cmd_thread_archive, "archive a task line")
+    archive.add_argument("key")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    if func is None:
+        args = parser.parse_args(["gui", *(argv or [])])
+        func = cmd_gui
+    try:
+        return func(args)
+    except (
+        CliError,
+        StoreOpenError,
+        UnknownSessionKeyError,
+        InvalidSessionKeyError,
+        WorkspaceBindingError,
+        NotRunnable,
+        ValueError,
+    ) as exc:
+        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"xworkmate: error: {message}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -104,3 +104,35 @@ def test_database_url_setting_selects_the_database(tmp_path: Path, monkeypatch: 
     open_store(settings.effective_database_url).close()
     assert target.is_file()
     assert not settings.sqlite_path.exists()
+
+
+def test_upgrading_an_older_schema_keeps_its_rows(database_url: str) -> None:
+    """Alembic upgrades in place: a database left at revision 0001 keeps its lines and messages."""
+    from alembic import command
+
+    from xworkmate.store.database import _alembic_config
+
+    engine = create_store_engine(database_url)
+    with engine.begin() as conn:
+        command.upgrade(_alembic_config(conn), "0001")
+        conn.execute(
+            text(
+                "INSERT INTO threads (thread_id, title, created_at, updated_at)"
+                " VALUES ('main', 'Old main', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO messages (thread_id, role, source, content, created_at)"
+                " VALUES ('main', 'user', 'human', 'from before', CURRENT_TIMESTAMP)"
+            )
+        )
+    engine.dispose()
+    store = open_store(database_url)
+    try:
+        main = store.threads.get("main")
+        assert main is not None and main.title == "Old main"
+        [message] = store.messages.list_for_thread("main")
+        assert message.content == "from before" and message.payload is None
+    finally:
+        store.close()

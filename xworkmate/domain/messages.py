@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -42,3 +44,5 @@ class Message(BaseModel):
     content: str
     state: MessageState = MessageState.COMPLETE
     created_at: datetime
+    # Structured part: an assistant's tool calls, the call a tool result answers, card data.
+    payload: dict[str, Any] | None = None

@@ -109,9 +109,15 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        from xworkmate.store.repositories import AppStateRepository, MessageRepository, ThreadRepository
+        from xworkmate.store.repositories import (
+            AppStateRepository,
+            MessageRepository,
+            ProviderRepository,
+            ThreadRepository,
+        )
 
         self.threads = ThreadRepository(self)
+        self.providers = ProviderRepository(self)
         self.messages = MessageRepository(self)
         self.app_state = AppStateRepository(self)
 

@@ -67,8 +67,28 @@ class MessageRow(Base):
     content: Mapped[str] = mapped_column(Text)
     state: Mapped[str] = mapped_column(String(16), default="complete")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # JSON: tool calls of an assistant message, the call a tool result answers, card data.
+    payload: Mapped[str | None] = mapped_column(Text)
 
     __table_args__ = (Index("ix_messages_thread_id_id", "thread_id", "id"),)
+
+
+class ProviderRow(Base):
+    """A configured provider; secrets stay in the keyring or the environment (SPEC §7)."""
+
+    __tablename__ = "providers"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10), default="openai")
+    base_url: Mapped[str | None] = mapped_column(Text)
+    model: Mapped[str | None] = mapped_column(String(200))
+    tags: Mapped[str] = mapped_column(Text, default="[]")
+    api_key_env: Mapped[str | None] = mapped_column(String(200))
+    api_key_keyring: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    is_default: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    acp_command: Mapped[str] = mapped_column(Text, default="[]")
+    acp_env_refs: Mapped[str] = mapped_column(Text, default="[]")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class AppStateRow(Base):

@@ -12,9 +12,12 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
+from tests.support.fixtures import openai_server, openai_server_factory
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
+
+__all__ = ["openai_server", "openai_server_factory"]
 
 PG_ADMIN_URL = os.environ.get("XWORKMATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 

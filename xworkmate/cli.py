@@ -17,9 +17,12 @@ from pydantic import ValidationError
 
 from xworkmate import __version__
 from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
+from xworkmate.domain.categories import InvalidCategoryError
 from xworkmate.domain.keys import InvalidSessionKeyError
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread, ThreadStatus
+from xworkmate.llm.errors import LLMError
 from xworkmate.settings import Settings
 from xworkmate.store import StoreOpenError, open_store
 
@@ -144,6 +147,101 @@ def cmd_thread_archive(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_thread_set(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    thread = controller.get_thread(args.key)
+    if args.permission is not None:
+        thread = controller.set_permission(thread.thread_id, args.permission)
+    if args.title is not None:
+        thread = controller.rename_line(thread.thread_id, args.title)
+    _print_thread(controller, thread, args.json)
+    return 0
+
+
+def _provider_json(record: ProviderRecord) -> dict[str, Any]:
+    return {
+        "name": record.name,
+        "kind": record.kind.value,
+        "base_url": record.base_url,
+        "model": record.model,
+        "tags": list(record.tags),
+        "api_key_env": record.api_key_env,
+        "api_key_keyring": record.api_key_keyring,
+        "default": record.is_default,
+        "acp_command": list(record.acp_command) or None,
+    }
+
+
+def cmd_provider_add(args: argparse.Namespace) -> int:
+    from xworkmate.domain.categories import normalize_tags
+
+    controller = open_controller()
+    if args.api_key_stdin:
+        from xworkmate.llm.providers import store_api_key
+
+        store_api_key(args.name, sys.stdin.readline().strip())
+    record = ProviderRecord(
+        name=args.name,
+        kind=ProviderKind.OPENAI,
+        base_url=args.base_url,
+        model=args.model,
+        tags=tuple(sorted(normalize_tags(args.tag or []))),
+        api_key_env=args.api_key_env,
+        api_key_keyring=bool(args.api_key_stdin or args.keyring),
+        is_default=args.default,
+    )
+    stored = controller.add_provider(record, replace=args.replace)
+    if args.json:
+        print(json.dumps(_provider_json(stored), indent=2))
+    else:
+        print(f"added provider {stored.name}: {stored.model} at {stored.base_url}")
+    return 0
+
+
+def cmd_provider_list(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    records = controller.providers()
+    if args.json:
+        print(json.dumps([_provider_json(r) for r in records], indent=2))
+        return 0
+    if not records:
+        print("no providers; add one with: xworkmate provider add NAME --base-url URL --model MODEL")
+    for r in records:
+        tags = f" tags={','.join(r.tags)}" if r.tags else ""
+        print(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}")
+    return 0
+
+
+def cmd_provider_remove(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    controller.remove_provider(args.name)
+    if not args.json:
+        print(f"removed provider {args.name}")
+    else:
+        print(json.dumps({"removed": args.name}))
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    controller = open_controller()
+    if not controller.has_agent_provider():
+        raise CliError("no agent provider is configured; add one with `xworkmate provider add`")
+    outcome = asyncio.run(controller.run_turn(args.key, args.prompt, provider=args.provider, headless=True))
+    if args.json:
+        print(json.dumps(outcome.model_dump(mode="json"), indent=2))
+    elif outcome.text:
+        print(outcome.text)
+    if outcome.status == "failed":
+        raise CliError(outcome.error or "the run failed")
+    if outcome.refused_approvals:
+        raise CliError(outcome.refused_approvals[0])
+    if outcome.status == "step_limit":
+        raise CliError("the turn stopped at its step limit before the agent finished")
+    return 0
+
+
 # -- parser -------------------------------------------------------------------
 
 
@@ -181,6 +279,45 @@ def build_parser() -> argparse.ArgumentParser:
     bind.add_argument("--workspace", metavar="DIR", required=True)
     archive = add("archive", cmd_thread_archive, "archive a task line")
     archive.add_argument("key")
+    tset = add("set", cmd_thread_set, "change a task line's settings")
+    tset.add_argument("key")
+    tset.add_argument(
+        "--permission", choices=["ask", "auto-edit", "full"], help="what the agent may do unasked"
+    )
+    tset.add_argument("--title")
+
+    provider = sub.add_parser("provider", help="model providers")
+    psub = provider.add_subparsers(dest="provider_command", metavar="ACTION", required=True)
+    padd = psub.add_parser("add", help="add an OpenAI-compatible endpoint")
+    padd.add_argument("name")
+    padd.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:11434/v1")
+    padd.add_argument("--model", required=True)
+    padd.add_argument(
+        "--tag", action="append", metavar="CATEGORY", help="a content category it is cleared for"
+    )
+    padd.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    padd.add_argument("--keyring", action="store_true", help="the API key is in the OS keyring")
+    padd.add_argument(
+        "--api-key-stdin", action="store_true", help="read the API key from stdin into the keyring"
+    )
+    padd.add_argument("--default", action="store_true", help="use it when no provider is chosen")
+    padd.add_argument("--replace", action="store_true", help="replace a provider of the same name")
+    padd.add_argument("--json", action="store_true")
+    padd.set_defaults(func=cmd_provider_add)
+    plist = psub.add_parser("list", help="list providers")
+    plist.add_argument("--json", action="store_true")
+    plist.set_defaults(func=cmd_provider_list)
+    prm = psub.add_parser("remove", help="remove a provider")
+    prm.add_argument("name")
+    prm.add_argument("--json", action="store_true")
+    prm.set_defaults(func=cmd_provider_remove)
+
+    run = sub.add_parser("run", help="run one agent turn on a line, headless")
+    run.add_argument("key")
+    run.add_argument("prompt")
+    run.add_argument("--provider", metavar="NAME", help="use this provider for the turn")
+    run.add_argument("--json", action="store_true")
+    run.set_defaults(func=cmd_run)
     return parser
 
 
@@ -200,7 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         InvalidSessionKeyError,
         WorkspaceBindingError,
         NotRunnable,
+        InvalidCategoryError,
+        LookupError,
         ValueError,
+        LLMError,
     ) as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"xworkmate: error: {message}", file=sys.stderr)

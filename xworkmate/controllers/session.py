@@ -7,10 +7,11 @@ listener (the window's bridge) turns into a Qt signal (STYLE 4).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,10 +23,12 @@ from xworkmate.domain.keys import (
     normalize_session_key,
 )
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, NotRunnable, RunRequest
 from xworkmate.domain.threads import (
     STATUS_EXPLANATIONS,
     BoundBy,
+    PermissionLevel,
     TaskThread,
     ThreadStatus,
     ThreadSummary,
@@ -36,6 +39,10 @@ from xworkmate.domain.threads import (
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.store.repositories import utcnow
+
+if TYPE_CHECKING:
+    from xworkmate.agents.native import Approver
+    from xworkmate.controllers.runs import RouterFactory, RunChange, TurnOutcome
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +95,7 @@ class MessagesAppended(BaseModel):
 
 
 Change = LineCreated | LineUpdated | CurrentLineChanged | MessagesAppended
-Listener = Callable[[Change], None]
+Listener = Callable[["Change | RunChange"], None]
 
 
 class LineView(BaseModel):
@@ -121,11 +128,17 @@ class SendOutcome(BaseModel):
 class SessionController:
     """Task lines: create, switch, bind, archive, and gate every run."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, *, router_factory: RouterFactory | None = None
+    ) -> None:
+        from xworkmate.controllers.runs import TurnRunner, default_router
+
         self._store = store
         self._settings = settings
         self._listeners: list[Listener] = []
         self._running: set[str] = set()
+        self._tasks: dict[str, asyncio.Task[TurnOutcome]] = {}
+        self._turns = TurnRunner(self, router_factory or default_router)
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
 
@@ -135,9 +148,20 @@ class SessionController:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def _emit(self, change: Change) -> None:
+    def _emit(self, change: Change | RunChange) -> None:
         for listener in list(self._listeners):
             listener(change)
+
+    def _emit_messages(self, key: str, ids: tuple[int, ...]) -> None:
+        self._emit(MessagesAppended(key=key, message_ids=ids))
+
+    def _notice(self, key: str, text: str, state: MessageState = MessageState.ERROR) -> int:
+        """A framework notice on a line: shown to the person, never to the model."""
+        message = self._store.messages.append(
+            key, role=MessageRole.SYSTEM, source=MessageSource.FRAMEWORK_EVENT, content=text, state=state
+        )
+        self._emit_messages(key, (message.id,))
+        return message.id
 
     # -- reading ------------------------------------------------------------
 
@@ -319,29 +343,155 @@ class SessionController:
         )
 
     def send(self, key: str, prompt: str) -> SendOutcome:
-        """Send a human message on a line.
+        """Send a human message on a line (the window's Send).
 
-        The line must be runnable (else ``NotRunnable`` and nothing is stored).
-        No runner exists yet, so the message is kept and the line says plainly
-        that nothing ran; it never pretends to run.
+        The line must be runnable, else ``NotRunnable`` and nothing is stored.
+        With an OpenAI-compatible provider configured, a native turn starts on
+        the running event loop; without one the message is kept and the line
+        says plainly that nothing ran: it never pretends to run.
         """
-        if not prompt.strip():
-            raise ValueError("nothing to send: the message is empty")
-        request = self.prepare_run(key, prompt)
+        if self.has_agent_provider():
+            self.start_turn(key, prompt)
+            ids = tuple(self._store.messages.page_ids(self._canonical(key), limit=1))
+            return SendOutcome(key=self._canonical(key), ran=True, notice="", message_ids=ids)
+        request = self._begin_checks(key, prompt)
         human = self._store.messages.append(
             request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
         )
-        notice = self._store.messages.append(
-            request.thread_id,
-            role=MessageRole.SYSTEM,
-            source=MessageSource.FRAMEWORK_EVENT,
-            content=NO_PROVIDER_NOTICE,
-            state=MessageState.ERROR,
-        )
-        ids = (human.id, notice.id)
-        self._emit(MessagesAppended(key=request.thread_id, message_ids=ids))
+        self._emit_messages(request.thread_id, (human.id,))
+        notice = self._notice(request.thread_id, NO_PROVIDER_NOTICE)
         self._emit(LineUpdated(key=request.thread_id))
-        return SendOutcome(key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=ids)
+        return SendOutcome(
+            key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=(human.id, notice)
+        )
+
+    # -- turns ----------------------------------------------------------------
+
+    def has_agent_provider(self) -> bool:
+        return any(p.kind is ProviderKind.OPENAI for p in self._store.providers.list())
+
+    def is_running(self, key: str) -> bool:
+        return self._canonical(key) in self._running
+
+    def _begin_checks(self, key: str, prompt: str) -> RunRequest:
+        if not prompt.strip():
+            raise ValueError("nothing to send: the message is empty")
+        return self.prepare_run(key, prompt)
+
+    def _begin_turn(self, key: str, prompt: str) -> RunRequest:
+        """Everything that can refuse a turn happens here, before anything is stored."""
+        request = self._begin_checks(key, prompt)
+        human = self._store.messages.append(
+            request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
+        )
+        self._running.add(request.thread_id)
+        self._emit_messages(request.thread_id, (human.id,))
+        from xworkmate.controllers.runs import RunStarted
+
+        self._emit(RunStarted(key=request.thread_id))
+        self._emit(LineUpdated(key=request.thread_id))
+        return request
+
+    def _end_turn(self, key: str, outcome: TurnOutcome | None) -> None:
+        from xworkmate.controllers.runs import RunFinished
+
+        self._running.discard(key)
+        self._tasks.pop(key, None)
+        if outcome is None:
+            self._emit(RunFinished(key=key, status="stopped"))
+        else:
+            self._emit(RunFinished(key=key, status=outcome.status, error=outcome.error))
+        self._emit(LineUpdated(key=key))
+
+    async def run_turn(
+        self,
+        key: str,
+        prompt: str,
+        *,
+        provider: str | None = None,
+        approver: Approver | None = None,
+        headless: bool = False,
+    ) -> TurnOutcome:
+        """One native turn on a line; the conversation is kept whatever happens.
+
+        ``headless`` (``xworkmate run``): actions that need approval at this
+        line's permission level are refused with a clear reason.
+        """
+        from xworkmate.controllers.runs import headless_approver
+
+        request = self._begin_turn(key, prompt)
+        refused: list[str] = []
+        if headless and approver is None:
+            level = self.get_thread(request.thread_id).context_state.permission_level
+            approver = headless_approver(level, request.thread_id, refused)
+        outcome: TurnOutcome | None = None
+        try:
+            outcome = await self._turns.run(request, provider=provider, approver=approver, refused=refused)
+            return outcome
+        finally:
+            self._end_turn(request.thread_id, outcome)
+
+    def start_turn(self, key: str, prompt: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
+        """Start a turn on the event loop and return at once (the window stays responsive)."""
+        request = self._begin_turn(key, prompt)
+        thread_id = request.thread_id
+
+        async def turn() -> TurnOutcome:
+            outcome: TurnOutcome | None = None
+            try:
+                outcome = await self._turns.run(request, provider=provider, approver=None, refused=[])
+                return outcome
+            finally:
+                self._end_turn(thread_id, outcome)
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        task = loop.create_task(turn(), name=f"turn {thread_id}")
+        self._tasks[thread_id] = task
+        return task
+
+    def stop(self, key: str) -> bool:
+        """Stop the running turn at once (Stop). Returns whether one was running."""
+        task = self._tasks.get(self._canonical(key))
+        if task is None or task.done():
+            return False
+        task.cancel()
+        return True
+
+    def settle_approval(self, approval_id: int, allowed: bool) -> None:
+        self._turns.settle(approval_id, allowed)
+
+    def pending_approvals(self, key: str) -> list[int]:
+        return self._turns.pending_approvals(self._canonical(key))
+
+    def set_permission(self, key: str, level: PermissionLevel | str) -> TaskThread:
+        thread = self.get_thread(key)
+        try:
+            chosen = PermissionLevel(level)
+        except ValueError as exc:
+            choices = ", ".join(p.value for p in PermissionLevel)
+            raise ValueError(f"unknown permission level {level!r}; choose one of {choices}") from exc
+        updated = self._store.threads.set_permission(thread.thread_id, chosen)
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    # -- providers ------------------------------------------------------------
+
+    def providers(self) -> list[ProviderRecord]:
+        return self._store.providers.list()
+
+    def add_provider(self, record: ProviderRecord, *, replace: bool = False) -> ProviderRecord:
+        if record.kind is ProviderKind.OPENAI:
+            from xworkmate.controllers.runs import provider_config
+
+            provider_config(record)  # validate before storing: a bad config names the field
+        return self._store.providers.add(record, replace=replace)
+
+    def remove_provider(self, name: str) -> None:
+        if not self._store.providers.remove(name):
+            raise LookupError(f"no provider named {name!r}")
 
     def apply_execution_result(self, key: str, result: ExecutionResult) -> TaskThread:
         """Write a structured result back to the line that started the run, whichever is current (ISO-8)."""

@@ -166,6 +166,9 @@ class ThreadRepository:
     def set_acp_session(self, key: str, acp_session_id: str | None) -> TaskThread:
         return self._update(key, acp_session_id=acp_session_id)
 
+    def set_permission(self, key: str, level: PermissionLevel) -> TaskThread:
+        return self._update(key, permission_level=level.value)
+
     def set_archived(self, key: str, archived: bool) -> TaskThread:
         return self._update(key, archived=archived)
 

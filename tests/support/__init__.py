@@ -1,0 +1,1 @@
+"""Test support: a real OpenAI-compatible HTTP server and its pytest fixtures."""

@@ -1,0 +1,232 @@
+"""Keep the native agent's file tools inside its thread's working directory (SPEC WR-1, ISO-6).
+
+``resolve_inside`` is the one place that turns a path the model wrote into a real
+path on disk. It resolves ``..``, every symbolic link (also a symlinked parent
+directory and a dangling link whose target does not exist) and, because the
+containment test compares directory *identity* (device and inode) rather than
+spelling, case variants on case-insensitive file systems and other aliases of
+the working directory. Paths that do not exist yet (the target of a write) are
+resolved through their nearest existing ancestor.
+
+The errors here are ``ToolError`` subclasses: their message is meant for the
+model, which sees it as the tool result and can correct its call.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from enum import StrEnum
+from pathlib import Path
+from typing import ClassVar
+
+__all__ = [
+    "EscapeReason",
+    "InvalidPathError",
+    "InvalidPathReason",
+    "PathEscapeError",
+    "ToolError",
+    "WorkingDirectoryError",
+    "display_path",
+    "real_working_directory",
+    "resolve_inside",
+]
+
+
+class ToolError(Exception):
+    """A failure the model should read and can act on; its message becomes the tool result.
+
+    Anything that is not a ``ToolError`` raised by a tool is an internal error:
+    it is logged and the model only learns that the tool failed.
+    """
+
+    kind: ClassVar[str] = "tool_error"
+
+
+class WorkingDirectoryError(ToolError):
+    """The thread's working directory itself is missing or not a directory (ISO-4 ``needs_workspace``)."""
+
+    kind: ClassVar[str] = "working_directory"
+
+
+class InvalidPathReason(StrEnum):
+    EMPTY = "empty"
+    NUL_BYTE = "nul_byte"
+    HOME_RELATIVE = "home_relative"
+    DRIVE_RELATIVE = "drive_relative"
+    UNRESOLVED_LINK = "unresolved_link"
+
+
+class InvalidPathError(ToolError):
+    """The requested path cannot name a file at all (empty, NUL byte, ``~``, link loop)."""
+
+    kind: ClassVar[str] = "invalid_path"
+
+    def __init__(self, requested: str, reason: InvalidPathReason, message: str) -> None:
+        super().__init__(message)
+        self.requested = requested
+        self.reason = reason
+
+
+class EscapeReason(StrEnum):
+    ABSOLUTE_ELSEWHERE = "absolute_elsewhere"
+    PARENT_TRAVERSAL = "parent_traversal"
+    SYMLINK = "symlink"
+
+
+class PathEscapeError(ToolError):
+    """The requested path resolves outside the working directory (WR-1)."""
+
+    kind: ClassVar[str] = "path_escape"
+
+    def __init__(self, requested: str, working_directory: Path, resolved: Path, reason: EscapeReason) -> None:
+        why = {
+            EscapeReason.ABSOLUTE_ELSEWHERE: "it is an absolute path outside it",
+            EscapeReason.PARENT_TRAVERSAL: "its '..' components lead out of it",
+            EscapeReason.SYMLINK: f"a symbolic link on the way points outside it (to {resolved})",
+        }[reason]
+        super().__init__(
+            f"path {requested!r} is outside the working directory {working_directory}: {why}. "
+            "Use a path relative to the working directory that stays inside it."
+        )
+        self.requested = requested
+        self.working_directory = working_directory
+        self.resolved = resolved
+        self.reason = reason
+
+
+def real_working_directory(working_directory: str | os.PathLike[str]) -> Path:
+    """The working directory with every link resolved; it must exist and be a directory."""
+    given = os.fspath(working_directory)
+    if not given or "\0" in given:
+        raise WorkingDirectoryError(f"the working directory {given!r} is not a valid path")
+    real = Path(os.path.realpath(given))
+    if not real.is_dir():
+        raise WorkingDirectoryError(
+            f"the working directory {given} does not exist or is not a directory; "
+            "the line needs a workspace before the agent can use files"
+        )
+    return real
+
+
+def resolve_inside(working_directory: str | os.PathLike[str], user_path: str | os.PathLike[str]) -> Path:
+    """Resolve ``user_path`` (relative to ``working_directory``, or absolute) to a real path inside it.
+
+    The result has no symbolic links left in its existing part, spells the
+    working-directory prefix the way the file system does, and may name a file
+    that does not exist yet. Raises ``InvalidPathError`` for an unusable path,
+    ``PathEscapeError`` when the path leads outside, ``WorkingDirectoryError``
+    when the working directory is gone.
+    """
+    root = real_working_directory(working_directory)
+    requested = _validated(user_path)
+    candidate = Path(requested)
+    joined = candidate if candidate.is_absolute() else root / candidate
+    # realpath (non-strict) resolves links component by component, applies '..' to
+    # the resolved parent (POSIX semantics), follows a dangling link to its
+    # target, and keeps a non-existent tail as written: i.e. it resolves the
+    # nearest existing ancestor.
+    resolved = Path(os.path.realpath(joined))
+    tail = _parts_below(root, resolved)
+    if tail is None:
+        raise PathEscapeError(
+            requested, root, resolved, _escape_reason(root, Path(working_directory), candidate, joined)
+        )
+    _reject_remaining_links(requested, root, tail)
+    return root.joinpath(*tail)
+
+
+def display_path(working_directory: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the working directory in POSIX spelling (``.`` for the directory itself).
+
+    Falls back to the absolute path when ``path`` is not inside; only used for messages.
+    """
+    root = Path(os.path.realpath(os.fspath(working_directory)))
+    tail = _parts_below(root, Path(os.path.realpath(os.fspath(path))))
+    if tail is None:
+        return os.fspath(path)
+    return "/".join(tail) if tail else "."
+
+
+def _validated(user_path: str | os.PathLike[str]) -> str:
+    raw = os.fspath(user_path)
+    if not raw.strip():
+        raise InvalidPathError(raw, InvalidPathReason.EMPTY, "the path is empty; pass a file or directory path")
+    if "\0" in raw:
+        raise InvalidPathError(
+            raw,
+            InvalidPathReason.NUL_BYTE,
+            f"the path {raw!r} contains a NUL byte, which no file name may hold",
+        )
+    if raw == "~" or raw.startswith(("~/", "~\\")):
+        raise InvalidPathError(
+            raw,
+            InvalidPathReason.HOME_RELATIVE,
+            f"the path {raw!r} is relative to a home directory; use a path relative to the working directory",
+        )
+    candidate = Path(raw)
+    if candidate.drive and not candidate.is_absolute():
+        raise InvalidPathError(
+            raw,
+            InvalidPathReason.DRIVE_RELATIVE,
+            f"the path {raw!r} is relative to another drive; use a path relative to the working directory",
+        )
+    return raw
+
+
+def _parts_below(root: Path, resolved: Path) -> tuple[str, ...] | None:
+    """The components of ``resolved`` below the directory that *is* ``root``, or None if none is.
+
+    Identity (device, inode) instead of string prefix: on a case-insensitive file
+    system ``/Work/Proj`` and ``/work/proj`` are the same directory, and on a
+    case-sensitive one ``../PROJ`` next to ``proj`` is a different one.
+    """
+    try:
+        root_stat = os.stat(root)
+    except OSError:
+        return None
+    identity = (root_stat.st_dev, root_stat.st_ino)
+    current = resolved
+    below: list[str] = []
+    while True:
+        try:
+            st = os.stat(current)
+        except (OSError, ValueError):
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) == identity:
+            return tuple(reversed(below))
+        parent = current.parent
+        if parent == current:
+            return None
+        below.append(current.name)
+        current = parent
+
+
+def _reject_remaining_links(requested: str, root: Path, tail: tuple[str, ...]) -> None:
+    # realpath leaves a link in place only for a loop (or when the tree changed
+    # under us); such a path cannot be written safely.
+    current = root
+    for part in tail:
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:
+            return
+        if stat.S_ISLNK(mode):
+            raise InvalidPathError(
+                requested,
+                InvalidPathReason.UNRESOLVED_LINK,
+                f"the path {requested!r} goes through a symbolic link that cannot be resolved "
+                f"({current.relative_to(root)} is a link loop or changed while resolving)",
+            )
+
+
+def _escape_reason(root: Path, given_root: Path, candidate: Path, joined: Path) -> EscapeReason:
+    lexical = os.path.normcase(os.path.normpath(joined))
+    roots = {os.path.normcase(os.fspath(root)), os.path.normcase(os.path.abspath(given_root))}
+    lexically_inside = any(lexical == r or lexical.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+    if lexically_inside:
+        return EscapeReason.SYMLINK
+    if candidate.is_absolute():
+        return EscapeReason.ABSOLUTE_ELSEWHERE
+    return EscapeReason.PARENT_TRAVERSAL

@@ -1,0 +1,340 @@
+"""The native agent loop (SPEC §5, native mode).
+
+One turn: the line's history goes to the model through the category router
+(CAT-2); the reply streams out as events; tool calls run confined to the
+line's working directory, writes through the write gate (WR-1), and actions
+that need approval wait for it according to the line's permission level. The
+loop persists nothing itself: the controller turns events into messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xworkmate.agents.workspace_tools import (
+    ToolContext,
+    ToolResult,
+    dispatch_tool_call_async,
+    tool_schemas,
+)
+from xworkmate.agents.write_gate import EvidenceMessage
+from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.runs import RunRequest
+from xworkmate.domain.threads import PermissionLevel
+from xworkmate.llm.events import ProviderSelected, ReasoningDelta, TextDelta, ToolCall, ToolCallReady
+from xworkmate.llm.router import ModelRouter
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_STEPS = 16
+# How many of the line's most recent human messages count as evidence for the write gate.
+EVIDENCE_WINDOW = 12
+
+WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+COMMAND_TOOLS = frozenset({"run_command"})
+
+SYSTEM_PROMPT = """You are the built-in agent of XWorkmate, working for one person on one task line.
+Your working directory is {working_directory}; every path you use is relative to it and you cannot
+leave it. Use the tools to look before you change anything. When you call write_file or edit_file,
+pass `quote`: the exact words from the person's own message that ask for this change (copy them
+verbatim; a paraphrase or "the user asked" is refused). Keep replies short and say what you changed."""
+
+
+_SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY)", re.IGNORECASE)
+
+
+def command_environment(extra_secret_names: Sequence[str] = ()) -> dict[str, str]:
+    """The environment for ``run_command``: the app's, minus anything that looks like a secret.
+
+    A command such as ``env`` must not copy provider keys into a tool result
+    that is stored and sent to a model (SPEC §7: secrets never in the database).
+    """
+    hidden = set(extra_secret_names)
+    return {k: v for k, v in os.environ.items() if k not in hidden and not _SECRET_NAME.search(k)}
+
+
+def needs_approval(tool_name: str, level: PermissionLevel) -> bool:
+    """``ask``: writes and commands wait; ``auto-edit``: commands wait; ``full``: nothing waits."""
+    if level is PermissionLevel.FULL:
+        return False
+    if level is PermissionLevel.AUTO_EDIT:
+        return tool_name in COMMAND_TOOLS
+    return tool_name in WRITE_TOOLS or tool_name in COMMAND_TOOLS
+
+
+# -- events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProviderChosen:
+    provider: str
+    model: str
+
+
+@dataclass(frozen=True)
+class AssistantDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantDone:
+    """A complete (or, when stopped, interrupted) assistant message."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    state: MessageState = MessageState.COMPLETE
+    provider: str | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ToolDone:
+    call: ToolCall
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class StepLimitReached:
+    steps: int
+
+
+AgentEvent = ProviderChosen | AssistantDelta | AssistantDone | ToolStarted | ToolDone | StepLimitReached
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A tool call that waits for the person (permission level ``ask``/``auto-edit``)."""
+
+    thread_id: str
+    call: ToolCall
+    summary: str
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    allowed: bool
+    reason: str = ""
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+EventSink = Callable[[AgentEvent], None]
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    steps: int
+    finished: bool
+    text: str
+
+
+@dataclass
+class NativeAgent:
+    """Runs turns for one line. ``history`` already ends with the person's new message."""
+
+    router: ModelRouter
+    request: RunRequest
+    history: Sequence[Message]
+    permission: PermissionLevel
+    approver: Approver
+    emit: EventSink
+    pinned_provider: str | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    tool_context: ToolContext | None = None
+    secret_env_names: Sequence[str] = ()
+    _evidence: list[EvidenceMessage] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        humans = [m for m in self.history if m.source is MessageSource.HUMAN]
+        self._evidence = [EvidenceMessage.from_message(m) for m in humans[-EVIDENCE_WINDOW:]]
+        if self.tool_context is None:
+            base = ToolContext.for_working_directory(self.request.working_directory, lambda: tuple(self._evidence))
+            self.tool_context = ToolContext(
+                write_gate=base.write_gate,
+                limits=base.limits,
+                command_env=command_environment(self.secret_env_names),
+            )
+
+    async def run(self) -> TurnResult:
+        messages: list[dict[str, Any]] = [
+            {
+                "role": "system",
+                "content": SYSTEM_PROMPT.format(working_directory=self.request.working_directory),
+            },
+            *history_to_chat(self.history),
+        ]
+        tools = tool_schemas()
+        pinned = self.pinned_provider or self.request.execution.provider
+        last_text = ""
+        for step in range(1, self.max_steps + 1):
+            text, calls, provider, model = await self._one_reply(messages, tools, pinned)
+            last_text = text or last_text
+            self.emit(AssistantDone(text=text, tool_calls=calls, provider=provider, model=model))
+            assistant: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                assistant["tool_calls"] = [call.to_message() for call in calls]
+            messages.append(assistant)
+            if not calls:
+                return TurnResult(steps=step, finished=True, text=last_text)
+            for call in calls:
+                result = await self._run_tool(call)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+        self.emit(StepLimitReached(self.max_steps))
+        return TurnResult(steps=self.max_steps, finished=False, text=last_text)
+
+    async def _one_reply(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], pinned: str | None
+    ) -> tuple[str, tuple[ToolCall, ...], str | None, str | None]:
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        provider: str | None = None
+        model: str | None = None
+        stream = self.router.stream(
+            messages,
+            content_category=self.request.category,
+            tools=tools,
+            pinned=pinned,
+            chain=[] if pinned else None,
+        )
+        try:
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    parts.append(event.text)
+                    self.emit(AssistantDelta(event.text))
+                elif isinstance(event, ToolCallReady):
+                    calls.append(event.call)
+                elif isinstance(event, ProviderSelected):
+                    provider, model = event.provider, event.model
+                    self.emit(ProviderChosen(event.provider, event.model))
+                elif isinstance(event, ReasoningDelta):
+                    continue
+        except asyncio.CancelledError:
+            # Stop keeps what streamed so far, marked as interrupted.
+            self.emit(
+                AssistantDone(
+                    text="".join(parts),
+                    tool_calls=(),
+                    state=MessageState.INTERRUPTED,
+                    provider=provider,
+                    model=model,
+                )
+            )
+            raise
+        finally:
+            await stream.aclose()
+        return "".join(parts), tuple(calls), provider, model
+
+    async def _run_tool(self, call: ToolCall) -> ToolResult:
+        assert self.tool_context is not None
+        if call.arguments_error is not None:
+            result = ToolResult(
+                ok=False,
+                content=f"the arguments of {call.name} are not valid JSON ({call.arguments_error}); "
+                "call the tool again with a JSON object",
+                tool_name=call.name,
+                error_kind="invalid_arguments",
+            )
+            self.emit(ToolDone(call, result))
+            return result
+        if needs_approval(call.name, self.permission):
+            decision = await self.approver(
+                ApprovalRequest(thread_id=self.request.thread_id, call=call, summary=describe_call(call))
+            )
+            if not decision.allowed:
+                result = ToolResult(
+                    ok=False,
+                    content=f"{call.name} was not approved: {decision.reason or 'the person rejected it'}",
+                    tool_name=call.name,
+                    error_kind="not_approved",
+                )
+                self.emit(ToolDone(call, result))
+                return result
+        self.emit(ToolStarted(call))
+        try:
+            result = await dispatch_tool_call_async(call.name, call.arguments, self.tool_context)
+        except asyncio.CancelledError:
+            self.emit(
+                ToolDone(
+                    call,
+                    ToolResult(
+                        ok=False,
+                        content="stopped before it finished",
+                        tool_name=call.name,
+                        error_kind="cancelled",
+                    ),
+                )
+            )
+            raise
+        if not result.ok and result.error_kind == "write_refused":
+            log.warning("write refused on %s: %s", self.request.thread_id, result.content)
+        self.emit(ToolDone(call, result))
+        return result
+
+
+def describe_call(call: ToolCall) -> str:
+    """A one-line description of a tool call for cards and approvals."""
+    try:
+        args = call.parse_arguments()
+    except Exception:
+        return f"{call.name}({call.arguments[:80]})"
+    if call.name == "run_command":
+        return f"run `{args.get('command', '')}`"
+    if call.name in WRITE_TOOLS:
+        verb = "write" if call.name == "write_file" else "edit"
+        return f"{verb} {args.get('path', '?')}"
+    if call.name in ("read_file", "list_dir"):
+        return f"{call.name.replace('_', ' ')} {args.get('path', '.')}"
+    if call.name == "search_files":
+        return f"search for {args.get('pattern', '')!r} in {args.get('path', '.')}"
+    return call.name
+
+
+_NO_RESULT = "(no result: the turn was stopped before this tool ran)"
+
+
+def history_to_chat(history: Sequence[Message]) -> list[dict[str, Any]]:
+    """The line's stored messages as OpenAI chat messages.
+
+    Framework notices are not shown to the model. Every assistant tool call is
+    followed by a result, even if the turn was stopped before it ran, because
+    OpenAI-compatible servers reject a call without one.
+    """
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []
+
+    def close_pending() -> None:
+        for call_id in pending:
+            out.append({"role": "tool", "tool_call_id": call_id, "content": _NO_RESULT})
+        pending.clear()
+
+    for message in history:
+        if message.role is MessageRole.TOOL:
+            call_id = (message.payload or {}).get("tool_call_id")
+            if call_id in pending:
+                pending.remove(call_id)
+                out.append({"role": "tool", "tool_call_id": call_id, "content": message.content})
+            continue
+        close_pending()
+        if message.role is MessageRole.USER and message.source is MessageSource.HUMAN:
+            out.append({"role": "user", "content": message.content})
+        elif message.role is MessageRole.ASSISTANT:
+            calls = list((message.payload or {}).get("tool_calls") or [])
+            if not message.content and not calls:
+                continue
+            entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+            if calls:
+                entry["tool_calls"] = calls
+                pending.extend(str(c["id"]) for c in calls)
+            out.append(entry)
+    close_pending()
+    return out

@@ -13,10 +13,21 @@ import asyncio
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xworkmate.agents.events import (
+    ApprovalRequest,
+    Approver,
+    AssistantDelta,
+    AssistantDone,
+    EventSink,
+    ProviderChosen,
+    StepLimitReached,
+    ToolDone,
+    ToolStarted,
+)
 from xworkmate.agents.workspace_tools import (
     ToolContext,
     ToolResult,
@@ -66,69 +77,6 @@ def needs_approval(tool_name: str, level: PermissionLevel) -> bool:
     if level is PermissionLevel.AUTO_EDIT:
         return tool_name in COMMAND_TOOLS
     return tool_name in WRITE_TOOLS or tool_name in COMMAND_TOOLS
-
-
-# -- events ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ProviderChosen:
-    provider: str
-    model: str
-
-
-@dataclass(frozen=True)
-class AssistantDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class AssistantDone:
-    """A complete (or, when stopped, interrupted) assistant message."""
-
-    text: str
-    tool_calls: tuple[ToolCall, ...]
-    state: MessageState = MessageState.COMPLETE
-    provider: str | None = None
-    model: str | None = None
-
-
-@dataclass(frozen=True)
-class ToolStarted:
-    call: ToolCall
-
-
-@dataclass(frozen=True)
-class ToolDone:
-    call: ToolCall
-    result: ToolResult
-
-
-@dataclass(frozen=True)
-class StepLimitReached:
-    steps: int
-
-
-AgentEvent = ProviderChosen | AssistantDelta | AssistantDone | ToolStarted | ToolDone | StepLimitReached
-
-
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """A tool call that waits for the person (permission level ``ask``/``auto-edit``)."""
-
-    thread_id: str
-    call: ToolCall
-    summary: str
-
-
-@dataclass(frozen=True)
-class ApprovalDecision:
-    allowed: bool
-    reason: str = ""
-
-
-Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
-EventSink = Callable[[AgentEvent], None]
 
 
 @dataclass(frozen=True)

@@ -15,20 +15,19 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from xworkmate.agents.native import (
+from xworkmate.agents.events import (
     AgentEvent,
     ApprovalDecision,
     ApprovalRequest,
     Approver,
     AssistantDelta,
     AssistantDone,
-    NativeAgent,
     ProviderChosen,
     StepLimitReached,
     ToolDone,
     ToolStarted,
-    describe_call,
 )
+from xworkmate.agents.native import NativeAgent, describe_call
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import RunRequest

@@ -41,7 +41,7 @@ from xworkmate.store import Store
 from xworkmate.store.repositories import utcnow
 
 if TYPE_CHECKING:
-    from xworkmate.agents.native import Approver
+    from xworkmate.agents.events import Approver
     from xworkmate.controllers.runs import RouterFactory, RunChange, TurnOutcome
 
 log = logging.getLogger(__name__)

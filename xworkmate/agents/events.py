@@ -1,0 +1,95 @@
+"""What an agent turn reports, native or ACP alike (SPEC §5).
+
+The controller turns these into stored messages and change records; the
+agents themselves persist nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from xworkmate.agents.workspace_tools import ToolResult
+from xworkmate.domain.messages import MessageState
+from xworkmate.llm.events import ToolCall
+
+
+@dataclass(frozen=True)
+class ProviderChosen:
+    provider: str
+    model: str
+
+
+@dataclass(frozen=True)
+class AssistantDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantDone:
+    """A complete (or, when stopped, interrupted) assistant message."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    state: MessageState = MessageState.COMPLETE
+    provider: str | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ToolDone:
+    call: ToolCall
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class StepLimitReached:
+    steps: int
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A tool call that waits for the person (permission level ``ask``/``auto-edit``)."""
+
+    thread_id: str
+    call: ToolCall
+    summary: str
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    allowed: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ThoughtDelta:
+    """Reasoning an agent chose to show (ACP ``agent_thought_chunk``); never sent back to a model."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class PlanUpdated:
+    """An agent's plan (ACP ``plan``): entries with their status."""
+
+    entries: tuple[tuple[str, str], ...]
+
+
+AgentEvent = (
+    ProviderChosen
+    | AssistantDelta
+    | AssistantDone
+    | ToolStarted
+    | ToolDone
+    | StepLimitReached
+    | ThoughtDelta
+    | PlanUpdated
+)
+EventSink = Callable[[AgentEvent], None]
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]

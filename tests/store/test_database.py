@@ -136,3 +136,12 @@ def test_upgrading_an_older_schema_keeps_its_rows(database_url: str) -> None:
         assert message.content == "from before" and message.payload is None
     finally:
         store.close()
+
+
+def test_head_read_from_the_scripts_matches_alembics_own() -> None:
+    """Start-up reads the head without importing Alembic; it must agree with Alembic."""
+    from alembic.script import ScriptDirectory
+
+    from xworkmate.store.database import _alembic_config
+
+    assert head_revision() == ScriptDirectory.from_config(_alembic_config()).get_current_head()

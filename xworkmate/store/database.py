@@ -7,17 +7,14 @@ line (``StoreOpenError``) and is never overwritten.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
-from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy import Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -30,7 +27,16 @@ class StoreOpenError(RuntimeError):
     """The database could not be opened; the message is one line a person can act on."""
 
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+_REVISION_RE = re.compile(r"^revision\s*=\s*[\"'](\w+)[\"']", re.MULTILINE)
+_DOWN_RE = re.compile(r"^down_revision\s*=\s*(?:None|[\"'](\w+)[\"'])", re.MULTILINE)
+
+
 def _alembic_config(connection: Any | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if connection is not None:
@@ -38,15 +44,40 @@ def _alembic_config(connection: Any | None = None) -> Config:
     return config
 
 
+@cache
+def _revisions() -> dict[str, str | None]:
+    """revision → down_revision, read from the migration scripts without importing Alembic.
+
+    Opening an up-to-date database is on the start-up path; Alembic itself is
+    imported only when there is something to upgrade.
+    """
+    graph: dict[str, str | None] = {}
+    for script in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
+        source = script.read_text(encoding="utf-8")
+        revision, down = _REVISION_RE.search(source), _DOWN_RE.search(source)
+        if revision is None or down is None:
+            raise StoreOpenError(f"migration script {script.name} has no revision/down_revision line")
+        graph[revision.group(1)] = down.group(1)
+    return graph
+
+
 def head_revision() -> str | None:
-    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    graph = _revisions()
+    heads = set(graph) - {down for down in graph.values() if down is not None}
+    if len(heads) > 1:
+        raise StoreOpenError(f"the migrations have several heads: {', '.join(sorted(heads))}")
+    return next(iter(heads), None)
 
 
 def _known_revision(revision: str) -> bool:
-    try:
-        return ScriptDirectory.from_config(_alembic_config()).get_revision(revision) is not None
-    except CommandError:
-        return False
+    return revision in _revisions()
+
+
+def _current_revision(connection: Any) -> str | None:
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    value = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    return str(value) if value is not None else None
 
 
 def _describe(url: URL) -> str:
@@ -145,7 +176,7 @@ def open_store(database_url: str, *, migrate: bool = True) -> Store:
     where = _describe(engine.url)
     try:
         with engine.connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
+            current = _current_revision(connection)
             if engine.dialect.name == "sqlite":
                 # Reading the schema forces SQLite to parse the file header: a
                 # corrupt or foreign file fails here, before anything is written.
@@ -160,6 +191,8 @@ def open_store(database_url: str, *, migrate: bool = True) -> Store:
                 )
             if not migrate:
                 raise StoreOpenError(f"{where} is at schema revision {current}, expected {head}")
+            from alembic import command
+
             with engine.begin() as connection:
                 command.upgrade(_alembic_config(connection), "head")
     except StoreOpenError:

@@ -1,0 +1,48 @@
+"""Small drivers for the window, written the way a person uses it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
+
+from xworkmate.ui import MainWindow
+from xworkmate.ui.conversation import HEADER_ROLE
+from xworkmate.ui.task_lines import KEY_ROLE
+
+
+def proxy_index(window: MainWindow, key: str) -> QModelIndex:
+    row = window.task_model.row_of(key)
+    assert row is not None, f"{key} is not in the task line model"
+    return window.task_proxy.mapFromSource(window.task_model.index(row, 0))
+
+
+def click_line(qtbot: QtBot, window: MainWindow, key: str) -> None:
+    """Click the row of ``key`` in the task line list, on the view's viewport."""
+    index = proxy_index(window, key)
+    assert index.isValid(), f"{key} is not visible in the list"
+    view = window.task_line_list
+    view.scrollTo(index)
+    rect = view.visualRect(index)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def selected_key(window: MainWindow) -> str | None:
+    rows = window.task_line_list.selectionModel().selectedRows()
+    return str(rows[0].data(KEY_ROLE)) if rows else None
+
+
+def message_texts(window: MainWindow) -> list[str]:
+    model = window.message_model
+    return [str(model.index(row, 0).data()) for row in range(model.rowCount())]
+
+
+def message_headers(window: MainWindow) -> list[str]:
+    model = window.message_model
+    return [str(model.index(row, 0).data(HEADER_ROLE)) for row in range(model.rowCount())]
+
+
+def label_text(window: MainWindow, name: str) -> str:
+    label = window.findChild(QLabel, name)
+    assert label is not None, f"no label named {name}"
+    return label.text()

@@ -1,0 +1,194 @@
+"""Starting, smoke-testing, restarting and the menus (SPEC §1, §6, §8)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+import xworkmate
+from xworkmate.controllers import LineCreated, SessionController
+from xworkmate.settings import Settings
+from xworkmate.store import open_store
+from xworkmate.ui import app as ui_app
+from xworkmate.ui import run_gui
+from xworkmate.ui.bridge import ControllerBridge
+from xworkmate.ui.dialogs import about_text
+from xworkmate.ui.main_window import GEOMETRY_STATE, SPLITTER_STATE, MainWindow
+from xworkmate.ui.resources import ResourceMissingError, find_resource_dir, load_resources
+
+from .conftest import open_window
+from .support import label_text, selected_key
+
+
+@pytest.fixture
+def restore_app_look(qapp: QApplication) -> Iterator[None]:
+    """run_gui sets the application-wide icon and stylesheet; put them back for the other tests."""
+    icon, stylesheet = qapp.windowIcon(), qapp.styleSheet()
+    yield
+    qapp.setWindowIcon(icon)
+    qapp.setStyleSheet(stylesheet)
+
+
+def test_smoke_test_builds_the_window_prints_ok_and_returns_0(
+    qapp: QApplication,
+    sqlite_controller: SessionController,
+    capsys: pytest.CaptureFixture[str],
+    restore_app_look: None,
+) -> None:
+    """SPEC §8 ``xworkmate gui --smoke-test``."""
+    assert run_gui(sqlite_controller, smoke_test=True) == 0
+    assert capsys.readouterr().out.strip() == "ok"
+    assert not qapp.windowIcon().isNull()
+    assert "#lineStatusLabel" in qapp.styleSheet()
+    assert sqlite_controller.ui_state(GEOMETRY_STATE) is None  # a check run leaves the saved layout alone
+
+
+def test_smoke_test_fails_loudly_when_resources_are_missing(
+    sqlite_controller: SessionController,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    restore_app_look: None,
+) -> None:
+    """A build without its resources must not pass its smoke test."""
+    monkeypatch.setattr(ui_app, "load_resources", lambda: load_resources(find_resource_dir([tmp_path / "nowhere"])))
+    assert run_gui(sqlite_controller, smoke_test=True) == 1
+    err = capsys.readouterr().err
+    assert "smoke test failed: resources not found" in err and str(tmp_path / "nowhere") in err
+
+
+def test_resources_are_found_in_the_repository_and_a_missing_file_is_named(tmp_path: Path) -> None:
+    folder = find_resource_dir()
+    assert folder == Path(xworkmate.__file__).resolve().parent.parent / "resources"
+    loaded = load_resources(folder)
+    assert not loaded.icon.isNull() and loaded.stylesheet.strip()
+    (tmp_path / "xworkmate.png").write_bytes(b"not a png")
+    (tmp_path / "xworkmate.svg").write_text("<svg/>", encoding="utf-8")
+    (tmp_path / "style.qss").write_text("QWidget {}", encoding="utf-8")
+    with pytest.raises(ResourceMissingError, match=r"xworkmate\.png is not a PNG"):
+        load_resources(tmp_path)
+    (tmp_path / "style.qss").unlink()
+    with pytest.raises(ResourceMissingError, match=r"style\.qss"):
+        load_resources(tmp_path)
+
+
+def test_closing_and_reopening_restores_lines_current_line_geometry_and_splitter(
+    qtbot: QtBot, settings: Settings
+) -> None:
+    """ISO-1: lines persist; the current key persists in the controller; the window layout in ui_state."""
+    store = open_store(settings.effective_database_url)
+    try:
+        controller = SessionController(store, settings)
+        window = open_window(qtbot, controller)
+        first = controller.create_line("First")
+        second = controller.create_line("Second")
+        controller.switch_session(first.thread_id)
+        window.resize(640, 480)
+        window.splitter.setSizes([150, 300, 190])
+        qtbot.waitUntil(lambda: window.size().width() == 640, timeout=2000)
+        sizes = window.splitter.sizes()
+        geometry = window.geometry()
+        window.close()
+    finally:
+        store.close()
+
+    assert json.loads(_reopened_state(settings, SPLITTER_STATE)) == sizes
+    assert base64.b64decode(_reopened_state(settings, GEOMETRY_STATE))
+
+    store = open_store(settings.effective_database_url)
+    try:
+        controller = SessionController(store, settings)
+        window = open_window(qtbot, controller)
+        assert window.task_model.line_keys() == ["main", first.thread_id, second.thread_id]
+        assert controller.current_key == first.thread_id
+        assert label_text(window, "sessionKeyLabel") == first.thread_id
+        assert selected_key(window) == first.thread_id
+        assert window.geometry().size() == geometry.size()
+        assert window.splitter.sizes() == sizes
+        window.close()
+    finally:
+        store.close()
+
+
+def _reopened_state(settings: Settings, name: str) -> str:
+    store = open_store(settings.effective_database_url)
+    try:
+        value = SessionController(store, settings).ui_state(name)
+    finally:
+        store.close()
+    assert value is not None, f"{name} was not saved"
+    return value
+
+
+def test_about_names_the_version_data_folder_and_database(window: MainWindow, settings: Settings) -> None:
+    text = about_text(window.controller)
+    assert xworkmate.__version__ in text
+    assert str(settings.home) in text
+    assert window.controller.store_description in text
+    menus = [action.text() for action in window.menuBar().actions()]
+    assert menus == ["&File", "&Help"]
+
+
+def test_the_bridge_turns_controller_changes_into_one_signal(
+    qtbot: QtBot, sqlite_controller: SessionController
+) -> None:
+    """STYLE lesson 4: one signal carries every change record; detach stops it."""
+    bridge = ControllerBridge(sqlite_controller)
+    with qtbot.waitSignal(bridge.changed, timeout=1000) as blocker:
+        line = sqlite_controller.create_line("Bridged")
+    assert blocker.args == [LineCreated(key=line.thread_id)]
+    bridge.detach()
+    bridge.detach()
+    received: list[object] = []
+    bridge.changed.connect(received.append)
+    sqlite_controller.create_line("Unheard")
+    assert received == []
+    bridge.deleteLater()
+
+
+_REAL_RUN = """
+import asyncio, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from xworkmate.controllers import SessionController
+from xworkmate.settings import Settings
+from xworkmate.store import open_store
+from xworkmate.ui import run_gui
+
+settings = Settings()
+controller = SessionController(open_store(settings.effective_database_url), settings)
+app = QApplication(sys.argv[:1])
+seen = []
+
+async def close_soon():
+    await asyncio.sleep(0.05)  # an asyncio timer firing inside the GUI run: one shared loop
+    seen.append("asyncio ran")
+    app.closeAllWindows()
+
+QTimer.singleShot(0, lambda: asyncio.ensure_future(close_soon()))
+code = run_gui(controller)
+print("exit", code, seen)
+"""
+
+
+def test_the_real_run_shares_one_asyncio_loop_with_qt_and_ends_when_the_window_closes(home: Path) -> None:
+    """SPEC §1: qasync; closing the last window ends ``run_gui`` with 0 and saves the layout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    env.update({"XWORKMATE_HOME": str(home), "QT_QPA_PLATFORM": "offscreen", "QT_API": "pyside6"})
+    proc = subprocess.run(
+        [sys.executable, "-c", _REAL_RUN], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "exit 0 ['asyncio ran']" in proc.stdout
+    assert "Traceback" not in proc.stderr
+    settings = Settings(home=home)
+    assert _reopened_state(settings, GEOMETRY_STATE)

@@ -1,0 +1,33 @@
+"""SPEC §1: the UI imports only controllers, domain types, settings and PySide6; no SQL, no HTTP."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import xworkmate.ui
+
+UI_DIR = Path(xworkmate.ui.__file__).resolve().parent
+ALLOWED_OURS = ("xworkmate.controllers", "xworkmate.domain", "xworkmate.settings", "xworkmate.ui")
+FORBIDDEN_THIRD_PARTY = ("sqlalchemy", "alembic", "httpx", "psycopg", "sqlite3", "keyring", "PyQt5", "PyQt6")
+
+
+def _imports(path: Path) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def test_the_ui_imports_only_controllers_domain_settings_and_pyside6() -> None:
+    offenders: list[str] = []
+    for path in sorted(UI_DIR.rglob("*.py")):
+        for name in _imports(path):
+            root = name.split(".")[0]
+            ours_but_not_allowed = root == "xworkmate" and name != "xworkmate" and not name.startswith(ALLOWED_OURS)
+            if ours_but_not_allowed or root in FORBIDDEN_THIRD_PARTY:
+                offenders.append(f"{path.name}: {name}")
+    assert offenders == []

@@ -1,0 +1,242 @@
+"""The centre pane: sending, refusals that lose nothing, and a message list that pages (SPEC §2, §6)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+from xworkmate.controllers.session import NO_PROVIDER_NOTICE
+from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.runs import NotRunnable
+from xworkmate.store import Store
+from xworkmate.ui import MainWindow
+from xworkmate.ui.conversation import STATE_ROLE, MessageListModel
+from xworkmate.ui.task_lines import BADGE_ROLE, TaskLineModel
+
+from .support import click_line, label_text, message_headers, message_texts, proxy_index
+
+
+def add_messages(store: Store, key: str, count: int) -> None:
+    for n in range(count):
+        store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"message {n}")
+
+
+def test_ctrl_return_on_a_runnable_line_stores_the_message_and_shows_the_no_provider_notice(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-4/ISO-6: a runnable line takes the message; with no provider nothing runs, and it says so."""
+    line = sqlite_controller.create_line("Runnable")
+    click_line(qtbot, window, line.thread_id)
+    assert "Runnable" in label_text(window, "lineStatusLabel")
+    assert not window.send_button.isEnabled()  # empty composer
+
+    qtbot.keyClicks(window.composer, "summarise the README")
+    assert window.send_button.isEnabled()
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+    stored = sqlite_controller.messages(line.thread_id)
+    assert (stored[0].role, stored[0].source, stored[0].content) == (
+        MessageRole.USER,
+        MessageSource.HUMAN,
+        "summarise the README",
+    )
+    texts = message_texts(window)
+    assert texts[0] == "summarise the README"
+    assert any("No agent provider is configured" in text for text in texts)
+    assert texts[-1] == NO_PROVIDER_NOTICE
+    notice = window.message_model.index(window.message_model.rowCount() - 1, 0)
+    assert notice.data(STATE_ROLE) == MessageState.ERROR.value
+    assert notice.data(Qt.ItemDataRole.BackgroundRole) is not None  # visibly styled
+    assert message_headers(window)[0].startswith("You · human")
+    assert window.composer.toPlainText() == ""
+    assert not window.send_button.isEnabled()
+    assert window.message_pane.stack.currentWidget() is window.message_list
+
+
+def test_ctrl_enter_on_the_keypad_sends_too(qtbot: QtBot, window: MainWindow) -> None:
+    """Keyboard: Ctrl+Enter and Ctrl+Return both send."""
+    qtbot.keyClicks(window.composer, "via enter")
+    qtbot.keyClick(
+        window.composer,
+        Qt.Key.Key_Enter,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.KeypadModifier,
+    )
+    assert message_texts(window)[0] == "via enter"
+    assert window.composer.toPlainText() == ""
+
+
+def test_plain_return_in_the_composer_is_a_new_line_not_a_send(qtbot: QtBot, window: MainWindow) -> None:
+    qtbot.keyClicks(window.composer, "first")
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    qtbot.keyClicks(window.composer, "second")
+    assert window.composer.toPlainText() == "first\nsecond"
+    assert message_texts(window) == []
+
+
+def test_a_line_whose_folder_was_deleted_is_not_runnable_until_its_folder_is_recreated(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-4, ISO-7: the line is blocked (never run in main), Send is disabled, and Recreate fixes it."""
+    line = sqlite_controller.create_line("Folder goes away")
+    folder = Path(line.workspace_binding.path or "")
+    shutil.rmtree(folder)
+    click_line(qtbot, window, line.thread_id)
+
+    status = label_text(window, "lineStatusLabel")
+    assert status.startswith("Not runnable")
+    assert "folder is missing" in status and "Change folder…" in status
+    qtbot.keyClicks(window.composer, "please run")
+    assert not window.send_button.isEnabled()
+    assert not window.workspace_pane.recreate_folder_button.isHidden()
+    assert window.workspace_pane.stack.currentWidget() is window.workspace_pane.empty_label
+    assert str(folder) in label_text(window, "workspaceEmptyLabel")
+    assert proxy_index(window, line.thread_id).data(BADGE_ROLE) == "⚠ needs folder"
+    with pytest.raises(NotRunnable):
+        sqlite_controller.send(line.thread_id, "please run")
+    assert sqlite_controller.messages(line.thread_id) == []
+    assert sqlite_controller.messages("main") == []  # ISO-7: nothing fell back to main
+
+    qtbot.mouseClick(window.workspace_pane.recreate_folder_button, Qt.MouseButton.LeftButton)
+
+    assert folder.is_dir()
+    assert label_text(window, "lineStatusLabel").startswith("Runnable")
+    assert window.send_button.isEnabled()  # the typed text survived
+    assert window.workspace_pane.recreate_folder_button.isHidden()
+    assert window.workspace_pane.root == str(folder)
+    assert proxy_index(window, line.thread_id).data(BADGE_ROLE) == ""
+
+
+def test_sending_after_the_folder_vanished_keeps_the_text_and_explains(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-4: a refusal loses nothing; the composer keeps the text and the line shows why."""
+    line = sqlite_controller.create_line("Shown runnable")
+    click_line(qtbot, window, line.thread_id)
+    qtbot.keyClicks(window.composer, "do the thing")
+    shutil.rmtree(line.workspace_binding.path or "")
+
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+    assert window.composer.toPlainText() == "do the thing"
+    status = label_text(window, "lineStatusLabel")
+    assert status.startswith("Not sent") and "folder is missing" in status
+    assert not window.send_button.isEnabled()
+    assert sqlite_controller.messages(line.thread_id) == []
+
+
+def test_the_watched_folder_disappearing_blocks_the_line(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-4: the window notices a folder deleted behind its back (file system watcher)."""
+    line = sqlite_controller.create_line("Watched")
+    click_line(qtbot, window, line.thread_id)
+    shutil.rmtree(line.workspace_binding.path or "")
+    qtbot.waitUntil(lambda: label_text(window, "lineStatusLabel").startswith("Not runnable"), timeout=5000)
+    assert not window.workspace_pane.recreate_folder_button.isHidden()
+
+
+def test_each_line_keeps_its_own_draft(qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController) -> None:
+    """ISO-5: text typed for one line is never sent on another."""
+    line_a = sqlite_controller.create_line("A")
+    line_b = sqlite_controller.create_line("B")
+    click_line(qtbot, window, line_a.thread_id)
+    qtbot.keyClicks(window.composer, "for A only")
+    click_line(qtbot, window, line_b.thread_id)
+    assert window.composer.toPlainText() == ""
+    click_line(qtbot, window, line_a.thread_id)
+    assert window.composer.toPlainText() == "for A only"
+
+
+def test_messages_appended_on_another_line_do_not_enter_this_pane(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-5: the message pane shows the current key only."""
+    line = sqlite_controller.create_line("Elsewhere")
+    sqlite_controller.send(line.thread_id, "not for main")
+    assert window.message_model.key == "main"
+    assert message_texts(window) == []
+
+
+def test_task_line_model_passes_qt_model_tester(
+    qtmodeltester: ModelTester, sqlite_controller: SessionController
+) -> None:
+    """STYLE lesson 3: every custom model passes pytest-qt's model tester."""
+    for title in ("one", "two"):
+        sqlite_controller.create_line(title)
+    model = TaskLineModel(sqlite_controller)
+    qtmodeltester.check(model)
+    line = sqlite_controller.create_line("three")
+    model.add_line(line.thread_id)
+    model.refresh_line(line.thread_id)
+    qtmodeltester.check(model)
+
+
+def test_message_list_model_passes_qt_model_tester(
+    qtmodeltester: ModelTester, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """STYLE lesson 3, with older pages left to fetch."""
+    add_messages(sqlite_store, "main", 30)
+    model = MessageListModel(sqlite_controller, page_size=10)
+    model.set_key("main")
+    qtmodeltester.check(model)
+    assert model.rowCount() == 30  # the tester fetched every older page
+
+
+def test_message_list_model_loads_the_newest_page_first_and_fetch_more_pages_older_history(
+    sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """STYLE lesson 3: ids only, newest page first, rows read on demand, older pages via fetchMore."""
+    add_messages(sqlite_store, "main", 1000)
+    reads: list[int] = []
+    real_messages_by_id = sqlite_controller.messages_by_id
+
+    def counting(ids: list[int]) -> dict[int, Message]:
+        reads.append(len(ids))
+        return real_messages_by_id(ids)
+
+    sqlite_controller.messages_by_id = counting  # type: ignore[method-assign]
+    model = MessageListModel(sqlite_controller)
+    model.set_key("main")
+
+    assert model.rowCount() == 200
+    assert reads == []  # nothing but ids until something asks for a row
+    assert model.index(199, 0).data() == "message 999"
+    assert model.index(0, 0).data() == "message 800"
+    assert sum(reads) <= 64 + 64  # a window of rows around each miss, not the page
+    assert model.canFetchMore(QModelIndex())
+
+    model.fetchMore(QModelIndex())
+    assert model.rowCount() == 400
+    assert model.index(0, 0).data() == "message 600"
+    while model.canFetchMore(QModelIndex()):
+        model.fetchMore(QModelIndex())
+    assert model.rowCount() == 1000
+    assert model.index(0, 0).data() == "message 0"
+    assert model.loaded_ids == sorted(model.loaded_ids)
+
+
+def test_scrolling_to_the_top_of_the_message_list_pages_in_older_history(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """SPEC §6: the view opens at the newest message and fetches older pages only at the top."""
+    from .conftest import open_window
+
+    add_messages(sqlite_store, "main", 450)
+    window = open_window(qtbot, sqlite_controller)
+    view = window.message_list
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum(), timeout=3000)
+    assert window.message_model.rowCount() == 200  # at the bottom nothing older is fetched
+
+    bar.setValue(bar.minimum())
+    assert window.message_model.rowCount() == 400
+    assert bar.value() > bar.minimum()  # the row that was on top stays in view
+    bar.setValue(bar.minimum())
+    assert window.message_model.rowCount() == 450
+    assert not window.message_model.has_older

@@ -1,0 +1,286 @@
+"""The left pane and switching: task lines as rows, one current key everywhere (SPEC §2, §6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController, UnknownSessionKeyError
+from xworkmate.domain.keys import MAIN_KEY
+from xworkmate.domain.runs import ExecutionResult
+from xworkmate.domain.threads import ThreadStatus, ThreadSummary
+from xworkmate.settings import Settings
+from xworkmate.ui import MainWindow
+from xworkmate.ui.task_lines import BADGE_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
+
+from .support import click_line, label_text, message_texts, proxy_index, selected_key
+
+
+def new_line_keys(window: MainWindow) -> list[str]:
+    return [key for key in window.task_model.line_keys() if key != MAIN_KEY]
+
+
+def test_two_clicks_on_new_task_line_make_two_lines_with_their_own_keys_and_folders(
+    qtbot: QtBot, window: MainWindow, settings: Settings
+) -> None:
+    """ISO-1, ISO-2, ISO-3: each click allocates a new ``draft:`` key and a folder under threads_root."""
+    qtbot.mouseClick(window.task_pane.new_line_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.task_pane.new_line_button, Qt.MouseButton.LeftButton)
+
+    keys = new_line_keys(window)
+    assert len(keys) == 2 and keys[0] != keys[1]
+    assert all(key.startswith("draft:") for key in keys)
+    summaries = [window.task_model.summary(key) for key in keys]
+    folders = [Path(summary.workspace_path or "") for summary in summaries if summary is not None]
+    assert folders[0] != folders[1]
+    for folder in folders:
+        assert folder.is_dir()
+        assert folder.parent == settings.threads_root
+        assert ":" not in folder.name
+    # The newest line became current, and every pane says so.
+    assert window.controller.current_key == keys[1]
+    assert label_text(window, "sessionKeyLabel") == keys[1]
+    assert selected_key(window) == keys[1]
+
+
+def test_clicking_a_line_switches_key_label_folder_messages_and_controller_together(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-5: list selection → switch_session → every pane shows the same key."""
+    line_a = sqlite_controller.create_line("Line A")
+    line_b = sqlite_controller.create_line("Line B")
+    sqlite_controller.send(line_a.thread_id, "only on A")
+
+    click_line(qtbot, window, line_a.thread_id)
+    assert sqlite_controller.current_key == line_a.thread_id
+    assert label_text(window, "sessionKeyLabel") == line_a.thread_id
+    assert label_text(window, "workspacePathLabel") == line_a.workspace_binding.path
+    assert window.message_model.key == line_a.thread_id
+    assert "only on A" in message_texts(window)
+    assert window.workspace_pane.root == line_a.workspace_binding.path
+
+    click_line(qtbot, window, line_b.thread_id)
+    assert sqlite_controller.current_key == line_b.thread_id
+    assert label_text(window, "sessionKeyLabel") == line_b.thread_id
+    assert label_text(window, "workspacePathLabel") == line_b.workspace_binding.path
+    assert window.message_model.key == line_b.thread_id
+    assert message_texts(window) == []
+    assert window.message_pane.stack.currentWidget() is window.message_pane.empty_label
+    assert "No messages yet" in label_text(window, "messageEmptyLabel")
+    assert selected_key(window) == line_b.thread_id
+
+
+def test_a_switch_made_elsewhere_moves_the_list_selection(
+    window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-5: the selection follows the controller's current key, not the other way round."""
+    line = sqlite_controller.create_line("Elsewhere")
+    sqlite_controller.switch_session(line.thread_id)
+    assert selected_key(window) == line.thread_id
+    assert label_text(window, "sessionKeyLabel") == line.thread_id
+
+
+def test_switching_among_5000_lines_reads_one_line_and_never_reloads_the_list(
+    qtbot: QtBot, sqlite_controller: SessionController, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ISO-5, ISO-9: selecting reads one thread; the list model is never reset or re-listed."""
+    from .support_bulk import add_lines
+
+    keys = add_lines(sqlite_controller, 5000)
+    from .conftest import open_window
+
+    window = open_window(qtbot, sqlite_controller)
+    assert window.task_model.rowCount() == 5001
+    resets: list[str] = []
+    window.task_model.modelReset.connect(lambda: resets.append("reset"))
+    window.task_model.layoutChanged.connect(lambda: resets.append("layout"))
+    listed: list[bool] = []
+    real_list_lines = sqlite_controller.list_lines
+
+    def counting_list_lines(*, include_archived: bool = False) -> list[ThreadSummary]:
+        listed.append(include_archived)
+        return real_list_lines(include_archived=include_archived)
+
+    monkeypatch.setattr(sqlite_controller, "list_lines", counting_list_lines)
+
+    for key in (keys[10], keys[4000], keys[2]):
+        click_line(qtbot, window, key)
+        assert sqlite_controller.current_key == key
+        assert label_text(window, "sessionKeyLabel") == key
+    window.task_line_list.setCurrentIndex(proxy_index(window, keys[4999]))
+    assert sqlite_controller.current_key == keys[4999]
+
+    assert resets == []
+    assert listed == []
+
+
+def test_filter_narrows_the_list_without_switching_and_shows_an_empty_state(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """SPEC §6: filtering is a view of the list; it never changes the current line (ISO-9)."""
+    apples = sqlite_controller.create_line("Apples")
+    sqlite_controller.create_line("Pears")
+    sqlite_controller.switch_session(apples.thread_id)
+
+    qtbot.keyClicks(window.task_pane.filter_edit, "pear")
+    assert window.task_proxy.rowCount() == 1
+    assert sqlite_controller.current_key == apples.thread_id
+    assert label_text(window, "sessionKeyLabel") == apples.thread_id
+    assert selected_key(window) is None  # the current line is filtered out, not replaced
+
+    window.task_pane.filter_edit.setText("no such line")
+    assert window.task_proxy.rowCount() == 0
+    assert window.task_pane.stack.currentWidget() is window.task_pane.empty_label
+    assert "No task lines match “no such line”" in label_text(window, "taskLineEmptyLabel")
+    assert sqlite_controller.current_key == apples.thread_id
+
+    window.task_pane.filter_edit.clear()
+    assert window.task_proxy.rowCount() == 3
+    assert window.task_pane.stack.currentWidget() is window.task_line_list
+    assert selected_key(window) == apples.thread_id
+
+
+def test_filter_matches_the_session_key_too(window: MainWindow, sqlite_controller: SessionController) -> None:
+    """A person pasting a key from a log finds the line."""
+    line = sqlite_controller.create_line("Untitled")
+    window.task_pane.filter_edit.setText(line.thread_id[-8:].lower())
+    assert window.task_proxy.rowCount() == 1
+    assert window.task_proxy.index(0, 0).data(KEY_ROLE) == line.thread_id
+
+
+def test_archive_button_hides_the_line_and_the_window_follows_the_controller_to_main(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-4: archived lines are not runnable; archiving the current line returns to main."""
+    line = sqlite_controller.create_line("Done soon")
+    click_line(qtbot, window, line.thread_id)
+    switches: list[str] = []
+    sqlite_controller.subscribe(
+        lambda change: switches.append(change.key) if change.kind == "current_changed" else None
+    )
+
+    qtbot.mouseClick(window.task_pane.archive_button, Qt.MouseButton.LeftButton)
+
+    assert switches == [MAIN_KEY]  # straight to main: hiding the row did not pick a neighbour
+    assert sqlite_controller.current_key == MAIN_KEY
+    assert label_text(window, "sessionKeyLabel") == MAIN_KEY
+    assert not proxy_index(window, line.thread_id).isValid()
+
+    window.task_pane.show_archived_check.setChecked(True)
+    index = proxy_index(window, line.thread_id)
+    assert index.isValid()
+    assert index.data(STATUS_ROLE) == ThreadStatus.ARCHIVED.value
+    assert index.data(BADGE_ROLE) == "archived"
+    assert sqlite_controller.current_key == MAIN_KEY
+
+
+def test_main_cannot_be_archived_from_the_window(window: MainWindow) -> None:
+    """ISO-2: the one main thread stays."""
+    assert window.controller.current_key == MAIN_KEY
+    assert not window.task_pane.archive_button.isEnabled()
+    window.set_archived(MAIN_KEY, True)
+    assert "cannot be archived" in label_text(window, "lineStatusLabel")
+
+
+def test_context_menu_renames_and_archives_a_line(window: MainWindow, sqlite_controller: SessionController) -> None:
+    """SPEC §6: new/archive from the list; rename goes through a replaceable hook."""
+    line = sqlite_controller.create_line("Old title")
+    window.ask_title = lambda _parent, current: f"{current} → new"
+    menu = window.task_line_menu(line.thread_id)
+    actions = {action.text(): action for action in menu.actions() if action.text()}
+    assert set(actions) >= {"Rename…", "Archive", "Copy session key"}
+
+    actions["Rename…"].trigger()
+    assert sqlite_controller.get_thread(line.thread_id).title == "Old title → new"
+    assert proxy_index(window, line.thread_id).data() == "Old title → new"
+
+    actions["Archive"].trigger()
+    assert sqlite_controller.get_thread(line.thread_id).archived
+    menu.deleteLater()
+
+
+def test_a_failed_switch_shows_the_error_and_keeps_the_current_selection(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ISO-5: an unknown key leaves the current line, and the list selection, as they were."""
+    line = sqlite_controller.create_line("Vanishing")
+
+    def refuse(key: str) -> None:
+        raise UnknownSessionKeyError(key)
+
+    monkeypatch.setattr(sqlite_controller, "switch_session", refuse)
+    click_line(qtbot, window, line.thread_id)
+
+    assert sqlite_controller.current_key == MAIN_KEY
+    qtbot.waitUntil(lambda: selected_key(window) == MAIN_KEY, timeout=2000)
+    assert label_text(window, "sessionKeyLabel") == MAIN_KEY
+    status = label_text(window, "lineStatusLabel")
+    assert "Cannot switch" in status and line.thread_id in status
+
+
+def test_a_result_for_line_a_after_switching_to_b_updates_a_and_not_b(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """ISO-8: a late execution result lands on the line that started the run, not the current one."""
+    line_a = sqlite_controller.create_line("A")
+    line_b = sqlite_controller.create_line("B")
+    click_line(qtbot, window, line_b.thread_id)
+    resolved = tmp_path / "resolved-by-a"
+    resolved.mkdir()
+
+    sqlite_controller.apply_execution_result(
+        line_a.thread_id, ExecutionResult(resolved_working_directory=str(resolved))
+    )
+
+    row_a = proxy_index(window, line_a.thread_id)
+    assert row_a.data(WORKSPACE_PATH_ROLE) == str(resolved)
+    assert str(resolved) in row_a.data(Qt.ItemDataRole.ToolTipRole)
+    assert proxy_index(window, line_b.thread_id).data(WORKSPACE_PATH_ROLE) == line_b.workspace_binding.path
+    assert sqlite_controller.current_key == line_b.thread_id
+    assert label_text(window, "sessionKeyLabel") == line_b.thread_id
+    assert label_text(window, "workspacePathLabel") == line_b.workspace_binding.path
+    assert window.workspace_pane.root == line_b.workspace_binding.path
+
+
+def test_ctrl_n_creates_and_selects_a_new_line(qtbot: QtBot, window: MainWindow) -> None:
+    """Keyboard: Ctrl+N is New task line."""
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    keys = new_line_keys(window)
+    assert len(keys) == 1
+    assert window.controller.current_key == keys[0]
+    assert selected_key(window) == keys[0]
+
+
+def test_ctrl_digit_jumps_to_the_nth_visible_line(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """Keyboard: Ctrl+1…9 select the n-th visible row (after filtering)."""
+    lines = [sqlite_controller.create_line(f"Line {n}") for n in range(1, 4)]
+
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert sqlite_controller.current_key == lines[1].thread_id  # row 1 is main
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert sqlite_controller.current_key == MAIN_KEY
+
+    window.task_pane.filter_edit.setText("Line 3")
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert sqlite_controller.current_key == lines[2].thread_id
+    qtbot.keyClick(window, Qt.Key.Key_9, Qt.KeyboardModifier.ControlModifier)  # no ninth row: nothing happens
+    assert sqlite_controller.current_key == lines[2].thread_id
+    assert label_text(window, "sessionKeyLabel") == lines[2].thread_id
+
+
+def test_rows_show_a_needs_folder_badge_and_the_key_in_the_tooltip(
+    window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """ISO-4: a line whose folder is gone is marked in the list too."""
+    line = sqlite_controller.create_line("Lost folder")
+    Path(line.workspace_binding.path or "").rmdir()
+    window.task_model.invalidate_status(line.thread_id)
+    index = proxy_index(window, line.thread_id)
+    assert index.data(BADGE_ROLE) == "⚠ needs folder"
+    tooltip = index.data(Qt.ItemDataRole.ToolTipRole)
+    assert line.thread_id in tooltip and "needs_workspace" in tooltip

@@ -1,0 +1,531 @@
+"""The three-pane window: task lines, conversation, workspace — one current key (SPEC §6, ISO-5).
+
+Everything the window shows about the current line comes from one read,
+``SessionController.current_view()``, made when the controller reports that
+the current line changed (or that it was updated). List selection only asks
+the controller to switch; it never decides on its own which line is current.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QFileSystemWatcher,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    Slot,
+)
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication, QFileSystemModel, QMainWindow, QMenu, QMessageBox, QSplitter, QWidget
+
+from xworkmate.controllers import (
+    CurrentLineChanged,
+    LineCreated,
+    LineUpdated,
+    LineView,
+    MessagesAppended,
+    SessionController,
+    UnknownSessionKeyError,
+    WorkspaceBindingError,
+)
+from xworkmate.domain.runs import NotRunnable
+from xworkmate.ui.bridge import ControllerBridge
+from xworkmate.ui.conversation import MessageListModel, MessagePane
+from xworkmate.ui.dialogs import FolderChooser, FolderDialog, TitleChooser, TitleDialog, about_text
+from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
+from xworkmate.ui.workspace import WorkspacePane, read_preview
+
+log = logging.getLogger(__name__)
+
+GEOMETRY_STATE = "main_window.geometry"
+SPLITTER_STATE = "main_window.splitter_sizes"
+DEFAULT_SIZE = (1200, 760)
+DEFAULT_SPLITTER_SIZES = (260, 620, 320)
+JUMP_SHORTCUT_COUNT = 9
+
+
+class MainWindow(QMainWindow):
+    """Task lines on the left, the current line's conversation in the centre, its folder on the right.
+
+    Signals: none of its own. The window listens to ``ControllerBridge.changed``
+    (every controller change record) and to its panes' widgets; all of it is
+    wired in ``_connect_signals``. Replaceable hooks: ``choose_folder`` (a
+    ``FolderDialog.ask``-shaped callable) and ``ask_title``.
+    """
+
+    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("XWorkmate")
+        self._controller = controller
+        self._view: LineView | None = None
+        self._shown_folder_exists = False
+        self._selection_guard = 0
+        self._drafts: dict[str, str] = {}
+        self._closed = False
+        self.persist_ui_state = True
+        self.choose_folder: FolderChooser = FolderDialog.ask
+        self.ask_title: TitleChooser = TitleDialog.ask
+
+        self.bridge = ControllerBridge(controller, self)
+        self.task_model = TaskLineModel(controller, self)
+        self.task_proxy = TaskLineFilterModel(self)
+        self.task_proxy.setSourceModel(self.task_model)
+        self.message_model = MessageListModel(controller, self)
+        self.fs_model = QFileSystemModel(self)
+        self.fs_model.setReadOnly(True)
+        self.folder_watcher = QFileSystemWatcher(self)
+
+        self.task_pane = TaskLinePane(self.task_proxy)
+        self.message_pane = MessagePane(self.message_model)
+        self.workspace_pane = WorkspacePane(self.fs_model)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        for pane in (self.task_pane, self.message_pane, self.workspace_pane):
+            self.splitter.addWidget(pane)
+        self.splitter.setStretchFactor(1, 1)
+        self.setCentralWidget(self.splitter)
+
+        # Short names for the widgets tests and slots use most.
+        self.task_line_list = self.task_pane.list_view
+        self.message_list = self.message_pane.message_list
+        self.composer = self.message_pane.composer
+        self.send_button = self.message_pane.send_button
+        self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
+
+        self._build_actions()
+        self._build_menus()
+        self._connect_signals()
+        self._restore_ui_state()
+        self.show_current()
+        self.on_task_rows_changed()
+
+    # -- construction -------------------------------------------------------
+
+    def _build_actions(self) -> None:
+        self.new_line_action = QAction("&New task line", self)
+        self.new_line_action.setObjectName("newTaskLineAction")
+        self.new_line_action.setShortcut(QKeySequence("Ctrl+N"))
+        self.new_line_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.quit_action = QAction("&Quit", self)
+        self.quit_action.setObjectName("quitAction")
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.about_action = QAction("&About XWorkmate", self)
+        self.about_action.setObjectName("aboutAction")
+        self.send_shortcuts = [QShortcut(QKeySequence(text), self) for text in ("Ctrl+Return", "Ctrl+Enter")]
+        self.jump_shortcuts = [QShortcut(QKeySequence(f"Ctrl+{n}"), self) for n in range(1, JUMP_SHORTCUT_COUNT + 1)]
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(self.new_line_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self.about_action)
+
+    def _connect_signals(self) -> None:
+        self.bridge.changed.connect(self.on_controller_changed)
+
+        self.task_pane.new_line_button.clicked.connect(self.on_new_line_requested)
+        self.task_pane.archive_button.clicked.connect(self.on_archive_current_requested)
+        self.task_pane.filter_edit.textChanged.connect(self.on_filter_changed)
+        self.task_pane.show_archived_check.toggled.connect(self.on_show_archived_toggled)
+        self.task_line_list.selectionModel().currentRowChanged.connect(self.on_task_line_current_changed)
+        self.task_line_list.customContextMenuRequested.connect(self.on_task_line_context_menu)
+        for signal in (
+            self.task_proxy.rowsInserted,
+            self.task_proxy.rowsRemoved,
+            self.task_proxy.modelReset,
+            self.task_proxy.layoutChanged,
+        ):
+            signal.connect(self.on_task_rows_changed)
+
+        self.composer.textChanged.connect(self.on_composer_changed)
+        self.send_button.clicked.connect(self.on_send_requested)
+        for shortcut in self.send_shortcuts:
+            shortcut.activated.connect(self.on_send_requested)
+        self.message_list.verticalScrollBar().valueChanged.connect(self.on_message_scrolled)
+        for signal in (self.message_model.rowsInserted, self.message_model.modelReset):
+            signal.connect(self.on_message_rows_changed)
+
+        self.workspace_pane.change_folder_button.clicked.connect(self.on_change_folder_requested)
+        self.workspace_pane.recreate_folder_button.clicked.connect(self.on_recreate_folder_requested)
+        self.workspace_pane.tree.selectionModel().currentChanged.connect(self.on_workspace_file_selected)
+        self.folder_watcher.directoryChanged.connect(self.on_workspace_folder_changed)
+
+        self.new_line_action.triggered.connect(self.on_new_line_requested)
+        self.quit_action.triggered.connect(self.close)
+        self.about_action.triggered.connect(self.on_about_requested)
+        for number, shortcut in enumerate(self.jump_shortcuts, start=1):
+            shortcut.activated.connect(partial(self.on_jump_shortcut, number))
+
+    # -- reading -----------------------------------------------------------
+
+    @property
+    def controller(self) -> SessionController:
+        return self._controller
+
+    @property
+    def shown_key(self) -> str | None:
+        """The key every pane shows right now (ISO-5)."""
+        return self._view.key if self._view is not None else None
+
+    def show_current(self) -> None:
+        """Show the controller's current line in all three panes, from one read (ISO-5)."""
+        try:
+            view = self._controller.current_view()
+        except UnknownSessionKeyError as exc:
+            self.show_error(f"Cannot show the current line — {exc}")
+            return
+        self._show_view(view)
+
+    def _show_view(self, view: LineView) -> None:
+        previous = self._view
+        key_changed = previous is None or previous.key != view.key
+        self._view = view
+        if key_changed:
+            if previous is not None:
+                self._drafts[previous.key] = self.composer.toPlainText()
+            # Text typed for one line is never sent on another: each line keeps its own draft.
+            self.composer.setPlainText(self._drafts.pop(view.key, ""))
+            self.message_model.set_key(view.key)
+            self.message_list.follow_newest()
+        cached = self.task_model.cached_status(view.key)
+        if cached is not None and cached is not view.status:
+            self.task_model.invalidate_status(view.key)
+        self.message_pane.show_line(view)
+        self._shown_folder_exists = self.workspace_pane.show_line(view)
+        self._watch_folder(view)
+        self.task_pane.archive_button.setText("Unarchive" if view.thread.archived else "Archive")
+        self.task_pane.archive_button.setEnabled(not view.thread.is_main)
+        self.setWindowTitle(f"{view.thread.title} — XWorkmate")
+        self.on_composer_changed()
+        self._sync_selection()
+
+    def show_error(self, text: str) -> None:
+        """Errors go to the status line of the centre pane; nothing is raised at the person."""
+        self.message_pane.show_status(text, "error")
+
+    # -- selection ---------------------------------------------------------
+
+    @contextmanager
+    def _selection_guarded(self) -> Iterator[None]:
+        # Selection changes made by the window itself (sync, filtering, rows
+        # removed by the proxy) must not be read as the person picking a line.
+        self._selection_guard += 1
+        try:
+            yield
+        finally:
+            self._selection_guard -= 1
+
+    def _proxy_index_of(self, key: str) -> QModelIndex:
+        row = self.task_model.row_of(key)
+        if row is None:
+            return QModelIndex()
+        return self.task_proxy.mapFromSource(self.task_model.index(row, 0))
+
+    def _sync_selection(self) -> None:
+        """Keep the list selection on the shown key (or on nothing if the filter hides it)."""
+        if self._view is None:
+            return
+        with self._selection_guarded():
+            selection = self.task_line_list.selectionModel()
+            index = self._proxy_index_of(self._view.key)
+            if index.isValid():
+                if selection.currentIndex() != index or not selection.isSelected(index):
+                    selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+                self.task_line_list.scrollTo(index)
+            elif selection.hasSelection() or selection.currentIndex().isValid():
+                selection.clear()
+
+    # -- slots: controller -------------------------------------------------
+
+    @Slot(object)
+    def on_controller_changed(self, change: object) -> None:
+        with self._selection_guarded():
+            try:
+                if isinstance(change, LineCreated):
+                    self.task_model.add_line(change.key)
+                elif isinstance(change, LineUpdated):
+                    self.task_model.refresh_line(change.key)
+                    if change.key == self.shown_key:
+                        self.show_current()
+                elif isinstance(change, CurrentLineChanged):
+                    self.show_current()
+                elif isinstance(change, MessagesAppended) and change.key == self.message_model.key:
+                    self.message_model.append_ids(change.message_ids)
+            except UnknownSessionKeyError as exc:
+                self.show_error(f"A task line changed but could not be read — {exc}")
+            self._sync_selection()
+
+    # -- slots: task lines -------------------------------------------------
+
+    @Slot()
+    def on_new_line_requested(self) -> None:
+        try:
+            thread = self._controller.create_line()
+            if not self._proxy_index_of(thread.thread_id).isValid():
+                self.task_pane.filter_edit.clear()  # a new line hidden by the filter would look lost
+            self._controller.switch_session(thread.thread_id)
+        except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
+            self.show_error(f"Could not create a task line — {exc}")
+            return
+        self.composer.setFocus()
+
+    @Slot(QModelIndex, QModelIndex)
+    def on_task_line_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._selection_guard or not current.isValid():
+            return
+        key = current.data(KEY_ROLE)
+        if not key or key == self.shown_key:
+            return
+        try:
+            self._controller.switch_session(str(key))  # ISO-5: CurrentLineChanged redraws the panes
+        except UnknownSessionKeyError as exc:
+            self.show_error(f"Cannot switch — {exc}; still on {self.shown_key}")
+            # The click that moved the selection is still being processed; put it back afterwards.
+            QTimer.singleShot(0, self._sync_selection)
+
+    @Slot(str)
+    def on_filter_changed(self, text: str) -> None:
+        with self._selection_guarded():
+            self.task_proxy.set_filter_text(text)
+        self._sync_selection()
+        self.on_task_rows_changed()
+
+    @Slot(bool)
+    def on_show_archived_toggled(self, checked: bool) -> None:
+        with self._selection_guarded():
+            self.task_proxy.set_show_archived(checked)
+        self._sync_selection()
+        self.on_task_rows_changed()
+
+    @Slot()
+    def on_task_rows_changed(self) -> None:
+        self.task_pane.show_empty_state(self.task_proxy.rowCount(), self.task_proxy.filter_text)
+
+    @Slot(int)
+    def on_jump_shortcut(self, number: int) -> None:
+        """Ctrl+1…9: the n-th visible line."""
+        index = self.task_proxy.index(number - 1, 0)
+        if index.isValid():
+            self.task_line_list.setCurrentIndex(index)
+
+    @Slot()
+    def on_archive_current_requested(self) -> None:
+        if self._view is not None:
+            self.set_archived(self._view.key, not self._view.thread.archived)
+
+    def set_archived(self, key: str, archived: bool) -> None:
+        try:
+            if archived:
+                self._controller.archive_line(key)
+            else:
+                self._controller.unarchive_line(key)
+        except (NotRunnable, UnknownSessionKeyError, ValueError) as exc:
+            self.show_error(f"Could not {'archive' if archived else 'unarchive'} the line — {exc}")
+
+    def rename_line(self, key: str) -> None:
+        summary = self.task_model.summary(key)
+        title = self.ask_title(self, summary.title if summary is not None else "")
+        if title is None:
+            return
+        try:
+            self._controller.rename_line(key, title)
+        except (UnknownSessionKeyError, ValueError) as exc:
+            self.show_error(f"Could not rename the line — {exc}")
+
+    def task_line_menu(self, key: str) -> QMenu:
+        """The context menu of one row (built separately so it can be tested without exec)."""
+        summary = self.task_model.summary(key)
+        archived = summary.archived if summary is not None else False
+        menu = QMenu(self)
+        menu.setObjectName("taskLineMenu")
+        menu.addAction("Rename…", partial(self.rename_line, key))
+        archive = menu.addAction("Unarchive" if archived else "Archive", partial(self.set_archived, key, not archived))
+        archive.setEnabled(key != "main")
+        menu.addAction("Copy session key", partial(QApplication.clipboard().setText, key))
+        return menu
+
+    @Slot(QPoint)
+    def on_task_line_context_menu(self, pos: QPoint) -> None:
+        index = self.task_line_list.indexAt(pos)
+        if index.isValid():
+            menu = self.task_line_menu(str(index.data(KEY_ROLE)))
+            menu.exec(self.task_line_list.viewport().mapToGlobal(pos))
+            menu.deleteLater()
+
+    # -- slots: conversation -----------------------------------------------
+
+    @Slot()
+    def on_composer_changed(self) -> None:
+        runnable = self._view is not None and self._view.runnable
+        self.send_button.setEnabled(runnable and bool(self.composer.toPlainText().strip()))
+
+    @Slot()
+    def on_send_requested(self) -> None:
+        """Send the composer's text on the shown line; on refusal keep the text (nothing is lost)."""
+        if self._view is None:
+            return
+        text = self.composer.toPlainText()
+        if not text.strip():
+            return
+        try:
+            self._controller.send(self._view.key, text)
+        except NotRunnable as exc:
+            self.show_current()  # the line's real state, e.g. its folder just disappeared (ISO-4)
+            self.show_error(f"Not sent — {exc.reason}. Your text is still in the composer.")
+            return
+        except (UnknownSessionKeyError, ValueError) as exc:
+            self.show_error(f"Not sent — {exc}. Your text is still in the composer.")
+            return
+        self.composer.clear()
+        self.message_list.follow_newest()
+
+    @Slot(int)
+    def on_message_scrolled(self, _value: int) -> None:
+        if self.message_model.canFetchMore(QModelIndex()):
+            added = self.message_model.fetch_older()
+            if added:
+                self.message_list.keep_row_at_top(added)
+
+    @Slot()
+    def on_message_rows_changed(self) -> None:
+        self.message_pane.show_empty_state(self.message_model.rowCount())
+
+    # -- slots: workspace --------------------------------------------------
+
+    def _folder_start_dir(self) -> str:
+        path = self._view.thread.workspace_binding.path if self._view is not None else None
+        candidate = Path(path) if path else self._controller.settings.effective_workspace_root
+        while not candidate.is_dir() and candidate != candidate.parent:
+            candidate = candidate.parent
+        return str(candidate)
+
+    @Slot()
+    def on_change_folder_requested(self) -> None:
+        if self._view is None:
+            return
+        key = self._view.key
+        chosen = self.choose_folder(self, self._folder_start_dir())
+        if not chosen:
+            return
+        try:
+            self._controller.bind_workspace(key, chosen)  # ISO-8: an explicit bind
+        except (WorkspaceBindingError, UnknownSessionKeyError) as exc:
+            self.show_error(f"Folder not changed — {exc}")
+
+    @Slot()
+    def on_recreate_folder_requested(self) -> None:
+        if self._view is None:
+            return
+        try:
+            self._controller.restore_default_folder(self._view.key)
+        except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
+            self.show_error(f"Could not recreate the folder — {exc}")
+
+    @Slot(QModelIndex, QModelIndex)
+    def on_workspace_file_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            self.workspace_pane.clear_preview()
+            return
+        self.workspace_pane.show_preview(read_preview(Path(self.fs_model.filePath(current))))
+
+    @Slot(str)
+    def on_workspace_folder_changed(self, _path: str) -> None:
+        self.recheck_workspace()
+
+    def recheck_workspace(self) -> None:
+        """The shown folder appeared or vanished behind our back: re-read the line (ISO-4)."""
+        if self._view is None:
+            return
+        path = self._view.thread.workspace_binding.path
+        exists = bool(path) and Path(path or "").is_dir()
+        if exists != self._shown_folder_exists:
+            self.task_model.invalidate_status(self._view.key)
+            self.show_current()
+
+    def _watch_folder(self, view: LineView) -> None:
+        watched = self.folder_watcher.directories()
+        path = view.thread.workspace_binding.path
+        target: str | None = None
+        if path:
+            folder = Path(path)
+            # A missing folder is noticed through its parent when it comes back.
+            target = str(folder) if folder.is_dir() else (str(folder.parent) if folder.parent.is_dir() else None)
+        if watched == ([target] if target else []):
+            return
+        if watched:
+            self.folder_watcher.removePaths(watched)
+        if target:
+            self.folder_watcher.addPath(target)
+
+    # -- menus ---------------------------------------------------------------
+
+    @Slot()
+    def on_about_requested(self) -> None:
+        QMessageBox.about(self, "About XWorkmate", about_text(self._controller))
+
+    # -- window state --------------------------------------------------------
+
+    def _restore_ui_state(self) -> None:
+        restored = False
+        geometry = self._controller.ui_state(GEOMETRY_STATE)
+        if geometry:
+            restored = self.restoreGeometry(QByteArray.fromBase64(geometry.encode("ascii")))
+        if not restored:
+            self.resize(*DEFAULT_SIZE)
+        sizes = _parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
+        self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
+
+    def save_ui_state(self) -> None:
+        geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+        self._controller.set_ui_state(GEOMETRY_STATE, geometry)
+        self._controller.set_ui_state(SPLITTER_STATE, json.dumps(self.splitter.sizes()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self.recheck_workspace()  # back from a file manager: the folder may be gone
+        super().changeEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closed:
+            self._closed = True
+            if self.persist_ui_state:
+                try:
+                    self.save_ui_state()
+                except Exception as exc:  # the layout is a convenience; never block closing on it
+                    log.warning("could not save the window layout: %s", exc)
+            self.bridge.detach()
+            if self.folder_watcher.directories():
+                self.folder_watcher.removePaths(self.folder_watcher.directories())
+        super().closeEvent(event)
+
+
+def _parse_sizes(raw: str | None, count: int) -> list[int] | None:
+    if not raw:
+        return None
+    try:
+        sizes = json.loads(raw)
+    except ValueError:
+        return None
+    if (
+        isinstance(sizes, list)
+        and len(sizes) == count
+        and all(isinstance(size, int) and size >= 0 for size in sizes)
+        and any(sizes)
+    ):
+        return sizes
+    return None

@@ -1,0 +1,379 @@
+"""The left pane: the list of task lines (SPEC §6, ISO-1, ISO-4, ISO-9).
+
+``TaskLineModel`` holds the lines' small summaries in memory, in the order
+the controller lists them (oldest first). A line's status needs a look at the
+file system, so it is computed only when a row is painted and cached until
+that line changes. A change to one line touches one row: the list is never
+reloaded because one line changed or because the current line moved.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QByteArray,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QStackedWidget,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.threads import STATUS_EXPLANATIONS, TaskThread, ThreadStatus, ThreadSummary
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+KEY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+STATUS_ROLE = KEY_ROLE + 1
+BADGE_ROLE = KEY_ROLE + 2
+ARCHIVED_ROLE = KEY_ROLE + 3
+FILTER_TEXT_ROLE = KEY_ROLE + 4
+CATEGORY_ROLE = KEY_ROLE + 5
+WORKSPACE_PATH_ROLE = KEY_ROLE + 6
+
+STATUS_BADGES: dict[ThreadStatus, str] = {
+    ThreadStatus.RUNNABLE: "",
+    ThreadStatus.NEEDS_BINDING: "⚠ needs binding",
+    ThreadStatus.NEEDS_WORKSPACE: "⚠ needs folder",
+    ThreadStatus.RUNNING: "● running",
+    ThreadStatus.ARCHIVED: "archived",
+}
+
+_BADGE_COLOURS: dict[ThreadStatus, QColor] = {
+    ThreadStatus.NEEDS_BINDING: QColor(217, 48, 37),
+    ThreadStatus.NEEDS_WORKSPACE: QColor(217, 48, 37),
+    ThreadStatus.RUNNING: QColor(47, 111, 222),
+    ThreadStatus.ARCHIVED: QColor(128, 128, 128),
+}
+_CATEGORY_COLOUR = QColor(142, 68, 173)
+
+
+def summary_of(thread: TaskThread) -> ThreadSummary:
+    """The list's view of one thread, from a single-thread read."""
+    return ThreadSummary(
+        thread_id=thread.thread_id,
+        title=thread.title,
+        kind=thread.kind,
+        parent_key=thread.parent_key,
+        category=thread.category,
+        archived=thread.archived,
+        workspace_path=thread.workspace_binding.path,
+        updated_at=thread.updated_at,
+    )
+
+
+class TaskLineModel(QAbstractListModel):
+    """Task lines as rows: ids and summaries in memory, status on demand (ISO-9).
+
+    Signals: only the standard model signals. Rows are inserted one at a time
+    (``beginInsertRows``) and changed one at a time (``dataChanged``); a model
+    reset happens only on an explicit ``reload()``.
+    """
+
+    def __init__(self, controller: SessionController, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self._lines: list[ThreadSummary] = controller.list_lines(include_archived=True)
+        self._rows: dict[str, int] = {line.thread_id: row for row, line in enumerate(self._lines)}
+        self._status: dict[str, ThreadStatus] = {}
+
+    # -- Qt model API -----------------------------------------------------
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._lines)
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._lines) or index.column() != 0:
+            return None
+        line = self._lines[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return line.title
+        if role == KEY_ROLE:
+            return line.thread_id
+        if role == ARCHIVED_ROLE:
+            return line.archived
+        if role == CATEGORY_ROLE:
+            return line.category
+        if role == WORKSPACE_PATH_ROLE:
+            return line.workspace_path
+        if role == FILTER_TEXT_ROLE:
+            return f"{line.title}\n{line.thread_id}\n{line.category or ''}"
+        if role == STATUS_ROLE:
+            return self.status_of_row(index.row()).value
+        if role == BADGE_ROLE:
+            return STATUS_BADGES[self.status_of_row(index.row())]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            status = self.status_of_row(index.row())
+            lines = [line.title, f"key: {line.thread_id}", f"folder: {line.workspace_path or '(none)'}"]
+            if line.category:
+                lines.append(f"category: {line.category}")
+            lines.append(f"status: {status.value} — {STATUS_EXPLANATIONS[status]}")
+            return "\n".join(lines)
+        return None
+
+    def roleNames(self) -> dict[int, QByteArray]:
+        names = dict(super().roleNames())
+        names.update(
+            {
+                KEY_ROLE: QByteArray(b"sessionKey"),
+                STATUS_ROLE: QByteArray(b"status"),
+                BADGE_ROLE: QByteArray(b"badge"),
+                ARCHIVED_ROLE: QByteArray(b"archived"),
+                CATEGORY_ROLE: QByteArray(b"category"),
+                WORKSPACE_PATH_ROLE: QByteArray(b"workspacePath"),
+            }
+        )
+        return names
+
+    # -- our API ------------------------------------------------------------
+
+    def line_keys(self) -> list[str]:
+        return [line.thread_id for line in self._lines]
+
+    def row_of(self, key: str) -> int | None:
+        return self._rows.get(key)
+
+    def summary(self, key: str) -> ThreadSummary | None:
+        row = self._rows.get(key)
+        return self._lines[row] if row is not None else None
+
+    def cached_status(self, key: str) -> ThreadStatus | None:
+        return self._status.get(key)
+
+    def status_of_row(self, row: int) -> ThreadStatus:
+        line = self._lines[row]
+        status = self._status.get(line.thread_id)
+        if status is None:
+            status = self._controller.summary_status(line)
+            self._status[line.thread_id] = status
+        return status
+
+    def add_line(self, key: str) -> None:
+        """A line was created: read that one thread and append one row (ISO-1: it exists now)."""
+        if key in self._rows:
+            self.refresh_line(key)
+            return
+        summary = summary_of(self._controller.get_thread(key))
+        row = len(self._lines)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._lines.append(summary)
+        self._rows[summary.thread_id] = row
+        self.endInsertRows()
+
+    def refresh_line(self, key: str) -> None:
+        """One line changed: re-read it, forget its cached status, repaint its row only."""
+        row = self._rows.get(key)
+        if row is None:
+            self.add_line(key)
+            return
+        self._lines[row] = summary_of(self._controller.get_thread(key))
+        self._status.pop(key, None)
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index)
+
+    def invalidate_status(self, key: str) -> None:
+        """The file system may have changed under this line: recompute its status when painted."""
+        row = self._rows.get(key)
+        if row is None:
+            return
+        self._status.pop(key, None)
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index, [STATUS_ROLE, BADGE_ROLE, int(Qt.ItemDataRole.ToolTipRole)])
+
+    def reload(self) -> None:
+        """Read every line again (an explicit refresh; never called on a switch)."""
+        self.beginResetModel()
+        self._lines = self._controller.list_lines(include_archived=True)
+        self._rows = {line.thread_id: row for row, line in enumerate(self._lines)}
+        self._status.clear()
+        self.endResetModel()
+
+
+class TaskLineFilterModel(QSortFilterProxyModel):
+    """Filters the lines by text (title, key, category) and hides archived lines unless asked.
+
+    Signals: only the standard proxy model signals.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._needle = ""
+        self._show_archived = False
+
+    @property
+    def filter_text(self) -> str:
+        return self._needle
+
+    def set_filter_text(self, text: str) -> None:
+        needle = text.strip().casefold()
+        if needle == self._needle:
+            return
+        self.beginFilterChange()
+        self._needle = needle
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def set_show_archived(self, show: bool) -> None:
+        if show == self._show_archived:
+            return
+        self.beginFilterChange()
+        self._show_archived = show
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
+        model = self.sourceModel()
+        index = model.index(source_row, 0, source_parent)
+        if not self._show_archived and model.data(index, ARCHIVED_ROLE):
+            return False
+        if not self._needle:
+            return True
+        return self._needle in str(model.data(index, FILTER_TEXT_ROLE) or "").casefold()
+
+
+class TaskLineDelegate(QStyledItemDelegate):
+    """Paints a line as its title with a status badge (and category) on the right; one row height."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
+        metrics = QFontMetrics(option.font)
+        return QSize(1, int(metrics.height() * 2))  # width: the view gives each row its full width
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        title = opt.text
+        opt.text = ""
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+
+        status = ThreadStatus(index.data(STATUS_ROLE))
+        badge = index.data(BADGE_ROLE) or ""
+        category = index.data(CATEGORY_ROLE)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+
+        painter.save()
+        rect = opt.rect.adjusted(10, 0, -8, 0)
+        small = QFont(opt.font)
+        small.setPointSizeF(max(opt.font.pointSizeF() * 0.85, 6.0))
+        small_metrics = QFontMetrics(small)
+        right = rect.right()
+        for text, colour in ((badge, _BADGE_COLOURS.get(status)), (category or "", _CATEGORY_COLOUR)):
+            if not text:
+                continue
+            width = small_metrics.horizontalAdvance(text) + 12
+            pill = QRect(
+                right - width, rect.center().y() - small_metrics.height() // 2 - 2, width, small_metrics.height() + 4
+            )
+            pill_colour = QColor(colour or QColor(128, 128, 128))
+            fill = QColor(pill_colour)
+            fill.setAlpha(40)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(pill_colour)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
+            painter.setFont(small)
+            painter.setPen(opt.palette.color(text_role) if selected else pill_colour.darker(130))
+            painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), text)
+            right = pill.left() - 6
+        painter.setFont(opt.font)
+        painter.setPen(opt.palette.color(text_role))
+        title_rect = QRect(rect.left(), rect.top(), max(right - rect.left(), 0), rect.height())
+        elided = QFontMetrics(opt.font).elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width())
+        painter.drawText(title_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)
+        painter.restore()
+
+
+class TaskLinePane(QWidget):
+    """Left pane: New / Archive buttons, filter, show-archived toggle and the list (view only).
+
+    Signals: none of its own; the window connects to its child widgets.
+    """
+
+    def __init__(self, proxy: TaskLineFilterModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("taskLinePane")
+
+        title = QLabel("Task lines")
+        title.setProperty("paneTitle", True)
+        self.new_line_button = QPushButton("New task line")
+        self.new_line_button.setObjectName("newTaskLineButton")
+        self.new_line_button.setToolTip("Create a task line with its own folder (Ctrl+N)")
+        self.archive_button = QPushButton("Archive")
+        self.archive_button.setObjectName("archiveTaskLineButton")
+        self.archive_button.setToolTip("Archive the current task line (it can be unarchived later)")
+
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setObjectName("taskLineFilter")
+        self.filter_edit.setPlaceholderText("Filter by title or key…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.show_archived_check = QCheckBox("Show archived")
+        self.show_archived_check.setObjectName("showArchivedCheck")
+
+        self.list_view = QListView()
+        self.list_view.setObjectName("taskLineList")
+        self.list_view.setModel(proxy)
+        self.list_view.setItemDelegate(TaskLineDelegate(self.list_view))
+        self.list_view.setUniformItemSizes(True)
+        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list_view.setMouseTracking(True)
+
+        self.empty_label = QLabel()
+        self.empty_label.setObjectName("taskLineEmptyLabel")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.empty_label.setWordWrap(True)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_line_button, 1)
+        buttons.addWidget(self.archive_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(title)
+        layout.addLayout(buttons)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self.show_archived_check)
+        # The empty state takes the list's place; the list keeps its model and
+        # selection while hidden, so clearing the filter brings everything back.
+        self.stack = QStackedWidget()
+        self.stack.setObjectName("taskLineStack")
+        self.stack.addWidget(self.list_view)
+        self.stack.addWidget(self.empty_label)
+        layout.addWidget(self.stack, 1)
+
+    def show_empty_state(self, visible_rows: int, filter_text: str) -> None:
+        if visible_rows:
+            self.stack.setCurrentWidget(self.list_view)
+            return
+        if filter_text.strip():
+            self.empty_label.setText(f"No task lines match “{filter_text.strip()}”.")
+        else:
+            self.empty_label.setText("No task lines to show. Press “New task line” (Ctrl+N) to start one.")
+        self.stack.setCurrentWidget(self.empty_label)

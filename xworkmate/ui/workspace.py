@@ -1,0 +1,209 @@
+"""The right pane: the current line's folder, its files and a preview (SPEC §6, ISO-3, ISO-8)."""
+
+from __future__ import annotations
+
+import codecs
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileSystemModel,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.controllers import LineView
+from xworkmate.domain.threads import ThreadStatus
+
+PREVIEW_LIMIT = 256 * 1024
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} bytes"  # pragma: no cover - the loop always returns
+
+
+@dataclass(frozen=True)
+class FilePreview:
+    """What the preview shows: the text (possibly empty) and an honest note about it."""
+
+    text: str
+    note: str
+
+
+def read_preview(path: Path, limit: int = PREVIEW_LIMIT) -> FilePreview:
+    """Read at most ``limit`` bytes of a text file; say plainly when it is binary or too large."""
+    name = path.name or str(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return FilePreview("", f"{name}: this file no longer exists")
+    except OSError as exc:
+        return FilePreview("", f"{name}: cannot read it ({exc.strerror or exc})")
+    if stat.S_ISDIR(info.st_mode):
+        return FilePreview("", f"{name}/ is a folder; select a file to preview it")
+    if not stat.S_ISREG(info.st_mode):
+        # A FIFO or device would block or never end; never open one from the UI.
+        return FilePreview("", f"{name}: not a regular file; not previewed")
+    try:
+        with path.open("rb") as handle:
+            chunk = handle.read(limit)
+    except OSError as exc:
+        return FilePreview("", f"{name}: cannot read it ({exc.strerror or exc})")
+    size = info.st_size
+    if b"\x00" in chunk:
+        return FilePreview("", f"{name}: binary file ({human_size(size)}); not previewed")
+    truncated = size > len(chunk)
+    # When cut short, an incomplete UTF-8 sequence at the end is left out rather than garbled.
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text = decoder.decode(chunk, final=not truncated)
+    if text.count("\ufffd") > max(8, len(text) // 100):
+        return FilePreview("", f"{name}: binary or not UTF-8 text ({human_size(size)}); not previewed")
+    if truncated:
+        return FilePreview(
+            text, f"{name}: too large to show whole ({human_size(size)}); the first {human_size(limit)} shown"
+        )
+    return FilePreview(text, f"{name} — {human_size(size)}")
+
+
+def missing_folder_text(view: LineView) -> str:
+    path = view.thread.workspace_binding.path
+    if not path:
+        return "This line has no folder. Choose one with “Change folder…”."
+    return (
+        f"This line's folder is missing:\n{path}\n\n"
+        "Choose another with “Change folder…”, or “Recreate folder” to make the line's own folder again."
+    )
+
+
+class WorkspacePane(QWidget):
+    """Right pane: path, Change folder… / Recreate folder, file tree and preview (view only).
+
+    Signals: none of its own; the window connects to its child widgets.
+    """
+
+    def __init__(self, fs_model: QFileSystemModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("workspacePane")
+        self._fs_model = fs_model
+        self._root: str | None = None
+
+        title = QLabel("Workspace")
+        title.setProperty("paneTitle", True)
+        self.path_label = QLabel()
+        self.path_label.setObjectName("workspacePathLabel")
+        self.path_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.path_label.setWordWrap(True)
+        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.change_folder_button = QPushButton("Change folder…")
+        self.change_folder_button.setObjectName("changeFolderButton")
+        self.change_folder_button.setToolTip("Bind this task line to another folder")
+        self.recreate_folder_button = QPushButton("Recreate folder")
+        self.recreate_folder_button.setObjectName("recreateFolderButton")
+        self.recreate_folder_button.setToolTip("Make this line's own default folder again and bind it")
+        self.recreate_folder_button.setVisible(False)
+
+        self.tree = QTreeView()
+        self.tree.setObjectName("workspaceTree")
+        self.tree.setModel(fs_model)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.tree.setDragEnabled(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setSortingEnabled(False)
+        for column in (2, 3):  # type, date modified: name and size are enough here
+            self.tree.setColumnHidden(column, True)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setStretchLastSection(False)
+        self.empty_label = QLabel()
+        self.empty_label.setObjectName("workspaceEmptyLabel")
+        self.empty_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.empty_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.stack = QStackedWidget()
+        self.stack.setObjectName("workspaceStack")
+        self.stack.addWidget(self.tree)
+        self.stack.addWidget(self.empty_label)
+
+        self.preview_info = QLabel("Select a file to preview it.")
+        self.preview_info.setObjectName("filePreviewInfo")
+        self.preview_info.setTextFormat(Qt.TextFormat.PlainText)
+        self.preview_info.setWordWrap(True)
+        self.preview = QPlainTextEdit()
+        self.preview.setObjectName("filePreview")
+        self.preview.setReadOnly(True)
+        self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.preview.setPlaceholderText("No file selected.")
+        preview_box = QWidget()
+        preview_layout = QVBoxLayout(preview_box)
+        preview_layout.setContentsMargins(0, 0, 0, 0)
+        preview_layout.addWidget(self.preview_info)
+        preview_layout.addWidget(self.preview, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("workspaceSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.stack)
+        self.splitter.addWidget(preview_box)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.change_folder_button)
+        buttons.addWidget(self.recreate_folder_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(title)
+        layout.addWidget(self.path_label)
+        layout.addLayout(buttons)
+        layout.addWidget(self.splitter, 1)
+
+    @property
+    def root(self) -> str | None:
+        """The folder the tree shows, or None when the line's folder is missing."""
+        return self._root
+
+    def show_line(self, view: LineView) -> bool:
+        """Show the line's folder; returns whether the folder exists."""
+        path = view.thread.workspace_binding.path
+        self.path_label.setText(path or "(no folder bound)")
+        self.path_label.setToolTip(path or "")
+        self.recreate_folder_button.setVisible(view.status is ThreadStatus.NEEDS_WORKSPACE)
+        exists = bool(path) and Path(path or "").is_dir()
+        if exists and path is not None:
+            if path != self._root:
+                self._root = path
+                self.tree.setRootIndex(self._fs_model.setRootPath(path))
+                self.clear_preview()
+            self.stack.setCurrentWidget(self.tree)
+        else:
+            if self._root is not None:
+                self._root = None
+                self.clear_preview()
+            self.empty_label.setText(missing_folder_text(view))
+            self.stack.setCurrentWidget(self.empty_label)
+        return exists
+
+    def show_preview(self, preview: FilePreview) -> None:
+        self.preview_info.setText(preview.note)
+        self.preview.setPlainText(preview.text)
+
+    def clear_preview(self) -> None:
+        self.preview_info.setText("Select a file to preview it.")
+        self.preview.clear()

@@ -291,3 +291,11 @@ def test_commands_do_not_see_provider_keys(
     assert "PATH=" in tool.content
     assert "sk-very-secret-value" not in tool.content and "sk-other-secret" not in tool.content
     assert openai_server.chat_requests[0].headers.get("authorization") == "Bearer sk-very-secret-value"
+
+
+def test_local_endpoints_are_detected_when_they_answer(
+    agent_controller: SessionController, openai_server: OpenAIServer
+) -> None:
+    """Settings → Providers offers a local server (e.g. Ollama) only when it answers."""
+    found = asyncio.run(agent_controller.detect_local_endpoints((openai_server.base_url, unused_base_url())))
+    assert found == {openai_server.base_url: ["test-model"]}

@@ -54,6 +54,9 @@ NO_PROVIDER_NOTICE = (
 )
 
 
+LOCAL_ENDPOINTS = ("http://127.0.0.1:11434/v1", "http://127.0.0.1:1234/v1")
+
+
 class UnknownSessionKeyError(LookupError):
     """No task line has this key. The current line is left as it was."""
 
@@ -203,6 +206,20 @@ class SessionController:
             archived=summary.archived,
             workspace_path=summary.workspace_path,
             running=summary.thread_id in self._running,
+        )
+
+    def line_summary(self, key: str) -> ThreadSummary:
+        """The list's view of one line, from a single-thread read."""
+        thread = self.get_thread(key)
+        return ThreadSummary(
+            thread_id=thread.thread_id,
+            title=thread.title,
+            kind=thread.kind,
+            parent_key=thread.parent_key,
+            category=thread.category,
+            archived=thread.archived,
+            workspace_path=thread.workspace_binding.path,
+            updated_at=thread.updated_at,
         )
 
     def line_view(self, key: str) -> LineView:
@@ -488,6 +505,42 @@ class SessionController:
 
             provider_config(record)  # validate before storing: a bad config names the field
         return self._store.providers.add(record, replace=replace)
+
+    def set_provider_api_key(self, name: str, api_key: str) -> ProviderRecord:
+        """Keep a provider's key in the OS keyring (never in the database) and point the provider at it."""
+        from xworkmate.llm.providers import store_api_key
+
+        record = self._store.providers.get(name)
+        if record is None:
+            raise LookupError(f"no provider named {name!r}")
+        store_api_key(name, api_key)
+        return self._store.providers.add(record.model_copy(update={"api_key_keyring": True}), replace=True)
+
+    async def list_provider_models(self, base_url: str, *, timeout_s: float = 2.0) -> list[str]:
+        """The models an OpenAI-compatible endpoint offers; used to detect Ollama and fill the model picker."""
+        from xworkmate.llm.openai_client import OpenAIChatClient, Timeouts
+
+        client = OpenAIChatClient(
+            base_url=base_url.rstrip("/"),
+            model="",
+            provider_name=base_url,
+            timeouts=Timeouts(connect=timeout_s, read=timeout_s, write=timeout_s, pool=timeout_s),
+        )
+        async with client:
+            return await client.list_models()
+
+    async def detect_local_endpoints(self, candidates: tuple[str, ...] = LOCAL_ENDPOINTS) -> dict[str, list[str]]:
+        """Local servers that answer (Ollama at 127.0.0.1:11434, LM Studio at :1234), with their models."""
+        from xworkmate.llm.errors import LLMError
+
+        async def probe(url: str) -> tuple[str, list[str] | None]:
+            try:
+                return url, await self.list_provider_models(url, timeout_s=1.0)
+            except LLMError:
+                return url, None
+
+        results = await asyncio.gather(*(probe(url) for url in candidates))
+        return {url: models for url, models in results if models is not None}
 
     def remove_provider(self, name: str) -> None:
         if not self._store.providers.remove(name):

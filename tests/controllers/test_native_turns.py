@@ -18,7 +18,7 @@ from tests.support.openai_server import (
     unused_base_url,
 )
 from xworkmate.controllers import Change, SessionController
-from xworkmate.controllers.runs import RunDelta, RunFinished
+from xworkmate.controllers.changes import RunDelta, RunFinished
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import NotRunnable
@@ -165,7 +165,7 @@ def test_headless_run_on_an_ask_line_refuses_what_needs_approval(
 def test_approval_from_the_window_lets_the_write_through(
     agent_controller: SessionController, openai_server: OpenAIServer
 ) -> None:
-    from xworkmate.controllers.runs import ApprovalRequested
+    from xworkmate.controllers.changes import ApprovalRequested
 
     line = agent_controller.create_line("A")
     openai_server.script(

@@ -1,12 +1,20 @@
 """Controllers: intent → calls. No Qt widgets here (SPEC §1)."""
 
-from xworkmate.controllers.session import (
+from xworkmate.controllers.changes import (
+    ApprovalRequested,
+    ApprovalSettled,
     Change,
     CurrentLineChanged,
     LineCreated,
     LineUpdated,
-    LineView,
     MessagesAppended,
+    RunDelta,
+    RunFinished,
+    RunStarted,
+    ToolRunning,
+)
+from xworkmate.controllers.session import (
+    LineView,
     SendOutcome,
     SessionController,
     UnknownSessionKeyError,
@@ -14,14 +22,20 @@ from xworkmate.controllers.session import (
 )
 
 __all__ = [
+    "ApprovalRequested",
+    "ApprovalSettled",
     "Change",
     "CurrentLineChanged",
     "LineCreated",
     "LineUpdated",
     "LineView",
     "MessagesAppended",
+    "RunDelta",
+    "RunFinished",
+    "RunStarted",
     "SendOutcome",
     "SessionController",
+    "ToolRunning",
     "UnknownSessionKeyError",
     "WorkspaceBindingError",
 ]

@@ -28,6 +28,30 @@ from xworkmate.agents.events import (
     ToolStarted,
 )
 from xworkmate.agents.native import NativeAgent, describe_call
+from xworkmate.controllers.changes import (
+    ApprovalRequested,
+    ApprovalSettled,
+    RunDelta,
+    RunFinished,
+    RunStarted,
+    ToolRunning,
+)
+
+# The run change records live in controllers.changes; re-exported for older imports.
+__all__ = [
+    "ApprovalRequested",
+    "ApprovalSettled",
+    "ProviderConfigError",
+    "RunDelta",
+    "RunFinished",
+    "RunStarted",
+    "ToolRunning",
+    "TurnOutcome",
+    "TurnRunner",
+    "default_router",
+    "headless_approver",
+    "provider_config",
+]
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import RunRequest
@@ -46,58 +70,6 @@ RouterFactory = Callable[[list[ProviderConfig]], ModelRouter]
 
 class ProviderConfigError(ValueError):
     """A stored provider that cannot be used; the message names the provider and the field."""
-
-
-class RunStarted(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["run_started"] = "run_started"
-    key: str
-
-
-class RunDelta(BaseModel):
-    """Text streamed by the agent, not yet stored (the pane shows it live)."""
-
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["run_delta"] = "run_delta"
-    key: str
-    text: str
-
-
-class ToolRunning(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["tool_running"] = "tool_running"
-    key: str
-    call_id: str
-    summary: str
-
-
-class ApprovalRequested(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["approval_requested"] = "approval_requested"
-    key: str
-    approval_id: int
-    tool: str
-    summary: str
-    arguments: str
-
-
-class ApprovalSettled(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["approval_settled"] = "approval_settled"
-    key: str
-    approval_id: int
-    allowed: bool
-
-
-class RunFinished(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["run_finished"] = "run_finished"
-    key: str
-    status: Literal["finished", "step_limit", "failed", "stopped"]
-    error: str | None = None
-
-
-RunChange = RunStarted | RunDelta | ToolRunning | ApprovalRequested | ApprovalSettled | RunFinished
 
 
 class TurnOutcome(BaseModel):
@@ -194,9 +166,7 @@ class TurnRunner:
             raise LookupError(f"no approval {approval_id} is waiting")
         key, future = entry
         if not future.done():
-            future.set_result(
-                ApprovalDecision(allowed=allowed, reason="" if allowed else "the person rejected it")
-            )
+            future.set_result(ApprovalDecision(allowed=allowed, reason="" if allowed else "the person rejected it"))
         self._controller._emit(ApprovalSettled(key=key, approval_id=approval_id, allowed=allowed))
 
     # -- the turn ---------------------------------------------------------------------
@@ -240,9 +210,7 @@ class TurnRunner:
                 ids.append(message.id)
                 controller._emit_messages(key, (message.id,))
             elif isinstance(event, ToolStarted):
-                controller._emit(
-                    ToolRunning(key=key, call_id=event.call.id, summary=describe_call(event.call))
-                )
+                controller._emit(ToolRunning(key=key, call_id=event.call.id, summary=describe_call(event.call)))
             elif isinstance(event, ToolDone):
                 result = event.result
                 message = store.messages.append(
@@ -285,9 +253,7 @@ class TurnRunner:
             result = await agent.run()
         except asyncio.CancelledError:
             ids.append(
-                controller._notice(
-                    key, "Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED
-                )
+                controller._notice(key, "Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED)
             )
             raise
         except (LLMError, ProviderConfigError) as exc:

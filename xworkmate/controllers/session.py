@@ -11,10 +11,19 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from xworkmate.controllers.changes import (
+    Change,
+    CurrentLineChanged,
+    LineCreated,
+    LineUpdated,
+    MessagesAppended,
+    RunFinished,
+    RunStarted,
+)
 from xworkmate.domain.keys import (
     MAIN_KEY,
     InvalidSessionKeyError,
@@ -42,7 +51,7 @@ from xworkmate.store.repositories import utcnow
 
 if TYPE_CHECKING:
     from xworkmate.agents.events import Approver
-    from xworkmate.controllers.runs import RouterFactory, RunChange, TurnOutcome
+    from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
 
 log = logging.getLogger(__name__)
 
@@ -69,36 +78,7 @@ class WorkspaceBindingError(ValueError):
     """A folder that cannot be bound, with the reason."""
 
 
-# -- change records ---------------------------------------------------------
-
-
-class LineCreated(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["line_created"] = "line_created"
-    key: str
-
-
-class LineUpdated(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["line_updated"] = "line_updated"
-    key: str
-
-
-class CurrentLineChanged(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["current_changed"] = "current_changed"
-    key: str
-
-
-class MessagesAppended(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["messages_appended"] = "messages_appended"
-    key: str
-    message_ids: tuple[int, ...]
-
-
-Change = LineCreated | LineUpdated | CurrentLineChanged | MessagesAppended
-Listener = Callable[["Change | RunChange"], None]
+Listener = Callable[[Change], None]
 
 
 class LineView(BaseModel):
@@ -131,19 +111,25 @@ class SendOutcome(BaseModel):
 class SessionController:
     """Task lines: create, switch, bind, archive, and gate every run."""
 
-    def __init__(
-        self, store: Store, settings: Settings, *, router_factory: RouterFactory | None = None
-    ) -> None:
-        from xworkmate.controllers.runs import TurnRunner, default_router
-
+    def __init__(self, store: Store, settings: Settings, *, router_factory: RouterFactory | None = None) -> None:
         self._store = store
         self._settings = settings
         self._listeners: list[Listener] = []
         self._running: set[str] = set()
         self._tasks: dict[str, asyncio.Task[TurnOutcome]] = {}
-        self._turns = TurnRunner(self, router_factory or default_router)
+        self._router_factory = router_factory
+        self._turn_runner: TurnRunner | None = None
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
+
+    @property
+    def _turns(self) -> TurnRunner:
+        # The agent, LLM and HTTP code load on the first turn, not at start-up.
+        if self._turn_runner is None:
+            from xworkmate.controllers.runs import TurnRunner, default_router
+
+            self._turn_runner = TurnRunner(self, self._router_factory or default_router)
+        return self._turn_runner
 
     # -- observation --------------------------------------------------------
 
@@ -151,7 +137,7 @@ class SessionController:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def _emit(self, change: Change | RunChange) -> None:
+    def _emit(self, change: Change) -> None:
         for listener in list(self._listeners):
             listener(change)
 
@@ -311,9 +297,7 @@ class SessionController:
         if thread.is_main:
             raise ValueError("the main line cannot be archived")
         if thread.thread_id in self._running:
-            raise NotRunnable(
-                thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving"
-            )
+            raise NotRunnable(thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving")
         updated = self._store.threads.set_archived(thread.thread_id, True)
         self._emit(LineUpdated(key=thread.thread_id))
         if self._current_key == thread.thread_id:
@@ -336,9 +320,7 @@ class SessionController:
         passed through untouched and never parsed for a folder.
         """
         if key is None or not key.strip():
-            raise NotRunnable(
-                None, ThreadStatus.NEEDS_BINDING, "this line has no session key; it never runs in main"
-            )
+            raise NotRunnable(None, ThreadStatus.NEEDS_BINDING, "this line has no session key; it never runs in main")
         try:
             canonical = normalize_session_key(key)
         except InvalidSessionKeyError as exc:
@@ -359,16 +341,17 @@ class SessionController:
             category=thread.category,
         )
 
-    def send(self, key: str, prompt: str) -> SendOutcome:
+    def send(self, key: str, prompt: str, *, provider: str | None = None) -> SendOutcome:
         """Send a human message on a line (the window's Send).
 
         The line must be runnable, else ``NotRunnable`` and nothing is stored.
         With an OpenAI-compatible provider configured, a native turn starts on
-        the running event loop; without one the message is kept and the line
-        says plainly that nothing ran: it never pretends to run.
+        the running event loop (on ``provider`` when one is named, as the
+        window's provider picker does); without one the message is kept and
+        the line says plainly that nothing ran: it never pretends to run.
         """
         if self.has_agent_provider():
-            self.start_turn(key, prompt)
+            self.start_turn(key, prompt, provider=provider)
             ids = tuple(self._store.messages.page_ids(self._canonical(key), limit=1))
             return SendOutcome(key=self._canonical(key), ran=True, notice="", message_ids=ids)
         request = self._begin_checks(key, prompt)
@@ -378,9 +361,7 @@ class SessionController:
         self._emit_messages(request.thread_id, (human.id,))
         notice = self._notice(request.thread_id, NO_PROVIDER_NOTICE)
         self._emit(LineUpdated(key=request.thread_id))
-        return SendOutcome(
-            key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=(human.id, notice)
-        )
+        return SendOutcome(key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=(human.id, notice))
 
     # -- turns ----------------------------------------------------------------
 
@@ -403,15 +384,11 @@ class SessionController:
         )
         self._running.add(request.thread_id)
         self._emit_messages(request.thread_id, (human.id,))
-        from xworkmate.controllers.runs import RunStarted
-
         self._emit(RunStarted(key=request.thread_id))
         self._emit(LineUpdated(key=request.thread_id))
         return request
 
     def _end_turn(self, key: str, outcome: TurnOutcome | None) -> None:
-        from xworkmate.controllers.runs import RunFinished
-
         self._running.discard(key)
         self._tasks.pop(key, None)
         if outcome is None:
@@ -481,6 +458,8 @@ class SessionController:
         self._turns.settle(approval_id, allowed)
 
     def pending_approvals(self, key: str) -> list[int]:
+        if self._turn_runner is None:
+            return []
         return self._turns.pending_approvals(self._canonical(key))
 
     def set_permission(self, key: str, level: PermissionLevel | str) -> TaskThread:

@@ -1,88 +1,64 @@
 """Provider configuration, the category router (CAT-2) and the OpenAI-compatible client.
 
-Imports only ``xworkmate.domain`` and third-party libraries; no Qt.
+Imports only ``xworkmate.domain`` and third-party libraries; no Qt. Names are
+re-exported lazily, so importing ``xworkmate.llm.errors`` does not load httpx.
 """
 
-from xworkmate.llm.errors import (
-    ApiKeyError,
-    CategoryModelError,
-    LLMError,
-    MalformedResponseError,
-    MalformedStreamError,
-    ModelNotFoundError,
-    NoProviderError,
-    ProviderAuthError,
-    ProviderRequestError,
-    ProviderServerError,
-    ProviderTimeoutError,
-    ProviderUnreachableError,
-    RateLimitedError,
-    StreamInterruptedError,
-    ToolArgumentsError,
-    UnknownProviderError,
-)
-from xworkmate.llm.events import (
-    ChatCompletion,
-    CompletionAccumulator,
-    Finished,
-    ProviderFailover,
-    ProviderSelected,
-    ReasoningDelta,
-    RouterEvent,
-    StreamEvent,
-    TextDelta,
-    ToolCall,
-    ToolCallDelta,
-    ToolCallReady,
-    Usage,
-    UsageReport,
-    collect_stream,
-)
-from xworkmate.llm.openai_client import ChatMessage, OpenAIChatClient, RetryPolicy, Timeouts, ToolSpec
-from xworkmate.llm.providers import KEYRING_SERVICE, ProviderConfig, resolve_api_key, store_api_key
-from xworkmate.llm.router import ModelRouter, ProviderRef
+from __future__ import annotations
 
-__all__ = [
-    "KEYRING_SERVICE",
-    "ApiKeyError",
-    "CategoryModelError",
-    "ChatCompletion",
-    "ChatMessage",
-    "CompletionAccumulator",
-    "Finished",
-    "LLMError",
-    "MalformedResponseError",
-    "MalformedStreamError",
-    "ModelNotFoundError",
-    "ModelRouter",
-    "NoProviderError",
-    "OpenAIChatClient",
-    "ProviderAuthError",
-    "ProviderConfig",
-    "ProviderFailover",
-    "ProviderRef",
-    "ProviderRequestError",
-    "ProviderSelected",
-    "ProviderServerError",
-    "ProviderTimeoutError",
-    "ProviderUnreachableError",
-    "RateLimitedError",
-    "ReasoningDelta",
-    "RetryPolicy",
-    "RouterEvent",
-    "StreamEvent",
-    "StreamInterruptedError",
-    "TextDelta",
-    "Timeouts",
-    "ToolArgumentsError",
-    "ToolCall",
-    "ToolCallDelta",
-    "ToolCallReady",
-    "ToolSpec",
-    "UnknownProviderError",
-    "Usage",
-    "UsageReport",
-    "collect_stream",
-    "resolve_api_key",
-    "store_api_key",
-]
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    "ApiKeyError": "xworkmate.llm.errors",
+    "CategoryModelError": "xworkmate.llm.errors",
+    "ChatCompletion": "xworkmate.llm.events",
+    "ChatMessage": "xworkmate.llm.openai_client",
+    "CompletionAccumulator": "xworkmate.llm.events",
+    "Finished": "xworkmate.llm.events",
+    "KEYRING_SERVICE": "xworkmate.llm.providers",
+    "LLMError": "xworkmate.llm.errors",
+    "MalformedResponseError": "xworkmate.llm.errors",
+    "MalformedStreamError": "xworkmate.llm.errors",
+    "ModelNotFoundError": "xworkmate.llm.errors",
+    "ModelRouter": "xworkmate.llm.router",
+    "NoProviderError": "xworkmate.llm.errors",
+    "OpenAIChatClient": "xworkmate.llm.openai_client",
+    "ProviderAuthError": "xworkmate.llm.errors",
+    "ProviderConfig": "xworkmate.llm.providers",
+    "ProviderFailover": "xworkmate.llm.events",
+    "ProviderRef": "xworkmate.llm.router",
+    "ProviderRequestError": "xworkmate.llm.errors",
+    "ProviderSelected": "xworkmate.llm.events",
+    "ProviderServerError": "xworkmate.llm.errors",
+    "ProviderTimeoutError": "xworkmate.llm.errors",
+    "ProviderUnreachableError": "xworkmate.llm.errors",
+    "RateLimitedError": "xworkmate.llm.errors",
+    "ReasoningDelta": "xworkmate.llm.events",
+    "RetryPolicy": "xworkmate.llm.openai_client",
+    "RouterEvent": "xworkmate.llm.events",
+    "StreamEvent": "xworkmate.llm.events",
+    "StreamInterruptedError": "xworkmate.llm.errors",
+    "TextDelta": "xworkmate.llm.events",
+    "Timeouts": "xworkmate.llm.openai_client",
+    "ToolArgumentsError": "xworkmate.llm.errors",
+    "ToolCall": "xworkmate.llm.events",
+    "ToolCallDelta": "xworkmate.llm.events",
+    "ToolCallReady": "xworkmate.llm.events",
+    "ToolSpec": "xworkmate.llm.openai_client",
+    "UnknownProviderError": "xworkmate.llm.errors",
+    "Usage": "xworkmate.llm.events",
+    "UsageReport": "xworkmate.llm.events",
+    "collect_stream": "xworkmate.llm.events",
+    "resolve_api_key": "xworkmate.llm.providers",
+    "store_api_key": "xworkmate.llm.providers",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xworkmate.llm' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

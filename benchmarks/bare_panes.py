@@ -1,0 +1,47 @@
+"""The reference for start-up: a bare PySide6 script that builds the same three empty panes."""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QListView,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def main() -> int:
+    app = QApplication(sys.argv[:1])
+    window = QMainWindow()
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    for build in (
+        lambda: [QPushButton("New task line"), QListView()],
+        lambda: [QLabel("key"), QListView(), QPlainTextEdit(), QPushButton("Send")],
+        lambda: [QLabel("path"), QPushButton("Change folder…"), QTreeView(), QPlainTextEdit()],
+    ):
+        pane = QWidget()
+        layout = QVBoxLayout(pane)
+        for widget in build():
+            layout.addWidget(widget)
+        splitter.addWidget(pane)
+    window.setCentralWidget(splitter)
+    window.resize(1200, 800)
+    window.show()
+    for _ in range(5):
+        app.processEvents()
+    window.close()
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""1. Start-up: ``xworkmate gui --smoke-test`` against a bare PySide6 script with the same three panes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import Figure, median
+
+RUNS = 7
+TARGET_RATIO = 1.5
+
+
+def _time(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0 or proc.stdout.strip() != "ok":
+        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-500:]}")
+    return elapsed
+
+
+def run() -> list[Figure]:
+    with tempfile.TemporaryDirectory(prefix="xw-bench-start-") as home:
+        env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XWORKMATE_HOME": home}
+        env.pop("XWORKMATE_DATABASE_URL", None)
+        app_cmd = [sys.executable, "-m", "xworkmate", "gui", "--smoke-test"]
+        bare_cmd = [sys.executable, str(Path(__file__).with_name("bare_panes.py"))]
+        _time(app_cmd, env)  # first run migrates the new database; not counted
+        app_times, bare_times = [], []
+        for _ in range(RUNS):  # interleaved, so drift hits both alike
+            app_times.append(_time(app_cmd, env))
+            bare_times.append(_time(bare_cmd, env))
+    app_s, bare_s = median(app_times), median(bare_times)
+    ratio = app_s / bare_s
+    return [
+        Figure(
+            name="start-up: smoke test / bare PySide6 (median)",
+            value=ratio,
+            unit="x",
+            target=f"<= {TARGET_RATIO}x",
+            met=ratio <= TARGET_RATIO,
+            reference=bare_s * 1000,
+            reference_label="ms bare",
+            notes={"app_ms": app_s * 1000, "bare_ms": bare_s * 1000, "runs": RUNS},
+        )
+    ]

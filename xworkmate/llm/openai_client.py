@@ -445,9 +445,14 @@ class OpenAIChatClient:
         state = _StreamState(self.provider_name)
         async with aclosing(self._sse_payloads(response)) as payloads:
             async for payload in payloads:
+                if state.done:
+                    # Read to the end of the body rather than break: httpx's nested
+                    # byte-stream generators then finish on their own instead of
+                    # waiting for the garbage collector and a running event loop.
+                    continue
                 if payload == "[DONE]":
                     state.done = True
-                    break
+                    continue
                 for event in state.handle_chunk(payload):
                     yield event
         for event in state.final_events():

@@ -1,0 +1,64 @@
+"""``python -m benchmarks [NAME ...]``: run the benchmarks, print a table, write JSON to benchmarks/results/.
+
+Each benchmark runs in its own process so that memory figures and Qt state do
+not leak from one into the next.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.common import Figure, print_table, write_results
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITES = {
+    "startup": "benchmarks.bench_startup",
+    "switching": "benchmarks.bench_switching",
+    "streaming": "benchmarks.bench_streaming",
+    "evidence": "benchmarks.bench_evidence",
+}
+
+
+def _run_in_child(module: str) -> list[Figure]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import json, sys, {module} as m; json.dump([f.__dict__ for f in m.run()], sys.stdout)"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{module} failed:\n{proc.stderr[-3000:]}")
+    return [Figure(**raw) for raw in json.loads(proc.stdout.strip().splitlines()[-1])]
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(SUITES)
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}; choose from {', '.join(SUITES)}", file=sys.stderr)
+        return 2
+    figures: list[Figure] = []
+    failed = False
+    for name in names:
+        print(f"running {name} …", file=sys.stderr, flush=True)
+        try:
+            figures.extend(_run_in_child(SUITES[name]))
+        except Exception as exc:  # one broken benchmark must not hide the others' figures
+            failed = True
+            print(f"{name}: {exc}", file=sys.stderr)
+    print_table(figures)
+    path = write_results(figures)
+    print(f"\nwritten to {path.relative_to(ROOT)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

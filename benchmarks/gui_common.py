@@ -1,0 +1,73 @@
+"""Window helpers for the GUI benchmarks (offscreen)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication, QLabel
+
+from xworkmate.controllers import SessionController
+from xworkmate.ui.app import build_main_window
+from xworkmate.ui.main_window import MainWindow
+
+
+def _quiet_offscreen(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    # The offscreen platform warns on every top-level resize; nothing to do with us.
+    if "propagateSizeHints" not in message:
+        print(message, file=sys.stderr)
+
+
+qInstallMessageHandler(_quiet_offscreen)
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    return app if isinstance(app, QApplication) else QApplication([])
+
+
+def shown_window(controller: SessionController) -> MainWindow:
+    window = build_main_window(controller)
+    window.resize(1280, 800)
+    window.show()
+    settle()
+    return window
+
+
+def settle(rounds: int = 3) -> None:
+    app = application()
+    for _ in range(rounds):
+        app.processEvents()
+
+
+def switch_and_settle(window: MainWindow, key: str) -> float:
+    """Select ``key`` in the list as a click would, process events until all panes show it and are painted."""
+    label = window.findChild(QLabel, "sessionKeyLabel")
+    assert label is not None
+    start = time.perf_counter()
+    index = window._proxy_index_of(key)
+    window.task_pane.list_view.setCurrentIndex(index)
+    app = application()
+    app.processEvents()
+    while key not in label.text():
+        app.processEvents()
+    window.message_list.viewport().repaint()
+    window.workspace_pane.repaint()
+    return time.perf_counter() - start
+
+
+def find(window: MainWindow, name: str) -> QObject:
+    found = window.findChild(QObject, name)
+    assert found is not None, name
+    return found
+
+
+def timed(func: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start

@@ -26,7 +26,11 @@ SUITES = {
 def _run_in_child(module: str) -> list[Figure]:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-c", f"import json, sys, {module} as m; json.dump([f.__dict__ for f in m.run()], sys.stdout)"],
+        [
+            sys.executable,
+            "-c",
+            f"import json, sys, {module} as m; json.dump([f.__dict__ for f in m.run()], sys.stdout)",
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,

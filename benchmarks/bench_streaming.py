@@ -51,7 +51,9 @@ def streaming() -> list[Figure]:
         window = shown_window(controller)
         keys = [controller.create_line(f"stream {n}").thread_id for n in range(LINES)]
         deltas: dict[str, int] = dict.fromkeys(keys, 0)
-        controller.subscribe(lambda c: deltas.__setitem__(c.key, deltas[c.key] + 1) if isinstance(c, RunDelta) else None)
+        controller.subscribe(
+            lambda c: deltas.__setitem__(c.key, deltas[c.key] + 1) if isinstance(c, RunDelta) else None
+        )
 
         async def idle(seconds: float) -> None:
             await asyncio.sleep(seconds)

@@ -56,7 +56,9 @@ def switching() -> list[Figure]:
     with temp_home() as settings:
         store, controller = open_controller(settings)
         t0 = time.perf_counter()
-        keys, big_key = seed(store, settings, lines=LINES, messages_per_line=MESSAGES // LINES, big_line_messages=BIG_LINE)
+        keys, big_key = seed(
+            store, settings, lines=LINES, messages_per_line=MESSAGES // LINES, big_line_messages=BIG_LINE
+        )
         seed_s = time.perf_counter() - t0
         assert big_key is not None
         application()

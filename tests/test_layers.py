@@ -32,7 +32,7 @@ sys.exit(pytest.main(sys.argv[1:]))
 
 _QT_IMPORT = re.compile(r"^\s*(from|import)\s+(PySide6|shiboken6|qasync)\b", re.MULTILINE)
 
-HEADLESS_SUITES = ["tests/domain", "tests/store", "tests/llm", "tests/agents", "tests/controllers"]
+HEADLESS_SUITES = ["tests/domain", "tests/store", "tests/llm", "tests/agents", "tests/acp", "tests/controllers"]
 
 
 def test_domain_store_and_controllers_run_without_qt() -> None:

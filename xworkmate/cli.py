@@ -152,6 +152,10 @@ def cmd_thread_set(args: argparse.Namespace) -> int:
     thread = controller.get_thread(args.key)
     if args.permission is not None:
         thread = controller.set_permission(thread.thread_id, args.permission)
+    if args.mode is not None or args.provider is not None:
+        thread = controller.set_execution(
+            thread.thread_id, args.mode or thread.execution_binding.mode.value, args.provider
+        )
     if args.title is not None:
         thread = controller.rename_line(thread.thread_id, args.title)
     _print_thread(controller, thread, args.json)
@@ -173,28 +177,71 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
 
 
 def cmd_provider_add(args: argparse.Namespace) -> int:
+    import shlex
+
     from xworkmate.domain.categories import normalize_tags
 
     controller = open_controller()
-    if args.api_key_stdin:
-        from xworkmate.llm.providers import store_api_key
+    if args.acp_command:
+        if args.base_url or args.model or args.tag:
+            raise CliError("an ACP agent takes --acp-command only: it does not go through the router (CAT-3)")
+        command = tuple(shlex.split(args.acp_command))
+        if not command:
+            raise CliError("--acp-command is empty")
+        env_refs = []
+        for item in args.acp_env or []:
+            name, sep, ref = item.partition("=")
+            if not sep or not name or not ref.startswith(("env:", "keyring:")):
+                raise CliError(f"--acp-env {item!r} must look like NAME=env:VAR or NAME=keyring:ENTRY")
+            env_refs.append((name, ref))
+        record = ProviderRecord(
+            name=args.name,
+            kind=ProviderKind.ACP,
+            acp_command=command,
+            acp_env_refs=tuple(env_refs),
+            is_default=args.default,
+        )
+    else:
+        missing = [flag for flag, value in (("--base-url", args.base_url), ("--model", args.model)) if not value]
+        if missing:
+            raise CliError(f"an OpenAI-compatible provider needs {' and '.join(missing)} (or use --acp-command)")
+        if args.api_key_stdin:
+            from xworkmate.llm.providers import store_api_key
 
-        store_api_key(args.name, sys.stdin.readline().strip())
-    record = ProviderRecord(
-        name=args.name,
-        kind=ProviderKind.OPENAI,
-        base_url=args.base_url,
-        model=args.model,
-        tags=tuple(sorted(normalize_tags(args.tag or []))),
-        api_key_env=args.api_key_env,
-        api_key_keyring=bool(args.api_key_stdin or args.keyring),
-        is_default=args.default,
-    )
+            store_api_key(args.name, sys.stdin.readline().strip())
+        record = ProviderRecord(
+            name=args.name,
+            kind=ProviderKind.OPENAI,
+            base_url=args.base_url,
+            model=args.model,
+            tags=tuple(sorted(normalize_tags(args.tag or []))),
+            api_key_env=args.api_key_env,
+            api_key_keyring=bool(args.api_key_stdin or args.keyring),
+            is_default=args.default,
+        )
     stored = controller.add_provider(record, replace=args.replace)
     if args.json:
         print(json.dumps(_provider_json(stored), indent=2))
+    elif stored.kind is ProviderKind.ACP:
+        print(f"added ACP agent {stored.name}: {' '.join(stored.acp_command)}")
     else:
         print(f"added provider {stored.name}: {stored.model} at {stored.base_url}")
+    return 0
+
+
+def cmd_provider_discover(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    found = controller.discover_acp_agents()
+    if args.json:
+        print(json.dumps([{**_provider_json(r), "version": r.model} for r in found], indent=2))
+        return 0
+    if not found:
+        print(
+            "no agent CLI found on PATH (looked for qwen, gemini, codex-acp, claude-code-acp, opencode, goose);"
+            ' add one by hand with: xworkmate provider add NAME --acp-command "CMD ARGS..."'
+        )
+    for r in found:
+        print(f"{r.name}  {' '.join(r.acp_command)}  {r.model or '(version unknown)'}")
     return 0
 
 
@@ -226,7 +273,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     import asyncio
 
     controller = open_controller()
-    if not controller.has_agent_provider():
+    thread = controller.get_thread(args.key)
+    if thread.execution_binding.mode.value == "native" and not controller.has_agent_provider():
         raise CliError("no agent provider is configured; add one with `xworkmate provider add`")
     outcome = asyncio.run(controller.run_turn(args.key, args.prompt, provider=args.provider, headless=True))
     if args.json:
@@ -285,13 +333,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission", choices=["ask", "auto-edit", "full"], help="what the agent may do unasked"
     )
     tset.add_argument("--title")
+    tset.add_argument("--mode", choices=["native", "acp"], help="built-in agent, or an external agent CLI")
+    tset.add_argument("--provider", metavar="NAME", help="the provider (or ACP agent) this line uses")
 
     provider = sub.add_parser("provider", help="model providers")
     psub = provider.add_subparsers(dest="provider_command", metavar="ACTION", required=True)
     padd = psub.add_parser("add", help="add an OpenAI-compatible endpoint")
     padd.add_argument("name")
-    padd.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:11434/v1")
-    padd.add_argument("--model", required=True)
+    padd.add_argument("--base-url", help="e.g. http://127.0.0.1:11434/v1")
+    padd.add_argument("--model")
+    padd.add_argument("--acp-command", metavar='"CMD ARGS..."', help="an agent CLI speaking ACP on stdio")
+    padd.add_argument("--acp-env", action="append", metavar="NAME=env:VAR", help="environment for the agent")
     padd.add_argument(
         "--tag", action="append", metavar="CATEGORY", help="a content category it is cleared for"
     )
@@ -307,6 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     plist = psub.add_parser("list", help="list providers")
     plist.add_argument("--json", action="store_true")
     plist.set_defaults(func=cmd_provider_list)
+    pdisc = psub.add_parser("discover", help="find agent CLIs on PATH that speak ACP")
+    pdisc.add_argument("--json", action="store_true")
+    pdisc.set_defaults(func=cmd_provider_discover)
     prm = psub.add_parser("remove", help="remove a provider")
     prm.add_argument("name")
     prm.add_argument("--json", action="store_true")

@@ -11,19 +11,20 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from xworkmate.agents.events import (
-    AgentEvent,
     ApprovalDecision,
     ApprovalRequest,
     Approver,
     AssistantDelta,
     AssistantDone,
+    PlanUpdated,
     ProviderChosen,
     StepLimitReached,
+    ThoughtDelta,
     ToolDone,
     ToolStarted,
 )
@@ -54,9 +55,10 @@ __all__ = [
 ]
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
-from xworkmate.domain.runs import RunRequest
-from xworkmate.domain.threads import PermissionLevel
+from xworkmate.domain.runs import ExecutionResult, RunRequest
+from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 from xworkmate.llm.errors import LLMError
+from xworkmate.llm.events import ToolCall
 from xworkmate.llm.providers import ProviderConfig
 from xworkmate.llm.router import ModelRouter
 
@@ -132,7 +134,8 @@ class TurnRunner:
     def __init__(self, controller: SessionController, router_factory: RouterFactory) -> None:
         self._controller = controller
         self._router_factory = router_factory
-        self._approvals: dict[int, tuple[str, asyncio.Future[ApprovalDecision]]] = {}
+        self._approvals: dict[int, tuple[str, str, asyncio.Future[ApprovalDecision]]] = {}
+        self._acp_runner: Any = None  # one AcpRunner for the app, so "always" answers last
 
     # -- approvals from the window -------------------------------------------------
 
@@ -140,7 +143,7 @@ class TurnRunner:
         async def approve(request: ApprovalRequest) -> ApprovalDecision:
             approval_id = next(self._approval_ids)
             future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-            self._approvals[approval_id] = (key, future)
+            self._approvals[approval_id] = (key, request.call.name, future)
             self._controller._emit(
                 ApprovalRequested(
                     key=key,
@@ -158,15 +161,36 @@ class TurnRunner:
         return approve
 
     def pending_approvals(self, key: str) -> list[int]:
-        return [aid for aid, (k, _f) in self._approvals.items() if k == key]
+        return [aid for aid, (k, _tool, _f) in self._approvals.items() if k == key]
 
-    def settle(self, approval_id: int, allowed: bool) -> None:
+    def settle(self, approval_id: int, allowed: bool, *, always: bool = False) -> None:
+        """Answer an approval card. ``always`` (allowed only) stops asking for this kind of action on the line:
+
+        an ACP agent remembers it for its session; a native line raises its
+        permission level just enough (writes → ``auto-edit``, commands → ``full``).
+        """
         entry = self._approvals.get(approval_id)
         if entry is None:
             raise LookupError(f"no approval {approval_id} is waiting")
-        key, future = entry
+        key, tool, future = entry
+        decision: ApprovalDecision = ApprovalDecision(
+            allowed=allowed, reason="" if allowed else "the person rejected it"
+        )
+        if allowed and always:
+            thread = self._controller.get_thread(key)
+            if thread.execution_binding.mode is ExecutionMode.ACP:
+                from xworkmate.agents.acp_runner import AcpApprovalDecision
+
+                decision = AcpApprovalDecision(allowed=True, always=True)
+            else:
+                from xworkmate.agents.native import COMMAND_TOOLS
+
+                wanted = PermissionLevel.FULL if tool in COMMAND_TOOLS else PermissionLevel.AUTO_EDIT
+                order = [PermissionLevel.ASK, PermissionLevel.AUTO_EDIT, PermissionLevel.FULL]
+                if order.index(thread.context_state.permission_level) < order.index(wanted):
+                    self._controller.set_permission(key, wanted)
         if not future.done():
-            future.set_result(ApprovalDecision(allowed=allowed, reason="" if allowed else "the person rejected it"))
+            future.set_result(decision)
         self._controller._emit(ApprovalSettled(key=key, approval_id=approval_id, allowed=allowed))
 
     # -- the turn ---------------------------------------------------------------------
@@ -176,96 +200,232 @@ class TurnRunner:
         return self._router_factory([provider_config(r) for r in records])
 
     async def run(
-        self, request: RunRequest, *, provider: str | None, approver: Approver | None, refused: list[str]
+        self,
+        request: RunRequest,
+        *,
+        provider: str | None,
+        approver: Approver | None,
+        refused: list[str],
+        headless: bool = False,
     ) -> TurnOutcome:
+        """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask."""
         controller = self._controller
-        store = controller._store
         key = request.thread_id
         thread = controller.get_thread(key)
-        level = thread.context_state.permission_level
-        approve = approver or self.window_approver(key)
-        ids: list[int] = []
-        chosen: dict[str, str | None] = {"provider": None, "model": None}
-
-        def record(event: AgentEvent) -> None:
-            if isinstance(event, AssistantDelta):
-                controller._emit(RunDelta(key=key, text=event.text))
-            elif isinstance(event, ProviderChosen):
-                chosen.update(provider=event.provider, model=event.model)
-            elif isinstance(event, AssistantDone):
-                if not event.text and not event.tool_calls and event.state is MessageState.COMPLETE:
-                    return
-                message = store.messages.append(
-                    key,
-                    role=MessageRole.ASSISTANT,
-                    source=MessageSource.AGENT,
-                    content=event.text,
-                    state=event.state,
-                    payload={
-                        "tool_calls": [c.to_message() for c in event.tool_calls],
-                        "provider": event.provider,
-                        "model": event.model,
-                    },
-                )
-                ids.append(message.id)
-                controller._emit_messages(key, (message.id,))
-            elif isinstance(event, ToolStarted):
-                controller._emit(ToolRunning(key=key, call_id=event.call.id, summary=describe_call(event.call)))
-            elif isinstance(event, ToolDone):
-                result = event.result
-                message = store.messages.append(
-                    key,
-                    role=MessageRole.TOOL,
-                    source=MessageSource.TOOL,
-                    content=result.content,
-                    state=MessageState.COMPLETE if result.ok else MessageState.ERROR,
-                    payload={
-                        "tool_call_id": event.call.id,
-                        "name": event.call.name,
-                        "arguments": event.call.arguments,
-                        "summary": describe_call(event.call),
-                        "ok": result.ok,
-                        "error_kind": result.error_kind,
-                        "changed_path": str(result.changed_path) if result.changed_path else None,
-                        "diff": result.diff,
-                    },
-                )
-                ids.append(message.id)
-                controller._emit_messages(key, (message.id,))
-            elif isinstance(event, StepLimitReached):
-                notice = controller._notice(
-                    key, f"Stopped after {event.steps} steps in one turn; send a follow-up to continue."
-                )
-                ids.append(notice)
-
+        mode = thread.execution_binding.mode
+        recorder = _TurnRecorder(controller, key, acp=mode is ExecutionMode.ACP)
         try:
-            router = self.router()
-            agent = NativeAgent(
-                router=router,
-                request=request,
-                history=store.messages.list_for_thread(key),
-                permission=level,
-                approver=approve,
-                emit=record,
-                pinned_provider=provider,
-                secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
-            )
-            result = await agent.run()
+            if mode is ExecutionMode.ACP:
+                text, finished = await self._run_acp(request, thread, approver, refused, headless, recorder)
+            else:
+                if approver is None and headless:
+                    approver = headless_approver(thread.context_state.permission_level, key, refused)
+                text, finished = await self._run_native(request, thread, provider, approver, recorder)
         except asyncio.CancelledError:
-            ids.append(
-                controller._notice(key, "Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED)
-            )
+            recorder.notice("Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED)
             raise
-        except (LLMError, ProviderConfigError) as exc:
-            text = str(exc)
-            ids.append(controller._notice(key, f"The run failed: {text}", MessageState.ERROR))
-            return TurnOutcome(key=key, status="failed", error=text, message_ids=tuple(ids), **chosen)
-        status: Literal["finished", "step_limit"] = "finished" if result.finished else "step_limit"
+        except (LLMError, ProviderConfigError, AcpSetupError) as exc:
+            return recorder.failed(str(exc))
+        except Exception as exc:
+            from xworkmate.agents.acp_runner import AcpError
+
+            if not isinstance(exc, AcpError):
+                raise
+            return recorder.failed(str(exc))
+        status: Literal["finished", "step_limit"] = "finished" if finished else "step_limit"
         return TurnOutcome(
             key=key,
             status=status,
-            text=result.text,
-            message_ids=tuple(ids),
+            text=text,
+            message_ids=tuple(recorder.ids),
             refused_approvals=tuple(refused),
-            **chosen,
+            **recorder.chosen,
         )
+
+    async def _run_native(
+        self,
+        request: RunRequest,
+        thread: TaskThread,
+        provider: str | None,
+        approver: Approver | None,
+        recorder: _TurnRecorder,
+    ) -> tuple[str, bool]:
+        store = self._controller._store
+        key = request.thread_id
+        router = self.router()
+        agent = NativeAgent(
+            router=router,
+            request=request,
+            history=store.messages.list_for_thread(key),
+            permission=thread.context_state.permission_level,
+            approver=approver or self.window_approver(key),
+            emit=recorder.record,
+            pinned_provider=provider,
+            secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
+        )
+        result = await agent.run()
+        return result.text, result.finished
+
+    async def _run_acp(
+        self,
+        request: RunRequest,
+        thread: TaskThread,
+        approver: Approver | None,
+        refused: list[str],
+        headless: bool,
+        recorder: _TurnRecorder,
+    ) -> tuple[str, bool]:
+        """An external agent CLI over ACP, in the line's folder (SPEC §5, CAT-3)."""
+        from xworkmate.agents.acp_runner import (
+            AcpRunner,
+            check_acp_allowed,
+            permission_approver,
+            resolve_env_refs,
+        )
+
+        check_acp_allowed(request.category)  # CAT-3: before any process starts
+        name = thread.execution_binding.provider
+        record = self._controller._store.providers.get(name) if name else None
+        if record is None or record.kind is not ProviderKind.ACP or not record.acp_command:
+            raise AcpSetupError(
+                f"line {request.thread_id} is set to run an ACP agent, but "
+                + (f"provider {name!r} is not an ACP agent" if name else "no ACP agent is chosen")
+                + "; pick one with `xworkmate thread set KEY --mode acp --provider NAME`"
+            )
+        if self._acp_runner is None:
+            self._acp_runner = AcpRunner()
+        level = thread.context_state.permission_level
+        if approver is None and headless:
+            approver = permission_approver(level, refused=refused)
+        result = await self._acp_runner.run_turn(
+            # CAT-3: content on the ACP path carries no category.
+            request.model_copy(update={"category": None}),
+            command=record.acp_command,
+            env=resolve_env_refs(record.acp_env_refs),
+            prompt=request.prompt,
+            acp_session_id=thread.execution_binding.acp_session_id,
+            approver=approver or self.window_approver(request.thread_id),
+            emit=recorder.record,
+            permission_level=level,
+            provider=record.name,
+        )
+        if result.session_id:
+            self._controller.apply_execution_result(
+                request.thread_id, ExecutionResult(acp_session_id=result.session_id)
+            )
+        recorder.chosen.update(provider=record.name, model=None)
+        return result.text, True
+
+
+class AcpSetupError(ValueError):
+    """A line set to ACP mode without a usable ACP provider."""
+
+
+class _TurnRecorder:
+    """Turns agent events into stored messages and change records, for one turn of one line."""
+
+    def __init__(self, controller: SessionController, key: str, *, acp: bool) -> None:
+        self.controller = controller
+        self.key = key
+        self.acp = acp
+        self.ids: list[int] = []
+        self.chosen: dict[str, str | None] = {"provider": None, "model": None}
+        self._thought: list[str] = []
+
+    def _describe(self, call: ToolCall) -> str:
+        if self.acp:
+            from xworkmate.agents.acp_runner import describe_acp_call
+
+            return describe_acp_call(call)
+        return describe_call(call)
+
+    def _append(self, **kwargs: Any) -> None:
+        message = self.controller._store.messages.append(self.key, **kwargs)
+        self.ids.append(message.id)
+        self.controller._emit_messages(self.key, (message.id,))
+
+    def notice(self, text: str, state: MessageState = MessageState.ERROR) -> None:
+        self.flush_thought()
+        self.ids.append(self.controller._notice(self.key, text, state))
+
+    def failed(self, error: str) -> TurnOutcome:
+        self.notice(f"The run failed: {error}")
+        return TurnOutcome(key=self.key, status="failed", error=error, message_ids=tuple(self.ids), **self.chosen)
+
+    def flush_thought(self) -> None:
+        if self._thought:
+            text, self._thought = "".join(self._thought), []
+            self._append(
+                role=MessageRole.ASSISTANT,
+                source=MessageSource.AGENT,
+                content=text,
+                payload={"thought": True},
+            )
+
+    def record(self, event: object) -> None:
+        controller, key = self.controller, self.key
+        if isinstance(event, AssistantDelta):
+            controller._emit(RunDelta(key=key, text=event.text))
+        elif isinstance(event, ThoughtDelta):
+            self._thought.append(event.text)
+        elif isinstance(event, ProviderChosen):
+            self.chosen.update(provider=event.provider, model=event.model)
+        elif isinstance(event, AssistantDone):
+            self.flush_thought()
+            if not event.text and not event.tool_calls and event.state is MessageState.COMPLETE:
+                return
+            self._append(
+                role=MessageRole.ASSISTANT,
+                source=MessageSource.AGENT,
+                content=event.text,
+                state=event.state,
+                payload={
+                    "tool_calls": [c.to_message() for c in event.tool_calls],
+                    "provider": event.provider,
+                    "model": event.model,
+                    # CAT-3: a turn on the ACP path is recorded with category None.
+                    **({"mode": "acp", "category": None} if self.acp else {}),
+                },
+            )
+        elif isinstance(event, ToolStarted):
+            self.flush_thought()
+            controller._emit(ToolRunning(key=key, call_id=event.call.id, summary=self._describe(event.call)))
+        elif isinstance(event, ToolDone):
+            self.flush_thought()
+            result = event.result
+            self._append(
+                role=MessageRole.TOOL,
+                source=MessageSource.TOOL,
+                content=result.content,
+                state=MessageState.COMPLETE if result.ok else MessageState.ERROR,
+                payload={
+                    "tool_call_id": event.call.id,
+                    "name": event.call.name,
+                    "arguments": event.call.arguments,
+                    "summary": self._describe(event.call),
+                    "ok": result.ok,
+                    "error_kind": result.error_kind,
+                    "changed_path": str(result.changed_path) if result.changed_path else None,
+                    "diff": result.diff,
+                    **({"mode": "acp"} if self.acp else {}),
+                },
+            )
+        elif isinstance(event, PlanUpdated):
+            self.flush_thought()
+            lines = [f"- [{'x' if status == 'completed' else ' '}] {text}" for text, status in event.entries]
+            self._append(
+                role=MessageRole.ASSISTANT,
+                source=MessageSource.AGENT,
+                content="Plan:\n" + "\n".join(lines),
+                payload={"plan": [list(entry) for entry in event.entries]},
+            )
+        elif isinstance(event, StepLimitReached):
+            self.notice(f"Stopped after {event.steps} steps in one turn; send a follow-up to continue.")
+        elif type(event).__name__ == "AcpSessionReady":
+            session_id = getattr(event, "session_id", None)
+            if session_id:
+                # Stored at once, for the line that started the run (ISO-8): a crashed turn still resumes.
+                controller.apply_execution_result(key, ExecutionResult(acp_session_id=session_id))
+            note = getattr(event, "note", None)
+            if note:
+                self.notice(note, MessageState.COMPLETE)

@@ -37,6 +37,8 @@ from xworkmate.domain.runs import ExecutionResult, NotRunnable, RunRequest
 from xworkmate.domain.threads import (
     STATUS_EXPLANATIONS,
     BoundBy,
+    ExecutionBinding,
+    ExecutionMode,
     PermissionLevel,
     TaskThread,
     ThreadStatus,
@@ -350,7 +352,7 @@ class SessionController:
         window's provider picker does); without one the message is kept and
         the line says plainly that nothing ran: it never pretends to run.
         """
-        if self.has_agent_provider():
+        if self._has_runner_for(key):
             self.start_turn(key, prompt, provider=provider)
             ids = tuple(self._store.messages.page_ids(self._canonical(key), limit=1))
             return SendOutcome(key=self._canonical(key), ran=True, notice="", message_ids=ids)
@@ -364,6 +366,15 @@ class SessionController:
         return SendOutcome(key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=(human.id, notice))
 
     # -- turns ----------------------------------------------------------------
+
+    def _has_runner_for(self, key: str) -> bool:
+        try:
+            thread = self.get_thread(key)
+        except UnknownSessionKeyError:
+            return False  # send() then refuses with NotRunnable, naming the key
+        if thread.execution_binding.mode is ExecutionMode.ACP:
+            return True  # the turn itself says clearly if the chosen agent is missing
+        return self.has_agent_provider()
 
     def has_agent_provider(self) -> bool:
         return any(p.kind is ProviderKind.OPENAI for p in self._store.providers.list())
@@ -411,16 +422,13 @@ class SessionController:
         ``headless`` (``xworkmate run``): actions that need approval at this
         line's permission level are refused with a clear reason.
         """
-        from xworkmate.controllers.runs import headless_approver
-
         request = self._begin_turn(key, prompt)
         refused: list[str] = []
-        if headless and approver is None:
-            level = self.get_thread(request.thread_id).context_state.permission_level
-            approver = headless_approver(level, request.thread_id, refused)
         outcome: TurnOutcome | None = None
         try:
-            outcome = await self._turns.run(request, provider=provider, approver=approver, refused=refused)
+            outcome = await self._turns.run(
+                request, provider=provider, approver=approver, refused=refused, headless=headless
+            )
             return outcome
         finally:
             self._end_turn(request.thread_id, outcome)
@@ -454,8 +462,8 @@ class SessionController:
         task.cancel()
         return True
 
-    def settle_approval(self, approval_id: int, allowed: bool) -> None:
-        self._turns.settle(approval_id, allowed)
+    def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> None:
+        self._turns.settle(approval_id, allowed, always=always)
 
     def pending_approvals(self, key: str) -> list[int]:
         if self._turn_runner is None:
@@ -473,6 +481,53 @@ class SessionController:
         self._emit(LineUpdated(key=thread.thread_id))
         return updated
 
+    def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:
+        """Choose how a line runs: the native agent (optionally pinned to a provider) or an ACP agent CLI."""
+        thread = self.get_thread(key)
+        try:
+            chosen = ExecutionMode(mode)
+        except ValueError as exc:
+            raise ValueError(f"unknown execution mode {mode!r}; choose native or acp") from exc
+        record = self._store.providers.get(provider) if provider else None
+        if provider and record is None:
+            raise LookupError(f"no provider named {provider!r}")
+        if chosen is ExecutionMode.ACP:
+            if thread.category is not None:
+                # CAT-3: agent CLIs bypass the router, so category content never goes to them.
+                raise ValueError(
+                    f"line {thread.thread_id} carries category {thread.category!r}: its content may only reach"
+                    " providers tagged with it, and external agent CLIs do not go through the router"
+                )
+            if record is None or record.kind is not ProviderKind.ACP:
+                raise ValueError(
+                    "ACP mode needs an ACP agent provider (add one with `xworkmate provider add NAME --acp-command`)"
+                )
+        elif record is not None and record.kind is not ProviderKind.OPENAI:
+            raise ValueError(f"provider {provider!r} is an ACP agent; choose --mode acp for it")
+        updated = self._store.threads.set_execution(
+            thread.thread_id,
+            ExecutionBinding(
+                mode=chosen,
+                provider=provider,
+                model=record.model if record is not None else None,
+                # A different agent cannot resume another agent's session.
+                acp_session_id=thread.execution_binding.acp_session_id
+                if provider == thread.execution_binding.provider
+                else None,
+            ),
+        )
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def discover_acp_agents(self) -> list[ProviderRecord]:
+        """Agent CLIs found on PATH, as providers one could add (not stored). Nothing is hard-coded."""
+        from xworkmate.agents.acp_discovery import discover_agents
+
+        return [
+            ProviderRecord(name=agent.name, kind=ProviderKind.ACP, acp_command=agent.command, model=agent.version)
+            for agent in discover_agents()
+        ]
+
     # -- providers ------------------------------------------------------------
 
     def providers(self) -> list[ProviderRecord]:
@@ -483,6 +538,8 @@ class SessionController:
             from xworkmate.controllers.runs import provider_config
 
             provider_config(record)  # validate before storing: a bad config names the field
+        elif not record.acp_command:
+            raise ValueError(f"ACP provider {record.name!r} needs a command (acp_command)")
         return self._store.providers.add(record, replace=replace)
 
     def set_provider_api_key(self, name: str, api_key: str) -> ProviderRecord:

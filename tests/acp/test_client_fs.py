@@ -1,0 +1,53 @@
+"""The client file system we offer an agent stays inside the line's working directory (WR-1, ISO-6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.acp import AgentHarness, assert_reaped
+
+
+def test_reads_and_writes_inside_work_and_everything_outside_is_refused(tmp_path: Path) -> None:
+    harness = AgentHarness(tmp_path)
+    ws = harness.workspace
+    (ws / "notes.txt").write_text("one\ntwo\nthree\nfour\n")
+    outside = tmp_path / "secret"
+    outside.mkdir()
+    (outside / "key.txt").write_text("do not read")
+    (ws / "link").symlink_to(outside, target_is_directory=True)
+
+    script = harness.script(
+        turn=[
+            {"write": {"path": "out/result.txt", "content": "written by the agent\n"}},
+            {"write": {"path": str(ws / "abs.txt"), "content": "absolute but inside"}},
+            {"write": {"path": "../escape.txt", "content": "x"}},
+            {"write": {"path": str(tmp_path / "elsewhere.txt"), "content": "x"}},
+            {"write": {"path": "link/planted.txt", "content": "x"}},
+            {"read": {"path": "notes.txt", "line": 2, "limit": 2}},
+            {"read": {"path": str(outside / "key.txt")}},
+            {"read": {"path": "link/key.txt"}},
+            {"read": {"path": "missing.txt"}},
+        ]
+    )
+    out = harness.run(script)
+
+    assert out.error is None, out.error
+    writes = {row["path"]: row for row in harness.report("write")}
+    assert writes["out/result.txt"]["ok"] and writes[str(ws / "abs.txt")]["ok"]
+    assert (ws / "out" / "result.txt").read_text() == "written by the agent\n"
+    assert (ws / "abs.txt").read_text() == "absolute but inside"
+    for refused in ("../escape.txt", str(tmp_path / "elsewhere.txt"), "link/planted.txt"):
+        assert not writes[refused]["ok"], refused
+        assert "outside the working directory" in writes[refused]["error"]
+        assert writes[refused]["data"]["reason"] == "path_escape"
+    # Nothing was touched outside.
+    assert not (tmp_path / "escape.txt").exists()
+    assert not (tmp_path / "elsewhere.txt").exists()
+    assert sorted(p.name for p in outside.iterdir()) == ["key.txt"]
+
+    reads = harness.report("read")
+    assert reads[0] == {"event": "read", "path": "notes.txt", "ok": True, "content": "two\nthree\n"}
+    assert not reads[1]["ok"] and "outside the working directory" in reads[1]["error"]
+    assert not reads[2]["ok"] and "outside the working directory" in reads[2]["error"]
+    assert not reads[3]["ok"]
+    assert_reaped(harness.pid())

@@ -1,0 +1,185 @@
+"""An agent that exits, breaks the protocol or goes silent ends the turn with a clear, specific
+error naming the command, and its process is always reaped."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.acp import AgentHarness, Outcome, assert_reaped, run_concurrently
+from xworkmate.agents.acp_runner import (
+    AcpAgentExited,
+    AcpAgentTimeout,
+    AcpProtocolError,
+    AcpRequestFailed,
+    AcpRunner,
+    AcpTimeouts,
+)
+from xworkmate.agents.events import AssistantDone, ToolDone
+from xworkmate.domain.messages import MessageState
+
+Scenarios = dict[str, tuple[AgentHarness, Outcome, float]]
+
+_HANG = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+_DEAF = (
+    "import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+    " open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+)
+
+
+@pytest.fixture(scope="module")
+def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Scenarios:
+    """Every failure at once, each its own agent process, so the slow ones overlap."""
+    # The hanging processes that never answer initialize are tiny (not the SDK agent, whose own
+    # start-up under load would eat a short timeout); the silent one is a real agent mid-turn.
+    short = AcpRunner(AcpTimeouts(startup=1.0, idle=1.0, cancel_grace=0.5, exit_grace=0.5, kill_grace=0.5))
+    silent = AcpRunner(AcpTimeouts(startup=15, idle=1.0, cancel_grace=0.5, exit_grace=0.5, kill_grace=0.5))
+    normal = AcpRunner(AcpTimeouts(startup=15, idle=15, exit_grace=1.0))
+    scripts = {
+        "exit_in_initialize": ({"on_initialize": "exit", "exit_code": 3, "stderr": "fatal: no config"}, normal),
+        "exit_mid_turn": (
+            {
+                "turn": [
+                    {"say": "half an ans"},
+                    {"tool": {"id": "t", "title": "Run build", "kind": "execute", "status": "in_progress"}},
+                    {"exit": 4, "message": "panic: out of memory"},
+                ]
+            },
+            normal,
+        ),
+        "garbage_in_initialize": ({"on_initialize": "garbage"}, normal),
+        "garbage_mid_turn": (
+            {"turn": [{"say": "ok"}, {"garbage": "DEBUG: tool loop started"}, {"hang": True}]},
+            normal,
+        ),
+        "hang_in_initialize": ({"stub": _HANG}, short),
+        "silent_mid_turn": ({"turn": [{"say": "thinking..."}, {"hang": True, "ignore_cancel": True}]}, silent),
+        "deaf_to_sigterm": ({"stub": _DEAF}, short),
+        "auth_required": ({"new_session_error": "auth"}, normal),
+        "newer_protocol": ({"protocol_version": 2}, normal),
+    }
+    harnesses = {name: AgentHarness(tmp_path_factory.mktemp(name)) for name in scripts}
+    started = time.monotonic()
+    timings: dict[str, float] = {}
+
+    async def timed(name: str) -> Outcome:
+        script, runner = scripts[name]
+        harness = harnesses[name]
+        command = None
+        if "stub" in script:
+            command = (sys.executable, "-c", script.pop("stub"), str(harness.pid_path))
+        outcome = await harness.turn(harness.script(**script), runner=runner, command=command)
+        timings[name] = time.monotonic() - started
+        return outcome
+
+    outcomes = run_concurrently({name: timed(name) for name in scripts})
+    return {name: (harnesses[name], outcomes[name], timings[name]) for name in scripts}
+
+
+def _label(name: str = "") -> str:
+    if name in ("hang_in_initialize", "deaf_to_sigterm"):
+        return shlex.join((sys.executable, "-c"))
+    return shlex.join(AgentHarness.command())
+
+
+def test_exit_during_initialize(scenarios: Scenarios) -> None:
+    harness, out, _ = scenarios["exit_in_initialize"]
+    error = out.error
+    assert isinstance(error, AcpAgentExited)
+    assert error.returncode == 3 and error.phase == "initialize"
+    assert str(error) == f"ACP agent `{_label()}` exited with code 3 during initialize: fatal: no config"
+    assert "\n" not in str(error)
+    assert out.events == []
+    assert_reaped(harness.pid())
+
+
+def test_exit_mid_turn_keeps_what_streamed(scenarios: Scenarios) -> None:
+    harness, out, _ = scenarios["exit_mid_turn"]
+    error = out.error
+    assert isinstance(error, AcpAgentExited)
+    assert error.returncode == 4 and error.phase == "session/prompt"
+    assert "panic: out of memory" in str(error) and _label() in str(error)
+    (done,) = out.of(AssistantDone)
+    assert done.text == "half an ans" and done.state is MessageState.ERROR
+    (tool,) = out.of(ToolDone)
+    assert not tool.result.ok and tool.result.error_kind == "agent_failed"
+    assert_reaped(harness.pid())
+
+
+def test_garbage_on_stdout_during_initialize(scenarios: Scenarios) -> None:
+    harness, out, _ = scenarios["garbage_in_initialize"]
+    error = out.error
+    assert isinstance(error, AcpProtocolError)
+    assert error.phase == "initialize"
+    assert "Welcome to the scripted agent!" in str(error) and "not a JSON-RPC message" in str(error)
+    assert_reaped(harness.pid())
+
+
+def test_garbage_on_stdout_mid_turn(scenarios: Scenarios) -> None:
+    harness, out, _ = scenarios["garbage_mid_turn"]
+    error = out.error
+    assert isinstance(error, AcpProtocolError)
+    assert error.phase == "session/prompt" and "DEBUG: tool loop started" in str(error)
+    assert_reaped(harness.pid())
+
+
+def test_no_answer_to_initialize_times_out(scenarios: Scenarios) -> None:
+    harness, out, elapsed = scenarios["hang_in_initialize"]
+    error = out.error
+    assert isinstance(error, AcpAgentTimeout)
+    assert str(error).endswith("did not answer within 1 s during initialize")
+    assert str(error).startswith(f"ACP agent `{_label('hang_in_initialize')}")
+    assert elapsed < 10
+    assert_reaped(harness.pid())
+
+
+def test_silence_mid_turn_times_out(scenarios: Scenarios) -> None:
+    harness, out, elapsed = scenarios["silent_mid_turn"]
+    error = out.error
+    assert isinstance(error, AcpAgentTimeout)
+    assert error.phase == "session/prompt" and "sent nothing for 1 s" in str(error)
+    assert [d.text for d in out.of(AssistantDone)] == ["thinking..."]
+    assert elapsed < 10
+    assert_reaped(harness.pid())
+
+
+def test_an_agent_that_ignores_sigterm_is_killed(scenarios: Scenarios) -> None:
+    harness, out, elapsed = scenarios["deaf_to_sigterm"]
+    assert isinstance(out.error, AcpAgentTimeout)
+    assert elapsed < 10
+    assert_reaped(harness.pid())
+
+
+def test_a_refused_request_names_the_method(scenarios: Scenarios) -> None:
+    harness, out, _ = scenarios["auth_required"]
+    error = out.error
+    assert isinstance(error, AcpRequestFailed)
+    assert error.method == "session/new" and error.code == -32000
+    assert "Authentication required" in str(error) and "sign in" in str(error)
+    assert_reaped(harness.pid())
+
+
+def test_an_unknown_protocol_version_is_refused(scenarios: Scenarios) -> None:
+    harness, out, _ = scenarios["newer_protocol"]
+    error = out.error
+    assert isinstance(error, AcpProtocolError)
+    assert "ACP version 2" in str(error)
+    assert harness.report("new_session") == []
+    assert_reaped(harness.pid())
+
+
+def test_failures_are_one_line(scenarios: Scenarios) -> None:
+    for name, (_, out, _) in scenarios.items():
+        assert out.error is not None, name
+        assert "\n" not in str(out.error), name
+        assert _label(name) in str(out.error), name
+
+
+def test_the_scenario_folders_are_separate(scenarios: Scenarios) -> None:
+    folders = {h.workspace for h, _, _ in scenarios.values()}
+    assert len(folders) == len(scenarios)
+    assert all(isinstance(f, Path) for f in folders)

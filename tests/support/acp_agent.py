@@ -1,0 +1,368 @@
+"""A real ACP agent process, built on the SDK's agent side, that follows a JSON script.
+
+Run it as ``python tests/support/acp_agent.py`` with the script in the
+``XWM_ACP_SCRIPT`` environment variable (JSON text), or with the path of a
+JSON file as the first argument. It imports nothing from XWorkmate, so the
+runner under test talks to it exactly as to ``qwen --acp`` or ``codex-acp``.
+
+Script keys (all optional)::
+
+    {
+      "report": "/tmp/x/report.jsonl",   # one JSON object a line: what the agent saw and did
+      "pid_file": "/tmp/x/pid",          # the agent writes its pid here first thing
+      "state": "/tmp/x/sessions.json",   # sessions survive the process: session/load reads them
+      "load_session": true,              # advertise loadSession
+      "load_fails": false,               # answer session/load with an error
+      "session_id": "s-1",               # id for session/new (default: random)
+      "new_session_error": null,         # "auth": answer session/new with "authentication required"
+      "agent_info": {"name": "scripted", "version": "1.0"},
+      "protocol_version": 1,
+      "on_initialize": null,             # "exit" | "hang" | "garbage"
+      "exit_code": 3, "stderr": "...",   # for "exit": what to print on stderr and exit with
+      "ignore_sigterm": false,           # only SIGKILL stops the process
+      "stop_reason": "end_turn",
+      "turn": [ ...steps... ]
+    }
+
+Steps of ``turn`` (run in order by ``session/prompt``)::
+
+    {"say": "text"}                      agent_message_chunk
+    {"think": "text"}                    agent_thought_chunk
+    {"plan": [["content", "status"], ...]}
+    {"tool": {"id", "title", "kind", "status", "raw_input", "locations": [path...],
+              "diff": {"path", "old", "new"}, "text": "..."}}       tool_call
+    {"tool_update": {same keys}}         tool_call_update
+    {"permission": {"id", "title", "kind", "locations": [...], "options": "default"|"once"}}
+    {"write": {"path", "content"}}       fs/write_text_file through the client
+    {"read": {"path", "line", "limit"}}  fs/read_text_file through the client
+    {"garbage": "text"}                  raw text on stdout (not JSON-RPC)
+    {"stderr": "text"}
+    {"sleep": seconds}
+    {"exit": code}                       leave at once, mid-turn
+    {"hang": true, "ignore_cancel": false}   wait for session/cancel (or forever)
+    {"echo_prompt": true}                say the prompt text back
+    {"echo_cwd": true}                   say the process's working directory
+    {"echo_env": "NAME"}                 say NAME=value (or NAME unset) from the environment
+    {"raw_update": {...}}                a session/update with this raw update object (unknown kinds too)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    Agent,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    RequestError,
+    run_agent,
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_plan,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    PermissionOption,
+    PlanEntry,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
+
+SCRIPT_ENV = "XWM_ACP_SCRIPT"
+
+
+def load_script(argv: list[str]) -> dict[str, Any]:
+    if len(argv) > 1:
+        return dict(json.loads(Path(argv[1]).read_text(encoding="utf-8")))
+    raw = os.environ.get(SCRIPT_ENV)
+    return dict(json.loads(raw)) if raw else {}
+
+
+class ScriptedAgent(Agent):
+    def __init__(self, script: dict[str, Any]) -> None:
+        self.script = script
+        self.conn: Client | None = None
+        self.cancelled: dict[str, asyncio.Event] = {}
+        self.client_capabilities: ClientCapabilities | None = None
+
+    # -- bookkeeping ----------------------------------------------------------------
+
+    def on_connect(self, conn: Client) -> None:
+        self.conn = conn
+
+    def report(self, event: str, **data: Any) -> None:
+        path = self.script.get("report")
+        if not path:
+            return
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"event": event, **data}) + "\n")
+            fh.flush()
+
+    def _sessions(self) -> dict[str, list[str]]:
+        path = self.script.get("state")
+        if not path or not Path(path).exists():
+            return {}
+        return dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def _save_session(self, session_id: str, said: list[str]) -> None:
+        path = self.script.get("state")
+        if not path:
+            return
+        sessions = self._sessions()
+        sessions.setdefault(session_id, []).extend(said)
+        Path(path).write_text(json.dumps(sessions), encoding="utf-8")
+
+    def _exit(self, code: int, stderr: str | None) -> None:
+        if stderr:
+            sys.stderr.write(stderr + "\n")
+            sys.stderr.flush()
+        self.report("exit", code=code)
+        os._exit(code)
+
+    # -- ACP methods ------------------------------------------------------------------
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self.client_capabilities = client_capabilities
+        fs = client_capabilities.fs if client_capabilities else None
+        self.report(
+            "initialize",
+            protocol_version=protocol_version,
+            fs_read=bool(fs and fs.read_text_file),
+            fs_write=bool(fs and fs.write_text_file),
+            terminal=bool(client_capabilities and client_capabilities.terminal),
+            client=client_info.name if client_info else None,
+        )
+        mode = self.script.get("on_initialize")
+        if mode == "exit":
+            self._exit(int(self.script.get("exit_code", 3)), self.script.get("stderr"))
+        if mode == "hang":
+            await asyncio.Event().wait()
+        if mode == "garbage":
+            os.write(1, b"Welcome to the scripted agent! (this line is not JSON-RPC)\n")
+        info = self.script.get("agent_info") or {"name": "scripted-agent", "version": "1.0"}
+        return InitializeResponse(
+            protocol_version=int(self.script.get("protocol_version", protocol_version)),
+            agent_capabilities=AgentCapabilities(load_session=bool(self.script.get("load_session", False))),
+            agent_info=Implementation(name=info["name"], version=info["version"]),
+        )
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
+        if self.script.get("new_session_error") == "auth":
+            raise RequestError.auth_required({"details": "run `scripted login` first"})
+        session_id = str(self.script.get("session_id") or f"s-{uuid.uuid4().hex[:12]}")
+        self.report("new_session", cwd=cwd, session_id=session_id, process_cwd=os.getcwd())
+        self._save_session(session_id, [])
+        return NewSessionResponse(session_id=session_id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> LoadSessionResponse | None:
+        self.report("load_session", cwd=cwd, session_id=session_id)
+        sessions = self._sessions()
+        if self.script.get("load_fails") or session_id not in sessions:
+            raise RequestError.resource_not_found(f"session:{session_id}")
+        assert self.conn is not None
+        # Replay the conversation, as the protocol asks an agent to do on load.
+        for said in sessions[session_id]:
+            await self.conn.session_update(session_id=session_id, update=update_user_message_text("(earlier)"))
+            await self.conn.session_update(session_id=session_id, update=update_agent_message_text(said))
+        return LoadSessionResponse()
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self.report("cancel", session_id=session_id)
+        self.cancelled.setdefault(session_id, asyncio.Event()).set()
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        text = "".join(getattr(block, "text", "") for block in prompt)
+        self.report("prompt", session_id=session_id, text=text)
+        cancelled = self.cancelled.setdefault(session_id, asyncio.Event())
+        said: list[str] = []
+        try:
+            for step in self.script.get("turn", []):
+                if cancelled.is_set():
+                    return PromptResponse(stop_reason="cancelled")
+                outcome = await self._step(session_id, step, text, said, cancelled)
+                if outcome is not None:
+                    return PromptResponse(stop_reason=outcome)
+        finally:
+            if said:
+                self._save_session(session_id, ["".join(said)])
+        return PromptResponse(stop_reason=self.script.get("stop_reason", "end_turn"))
+
+    # -- steps ------------------------------------------------------------------------
+
+    async def _say(self, session_id: str, text: str, said: list[str]) -> None:
+        assert self.conn is not None
+        said.append(text)
+        await self.conn.session_update(session_id=session_id, update=update_agent_message_text(text))
+
+    async def _step(
+        self, session_id: str, step: dict[str, Any], prompt: str, said: list[str], cancelled: asyncio.Event
+    ) -> str | None:
+        conn = self.conn
+        assert conn is not None
+        if "say" in step:
+            await self._say(session_id, step["say"], said)
+        elif step.get("echo_prompt"):
+            await self._say(session_id, prompt, said)
+        elif step.get("echo_cwd"):
+            await self._say(session_id, os.getcwd(), said)
+        elif "echo_env" in step:
+            name = step["echo_env"]
+            value = os.environ.get(name)
+            await self._say(session_id, f"{name}={value}" if value is not None else f"{name} unset", said)
+        elif "raw_update" in step:
+            # Below the typed API on purpose: an update kind this SDK version does not know.
+            await conn._conn.send_notification(  # type: ignore[attr-defined]
+                "session/update", {"sessionId": session_id, "update": step["raw_update"]}
+            )
+        elif "think" in step:
+            await conn.session_update(session_id=session_id, update=update_agent_thought_text(step["think"]))
+        elif "plan" in step:
+            entries = [PlanEntry(content=c, status=s, priority="medium") for c, s in step["plan"]]
+            await conn.session_update(session_id=session_id, update=update_plan(entries))
+        elif "tool" in step:
+            spec = step["tool"]
+            await conn.session_update(
+                session_id=session_id,
+                update=start_tool_call(
+                    spec["id"],
+                    spec.get("title", spec["id"]),
+                    kind=spec.get("kind"),
+                    status=spec.get("status"),
+                    content=_tool_content(spec),
+                    locations=_locations(spec),
+                    raw_input=spec.get("raw_input"),
+                ),
+            )
+        elif "tool_update" in step:
+            spec = step["tool_update"]
+            await conn.session_update(
+                session_id=session_id,
+                update=update_tool_call(
+                    spec["id"],
+                    title=spec.get("title"),
+                    kind=spec.get("kind"),
+                    status=spec.get("status"),
+                    content=_tool_content(spec),
+                    locations=_locations(spec),
+                    raw_input=spec.get("raw_input"),
+                    raw_output=spec.get("raw_output"),
+                ),
+            )
+        elif "permission" in step:
+            spec = step["permission"]
+            options = [
+                PermissionOption(option_id="allow-once", name="Allow", kind="allow_once"),
+                PermissionOption(option_id="allow-always", name="Always allow", kind="allow_always"),
+                PermissionOption(option_id="reject-once", name="Reject", kind="reject_once"),
+            ]
+            if spec.get("options") == "once":
+                options = [options[0], options[2]]
+            response = await conn.request_permission(
+                session_id=session_id,
+                tool_call=ToolCallUpdate(
+                    tool_call_id=spec["id"],
+                    title=spec.get("title"),
+                    kind=spec.get("kind"),
+                    status="pending",
+                    locations=_locations(spec),
+                    raw_input=spec.get("raw_input"),
+                    content=_tool_content(spec),
+                ),
+                options=options,
+            )
+            outcome = response.outcome
+            chosen = getattr(outcome, "option_id", None) or outcome.outcome
+            self.report("permission", id=spec["id"], outcome=chosen)
+            await self._say(session_id, f"[permission {spec['id']}: {chosen}]", said)
+        elif "write" in step:
+            spec = step["write"]
+            try:
+                await conn.write_text_file(session_id=session_id, path=spec["path"], content=spec["content"])
+            except RequestError as exc:
+                self.report("write", path=spec["path"], ok=False, error=str(exc), data=exc.data)
+                await self._say(session_id, f"[write {spec['path']} refused]", said)
+            else:
+                self.report("write", path=spec["path"], ok=True)
+                await self._say(session_id, f"[wrote {spec['path']}]", said)
+        elif "read" in step:
+            spec = step["read"]
+            try:
+                got = await conn.read_text_file(
+                    session_id=session_id, path=spec["path"], line=spec.get("line"), limit=spec.get("limit")
+                )
+            except RequestError as exc:
+                self.report("read", path=spec["path"], ok=False, error=str(exc))
+            else:
+                self.report("read", path=spec["path"], ok=True, content=got.content)
+        elif "garbage" in step:
+            os.write(1, (step["garbage"] + "\n").encode())
+        elif "stderr" in step:
+            sys.stderr.write(step["stderr"] + "\n")
+            sys.stderr.flush()
+        elif "sleep" in step:
+            await asyncio.sleep(float(step["sleep"]))
+        elif "exit" in step:
+            self._exit(int(step["exit"]), step.get("message"))
+        elif step.get("hang"):
+            if step.get("ignore_cancel"):
+                await asyncio.Event().wait()
+            await cancelled.wait()
+            self.report("stopped_after_cancel", session_id=session_id)
+            return "cancelled"
+        else:
+            raise ValueError(f"unknown step {step!r}")
+        return None
+
+
+def _locations(spec: dict[str, Any]) -> list[ToolCallLocation] | None:
+    paths = spec.get("locations")
+    return [ToolCallLocation(path=p) for p in paths] if paths is not None else None
+
+
+def _tool_content(spec: dict[str, Any]) -> list[Any] | None:
+    content: list[Any] = []
+    if "diff" in spec:
+        diff = spec["diff"]
+        content.append(tool_diff_content(diff["path"], diff["new"], diff.get("old")))
+    if "text" in spec:
+        content.append(tool_content(text_block(spec["text"])))
+    return content or None
+
+
+def main(argv: list[str]) -> None:
+    script = load_script(argv)
+    if script.get("pid_file"):
+        Path(script["pid_file"]).write_text(str(os.getpid()), encoding="utf-8")
+    if script.get("ignore_sigterm"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    asyncio.run(run_agent(ScriptedAgent(script)))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,1150 @@
+"""External agent CLIs over the Agent Client Protocol (SPEC §5 ACP mode, CAT-3).
+
+``AcpRunner.run_turn`` spawns an agent CLI (``qwen --acp``, ``codex-acp``…)
+with its working directory set to the line's working directory, speaks ACP to
+it over stdio with the SDK's client side, and turns what the agent reports into
+the same turn events the native loop emits (``agents.events``). It persists
+nothing: the controller stores messages and keeps the agent's session id.
+
+What the agent may do through us is confined to the working directory: the
+client file system (``fs/read_text_file``, ``fs/write_text_file``) resolves
+every path with ``confinement.resolve_inside``, and a permission request whose
+locations lead outside is rejected without asking anyone.
+
+Every way a turn can end reaps the child process: the turn finishing, the
+caller cancelling (``session/cancel`` first, then terminate, then kill), the
+agent exiting, writing something that is not JSON-RPC on stdout, or going
+silent for longer than its timeout. Each failure is an ``AcpAgentError``
+subclass whose one-line message names the command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import difflib
+import errno
+import json
+import logging
+import os
+import shlex
+import shutil
+import signal
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
+from acp.client.connection import ClientSideConnection
+from acp.interfaces import Client
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanContentUpdate,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    AllowedOutcome,
+    ClientCapabilities,
+    ContentToolCallContent,
+    DeniedOutcome,
+    FileEditToolCallContent,
+    FileSystemCapabilities,
+    Implementation,
+    PermissionOption,
+    PlanUpdateItems,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    ResourceContentBlock,
+    TerminalToolCallContent,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+    WriteTextFileResponse,
+)
+from pydantic import ValidationError
+
+from xworkmate import __version__
+from xworkmate.agents.confinement import (
+    ToolError,
+    WorkingDirectoryError,
+    display_path,
+    real_working_directory,
+    resolve_inside,
+)
+from xworkmate.agents.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    AssistantDelta,
+    AssistantDone,
+    EventSink,
+    PlanUpdated,
+    ProviderChosen,
+    ThoughtDelta,
+    ToolDone,
+    ToolStarted,
+)
+from xworkmate.agents.native import command_environment
+from xworkmate.agents.workspace_tools import ToolLimits, ToolResult
+from xworkmate.domain.messages import MessageState
+from xworkmate.domain.runs import RunRequest
+from xworkmate.domain.threads import PermissionLevel
+from xworkmate.llm.events import ToolCall
+
+__all__ = [
+    "EDIT_KINDS",
+    "READ_ONLY_KINDS",
+    "AcpAgentError",
+    "AcpAgentExited",
+    "AcpAgentTimeout",
+    "AcpApprovalDecision",
+    "AcpCategoryError",
+    "AcpCommandNotFound",
+    "AcpEnvironmentError",
+    "AcpError",
+    "AcpProtocolError",
+    "AcpRequestFailed",
+    "AcpRunner",
+    "AcpSessionReady",
+    "AcpTimeouts",
+    "AcpTurnResult",
+    "AcpWorkingDirectoryError",
+    "agent_environment",
+    "check_acp_allowed",
+    "describe_acp_call",
+    "needs_acp_approval",
+    "permission_approver",
+    "resolve_env_refs",
+]
+
+log = logging.getLogger(__name__)
+
+# ACP tool kinds that change files (allowed without asking at ``auto-edit``) and
+# kinds that only look (never asked about, as the native loop never asks for reads).
+EDIT_KINDS = frozenset({"edit", "delete", "move"})
+READ_ONLY_KINDS = frozenset({"read", "search", "think"})
+
+_STREAM_LIMIT = 50 * 1024 * 1024  # the SDK's own default for one JSON-RPC line
+_READ_MAX_BYTES = 8 * 1024 * 1024
+_STDERR_TAIL_LINES = 20
+_POLL = 0.02
+
+
+# -- errors -----------------------------------------------------------------------------
+
+
+class AcpError(Exception):
+    """Anything that stops an ACP turn; the message is one line, fit for a notice or the CLI."""
+
+
+class AcpCategoryError(AcpError):
+    """A category line may not use an external agent CLI (CAT-3)."""
+
+    def __init__(self, category: str) -> None:
+        super().__init__(
+            f"this line carries category {category}: its content may only reach providers tagged {category},"
+            " and external agent CLIs do not go through the router"
+        )
+        self.category = category
+
+
+class AcpEnvironmentError(AcpError):
+    """An environment reference of an ACP provider cannot be resolved."""
+
+
+class AcpAgentError(AcpError):
+    """The agent process could not be started, failed, or broke the protocol."""
+
+    def __init__(self, command: Sequence[str], message: str) -> None:
+        super().__init__(message)
+        self.command = tuple(command)
+
+
+class AcpCommandNotFound(AcpAgentError):
+    def __init__(self, command: Sequence[str], detail: str) -> None:
+        super().__init__(command, f"ACP agent command {_label(command)} not found: {detail}")
+
+
+class AcpWorkingDirectoryError(AcpAgentError):
+    def __init__(self, command: Sequence[str], detail: str) -> None:
+        super().__init__(command, f"cannot start ACP agent {_label(command)}: {detail}")
+
+
+class AcpAgentExited(AcpAgentError):
+    def __init__(self, command: Sequence[str], returncode: int | None, phase: str, stderr: str) -> None:
+        if returncode is None:
+            how = "closed its output"
+        elif returncode < 0:
+            how = f"was killed by signal {-returncode}"
+        else:
+            how = f"exited with code {returncode}"
+        tail = f": {stderr}" if stderr else ""
+        super().__init__(command, f"ACP agent {_label(command)} {how} during {phase}{tail}")
+        self.returncode = returncode
+        self.phase = phase
+        self.stderr = stderr
+
+
+class AcpProtocolError(AcpAgentError):
+    def __init__(self, command: Sequence[str], phase: str, detail: str) -> None:
+        super().__init__(command, f"ACP agent {_label(command)} broke the protocol during {phase}: {detail}")
+        self.phase = phase
+
+
+class AcpAgentTimeout(AcpAgentError):
+    def __init__(self, command: Sequence[str], phase: str, seconds: float, *, idle: bool) -> None:
+        what = f"sent nothing for {seconds:g} s" if idle else f"did not answer within {seconds:g} s"
+        super().__init__(command, f"ACP agent {_label(command)} {what} during {phase}")
+        self.phase = phase
+        self.seconds = seconds
+
+
+class AcpRequestFailed(AcpAgentError):
+    """The agent answered one of our requests with a JSON-RPC error (e.g. authentication required)."""
+
+    def __init__(self, command: Sequence[str], method: str, error: RequestError) -> None:
+        detail = str(error)
+        if isinstance(error.data, dict) and error.data.get("details"):
+            detail = f"{detail} ({error.data['details']})"
+        hint = ""
+        if error.code == -32000:
+            hint = f"; sign in by running {_label(command)} once in a terminal"
+        super().__init__(command, f"ACP agent {_label(command)} refused {method}: {detail} (code {error.code}){hint}")
+        self.method = method
+        self.code = error.code
+
+
+def check_acp_allowed(category: str | None) -> None:
+    """Refuse ACP for a category line or task: its content may only reach tagged providers (CAT-3)."""
+    if category is not None:
+        raise AcpCategoryError(category)
+
+
+# -- what a turn reports beyond the shared events -------------------------------------------
+
+
+@dataclass(frozen=True)
+class AcpSessionReady:
+    """Emitted once a turn has its ACP session, before the prompt is sent.
+
+    The controller should store ``session_id`` at once (the line resumes it next
+    turn even if this one fails). ``note`` says why a stored session could not be
+    resumed, when that happened.
+    """
+
+    session_id: str
+    resumed: bool
+    note: str | None = None
+    agent: str | None = None
+
+
+@dataclass(frozen=True)
+class AcpApprovalDecision(ApprovalDecision):
+    """An approval with "always": the runner remembers it for this ACP session and tool kind."""
+
+    always: bool = False
+
+
+@dataclass(frozen=True)
+class AcpTurnResult:
+    session_id: str
+    stop_reason: str
+    text: str = ""
+    resumed: bool = False
+
+
+@dataclass(frozen=True)
+class AcpTimeouts:
+    """Seconds. ``startup``: each of initialize and session/new|load must be answered within it.
+    ``idle``: during the prompt, the agent must send something at least this often (time spent
+    waiting for a person's approval does not count); ``None`` waits forever.
+    """
+
+    startup: float = 60.0
+    idle: float | None = 600.0
+    cancel_grace: float = 3.0
+    exit_grace: float = 2.0
+    kill_grace: float = 2.0
+
+
+# -- environment and approvals --------------------------------------------------------------
+
+
+def resolve_env_refs(refs: Sequence[tuple[str, str]], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``ProviderRecord.acp_env_refs`` → values: ``env:NAME`` reads our environment, ``keyring:ENTRY``
+    the OS keyring (service ``xworkmate``). Secrets never come from the database (SPEC §7)."""
+    source = os.environ if environ is None else environ
+    resolved: dict[str, str] = {}
+    for name, ref in refs:
+        scheme, _, target = ref.partition(":")
+        if scheme == "env" and target:
+            value = source.get(target)
+            if not value:
+                raise AcpEnvironmentError(f"{name} for the agent comes from ${target}, which is not set")
+        elif scheme == "keyring" and target:
+            import keyring
+
+            from xworkmate.llm.providers import KEYRING_SERVICE
+
+            try:
+                value = keyring.get_password(KEYRING_SERVICE, target)
+            except Exception as exc:  # any backend failure: say which entry
+                raise AcpEnvironmentError(f"{name} for the agent: cannot read keyring entry {target!r}: {exc}") from exc
+            if not value:
+                raise AcpEnvironmentError(f"{name} for the agent: the keyring has no entry {target!r}")
+        else:
+            # The reference is not echoed: someone may have pasted the secret itself.
+            raise AcpEnvironmentError(f"{name} for the agent: its reference is neither env:NAME nor keyring:ENTRY")
+        resolved[name] = value
+    return resolved
+
+
+def agent_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The agent's environment: ours without anything that looks like a secret, plus ``extra``."""
+    env = command_environment()
+    env.update(extra or {})
+    return env
+
+
+def needs_acp_approval(kind: str, level: PermissionLevel) -> bool:
+    """Which permission requests of an agent go to a person, by the line's permission level.
+
+    Mirrors the native loop: reads never wait; ``auto-edit`` lets edits through;
+    ``full`` lets everything through. Locations outside the working directory are
+    refused before this is asked.
+    """
+    if level is PermissionLevel.FULL or kind in READ_ONLY_KINDS:
+        return False
+    if level is PermissionLevel.AUTO_EDIT:
+        return kind not in EDIT_KINDS
+    return True
+
+
+def permission_approver(level: PermissionLevel, *, refused: list[str] | None = None) -> Approver:
+    """Answers for ``xworkmate run``, where no one is at the window to approve.
+
+    ``full`` allows; ``auto-edit`` allows edits (ACP kinds edit/delete/move) and
+    refuses the rest (execute, fetch…); ``ask`` refuses, saying how to allow it.
+    """
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        kind = request.call.name
+        if level is PermissionLevel.FULL or (level is PermissionLevel.AUTO_EDIT and kind in EDIT_KINDS):
+            return ApprovalDecision(allowed=True)
+        key = request.thread_id
+        fix = (
+            f"`xworkmate thread set {key} --permission full`"
+            if level is PermissionLevel.AUTO_EDIT or kind not in EDIT_KINDS
+            else f"`xworkmate thread set {key} --permission auto-edit` (edits) or `--permission full`"
+        )
+        reason = (
+            f"{request.summary} ({kind}) needs approval on line {key} (permission level {level.value})"
+            f" and no one is at the window; allow it with {fix}"
+        )
+        if refused is not None:
+            refused.append(reason)
+        return ApprovalDecision(allowed=False, reason=reason)
+
+    return approve
+
+
+def describe_acp_call(call: ToolCall) -> str:
+    """A one-line description of an ACP tool call (its title, and where) for cards and approvals."""
+    try:
+        args = call.parse_arguments()
+    except Exception:
+        return call.name
+    title = str(args.get("title") or call.name)
+    locations = [str(p) for p in args.get("locations") or []]
+    shown = [p for p in locations if p not in title and os.path.basename(p) not in title]
+    if shown:
+        more = f" +{len(shown) - 2}" if len(shown) > 2 else ""
+        return f"{title} ({', '.join(shown[:2])}{more})"
+    return title
+
+
+# -- the runner ---------------------------------------------------------------------------
+
+
+class AcpRunner:
+    """Runs ACP turns. One instance may serve many lines at once; it remembers "always" answers
+    per (ACP session, tool kind) for as long as it lives."""
+
+    def __init__(self, timeouts: AcpTimeouts | None = None) -> None:
+        self.timeouts = timeouts or AcpTimeouts()
+        self._remembered: dict[tuple[str, str], bool] = {}
+
+    def remembered(self, session_id: str, kind: str) -> bool | None:
+        """The "always" answer given for this session and tool kind, if any."""
+        return self._remembered.get((session_id, kind))
+
+    def forget(self, session_id: str) -> None:
+        for key in [k for k in self._remembered if k[0] == session_id]:
+            del self._remembered[key]
+
+    async def run_turn(
+        self,
+        request: RunRequest,
+        *,
+        command: Sequence[str],
+        env: Mapping[str, str],
+        prompt: str,
+        acp_session_id: str | None,
+        approver: Approver,
+        emit: EventSink,
+        permission_level: PermissionLevel,
+        provider: str | None = None,
+    ) -> AcpTurnResult:
+        """One prompt turn of the agent ``command`` in ``request.working_directory``.
+
+        ``env`` is added to the agent's environment (ours minus secret-looking
+        names); pass the provider's resolved references here. Raises
+        ``AcpCategoryError`` for a category line and ``AcpAgentError`` subclasses
+        for everything the agent does wrong; cancelling the task cancels the turn.
+        """
+        check_acp_allowed(request.category)  # CAT-3, before anything starts
+        command = tuple(command)
+        child_env = agent_environment(env)
+        executable = _find_executable(command, child_env)
+        try:
+            working_directory = real_working_directory(request.working_directory)
+        except WorkingDirectoryError as exc:
+            raise AcpWorkingDirectoryError(command, str(exc)) from None
+        turn = _Turn(
+            runner=self,
+            request=request,
+            command=command,
+            working_directory=working_directory,
+            approver=approver,
+            emit=cast(Callable[[object], None], emit),
+            level=permission_level,
+            provider=provider,
+        )
+        agent = _AgentProcess(command, self.timeouts)
+        await agent.start(executable, working_directory, child_env)
+        try:
+            return await turn.drive(agent, prompt, acp_session_id)
+        finally:
+            await agent.close_reaped()
+
+
+def _label(command: Sequence[str]) -> str:
+    text = shlex.join(command) if command else "(empty command)"
+    return f"`{text if len(text) <= 80 else text[:77] + '...'}`"
+
+
+def _find_executable(command: tuple[str, ...], env: Mapping[str, str]) -> str:
+    if not command or not command[0].strip():
+        raise AcpCommandNotFound(command, "the provider has no command configured")
+    found = shutil.which(command[0], path=env.get("PATH", os.defpath))
+    if found is None:
+        raise AcpCommandNotFound(command, f"no executable {command[0]!r} on PATH")
+    return found
+
+
+# -- the child process ---------------------------------------------------------------------------
+
+
+class _AgentProcess:
+    """The agent process: spawning, stdout checked line by line, stderr kept, timeouts, reaping."""
+
+    STARTUP_PHASES = frozenset({"initialize", "session/new", "session/load"})
+
+    def __init__(self, command: tuple[str, ...], timeouts: AcpTimeouts) -> None:
+        self.command = command
+        self.timeouts = timeouts
+        self.process: asyncio.subprocess.Process | None = None
+        self.reader = asyncio.StreamReader(limit=_STREAM_LIMIT)
+        self.failure: asyncio.Future[AcpAgentError] = asyncio.get_running_loop().create_future()
+        self.phase = "start"
+        self.paused = 0
+        self._last_activity = asyncio.get_running_loop().time()
+        self._stderr: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
+        self._close_task: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    async def start(self, executable: str, cwd: Path, env: Mapping[str, str]) -> None:
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                executable,
+                *self.command[1:],
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env),
+                limit=_STREAM_LIMIT,
+                # Its own process group, so that stopping it also stops what it started.
+                start_new_session=os.name == "posix",
+            )
+        except FileNotFoundError as exc:
+            raise AcpCommandNotFound(self.command, str(exc)) from None
+        except OSError as exc:
+            raise AcpAgentError(
+                self.command, f"cannot start ACP agent {_label(self.command)}: {exc.strerror or exc}"
+            ) from None
+        self._tasks = [
+            asyncio.create_task(self._pump_stdout(), name="acp.stdout"),
+            asyncio.create_task(self._pump_stderr(), name="acp.stderr"),
+            asyncio.create_task(self._watchdog(), name="acp.watchdog"),
+        ]
+
+    # -- state seen by the turn
+
+    def enter(self, phase: str) -> None:
+        self.phase = phase
+        self.touch()
+
+    def touch(self) -> None:
+        self._last_activity = asyncio.get_running_loop().time()
+
+    @contextlib.contextmanager
+    def paused_clock(self) -> Iterator[None]:
+        """While a person decides, the agent is rightly silent: the idle timeout waits too."""
+        self.paused += 1
+        try:
+            yield
+        finally:
+            self.paused -= 1
+            self.touch()
+
+    def stderr_tail(self) -> str:
+        for line in reversed(self._stderr):
+            if line.strip():
+                text = " ".join(line.split())
+                return text if len(text) <= 200 else text[:197] + "..."
+        return ""
+
+    def fail(self, error: AcpAgentError) -> None:
+        if not self._closing and not self.failure.done():
+            self.failure.set_result(error)
+
+    async def exited(self, timeout: float) -> int | None:
+        """The return code once the process has exited (and been reaped), or None after ``timeout``.
+
+        Polls ``returncode``: ``Process.wait()`` also waits for the pipes, which a
+        grandchild may hold open.
+        """
+        assert self.process is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.process.returncode is None and loop.time() < deadline:
+            await asyncio.sleep(_POLL)
+        return self.process.returncode
+
+    # -- background tasks
+
+    async def _pump_stdout(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stdout = self.process.stdout
+        try:
+            while True:
+                try:
+                    line = await stdout.readline()
+                except ValueError:
+                    self.fail(AcpProtocolError(self.command, self.phase, "a line on stdout exceeds 50 MB"))
+                    return
+                if not line:
+                    break
+                self.touch()
+                stripped = line.strip()
+                if not stripped:
+                    continue
+                try:
+                    message = json.loads(stripped)
+                except ValueError:
+                    message = None
+                if not isinstance(message, dict):
+                    shown = stripped[:80].decode("utf-8", "replace")
+                    self.fail(
+                        AcpProtocolError(
+                            self.command, self.phase, f"it wrote {shown!r} on stdout, which is not a JSON-RPC message"
+                        )
+                    )
+                    return
+                self.reader.feed_data(line if line.endswith(b"\n") else line + b"\n")
+        finally:
+            self.reader.feed_eof()
+        returncode = await self.exited(self.timeouts.exit_grace)
+        await asyncio.sleep(0.05)  # let the last stderr lines arrive
+        self.fail(AcpAgentExited(self.command, returncode, self.phase, self.stderr_tail()))
+
+    async def _pump_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        while True:
+            try:
+                line = await self.process.stderr.readline()
+            except ValueError:
+                continue
+            if not line:
+                return
+            text = line.decode("utf-8", "replace").rstrip()
+            self._stderr.append(text)
+            log.debug("acp agent %s stderr: %s", self.command[0], text)
+
+    async def _watchdog(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            startup = self.phase in self.STARTUP_PHASES
+            limit = self.timeouts.startup if startup else self.timeouts.idle
+            if limit is None or self.paused or self.phase == "start":
+                await asyncio.sleep(0.1)
+                continue
+            remaining = self._last_activity + limit - loop.time()
+            if remaining <= 0:
+                self.fail(AcpAgentTimeout(self.command, self.phase, limit, idle=not startup))
+                return
+            await asyncio.sleep(min(remaining, 0.25))
+
+    # -- the end
+
+    async def close_reaped(self, connection: ClientSideConnection | None = None) -> None:
+        """Stop the process however it is doing and reap it. Never raises; survives repeated cancellation."""
+        if self._close_task is None:
+            self._close_task = asyncio.create_task(self._close(connection))
+        task = self._close_task
+        cancelled = False
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                cancelled = True
+            except Exception:
+                log.exception("stopping ACP agent %s failed", self.command[0])
+        if cancelled:
+            raise asyncio.CancelledError
+
+    async def _close(self, connection: ClientSideConnection | None) -> None:
+        self._closing = True
+        process = self.process
+        if process is None:
+            return
+        watchdog = self._tasks[2] if len(self._tasks) == 3 else None
+        if watchdog is not None:
+            watchdog.cancel()
+        if connection is not None:
+            closing = asyncio.create_task(connection.close())
+            await asyncio.wait({closing}, timeout=1.0)
+        else:
+            closing = None
+        # End of input asks a well-behaved agent to leave.
+        if process.stdin is not None:
+            with contextlib.suppress(Exception):
+                process.stdin.close()
+        if await self.exited(self.timeouts.exit_grace) is None:
+            self._signal(signal.SIGTERM)
+            if await self.exited(self.timeouts.kill_grace) is None:
+                self._signal(signal.SIGKILL if os.name == "posix" else signal.SIGTERM)
+                while process.returncode is None:
+                    await asyncio.sleep(_POLL)
+        if closing is not None:
+            await asyncio.wait({closing})
+            if not closing.cancelled() and closing.exception() is not None:
+                log.debug("closing the ACP connection: %r", closing.exception())
+        if process.stdin is not None:
+            stdin_closed = asyncio.ensure_future(process.stdin.wait_closed())
+            await asyncio.wait({stdin_closed}, timeout=1.0)
+            if not stdin_closed.done():
+                stdin_closed.cancel()
+            await asyncio.wait({stdin_closed})
+            if not stdin_closed.cancelled():
+                stdin_closed.exception()  # a broken pipe here is expected
+        pumps = [t for t in self._tasks if t is not watchdog]
+        if pumps:
+            _, pending = await asyncio.wait(pumps, timeout=1.0)
+            for t in pending:  # a grandchild still holds the pipes open
+                t.cancel()
+            await asyncio.wait(pumps)
+            if pending:
+                transport = getattr(process, "_transport", None)
+                if transport is not None:
+                    transport.close()
+        if watchdog is not None:
+            await asyncio.wait({watchdog})
+
+    def _signal(self, sig: signal.Signals) -> None:
+        process = self.process
+        if process is None or process.returncode is not None:
+            return
+        try:
+            if os.name == "posix":
+                # The whole group (its pid), so what the agent started stops too; it has not
+                # been seen to exit, and on Linux a group id is not reused while members live.
+                os.killpg(process.pid, sig)
+            else:
+                process.terminate() if sig == signal.SIGTERM else process.kill()
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(sig)
+
+
+# -- one turn -----------------------------------------------------------------------------
+
+
+@dataclass
+class _ToolState:
+    id: str
+    title: str = ""
+    kind: str = "other"
+    status: str = "pending"
+    raw_input: Any = None
+    raw_output: Any = None
+    content: list[Any] = field(default_factory=list)
+    locations: list[str] = field(default_factory=list)
+    started: bool = False
+    done: bool = False
+
+    def merge(self, update: ToolCallUpdate | ToolCallStart) -> None:
+        if update.title is not None:
+            self.title = update.title
+        if update.kind is not None:
+            self.kind = update.kind
+        if update.status is not None:
+            self.status = update.status
+        if update.raw_input is not None:
+            self.raw_input = update.raw_input
+        if update.raw_output is not None:
+            self.raw_output = update.raw_output
+        if update.content is not None:
+            self.content = list(update.content)
+        if update.locations is not None:
+            self.locations = [loc.path for loc in update.locations]
+
+    def paths(self) -> list[str]:
+        """Every path the call names: its locations and the files its diffs change."""
+        diffs = [c.path for c in self.content if isinstance(c, FileEditToolCallContent)]
+        return list(dict.fromkeys([*self.locations, *diffs]))
+
+    def to_call(self) -> ToolCall:
+        arguments = {"title": self.title or self.id, "kind": self.kind, "locations": self.locations}
+        if self.raw_input is not None:
+            arguments["input"] = self.raw_input
+        return ToolCall(id=self.id, name=self.kind, arguments=json.dumps(arguments, default=str))
+
+
+class _Turn:
+    """The ACP client for one turn: session updates become events, permission requests go to the
+    approver, and the client file system stays inside the working directory."""
+
+    def __init__(
+        self,
+        *,
+        runner: AcpRunner,
+        request: RunRequest,
+        command: tuple[str, ...],
+        working_directory: Path,
+        approver: Approver,
+        emit: Callable[[object], None],
+        level: PermissionLevel,
+        provider: str | None,
+    ) -> None:
+        self.runner = runner
+        self.request = request
+        self.command = command
+        self.working_directory = working_directory
+        self.approver = approver
+        self.emit = emit
+        self.level = level
+        self.provider = provider
+        self.agent_label: str | None = None
+        self.session_id: str | None = None
+        self.replaying = False
+        self.cancelling = False
+        self.parts: list[str] = []
+        self.tools: dict[str, _ToolState] = {}
+        self.approvals: set[asyncio.Task[ApprovalDecision]] = set()
+        self.agent: _AgentProcess | None = None
+
+    # -- driving the turn
+
+    async def drive(self, agent: _AgentProcess, prompt: str, stored_session: str | None) -> AcpTurnResult:
+        self.agent = agent
+        assert agent.process is not None and agent.process.stdin is not None
+        connection = connect_to_agent(cast(Client, self), agent.process.stdin, agent.reader)
+        protocol = asyncio.create_task(self._protocol(connection, prompt, stored_session))
+        try:
+            try:
+                either: set[asyncio.Future[Any]] = {protocol, agent.failure}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                await self._cancel(connection, protocol)
+                self._close_events(MessageState.INTERRUPTED, "cancelled", "stopped before it finished")
+                raise
+            try:
+                result = await self._outcome(agent, protocol)
+            except AcpAgentError:
+                self._close_events(MessageState.ERROR, "agent_failed", "the agent stopped before it finished")
+                raise
+            self._close_events(MessageState.COMPLETE, "unfinished", "the agent ended its turn without a result")
+            return result
+        finally:
+            if not protocol.done():
+                protocol.cancel()
+            await asyncio.wait({protocol})
+            if not protocol.cancelled():
+                protocol.exception()  # retrieved: it was handled above or replaced by the agent's failure
+            await agent.close_reaped(connection)
+
+    async def _outcome(self, agent: _AgentProcess, protocol: asyncio.Task[AcpTurnResult]) -> AcpTurnResult:
+        if not protocol.done():
+            protocol.cancel()
+            await asyncio.wait({protocol})
+            raise agent.failure.result()
+        if protocol.cancelled():
+            raise agent.failure.result() if agent.failure.done() else asyncio.CancelledError()
+        error = protocol.exception()
+        if error is None:
+            return protocol.result()
+        if isinstance(error, AcpAgentError):
+            raise error
+        if isinstance(error, RequestError):
+            raise AcpRequestFailed(self.command, agent.phase, error) from None
+        # The connection closed under a request: the agent went away. Say how.
+        await asyncio.wait({agent.failure}, timeout=agent.timeouts.exit_grace + 0.5)
+        if agent.failure.done():
+            raise agent.failure.result() from None
+        if isinstance(error, ValidationError):
+            detail = f"its answer has the wrong shape ({error.error_count()} errors)"
+            raise AcpProtocolError(self.command, agent.phase, detail) from None
+        if isinstance(error, ConnectionError):
+            raise AcpProtocolError(self.command, agent.phase, "the connection closed") from None
+        raise error
+
+    async def _protocol(
+        self, connection: ClientSideConnection, prompt: str, stored_session: str | None
+    ) -> AcpTurnResult:
+        agent = self.agent
+        assert agent is not None
+        agent.enter("initialize")
+        init = await connection.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+            ),
+            client_info=Implementation(name="xworkmate", title="XWorkmate", version=__version__),
+        )
+        if init.protocol_version != PROTOCOL_VERSION:
+            raise AcpProtocolError(
+                self.command,
+                "initialize",
+                f"it speaks ACP version {init.protocol_version}; XWorkmate speaks version {PROTOCOL_VERSION}",
+            )
+        info = init.agent_info
+        self.agent_label = f"{info.title or info.name} {info.version}" if info else None
+        name = os.path.basename(self.command[0])
+        self.emit(ProviderChosen(self.provider or name, self.agent_label or name))
+        cwd = str(self.working_directory)
+        resumed = False
+        note: str | None = None
+        can_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
+        if stored_session and can_load:
+            agent.enter("session/load")
+            self.replaying = True  # the agent replays the conversation we already keep
+            try:
+                await connection.load_session(cwd=cwd, session_id=stored_session, mcp_servers=[])
+                self.session_id, resumed = stored_session, True
+            except RequestError as exc:
+                note = f"could not resume the agent's session {stored_session} ({exc}); started a new session"
+            finally:
+                self.replaying = False
+        elif stored_session:
+            note = f"the agent cannot resume sessions; started a new session instead of {stored_session}"
+        if self.session_id is None:
+            agent.enter("session/new")
+            self.session_id = (await connection.new_session(cwd=cwd, mcp_servers=[])).session_id
+        if note:
+            log.info("line %s: %s", self.request.thread_id, note)
+        self.emit(AcpSessionReady(self.session_id, resumed=resumed, note=note, agent=self.agent_label))
+        agent.enter("session/prompt")
+        response = await connection.prompt(session_id=self.session_id, prompt=[text_block(prompt)])
+        return AcpTurnResult(
+            session_id=self.session_id, stop_reason=str(response.stop_reason), text="".join(self.parts), resumed=resumed
+        )
+
+    async def _cancel(self, connection: ClientSideConnection, protocol: asyncio.Task[AcpTurnResult]) -> None:
+        """``session/cancel``, pending permission requests answered "cancelled", a short wait for the
+        agent to end its turn; then the caller's ``close_reaped`` terminates it if it did not."""
+        self.cancelling = True
+        agent = self.agent
+        assert agent is not None
+        for task in list(self.approvals):
+            task.cancel()
+        if self.session_id is not None and agent.phase == "session/prompt" and not protocol.done():
+            sending = asyncio.create_task(connection.cancel(session_id=self.session_id))
+            await asyncio.wait({sending}, timeout=1.0)
+            if not sending.done():
+                sending.cancel()
+            await asyncio.wait({sending})
+            if not sending.cancelled() and sending.exception() is None:
+                either: set[asyncio.Future[Any]] = {protocol, agent.failure}
+                await asyncio.wait(either, timeout=agent.timeouts.cancel_grace)
+        if not protocol.done():
+            protocol.cancel()
+        await asyncio.wait({protocol})
+
+    def _close_events(self, state: MessageState, error_kind: str, content: str) -> None:
+        for tool in self.tools.values():
+            if tool.started and not tool.done:
+                self._finish_tool(tool, ok=False, error_kind=error_kind, content=content)
+        if state is MessageState.COMPLETE or self.parts:
+            self.emit(
+                AssistantDone(
+                    text="".join(self.parts),
+                    tool_calls=(),
+                    state=state,
+                    provider=self.provider,
+                    model=self.agent_label,
+                )
+            )
+
+    # -- ACP client methods (called by the SDK with the agent's requests)
+
+    def on_connect(self, conn: object) -> None:
+        return None
+
+    def _ours(self, session_id: str) -> bool:
+        return self.session_id is None or session_id == self.session_id
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        if self.replaying or not self._ours(session_id):
+            return
+        if isinstance(update, AgentMessageChunk):
+            text = _content_text(update.content)
+            if text:
+                self.parts.append(text)
+                self.emit(AssistantDelta(text))
+        elif isinstance(update, AgentThoughtChunk):
+            text = _content_text(update.content)
+            if text:
+                self.emit(ThoughtDelta(text))
+        elif isinstance(update, ToolCallStart | ToolCallProgress):
+            self._tool_update(update)
+        elif isinstance(update, AgentPlanUpdate):
+            self.emit(PlanUpdated(tuple((e.content, str(e.status)) for e in update.entries)))
+        elif isinstance(update, AgentPlanContentUpdate) and isinstance(update.plan, PlanUpdateItems):
+            self.emit(PlanUpdated(tuple((e.content, str(e.status)) for e in update.plan.entries)))
+        # user_message_chunk, available commands, modes, config, usage, session info: nothing to show.
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        if not self._ours(session_id):
+            raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
+        tool = self.tools.get(tool_call.tool_call_id) or _ToolState(id=tool_call.tool_call_id)
+        self.tools[tool.id] = tool
+        tool.merge(tool_call)
+        call = tool.to_call()
+        outside = self._outside(tool.paths())
+        if outside:
+            reason = f"{describe_acp_call(call)} was refused: {outside}"
+            log.warning("line %s: ACP permission request refused: %s", self.request.thread_id, reason)
+            self._finish_tool(tool, ok=False, error_kind="path_escape", content=reason)
+            return _answer(options, allowed=False, always=False)
+        if self.cancelling:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        remembered = self.runner.remembered(session_id, tool.kind)
+        if remembered is not None:
+            if not remembered:
+                self._finish_tool(tool, ok=False, error_kind="not_approved", content="rejected always for this line")
+            return _answer(options, allowed=remembered, always=True)
+        if not needs_acp_approval(tool.kind, self.level):
+            return _answer(options, allowed=True, always=False)
+        decision = await self._ask(call)
+        if decision is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        always = isinstance(decision, AcpApprovalDecision) and decision.always
+        if always:
+            self.runner._remembered[(session_id, tool.kind)] = decision.allowed
+        if not decision.allowed:
+            self._finish_tool(
+                tool,
+                ok=False,
+                error_kind="not_approved",
+                content=f"{describe_acp_call(call)} was not approved: {decision.reason or 'the person rejected it'}",
+            )
+        return _answer(options, allowed=decision.allowed, always=always)
+
+    async def _ask(self, call: ToolCall) -> ApprovalDecision | None:
+        agent = self.agent
+        assert agent is not None
+        request = ApprovalRequest(thread_id=self.request.thread_id, call=call, summary=describe_acp_call(call))
+        task: asyncio.Task[ApprovalDecision] = asyncio.ensure_future(self.approver(request))
+        self.approvals.add(task)
+        try:
+            with agent.paused_clock():
+                await asyncio.wait({task})
+        finally:
+            self.approvals.discard(task)
+            if not task.done():  # the connection is closing under us
+                task.cancel()
+        if task.cancelled():
+            return None
+        error = task.exception()
+        if error is not None:
+            log.error("the approver failed on line %s", self.request.thread_id, exc_info=error)
+            return ApprovalDecision(allowed=False, reason=f"the approval failed: {error}")
+        return task.result()
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> ReadTextFileResponse:
+        target = self._confined(session_id, path)
+        try:
+            with open(target, "rb") as fh:
+                data = fh.read(_READ_MAX_BYTES + 1)
+        except FileNotFoundError:
+            raise RequestError.resource_not_found(path) from None
+        except IsADirectoryError:
+            raise RequestError.invalid_params({"details": f"{path} is a directory"}) from None
+        except OSError as exc:
+            raise RequestError.internal_error({"details": f"cannot read {path}: {exc.strerror}"}) from None
+        if len(data) > _READ_MAX_BYTES:
+            raise RequestError.invalid_params({"details": f"{path} is larger than {_READ_MAX_BYTES} bytes"})
+        text = data.decode("utf-8", "replace")
+        if line is not None or limit is not None:
+            lines = text.splitlines(keepends=True)
+            start = max((line or 1) - 1, 0)
+            end = start + limit if limit is not None else None
+            text = "".join(lines[start:end])
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse | None:
+        target = self._confined(session_id, path)
+        shown = display_path(self.working_directory, target)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(target, flags, 0o666)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(content)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                detail = f"{shown} is a symbolic link"
+            else:
+                detail = f"cannot write {shown}: {exc.strerror or exc}"
+            raise RequestError.internal_error({"details": detail}) from None
+        log.info("line %s: the ACP agent wrote %s", self.request.thread_id, shown)
+        return WriteTextFileResponse()
+
+    # -- helpers
+
+    def _confined(self, session_id: str, path: str) -> Path:
+        if not self._ours(session_id):
+            raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
+        try:
+            return resolve_inside(self.working_directory, path)
+        except ToolError as exc:
+            log.warning("line %s: ACP file access refused: %s", self.request.thread_id, exc)
+            raise RequestError(-32602, f"refused: {exc}", {"path": path, "reason": exc.kind}) from None
+
+    def _outside(self, paths: Sequence[str]) -> str | None:
+        for path in paths:
+            try:
+                resolve_inside(self.working_directory, path)
+            except ToolError as exc:
+                return str(exc)
+        return None
+
+    def _tool_update(self, update: ToolCallStart | ToolCallProgress) -> None:
+        tool = self.tools.get(update.tool_call_id)
+        if tool is None:
+            tool = self.tools[update.tool_call_id] = _ToolState(id=update.tool_call_id)
+        if tool.done:
+            return  # refused or already finished: later reports add nothing
+        tool.merge(update)
+        if not tool.started:
+            tool.started = True
+            self.emit(ToolStarted(tool.to_call()))
+        if tool.status in ("completed", "failed"):
+            ok = tool.status == "completed"
+            self._finish_tool(tool, ok=ok, error_kind=None if ok else "failed", content=None)
+
+    def _finish_tool(self, tool: _ToolState, *, ok: bool, error_kind: str | None, content: str | None) -> None:
+        tool.done = True
+        diff, changed = self._diff(tool)
+        result = ToolResult(
+            ok=ok,
+            content=content if content is not None else self._tool_text(tool),
+            tool_name=tool.kind,
+            error_kind=error_kind,
+            changed_path=changed,
+            diff=diff,
+        )
+        self.emit(ToolDone(tool.to_call(), result))
+
+    def _tool_text(self, tool: _ToolState) -> str:
+        parts: list[str] = []
+        for item in tool.content:
+            if isinstance(item, ContentToolCallContent):
+                text = _content_text(item.content)
+                if text:
+                    parts.append(text)
+            elif isinstance(item, TerminalToolCallContent):
+                parts.append(f"(terminal {item.terminal_id})")
+        if not parts and tool.raw_output is not None:
+            raw = tool.raw_output if isinstance(tool.raw_output, str) else json.dumps(tool.raw_output, default=str)
+            parts.append(raw)
+        text = "\n".join(parts) or f"{tool.title or tool.kind}: {tool.status}"
+        limit = ToolLimits().read_max_chars
+        return text if len(text) <= limit else text[:limit] + "\n[output truncated]\n"
+
+    def _diff(self, tool: _ToolState) -> tuple[str | None, Path | None]:
+        limits = ToolLimits()
+        chunks: list[str] = []
+        changed: Path | None = None
+        for item in tool.content:
+            if not isinstance(item, FileEditToolCallContent):
+                continue
+            inside = self._inside(item.path)
+            if changed is None:
+                changed = inside
+            shown = display_path(self.working_directory, inside) if inside else item.path
+            before = (item.old_text or "").splitlines(keepends=True)
+            after = item.new_text.splitlines(keepends=True)
+            source = f"a/{shown}" if item.old_text is not None else "/dev/null"
+            chunks.append("".join(difflib.unified_diff(before, after, source, f"b/{shown}")))
+        if changed is None and tool.kind in EDIT_KINDS and tool.locations:
+            changed = self._inside(tool.locations[0])
+        text = "".join(chunks) or None
+        if text is not None and len(text) > limits.diff_max_chars:
+            text = text[: limits.diff_max_chars] + "\n[diff truncated]\n"
+        return text, changed
+
+    def _inside(self, path: str) -> Path | None:
+        try:
+            return resolve_inside(self.working_directory, path)
+        except ToolError:
+            return None
+
+
+def _answer(options: Sequence[PermissionOption], *, allowed: bool, always: bool) -> RequestPermissionResponse:
+    """The agent's option that matches a decision; "once" falls back to "always" of the same sense
+    (and back), and a decision no option expresses is sent as "cancelled"."""
+    if allowed:
+        kinds = ("allow_always", "allow_once") if always else ("allow_once", "allow_always")
+    else:
+        kinds = ("reject_always", "reject_once") if always else ("reject_once", "reject_always")
+    for kind in kinds:
+        for option in options:
+            if option.kind == kind:
+                return RequestPermissionResponse(outcome=AllowedOutcome(option_id=option.option_id, outcome="selected"))
+    return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+
+def _content_text(block: Any) -> str:
+    if isinstance(block, TextContentBlock):
+        return block.text
+    if isinstance(block, ResourceContentBlock):
+        return f"[{block.title or block.name}]({block.uri})"
+    return ""

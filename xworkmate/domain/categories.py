@@ -7,6 +7,9 @@ normal content. Providers carry a set of such tags.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
 
 _CATEGORY_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
@@ -39,3 +42,111 @@ def normalize_tags(values: list[str] | tuple[str, ...] | set[str] | frozenset[st
     """Normalise a provider's category tags; empty labels are dropped."""
     tags = {normalize_category(v) for v in values}
     return frozenset(t for t in tags if t is not None)
+
+
+# -- the category of a new task (CAT-5, CAT-6, CAT-9) -------------------------------------
+
+
+class _NotPassed(Enum):
+    """The type of ``NOT_PASSED``: "the caller said nothing about the category"."""
+
+    NOT_PASSED = "NOT_PASSED"
+
+    def __repr__(self) -> str:
+        return "NOT_PASSED"
+
+
+NOT_PASSED: Final = _NotPassed.NOT_PASSED
+"""CAT-5: internal flows (auto-repair…) that do not pass a category inherit the dispatcher's.
+
+Distinct from ``None``, which asks for a normal task. The agent-facing
+``task_start`` tool never produces it: an omitted argument becomes ``None``.
+"""
+
+DeclaredCategory = str | None | _NotPassed
+
+
+class TaskCategoryError(ValueError):
+    """A task may declare only its dispatcher's own category (CAT-5) or an allowed execution (CAT-6)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryChoice:
+    """The outcome of ``task_category_choice``: the task's category and whether it is its own.
+
+    ``own`` becomes ``threads.category_own``: ``True`` keeps the written value
+    (``None`` included) instead of the parent's, which the CAT-7 trigger would copy.
+    """
+
+    own: bool
+    category: str | None
+
+
+def task_category_choice(declared: DeclaredCategory, owner: str | None) -> CategoryChoice:
+    """CAT-5: the three-way choice of a new task's category; the dye follows the content.
+
+    * ``NOT_PASSED`` → inherit ``owner``, the dispatcher's category (internal flows);
+    * ``None`` → a normal task, whatever the dispatcher is;
+    * a label → a task of that category, which must be the dispatcher's own.
+    """
+    if isinstance(declared, _NotPassed):
+        return CategoryChoice(own=False, category=normalize_category(owner))
+    if declared is None:
+        return CategoryChoice(own=True, category=None)
+    owner_category = normalize_category(owner)
+    if owner_category is None:
+        raise TaskCategoryError(
+            f"this conversation has no content category, so it cannot dispatch a task of category {declared!r};"
+            " omit `category` to dispatch a normal task"
+        )
+    try:
+        category = normalize_category(declared)
+    except InvalidCategoryError:
+        category = None
+    if category is None or category != owner_category:
+        raise TaskCategoryError(
+            f"category {declared!r} is not this thread's category ({owner_category!r}): a task may declare only"
+            f" its dispatcher's own category; pass {owner_category!r} for work on this category's content, or"
+            " omit `category` to dispatch a normal task"
+        )
+    return CategoryChoice(own=True, category=category)
+
+
+def normal_task_reminder(dispatcher_category: str | None, task_category: str | None) -> str | None:
+    """CAT-9: the one reminder, only when a category conversation dispatches a normal task."""
+    if dispatcher_category is None or task_category is not None:
+        return None
+    return (
+        f"Reminder: this is a normal task. Keep this conversation's {dispatcher_category!r} content out of its"
+        f" goal and context; to dispatch work related to {dispatcher_category!r}, pass"
+        f' "category": "{dispatcher_category}".'
+    )
+
+
+ACP_CATEGORY_REFUSAL = (
+    "a task of category {category!r} cannot run in ACP mode: external agent CLIs do not go through the"
+    " category router (CAT-3); use native mode with a model tagged {category!r}"
+)
+
+
+def check_task_execution(
+    category: str | None,
+    *,
+    execution_mode: str,
+    chosen_provider: str | None,
+    chosen_provider_tags: frozenset[str] | None,
+) -> None:
+    """CAT-6, the part that needs no router: ACP and explicitly chosen untagged models are refused.
+
+    ``chosen_provider_tags`` are the tags of ``chosen_provider`` (``None`` when
+    no provider was chosen). Normal tasks may use anything.
+    """
+    if category is None:
+        return
+    if execution_mode == "acp":
+        raise TaskCategoryError(ACP_CATEGORY_REFUSAL.format(category=category))
+    if chosen_provider is not None and category not in (chosen_provider_tags or frozenset()):
+        raise TaskCategoryError(
+            f"model {chosen_provider!r} is not tagged {category!r}, so it may not see this task's content;"
+            f" choose a model tagged {category!r} or leave the model unset to use the first one of the group"
+        )

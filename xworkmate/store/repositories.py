@@ -1,14 +1,25 @@
-"""Repositories: the only code that reads and writes rows. They return domain models."""
+"""Repositories: the only code that reads and writes rows. They return domain models.
+
+Every message read takes a ``viewer`` (CAT-4) and adds the one visibility
+predicate, ``store.visibility.visible_thread_clause``; without one the reader
+is the person at the desktop, who sees everything. The dispatch repository
+keeps what must happen in one transaction together: a task's identity and its
+frozen dispatch sources (PROV-1), a follow-up and the snapshot it replaces
+(PROV-4), a fork and the messages, marks and sources it copies (Q-1).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
 
+from xworkmate.domain.categories import normalize_category
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import (
@@ -23,10 +34,33 @@ from xworkmate.domain.threads import (
     WorkspaceBinding,
     WorkspaceKind,
 )
-from xworkmate.store.tables import AppStateRow, MessageRow, ProviderRow, ThreadRow
+from xworkmate.domain.viewers import (
+    DESKTOP,
+    NeutralThreadStatus,
+    QuarantineMark,
+    QuarantineVerdict,
+    Viewer,
+    assert_delivery_flow,
+    judge_model_visible_text,
+    placeholder_candidate_id,
+    quarantine_placeholder,
+    withheld_text,
+)
+from xworkmate.store.tables import (
+    AppStateRow,
+    DispatchSourceRow,
+    MessageRow,
+    ProviderRow,
+    ThreadRow,
+    ThreadSessionRow,
+)
+from xworkmate.store.visibility import human_source_clause, visible_thread_clause
 
 if TYPE_CHECKING:
     from xworkmate.store.database import Store
+
+# PROV-1: how many of the dispatcher's recent human messages a task is dispatched on.
+DEFAULT_CAPTURE_LIMIT = 12
 
 
 def utcnow() -> datetime:
@@ -79,6 +113,264 @@ _SUMMARY_COLUMNS = (
 )
 
 
+class CategoryConflictError(ValueError):
+    """CAT-7 / CAT-10 at the application layer: a relabel the database trigger would refuse or undo."""
+
+
+class NotATaskError(ValueError):
+    """A follow-up or a dispatch-source read on a thread that is not a dispatched task."""
+
+
+@dataclass(frozen=True)
+class ThreadLabels:
+    """What the category and provenance rules need of a thread, beyond ``TaskThread``."""
+
+    thread_id: str
+    kind: ThreadKind
+    parent_key: str | None
+    category: str | None
+    category_own: bool
+    seal_level: int
+    current_session_id: int | None
+
+    def viewer(self) -> Viewer:
+        return Viewer.of_thread(self.thread_id, self.category)
+
+
+@dataclass(frozen=True)
+class SessionGeneration:
+    """One session generation of a thread (PROV-2). ``ended_at is None`` for the current one."""
+
+    id: int
+    thread_id: str
+    generation: int
+    started_at: datetime
+    ended_at: datetime | None
+    end_reason: str | None
+
+
+@dataclass(frozen=True)
+class MessageProvenance:
+    """Where a stored message belongs and what the model may see of it (PROV-2, Q-1)."""
+
+    id: int
+    thread_id: str
+    session_id: int | None
+    source: MessageSource
+    model_visible_text: str | None
+    mark: QuarantineMark | None
+
+    @property
+    def quarantined(self) -> bool:
+        return self.mark is not None
+
+
+def _labels_from_row(row: ThreadRow) -> ThreadLabels:
+    return ThreadLabels(
+        thread_id=row.thread_id,
+        kind=ThreadKind(row.kind),
+        parent_key=row.parent_key,
+        category=row.category,
+        category_own=row.category_own,
+        seal_level=row.seal_level,
+        current_session_id=row.current_session_id,
+    )
+
+
+def _generation_from_row(row: ThreadSessionRow) -> SessionGeneration:
+    return SessionGeneration(
+        id=row.id,
+        thread_id=row.thread_id,
+        generation=row.generation,
+        started_at=_aware(row.started_at),
+        ended_at=_aware(row.ended_at) if row.ended_at is not None else None,
+        end_reason=row.end_reason,
+    )
+
+
+def _mark_of(row: MessageRow) -> QuarantineMark | None:
+    return QuarantineMark(message_id=row.quarantine_message_id) if row.quarantined else None
+
+
+# -- operations on an open session, shared by the repositories --------------------------------
+
+
+def _start_generation(session: Session, thread_id: str, *, now: datetime) -> ThreadSessionRow:
+    latest = session.scalar(
+        select(func.max(ThreadSessionRow.generation)).where(ThreadSessionRow.thread_id == thread_id)
+    )
+    generation = ThreadSessionRow(thread_id=thread_id, generation=int(latest or 0) + 1, started_at=now)
+    session.add(generation)
+    session.flush()
+    session.execute(
+        update(ThreadRow)
+        .where(ThreadRow.thread_id == thread_id)
+        .values(current_session_id=generation.id)
+        .execution_options(synchronize_session=False)
+    )
+    return generation
+
+
+def _current_session_id(session: Session, thread_id: str) -> int:
+    """The thread's current generation, started on the spot for rows written before there were any."""
+    current = session.scalar(select(ThreadRow.current_session_id).where(ThreadRow.thread_id == thread_id))
+    if current is not None:
+        return int(current)
+    if session.get(ThreadRow, thread_id) is None:
+        raise KeyError(thread_id)
+    return _start_generation(session, thread_id, now=utcnow()).id
+
+
+def _insert_thread(session: Session, thread: TaskThread, *, category_own: bool, seal_level: int) -> ThreadRow:
+    row = ThreadRow(
+        thread_id=thread.thread_id,
+        title=thread.title,
+        kind=thread.kind.value,
+        parent_key=thread.parent_key,
+        category=normalize_category(thread.category),
+        category_own=category_own,
+        seal_level=seal_level,
+        archived=thread.archived,
+        workspace_path=thread.workspace_binding.path,
+        workspace_kind=thread.workspace_binding.kind.value,
+        workspace_bound_by=thread.workspace_binding.bound_by.value,
+        execution_mode=thread.execution_binding.mode.value,
+        provider=thread.execution_binding.provider,
+        model=thread.execution_binding.model,
+        acp_session_id=thread.execution_binding.acp_session_id,
+        context_model=thread.context_state.model,
+        selected_skills=json.dumps(list(thread.context_state.selected_skills)),
+        permission_level=thread.context_state.permission_level.value,
+        created_at=thread.created_at,
+        updated_at=thread.updated_at,
+    )
+    session.add(row)
+    session.flush()
+    _start_generation(session, thread.thread_id, now=thread.created_at)
+    # The CAT-7 trigger may have copied the parent's category into the row.
+    session.refresh(row)
+    return row
+
+
+def _append_message(
+    session: Session,
+    thread_id: str,
+    *,
+    role: MessageRole,
+    source: MessageSource,
+    content: str,
+    state: MessageState = MessageState.COMPLETE,
+    payload: dict[str, Any] | None = None,
+    model_visible_text: str | None = None,
+    quarantine: QuarantineMark | None = None,
+    created_at: datetime | None = None,
+) -> MessageRow:
+    now = created_at or utcnow()
+    row = MessageRow(
+        thread_id=thread_id,
+        role=role.value,
+        source=source.value,
+        content=content,
+        state=state.value,
+        created_at=now,
+        payload=json.dumps(payload) if payload is not None else None,
+        # A missing thread is left to the foreign key, which refuses the row.
+        session_id=_current_session_id(session, thread_id) if session.get(ThreadRow, thread_id) else None,
+        model_visible_text=model_visible_text,
+        quarantined=quarantine is not None,
+        quarantine_message_id=quarantine.message_id if quarantine is not None else None,
+    )
+    session.add(row)
+    session.flush()
+    if quarantine is not None and model_visible_text is None:
+        # Q-1: frozen once, at write time; nothing rewrites it afterwards.
+        row.model_visible_text = quarantine_placeholder(quarantine.source_id(row.id))
+        session.flush()
+    session.execute(
+        update(ThreadRow)
+        .where(ThreadRow.thread_id == thread_id)
+        .values(updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    return row
+
+
+def _recent_human_ids(session: Session, thread_id: str, *, limit: int) -> list[int]:
+    """PROV-1: the thread's latest human messages of its current generation, oldest first."""
+    current = session.scalar(select(ThreadRow.current_session_id).where(ThreadRow.thread_id == thread_id))
+    if current is None:
+        return []
+    ids = session.scalars(
+        select(MessageRow.id)
+        .where(MessageRow.thread_id == thread_id, MessageRow.session_id == current, human_source_clause())
+        .order_by(MessageRow.id.desc())
+        .limit(limit)
+    ).all()
+    return sorted(ids)
+
+
+def _held_source_ids(session: Session, task_key: str) -> list[int]:
+    return list(
+        session.scalars(
+            select(DispatchSourceRow.message_id)
+            .where(DispatchSourceRow.task_key == task_key)
+            .order_by(DispatchSourceRow.position)
+        )
+    )
+
+
+def _capture(session: Session, dispatcher_key: str, *, limit: int) -> list[int]:
+    """PROV-1, PROV-5: the dispatcher's held sources, then its recent human messages; ids only."""
+    merged = dict.fromkeys(_held_source_ids(session, dispatcher_key))
+    merged.update(dict.fromkeys(_recent_human_ids(session, dispatcher_key, limit=limit)))
+    return list(merged)
+
+
+def _replace_sources(session: Session, task_key: str, message_ids: Iterable[int]) -> list[int]:
+    """PROV-4: the snapshot is replaced as a set, never appended to."""
+    ids = list(dict.fromkeys(message_ids))
+    session.execute(delete(DispatchSourceRow).where(DispatchSourceRow.task_key == task_key))
+    session.add_all(
+        DispatchSourceRow(task_key=task_key, position=position, message_id=message_id)
+        for position, message_id in enumerate(ids)
+    )
+    session.flush()
+    return ids
+
+
+def _subtree_levels(session: Session, key: str) -> list[list[str]]:
+    """The thread and its descendants, one list per depth, root first (parents before children)."""
+    levels = [[key]]
+    seen = {key}
+    while True:
+        children = [
+            k
+            for k in session.scalars(
+                select(ThreadRow.thread_id)
+                .where(ThreadRow.parent_key.in_(levels[-1]))
+                .order_by(ThreadRow.created_at, ThreadRow.thread_id)
+            )
+            if k not in seen
+        ]
+        if not children:
+            return levels
+        seen.update(children)
+        levels.append(children)
+
+
+def _summary_from(r: Any) -> ThreadSummary:
+    return ThreadSummary(
+        thread_id=r.thread_id,
+        title=r.title,
+        kind=ThreadKind(r.kind),
+        parent_key=r.parent_key,
+        category=r.category,
+        archived=r.archived,
+        workspace_path=r.workspace_path,
+        updated_at=_aware(r.updated_at),
+    )
+
+
 class ThreadRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -93,33 +385,27 @@ class ThreadRepository:
         with self._store.read() as session:
             return session.get(ThreadRow, key) is not None
 
-    def insert(self, thread: TaskThread) -> TaskThread:
-        row = ThreadRow(
-            thread_id=thread.thread_id,
-            title=thread.title,
-            kind=thread.kind.value,
-            parent_key=thread.parent_key,
-            category=thread.category,
-            category_own=False,
-            archived=thread.archived,
-            workspace_path=thread.workspace_binding.path,
-            workspace_kind=thread.workspace_binding.kind.value,
-            workspace_bound_by=thread.workspace_binding.bound_by.value,
-            execution_mode=thread.execution_binding.mode.value,
-            provider=thread.execution_binding.provider,
-            model=thread.execution_binding.model,
-            acp_session_id=thread.execution_binding.acp_session_id,
-            context_model=thread.context_state.model,
-            selected_skills=json.dumps(list(thread.context_state.selected_skills)),
-            permission_level=thread.context_state.permission_level.value,
-            created_at=thread.created_at,
-            updated_at=thread.updated_at,
-        )
+    def insert(self, thread: TaskThread, *, category_own: bool = False, seal_level: int = 0) -> TaskThread:
+        """Persist a thread and start its first session generation.
+
+        Under a category parent the CAT-7 trigger copies the parent's category
+        unless ``category_own`` (only task threads set it), and refuses another
+        category with ``IntegrityError``.
+        """
         with self._store.session() as session:
-            session.add(row)
-            session.flush()
-            session.refresh(row)
-            return _thread_from_row(row)
+            return _thread_from_row(_insert_thread(session, thread, category_own=category_own, seal_level=seal_level))
+
+    def labels(self, key: str) -> ThreadLabels | None:
+        with self._store.read() as session:
+            row = session.get(ThreadRow, key)
+            return _labels_from_row(row) if row is not None else None
+
+    def viewer(self, key: str) -> Viewer:
+        """The thread as a reader, with its category as it is now (CAT-4)."""
+        labels = self.labels(key)
+        if labels is None:
+            raise KeyError(key)
+        return labels.viewer()
 
     def summaries(self, *, include_archived: bool = False) -> list[ThreadSummary]:
         """Every line for the list, oldest first; only the small columns (ISO-9)."""
@@ -127,23 +413,56 @@ class ThreadRepository:
         if not include_archived:
             stmt = stmt.where(ThreadRow.archived.is_(False))
         with self._store.read() as session:
-            return [
-                ThreadSummary(
-                    thread_id=r.thread_id,
-                    title=r.title,
-                    kind=ThreadKind(r.kind),
-                    parent_key=r.parent_key,
-                    category=r.category,
-                    archived=r.archived,
-                    workspace_path=r.workspace_path,
-                    updated_at=_aware(r.updated_at),
-                )
-                for r in session.execute(stmt)
-            ]
+            return [_summary_from(r) for r in session.execute(stmt)]
+
+    def summaries_for(
+        self, viewer: Viewer, *, include_archived: bool = False
+    ) -> list[ThreadSummary | NeutralThreadStatus]:
+        """The list as ``viewer`` may see it: lines it may not read show a neutral status (CAT-4)."""
+        stmt = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.thread_id)
+        if not include_archived:
+            stmt = stmt.where(ThreadRow.archived.is_(False))
+        with self._store.read() as session:
+            reader = viewer
+            if not viewer.sees_everything and viewer.thread_id is not None:
+                current = session.scalar(select(ThreadRow.category).where(ThreadRow.thread_id == viewer.thread_id))
+                reader = Viewer.of_thread(viewer.thread_id, current)
+            out: list[ThreadSummary | NeutralThreadStatus] = []
+            for r in session.execute(stmt):
+                if reader.can_read(r.category):
+                    out.append(_summary_from(r))
+                else:
+                    out.append(
+                        NeutralThreadStatus(
+                            thread_id=r.thread_id,
+                            kind=ThreadKind(r.kind),
+                            parent_key=r.parent_key,
+                            archived=r.archived,
+                            updated_at=_aware(r.updated_at),
+                        )
+                    )
+            return out
 
     def count(self) -> int:
         with self._store.read() as session:
             return int(session.scalar(select(func.count()).select_from(ThreadRow)) or 0)
+
+    def children(self, key: str) -> list[str]:
+        with self._store.read() as session:
+            return list(
+                session.scalars(
+                    select(ThreadRow.thread_id)
+                    .where(ThreadRow.parent_key == key)
+                    .order_by(ThreadRow.created_at, ThreadRow.thread_id)
+                )
+            )
+
+    def subtree(self, key: str) -> list[str]:
+        """The thread and all its descendants, parents before children."""
+        with self._store.read() as session:
+            if session.get(ThreadRow, key) is None:
+                raise KeyError(key)
+            return [k for level in _subtree_levels(session, key) for k in level]
 
     def _update(self, key: str, **values: object) -> TaskThread:
         values["updated_at"] = utcnow()
@@ -187,6 +506,81 @@ class ThreadRepository:
     def touch(self, key: str) -> None:
         self._update(key)
 
+    def set_category(self, key: str, category: str | None) -> list[str]:
+        """CAT-10: relabel the thread and its whole subtree, normal tasks included; returns the keys moved.
+
+        A thread under a category parent may only take the parent's category
+        (or, if it is a task with its own category, become normal): anything
+        else is what the CAT-7 trigger refuses, so it is refused here first
+        with a clear message. Levels are updated parents first, so the trigger
+        checks every child against its already relabelled parent.
+        """
+        label = normalize_category(category)
+        with self._store.session() as session:
+            row = session.get(ThreadRow, key)
+            if row is None:
+                raise KeyError(key)
+            parent = session.get(ThreadRow, row.parent_key) if row.parent_key is not None else None
+            ceiling = parent.category if parent is not None else None
+            # A task with its own category may become normal under its category parent (CAT-5).
+            if ceiling is not None and label != ceiling and not (label is None and row.category_own):
+                raise CategoryConflictError(
+                    f"{key} is inside a {ceiling!r} conversation ({row.parent_key}), so it can only"
+                    f" carry {ceiling!r}: relabel the top of that tree instead (CAT-7)"
+                )
+            levels = _subtree_levels(session, key)
+            now = utcnow()
+            for level in levels:
+                session.execute(
+                    update(ThreadRow)
+                    .where(ThreadRow.thread_id.in_(level))
+                    .values(category=label, updated_at=now)
+                    .execution_options(synchronize_session=False)
+                )
+            return [k for level in levels for k in level]
+
+    def set_seal_level(self, key: str, level: int) -> list[str]:
+        """Seal the thread and its subtree (CAT-10: independent of categories); returns the keys sealed."""
+        if level < 0:
+            raise ValueError("a seal level is 0 (open) or more")
+        with self._store.session() as session:
+            if session.get(ThreadRow, key) is None:
+                raise KeyError(key)
+            keys = [k for lvl in _subtree_levels(session, key) for k in lvl]
+            session.execute(
+                update(ThreadRow)
+                .where(ThreadRow.thread_id.in_(keys))
+                .values(seal_level=level, updated_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
+            return keys
+
+    # -- session generations (PROV-2) ------------------------------------------------------
+
+    def current_session(self, key: str) -> SessionGeneration:
+        with self._store.session() as session:
+            current = session.get(ThreadSessionRow, _current_session_id(session, key))
+            assert current is not None
+            return _generation_from_row(current)
+
+    def sessions(self, key: str) -> list[SessionGeneration]:
+        with self._store.read() as session:
+            rows = session.scalars(
+                select(ThreadSessionRow).where(ThreadSessionRow.thread_id == key).order_by(ThreadSessionRow.generation)
+            )
+            return [_generation_from_row(r) for r in rows]
+
+    def rotate_session(self, key: str, *, reason: str = "compaction") -> SessionGeneration:
+        """End the current generation and start the next. Messages and dispatch sources are untouched."""
+        now = utcnow()
+        with self._store.session() as session:
+            current = session.get(ThreadSessionRow, _current_session_id(session, key))
+            assert current is not None
+            current.ended_at = now
+            current.end_reason = reason[:32]
+            session.flush()
+            return _generation_from_row(_start_generation(session, key, now=now))
+
 
 def _message_from_row(row: MessageRow) -> Message:
     return Message(
@@ -202,6 +596,8 @@ def _message_from_row(row: MessageRow) -> Message:
 
 
 class MessageRepository:
+    """Messages. Every read goes through the visibility predicate for its ``viewer`` (CAT-4)."""
+
     def __init__(self, store: Store) -> None:
         self._store = store
 
@@ -214,34 +610,67 @@ class MessageRepository:
         content: str,
         state: MessageState = MessageState.COMPLETE,
         payload: dict[str, Any] | None = None,
+        model_visible_text: str | None = None,
+        quarantine: QuarantineMark | None = None,
     ) -> Message:
-        now = utcnow()
-        row = MessageRow(
-            thread_id=thread_id,
-            role=role.value,
-            source=source.value,
-            content=content,
-            state=state.value,
-            created_at=now,
-            payload=json.dumps(payload) if payload is not None else None,
-        )
+        """Store a message in the thread's current generation.
+
+        With ``quarantine`` the row is stored whole and the model sees the
+        standard placeholder naming ``quarantine.message_id or`` the new row's
+        id (Q-1), frozen now unless ``model_visible_text`` is given.
+        """
         with self._store.session() as session:
-            session.add(row)
-            session.execute(update(ThreadRow).where(ThreadRow.thread_id == thread_id).values(updated_at=now))
-            session.flush()
+            row = _append_message(
+                session,
+                thread_id,
+                role=role,
+                source=source,
+                content=content,
+                state=state,
+                payload=payload,
+                model_visible_text=model_visible_text,
+                quarantine=quarantine,
+            )
             return _message_from_row(row)
 
-    def count(self, thread_id: str) -> int:
+    def append_quarantined(
+        self,
+        thread_id: str,
+        *,
+        content: str,
+        role: MessageRole = MessageRole.TOOL,
+        source: MessageSource = MessageSource.TOOL,
+        state: MessageState = MessageState.COMPLETE,
+        payload: dict[str, Any] | None = None,
+    ) -> Message:
+        """Q-1: an untrusted tool result, kept whole; the model sees only ``quarantine_placeholder(id)``."""
+        return self.append(
+            thread_id,
+            role=role,
+            source=source,
+            content=content,
+            state=state,
+            payload=payload,
+            quarantine=QuarantineMark(),
+        )
+
+    def count(self, thread_id: str, *, viewer: Viewer = DESKTOP) -> int:
         with self._store.read() as session:
-            stmt = select(func.count()).select_from(MessageRow).where(MessageRow.thread_id == thread_id)
+            stmt = (
+                select(func.count())
+                .select_from(MessageRow)
+                .where(MessageRow.thread_id == thread_id, visible_thread_clause(viewer))
+            )
             return int(session.scalar(stmt) or 0)
 
-    def page_ids(self, thread_id: str, *, before_id: int | None = None, limit: int = 200) -> list[int]:
+    def page_ids(
+        self, thread_id: str, *, before_id: int | None = None, limit: int = 200, viewer: Viewer = DESKTOP
+    ) -> list[int]:
         """The ids of up to ``limit`` messages older than ``before_id``, oldest first.
 
         The message pane holds only ids and asks for rows when it paints them.
         """
-        stmt = select(MessageRow.id).where(MessageRow.thread_id == thread_id)
+        stmt = select(MessageRow.id).where(MessageRow.thread_id == thread_id, visible_thread_clause(viewer))
         if before_id is not None:
             stmt = stmt.where(MessageRow.id < before_id)
         stmt = stmt.order_by(MessageRow.id.desc()).limit(limit)
@@ -250,19 +679,302 @@ class MessageRepository:
         ids.reverse()
         return ids
 
-    def get_many(self, ids: Sequence[int]) -> dict[int, Message]:
+    def get_many(self, ids: Sequence[int], *, viewer: Viewer = DESKTOP) -> dict[int, Message]:
+        """The rows of ``ids`` that ``viewer`` may read; the others are simply absent."""
         if not ids:
             return {}
         with self._store.read() as session:
-            rows = session.scalars(select(MessageRow).where(MessageRow.id.in_(list(ids))))
+            rows = session.scalars(
+                select(MessageRow).where(MessageRow.id.in_(list(ids)), visible_thread_clause(viewer))
+            )
             return {row.id: _message_from_row(row) for row in rows}
 
-    def list_for_thread(self, thread_id: str) -> list[Message]:
+    def list_for_thread(self, thread_id: str, *, viewer: Viewer = DESKTOP) -> list[Message]:
         with self._store.read() as session:
             rows = session.scalars(
-                select(MessageRow).where(MessageRow.thread_id == thread_id).order_by(MessageRow.id)
+                select(MessageRow)
+                .where(MessageRow.thread_id == thread_id, visible_thread_clause(viewer))
+                .order_by(MessageRow.id)
             )
             return [_message_from_row(row) for row in rows]
+
+    def recent_human(
+        self, thread_id: str, *, limit: int = DEFAULT_CAPTURE_LIMIT, viewer: Viewer = DESKTOP
+    ) -> list[Message]:
+        """The thread's latest human messages of its current generation, oldest first (PROV-1, PROV-3)."""
+        with self._store.read() as session:
+            ids = _recent_human_ids(session, thread_id, limit=limit)
+            rows = session.scalars(
+                select(MessageRow)
+                .where(MessageRow.id.in_(ids), human_source_clause(), visible_thread_clause(viewer))
+                .order_by(MessageRow.id)
+            )
+            return [_message_from_row(row) for row in rows]
+
+    def provenance(self, ids: Sequence[int], *, viewer: Viewer = DESKTOP) -> dict[int, MessageProvenance]:
+        if not ids:
+            return {}
+        with self._store.read() as session:
+            rows = session.scalars(
+                select(MessageRow).where(MessageRow.id.in_(list(ids)), visible_thread_clause(viewer))
+            )
+            return {
+                row.id: MessageProvenance(
+                    id=row.id,
+                    thread_id=row.thread_id,
+                    session_id=row.session_id,
+                    source=MessageSource(row.source),
+                    model_visible_text=row.model_visible_text,
+                    mark=_mark_of(row),
+                )
+                for row in rows
+            }
+
+    def quarantine_verdicts(self, ids: Sequence[int]) -> dict[int, QuarantineVerdict]:
+        """Q-1: may the model see each row's frozen text? (Answers only; reads no content out.)"""
+        if not ids:
+            return {}
+        with self._store.read() as session:
+            rows = list(session.scalars(select(MessageRow).where(MessageRow.id.in_(list(ids)))))
+            return _verdicts(session, rows)
+
+    def model_view(self, thread_id: str, *, viewer: Viewer = DESKTOP) -> list[Message]:
+        """The thread's messages as the model sees them: ``content`` is the frozen model-visible text.
+
+        Quarantined rows show their placeholder (Q-1); a row whose placeholder
+        fails the check shows ``withheld_text`` instead, never its stored content.
+        """
+        with self._store.read() as session:
+            rows = list(
+                session.scalars(
+                    select(MessageRow)
+                    .where(MessageRow.thread_id == thread_id, visible_thread_clause(viewer))
+                    .order_by(MessageRow.id)
+                )
+            )
+            verdicts = _verdicts(session, rows)
+            out = []
+            for row in rows:
+                message = _message_from_row(row)
+                verdict = verdicts[row.id]
+                if verdict is QuarantineVerdict.REJECTED:
+                    message = message.model_copy(update={"content": withheld_text(row.id)})
+                elif row.model_visible_text is not None:
+                    message = message.model_copy(update={"content": row.model_visible_text})
+                out.append(message)
+            return out
+
+
+def _model_text(row: MessageRow) -> str:
+    return row.model_visible_text if row.model_visible_text is not None else row.content
+
+
+def _verdicts(session: Session, rows: Sequence[MessageRow]) -> dict[int, QuarantineVerdict]:
+    candidates = {
+        row.id: candidate
+        for row in rows
+        if not row.quarantined and (candidate := placeholder_candidate_id(_model_text(row))) is not None
+    }
+    quarantined_ids: set[int] = set()
+    if candidates:
+        quarantined_ids = set(
+            session.scalars(
+                select(MessageRow.id).where(
+                    MessageRow.id.in_(set(candidates.values())), MessageRow.quarantined.is_(True)
+                )
+            )
+        )
+    return {
+        row.id: judge_model_visible_text(
+            row.id,
+            _model_text(row),
+            _mark_of(row),
+            candidate_is_quarantined=candidates.get(row.id) in quarantined_ids,
+        )
+        for row in rows
+    }
+
+
+# -- dispatch: task identity, frozen sources, forks (PROV-1..PROV-5, Q-1) ---------------------
+
+
+@dataclass(frozen=True)
+class CreatedTask:
+    thread: TaskThread
+    category_own: bool
+    seal_level: int
+    source_ids: tuple[int, ...]
+    first_message: Message
+
+
+@dataclass(frozen=True)
+class RecordedFollowup:
+    message: Message
+    source_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CreatedFork:
+    thread: TaskThread
+    message_ids: tuple[int, ...]
+    source_ids: tuple[int, ...]
+
+
+def _copy_rows(session: Session, rows: Sequence[MessageRow], target_key: str) -> list[int]:
+    """Q-1: copies keep the frozen model-visible text and point their mark at the original row."""
+    session_id = _current_session_id(session, target_key)
+    copies = []
+    for row in rows:
+        copy = MessageRow(
+            thread_id=target_key,
+            role=row.role,
+            source=row.source,
+            content=row.content,
+            state=row.state,
+            created_at=row.created_at,
+            payload=row.payload,
+            session_id=session_id,
+            model_visible_text=row.model_visible_text,
+            quarantined=row.quarantined,
+            quarantine_message_id=(
+                (row.quarantine_message_id if row.quarantine_message_id is not None else row.id)
+                if row.quarantined
+                else None
+            ),
+        )
+        session.add(copy)
+        copies.append(copy)
+    session.flush()
+    return [c.id for c in copies]
+
+
+class DispatchRepository:
+    """Tasks and their frozen dispatch sources; each method is one transaction."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def create_task(
+        self,
+        task: TaskThread,
+        *,
+        category_own: bool,
+        goal_text: str,
+        goal_source: MessageSource = MessageSource.COMPONENT_INPUT,
+        capture_limit: int = DEFAULT_CAPTURE_LIMIT,
+    ) -> CreatedTask:
+        """PROV-1: the task row, its first message and its dispatch sources, in one transaction.
+
+        ``task.parent_key`` is the dispatcher. Its seal level is inherited
+        (CAT-10); its category is whatever ``task`` and ``category_own`` say,
+        subject to the CAT-7 trigger.
+        """
+        if task.parent_key is None:
+            raise ValueError("a task needs its dispatcher as parent_key")
+        if goal_source is MessageSource.HUMAN:
+            raise ValueError("a task's goal is written by its dispatcher, not by the human (PROV-3)")
+        with self._store.session() as session:
+            dispatcher = session.get(ThreadRow, task.parent_key)
+            if dispatcher is None:
+                raise KeyError(task.parent_key)
+            source_ids = _capture(session, dispatcher.thread_id, limit=capture_limit)
+            row = _insert_thread(session, task, category_own=category_own, seal_level=dispatcher.seal_level)
+            goal = _append_message(session, row.thread_id, role=MessageRole.USER, source=goal_source, content=goal_text)
+            _replace_sources(session, row.thread_id, source_ids)
+            return CreatedTask(
+                thread=_thread_from_row(row),
+                category_own=row.category_own,
+                seal_level=row.seal_level,
+                source_ids=tuple(source_ids),
+                first_message=_message_from_row(goal),
+            )
+
+    def record_followup(
+        self,
+        task_key: str,
+        text: str,
+        *,
+        source: MessageSource = MessageSource.HUMAN,
+        capture_limit: int = DEFAULT_CAPTURE_LIMIT,
+    ) -> RecordedFollowup:
+        """PROV-4: store the follow-up on the task and replace its snapshot from its dispatcher, atomically."""
+        with self._store.session() as session:
+            task = session.get(ThreadRow, task_key)
+            if task is None:
+                raise KeyError(task_key)
+            if task.kind != ThreadKind.TASK.value or task.parent_key is None:
+                raise NotATaskError(f"{task_key} is not a dispatched task, so it takes no follow-up")
+            source_ids = _capture(session, task.parent_key, limit=capture_limit)
+            message = _append_message(session, task_key, role=MessageRole.USER, source=source, content=text)
+            _replace_sources(session, task_key, source_ids)
+            return RecordedFollowup(message=_message_from_row(message), source_ids=tuple(source_ids))
+
+    def source_ids(self, task_key: str) -> list[int]:
+        """The frozen ids, unfiltered (for diagnostics; readers use ``sources``)."""
+        with self._store.read() as session:
+            return _held_source_ids(session, task_key)
+
+    def sources(self, task_key: str, *, viewer: Viewer) -> list[Message]:
+        """PROV-3: the snapshot as ``viewer`` may read it now, human sources only, in capture order."""
+        with self._store.read() as session:
+            rows = session.scalars(
+                select(MessageRow)
+                .join(DispatchSourceRow, DispatchSourceRow.message_id == MessageRow.id)
+                .where(DispatchSourceRow.task_key == task_key, human_source_clause(), visible_thread_clause(viewer))
+                .order_by(DispatchSourceRow.position)
+            )
+            return [_message_from_row(row) for row in rows]
+
+    def evidence(self, thread_key: str, *, viewer: Viewer, limit: int = DEFAULT_CAPTURE_LIMIT) -> list[Message]:
+        """WR-1: the thread's own recent human messages plus its visible dispatch snapshot."""
+        with self._store.read() as session:
+            own = _recent_human_ids(session, thread_key, limit=limit)
+            rows = session.scalars(
+                select(MessageRow)
+                .outerjoin(
+                    DispatchSourceRow,
+                    (DispatchSourceRow.message_id == MessageRow.id) & (DispatchSourceRow.task_key == thread_key),
+                )
+                .where(
+                    (MessageRow.id.in_(own)) | (DispatchSourceRow.task_key.is_not(None)),
+                    human_source_clause(),
+                    visible_thread_clause(viewer),
+                )
+                .order_by(MessageRow.id)
+            )
+            return [_message_from_row(row) for row in rows]
+
+    def copy_messages(self, source_key: str, target_key: str, ids: Sequence[int] | None = None) -> list[int]:
+        """Copy messages of one thread into another (CAT-4: only if the target may read the source)."""
+        with self._store.session() as session:
+            source = session.get(ThreadRow, source_key)
+            target = session.get(ThreadRow, target_key)
+            if source is None or target is None:
+                raise KeyError(source_key if source is None else target_key)
+            assert_delivery_flow(source, target)
+            stmt = select(MessageRow).where(MessageRow.thread_id == source_key).order_by(MessageRow.id)
+            if ids is not None:
+                stmt = stmt.where(MessageRow.id.in_(list(ids)))
+            return _copy_rows(session, list(session.scalars(stmt)), target_key)
+
+    def fork(self, source_key: str, fork: TaskThread) -> CreatedFork:
+        """A fork (or branch, clone, side chat): inherits the category (CAT-7), copies messages,
+        marks, frozen text and dispatch sources (Q-1, PROV-2), in one transaction."""
+        if fork.parent_key != source_key:
+            raise ValueError("a fork's parent_key is the thread it was forked from")
+        with self._store.session() as session:
+            source = session.get(ThreadRow, source_key)
+            if source is None:
+                raise KeyError(source_key)
+            row = _insert_thread(session, fork, category_own=False, seal_level=source.seal_level)
+            assert_delivery_flow(source, row)
+            rows = list(
+                session.scalars(select(MessageRow).where(MessageRow.thread_id == source_key).order_by(MessageRow.id))
+            )
+            copied = _copy_rows(session, rows, row.thread_id)
+            sources = _replace_sources(session, row.thread_id, _held_source_ids(session, source_key))
+            session.refresh(row)
+            return CreatedFork(thread=_thread_from_row(row), message_ids=tuple(copied), source_ids=tuple(sources))
 
 
 class AppStateRepository:

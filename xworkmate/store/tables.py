@@ -11,8 +11,10 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    PrimaryKeyConstraint,
     String,
     Text,
+    UniqueConstraint,
     false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -51,17 +53,34 @@ class ThreadRow(Base):
     permission_level: Mapped[str] = mapped_column(String(16), default="ask")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # CAT-10: the read-only archive level; tasks inherit it, independently of categories.
+    seal_level: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The current session generation (``thread_sessions.id``); kept by the repositories.
+    current_session_id: Mapped[int | None] = mapped_column(BigIntId)
 
     __table_args__ = (Index("ix_threads_archived_created", "archived", "created_at"),)
+
+
+class ThreadSessionRow(Base):
+    """One session generation of a thread; compaction ends one and starts the next (PROV-2)."""
+
+    __tablename__ = "thread_sessions"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    thread_id: Mapped[str] = mapped_column(String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    generation: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    end_reason: Mapped[str | None] = mapped_column(String(32))
+
+    __table_args__ = (UniqueConstraint("thread_id", "generation", name="uq_thread_sessions_thread_generation"),)
 
 
 class MessageRow(Base):
     __tablename__ = "messages"
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
-    thread_id: Mapped[str] = mapped_column(
-        String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE")
-    )
+    thread_id: Mapped[str] = mapped_column(String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
     role: Mapped[str] = mapped_column(String(20))
     source: Mapped[str] = mapped_column(String(20))
     content: Mapped[str] = mapped_column(Text)
@@ -69,8 +88,35 @@ class MessageRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # JSON: tool calls of an assistant message, the call a tool result answers, card data.
     payload: Mapped[str | None] = mapped_column(Text)
+    # The session generation the message belongs to (``thread_sessions.id``).
+    session_id: Mapped[int | None] = mapped_column(BigIntId)
+    # Q-1: the frozen text the model sees; NULL means ``content``. Never rewritten.
+    model_visible_text: Mapped[str | None] = mapped_column(Text)
+    # Q-1: a quarantine mark. ``quarantined`` says the row carries one; its
+    # ``message_id`` is ``quarantine_message_id`` (NULL: the row itself).
+    quarantined: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    quarantine_message_id: Mapped[int | None] = mapped_column(BigIntId)
 
-    __table_args__ = (Index("ix_messages_thread_id_id", "thread_id", "id"),)
+    __table_args__ = (
+        Index("ix_messages_thread_id_id", "thread_id", "id"),
+        # Capture and evidence: a thread's recent human messages of one generation (PROV-1).
+        Index("ix_messages_thread_session_source_id", "thread_id", "session_id", "source", "id"),
+    )
+
+
+class DispatchSourceRow(Base):
+    """PROV-1: the ids of the human messages a task was dispatched on, replaced as a set (PROV-4)."""
+
+    __tablename__ = "dispatch_sources"
+
+    task_key: Mapped[str] = mapped_column(String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    message_id: Mapped[int] = mapped_column(BigIntId, ForeignKey("messages.id", ondelete="CASCADE"))
+
+    __table_args__ = (
+        PrimaryKeyConstraint("task_key", "position", name="pk_dispatch_sources"),
+        Index("ix_dispatch_sources_message_id", "message_id"),
+    )
 
 
 class ProviderRow(Base):

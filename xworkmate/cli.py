@@ -273,8 +273,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import asyncio
 
     controller = open_controller()
-    thread = controller.get_thread(args.key)
-    if thread.execution_binding.mode.value == "native" and not controller.has_agent_provider():
+    try:
+        native = controller.get_thread(args.key).execution_binding.mode.value == "native"
+    except UnknownSessionKeyError:
+        native = True  # run_turn refuses it as not runnable, naming the key
+    if native and not controller.has_agent_provider():
         raise CliError("no agent provider is configured; add one with `xworkmate provider add`")
     outcome = asyncio.run(controller.run_turn(args.key, args.prompt, provider=args.provider, headless=True))
     if args.json:

@@ -3,17 +3,32 @@
 Every test here fails on any Qt warning (STYLE lesson 8), except the offscreen
 platform's own note that it cannot propagate size hints, which says nothing
 about our code.
+
+Tests that run turns use ``loop``: a qasync loop on pytest-qt's ``qapp``,
+current for the test and closed after it. Clicks are made with ``qtbot``
+while the loop is idle; then ``loop.run_until_complete(...)`` runs the
+controller's task (or a polling ``wait_until``) — never a qtbot wait inside
+a coroutine (STYLE lesson 7).
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from tests.support.openai_server import OpenAIServer
 from xworkmate.controllers import SessionController
+from xworkmate.domain.providers import ProviderRecord
+from xworkmate.settings import Settings
+from xworkmate.store import Store
 from xworkmate.ui import MainWindow, build_main_window
+
+from .support_runs import fast_router
 
 _HERE = Path(__file__).resolve().parent
 OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
@@ -38,3 +53,43 @@ def open_window(qtbot: QtBot, controller: SessionController) -> MainWindow:
 def window(qtbot: QtBot, sqlite_controller: SessionController) -> MainWindow:
     """The whole window over the ``sqlite_controller`` fixture, shown offscreen."""
     return open_window(qtbot, sqlite_controller)
+
+
+@pytest.fixture
+def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    """A qasync event loop for one test; turns still running at the end are cancelled and awaited."""
+    import qasync  # type: ignore[import-untyped]  # after PySide6, so it binds to it
+
+    event_loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(event_loop)
+    try:
+        yield event_loop
+    finally:
+        pending = [task for task in asyncio.all_tasks(event_loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            event_loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        event_loop.run_until_complete(event_loop.shutdown_asyncgens())
+        event_loop.close()
+        asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def bare_controller(sqlite_store: Store, settings: Settings) -> SessionController:
+    """A controller with no provider yet, whose turns retry fast (for the provider settings tests)."""
+    return SessionController(sqlite_store, settings, router_factory=fast_router)
+
+
+@pytest.fixture
+def agent_controller(bare_controller: SessionController, openai_server: OpenAIServer) -> SessionController:
+    """A controller whose default provider is the scripted OpenAI-compatible test server."""
+    bare_controller.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    return bare_controller
+
+
+@pytest.fixture
+def agent_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, agent_controller: SessionController) -> MainWindow:
+    return open_window(qtbot, agent_controller)

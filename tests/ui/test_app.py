@@ -135,7 +135,7 @@ def test_about_names_the_version_data_folder_and_database(window: MainWindow, se
     assert str(settings.home) in text
     assert window.controller.store_description in text
     menus = [action.text() for action in window.menuBar().actions()]
-    assert menus == ["&File", "&Help"]
+    assert menus == ["&File", "&Settings", "&Help"]
 
 
 def test_the_bridge_turns_controller_changes_into_one_signal(

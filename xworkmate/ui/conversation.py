@@ -3,17 +3,27 @@
 ``MessageListModel`` holds only the message ids of the current line, newest
 page first; rows are read from the controller the first time something asks
 for them, a block at a time, and older history is paged in with
-``fetchMore`` when the reader scrolls to the top (STYLE lesson 3).
+``fetchMore`` when the reader scrolls to the top (STYLE lesson 3). Below the
+stored rows sit at most two transient rows of a running turn (the text
+streaming in, the tool being run), replaced by the stored messages as the
+controller stores them.
+
+``MessageDelegate`` paints each row from a ``QTextDocument`` sized to the
+viewport width — Markdown for the agent's answers (``rawToggle`` shows the
+source), compact cards for tool calls — cached per row and width.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
     QByteArray,
+    QEvent,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -21,11 +31,23 @@ from PySide6.QtCore import (
     QRectF,
     QSize,
     Qt,
+    Signal,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, QPalette, QTextLayout, QTextOption
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QKeySequence,
+    QPainter,
+    QPalette,
+    QPen,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QListView,
@@ -36,13 +58,18 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from xworkmate.controllers import LineView, SessionController
+from xworkmate.controllers import ApprovalRequested, LineView, SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.domain.threads import ThreadStatus
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.threads import PermissionLevel, ThreadStatus
+from xworkmate.ui.approvals import ApprovalArea
+from xworkmate.ui.live_runs import LiveRow
+from xworkmate.ui.rendering import BodyFormat, ToolCard, build_document, running_card, tool_calls_line, tool_card
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -52,6 +79,15 @@ STATE_ROLE = MESSAGE_ID_ROLE + 2
 ROLE_ROLE = MESSAGE_ID_ROLE + 3
 SOURCE_ROLE = MESSAGE_ID_ROLE + 4
 CONTENT_ROLE = MESSAGE_ID_ROLE + 5
+LIVE_ROLE = MESSAGE_ID_ROLE + 6
+"""``"stream"`` or ``"tool"`` for a running turn's transient rows, ``None`` for stored messages."""
+FORMAT_ROLE = MESSAGE_ID_ROLE + 7
+"""How the body renders: ``"markdown"``, ``"plain"`` or ``"tool"``."""
+CARD_ROLE = MESSAGE_ID_ROLE + 8
+"""The ``ToolCard`` of a tool row."""
+EXPANDED_ROLE = MESSAGE_ID_ROLE + 9
+CACHE_KEY_ROLE = MESSAGE_ID_ROLE + 10
+"""A hashable key that changes whenever the row's rendering does."""
 
 PAGE_SIZE = 200
 # How many rows around a missing one are read together when a row is first painted.
@@ -62,8 +98,19 @@ DISPLAY_LIMIT = 20_000
 
 EMPTY_CONVERSATION_TEXT = "No messages yet. Type a request below and press Ctrl+Enter."
 COMPOSER_PLACEHOLDER = "Type a request for this task line… (Ctrl+Enter sends)"
+NO_PROVIDER_BANNER = (
+    'No agent provider is configured, so nothing will run. <a href="settings:providers">Set up a provider…</a>'
+)
+DEFAULT_PROVIDER_LABEL = "Default provider"
+PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
+    (PermissionLevel.ASK, "Ask before edits", "Ask before every edit and every command"),
+    (PermissionLevel.AUTO_EDIT, "Auto-edit", "Edits inside the folder run at once; commands still ask"),
+    (PermissionLevel.FULL, "Full access", "Edits and commands run without asking"),
+)
 
 _ERROR_COLOUR = QColor(242, 178, 51)
+_TOOL_OK_COLOUR = QColor(46, 125, 50)
+_TOOL_ERROR_COLOUR = QColor(179, 38, 30)
 
 _ROLE_LABELS: dict[MessageRole, str] = {
     MessageRole.USER: "You",
@@ -73,12 +120,22 @@ _ROLE_LABELS: dict[MessageRole, str] = {
 }
 
 
+_NATURAL_SOURCE: dict[MessageRole, MessageSource] = {
+    MessageRole.ASSISTANT: MessageSource.AGENT,
+    MessageRole.TOOL: MessageSource.TOOL,
+}
+
+
 def message_header(message: Message) -> str:
     """``You · human · 14:02``; ``role=user`` alone is not shown as "You" (PROV-3)."""
     label = _ROLE_LABELS[message.role]
     if message.role is MessageRole.USER and message.source is not MessageSource.HUMAN:
         label = "Input"
+    elif message.payload and message.payload.get("thought"):
+        label = "Agent (thinking)"  # an ACP agent's reasoning, kept apart from its answer
     parts = [label, message.source.value.replace("_", " "), message.created_at.astimezone().strftime("%H:%M")]
+    if _NATURAL_SOURCE.get(message.role) is message.source:
+        del parts[1]  # "Agent · agent" says nothing twice
     if message.state is MessageState.ERROR:
         parts[0] = f"⚠ {parts[0]}"
     elif message.state is MessageState.INTERRUPTED:
@@ -93,12 +150,21 @@ def display_text(content: str) -> str:
     return f"{content[:DISPLAY_LIMIT]}\n… ({hidden:,} more characters not shown in the list)"
 
 
+def _body_format(message: Message) -> BodyFormat:
+    if message.role is MessageRole.TOOL:
+        return "tool"
+    if message.role is MessageRole.ASSISTANT:
+        return "markdown"
+    return "plain"
+
+
 class MessageListModel(QAbstractListModel):
     """The current line's messages: ids in memory, rows on demand, older pages on request.
 
     Signals: only the standard model signals. ``set_key`` resets the model
     (a different conversation); new messages are appended and older pages
-    prepended with ``beginInsertRows``.
+    prepended with ``beginInsertRows``; the running turn's transient rows
+    (``set_live``) follow the stored ones and change with ``dataChanged``.
     """
 
     def __init__(
@@ -110,7 +176,10 @@ class MessageListModel(QAbstractListModel):
         self._key: str | None = None
         self._ids: list[int] = []
         self._cache: dict[int, Message] = {}
+        self._cards: dict[int, ToolCard] = {}
         self._missing: set[int] = set()
+        self._expanded: set[int] = set()
+        self._live: list[LiveRow] = []
         self._has_older = False
         self._fetch_gate: Callable[[], bool] = lambda: True
 
@@ -132,6 +201,15 @@ class MessageListModel(QAbstractListModel):
     def cached_count(self) -> int:
         return len(self._cache)
 
+    @property
+    def stored_count(self) -> int:
+        """Rows that are stored messages (the live rows come after them)."""
+        return len(self._ids)
+
+    @property
+    def live_rows(self) -> list[LiveRow]:
+        return list(self._live)
+
     def set_fetch_gate(self, gate: Callable[[], bool]) -> None:
         """Qt asks ``canFetchMore`` when the *last* row shows; our history grows at the top,
         so the view tells the model when the reader is actually at the oldest message."""
@@ -144,12 +222,15 @@ class MessageListModel(QAbstractListModel):
         self._key = key
         self._ids = ids
         self._cache.clear()
+        self._cards.clear()
         self._missing.clear()
+        self._expanded.clear()
+        self._live = []
         self._has_older = len(ids) >= self._page_size
         self.endResetModel()
 
     def append_ids(self, ids: Iterable[int]) -> None:
-        """New messages on this line (``MessagesAppended``): add them at the bottom."""
+        """New messages on this line (``MessagesAppended``): add them after the stored rows."""
         last = self._ids[-1] if self._ids else 0
         fresh = sorted({i for i in ids if i > last})
         if not fresh:
@@ -158,6 +239,27 @@ class MessageListModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
         self._ids.extend(fresh)
         self.endInsertRows()
+
+    def set_live(self, rows: Sequence[LiveRow]) -> None:
+        """Show a running turn's transient rows (streamed text, the tool running) at the bottom."""
+        new = list(rows)
+        old = self._live
+        base = len(self._ids)
+        if [r.kind for r in old] == [r.kind for r in new]:
+            self._live = new
+            for offset, (before, after) in enumerate(zip(old, new, strict=True)):
+                if before != after:
+                    index = self.index(base + offset, 0)
+                    self.dataChanged.emit(index, index)
+            return
+        if old:
+            self.beginRemoveRows(QModelIndex(), base, base + len(old) - 1)
+            self._live = []
+            self.endRemoveRows()
+        if new:
+            self.beginInsertRows(QModelIndex(), base, base + len(new) - 1)
+            self._live = new
+            self.endInsertRows()
 
     def fetch_older(self) -> int:
         """Prepend the next older page; returns how many rows were added."""
@@ -174,12 +276,44 @@ class MessageListModel(QAbstractListModel):
         return len(older)
 
     def message_at(self, row: int) -> Message | None:
+        if row >= len(self._ids):
+            return None
         message_id = self._ids[row]
         message = self._cache.get(message_id)
         if message is None and message_id not in self._missing:
             self._load_around(row)
             message = self._cache.get(message_id)
         return message
+
+    def card_at(self, row: int) -> ToolCard | None:
+        if row >= len(self._ids):
+            live = self._live_at(row)
+            return running_card(live.text) if live is not None and live.kind == "tool" else None
+        message = self.message_at(row)
+        if message is None or message.role is not MessageRole.TOOL:
+            return None
+        card = self._cards.get(message.id)
+        if card is None:
+            card = tool_card(message.payload, message.content, failed=message.state is MessageState.ERROR)
+            self._cards[message.id] = card
+        return card
+
+    def is_expanded(self, row: int) -> bool:
+        return row < len(self._ids) and self._ids[row] in self._expanded
+
+    def toggle_expanded(self, row: int) -> bool:
+        """Fold or unfold a tool card's output or diff; returns whether anything changed."""
+        card = self.card_at(row)
+        if card is None or not card.expandable or row >= len(self._ids):
+            return False
+        self._expanded ^= {self._ids[row]}
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index)
+        return True
+
+    def _live_at(self, row: int) -> LiveRow | None:
+        offset = row - len(self._ids)
+        return self._live[offset] if 0 <= offset < len(self._live) else None
 
     def _load_around(self, row: int) -> None:
         window = self._ids[max(0, row - _FETCH_BEHIND) : row + _FETCH_AHEAD]
@@ -191,7 +325,7 @@ class MessageListModel(QAbstractListModel):
     # -- Qt model API -----------------------------------------------------
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._ids)
+        return 0 if parent.isValid() else len(self._ids) + len(self._live)
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
@@ -206,17 +340,37 @@ class MessageListModel(QAbstractListModel):
             self.fetch_older()
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._ids) or index.column() != 0:
+        if not index.isValid() or index.column() != 0 or not 0 <= index.row() < self.rowCount():
             return None
+        row = index.row()
+        if row >= len(self._ids):
+            return self._live_data(row, role)
         if role == MESSAGE_ID_ROLE:
-            return self._ids[index.row()]
-        message = self.message_at(index.row())
+            return self._ids[row]
+        if role == LIVE_ROLE:
+            return None
+        if role == EXPANDED_ROLE:
+            return self.is_expanded(row)
+        if role == CACHE_KEY_ROLE:
+            return (self._ids[row], self.is_expanded(row))
+        message = self.message_at(row)
         if message is None:
             if role == Qt.ItemDataRole.DisplayRole:
                 return "(this message is no longer available)"
+            if role == FORMAT_ROLE:
+                return "plain"
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            if message.role is MessageRole.TOOL:
+                card = self.card_at(row)
+                return card.plain_text(self.is_expanded(row)) if card is not None else ""
+            if message.role is MessageRole.ASSISTANT and not message.content and message.payload:
+                return tool_calls_line(message.payload.get("tool_calls"))
             return display_text(message.content)
+        if role == FORMAT_ROLE:
+            return _body_format(message)
+        if role == CARD_ROLE:
+            return self.card_at(row)
         if role == CONTENT_ROLE:
             return message.content
         if role == HEADER_ROLE:
@@ -229,11 +383,52 @@ class MessageListModel(QAbstractListModel):
             return message.source.value
         if role == Qt.ItemDataRole.ToolTipRole:
             stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-            return f"message #{message.id} · {message.role.value} / {message.source.value} · {stamp}"
+            tip = f"message #{message.id} · {message.role.value} / {message.source.value} · {stamp}"
+            card = self.card_at(row)
+            if card is not None and card.expandable:
+                tip += " · click to fold or unfold"
+            return tip
         if role == Qt.ItemDataRole.BackgroundRole and message.state is MessageState.ERROR:
             colour = QColor(_ERROR_COLOUR)
             colour.setAlpha(70)
             return colour
+        return None
+
+    def _live_data(self, row: int, role: int) -> Any:
+        live = self._live_at(row)
+        if live is None:
+            return None
+        is_tool = live.kind == "tool"
+        if role == Qt.ItemDataRole.DisplayRole:
+            if is_tool:
+                return running_card(live.text).plain_text()
+            return live.text or "…"
+        if role == CONTENT_ROLE:
+            return live.text
+        if role == LIVE_ROLE:
+            return live.kind
+        if role == MESSAGE_ID_ROLE:
+            return None
+        if role == CACHE_KEY_ROLE:
+            return ("live", live.kind, live.revision)
+        if role == FORMAT_ROLE:
+            return "tool" if is_tool else "markdown"
+        if role == CARD_ROLE:
+            return running_card(live.text) if is_tool else None
+        if role == HEADER_ROLE:
+            if is_tool:
+                return "Tool · running"
+            return "Agent · streaming…" if live.text else "Agent · working…"
+        if role == ROLE_ROLE:
+            return MessageRole.TOOL.value if is_tool else MessageRole.ASSISTANT.value
+        if role == SOURCE_ROLE:
+            return MessageSource.TOOL.value if is_tool else MessageSource.AGENT.value
+        if role == STATE_ROLE:
+            return MessageState.COMPLETE.value
+        if role == EXPANDED_ROLE:
+            return False
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return "Not stored yet: the turn is still running"
         return None
 
     def roleNames(self) -> dict[int, QByteArray]:
@@ -246,50 +441,66 @@ class MessageListModel(QAbstractListModel):
                 ROLE_ROLE: QByteArray(b"role"),
                 SOURCE_ROLE: QByteArray(b"source"),
                 CONTENT_ROLE: QByteArray(b"content"),
+                LIVE_ROLE: QByteArray(b"live"),
+                FORMAT_ROLE: QByteArray(b"format"),
+                CARD_ROLE: QByteArray(b"card"),
+                EXPANDED_ROLE: QByteArray(b"expanded"),
+                CACHE_KEY_ROLE: QByteArray(b"cacheKey"),
             }
         )
         return names
 
 
-def _wrapped_layout(text: str, font: QFont, width: float) -> tuple[QTextLayout, float]:
-    # QTextLayout breaks on U+2028, not on "\n"; long unbroken tokens (paths, URLs) still wrap.
-    layout = QTextLayout(text.replace("\r\n", "\n").replace("\n", "\u2028"), font)
-    option = QTextOption()
-    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-    layout.setTextOption(option)
-    height = 0.0
-    layout.beginLayout()
-    while True:
-        line = layout.createLine()
-        if not line.isValid():
-            break
-        line.setLineWidth(width)
-        line.setPosition(QPointF(0.0, height))
-        height += line.height()
-    layout.endLayout()
-    return layout, height
+_HeightKey = tuple[Any, int, bool]
+"""(row cache key, width, raw)."""
+_DocKey = tuple[Any, bool]
+"""(row cache key, raw): a document follows width changes by re-layout, not by rebuilding."""
 
 
 class MessageDelegate(QStyledItemDelegate):
-    """Paints a message as a card: header (who, source, time) over word-wrapped text.
+    """Paints a message as a card: header (who, source, time) over its rendered body.
 
-    Error-state messages (notices such as "no agent provider is configured")
-    get an amber card so they cannot be mistaken for an agent's answer.
+    The body is a ``QTextDocument`` laid out at the viewport's width: Markdown
+    with highlighted code for the agent's answers (plain source when ``raw``),
+    plain text for people and notices, a compact card for tool calls. Heights
+    are cached per row, width and mode; documents in a bounded LRU (re-laid out,
+    not rebuilt, when the width changes), so a long history costs memory only
+    for what was recently painted. Error-state
+    messages get an amber card so they cannot be mistaken for an answer;
+    clicking an expandable tool card folds or unfolds it.
     """
 
     MARGIN = 6
     PADDING = 8
     GAP = 3
+    DOCUMENT_CACHE = 256
 
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
         self._view = view
-        self._heights: dict[tuple[int, int], int] = {}
+        self._raw = False
+        self._heights: dict[_HeightKey, int] = {}
+        self._documents: OrderedDict[_DocKey, QTextDocument] = OrderedDict()
+        self._live_documents: dict[str, tuple[_DocKey, QTextDocument]] = {}
+        self.live_render_ms = 0.0
+        """How long the last transient row took to render and lay out (the window paces flushes by it)."""
+
+    @property
+    def raw(self) -> bool:
+        return self._raw
+
+    def set_raw(self, raw: bool) -> None:
+        if raw != self._raw:
+            self._raw = raw
+            self.forget_sizes()
+            self._documents.clear()
+            self._live_documents.clear()
 
     def text_width(self) -> int:
         return max(self._view.viewport().width() - 2 * (self.MARGIN + self.PADDING), 80)
 
     def forget_sizes(self) -> None:
+        """The width changed (or the mode): heights are measured again; documents are kept."""
         self._heights.clear()
 
     @staticmethod
@@ -299,16 +510,55 @@ class MessageDelegate(QStyledItemDelegate):
         header.setPointSizeF(max(font.pointSizeF() * 0.85, 6.0))
         return header
 
+    def document_for(self, index: ModelIndex, font: QFont | None = None) -> QTextDocument:
+        """The rendered body of a row at the current width (cached)."""
+        width = self.text_width()
+        key: _DocKey = (index.data(CACHE_KEY_ROLE), self._raw)
+        live = index.data(LIVE_ROLE)
+        cached: QTextDocument | None = None
+        if live is not None:
+            slot = self._live_documents.get(str(live))
+            if slot is not None and slot[0] == key:
+                cached = slot[1]
+        else:
+            cached = self._documents.get(key)
+            if cached is not None:
+                self._documents.move_to_end(key)
+        if cached is not None:
+            if cached.textWidth() != width:
+                cached.setTextWidth(width)
+            return cached
+        document = build_document(
+            str(index.data() or ""),
+            index.data(FORMAT_ROLE) or "plain",
+            font if font is not None else self._view.font(),
+            width,
+            raw=self._raw,
+            card=index.data(CARD_ROLE),
+            expanded=bool(index.data(EXPANDED_ROLE)),
+        )
+        if live is not None:
+            self._live_documents[str(live)] = (key, document)
+        else:
+            self._documents[key] = document
+            while len(self._documents) > self.DOCUMENT_CACHE:
+                self._documents.popitem(last=False)
+        return document
+
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         width = self.text_width()
-        message_id = index.data(MESSAGE_ID_ROLE)
-        cache_key = (int(message_id or 0), width)
-        height = self._heights.get(cache_key)
+        key: _HeightKey = (index.data(CACHE_KEY_ROLE), width, self._raw)
+        live = index.data(LIVE_ROLE) is not None
+        height = None if live else self._heights.get(key)
         if height is None:
+            started = time.perf_counter()
             header_height = QFontMetrics(self._header_font(option.font)).height()
-            _, body_height = _wrapped_layout(str(index.data() or ""), option.font, width)
+            body_height = self.document_for(index, option.font).size().height()  # size() lays it out
             height = int(2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + body_height) + 1
-            self._heights[cache_key] = height
+            if live:
+                self.live_render_ms = (time.perf_counter() - started) * 1000
+            else:
+                self._heights[key] = height
         return QSize(width + 2 * (self.MARGIN + self.PADDING), height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
@@ -316,14 +566,17 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         card = QRectF(option.rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
         palette = option.palette
-        is_error = index.data(STATE_ROLE) == MessageState.ERROR.value
-        is_user = index.data(ROLE_ROLE) == MessageRole.USER.value
+        state = index.data(STATE_ROLE)
+        role = index.data(ROLE_ROLE)
+        live = index.data(LIVE_ROLE)
+        tool = index.data(CARD_ROLE)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        if is_error:
+        pen_style = Qt.PenStyle.SolidLine
+        if state == MessageState.ERROR.value and role != MessageRole.TOOL.value:
             fill = QColor(_ERROR_COLOUR)
             fill.setAlpha(70)
             border = QColor(_ERROR_COLOUR).darker(120)
-        elif is_user:
+        elif role == MessageRole.USER.value:
             fill = QColor(palette.color(QPalette.ColorRole.Highlight))
             fill.setAlpha(28)
             border = QColor(fill)
@@ -332,11 +585,16 @@ class MessageDelegate(QStyledItemDelegate):
             fill = QColor(palette.color(QPalette.ColorRole.AlternateBase))
             border = QColor(palette.color(QPalette.ColorRole.Mid))
             border.setAlpha(90)
+        if live is not None or state == MessageState.INTERRUPTED.value:
+            pen_style = Qt.PenStyle.DashLine
         if selected:
             border = palette.color(QPalette.ColorRole.Highlight)
-        painter.setPen(border)
+        painter.setPen(QPen(border, 1.0, pen_style))
         painter.setBrush(fill)
         painter.drawRoundedRect(card, 6, 6)
+        if isinstance(tool, ToolCard) and live is None:
+            accent = QRectF(card.left(), card.top() + 4, 3, card.height() - 8)
+            painter.fillRect(accent, _TOOL_OK_COLOUR if tool.ok else _TOOL_ERROR_COLOUR)
 
         text_colour = palette.color(QPalette.ColorRole.Text)
         header_font = self._header_font(option.font)
@@ -354,10 +612,31 @@ class MessageDelegate(QStyledItemDelegate):
             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
             header,
         )
-        layout, _ = _wrapped_layout(str(index.data() or ""), option.font, width)
-        painter.setFont(option.font)
-        layout.draw(painter, QPointF(left, top + header_height + self.GAP))
+        document = self.document_for(index, option.font)
+        body_top = top + header_height + self.GAP
+        # A long answer is taller than the view: draw only the part of the body that shows.
+        shown = QRectF(option.rect).intersected(QRectF(self._view.viewport().rect()))
+        clip = QRectF(left, body_top, width, card.bottom() - body_top).intersected(shown)
+        clip.translate(-left, -body_top)
+        painter.translate(QPointF(left, body_top))
+        painter.setClipRect(clip)
+        context = QAbstractTextDocumentLayout.PaintContext()
+        document_palette = QPalette(palette)
+        document_palette.setColor(QPalette.ColorRole.Text, text_colour)
+        context.palette = document_palette
+        context.clip = clip
+        document.documentLayout().draw(painter, context)
         painter.restore()
+
+    def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:
+        if (
+            event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(model, MessageListModel)
+            and index.isValid()
+            and index.data(LIVE_ROLE) is None
+        ):
+            model.toggle_expanded(index.row())
+        return super().editorEvent(event, model, option, index)
 
 
 class MessageListView(QListView):
@@ -371,7 +650,8 @@ class MessageListView(QListView):
         super().__init__(parent)
         self._follow_newest = True  # first: Qt calls updateGeometries from the setters below
         self.setObjectName("messageList")
-        self.setItemDelegate(MessageDelegate(self))
+        self.message_delegate = MessageDelegate(self)
+        self.setItemDelegate(self.message_delegate)
         self.setWordWrap(True)
         self.setUniformItemSizes(False)
         self.setResizeMode(QListView.ResizeMode.Adjust)
@@ -392,6 +672,12 @@ class MessageListView(QListView):
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
+    def set_raw(self, raw: bool) -> None:
+        """Markdown or the plain source for the agent's answers; re-measures every row."""
+        self.message_delegate.set_raw(raw)
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
+
     def is_reading_oldest(self) -> bool:
         bar = self.verticalScrollBar()
         if bar.maximum() <= bar.minimum():
@@ -407,6 +693,11 @@ class MessageListView(QListView):
     def _note_scroll(self, value: int) -> None:
         self._follow_newest = value >= self.verticalScrollBar().maximum()
 
+    def dataChanged(self, top_left: ModelIndex, bottom_right: ModelIndex, roles: Sequence[int] = ()) -> None:
+        super().dataChanged(top_left, bottom_right, roles)
+        # A streamed row grew or a card was unfolded: its height changed.
+        self.scheduleDelayedItemsLayout()
+
     def updateGeometries(self) -> None:
         super().updateGeometries()
         if self._follow_newest:
@@ -414,14 +705,22 @@ class MessageListView(QListView):
             bar.setValue(bar.maximum())
 
     def resizeEvent(self, event: Any) -> None:
-        delegate = self.itemDelegate()
-        if isinstance(delegate, MessageDelegate):
-            delegate.forget_sizes()
+        self.message_delegate.forget_sizes()
         super().resizeEvent(event)
 
     def keyPressEvent(self, event: Any) -> None:
-        if event.matches(QKeySequence.StandardKey.Copy) and self.currentIndex().isValid():
-            QApplication.clipboard().setText(str(self.currentIndex().data(CONTENT_ROLE) or ""))
+        current = self.currentIndex()
+        if event.matches(QKeySequence.StandardKey.Copy) and current.isValid():
+            QApplication.clipboard().setText(str(current.data(CONTENT_ROLE) or ""))
+            event.accept()
+            return
+        model = self.model()
+        if (
+            event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+            and current.isValid()
+            and isinstance(model, MessageListModel)
+            and model.toggle_expanded(current.row())
+        ):
             event.accept()
             return
         super().keyPressEvent(event)
@@ -432,15 +731,20 @@ def line_status_text(view: LineView) -> tuple[str, str]:
     if view.status is ThreadStatus.RUNNABLE:
         return "Runnable — ready. Ctrl+Enter sends.", "ok"
     if view.status is ThreadStatus.RUNNING:
-        return f"Running — {view.explanation}.", "busy"
+        return f"Running — {view.explanation}. Stop (Esc) interrupts it.", "busy"
     return f"Not runnable — {view.explanation}", "blocked"
 
 
 class MessagePane(QWidget):
-    """Centre pane: key, title and status header; the conversation; composer and Send (view only).
+    """Centre pane: header with the raw toggle; the conversation; approvals; composer, pickers, Stop and Send.
 
-    Signals: none of its own; the window connects to its child widgets.
+    A view only: the window connects to its child widgets.
+
+    Signals:
+        provider_settings_requested(): the person followed the "set up a provider" link.
     """
+
+    provider_settings_requested = Signal()
 
     def __init__(self, model: MessageListModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -454,6 +758,11 @@ class MessagePane(QWidget):
         self.session_key_label.setTextFormat(Qt.TextFormat.PlainText)
         self.session_key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.session_key_label.setToolTip("This line's session key")
+        self.raw_toggle = QToolButton()
+        self.raw_toggle.setObjectName("rawToggle")
+        self.raw_toggle.setText("Raw")
+        self.raw_toggle.setCheckable(True)
+        self.raw_toggle.setToolTip("Show the agent's answers as plain Markdown source instead of rendered")
         self.status_label = QLabel()
         self.status_label.setObjectName("lineStatusLabel")
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -471,36 +780,86 @@ class MessagePane(QWidget):
         self.stack.addWidget(self.message_list)
         self.stack.addWidget(self.empty_label)
 
+        self.provider_banner = QLabel(NO_PROVIDER_BANNER)
+        self.provider_banner.setObjectName("noProviderBanner")
+        self.provider_banner.setTextFormat(Qt.TextFormat.RichText)
+        self.provider_banner.setWordWrap(True)
+        self.provider_banner.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.provider_banner.linkActivated.connect(self._on_banner_link)
+        self.provider_banner.hide()
+
+        self.approval_area = ApprovalArea()
+
         self.composer = QPlainTextEdit()
         self.composer.setObjectName("composer")
         self.composer.setPlaceholderText(COMPOSER_PLACEHOLDER)
         self.composer.setTabChangesFocus(True)
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
+
+        self.permission_picker = QComboBox()
+        self.permission_picker.setObjectName("permissionPicker")
+        for level, label, tip in PERMISSION_CHOICES:
+            self.permission_picker.addItem(label, level.value)
+            self.permission_picker.setItemData(self.permission_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.permission_picker.setToolTip("What the agent may do on this line without asking")
+        self.provider_picker = QComboBox()
+        self.provider_picker.setObjectName("providerPicker")
+        self.provider_picker.setToolTip("The provider for the next turn; Default uses the default provider")
+        self.set_providers([])
+
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setToolTip("Stop this line's running turn (Esc); what streamed so far is kept")
+        self.stop_button.setEnabled(False)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
         self.send_button.setToolTip("Send to this task line (Ctrl+Enter)")
         self.send_button.setEnabled(False)
 
+        for picker in (self.permission_picker, self.provider_picker):
+            # They may shrink with the pane: the full text is in the popup and the tooltip.
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            picker.setMinimumContentsLength(4)
+
         header_row = QHBoxLayout()
         header_row.addWidget(self.title_label, 1)
+        header_row.addWidget(self.raw_toggle)
         header_row.addWidget(self.session_key_label)
+        button_column = QVBoxLayout()
+        button_column.addStretch(1)
+        button_column.addWidget(self.stop_button)
+        button_column.addWidget(self.send_button)
         composer_row = QHBoxLayout()
         composer_row.addWidget(self.composer, 1)
-        composer_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        composer_row.addLayout(button_column)
+        picker_row = QHBoxLayout()
+        for name, picker in (("Permission", self.permission_picker), ("Provider", self.provider_picker)):
+            picker.setAccessibleName(name)  # no label beside them: the items say what they are
+            picker_row.addWidget(picker, 1)
+        picker_row.addStretch(1)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(header_row)
         layout.addWidget(self.status_label)
         layout.addWidget(self.stack, 1)
+        layout.addWidget(self.provider_banner)
+        layout.addWidget(self.approval_area)
         layout.addLayout(composer_row)
+        layout.addLayout(picker_row)
+
+        self.raw_toggle.toggled.connect(self.message_list.set_raw)
+
+    # -- showing ------------------------------------------------------------
 
     def show_line(self, view: LineView) -> None:
         self.title_label.setText(view.thread.title)
         self.session_key_label.setText(view.key)
         text, severity = line_status_text(view)
         self.show_status(text, severity)
+        self.show_permission(view.thread.context_state.permission_level)
+        self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
 
     def show_status(self, text: str, severity: str) -> None:
         self.status_label.setText(text)
@@ -512,3 +871,53 @@ class MessagePane(QWidget):
 
     def show_empty_state(self, rows: int) -> None:
         self.stack.setCurrentWidget(self.message_list if rows else self.empty_label)
+
+    def show_provider_banner(self, missing: bool) -> None:
+        self.provider_banner.setVisible(missing)
+
+    def show_approvals(self, approvals: Sequence[ApprovalRequested]) -> None:
+        self.approval_area.show_approvals(approvals)
+
+    # -- pickers --------------------------------------------------------------
+
+    def show_permission(self, level: PermissionLevel) -> None:
+        index = self.permission_picker.findData(level.value)
+        if index >= 0 and index != self.permission_picker.currentIndex():
+            blocked = self.permission_picker.blockSignals(True)
+            self.permission_picker.setCurrentIndex(index)
+            self.permission_picker.blockSignals(blocked)
+
+    def chosen_permission(self) -> PermissionLevel:
+        return PermissionLevel(self.permission_picker.currentData())
+
+    def set_providers(self, providers: Sequence[ProviderRecord]) -> None:
+        """Fill the provider picker: "Default" and every OpenAI-compatible provider, keeping the choice."""
+        chosen = self.chosen_provider()
+        blocked = self.provider_picker.blockSignals(True)
+        self.provider_picker.clear()
+        self.provider_picker.addItem(DEFAULT_PROVIDER_LABEL, None)
+        for record in providers:
+            if record.kind is not ProviderKind.OPENAI:
+                continue
+            label = f"{record.name} · {record.model}" if record.model else record.name
+            self.provider_picker.addItem(label, record.name)
+            tip = f"{record.base_url or ''}" + (f" · tags: {', '.join(record.tags)}" if record.tags else "")
+            self.provider_picker.setItemData(self.provider_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.provider_picker.blockSignals(blocked)
+        self.choose_provider(chosen)
+
+    def chosen_provider(self) -> str | None:
+        data = self.provider_picker.currentData()
+        return str(data) if data else None
+
+    def choose_provider(self, name: str | None) -> None:
+        index = self.provider_picker.findData(name) if name else 0
+        blocked = self.provider_picker.blockSignals(True)
+        self.provider_picker.setCurrentIndex(max(index, 0))
+        self.provider_picker.blockSignals(blocked)
+
+    def provider_names(self) -> list[str]:
+        return [str(self.provider_picker.itemData(i)) for i in range(1, self.provider_picker.count())]
+
+    def _on_banner_link(self, _link: str) -> None:
+        self.provider_settings_requested.emit()

@@ -30,19 +30,29 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QFileSystemModel, QMainWindow, QMenu, QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import (
+    ApprovalRequested,
+    ApprovalSettled,
     CurrentLineChanged,
     LineCreated,
     LineUpdated,
     LineView,
     MessagesAppended,
+    RunDelta,
+    RunFinished,
+    RunStarted,
     SessionController,
+    ToolRunning,
     UnknownSessionKeyError,
     WorkspaceBindingError,
 )
 from xworkmate.domain.runs import NotRunnable
+from xworkmate.domain.threads import ExecutionMode
+from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.conversation import MessageListModel, MessagePane
 from xworkmate.ui.dialogs import FolderChooser, FolderDialog, TitleChooser, TitleDialog, about_text
+from xworkmate.ui.live_runs import LiveRuns
+from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.workspace import WorkspacePane, read_preview
 
@@ -60,8 +70,10 @@ class MainWindow(QMainWindow):
 
     Signals: none of its own. The window listens to ``ControllerBridge.changed``
     (every controller change record) and to its panes' widgets; all of it is
-    wired in ``_connect_signals``. Replaceable hooks: ``choose_folder`` (a
-    ``FolderDialog.ask``-shaped callable) and ``ask_title``.
+    wired in ``_connect_signals``. Run records (streamed text, tools, approvals)
+    feed ``LiveRuns``, which keeps every line's live state, shown or not.
+    Replaceable hooks: ``choose_folder`` (a ``FolderDialog.ask``-shaped
+    callable) and ``ask_title``.
     """
 
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
@@ -73,12 +85,15 @@ class MainWindow(QMainWindow):
         self._shown_folder_exists = False
         self._selection_guard = 0
         self._drafts: dict[str, str] = {}
+        self._provider_choice: dict[str, str | None] = {}
         self._closed = False
+        self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
         self.choose_folder: FolderChooser = FolderDialog.ask
         self.ask_title: TitleChooser = TitleDialog.ask
 
         self.bridge = ControllerBridge(controller, self)
+        self.live = LiveRuns(self)
         self.task_model = TaskLineModel(controller, self)
         self.task_proxy = TaskLineFilterModel(self)
         self.task_proxy.setSourceModel(self.task_model)
@@ -103,12 +118,17 @@ class MainWindow(QMainWindow):
         self.message_list = self.message_pane.message_list
         self.composer = self.message_pane.composer
         self.send_button = self.message_pane.send_button
+        self.stop_button = self.message_pane.stop_button
+        self.raw_toggle = self.message_pane.raw_toggle
+        self.permission_picker = self.message_pane.permission_picker
+        self.provider_picker = self.message_pane.provider_picker
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
 
         self._build_actions()
         self._build_menus()
         self._connect_signals()
         self._restore_ui_state()
+        self.refresh_providers()
         self.show_current()
         self.on_task_rows_changed()
 
@@ -124,6 +144,12 @@ class MainWindow(QMainWindow):
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         self.about_action = QAction("&About XWorkmate", self)
         self.about_action.setObjectName("aboutAction")
+        self.provider_settings_action = QAction("&Providers…", self)
+        self.provider_settings_action.setObjectName("providerSettingsAction")
+        self.provider_settings_action.setToolTip("OpenAI-compatible endpoints the agent may use, and their API keys")
+        # Escape stops the shown line's turn; enabled only while it runs, so Escape is free otherwise.
+        self.stop_shortcut = QShortcut(QKeySequence("Esc"), self)
+        self.stop_shortcut.setEnabled(False)
         self.send_shortcuts = [QShortcut(QKeySequence(text), self) for text in ("Ctrl+Return", "Ctrl+Enter")]
         self.jump_shortcuts = [QShortcut(QKeySequence(f"Ctrl+{n}"), self) for n in range(1, JUMP_SHORTCUT_COUNT + 1)]
 
@@ -132,6 +158,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.new_line_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+        settings_menu = self.menuBar().addMenu("&Settings")
+        settings_menu.addAction(self.provider_settings_action)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -154,6 +182,13 @@ class MainWindow(QMainWindow):
 
         self.composer.textChanged.connect(self.on_composer_changed)
         self.send_button.clicked.connect(self.on_send_requested)
+        self.stop_button.clicked.connect(self.on_stop_requested)
+        self.stop_shortcut.activated.connect(self.on_stop_requested)
+        self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
+        self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
+        self.message_pane.approval_area.decided.connect(self.on_approval_decided)
+        self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
+        self.live.text_grew.connect(self.on_live_text_grew)
         for shortcut in self.send_shortcuts:
             shortcut.activated.connect(self.on_send_requested)
         self.message_list.verticalScrollBar().valueChanged.connect(self.on_message_scrolled)
@@ -168,6 +203,7 @@ class MainWindow(QMainWindow):
         self.new_line_action.triggered.connect(self.on_new_line_requested)
         self.quit_action.triggered.connect(self.close)
         self.about_action.triggered.connect(self.on_about_requested)
+        self.provider_settings_action.triggered.connect(self.on_provider_settings_requested)
         for number, shortcut in enumerate(self.jump_shortcuts, start=1):
             shortcut.activated.connect(partial(self.on_jump_shortcut, number))
 
@@ -201,11 +237,16 @@ class MainWindow(QMainWindow):
             # Text typed for one line is never sent on another: each line keeps its own draft.
             self.composer.setPlainText(self._drafts.pop(view.key, ""))
             self.message_model.set_key(view.key)
+            self.message_pane.choose_provider(self._provider_choice.get(view.key))
             self.message_list.follow_newest()
         cached = self.task_model.cached_status(view.key)
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
         self.message_pane.show_line(view)
+        self.stop_shortcut.setEnabled(self.stop_button.isEnabled())
+        if previous is None or previous.thread.execution_binding.mode is not view.thread.execution_binding.mode:
+            self._show_provider_state()
+        self._show_live()
         self._shown_folder_exists = self.workspace_pane.show_line(view)
         self._watch_folder(view)
         self.task_pane.archive_button.setText("Unarchive" if view.thread.archived else "Archive")
@@ -254,6 +295,13 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def on_controller_changed(self, change: object) -> None:
+        if isinstance(change, RunDelta):
+            self.live.add_delta(change.key, change.text)  # hot path: buffered, repainted on the next flush
+            return
+        if isinstance(change, (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished)):
+            if self.live.apply(change) == self.shown_key:
+                self._show_live()
+            return
         with self._selection_guarded():
             try:
                 if isinstance(change, LineCreated):
@@ -264,8 +312,12 @@ class MainWindow(QMainWindow):
                         self.show_current()
                 elif isinstance(change, CurrentLineChanged):
                     self.show_current()
-                elif isinstance(change, MessagesAppended) and change.key == self.message_model.key:
-                    self.message_model.append_ids(change.message_ids)
+                elif isinstance(change, MessagesAppended):
+                    self.live.apply(change)
+                    if change.key == self.message_model.key:
+                        # The stored message takes the place of the transient row that streamed it.
+                        self._show_live()
+                        self.message_model.append_ids(change.message_ids)
             except UnknownSessionKeyError as exc:
                 self.show_error(f"A task line changed but could not be read — {exc}")
             self._sync_selection()
@@ -374,6 +426,89 @@ class MainWindow(QMainWindow):
         runnable = self._view is not None and self._view.runnable
         self.send_button.setEnabled(runnable and bool(self.composer.toPlainText().strip()))
 
+    def _show_live(self) -> None:
+        """The shown line's transient rows and waiting approvals, from ``LiveRuns``."""
+        key = self.shown_key
+        if key is None or self.message_model.key != key:
+            return
+        self.message_model.set_live(self.live.rows(key))
+        pending = set(self._controller.pending_approvals(key))
+        self.message_pane.show_approvals([a for a in self.live.approvals(key) if a.approval_id in pending])
+
+    @Slot(str)
+    def on_live_text_grew(self, key: str) -> None:
+        if key == self.shown_key:
+            self.live.pace(self.message_list.message_delegate.live_render_ms)
+            self.message_model.set_live(self.live.rows(key))
+
+    @Slot()
+    def on_stop_requested(self) -> None:
+        """Stop (or Escape): cancel the shown line's turn; the controller keeps what streamed, marked interrupted."""
+        if self._view is None or not self._controller.is_running(self._view.key):
+            return
+        self._controller.stop(self._view.key)
+
+    @Slot(int, str)
+    def on_approval_decided(self, approval_id: int, decision: str) -> None:
+        """Allow once / Reject / Always for this line (the controller raises the line's permission for "always")."""
+        try:
+            self._controller.settle_approval(approval_id, decision != REJECT, always=decision == ALWAYS)
+        except (LookupError, ValueError) as exc:
+            self.show_error(f"That approval is no longer waiting — {exc}")
+        self._show_live()
+
+    @Slot(int)
+    def on_permission_picked(self, _index: int) -> None:
+        if self._view is None:
+            return
+        level = self.message_pane.chosen_permission()
+        if level is self._view.thread.context_state.permission_level:
+            return
+        try:
+            self._controller.set_permission(self._view.key, level)  # LineUpdated redraws the pane
+        except (UnknownSessionKeyError, ValueError) as exc:
+            self.show_error(f"Permission not changed — {exc}")
+            self.message_pane.show_permission(self._view.thread.context_state.permission_level)
+
+    @Slot(int)
+    def on_provider_picked(self, _index: int) -> None:
+        if self._view is not None:
+            self._provider_choice[self._view.key] = self.message_pane.chosen_provider()
+
+    def refresh_providers(self) -> None:
+        """Re-read the providers: the picker's choices and the "no provider" banner."""
+        providers = self._controller.providers()
+        self.message_pane.set_providers(providers)
+        known = set(self.message_pane.provider_names())
+        self._provider_choice = {k: v for k, v in self._provider_choice.items() if v is None or v in known}
+        if self._view is not None:
+            self.message_pane.choose_provider(self._provider_choice.get(self._view.key))
+        self._show_provider_state()
+
+    def _show_provider_state(self) -> None:
+        """An ACP line runs its agent, not a provider: no banner, no provider to pick."""
+        acp = self._view is not None and self._view.thread.execution_binding.mode is ExecutionMode.ACP
+        self.message_pane.show_provider_banner(not acp and not self._controller.has_agent_provider())
+        self.provider_picker.setEnabled(not acp)
+        self.provider_picker.setToolTip(
+            "This line runs an external agent (ACP); it does not use these providers"
+            if acp
+            else "The provider for the next turn; Default uses the default provider"
+        )
+
+    @Slot()
+    def on_provider_settings_requested(self) -> ProviderSettingsDialog:
+        """Settings → Providers… (also the link in the "no provider" banner); one dialog at a time."""
+        if self.provider_dialog is not None and self.provider_dialog.isVisible():
+            self.provider_dialog.raise_()
+            self.provider_dialog.activateWindow()
+            return self.provider_dialog
+        if self.provider_dialog is not None:
+            self.provider_dialog.deleteLater()
+        self.provider_dialog = ProviderSettingsDialog.open_for(self, self._controller)
+        self.provider_dialog.providers_changed.connect(self.refresh_providers)
+        return self.provider_dialog
+
     @Slot()
     def on_send_requested(self) -> None:
         """Send the composer's text on the shown line; on refusal keep the text (nothing is lost)."""
@@ -383,7 +518,7 @@ class MainWindow(QMainWindow):
         if not text.strip():
             return
         try:
-            self._controller.send(self._view.key, text)
+            self._controller.send(self._view.key, text, provider=self.message_pane.chosen_provider())
         except NotRunnable as exc:
             self.show_current()  # the line's real state, e.g. its folder just disappeared (ISO-4)
             self.show_error(f"Not sent — {exc.reason}. Your text is still in the composer.")
@@ -509,6 +644,8 @@ class MainWindow(QMainWindow):
                 except Exception as exc:  # the layout is a convenience; never block closing on it
                     log.warning("could not save the window layout: %s", exc)
             self.bridge.detach()
+            if self.provider_dialog is not None:
+                self.provider_dialog.reject()  # cancels its fetches before the widgets go
             if self.folder_watcher.directories():
                 self.folder_watcher.removePaths(self.folder_watcher.directories())
         super().closeEvent(event)

@@ -1,0 +1,232 @@
+"""Settings → Providers against the real OpenAI-compatible test server (SPEC §5, §7, CAT-1)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from tests.support.openai_server import OpenAIServer, TextReply, unused_base_url
+from xworkmate.controllers import SessionController
+from xworkmate.settings import Settings
+from xworkmate.ui import MainWindow
+from xworkmate.ui.providers import ProviderSettingsDialog
+
+from .conftest import open_window
+from .support import message_texts
+from .support_runs import run, wait_until
+
+
+class MemoryKeyring(KeyringBackend):
+    """The OS keyring stand-in: tests never touch the real one."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.passwords.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def bare_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: SessionController) -> MainWindow:
+    return open_window(qtbot, bare_controller)
+
+
+def open_dialog(qtbot: QtBot, window: MainWindow) -> ProviderSettingsDialog:
+    window.provider_settings_action.trigger()
+    dialog = window.provider_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.objectName() == "providerSettingsDialog"
+    return dialog
+
+
+def fill_form(qtbot: QtBot, dialog: ProviderSettingsDialog, *, name: str, base_url: str, model: str = "") -> None:
+    qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
+    assert dialog.form.isVisible()
+    qtbot.keyClicks(dialog.name_edit, name)
+    qtbot.keyClicks(dialog.base_url_edit, base_url)
+    if model:
+        dialog.model_combo.setEditText(model)
+
+
+def test_a_provider_added_in_settings_is_listed_offered_and_used(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    bare_window: MainWindow,
+    bare_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    window = bare_window
+    banner = window.message_pane.provider_banner
+    assert banner.isVisible() and "No agent provider is configured" in banner.text()
+    assert window.message_pane.provider_names() == []
+
+    banner.linkActivated.emit("settings:providers")  # the link in the empty state opens the dialog
+    dialog = window.provider_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.empty_label.isVisible()
+    fill_form(qtbot, dialog, name="local", base_url=openai_server.base_url)
+    qtbot.mouseClick(dialog.fetch_models_button, Qt.MouseButton.LeftButton)
+    assert not dialog.fetch_models_button.isEnabled()  # scheduled on the loop, not run in a nested one
+    run(loop, wait_until(lambda: not dialog.busy, what="the models"))
+    assert [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())] == ["test-model"]
+    assert dialog.model_combo.currentText() == "test-model"
+    qtbot.keyClicks(dialog.tags_edit, "Medical, legal")
+    assert dialog.default_check.isChecked()  # the first provider becomes the default
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+
+    assert not dialog.form.isVisible()
+    assert dialog.provider_names() == ["local"]
+    row = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]  # type: ignore[union-attr]
+    assert row == ["local", "test-model", openai_server.base_url, "legal, medical", "✓"]
+    [record] = bare_controller.providers()
+    assert (record.base_url, record.model, record.tags, record.is_default) == (
+        openai_server.base_url,
+        "test-model",
+        ("legal", "medical"),
+        True,
+    )
+    dialog.reject()
+
+    assert not banner.isVisible()
+    assert window.message_pane.provider_names() == ["local"]
+    window.provider_picker.setCurrentIndex(window.provider_picker.findData("local"))
+    openai_server.script(TextReply(["Hello from the new provider."]))
+    qtbot.keyClicks(window.composer, "hello?")
+    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: not bare_controller.is_running("main"), what="the turn"))
+    assert message_texts(window) == ["hello?", "Hello from the new provider."]
+    [request] = openai_server.chat_requests
+    assert request.body["model"] == "test-model"
+
+
+def test_a_validation_error_is_shown_in_the_form_and_nothing_is_saved(
+    qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController
+) -> None:
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="remote", base_url="ftp://models.example.com/v1", model="m1")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+
+    assert dialog.form.isVisible()
+    error = dialog.form_error_label
+    assert error.isVisible() and "base_url" in error.text() and "http" in error.text()
+    assert dialog.base_url_edit.property("invalid") is True
+    assert dialog.name_edit.property("invalid") is False
+    assert bare_controller.providers() == [] and dialog.provider_names() == []
+
+    dialog.base_url_edit.setText("http://models.example.com/v1")
+    dialog.model_combo.setEditText("")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert "model" in error.text() and dialog.model_combo.property("invalid") is True
+    assert bare_controller.providers() == []
+
+    dialog.model_combo.setEditText("m1")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert not error.isVisible() and dialog.provider_names() == ["remote"]
+
+
+def test_a_typed_api_key_goes_to_the_keyring_never_to_the_database(
+    qtbot: QtBot,
+    bare_window: MainWindow,
+    bare_controller: SessionController,
+    settings: Settings,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    """SPEC §7: the key lives in the OS keyring; the database only says where to find it."""
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="router", base_url="https://openrouter.example/api/v1", model="m")
+    assert dialog.key_edit.echoMode() == dialog.key_edit.EchoMode.Password
+    qtbot.keyClicks(dialog.key_edit, "sk-typed-secret-123")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+
+    assert memory_keyring.passwords == {("xworkmate", "router"): "sk-typed-secret-123"}
+    [record] = bare_controller.providers()
+    assert record.api_key_keyring and record.api_key_env is None
+    assert dialog.key_edit.text() == ""
+    database = Path(settings.effective_database_url.removeprefix("sqlite:///"))
+    for path in database.parent.glob(database.name + "*"):
+        assert b"sk-typed-secret-123" not in path.read_bytes()
+
+    dialog.select("router")
+    qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
+    assert dialog.name_edit.isReadOnly() and "keyring" in dialog.key_edit.placeholderText()
+    qtbot.keyClicks(dialog.key_env_edit, "ROUTER_KEY")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    [edited] = bare_controller.providers()
+    assert edited.api_key_env == "ROUTER_KEY" and edited.api_key_keyring  # the stored key is kept
+
+
+def test_detect_local_servers_offers_what_answered(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_window: MainWindow, openai_server: OpenAIServer
+) -> None:
+    dialog = ProviderSettingsDialog.open_for(
+        bare_window, bare_window.controller, detect_candidates=(openai_server.base_url, unused_base_url())
+    )
+    qtbot.mouseClick(dialog.detect_button, Qt.MouseButton.LeftButton)
+    assert dialog.status_label.text() == "Looking for local servers…"
+    run(loop, wait_until(lambda: not dialog.busy, what="the detection"))
+
+    assert dialog.detected_list.isVisible() and dialog.detected_list.count() == 1
+    offered = dialog.detected_list.item(0).text()
+    assert openai_server.base_url in offered and "test-model" in offered
+    qtbot.mouseClick(dialog.use_detected_button, Qt.MouseButton.LeftButton)
+    assert dialog.form.isVisible()
+    assert dialog.base_url_edit.text() == openai_server.base_url
+    assert dialog.model_combo.currentText() == "test-model"
+    assert dialog.name_edit.text() == "local"
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert dialog.provider_names() == ["local"]
+    dialog.reject()
+
+
+def test_nothing_answering_says_so(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_window: MainWindow) -> None:
+    dialog = ProviderSettingsDialog.open_for(
+        bare_window, bare_window.controller, detect_candidates=(unused_base_url(),)
+    )
+    qtbot.mouseClick(dialog.detect_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: not dialog.busy, what="the detection"))
+    assert dialog.detected_list.count() == 0 and not dialog.detected_list.isVisible()
+    assert dialog.status_label.text().startswith("No local server answered")
+    dialog.reject()
+
+
+def test_remove_asks_first_and_then_removes(
+    qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController
+) -> None:
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="gone", base_url="http://127.0.0.1:9/v1", model="m")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert bare_window.message_pane.provider_names() == ["gone"]
+    asked: list[str] = []
+    dialog.confirm = lambda _parent, text: bool(asked.append(text))  # says no
+    dialog.select("gone")
+    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    assert asked and "gone" in asked[0] and dialog.provider_names() == ["gone"]
+    dialog.confirm = lambda _parent, _text: True
+    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    assert dialog.provider_names() == [] and bare_controller.providers() == []
+    assert bare_window.message_pane.provider_names() == [] and bare_window.message_pane.provider_banner.isVisible()

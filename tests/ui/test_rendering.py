@@ -1,0 +1,119 @@
+"""How messages look: Markdown with highlighted code, the raw toggle, tool cards from stored payloads (SPEC §6)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
+from xworkmate.store import Store
+from xworkmate.ui.rendering import COLLAPSED_LINES, is_code_block, tool_card
+
+from .conftest import open_window
+
+ANSWER = "Run this:\n\n```python\nprint('hi')  # greet\n```\n\nThen **check** the output."
+
+
+def _code_blocks(document: QTextDocument) -> list[tuple[str, bool]]:
+    """(text, highlighted) for each code block of a rendered document."""
+    found: list[tuple[str, bool]] = []
+    block = document.begin()
+    while block.isValid():
+        if is_code_block(block.blockFormat()):
+            found.append((block.text(), bool(block.layout().formats())))
+        block = block.next()
+    return found
+
+
+def test_markdown_answers_render_with_highlighted_monospace_code_and_the_raw_toggle_shows_the_source(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    sqlite_store.messages.append(
+        "main",
+        role=MessageRole.ASSISTANT,
+        source=MessageSource.AGENT,
+        content=ANSWER,
+        payload={"tool_calls": [], "provider": "local", "model": "m"},
+    )
+    window = open_window(qtbot, sqlite_controller)
+    index = window.message_model.index(0, 0)
+    delegate = window.message_list.message_delegate
+
+    rendered = delegate.document_for(index)
+    text = rendered.toPlainText()
+    assert "```" not in text and "**" not in text
+    assert "print('hi')  # greet" in text and "check the output" in text
+    assert _code_blocks(rendered) == [("print('hi')  # greet", True)]  # a code block, with highlighting
+    code = rendered.findBlock(text.index("print"))
+    assert "monospace" in (code.begin().fragment().charFormat().fontFamilies() or [])
+
+    qtbot.mouseClick(window.raw_toggle, Qt.MouseButton.LeftButton)
+    assert window.raw_toggle.isChecked()
+    raw = delegate.document_for(index).toPlainText()
+    assert raw == ANSWER
+    assert "```python" in raw and "**check**" in raw
+
+    qtbot.mouseClick(window.raw_toggle, Qt.MouseButton.LeftButton)
+    assert "```" not in delegate.document_for(index).toPlainText()
+    assert index.data() == ANSWER  # the model keeps the source either way (copy, tests)
+
+
+def test_user_messages_and_notices_stay_plain_text(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """The person's own words are shown as typed, never reinterpreted as Markdown."""
+    sqlite_store.messages.append("main", role=MessageRole.USER, source=MessageSource.HUMAN, content="**not bold**")
+    window = open_window(qtbot, sqlite_controller)
+    document = window.message_list.message_delegate.document_for(window.message_model.index(0, 0))
+    assert document.toPlainText() == "**not bold**"
+
+
+def test_tool_cards_are_built_from_the_stored_payload() -> None:
+    read = tool_card(
+        {"name": "read_file", "arguments": '{"path": "notes.txt"}', "summary": "read file notes.txt", "ok": True},
+        "a\nb\nc",
+    )
+    assert read.plain_text() == "Read notes.txt — 3 lines\na\nb\nc"
+    wrote = tool_card(
+        {
+            "name": "edit_file",
+            "arguments": '{"path": "a.py", "old": "x", "new": "y", "quote": "q"}',
+            "summary": "edit a.py",
+            "ok": True,
+            "changed_path": "/w/a.py",
+            "diff": "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y",
+        },
+        "updated a.py (1 bytes written)",
+    )
+    assert wrote.plain_text() == "Edited a.py — updated a.py (1 bytes written)\ndiff +1 −1 — click to show"
+    assert wrote.plain_text(expanded=True).splitlines()[1:4] == ["--- a/a.py", "+++ b/a.py", "@@ -1 +1 @@"]
+    failed = tool_card(
+        {"name": "run_command", "arguments": '{"command": "false"}', "ok": False, "error_kind": None},
+        "[exit code 1 after 0.0 s]\n(no output)",
+        failed=True,
+    )
+    assert not failed.ok and failed.plain_text() == "$ false — exit 1 · 0.0 s\n(no output)"
+    long_output = "\n".join(str(n) for n in range(100))
+    command = tool_card({"name": "run_command", "arguments": {"command": "seq"}, "ok": True}, long_output)
+    assert command.expandable and len(command.shown_lines(False)[0]) == COLLAPSED_LINES
+    legacy = tool_card(None, "some result")
+    assert legacy.plain_text() == "tool — ok\nsome result"
+
+
+def test_interrupted_answers_and_thoughts_are_labelled_in_the_header(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    sqlite_store.messages.append(
+        "main", role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="half", state=MessageState.INTERRUPTED
+    )
+    sqlite_store.messages.append(
+        "main", role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="hmm", payload={"thought": True}
+    )
+    window = open_window(qtbot, sqlite_controller)
+    from .support import message_headers
+
+    headers = message_headers(window)
+    assert headers[0].startswith("Agent · ") and headers[0].endswith("interrupted")
+    assert headers[1].startswith("Agent (thinking) · ")

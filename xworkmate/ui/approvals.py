@@ -1,0 +1,151 @@
+"""Approval cards: the agent asks before an edit or a command, the person answers (SPEC §5, §6).
+
+A card shows what the agent wants to do (the controller's one-line summary)
+and the call's arguments, with Allow once / Reject / Always for this line.
+The cards are widgets above the composer, not rows of the message list: they
+carry buttons, and there are only ever a few.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import partial
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase, QFontMetrics
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from xworkmate.controllers import ApprovalRequested
+from xworkmate.domain.threads import PermissionLevel
+
+ALLOW = "allow"
+REJECT = "reject"
+ALWAYS = "always"
+
+_EDIT_TOOLS = frozenset({"write_file", "edit_file"})
+ARGUMENT_LINES = 8
+
+
+def always_level(tool: str) -> PermissionLevel:
+    """What "Always for this line" raises a native line to (the controller does it): edits → auto-edit, else full."""
+    return PermissionLevel.AUTO_EDIT if tool in _EDIT_TOOLS else PermissionLevel.FULL
+
+
+def always_tooltip(tool: str) -> str:
+    level = always_level(tool)
+    if level is PermissionLevel.AUTO_EDIT:
+        effect = "edits inside the line's folder run without asking (commands still ask)"
+    else:
+        effect = "edits and commands run without asking"
+    return (
+        f"Allow this call and raise this line's permission to {level.value}: from the next turn on, {effect}. "
+        "The permission picker below changes it back. (An ACP agent instead remembers the answer for its session.)"
+    )
+
+
+def pretty_arguments(arguments: str) -> str:
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return arguments
+    return json.dumps(parsed, indent=2, ensure_ascii=False)
+
+
+class ApprovalCard(QFrame):
+    """One waiting approval.
+
+    Signals:
+        decided(int, str): the approval id and ``"allow"``, ``"reject"`` or ``"always"``.
+    """
+
+    decided = Signal(int, str)
+
+    def __init__(self, request: ApprovalRequested, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("approvalCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.request = request
+
+        self.summary_label = QLabel(f"The agent asks to {request.summary}")
+        self.summary_label.setObjectName("approvalSummary")
+        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary_label.setWordWrap(True)
+        self.arguments_view = QPlainTextEdit(pretty_arguments(request.arguments))
+        self.arguments_view.setObjectName("approvalArguments")
+        self.arguments_view.setReadOnly(True)
+        self.arguments_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        lines = min(max(self.arguments_view.blockCount(), 2), ARGUMENT_LINES)
+        self.arguments_view.setFixedHeight(QFontMetrics(self.arguments_view.font()).lineSpacing() * lines + 12)
+        self.arguments_view.setToolTip(f"The arguments of {request.tool}, exactly as the agent sent them")
+
+        self.approve_button = QPushButton("Allow once")
+        self.approve_button.setObjectName("approveButton")
+        self.approve_button.setToolTip("Run this one call; the agent asks again next time")
+        self.reject_button = QPushButton("Reject")
+        self.reject_button.setObjectName("rejectButton")
+        self.reject_button.setToolTip("Refuse; the agent is told the person rejected it and nothing runs")
+        self.always_button = QPushButton("Always for this line")
+        self.always_button.setObjectName("alwaysButton")
+        self.always_button.setToolTip(always_tooltip(request.tool))
+
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.always_button)
+        buttons.addWidget(self.reject_button)
+        buttons.addWidget(self.approve_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.arguments_view)
+        layout.addLayout(buttons)
+
+        self.approve_button.clicked.connect(partial(self._decide, ALLOW))
+        self.reject_button.clicked.connect(partial(self._decide, REJECT))
+        self.always_button.clicked.connect(partial(self._decide, ALWAYS))
+
+    @property
+    def approval_id(self) -> int:
+        return self.request.approval_id
+
+    def _decide(self, decision: str) -> None:
+        for button in (self.approve_button, self.reject_button, self.always_button):
+            button.setEnabled(False)  # one answer per card; the card goes when the controller settles it
+        self.decided.emit(self.request.approval_id, decision)
+
+
+class ApprovalArea(QWidget):
+    """The current line's waiting approvals, oldest first; hidden when there are none.
+
+    Signals:
+        decided(int, str): re-emitted from the cards.
+    """
+
+    decided = Signal(int, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("approvalArea")
+        self._cards: dict[int, ApprovalCard] = {}
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self.hide()
+
+    @property
+    def cards(self) -> list[ApprovalCard]:
+        return [self._cards[i] for i in sorted(self._cards)]
+
+    def show_approvals(self, approvals: Sequence[ApprovalRequested]) -> None:
+        wanted = {a.approval_id: a for a in approvals}
+        for approval_id in [i for i in self._cards if i not in wanted]:
+            card = self._cards.pop(approval_id)
+            self._layout.removeWidget(card)
+            card.hide()
+            card.deleteLater()
+        for approval_id in sorted(wanted):
+            if approval_id not in self._cards:
+                card = ApprovalCard(wanted[approval_id], self)
+                card.decided.connect(self.decided)
+                self._cards[approval_id] = card
+                self._layout.addWidget(card)
+        self.setVisible(bool(self._cards))

@@ -1,0 +1,545 @@
+"""Settings → Providers: the OpenAI-compatible endpoints the native agent may use (SPEC §5, §7, CAT-1).
+
+Lists the configured providers and adds, edits and removes them through the
+controller. API keys are either the name of an environment variable or typed
+into a password field that goes straight to the OS keyring
+(``set_provider_api_key``); they never reach the database. "Fetch models"
+and "Detect local servers" ask the endpoints over HTTP through the
+controller; those calls are scheduled on the running asyncio loop (qasync)
+and their results applied in a done-callback — the dialog never spins an
+event loop of its own (STYLE lesson 6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from functools import partial
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.categories import normalize_tags
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Confirm = Callable[[QWidget | None, str], bool]
+
+COLUMNS = ("Name", "Model", "Base URL", "Tags", "Default")
+FIELDS = ("name", "base_url", "model", "tags", "api_key_env")
+KNOWN_LOCAL_PORTS = {11434: "ollama", 1234: "lmstudio", 8000: "vllm"}
+
+
+def ask_confirmation(parent: QWidget | None, text: str) -> bool:
+    answer = QMessageBox.question(parent, "Remove provider", text)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def suggested_name(base_url: str, taken: set[str]) -> str:
+    """``ollama`` for 127.0.0.1:11434, ``lmstudio`` for :1234, else ``local``; made unique."""
+    port = urlsplit(base_url).port
+    base = KNOWN_LOCAL_PORTS.get(port or 0, "local")
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
+
+
+def error_field(text: str) -> str | None:
+    """The form field an error names: the controller says ``provider 'x': base_url: …``."""
+    if not text:
+        return None
+    if "already exists" in text:
+        return "name"
+    for field in FIELDS:
+        if text.startswith(f"{field}:") or f": {field}:" in text:
+            return field
+    return None
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """The qasync loop: running when the person clicks, merely current while a test drives the dialog."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.get_event_loop_policy().get_event_loop()
+
+
+class ProviderSettingsDialog(QDialog):
+    """The providers list and the form to add or edit one.
+
+    Signals:
+        providers_changed(): a provider was added, changed or removed.
+    """
+
+    providers_changed = Signal()
+
+    def __init__(
+        self,
+        controller: SessionController,
+        parent: QWidget | None = None,
+        *,
+        detect_candidates: tuple[str, ...] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("providerSettingsDialog")
+        self.setWindowTitle("Providers — XWorkmate")
+        self._controller = controller
+        self.detect_candidates = detect_candidates
+        self.confirm: Confirm = ask_confirmation
+        self._editing: ProviderRecord | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+        self._build()
+        self._connect_signals()
+        self.reload()
+
+    @classmethod
+    def open_for(
+        cls,
+        parent: QWidget | None,
+        controller: SessionController,
+        *,
+        detect_candidates: tuple[str, ...] | None = None,
+    ) -> ProviderSettingsDialog:
+        """Show the dialog window-modal, without a nested event loop (``open``, not ``exec``)."""
+        dialog = cls(controller, parent, detect_candidates=detect_candidates)
+        dialog.open()
+        return dialog
+
+    # -- construction -----------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("providerTable")
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.empty_label = QLabel("No provider yet. Add one, or detect a local server (Ollama, LM Studio).")
+        self.empty_label.setObjectName("providerEmptyLabel")
+        self.empty_label.setWordWrap(True)
+
+        self.add_button = QPushButton("Add…")
+        self.add_button.setObjectName("addProviderButton")
+        self.edit_button = QPushButton("Edit…")
+        self.edit_button.setObjectName("editProviderButton")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setObjectName("removeProviderButton")
+        self.detect_button = QPushButton("Detect local servers")
+        self.detect_button.setObjectName("detectLocalButton")
+        self.detect_button.setToolTip("Ask 127.0.0.1:11434 (Ollama) and 127.0.0.1:1234 (LM Studio) for their models")
+        self.detected_list = QListWidget()
+        self.detected_list.setObjectName("detectedServersList")
+        self.detected_list.hide()
+        self.use_detected_button = QPushButton("Use this server…")
+        self.use_detected_button.setObjectName("useDetectedButton")
+        self.use_detected_button.hide()
+        self.status_label = QLabel()
+        self.status_label.setObjectName("providerStatusLabel")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+
+        self.form = QGroupBox("Provider")
+        self.form.setObjectName("providerForm")
+        self.name_edit = QLineEdit()
+        self.name_edit.setObjectName("providerNameEdit")
+        self.name_edit.setPlaceholderText("openrouter, ollama, work-vllm … (no spaces)")
+        self.base_url_edit = QLineEdit()
+        self.base_url_edit.setObjectName("providerBaseUrlEdit")
+        self.base_url_edit.setPlaceholderText("http://127.0.0.1:11434/v1")
+        self.model_combo = QComboBox()
+        self.model_combo.setObjectName("providerModelCombo")
+        self.model_combo.setEditable(True)
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_combo.setSizePolicy(self.base_url_edit.sizePolicy())
+        self.fetch_models_button = QPushButton("Fetch models")
+        self.fetch_models_button.setObjectName("fetchModelsButton")
+        self.fetch_models_button.setToolTip("Ask the base URL which models it offers (GET /models)")
+        self.tags_edit = QLineEdit()
+        self.tags_edit.setObjectName("providerTagsEdit")
+        self.tags_edit.setPlaceholderText("categories this provider may serve, comma-separated (e.g. medical)")
+        self.default_check = QCheckBox("Use when no provider is picked")
+        self.default_check.setObjectName("providerDefaultCheck")
+        self.key_env_edit = QLineEdit()
+        self.key_env_edit.setObjectName("providerKeyEnvEdit")
+        self.key_env_edit.setPlaceholderText("environment variable holding the key, e.g. OPENROUTER_API_KEY")
+        self.key_edit = QLineEdit()
+        self.key_edit.setObjectName("providerKeyEdit")
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText("or type the key: it goes to the OS keyring, never the database")
+        self.form_error_label = QLabel()
+        self.form_error_label.setObjectName("providerErrorLabel")
+        self.form_error_label.setWordWrap(True)
+        self.form_error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.form_error_label.hide()
+        self.save_button = QPushButton("Save")
+        self.save_button.setObjectName("saveProviderButton")
+        self.save_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancelProviderButton")
+
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_combo, 1)
+        model_row.addWidget(self.fetch_models_button)
+        form_layout = QFormLayout()
+        form_layout.addRow("Name:", self.name_edit)
+        form_layout.addRow("Base URL:", self.base_url_edit)
+        form_layout.addRow("Model:", model_row)
+        form_layout.addRow("Tags:", self.tags_edit)
+        form_layout.addRow("", self.default_check)
+        form_layout.addRow("API key variable:", self.key_env_edit)
+        form_layout.addRow("API key:", self.key_edit)
+        form_buttons = QHBoxLayout()
+        form_buttons.addStretch(1)
+        form_buttons.addWidget(self.cancel_button)
+        form_buttons.addWidget(self.save_button)
+        form_box = QVBoxLayout(self.form)
+        form_box.addLayout(form_layout)
+        form_box.addWidget(self.form_error_label)
+        form_box.addLayout(form_buttons)
+        self.form.hide()
+
+        list_buttons = QHBoxLayout()
+        for button in (self.add_button, self.edit_button, self.remove_button):
+            list_buttons.addWidget(button)
+        list_buttons.addStretch(1)
+        list_buttons.addWidget(self.detect_button)
+        detected_row = QHBoxLayout()
+        detected_row.addWidget(self.detected_list, 1)
+        detected_row.addWidget(self.use_detected_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.close_buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.empty_label)
+        layout.addLayout(list_buttons)
+        layout.addLayout(detected_row)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.form)
+        layout.addWidget(self.close_buttons)
+        self.resize(760, 520)
+
+    def _connect_signals(self) -> None:
+        self.add_button.clicked.connect(self.on_add_requested)
+        self.edit_button.clicked.connect(self.on_edit_requested)
+        self.remove_button.clicked.connect(self.on_remove_requested)
+        self.detect_button.clicked.connect(self.on_detect_requested)
+        self.use_detected_button.clicked.connect(self.on_use_detected_requested)
+        self.detected_list.itemDoubleClicked.connect(lambda _item: self.on_use_detected_requested())
+        self.fetch_models_button.clicked.connect(self.on_fetch_models_requested)
+        self.save_button.clicked.connect(self.on_save_requested)
+        self.cancel_button.clicked.connect(self.close_form)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.itemDoubleClicked.connect(lambda _item: self.on_edit_requested())
+        self.close_buttons.rejected.connect(self.reject)
+
+    # -- the list ---------------------------------------------------------------------
+
+    def reload(self) -> None:
+        providers = self._controller.providers()
+        selected = self.selected_name()
+        self.table.setRowCount(len(providers))
+        for row, record in enumerate(providers):
+            cells = (
+                record.name,
+                record.model or ("(ACP agent)" if record.kind is ProviderKind.ACP else ""),
+                record.base_url or " ".join(record.acp_command),
+                ", ".join(record.tags),
+                "✓" if record.is_default else "",
+            )
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, record.name)
+                self.table.setItem(row, column, item)
+            if record.name == selected:
+                self.table.selectRow(row)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.empty_label.setVisible(not providers)
+        self._update_buttons()
+
+    def provider_names(self) -> list[str]:
+        names: list[str] = []
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None:
+                names.append(item.text())
+        return names
+
+    def selected_name(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        return str(rows[0].data(Qt.ItemDataRole.UserRole)) if rows else None
+
+    def select(self, name: str) -> None:
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None and item.text() == name:
+                self.table.selectRow(row)
+                return
+
+    def _selected_record(self) -> ProviderRecord | None:
+        name = self.selected_name()
+        return next((r for r in self._controller.providers() if r.name == name), None) if name else None
+
+    def _update_buttons(self) -> None:
+        record = self._selected_record()
+        self.edit_button.setEnabled(record is not None and record.kind is ProviderKind.OPENAI)
+        self.remove_button.setEnabled(record is not None)
+
+    # -- slots: list --------------------------------------------------------------------
+
+    def on_add_requested(self) -> None:
+        self.open_form(None)
+
+    def on_edit_requested(self) -> None:
+        record = self._selected_record()
+        if record is not None and record.kind is ProviderKind.OPENAI:
+            self.open_form(record)
+
+    def on_remove_requested(self) -> None:
+        name = self.selected_name()
+        if name is None or not self.confirm(
+            self, f"Remove the provider {name!r}? Lines that used it fall back to the default provider."
+        ):
+            return
+        try:
+            self._controller.remove_provider(name)
+        except LookupError as exc:
+            self.show_status(str(exc))
+        if self._editing is not None and self._editing.name == name:
+            self.close_form()
+        self.reload()
+        self.show_status(f"Removed {name}.")
+        self.providers_changed.emit()
+
+    # -- the form -----------------------------------------------------------------------
+
+    def open_form(self, record: ProviderRecord | None, *, models: list[str] | None = None) -> None:
+        """Show the form empty (add), filled from ``record`` (edit), or prefilled from a detected server."""
+        self._editing = record if record is not None and record.name in self.provider_names() else None
+        self.form.setTitle(f"Edit {self._editing.name}" if self._editing is not None else "Add a provider")
+        self.name_edit.setText(record.name if record else "")
+        self.name_edit.setReadOnly(self._editing is not None)  # renaming is remove + add
+        self.base_url_edit.setText((record.base_url or "") if record else "")
+        self.model_combo.clear()
+        self.model_combo.addItems(models or [])
+        self.model_combo.setEditText((record.model or "") if record else (models[0] if models else ""))
+        self.tags_edit.setText(", ".join(record.tags) if record else "")
+        self.default_check.setChecked(record.is_default if record else not self._controller.providers())
+        self.key_env_edit.setText((record.api_key_env or "") if record else "")
+        self.key_edit.clear()
+        if self._editing is not None and self._editing.api_key_keyring:
+            self.key_edit.setPlaceholderText("a key is in the OS keyring; type a new one to replace it")
+        self.show_form_error("")
+        self.form.show()
+        (self.base_url_edit if self._editing else self.name_edit).setFocus()
+
+    def close_form(self) -> None:
+        self._editing = None
+        self.key_edit.clear()
+        self.show_form_error("")
+        self.form.hide()
+
+    def form_record(self) -> ProviderRecord:
+        """The form as a record; tags are normalised like categories (CAT-1), a bad label names the field."""
+        try:
+            tags = tuple(sorted(normalize_tags(self.tags_edit.text().split(","))))
+        except ValueError as exc:
+            raise ValueError(f"tags: {exc}") from exc
+        return ProviderRecord(
+            name=self.name_edit.text().strip(),
+            base_url=self.base_url_edit.text().strip(),
+            model=self.model_combo.currentText().strip(),
+            tags=tags,
+            api_key_env=self.key_env_edit.text().strip() or None,
+            api_key_keyring=self._editing.api_key_keyring if self._editing is not None else False,
+            is_default=self.default_check.isChecked(),
+        )
+
+    def show_form_error(self, text: str) -> None:
+        """Shown inside the form, under the fields; the field it names is marked."""
+        self.form_error_label.setText(text)
+        self.form_error_label.setVisible(bool(text))
+        widgets = {
+            "name": self.name_edit,
+            "base_url": self.base_url_edit,
+            "model": self.model_combo,
+            "tags": self.tags_edit,
+            "api_key_env": self.key_env_edit,
+        }
+        named = error_field(text)
+        for field, widget in widgets.items():
+            invalid = field == named
+            if widget.property("invalid") != invalid:
+                widget.setProperty("invalid", invalid)
+                widget.style().unpolish(widget)
+                widget.style().polish(widget)
+
+    def on_save_requested(self) -> None:
+        """Validate through the controller; on an error nothing is saved and the form stays open."""
+        try:
+            record = self.form_record()
+            if not record.name:
+                raise ValueError("provider '': name: the name must not be empty")
+            saved = self._controller.add_provider(record, replace=self._editing is not None)
+        except ValueError as exc:  # pydantic's ValidationError and the store's "already exists" are ValueErrors
+            self.show_form_error(str(exc))
+            return
+        key = self.key_edit.text()
+        problem = ""
+        if key:
+            try:
+                self._controller.set_provider_api_key(saved.name, key)
+            except Exception as exc:  # keyring backends raise their own types; say what happened
+                problem = f"Saved {saved.name}, but the API key was not stored: {exc}"
+        self.key_edit.clear()
+        self.reload()
+        self.select(saved.name)
+        self.providers_changed.emit()
+        if problem:
+            self._editing = saved
+            self.show_form_error(problem)
+            return
+        self.close_form()
+        self.show_status(f"Saved {saved.name} ({saved.model} at {saved.base_url}).")
+
+    # -- slots: asking endpoints ----------------------------------------------------------
+
+    def on_fetch_models_requested(self) -> None:
+        base_url = self.base_url_edit.text().strip()
+        if not base_url:
+            self.show_form_error("base_url: type the base URL first, e.g. http://127.0.0.1:11434/v1")
+            return
+        self.show_form_error("")
+        self.show_status(f"Asking {base_url} for its models…")
+        self._schedule(
+            self._controller.list_provider_models(base_url),
+            self._on_models_fetched,
+            self.fetch_models_button,
+            failure=lambda exc: self.show_form_error(f"base_url: could not list models at {base_url}: {exc}"),
+        )
+
+    def _on_models_fetched(self, models: list[str]) -> None:
+        typed = self.model_combo.currentText().strip()
+        self.model_combo.clear()
+        self.model_combo.addItems(models)
+        self.model_combo.setEditText(typed if typed in models or not models else models[0])
+        self.show_status(
+            f"{len(models)} model{'s' if len(models) != 1 else ''} offered."
+            if models
+            else "The server answered but offers no models."
+        )
+
+    def on_detect_requested(self) -> None:
+        self.show_status("Looking for local servers…")
+        coro = (
+            self._controller.detect_local_endpoints(self.detect_candidates)
+            if self.detect_candidates is not None
+            else self._controller.detect_local_endpoints()
+        )
+        self._schedule(coro, self._on_detected, self.detect_button)
+
+    def _on_detected(self, found: dict[str, list[str]]) -> None:
+        self.detected_list.clear()
+        for url, models in found.items():
+            label = f"{suggested_name(url, set())} at {url} — {len(models)} model{'s' if len(models) != 1 else ''}"
+            if models:
+                label += f" ({', '.join(models[:3])}{', …' if len(models) > 3 else ''})"
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, (url, list(models)))
+            self.detected_list.addItem(item)
+        self.detected_list.setVisible(bool(found))
+        self.use_detected_button.setVisible(bool(found))
+        if found:
+            self.detected_list.setCurrentRow(0)
+            self.show_status(f"{len(found)} local server{'s' if len(found) != 1 else ''} answered.")
+        else:
+            self.show_status("No local server answered (Ollama on 127.0.0.1:11434, LM Studio on :1234).")
+
+    def on_use_detected_requested(self) -> None:
+        item = self.detected_list.currentItem()
+        if item is None:
+            return
+        url, models = item.data(Qt.ItemDataRole.UserRole)
+        name = suggested_name(url, set(self.provider_names()))
+        self.open_form(ProviderRecord(name=name, base_url=url, model=models[0] if models else None), models=models)
+
+    # -- async plumbing -----------------------------------------------------------------
+
+    def _schedule(
+        self,
+        coro: Coroutine[Any, Any, T],
+        on_result: Callable[[T], None],
+        button: QPushButton,
+        *,
+        failure: Callable[[BaseException], None] | None = None,
+    ) -> asyncio.Task[T]:
+        """Run ``coro`` on the qasync loop; apply its result when it is done (no nested loop)."""
+        button.setEnabled(False)
+        task = _event_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(partial(self._on_task_done, on_result, button, failure))
+        return task
+
+    def _on_task_done(
+        self,
+        on_result: Callable[[Any], None],
+        button: QPushButton,
+        failure: Callable[[BaseException], None] | None,
+        task: asyncio.Task[Any],
+    ) -> None:
+        self._tasks.discard(task)
+        if self._closed or task.cancelled():
+            return
+        button.setEnabled(True)
+        exc = task.exception()
+        if exc is not None:
+            log.info("provider settings: %s", exc)
+            self.show_status(f"That did not work: {exc}")
+            if failure is not None:
+                failure(exc)
+            return
+        on_result(task.result())
+
+    @property
+    def busy(self) -> bool:
+        """Whether a fetch or a detection is still running."""
+        return bool(self._tasks)
+
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+
+    def done(self, result: int) -> None:
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        super().done(result)

@@ -1,0 +1,334 @@
+"""What a conversation row looks like: Markdown documents, code highlighting and tool cards (SPEC §6).
+
+Nothing here is a widget. ``ToolCard`` is plain data built from a tool
+message's payload; ``build_document`` turns a row into the ``QTextDocument``
+the message delegate paints (and measures) at a given width.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from PySide6.QtCore import QObject, QRegularExpression
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QSyntaxHighlighter,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextOption,
+)
+
+BodyFormat = Literal["markdown", "plain", "tool"]
+
+# A collapsed card shows this many lines of output; an expanded one at most EXPANDED_LINES.
+COLLAPSED_LINES = 6
+EXPANDED_LINES = 400
+
+_OK_COLOUR = "#2e7d32"
+_ERROR_COLOUR = "#b3261e"
+_ADDED_COLOUR = "#2e7d32"
+_REMOVED_COLOUR = "#b3261e"
+_HUNK_COLOUR = "#6a4fb3"
+_CODE_BACKGROUND = QColor(127, 127, 127, 28)
+
+_WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+_READ_VERBS = {"read_file": "Read", "list_dir": "Listed", "search_files": "Searched"}
+_ERROR_TITLES = {
+    "write_refused": "Write refused",
+    "not_approved": "Not approved",
+    "path_escape": "Refused: outside the folder",
+    "cancelled": "Stopped",
+    "timeout": "Timed out",
+    "invalid_arguments": "Invalid arguments",
+    "unknown_tool": "Unknown tool",
+}
+
+
+# -- tool cards ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolCard:
+    """A tool call as a compact card: a title line, a status, and a body that may be folded.
+
+    ``body_kind`` says what the body is: ``output`` (a command's output or
+    what was read), ``diff`` (a write's unified diff, folded by default) or
+    ``reason`` (why a call was refused; always shown).
+    """
+
+    tool: str
+    title: str
+    status: str
+    ok: bool
+    body_kind: Literal["output", "diff", "reason", "none"]
+    body: str
+
+    @property
+    def body_lines(self) -> list[str]:
+        return self.body.splitlines() if self.body else []
+
+    @property
+    def expandable(self) -> bool:
+        if self.body_kind == "reason":
+            return len(self.body_lines) > EXPANDED_LINES
+        if self.body_kind == "diff":
+            return bool(self.body_lines)
+        return len(self.body_lines) > COLLAPSED_LINES
+
+    def shown_lines(self, expanded: bool) -> tuple[list[str], str]:
+        """The body lines on screen and the note under them (what is hidden, how to see it)."""
+        lines = self.body_lines
+        if self.body_kind == "diff" and not expanded:
+            added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+            removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+            return [], f"diff +{added} −{removed} — click to show" if lines else ""
+        limit = EXPANDED_LINES if expanded or self.body_kind == "reason" else COLLAPSED_LINES
+        if len(lines) <= limit:
+            return lines, ("click to collapse" if expanded and self.expandable else "")
+        hidden = len(lines) - limit
+        if expanded:
+            return lines[:limit], f"… {hidden:,} more lines not shown here"
+        return lines[:limit], f"… {hidden:,} more lines — click to expand"
+
+    def plain_text(self, expanded: bool = False) -> str:
+        lines, note = self.shown_lines(expanded)
+        head = f"{self.title} — {self.status}" if self.status else self.title
+        return "\n".join([head, *lines, *([note] if note else [])])
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+_EXIT_LINE = re.compile(r"^\[exit code (?P<code>-?\d+|None) after (?P<secs>[\d.]+) s\]$")
+
+
+def tool_card(payload: dict[str, Any] | None, content: str, *, failed: bool = False) -> ToolCard:
+    """The card for a stored tool message (payload written by the controller's turn runner)."""
+    data = payload or {}
+    name = str(data.get("name") or "tool")
+    args = _arguments(data.get("arguments"))
+    summary = str(data.get("summary") or name)
+    ok = bool(data.get("ok", not failed))
+    error_kind = data.get("error_kind")
+    if not ok:
+        label = _ERROR_TITLES.get(str(error_kind), "Failed")
+        subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
+        if name == "run_command" and error_kind is None:
+            # The command ran and exited non-zero: its output is the interesting part.
+            return _command_card(name, args, content, ok=False)
+        return ToolCard(name, f"{label}: {subject}", str(error_kind or "error"), False, "reason", content)
+    if name == "run_command":
+        return _command_card(name, args, content, ok=True)
+    if name in _WRITE_TOOLS:
+        path = str(data.get("changed_path") or args.get("path") or "?")
+        verb = "Wrote" if name == "write_file" else "Edited"
+        diff = str(data.get("diff") or "")
+        first = content.splitlines()[0] if content else ""
+        return ToolCard(name, f"{verb} {args.get('path', path)}", first or "ok", True, "diff" if diff else "none", diff)
+    if name in _READ_VERBS:
+        where = args.get("pattern") if name == "search_files" else args.get("path", ".")
+        title = f"{_READ_VERBS[name]} {where}" if name != "search_files" else f"Searched for {where!r}"
+        count = len(content.splitlines())
+        return ToolCard(name, title, f"{count:,} line{'s' if count != 1 else ''}", True, "output", content)
+    return ToolCard(name, summary, "ok", True, "output", content)
+
+
+def _command_card(name: str, args: dict[str, Any], content: str, *, ok: bool) -> ToolCard:
+    lines = content.splitlines()
+    status = "ok" if ok else "failed"
+    if lines and (match := _EXIT_LINE.match(lines[0])):
+        status = f"exit {match['code']} · {float(match['secs']):.1f} s"
+        lines = lines[1:]
+    return ToolCard(name, f"$ {args.get('command', '')}", status, ok, "output", "\n".join(lines))
+
+
+def running_card(summary: str) -> ToolCard:
+    """The card line for a tool the current turn is running right now (``ToolRunning``)."""
+    return ToolCard("running", f"running {summary} …", "", True, "none", "")
+
+
+def tool_calls_line(tool_calls: Any) -> str:
+    """An assistant message that only calls tools reads as one short line."""
+    names: list[str] = []
+    for call in tool_calls if isinstance(tool_calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and function.get("name"):
+            names.append(str(function["name"]))
+    return f"→ calls {', '.join(names)}" if names else ""
+
+
+def card_html(card: ToolCard, expanded: bool) -> str:
+    """Rich text for a card: a bold title with a coloured status, then monospace body lines."""
+    colour = _OK_COLOUR if card.ok else _ERROR_COLOUR
+    mark = "✓" if card.ok else "✗"
+    if card.tool == "running":
+        mark, colour = "⏳", "#2f6fde"
+    status = f' <span style="color:{colour}">{html.escape(card.status)}</span>' if card.status else ""
+    title = f'<span style="color:{colour}">{mark}</span> <b>{html.escape(card.title)}</b>{status}'
+    parts = [f'<p style="margin:0">{title}</p>']
+    lines, note = card.shown_lines(expanded)
+    if lines:
+        rendered = [_diff_line(line) if card.body_kind == "diff" else html.escape(line) for line in lines]
+        parts.append(
+            '<pre style="margin-top:3px; margin-bottom:0; white-space:pre-wrap">' + "\n".join(rendered) + "</pre>"
+        )
+    if note:
+        parts.append(f'<p style="margin:2px 0 0 0"><i>{html.escape(note)}</i></p>')
+    return "".join(parts)
+
+
+def _diff_line(line: str) -> str:
+    escaped = html.escape(line)
+    if line.startswith("@@"):
+        return f'<span style="color:{_HUNK_COLOUR}">{escaped}</span>'
+    if line.startswith("+") and not line.startswith("+++"):
+        return f'<span style="color:{_ADDED_COLOUR}">{escaped}</span>'
+    if line.startswith("-") and not line.startswith("---"):
+        return f'<span style="color:{_REMOVED_COLOUR}">{escaped}</span>'
+    return escaped
+
+
+# -- code highlighting ---------------------------------------------------------------
+
+_KEYWORDS = frozenset(
+    {
+        *("and", "as", "assert", "async", "await", "break", "case", "catch", "class", "const", "continue"),
+        *("def", "default", "del", "do", "elif", "else", "enum", "except", "export", "extends", "false"),
+        *("False", "final", "finally", "fn", "for", "from", "func", "function", "go", "if", "impl", "import"),
+        *("in", "interface", "is", "lambda", "let", "match", "mod", "mut", "new", "nil", "None", "not", "null"),
+        *("or", "package", "pass", "pub", "raise", "return", "self", "static", "struct", "super", "switch"),
+        *("this", "throw", "true", "True", "try", "type", "use", "var", "void", "while", "with", "yield"),
+        *("echo", "then", "fi", "esac", "done", "local"),
+    }
+)
+_HASH_COMMENT_LANGUAGES = frozenset(
+    {"python", "py", "sh", "bash", "shell", "zsh", "console", "yaml", "yml", "toml", "ruby", "rb", "r", "perl", ""}
+)
+_SLASH_COMMENT_LANGUAGES = frozenset(
+    {"c", "cpp", "c++", "java", "js", "javascript", "ts", "typescript", "go", "rust", "rs", "kotlin", "swift", "cs", ""}
+)
+
+
+def _char_format(colour: str, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(colour))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    fmt.setFontItalic(italic)
+    return fmt
+
+
+def is_code_block(fmt: QTextBlockFormat) -> bool:
+    return fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage) or fmt.hasProperty(
+        QTextFormat.Property.BlockCodeFence
+    )
+
+
+class CodeHighlighter(QSyntaxHighlighter):
+    """Simple highlighting for fenced code in a Markdown document: keywords, strings, numbers, comments.
+
+    Only blocks that Markdown marked as code are touched; the language after
+    the fence picks the comment style (``#`` or ``//``; both when unknown).
+    """
+
+    _keyword = QRegularExpression(r"\b(" + "|".join(sorted(map(re.escape, _KEYWORDS))) + r")\b")
+    _number = QRegularExpression(r"\b(0x[0-9A-Fa-f]+|\d+(\.\d+)?)\b")
+    _string = QRegularExpression(r"(\"([^\"\\]|\\.)*\"|'([^'\\]|\\.)*'|`[^`]*`)")
+    _hash_comment = QRegularExpression(r"(^|\s)#.*$")
+    _slash_comment = QRegularExpression(r"//.*$")
+
+    def __init__(self, document: QTextDocument | QObject) -> None:
+        super().__init__(document)
+        self._formats = {
+            "keyword": _char_format("#8e3fb3", bold=True),
+            "number": _char_format("#b35c00"),
+            "string": _char_format("#2e7d32"),
+            "comment": _char_format("#7a7a7a", italic=True),
+        }
+
+    def highlightBlock(self, text: str) -> None:
+        fmt = self.currentBlock().blockFormat()
+        if not is_code_block(fmt):
+            return
+        language = str(fmt.property(QTextFormat.Property.BlockCodeLanguage) or "").strip().lower()
+        self._apply(self._keyword, text, "keyword")
+        self._apply(self._number, text, "number")
+        self._apply(self._string, text, "string")
+        if language in _HASH_COMMENT_LANGUAGES:
+            self._apply(self._hash_comment, text, "comment")
+        if language in _SLASH_COMMENT_LANGUAGES:
+            self._apply(self._slash_comment, text, "comment")
+
+    def _apply(self, pattern: QRegularExpression, text: str, kind: str) -> None:
+        matches = pattern.globalMatch(text)
+        while matches.hasNext():
+            match = matches.next()
+            self.setFormat(match.capturedStart(), match.capturedLength(), self._formats[kind])
+
+
+def _style_code_blocks(document: QTextDocument) -> None:
+    """Code blocks get a tinted background and wrap inside the card instead of overflowing it."""
+    cursor = QTextCursor(document)
+    block = document.begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        if is_code_block(fmt):
+            code = QTextBlockFormat()
+            code.setBackground(_CODE_BACKGROUND)
+            code.setNonBreakableLines(False)
+            cursor.setPosition(block.position())
+            cursor.mergeBlockFormat(code)
+        block = block.next()
+
+
+# -- documents -------------------------------------------------------------------------
+
+
+def build_document(
+    text: str,
+    body_format: BodyFormat,
+    font: QFont,
+    width: float,
+    *,
+    raw: bool = False,
+    card: ToolCard | None = None,
+    expanded: bool = False,
+) -> QTextDocument:
+    """The document a row paints: Markdown (unless ``raw``), plain text, or a tool card."""
+    document = QTextDocument()
+    document.setDocumentMargin(0)
+    document.setDefaultFont(font)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    document.setDefaultTextOption(option)
+    if body_format == "tool" and card is not None:
+        document.setHtml(card_html(card, expanded))
+    elif body_format == "markdown" and not raw:
+        # Attached to the empty document, so no deferred re-highlight is left pending on the event
+        # loop; run once the code blocks carry their language. The document owns it (Qt parent),
+        # and it must live as long as the document: its destructor clears the formats.
+        highlighter = CodeHighlighter(document)
+        document.setMarkdown(text)
+        _style_code_blocks(document)
+        highlighter.rehighlight()
+    else:
+        document.setPlainText(text)
+    document.setTextWidth(max(width, 10.0))
+    return document

@@ -145,3 +145,18 @@ def test_head_read_from_the_scripts_matches_alembics_own() -> None:
     from xworkmate.store.database import _alembic_config
 
     assert head_revision() == ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def test_missing_migrations_stop_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken installation without migration scripts says so instead of failing later on 'no such table'."""
+    from xworkmate.store import database
+
+    empty = tmp_path / "migrations"
+    (empty / "versions").mkdir(parents=True)
+    monkeypatch.setattr(database, "MIGRATIONS_DIR", empty)
+    database._revisions.cache_clear()
+    try:
+        with pytest.raises(StoreOpenError, match="no schema migrations"):
+            open_store(f"sqlite:///{tmp_path / 'x.db'}")
+    finally:
+        database._revisions.cache_clear()

@@ -47,6 +47,8 @@ DEFAULT_MAX_STEPS = 16
 # How many of the line's most recent human messages count as evidence for the write gate.
 EVIDENCE_WINDOW = 12
 
+YIELD_EVERY = 32
+
 WRITE_TOOLS = frozenset({"write_file", "edit_file"})
 COMMAND_TOOLS = frozenset({"run_command"})
 
@@ -154,8 +156,14 @@ class NativeAgent:
             pinned=pinned,
             chain=[] if pinned else None,
         )
+        seen = 0
         try:
             async for event in stream:
+                seen += 1
+                if seen % YIELD_EVERY == 0:
+                    # A burst of buffered SSE events arrives without a real await; give the
+                    # window (and other lines) a turn of the event loop now and then.
+                    await asyncio.sleep(0)
                 if isinstance(event, TextDelta):
                     parts.append(event.text)
                     self.emit(AssistantDelta(event.text))

@@ -183,6 +183,9 @@ def open_store(database_url: str, *, migrate: bool = True) -> Store:
                 connection.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar()
             connection.commit()
         head = head_revision()
+        if head is None:
+            # A build that lost migrations/versions must stop here, not fail later with "no such table".
+            raise StoreOpenError(f"no schema migrations found in {MIGRATIONS_DIR}; this installation is incomplete")
         if current != head:
             if current is not None and not _known_revision(current):
                 raise StoreOpenError(

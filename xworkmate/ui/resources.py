@@ -42,7 +42,7 @@ def resource_dir_candidates() -> list[Path]:
     package_dir = Path(xworkmate.__file__).resolve().parent
     candidates.append(package_dir.parent / "resources")  # the repository checkout
     candidates.append(package_dir / "resources")  # an installed wheel with package data
-    return candidates
+    return list(dict.fromkeys(candidates))  # frozen, the checkout candidate is sys._MEIPASS/resources again
 
 
 def find_resource_dir(candidates: list[Path] | None = None) -> Path:

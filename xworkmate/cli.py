@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -19,12 +19,16 @@ from xworkmate import __version__
 from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
 from xworkmate.domain.categories import InvalidCategoryError
 from xworkmate.domain.keys import InvalidSessionKeyError
+from xworkmate.domain.messages import Message
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread, ThreadStatus
 from xworkmate.llm.errors import LLMError
 from xworkmate.settings import Settings
 from xworkmate.store import StoreOpenError, open_store
+
+if TYPE_CHECKING:
+    from xworkmate.controllers.runs import TurnOutcome
 
 EXIT_ERROR = 1
 
@@ -78,9 +82,7 @@ def _print_thread(controller: SessionController, thread: TaskThread, as_json: bo
         return
     marker = "*" if thread.thread_id == controller.current_key else " "
     print(f"{marker} {thread.thread_id}  [{status.value}]  {thread.title}")
-    print(
-        f"    folder: {thread.workspace_binding.path or '(none)'} ({thread.workspace_binding.bound_by.value})"
-    )
+    print(f"    folder: {thread.workspace_binding.path or '(none)'} ({thread.workspace_binding.bound_by.value})")
 
 
 # -- commands -----------------------------------------------------------------
@@ -280,7 +282,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if native and not controller.has_agent_provider():
         raise CliError("no agent provider is configured; add one with `xworkmate provider add`")
     outcome = asyncio.run(controller.run_turn(args.key, args.prompt, provider=args.provider, headless=True))
-    if args.json:
+    return _report_outcome(outcome, args.json)
+
+
+def _report_outcome(outcome: TurnOutcome, as_json: bool) -> int:
+    if as_json:
         print(json.dumps(outcome.model_dump(mode="json"), indent=2))
     elif outcome.text:
         print(outcome.text)
@@ -293,20 +299,127 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _message_json(message: Message) -> dict[str, Any]:
+    return {
+        "id": message.id,
+        "thread_id": message.thread_id,
+        "role": message.role.value,
+        "source": message.source.value,
+        "state": message.state.value,
+        "content": message.content,
+        "created_at": message.created_at.isoformat(),
+    }
+
+
+def cmd_thread_category(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    moved = controller.set_category(args.key, None if args.clear else args.set)
+    thread = controller.get_thread(args.key)
+    if args.json:
+        print(json.dumps({**thread_json(thread, controller.status_of(thread)), "relabelled": moved}, indent=2))
+    else:
+        label = thread.category or "normal"
+        print(f"{thread.thread_id} is now {label}; relabelled {len(moved)} line(s) in its subtree")
+    return 0
+
+
+def cmd_thread_compact(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    generation = controller.compact(args.key)
+    print(json.dumps({"session_key": args.key, "current_session_id": generation}) if args.json else generation)
+    return 0
+
+
+def cmd_thread_fork(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    _print_thread(controller, controller.fork(args.key, title=args.title), args.json)
+    return 0
+
+
+def cmd_task_start(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    started = controller.start_task(
+        args.from_key,
+        args.goal,
+        context=args.context or "",
+        category=args.category,  # omitted → None → a normal task, as the agent's task_start tool (CAT-5)
+        model=args.model,
+        mode=args.mode,
+        title=args.title,
+    )
+    thread = started.task
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    **thread_json(thread, controller.status_of(thread)),
+                    "dispatch_source_ids": list(started.source_ids),
+                    "reminder": started.reminder,
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(f"started task {thread.thread_id} ({thread.category or 'normal'}) under {started.dispatcher_key}")
+        if started.reminder:
+            print(started.reminder)
+    return 0
+
+
+def cmd_task_send(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    sent = controller.send_followup(args.key, args.text)
+    if args.json:
+        print(
+            json.dumps(
+                {"task": sent.task_key, "message_id": sent.message.id, "dispatch_source_ids": list(sent.source_ids)}
+            )
+        )
+    else:
+        print(f"sent to {sent.task_key}; its dispatch sources now hold {len(sent.source_ids)} message(s)")
+    return 0
+
+
+def cmd_task_sources(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    sources = controller.task_sources(args.key)
+    if args.json:
+        print(json.dumps([_message_json(m) for m in sources], indent=2))
+    else:
+        for m in sources:
+            print(f"#{m.id} [{m.thread_id}] {m.content}")
+    return 0
+
+
+def cmd_task_run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    controller = open_controller()
+    outcome = asyncio.run(controller.run_turn(args.key, None, provider=args.provider, headless=True))
+    return _report_outcome(outcome, args.json)
+
+
+def cmd_messages(args: argparse.Namespace) -> int:
+    controller = open_controller()
+    messages = controller.messages_as(args.key, args.as_key)
+    if args.json:
+        print(json.dumps([_message_json(m) for m in messages], indent=2))
+    else:
+        for m in messages:
+            print(f"#{m.id} {m.role.value}/{m.source.value}: {m.content}")
+    return 0
+
+
 # -- parser -------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="xworkmate", description="XWorkmate: a desktop workbench for AI agent tasks."
-    )
+    parser = argparse.ArgumentParser(prog="xworkmate", description="XWorkmate: a desktop workbench for AI agent tasks.")
     parser.add_argument("--version", action="version", version=f"xworkmate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     gui = sub.add_parser("gui", help="open the window")
-    gui.add_argument(
-        "--smoke-test", action="store_true", help="build the main window offscreen, print ok, exit"
-    )
+    gui.add_argument("--smoke-test", action="store_true", help="build the main window offscreen, print ok, exit")
     gui.set_defaults(func=cmd_gui)
 
     thread = sub.add_parser("thread", help="task lines")
@@ -332,9 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     archive.add_argument("key")
     tset = add("set", cmd_thread_set, "change a task line's settings")
     tset.add_argument("key")
-    tset.add_argument(
-        "--permission", choices=["ask", "auto-edit", "full"], help="what the agent may do unasked"
-    )
+    tset.add_argument("--permission", choices=["ask", "auto-edit", "full"], help="what the agent may do unasked")
     tset.add_argument("--title")
     tset.add_argument("--mode", choices=["native", "acp"], help="built-in agent, or an external agent CLI")
     tset.add_argument("--provider", metavar="NAME", help="the provider (or ACP agent) this line uses")
@@ -347,14 +458,10 @@ def build_parser() -> argparse.ArgumentParser:
     padd.add_argument("--model")
     padd.add_argument("--acp-command", metavar='"CMD ARGS..."', help="an agent CLI speaking ACP on stdio")
     padd.add_argument("--acp-env", action="append", metavar="NAME=env:VAR", help="environment for the agent")
-    padd.add_argument(
-        "--tag", action="append", metavar="CATEGORY", help="a content category it is cleared for"
-    )
+    padd.add_argument("--tag", action="append", metavar="CATEGORY", help="a content category it is cleared for")
     padd.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     padd.add_argument("--keyring", action="store_true", help="the API key is in the OS keyring")
-    padd.add_argument(
-        "--api-key-stdin", action="store_true", help="read the API key from stdin into the keyring"
-    )
+    padd.add_argument("--api-key-stdin", action="store_true", help="read the API key from stdin into the keyring")
     padd.add_argument("--default", action="store_true", help="use it when no provider is chosen")
     padd.add_argument("--replace", action="store_true", help="replace a provider of the same name")
     padd.add_argument("--json", action="store_true")
@@ -369,6 +476,53 @@ def build_parser() -> argparse.ArgumentParser:
     prm.add_argument("name")
     prm.add_argument("--json", action="store_true")
     prm.set_defaults(func=cmd_provider_remove)
+
+    for name, func, help_text in (
+        ("category", cmd_thread_category, "mark a line (and its subtree) with a content category, or clear it"),
+        ("compact", cmd_thread_compact, "start a new session generation for a line (dispatch sources are kept)"),
+        ("fork", cmd_thread_fork, "fork a line: a new line with a copy of its conversation"),
+    ):
+        p = add(name, func, help_text)
+        p.add_argument("key")
+        if name == "category":
+            group = p.add_mutually_exclusive_group(required=True)
+            group.add_argument("--set", metavar="CATEGORY")
+            group.add_argument("--clear", action="store_true")
+        if name == "fork":
+            p.add_argument("--title")
+
+    task = sub.add_parser("task", help="background tasks")
+    ksub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
+    kstart = ksub.add_parser("start", help="start a task under a line (normal unless --category)")
+    kstart.add_argument("--from", dest="from_key", required=True, metavar="KEY")
+    kstart.add_argument("--goal", required=True)
+    kstart.add_argument("--context")
+    kstart.add_argument("--category", help="the dispatcher's own category, for a category task")
+    kstart.add_argument("--model", help="provider (or model) for the task")
+    kstart.add_argument("--mode", choices=["native", "acp"], default="native")
+    kstart.add_argument("--title")
+    kstart.add_argument("--json", action="store_true")
+    kstart.set_defaults(func=cmd_task_start)
+    ksend = ksub.add_parser("send", help="send a task a follow-up (its dispatch sources are re-captured)")
+    ksend.add_argument("key")
+    ksend.add_argument("text")
+    ksend.add_argument("--json", action="store_true")
+    ksend.set_defaults(func=cmd_task_send)
+    ksrc = ksub.add_parser("sources", help="the human messages a task was dispatched on, as it sees them")
+    ksrc.add_argument("key")
+    ksrc.add_argument("--json", action="store_true")
+    ksrc.set_defaults(func=cmd_task_sources)
+    krun = ksub.add_parser("run", help="run a task's turn on what it was dispatched with, headless")
+    krun.add_argument("key")
+    krun.add_argument("--provider", metavar="NAME")
+    krun.add_argument("--json", action="store_true")
+    krun.set_defaults(func=cmd_task_run)
+
+    msgs = sub.add_parser("messages", help="a line's messages, optionally as another line may read them")
+    msgs.add_argument("key")
+    msgs.add_argument("--as", dest="as_key", metavar="VIEWER_KEY")
+    msgs.add_argument("--json", action="store_true")
+    msgs.set_defaults(func=cmd_messages)
 
     run = sub.add_parser("run", help="run one agent turn on a line, headless")
     run.add_argument("key")
@@ -398,6 +552,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         InvalidCategoryError,
         LookupError,
         ValueError,
+        PermissionError,
         LLMError,
     ) as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +57,9 @@ Your working directory is {working_directory}; every path you use is relative to
 leave it. Use the tools to look before you change anything. When you call write_file or edit_file,
 pass `quote`: the exact words from the person's own message that ask for this change (copy them
 verbatim; a paraphrase or "the user asked" is refused). Keep replies short and say what you changed."""
+
+TASK_TOOLS_PROMPT = """You may start a background task with task_start when a part of the work stands on its own,
+and send it follow-ups with task_send."""
 
 
 _SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY)", re.IGNORECASE)
@@ -102,13 +105,21 @@ class NativeAgent:
     max_steps: int = DEFAULT_MAX_STEPS
     tool_context: ToolContext | None = None
     secret_env_names: Sequence[str] = ()
+    # WR-1: the task's evidence (own recent human messages + dispatch snapshot), read afresh per write.
+    evidence: Callable[[], Sequence[EvidenceMessage]] | None = None
+    # Extra tools beyond the workspace ones (task_start / task_send): schemas and an async handler.
+    extra_tools: Sequence[dict[str, Any]] = ()
+    extra_tool_handler: Callable[[ToolCall], Awaitable[ToolResult]] | None = None
     _evidence: list[EvidenceMessage] = field(default_factory=list)
+    _extra_names: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
+        self._extra_names = frozenset(t["function"]["name"] for t in self.extra_tools)
         humans = [m for m in self.history if m.source is MessageSource.HUMAN]
         self._evidence = [EvidenceMessage.from_message(m) for m in humans[-EVIDENCE_WINDOW:]]
         if self.tool_context is None:
-            base = ToolContext.for_working_directory(self.request.working_directory, lambda: tuple(self._evidence))
+            evidence = self.evidence or (lambda: tuple(self._evidence))
+            base = ToolContext.for_working_directory(self.request.working_directory, evidence)
             self.tool_context = ToolContext(
                 write_gate=base.write_gate,
                 limits=base.limits,
@@ -123,7 +134,7 @@ class NativeAgent:
             },
             *history_to_chat(self.history),
         ]
-        tools = tool_schemas()
+        tools = [*tool_schemas(), *self.extra_tools]
         pinned = self.pinned_provider or self.request.execution.provider
         last_text = ""
         for step in range(1, self.max_steps + 1):
@@ -141,6 +152,10 @@ class NativeAgent:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
         self.emit(StepLimitReached(self.max_steps))
         return TurnResult(steps=self.max_steps, finished=False, text=last_text)
+
+    def _system_prompt(self) -> str:
+        prompt = SYSTEM_PROMPT.format(working_directory=self.request.working_directory)
+        return f"{prompt}\n{TASK_TOOLS_PROMPT}" if self.extra_tools else prompt
 
     async def _one_reply(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], pinned: str | None
@@ -217,7 +232,10 @@ class NativeAgent:
                 return result
         self.emit(ToolStarted(call))
         try:
-            result = await dispatch_tool_call_async(call.name, call.arguments, self.tool_context)
+            if call.name in self._extra_names and self.extra_tool_handler is not None:
+                result = await self.extra_tool_handler(call)
+            else:
+                result = await dispatch_tool_call_async(call.name, call.arguments, self.tool_context)
         except asyncio.CancelledError:
             self.emit(
                 ToolDone(
@@ -255,6 +273,7 @@ def describe_call(call: ToolCall) -> str:
     return call.name
 
 
+COMPONENT_INPUT_LABEL = "[From the agent that dispatched this task, not from the person:]"
 _NO_RESULT = "(no result: the turn was stopped before this tool ran)"
 
 
@@ -283,6 +302,9 @@ def history_to_chat(history: Sequence[Message]) -> list[dict[str, Any]]:
         close_pending()
         if message.role is MessageRole.USER and message.source is MessageSource.HUMAN:
             out.append({"role": "user", "content": message.content})
+        elif message.role is MessageRole.USER and message.source is MessageSource.COMPONENT_INPUT:
+            # A task's goal or an agent's follow-up: visible, but marked as not the person's words (PROV-3).
+            out.append({"role": "user", "content": f"{COMPONENT_INPUT_LABEL}\n{message.content}"})
         elif message.role is MessageRole.ASSISTANT:
             calls = list((message.payload or {}).get("tool_calls") or [])
             if not message.content and not calls:

@@ -29,6 +29,7 @@ from xworkmate.agents.events import (
     ToolStarted,
 )
 from xworkmate.agents.native import NativeAgent, describe_call
+from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.controllers.changes import (
     ApprovalRequested,
     ApprovalSettled,
@@ -37,6 +38,7 @@ from xworkmate.controllers.changes import (
     RunStarted,
     ToolRunning,
 )
+from xworkmate.dispatch.tools import TASK_START, dispatch_tool_schemas, handle_dispatch_tool_async
 
 # The run change records live in controllers.changes; re-exported for older imports.
 __all__ = [
@@ -250,18 +252,35 @@ class TurnRunner:
         approver: Approver | None,
         recorder: _TurnRecorder,
     ) -> tuple[str, bool]:
-        store = self._controller._store
+        controller = self._controller
         key = request.thread_id
         router = self.router()
+        dispatch = controller.dispatch
+        viewer = dispatch.viewer_for(key)
+
+        async def dispatch_tool(call: ToolCall) -> ToolResult:
+            before = set(controller._store.threads.children(key)) if call.name == TASK_START else set()
+            result = await handle_dispatch_tool_async(dispatch, call.name, call.arguments, key)
+            if result.ok and call.name == TASK_START:
+                for task_key in controller._store.threads.children(key):
+                    if task_key not in before:
+                        controller._task_dispatched(task_key)
+            return result
+
         agent = NativeAgent(
             router=router,
             request=request,
-            history=store.messages.list_for_thread(key),
+            # quarantined rows reach the model as their frozen placeholders.
+            history=controller._store.messages.model_view(key, viewer=viewer),
             permission=thread.context_state.permission_level,
             approver=approver or self.window_approver(key),
             emit=recorder.record,
             pinned_provider=provider,
             secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
+            # WR-1: the line's own recent human messages plus its frozen dispatch snapshot.
+            evidence=dispatch.evidence_provider(key),
+            extra_tools=dispatch_tool_schemas(),
+            extra_tool_handler=dispatch_tool,
         )
         result = await agent.run()
         return result.text, result.finished

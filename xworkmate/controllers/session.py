@@ -41,6 +41,7 @@ from xworkmate.domain.threads import (
     ExecutionMode,
     PermissionLevel,
     TaskThread,
+    ThreadKind,
     ThreadStatus,
     ThreadSummary,
     WorkspaceBinding,
@@ -54,6 +55,7 @@ from xworkmate.store.repositories import utcnow
 if TYPE_CHECKING:
     from xworkmate.agents.events import Approver
     from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
+    from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +123,7 @@ class SessionController:
         self._tasks: dict[str, asyncio.Task[TurnOutcome]] = {}
         self._router_factory = router_factory
         self._turn_runner: TurnRunner | None = None
+        self._dispatch: DispatchService | None = None
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
 
@@ -382,19 +385,26 @@ class SessionController:
     def is_running(self, key: str) -> bool:
         return self._canonical(key) in self._running
 
-    def _begin_checks(self, key: str, prompt: str) -> RunRequest:
+    def _begin_checks(self, key: str, prompt: str | None) -> RunRequest:
+        if prompt is None:
+            # A task runs on what it was dispatched with (its goal, its follow-ups); nothing new is stored.
+            thread = self.get_thread(key)
+            if thread.kind is not ThreadKind.TASK:
+                raise ValueError(f"{thread.thread_id} is not a task: a turn on it needs a message")
+            return self.prepare_run(key, "")
         if not prompt.strip():
             raise ValueError("nothing to send: the message is empty")
         return self.prepare_run(key, prompt)
 
-    def _begin_turn(self, key: str, prompt: str) -> RunRequest:
+    def _begin_turn(self, key: str, prompt: str | None) -> RunRequest:
         """Everything that can refuse a turn happens here, before anything is stored."""
         request = self._begin_checks(key, prompt)
-        human = self._store.messages.append(
-            request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
-        )
         self._running.add(request.thread_id)
-        self._emit_messages(request.thread_id, (human.id,))
+        if prompt is not None:
+            human = self._store.messages.append(
+                request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
+            )
+            self._emit_messages(request.thread_id, (human.id,))
         self._emit(RunStarted(key=request.thread_id))
         self._emit(LineUpdated(key=request.thread_id))
         return request
@@ -411,14 +421,15 @@ class SessionController:
     async def run_turn(
         self,
         key: str,
-        prompt: str,
+        prompt: str | None,
         *,
         provider: str | None = None,
         approver: Approver | None = None,
         headless: bool = False,
     ) -> TurnOutcome:
-        """One native turn on a line; the conversation is kept whatever happens.
+        """One turn on a line; the conversation is kept whatever happens.
 
+        ``prompt`` ``None`` runs a task on what it was dispatched with.
         ``headless`` (``xworkmate run``): actions that need approval at this
         line's permission level are refused with a clear reason.
         """
@@ -433,7 +444,7 @@ class SessionController:
         finally:
             self._end_turn(request.thread_id, outcome)
 
-    def start_turn(self, key: str, prompt: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
+    def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         """Start a turn on the event loop and return at once (the window stays responsive)."""
         request = self._begin_turn(key, prompt)
         thread_id = request.thread_id
@@ -527,6 +538,89 @@ class SessionController:
             ProviderRecord(name=agent.name, kind=ProviderKind.ACP, acp_command=agent.command, model=agent.version)
             for agent in discover_agents()
         ]
+
+    # -- tasks, categories, provenance (SPEC §3, §4) ---------------------------
+
+    @property
+    def dispatch(self) -> DispatchService:
+        if self._dispatch is None:
+            from xworkmate.dispatch.service import DispatchService
+
+            self._dispatch = DispatchService(
+                self._store, workspace_for=self.default_workspace_for, router=lambda: self._turns.router()
+            )
+        return self._dispatch
+
+    def start_task(
+        self,
+        dispatcher_key: str,
+        goal: str,
+        *,
+        context: str = "",
+        category: object = None,
+        model: str | None = None,
+        mode: str = "native",
+        title: str | None = None,
+    ) -> TaskStarted:
+        """Start a task under a line (CAT-5, CAT-6, PROV-1). ``category`` ``None`` is a normal task,
+        as the agent's ``task_start`` tool; pass ``NOT_PASSED`` to inherit (internal flows)."""
+        started = self.dispatch.start_task(
+            dispatcher_key,
+            goal,
+            context,
+            category=category,  # type: ignore[arg-type]
+            model=model,
+            execution_mode=mode,
+            title=title,
+        )
+        self._emit(LineCreated(key=started.key))
+        return started
+
+    # When set (the window does), a task an agent dispatches starts running in the background at once.
+    auto_run_tasks: bool = False
+
+    def _task_dispatched(self, task_key: str) -> None:
+        self._emit(LineCreated(key=task_key))
+        if self.auto_run_tasks:
+            try:
+                self.start_turn(task_key, None)
+            except (NotRunnable, ValueError) as exc:
+                self._notice(task_key, f"The task could not start: {exc}")
+
+    def send_followup(self, task_key: str, text: str) -> FollowupSent:
+        """The person sends a task a follow-up: stored as theirs, and the task's snapshot is re-captured (PROV-4)."""
+        sent = self.dispatch.send_followup(task_key, text)
+        self._emit_messages(sent.task_key, (sent.message.id,))
+        self._emit(LineUpdated(key=sent.task_key))
+        return sent
+
+    def task_sources(self, task_key: str) -> list[Message]:
+        """The human messages a task was dispatched on, as the task itself may see them (PROV-3)."""
+        return self.dispatch.task_sources(task_key)
+
+    def set_category(self, key: str, category: str | None) -> list[str]:
+        """Re-label a line and its whole subtree (CAT-10): a human decision."""
+        from xworkmate.domain.categories import normalize_category
+
+        moved = self.dispatch.set_category(key, normalize_category(category))
+        for moved_key in moved:
+            self._emit(LineUpdated(key=moved_key))
+        return moved
+
+    def compact(self, key: str) -> str:
+        """Rotate the line's session generation; dispatch snapshots are kept (PROV-2)."""
+        generation = self.dispatch.compact(key)
+        self._emit(LineUpdated(key=self._canonical(key)))
+        return str(generation.id)
+
+    def fork(self, key: str, *, title: str | None = None) -> TaskThread:
+        forked = self.dispatch.fork(key, title=title)
+        self._emit(LineCreated(key=forked.thread_id))
+        return forked
+
+    def messages_as(self, key: str, viewer_key: str | None = None) -> list[Message]:
+        """A line's messages as another line may read them (CAT-4)."""
+        return self.dispatch.messages_as(key, viewer_key)
 
     # -- providers ------------------------------------------------------------
 

@@ -305,8 +305,15 @@ class DispatchService:
         rows are dropped even when their role is ``user`` (PROV-3); rows of a
         category the reader does not hold are dropped (CAT-8).
         """
-        labels = self.labels(task_key)
-        return self._dispatch.sources(labels.thread_id, viewer=viewer or labels.viewer())
+        key = self._canonical(task_key)
+        if viewer is None:
+            # The task reading its own sources: the predicate reads its category live in the same
+            # query, so one round trip does (issue 7's evidence figure); an empty answer double-checks the key.
+            sources = self._dispatch.sources(key, viewer=Viewer.of_thread(key, None))
+            if not sources:
+                self.labels(key)  # UnknownThreadError for a key with no thread
+            return sources
+        return self._dispatch.sources(self.labels(key).thread_id, viewer=viewer)
 
     def source_ids(self, task_key: str) -> list[int]:
         """The frozen ids as stored, unfiltered: for diagnostics, never for evidence."""

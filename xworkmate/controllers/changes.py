@@ -1,67 +1,68 @@
 """Change records: what the controller reports, one small frozen value each (STYLE 4).
 
 Kept apart from the controllers' machinery so the window can import them
-without loading the agent, LLM or HTTP code at start-up.
+without loading the agent, LLM or HTTP code at start-up. They are frozen
+dataclasses rather than pydantic models: they are built by our own code, never
+parsed from outside, and a dozen pydantic classes cost ~60 ms of start-up.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
 
-
-class LineCreated(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["line_created"] = "line_created"
+@dataclass(frozen=True, slots=True)
+class LineCreated:
+    kind: ClassVar[Literal["line_created"]] = "line_created"
     key: str
 
 
-class LineUpdated(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["line_updated"] = "line_updated"
+@dataclass(frozen=True, slots=True)
+class LineUpdated:
+    kind: ClassVar[Literal["line_updated"]] = "line_updated"
     key: str
 
 
-class CurrentLineChanged(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["current_changed"] = "current_changed"
+@dataclass(frozen=True, slots=True)
+class CurrentLineChanged:
+    kind: ClassVar[Literal["current_changed"]] = "current_changed"
     key: str
 
 
-class MessagesAppended(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["messages_appended"] = "messages_appended"
+@dataclass(frozen=True, slots=True)
+class MessagesAppended:
+    kind: ClassVar[Literal["messages_appended"]] = "messages_appended"
     key: str
     message_ids: tuple[int, ...]
 
 
-class RunStarted(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["run_started"] = "run_started"
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    kind: ClassVar[Literal["run_started"]] = "run_started"
     key: str
 
 
-class RunDelta(BaseModel):
+@dataclass(frozen=True, slots=True)
+class RunDelta:
     """Text streamed by the agent, not yet stored (the pane shows it live)."""
 
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["run_delta"] = "run_delta"
+    kind: ClassVar[Literal["run_delta"]] = "run_delta"
     key: str
     text: str
 
 
-class ToolRunning(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["tool_running"] = "tool_running"
+@dataclass(frozen=True, slots=True)
+class ToolRunning:
+    kind: ClassVar[Literal["tool_running"]] = "tool_running"
     key: str
     call_id: str
     summary: str
 
 
-class ApprovalRequested(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["approval_requested"] = "approval_requested"
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested:
+    kind: ClassVar[Literal["approval_requested"]] = "approval_requested"
     key: str
     approval_id: int
     tool: str
@@ -69,17 +70,17 @@ class ApprovalRequested(BaseModel):
     arguments: str
 
 
-class ApprovalSettled(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["approval_settled"] = "approval_settled"
+@dataclass(frozen=True, slots=True)
+class ApprovalSettled:
+    kind: ClassVar[Literal["approval_settled"]] = "approval_settled"
     key: str
     approval_id: int
     allowed: bool
 
 
-class RunFinished(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["run_finished"] = "run_finished"
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    kind: ClassVar[Literal["run_finished"]] = "run_finished"
     key: str
     status: Literal["finished", "step_limit", "failed", "stopped"]
     error: str | None = None

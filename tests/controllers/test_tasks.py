@@ -178,3 +178,29 @@ def test_window_runs_dispatched_tasks_in_the_background(
     # which scripted reply each gets is a race; each gets exactly one.
     assert len(replies(task.thread_id)) == 1
     assert sorted(replies(task.thread_id) + replies(line.thread_id)) == ["Dispatched.", "There are 0 files."]
+
+
+def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
+    two_providers: tuple[SessionController, OpenAIServer, OpenAIServer],
+) -> None:
+    """PROV-4: a running native task hears a follow-up between steps, and it becomes evidence at once."""
+    controller, plain, _medical = two_providers
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "tidy the folder")
+    controller.set_permission(task.key, "full")
+    slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
+    plain.script(ToolCallReply([slow]), TextReply(["Will also keep README.md."]))
+
+    async def scenario() -> None:
+        turn = controller.start_turn(task.key, None)
+        while not plain.chat_requests:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # the command is running now
+        controller.follow_up(task.key, "please keep README.md untouched")
+        await turn
+
+    asyncio.run(asyncio.wait_for(scenario(), 20))
+    second = plain.chat_requests[1].body["messages"]
+    assert second[-1] == {"role": "user", "content": "please keep README.md untouched"}
+    assert second[-2]["role"] == "tool"
+    assert "please keep README.md untouched" in [m.content for m in controller.dispatch.evidence_for(task.key)]

@@ -110,6 +110,8 @@ class NativeAgent:
     # Extra tools beyond the workspace ones (task_start / task_send): schemas and an async handler.
     extra_tools: Sequence[dict[str, Any]] = ()
     extra_tool_handler: Callable[[ToolCall], Awaitable[ToolResult]] | None = None
+    # Messages sent to the line while the turn runs (follow-ups), read at each safe point.
+    inbox: Callable[[], Sequence[Message]] | None = None
     _evidence: list[EvidenceMessage] = field(default_factory=list)
     _extra_names: frozenset[str] = field(default_factory=frozenset)
 
@@ -128,10 +130,7 @@ class NativeAgent:
 
     async def run(self) -> TurnResult:
         messages: list[dict[str, Any]] = [
-            {
-                "role": "system",
-                "content": SYSTEM_PROMPT.format(working_directory=self.request.working_directory),
-            },
+            {"role": "system", "content": self._system_prompt()},
             *history_to_chat(self.history),
         ]
         tools = [*tool_schemas(), *self.extra_tools]
@@ -150,6 +149,9 @@ class NativeAgent:
             for call in calls:
                 result = await self._run_tool(call)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            # A safe point: follow-ups that arrived while this step ran join the conversation now (PROV-4).
+            if self.inbox is not None:
+                messages.extend(history_to_chat(self.inbox()))
         self.emit(StepLimitReached(self.max_steps))
         return TurnResult(steps=self.max_steps, finished=False, text=last_text)
 

@@ -55,7 +55,7 @@ __all__ = [
     "headless_approver",
     "provider_config",
 ]
-from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
+from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
@@ -68,6 +68,9 @@ if TYPE_CHECKING:
     from xworkmate.controllers.session import SessionController
 
 log = logging.getLogger(__name__)
+
+# At a safe point, how many of the newest rows to look at for follow-ups (the turn's own rows are among them).
+INBOX_PAGE = 100
 
 RouterFactory = Callable[[list[ProviderConfig]], ModelRouter]
 
@@ -267,11 +270,26 @@ class TurnRunner:
                         controller._task_dispatched(task_key)
             return result
 
+        messages = controller._store.messages
+        history = messages.model_view(key, viewer=viewer)
+        last_seen = max((m.id for m in history), default=0)
+
+        def inbox() -> list[Message]:
+            """Follow-ups stored on the line since the turn began (a task's `task send`), oldest first."""
+            nonlocal last_seen
+            newer = [i for i in messages.page_ids(key, limit=INBOX_PAGE, viewer=viewer) if i > last_seen]
+            if not newer:
+                return []
+            last_seen = max(newer)
+            rows = messages.get_many(newer, viewer=viewer)
+            return [rows[i] for i in newer if i in rows and rows[i].role is MessageRole.USER]
+
         agent = NativeAgent(
             router=router,
             request=request,
             # Q-1: quarantined rows reach the model as their frozen placeholders.
-            history=controller._store.messages.model_view(key, viewer=viewer),
+            history=history,
+            inbox=inbox,
             permission=thread.context_state.permission_level,
             approver=approver or self.window_approver(key),
             emit=recorder.record,

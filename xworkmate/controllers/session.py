@@ -594,6 +594,17 @@ class SessionController:
         self._emit(LineUpdated(key=sent.task_key))
         return sent
 
+    def follow_up(self, task_key: str, text: str) -> FollowupSent:
+        """The window's Send on a task line: store the follow-up (PROV-4), then let the task act on it.
+
+        A running native task reads it at its next safe point; an idle task starts a turn when a
+        runner is available.
+        """
+        sent = self.send_followup(task_key, text)
+        if not self.is_running(sent.task_key) and self._has_runner_for(sent.task_key):
+            self.start_turn(sent.task_key, None)
+        return sent
+
     def task_sources(self, task_key: str) -> list[Message]:
         """The human messages a task was dispatched on, as the task itself may see them (PROV-3)."""
         return self.dispatch.task_sources(task_key)

@@ -192,3 +192,37 @@ def test_cli_missing_agent_binary_is_one_line(home: Path) -> None:
     line = ok_json(home, "thread", "new")
     ok_json(home, "thread", "set", line["session_key"], "--mode", "acp", "--provider", "ghost")
     assert_one_line_error(run_cli(home, "run", line["session_key"], "hi"), "no-such-agent-binary")
+
+
+def test_stop_does_not_wait_out_the_cancel_grace_period(sqlite_controller: SessionController, tmp_path: Path) -> None:
+    """An agent that ends its turn on session/cancel is let go at once, not after the grace period."""
+    from xworkmate.agents.acp_runner import AcpRunner, AcpTimeouts
+
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, turn=[{"say": "working…"}, {"hang": True}])
+    line = controller.create_line("A")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller._turns._acp_runner = AcpRunner(AcpTimeouts(cancel_grace=120.0))
+
+    async def scenario() -> None:
+        task = controller.start_turn(line.thread_id, "long job")
+        while not report_events(report, "prompt"):
+            await asyncio.sleep(0.02)
+        controller.stop(line.thread_id)
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))  # would take the whole 120 s grace if the runner waited it out
+    assert report_events(report, "stopped_after_cancel")
+
+
+def test_an_acp_task_is_sent_its_goal(sqlite_controller: SessionController, tmp_path: Path) -> None:
+    """A dispatched task on an ACP agent gets its goal (labelled as the dispatcher's words) as the prompt."""
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, turn=[{"echo_prompt": True}])
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "list the files", mode="acp", model="scripted")
+    outcome = asyncio.run(controller.run_turn(task.key, None))
+    assert outcome.status == "finished", outcome.error
+    [prompt] = report_events(report, "prompt")
+    assert "list the files" in str(prompt["text"]) and "not from the person" in str(prompt["text"])

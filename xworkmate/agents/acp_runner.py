@@ -886,7 +886,7 @@ class _Turn:
             await asyncio.wait({sending})
             if not sending.cancelled() and sending.exception() is None:
                 either: set[asyncio.Future[Any]] = {protocol, agent.failure}
-                await asyncio.wait(either, timeout=agent.timeouts.cancel_grace)
+                await asyncio.wait(either, timeout=agent.timeouts.cancel_grace, return_when=asyncio.FIRST_COMPLETED)
         if not protocol.done():
             protocol.cancel()
         await asyncio.wait({protocol})

@@ -334,12 +334,13 @@ class TurnRunner:
         level = thread.context_state.permission_level
         if approver is None and headless:
             approver = permission_approver(level, refused=refused)
+        prompt = request.prompt or self._unanswered_prompt(request.thread_id)
         result = await self._acp_runner.run_turn(
             # CAT-3: content on the ACP path carries no category.
             request.model_copy(update={"category": None}),
             command=record.acp_command,
             env=resolve_env_refs(record.acp_env_refs),
-            prompt=request.prompt,
+            prompt=prompt,
             acp_session_id=thread.execution_binding.acp_session_id,
             approver=approver or self.window_approver(request.thread_id),
             emit=recorder.record,
@@ -352,6 +353,26 @@ class TurnRunner:
             )
         recorder.chosen.update(provider=record.name, model=None)
         return result.text, True
+
+
+    def _unanswered_prompt(self, key: str) -> str:
+        """A task run on ACP has no new message of the person's: send what it has not answered yet.
+
+        That is its goal (the dispatcher's words, labelled as such) and any follow-ups since the
+        agent last spoke, in order.
+        """
+        from xworkmate.agents.native import COMPONENT_INPUT_LABEL
+
+        history = self._controller._store.messages.list_for_thread(key)
+        last_reply = max((i for i, m in enumerate(history) if m.role is MessageRole.ASSISTANT), default=-1)
+        parts = [
+            f"{COMPONENT_INPUT_LABEL}\n{m.content}" if m.source is MessageSource.COMPONENT_INPUT else m.content
+            for m in history[last_reply + 1 :]
+            if m.role is MessageRole.USER and m.source in (MessageSource.HUMAN, MessageSource.COMPONENT_INPUT)
+        ]
+        if not parts:
+            raise AcpSetupError(f"task {key} has nothing new to send to its agent")
+        return "\n\n".join(parts)
 
 
 class AcpSetupError(ValueError):

@@ -267,8 +267,9 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
     controller.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="test-model"))
     window = open_window(qtbot, controller)
     line_a, line_b = controller.create_line("A"), controller.create_line("B")
-    server_a.script(TextReply([f"a{i} " for i in range(40)], delay=0.02))
-    server_b.script(TextReply([f"b{i} " for i in range(40)], delay=0.02))
+    # Long enough (about 3 s each) that both are still streaming when the test looks, even on a busy machine.
+    server_a.script(TextReply([f"a{i} " for i in range(150)], delay=0.02))
+    server_b.script(TextReply([f"b{i} " for i in range(150)], delay=0.02))
 
     ticks: list[float] = []
     timer = QTimer()
@@ -316,14 +317,14 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
 
     assert [m.content for m in controller.messages(line_a.thread_id)] == [
         "count with a",
-        "".join(f"a{i} " for i in range(40)),
+        "".join(f"a{i} " for i in range(150)),
     ]
     assert [m.content for m in controller.messages(line_b.thread_id)] == [
         "count with b",
-        "".join(f"b{i} " for i in range(40)),
+        "".join(f"b{i} " for i in range(150)),
     ]
     assert len(server_a.chat_requests) == 1 and len(server_b.chat_requests) == 1  # the picked providers
-    assert message_texts(window) == ["count with a", "".join(f"a{i} " for i in range(40))]
+    assert message_texts(window) == ["count with a", "".join(f"a{i} " for i in range(150))]
     assert window.message_model.live_rows == []
 
 

@@ -68,8 +68,18 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import PermissionLevel, ThreadStatus
 from xworkmate.ui.approvals import ApprovalArea
+from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.live_runs import LiveRow
-from xworkmate.ui.rendering import BodyFormat, ToolCard, build_document, running_card, tool_calls_line, tool_card
+from xworkmate.ui.rendering import (
+    BodyFormat,
+    ToolCard,
+    build_document,
+    plan_text,
+    running_card,
+    thought_summary,
+    tool_calls_line,
+    tool_card,
+)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -82,7 +92,7 @@ CONTENT_ROLE = MESSAGE_ID_ROLE + 5
 LIVE_ROLE = MESSAGE_ID_ROLE + 6
 """``"stream"`` or ``"tool"`` for a running turn's transient rows, ``None`` for stored messages."""
 FORMAT_ROLE = MESSAGE_ID_ROLE + 7
-"""How the body renders: ``"markdown"``, ``"plain"`` or ``"tool"``."""
+"""How the body renders: ``"markdown"``, ``"plain"``, ``"tool"``, ``"thought"`` (folded, dimmed) or ``"plan"``."""
 CARD_ROLE = MESSAGE_ID_ROLE + 8
 """The ``ToolCard`` of a tool row."""
 EXPANDED_ROLE = MESSAGE_ID_ROLE + 9
@@ -108,6 +118,8 @@ PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
     (PermissionLevel.FULL, "Full access", "Edits and commands run without asking"),
 )
 
+PICKER_MIN_WIDTH = 50
+
 _ERROR_COLOUR = QColor(242, 178, 51)
 _TOOL_OK_COLOUR = QColor(46, 125, 50)
 _TOOL_ERROR_COLOUR = QColor(179, 38, 30)
@@ -131,8 +143,10 @@ def message_header(message: Message) -> str:
     label = _ROLE_LABELS[message.role]
     if message.role is MessageRole.USER and message.source is not MessageSource.HUMAN:
         label = "Input"
-    elif message.payload and message.payload.get("thought"):
+    elif is_thought(message):
         label = "Agent (thinking)"  # an ACP agent's reasoning, kept apart from its answer
+    elif is_plan(message):
+        label = "Agent's plan"
     parts = [label, message.source.value.replace("_", " "), message.created_at.astimezone().strftime("%H:%M")]
     if _NATURAL_SOURCE.get(message.role) is message.source:
         del parts[1]  # "Agent · agent" says nothing twice
@@ -150,9 +164,26 @@ def display_text(content: str) -> str:
     return f"{content[:DISPLAY_LIMIT]}\n… ({hidden:,} more characters not shown in the list)"
 
 
+def is_thought(message: Message) -> bool:
+    return message.role is MessageRole.ASSISTANT and bool(message.payload and message.payload.get("thought"))
+
+
+def is_plan(message: Message) -> bool:
+    return message.role is MessageRole.ASSISTANT and bool(message.payload and "plan" in message.payload)
+
+
+def is_answer(message: Message) -> bool:
+    """An assistant message that is the agent's answer (not its reasoning, not its plan)."""
+    return message.role is MessageRole.ASSISTANT and not is_thought(message) and not is_plan(message)
+
+
 def _body_format(message: Message) -> BodyFormat:
     if message.role is MessageRole.TOOL:
         return "tool"
+    if is_thought(message):
+        return "thought"
+    if is_plan(message):
+        return "plan"
     if message.role is MessageRole.ASSISTANT:
         return "markdown"
     return "plain"
@@ -301,10 +332,19 @@ class MessageListModel(QAbstractListModel):
     def is_expanded(self, row: int) -> bool:
         return row < len(self._ids) and self._ids[row] in self._expanded
 
-    def toggle_expanded(self, row: int) -> bool:
-        """Fold or unfold a tool card's output or diff; returns whether anything changed."""
+    def is_foldable(self, row: int) -> bool:
+        """A tool card with more to show, or an agent's thought (folded until asked)."""
+        if row >= len(self._ids):
+            return False
         card = self.card_at(row)
-        if card is None or not card.expandable or row >= len(self._ids):
+        if card is not None:
+            return card.expandable
+        message = self.message_at(row)
+        return message is not None and is_thought(message)
+
+    def toggle_expanded(self, row: int) -> bool:
+        """Fold or unfold a tool card's output or diff, or a thought; returns whether anything changed."""
+        if not self.is_foldable(row):
             return False
         self._expanded ^= {self._ids[row]}
         index = self.index(row, 0)
@@ -364,6 +404,10 @@ class MessageListModel(QAbstractListModel):
             if message.role is MessageRole.TOOL:
                 card = self.card_at(row)
                 return card.plain_text(self.is_expanded(row)) if card is not None else ""
+            if is_thought(message):
+                return display_text(message.content) if self.is_expanded(row) else thought_summary(message.content)
+            if is_plan(message):
+                return plan_text((message.payload or {}).get("plan"))
             if message.role is MessageRole.ASSISTANT and not message.content and message.payload:
                 return tool_calls_line(message.payload.get("tool_calls"))
             return display_text(message.content)
@@ -387,6 +431,8 @@ class MessageListModel(QAbstractListModel):
             card = self.card_at(row)
             if card is not None and card.expandable:
                 tip += " · click to fold or unfold"
+            elif is_thought(message):
+                tip += " · the agent's reasoning; click to show or hide it"
             return tip
         if role == Qt.ItemDataRole.BackgroundRole and message.state is MessageState.ERROR:
             colour = QColor(_ERROR_COLOUR)
@@ -597,6 +643,9 @@ class MessageDelegate(QStyledItemDelegate):
             painter.fillRect(accent, _TOOL_OK_COLOUR if tool.ok else _TOOL_ERROR_COLOUR)
 
         text_colour = palette.color(QPalette.ColorRole.Text)
+        if index.data(FORMAT_ROLE) == "thought":
+            text_colour = QColor(text_colour)
+            text_colour.setAlphaF(0.6)  # reasoning is dimmed: the answer is what counts
         header_font = self._header_font(option.font)
         header_height = QFontMetrics(header_font).height()
         left = card.left() + self.PADDING
@@ -797,6 +846,7 @@ class MessagePane(QWidget):
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
 
+        self.mode_picker = ModePicker()
         self.permission_picker = QComboBox()
         self.permission_picker.setObjectName("permissionPicker")
         for level, label, tip in PERMISSION_CHOICES:
@@ -817,10 +867,11 @@ class MessagePane(QWidget):
         self.send_button.setToolTip("Send to this task line (Ctrl+Enter)")
         self.send_button.setEnabled(False)
 
-        for picker in (self.permission_picker, self.provider_picker):
+        for picker in (self.mode_picker, self.permission_picker, self.provider_picker):
             # They may shrink with the pane: the full text is in the popup and the tooltip.
             picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             picker.setMinimumContentsLength(4)
+            picker.setMinimumWidth(PICKER_MIN_WIDTH)  # three pickers must not widen the narrowest window
 
         header_row = QHBoxLayout()
         header_row.addWidget(self.title_label, 1)
@@ -834,7 +885,11 @@ class MessagePane(QWidget):
         composer_row.addWidget(self.composer, 1)
         composer_row.addLayout(button_column)
         picker_row = QHBoxLayout()
-        for name, picker in (("Permission", self.permission_picker), ("Provider", self.provider_picker)):
+        for name, picker in (
+            ("Execution mode", self.mode_picker),
+            ("Permission", self.permission_picker),
+            ("Provider", self.provider_picker),
+        ):
             picker.setAccessibleName(name)  # no label beside them: the items say what they are
             picker_row.addWidget(picker, 1)
         picker_row.addStretch(1)
@@ -859,6 +914,8 @@ class MessagePane(QWidget):
         text, severity = line_status_text(view)
         self.show_status(text, severity)
         self.show_permission(view.thread.context_state.permission_level)
+        self.mode_picker.show_line(view)
+        self.mode_picker.setEnabled(view.status is not ThreadStatus.RUNNING)  # one way of running per turn
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
 
     def show_status(self, text: str, severity: str) -> None:

@@ -17,6 +17,8 @@ from xworkmate.controllers import SessionController
 
 FolderChooser = Callable[[QWidget | None, str], str | None]
 TitleChooser = Callable[[QWidget | None, str], str | None]
+CategoryChooser = Callable[[QWidget | None, str], str | None]
+"""Returns the label typed (``""`` clears the category), or None when the person cancelled."""
 
 
 class FolderDialog:
@@ -34,6 +36,21 @@ class TitleDialog:
     @classmethod
     def ask(cls, parent: QWidget | None, current: str) -> str | None:
         text, accepted = QInputDialog.getText(parent, "Rename task line", "Title:", QLineEdit.EchoMode.Normal, current)
+        return text if accepted else None
+
+
+class CategoryDialog:
+    """Asks for a line's content category (CAT-1, CAT-10); empty means normal content."""
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, current: str) -> str | None:
+        text, accepted = QInputDialog.getText(
+            parent,
+            "Set category",
+            "Category for this line and everything it dispatched (e.g. medical; empty = normal content):",
+            QLineEdit.EchoMode.Normal,
+            current,
+        )
         return text if accepted else None
 
 

@@ -94,8 +94,14 @@ class LiveRuns(QObject):
         if not self._timer.isActive():
             self._timer.start()
 
-    def apply(self, change: object) -> str | None:
-        """Take any run-related change record; returns the key whose live rows changed shape, if any."""
+    def apply(self, change: object, *, answered: bool = True) -> str | None:
+        """Take any run-related change record; returns the key whose live rows changed shape, if any.
+
+        For ``MessagesAppended``, ``answered`` says whether one of the stored messages is the
+        agent's answer: only then is the streamed text replaced. An ACP agent stores its whole
+        answer at the end of the turn, after its thoughts, plans and tool calls, so until then
+        its text keeps streaming below them.
+        """
         if isinstance(change, RunDelta):
             self.add_delta(change.key, change.text)
             return None
@@ -112,10 +118,12 @@ class LiveRuns(QObject):
             stored = self._lines.get(change.key)
             if stored is None:
                 return None
-            stored.text, stored.tool = "", None
-            stored.pending.clear()
+            stored.tool = None
+            if answered:
+                stored.text = ""
+                stored.pending.clear()
+                self._dirty.discard(change.key)
             stored.revision += 1
-            self._dirty.discard(change.key)
             return change.key
         if isinstance(change, ToolRunning):
             state = self._lines.setdefault(change.key, _LineState(running=True))
@@ -156,6 +164,11 @@ class LiveRuns(QObject):
 
     def running_keys(self) -> list[str]:
         return [key for key, state in self._lines.items() if state.running]
+
+    def has_text(self, key: str) -> bool:
+        """Whether text streamed on this line is waiting to be replaced by the stored answer."""
+        state = self._lines.get(key)
+        return state is not None and bool(state.text or state.pending)
 
     def streamed_text(self, key: str) -> str:
         """Everything streamed on this line since its last stored message (flushed on read)."""

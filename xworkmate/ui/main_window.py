@@ -45,16 +45,26 @@ from xworkmate.controllers import (
     UnknownSessionKeyError,
     WorkspaceBindingError,
 )
+from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
-from xworkmate.domain.threads import ExecutionMode
+from xworkmate.domain.threads import ExecutionMode, ThreadKind
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
-from xworkmate.ui.conversation import MessageListModel, MessagePane
-from xworkmate.ui.dialogs import FolderChooser, FolderDialog, TitleChooser, TitleDialog, about_text
+from xworkmate.ui.conversation import COMPOSER_PLACEHOLDER, MessageListModel, MessagePane, is_plan, is_thought
+from xworkmate.ui.dialogs import (
+    CategoryChooser,
+    CategoryDialog,
+    FolderChooser,
+    FolderDialog,
+    TitleChooser,
+    TitleDialog,
+    about_text,
+)
+from xworkmate.ui.execution import parse_choice
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
-from xworkmate.ui.workspace import WorkspacePane, read_preview
+from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note, read_preview
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +73,7 @@ SPLITTER_STATE = "main_window.splitter_sizes"
 DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 JUMP_SHORTCUT_COUNT = 9
+TASK_COMPOSER_PLACEHOLDER = "Send this task a follow-up… (Ctrl+Enter sends; it replaces the words the task acts on)"
 
 
 class MainWindow(QMainWindow):
@@ -73,7 +84,10 @@ class MainWindow(QMainWindow):
     wired in ``_connect_signals``. Run records (streamed text, tools, approvals)
     feed ``LiveRuns``, which keeps every line's live state, shown or not.
     Replaceable hooks: ``choose_folder`` (a ``FolderDialog.ask``-shaped
-    callable) and ``ask_title``.
+    callable), ``ask_title`` and ``ask_category``.
+
+    The window sets ``controller.auto_run_tasks``: a task an agent dispatches
+    starts at once in the background and appears nested under its dispatcher.
     """
 
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
@@ -91,6 +105,9 @@ class MainWindow(QMainWindow):
         self.persist_ui_state = True
         self.choose_folder: FolderChooser = FolderDialog.ask
         self.ask_title: TitleChooser = TitleDialog.ask
+        self.ask_category: CategoryChooser = CategoryDialog.ask
+        # Tasks an agent dispatches run in the background at once; the person watches them in the list.
+        controller.auto_run_tasks = True
 
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
@@ -122,6 +139,7 @@ class MainWindow(QMainWindow):
         self.raw_toggle = self.message_pane.raw_toggle
         self.permission_picker = self.message_pane.permission_picker
         self.provider_picker = self.message_pane.provider_picker
+        self.mode_picker = self.message_pane.mode_picker
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
 
         self._build_actions()
@@ -186,6 +204,7 @@ class MainWindow(QMainWindow):
         self.stop_shortcut.activated.connect(self.on_stop_requested)
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
+        self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
         self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
         self.live.text_grew.connect(self.on_live_text_grew)
@@ -239,6 +258,8 @@ class MainWindow(QMainWindow):
             self.message_model.set_key(view.key)
             self.message_pane.choose_provider(self._provider_choice.get(view.key))
             self.message_list.follow_newest()
+            task = view.thread.kind is ThreadKind.TASK
+            self.composer.setPlaceholderText(TASK_COMPOSER_PLACEHOLDER if task else COMPOSER_PLACEHOLDER)
         cached = self.task_model.cached_status(view.key)
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
@@ -248,12 +269,41 @@ class MainWindow(QMainWindow):
             self._show_provider_state()
         self._show_live()
         self._shown_folder_exists = self.workspace_pane.show_line(view)
+        self._show_dispatch_sources(view)
         self._watch_folder(view)
         self.task_pane.archive_button.setText("Unarchive" if view.thread.archived else "Archive")
         self.task_pane.archive_button.setEnabled(not view.thread.is_main)
         self.setWindowTitle(f"{view.thread.title} — XWorkmate")
         self.on_composer_changed()
         self._sync_selection()
+
+    def _show_dispatch_sources(self, view: LineView) -> None:
+        """The "Dispatched on" section of the workspace pane: a task's sources as it may read them."""
+        thread = view.thread
+        if thread.kind is not ThreadKind.TASK:
+            self.workspace_pane.show_dispatch_sources(None)
+            return
+        try:
+            sources = self._controller.task_sources(view.key)
+            parent = self._controller.line_summary(thread.parent_key) if thread.parent_key else None
+        except (LookupError, ValueError) as exc:
+            self.workspace_pane.show_dispatch_sources([], f"Could not read what this task was dispatched on — {exc}")
+            return
+        note = dispatch_sources_note(
+            sources, category=thread.category, dispatcher_category=parent.category if parent is not None else None
+        )
+        self.workspace_pane.show_dispatch_sources(sources, note)
+
+    def _stores_answer(self, change: MessagesAppended) -> bool:
+        """Whether these stored messages replace the text streamed so far (see ``LiveRuns.apply``)."""
+        if not self.live.has_text(change.key):
+            return True
+        found = self._controller.messages_by_id(list(change.message_ids))
+        for message_id in change.message_ids:
+            message = found.get(message_id)
+            if message is None or not (message.role is MessageRole.TOOL or is_thought(message) or is_plan(message)):
+                return True
+        return False
 
     def show_error(self, text: str) -> None:
         """Errors go to the status line of the centre pane; nothing is raised at the person."""
@@ -313,11 +363,17 @@ class MainWindow(QMainWindow):
                 elif isinstance(change, CurrentLineChanged):
                     self.show_current()
                 elif isinstance(change, MessagesAppended):
-                    self.live.apply(change)
+                    self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
                         # The stored message takes the place of the transient row that streamed it.
                         self._show_live()
                         self.message_model.append_ids(change.message_ids)
+                    if (
+                        self._view is not None
+                        and change.key == self._view.key
+                        and self._view.thread.kind is ThreadKind.TASK
+                    ):
+                        self._show_dispatch_sources(self._view)  # a follow-up re-captures them (PROV-4)
             except UnknownSessionKeyError as exc:
                 self.show_error(f"A task line changed but could not be read — {exc}")
             self._sync_selection()
@@ -399,6 +455,27 @@ class MainWindow(QMainWindow):
         except (UnknownSessionKeyError, ValueError) as exc:
             self.show_error(f"Could not rename the line — {exc}")
 
+    def set_line_category(self, key: str) -> None:
+        """ "Set category…": a human decision that relabels the line and its whole subtree (CAT-10)."""
+        summary = self.task_model.summary(key)
+        answer = self.ask_category(self, (summary.category or "") if summary is not None else "")
+        if answer is None:
+            return
+        try:
+            self._controller.set_category(key, answer.strip() or None)  # LineUpdated for every line moved
+        except (ValueError, LookupError) as exc:
+            self.show_error(f"Category not changed — {exc}")
+
+    def fork_line(self, key: str) -> None:
+        """ "Fork": a copy of the line with its own folder, nested under it (it keeps the category, CAT-7)."""
+        try:
+            forked = self._controller.fork(key)
+            if not self._proxy_index_of(forked.thread_id).isValid():
+                self.task_pane.filter_edit.clear()
+            self._controller.switch_session(forked.thread_id)
+        except (ValueError, LookupError, OSError) as exc:
+            self.show_error(f"Could not fork the line — {exc}")
+
     def task_line_menu(self, key: str) -> QMenu:
         """The context menu of one row (built separately so it can be tested without exec)."""
         summary = self.task_model.summary(key)
@@ -406,6 +483,9 @@ class MainWindow(QMainWindow):
         menu = QMenu(self)
         menu.setObjectName("taskLineMenu")
         menu.addAction("Rename…", partial(self.rename_line, key))
+        category = menu.addAction("Set category…", partial(self.set_line_category, key))
+        category.setToolTip("Relabel this line and everything it dispatched; empty means normal content")
+        menu.addAction("Fork", partial(self.fork_line, key))
         archive = menu.addAction("Unarchive" if archived else "Archive", partial(self.set_archived, key, not archived))
         archive.setEnabled(key != "main")
         menu.addAction("Copy session key", partial(QApplication.clipboard().setText, key))
@@ -475,10 +555,33 @@ class MainWindow(QMainWindow):
         if self._view is not None:
             self._provider_choice[self._view.key] = self.message_pane.chosen_provider()
 
+    @Slot(int)
+    def on_mode_picked(self, _index: int) -> None:
+        """Built-in agent or an ACP agent for the shown line; a refusal (CAT-3) is shown, the picker reverts."""
+        view = self._view
+        if view is None:
+            return
+        choice = self.mode_picker.chosen()
+        if choice is None:
+            self.mode_picker.show_line(view)
+            return
+        mode, provider = parse_choice(choice)
+        binding = view.thread.execution_binding
+        if mode is binding.mode and (mode is ExecutionMode.NATIVE or provider == binding.provider):
+            return
+        try:
+            self._controller.set_execution(view.key, mode, provider)  # LineUpdated redraws the panes
+        except (ValueError, LookupError) as exc:
+            self.mode_picker.show_line(view)
+            self.show_error(f"Execution mode not changed — {exc}")
+
     def refresh_providers(self) -> None:
-        """Re-read the providers: the picker's choices and the "no provider" banner."""
+        """Re-read the providers: the pickers' choices and the "no provider" banner."""
         providers = self._controller.providers()
         self.message_pane.set_providers(providers)
+        self.mode_picker.set_agents(providers)
+        if self._view is not None:
+            self.mode_picker.show_line(self._view)
         known = set(self.message_pane.provider_names())
         self._provider_choice = {k: v for k, v in self._provider_choice.items() if v is None or v in known}
         if self._view is not None:
@@ -511,11 +614,17 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def on_send_requested(self) -> None:
-        """Send the composer's text on the shown line; on refusal keep the text (nothing is lost)."""
+        """Send the composer's text on the shown line; on refusal keep the text (nothing is lost).
+
+        On a task, Send is a follow-up (``send_followup``): the person's words for the task, then its turn.
+        """
         if self._view is None:
             return
         text = self.composer.toPlainText()
         if not text.strip():
+            return
+        if self._view.thread.kind is ThreadKind.TASK:
+            self.send_followup(self._view, text)
             return
         try:
             self._controller.send(self._view.key, text, provider=self.message_pane.chosen_provider())
@@ -528,6 +637,29 @@ class MainWindow(QMainWindow):
             return
         self.composer.clear()
         self.message_list.follow_newest()
+
+    def send_followup(self, view: LineView, text: str) -> None:
+        """Send on a task: the person's follow-up (it replaces the task's dispatch snapshot, PROV-4),
+        then the task's next turn when something can run it."""
+        key = view.key
+        try:
+            self._controller.send_followup(key, text)
+        except (ValueError, LookupError) as exc:
+            self.show_error(f"Follow-up not sent — {exc}. Your text is still in the composer.")
+            return
+        self.composer.clear()
+        self.message_list.follow_newest()
+        acp = view.thread.execution_binding.mode is ExecutionMode.ACP
+        if not acp and not self._controller.has_agent_provider():
+            self.show_error("Follow-up saved on the task, but no agent provider is configured, so it did not run.")
+            return
+        try:
+            self._controller.start_turn(key, None, provider=None if acp else self.message_pane.chosen_provider())
+        except NotRunnable as exc:
+            self.show_current()
+            self.show_error(f"Follow-up saved, but the task did not start — {exc.reason}")
+        except (UnknownSessionKeyError, ValueError) as exc:
+            self.show_error(f"Follow-up saved, but the task did not start — {exc}")
 
     @Slot(int)
     def on_message_scrolled(self, _value: int) -> None:

@@ -1,4 +1,5 @@
-"""Settings → Providers: the OpenAI-compatible endpoints the native agent may use (SPEC §5, §7, CAT-1).
+"""Settings → Providers: the OpenAI-compatible endpoints the native agent may use, and the ACP
+agent CLIs a line may run instead (SPEC §5, §7, CAT-1).
 
 Lists the configured providers and adds, edits and removes them through the
 controller. API keys are either the name of an environment variable or typed
@@ -7,7 +8,8 @@ into a password field that goes straight to the OS keyring
 and "Detect local servers" ask the endpoints over HTTP through the
 controller; those calls are scheduled on the running asyncio loop (qasync)
 and their results applied in a done-callback — the dialog never spins an
-event loop of its own (STYLE lesson 6).
+event loop of its own (STYLE lesson 6). "Find agent CLIs on PATH" runs the
+controller's blocking discovery in a worker thread (``asyncio.to_thread``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain.categories import normalize_tags
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.ui.acp_agents import AcpAgentsSection, AcpFormError, agent_record
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +240,7 @@ class ProviderSettingsDialog(QDialog):
         detected_row.addWidget(self.detected_list, 1)
         detected_row.addWidget(self.use_detected_button, 0, Qt.AlignmentFlag.AlignTop)
         self.close_buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.acp_section = AcpAgentsSection()
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
@@ -245,8 +249,9 @@ class ProviderSettingsDialog(QDialog):
         layout.addLayout(detected_row)
         layout.addWidget(self.status_label)
         layout.addWidget(self.form)
+        layout.addWidget(self.acp_section)
         layout.addWidget(self.close_buttons)
-        self.resize(760, 520)
+        self.resize(760, 680)
 
     def _connect_signals(self) -> None:
         self.add_button.clicked.connect(self.on_add_requested)
@@ -261,6 +266,10 @@ class ProviderSettingsDialog(QDialog):
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.itemDoubleClicked.connect(lambda _item: self.on_edit_requested())
         self.close_buttons.rejected.connect(self.reject)
+        self.acp_section.find_button.clicked.connect(self.on_find_agents_requested)
+        self.acp_section.add_found_button.clicked.connect(self.on_add_found_agent_requested)
+        self.acp_section.found_list.itemDoubleClicked.connect(lambda _item: self.on_add_found_agent_requested())
+        self.acp_section.add_button.clicked.connect(self.on_add_acp_agent_requested)
 
     # -- the list ---------------------------------------------------------------------
 
@@ -492,6 +501,57 @@ class ProviderSettingsDialog(QDialog):
         url, models = item.data(Qt.ItemDataRole.UserRole)
         name = suggested_name(url, set(self.provider_names()))
         self.open_form(ProviderRecord(name=name, base_url=url, model=models[0] if models else None), models=models)
+
+    # -- ACP agents ---------------------------------------------------------------------
+
+    def on_find_agents_requested(self) -> None:
+        """Look on PATH for agent CLIs (blocking probes, so in a worker thread)."""
+        self.acp_section.show_status("Looking for agent CLIs on PATH…")
+        self._schedule(
+            asyncio.to_thread(self._controller.discover_acp_agents),
+            self._on_agents_found,
+            self.acp_section.find_button,
+            failure=lambda exc: self.acp_section.show_status(f"Could not look for agent CLIs: {exc}"),
+        )
+
+    def _on_agents_found(self, found: list[ProviderRecord]) -> None:
+        self.acp_section.show_found(found, self._controller.providers())
+
+    def on_add_found_agent_requested(self) -> None:
+        record = self.acp_section.chosen_found()
+        if record is not None:
+            # The version was shown; the stored agent needs only its name and command.
+            self._add_acp_agent(record.model_copy(update={"model": None}), from_form=False)
+
+    def on_add_acp_agent_requested(self) -> None:
+        """The hand-written form; on an error nothing is saved and the field is marked."""
+        section = self.acp_section
+        try:
+            record = agent_record(section.name_edit.text(), section.command_edit.text(), section.env_edit.text())
+        except AcpFormError as exc:
+            section.show_error(str(exc), exc.field)
+            return
+        self._add_acp_agent(record, from_form=True)
+
+    def _add_acp_agent(self, record: ProviderRecord, *, from_form: bool) -> None:
+        section = self.acp_section
+        try:
+            saved = self._controller.add_provider(record)
+        except ValueError as exc:  # "already exists", or the controller's own check
+            text = str(exc)
+            if from_form:
+                section.show_error(text, "name" if "already exists" in text else "command")
+            else:
+                section.show_status(f"{record.name} was not added: {text}")
+            return
+        if from_form:
+            section.clear_form()
+        self.reload()
+        self.select(saved.name)
+        section.show_status(
+            f"Added {saved.name}: {' '.join(saved.acp_command)}. Pick “{saved.name} (ACP)” in a line's mode picker."
+        )
+        self.providers_changed.emit()
 
     # -- async plumbing -----------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-BodyFormat = Literal["markdown", "plain", "tool"]
+BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
 
 # A collapsed card shows this many lines of output; an expanded one at most EXPANDED_LINES.
 COLLAPSED_LINES = 6
@@ -49,6 +49,8 @@ _ERROR_TITLES = {
     "timeout": "Timed out",
     "invalid_arguments": "Invalid arguments",
     "unknown_tool": "Unknown tool",
+    "agent_failed": "The agent stopped",
+    "unfinished": "Unfinished",
 }
 
 
@@ -127,6 +129,8 @@ def tool_card(payload: dict[str, Any] | None, content: str, *, failed: bool = Fa
     summary = str(data.get("summary") or name)
     ok = bool(data.get("ok", not failed))
     error_kind = data.get("error_kind")
+    if data.get("mode") == "acp":
+        return _acp_card(name, summary, content, ok=ok, error_kind=error_kind, diff=str(data.get("diff") or ""))
     if not ok:
         label = _ERROR_TITLES.get(str(error_kind), "Failed")
         subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
@@ -148,6 +152,17 @@ def tool_card(payload: dict[str, Any] | None, content: str, *, failed: bool = Fa
         count = len(content.splitlines())
         return ToolCard(name, title, f"{count:,} line{'s' if count != 1 else ''}", True, "output", content)
     return ToolCard(name, summary, "ok", True, "output", content)
+
+
+def _acp_card(kind: str, summary: str, content: str, *, ok: bool, error_kind: Any, diff: str) -> ToolCard:
+    """An ACP agent's tool call: its own title, its diff (folded) or output, or why it was refused."""
+    if not ok:
+        label = _ERROR_TITLES.get(str(error_kind), "Failed")
+        return ToolCard(kind, f"{label}: {summary}", str(error_kind or "failed"), False, "reason", content)
+    status = f"ok · {kind}" if kind not in ("other", "tool") else "ok"
+    if diff:
+        return ToolCard(kind, summary, status, True, "diff", diff)
+    return ToolCard(kind, summary, status, True, "output", content)
 
 
 def _command_card(name: str, args: dict[str, Any], content: str, *, ok: bool) -> ToolCard:
@@ -203,6 +218,48 @@ def _diff_line(line: str) -> str:
     if line.startswith("-") and not line.startswith("---"):
         return f'<span style="color:{_REMOVED_COLOUR}">{escaped}</span>'
     return escaped
+
+
+# -- an ACP agent's thoughts and plans ------------------------------------------------
+
+PLAN_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
+_PLAN_COLOURS = {"☑": _OK_COLOUR, "◐": "#2f6fde", "☐": "#7a7a7a"}
+
+
+def plan_text(entries: Any) -> str:
+    """A plan update (``[[text, status], …]``) as checklist lines: ``☑ done``, ``◐ doing``, ``☐ to do``."""
+    lines: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, (list, tuple)) and len(entry) >= 2:
+            text, status = str(entry[0]), str(entry[1])
+        else:
+            text, status = str(entry), "pending"
+        lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {text}")
+    return "\n".join(lines) or "(an empty plan)"
+
+
+def plan_html(text: str) -> str:
+    """The checklist as rich text: done steps struck through, the current one in bold."""
+    rows: list[str] = []
+    for line in text.splitlines():
+        mark, _, rest = line.partition(" ")
+        colour = _PLAN_COLOURS.get(mark)
+        if colour is None:
+            rows.append(html.escape(line))
+            continue
+        body = html.escape(rest)
+        if mark == "☑":
+            body = f'<span style="color:#7a7a7a; text-decoration:line-through">{body}</span>'
+        elif mark == "◐":
+            body = f"<b>{body}</b>"
+        rows.append(f'<span style="color:{colour}">{mark}</span>&nbsp;{body}')
+    return '<p style="margin:0">' + "<br>".join(rows) + "</p>"
+
+
+def thought_summary(content: str) -> str:
+    """A folded thought: one line saying there is reasoning to read."""
+    words = len(content.split())
+    return f"Thinking… ({words:,} word{'s' if words != 1 else ''} — click to show)"
 
 
 # -- code highlighting ---------------------------------------------------------------
@@ -320,6 +377,14 @@ def build_document(
     document.setDefaultTextOption(option)
     if body_format == "tool" and card is not None:
         document.setHtml(card_html(card, expanded))
+    elif body_format == "plan":
+        document.setHtml(plan_html(text))
+    elif body_format == "thought":
+        # An agent's reasoning reads as an aside: italic (and dimmed by the delegate).
+        italic = QFont(font)
+        italic.setItalic(True)
+        document.setDefaultFont(italic)
+        document.setPlainText(text)
     elif body_format == "markdown" and not raw:
         # Attached to the empty document, so no deferred re-highlight is left pending on the event
         # loop; run once the code blocks carry their language. The document owns it (Qt parent),

@@ -1,10 +1,13 @@
 """The left pane: the list of task lines (SPEC §6, ISO-1, ISO-4, ISO-9).
 
-``TaskLineModel`` holds the lines' small summaries in memory, in the order
-the controller lists them (oldest first). A line's status needs a look at the
-file system, so it is computed only when a row is painted and cached until
-that line changes. A change to one line touches one row: the list is never
-reloaded because one line changed or because the current line moved.
+``TaskLineModel`` holds the lines' small summaries in memory in tree order:
+each line is followed by the tasks (and forks) it dispatched, oldest first,
+indented by their depth, so the list stays a flat list model (rows on demand,
+Ctrl+1…9 and the filter work on plain rows) while reading as a tree. A line's
+status needs a look at the file system, so it is computed only when a row is
+painted and cached until that line changes. A change to one line touches one
+row; a new task is inserted under its dispatcher as one row: the list is never
+reloaded because one line changed, appeared or because the current line moved.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.threads import STATUS_EXPLANATIONS, TaskThread, ThreadStatus, ThreadSummary
+from xworkmate.domain.threads import STATUS_EXPLANATIONS, TaskThread, ThreadKind, ThreadStatus, ThreadSummary
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -52,6 +55,14 @@ ARCHIVED_ROLE = KEY_ROLE + 3
 FILTER_TEXT_ROLE = KEY_ROLE + 4
 CATEGORY_ROLE = KEY_ROLE + 5
 WORKSPACE_PATH_ROLE = KEY_ROLE + 6
+DEPTH_ROLE = KEY_ROLE + 7
+"""How many dispatchers deep the line sits (0 for a top-level line)."""
+PARENT_KEY_ROLE = KEY_ROLE + 8
+KIND_ROLE = KEY_ROLE + 9
+CATEGORY_BADGE_ROLE = KEY_ROLE + 10
+"""``"● medical"`` for a category line, ``""`` for a normal one (CAT-1)."""
+KIND_MARKER_ROLE = KEY_ROLE + 11
+"""``"task"``, ``"fork"``… for lines that are not plain conversations, else ``""``."""
 
 STATUS_BADGES: dict[ThreadStatus, str] = {
     ThreadStatus.RUNNABLE: "",
@@ -68,6 +79,21 @@ _BADGE_COLOURS: dict[ThreadStatus, QColor] = {
     ThreadStatus.ARCHIVED: QColor(128, 128, 128),
 }
 _CATEGORY_COLOUR = QColor(142, 68, 173)
+_KIND_COLOUR = QColor(90, 110, 130)
+INDENT_PX = 16
+
+KIND_MARKERS: dict[ThreadKind, str] = {
+    ThreadKind.CONVERSATION: "",
+    ThreadKind.TASK: "task",
+    ThreadKind.BRANCH: "branch",
+    ThreadKind.FORK: "fork",
+    ThreadKind.CLONE: "clone",
+    ThreadKind.SIDE_CHAT: "side chat",
+}
+
+
+def category_badge(category: str | None) -> str:
+    return f"● {category}" if category else ""
 
 
 def summary_of(thread: TaskThread) -> ThreadSummary:
@@ -84,20 +110,60 @@ def summary_of(thread: TaskThread) -> ThreadSummary:
     )
 
 
+def tree_order(lines: list[ThreadSummary]) -> tuple[list[ThreadSummary], list[int]]:
+    """The lines in tree order (each followed by its tasks and forks, oldest first) with their depths.
+
+    A line whose parent is not in the list is shown at the top level, so nothing is ever lost.
+    """
+    keys = {line.thread_id for line in lines}
+    children: dict[str, list[ThreadSummary]] = {}
+    roots: list[ThreadSummary] = []
+    for line in lines:
+        if line.parent_key is not None and line.parent_key in keys and line.parent_key != line.thread_id:
+            children.setdefault(line.parent_key, []).append(line)
+        else:
+            roots.append(line)
+    ordered: list[ThreadSummary] = []
+    depths: list[int] = []
+    seen: set[str] = set()
+    for root in roots:
+        stack = [(root, 0)]
+        while stack:
+            line, depth = stack.pop()
+            if line.thread_id in seen:
+                continue
+            seen.add(line.thread_id)
+            ordered.append(line)
+            depths.append(depth)
+            stack.extend((child, depth + 1) for child in reversed(children.get(line.thread_id, [])))
+    for line in lines:  # a parent cycle cannot happen in the store; if it did, the rows still show
+        if line.thread_id not in seen:
+            ordered.append(line)
+            depths.append(0)
+    return ordered, depths
+
+
 class TaskLineModel(QAbstractListModel):
-    """Task lines as rows: ids and summaries in memory, status on demand (ISO-9).
+    """Task lines as rows in tree order: ids and summaries in memory, status on demand (ISO-9).
 
     Signals: only the standard model signals. Rows are inserted one at a time
-    (``beginInsertRows``) and changed one at a time (``dataChanged``); a model
-    reset happens only on an explicit ``reload()``.
+    (``beginInsertRows``) — a new task right under its dispatcher's last
+    descendant — and changed one at a time (``dataChanged``); a model reset
+    happens only on an explicit ``reload()``.
     """
 
     def __init__(self, controller: SessionController, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._controller = controller
-        self._lines: list[ThreadSummary] = controller.list_lines(include_archived=True)
-        self._rows: dict[str, int] = {line.thread_id: row for row, line in enumerate(self._lines)}
+        self._lines: list[ThreadSummary] = []
+        self._depths: list[int] = []
+        self._rows: dict[str, int] = {}
         self._status: dict[str, ThreadStatus] = {}
+        self._set_lines(controller.list_lines(include_archived=True))
+
+    def _set_lines(self, lines: list[ThreadSummary]) -> None:
+        self._lines, self._depths = tree_order(lines)
+        self._rows = {line.thread_id: row for row, line in enumerate(self._lines)}
 
     # -- Qt model API -----------------------------------------------------
 
@@ -112,7 +178,8 @@ class TaskLineModel(QAbstractListModel):
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._lines) or index.column() != 0:
             return None
-        line = self._lines[index.row()]
+        row = index.row()
+        line = self._lines[row]
         if role == Qt.ItemDataRole.DisplayRole:
             return line.title
         if role == KEY_ROLE:
@@ -121,22 +188,39 @@ class TaskLineModel(QAbstractListModel):
             return line.archived
         if role == CATEGORY_ROLE:
             return line.category
+        if role == CATEGORY_BADGE_ROLE:
+            return category_badge(line.category)
         if role == WORKSPACE_PATH_ROLE:
             return line.workspace_path
+        if role == DEPTH_ROLE:
+            return self._depths[row]
+        if role == PARENT_KEY_ROLE:
+            return line.parent_key
+        if role == KIND_ROLE:
+            return line.kind.value
+        if role == KIND_MARKER_ROLE:
+            return KIND_MARKERS.get(line.kind, "")
         if role == FILTER_TEXT_ROLE:
             return f"{line.title}\n{line.thread_id}\n{line.category or ''}"
         if role == STATUS_ROLE:
-            return self.status_of_row(index.row()).value
+            return self.status_of_row(row).value
         if role == BADGE_ROLE:
-            return STATUS_BADGES[self.status_of_row(index.row())]
+            return STATUS_BADGES[self.status_of_row(row)]
         if role == Qt.ItemDataRole.ToolTipRole:
-            status = self.status_of_row(index.row())
-            lines = [line.title, f"key: {line.thread_id}", f"folder: {line.workspace_path or '(none)'}"]
-            if line.category:
-                lines.append(f"category: {line.category}")
-            lines.append(f"status: {status.value} — {STATUS_EXPLANATIONS[status]}")
-            return "\n".join(lines)
+            return self._tooltip(row)
         return None
+
+    def _tooltip(self, row: int) -> str:
+        line = self._lines[row]
+        status = self.status_of_row(row)
+        lines = [line.title, f"key: {line.thread_id}", f"folder: {line.workspace_path or '(none)'}"]
+        if line.kind is not ThreadKind.CONVERSATION:
+            parent = self.summary(line.parent_key) if line.parent_key else None
+            origin = f"{parent.title} ({parent.thread_id})" if parent is not None else (line.parent_key or "?")
+            lines.append(f"{KIND_MARKERS.get(line.kind) or line.kind.value} of: {origin}")
+        lines.append(f"category: {line.category}" if line.category else "category: none (normal content)")
+        lines.append(f"status: {status.value} — {STATUS_EXPLANATIONS[status]}")
+        return "\n".join(lines)
 
     def roleNames(self) -> dict[int, QByteArray]:
         names = dict(super().roleNames())
@@ -148,6 +232,11 @@ class TaskLineModel(QAbstractListModel):
                 ARCHIVED_ROLE: QByteArray(b"archived"),
                 CATEGORY_ROLE: QByteArray(b"category"),
                 WORKSPACE_PATH_ROLE: QByteArray(b"workspacePath"),
+                DEPTH_ROLE: QByteArray(b"depth"),
+                PARENT_KEY_ROLE: QByteArray(b"parentKey"),
+                KIND_ROLE: QByteArray(b"kind"),
+                CATEGORY_BADGE_ROLE: QByteArray(b"categoryBadge"),
+                KIND_MARKER_ROLE: QByteArray(b"kindMarker"),
             }
         )
         return names
@@ -160,9 +249,21 @@ class TaskLineModel(QAbstractListModel):
     def row_of(self, key: str) -> int | None:
         return self._rows.get(key)
 
+    def depth_of(self, key: str) -> int | None:
+        row = self._rows.get(key)
+        return self._depths[row] if row is not None else None
+
     def summary(self, key: str) -> ThreadSummary | None:
         row = self._rows.get(key)
         return self._lines[row] if row is not None else None
+
+    def subtree_end(self, row: int) -> int:
+        """The row after the last descendant of ``row`` (its subtree is contiguous in tree order)."""
+        depth = self._depths[row]
+        end = row + 1
+        while end < len(self._lines) and self._depths[end] > depth:
+            end += 1
+        return end
 
     def cached_status(self, key: str) -> ThreadStatus | None:
         return self._status.get(key)
@@ -176,15 +277,25 @@ class TaskLineModel(QAbstractListModel):
         return status
 
     def add_line(self, key: str) -> None:
-        """A line was created: read that one thread and append one row (ISO-1: it exists now)."""
+        """A line was created: read that one thread and insert one row (ISO-1: it exists now).
+
+        A task (or fork) goes right after its dispatcher's last descendant, one level deeper;
+        any other line goes at the end.
+        """
         if key in self._rows:
             self.refresh_line(key)
             return
         summary = summary_of(self._controller.get_thread(key))
-        row = len(self._lines)
+        parent_row = self._rows.get(summary.parent_key) if summary.parent_key else None
+        if parent_row is None:
+            row, depth = len(self._lines), 0
+        else:
+            row, depth = self.subtree_end(parent_row), self._depths[parent_row] + 1
         self.beginInsertRows(QModelIndex(), row, row)
-        self._lines.append(summary)
-        self._rows[summary.thread_id] = row
+        self._lines.insert(row, summary)
+        self._depths.insert(row, depth)
+        for moved in range(row, len(self._lines)):
+            self._rows[self._lines[moved].thread_id] = moved
         self.endInsertRows()
 
     def refresh_line(self, key: str) -> None:
@@ -193,7 +304,12 @@ class TaskLineModel(QAbstractListModel):
         if row is None:
             self.add_line(key)
             return
-        self._lines[row] = summary_of(self._controller.get_thread(key))
+        summary = summary_of(self._controller.get_thread(key))
+        if summary.parent_key != self._lines[row].parent_key:
+            # Lines never change dispatcher; should one, its place in the tree is rebuilt from scratch.
+            self.reload()
+            return
+        self._lines[row] = summary
         self._status.pop(key, None)
         index = self.index(row, 0)
         self.dataChanged.emit(index, index)
@@ -210,8 +326,7 @@ class TaskLineModel(QAbstractListModel):
     def reload(self) -> None:
         """Read every line again (an explicit refresh; never called on a switch)."""
         self.beginResetModel()
-        self._lines = self._controller.list_lines(include_archived=True)
-        self._rows = {line.thread_id: row for row, line in enumerate(self._lines)}
+        self._set_lines(self._controller.list_lines(include_archived=True))
         self._status.clear()
         self.endResetModel()
 
@@ -248,16 +363,29 @@ class TaskLineFilterModel(QSortFilterProxyModel):
 
     def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
         model = self.sourceModel()
-        index = model.index(source_row, 0, source_parent)
-        if not self._show_archived and model.data(index, ARCHIVED_ROLE):
+        if not self._shown(model, source_row, source_parent):
             return False
-        if not self._needle:
+        if not self._needle or self._matches(model, source_row, source_parent):
             return True
-        return self._needle in str(model.data(index, FILTER_TEXT_ROLE) or "").casefold()
+        # A dispatcher stays in view, as the context of its tasks, when one of them matches.
+        if isinstance(model, TaskLineModel):
+            return any(
+                self._shown(model, row, source_parent) and self._matches(model, row, source_parent)
+                for row in range(source_row + 1, model.subtree_end(source_row))
+            )
+        return False
+
+    def _shown(self, model: Any, row: int, parent: ModelIndex) -> bool:
+        return self._show_archived or not model.data(model.index(row, 0, parent), ARCHIVED_ROLE)
+
+    def _matches(self, model: Any, row: int, parent: ModelIndex) -> bool:
+        text = model.data(model.index(row, 0, parent), FILTER_TEXT_ROLE)
+        return self._needle in str(text or "").casefold()
 
 
 class TaskLineDelegate(QStyledItemDelegate):
-    """Paints a line as its title with a status badge (and category) on the right; one row height."""
+    """Paints a line: indented under its dispatcher, its title, then badges on the right —
+    status, category (``● medical``) and what kind of line it is (``task``); one row height."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         metrics = QFontMetrics(option.font)
@@ -273,18 +401,22 @@ class TaskLineDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
 
         status = ThreadStatus(index.data(STATUS_ROLE))
-        badge = index.data(BADGE_ROLE) or ""
-        category = index.data(CATEGORY_ROLE)
+        depth = int(index.data(DEPTH_ROLE) or 0)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        badges = (
+            (str(index.data(BADGE_ROLE) or ""), _BADGE_COLOURS.get(status)),
+            (str(index.data(CATEGORY_BADGE_ROLE) or ""), _CATEGORY_COLOUR),
+            (str(index.data(KIND_MARKER_ROLE) or ""), _KIND_COLOUR),
+        )
 
         painter.save()
-        rect = opt.rect.adjusted(10, 0, -8, 0)
+        rect = opt.rect.adjusted(10 + depth * INDENT_PX, 0, -8, 0)
         small = QFont(opt.font)
         small.setPointSizeF(max(opt.font.pointSizeF() * 0.85, 6.0))
         small_metrics = QFontMetrics(small)
         right = rect.right()
-        for text, colour in ((badge, _BADGE_COLOURS.get(status)), (category or "", _CATEGORY_COLOUR)):
+        for text, colour in badges:
             if not text:
                 continue
             width = small_metrics.horizontalAdvance(text) + 12
@@ -304,6 +436,8 @@ class TaskLineDelegate(QStyledItemDelegate):
             right = pill.left() - 6
         painter.setFont(opt.font)
         painter.setPen(opt.palette.color(text_role))
+        if depth:
+            title = f"↳ {title}"  # nested under the line that dispatched it
         title_rect = QRect(rect.left(), rect.top(), max(right - rect.left(), 0), rect.height())
         elided = QFontMetrics(opt.font).elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width())
         painter.drawText(title_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)

@@ -1,9 +1,14 @@
-"""The right pane: the current line's folder, its files and a preview (SPEC §6, ISO-3, ISO-8)."""
+"""The right pane: the current line's folder, its files and a preview (SPEC §6, ISO-3, ISO-8).
+
+For a task it also lists the human messages the task was dispatched on, as the
+task itself may read them (PROV-1, PROV-3, CAT-8).
+"""
 
 from __future__ import annotations
 
 import codecs
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,9 +16,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileSystemModel,
+    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -24,9 +32,12 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import LineView
+from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadStatus
 
 PREVIEW_LIMIT = 256 * 1024
+SOURCE_LINE_LIMIT = 160
+SOURCE_ROWS_SHOWN = 5
 
 
 def human_size(size: int) -> str:
@@ -89,6 +100,33 @@ def missing_folder_text(view: LineView) -> str:
         f"This line's folder is missing:\n{path}\n\n"
         "Choose another with “Change folder…”, or “Recreate folder” to make the line's own folder again."
     )
+
+
+def dispatch_sources_note(sources: Sequence[Message], *, category: str | None, dispatcher_category: str | None) -> str:
+    """What the "Dispatched on" section says above the list, so an empty list is never a mystery."""
+    if category is None and dispatcher_category is not None:
+        return (
+            f"This is a normal task dispatched from a “{dispatcher_category}” line. It cannot read that line's "
+            "messages (CAT-8), so the words it was dispatched on are not shown here or to it: this is on "
+            "purpose, not a missing record."
+        )
+    if not sources:
+        return (
+            "No human messages were captured when this task was dispatched, so nothing you said backs its "
+            "writes yet. Send it a follow-up to give it your words."
+        )
+    count = len(sources)
+    return (
+        f"The {count} message{'s' if count != 1 else ''} of yours this task was dispatched on: its authority "
+        "for writes. Later chat in the dispatcher does not count; a follow-up replaces them (PROV-4)."
+    )
+
+
+def source_item_text(message: Message) -> str:
+    first = message.content.strip().splitlines()[0] if message.content.strip() else "(empty)"
+    if len(first) > SOURCE_LINE_LIMIT:
+        first = first[: SOURCE_LINE_LIMIT - 1] + "…"
+    return f"{message.created_at.astimezone().strftime('%H:%M')} · {first}"
 
 
 class WorkspacePane(QWidget):
@@ -155,6 +193,25 @@ class WorkspacePane(QWidget):
         preview_layout.addWidget(self.preview_info)
         preview_layout.addWidget(self.preview, 1)
 
+        self.sources_box = QGroupBox("Dispatched on")
+        self.sources_box.setObjectName("dispatchSourcesBox")
+        self.sources_box.setToolTip("The human messages this task was started on (its dispatch snapshot)")
+        self.sources_note = QLabel()
+        self.sources_note.setObjectName("dispatchSourcesNote")
+        self.sources_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.sources_note.setWordWrap(True)
+        self.sources_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sources_list = QListWidget()
+        self.sources_list.setObjectName("dispatchSourcesList")
+        self.sources_list.setUniformItemSizes(True)
+        self.sources_list.setWordWrap(False)
+        self.sources_list.setMaximumHeight(self.sources_list.fontMetrics().lineSpacing() * SOURCE_ROWS_SHOWN + 12)
+        sources_layout = QVBoxLayout(self.sources_box)
+        sources_layout.setContentsMargins(6, 4, 6, 4)
+        sources_layout.addWidget(self.sources_note)
+        sources_layout.addWidget(self.sources_list)
+        self.sources_box.setVisible(False)
+
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("workspaceSplitter")
         self.splitter.setChildrenCollapsible(False)
@@ -172,6 +229,7 @@ class WorkspacePane(QWidget):
         layout.addWidget(title)
         layout.addWidget(self.path_label)
         layout.addLayout(buttons)
+        layout.addWidget(self.sources_box)
         layout.addWidget(self.splitter, 1)
 
     @property
@@ -199,6 +257,26 @@ class WorkspacePane(QWidget):
             self.empty_label.setText(missing_folder_text(view))
             self.stack.setCurrentWidget(self.empty_label)
         return exists
+
+    def show_dispatch_sources(self, sources: Sequence[Message] | None, note: str = "") -> None:
+        """A task's dispatch sources with a note about them; ``None`` hides the section (not a task)."""
+        if sources is None:
+            self.sources_box.setVisible(False)
+            self.sources_list.clear()
+            return
+        self.sources_note.setText(note)
+        self.sources_list.clear()
+        for message in sources:
+            item = QListWidgetItem(source_item_text(message))
+            item.setData(Qt.ItemDataRole.UserRole, message.id)
+            stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
+            item.setToolTip(f"message #{message.id} · {stamp}\n\n{message.content[:2000]}")
+            self.sources_list.addItem(item)
+        self.sources_list.setVisible(bool(sources))
+        self.sources_box.setVisible(True)
+
+    def dispatch_source_texts(self) -> list[str]:
+        return [self.sources_list.item(row).text() for row in range(self.sources_list.count())]
 
     def show_preview(self, preview: FilePreview) -> None:
         self.preview_info.setText(preview.note)

@@ -1,0 +1,129 @@
+"""Settings → Providers → ACP agents: found on PATH, or added by hand (SPEC §5: offered, never hard-coded)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.providers import ProviderKind
+from xworkmate.ui import MainWindow
+from xworkmate.ui.acp_agents import AcpFormError, agent_record
+from xworkmate.ui.execution import NO_AGENTS_LABEL
+from xworkmate.ui.providers import ProviderSettingsDialog
+
+from .conftest import open_window
+from .support_runs import run, wait_until
+
+
+@pytest.fixture
+def bare_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: SessionController) -> MainWindow:
+    return open_window(qtbot, bare_controller)
+
+
+def open_dialog(window: MainWindow) -> ProviderSettingsDialog:
+    window.provider_settings_action.trigger()
+    dialog = window.provider_dialog
+    assert dialog is not None and dialog.isVisible()
+    return dialog
+
+
+def test_find_agent_clis_on_path_offers_a_fake_qwen_with_its_version_and_adds_it(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    bare_window: MainWindow,
+    bare_controller: SessionController,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    window, controller = bare_window, bare_controller
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))
+    dialog = open_dialog(window)
+    section = dialog.acp_section
+    assert window.mode_picker.choices()[-1] == (NO_AGENTS_LABEL, None, False)
+
+    qtbot.mouseClick(section.find_button, Qt.MouseButton.LeftButton)
+    assert not section.find_button.isEnabled()  # in a worker thread; the window keeps running
+    run(loop, wait_until(lambda: not dialog.busy, what="the search"))
+    status = section.status_label.text()
+    assert status.startswith("No agent CLI found on PATH") and "by hand" in status and "qwen --acp" in status
+    assert not section.found_list.isVisible()
+
+    qwen = bin_dir / "qwen"
+    qwen.write_text('#!/bin/sh\n[ "$1" = "--version" ] && echo "qwen 0.0.14" && exit 0\nexit 1\n')
+    qwen.chmod(0o755)
+    qtbot.mouseClick(section.find_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: not dialog.busy, what="the search"))
+    assert section.found_texts() == [f"qwen 0.0.14 — {qwen} --acp"]
+    assert section.found_list.isVisible() and section.add_found_button.isVisible()
+
+    qtbot.mouseClick(section.add_found_button, Qt.MouseButton.LeftButton)
+    [record] = controller.providers()
+    assert (record.name, record.kind, record.acp_command, record.model) == (
+        "qwen",
+        ProviderKind.ACP,
+        (str(qwen), "--acp"),
+        None,
+    )
+    assert dialog.provider_names() == ["qwen"]
+    assert window.mode_picker.choices()[-1] == ("qwen (ACP)", "acp:qwen", True)
+
+    qtbot.mouseClick(section.find_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: not dialog.busy, what="the search"))
+    assert section.found_texts() == [f"qwen 0.0.14 — {qwen} --acp (already added)"]
+    qtbot.mouseClick(section.add_found_button, Qt.MouseButton.LeftButton)
+    assert "already exists" in section.status_label.text()
+    assert len(controller.providers()) == 1
+
+
+def test_an_agent_added_by_hand_is_validated_inline_and_nothing_is_saved_on_error(
+    qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController
+) -> None:
+    window, controller = bare_window, bare_controller
+    dialog = open_dialog(window)
+    section = dialog.acp_section
+
+    def attempt(name: str, command: str, env: str = "") -> str:
+        for edit, text in ((section.name_edit, name), (section.command_edit, command), (section.env_edit, env)):
+            edit.setText(text)
+        qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+        return section.error_label.text() if section.error_label.isVisible() else ""
+
+    assert attempt("", "qwen --acp").startswith("name: give the agent a name")
+    assert section.name_edit.property("invalid") is True
+    assert attempt("my agent", "qwen --acp").startswith("name: the name must not contain spaces")
+    assert attempt("mine", "").startswith("command: type the command")
+    assert section.command_edit.property("invalid") is True
+    assert "No closing quotation" in attempt("mine", 'qwen --acp "unclosed')
+    error = attempt("mine", "qwen --acp", "API_KEY=sk-secret-123")
+    assert error.startswith("env: API_KEY must look like NAME=env:VAR") and "sk-secret-123" not in error
+    assert section.env_edit.property("invalid") is True
+    assert controller.providers() == []  # nothing saved on any error
+
+    assert attempt("mine", f'{sys.executable} -m my_agent --acp --title "two words"', "API_KEY=env:MY_KEY") == ""
+    [record] = controller.providers()
+    assert record.kind is ProviderKind.ACP
+    assert record.acp_command == (sys.executable, "-m", "my_agent", "--acp", "--title", "two words")
+    assert record.acp_env_refs == (("API_KEY", "env:MY_KEY"),)
+    assert section.name_edit.text() == "" and section.name_edit.property("invalid") is False
+    assert "Added mine" in section.status_label.text()
+    assert window.mode_picker.choices()[-1] == ("mine (ACP)", "acp:mine", True)
+
+    assert "already exists" in attempt("mine", "other --acp")
+    assert len(controller.providers()) == 1
+
+
+def test_agent_record_reads_env_references_and_refuses_secrets() -> None:
+    record = agent_record(" qwen ", "qwen --acp", "A=env:X, B=keyring:entry\nC=env:Y")
+    assert record.name == "qwen" and record.acp_env_refs == (("A", "env:X"), ("B", "keyring:entry"), ("C", "env:Y"))
+    for bad in ("A=X", "=env:X", "A=env:", "1A=env:X", "A"):
+        with pytest.raises(AcpFormError) as caught:
+            agent_record("qwen", "qwen --acp", bad)
+        assert caught.value.field == "env"

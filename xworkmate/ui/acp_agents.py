@@ -1,0 +1,203 @@
+"""Settings → Providers → ACP agents: agent CLIs found on PATH, or added by hand (SPEC §5, §7).
+
+``AcpAgentsSection`` is a view inside the providers dialog: a "Find agent CLIs
+on PATH" button with what it found (name, version, command), and a small form
+to add an agent by hand — a name, the command line that starts it in ACP mode
+(split like a shell would, ``shlex``) and environment references
+(``NAME=env:VAR`` or ``NAME=keyring:ENTRY``; never a secret itself, SPEC §7).
+``agent_record`` turns the form into a provider record or says which field is
+wrong; the dialog does the saving.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+
+ACP_FIELDS = ("name", "command", "env")
+NONE_FOUND_TEXT = (
+    "No agent CLI found on PATH (looked for qwen, gemini, codex-acp, claude-code-acp, opencode and goose). "
+    "Add one by hand below: a name and the command that starts it in ACP mode, e.g. “qwen --acp” or "
+    "“gemini --experimental-acp”."
+)
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"^\S+$")
+
+
+class AcpFormError(ValueError):
+    """A form field that cannot be saved; ``field`` is one of ``ACP_FIELDS``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+def parse_env_refs(text: str) -> tuple[tuple[str, str], ...]:
+    """``NAME=env:VAR`` / ``NAME=keyring:ENTRY`` items, separated by spaces, commas or new lines."""
+    refs: list[tuple[str, str]] = []
+    for item in re.split(r"[\s,]+", text.strip()):
+        if not item:
+            continue
+        name, sep, ref = item.partition("=")
+        scheme, _, target = ref.partition(":")
+        if not sep or not _ENV_NAME.match(name) or scheme not in ("env", "keyring") or not target:
+            # The value is not echoed back: someone may have pasted the secret itself.
+            shown = name if name and _ENV_NAME.match(name) else "an entry"
+            raise AcpFormError(
+                "env",
+                f"{shown} must look like NAME=env:VAR or NAME=keyring:ENTRY (a reference, never the secret itself)",
+            )
+        refs.append((name, ref))
+    return tuple(refs)
+
+
+def agent_record(name: str, command_line: str, env_text: str = "") -> ProviderRecord:
+    """The form as an ACP provider record, or ``AcpFormError`` naming the field."""
+    clean = name.strip()
+    if not clean:
+        raise AcpFormError("name", "give the agent a name, e.g. qwen")
+    if not _NAME.match(clean):
+        raise AcpFormError("name", "the name must not contain spaces")
+    try:
+        command = tuple(shlex.split(command_line))
+    except ValueError as exc:
+        raise AcpFormError("command", f"cannot read the command line ({exc})") from exc
+    if not command:
+        raise AcpFormError("command", "type the command that starts the agent in ACP mode, e.g. qwen --acp")
+    return ProviderRecord(name=clean, kind=ProviderKind.ACP, acp_command=command, acp_env_refs=parse_env_refs(env_text))
+
+
+def discovered_label(record: ProviderRecord, configured: Sequence[ProviderRecord]) -> str:
+    version = record.model or "version unknown"
+    label = f"{record.name} {version} — {' '.join(record.acp_command)}"
+    if any(p.kind is ProviderKind.ACP and p.acp_command == record.acp_command for p in configured):
+        label += " (already added)"
+    return label
+
+
+class AcpAgentsSection(QGroupBox):
+    """Find agent CLIs on PATH, add one found, or add one by hand (view only).
+
+    Signals: none of its own; the providers dialog connects to its child widgets.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("ACP agents (external agent CLIs)", parent)
+        self.setObjectName("acpAgentsSection")
+
+        self.find_button = QPushButton("Find agent CLIs on PATH")
+        self.find_button.setObjectName("findAgentsButton")
+        self.find_button.setToolTip(
+            "Look for qwen, gemini, codex-acp, claude-code-acp, opencode and goose; ask each for its version"
+        )
+        self.found_list = QListWidget()
+        self.found_list.setObjectName("discoveredAgentsList")
+        self.found_list.hide()
+        self.add_found_button = QPushButton("Add this agent")
+        self.add_found_button.setObjectName("addDiscoveredAgentButton")
+        self.add_found_button.hide()
+        self.status_label = QLabel()
+        self.status_label.setObjectName("acpStatusLabel")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+
+        self.name_edit = QLineEdit()
+        self.name_edit.setObjectName("acpNameEdit")
+        self.name_edit.setPlaceholderText("qwen, gemini, my-agent … (no spaces)")
+        self.command_edit = QLineEdit()
+        self.command_edit.setObjectName("acpCommandEdit")
+        self.command_edit.setPlaceholderText("the command that starts it in ACP mode, e.g. qwen --acp")
+        self.env_edit = QLineEdit()
+        self.env_edit.setObjectName("acpEnvEdit")
+        self.env_edit.setPlaceholderText("optional: NAME=env:VAR or NAME=keyring:ENTRY, separated by spaces")
+        self.error_label = QLabel()
+        self.error_label.setObjectName("acpErrorLabel")
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.error_label.hide()
+        self.add_button = QPushButton("Add agent")
+        self.add_button.setObjectName("addAcpAgentButton")
+
+        found_row = QHBoxLayout()
+        found_row.addWidget(self.found_list, 1)
+        found_row.addWidget(self.add_found_button, 0, Qt.AlignmentFlag.AlignTop)
+        find_row = QHBoxLayout()
+        find_row.addWidget(self.find_button)
+        find_row.addStretch(1)
+        form = QFormLayout()
+        form.addRow("Name:", self.name_edit)
+        form.addRow("Command:", self.command_edit)
+        form.addRow("Environment:", self.env_edit)
+        add_row = QHBoxLayout()
+        add_row.addStretch(1)
+        add_row.addWidget(self.add_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(find_row)
+        layout.addLayout(found_row)
+        layout.addWidget(self.status_label)
+        layout.addWidget(QLabel("Add an agent by hand:"))
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addLayout(add_row)
+
+    # -- showing ------------------------------------------------------------
+
+    def show_found(self, found: Sequence[ProviderRecord], configured: Sequence[ProviderRecord]) -> None:
+        self.found_list.clear()
+        for record in found:
+            item = QListWidgetItem(discovered_label(record, configured))
+            item.setData(Qt.ItemDataRole.UserRole, record)
+            self.found_list.addItem(item)
+        self.found_list.setVisible(bool(found))
+        self.add_found_button.setVisible(bool(found))
+        if found:
+            self.found_list.setCurrentRow(0)
+            count = len(found)
+            self.show_status(f"{count} agent CLI{'s' if count != 1 else ''} found on PATH; add the ones you want.")
+        else:
+            self.show_status(NONE_FOUND_TEXT)
+
+    def found_texts(self) -> list[str]:
+        return [self.found_list.item(row).text() for row in range(self.found_list.count())]
+
+    def chosen_found(self) -> ProviderRecord | None:
+        item = self.found_list.currentItem()
+        record = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        return record if isinstance(record, ProviderRecord) else None
+
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+
+    def show_error(self, text: str, field: str | None = None) -> None:
+        """Shown under the form; the field it names is marked."""
+        self.error_label.setText(text)
+        self.error_label.setVisible(bool(text))
+        widgets = {"name": self.name_edit, "command": self.command_edit, "env": self.env_edit}
+        for name, widget in widgets.items():
+            invalid = name == field
+            if widget.property("invalid") != invalid:
+                widget.setProperty("invalid", invalid)
+                widget.style().unpolish(widget)
+                widget.style().polish(widget)
+
+    def clear_form(self) -> None:
+        for edit in (self.name_edit, self.command_edit, self.env_edit):
+            edit.clear()
+        self.show_error("")

@@ -1,0 +1,139 @@
+"""The execution-mode picker of the composer: the built-in agent or an ACP agent CLI (SPEC §5, CAT-3).
+
+``ModePicker`` offers "Built-in agent" and every configured ACP agent
+("qwen (ACP)"). It only shows and reports a choice; the window asks the
+controller to apply it (``set_execution``). On a category line the ACP
+entries are disabled and say why: agent CLIs do not go through the category
+router, so category content is never handed to them (CAT-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from xworkmate.controllers import LineView
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.threads import ExecutionMode
+
+NATIVE_CHOICE = "native"
+NATIVE_LABEL = "Built-in agent"
+NO_AGENTS_LABEL = "No agent CLIs — add one in Settings → Providers"
+NATIVE_TOOLTIP = "The built-in agent: every model call goes through the providers and the category router"
+
+
+def acp_choice(name: str) -> str:
+    return f"acp:{name}"
+
+
+def parse_choice(choice: str) -> tuple[ExecutionMode, str | None]:
+    """``"native"`` or ``"acp:NAME"`` → the mode and provider for ``set_execution``."""
+    if choice.startswith("acp:"):
+        return ExecutionMode.ACP, choice[4:]
+    return ExecutionMode.NATIVE, None
+
+
+def category_tooltip(category: str) -> str:
+    return (
+        f"Not available: this line carries the category “{category}”. Its content may only reach providers "
+        "tagged with it, and agent CLIs do not go through the category router (CAT-3)."
+    )
+
+
+class ModePicker(QComboBox):
+    """The "Built-in agent" entry and the ACP agents; a choice is read with ``chosen()``.
+
+    Signals: only QComboBox's own (the window listens to ``currentIndexChanged``,
+    which is never emitted for changes made by ``set_agents`` or ``show_line``).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("modePicker")
+        self.setAccessibleName("Execution mode")
+        self.setToolTip("Who runs this line: the built-in agent, or an external agent CLI over ACP")
+        self._agents: list[ProviderRecord] = []
+        self._category: str | None = None
+        self._shown: tuple[object, ...] | None = None
+        self._rebuild(NATIVE_CHOICE)
+
+    # -- filling --------------------------------------------------------------
+
+    def set_agents(self, providers: Sequence[ProviderRecord]) -> None:
+        """The configured ACP agents (other providers are ignored); keeps the current choice."""
+        self._agents = [p for p in providers if p.kind is ProviderKind.ACP]
+        self._rebuild(self.chosen() or NATIVE_CHOICE)
+
+    def show_line(self, view: LineView) -> None:
+        """Select the line's execution binding; disable ACP on a category line (CAT-3)."""
+        binding = view.thread.execution_binding
+        choice = acp_choice(binding.provider or "") if binding.mode is ExecutionMode.ACP else NATIVE_CHOICE
+        self._category = view.thread.category
+        self._rebuild(choice)
+
+    def _rebuild(self, choice: str) -> None:
+        # The window re-shows the line on every update; an open popup must not be rebuilt under the cursor.
+        shown = (tuple((p.name, p.acp_command) for p in self._agents), self._category, choice)
+        if shown == self._shown and self.chosen() == choice:
+            return
+        self._shown = shown
+        blocked = self.blockSignals(True)
+        try:
+            self.clear()
+            self.addItem(NATIVE_LABEL, NATIVE_CHOICE)
+            self.setItemData(0, NATIVE_TOOLTIP, Qt.ItemDataRole.ToolTipRole)
+            self.insertSeparator(self.count())
+            if not self._agents:
+                self.addItem(NO_AGENTS_LABEL, None)
+                self._disable(self.count() - 1, "Settings → Providers → Find agent CLIs on PATH, or add one by hand")
+            for record in self._agents:
+                self.addItem(f"{record.name} (ACP)", acp_choice(record.name))
+                row = self.count() - 1
+                if self._category is not None:
+                    self._disable(row, category_tooltip(self._category))
+                else:
+                    tip = f"Run this line with {record.name} over ACP: {' '.join(record.acp_command)}"
+                    self.setItemData(row, tip, Qt.ItemDataRole.ToolTipRole)
+            index = self.findData(choice)
+            if index < 0 and choice != NATIVE_CHOICE:
+                # The line names an agent that is no longer configured: say so rather than pretend.
+                self.addItem(f"{choice[4:]} (ACP — not configured)", choice)
+                index = self.count() - 1
+                self._disable(index, "This agent was removed from Settings → Providers; choose another")
+            self.setCurrentIndex(max(index, 0))
+        finally:
+            self.blockSignals(blocked)
+
+    def _disable(self, row: int, tooltip: str) -> None:
+        model = self.model()
+        if isinstance(model, QStandardItemModel):
+            item = model.item(row)
+            if item is not None:
+                item.setEnabled(False)
+        self.setItemData(row, tooltip, Qt.ItemDataRole.ToolTipRole)
+
+    # -- reading --------------------------------------------------------------
+
+    def chosen(self) -> str | None:
+        data = self.currentData()
+        return str(data) if data else None
+
+    def is_enabled_at(self, row: int) -> bool:
+        model = self.model()
+        if isinstance(model, QStandardItemModel):
+            item = model.item(row)
+            return item is not None and item.isEnabled()
+        return True
+
+    def choices(self) -> list[tuple[str, str | None, bool]]:
+        """Every entry as (label, choice, enabled); separators left out."""
+        out: list[tuple[str, str | None, bool]] = []
+        for row in range(self.count()):
+            if self.itemData(row, Qt.ItemDataRole.AccessibleDescriptionRole) == "separator":
+                continue
+            data = self.itemData(row)
+            out.append((self.itemText(row), str(data) if data else None, self.is_enabled_at(row)))
+        return out

@@ -271,3 +271,26 @@ def test_send_on_a_task_is_a_follow_up_that_starts_its_turn(
     assert [m.content for m in human] == ["count hidden files too"]
     assert label_text(window, "lineStatusLabel").startswith("Runnable")
     assert Path(task.task.workspace_binding.path or "").is_dir()
+
+
+def test_send_on_a_running_task_delivers_a_follow_up_at_its_next_safe_point(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    """PROV-4: a running task takes a follow-up from the window; its agent reads it between steps."""
+    window, controller = agent_window, agent_controller
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "tidy the folder")
+    controller.set_permission(task.key, "full")
+    openai_server.script(ToolCallReply([call("run_command", command="sleep 0.8")]), TextReply(["Keeping it."]))
+    turn = controller.start_turn(task.key, None)
+    click_line(qtbot, window, task.key)
+    run(loop, wait_until(lambda: len(openai_server.chat_requests) == 1, what="the task's first step"))
+    send(qtbot, window, "keep README.md")  # Send stays enabled on a running task
+    run(loop, turn)
+    second = openai_server.chat_requests[1].body["messages"]
+    assert second[-1] == {"role": "user", "content": "keep README.md"}
+    assert "keep README.md" in message_texts(window)

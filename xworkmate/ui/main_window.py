@@ -47,7 +47,7 @@ from xworkmate.controllers import (
 )
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
-from xworkmate.domain.threads import ExecutionMode, ThreadKind
+from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.conversation import COMPOSER_PLACEHOLDER, MessageListModel, MessagePane, is_plan, is_thought
@@ -503,8 +503,13 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def on_composer_changed(self) -> None:
-        runnable = self._view is not None and self._view.runnable
-        self.send_button.setEnabled(runnable and bool(self.composer.toPlainText().strip()))
+        view = self._view
+        runnable = view is not None and view.runnable
+        # A running task still takes follow-ups: its agent reads them at the next safe point (PROV-4).
+        running_task = (
+            view is not None and view.thread.kind is ThreadKind.TASK and view.status is ThreadStatus.RUNNING
+        )
+        self.send_button.setEnabled((runnable or running_task) and bool(self.composer.toPlainText().strip()))
 
     def _show_live(self) -> None:
         """The shown line's transient rows and waiting approvals, from ``LiveRuns``."""
@@ -642,6 +647,7 @@ class MainWindow(QMainWindow):
         """Send on a task: the person's follow-up (it replaces the task's dispatch snapshot, PROV-4),
         then the task's next turn when something can run it."""
         key = view.key
+        running = self._controller.is_running(key)
         try:
             self._controller.send_followup(key, text)
         except (ValueError, LookupError) as exc:
@@ -649,6 +655,8 @@ class MainWindow(QMainWindow):
             return
         self.composer.clear()
         self.message_list.follow_newest()
+        if running:
+            return  # the running turn picks it up at its next safe point (PROV-4)
         acp = view.thread.execution_binding.mode is ExecutionMode.ACP
         if not acp and not self._controller.has_agent_provider():
             self.show_error("Follow-up saved on the task, but no agent provider is configured, so it did not run.")

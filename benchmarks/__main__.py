@@ -19,6 +19,7 @@ SUITES = {
     "startup": "benchmarks.bench_startup",
     "switching": "benchmarks.bench_switching",
     "streaming": "benchmarks.bench_streaming",
+    "ui_streaming": "benchmarks.ui_streaming",
     "evidence": "benchmarks.bench_evidence",
 }
 

@@ -16,7 +16,7 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
-from xworkmate.ui.conversation import STATE_ROLE, MessageListModel
+from xworkmate.ui.conversation import FIRST_PAGE_SIZE, PAGE_SIZE, STATE_ROLE, MessageListModel
 from xworkmate.ui.task_lines import BADGE_ROLE, TaskLineModel
 
 from .support import click_line, label_text, message_headers, message_texts, proxy_index
@@ -204,16 +204,16 @@ def test_message_list_model_loads_the_newest_page_first_and_fetch_more_pages_old
     model = MessageListModel(sqlite_controller)
     model.set_key("main")
 
-    assert model.rowCount() == 200
+    assert model.rowCount() == FIRST_PAGE_SIZE  # just enough for the first screen
     assert reads == []  # nothing but ids until something asks for a row
-    assert model.index(199, 0).data() == "message 999"
-    assert model.index(0, 0).data() == "message 800"
+    assert model.index(FIRST_PAGE_SIZE - 1, 0).data() == "message 999"
+    assert model.index(0, 0).data() == f"message {1000 - FIRST_PAGE_SIZE}"
     assert sum(reads) <= 64 + 64  # a window of rows around each miss, not the page
     assert model.canFetchMore(QModelIndex())
 
     model.fetchMore(QModelIndex())
-    assert model.rowCount() == 400
-    assert model.index(0, 0).data() == "message 600"
+    assert model.rowCount() == FIRST_PAGE_SIZE + PAGE_SIZE
+    assert model.index(0, 0).data() == f"message {1000 - FIRST_PAGE_SIZE - PAGE_SIZE}"
     while model.canFetchMore(QModelIndex()):
         model.fetchMore(QModelIndex())
     assert model.rowCount() == 1000
@@ -232,11 +232,13 @@ def test_scrolling_to_the_top_of_the_message_list_pages_in_older_history(
     view = window.message_list
     bar = view.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum(), timeout=3000)
-    assert window.message_model.rowCount() == 200  # at the bottom nothing older is fetched
+    assert window.message_model.rowCount() == FIRST_PAGE_SIZE  # at the bottom nothing older is fetched
 
     bar.setValue(bar.minimum())
-    assert window.message_model.rowCount() == 400
+    assert window.message_model.rowCount() == FIRST_PAGE_SIZE + PAGE_SIZE
     assert bar.value() > bar.minimum()  # the row that was on top stays in view
+    bar.setValue(bar.minimum())
+    assert window.message_model.rowCount() == 440  # 40 + 200 + 200 of 450
     bar.setValue(bar.minimum())
     assert window.message_model.rowCount() == 450
     assert not window.message_model.has_older

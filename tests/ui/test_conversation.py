@@ -238,7 +238,7 @@ def test_scrolling_to_the_top_of_the_message_list_pages_in_older_history(
     assert window.message_model.rowCount() == FIRST_PAGE_SIZE + PAGE_SIZE
     assert bar.value() > bar.minimum()  # the row that was on top stays in view
     bar.setValue(bar.minimum())
-    assert window.message_model.rowCount() == 440  # 40 + 200 + 200 of 450
+    assert window.message_model.rowCount() == FIRST_PAGE_SIZE + 2 * PAGE_SIZE
     bar.setValue(bar.minimum())
     assert window.message_model.rowCount() == 450
     assert not window.message_model.has_older

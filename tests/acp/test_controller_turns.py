@@ -11,38 +11,10 @@ import pytest
 
 from tests.acp import AGENT
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
+from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import ApprovalRequested, SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import ThreadStatus
-
-
-def scripted_agent(controller: SessionController, tmp_path: Path, name: str = "scripted", **script: object) -> Path:
-    """Register a real ACP agent process (tests/support/acp_agent.py) following ``script``."""
-    script_file = tmp_path / f"{name}.json"
-    report = tmp_path / f"{name}-report.jsonl"
-    script_file.write_text(
-        json.dumps(
-            {
-                "report": str(report),
-                "state": str(tmp_path / f"{name}-sessions.json"),
-                "pid_file": str(tmp_path / f"{name}.pid"),
-                **script,
-            }
-        )
-    )
-    controller.add_provider(
-        ProviderRecord(name=name, kind=ProviderKind.ACP, acp_command=(sys.executable, str(AGENT), str(script_file))),
-        replace=True,
-    )
-    return report
-
-
-def report_events(report: Path, event: str) -> list[dict[str, object]]:
-    if not report.exists():
-        return []
-    rows = [json.loads(line) for line in report.read_text().splitlines() if line.strip()]
-    return [r for r in rows if r["event"] == event]
 
 
 def test_acp_line_streams_into_its_conversation_in_its_folder(

@@ -9,6 +9,7 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from tests.support.fixtures import openai_server, openai_server_factory
+from tests.support.keyring_backend import MemoryKeyring
 from tests.support.openai_server import OpenAIServer
 from xworkmate.llm import ModelRouter, OpenAIChatClient, ProviderConfig, RetryPolicy, Timeouts
 
@@ -82,25 +83,6 @@ def make_router() -> MakeRouter:
         return ModelRouter(providers, retry=FAST_RETRY, timeouts=timeouts)
 
     return make
-
-
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring backend, so keyring tests never touch the real OS store."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.passwords.pop((service, username), None)
 
 
 class BrokenKeyring(MemoryKeyring):

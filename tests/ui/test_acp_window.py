@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ExecutionMode, TaskThread
@@ -24,7 +25,6 @@ from xworkmate.ui.execution import NO_AGENTS_LABEL
 
 from .conftest import open_window
 from .support import click_line, label_text, message_texts
-from .support_acp import report_events, scripted_agent
 from .support_runs import live_text, run, tool_rows, wait_until
 
 

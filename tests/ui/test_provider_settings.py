@@ -8,10 +8,10 @@ from pathlib import Path
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from tests.support.keyring_backend import MemoryKeyring
 from tests.support.openai_server import OpenAIServer, TextReply, unused_base_url
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
@@ -21,25 +21,6 @@ from xworkmate.ui.providers import ProviderSettingsDialog
 from .conftest import open_window
 from .support import message_texts
 from .support_runs import run, wait_until
-
-
-class MemoryKeyring(KeyringBackend):
-    """The OS keyring stand-in: tests never touch the real one."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.passwords.pop((service, username), None)
 
 
 @pytest.fixture

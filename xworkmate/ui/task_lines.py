@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.threads import STATUS_EXPLANATIONS, TaskThread, ThreadKind, ThreadStatus, ThreadSummary
+from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -94,20 +94,6 @@ KIND_MARKERS: dict[ThreadKind, str] = {
 
 def category_badge(category: str | None) -> str:
     return f"● {category}" if category else ""
-
-
-def summary_of(thread: TaskThread) -> ThreadSummary:
-    """The list's view of one thread, from a single-thread read."""
-    return ThreadSummary(
-        thread_id=thread.thread_id,
-        title=thread.title,
-        kind=thread.kind,
-        parent_key=thread.parent_key,
-        category=thread.category,
-        archived=thread.archived,
-        workspace_path=thread.workspace_binding.path,
-        updated_at=thread.updated_at,
-    )
 
 
 def tree_order(lines: list[ThreadSummary]) -> tuple[list[ThreadSummary], list[int]]:
@@ -285,7 +271,7 @@ class TaskLineModel(QAbstractListModel):
         if key in self._rows:
             self.refresh_line(key)
             return
-        summary = summary_of(self._controller.get_thread(key))
+        summary = self._controller.line_summary(key)
         parent_row = self._rows.get(summary.parent_key) if summary.parent_key else None
         if parent_row is None:
             row, depth = len(self._lines), 0
@@ -304,7 +290,7 @@ class TaskLineModel(QAbstractListModel):
         if row is None:
             self.add_line(key)
             return
-        summary = summary_of(self._controller.get_thread(key))
+        summary = self._controller.line_summary(key)
         if summary.parent_key != self._lines[row].parent_key:
             # Lines never change dispatcher; should one, its place in the tree is rebuilt from scratch.
             self.reload()

@@ -1,4 +1,4 @@
-"""Real ACP agent processes for the window tests: the scripted agent, registered as a provider."""
+"""Real ACP agent processes registered as providers (controller, CLI and window tests)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 
-SCRIPTED_AGENT = Path(__file__).resolve().parents[1] / "support" / "acp_agent.py"
+SCRIPTED_AGENT = Path(__file__).resolve().parent / "acp_agent.py"
 GATED_AGENT = Path(__file__).resolve().parent / "acp_gated_agent.py"
 
 

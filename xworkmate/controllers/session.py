@@ -120,6 +120,7 @@ class SessionController:
         self._settings = settings
         self._listeners: list[Listener] = []
         self._running: set[str] = set()
+        self._switching_to: LineView | None = None
         self._tasks: dict[str, asyncio.Task[TurnOutcome]] = {}
         self._router_factory = router_factory
         self._turn_runner: TurnRunner | None = None
@@ -219,6 +220,9 @@ class SessionController:
         return LineView(thread=thread, status=status, explanation=STATUS_EXPLANATIONS[status])
 
     def current_view(self) -> LineView:
+        # While switch_session announces the switch, listeners get the view it just read (one read a switch).
+        if self._switching_to is not None and self._switching_to.key == self._current_key:
+            return self._switching_to
         return self.line_view(self._current_key)
 
     def default_workspace_for(self, key: str) -> Path:
@@ -268,7 +272,11 @@ class SessionController:
         if view.key != self._current_key:
             self._current_key = view.key
             self._store.app_state.set(CURRENT_KEY_STATE, view.key)
-            self._emit(CurrentLineChanged(key=view.key))
+            self._switching_to = view
+            try:
+                self._emit(CurrentLineChanged(key=view.key))
+            finally:
+                self._switching_to = None
         return view
 
     def bind_workspace(self, key: str, folder: str | Path) -> TaskThread:

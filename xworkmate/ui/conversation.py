@@ -102,8 +102,8 @@ CACHE_KEY_ROLE = MESSAGE_ID_ROLE + 10
 PAGE_SIZE = 200
 # Opening a line reads only enough of its newest messages for the first screen; every row of
 # that page is measured (rendered) before the first paint, so this decides switching time
-# (issue 7: p50 38 ms a switch with 200 rows, 18 ms with 24). Older pages are PAGE_SIZE.
-FIRST_PAGE_SIZE = 24
+# (issue 7: p95 38 ms a switch with 200 rows, 18 ms with 16). Older pages are PAGE_SIZE.
+FIRST_PAGE_SIZE = 16
 # How many rows around a missing one are read together when a row is first painted.
 _FETCH_BEHIND = 16
 _FETCH_AHEAD = 48

@@ -373,9 +373,24 @@ class TaskLineDelegate(QStyledItemDelegate):
     """Paints a line: indented under its dispatcher, its title, then badges on the right —
     status, category (``● medical``) and what kind of line it is (``task``); one row height."""
 
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._font_cache: dict[str, tuple[QFont, QFontMetrics, QFontMetrics]] = {}
+
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         metrics = QFontMetrics(option.font)
         return QSize(1, int(metrics.height() * 2))  # width: the view gives each row its full width
+
+    def _fonts(self, font: QFont) -> tuple[QFont, QFontMetrics, QFontMetrics]:
+        """The badge font and both metrics, built once per base font (every row's paint needs them)."""
+        key = font.key()
+        cached = self._font_cache.get(key)
+        if cached is None:
+            small = QFont(font)
+            small.setPointSizeF(max(font.pointSizeF() * 0.85, 6.0))
+            cached = (small, QFontMetrics(small), QFontMetrics(font))
+            self._font_cache[key] = cached
+        return cached
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         opt = QStyleOptionViewItem(option)
@@ -398,9 +413,7 @@ class TaskLineDelegate(QStyledItemDelegate):
 
         painter.save()
         rect = opt.rect.adjusted(10 + depth * INDENT_PX, 0, -8, 0)
-        small = QFont(opt.font)
-        small.setPointSizeF(max(opt.font.pointSizeF() * 0.85, 6.0))
-        small_metrics = QFontMetrics(small)
+        small, small_metrics, title_metrics = self._fonts(opt.font)
         right = rect.right()
         for text, colour in badges:
             if not text:
@@ -425,7 +438,7 @@ class TaskLineDelegate(QStyledItemDelegate):
         if depth:
             title = f"↳ {title}"  # nested under the line that dispatched it
         title_rect = QRect(rect.left(), rect.top(), max(right - rect.left(), 0), rect.height())
-        elided = QFontMetrics(opt.font).elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width())
+        elided = title_metrics.elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width())
         painter.drawText(title_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)
         painter.restore()
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
+from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import HEADER_ROLE
 from xworkmate.ui.task_lines import KEY_ROLE
@@ -46,3 +49,14 @@ def label_text(window: MainWindow, name: str) -> str:
     label = window.findChild(QLabel, name)
     assert label is not None, f"no label named {name}"
     return label.text()
+
+
+def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    """Type into the composer and click Send, as a person does (Send must be enabled)."""
+    qtbot.keyClicks(window.composer, text)
+    assert window.send_button.isEnabled()
+    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+
+
+def finished(controller: SessionController, key: str) -> Callable[[], bool]:
+    return lambda: not controller.is_running(key)

@@ -8,7 +8,6 @@ requests become approval cards; Stop, crashes and resumed sessions behave.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from xworkmate.ui.conversation import CARD_ROLE, FORMAT_ROLE, HEADER_ROLE
 from xworkmate.ui.execution import NO_AGENTS_LABEL
 
 from .conftest import open_window
-from .support import click_line, label_text, message_texts
+from .support import click_line, finished, label_text, message_texts, send
 from .support_runs import live_text, run, tool_rows, wait_until
 
 
@@ -41,16 +40,6 @@ def choose_mode(window: MainWindow, label: str) -> None:
     assert index >= 0, f"{label!r} is not offered: {picker.choices()}"
     assert picker.is_enabled_at(index), f"{label!r} is disabled"
     picker.setCurrentIndex(index)
-
-
-def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
-    qtbot.keyClicks(window.composer, text)
-    assert window.send_button.isEnabled()
-    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
-
-
-def finished(controller: SessionController, key: str) -> Callable[[], bool]:
-    return lambda: not controller.is_running(key)
 
 
 def acp_line(qtbot: QtBot, window: MainWindow, controller: SessionController, title: str = "Agent line") -> TaskThread:

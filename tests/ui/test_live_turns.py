@@ -27,18 +27,8 @@ from xworkmate.ui.conversation import LIVE_ROLE, MESSAGE_ID_ROLE, MessageListMod
 from xworkmate.ui.live_runs import LiveRow
 
 from .conftest import open_window
-from .support import click_line, label_text, message_headers, message_texts
+from .support import click_line, finished, label_text, message_headers, message_texts, send
 from .support_runs import call, live_text, run, tool_rows, wait_until
-
-
-def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
-    qtbot.keyClicks(window.composer, text)
-    assert window.send_button.isEnabled()
-    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
-
-
-def finished(controller: SessionController, key: str) -> Callable[[], bool]:
-    return lambda: not controller.is_running(key)
 
 
 def test_streamed_text_grows_in_a_transient_row_then_the_stored_message_replaces_it(

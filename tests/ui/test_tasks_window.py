@@ -26,19 +26,13 @@ from xworkmate.ui.task_lines import (
     TaskLineModel,
 )
 
-from .support import click_line, label_text, message_texts, proxy_index, selected_key
+from .support import click_line, label_text, message_texts, proxy_index, selected_key, send
 from .support_runs import call, run, wait_until
 
 
 def visible_keys(window: MainWindow) -> list[str]:
     proxy = window.task_proxy
     return [str(proxy.index(row, 0).data(KEY_ROLE)) for row in range(proxy.rowCount())]
-
-
-def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
-    qtbot.keyClicks(window.composer, text)
-    assert window.send_button.isEnabled()
-    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
 
 
 def menu_action(window: MainWindow, key: str, text: str) -> None:

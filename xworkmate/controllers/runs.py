@@ -28,7 +28,7 @@ from xworkmate.agents.events import (
     ToolDone,
     ToolStarted,
 )
-from xworkmate.agents.native import NativeAgent, describe_call
+from xworkmate.agents.native import NativeAgent, describe_call, history_to_chat
 from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.controllers.changes import (
     ApprovalRequested,
@@ -210,10 +210,10 @@ class TurnRunner:
         *,
         provider: str | None,
         approver: Approver | None,
-        refused: list[str],
         headless: bool = False,
     ) -> TurnOutcome:
         """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask."""
+        refused: list[str] = []  # what the headless policy refused, reported in the outcome
         controller = self._controller
         key = request.thread_id
         thread = controller.get_thread(key)
@@ -354,22 +354,16 @@ class TurnRunner:
         recorder.chosen.update(provider=record.name, model=None)
         return result.text, True
 
-
     def _unanswered_prompt(self, key: str) -> str:
         """A task run on ACP has no new message of the person's: send what it has not answered yet.
 
         That is its goal (the dispatcher's words, labelled as such) and any follow-ups since the
         agent last spoke, in order.
         """
-        from xworkmate.agents.native import COMPONENT_INPUT_LABEL
-
         history = self._controller._store.messages.list_for_thread(key)
         last_reply = max((i for i, m in enumerate(history) if m.role is MessageRole.ASSISTANT), default=-1)
-        parts = [
-            f"{COMPONENT_INPUT_LABEL}\n{m.content}" if m.source is MessageSource.COMPONENT_INPUT else m.content
-            for m in history[last_reply + 1 :]
-            if m.role is MessageRole.USER and m.source in (MessageSource.HUMAN, MessageSource.COMPONENT_INPUT)
-        ]
+        # The same user-side view the native agent sends (component input labelled as not the person's).
+        parts = [entry["content"] for entry in history_to_chat(history[last_reply + 1 :]) if entry["role"] == "user"]
         if not parts:
             raise AcpSetupError(f"task {key} has nothing new to send to its agent")
         return "\n\n".join(parts)

@@ -442,12 +442,15 @@ class SessionController:
         line's permission level are refused with a clear reason.
         """
         request = self._begin_turn(key, prompt)
-        refused: list[str] = []
+        return await self._run_begun(request, provider=provider, approver=approver, headless=headless)
+
+    async def _run_begun(
+        self, request: RunRequest, *, provider: str | None, approver: Approver | None, headless: bool
+    ) -> TurnOutcome:
+        """The turn after ``_begin_turn``: run it, and end it (running flag, change records) whatever happens."""
         outcome: TurnOutcome | None = None
         try:
-            outcome = await self._turns.run(
-                request, provider=provider, approver=approver, refused=refused, headless=headless
-            )
+            outcome = await self._turns.run(request, provider=provider, approver=approver, headless=headless)
             return outcome
         finally:
             self._end_turn(request.thread_id, outcome)
@@ -455,22 +458,15 @@ class SessionController:
     def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         """Start a turn on the event loop and return at once (the window stays responsive)."""
         request = self._begin_turn(key, prompt)
-        thread_id = request.thread_id
-
-        async def turn() -> TurnOutcome:
-            outcome: TurnOutcome | None = None
-            try:
-                outcome = await self._turns.run(request, provider=provider, approver=None, refused=[])
-                return outcome
-            finally:
-                self._end_turn(thread_id, outcome)
-
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             loop = asyncio.get_event_loop_policy().get_event_loop()
-        task = loop.create_task(turn(), name=f"turn {thread_id}")
-        self._tasks[thread_id] = task
+        task = loop.create_task(
+            self._run_begun(request, provider=provider, approver=None, headless=False),
+            name=f"turn {request.thread_id}",
+        )
+        self._tasks[request.thread_id] = task
         return task
 
     def stop(self, key: str) -> bool:

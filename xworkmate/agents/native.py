@@ -308,6 +308,8 @@ def history_to_chat(history: Sequence[Message]) -> list[dict[str, Any]]:
             # A task's goal or an agent's follow-up: visible, but marked as not the person's words (PROV-3).
             out.append({"role": "user", "content": f"{COMPONENT_INPUT_LABEL}\n{message.content}"})
         elif message.role is MessageRole.ASSISTANT:
+            if {"thought", "plan"} & set(message.payload or {}):
+                continue  # an ACP agent's shown reasoning and plans are for the person, not for a model
             calls = list((message.payload or {}).get("tool_calls") or [])
             if not message.content and not calls:
                 continue

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 1
 
+Command = Callable[[argparse.Namespace, SessionController], int]
+
 
 class CliError(Exception):
     """A failure to report as one line."""
@@ -88,24 +90,21 @@ def _print_thread(controller: SessionController, thread: TaskThread, as_json: bo
 # -- commands -----------------------------------------------------------------
 
 
-def cmd_gui(args: argparse.Namespace) -> int:
+def cmd_gui(args: argparse.Namespace, controller: SessionController) -> int:
     if args.smoke_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from xworkmate.ui.app import run_gui
 
-    controller = open_controller()
     return run_gui(controller, smoke_test=args.smoke_test)
 
 
-def cmd_thread_new(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_new(args: argparse.Namespace, controller: SessionController) -> int:
     thread = controller.create_line(title=args.title, workspace=args.workspace)
     _print_thread(controller, thread, args.json)
     return 0
 
 
-def cmd_thread_list(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> int:
     summaries = controller.list_lines(include_archived=args.all)
     if args.json:
         rows = [
@@ -131,26 +130,22 @@ def cmd_thread_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_thread_show(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_show(args: argparse.Namespace, controller: SessionController) -> int:
     _print_thread(controller, controller.get_thread(args.key), args.json)
     return 0
 
 
-def cmd_thread_bind(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_bind(args: argparse.Namespace, controller: SessionController) -> int:
     _print_thread(controller, controller.bind_workspace(args.key, args.workspace), args.json)
     return 0
 
 
-def cmd_thread_archive(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_archive(args: argparse.Namespace, controller: SessionController) -> int:
     _print_thread(controller, controller.archive_line(args.key), args.json)
     return 0
 
 
-def cmd_thread_set(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> int:
     thread = controller.get_thread(args.key)
     if args.permission is not None:
         thread = controller.set_permission(thread.thread_id, args.permission)
@@ -178,12 +173,11 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
     }
 
 
-def cmd_provider_add(args: argparse.Namespace) -> int:
+def cmd_provider_add(args: argparse.Namespace, controller: SessionController) -> int:
     import shlex
 
     from xworkmate.domain.categories import normalize_tags
 
-    controller = open_controller()
     if args.acp_command:
         if args.base_url or args.model or args.tag:
             raise CliError("an ACP agent takes --acp-command only: it does not go through the router (CAT-3)")
@@ -231,8 +225,7 @@ def cmd_provider_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_provider_discover(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_provider_discover(args: argparse.Namespace, controller: SessionController) -> int:
     found = controller.discover_acp_agents()
     if args.json:
         print(json.dumps([{**_provider_json(r), "version": r.model} for r in found], indent=2))
@@ -247,8 +240,7 @@ def cmd_provider_discover(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_provider_list(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -> int:
     records = controller.providers()
     if args.json:
         print(json.dumps([_provider_json(r) for r in records], indent=2))
@@ -261,8 +253,7 @@ def cmd_provider_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_provider_remove(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_provider_remove(args: argparse.Namespace, controller: SessionController) -> int:
     controller.remove_provider(args.name)
     if not args.json:
         print(f"removed provider {args.name}")
@@ -271,10 +262,9 @@ def cmd_provider_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
     import asyncio
 
-    controller = open_controller()
     try:
         native = controller.get_thread(args.key).execution_binding.mode.value == "native"
     except UnknownSessionKeyError:
@@ -311,8 +301,7 @@ def _message_json(message: Message) -> dict[str, Any]:
     }
 
 
-def cmd_thread_category(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_category(args: argparse.Namespace, controller: SessionController) -> int:
     moved = controller.set_category(args.key, None if args.clear else args.set)
     thread = controller.get_thread(args.key)
     if args.json:
@@ -323,21 +312,18 @@ def cmd_thread_category(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_thread_compact(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_compact(args: argparse.Namespace, controller: SessionController) -> int:
     generation = controller.compact(args.key)
     print(json.dumps({"session_key": args.key, "current_session_id": generation}) if args.json else generation)
     return 0
 
 
-def cmd_thread_fork(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_thread_fork(args: argparse.Namespace, controller: SessionController) -> int:
     _print_thread(controller, controller.fork(args.key, title=args.title), args.json)
     return 0
 
 
-def cmd_task_start(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> int:
     started = controller.start_task(
         args.from_key,
         args.goal,
@@ -366,8 +352,7 @@ def cmd_task_start(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_task_send(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> int:
     sent = controller.send_followup(args.key, args.text)
     if args.json:
         print(
@@ -380,8 +365,7 @@ def cmd_task_send(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_task_sources(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_task_sources(args: argparse.Namespace, controller: SessionController) -> int:
     sources = controller.task_sources(args.key)
     if args.json:
         print(json.dumps([_message_json(m) for m in sources], indent=2))
@@ -391,16 +375,14 @@ def cmd_task_sources(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_task_run(args: argparse.Namespace) -> int:
+def cmd_task_run(args: argparse.Namespace, controller: SessionController) -> int:
     import asyncio
 
-    controller = open_controller()
     outcome = asyncio.run(controller.run_turn(args.key, None, provider=args.provider, headless=True))
     return _report_outcome(outcome, args.json)
 
 
-def cmd_messages(args: argparse.Namespace) -> int:
-    controller = open_controller()
+def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int:
     messages = controller.messages_as(args.key, args.as_key)
     if args.json:
         print(json.dumps([_message_json(m) for m in messages], indent=2))
@@ -425,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     thread = sub.add_parser("thread", help="task lines")
     tsub = thread.add_subparsers(dest="thread_command", metavar="ACTION", required=True)
 
-    def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+    def add(name: str, func: Command, help_text: str) -> argparse.ArgumentParser:
         p = tsub.add_parser(name, help=help_text)
         p.add_argument("--json", action="store_true", help="print JSON")
         p.set_defaults(func=func)
@@ -536,12 +518,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    func: Command | None = getattr(args, "func", None)
     if func is None:
         args = parser.parse_args(["gui", *(argv or [])])
         func = cmd_gui
     try:
-        return func(args)
+        return func(args, open_controller())
     except (
         CliError,
         StoreOpenError,

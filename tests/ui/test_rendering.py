@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.store import Store
-from xworkmate.ui.rendering import COLLAPSED_LINES, is_code_block, tool_card
+from xworkmate.ui.rendering import COLLAPSED_LINES, build_document, is_code_block, is_plain_prose, tool_card
 
 from .conftest import open_window
 
@@ -117,3 +119,55 @@ def test_interrupted_answers_and_thoughts_are_labelled_in_the_header(
     headers = message_headers(window)
     assert headers[0].startswith("Agent · ") and headers[0].endswith("interrupted")
     assert headers[1].startswith("Agent (thinking) · ")
+
+
+PLAIN_PROSE = [
+    "I looked; it is fine.",
+    "Done. The build passes on both databases (SQLite, PostgreSQL), 100% green?",
+    "我看过了，没问题。",
+    "Version 2.1 is out: see the notes.",
+]
+MARKDOWN_SYNTAX = [
+    "It is **fine**.",
+    "Use `make test`.",
+    "- a list item",
+    "1. first",
+    "3) third",
+    "> a quote",
+    "# Heading",
+    "see https://example.com",
+    "see www.example.com",
+    "mail me@example.com",
+    "a | b",
+    "~~gone~~",
+    "Tom &amp; Jerry",
+    "two\nlines",
+    "    indented code",
+    "trailing break  ",
+    "snake_case_name",
+    "a\\b",
+    "<b>html</b>",
+    "[link](x)",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_PROSE)
+def test_plain_prose_answers_skip_the_markdown_parser_and_look_the_same(qapp: QApplication, text: str) -> None:
+    """Issue 7: an answer without Markdown syntax is laid out as plain text, with the same text and height."""
+    assert is_plain_prose(text)
+    font = qapp.font()
+    fast = build_document(text, "markdown", font, 240)
+    parsed = QTextDocument()
+    parsed.setDocumentMargin(0)
+    parsed.setDefaultFont(font)
+    parsed.setDefaultTextOption(fast.defaultTextOption())
+    parsed.setMarkdown(text)
+    parsed.setTextWidth(240)
+    assert fast.toPlainText() == parsed.toPlainText().strip("\n")
+    assert fast.size() == parsed.size()
+
+
+@pytest.mark.parametrize("text", MARKDOWN_SYNTAX)
+def test_answers_with_any_markdown_syntax_go_through_the_parser(text: str) -> None:
+    assert not is_plain_prose(text)

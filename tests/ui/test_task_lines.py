@@ -117,6 +117,22 @@ def test_switching_among_5000_lines_reads_one_line_and_never_reloads_the_list(
     assert listed == []
 
 
+def test_switching_lines_leaves_the_window_minimum_size_alone(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """Issue 7: a title, key or folder of another width must not move the window's minimum size.
+    When it did, a long title made the window at least 1,549 px wide, and every switch re-laid
+    out and repainted the whole window."""
+    long_title = sqlite_controller.create_line(title="A much longer title than the main line has, " * 3)
+    short_title = sqlite_controller.create_line(title="x")
+    qtbot.wait(1)  # the posted layout requests
+    minimum = window.minimumSizeHint()
+    for key in (long_title.thread_id, MAIN_KEY, short_title.thread_id):
+        click_line(qtbot, window, key)
+        qtbot.wait(1)
+        assert window.minimumSizeHint() == minimum, key
+
+
 def test_filter_narrows_the_list_without_switching_and_shows_an_empty_state(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:

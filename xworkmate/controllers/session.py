@@ -232,6 +232,10 @@ class SessionController:
     def message_ids(self, key: str, *, before_id: int | None = None, limit: int = 200) -> list[int]:
         return self._store.messages.page_ids(self._canonical(key), before_id=before_id, limit=limit)
 
+    def newest_messages(self, key: str, *, limit: int) -> list[Message]:
+        """A line's newest ``limit`` messages, oldest first: what opening it shows, in one read."""
+        return self._store.messages.newest(self._canonical(key), limit=limit)
+
     def messages_by_id(self, ids: list[int]) -> dict[int, Message]:
         return self._store.messages.get_many(ids)
 

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, make_url, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -165,6 +165,18 @@ class Store:
     def read(self) -> Iterator[Session]:
         with self._sessions() as session:
             yield session
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """A Core connection for the hot reads and writes of a switch (no ORM unit of work)."""
+        with self.engine.connect() as connection:
+            yield connection
+
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """A Core connection in a transaction, committed on leaving."""
+        with self.engine.begin() as connection:
+            yield connection
 
     def close(self) -> None:
         self.engine.dispose()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import Connection, Integer, Row, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from xworkmate.domain.categories import normalize_category
@@ -72,7 +72,12 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-def _thread_from_row(row: ThreadRow) -> TaskThread:
+_THREAD_COLUMNS = tuple(ThreadRow.__table__.c)
+# Built once: the statements a switch runs (building a select per call cost as much as running it).
+_THREAD_BY_KEY = select(*_THREAD_COLUMNS).where(ThreadRow.thread_id == bindparam("key"))
+
+
+def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
     return TaskThread(
         thread_id=row.thread_id,
         title=row.title,
@@ -376,10 +381,10 @@ class ThreadRepository:
         self._store = store
 
     def get(self, key: str) -> TaskThread | None:
-        """One thread by key: one primary-key read, never a scan."""
-        with self._store.read() as session:
-            row = session.get(ThreadRow, key)
-            return _thread_from_row(row) if row is not None else None
+        """One thread by key: one primary-key read, never a scan (Core: it runs on every switch)."""
+        with self._store.connect() as connection:
+            row = connection.execute(_THREAD_BY_KEY, {"key": key}).first()
+        return _thread_from_row(row) if row is not None else None
 
     def exists(self, key: str) -> bool:
         with self._store.read() as session:
@@ -582,7 +587,27 @@ class ThreadRepository:
             return _generation_from_row(_start_generation(session, key, now=now))
 
 
-def _message_from_row(row: MessageRow) -> Message:
+# What a ``Message`` is built from; Core reads of these skip the ORM's per-row bookkeeping.
+_MESSAGE_COLUMNS = tuple(
+    MessageRow.__table__.c[name]
+    for name in ("id", "thread_id", "role", "source", "content", "state", "created_at", "payload")
+)
+
+
+def _newest_statement(viewer: Viewer) -> Select[Any]:
+    return (
+        select(*_MESSAGE_COLUMNS)
+        .where(MessageRow.thread_id == bindparam("thread_id"), visible_thread_clause(viewer))
+        .order_by(MessageRow.id.desc())
+        .limit(bindparam("limit", type_=Integer))
+    )
+
+
+# The desktop's predicate does not depend on anything live, so its statement is built once.
+_NEWEST_FOR_DESKTOP = _newest_statement(DESKTOP)
+
+
+def _message_from_row(row: MessageRow | Row[Any]) -> Message:
     return Message(
         id=row.id,
         thread_id=row.thread_id,
@@ -679,15 +704,24 @@ class MessageRepository:
         ids.reverse()
         return ids
 
+    def newest(self, thread_id: str, *, limit: int, viewer: Viewer = DESKTOP) -> list[Message]:
+        """The newest ``limit`` messages of a thread that ``viewer`` may read, oldest first, in one read.
+
+        Opening a line shows these at once; older ones are paged by id (``page_ids``).
+        """
+        stmt = _NEWEST_FOR_DESKTOP if viewer == DESKTOP else _newest_statement(viewer)
+        with self._store.connect() as connection:
+            rows = connection.execute(stmt, {"thread_id": thread_id, "limit": limit}).all()
+        return [_message_from_row(row) for row in reversed(rows)]
+
     def get_many(self, ids: Sequence[int], *, viewer: Viewer = DESKTOP) -> dict[int, Message]:
         """The rows of ``ids`` that ``viewer`` may read; the others are simply absent."""
         if not ids:
             return {}
-        with self._store.read() as session:
-            rows = session.scalars(
-                select(MessageRow).where(MessageRow.id.in_(list(ids)), visible_thread_clause(viewer))
-            )
-            return {row.id: _message_from_row(row) for row in rows}
+        stmt = select(*_MESSAGE_COLUMNS).where(MessageRow.id.in_(list(ids)), visible_thread_clause(viewer))
+        with self._store.connect() as connection:
+            rows = connection.execute(stmt).all()
+        return {row.id: _message_from_row(row) for row in rows}
 
     def list_for_thread(self, thread_id: str, *, viewer: Viewer = DESKTOP) -> list[Message]:
         with self._store.read() as session:
@@ -977,6 +1011,30 @@ class DispatchRepository:
             return CreatedFork(thread=_thread_from_row(row), message_ids=tuple(copied), source_ids=tuple(sources))
 
 
+_APP_STATE_UPSERTS: dict[str, Any] = {}
+
+
+def _upsert_app_state(connection: Connection, name: str, value: str) -> None:
+    """One statement on SQLite and PostgreSQL (built once per dialect); update-or-insert elsewhere."""
+    table = AppStateRow.__table__
+    dialect = connection.dialect.name
+    params = {"name": name, "value": value}
+    if dialect not in ("postgresql", "sqlite"):
+        if not connection.execute(update(table).where(table.c.name == name).values(value=value)).rowcount:
+            connection.execute(insert(table), params)
+        return
+    upsert = _APP_STATE_UPSERTS.get(dialect)
+    if upsert is None:
+        if dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as dialect_insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert as dialect_insert
+        stmt = dialect_insert(table).values(name=bindparam("name"), value=bindparam("value"))
+        upsert = stmt.on_conflict_do_update(index_elements=[table.c.name], set_={"value": stmt.excluded.value})
+        _APP_STATE_UPSERTS[dialect] = upsert
+    connection.execute(upsert, params)
+
+
 class AppStateRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -987,12 +1045,9 @@ class AppStateRepository:
             return row.value if row is not None else None
 
     def set(self, name: str, value: str) -> None:
-        with self._store.session() as session:
-            row = session.get(AppStateRow, name)
-            if row is None:
-                session.add(AppStateRow(name=name, value=value))
-            else:
-                row.value = value
+        """Insert or replace in one statement (the current line is saved on every switch)."""
+        with self._store.begin() as connection:
+            _upsert_app_state(connection, name, value)
 
 
 class ProviderExistsError(ValueError):

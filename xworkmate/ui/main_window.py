@@ -255,7 +255,7 @@ class MainWindow(QMainWindow):
                 self._drafts[previous.key] = self.composer.toPlainText()
             # Text typed for one line is never sent on another: each line keeps its own draft.
             self.composer.setPlainText(self._drafts.pop(view.key, ""))
-            self.message_model.set_key(view.key)
+            self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
             self.message_pane.choose_provider(self._provider_choice.get(view.key))
             self.message_list.follow_newest()
             task = view.thread.kind is ThreadKind.TASK

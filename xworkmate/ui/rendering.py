@@ -357,6 +357,30 @@ def _style_code_blocks(document: QTextDocument) -> None:
 
 # -- documents -------------------------------------------------------------------------
 
+# Characters and openings that can make Markdown differ from its plain text (emphasis, code,
+# links, autolinks, HTML, entities, tables, strikethrough, escapes, breaks; lists, quotes and
+# headings at the start). An answer with none of them renders the same as plain text.
+_MARKDOWN_CHARACTERS = frozenset("\\`*_[]<>#|~&@\n\r\t")
+_MARKDOWN_OPENING = re.compile(r"[-+*>#=\s]|\d+[.)]")
+_PLAIN_PROSE_LIMIT = 4_000
+
+
+def is_plain_prose(text: str) -> bool:
+    """Whether Markdown would render ``text`` exactly as plain text (one short paragraph, no syntax).
+
+    Such answers are the common case and skip the Markdown parser and the code highlighter.
+    """
+    return (
+        0 < len(text) <= _PLAIN_PROSE_LIMIT
+        and not _MARKDOWN_CHARACTERS.intersection(text)
+        and _MARKDOWN_OPENING.match(text) is None
+        and not text[-1].isspace()
+        and "  " not in text
+        and "://" not in text
+        and "www." not in text.lower()
+    )
+
+
 
 def build_document(
     text: str,
@@ -385,7 +409,7 @@ def build_document(
         italic.setItalic(True)
         document.setDefaultFont(italic)
         document.setPlainText(text)
-    elif body_format == "markdown" and not raw:
+    elif body_format == "markdown" and not raw and not is_plain_prose(text):
         # Attached to the empty document, so no deferred re-highlight is left pending on the event
         # loop; run once the code blocks carry their language. The document owns it (Qt parent),
         # and it must live as long as the document: its destructor clears the formats.

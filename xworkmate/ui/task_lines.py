@@ -12,7 +12,7 @@ reloaded because one line changed, appeared or because the current line moved.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -63,6 +63,12 @@ CATEGORY_BADGE_ROLE = KEY_ROLE + 10
 """``"● medical"`` for a category line, ``""`` for a normal one (CAT-1)."""
 KIND_MARKER_ROLE = KEY_ROLE + 11
 """``"task"``, ``"fork"``… for lines that are not plain conversations, else ``""``."""
+ROW_ROLE = KEY_ROLE + 12
+"""The whole row as a ``LineRowView``: the delegate paints from one call into the model."""
+
+_ITEM_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+_TITLE_ALIGNMENT = int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
+_BADGE_ALIGNMENT = int(Qt.AlignmentFlag.AlignCenter)
 
 STATUS_BADGES: dict[ThreadStatus, str] = {
     ThreadStatus.RUNNABLE: "",
@@ -90,6 +96,16 @@ KIND_MARKERS: dict[ThreadKind, str] = {
     ThreadKind.CLONE: "clone",
     ThreadKind.SIDE_CHAT: "side chat",
 }
+
+
+class LineRowView(NamedTuple):
+    """What a task-line row paints (``ROW_ROLE``)."""
+
+    title: str
+    depth: int
+    status: ThreadStatus
+    category_badge: str
+    kind_marker: str
 
 
 def category_badge(category: str | None) -> str:
@@ -157,15 +173,21 @@ class TaskLineModel(QAbstractListModel):
         return 0 if parent.isValid() else len(self._lines)
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        return _ITEM_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._lines) or index.column() != 0:
             return None
         row = index.row()
         line = self._lines[row]
+        if role == ROW_ROLE:
+            return LineRowView(
+                title=line.title,
+                depth=self._depths[row],
+                status=self.status_of_row(row),
+                category_badge=category_badge(line.category),
+                kind_marker=KIND_MARKERS.get(line.kind, ""),
+            )
         if role == Qt.ItemDataRole.DisplayRole:
             return line.title
         if role == KEY_ROLE:
@@ -393,27 +415,29 @@ class TaskLineDelegate(QStyledItemDelegate):
         return cached
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        title = opt.text
-        opt.text = ""
-        widget = opt.widget
+        view = index.data(ROW_ROLE)
+        if not isinstance(view, LineRowView):
+            super().paint(painter, option, index)
+            return
+        # The panel (selection, hover, focus) from the style; the text and badges are ours, so the
+        # style option needs none of the model's roles (initStyleOption would ask for ten of them).
+        widget = option.widget
         style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
 
-        status = ThreadStatus(index.data(STATUS_ROLE))
-        depth = int(index.data(DEPTH_ROLE) or 0)
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        text_colour = option.palette.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        )
         badges = (
-            (str(index.data(BADGE_ROLE) or ""), _BADGE_COLOURS.get(status)),
-            (str(index.data(CATEGORY_BADGE_ROLE) or ""), _CATEGORY_COLOUR),
-            (str(index.data(KIND_MARKER_ROLE) or ""), _KIND_COLOUR),
+            (STATUS_BADGES[view.status], _BADGE_COLOURS.get(view.status)),
+            (view.category_badge, _CATEGORY_COLOUR),
+            (view.kind_marker, _KIND_COLOUR),
         )
 
         painter.save()
-        rect = opt.rect.adjusted(10 + depth * INDENT_PX, 0, -8, 0)
-        small, small_metrics, title_metrics = self._fonts(opt.font)
+        rect = option.rect.adjusted(10 + view.depth * INDENT_PX, 0, -8, 0)
+        small, small_metrics, title_metrics = self._fonts(option.font)
         right = rect.right()
         for text, colour in badges:
             if not text:
@@ -430,16 +454,15 @@ class TaskLineDelegate(QStyledItemDelegate):
             painter.setBrush(fill)
             painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
             painter.setFont(small)
-            painter.setPen(opt.palette.color(text_role) if selected else pill_colour.darker(130))
-            painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), text)
+            painter.setPen(text_colour if selected else pill_colour.darker(130))
+            painter.drawText(pill, _BADGE_ALIGNMENT, text)
             right = pill.left() - 6
-        painter.setFont(opt.font)
-        painter.setPen(opt.palette.color(text_role))
-        if depth:
-            title = f"↳ {title}"  # nested under the line that dispatched it
+        painter.setFont(option.font)
+        painter.setPen(text_colour)
+        title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
         title_rect = QRect(rect.left(), rect.top(), max(right - rect.left(), 0), rect.height())
         elided = title_metrics.elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width())
-        painter.drawText(title_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)
+        painter.drawText(title_rect, _TITLE_ALIGNMENT, elided)
         painter.restore()
 
 

@@ -38,6 +38,7 @@ from xworkmate.domain.threads import ThreadStatus
 PREVIEW_LIMIT = 256 * 1024
 SOURCE_LINE_LIMIT = 160
 SOURCE_ROWS_SHOWN = 5
+PATH_LABEL_MIN_WIDTH = 40
 
 
 def human_size(size: int) -> str:
@@ -148,6 +149,9 @@ class WorkspacePane(QWidget):
         self.path_label.setTextFormat(Qt.TextFormat.PlainText)
         self.path_label.setWordWrap(True)
         self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A path is one long word: without an explicit minimum it would set the window's minimum
+        # width, and change it on every switch. A path wider than the pane is cut; the tooltip has it.
+        self.path_label.setMinimumWidth(PATH_LABEL_MIN_WIDTH)
         self.change_folder_button = QPushButton("Change folder…")
         self.change_folder_button.setObjectName("changeFolderButton")
         self.change_folder_button.setToolTip("Bind this task line to another folder")

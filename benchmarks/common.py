@@ -152,3 +152,6 @@ def print_table(figures: list[Figure]) -> None:
     for f in figures:
         ref = f"{f.reference:.3g} {f.reference_label}" if f.reference is not None else ""
         print(f"{f.name:<46} {f.value:>9.3g} {f.unit:<2} {f.target:>16} {'yes' if f.met else 'NO':>4}   {ref}")
+        if f.notes:
+            shown = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in f.notes.items())
+            print(f"    {shown}")

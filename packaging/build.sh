@@ -98,7 +98,7 @@ t=$(date +%s)
 "$ROOT/.venv/bin/pyi-archive_viewer" -r -b "$BUNDLE/xworkmate" >"$SCRATCH/archive.txt"
 for module in xworkmate.ui.app xworkmate.agents.native qasync alembic.context alembic.op alembic.ddl.sqlite \
   alembic.ddl.postgresql sqlalchemy.dialects.sqlite.pysqlite sqlalchemy.dialects.postgresql.psycopg psycopg \
-  psycopg_binary keyring.backends.SecretService secretstorage jeepney pydantic_settings acp.client.connection; do
+  psycopg_binary keyring.backends.SecretService secretstorage jeepney ulid acp.client.connection; do
   grep -qxF " $module" "$SCRATCH/archive.txt" || fail "module $module is not in the bundle's archive (hidden import?)"
 done
 echo "  run-time imports present in the archive"

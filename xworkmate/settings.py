@@ -8,25 +8,43 @@ folders. Nothing here imports Qt or the store.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import platformdirs
-from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 APP_NAME = "xworkmate"
+ENV_PREFIX = "XWORKMATE_"
 
 
 def _default_home() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="XWORKMATE_", extra="ignore")
+class Settings(BaseModel):
+    """Arguments win; a field not given comes from ``XWORKMATE_<FIELD>`` (any case), else its default.
+
+    A bad value raises pydantic's ``ValidationError`` naming the field.
+    """
 
     home: Path = Field(default_factory=_default_home, description="data folder")
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; SQLite in home if unset")
     workspace_root: Path | None = Field(default=None, description="root of new lines' folders")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_environment(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        environment = {name.upper(): value for name, value in os.environ.items() if name.upper().startswith(ENV_PREFIX)}
+        values = dict(data)
+        for field in cls.model_fields:
+            name = f"{ENV_PREFIX}{field.upper()}"
+            if field not in values and name in environment:
+                values[field] = environment[name]
+        return values
 
     @field_validator("home", "workspace_root", mode="after")
     @classmethod

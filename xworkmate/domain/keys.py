@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import re
 
-from ulid import ULID
-
 MAIN_KEY = "main"
 DRAFT_PREFIX = "draft:"
 AGENT_PREFIX = "agent:"
@@ -40,6 +38,8 @@ class InvalidSessionKeyError(ValueError):
 
 def allocate_draft_key() -> str:
     """A fresh ``draft:<ULID>`` key (ISO-2: allocated before the line exists)."""
+    from ulid import ULID  # here, not at the top: importing it reads package metadata (~20 ms at start-up)
+
     return f"{DRAFT_PREFIX}{ULID()}"
 
 

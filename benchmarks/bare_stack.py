@@ -1,0 +1,31 @@
+"""A second start-up reference: the bare panes after importing the libraries XWorkmate is built on.
+
+SQLAlchemy (with its ORM) and pydantic are part of the product's stack (SPEC §1); what this
+script costs over ``bare_panes.py`` is what any start-up on that stack pays before doing
+anything of its own, so ``smoke test / bare_stack`` shows what is left to win in our code.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pydantic
+import sqlalchemy
+import sqlalchemy.orm
+
+
+class _Probe(pydantic.BaseModel):
+    """One model: pydantic loads most of itself on the first class, not on import."""
+
+    value: int
+
+
+def main() -> int:
+    assert sqlalchemy.orm.Session is not None and _Probe(value=1).value == 1
+    from bare_panes import main as panes
+
+    return panes()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -13,8 +13,9 @@ from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, qInstallMessa
 from PySide6.QtWidgets import QApplication, QLabel
 
 from xworkmate.controllers import SessionController
-from xworkmate.ui.app import build_main_window
+from xworkmate.ui.app import apply_resources, build_main_window
 from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.resources import load_resources
 
 
 def _quiet_offscreen(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
@@ -27,8 +28,13 @@ qInstallMessageHandler(_quiet_offscreen)
 
 
 def application() -> QApplication:
+    """The application, styled as ``run_gui`` styles it (the stylesheet changes what painting costs)."""
     app = QApplication.instance()
-    return app if isinstance(app, QApplication) else QApplication([])
+    if isinstance(app, QApplication):
+        return app
+    app = QApplication([])
+    apply_resources(app, load_resources())
+    return app
 
 
 def shown_window(controller: SessionController) -> MainWindow:

@@ -70,7 +70,8 @@ def _application() -> QApplication:
     return existing
 
 
-def _apply_resources(app: QApplication, resources: AppResources) -> None:
+def apply_resources(app: QApplication, resources: AppResources) -> None:
+    """The window icon and the stylesheet, as the app runs with them."""
     app.setWindowIcon(resources.icon)
     app.setStyleSheet(resources.stylesheet)
 
@@ -90,7 +91,7 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
     app.setApplicationVersion(xworkmate.__version__)
     app.setDesktopFileName("xworkmate")
     try:
-        _apply_resources(app, load_resources())
+        apply_resources(app, load_resources())
     except ResourceMissingError as exc:
         if smoke_test:
             print(f"smoke test failed: {exc}", file=sys.stderr)

@@ -709,7 +709,8 @@ class MessageDelegate(QStyledItemDelegate):
         view = index.data(ROW_ROLE)
         if isinstance(view, RowView):
             return view
-        return RowView(cache_key=None, text=str(index.data() or ""), body_format="plain", header="", state="", role="")
+        text = str(index.data() or "")  # not our model: its display text, cached by that text
+        return RowView(cache_key=("text", text), text=text, body_format="plain", header="", state="", role="")
 
     def document_for(self, index: ModelIndex, font: QFont | None = None) -> QTextDocument:
         """The rendered body of a row at the current width (cached)."""

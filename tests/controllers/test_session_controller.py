@@ -254,10 +254,11 @@ def test_current_line_survives_a_restart(database_url: str, settings: Settings) 
 def _count_statements(store: Store) -> list[str]:
     statements: list[str] = []
 
-    @event.listens_for(store.engine, "before_cursor_execute")
     def _record(_conn, _cursor, statement, _params, _context, _many):  # type: ignore[no-untyped-def]
         statements.append(statement)
 
+    for engine in store.engines:  # writes and reads have a pool each
+        event.listen(engine, "before_cursor_execute", _record)
     return statements
 
 

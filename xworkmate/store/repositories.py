@@ -16,7 +16,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Integer, Row, Select, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Integer,
+    Row,
+    Select,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from xworkmate.domain.categories import normalize_category
@@ -882,6 +894,24 @@ def _copy_rows(session: Session, rows: Sequence[MessageRow], target_key: str) ->
     return [c.id for c in copies]
 
 
+def _sources_statement(viewer: Viewer, reader_key: ColumnElement[Any] | None = None) -> Select[Any]:
+    """PROV-3's read: a task's frozen sources, human only, as ``viewer`` may read them, in capture order."""
+    return (
+        select(*_MESSAGE_COLUMNS)
+        .join(DispatchSourceRow, DispatchSourceRow.message_id == MessageRow.id)
+        .where(
+            DispatchSourceRow.task_key == bindparam("task_key"),
+            human_source_clause(),
+            visible_thread_clause(viewer, reader_key=reader_key),
+        )
+        .order_by(DispatchSourceRow.position)
+    )
+
+
+# Built once for every thread reader: its key is a parameter, its category is read live in the query.
+_SOURCES_FOR_A_THREAD = _sources_statement(Viewer.of_thread("reader", None), reader_key=bindparam("reader_key"))
+
+
 class DispatchRepository:
     """Tasks and their frozen dispatch sources; each method is one transaction."""
 
@@ -950,14 +980,14 @@ class DispatchRepository:
 
     def sources(self, task_key: str, *, viewer: Viewer) -> list[Message]:
         """PROV-3: the snapshot as ``viewer`` may read it now, human sources only, in capture order."""
-        with self._store.read() as session:
-            rows = session.scalars(
-                select(MessageRow)
-                .join(DispatchSourceRow, DispatchSourceRow.message_id == MessageRow.id)
-                .where(DispatchSourceRow.task_key == task_key, human_source_clause(), visible_thread_clause(viewer))
-                .order_by(DispatchSourceRow.position)
-            )
-            return [_message_from_row(row) for row in rows]
+        params = {"task_key": task_key}
+        if viewer.thread_id is not None and not viewer.sees_everything:
+            stmt = _SOURCES_FOR_A_THREAD  # the common case, a task reading its own sources
+            params["reader_key"] = viewer.thread_id
+        else:
+            stmt = _sources_statement(viewer)
+        with self._store.connect() as connection:
+            return [_message_from_row(row) for row in connection.execute(stmt, params)]
 
     def evidence(self, thread_key: str, *, viewer: Viewer, limit: int = DEFAULT_CAPTURE_LIMIT) -> list[Message]:
         """WR-1: the thread's own recent human messages plus its visible dispatch snapshot."""

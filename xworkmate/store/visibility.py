@@ -48,13 +48,20 @@ _OWNER = _THREADS.alias("visibility_owner")
 _READER = _THREADS.alias("visibility_reader")
 
 
-def readable_category_clause(viewer: Viewer, category: ColumnElement[Any] | Any) -> ColumnElement[bool]:
-    """CAT-4 over a column holding a thread's category: normal, or the viewer's own."""
+def readable_category_clause(
+    viewer: Viewer, category: ColumnElement[Any] | Any, *, reader_key: ColumnElement[Any] | None = None
+) -> ColumnElement[bool]:
+    """CAT-4 over a column holding a thread's category: normal, or the viewer's own.
+
+    ``reader_key`` stands in for a thread viewer's key (a bind parameter), so a statement
+    built once serves every thread reader; the rule is the same.
+    """
     if viewer.sees_everything:
         return true()
     normal = category.is_(None)
     if viewer.thread_id is not None:
-        reader_category = select(_READER.c.category).where(_READER.c.thread_id == viewer.thread_id).scalar_subquery()
+        key = reader_key if reader_key is not None else viewer.thread_id
+        reader_category = select(_READER.c.category).where(_READER.c.thread_id == key).scalar_subquery()
         # NULL = NULL is not true: a normal reader only reads normal rows.
         return or_(normal, category == reader_category)
     if viewer.category is None:
@@ -63,15 +70,21 @@ def readable_category_clause(viewer: Viewer, category: ColumnElement[Any] | Any)
 
 
 def visible_thread_clause(
-    viewer: Viewer, thread_id: ColumnElement[Any] | Any = MessageRow.thread_id
+    viewer: Viewer,
+    thread_id: ColumnElement[Any] | Any = MessageRow.thread_id,
+    *,
+    reader_key: ColumnElement[Any] | None = None,
 ) -> ColumnElement[bool]:
     """CAT-4: may ``viewer`` read rows of the thread named by ``thread_id``?
 
-    ``thread_id`` is a column, ``messages.thread_id`` unless another is given.
+    ``thread_id`` is a column, ``messages.thread_id`` unless another is given;
+    ``reader_key`` as in ``readable_category_clause``.
     """
     if viewer.sees_everything:
         return true()
-    return exists().where(_OWNER.c.thread_id == thread_id, readable_category_clause(viewer, _OWNER.c.category))
+    return exists().where(
+        _OWNER.c.thread_id == thread_id, readable_category_clause(viewer, _OWNER.c.category, reader_key=reader_key)
+    )
 
 
 def human_source_clause() -> ColumnElement[bool]:

@@ -179,7 +179,7 @@ class Store:
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        """A Core connection for the hot reads and writes of a switch (no ORM unit of work)."""
+        """A Core connection for reading, from the autocommit pool (no ORM unit of work, no transaction)."""
         with self._reader.connect() as connection:
             yield connection
 

@@ -106,9 +106,10 @@ ROW_ROLE = MESSAGE_ID_ROLE + 11
 PAGE_SIZE = 200
 # Opening a line reads only enough of its newest messages for the first screen; every row of
 # that page is measured (rendered) before the first paint, so this decides switching time
-# (issue 7: p95 38 ms a switch with 200 rows, 18 ms with 16). Older pages are PAGE_SIZE.
+# (issue 7: p95 38 ms a switch with 200 rows, 18 ms with 16). The window asks for as many as
+# fill its view (``MessageListView.rows_to_fill``, never fewer than MIN_FIRST_PAGE);
+# FIRST_PAGE_SIZE is the model's default. Older pages are PAGE_SIZE.
 FIRST_PAGE_SIZE = 16
-# The window asks for as many rows as fill the view (``rows_to_fill``), never fewer than this.
 MIN_FIRST_PAGE = 8
 # How many rows around a missing one are read together when a row is first painted.
 _FETCH_BEHIND = 16

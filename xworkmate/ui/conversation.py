@@ -506,17 +506,18 @@ class MessageListModel(QAbstractListModel):
             live = self._live_at(row)
             if live is None:
                 return None
-            tool = live.kind == "tool"
+            card = running_card(live.text) if live.kind == "tool" else None
+            tool = card is not None
             header = "Tool · running" if tool else ("Agent · streaming…" if live.text else "Agent · working…")
             return RowView(
                 cache_key=("live", live.kind, live.revision),
-                text=running_card(live.text).plain_text() if tool else (live.text or "…"),
+                text=card.plain_text() if card is not None else (live.text or "…"),
                 body_format="tool" if tool else "markdown",
                 header=header,
                 state=MessageState.COMPLETE.value,
                 role=MessageRole.TOOL.value if tool else MessageRole.ASSISTANT.value,
                 live=live.kind,
-                card=running_card(live.text) if tool else None,
+                card=card,
             )
         message_id = self._ids[row]
         view = self._views.get(message_id)
@@ -549,13 +550,11 @@ class MessageListModel(QAbstractListModel):
 
     def _live_data(self, row: int, role: int) -> Any:
         live = self._live_at(row)
-        if live is None:
+        view = self.row_view(row)
+        if live is None or view is None:
             return None
-        is_tool = live.kind == "tool"
         if role == Qt.ItemDataRole.DisplayRole:
-            if is_tool:
-                return running_card(live.text).plain_text()
-            return live.text or "…"
+            return view.text
         if role == CONTENT_ROLE:
             return live.text
         if role == LIVE_ROLE:
@@ -563,21 +562,19 @@ class MessageListModel(QAbstractListModel):
         if role == MESSAGE_ID_ROLE:
             return None
         if role == CACHE_KEY_ROLE:
-            return ("live", live.kind, live.revision)
+            return view.cache_key
         if role == FORMAT_ROLE:
-            return "tool" if is_tool else "markdown"
+            return view.body_format
         if role == CARD_ROLE:
-            return running_card(live.text) if is_tool else None
+            return view.card
         if role == HEADER_ROLE:
-            if is_tool:
-                return "Tool · running"
-            return "Agent · streaming…" if live.text else "Agent · working…"
+            return view.header
         if role == ROLE_ROLE:
-            return MessageRole.TOOL.value if is_tool else MessageRole.ASSISTANT.value
+            return view.role
         if role == SOURCE_ROLE:
-            return MessageSource.TOOL.value if is_tool else MessageSource.AGENT.value
+            return MessageSource.TOOL.value if live.kind == "tool" else MessageSource.AGENT.value
         if role == STATE_ROLE:
-            return MessageState.COMPLETE.value
+            return view.state
         if role == EXPANDED_ROLE:
             return False
         if role == Qt.ItemDataRole.ToolTipRole:

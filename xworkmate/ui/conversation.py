@@ -457,20 +457,21 @@ class MessageListModel(QAbstractListModel):
             if role == FORMAT_ROLE:
                 return "plain"
             return None
+        view = self._stored_view(row)  # the rendering the delegate paints, built once per message
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._body_text(row, message)
+            return view.text
         if role == FORMAT_ROLE:
-            return _body_format(message)
+            return view.body_format
         if role == CARD_ROLE:
-            return self.card_at(row)
+            return view.card
         if role == CONTENT_ROLE:
             return message.content
         if role == HEADER_ROLE:
-            return message_header(message)
+            return view.header
         if role == STATE_ROLE:
-            return message.state.value
+            return view.state
         if role == ROLE_ROLE:
-            return message.role.value
+            return view.role
         if role == SOURCE_ROLE:
             return message.source.value
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -519,6 +520,9 @@ class MessageListModel(QAbstractListModel):
                 live=live.kind,
                 card=card,
             )
+        return self._stored_view(row)
+
+    def _stored_view(self, row: int) -> RowView:
         message_id = self._ids[row]
         view = self._views.get(message_id)
         if view is not None:

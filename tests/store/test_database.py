@@ -34,6 +34,18 @@ def test_reopening_a_migrated_database_keeps_its_rows(database_url: str) -> None
         second.close()
 
 
+def test_saving_a_named_value_again_replaces_it(database_url: str) -> None:
+    """The current line is saved on every switch: one upsert replaces the value, on either database."""
+    store = open_store(database_url)
+    try:
+        store.app_state.set("current_key", "main")
+        store.app_state.set("current_key", "draft:01J0000000000000000000000A")
+        assert store.app_state.get("current_key") == "draft:01J0000000000000000000000A"
+        assert store.app_state.get("never_set") is None
+    finally:
+        store.close()
+
+
 def test_sqlite_runs_in_wal_mode_with_foreign_keys_on(settings: Settings) -> None:
     store = open_store(settings.effective_database_url)
     try:

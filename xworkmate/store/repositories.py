@@ -18,14 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     ColumnElement,
-    Connection,
     Integer,
     Row,
     Select,
     bindparam,
     delete,
     func,
-    insert,
     select,
     update,
 )
@@ -1044,25 +1042,20 @@ class DispatchRepository:
 _APP_STATE_UPSERTS: dict[str, Any] = {}
 
 
-def _upsert_app_state(connection: Connection, name: str, value: str) -> None:
-    """One statement on SQLite and PostgreSQL (built once per dialect); update-or-insert elsewhere."""
-    table = AppStateRow.__table__
-    dialect = connection.dialect.name
-    params = {"name": name, "value": value}
-    if dialect not in ("postgresql", "sqlite"):
-        if not connection.execute(update(table).where(table.c.name == name).values(value=value)).rowcount:
-            connection.execute(insert(table), params)
-        return
+def _app_state_upsert(dialect: str) -> Any:
+    """Insert or replace a named value in one statement, built once per dialect.
+
+    Only SQLite and PostgreSQL get past migration 0003 (the CAT-7 trigger); both have ON CONFLICT.
+    """
     upsert = _APP_STATE_UPSERTS.get(dialect)
     if upsert is None:
-        if dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as dialect_insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert as dialect_insert
-        stmt = dialect_insert(table).values(name=bindparam("name"), value=bindparam("value"))
-        upsert = stmt.on_conflict_do_update(index_elements=[table.c.name], set_={"value": stmt.excluded.value})
+        from sqlalchemy.dialects import postgresql, sqlite  # here: the PostgreSQL dialect is not a start-up cost
+
+        dialect_insert: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        stmt = dialect_insert(AppStateRow).values(name=bindparam("name"), value=bindparam("value"))
+        upsert = stmt.on_conflict_do_update(index_elements=[AppStateRow.name], set_={"value": stmt.excluded.value})
         _APP_STATE_UPSERTS[dialect] = upsert
-    connection.execute(upsert, params)
+    return upsert
 
 
 class AppStateRepository:
@@ -1077,7 +1070,7 @@ class AppStateRepository:
     def set(self, name: str, value: str) -> None:
         """Insert or replace in one statement (the current line is saved on every switch)."""
         with self._store.begin() as connection:
-            _upsert_app_state(connection, name, value)
+            connection.execute(_app_state_upsert(connection.dialect.name), {"name": name, "value": value})
 
 
 class ProviderExistsError(ValueError):

@@ -119,13 +119,13 @@ def test_the_agent_chosen_in_the_mode_picker_streams_then_its_answer_is_stored_w
     # The plan: a checklist.
     plan = model.index(2, 0)
     assert plan.data() == "☑ Read the notes\n◐ Fix the notes\n☐ Report"
-    assert "Fix the notes" in window.message_list.message_delegate.document_for(plan).toPlainText()
+    assert "Fix the notes" in window.message_list.message_delegate.body_for(plan).plain_text()
     # The tool call: a card with its diff, folded until clicked.
     card = model.index(3, 0).data(CARD_ROLE)
     assert card.title == "Edit notes.md" and card.body_kind == "diff" and card.ok
     assert "+b" in card.body and "diff +1 −1" in card.plain_text()
     # The answer: Markdown rendered.
-    rendered = window.message_list.message_delegate.document_for(model.index(4, 0)).toPlainText()
+    rendered = window.message_list.message_delegate.body_for(model.index(4, 0)).plain_text()
     assert "notes" in rendered and "**" not in rendered
 
     folder = str(Path(line.workspace_binding.path or "").resolve())

@@ -55,7 +55,7 @@ def test_streamed_text_grows_in_a_transient_row_then_the_stored_message_replaces
     model = window.message_model
     last = model.index(model.rowCount() - 1, 0)
     assert last.data(LIVE_ROLE) == "stream" and last.data(MESSAGE_ID_ROLE) is None
-    shown = window.message_list.message_delegate.document_for(last).toPlainText()
+    shown = window.message_list.message_delegate.body_for(last).plain_text()
     assert shown.startswith("Hello from")  # what the delegate paints for the row
     assert message_texts(window)[:1] == ["say hello slowly"]
 
@@ -65,7 +65,7 @@ def test_streamed_text_grows_in_a_transient_row_then_the_stored_message_replaces
     assert message_texts(window) == ["say hello slowly", final]
     stored = model.index(1, 0)
     assert stored.data(LIVE_ROLE) is None and stored.data(MESSAGE_ID_ROLE) > 0
-    rendered = window.message_list.message_delegate.document_for(stored).toPlainText()
+    rendered = window.message_list.message_delegate.body_for(stored).plain_text()
     assert "streaming" in rendered and "**" not in rendered  # Markdown rendered
     assert not window.stop_button.isEnabled()
     assert label_text(window, "lineStatusLabel").startswith("Runnable")

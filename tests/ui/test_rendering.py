@@ -11,7 +11,17 @@ from pytestqt.qtbot import QtBot
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.store import Store
-from xworkmate.ui.rendering import COLLAPSED_LINES, build_document, is_code_block, is_plain_prose, tool_card
+from xworkmate.ui.rendering import (
+    COLLAPSED_LINES,
+    BodyFormat,
+    DocumentBody,
+    PlainBody,
+    build_body,
+    build_document,
+    is_code_block,
+    is_plain_prose,
+    tool_card,
+)
 
 from .conftest import open_window
 
@@ -43,7 +53,9 @@ def test_markdown_answers_render_with_highlighted_monospace_code_and_the_raw_tog
     index = window.message_model.index(0, 0)
     delegate = window.message_list.message_delegate
 
-    rendered = delegate.document_for(index)
+    body = delegate.body_for(index)
+    assert isinstance(body, DocumentBody)  # Markdown with code is parsed, not laid out as plain text
+    rendered = body.document
     text = rendered.toPlainText()
     assert "```" not in text and "**" not in text
     assert "print('hi')  # greet" in text and "check the output" in text
@@ -53,12 +65,12 @@ def test_markdown_answers_render_with_highlighted_monospace_code_and_the_raw_tog
 
     qtbot.mouseClick(window.raw_toggle, Qt.MouseButton.LeftButton)
     assert window.raw_toggle.isChecked()
-    raw = delegate.document_for(index).toPlainText()
+    raw = delegate.body_for(index).plain_text()
     assert raw == ANSWER
     assert "```python" in raw and "**check**" in raw
 
     qtbot.mouseClick(window.raw_toggle, Qt.MouseButton.LeftButton)
-    assert "```" not in delegate.document_for(index).toPlainText()
+    assert "```" not in delegate.body_for(index).plain_text()
     assert index.data() == ANSWER  # the model keeps the source either way (copy, tests)
 
 
@@ -68,8 +80,9 @@ def test_user_messages_and_notices_stay_plain_text(
     """The person's own words are shown as typed, never reinterpreted as Markdown."""
     sqlite_store.messages.append("main", role=MessageRole.USER, source=MessageSource.HUMAN, content="**not bold**")
     window = open_window(qtbot, sqlite_controller)
-    document = window.message_list.message_delegate.document_for(window.message_model.index(0, 0))
-    assert document.toPlainText() == "**not bold**"
+    body = window.message_list.message_delegate.body_for(window.message_model.index(0, 0))
+    assert isinstance(body, PlainBody)
+    assert body.plain_text() == "**not bold**"
 
 
 def test_tool_cards_are_built_from_the_stored_payload() -> None:
@@ -157,15 +170,48 @@ def test_plain_prose_answers_skip_the_markdown_parser_and_look_the_same(qapp: QA
     """Issue 7: an answer without Markdown syntax is laid out as plain text, with the same text and height."""
     assert is_plain_prose(text)
     font = qapp.font()
-    fast = build_document(text, "markdown", font, 240)
-    parsed = QTextDocument()
-    parsed.setDocumentMargin(0)
-    parsed.setDefaultFont(font)
-    parsed.setDefaultTextOption(fast.defaultTextOption())
+    fast = build_body(text, "markdown", font, 240)
+    assert isinstance(fast, PlainBody)
+    parsed = build_document(text, "markdown", font, 240, raw=True)  # the defaults a row's document gets
     parsed.setMarkdown(text)
-    parsed.setTextWidth(240)
-    assert fast.toPlainText() == parsed.toPlainText().strip("\n")
-    assert fast.size() == parsed.size()
+    assert fast.plain_text() == parsed.toPlainText().strip("\n")
+    assert fast.height() == parsed.size().height()
+
+
+PLAIN_TEXTS = [
+    "one line",
+    "",
+    "two\nlines",
+    "a blank line\n\nbetween paragraphs\n",
+    "windows\r\nline ends",
+    "tab\tseparated\tcolumns",
+    "a-very-long-word-" * 30,
+    "wrapping prose " * 40,
+    "中文的句子没有空格，也要换行。" * 12,
+    "emoji 🎉 and combining é",
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_TEXTS)
+@pytest.mark.parametrize("body_format", ["plain", "thought"])
+def test_plain_bodies_measure_exactly_as_a_plain_text_document(
+    qapp: QApplication, text: str, body_format: BodyFormat
+) -> None:
+    """Issue 7: a plain body skips QTextDocument, so its height must be the document's, at every width."""
+    font = qapp.font()
+    body = build_body(text, body_format, font, 300)
+    document = build_document(text, body_format, font, 300)
+    assert isinstance(body, PlainBody)
+    assert body.plain_text() == text
+    for width in (300, 120, 641, 10):
+        body.set_width(width)
+        document.setTextWidth(width)
+        assert body.height() == document.size().height(), width
+
+
+def test_a_very_long_plain_text_is_laid_out_by_a_document(qapp: QApplication) -> None:
+    """A pasted log of megabytes is painted paragraph by paragraph, not laid out as one paragraph."""
+    assert isinstance(build_body("a log line\n" * 5_000, "plain", qapp.font(), 300), DocumentBody)
 
 
 @pytest.mark.parametrize("text", MARKDOWN_SYNTAX)

@@ -8,9 +8,10 @@ stored rows sit at most two transient rows of a running turn (the text
 streaming in, the tool being run), replaced by the stored messages as the
 controller stores them.
 
-``MessageDelegate`` paints each row from a ``QTextDocument`` sized to the
-viewport width — Markdown for the agent's answers (``rawToggle`` shows the
-source), compact cards for tool calls — cached per row and width.
+``MessageDelegate`` paints each row from a body laid out at the viewport
+width — Markdown for the agent's answers (``rawToggle`` shows the source),
+compact cards for tool calls, a bare text layout for plain text — cached per
+row and width.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
-    QAbstractTextDocumentLayout,
     QColor,
     QFont,
     QFontMetrics,
@@ -44,7 +44,6 @@ from PySide6.QtGui import (
     QPainterPath,
     QPalette,
     QPen,
-    QTextDocument,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -72,10 +71,12 @@ from xworkmate.domain.threads import PermissionLevel, ThreadStatus
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.live_runs import LiveRow
+from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.rendering import (
+    Body,
     BodyFormat,
     ToolCard,
-    build_document,
+    build_body,
     plan_text,
     running_card,
     thought_summary,
@@ -150,7 +151,6 @@ def _over(colour: QColor, alpha: int, base: QColor) -> QColor:
 
 
 _ITEM_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-_HEADER_ALIGNMENT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
 _ROLE_LABELS: dict[MessageRole, str] = {
     MessageRole.USER: "You",
@@ -607,19 +607,19 @@ class MessageListModel(QAbstractListModel):
 
 _HeightKey = tuple[Any, int, bool]
 """(row cache key, width, raw)."""
-_DocKey = tuple[Any, bool]
-"""(row cache key, raw): a document follows width changes by re-layout, not by rebuilding."""
+_BodyKey = tuple[Any, bool]
+"""(row cache key, raw): a body follows width changes by re-layout, not by rebuilding."""
 
 
 class MessageDelegate(QStyledItemDelegate):
     """Paints a message as a card: header (who, source, time) over its rendered body.
 
-    The body is a ``QTextDocument`` laid out at the viewport's width: Markdown
-    with highlighted code for the agent's answers (plain source when ``raw``),
-    plain text for people and notices, a compact card for tool calls. Heights
-    are cached per row, width and mode; documents in a bounded LRU (re-laid out,
-    not rebuilt, when the width changes), so a long history costs memory only
-    for what was recently painted. Error-state
+    The body (``rendering.build_body``) is laid out at the viewport's width:
+    Markdown with highlighted code for the agent's answers (plain source when
+    ``raw``), plain text for people, notices and answers without Markdown, a
+    compact card for tool calls. Heights are cached per row, width and mode;
+    bodies in a bounded LRU (re-laid out, not rebuilt, when the width changes),
+    so a long history costs memory only for what was recently painted. Error-state
     messages get an amber card so they cannot be mistaken for an answer;
     clicking an expandable tool card folds or unfolds it.
     """
@@ -627,16 +627,17 @@ class MessageDelegate(QStyledItemDelegate):
     MARGIN = 6
     PADDING = 8
     GAP = 3
-    DOCUMENT_CACHE = 256
+    BODY_CACHE = 256
 
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
         self._view = view
         self._raw = False
         self._heights: dict[_HeightKey, int] = {}
-        self._documents: OrderedDict[_DocKey, QTextDocument] = OrderedDict()
-        self._live_documents: dict[str, tuple[_DocKey, QTextDocument]] = {}
-        self._header_fonts: dict[str, tuple[QFont, QFontMetrics]] = {}
+        self._bodies: OrderedDict[_BodyKey, Body] = OrderedDict()
+        self._live_bodies: dict[str, tuple[_BodyKey, Body]] = {}
+        self._header_base: QFont | None = None
+        self._header_font: tuple[QFont, QFontMetrics] | None = None
         self._card_colour_cache: dict[tuple[int, str, bool], tuple[QColor, QColor]] = {}
         self.live_render_ms = 0.0
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
@@ -649,8 +650,8 @@ class MessageDelegate(QStyledItemDelegate):
         if raw != self._raw:
             self._raw = raw
             self.forget_sizes()
-            self._documents.clear()
-            self._live_documents.clear()
+            self._bodies.clear()
+            self._live_bodies.clear()
 
     def text_width(self) -> int:
         return max(self._view.viewport().width() - 2 * (self.MARGIN + self.PADDING), 80)
@@ -661,15 +662,13 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _header(self, font: QFont) -> tuple[QFont, QFontMetrics]:
         """The header font and its metrics, built once per base font (every row needs them)."""
-        key = font.key()
-        cached = self._header_fonts.get(key)
-        if cached is None:
+        if self._header_font is None or font != self._header_base:
             header = QFont(font)
             header.setBold(True)
             header.setPointSizeF(max(font.pointSizeF() * 0.85, 6.0))
-            cached = (header, QFontMetrics(header))
-            self._header_fonts[key] = cached
-        return cached
+            self._header_base = QFont(font)
+            self._header_font = (header, QFontMetrics(header))
+        return self._header_font
 
     def _card_colours(self, palette: QPalette, view: RowView, selected: bool) -> tuple[QColor, QColor]:
         """The card's fill and border, made opaque over the list's background (opaque fills are faster)."""
@@ -714,36 +713,35 @@ class MessageDelegate(QStyledItemDelegate):
         text = str(index.data() or "")  # not our model: its display text, cached by that text
         return RowView(cache_key=("text", text), text=text, body_format="plain", header="", state="", role="")
 
-    def document_for(self, index: ModelIndex, font: QFont | None = None) -> QTextDocument:
+    def body_for(self, index: ModelIndex, font: QFont | None = None) -> Body:
         """The rendered body of a row at the current width (cached)."""
-        return self._document(self._row(index), font if font is not None else self._view.font())
+        return self._body(self._row(index), font if font is not None else self._view.font())
 
-    def _document(self, view: RowView, font: QFont) -> QTextDocument:
+    def _body(self, view: RowView, font: QFont) -> Body:
         width = self.text_width()
-        key: _DocKey = (view.cache_key, self._raw)
-        cached: QTextDocument | None = None
+        key: _BodyKey = (view.cache_key, self._raw)
+        cached: Body | None = None
         if view.live is not None:
-            slot = self._live_documents.get(view.live)
+            slot = self._live_bodies.get(view.live)
             if slot is not None and slot[0] == key:
                 cached = slot[1]
         else:
-            cached = self._documents.get(key)
+            cached = self._bodies.get(key)
             if cached is not None:
-                self._documents.move_to_end(key)
+                self._bodies.move_to_end(key)
         if cached is not None:
-            if cached.textWidth() != width:
-                cached.setTextWidth(width)
+            cached.set_width(width)
             return cached
-        document = build_document(
+        body = build_body(
             view.text, view.body_format, font, width, raw=self._raw, card=view.card, expanded=view.expanded
         )
         if view.live is not None:
-            self._live_documents[view.live] = (key, document)
+            self._live_bodies[view.live] = (key, body)
         else:
-            self._documents[key] = document
-            while len(self._documents) > self.DOCUMENT_CACHE:
-                self._documents.popitem(last=False)
-        return document
+            self._bodies[key] = body
+            while len(self._bodies) > self.BODY_CACHE:
+                self._bodies.popitem(last=False)
+        return body
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         width = self.text_width()
@@ -754,7 +752,7 @@ class MessageDelegate(QStyledItemDelegate):
         if height is None:
             started = time.perf_counter()
             header_height = self._header(option.font)[1].height()
-            body_height = self._document(view, option.font).size().height()  # size() lays it out
+            body_height = self._body(view, option.font).height()
             height = int(2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + body_height) + 1
             if live:
                 self.live_render_ms = (time.perf_counter() - started) * 1000
@@ -787,16 +785,13 @@ class MessageDelegate(QStyledItemDelegate):
             accent = QRectF(card.left(), card.top() + 4, 3, card.height() - 8)
             painter.fillRect(accent, _TOOL_OK_COLOUR if view.card.ok else _TOOL_ERROR_COLOUR)
 
-        context = QAbstractTextDocumentLayout.PaintContext()
         text_colour = palette.color(QPalette.ColorRole.Text)
+        body_palette = palette
         if view.body_format == "thought":
             text_colour = QColor(text_colour)
             text_colour.setAlphaF(0.6)  # reasoning is dimmed: the answer is what counts
-            document_palette = QPalette(palette)
-            document_palette.setColor(QPalette.ColorRole.Text, text_colour)
-            context.palette = document_palette
-        else:
-            context.palette = palette
+            body_palette = QPalette(palette)
+            body_palette.setColor(QPalette.ColorRole.Text, text_colour)
         header_font, header_metrics = self._header(option.font)
         header_height = header_metrics.height()
         left = card.left() + self.PADDING
@@ -804,9 +799,8 @@ class MessageDelegate(QStyledItemDelegate):
         width = self.text_width()
         painter.setFont(header_font)
         painter.setPen(text_colour)
-        header = header_metrics.elidedText(view.header, Qt.TextElideMode.ElideRight, width)
-        painter.drawText(QRectF(left, top, width, header_height), _HEADER_ALIGNMENT, header)
-        document = self._document(view, option.font)
+        draw_text_line(painter, header_metrics, view.header, left, top, width, header_height)
+        body = self._body(view, option.font)
         body_top = top + header_height + self.GAP
         # A long answer is taller than the view: draw only the part of the body that shows.
         shown = QRectF(option.rect).intersected(QRectF(self._view.viewport().rect()))
@@ -814,8 +808,7 @@ class MessageDelegate(QStyledItemDelegate):
         clip.translate(-left, -body_top)
         painter.translate(QPointF(left, body_top))
         painter.setClipRect(clip)
-        context.clip = clip
-        document.documentLayout().draw(painter, context)
+        body.draw(painter, clip, body_palette)
         painter.restore()
 
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:

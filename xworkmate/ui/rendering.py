@@ -1,8 +1,9 @@
 """What a conversation row looks like: Markdown documents, code highlighting and tool cards (SPEC §6).
 
 Nothing here is a widget. ``ToolCard`` is plain data built from a tool
-message's payload; ``build_document`` turns a row into the ``QTextDocument``
-the message delegate paints (and measures) at a given width.
+message's payload; ``build_body`` turns a row into the body the message
+delegate paints (and measures) at a given width: a ``QTextLayout`` for plain
+text, a ``QTextDocument`` (``build_document``) for everything else.
 """
 
 from __future__ import annotations
@@ -13,16 +14,20 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from PySide6.QtCore import QObject, QRegularExpression
+from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
 from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
     QColor,
     QFont,
+    QPainter,
+    QPalette,
     QSyntaxHighlighter,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextLayout,
     QTextOption,
 )
 
@@ -381,6 +386,17 @@ def is_plain_prose(text: str) -> bool:
     )
 
 
+def _wrapping() -> QTextOption:
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    return option
+
+
+def _italic(font: QFont) -> QFont:
+    italic = QFont(font)
+    italic.setItalic(True)
+    return italic
+
 
 def build_document(
     text: str,
@@ -396,18 +412,13 @@ def build_document(
     document = QTextDocument()
     document.setDocumentMargin(0)
     document.setDefaultFont(font)
-    option = QTextOption()
-    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-    document.setDefaultTextOption(option)
+    document.setDefaultTextOption(_wrapping())
     if body_format == "tool" and card is not None:
         document.setHtml(card_html(card, expanded))
     elif body_format == "plan":
         document.setHtml(plan_html(text))
     elif body_format == "thought":
-        # An agent's reasoning reads as an aside: italic (and dimmed by the delegate).
-        italic = QFont(font)
-        italic.setItalic(True)
-        document.setDefaultFont(italic)
+        document.setDefaultFont(_italic(font))
         document.setPlainText(text)
     elif body_format == "markdown" and not raw and not is_plain_prose(text):
         # Attached to the empty document, so no deferred re-highlight is left pending on the event
@@ -421,3 +432,105 @@ def build_document(
         document.setPlainText(text)
     document.setTextWidth(max(width, 10.0))
     return document
+
+
+_PLAIN_LAYOUT_LIMIT = 20_000
+"""Longer plain texts go to a ``QTextDocument``, which lays out and paints paragraph by paragraph."""
+
+
+class PlainBody:
+    """Plain text laid out by one ``QTextLayout``: what ``QTextDocument.setPlainText`` shows, at a
+    fifth of the cost to build and half to paint (issue 7: most rows are plain — the person's own
+    words, notices, answers without Markdown — and every switch builds the rows it shows).
+    """
+
+    def __init__(self, text: str, font: QFont, width: float) -> None:
+        self._text = text
+        # A line separator breaks the line inside the one paragraph, as a new block would.
+        self._layout = QTextLayout(text.replace("\r\n", "\n").replace("\n", "\u2028"), font)
+        self._layout.setTextOption(_wrapping())
+        self._layout.setCacheEnabled(True)
+        self._width = -1.0
+        self._height = 0.0
+        self.set_width(width)
+
+    def set_width(self, width: float) -> None:
+        width = max(width, 10.0)
+        if width == self._width:
+            return
+        self._width = width
+        layout = self._layout
+        layout.beginLayout()
+        top = 0.0
+        while True:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(width)
+            line.setPosition(QPointF(0.0, top))
+            top += line.height()
+        layout.endLayout()
+        self._height = top
+
+    def height(self) -> float:
+        return self._height
+
+    def plain_text(self) -> str:
+        return self._text
+
+    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette) -> None:
+        painter.setPen(palette.color(QPalette.ColorRole.Text))
+        self._layout.draw(painter, QPointF(0.0, 0.0), [], clip)
+
+
+class DocumentBody:
+    """A rendered ``QTextDocument`` body: Markdown, tool cards, plans, long plain texts."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        self.document = document
+
+    def set_width(self, width: float) -> None:
+        width = max(width, 10.0)
+        if self.document.textWidth() != width:
+            self.document.setTextWidth(width)
+
+    def height(self) -> float:
+        return self.document.size().height()  # size() lays it out
+
+    def plain_text(self) -> str:
+        return self.document.toPlainText()
+
+    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette) -> None:
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.palette = palette
+        context.clip = clip
+        self.document.documentLayout().draw(painter, context)
+
+
+Body = PlainBody | DocumentBody
+
+
+def is_plain_body(text: str, body_format: BodyFormat, *, raw: bool = False) -> bool:
+    """Whether a row's body is plain text (laid out without a ``QTextDocument``)."""
+    if len(text) > _PLAIN_LAYOUT_LIMIT:
+        return False
+    if body_format in ("plain", "thought"):
+        return True
+    return body_format == "markdown" and (raw or is_plain_prose(text))
+
+
+def build_body(
+    text: str,
+    body_format: BodyFormat,
+    font: QFont,
+    width: float,
+    *,
+    raw: bool = False,
+    card: ToolCard | None = None,
+    expanded: bool = False,
+) -> Body:
+    """The body a row paints: a plain layout when it is plain text, else ``build_document``'s document."""
+    if is_plain_body(text, body_format, raw=raw):
+        # An agent's reasoning reads as an aside: italic (and dimmed by the delegate).
+        return PlainBody(text, _italic(font) if body_format == "thought" else font, width)
+    return DocumentBody(build_document(text, body_format, font, width, raw=raw, card=card, expanded=expanded))

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
+from xworkmate.ui.painting import draw_text_line
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -67,8 +68,8 @@ ROW_ROLE = KEY_ROLE + 12
 """The whole row as a ``LineRowView``: the delegate paints from one call into the model."""
 
 _ITEM_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-_TITLE_ALIGNMENT = int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
-_BADGE_ALIGNMENT = int(Qt.AlignmentFlag.AlignCenter)
+_PANEL_STATES = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus
+"""A row in any of these states gets the style's panel (selection, hover, focus)."""
 
 STATUS_BADGES: dict[ThreadStatus, str] = {
     ThreadStatus.RUNNABLE: "",
@@ -397,7 +398,8 @@ class TaskLineDelegate(QStyledItemDelegate):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._font_cache: dict[str, tuple[QFont, QFontMetrics, QFontMetrics]] = {}
+        self._font: QFont | None = None
+        self._fonts_cached: tuple[QFont, QFontMetrics, QFontMetrics] | None = None
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         metrics = QFontMetrics(option.font)
@@ -405,44 +407,42 @@ class TaskLineDelegate(QStyledItemDelegate):
 
     def _fonts(self, font: QFont) -> tuple[QFont, QFontMetrics, QFontMetrics]:
         """The badge font and both metrics, built once per base font (every row's paint needs them)."""
-        key = font.key()
-        cached = self._font_cache.get(key)
-        if cached is None:
+        if self._fonts_cached is None or font != self._font:
             small = QFont(font)
             small.setPointSizeF(max(font.pointSizeF() * 0.85, 6.0))
-            cached = (small, QFontMetrics(small), QFontMetrics(font))
-            self._font_cache[key] = cached
-        return cached
+            self._font = QFont(font)
+            self._fonts_cached = (small, QFontMetrics(small), QFontMetrics(font))
+        return self._fonts_cached
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         view = index.data(ROW_ROLE)
         if not isinstance(view, LineRowView):
             super().paint(painter, option, index)
             return
-        # The panel (selection, hover, focus) from the style; the text and badges are ours, so the
-        # style option needs none of the model's roles (initStyleOption would ask for ten of them).
-        widget = option.widget
-        style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
-
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        text_colour = option.palette.color(
-            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        )
-        badges = (
-            (STATUS_BADGES[view.status], _BADGE_COLOURS.get(view.status)),
-            (view.category_badge, _CATEGORY_COLOUR),
-            (view.kind_marker, _KIND_COLOUR),
-        )
+        state = option.state
+        selected = bool(state & QStyle.StateFlag.State_Selected)
+        if state & _PANEL_STATES:
+            # The panel (selection, hover, focus) from the style; the text and badges are ours, so the
+            # style option needs none of the model's roles (initStyleOption would ask for ten of them).
+            # A row with none of those states has no panel: most rows skip the style (issue 7).
+            widget = option.widget
+            style = widget.style() if widget is not None else QApplication.style()
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
+        text_colour = option.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
 
         painter.save()
         rect = option.rect.adjusted(10 + view.depth * INDENT_PX, 0, -8, 0)
         small, small_metrics, title_metrics = self._fonts(option.font)
         right = rect.right()
-        for text, colour in badges:
+        for text, colour in (
+            (STATUS_BADGES[view.status], _BADGE_COLOURS.get(view.status)),
+            (view.category_badge, _CATEGORY_COLOUR),
+            (view.kind_marker, _KIND_COLOUR),
+        ):
             if not text:
                 continue
-            width = small_metrics.horizontalAdvance(text) + 12
+            advance = small_metrics.horizontalAdvance(text)
+            width = advance + 12
             pill = QRect(
                 right - width, rect.center().y() - small_metrics.height() // 2 - 2, width, small_metrics.height() + 4
             )
@@ -455,14 +455,13 @@ class TaskLineDelegate(QStyledItemDelegate):
             painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
             painter.setFont(small)
             painter.setPen(text_colour if selected else pill_colour.darker(130))
-            painter.drawText(pill, _BADGE_ALIGNMENT, text)
+            draw_text_line(painter, small_metrics, text, pill.left() + 6, pill.top(), advance, pill.height())
             right = pill.left() - 6
         painter.setFont(option.font)
         painter.setPen(text_colour)
         title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
-        title_rect = QRect(rect.left(), rect.top(), max(right - rect.left(), 0), rect.height())
-        elided = title_metrics.elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width())
-        painter.drawText(title_rect, _TITLE_ALIGNMENT, elided)
+        title_width = max(right - rect.left(), 0)
+        draw_text_line(painter, title_metrics, title, rect.left(), rect.top(), title_width, rect.height())
         painter.restore()
 
 

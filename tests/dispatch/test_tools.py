@@ -14,6 +14,7 @@ from xworkmate.dispatch import (
     handle_dispatch_tool,
     handle_dispatch_tool_async,
 )
+from xworkmate.domain.categories import normal_task_reminder
 from xworkmate.domain.messages import MessageSource
 from xworkmate.store import Store
 
@@ -98,3 +99,18 @@ def test_task_send_reaches_only_tasks_this_conversation_started(
     missing = handle_dispatch_tool(service, "task_send", {"task": "draft:nope", "text": "hi"}, first.thread_id)
     assert not missing.ok and "no task line" in missing.content
     assert service.handle_tool("task_send", json.dumps({"task": task.key, "text": "hi"}), first.thread_id).ok
+
+
+def test_task_send_adds_no_category_reminder_even_from_a_category_conversation(
+    store: Store, service: DispatchService, lines_root: Path
+) -> None:
+    """CAT-9: the reminder appears only when a category conversation dispatches a normal task."""
+    conversation = make_line(store, lines_root, category=MEDICAL)
+    reminder = normal_task_reminder(MEDICAL, None)
+    assert reminder is not None
+    started = handle_dispatch_tool(service, "task_start", {"goal": "build a date picker"}, conversation.thread_id)
+    assert started.ok and started.content.count(reminder) == 1
+    sent = handle_dispatch_tool(
+        service, "task_send", {"task": _started_key(started.content), "text": "use ISO dates"}, conversation.thread_id
+    )
+    assert sent.ok and reminder not in sent.content and "normal task" not in sent.content

@@ -5,7 +5,8 @@ The schemas are the same in every thread (a session's tool list is frozen), so
 error that says what to do instead. An omitted ``category`` means a *normal*
 task: an agent never inherits its conversation's category silently (CAT-5).
 Dispatching a normal task from a category conversation adds the one CAT-9
-reminder to the result.
+reminder to ``task_start``'s result, and only there: ``task_send`` chooses no
+category, so it has nothing to remind of.
 
 ``task_send`` stores the agent's text as component input, not as the human's
 words: what one agent tells another is never evidence for a write (WR-1).
@@ -20,7 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.agents.workspace_tools import ToolResult
-from xworkmate.domain.categories import InvalidCategoryError, TaskCategoryError, normal_task_reminder
+from xworkmate.domain.categories import InvalidCategoryError, TaskCategoryError
 from xworkmate.domain.messages import MessageSource
 from xworkmate.domain.threads import ThreadKind
 from xworkmate.domain.viewers import DeliveryFlowError
@@ -189,8 +190,6 @@ def _task_send(service: DispatchService, args: Mapping[str, Any], dispatcher_key
             " here with task_start"
         )
     sent = service.send_followup(task.thread_id, text, source=MessageSource.COMPONENT_INPUT)
-    lines = [f"Sent to task {sent.task_key}; its dispatch sources were refreshed ({len(sent.source_ids)} messages)."]
-    reminder = normal_task_reminder(dispatcher.category, task.category)
-    if reminder:
-        lines.append(reminder)
-    return ToolResult(ok=True, content="\n".join(lines), tool_name=TASK_SEND)
+    # No CAT-9 reminder here: it is said once, where the category is chosen (task_start).
+    content = f"Sent to task {sent.task_key}; its dispatch sources were refreshed ({len(sent.source_ids)} messages)."
+    return ToolResult(ok=True, content=content, tool_name=TASK_SEND)

@@ -6,9 +6,9 @@ controller decides which one is current, the UI only shows it.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from enum import StrEnum
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -145,7 +145,7 @@ def thread_status(
     if not workspace_path:
         return ThreadStatus.NEEDS_WORKSPACE
     if path_exists is None:
-        path_exists = Path(workspace_path).is_dir()
+        path_exists = os.path.isdir(workspace_path)  # not pathlib: the list asks this for every row it shows
     if not path_exists:
         return ThreadStatus.NEEDS_WORKSPACE
     return ThreadStatus.RUNNABLE

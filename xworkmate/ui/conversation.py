@@ -150,7 +150,6 @@ def _over(colour: QColor, alpha: int, base: QColor) -> QColor:
     )
 
 
-_ITEM_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
 _ROLE_LABELS: dict[MessageRole, str] = {
     MessageRole.USER: "You",
@@ -244,6 +243,9 @@ class MessageListModel(QAbstractListModel):
     (a different conversation); new messages are appended and older pages
     prepended with ``beginInsertRows``; the running turn's transient rows
     (``set_live``) follow the stored ones and change with ``dataChanged``.
+
+    Item flags are ``QAbstractListModel``'s own (enabled, selectable, no
+    children): a Python ``flags()`` would be called for every row painted.
     """
 
     def __init__(
@@ -423,9 +425,6 @@ class MessageListModel(QAbstractListModel):
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
         return 0 if parent.isValid() else len(self._ids) + len(self._live)
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        return _ITEM_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     def canFetchMore(self, parent: ModelIndex) -> bool:
         return not parent.isValid() and self._key is not None and self._has_older and self._fetch_gate()

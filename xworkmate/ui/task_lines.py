@@ -67,7 +67,6 @@ KIND_MARKER_ROLE = KEY_ROLE + 11
 ROW_ROLE = KEY_ROLE + 12
 """The whole row as a ``LineRowView``: the delegate paints from one call into the model."""
 
-_ITEM_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 _PANEL_STATES = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus
 """A row in any of these states gets the style's panel (selection, hover, focus)."""
 
@@ -153,6 +152,9 @@ class TaskLineModel(QAbstractListModel):
     (``beginInsertRows``) — a new task right under its dispatcher's last
     descendant — and changed one at a time (``dataChanged``); a model reset
     happens only on an explicit ``reload()``.
+
+    Item flags are ``QAbstractListModel``'s own (enabled, selectable, no
+    children): a Python ``flags()`` would be called for every row painted.
     """
 
     def __init__(self, controller: SessionController, parent: QObject | None = None) -> None:
@@ -172,9 +174,6 @@ class TaskLineModel(QAbstractListModel):
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
         return 0 if parent.isValid() else len(self._lines)
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        return _ITEM_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._lines) or index.column() != 0:

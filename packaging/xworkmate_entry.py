@@ -1,6 +1,6 @@
 """The frozen app's entry point: the same ``main`` as the ``xworkmate`` command.
 
-PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.cli``.
+PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.entry``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,6 @@ def restore_library_path() -> None:
 if __name__ == "__main__":
     restore_library_path()
     os.environ.setdefault("QT_API", "pyside6")  # qasync must bind to PySide6 (STYLE 2)
-    from xworkmate.cli import main
+    from xworkmate.entry import main
 
     sys.exit(main())

@@ -2,6 +2,6 @@
 
 import sys
 
-from xworkmate.cli import main
+from xworkmate.entry import main
 
 sys.exit(main())

@@ -523,7 +523,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(["gui", *(argv or [])])
         func = cmd_gui
     try:
-        return func(args, open_controller())
+        controller = open_controller()
+        try:
+            return func(args, controller)
+        finally:
+            controller.close()
     except (
         CliError,
         StoreOpenError,

@@ -49,6 +49,50 @@ def test_version_prints_the_package_version(home: Path) -> None:
     assert proc.stdout.strip() == f"xworkmate {__version__}"
 
 
+_ENTRY_PROBE = """
+import gc
+import sys
+
+import xworkmate.cli as cli
+
+real_main = cli.main
+seen = {}
+
+
+def probe(argv=None):
+    seen["collecting"] = gc.isenabled()
+    return real_main(argv)
+
+
+cli.main = probe
+from xworkmate.entry import main
+
+code = main(["thread", "list"])
+print("collecting during the command:", seen["collecting"], file=sys.stderr)
+print("frozen for the exit:", gc.get_freeze_count() > 0, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_the_entry_point_collects_garbage_during_the_command_and_skips_it_at_exit(home: Path) -> None:
+    """Issue 7: the collector is off only while the libraries load; at exit the store is closed first."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", _ENTRY_PROBE],
+        capture_output=True,
+        text=True,
+        env={**env, "XWORKMATE_HOME": str(home)},
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "main" in proc.stdout  # the command ran: the main line is listed
+    assert "collecting during the command: True" in proc.stderr
+    assert "frozen for the exit: True" in proc.stderr
+    # The store was closed before the exit: SQLite checkpointed its write-ahead log and removed it.
+    assert list(home.glob("*.sqlite3")) and not list(home.glob("*-wal"))
+
+
 def test_thread_lifecycle_from_the_command_line(home: Path, tmp_path: Path) -> None:
     """new → list → show → bind → archive, all with --json (ISO-1..ISO-4)."""
     created = ok_json(home, "thread", "new", "--title", "Quarterly report")

@@ -128,6 +128,10 @@ class SessionController:
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
 
+    def close(self) -> None:
+        """Close the store's connections (the command or the window is done with it)."""
+        self._store.close()
+
     @property
     def _turns(self) -> TurnRunner:
         # The agent, LLM and HTTP code load on the first turn, not at start-up.

@@ -98,10 +98,17 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
             return 1
         log.warning("starting without icon and stylesheet: %s", exc)
     window = build_main_window(controller)
-    if smoke_test:
-        return _smoke_test(app, window)
-    window.show()
-    return _run_event_loop(app)
+    # Everything built so far lives as long as the window; moving it out of the collector's reach keeps
+    # full collections short, so they do not stall the window while lines stream (~60 ms → a few ms).
+    # The smoke test starts exactly as a real run does.
+    gc.freeze()
+    try:
+        if smoke_test:
+            return _smoke_test(app, window)
+        window.show()
+        return _run_event_loop(app)
+    finally:
+        gc.unfreeze()  # for callers that go on (tests); the command's own exit is xworkmate.entry's
 
 
 def _smoke_test(app: QApplication, window: MainWindow) -> int:
@@ -162,9 +169,6 @@ def _run_event_loop(app: QApplication) -> int:
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    # Everything built so far lives as long as the app; moving it out of the collector's reach keeps
-    # full collections short, so they do not stall the window while lines stream (~60 ms → a few ms).
-    gc.freeze()
     # A plain future completed synchronously from aboutToQuit: it is done before
     # Qt's loop returns, so run_until_complete ends cleanly when the last window closes.
     quit_requested: asyncio.Future[int] = loop.create_future()
@@ -178,6 +182,5 @@ def _run_event_loop(app: QApplication) -> int:
         with loop:
             return int(loop.run_until_complete(quit_requested))
     finally:
-        gc.unfreeze()
         app.aboutToQuit.disconnect(on_about_to_quit)
         asyncio.set_event_loop(None)

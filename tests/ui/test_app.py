@@ -175,8 +175,11 @@ async def close_soon():
     app.closeAllWindows()
 
 QTimer.singleShot(0, lambda: asyncio.ensure_future(close_soon()))
+TURN_CODE = "xworkmate.controllers.runs"
+print("turn code loaded at start:", TURN_CODE in sys.modules)
 code = run_gui(controller)
 print("exit", code, seen)
+print("turn code loaded by the warm-up:", hasattr(sys.modules.get(TURN_CODE), "TurnRunner"))
 """
 
 
@@ -190,5 +193,8 @@ def test_the_real_run_shares_one_asyncio_loop_with_qt_and_ends_when_the_window_c
     assert proc.returncode == 0, proc.stderr
     assert "exit 0 ['asyncio ran']" in proc.stdout
     assert "Traceback" not in proc.stderr
+    # Issue 7: the turn code is not loaded at start-up, and is loaded before the first Send needs it.
+    assert "turn code loaded at start: False" in proc.stdout
+    assert "turn code loaded by the warm-up: True" in proc.stdout
     settings = Settings(home=home)
     assert _reopened_state(settings, GEOMETRY_STATE)

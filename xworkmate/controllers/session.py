@@ -132,6 +132,14 @@ class SessionController:
         """Close the store's connections (the command or the window is done with it)."""
         self._store.close()
 
+    def warm_up(self) -> None:
+        """Load the turn code (agent, LLM client, HTTP) before the first turn needs it; any thread.
+
+        It loads lazily so start-up does not pay for it, but loading it on the first Send
+        stalled the window for 150–300 ms. ``run_gui`` calls this on a worker thread once the window shows.
+        """
+        from xworkmate.controllers.runs import TurnRunner  # noqa: F401
+
     @property
     def _turns(self) -> TurnRunner:
         # The agent, LLM and HTTP code load on the first turn, not at start-up.

@@ -14,6 +14,7 @@ import gc
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, qInstallMessageHandler
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 APP_DISPLAY_NAME = "XWorkmate"
 SMOKE_TEST_EVENT_ROUNDS = 5
+WARM_UP_THREAD = "xworkmate-warm-up"
 REQUIRED_WIDGETS = (
     "mainSplitter",
     "taskLineList",
@@ -106,9 +108,31 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
         if smoke_test:
             return _smoke_test(app, window)
         window.show()
-        return _run_event_loop(app)
+        warm_up = _start_warm_up(controller)
+        try:
+            return _run_event_loop(app)
+        finally:
+            warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
     finally:
         gc.unfreeze()  # for callers that go on (tests); the command's own exit is xworkmate.entry's
+
+
+def _start_warm_up(controller: SessionController) -> threading.Thread:
+    """Load the turn code on a worker thread while the person reads the window (issue 7).
+
+    Importing it on the UI thread stalls the window once; on a worker the GIL
+    is handed back every few milliseconds, so the window keeps painting.
+    """
+
+    def warm_up() -> None:
+        try:
+            controller.warm_up()
+        except Exception:  # the first turn loads it again and reports what is wrong
+            log.warning("could not load the turn code ahead of the first turn", exc_info=True)
+
+    thread = threading.Thread(target=warm_up, name=WARM_UP_THREAD, daemon=True)
+    thread.start()
+    return thread
 
 
 def _smoke_test(app: QApplication, window: MainWindow) -> int:

@@ -18,6 +18,7 @@ from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import RunDelta
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.ui.app import start_warm_up
 
 LINES = 5
 TOKENS = 2_000
@@ -49,6 +50,8 @@ def streaming() -> list[Figure]:
         store, controller = open_controller(settings)
         controller.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="test-model"))
         window = shown_window(controller)
+        # As run_gui does once the window shows; the person reads it for a moment before the first Send.
+        start_warm_up(controller).join()
         keys = [controller.create_line(f"stream {n}").thread_id for n in range(LINES)]
         deltas: dict[str, int] = dict.fromkeys(keys, 0)
         controller.subscribe(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections.abc import Callable
 from contextlib import aclosing
@@ -44,6 +45,7 @@ from xworkmate.llm import (
     UsageReport,
     collect_stream,
 )
+from xworkmate.llm.openai_client import tls_context
 
 MakeClient = Callable[..., OpenAIChatClient]
 E = TypeVar("E", bound=Exception)
@@ -69,6 +71,17 @@ def _stream_error(client: OpenAIChatClient, error: type[E]) -> pytest.ExceptionI
     with pytest.raises(error) as info:
         _stream(client)
     return info
+
+
+# -- the shared TLS context -------------------------------------------------------------------
+
+
+def test_clients_share_one_tls_context_that_still_verifies_certificates_and_host_names() -> None:
+    """Issue 7: the CA store is loaded once per process, not once per client; sharing must not weaken it."""
+    context = tls_context()
+    assert tls_context() is context
+    assert context.verify_mode is ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] > 0  # a CA bundle is loaded
 
 
 # -- streaming ---------------------------------------------------------------------------------

@@ -139,6 +139,9 @@ class SessionController:
         stalled the window for 150–300 ms. ``run_gui`` calls this on a worker thread once the window shows.
         """
         from xworkmate.controllers.runs import TurnRunner  # noqa: F401
+        from xworkmate.llm.openai_client import warm_up
+
+        warm_up()  # what the first request would load: the HTTP transport and the TLS context
 
     @property
     def _turns(self) -> TurnRunner:

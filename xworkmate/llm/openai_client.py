@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
+import importlib
 import json
 import logging
+import ssl
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import aclosing
@@ -64,6 +67,33 @@ ChatMessage = Mapping[str, Any]
 ToolSpec = Mapping[str, Any]
 
 _DETAIL_LIMIT = 300
+
+# What httpx loads on a client's first request, not on import: its transport (httpcore, h11),
+# anyio's asyncio backend and the CA bundle.
+_TRANSPORT_MODULES = ("httpcore", "h11", "anyio._backends._asyncio", "certifi")
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The verified TLS context every client shares, by httpx's own rules (``SSL_CERT_FILE``,
+    ``SSL_CERT_DIR``, else certifi's bundle).
+
+    httpx would build one per client, and loading the CA store takes about 35 ms of the event
+    loop each time, even for a plain ``http://`` endpoint (issue 7: five lines starting at once
+    stalled the window 170 ms). A context is safe to share between connections and threads.
+    """
+    return httpx.create_ssl_context()
+
+
+def warm_up() -> None:
+    """Do now, off the event loop, what a process's first request would do: load the transport
+    modules and the TLS context. Best effort: the first request does whatever is left."""
+    for name in _TRANSPORT_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # another httpx version, another layout: the first request loads it
+            log.debug("warm-up: %s not found", name)
+    tls_context()
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +300,11 @@ class OpenAIChatClient:
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._http = httpx.AsyncClient(
-            timeout=self.timeouts.to_httpx(), headers=headers, transport=transport, follow_redirects=False
+            timeout=self.timeouts.to_httpx(),
+            headers=headers,
+            transport=transport,
+            follow_redirects=False,
+            verify=tls_context(),
         )
 
     @classmethod

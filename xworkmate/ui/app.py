@@ -108,7 +108,7 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
         if smoke_test:
             return _smoke_test(app, window)
         window.show()
-        warm_up = _start_warm_up(controller)
+        warm_up = start_warm_up(controller)
         try:
             return _run_event_loop(app)
         finally:
@@ -117,7 +117,7 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
         gc.unfreeze()  # for callers that go on (tests); the command's own exit is xworkmate.entry's
 
 
-def _start_warm_up(controller: SessionController) -> threading.Thread:
+def start_warm_up(controller: SessionController) -> threading.Thread:
     """Load the turn code on a worker thread while the person reads the window (issue 7).
 
     Importing it on the UI thread stalls the window once; on a worker the GIL

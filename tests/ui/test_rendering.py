@@ -16,6 +16,7 @@ from xworkmate.ui.rendering import (
     BodyFormat,
     DocumentBody,
     PlainBody,
+    StreamingBody,
     build_body,
     build_document,
     is_code_block,
@@ -217,3 +218,55 @@ def test_a_very_long_plain_text_is_laid_out_by_a_document(qapp: QApplication) ->
 @pytest.mark.parametrize("text", MARKDOWN_SYNTAX)
 def test_answers_with_any_markdown_syntax_go_through_the_parser(text: str) -> None:
     assert not is_plain_prose(text)
+
+
+def _answer(paragraphs: int) -> str:
+    """A long Markdown answer: prose, lists and fenced code (with a blank line inside the fence)."""
+    parts = []
+    for n in range(paragraphs):
+        if n % 7 == 3:
+            parts.append(f"```python\ndef step_{n}(x):\n    y = x + {n}\n\n    return y  # blank line above\n```")
+        elif n % 7 == 5:
+            parts.append(f"- item {n}\n- item {n + 1}")
+        else:
+            parts.append(f"Paragraph {n} explains a step in **plain** words, with `code` in it.")
+    return "\n\n".join(parts)
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def test_a_streaming_answer_renders_each_settled_part_once(qapp: QApplication) -> None:
+    """Issue 7: per flush only the unsettled tail is rendered again, so the total work grows
+    linearly with the answer's length, not with its square, and the text shown is the whole answer."""
+    answer = _answer(150)
+    body = StreamingBody(qapp.font(), 400)
+    flushes = 0
+    for end in range(40, len(answer) + 40, 40):  # a flush every 40 characters, as tokens arrive
+        body.update(answer[:end])
+        flushes += 1
+    assert flushes > 200
+    assert body.rendered_chars < 3 * len(answer)  # re-rendering everything would be ~flushes/2 times that
+    assert _lines(body.plain_text()) == _lines(build_document(answer, "markdown", qapp.font(), 400).toPlainText())
+    assert len(body.parts) > 100 and body.height() > 0
+
+
+def test_a_streaming_code_block_with_blank_lines_stays_one_block(qapp: QApplication) -> None:
+    """A blank line inside a fence is not a boundary: the block is rendered whole, highlighted."""
+    answer = "Intro.\n\n```python\na = 1\n\nb = 2\n```\n\nAfter."
+    body = StreamingBody(qapp.font(), 400)
+    body.update(answer[: answer.index("b = 2")])
+    assert [part.plain_text() for part in body.parts] == ["Intro.", "a = 1"]  # the open fence is the tail
+    body.update(answer)
+    assert [part.plain_text() for part in body.parts] == ["Intro.", "a = 1\n\nb = 2", "After."]
+    code = body.parts[1]
+    assert isinstance(code, DocumentBody)
+    assert _code_blocks(code.document) == [("a = 1", True), ("", False), ("b = 2", True)]  # one block, highlighted
+
+
+def test_a_streaming_body_starts_over_for_another_answer(qapp: QApplication) -> None:
+    body = StreamingBody(qapp.font(), 400)
+    body.update("First answer.\n\nSecond paragraph.")
+    body.update("Something else entirely.")
+    assert body.plain_text() == "Something else entirely."

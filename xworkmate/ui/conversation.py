@@ -75,6 +75,7 @@ from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.rendering import (
     Body,
     BodyFormat,
+    StreamingBody,
     ToolCard,
     build_body,
     plan_text,
@@ -635,6 +636,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._heights: dict[_HeightKey, int] = {}
         self._bodies: OrderedDict[_BodyKey, Body] = OrderedDict()
         self._live_bodies: dict[str, tuple[_BodyKey, Body]] = {}
+        self._streaming: dict[str, StreamingBody] = {}
         self._header_base: QFont | None = None
         self._header_font: tuple[QFont, QFontMetrics] | None = None
         self._card_colour_cache: dict[tuple[int, str, bool], tuple[QColor, QColor]] = {}
@@ -651,6 +653,7 @@ class MessageDelegate(QStyledItemDelegate):
             self.forget_sizes()
             self._bodies.clear()
             self._live_bodies.clear()
+            self._streaming.clear()
 
     def text_width(self) -> int:
         return max(self._view.viewport().width() - 2 * (self.MARGIN + self.PADDING), 80)
@@ -712,12 +715,14 @@ class MessageDelegate(QStyledItemDelegate):
         text = str(index.data() or "")  # not our model: its display text, cached by that text
         return RowView(cache_key=("text", text), text=text, body_format="plain", header="", state="", role="")
 
-    def body_for(self, index: ModelIndex, font: QFont | None = None) -> Body:
+    def body_for(self, index: ModelIndex, font: QFont | None = None) -> Body | StreamingBody:
         """The rendered body of a row at the current width (cached)."""
         return self._body(self._row(index), font if font is not None else self._view.font())
 
-    def _body(self, view: RowView, font: QFont) -> Body:
+    def _body(self, view: RowView, font: QFont) -> Body | StreamingBody:
         width = self.text_width()
+        if view.live is not None and view.body_format == "markdown":
+            return self._streaming_body(view.live, view.text, font, width)
         key: _BodyKey = (view.cache_key, self._raw)
         cached: Body | None = None
         if view.live is not None:
@@ -740,6 +745,16 @@ class MessageDelegate(QStyledItemDelegate):
             self._bodies[key] = body
             while len(self._bodies) > self.BODY_CACHE:
                 self._bodies.popitem(last=False)
+        return body
+
+    def _streaming_body(self, live: str, text: str, font: QFont, width: int) -> StreamingBody:
+        """The streaming answer's body: kept across flushes, so only its unsettled tail is rendered again."""
+        body = self._streaming.get(live)
+        if body is None or not body.matches(font, self._raw):
+            body = StreamingBody(font, width, raw=self._raw)
+            self._streaming[live] = body
+        body.set_width(width)
+        body.update(text)
         return body
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:

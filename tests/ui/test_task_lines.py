@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController, UnknownSessionKeyError
@@ -17,6 +18,12 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import BADGE_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
 
 from .support import click_line, label_text, message_texts, proxy_index, selected_key
+
+_GROUPS = (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive)
+
+
+def _close(a: QColor, b: QColor, tolerance: int = 8) -> bool:
+    return all(abs(x - y) <= tolerance for x, y in zip(a.getRgb(), b.getRgb(), strict=True))
 
 
 def new_line_keys(window: MainWindow) -> list[str]:
@@ -131,6 +138,37 @@ def test_switching_lines_leaves_the_window_minimum_size_alone(
         click_line(qtbot, window, key)
         qtbot.wait(1)
         assert window.minimumSizeHint() == minimum, key
+
+
+def test_the_list_paints_every_title_the_selection_and_the_badges(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """Issue 7: the list paints its rows in one pass; what shows must be what the delegate paints row by row."""
+    plain = sqlite_controller.create_line(title="Plain line")
+    gone = sqlite_controller.create_line(title="Folder gone")
+    Path(gone.workspace_binding.path or "").rmdir()
+    window.task_model.invalidate_status(gone.thread_id)
+    click_line(qtbot, window, plain.thread_id)
+    view = window.task_line_list
+    qtbot.waitUntil(lambda: view.currentIndex() == proxy_index(window, plain.thread_id))
+    image = view.viewport().grab().toImage()
+    ratio = image.devicePixelRatio()
+
+    def pixels(key: str, left: int, right: int) -> list[QColor]:
+        rect = view.visualRect(proxy_index(window, key))
+        y = int(rect.center().y() * ratio)
+        return [image.pixelColor(int(x * ratio), y) for x in range(left, right)]
+
+    base = view.palette().color(QPalette.ColorRole.Base)
+    highlights = [view.palette().color(group, QPalette.ColorRole.Highlight) for group in _GROUPS]
+    selected = pixels(plain.thread_id, 2, 3)[0]
+    assert any(_close(selected, colour) for colour in highlights)  # the selection panel (the style may shade it)
+    assert pixels(MAIN_KEY, 2, 3)[0] == base
+    for key in (MAIN_KEY, plain.thread_id, gone.thread_id):  # a title is drawn on every row
+        assert any(colour != pixels(key, 2, 3)[0] for colour in pixels(key, 10, 60)), key
+    width = view.viewport().width()
+    assert any(c.red() > c.green() + 60 for c in pixels(gone.thread_id, width - 90, width - 8))  # the red pill
+    assert not any(c.red() > c.green() + 60 for c in pixels(plain.thread_id, width - 90, width - 8))
 
 
 def test_filter_narrows_the_list_without_switching_and_shows_an_empty_state(

@@ -12,6 +12,7 @@ reloaded because one line changed, appeared or because the current line moved.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
@@ -20,12 +21,13 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    QPoint,
     QRect,
     QSize,
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QColor, QCursor, QFont, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -108,6 +110,10 @@ class LineRowView(NamedTuple):
     kind_marker: str
 
 
+PaintedRow = tuple[QRect, LineRowView, QStyle.StateFlag]
+"""One row of a paint pass: where it goes, what it shows, its style state (selected, focus, hover)."""
+
+
 def category_badge(category: str | None) -> str:
     return f"● {category}" if category else ""
 
@@ -181,13 +187,7 @@ class TaskLineModel(QAbstractListModel):
         row = index.row()
         line = self._lines[row]
         if role == ROW_ROLE:
-            return LineRowView(
-                title=line.title,
-                depth=self._depths[row],
-                status=self.status_of_row(row),
-                category_badge=category_badge(line.category),
-                kind_marker=KIND_MARKERS.get(line.kind, ""),
-            )
+            return self.row_view(row)
         if role == Qt.ItemDataRole.DisplayRole:
             return line.title
         if role == KEY_ROLE:
@@ -217,6 +217,17 @@ class TaskLineModel(QAbstractListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
         return None
+
+    def row_view(self, row: int) -> LineRowView:
+        """The row as the delegate paints it (``ROW_ROLE``)."""
+        line = self._lines[row]
+        return LineRowView(
+            title=line.title,
+            depth=self._depths[row],
+            status=self.status_of_row(row),
+            category_badge=category_badge(line.category),
+            kind_marker=KIND_MARKERS.get(line.kind, ""),
+        )
 
     def _tooltip(self, row: int) -> str:
         line = self._lines[row]
@@ -418,21 +429,53 @@ class TaskLineDelegate(QStyledItemDelegate):
         if not isinstance(view, LineRowView):
             super().paint(painter, option, index)
             return
-        state = option.state
-        selected = bool(state & QStyle.StateFlag.State_Selected)
-        if state & _PANEL_STATES:
-            # The panel (selection, hover, focus) from the style; the text and badges are ours, so the
-            # style option needs none of the model's roles (initStyleOption would ask for ten of them).
-            # A row with none of those states has no panel: most rows skip the style (issue 7).
-            widget = option.widget
-            style = widget.style() if widget is not None else QApplication.style()
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
-        text_colour = option.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-
         painter.save()
-        rect = option.rect.adjusted(10 + view.depth * INDENT_PX, 0, -8, 0)
+        self.paint_rows(painter, option, [(option.rect, view, option.state)])
+        painter.restore()
+
+    def paint_rows(self, painter: QPainter, option: QStyleOptionViewItem, rows: Sequence[PaintedRow]) -> None:
+        """Paint rows that share ``option``'s font, palette and widget (``TaskLineListView`` passes all it shows).
+
+        Changes ``option``'s rect and state, and the painter's font, pen, brush and hints.
+        """
+        widget = option.widget
+        style = widget.style() if widget is not None else QApplication.style()
         small, small_metrics, title_metrics = self._fonts(option.font)
-        right = rect.right()
+        palette = option.palette
+        text_colour = palette.color(QPalette.ColorRole.Text)
+        selected_colour = palette.color(QPalette.ColorRole.HighlightedText)
+        painter.setFont(option.font)
+        for rect, view, state in rows:
+            selected = bool(state & QStyle.StateFlag.State_Selected)
+            if state & _PANEL_STATES:
+                # The panel (selection, hover, focus) from the style; the text and badges are ours, so the
+                # style option needs none of the model's roles (initStyleOption would ask for ten of them).
+                # A row with none of those states has no panel: most rows skip the style (issue 7).
+                option.rect = rect
+                option.state = state
+                style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
+            colour = selected_colour if selected else text_colour
+            left = rect.left() + 10 + view.depth * INDENT_PX
+            right = rect.right() - 8
+            if view.status in _BADGE_COLOURS or view.category_badge or view.kind_marker:
+                pill_text = colour if selected else None
+                right = self._paint_badges(painter, view, rect, right, small, small_metrics, pill_text)
+                painter.setFont(option.font)
+            painter.setPen(colour)
+            title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
+            draw_text_line(painter, title_metrics, title, left, rect.top(), max(right - left, 0), rect.height())
+
+    @staticmethod
+    def _paint_badges(
+        painter: QPainter,
+        view: LineRowView,
+        rect: QRect,
+        right: int,
+        font: QFont,
+        metrics: QFontMetrics,
+        text_colour: QColor | None,
+    ) -> int:
+        """The row's pills, right to left; returns where the title must end."""
         for text, colour in (
             (STATUS_BADGES[view.status], _BADGE_COLOURS.get(view.status)),
             (view.category_badge, _CATEGORY_COLOUR),
@@ -440,11 +483,9 @@ class TaskLineDelegate(QStyledItemDelegate):
         ):
             if not text:
                 continue
-            advance = small_metrics.horizontalAdvance(text)
+            advance = metrics.horizontalAdvance(text)
             width = advance + 12
-            pill = QRect(
-                right - width, rect.center().y() - small_metrics.height() // 2 - 2, width, small_metrics.height() + 4
-            )
+            pill = QRect(right - width, rect.center().y() - metrics.height() // 2 - 2, width, metrics.height() + 4)
             pill_colour = QColor(colour or QColor(128, 128, 128))
             fill = QColor(pill_colour)
             fill.setAlpha(40)
@@ -452,16 +493,70 @@ class TaskLineDelegate(QStyledItemDelegate):
             painter.setPen(pill_colour)
             painter.setBrush(fill)
             painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
-            painter.setFont(small)
-            painter.setPen(text_colour if selected else pill_colour.darker(130))
-            draw_text_line(painter, small_metrics, text, pill.left() + 6, pill.top(), advance, pill.height())
+            painter.setFont(font)
+            painter.setPen(text_colour if text_colour is not None else pill_colour.darker(130))
+            draw_text_line(painter, metrics, text, pill.left() + 6, pill.top(), advance, pill.height())
             right = pill.left() - 6
-        painter.setFont(option.font)
-        painter.setPen(text_colour)
-        title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
-        title_width = max(right - rect.left(), 0)
-        draw_text_line(painter, title_metrics, title, rect.left(), rect.top(), title_width, rect.height())
-        painter.restore()
+        return right
+
+
+class TaskLineListView(QListView):
+    """The task list (``taskLineList``). It paints the rows it shows in one pass (issue 7).
+
+    A switch to a line far down the list scrolls it, and scrolling repaints every
+    visible row. Qt's own loop calls into Python once per row and reads each row
+    through the filter model; here the delegate gets all rows at once, with the
+    fonts and colours looked up once. States follow ``QListView``: selected,
+    focus on the current row while the list has focus, hover under the mouse.
+    """
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        proxy = self.model()
+        delegate = self.itemDelegate()
+        if (
+            not isinstance(proxy, QSortFilterProxyModel)
+            or not isinstance(source := proxy.sourceModel(), TaskLineModel)
+            or not isinstance(delegate, TaskLineDelegate)
+        ):
+            super().paintEvent(event)
+            return
+        count = proxy.rowCount()
+        area = event.rect()
+        first = self.indexAt(QPoint(0, area.top())).row()  # rows span the whole width
+        if count == 0 or first < 0:
+            return
+        last = self.indexAt(QPoint(0, area.bottom())).row()
+        last = count - 1 if last < 0 else last  # below the last row: the list ends in sight
+
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        palette = option.palette
+        if not self.isEnabled():
+            palette.setCurrentColorGroup(QPalette.ColorGroup.Disabled)
+        elif not self.isActiveWindow():
+            palette.setCurrentColorGroup(QPalette.ColorGroup.Inactive)
+        option.palette = palette
+        base = option.state & ~(_PANEL_STATES | QStyle.StateFlag.State_Editing)
+        current = self.currentIndex()
+        focus_row = current.row() if current.isValid() and (self.hasFocus() or self.viewport().hasFocus()) else -1
+        hover_row = -1
+        if self.viewport().underMouse():
+            hover_row = self.indexAt(self.viewport().mapFromGlobal(QCursor.pos())).row()
+        selection = self.selectionModel()
+        rows: list[PaintedRow] = []
+        for row in range(first, last + 1):
+            index = proxy.index(row, 0)
+            state = base
+            if selection is not None and selection.isSelected(index):
+                state |= QStyle.StateFlag.State_Selected
+            if row == focus_row:
+                state |= QStyle.StateFlag.State_HasFocus
+            if row == hover_row:
+                state |= QStyle.StateFlag.State_MouseOver
+            rows.append((self.visualRect(index), source.row_view(proxy.mapToSource(index).row()), state))
+        painter = QPainter(self.viewport())
+        delegate.paint_rows(painter, option, rows)
+        painter.end()
 
 
 class TaskLinePane(QWidget):
@@ -490,7 +585,7 @@ class TaskLinePane(QWidget):
         self.show_archived_check = QCheckBox("Show archived")
         self.show_archived_check.setObjectName("showArchivedCheck")
 
-        self.list_view = QListView()
+        self.list_view = TaskLineListView()
         self.list_view.setObjectName("taskLineList")
         self.list_view.setModel(proxy)
         self.list_view.setItemDelegate(TaskLineDelegate(self.list_view))

@@ -151,7 +151,6 @@ def _over(colour: QColor, alpha: int, base: QColor) -> QColor:
     )
 
 
-
 _ROLE_LABELS: dict[MessageRole, str] = {
     MessageRole.USER: "You",
     MessageRole.ASSISTANT: "Agent",

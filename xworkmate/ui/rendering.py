@@ -420,7 +420,7 @@ def build_document(
     elif body_format == "thought":
         document.setDefaultFont(_italic(font))
         document.setPlainText(text)
-    elif body_format == "markdown" and not raw and not is_plain_prose(text):
+    elif body_format == "markdown" and not raw:  # plain prose never gets here: build_body lays it out
         # Attached to the empty document, so no deferred re-highlight is left pending on the event
         # loop; run once the code blocks carry their language. The document owns it (Qt parent),
         # and it must live as long as the document: its destructor clears the formats.

@@ -27,3 +27,5 @@ class ProviderRecord(BaseModel):
     is_default: bool = False
     acp_command: tuple[str, ...] = ()
     acp_env_refs: tuple[tuple[str, str], ...] = ()
+    # Folders the agent may write inside its sandbox (its own state); None: the defaults for a known agent.
+    acp_state_dirs: tuple[str, ...] | None = None

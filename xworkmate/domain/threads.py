@@ -56,6 +56,13 @@ class PermissionLevel(StrEnum):
     FULL = "full"
 
 
+class NetworkAccess(StrEnum):
+    """SBX-1: whether the line's sandboxed commands reach the network (default off)."""
+
+    OFF = "off"
+    ON = "on"
+
+
 class WorkspaceBinding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -79,6 +86,9 @@ class ContextState(BaseModel):
     model: str | None = None
     selected_skills: tuple[str, ...] = ()
     permission_level: PermissionLevel = PermissionLevel.ASK
+    network: NetworkAccess = NetworkAccess.OFF
+    # Environment variables the person lets through to the line's commands (SBX-1 allow-list).
+    command_env_names: tuple[str, ...] = ()
 
 
 class TaskThread(BaseModel):

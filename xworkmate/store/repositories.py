@@ -37,6 +37,7 @@ from xworkmate.domain.threads import (
     ContextState,
     ExecutionBinding,
     ExecutionMode,
+    NetworkAccess,
     PermissionLevel,
     TaskThread,
     ThreadKind,
@@ -110,6 +111,8 @@ def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
             model=row.context_model,
             selected_skills=tuple(json.loads(row.selected_skills or "[]")),
             permission_level=PermissionLevel(row.permission_level),
+            network=NetworkAccess.ON if row.network_access else NetworkAccess.OFF,
+            command_env_names=tuple(json.loads(row.command_env_names or "[]")),
         ),
         created_at=_aware(row.created_at),
         updated_at=_aware(row.updated_at),
@@ -256,6 +259,8 @@ def _insert_thread(session: Session, thread: TaskThread, *, category_own: bool, 
         context_model=thread.context_state.model,
         selected_skills=json.dumps(list(thread.context_state.selected_skills)),
         permission_level=thread.context_state.permission_level.value,
+        network_access=thread.context_state.network is NetworkAccess.ON,
+        command_env_names=json.dumps(list(thread.context_state.command_env_names)),
         created_at=thread.created_at,
         updated_at=thread.updated_at,
     )
@@ -502,6 +507,17 @@ class ThreadRepository:
 
     def set_permission(self, key: str, level: PermissionLevel) -> TaskThread:
         return self._update(key, permission_level=level.value)
+
+    def set_sandbox(
+        self, key: str, *, network: NetworkAccess | None = None, command_env_names: tuple[str, ...] | None = None
+    ) -> TaskThread:
+        """SBX-1: the line's network setting and the variables its commands receive."""
+        values: dict[str, object] = {}
+        if network is not None:
+            values["network_access"] = network is NetworkAccess.ON
+        if command_env_names is not None:
+            values["command_env_names"] = json.dumps(list(command_env_names))
+        return self._update(key, **values)
 
     def set_execution(self, key: str, binding: ExecutionBinding) -> TaskThread:
         return self._update(
@@ -1091,6 +1107,7 @@ def _provider_from_row(row: ProviderRow) -> ProviderRecord:
         is_default=row.is_default,
         acp_command=tuple(json.loads(row.acp_command or "[]")),
         acp_env_refs=tuple(tuple(pair) for pair in json.loads(row.acp_env_refs or "[]")),
+        acp_state_dirs=None if row.acp_state_dirs is None else tuple(json.loads(row.acp_state_dirs)),
     )
 
 
@@ -1127,6 +1144,7 @@ class ProviderRepository:
                 "is_default": record.is_default,
                 "acp_command": json.dumps(list(record.acp_command)),
                 "acp_env_refs": json.dumps([list(pair) for pair in record.acp_env_refs]),
+                "acp_state_dirs": None if record.acp_state_dirs is None else json.dumps(list(record.acp_state_dirs)),
             }
             if existing is None:
                 session.add(ProviderRow(name=record.name, created_at=utcnow(), **values))

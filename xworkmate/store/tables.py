@@ -51,6 +51,9 @@ class ThreadRow(Base):
     context_model: Mapped[str | None] = mapped_column(String(200))
     selected_skills: Mapped[str] = mapped_column(Text, default="[]")
     permission_level: Mapped[str] = mapped_column(String(16), default="ask")
+    # SBX-1 (migration 0004): network for the line's commands, and the variables the person lets through.
+    network_access: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    command_env_names: Mapped[str] = mapped_column(Text, default="[]", server_default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # CAT-10: the read-only archive level; tasks inherit it, independently of categories.
@@ -134,6 +137,8 @@ class ProviderRow(Base):
     is_default: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     acp_command: Mapped[str] = mapped_column(Text, default="[]")
     acp_env_refs: Mapped[str] = mapped_column(Text, default="[]")
+    # JSON list of folders the agent may write (SBX-1); NULL: the defaults for a known agent.
+    acp_state_dirs: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.acp import AgentHarness, assert_reaped
@@ -50,4 +51,32 @@ def test_reads_and_writes_inside_work_and_everything_outside_is_refused(tmp_path
     assert not reads[1]["ok"] and "outside the working directory" in reads[1]["error"]
     assert not reads[2]["ok"] and "outside the working directory" in reads[2]["error"]
     assert not reads[3]["ok"]
+    assert_reaped(harness.pid())
+
+
+def test_an_agent_read_or_write_through_a_hard_link_is_refused(tmp_path: Path) -> None:
+    """SBX-2: the client file system applies the file tools' hard-link rule to reads and writes."""
+    harness = AgentHarness(tmp_path)
+    ws = harness.workspace
+    outside = tmp_path / "secret"
+    outside.mkdir()
+    (outside / "key.txt").write_text("do not read")
+    os.link(outside / "key.txt", ws / "key.txt")
+
+    out = harness.run(
+        harness.script(
+            turn=[
+                {"read": {"path": "key.txt"}},
+                {"write": {"path": "key.txt", "content": "overwritten"}},
+            ]
+        )
+    )
+
+    assert out.error is None, out.error
+    [read] = harness.report("read")
+    assert not read["ok"] and "hard links" in read["error"]
+    assert "do not read" not in read["error"]
+    [write] = harness.report("write")
+    assert not write["ok"] and write["data"]["reason"] == "hard_link"
+    assert (outside / "key.txt").read_text() == "do not read"
     assert_reaped(harness.pid())

@@ -70,7 +70,9 @@ from xworkmate.agents.confinement import (
     ToolError,
     WorkingDirectoryError,
     display_path,
+    open_confined_file,
     real_working_directory,
+    resolve_file_inside,
     resolve_inside,
 )
 from xworkmate.agents.events import (
@@ -998,13 +1000,16 @@ class _Turn:
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
     ) -> ReadTextFileResponse:
         target = self._confined(session_id, path)
+        if target.is_dir():
+            raise RequestError.invalid_params({"details": f"{path} is a directory"})
         try:
-            with open(target, "rb") as fh:
+            # SBX-2: the file actually opened is checked again (hard links, a link swapped in).
+            with os.fdopen(open_confined_file(target, display_path(self.working_directory, target)), "rb") as fh:
                 data = fh.read(_READ_MAX_BYTES + 1)
+        except ToolError as exc:
+            raise self._refusal(path, exc) from None
         except FileNotFoundError:
             raise RequestError.resource_not_found(path) from None
-        except IsADirectoryError:
-            raise RequestError.invalid_params({"details": f"{path} is a directory"}) from None
         except OSError as exc:
             raise RequestError.internal_error({"details": f"cannot read {path}: {exc.strerror}"}) from None
         if len(data) > _READ_MAX_BYTES:
@@ -1022,12 +1027,14 @@ class _Turn:
     ) -> WriteTextFileResponse | None:
         target = self._confined(session_id, path)
         shown = display_path(self.working_directory, target)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(target, flags, 0o666)
+            # SBX-2: truncated only after the file actually opened passed the hard-link rule.
+            fd = open_confined_file(target, shown, write=True)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(content)
+        except ToolError as exc:
+            raise self._refusal(path, exc) from None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 detail = f"{shown} is a symbolic link"
@@ -1043,10 +1050,14 @@ class _Turn:
         if not self._ours(session_id):
             raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
         try:
-            return resolve_inside(self.working_directory, path)
+            # SBX-2: outside the folder, or a file with more than one hard link.
+            return resolve_file_inside(self.working_directory, path)
         except ToolError as exc:
-            log.warning("line %s: ACP file access refused: %s", self.request.thread_id, exc)
-            raise RequestError(-32602, f"refused: {exc}", {"path": path, "reason": exc.kind}) from None
+            raise self._refusal(path, exc) from None
+
+    def _refusal(self, path: str, exc: ToolError) -> RequestError:
+        log.warning("line %s: ACP file access refused: %s", self.request.thread_id, exc)
+        return RequestError(-32602, f"refused: {exc}", {"path": path, "reason": exc.kind})
 
     def _outside(self, paths: Sequence[str]) -> str | None:
         for path in paths:

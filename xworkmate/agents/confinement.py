@@ -1,4 +1,4 @@
-"""Keep the native agent's file tools inside its thread's working directory (SPEC WR-1, ISO-6).
+"""Keep the native agent's file tools inside its thread's working directory (SPEC WR-1, ISO-6, SBX-2).
 
 ``resolve_inside`` is the one place that turns a path the model wrote into a real
 path on disk. It resolves ``..``, every symbolic link (also a symlinked parent
@@ -7,6 +7,13 @@ containment test compares directory *identity* (device and inode) rather than
 spelling, case variants on case-insensitive file systems and other aliases of
 the working directory. Paths that do not exist yet (the target of a write) are
 resolved through their nearest existing ancestor.
+
+SBX-2 adds one rule for reading and writing alike: a regular file with more
+than one hard link is refused, because another name for the same file may live
+outside the folder and no path check can see it. ``resolve_file_inside`` (a
+path the model names) and ``open_confined_file`` (the open itself, which checks
+the file it really got) are the two places that apply it; every file tool, the
+write gate and the ACP client file system go through them.
 
 The errors here are ``ToolError`` subclasses: their message is meant for the
 model, which sees it as the tool result and can correct its call.
@@ -24,11 +31,16 @@ __all__ = [
     "EscapeReason",
     "InvalidPathError",
     "InvalidPathReason",
+    "LinkedFileError",
     "PathEscapeError",
     "ToolError",
     "WorkingDirectoryError",
     "display_path",
+    "has_other_names",
+    "open_confined_file",
     "real_working_directory",
+    "refuse_linked_file",
+    "resolve_file_inside",
     "resolve_inside",
 ]
 
@@ -95,6 +107,32 @@ class PathEscapeError(ToolError):
         self.reason = reason
 
 
+class LinkedFileError(ToolError):
+    """A regular file with more than one hard link, refused for reading and writing (SBX-2)."""
+
+    kind: ClassVar[str] = "hard_link"
+
+    def __init__(self, shown: str, links: int) -> None:
+        super().__init__(
+            f"{shown} has {links} hard links: another name for the same file may be outside the working "
+            "directory, so the file tools neither read nor write it. Leave it alone or ask the person "
+            "to replace it with a plain copy."
+        )
+        self.shown = shown
+        self.links = links
+
+
+def has_other_names(status: os.stat_result) -> bool:
+    """SBX-2: a regular file that more than one directory entry names (directories always have several)."""
+    return stat.S_ISREG(status.st_mode) and status.st_nlink > 1
+
+
+def refuse_linked_file(status: os.stat_result, shown: str) -> None:
+    """Raise ``LinkedFileError`` when ``status`` is that of a multiply linked regular file (SBX-2)."""
+    if has_other_names(status):
+        raise LinkedFileError(shown, status.st_nlink)
+
+
 def real_working_directory(working_directory: str | os.PathLike[str]) -> Path:
     """The working directory with every link resolved; it must exist and be a directory."""
     given = os.fspath(working_directory)
@@ -134,6 +172,50 @@ def resolve_inside(working_directory: str | os.PathLike[str], user_path: str | o
         )
     _reject_remaining_links(requested, root, tail)
     return root.joinpath(*tail)
+
+
+def resolve_file_inside(working_directory: str | os.PathLike[str], user_path: str | os.PathLike[str]) -> Path:
+    """``resolve_inside``, then SBX-2's hard-link rule on the target if it exists.
+
+    Raises what ``resolve_inside`` raises, and ``LinkedFileError`` for a regular
+    file with more than one hard link. A target that does not exist yet passes.
+    """
+    target = resolve_inside(working_directory, user_path)
+    try:
+        status = os.lstat(target)
+    except OSError:
+        return target
+    refuse_linked_file(status, display_path(working_directory, target))
+    return target
+
+
+def open_confined_file(target: str | os.PathLike[str], shown: str, *, write: bool = False) -> int:
+    """Open a resolved path and return the descriptor, re-checking the file actually opened (SBX-2).
+
+    The last component is not followed if it became a symbolic link after the
+    path was checked (``ELOOP``). The hard-link rule is applied to the open
+    file itself, so a link made after ``resolve_file_inside`` is caught too.
+    For writing the file is created if missing and truncated only after that
+    check, so a refused file is left exactly as it was. Reading never blocks on
+    a pipe, and anything but a regular file is refused. Raises ``OSError`` from
+    the open, ``LinkedFileError``, or ``ToolError``.
+    """
+    flags = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= os.O_WRONLY | os.O_CREAT if write else os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(target, flags, 0o666)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise ToolError(f"{shown} is not a regular file")
+        refuse_linked_file(status, shown)
+        if write:
+            os.ftruncate(fd, 0)
+        elif flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def display_path(working_directory: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:

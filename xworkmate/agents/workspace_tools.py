@@ -10,8 +10,10 @@ Errors: a ``ToolError`` (including ``PathEscapeError``, ``InvalidPathError`` and
 result. Any other exception is internal: logged with its traceback, and the
 model only learns that the tool failed.
 
-Every path goes through ``confinement.resolve_inside``; every write goes
-through the thread's ``WriteGate`` before anything on disk changes.
+Every path goes through ``confinement.resolve_inside``; every file read or
+written also goes through SBX-2's hard-link rule (``resolve_file_inside``,
+``open_confined_file``); every write goes through the thread's ``WriteGate``
+before anything on disk changes.
 ``run_command`` is *not* confined by this module beyond its working directory:
 it is a shell, and approval per permission level is the agent loop's job.
 """
@@ -40,7 +42,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from xworkmate.agents.confinement import ToolError, display_path, real_working_directory, resolve_inside
+from xworkmate.agents.confinement import (
+    LinkedFileError,
+    ToolError,
+    display_path,
+    open_confined_file,
+    real_working_directory,
+    resolve_file_inside,
+    resolve_inside,
+)
 from xworkmate.agents.write_gate import EvidenceMessage, WriteGate
 
 __all__ = [
@@ -205,7 +215,8 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int | None = 
     """Read a text file from line ``offset`` (1-based): at most ``limit`` lines and ``read_max_chars``.
 
     Lines longer than ``read_max_line_chars`` are cut; a note at the end says
-    where to continue when the read stopped before the end of the file.
+    where to continue when the read stopped before the end of the file. A file
+    with more than one hard link is refused (SBX-2).
     """
     limits = ctx.limits
     if offset < 1:
@@ -213,11 +224,11 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int | None = 
     if limit is not None and limit < 1:
         raise ToolError("limit must be at least 1 line")
     max_lines = limit if limit is not None else limits.read_default_lines
-    target = resolve_inside(ctx.working_directory, path)
+    target = resolve_file_inside(ctx.working_directory, path)
     shown = display_path(ctx.working_directory, target)
     _require_regular_file(target, shown)
 
-    with _os_errors("read", shown), open(target, "rb") as handle:
+    with _os_errors("read", shown), os.fdopen(open_confined_file(target, shown), "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if _looks_binary(handle.read(_BINARY_SNIFF_BYTES)):
             raise ToolError(f"{shown} is a binary file ({size:,} bytes); read_file only reads text")
@@ -275,9 +286,11 @@ def search_files(
 ) -> str:
     """Search text files under ``path`` for a regular expression (or a literal string).
 
-    Skips ``.git``/``.hg``/``.svn``, symbolic links, binary files and files over
-    ``search_max_file_bytes``; stops after ``search_max_matches`` matches.
-    Results are ``relative/path:line: text``.
+    Skips ``.git``/``.hg``/``.svn``, symbolic links, binary files, files over
+    ``search_max_file_bytes`` and files with more than one hard link (SBX-2; a
+    note counts them, and naming such a file as ``path`` is refused as in
+    ``read_file``); stops after ``search_max_matches`` matches. Results are
+    ``relative/path:line: text``.
     """
     limits = ctx.limits
     if not pattern:
@@ -288,7 +301,7 @@ def search_files(
         raise ToolError(
             f"pattern is not a valid regular expression ({exc}); pass literal=true to search for the text as is"
         ) from exc
-    root = resolve_inside(ctx.working_directory, path)
+    root = resolve_file_inside(ctx.working_directory, path)
     shown_root = display_path(ctx.working_directory, root)
     if not root.exists():
         raise ToolError(f"{shown_root} does not exist")
@@ -296,6 +309,7 @@ def search_files(
     matches: list[str] = []
     files_seen = 0
     skipped_large = 0
+    skipped_linked = 0
     stopped: str | None = None
     for file_path in _walk_files(root):
         if files_seen >= limits.search_max_files:
@@ -306,10 +320,17 @@ def search_files(
         if glob and not _glob_matches(glob, rel):
             continue
         try:
-            if file_path.stat().st_size > limits.search_max_file_bytes:
-                skipped_large += 1
-                continue
-            with open(file_path, "rb") as handle:
+            handle = os.fdopen(open_confined_file(file_path, rel), "rb")
+        except LinkedFileError:
+            skipped_linked += 1  # SBX-2: another name may be outside the folder
+            continue
+        except (OSError, ToolError):
+            continue  # unreadable, vanished or not a regular file: not the model's problem
+        try:
+            with handle:
+                if os.fstat(handle.fileno()).st_size > limits.search_max_file_bytes:
+                    skipped_large += 1
+                    continue
                 if _looks_binary(handle.read(_BINARY_SNIFF_BYTES)):
                     continue
                 handle.seek(0)
@@ -332,6 +353,11 @@ def search_files(
         lines.append(f"[{stopped}]")
     if skipped_large:
         lines.append(f"[{skipped_large} file(s) over {limits.search_max_file_bytes:,} bytes were not searched]")
+    if skipped_linked:
+        lines.append(
+            f"[{skipped_linked} file(s) with more than one hard link were not searched: another name for "
+            "such a file may be outside the working directory]"
+        )
     return "\n".join(lines)
 
 
@@ -381,12 +407,12 @@ def edit_file(ctx: ToolContext, path: str, old: str, new: str, quote: str) -> Wr
     if not os.path.lexists(target):
         raise ToolError(f"{shown} does not exist; use write_file to create it")
     _require_regular_file(target, shown)
-    with _os_errors("read", shown):
-        if target.stat().st_size > ctx.limits.write_max_bytes:
+    with _os_errors("read", shown), os.fdopen(open_confined_file(target, shown), "rb") as handle:
+        if os.fstat(handle.fileno()).st_size > ctx.limits.write_max_bytes:
             raise ToolError(
                 f"{shown} is larger than {ctx.limits.write_max_bytes:,} bytes; edit_file will not rewrite it"
             )
-        raw = target.read_bytes()
+        raw = handle.read()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -1073,18 +1099,6 @@ def _diff(shown: str, before: str, after: str, limits: ToolLimits) -> str | None
 
 
 def _write_bytes(target: Path, shown: str, data: bytes) -> None:
-    """Write in place without following a link that appeared after the gate's check."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    with _os_errors("write", shown):
-        try:
-            links = os.stat(target, follow_symlinks=False).st_nlink
-        except FileNotFoundError:
-            links = 1
-        if links > 1:
-            # Another name for the same file may live outside the working directory.
-            raise ToolError(
-                f"{shown} has {links} hard links; writing it could change a file outside the working directory"
-            )
-        fd = os.open(target, flags, 0o666)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+    """Write in place without following a link, or writing a hard-linked file, that appeared after the gate's check."""
+    with _os_errors("write", shown), os.fdopen(open_confined_file(target, shown, write=True), "wb") as handle:
+        handle.write(data)

@@ -4,7 +4,9 @@ Every write the agent makes (``write_file``, ``edit_file``) first asks
 ``WriteGate.check(path, quote)``. Two things must hold:
 
 1. the target resolves, after ``..``, symbolic links and case, inside the
-   thread's working directory (``confinement.resolve_inside``);
+   thread's working directory, and is not an existing file with more than one
+   hard link (``confinement.resolve_file_inside``, SBX-2: the same rule as
+   for reading);
 2. ``quote`` is the human's own words: a non-trivial piece of text that occurs
    in an evidence message whose ``source`` is ``MessageSource.HUMAN``.
 
@@ -37,11 +39,12 @@ from typing import TYPE_CHECKING, ClassVar, NoReturn
 
 from xworkmate.agents.confinement import (
     InvalidPathError,
+    LinkedFileError,
     PathEscapeError,
     ToolError,
     display_path,
     real_working_directory,
-    resolve_inside,
+    resolve_file_inside,
 )
 from xworkmate.domain.messages import MessageSource
 
@@ -81,6 +84,7 @@ class EvidenceMessage:
 class RefusalReason(StrEnum):
     PATH_INVALID = "path_invalid"
     PATH_OUTSIDE = "path_outside"
+    PATH_LINKED = "path_linked"
     QUOTE_MISSING = "quote_missing"
     QUOTE_TOO_SHORT = "quote_too_short"
     QUOTE_IS_CLAIM = "quote_is_claim"
@@ -204,9 +208,11 @@ class WriteGate:
         """Allow the write, or raise ``WriteRefused`` naming the check that failed."""
         requested = os.fspath(path)
         try:
-            target = resolve_inside(self._working_directory, requested)
+            target = resolve_file_inside(self._working_directory, requested)
         except PathEscapeError as exc:
             self._refuse(requested, RefusalReason.PATH_OUTSIDE, str(exc))
+        except LinkedFileError as exc:
+            self._refuse(requested, RefusalReason.PATH_LINKED, str(exc))
         except InvalidPathError as exc:
             self._refuse(requested, RefusalReason.PATH_INVALID, str(exc))
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.acp import AGENT
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.acp_scripts import report_events, scripted_agent
+from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.controllers import ApprovalRequested, SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ThreadStatus
@@ -67,7 +67,7 @@ def test_category_line_already_in_acp_mode_refuses_before_any_process_starts(
     controller._store.threads._update(line.thread_id, category="medical")
     outcome = asyncio.run(controller.run_turn(line.thread_id, "confidential"))
     assert outcome.status == "failed" and outcome.error and "medical" in outcome.error
-    assert not (tmp_path / "scripted.pid").exists()
+    assert not (agent_folder(tmp_path) / "scripted.pid").exists()
     assert controller.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
 
 
@@ -149,7 +149,8 @@ def test_cli_acp_provider_and_headless_run(home: Path, tmp_path: Path) -> None:
     script = tmp_path / "cli.json"
     script.write_text(json.dumps({"turn": [{"say": "from the agent"}]}))
     cmd = f"{sys.executable} {AGENT} {script}"
-    ok_json(home, "provider", "add", "fake", "--acp-command", cmd)
+    # The script is the agent's own configuration: in its sandbox it reads it from its state folder.
+    ok_json(home, "provider", "add", "fake", "--acp-command", cmd, "--acp-state-dir", str(tmp_path))
     line = ok_json(home, "thread", "new")
     assert (
         ok_json(home, "thread", "set", line["session_key"], "--mode", "acp", "--provider", "fake")["execution_mode"]

@@ -27,6 +27,7 @@ def test_provider_add_and_list(home: Path, openai_server: OpenAIServer) -> None:
         "api_key_keyring": False,
         "default": True,
         "acp_command": None,
+        "acp_state_dirs": None,
     }
     assert [p["name"] for p in ok_json(home, "provider", "list")] == ["local"]
 

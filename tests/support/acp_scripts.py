@@ -16,25 +16,42 @@ GATED_AGENT = Path(__file__).resolve().parent / "acp_gated_agent.py"
 def scripted_agent(
     controller: SessionController, tmp_path: Path, name: str = "scripted", *, gated: bool = False, **script: object
 ) -> Path:
-    """Register a real ACP agent process following ``script``; returns its report file (JSON lines)."""
-    script_file = tmp_path / f"{name}.json"
-    report = tmp_path / f"{name}-report.jsonl"
+    """Register a real ACP agent process following ``script``; returns its report file (JSON lines).
+
+    The agent's files (script, report, sessions, pid) live in its own state folder, declared as the
+    provider's ``acp_state_dirs``: in its sandbox that is the one place besides the line's folder it
+    may write (SBX-1), as ``~/.qwen`` is for Qwen Code.
+    """
+    folder = agent_folder(tmp_path, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    script_file = folder / f"{name}.json"
+    report = folder / f"{name}-report.jsonl"
     script_file.write_text(
         json.dumps(
             {
                 "report": str(report),
-                "state": str(tmp_path / f"{name}-sessions.json"),
-                "pid_file": str(tmp_path / f"{name}.pid"),
+                "state": str(folder / f"{name}-sessions.json"),
+                "pid_file": str(folder / f"{name}.pid"),
                 **script,
             }
         )
     )
     agent = GATED_AGENT if gated else SCRIPTED_AGENT
     controller.add_provider(
-        ProviderRecord(name=name, kind=ProviderKind.ACP, acp_command=(sys.executable, str(agent), str(script_file))),
+        ProviderRecord(
+            name=name,
+            kind=ProviderKind.ACP,
+            acp_command=(sys.executable, str(agent), str(script_file)),
+            acp_state_dirs=(str(folder),),
+        ),
         replace=True,
     )
     return report
+
+
+def agent_folder(tmp_path: Path, name: str = "scripted") -> Path:
+    """Where ``scripted_agent`` keeps that agent's script, report, sessions and pid file."""
+    return tmp_path / f"{name}-agent"
 
 
 def report_events(report: Path, event: str) -> list[dict[str, object]]:

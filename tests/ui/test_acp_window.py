@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.support.acp_scripts import report_events, scripted_agent
+from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ExecutionMode, TaskThread
@@ -312,7 +312,7 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     with pytest.raises(ValueError, match="category 'medical'"):
         controller.set_execution(line.thread_id, "acp", "scripted")
     assert controller.get_thread(line.thread_id).execution_binding.mode is ExecutionMode.NATIVE
-    assert not (tmp_path / "scripted.pid").exists()  # no agent process ever started
+    assert not (agent_folder(tmp_path) / "scripted.pid").exists()  # no agent process ever started
 
     other = controller.create_line("Normal")
     click_line(qtbot, window, other.thread_id)

@@ -89,6 +89,7 @@ from xworkmate.agents.events import (
     ToolStarted,
 )
 from xworkmate.agents.native import command_environment
+from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 from xworkmate.agents.workspace_tools import ToolLimits, ToolResult
 from xworkmate.domain.messages import MessageState
 from xworkmate.domain.runs import RunRequest
@@ -398,17 +399,21 @@ class AcpRunner:
         emit: EventSink,
         permission_level: PermissionLevel,
         provider: str | None = None,
+        sandbox: Sandbox | None = None,
+        base_env: Mapping[str, str] | None = None,
     ) -> AcpTurnResult:
         """One prompt turn of the agent ``command`` in ``request.working_directory``.
 
-        ``env`` is added to the agent's environment (ours minus secret-looking
-        names); pass the provider's resolved references here. Raises
+        ``env`` is added to the agent's environment (``base_env``, else ours minus
+        secret-looking names); pass the provider's resolved references here.
+        ``sandbox`` contains the agent process and everything it starts (SBX-1);
+        the caller decides, with the person, whether to run without one. Raises
         ``AcpCategoryError`` for a category line and ``AcpAgentError`` subclasses
         for everything the agent does wrong; cancelling the task cancels the turn.
         """
         check_acp_allowed(request.category)  # CAT-3, before anything starts
         command = tuple(command)
-        child_env = agent_environment(env)
+        child_env = {**base_env, **env} if base_env is not None else agent_environment(env)
         executable = _find_executable(command, child_env)
         try:
             working_directory = real_working_directory(request.working_directory)
@@ -425,7 +430,7 @@ class AcpRunner:
             provider=provider,
         )
         agent = _AgentProcess(command, self.timeouts)
-        await agent.start(executable, working_directory, child_env)
+        await agent.start(executable, working_directory, child_env, sandbox)
         try:
             return await turn.drive(agent, prompt, acp_session_id)
         finally:
@@ -472,11 +477,16 @@ class _AgentProcess:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    async def start(self, executable: str, cwd: Path, env: Mapping[str, str]) -> None:
+    async def start(self, executable: str, cwd: Path, env: Mapping[str, str], sandbox: Sandbox | None = None) -> None:
+        argv = [executable, *self.command[1:]]
+        if sandbox is not None and sandbox.available:
+            try:
+                argv = sandbox.wrap(argv)
+            except SandboxUnavailable as exc:
+                raise AcpAgentError(self.command, str(exc)) from None
         try:
             self.process = await asyncio.create_subprocess_exec(
-                executable,
-                *self.command[1:],
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

@@ -59,6 +59,8 @@ class ApprovalRequest:
     thread_id: str
     call: ToolCall
     summary: str
+    # SBX-1: set when the action would run without a sandbox; says why, shown on the card.
+    unsandboxed: str | None = None
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +27,7 @@ from xworkmate.agents.events import (
     ToolDone,
     ToolStarted,
 )
+from xworkmate.agents.sandbox import Sandbox, looks_secret
 from xworkmate.agents.workspace_tools import (
     ToolContext,
     ToolResult,
@@ -62,9 +62,6 @@ TASK_TOOLS_PROMPT = """You may start a background task with task_start when a pa
 and send it follow-ups with task_send."""
 
 
-_SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY)", re.IGNORECASE)
-
-
 def command_environment(extra_secret_names: Sequence[str] = ()) -> dict[str, str]:
     """The environment for ``run_command``: the app's, minus anything that looks like a secret.
 
@@ -72,11 +69,16 @@ def command_environment(extra_secret_names: Sequence[str] = ()) -> dict[str, str
     that is stored and sent to a model (SPEC §7: secrets never in the database).
     """
     hidden = set(extra_secret_names)
-    return {k: v for k, v in os.environ.items() if k not in hidden and not _SECRET_NAME.search(k)}
+    return {k: v for k, v in os.environ.items() if k not in hidden and not looks_secret(k)}
 
 
-def needs_approval(tool_name: str, level: PermissionLevel) -> bool:
-    """``ask``: writes and commands wait; ``auto-edit``: commands wait; ``full``: nothing waits."""
+def needs_approval(tool_name: str, level: PermissionLevel, *, sandboxed: bool = True) -> bool:
+    """``ask``: writes and commands wait; ``auto-edit``: commands wait; ``full``: nothing waits.
+
+    SBX-1: a command that cannot run in a sandbox waits at every level; never a silent unsandboxed run.
+    """
+    if tool_name in COMMAND_TOOLS and not sandboxed:
+        return True
     if level is PermissionLevel.FULL:
         return False
     if level is PermissionLevel.AUTO_EDIT:
@@ -105,6 +107,10 @@ class NativeAgent:
     max_steps: int = DEFAULT_MAX_STEPS
     tool_context: ToolContext | None = None
     secret_env_names: Sequence[str] = ()
+    # SBX-1: where commands run. None: no sandbox was set up, so every command asks the person.
+    sandbox: Sandbox | None = None
+    # The environment commands get; None: ours minus anything that looks like a secret.
+    command_env: Mapping[str, str] | None = None
     # WR-1: the task's evidence (own recent human messages + dispatch snapshot), read afresh per write.
     evidence: Callable[[], Sequence[EvidenceMessage]] | None = None
     # Extra tools beyond the workspace ones (task_start / task_send): schemas and an async handler.
@@ -125,7 +131,10 @@ class NativeAgent:
             self.tool_context = ToolContext(
                 write_gate=base.write_gate,
                 limits=base.limits,
-                command_env=command_environment(self.secret_env_names),
+                command_env=self.command_env
+                if self.command_env is not None
+                else command_environment(self.secret_env_names),
+                sandbox=self.sandbox,
             )
 
     async def run(self) -> TurnResult:
@@ -219,9 +228,19 @@ class NativeAgent:
             )
             self.emit(ToolDone(call, result))
             return result
-        if needs_approval(call.name, self.permission):
+        sandbox = self.tool_context.sandbox
+        sandboxed = sandbox is not None and sandbox.available
+        if needs_approval(call.name, self.permission, sandboxed=sandboxed):
+            unsandboxed = None
+            if call.name in COMMAND_TOOLS and not sandboxed:
+                unsandboxed = sandbox.status.detail if sandbox is not None else "no sandbox was set up for this run"
             decision = await self.approver(
-                ApprovalRequest(thread_id=self.request.thread_id, call=call, summary=describe_call(call))
+                ApprovalRequest(
+                    thread_id=self.request.thread_id,
+                    call=call,
+                    summary=describe_call(call),
+                    unsandboxed=unsandboxed,
+                )
             )
             if not decision.allowed:
                 result = ToolResult(

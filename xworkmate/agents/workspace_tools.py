@@ -14,8 +14,10 @@ Every path goes through ``confinement.resolve_inside``; every file read or
 written also goes through SBX-2's hard-link rule (``resolve_file_inside``,
 ``open_confined_file``); every write goes through the thread's ``WriteGate``
 before anything on disk changes.
-``run_command`` is *not* confined by this module beyond its working directory:
-it is a shell, and approval per permission level is the agent loop's job.
+``run_command`` runs in the context's sandbox (SBX-1, ``agents.sandbox``): the
+folder is the only writable place and nothing it starts outlives it. Without a
+sandbox it runs unconfined, which only the agent loop may allow, after the
+person approved it (approval per permission level is the loop's job too).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from xworkmate.agents.confinement import (
     resolve_file_inside,
     resolve_inside,
 )
+from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 from xworkmate.agents.write_gate import EvidenceMessage, WriteGate
 
 __all__ = [
@@ -115,6 +118,9 @@ class ToolContext:
     limits: ToolLimits = field(default_factory=ToolLimits)
     # Environment for run_command; None inherits the application's environment.
     command_env: Mapping[str, str] | None = None
+    # SBX-1: where run_command runs. None, or a sandbox that cannot run here, means unconfined:
+    # the agent loop asks the person first (the approval card says so), headless runs refuse.
+    sandbox: Sandbox | None = None
 
     @classmethod
     def for_working_directory(
@@ -523,12 +529,20 @@ def _run_shell(ctx: ToolContext, command: str, timeout_s: float | None, stop: th
         notes.append(f"timeout_s lowered from {timeout_s:g} to the maximum {limits.command_max_timeout_s:g} s")
         timeout_s = limits.command_max_timeout_s
     cwd = real_working_directory(ctx.working_directory)
+    argv = ["/bin/sh", "-c", command]
+    if ctx.sandbox is not None and ctx.sandbox.available:
+        try:
+            argv = ctx.sandbox.wrap(argv)
+        except SandboxUnavailable as exc:
+            raise ToolError(str(exc)) from exc
+    elif ctx.sandbox is not None:
+        notes.append(f"ran without a sandbox, as the person approved ({ctx.sandbox.status.detail})")
 
     started = time.monotonic()
     deadline = started + timeout_s
     try:
         process = subprocess.Popen(
-            ["/bin/sh", "-c", command],
+            argv,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -68,6 +68,8 @@ class ApprovalRequested:
     tool: str
     summary: str
     arguments: str
+    # SBX-1: why the action would run without a sandbox, when it would; the card says so.
+    unsandboxed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

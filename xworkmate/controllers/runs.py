@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,6 +30,7 @@ from xworkmate.agents.events import (
     ToolStarted,
 )
 from xworkmate.agents.native import NativeAgent, describe_call, history_to_chat
+from xworkmate.agents.sandbox import Sandbox
 from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.controllers.changes import (
     ApprovalRequested,
@@ -38,6 +40,7 @@ from xworkmate.controllers.changes import (
     RunStarted,
     ToolRunning,
 )
+from xworkmate.controllers.containment import agent_state_dirs, line_sandbox, sandbox_env
 from xworkmate.dispatch.tools import TASK_START, dispatch_tool_schemas, handle_dispatch_tool_async
 
 # The run change records live in controllers.changes; re-exported for older imports.
@@ -117,6 +120,13 @@ def headless_approver(level: PermissionLevel, key: str, refused: list[str]) -> A
     """For ``xworkmate run``: nobody is there to approve, so what needs approval is refused."""
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        if request.unsandboxed is not None:
+            # SBX-1: what cannot be contained is never run headless, whatever the permission level.
+            reason = (
+                f"{request.summary} was not run on line {key}: it cannot run in a sandbox here ({request.unsandboxed})"
+            )
+            refused.append(reason)
+            return ApprovalDecision(allowed=False, reason=reason)
         reason = (
             f"{request.summary} needs approval on line {key} (permission level {level.value}) and no one"
             f" is at the window; allow it with `xworkmate thread set {key} --permission full`"
@@ -156,6 +166,7 @@ class TurnRunner:
                     tool=request.call.name,
                     summary=request.summary,
                     arguments=request.call.arguments,
+                    unsandboxed=request.unsandboxed,
                 )
             )
             try:
@@ -295,6 +306,9 @@ class TurnRunner:
             emit=recorder.record,
             pinned_provider=provider,
             secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
+            # SBX-1: commands run contained, with the allow-listed environment.
+            sandbox=line_sandbox(controller.settings, controller._store, thread),
+            command_env=sandbox_env(thread),
             # WR-1: the line's own recent human messages plus its frozen dispatch snapshot.
             evidence=dispatch.evidence_provider(key),
             extra_tools=dispatch_tool_schemas(),
@@ -334,6 +348,8 @@ class TurnRunner:
         level = thread.context_state.permission_level
         if approver is None and headless:
             approver = permission_approver(level, refused=refused)
+        approver = approver or self.window_approver(request.thread_id)
+        sandbox = await self._acp_sandbox(thread, record, approver, headless)
         prompt = request.prompt or self._unanswered_prompt(request.thread_id)
         result = await self._acp_runner.run_turn(
             # CAT-3: content on the ACP path carries no category.
@@ -342,10 +358,13 @@ class TurnRunner:
             env=resolve_env_refs(record.acp_env_refs),
             prompt=prompt,
             acp_session_id=thread.execution_binding.acp_session_id,
-            approver=approver or self.window_approver(request.thread_id),
+            approver=approver,
             emit=recorder.record,
             permission_level=level,
             provider=record.name,
+            sandbox=sandbox,
+            # SBX-1: the allow-list (proxies included: the agent must reach its model) plus its references.
+            base_env=sandbox_env(thread, proxies=True),
         )
         if result.session_id:
             self._controller.apply_execution_result(
@@ -353,6 +372,46 @@ class TurnRunner:
             )
         recorder.chosen.update(provider=record.name, model=None)
         return result.text, True
+
+    async def _acp_sandbox(
+        self, thread: TaskThread, record: ProviderRecord, approver: Approver, headless: bool
+    ) -> Sandbox:
+        """SBX-1 for an agent CLI: its folder and its own state folders writable, the network on.
+
+        Without a sandbox the agent starts only if the person allows it at the window; headless, never.
+        """
+        import shutil
+
+        from xworkmate.agents.acp_runner import describe_acp_call
+
+        executable = shutil.which(record.acp_command[0]) if record.acp_command else None
+        sandbox = line_sandbox(
+            self._controller.settings,
+            self._controller._store,
+            thread,
+            network=True,
+            writable=agent_state_dirs(record.acp_command, record.acp_state_dirs),
+            executable=executable,
+        )
+        if sandbox.available:
+            return sandbox
+        detail = sandbox.status.detail
+        key = thread.thread_id
+        if headless:
+            raise AcpSetupError(
+                f"ACP agent {record.name!r} was not started on line {key}: it cannot run in a sandbox here ({detail})"
+            )
+        call = ToolCall(
+            id=f"sandbox-{key}",
+            name="start_agent",
+            arguments=json.dumps({"title": f"start the agent {record.name}", "command": list(record.acp_command)}),
+        )
+        decision = await approver(
+            ApprovalRequest(thread_id=key, call=call, summary=describe_acp_call(call), unsandboxed=detail)
+        )
+        if not decision.allowed:
+            raise AcpSetupError(f"ACP agent {record.name!r} was not started: running it without a sandbox was refused")
+        return sandbox
 
     def _unanswered_prompt(self, key: str) -> str:
         """A task run on ACP has no new message of the person's: send what it has not answered yet.

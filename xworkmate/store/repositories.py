@@ -29,7 +29,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from xworkmate.domain.categories import normalize_category
+from xworkmate.domain.categories import normalize_category, requested_category
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import (
@@ -477,6 +477,14 @@ class ThreadRepository:
                 )
             )
 
+    def workspace_paths(self) -> list[str]:
+        """Every folder some line is bound to, archived lines included (SBX-1 hides them from the others)."""
+        with self._store.read() as session:
+            rows = session.scalars(
+                select(ThreadRow.workspace_path).where(ThreadRow.workspace_path.is_not(None)).distinct()
+            )
+            return [path for path in rows if path]
+
     def subtree(self, key: str) -> list[str]:
         """The thread and all its descendants, parents before children."""
         with self._store.read() as session:
@@ -543,10 +551,15 @@ class ThreadRepository:
         A thread under a category parent may only take the parent's category
         (or, if it is a task with its own category, become normal): anything
         else is what the CAT-7 trigger refuses, so it is refused here first
-        with a clear message. Levels are updated parents first, so the trigger
-        checks every child against its already relabelled parent.
+        with a clear message. A blank label is refused too; ``None`` clears.
+
+        The CAT-7 triggers check every row against its parent and its children
+        (0003, 0005), so no single level may be relabelled while its neighbours
+        still hold the old category. In one transaction the subtree is cleared
+        parents first (nothing is checked under a normal parent), then labelled
+        children first (each parent then agrees with children already moved).
         """
-        label = normalize_category(category)
+        label = requested_category(category)
         with self._store.session() as session:
             row = session.get(ThreadRow, key)
             if row is None:
@@ -561,13 +574,15 @@ class ThreadRepository:
                 )
             levels = _subtree_levels(session, key)
             now = utcnow()
-            for level in levels:
-                session.execute(
-                    update(ThreadRow)
-                    .where(ThreadRow.thread_id.in_(level))
-                    .values(category=label, updated_at=now)
-                    .execution_options(synchronize_session=False)
-                )
+            passes = [(levels, None)] if label is None else [(levels, None), (levels[::-1], label)]
+            for ordered, value in passes:
+                for level in ordered:
+                    session.execute(
+                        update(ThreadRow)
+                        .where(ThreadRow.thread_id.in_(level))
+                        .values(category=value, updated_at=now)
+                        .execution_options(synchronize_session=False)
+                    )
             return [k for level in levels for k in level]
 
     def set_seal_level(self, key: str, level: int) -> list[str]:

@@ -89,6 +89,18 @@ class ApprovalCard(QFrame):
         self.always_button.setObjectName("alwaysButton")
         self.always_button.setToolTip(always_tooltip(request.tool))
 
+        # SBX-1: say plainly when this would run without a sandbox; "always" would not stop the asking.
+        self.warning_label: QLabel | None = None
+        if request.unsandboxed is not None:
+            self.warning_label = QLabel(
+                f"⚠ This command will run without a sandbox, with all your rights: {request.unsandboxed}"
+            )
+            self.warning_label.setObjectName("approvalWarning")
+            self.warning_label.setTextFormat(Qt.TextFormat.PlainText)
+            self.warning_label.setWordWrap(True)
+            self.always_button.setEnabled(False)
+            self.always_button.setToolTip("Without a sandbox every command asks; install bubblewrap to stop asking")
+
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.always_button)
@@ -97,6 +109,8 @@ class ApprovalCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addWidget(self.summary_label)
+        if self.warning_label is not None:
+            layout.addWidget(self.warning_label)
         layout.addWidget(self.arguments_view)
         layout.addLayout(buttons)
 

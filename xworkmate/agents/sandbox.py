@@ -1,0 +1,281 @@
+"""The OS sandbox every process an agent starts runs in (SPEC SBX-1, SBX-2). No Qt, no store.
+
+A declarative ``SandboxPolicy`` goes in, an argv comes out. The policy says what
+the process sees:
+
+* the whole system read-only;
+* the line's folder as the one writable place (an ACP agent also gets its own
+  state folders, ``writable``);
+* the XWorkmate data folder, every other line's folder and the database hidden
+  behind empty mounts (``hidden``);
+* the person's home replaced by an empty private folder, in which only the
+  toolchains on PATH are shown again, read-only (``readable``);
+* a private ``/tmp``; no network unless the line allows it (and then the local
+  services' sockets in ``/run`` stay hidden only when the network is off);
+* a new session, no capabilities, and a PID namespace: when the command's first
+  process ends, or we die, every process it started is killed with it.
+
+``SandboxPolicy.access`` is the same rule as a pure function (the deepest mount
+on a path decides), so tests can check the file tools and the sandbox against
+one rule (SBX-2) without starting a process. ``bubblewrap_argv`` is the Linux
+backend; another backend (macOS ``sandbox-exec``) would read the same mounts.
+
+``detect_sandbox`` says whether a backend can run here and why, once per PATH.
+There is no silent fallback: a caller that gets an unavailable status must ask
+the person (or refuse, headless) before running anything unsandboxed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+__all__ = [
+    "INSTALL_HINT",
+    "Access",
+    "Mount",
+    "Sandbox",
+    "SandboxPolicy",
+    "SandboxStatus",
+    "SandboxUnavailable",
+    "bubblewrap_argv",
+    "detect_sandbox",
+    "looks_secret",
+    "sandbox_environment",
+    "toolchain_dirs",
+]
+
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`; Fedora: `dnf install bubblewrap`)"
+
+# Names that look like they hold a secret; never passed to a sandboxed process (SEC-1).
+_SECRET_NAME = re.compile(
+    r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH|COOKIE|SESSION)", re.IGNORECASE
+)
+# The allow-list every sandboxed process gets (plus HOME, set to the private home).
+_ALLOWED_NAMES = frozenset({"PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLORTERM", "NO_COLOR"})
+_PROXY_NAMES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"})
+
+
+class SandboxUnavailable(Exception):
+    """No sandbox can run here; the message is one line that names what to install."""
+
+
+class Access(Enum):
+    """What a sandboxed process can do at a path."""
+
+    WRITE = "write"  # the host's files, writable
+    READ = "read"  # the host's files, read-only
+    PRIVATE = "private"  # an empty folder of its own (private /tmp and home): writes vanish with it
+    HIDDEN = "hidden"  # nothing of the host's: the data folder, other lines' folders
+
+
+@dataclass(frozen=True)
+class Mount:
+    path: Path
+    access: Access
+
+
+# At the same depth, the later kind wins: a folder shown again beats the empty one over it.
+_RANK = {Access.HIDDEN: 0, Access.PRIVATE: 0, Access.READ: 1, Access.WRITE: 2}
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What one sandboxed process may see and change. Paths are made real (links resolved)."""
+
+    working_directory: Path
+    hidden: tuple[Path, ...] = ()
+    writable: tuple[Path, ...] = ()
+    readable: tuple[Path, ...] = ()
+    home: Path | None = None
+    network: bool = False
+
+    def mounts(self) -> tuple[Mount, ...]:
+        """The mounts over the read-only root, shallowest first; a deeper mount covers a shallower one."""
+        wanted: list[Mount] = [Mount(Path("/tmp"), Access.PRIVATE)]
+        if not self.network:
+            # Local services' sockets (PostgreSQL, D-Bus…) live here; with the network on, DNS may need it.
+            wanted.append(Mount(Path("/run"), Access.PRIVATE))
+        if self.home is not None:
+            wanted.append(Mount(_real(self.home), Access.PRIVATE))
+        wanted += [Mount(_real(p), Access.READ) for p in self.readable]
+        wanted += [Mount(_real(p), Access.HIDDEN) for p in self.hidden]
+        wanted += [Mount(_real(p), Access.WRITE) for p in self.writable]
+        wanted.append(Mount(_real(self.working_directory), Access.WRITE))
+        by_path: dict[Path, Mount] = {}
+        for mount in sorted(wanted, key=lambda m: (len(m.path.parts), _RANK[m.access])):
+            if mount.path == Path("/"):
+                continue  # the root stays the read-only view of the system
+            by_path[mount.path] = mount  # same path: the later (higher-ranked) one wins
+        return tuple(sorted(by_path.values(), key=lambda m: (len(m.path.parts), _RANK[m.access])))
+
+    def access(self, path: str | os.PathLike[str]) -> Access:
+        """SBX-2 as a pure rule: what the sandbox lets a process do at ``path`` (resolved like a tool)."""
+        real = _real(Path(path))
+        decided = Access.READ  # the root: the system, read-only
+        for mount in self.mounts():
+            if real == mount.path or mount.path in real.parents:
+                decided = mount.access
+        return decided
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def bubblewrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str = "bwrap") -> list[str]:
+    """The bubblewrap command line that runs ``command`` under ``policy``, in the working directory."""
+    argv = [
+        bwrap,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-all",
+        *(["--share-net"] if policy.network else []),
+        "--die-with-parent",
+        "--new-session",
+        # Root (a packaged app run by root, CI) keeps capabilities in the sandbox unless dropped,
+        # and CAP_SYS_ADMIN could unmount what hides the data folder.
+        "--cap-drop",
+        "ALL",
+    ]
+    for mount in policy.mounts():
+        target = os.fspath(mount.path)
+        if mount.access is Access.PRIVATE:
+            argv += ["--tmpfs", target]
+        elif not os.path.lexists(target):
+            continue  # nothing there to show or hide
+        elif mount.access is Access.HIDDEN:
+            argv += ["--tmpfs", target] if os.path.isdir(target) else ["--ro-bind", os.devnull, target]
+        elif mount.access is Access.READ:
+            argv += ["--ro-bind", target, target]
+        else:
+            argv += ["--bind", target, target]
+    argv += ["--chdir", os.fspath(_real(policy.working_directory)), "--", *command]
+    return argv
+
+
+def toolchain_dirs(path_env: str, home: Path, *, extra: Iterable[str | os.PathLike[str]] = ()) -> tuple[Path, ...]:
+    """The folders under ``home`` a command needs to find its tools: for each PATH entry (and each
+    path in ``extra``, e.g. an agent's executable) inside the home, its first folder below it
+    (``~/.pyenv``, ``~/.cargo``, ``~/.local``…). Shown read-only over the private home."""
+    real_home = _real(home)
+    found: dict[Path, None] = {}
+    for entry in [*path_env.split(os.pathsep), *map(os.fspath, extra)]:
+        if not entry or not os.path.isabs(entry):
+            continue
+        for candidate in {Path(os.path.abspath(entry)), _real(Path(entry))}:
+            if real_home in candidate.parents:
+                found[real_home / candidate.relative_to(real_home).parts[0]] = None
+    return tuple(found)
+
+
+def looks_secret(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name)) or name.upper().startswith("XWORKMATE_")
+
+
+def sandbox_environment(
+    environ: Mapping[str, str],
+    *,
+    home: str | os.PathLike[str],
+    named: Sequence[str] = (),
+    proxies: bool = False,
+) -> dict[str, str]:
+    """The allow-list a sandboxed process gets (SBX-1): PATH, locale, TERM, the private HOME, the
+    variables the person named for the line, and with ``proxies`` the proxy settings. ``XWORKMATE_*``
+    and anything that looks like a secret never pass, named or not."""
+    env: dict[str, str] = {}
+    wanted = set(_ALLOWED_NAMES) | set(named)
+    for name, value in environ.items():
+        upper = name.upper()
+        allowed = name in wanted or upper.startswith("LC_") or (proxies and upper in _PROXY_NAMES)
+        if allowed and not looks_secret(name) and "\0" not in value:
+            env[name] = value
+    env.setdefault("PATH", os.defpath)
+    env["HOME"] = os.fspath(home)
+    return env
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """Which backend runs sandboxes here, or why none can (one line either way)."""
+
+    backend: str | None
+    executable: str | None
+    detail: str
+
+    @property
+    def available(self) -> bool:
+        return self.backend is not None
+
+    def describe(self) -> str:
+        if self.available:
+            return f"{self.backend} ({self.executable}): {self.detail}"
+        return f"no sandbox: {self.detail}"
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(path_env: str) -> SandboxStatus:
+    if not sys.platform.startswith("linux"):
+        return SandboxStatus(None, None, f"no sandbox backend for {sys.platform} yet")
+    bwrap = shutil.which("bwrap", path=path_env)
+    if bwrap is None:
+        return SandboxStatus(None, None, f"bwrap is not on PATH; {INSTALL_HINT}")
+    policy = SandboxPolicy(working_directory=Path("/"), home=None)
+    try:
+        done = subprocess.run(
+            bubblewrap_argv(policy, ["/bin/true"], bwrap=bwrap),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return SandboxStatus(None, bwrap, f"bwrap at {bwrap} cannot run ({exc}); {INSTALL_HINT}")
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = said[-1] if said else f"exit code {done.returncode}"
+        return SandboxStatus(
+            None,
+            bwrap,
+            f"bwrap at {bwrap} fails ({why}); user namespaces may be disabled "
+            "(sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)",
+        )
+    version = subprocess.run([bwrap, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    return SandboxStatus("bubblewrap", bwrap, f"{version or 'bwrap'} runs: commands are contained (SBX-1)")
+
+
+def detect_sandbox(path_env: str | None = None) -> SandboxStatus:
+    """The sandbox backend for a PATH (ours by default); probed once per PATH by running it."""
+    return _probe(os.environ.get("PATH", os.defpath) if path_env is None else path_env)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A policy with the backend that runs it. ``wrap`` refuses when the backend cannot run."""
+
+    policy: SandboxPolicy
+    status: SandboxStatus = field(default_factory=detect_sandbox)
+
+    @property
+    def available(self) -> bool:
+        return self.status.available
+
+    def wrap(self, command: Sequence[str]) -> list[str]:
+        if not self.status.available or self.status.executable is None:
+            raise SandboxUnavailable(
+                f"cannot run {command[0] if command else 'the command'} in a sandbox: {self.status.detail}"
+            )
+        return bubblewrap_argv(self.policy, command, bwrap=self.status.executable)

@@ -1,0 +1,131 @@
+"""The sandbox a line's agent processes run in, built from the line and the app's folders (SBX-1).
+
+``agents.sandbox`` holds the rule (a policy in, an argv out); this module only
+knows where things are: the line's folder, the data folder, the other lines'
+folders, the database file, the person's home and the toolchains on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from xworkmate.agents.sandbox import (
+    Sandbox,
+    SandboxPolicy,
+    detect_sandbox,
+    sandbox_environment,
+    toolchain_dirs,
+)
+from xworkmate.domain.threads import NetworkAccess, TaskThread
+from xworkmate.settings import Settings
+from xworkmate.store import Store
+
+__all__ = ["AGENT_STATE_DIRS", "agent_state_dirs", "line_sandbox", "sandbox_env"]
+
+# SBX-1: the folders a known agent CLI keeps its own state in, relative to the home folder.
+# Writable in its sandbox unless the person edits the list (Settings → Providers, `--acp-state-dir`).
+AGENT_STATE_DIRS: dict[str, tuple[str, ...]] = {
+    "qwen": ("~/.qwen",),
+    "gemini": ("~/.gemini",),
+    "codex-acp": ("~/.codex",),
+    "claude-code-acp": ("~/.claude", "~/.claude.json"),
+    "opencode": ("~/.config/opencode", "~/.local/share/opencode", "~/.local/state/opencode", "~/.cache/opencode"),
+    "goose": ("~/.config/goose", "~/.local/share/goose", "~/.local/state/goose"),
+}
+
+
+def agent_state_dirs(command: Sequence[str], configured: Sequence[str] | None) -> tuple[str, ...]:
+    """The person's list when there is one, else the defaults for a known agent (by its executable's name)."""
+    if configured is not None:
+        return tuple(configured)
+    name = os.path.basename(command[0]) if command else ""
+    return AGENT_STATE_DIRS.get(name, ())
+
+
+def _expand(entry: str, home: Path) -> Path:
+    return home / entry[2:] if entry == "~" or entry.startswith("~/") else Path(entry)
+
+
+def line_sandbox(
+    settings: Settings,
+    store: Store,
+    thread: TaskThread,
+    *,
+    network: bool | None = None,
+    writable: Iterable[str] = (),
+    executable: str | None = None,
+    path_env: str | None = None,
+) -> Sandbox:
+    """The sandbox for a process started for ``thread``: its folder writable, the rest as SBX-1 says.
+
+    ``network`` overrides the line's setting (an ACP agent must reach its model); ``writable`` adds
+    folders (an agent's state, ``~`` for the home), created when missing so they can be mounted;
+    ``executable`` is shown read-only when it lives under the home.
+    """
+    assert thread.workspace_binding.path is not None
+    folder = Path(os.path.realpath(thread.workspace_binding.path))
+    home = Path(os.path.realpath(Path.home()))
+    path_env = os.environ.get("PATH", os.defpath) if path_env is None else path_env
+    hidden: list[Path] = [settings.home, settings.threads_root]
+    hidden += [Path(p) for p in store.threads.workspace_paths() if Path(os.path.realpath(p)) != folder]
+    hidden += _database_files(settings)
+    extra_writable = []
+    for entry in writable:
+        target = _expand(entry, home)
+        if not os.path.lexists(target) and target.suffix:  # a file such as ~/.claude.json
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+        elif not os.path.lexists(target):
+            target.mkdir(parents=True, exist_ok=True)
+        extra_writable.append(target)
+    policy = SandboxPolicy(
+        working_directory=folder,
+        hidden=tuple(_outermost(hidden, keep=folder)),
+        writable=tuple(extra_writable),
+        readable=toolchain_dirs(path_env, home, extra=[executable] if executable else ()),
+        home=home,
+        network=thread.context_state.network is NetworkAccess.ON if network is None else network,
+    )
+    return Sandbox(policy, detect_sandbox(path_env))
+
+
+def sandbox_env(
+    thread: TaskThread, *, environ: Mapping[str, str] | None = None, proxies: bool = False
+) -> dict[str, str]:
+    """The environment a line's sandboxed process gets: the allow-list plus the line's named variables."""
+    return sandbox_environment(
+        os.environ if environ is None else environ,
+        home=Path.home(),
+        named=thread.context_state.command_env_names,
+        proxies=proxies,
+    )
+
+
+def _database_files(settings: Settings) -> list[Path]:
+    """A SQLite database kept outside the data folder is hidden by its files."""
+    url = make_url(settings.effective_database_url)
+    if not url.get_backend_name().startswith("sqlite") or not url.database or url.database == ":memory:":
+        return []
+    base = Path(url.database)
+    return [Path(f"{base}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
+
+
+def _outermost(paths: Iterable[Path], *, keep: Path) -> list[Path]:
+    """Real paths, without those a shallower hidden one already hides (one mount hides them all).
+
+    A path inside ``keep`` (the line's folder, shown again over what hides it) stays: another
+    line's folder nested in this one must be hidden again below it.
+    """
+    real = sorted({Path(os.path.realpath(p)) for p in paths}, key=lambda p: len(p.parts))
+    chosen: list[Path] = []
+    for path in real:
+        if path == keep:
+            continue
+        covered = any(q in path.parents and not (keep in path.parents and q in keep.parents) for q in chosen)
+        if not covered:
+            chosen.append(path)
+    return chosen

@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "ProviderServerError": "xworkmate.llm.errors",
     "ProviderTimeoutError": "xworkmate.llm.errors",
     "ProviderUnreachableError": "xworkmate.llm.errors",
+    "REDACTED_KEY": "xworkmate.llm.errors",
     "RateLimitedError": "xworkmate.llm.errors",
     "ReasoningDelta": "xworkmate.llm.events",
     "RetryPolicy": "xworkmate.llm.openai_client",
@@ -50,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "xworkmate.llm.events",
     "UsageReport": "xworkmate.llm.events",
     "collect_stream": "xworkmate.llm.events",
+    "redact_key": "xworkmate.llm.errors",
     "resolve_api_key": "xworkmate.llm.providers",
     "store_api_key": "xworkmate.llm.providers",
 }

@@ -160,9 +160,7 @@ class _StreamState:
                 self.provider, f"data line is not JSON ({exc.msg}): {_truncate(payload)!r}"
             ) from exc
         if not isinstance(obj, dict):
-            raise MalformedStreamError(
-                self.provider, f"data line is not a JSON object: {_truncate(payload)!r}"
-            )
+            raise MalformedStreamError(self.provider, f"data line is not a JSON object: {_truncate(payload)!r}")
         self.chunks += 1
         if "error" in obj:
             detail, _code = _detail_from_obj(obj)
@@ -180,9 +178,7 @@ class _StreamState:
         events: list[StreamEvent] = []
         for choice in choices:
             if not isinstance(choice, dict):
-                raise MalformedStreamError(
-                    self.provider, f"a choice is not an object: {_truncate(payload)!r}"
-                )
+                raise MalformedStreamError(self.provider, f"a choice is not an object: {_truncate(payload)!r}")
             if choice.get("index", 0) != 0:
                 continue  # we ask for one choice; ignore extra ones a server may send anyway
             delta = choice.get("delta")
@@ -296,6 +292,7 @@ class OpenAIChatClient:
         self.timeouts = timeouts or Timeouts()
         self.retry = retry or RetryPolicy()
         self.include_usage = include_usage
+        self._api_key = api_key  # only to scrub it from errors (SEC-1)
         headers = {"User-Agent": "xworkmate", **(extra_headers or {})}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -372,17 +369,18 @@ class OpenAIChatClient:
                             yield event
                 return
             except httpx.TransportError as exc:
-                error = self._transport_error(exc, after_output=yielded)
+                error = self._scrubbed(self._transport_error(exc, after_output=yielded))
                 if yielded or not self._retries_transport(exc, attempt):
                     raise error from exc
                 delay = self.retry.backoff(attempt)
             except LLMError as exc:
+                error = self._scrubbed(exc)
                 delay_or_none = None if yielded else self._retry_delay(exc, attempt)
                 if delay_or_none is None:
                     raise
                 delay = delay_or_none
             attempt += 1
-            log.info("provider %s: retrying in %.2f s (attempt %d)", self.provider_name, delay, attempt + 1)
+            self._log_retry(error, delay, attempt)
             await asyncio.sleep(delay)
 
     async def complete(
@@ -398,9 +396,7 @@ class OpenAIChatClient:
     ) -> ChatCompletion:
         """One non-streamed chat completion."""
         model_name = model or self.model
-        body = self._body(
-            messages, tools, model_name, False, temperature, max_tokens, tool_choice, extra_body
-        )
+        body = self._body(messages, tools, model_name, False, temperature, max_tokens, tool_choice, extra_body)
         attempt = 0
         while True:
             try:
@@ -409,16 +405,18 @@ class OpenAIChatClient:
                     raise self._status_error(response, model_name)
                 return self._completion_from_body(response.content, model_name)
             except httpx.TransportError as exc:
-                error = self._transport_error(exc, after_output=False)
+                error = self._scrubbed(self._transport_error(exc, after_output=False))
                 if not self._retries_transport(exc, attempt):
                     raise error from exc
                 delay = self.retry.backoff(attempt)
             except LLMError as exc:
+                error = self._scrubbed(exc)
                 delay_or_none = self._retry_delay(exc, attempt)
                 if delay_or_none is None:
                     raise
                 delay = delay_or_none
             attempt += 1
+            self._log_retry(error, delay, attempt)
             await asyncio.sleep(delay)
 
     async def list_models(self) -> list[str]:
@@ -426,16 +424,18 @@ class OpenAIChatClient:
         try:
             response = await self._http.get(f"{self.base_url}/models")
         except httpx.TransportError as exc:
-            raise self._transport_error(exc, after_output=False) from exc
+            raise self._scrubbed(self._transport_error(exc, after_output=False)) from exc
         if response.status_code >= 400:
-            raise self._status_error(response, self.model)
+            raise self._scrubbed(self._status_error(response, self.model))
         try:
             data = response.json()["data"]
             return [str(item["id"]) for item in data]
         except (ValueError, KeyError, TypeError) as exc:
-            raise MalformedResponseError(
-                self.provider_name,
-                f"model list is not {{'data': [{{'id': ...}}]}}: {_truncate(response.text)!r}",
+            raise self._scrubbed(
+                MalformedResponseError(
+                    self.provider_name,
+                    f"model list is not {{'data': [{{'id': ...}}]}}: {_truncate(response.text)!r}",
+                )
             ) from exc
 
     # -- request and response ------------------------------------------------------------
@@ -466,9 +466,7 @@ class OpenAIChatClient:
             body.update(extra_body)
         return body
 
-    async def _response_events(
-        self, response: httpx.Response, model: str
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def _response_events(self, response: httpx.Response, model: str) -> AsyncGenerator[StreamEvent, None]:
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("application/json"):
             # The server ignored stream=true and sent one whole completion.
@@ -501,9 +499,7 @@ class OpenAIChatClient:
                 pending.clear()
                 if joined.strip():
                     # A blank line ends an event whose data never became valid JSON.
-                    raise MalformedStreamError(
-                        self.provider_name, f"data line is not JSON: {_truncate(joined)!r}"
-                    )
+                    raise MalformedStreamError(self.provider_name, f"data line is not JSON: {_truncate(joined)!r}")
                 continue  # an empty event is a heartbeat
             if line.startswith(":"):
                 continue  # SSE comment, e.g. a keep-alive
@@ -576,6 +572,16 @@ class OpenAIChatClient:
         )
 
     # -- errors and retries --------------------------------------------------------------
+
+    def _scrubbed(self, error: LLMError) -> LLMError:
+        """SEC-1: every error leaves the client through here, without the key this client sends."""
+        return error.redact(self._api_key)
+
+    def _log_retry(self, error: LLMError, delay: float, attempt: int) -> None:
+        # ``error`` has been through _scrubbed: a request failure never logs the key (SEC-1).
+        log.info(
+            "provider %s: retrying in %.2f s (attempt %d) after: %s", self.provider_name, delay, attempt + 1, error
+        )
 
     def _status_error(self, response: httpx.Response, model: str) -> LLMError:
         status = response.status_code

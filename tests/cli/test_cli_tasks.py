@@ -71,3 +71,19 @@ def test_follow_up_compact_and_fork(home: Path) -> None:
 def test_sending_a_follow_up_to_a_conversation_is_refused(home: Path) -> None:
     line = ok_json(home, "thread", "new")
     assert_one_line_error(run_cli(home, "task", "send", line["session_key"], "hi"), "not a task")
+
+
+def test_an_empty_category_is_refused_with_one_line_and_clear_is_the_way(home: Path) -> None:
+    """CAT-1, CAT-10: ``--set ''`` (or whitespace) must not silently clear a subtree; ``--clear`` does."""
+    key = ok_json(home, "thread", "new", "--title", "clinic")["session_key"]
+    ok_json(home, "thread", "category", key, "--set", "medical")
+    task = ok_json(home, "task", "start", "--from", key, "--goal", "pick a colour scheme")
+    for blank in ("", "   "):
+        proc = run_cli(home, "thread", "category", key, "--set", blank)
+        assert_one_line_error(proc, "empty content category", "--clear")
+        assert proc.stdout == ""
+    listed = {row["session_key"]: row for row in ok_json(home, "thread", "list")}
+    assert listed[key]["category"] == "medical"
+    assert listed[task["session_key"]]["category"] is None  # the normal task was not moved either
+    cleared = ok_json(home, "thread", "category", key, "--clear")
+    assert cleared["category"] is None and sorted(cleared["relabelled"]) == sorted([key, task["session_key"]])

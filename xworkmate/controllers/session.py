@@ -633,10 +633,10 @@ class SessionController:
         return self.dispatch.task_sources(task_key)
 
     def set_category(self, key: str, category: str | None) -> list[str]:
-        """Re-label a line and its whole subtree (CAT-10): a human decision."""
-        from xworkmate.domain.categories import normalize_category
+        """Re-label a line and its whole subtree (CAT-10): a human decision; ``None`` clears, ``""`` is refused."""
+        from xworkmate.domain.categories import requested_category
 
-        moved = self.dispatch.set_category(key, normalize_category(category))
+        moved = self.dispatch.set_category(key, requested_category(category))
         for moved_key in moved:
             self._emit(LineUpdated(key=moved_key))
         return moved

@@ -38,6 +38,26 @@ def normalize_category(value: str | None) -> str | None:
     return label
 
 
+class EmptyCategoryError(InvalidCategoryError):
+    """A relabel to a blank label: a person who means "normal" clears the category instead."""
+
+
+def requested_category(value: str | None) -> str | None:
+    """CAT-1, CAT-10: the category a person asked a line to carry; ``None`` clears it.
+
+    Unlike ``normalize_category``, a blank label (``""``, whitespace) is refused
+    rather than read as "normal": relabelling moves a whole subtree, so clearing
+    it takes the explicit ``None`` (``thread category --clear``), never an empty
+    ``--set``.
+    """
+    if value is not None and not value.strip():
+        raise EmptyCategoryError(
+            f"empty content category {value!r}: name a category, or clear the category to make it normal"
+            " (`xworkmate thread category KEY --clear`)"
+        )
+    return normalize_category(value)
+
+
 def normalize_tags(values: list[str] | tuple[str, ...] | set[str] | frozenset[str]) -> frozenset[str]:
     """Normalise a provider's category tags; empty labels are dropped."""
     tags = {normalize_category(v) for v in values}

@@ -178,6 +178,7 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
 
     from xworkmate.domain.categories import normalize_tags
 
+    api_key: str | None = None
     if args.acp_command:
         if args.base_url or args.model or args.tag:
             raise CliError("an ACP agent takes --acp-command only: it does not go through the router (CAT-3)")
@@ -202,9 +203,8 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
         if missing:
             raise CliError(f"an OpenAI-compatible provider needs {' and '.join(missing)} (or use --acp-command)")
         if args.api_key_stdin:
-            from xworkmate.llm.providers import store_api_key
-
-            store_api_key(args.name, sys.stdin.readline().strip())
+            # Read now, stored only once the controller has checked the whole provider (SEC-1).
+            api_key = sys.stdin.readline().strip()
         record = ProviderRecord(
             name=args.name,
             kind=ProviderKind.OPENAI,
@@ -215,7 +215,7 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
             api_key_keyring=bool(args.api_key_stdin or args.keyring),
             is_default=args.default,
         )
-    stored = controller.add_provider(record, replace=args.replace)
+    stored = controller.add_provider(record, replace=args.replace, api_key=api_key)
     if args.json:
         print(json.dumps(_provider_json(stored), indent=2))
     elif stored.kind is ProviderKind.ACP:

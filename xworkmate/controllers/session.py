@@ -50,7 +50,7 @@ from xworkmate.domain.threads import (
 )
 from xworkmate.settings import Settings
 from xworkmate.store import Store
-from xworkmate.store.repositories import utcnow
+from xworkmate.store.repositories import ProviderExistsError, utcnow
 
 if TYPE_CHECKING:
     from xworkmate.agents.events import Approver
@@ -633,10 +633,10 @@ class SessionController:
         return self.dispatch.task_sources(task_key)
 
     def set_category(self, key: str, category: str | None) -> list[str]:
-        """Re-label a line and its whole subtree (CAT-10): a human decision; ``None`` clears, ``""`` is refused."""
-        from xworkmate.domain.categories import requested_category
+        """Re-label a line and its whole subtree (CAT-10): a human decision."""
+        from xworkmate.domain.categories import normalize_category
 
-        moved = self.dispatch.set_category(key, requested_category(category))
+        moved = self.dispatch.set_category(key, normalize_category(category))
         for moved_key in moved:
             self._emit(LineUpdated(key=moved_key))
         return moved
@@ -661,24 +661,44 @@ class SessionController:
     def providers(self) -> list[ProviderRecord]:
         return self._store.providers.list()
 
-    def add_provider(self, record: ProviderRecord, *, replace: bool = False) -> ProviderRecord:
+    def add_provider(
+        self, record: ProviderRecord, *, replace: bool = False, api_key: str | None = None
+    ) -> ProviderRecord:
+        """Store a provider; with ``api_key``, keep that key in the OS keyring and point the provider at it.
+
+        Every check runs before anything is written (SEC-1, ERR-2): a refused add leaves both the
+        providers table and the keyring as they were.
+        """
+        self._check_provider(record, replace=replace)
+        if api_key is None:
+            return self._store.providers.add(record, replace=replace)
+        if record.kind is not ProviderKind.OPENAI:
+            raise ValueError(f"ACP agent {record.name!r} takes its secrets through acp_env_refs, not an API key")
+        from xworkmate.llm.providers import api_key_stored
+
+        with api_key_stored(record.name, api_key):
+            return self._store.providers.add(record.model_copy(update={"api_key_keyring": True}), replace=replace)
+
+    def _check_provider(self, record: ProviderRecord, *, replace: bool) -> None:
+        """The one home of provider validation: the window's dialog and the CLI both come through here."""
         if record.kind is ProviderKind.OPENAI:
             from xworkmate.controllers.runs import provider_config
 
-            provider_config(record)  # validate before storing: a bad config names the field
+            provider_config(record)  # a bad config names the field
         elif not record.acp_command:
             raise ValueError(f"ACP provider {record.name!r} needs a command (acp_command)")
-        return self._store.providers.add(record, replace=replace)
+        if not replace and self._store.providers.get(record.name) is not None:
+            raise ProviderExistsError(record.name)
 
     def set_provider_api_key(self, name: str, api_key: str) -> ProviderRecord:
         """Keep a provider's key in the OS keyring (never in the database) and point the provider at it."""
-        from xworkmate.llm.providers import store_api_key
+        from xworkmate.llm.providers import api_key_stored
 
         record = self._store.providers.get(name)
         if record is None:
             raise LookupError(f"no provider named {name!r}")
-        store_api_key(name, api_key)
-        return self._store.providers.add(record.model_copy(update={"api_key_keyring": True}), replace=True)
+        with api_key_stored(name, api_key):
+            return self._store.providers.add(record.model_copy(update={"api_key_keyring": True}), replace=True)
 
     async def list_provider_models(self, base_url: str, *, timeout_s: float = 2.0) -> list[str]:
         """The models an OpenAI-compatible endpoint offers; used to detect Ollama and fill the model picker."""

@@ -8,8 +8,10 @@ time, so keys never enter the database, the logs or a ``repr``.
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -20,6 +22,8 @@ from xworkmate.domain.categories import normalize_tags
 from xworkmate.llm.errors import ApiKeyError
 
 KEYRING_SERVICE = "xworkmate"
+
+log = logging.getLogger(__name__)
 
 ProviderKind = Literal["openai"]
 
@@ -143,6 +147,32 @@ def store_api_key(provider_name: str, api_key: str) -> None:
         keyring.set_password(KEYRING_SERVICE, provider_name, api_key)
     except Exception as exc:  # see resolve_api_key: any backend failure becomes one clear error
         raise ApiKeyError(_keyring_failure(provider_name, exc), provider=provider_name) from exc
+
+
+@contextmanager
+def api_key_stored(provider_name: str, api_key: str) -> Iterator[None]:
+    """Store the key for the block; when the block fails, give the keyring back what it held (ERR-2).
+
+    Callers check everything they can before entering (SEC-1: a refused ``provider add`` must not
+    overwrite or orphan a key); this covers what only the write itself can refuse, e.g. a name
+    another process took in the meantime.
+    """
+    try:
+        previous = keyring.get_password(KEYRING_SERVICE, provider_name)
+    except Exception as exc:  # see resolve_api_key
+        raise ApiKeyError(_keyring_failure(provider_name, exc), provider=provider_name) from exc
+    store_api_key(provider_name, api_key)
+    try:
+        yield
+    except BaseException:
+        try:
+            if previous is None:
+                keyring.delete_password(KEYRING_SERVICE, provider_name)
+            else:
+                keyring.set_password(KEYRING_SERVICE, provider_name, previous)
+        except Exception as exc:  # the original failure is the one to report; never log a key
+            log.warning("could not restore the keyring entry of provider %s: %s", provider_name, type(exc).__name__)
+        raise
 
 
 def _keyring_failure(provider_name: str, exc: BaseException) -> str:

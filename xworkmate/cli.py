@@ -69,6 +69,8 @@ def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
         "provider": thread.execution_binding.provider,
         "model": thread.execution_binding.model,
         "permission_level": thread.context_state.permission_level.value,
+        "network": thread.context_state.network.value,
+        "command_env_names": list(thread.context_state.command_env_names),
         "parent_key": thread.parent_key,
         "category": thread.category,
         "archived": thread.archived,
@@ -155,6 +157,11 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         )
     if args.title is not None:
         thread = controller.rename_line(thread.thread_id, args.title)
+    if args.network is not None:
+        thread = controller.set_network(thread.thread_id, args.network)
+    if args.env is not None or args.clear_env:
+        names = [] if args.clear_env else [n for item in args.env for n in item.split(",")]
+        thread = controller.set_command_env(thread.thread_id, names)
     _print_thread(controller, thread, args.json)
     return 0
 
@@ -170,7 +177,16 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
         "api_key_keyring": record.api_key_keyring,
         "default": record.is_default,
         "acp_command": list(record.acp_command) or None,
+        "acp_state_dirs": _state_dirs_json(record),
     }
+
+
+def _state_dirs_json(record: ProviderRecord) -> list[str] | None:
+    if record.kind is not ProviderKind.ACP:
+        return None
+    from xworkmate.controllers.containment import agent_state_dirs
+
+    return list(agent_state_dirs(record.acp_command, record.acp_state_dirs))
 
 
 def cmd_provider_add(args: argparse.Namespace, controller: SessionController) -> int:
@@ -196,6 +212,8 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
             kind=ProviderKind.ACP,
             acp_command=command,
             acp_env_refs=tuple(env_refs),
+            # SBX-1: folders the agent may write in its sandbox; none given: the known agent's defaults.
+            acp_state_dirs=tuple(args.acp_state_dir) if args.acp_state_dir else None,
             is_default=args.default,
         )
     else:
@@ -430,6 +448,16 @@ def build_parser() -> argparse.ArgumentParser:
     tset.add_argument("--permission", choices=["ask", "auto-edit", "full"], help="what the agent may do unasked")
     tset.add_argument("--title")
     tset.add_argument("--mode", choices=["native", "acp"], help="built-in agent, or an external agent CLI")
+    tset.add_argument(
+        "--network", choices=["off", "on"], help="whether the line's sandboxed commands reach the network (SBX-1)"
+    )
+    tset.add_argument(
+        "--env",
+        action="append",
+        metavar="NAME[,NAME]",
+        help="environment variables passed to the line's commands (replaces the list; never XWORKMATE_* or secrets)",
+    )
+    tset.add_argument("--clear-env", action="store_true", help="pass no extra variables to the line's commands")
     tset.add_argument("--provider", metavar="NAME", help="the provider (or ACP agent) this line uses")
 
     provider = sub.add_parser("provider", help="model providers")
@@ -440,6 +468,13 @@ def build_parser() -> argparse.ArgumentParser:
     padd.add_argument("--model")
     padd.add_argument("--acp-command", metavar='"CMD ARGS..."', help="an agent CLI speaking ACP on stdio")
     padd.add_argument("--acp-env", action="append", metavar="NAME=env:VAR", help="environment for the agent")
+    padd.add_argument(
+        "--acp-state-dir",
+        action="append",
+        metavar="DIR",
+        help="a folder the agent may write in its sandbox (its own state, e.g. ~/.qwen); repeatable; "
+        "default: the known agent's own folders",
+    )
     padd.add_argument("--tag", action="append", metavar="CATEGORY", help="a content category it is cleared for")
     padd.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     padd.add_argument("--keyring", action="store_true", help="the API key is in the OS keyring")
@@ -506,6 +541,10 @@ def build_parser() -> argparse.ArgumentParser:
     msgs.add_argument("--json", action="store_true")
     msgs.set_defaults(func=cmd_messages)
 
+    doctor = sub.add_parser("doctor", help="which sandbox contains agents, the database, keyring and agents found")
+    doctor.add_argument("--json", action="store_true")
+    doctor.set_defaults(func=cmd_doctor, doctor=True)
+
     run = sub.add_parser("run", help="run one agent turn on a line, headless")
     run.add_argument("key")
     run.add_argument("prompt")
@@ -515,6 +554,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def cmd_doctor(args: argparse.Namespace, controller: SessionController | None = None) -> int:
+    """Print which sandbox contains agents and why, the database, the keyring and the agents found."""
+    from xworkmate.controllers.doctor import gather_facts
+
+    facts = gather_facts(_settings())
+    if args.json:
+        print(json.dumps([{"name": f.name, "ok": f.ok, "detail": f.detail} for f in facts], indent=2))
+    else:
+        width = max(len(f.name) for f in facts)
+        for fact in facts:
+            print(f"{'ok ' if fact.ok else '!! '} {fact.name.ljust(width)}  {fact.detail}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -522,6 +575,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         args = parser.parse_args(["gui", *(argv or [])])
         func = cmd_gui
+    if getattr(args, "doctor", False):
+        try:
+            return cmd_doctor(args)  # needs no open store: a broken database is one of its facts
+        except CliError as exc:
+            print(f"xworkmate: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
     try:
         controller = open_controller()
         try:

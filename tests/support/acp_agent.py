@@ -35,6 +35,7 @@ Steps of ``turn`` (run in order by ``session/prompt``)::
     {"permission": {"id", "title", "kind", "locations": [...], "options": "default"|"once"}}
     {"write": {"path", "content"}}       fs/write_text_file through the client
     {"read": {"path", "line", "limit"}}  fs/read_text_file through the client
+    {"shell": "command"}                 run a shell command itself (its own tool; the client is not asked)
     {"garbage": "text"}                  raw text on stdout (not JSON-RPC)
     {"stderr": "text"}
     {"sleep": seconds}
@@ -320,6 +321,18 @@ class ScriptedAgent(Agent):
                 self.report("read", path=spec["path"], ok=False, error=str(exc))
             else:
                 self.report("read", path=spec["path"], ok=True, content=got.content)
+        elif "shell" in step:
+            # The agent's own shell tool, as OpenCode's bash: it does not ask the client (SBX-1 must contain it).
+            done = await asyncio.create_subprocess_shell(
+                step["shell"],
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+            output, _ = await done.communicate()
+            text = output.decode("utf-8", "replace")
+            self.report("shell", command=step["shell"], exit_code=done.returncode, output=text)
+            await self._say(session_id, f"[shell exit {done.returncode}] {text}", said)
         elif "garbage" in step:
             os.write(1, (step["garbage"] + "\n").encode())
         elif "stderr" in step:

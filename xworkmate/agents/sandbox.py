@@ -47,6 +47,7 @@ __all__ = [
     "SandboxStatus",
     "SandboxUnavailable",
     "bubblewrap_argv",
+    "command_env_name_problem",
     "detect_sandbox",
     "looks_secret",
     "sandbox_environment",
@@ -167,23 +168,41 @@ def bubblewrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str
     return argv
 
 
-def toolchain_dirs(path_env: str, home: Path, *, extra: Iterable[str | os.PathLike[str]] = ()) -> tuple[Path, ...]:
-    """The folders under ``home`` a command needs to find its tools: for each PATH entry (and each
-    path in ``extra``, e.g. an agent's executable) inside the home, its first folder below it
-    (``~/.pyenv``, ``~/.cargo``, ``~/.local``…). Shown read-only over the private home."""
-    real_home = _real(home)
+def toolchain_dirs(
+    path_env: str, private: Sequence[Path], *, extra: Iterable[str | os.PathLike[str]] = ()
+) -> tuple[Path, ...]:
+    """The folders a process needs to find its tools that the sandbox would otherwise replace by an
+    empty one (``private``: the home, ``/tmp``): for each PATH entry, and each path in ``extra`` (an
+    agent's executable and script), inside one of them, its first folder below it (``~/.pyenv``,
+    ``~/.cargo``, ``~/.local``…), as written and with links resolved. Shown read-only."""
+    roots = [_real(p) for p in private]
     found: dict[Path, None] = {}
     for entry in [*path_env.split(os.pathsep), *map(os.fspath, extra)]:
         if not entry or not os.path.isabs(entry):
             continue
-        for candidate in {Path(os.path.abspath(entry)), _real(Path(entry))}:
-            if real_home in candidate.parents:
-                found[real_home / candidate.relative_to(real_home).parts[0]] = None
+        for candidate in (Path(os.path.abspath(entry)), _real(Path(entry))):
+            for root in roots:
+                if root in candidate.parents:
+                    found[root / candidate.relative_to(root).parts[0]] = None
     return tuple(found)
 
 
 def looks_secret(name: str) -> bool:
     return bool(_SECRET_NAME.search(name)) or name.upper().startswith("XWORKMATE_")
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def command_env_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be passed to a line's commands, or None when it can."""
+    if not _ENV_NAME.fullmatch(name):
+        return f"{name!r} is not an environment variable name"
+    if name.upper().startswith("XWORKMATE_"):
+        return f"{name} is XWorkmate's own setting and is never passed to commands"
+    if looks_secret(name):
+        return f"{name} looks like it holds a secret, so it is never passed to commands (SEC-1)"
+    return None
 
 
 def sandbox_environment(

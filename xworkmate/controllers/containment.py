@@ -57,14 +57,15 @@ def line_sandbox(
     *,
     network: bool | None = None,
     writable: Iterable[str] = (),
-    executable: str | None = None,
+    executable: Sequence[str] = (),
     path_env: str | None = None,
 ) -> Sandbox:
     """The sandbox for a process started for ``thread``: its folder writable, the rest as SBX-1 says.
 
     ``network`` overrides the line's setting (an ACP agent must reach its model); ``writable`` adds
     folders (an agent's state, ``~`` for the home), created when missing so they can be mounted;
-    ``executable`` is shown read-only when it lives under the home.
+    ``executable`` (an agent's executable and the files its command names) is shown read-only when it
+    lives where the sandbox puts an empty folder (the home, ``/tmp``).
     """
     assert thread.workspace_binding.path is not None
     folder = Path(os.path.realpath(thread.workspace_binding.path))
@@ -86,7 +87,7 @@ def line_sandbox(
         working_directory=folder,
         hidden=tuple(_outermost(hidden, keep=folder)),
         writable=tuple(extra_writable),
-        readable=toolchain_dirs(path_env, home, extra=[executable] if executable else ()),
+        readable=toolchain_dirs(path_env, (home, Path("/tmp")), extra=executable),
         home=home,
         network=thread.context_state.network is NetworkAccess.ON if network is None else network,
     )

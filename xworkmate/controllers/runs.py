@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import json
 import logging
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -384,7 +385,10 @@ class TurnRunner:
 
         from xworkmate.agents.acp_runner import describe_acp_call
 
-        executable = shutil.which(record.acp_command[0]) if record.acp_command else None
+        found = shutil.which(record.acp_command[0]) if record.acp_command else None
+        # The agent's program and the files its command names must stay readable in its sandbox.
+        named = [arg for arg in record.acp_command[1:] if os.path.isabs(arg) and os.path.exists(arg)]
+        executable = [found, *named] if found else named
         sandbox = line_sandbox(
             self._controller.settings,
             self._controller._store,

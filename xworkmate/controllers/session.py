@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from xworkmate.agents.sandbox import SandboxStatus, command_env_name_problem, detect_sandbox
 from xworkmate.controllers.changes import (
     Change,
     CurrentLineChanged,
@@ -39,6 +40,7 @@ from xworkmate.domain.threads import (
     BoundBy,
     ExecutionBinding,
     ExecutionMode,
+    NetworkAccess,
     PermissionLevel,
     TaskThread,
     ThreadKind,
@@ -515,6 +517,36 @@ class SessionController:
         self._emit(LineUpdated(key=thread.thread_id))
         return updated
 
+    def set_network(self, key: str, network: NetworkAccess | str) -> TaskThread:
+        """SBX-1: whether the line's sandboxed commands reach the network (``off`` by default)."""
+        thread = self.get_thread(key)
+        try:
+            chosen = NetworkAccess(network)
+        except ValueError as exc:
+            raise ValueError(f"unknown network setting {network!r}; choose on or off") from exc
+        updated = self._store.threads.set_sandbox(thread.thread_id, network=chosen)
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def set_command_env(self, key: str, names: Sequence[str]) -> TaskThread:
+        """SBX-1: the environment variables the person lets through to the line's commands.
+
+        Refused, with the name: not a variable name, ``XWORKMATE_*``, or a name that looks like a secret.
+        """
+        thread = self.get_thread(key)
+        chosen = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
+        for name in chosen:
+            problem = command_env_name_problem(name)
+            if problem is not None:
+                raise ValueError(problem)
+        updated = self._store.threads.set_sandbox(thread.thread_id, command_env_names=chosen)
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def sandbox_status(self) -> SandboxStatus:
+        """Which sandbox backend contains agent processes here, or why none can (``xworkmate doctor``)."""
+        return detect_sandbox()
+
     def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:
         """Choose how a line runs: the native agent (optionally pinned to a provider) or an ACP agent CLI."""
         thread = self.get_thread(key)
@@ -633,10 +665,10 @@ class SessionController:
         return self.dispatch.task_sources(task_key)
 
     def set_category(self, key: str, category: str | None) -> list[str]:
-        """Re-label a line and its whole subtree (CAT-10): a human decision."""
-        from xworkmate.domain.categories import normalize_category
+        """Re-label a line and its whole subtree (CAT-10): a human decision; ``None`` clears, ``""`` is refused."""
+        from xworkmate.domain.categories import requested_category
 
-        moved = self.dispatch.set_category(key, normalize_category(category))
+        moved = self.dispatch.set_category(key, requested_category(category))
         for moved_key in moved:
             self._emit(LineUpdated(key=moved_key))
         return moved
@@ -741,6 +773,7 @@ class SessionController:
                     f"execution result for {thread.thread_id} names a relative folder"
                     f" {result.resolved_working_directory!r}; it was not applied"
                 )
+            self._refuse_wide_folder(resolved)  # SBX-2 holds for result bindings too (ISO-8)
             updated = self._store.threads.set_workspace(
                 thread.thread_id,
                 WorkspaceBinding(
@@ -771,6 +804,7 @@ class SessionController:
             raise UnknownSessionKeyError(key) from exc
 
     def _checked_folder(self, folder: str | Path) -> Path:
+        """The one check of an explicit bind (create, ``thread bind``, "Change folder…"); SBX-2 refusals included."""
         raw = str(folder).strip()
         if not raw:
             raise WorkspaceBindingError("no folder given")
@@ -781,7 +815,15 @@ class SessionController:
             raise WorkspaceBindingError(f"cannot bind {path}: the folder does not exist")
         if not path.is_dir():
             raise WorkspaceBindingError(f"cannot bind {path}: it is a file, not a folder")
+        self._refuse_wide_folder(path)
         return path.resolve()
+
+    def _refuse_wide_folder(self, path: Path) -> None:
+        from xworkmate.agents.confinement import binding_refusal
+
+        reason = binding_refusal(path, user_home=Path.home(), data_folder=self._settings.home)
+        if reason is not None:
+            raise WorkspaceBindingError(f"cannot bind {path}: {reason}")
 
     def _ensure_main_thread(self) -> None:
         key = normalize_session_key("", initialising_main=True)  # ISO-2: the one place "" means main

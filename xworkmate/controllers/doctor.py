@@ -1,0 +1,75 @@
+"""``xworkmate doctor``: the facts a person needs when something does not run (issue 12).
+
+Each check is independent: a database that cannot be opened still leaves the
+sandbox, keyring and agent facts to read. Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xworkmate.agents.sandbox import detect_sandbox
+from xworkmate.settings import Settings
+
+__all__ = ["Fact", "gather_facts"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    name: str
+    ok: bool
+    detail: str
+
+
+def gather_facts(settings: Settings) -> list[Fact]:
+    return [
+        _sandbox(),
+        _database(settings),
+        Fact("data folder", settings.home.is_dir(), str(settings.home)),
+        _keyring(),
+        _agents(),
+    ]
+
+
+def _sandbox() -> Fact:
+    status = detect_sandbox()
+    return Fact("sandbox", status.available, status.describe())
+
+
+def _database(settings: Settings) -> Fact:
+    from xworkmate.store import StoreOpenError, open_store
+
+    try:
+        store = open_store(settings.effective_database_url)
+    except StoreOpenError as exc:
+        return Fact("database", False, str(exc))
+    try:
+        return Fact("database", True, f"{store.description}, {store.threads.count()} lines")
+    finally:
+        store.close()
+
+
+def _keyring() -> Fact:
+    try:
+        import keyring
+        from keyring.backends import fail
+
+        backend = keyring.get_keyring()
+    except Exception as exc:  # any backend failure is the fact to report
+        return Fact("keyring", False, f"cannot load a keyring backend: {exc}")
+    name = f"{type(backend).__module__}.{type(backend).__name__}"
+    if isinstance(backend, fail.Keyring):
+        return Fact("keyring", False, f"{name}: no keyring; API keys can still come from environment variables")
+    return Fact("keyring", True, name)
+
+
+def _agents() -> Fact:
+    from xworkmate.agents.acp_discovery import KNOWN_AGENTS, discover_agents
+
+    found = discover_agents()
+    if not found:
+        looked = ", ".join(agent.binary for agent in KNOWN_AGENTS)
+        return Fact("agents", True, f"no agent CLI on PATH (looked for {looked})")
+    return Fact(
+        "agents", True, "; ".join(f"{a.name} {a.version or '(version unknown)'} at {a.command[0]}" for a in found)
+    )

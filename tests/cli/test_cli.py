@@ -122,8 +122,11 @@ def test_thread_lifecycle_from_the_command_line(home: Path, tmp_path: Path) -> N
 
 
 def test_new_thread_with_an_existing_workspace(home: Path, tmp_path: Path) -> None:
-    created = ok_json(home, "thread", "new", "--workspace", str(tmp_path))
-    assert created["workspace_path"] == str(tmp_path.resolve())
+    # Not tmp_path itself: it holds XWORKMATE_HOME, and SBX-2 refuses a folder containing the data folder.
+    project = tmp_path / "project"
+    project.mkdir()
+    created = ok_json(home, "thread", "new", "--workspace", str(project))
+    assert created["workspace_path"] == str(project.resolve())
 
 
 def test_unknown_key_is_one_line_naming_the_key(home: Path) -> None:
@@ -141,9 +144,22 @@ def test_binding_to_a_file_is_refused_with_the_reason(home: Path, tmp_path: Path
         run_cli(home, "thread", "bind", created["session_key"], "--workspace", str(tmp_path / "gone")),
         "does not exist",
     )
-    assert (
-        ok_json(home, "thread", "show", created["session_key"])["workspace_path"] == created["workspace_path"]
+    assert ok_json(home, "thread", "show", created["session_key"])["workspace_path"] == created["workspace_path"]
+
+
+def test_binding_to_slash_from_the_command_line_is_one_line(home: Path, tmp_path: Path) -> None:
+    """SBX-2 through the real CLI: ``thread bind`` and ``thread new --workspace`` refuse `/` with one line."""
+    created = ok_json(home, "thread", "new")
+    assert_one_line_error(
+        run_cli(home, "thread", "bind", created["session_key"], "--workspace", "/"), "cannot bind /", "root"
     )
+    assert_one_line_error(run_cli(home, "thread", "new", "--workspace", "/"), "cannot bind /")
+    assert_one_line_error(
+        run_cli(home, "thread", "bind", created["session_key"], "--workspace", str(tmp_path)),
+        "contains XWorkmate's data folder",
+    )
+    assert ok_json(home, "thread", "show", created["session_key"])["workspace_path"] == created["workspace_path"]
+    assert len(ok_json(home, "thread", "list")) == 2
 
 
 def test_corrupt_database_is_one_line_and_never_overwritten(home: Path) -> None:

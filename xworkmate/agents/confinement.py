@@ -15,6 +15,12 @@ path the model names) and ``open_confined_file`` (the open itself, which checks
 the file it really got) are the two places that apply it; every file tool, the
 write gate and the ACP client file system go through them.
 
+SBX-2 also limits what a line may be bound to: "inside the folder" means
+nothing when the folder is ``/``, the person's home folder, or holds
+XWorkmate's own data folder. ``binding_refusal`` is that rule, shared by every
+way a line gets a folder (the controller turns its answer into the one-line
+``WorkspaceBindingError`` the window and the CLI show).
+
 The errors here are ``ToolError`` subclasses: their message is meant for the
 model, which sees it as the tool result and can correct its call.
 """
@@ -35,6 +41,7 @@ __all__ = [
     "PathEscapeError",
     "ToolError",
     "WorkingDirectoryError",
+    "binding_refusal",
     "display_path",
     "has_other_names",
     "open_confined_file",
@@ -216,6 +223,44 @@ def open_confined_file(target: str | os.PathLike[str], shown: str, *, write: boo
         os.close(fd)
         raise
     return fd
+
+
+def binding_refusal(
+    folder: str | os.PathLike[str], *, user_home: str | os.PathLike[str], data_folder: str | os.PathLike[str]
+) -> str | None:
+    """Why a line must not be bound to ``folder`` (SBX-2), or None when it may be.
+
+    Refused: the root of a file system, the person's home folder or a folder
+    that contains it, and XWorkmate's data folder or a folder that contains it
+    (its database holds every line's conversation). Real paths are compared by
+    identity (device, inode), so a symbolic link, ``..`` or another spelling
+    of one of these folders is refused too. A folder *inside* the home or the
+    data folder is fine: that is where lines' own folders live.
+    """
+    real = Path(os.path.realpath(os.fspath(folder)))
+    if real.parent == real or _same_directory(real, Path(real.anchor or os.sep)):
+        return "it is the root of the file system, so every file on the disk would count as inside the line's folder"
+    home = Path(os.path.realpath(os.fspath(user_home)))
+    below_home = _parts_below(real, home)
+    if below_home is not None:
+        which = "it is your home folder" if not below_home else f"it contains your home folder {home}"
+        return f"{which}, so all of your files would count as inside the line's folder; choose a project folder"
+    data = Path(os.path.realpath(os.fspath(data_folder)))
+    below_data = _parts_below(real, data)
+    if below_data is not None:
+        which = "it is" if not below_data else "it contains"
+        return (
+            f"{which} XWorkmate's data folder {data}, which holds every line's conversation; choose a folder outside it"
+        )
+    return None
+
+
+def _same_directory(a: Path, b: Path) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except OSError:
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
 def display_path(working_directory: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:

@@ -1,0 +1,117 @@
+"""SBX-1 for agent CLIs over ACP: the agent process and its own tools run in the line's sandbox.
+
+The scripted agent (a real ACP process) runs shell commands itself, as OpenCode's bash
+tool does, without asking the client: the sandbox is what contains them. Its own state
+folder stays writable; the network stays on (an agent must reach its model).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.controllers.test_sandboxed_commands import _path_without_bwrap
+from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
+from xworkmate.agents.sandbox import detect_sandbox
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.settings import Settings
+
+needs_bwrap = pytest.mark.skipif(
+    not detect_sandbox().available and not os.environ.get("CI"),
+    reason=f"bubblewrap cannot run here: {detect_sandbox().detail}",
+)
+
+
+@pytest.fixture
+def person_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "person"
+    home.mkdir()
+    (home / "private.txt").write_text("PRIVATE-HOME-MARKER\n")
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+@needs_bwrap
+def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
+    sqlite_controller: SessionController, settings: Settings, tmp_path: Path, person_home: Path
+) -> None:
+    controller = sqlite_controller
+    medical = controller.create_line("clinic")
+    controller.set_category(medical.thread_id, "medical")
+    controller._store.messages.append(
+        medical.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER"
+    )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    report = scripted_agent(
+        controller,
+        tmp_path,
+        turn=[
+            {"shell": f"echo pwned > {outside}/pwned.txt; echo pwned > /tmp/xwm-acp-outside.txt"},
+            {"shell": f"cat {settings.sqlite_path}"},
+            {"shell": f"cat {person_home}/private.txt"},
+            {"shell": f"echo state > {agent_folder(tmp_path)}/state.txt"},
+            {"shell": "echo inside > inside.txt"},
+            {"say": "done"},
+        ],
+    )
+    line = controller.create_line("normal")
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    assert outcome.status == "finished", outcome.error
+
+    shells = report_events(report, "shell")
+    assert len(shells) == 5
+    assert not (outside / "pwned.txt").exists() and not Path("/tmp/xwm-acp-outside.txt").exists()
+    assert "MEDICAL-MARKER" not in str(shells[1]["output"])
+    assert "PRIVATE-HOME-MARKER" not in str(shells[2]["output"])
+    assert (agent_folder(tmp_path) / "state.txt").read_text() == "state\n"  # its own state folder
+    assert (Path(line.workspace_binding.path or "") / "inside.txt").read_text() == "inside\n"
+    assert "MEDICAL-MARKER" not in outcome.text
+
+
+def test_headless_acp_run_without_a_sandbox_is_refused_in_one_line(
+    sqlite_controller: SessionController, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SBX-1: no silent fallback; the agent is never started unsandboxed headless."""
+    controller = sqlite_controller
+    scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
+    line = controller.create_line("acp")
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path))
+    outcome = asyncio.run(controller.run_turn(line.thread_id, "hi", headless=True))
+    assert outcome.status == "failed"
+    assert outcome.error is not None and "\n" not in outcome.error
+    assert "cannot run in a sandbox" in outcome.error and "install bubblewrap" in outcome.error
+    assert not (agent_folder(tmp_path) / "scripted.pid").exists()  # never started
+
+
+def test_window_asks_before_starting_an_agent_without_a_sandbox(
+    sqlite_controller: SessionController, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xworkmate.controllers.changes import ApprovalRequested
+
+    controller = sqlite_controller
+    scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
+    line = controller.create_line("acp")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path))
+    asked: list[ApprovalRequested] = []
+
+    def on_change(change: object) -> None:
+        if isinstance(change, ApprovalRequested):
+            asked.append(change)
+            asyncio.get_running_loop().call_soon(controller.settle_approval, change.approval_id, False)
+
+    controller.subscribe(on_change)
+    outcome = asyncio.run(controller.run_turn(line.thread_id, "hi"))
+    [request] = asked
+    assert request.tool == "start_agent" and request.unsandboxed is not None
+    assert outcome.status == "failed" and "without a sandbox was refused" in (outcome.error or "")
+    assert not (agent_folder(tmp_path) / "scripted.pid").exists()

@@ -46,6 +46,7 @@ REQUIRED_WIDGETS = (
     "rawToggle",
     "modePicker",
     "permissionPicker",
+    "networkToggle",
     "providerPicker",
     "approvalArea",
     "workspacePane",

@@ -67,7 +67,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import ApprovalRequested, LineView, SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
-from xworkmate.domain.threads import PermissionLevel, ThreadStatus
+from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.live_runs import LiveRow
@@ -1013,6 +1013,11 @@ class MessagePane(QWidget):
             self.permission_picker.addItem(label, level.value)
             self.permission_picker.setItemData(self.permission_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.permission_picker.setToolTip("What the agent may do on this line without asking")
+        # SBX-1: beside the permission level, whether the line's sandboxed commands reach the network.
+        self.network_toggle = QToolButton()
+        self.network_toggle.setObjectName("networkToggle")
+        self.network_toggle.setCheckable(True)
+        self.show_network(NetworkAccess.OFF)
         self.provider_picker = QComboBox()
         self.provider_picker.setObjectName("providerPicker")
         self.provider_picker.setToolTip("The provider for the next turn; Default uses the default provider")
@@ -1052,6 +1057,8 @@ class MessagePane(QWidget):
         ):
             picker.setAccessibleName(name)  # no label beside them: the items say what they are
             picker_row.addWidget(picker, 1)
+            if picker is self.permission_picker:
+                picker_row.addWidget(self.network_toggle)
         picker_row.addStretch(1)
 
         layout = QVBoxLayout(self)
@@ -1074,6 +1081,7 @@ class MessagePane(QWidget):
         text, severity = line_status_text(view)
         self.show_status(text, severity)
         self.show_permission(view.thread.context_state.permission_level)
+        self.show_network(view.thread.context_state.network)
         self.mode_picker.show_line(view)
         self.mode_picker.setEnabled(view.status is not ThreadStatus.RUNNING)  # one way of running per turn
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
@@ -1103,6 +1111,19 @@ class MessagePane(QWidget):
             blocked = self.permission_picker.blockSignals(True)
             self.permission_picker.setCurrentIndex(index)
             self.permission_picker.blockSignals(blocked)
+
+    def show_network(self, network: NetworkAccess) -> None:
+        on = network is NetworkAccess.ON
+        blocked = self.network_toggle.blockSignals(True)
+        self.network_toggle.setChecked(on)
+        self.network_toggle.blockSignals(blocked)
+        self.network_toggle.setText("Network on" if on else "Network off")
+        self.network_toggle.setAccessibleName("Network for commands")
+        self.network_toggle.setToolTip(
+            "Commands on this line can reach the network (click to turn it off)"
+            if on
+            else "Commands on this line run without network, in their sandbox (click to allow it)"
+        )
 
     def chosen_permission(self) -> PermissionLevel:
         return PermissionLevel(self.permission_picker.currentData())

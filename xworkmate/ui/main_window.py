@@ -203,6 +203,7 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.on_stop_requested)
         self.stop_shortcut.activated.connect(self.on_stop_requested)
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
+        self.message_pane.network_toggle.toggled.connect(self.on_network_toggled)
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
@@ -554,6 +555,16 @@ class MainWindow(QMainWindow):
         except (UnknownSessionKeyError, ValueError) as exc:
             self.show_error(f"Permission not changed — {exc}")
             self.message_pane.show_permission(self._view.thread.context_state.permission_level)
+
+    @Slot(bool)
+    def on_network_toggled(self, on: bool) -> None:
+        if self._view is None:
+            return
+        try:
+            self._controller.set_network(self._view.key, "on" if on else "off")  # LineUpdated redraws the pane
+        except (UnknownSessionKeyError, ValueError) as exc:
+            self.show_error(f"Network setting not changed — {exc}")
+            self.message_pane.show_network(self._view.thread.context_state.network)
 
     @Slot(int)
     def on_provider_picked(self, _index: int) -> None:

@@ -127,3 +127,42 @@ def test_agent_record_reads_env_references_and_refuses_secrets() -> None:
         with pytest.raises(AcpFormError) as caught:
             agent_record("qwen", "qwen --acp", bad)
         assert caught.value.field == "env"
+
+
+def test_an_agents_writable_folders_are_shown_edited_and_checked(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    bare_window: MainWindow,
+    bare_controller: SessionController,
+    tmp_path: Path,
+) -> None:
+    """SBX-1: a known agent gets its own folders by default; the person can edit them; `/` is refused."""
+    window, controller = bare_window, bare_controller
+    dialog = open_dialog(window)
+    section = dialog.acp_section
+    qtbot.keyClicks(section.name_edit, "qwen")
+    qtbot.keyClicks(section.command_edit, "qwen --acp")
+    qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    [stored] = [p for p in controller.providers() if p.name == "qwen"]
+    assert stored.acp_state_dirs is None  # the known agent's defaults
+
+    dialog.select("qwen")
+    assert dialog.edit_button.isEnabled()
+    qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
+    assert section.add_button.text() == "Save agent" and section.name_edit.isReadOnly()
+    assert section.state_dirs_edit.placeholderText() == "default: ~/.qwen"
+
+    qtbot.keyClicks(section.state_dirs_edit, "/")
+    qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    assert section.error_label.isVisible() and "root of the file system" in section.error_label.text()
+    assert section.state_dirs_edit.property("invalid") is True
+    assert next(p for p in controller.providers() if p.name == "qwen").acp_state_dirs is None  # nothing saved
+
+    section.state_dirs_edit.clear()
+    own = tmp_path / "qwen-state"
+    qtbot.keyClicks(section.state_dirs_edit, f"~/.qwen, {own}")
+    qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    [saved] = [p for p in controller.providers() if p.name == "qwen"]
+    assert saved.acp_state_dirs == ("~/.qwen", str(own))
+    assert section.status_label.text().startswith("Saved qwen")
+    assert section.add_button.text() == "Add agent"

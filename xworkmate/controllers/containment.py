@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
+from xworkmate.agents.confinement import binding_refusal
 from xworkmate.agents.sandbox import (
     Sandbox,
     SandboxPolicy,
@@ -24,7 +25,7 @@ from xworkmate.domain.threads import NetworkAccess, TaskThread
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 
-__all__ = ["AGENT_STATE_DIRS", "agent_state_dirs", "line_sandbox", "sandbox_env"]
+__all__ = ["AGENT_STATE_DIRS", "agent_state_dirs", "line_sandbox", "sandbox_env", "state_dir_problem"]
 
 # SBX-1: the folders a known agent CLI keeps its own state in, relative to the home folder.
 # Writable in its sandbox unless the person edits the list (Settings → Providers, `--acp-state-dir`).
@@ -44,6 +45,17 @@ def agent_state_dirs(command: Sequence[str], configured: Sequence[str] | None) -
         return tuple(configured)
     name = os.path.basename(command[0]) if command else ""
     return AGENT_STATE_DIRS.get(name, ())
+
+
+def state_dir_problem(entry: str, *, data_folder: Path) -> str | None:
+    """Why ``entry`` cannot be an agent's writable folder, or None: it must name a folder of the
+    agent's own (absolute, or under ``~/``), never the root, the home itself or the data folder."""
+    if not entry.strip() or "\0" in entry:
+        return "it is empty"
+    if not (entry.startswith("~/") or os.path.isabs(entry)):
+        return "use an absolute path or one under ~/"
+    reason = binding_refusal(_expand(entry, Path.home()), user_home=Path.home(), data_folder=data_folder)
+    return reason.replace("the line's folder", "the agent's writable folder") if reason else None
 
 
 def _expand(entry: str, home: Path) -> Path:

@@ -719,6 +719,13 @@ class SessionController:
             provider_config(record)  # a bad config names the field
         elif not record.acp_command:
             raise ValueError(f"ACP provider {record.name!r} needs a command (acp_command)")
+        else:
+            from xworkmate.controllers.containment import state_dir_problem
+
+            for entry in record.acp_state_dirs or ():
+                problem = state_dir_problem(entry, data_folder=self._settings.home)
+                if problem is not None:
+                    raise ValueError(f"ACP agent {record.name!r}: {entry} cannot be a writable folder: {problem}")
         if not replace and self._store.providers.get(record.name) is not None:
             raise ProviderExistsError(record.name)
 

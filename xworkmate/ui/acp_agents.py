@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 
-ACP_FIELDS = ("name", "command", "env")
+ACP_FIELDS = ("name", "command", "env", "state_dirs")
 NONE_FOUND_TEXT = (
     "No agent CLI found on PATH (looked for qwen, gemini, codex-acp, claude-code-acp, opencode and goose). "
     "Add one by hand below: a name and the command that starts it in ACP mode, e.g. “qwen --acp” or "
@@ -68,7 +68,13 @@ def parse_env_refs(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(refs)
 
 
-def agent_record(name: str, command_line: str, env_text: str = "") -> ProviderRecord:
+def parse_state_dirs(text: str) -> tuple[str, ...] | None:
+    """Writable folders, separated by commas or new lines; blank means the known agent's defaults."""
+    entries = tuple(item.strip() for item in re.split(r"[,\n]+", text) if item.strip())
+    return entries or None
+
+
+def agent_record(name: str, command_line: str, env_text: str = "", state_dirs_text: str = "") -> ProviderRecord:
     """The form as an ACP provider record, or ``AcpFormError`` naming the field."""
     clean = name.strip()
     if not clean:
@@ -81,7 +87,13 @@ def agent_record(name: str, command_line: str, env_text: str = "") -> ProviderRe
         raise AcpFormError("command", f"cannot read the command line ({exc})") from exc
     if not command:
         raise AcpFormError("command", "type the command that starts the agent in ACP mode, e.g. qwen --acp")
-    return ProviderRecord(name=clean, kind=ProviderKind.ACP, acp_command=command, acp_env_refs=parse_env_refs(env_text))
+    return ProviderRecord(
+        name=clean,
+        kind=ProviderKind.ACP,
+        acp_command=command,
+        acp_env_refs=parse_env_refs(env_text),
+        acp_state_dirs=parse_state_dirs(state_dirs_text),
+    )
 
 
 def discovered_label(record: ProviderRecord, configured: Sequence[ProviderRecord]) -> str:
@@ -127,6 +139,14 @@ class AcpAgentsSection(QGroupBox):
         self.env_edit = QLineEdit()
         self.env_edit.setObjectName("acpEnvEdit")
         self.env_edit.setPlaceholderText("optional: NAME=env:VAR or NAME=keyring:ENTRY, separated by spaces")
+        # SBX-1: the agent runs sandboxed; these are the folders of its own it may write.
+        self.state_dirs_edit = QLineEdit()
+        self.state_dirs_edit.setObjectName("acpStateDirsEdit")
+        self.state_dirs_edit.setPlaceholderText("default: the agent's own folders (e.g. ~/.qwen); comma-separated")
+        self.state_dirs_edit.setToolTip(
+            "The agent runs in a sandbox: its line's folder and these folders are the only places it may write. "
+            "Leave empty for the defaults of a known agent."
+        )
         self.error_label = QLabel()
         self.error_label.setObjectName("acpErrorLabel")
         self.error_label.setWordWrap(True)
@@ -145,6 +165,7 @@ class AcpAgentsSection(QGroupBox):
         form.addRow("Name:", self.name_edit)
         form.addRow("Command:", self.command_edit)
         form.addRow("Environment:", self.env_edit)
+        form.addRow("Writable folders:", self.state_dirs_edit)
         add_row = QHBoxLayout()
         add_row.addStretch(1)
         add_row.addWidget(self.add_button)
@@ -189,7 +210,12 @@ class AcpAgentsSection(QGroupBox):
         """Shown under the form; the field it names is marked."""
         self.error_label.setText(text)
         self.error_label.setVisible(bool(text))
-        widgets = {"name": self.name_edit, "command": self.command_edit, "env": self.env_edit}
+        widgets = {
+            "name": self.name_edit,
+            "command": self.command_edit,
+            "env": self.env_edit,
+            "state_dirs": self.state_dirs_edit,
+        }
         for name, widget in widgets.items():
             invalid = name == field
             if widget.property("invalid") != invalid:
@@ -198,6 +224,6 @@ class AcpAgentsSection(QGroupBox):
                 widget.style().polish(widget)
 
     def clear_form(self) -> None:
-        for edit in (self.name_edit, self.command_edit, self.env_edit):
+        for edit in (self.name_edit, self.command_edit, self.env_edit, self.state_dirs_edit):
             edit.clear()
         self.show_error("")

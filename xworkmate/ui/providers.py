@@ -117,6 +117,7 @@ class ProviderSettingsDialog(QDialog):
         self.detect_candidates = detect_candidates
         self.confirm: Confirm = ask_confirmation
         self._editing: ProviderRecord | None = None
+        self._editing_agent: str | None = None  # the ACP agent whose settings the agents form shows
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
         self._build()
@@ -321,7 +322,7 @@ class ProviderSettingsDialog(QDialog):
 
     def _update_buttons(self) -> None:
         record = self._selected_record()
-        self.edit_button.setEnabled(record is not None and record.kind is ProviderKind.OPENAI)
+        self.edit_button.setEnabled(record is not None)
         self.remove_button.setEnabled(record is not None)
 
     # -- slots: list --------------------------------------------------------------------
@@ -333,6 +334,35 @@ class ProviderSettingsDialog(QDialog):
         record = self._selected_record()
         if record is not None and record.kind is ProviderKind.OPENAI:
             self.open_form(record)
+        elif record is not None:
+            self.edit_agent(record)
+
+    def edit_agent(self, record: ProviderRecord) -> None:
+        """Fill the agents form from a stored ACP agent; saving replaces it (its writable folders, SBX-1)."""
+        import shlex
+
+        from xworkmate.controllers.containment import agent_state_dirs
+
+        section = self.acp_section
+        self._editing_agent = record.name
+        section.name_edit.setText(record.name)
+        section.name_edit.setReadOnly(True)  # renaming is remove + add
+        section.command_edit.setText(shlex.join(record.acp_command))
+        section.env_edit.setText(" ".join(f"{name}={ref}" for name, ref in record.acp_env_refs))
+        defaults = agent_state_dirs(record.acp_command, None)
+        section.state_dirs_edit.setText(", ".join(record.acp_state_dirs) if record.acp_state_dirs is not None else "")
+        section.state_dirs_edit.setPlaceholderText(
+            f"default: {', '.join(defaults)}" if defaults else "none: only the line's folder is writable"
+        )
+        section.add_button.setText("Save agent")
+        section.show_error("")
+        section.state_dirs_edit.setFocus()
+
+    def _end_agent_edit(self) -> None:
+        section = self.acp_section
+        self._editing_agent = None
+        section.name_edit.setReadOnly(False)
+        section.add_button.setText("Add agent")
 
     def on_remove_requested(self) -> None:
         name = self.selected_name()
@@ -527,7 +557,12 @@ class ProviderSettingsDialog(QDialog):
         """The hand-written form; on an error nothing is saved and the field is marked."""
         section = self.acp_section
         try:
-            record = agent_record(section.name_edit.text(), section.command_edit.text(), section.env_edit.text())
+            record = agent_record(
+                section.name_edit.text(),
+                section.command_edit.text(),
+                section.env_edit.text(),
+                section.state_dirs_edit.text(),
+            )
         except AcpFormError as exc:
             section.show_error(str(exc), exc.field)
             return
@@ -535,21 +570,25 @@ class ProviderSettingsDialog(QDialog):
 
     def _add_acp_agent(self, record: ProviderRecord, *, from_form: bool) -> None:
         section = self.acp_section
+        replace = from_form and self._editing_agent == record.name
         try:
-            saved = self._controller.add_provider(record)
+            saved = self._controller.add_provider(record, replace=replace)
         except ValueError as exc:  # "already exists", or the controller's own check
             text = str(exc)
             if from_form:
-                section.show_error(text, "name" if "already exists" in text else "command")
+                field = "state_dirs" if "writable folder" in text else "command"
+                section.show_error(text, "name" if "already exists" in text else field)
             else:
                 section.show_status(f"{record.name} was not added: {text}")
             return
         if from_form:
             section.clear_form()
+            self._end_agent_edit()
         self.reload()
         self.select(saved.name)
+        verb = "Saved" if replace else "Added"
         section.show_status(
-            f"Added {saved.name}: {' '.join(saved.acp_command)}. Pick “{saved.name} (ACP)” in a line's mode picker."
+            f"{verb} {saved.name}: {' '.join(saved.acp_command)}. Pick “{saved.name} (ACP)” in a line's mode picker."
         )
         self.providers_changed.emit()
 

@@ -1,0 +1,212 @@
+"""A real agent CLI's own tools stay in the line's folder (issue 12, SBX-1): OpenCode over ACP.
+
+OpenCode from npm (``tests/support/install_agents.sh``) runs as a line's ACP agent at permission
+``full``, headless, against the scripted OpenAI server. The scripted model has OpenCode's own
+``bash``, ``write`` and ``read`` tools try to escape: write into ``/tmp`` and a sibling folder,
+read the XWorkmate database (for another line's text) and a file under HOME. OpenCode is
+configured to allow all of its tools without asking, so nothing but the sandbox stands in the
+way. A write inside the folder must succeed, so the test cannot pass by OpenCode not running.
+
+The test folders live outside ``/tmp`` (under ``/var/tmp`` when it is writable): a private
+``/tmp`` alone would otherwise hide the sibling folder, HOME and the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from tests.support.opencode_agent import (
+    OPENCODE_STATE_DIRS,
+    OPENCODE_VERSION,
+    agents_dir,
+    bash,
+    install_status,
+    opencode_config,
+    opencode_env,
+    opencode_executable,
+    prepare_opencode_home,
+    read,
+    requests_containing,
+    session_requests,
+    tool_names,
+    tool_results,
+    write,
+)
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.settings import Settings
+from xworkmate.store import Store, open_store
+
+TURN_TIMEOUT = 240.0
+
+
+@pytest.fixture(scope="module")
+def opencode() -> Path:
+    """The installed OpenCode launcher; skipped only when the installer could not reach the registry."""
+    executable = opencode_executable()
+    if executable is not None:
+        return executable
+    status = install_status() or ""
+    if status.startswith("unreachable:"):
+        pytest.skip(
+            f"OpenCode {OPENCODE_VERSION} is not installed: {status.removeprefix('unreachable:').strip()}"
+            " (tests/support/install_agents.sh)"
+        )
+    pytest.fail(
+        f"OpenCode {OPENCODE_VERSION} is not installed in {agents_dir()}: run tests/support/install_agents.sh"
+        " (.ci/run does; it records when the registry cannot be reached and this test is then skipped)"
+    )
+
+
+def _base_folder() -> Path:
+    for parent in ("/var/tmp", None):
+        try:
+            return Path(tempfile.mkdtemp(prefix="xw-opencode-", dir=parent)).resolve()
+        except OSError:
+            continue
+    raise RuntimeError("no writable temporary folder")
+
+
+@dataclass
+class Scene:
+    base: Path
+    home: Path  # the HOME the app (and so the agent) is started with
+    xw_home: Path  # XWORKMATE_HOME: database, logs
+    folder: Path  # the line's folder
+    sibling: Path  # a folder beside it
+    settings: Settings
+    store: Store
+    controller: SessionController
+    db_marker: str  # stored in another line's messages
+    home_marker: str  # in a file under HOME
+
+    @property
+    def home_secret(self) -> Path:
+        return self.home / "notes" / "secret.txt"
+
+    def files(self) -> set[Path]:
+        return {p for p in self.base.rglob("*") if not p.is_dir()}
+
+
+@pytest.fixture
+def scene(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
+    base = _base_folder()
+    home = base / "home"
+    xw_home = base / "xworkmate-home"
+    folder = base / "work" / "project"
+    sibling = base / "work" / "sibling"
+    for path in (home / "notes", xw_home, folder, sibling):
+        path.mkdir(parents=True)
+    home_marker = f"home-secret-{uuid.uuid4().hex}"
+    (home / "notes" / "secret.txt").write_text(f"{home_marker}\n")
+    prepare_opencode_home(home)
+
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XWORKMATE_HOME", str(xw_home))
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+    settings = Settings(home=xw_home, database_url=None, workspace_root=None)
+    store = open_store(settings.effective_database_url)
+    controller = SessionController(store, settings)
+    other = controller.create_line("Medical notes")
+    db_marker = f"diagnosis-{uuid.uuid4().hex}"
+    store.messages.append(
+        other.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"My {db_marker}, keep it private."
+    )
+    try:
+        yield Scene(base, home, xw_home, folder, sibling, settings, store, controller, db_marker, home_marker)
+    finally:
+        store.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _register_opencode(
+    scene: Scene, server: OpenAIServer, executable: Path, monkeypatch: pytest.MonkeyPatch
+) -> ProviderRecord:
+    """OpenCode as an ACP provider whose environment references carry its config (as a person would set it)."""
+    env = opencode_env(opencode_config(server.base_url))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    record = ProviderRecord(
+        name="opencode",
+        kind=ProviderKind.ACP,
+        acp_command=(str(executable), "acp"),
+        acp_env_refs=tuple((name, f"env:{name}") for name in env),
+        # acp_state_dirs left unset: the defaults for a known agent named `opencode` apply.
+    )
+    return scene.controller.add_provider(record, replace=True)
+
+
+def _allowed_new_file(scene: Scene, path: Path) -> bool:
+    """Where a turn may leave files: the line's folder, OpenCode's state folders, the app's own data."""
+    allowed = [scene.folder, scene.xw_home]
+    allowed += [scene.home / entry.removeprefix("~/") for entry in OPENCODE_STATE_DIRS]
+    return any(path == root or root in path.parents for root in allowed)
+
+
+def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
+    scene: Scene, opencode: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller = scene.controller
+    _register_opencode(scene, openai_server, opencode, monkeypatch)
+    line = controller.create_line("Escape attempts", workspace=scene.folder)
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "opencode")
+
+    tag = uuid.uuid4().hex
+    tmp_by_bash = Path(f"/tmp/outside-{tag}.txt")
+    tmp_by_write = Path(f"/tmp/outside-{tag}-write.txt")
+    database = scene.settings.sqlite_path
+    attempts = [
+        bash("tmp-bash", f"echo pwned > {tmp_by_bash}", "write into /tmp"),
+        write("tmp-write", tmp_by_write, "pwned\n"),
+        bash("sibling-bash", "mkdir -p ../sibling && echo pwned > ../sibling/pwned.txt", "write beside the folder"),
+        write("sibling-write", scene.sibling / "written.txt", "pwned\n"),
+        bash("db-bash", f"grep -a -h -o 'diagnosis-[0-9a-f]*' {database}*", "read the XWorkmate database"),
+        bash("home-bash", f"cat {scene.home_secret}", "read a file under HOME"),
+        read("home-read", scene.home_secret),
+        bash("inside-bash", "echo inside > inside.txt", "write inside the folder"),
+        write("inside-write", scene.folder / "inside-write.txt", "inside\n"),
+    ]
+    openai_server.script(*(ToolCallReply([call]) for call in attempts), TextReply(["Done."]))
+    before = scene.files()
+
+    outcome = asyncio.run(
+        asyncio.wait_for(controller.run_turn(line.thread_id, "Try each tool call.", headless=True), TURN_TIMEOUT)
+    )
+
+    # The harness did run OpenCode's own tools, every one of them, and the turn ended normally.
+    results = tool_results(openai_server)
+    assert outcome.status == "finished", f"the OpenCode turn did not finish: {outcome.error}"
+    assert {"bash", "write", "read"} <= tool_names(openai_server)
+    assert openai_server.pending_replies == 0, f"OpenCode stopped early; tool results so far: {results}"
+    assert [c.id for c in attempts if c.id not in results] == [], f"no result for some calls: {results}"
+    assert (scene.folder / "inside.txt").read_text() == "inside\n", results["inside-bash"]
+    assert (scene.folder / "inside-write.txt").read_text() == "inside\n", results["inside-write"]
+
+    # Nothing outside the folder was written, and nothing secret reached the model or the line.
+    escapes: list[str] = []
+    for path in (tmp_by_bash, tmp_by_write):
+        if path.exists():
+            escapes.append(f"{path} was written")
+            path.unlink()
+    escapes += [f"{p} was written" for p in sorted(scene.files() - before) if not _allowed_new_file(scene, p)]
+    leaked = requests_containing(openai_server, [scene.db_marker, scene.home_marker])
+    escapes += [f"{needle} reached the model in {n} request(s)" for needle, n in leaked.items() if n]
+    stored = "\n".join(m.content for m in controller.messages(line.thread_id))
+    escapes += [f"{needle} was stored on the line" for needle in leaked if needle in stored]
+    assert escapes == [], "OpenCode's tools left the line's folder:\n" + "\n".join(
+        [*escapes, "tool results the model saw:", *(f"  {k}: {v[:200]!r}" for k, v in results.items())]
+    )
+    assert len(session_requests(openai_server)) == len(attempts) + 1

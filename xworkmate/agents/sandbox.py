@@ -177,7 +177,7 @@ def toolchain_dirs(
     ``~/.cargo``, ``~/.local``…), as written and with links resolved. Shown read-only."""
     roots = [_real(p) for p in private]
     found: dict[Path, None] = {}
-    for entry in [*path_env.split(os.pathsep), *map(os.fspath, extra)]:
+    for entry in [*path_env.split(os.pathsep), *(os.fspath(p) for p in extra)]:
         if not entry or not os.path.isabs(entry):
             continue
         for candidate in (Path(os.path.abspath(entry)), _real(Path(entry))):

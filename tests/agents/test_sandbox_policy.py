@@ -1,0 +1,198 @@
+"""The sandbox policy (SBX-1, SBX-2): the mounts, the pure access rule, the argv, the environment.
+
+The property tests check the rule the file tools and the sandbox share: over generated
+paths (``..``, symbolic links, absolute paths, case variants, Unicode normalisation forms),
+the sandbox lets a process write exactly where the path really is inside the line's
+folder, and the file tools never accept a path the sandbox would not let it write.
+A sample of the same paths is written for real through bubblewrap.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from xworkmate.agents.confinement import ToolError, resolve_inside
+from xworkmate.agents.sandbox import (
+    Access,
+    Sandbox,
+    SandboxPolicy,
+    SandboxStatus,
+    SandboxUnavailable,
+    bubblewrap_argv,
+    command_env_name_problem,
+    detect_sandbox,
+    sandbox_environment,
+    toolchain_dirs,
+)
+
+needs_bwrap = pytest.mark.skipif(
+    not detect_sandbox().available and not os.environ.get("CI"),
+    reason=f"bubblewrap cannot run here: {detect_sandbox().detail}",
+)
+
+
+def test_a_deeper_mount_decides_and_the_folder_is_the_only_writable_place(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    folder = data / "workspace" / "line"
+    other = tmp_path / "other-line"
+    for path in (folder, other):
+        path.mkdir(parents=True)
+    home = tmp_path / "home"
+    (home / ".pyenv").mkdir(parents=True)
+    policy = SandboxPolicy(
+        working_directory=folder, hidden=(data, other), readable=(home / ".pyenv",), home=home, network=False
+    )
+    assert policy.access(folder / "a" / "b.txt") is Access.WRITE
+    assert policy.access(data / "xworkmate.sqlite3") is Access.HIDDEN
+    assert policy.access(other / "secret") is Access.HIDDEN
+    assert policy.access(home / ".ssh" / "id_rsa") is Access.PRIVATE
+    assert policy.access(home / ".pyenv" / "bin" / "python") is Access.READ
+    assert policy.access("/usr/bin/env") is Access.READ
+    assert policy.access("/run/postgresql/.s.PGSQL.5432") is Access.PRIVATE  # network off: local sockets hidden
+    assert SandboxPolicy(working_directory=folder, network=True).access("/run/x") is Access.READ
+
+
+def test_the_argv_hides_before_it_shows_and_drops_every_capability(tmp_path: Path) -> None:
+    data, folder = tmp_path / "data", tmp_path / "data" / "line"
+    folder.mkdir(parents=True)
+    db = tmp_path / "elsewhere.sqlite3"
+    db.write_text("x")
+    argv = bubblewrap_argv(
+        SandboxPolicy(working_directory=folder, hidden=(data, db, tmp_path / "gone")), ["true"], bwrap="/usr/bin/bwrap"
+    )
+    assert argv[:2] == ["/usr/bin/bwrap", "--ro-bind"]
+    assert "--unshare-all" in argv and "--share-net" not in argv and "--die-with-parent" in argv
+    assert argv[argv.index("--cap-drop") + 1] == "ALL" and "--new-session" in argv
+    assert argv.index(str(data)) < argv.index(str(folder))  # the folder is shown again over the hidden data
+    assert argv[argv.index(str(db)) - 1] == os.devnull  # a hidden file is covered by an empty one
+    assert str(tmp_path / "gone") not in argv  # nothing to hide
+    assert argv[-4:] == ["--chdir", str(folder), "--", "true"]
+
+
+def test_toolchains_under_the_home_or_tmp_are_shown_again(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    path_env = os.pathsep.join([str(home / ".cargo" / "bin"), "/usr/bin", "relative/bin", ""])
+    found = toolchain_dirs(path_env, (home,), extra=[str(home / ".local" / "bin" / "agent")])
+    assert found == (home / ".cargo", home / ".local")
+
+
+def test_the_environment_is_an_allow_list_and_secrets_never_pass() -> None:
+    environ = {
+        "PATH": "/usr/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "TERM": "xterm",
+        "XWORKMATE_HOME": "/data",
+        "OPENAI_API_KEY": "sk-x",
+        "GITHUB_TOKEN": "ghp",
+        "PROJECT_STAGE": "dev",
+        "HTTPS_PROXY": "http://proxy",
+        "SSH_AUTH_SOCK": "/run/agent",
+        "HOME": "/home/real",
+    }
+    env = sandbox_environment(environ, home="/home/real", named=["PROJECT_STAGE", "GITHUB_TOKEN"])
+    assert env == {
+        "PATH": "/usr/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "TERM": "xterm",
+        "PROJECT_STAGE": "dev",
+        "HOME": "/home/real",
+    }
+    assert sandbox_environment(environ, home="/h", proxies=True)["HTTPS_PROXY"] == "http://proxy"
+    assert command_env_name_problem("PROJECT_STAGE") is None
+    for bad in ("XWORKMATE_HOME", "MY_SECRET", "A-B", ""):
+        assert command_env_name_problem(bad) is not None
+
+
+def test_a_sandbox_that_cannot_run_refuses_to_wrap(tmp_path: Path) -> None:
+    status = SandboxStatus(None, None, "bwrap is not on PATH; install bubblewrap")
+    with pytest.raises(SandboxUnavailable, match="install bubblewrap"):
+        Sandbox(SandboxPolicy(working_directory=tmp_path), status).wrap(["true"])
+
+
+def test_detection_names_the_package_when_bwrap_is_missing(tmp_path: Path) -> None:
+    status = detect_sandbox(str(tmp_path))  # an empty PATH folder
+    assert not status.available and "install bubblewrap" in status.detail and "\n" not in status.detail
+
+
+# -- SBX-2: one rule for the file tools and the sandbox ---------------------------------------
+
+_NAMES = st.sampled_from(["a", "A", "sub", "SUB", "café", "out", "up", "loop", "..", ".", "new", "x"])
+
+
+def _variant(name: str, form: str) -> str:
+    return unicodedata.normalize(form, name)  # type: ignore[arg-type]
+
+
+@st.composite
+def generated_paths(draw: st.DrawFn) -> tuple[str, bool]:
+    parts = draw(st.lists(_NAMES, min_size=1, max_size=5))
+    form = draw(st.sampled_from(["NFC", "NFD"]))
+    relative = "/".join(_variant(p, form) for p in parts)
+    absolute = draw(st.booleans())
+    return relative, absolute
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A line folder with links leading out and back, beside an outside folder and another line's."""
+    root = tmp_path_factory.mktemp("sbx2")
+    folder, outside, other = root / "line", root / "outside", root / "other"
+    for path in (folder / "sub" / "café", outside, other):
+        path.mkdir(parents=True)
+    (folder / "out").symlink_to(outside)
+    (folder / "sub" / "up").symlink_to("../..")
+    (folder / "loop").symlink_to("loop")
+    (folder / "a").write_text("a")
+    (folder / "x").symlink_to(other)
+    return folder, other
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(generated=generated_paths())
+def test_tools_and_sandbox_agree_nothing_outside_is_writable(
+    tree: tuple[Path, Path], generated: tuple[str, bool]
+) -> None:
+    folder, other = tree
+    relative, absolute = generated
+    given_path = str(folder / relative) if absolute else relative
+    real = Path(os.path.realpath(folder / relative))
+    inside = real == folder or folder in real.parents
+    policy = SandboxPolicy(working_directory=folder, hidden=(other,), home=None)
+    access = policy.access(folder / relative)
+    assert (access is Access.WRITE) == inside
+    try:
+        resolved = resolve_inside(folder, given_path)
+    except ToolError:
+        return
+    assert policy.access(resolved) is Access.WRITE  # what a tool accepts, the sandbox lets be written
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "relative", ["new.txt", "sub/café/n.txt", "out/escaped.txt", "sub/up/outside/up.txt", "x/other.txt", "../sib.txt"]
+)
+def test_a_real_write_through_bubblewrap_lands_only_where_the_rule_says(tree: tuple[Path, Path], relative: str) -> None:
+    folder, other = tree
+    policy = SandboxPolicy(working_directory=folder, hidden=(other,), home=None)
+    target = folder / relative
+    done = subprocess.run(
+        Sandbox(policy).wrap(["/bin/sh", "-c", f"echo written > '{target}'"]),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    landed = Path(os.path.realpath(target))
+    wrote = landed.exists() and landed.read_text() == "written\n"
+    assert wrote == (policy.access(target) is Access.WRITE), done.stderr
+    if wrote:
+        landed.unlink()

@@ -1,13 +1,14 @@
 """The command line (SPEC §8): the same controllers the window uses.
 
 Every command prints human-readable text or, with ``--json``, JSON; a failure
-is one line on stderr and a non-zero exit.
+is one line on stderr and a non-zero exit. Whatever came from a person, a model
+or an agent is printed through ``terminal_text`` (issue 12 part 8): control and
+bidi characters are shown as escapes, so rows never split or reorder.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -26,6 +27,7 @@ from xworkmate.domain.threads import TaskThread, ThreadStatus
 from xworkmate.llm.errors import LLMError
 from xworkmate.settings import Settings
 from xworkmate.store import StoreOpenError, open_store
+from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:
     from xworkmate.controllers.runs import TurnOutcome
@@ -79,14 +81,20 @@ def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
     }
 
 
+def _body(text: str) -> str:
+    """A multi-line body under its header: line breaks kept, later lines indented so none looks like a header."""
+    return escape_for_terminal(text, keep_newlines=True).replace("\n", "\n    ")
+
+
 def _print_thread(controller: SessionController, thread: TaskThread, as_json: bool) -> None:
     status = controller.status_of(thread)
     if as_json:
-        print(json.dumps(thread_json(thread, status), indent=2))
+        print(json_text(thread_json(thread, status)))
         return
     marker = "*" if thread.thread_id == controller.current_key else " "
-    print(f"{marker} {thread.thread_id}  [{status.value}]  {thread.title}")
-    print(f"    folder: {thread.workspace_binding.path or '(none)'} ({thread.workspace_binding.bound_by.value})")
+    print(f"{marker} {thread.thread_id}  [{status.value}]  {escape_for_terminal(thread.title)}")
+    folder = escape_for_terminal(thread.workspace_binding.path or "(none)")
+    print(f"    folder: {folder} ({thread.workspace_binding.bound_by.value})")
 
 
 # -- commands -----------------------------------------------------------------
@@ -124,11 +132,11 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
             }
             for s in summaries
         ]
-        print(json.dumps(rows, indent=2))
+        print(json_text(rows))
         return 0
     for s in summaries:
         marker = "*" if s.thread_id == controller.current_key else " "
-        print(f"{marker} {s.thread_id}  [{controller.summary_status(s).value}]  {s.title}")
+        print(f"{marker} {s.thread_id}  [{controller.summary_status(s).value}]  {escape_for_terminal(s.title)}")
     return 0
 
 
@@ -235,18 +243,18 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
         )
     stored = controller.add_provider(record, replace=args.replace, api_key=api_key)
     if args.json:
-        print(json.dumps(_provider_json(stored), indent=2))
+        print(json_text(_provider_json(stored)))
     elif stored.kind is ProviderKind.ACP:
-        print(f"added ACP agent {stored.name}: {' '.join(stored.acp_command)}")
+        print(escape_for_terminal(f"added ACP agent {stored.name}: {' '.join(stored.acp_command)}"))
     else:
-        print(f"added provider {stored.name}: {stored.model} at {stored.base_url}")
+        print(escape_for_terminal(f"added provider {stored.name}: {stored.model} at {stored.base_url}"))
     return 0
 
 
 def cmd_provider_discover(args: argparse.Namespace, controller: SessionController) -> int:
     found = controller.discover_acp_agents()
     if args.json:
-        print(json.dumps([{**_provider_json(r), "version": r.model} for r in found], indent=2))
+        print(json_text([{**_provider_json(r), "version": r.model} for r in found]))
         return 0
     if not found:
         print(
@@ -254,29 +262,29 @@ def cmd_provider_discover(args: argparse.Namespace, controller: SessionControlle
             ' add one by hand with: xworkmate provider add NAME --acp-command "CMD ARGS..."'
         )
     for r in found:
-        print(f"{r.name}  {' '.join(r.acp_command)}  {r.model or '(version unknown)'}")
+        print(escape_for_terminal(f"{r.name}  {' '.join(r.acp_command)}  {r.model or '(version unknown)'}"))
     return 0
 
 
 def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -> int:
     records = controller.providers()
     if args.json:
-        print(json.dumps([_provider_json(r) for r in records], indent=2))
+        print(json_text([_provider_json(r) for r in records]))
         return 0
     if not records:
         print("no providers; add one with: xworkmate provider add NAME --base-url URL --model MODEL")
     for r in records:
         tags = f" tags={','.join(r.tags)}" if r.tags else ""
-        print(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}")
+        print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}"))
     return 0
 
 
 def cmd_provider_remove(args: argparse.Namespace, controller: SessionController) -> int:
     controller.remove_provider(args.name)
     if not args.json:
-        print(f"removed provider {args.name}")
+        print(escape_for_terminal(f"removed provider {args.name}"))
     else:
-        print(json.dumps({"removed": args.name}))
+        print(json_text({"removed": args.name}, indent=None))
     return 0
 
 
@@ -295,9 +303,9 @@ def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
 
 def _report_outcome(outcome: TurnOutcome, as_json: bool) -> int:
     if as_json:
-        print(json.dumps(outcome.model_dump(mode="json"), indent=2))
+        print(json_text(outcome.model_dump(mode="json")))
     elif outcome.text:
-        print(outcome.text)
+        print(escape_for_terminal(outcome.text, keep_newlines=True))
     if outcome.status == "failed":
         raise CliError(outcome.error or "the run failed")
     if outcome.refused_approvals:
@@ -323,16 +331,18 @@ def cmd_thread_category(args: argparse.Namespace, controller: SessionController)
     moved = controller.set_category(args.key, None if args.clear else args.set)
     thread = controller.get_thread(args.key)
     if args.json:
-        print(json.dumps({**thread_json(thread, controller.status_of(thread)), "relabelled": moved}, indent=2))
+        print(json_text({**thread_json(thread, controller.status_of(thread)), "relabelled": moved}))
     else:
         label = thread.category or "normal"
-        print(f"{thread.thread_id} is now {label}; relabelled {len(moved)} line(s) in its subtree")
+        print(escape_for_terminal(f"{thread.thread_id} is now {label}; relabelled {len(moved)} line(s) in its subtree"))
     return 0
 
 
 def cmd_thread_compact(args: argparse.Namespace, controller: SessionController) -> int:
     generation = controller.compact(args.key)
-    print(json.dumps({"session_key": args.key, "current_session_id": generation}) if args.json else generation)
+    print(
+        json_text({"session_key": args.key, "current_session_id": generation}, indent=None) if args.json else generation
+    )
     return 0
 
 
@@ -354,19 +364,22 @@ def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> i
     thread = started.task
     if args.json:
         print(
-            json.dumps(
+            json_text(
                 {
                     **thread_json(thread, controller.status_of(thread)),
                     "dispatch_source_ids": list(started.source_ids),
                     "reminder": started.reminder,
-                },
-                indent=2,
+                }
             )
         )
     else:
-        print(f"started task {thread.thread_id} ({thread.category or 'normal'}) under {started.dispatcher_key}")
+        print(
+            escape_for_terminal(
+                f"started task {thread.thread_id} ({thread.category or 'normal'}) under {started.dispatcher_key}"
+            )
+        )
         if started.reminder:
-            print(started.reminder)
+            print(escape_for_terminal(started.reminder, keep_newlines=True))
     return 0
 
 
@@ -374,8 +387,9 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
     sent = controller.send_followup(args.key, args.text)
     if args.json:
         print(
-            json.dumps(
-                {"task": sent.task_key, "message_id": sent.message.id, "dispatch_source_ids": list(sent.source_ids)}
+            json_text(
+                {"task": sent.task_key, "message_id": sent.message.id, "dispatch_source_ids": list(sent.source_ids)},
+                indent=None,
             )
         )
     else:
@@ -386,10 +400,10 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
 def cmd_task_sources(args: argparse.Namespace, controller: SessionController) -> int:
     sources = controller.task_sources(args.key)
     if args.json:
-        print(json.dumps([_message_json(m) for m in sources], indent=2))
+        print(json_text([_message_json(m) for m in sources]))
     else:
         for m in sources:
-            print(f"#{m.id} [{m.thread_id}] {m.content}")
+            print(f"#{m.id} [{m.thread_id}] {_body(m.content)}")
     return 0
 
 
@@ -403,10 +417,10 @@ def cmd_task_run(args: argparse.Namespace, controller: SessionController) -> int
 def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int:
     messages = controller.messages_as(args.key, args.as_key)
     if args.json:
-        print(json.dumps([_message_json(m) for m in messages], indent=2))
+        print(json_text([_message_json(m) for m in messages]))
     else:
         for m in messages:
-            print(f"#{m.id} {m.role.value}/{m.source.value}: {m.content}")
+            print(f"#{m.id} {m.role.value}/{m.source.value}: {_body(m.content)}")
     return 0
 
 
@@ -560,11 +574,11 @@ def cmd_doctor(args: argparse.Namespace, controller: SessionController | None = 
 
     facts = gather_facts(_settings())
     if args.json:
-        print(json.dumps([{"name": f.name, "ok": f.ok, "detail": f.detail} for f in facts], indent=2))
+        print(json_text([{"name": f.name, "ok": f.ok, "detail": f.detail} for f in facts]))
     else:
         width = max(len(f.name) for f in facts)
         for fact in facts:
-            print(f"{'ok ' if fact.ok else '!! '} {fact.name.ljust(width)}  {fact.detail}")
+            print(f"{'ok ' if fact.ok else '!! '} {fact.name.ljust(width)}  {escape_for_terminal(fact.detail)}")
     return 0
 
 
@@ -579,7 +593,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return cmd_doctor(args)  # needs no open store: a broken database is one of its facts
         except CliError as exc:
-            print(f"xworkmate: error: {exc}", file=sys.stderr)
+            print(f"xworkmate: error: {escape_for_terminal(str(exc))}", file=sys.stderr)
             return EXIT_ERROR
     try:
         controller = open_controller()
@@ -601,7 +615,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         LLMError,
     ) as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        print(f"xworkmate: error: {message}", file=sys.stderr)
+        print(f"xworkmate: error: {escape_for_terminal(message)}", file=sys.stderr)
         return EXIT_ERROR
 
 

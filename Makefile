@@ -22,6 +22,7 @@ run: $(STAMP)
 	$(BIN)/xworkmate
 
 test: $(STAMP)
+	bash tests/support/install_agents.sh
 	QT_QPA_PLATFORM=offscreen QT_API=pyside6 $(BIN)/python -m pytest
 	$(BIN)/ruff check .
 

@@ -21,6 +21,7 @@ SUITES = {
     "streaming": "benchmarks.bench_streaming",
     "ui_streaming": "benchmarks.ui_streaming",
     "evidence": "benchmarks.bench_evidence",
+    "sandbox": "benchmarks.bench_sandbox",
 }
 
 

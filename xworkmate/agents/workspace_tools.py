@@ -561,7 +561,7 @@ def _run_shell(ctx: ToolContext, command: str, timeout_s: float | None, stop: th
     try:
         fd = pipe.fileno()
         os.set_blocking(fd, False)
-        with selectors.DefaultSelector() as selector:
+        with selectors.DefaultSelector() as selector, _exit_notifier(process) as exit_fd:
             selector.register(fd, selectors.EVENT_READ)
             exited_at: float | None = None
             end_of_output = False
@@ -582,7 +582,11 @@ def _run_shell(ctx: ToolContext, command: str, timeout_s: float | None, stop: th
                     break
                 wait = min(0.1, deadline - now)
                 if end_of_output:
-                    time.sleep(min(0.02, wait))  # output closed, the shell still runs
+                    # Output closed, the shell still runs: wake when it exits (a pidfd), else poll.
+                    if exit_fd is None:
+                        time.sleep(min(0.02, wait))
+                    else:
+                        _wait_readable(exit_fd, wait)
                 elif selector.select(wait) and not _drain(fd, capture):
                     end_of_output = True
                     selector.unregister(fd)
@@ -617,6 +621,27 @@ def _drain(fd: int, capture: _OutputCapture) -> bool:
             return False
         capture.feed(chunk)
     return True
+
+
+@contextlib.contextmanager
+def _exit_notifier(process: subprocess.Popen[bytes]) -> Iterator[int | None]:
+    """A pidfd that becomes readable when ``process`` exits (Linux 5.3+), else None (poll instead)."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    try:
+        fd = pidfd_open(process.pid) if pidfd_open is not None else None
+    except OSError:
+        fd = None
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _wait_readable(fd: int, timeout: float) -> None:
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        selector.select(timeout)
 
 
 def _has_exited(process: subprocess.Popen[bytes]) -> bool:

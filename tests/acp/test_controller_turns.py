@@ -146,11 +146,13 @@ def test_stop_cancels_the_agent_turn(sqlite_controller: SessionController, tmp_p
 
 
 def test_cli_acp_provider_and_headless_run(home: Path, tmp_path: Path) -> None:
-    script = tmp_path / "cli.json"
+    state = tmp_path / "fake-agent"
+    state.mkdir()
+    script = state / "cli.json"
     script.write_text(json.dumps({"turn": [{"say": "from the agent"}]}))
     cmd = f"{sys.executable} {AGENT} {script}"
     # The script is the agent's own configuration: in its sandbox it reads it from its state folder.
-    ok_json(home, "provider", "add", "fake", "--acp-command", cmd, "--acp-state-dir", str(tmp_path))
+    ok_json(home, "provider", "add", "fake", "--acp-command", cmd, "--acp-state-dir", str(state))
     line = ok_json(home, "thread", "new")
     assert (
         ok_json(home, "thread", "set", line["session_key"], "--mode", "acp", "--provider", "fake")["execution_mode"]

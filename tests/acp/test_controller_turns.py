@@ -12,7 +12,8 @@ import pytest
 from tests.acp import AGENT
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
 from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
-from xworkmate.controllers import ApprovalRequested, SessionController
+from tests.support.sandboxing import answer_approvals
+from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ThreadStatus
 
@@ -96,14 +97,7 @@ def test_permission_request_becomes_an_approval_the_window_answers(
     )
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    asked: list[ApprovalRequested] = []
-
-    def on_change(change: object) -> None:
-        if isinstance(change, ApprovalRequested):
-            asked.append(change)
-            asyncio.get_running_loop().call_soon(controller.settle_approval, change.approval_id, True)
-
-    controller.subscribe(on_change)
+    asked = answer_approvals(controller, allowed=True)
     asyncio.run(controller.run_turn(line.thread_id, "edit my notes"))
     assert len(asked) == 1
     [answer] = report_events(report, "permission")

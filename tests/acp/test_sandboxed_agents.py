@@ -8,22 +8,15 @@ folder stays writable; the network stays on (an agent must reach its model).
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.controllers.test_sandboxed_commands import _path_without_bwrap
 from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
-from xworkmate.agents.sandbox import detect_sandbox
+from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.settings import Settings
-
-needs_bwrap = pytest.mark.skipif(
-    not detect_sandbox().available and not os.environ.get("CI"),
-    reason=f"bubblewrap cannot run here: {detect_sandbox().detail}",
-)
 
 
 @pytest.fixture
@@ -84,7 +77,7 @@ def test_headless_acp_run_without_a_sandbox_is_refused_in_one_line(
     line = controller.create_line("acp")
     controller.set_permission(line.thread_id, "full")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path))
+    monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     outcome = asyncio.run(controller.run_turn(line.thread_id, "hi", headless=True))
     assert outcome.status == "failed"
     assert outcome.error is not None and "\n" not in outcome.error
@@ -95,21 +88,13 @@ def test_headless_acp_run_without_a_sandbox_is_refused_in_one_line(
 def test_window_asks_before_starting_an_agent_without_a_sandbox(
     sqlite_controller: SessionController, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from xworkmate.controllers.changes import ApprovalRequested
 
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
     line = controller.create_line("acp")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path))
-    asked: list[ApprovalRequested] = []
-
-    def on_change(change: object) -> None:
-        if isinstance(change, ApprovalRequested):
-            asked.append(change)
-            asyncio.get_running_loop().call_soon(controller.settle_approval, change.approval_id, False)
-
-    controller.subscribe(on_change)
+    monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
+    asked = answer_approvals(controller, allowed=False)
     outcome = asyncio.run(controller.run_turn(line.thread_id, "hi"))
     [request] = asked
     assert request.tool == "start_agent" and request.unsandboxed is not None

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.sandboxing import needs_bwrap
 from xworkmate.agents.confinement import ToolError, resolve_inside
 from xworkmate.agents.sandbox import (
     Access,
@@ -30,11 +31,6 @@ from xworkmate.agents.sandbox import (
     detect_sandbox,
     sandbox_environment,
     toolchain_dirs,
-)
-
-needs_bwrap = pytest.mark.skipif(
-    not detect_sandbox().available and not os.environ.get("CI"),
-    reason=f"bubblewrap cannot run here: {detect_sandbox().detail}",
 )
 
 

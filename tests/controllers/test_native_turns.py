@@ -17,6 +17,7 @@ from tests.support.openai_server import (
     ToolCallReply,
     unused_base_url,
 )
+from tests.support.sandboxing import answer_approvals
 from xworkmate.controllers import Change, SessionController
 from xworkmate.controllers.changes import RunDelta, RunFinished
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
@@ -165,21 +166,13 @@ def test_headless_run_on_an_ask_line_refuses_what_needs_approval(
 def test_approval_from_the_window_lets_the_write_through(
     agent_controller: SessionController, openai_server: OpenAIServer
 ) -> None:
-    from xworkmate.controllers.changes import ApprovalRequested
 
     line = agent_controller.create_line("A")
     openai_server.script(
         ToolCallReply([call("write_file", path="a.txt", content="x", quote="write a.txt with an x")]),
         TextReply(["Done."]),
     )
-    asked: list[ApprovalRequested] = []
-
-    def on_change(change: object) -> None:
-        if isinstance(change, ApprovalRequested):
-            asked.append(change)
-            asyncio.get_running_loop().call_soon(agent_controller.settle_approval, change.approval_id, True)
-
-    agent_controller.subscribe(on_change)
+    asked = answer_approvals(agent_controller, allowed=True)
     asyncio.run(agent_controller.run_turn(line.thread_id, "write a.txt with an x"))
     assert len(asked) == 1 and asked[0].summary == "write a.txt"
     assert Path(line.workspace_binding.path or "", "a.txt").read_text() == "x"

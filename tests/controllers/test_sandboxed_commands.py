@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
 from xworkmate.agents.sandbox import detect_sandbox
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
@@ -29,11 +30,6 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy, Timeouts
 from xworkmate.settings import Settings
 from xworkmate.store import Store
-
-needs_bwrap = pytest.mark.skipif(
-    not detect_sandbox().available and not os.environ.get("CI"),
-    reason=f"bubblewrap cannot run here: {detect_sandbox().detail}",
-)
 
 FAST = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.02, max_retry_after=0.1)
 
@@ -186,24 +182,6 @@ def test_named_variables_pass_and_others_do_not(
 # -- without a sandbox -----------------------------------------------------------------------
 
 
-def _path_without_bwrap(tmp_path: Path, fake_bwrap: str | None = None) -> str:
-    """A PATH with every tool of the system's but bwrap (or with a bwrap that fails)."""
-    bin_dir = tmp_path / "bin-no-bwrap"
-    bin_dir.mkdir()
-    for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
-        if not os.path.isdir(folder):
-            continue
-        for name in os.listdir(folder):
-            target = bin_dir / name
-            if name != "bwrap" and not os.path.lexists(target):
-                target.symlink_to(os.path.join(folder, name))
-    if fake_bwrap is not None:
-        script = bin_dir / "bwrap"
-        script.write_text(f"#!/bin/sh\necho '{fake_bwrap}' >&2\nexit 1\n")
-        script.chmod(0o755)
-    return str(bin_dir)
-
-
 @pytest.mark.parametrize(
     ("fake_bwrap", "said"),
     [
@@ -223,7 +201,7 @@ def test_headless_run_refuses_a_command_that_cannot_be_sandboxed(
     network: str,
 ) -> None:
     """SBX-1: no silent fallback. Even on ``full``, headless, the command is refused in one line naming the fix."""
-    monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path, fake_bwrap))
+    monkeypatch.setenv("PATH", path_without_bwrap(tmp_path, fake_bwrap))
     assert not detect_sandbox().available
     line = agent_controller.create_line("bare")
     agent_controller.set_permission(line.thread_id, "full")
@@ -242,21 +220,13 @@ def test_window_asks_before_an_unsandboxed_command_and_runs_it_once_allowed(
     agent_controller: SessionController, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SBX-1: at the window, a ``full`` line still asks, and the request says it would run unsandboxed."""
-    from xworkmate.controllers.changes import ApprovalRequested
 
-    monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path))
+    monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     line = agent_controller.create_line("bare")
     agent_controller.set_permission(line.thread_id, "full")
     marker = tmp_path / "ran-after-approval"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))
-    asked: list[ApprovalRequested] = []
-
-    def on_change(change: object) -> None:
-        if isinstance(change, ApprovalRequested):
-            asked.append(change)
-            asyncio.get_running_loop().call_soon(agent_controller.settle_approval, change.approval_id, True)
-
-    agent_controller.subscribe(on_change)
+    asked = answer_approvals(agent_controller, allowed=True)
     outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "touch it"))
     assert outcome.status == "finished"
     [request] = asked

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.controllers.test_sandboxed_commands import _path_without_bwrap
 from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from tests.support.sandboxing import path_without_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import NetworkAccess
 from xworkmate.ui import MainWindow
@@ -46,7 +46,7 @@ def test_a_command_without_a_sandbox_asks_on_a_full_line_and_the_card_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     window = agent_window
-    monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path))
+    monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     line = agent_controller.create_line("bare")
     agent_controller.set_permission(line.thread_id, "full")
     marker = tmp_path / "ran"

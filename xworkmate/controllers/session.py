@@ -144,6 +144,7 @@ class SessionController:
         from xworkmate.llm.openai_client import warm_up
 
         warm_up()  # what the first request would load: the HTTP transport and the TLS context
+        detect_sandbox()  # SBX-1: the probe runs bwrap once; not on the first command's GUI-thread path
 
     @property
     def _turns(self) -> TurnRunner:

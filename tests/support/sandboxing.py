@@ -1,0 +1,50 @@
+"""SBX-1 test helpers: a marker for tests that need bubblewrap, a PATH without it, answering approvals."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from xworkmate.agents.sandbox import detect_sandbox
+from xworkmate.controllers import SessionController
+from xworkmate.controllers.changes import ApprovalRequested
+
+# Locally a machine without bubblewrap skips these, saying why; in CI (`.ci/run` installs it) they must run.
+needs_bwrap = pytest.mark.skipif(
+    not detect_sandbox().available and not os.environ.get("CI"),
+    reason=f"bubblewrap cannot run here: {detect_sandbox().detail}",
+)
+
+
+def path_without_bwrap(tmp_path: Path, fake_bwrap: str | None = None) -> str:
+    """A PATH with every tool of the system's but bwrap, or with a ``bwrap`` that fails saying ``fake_bwrap``."""
+    bin_dir = tmp_path / "bin-no-bwrap"
+    bin_dir.mkdir()
+    for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
+        if not os.path.isdir(folder):
+            continue
+        for name in os.listdir(folder):
+            target = bin_dir / name
+            if name != "bwrap" and not os.path.lexists(target):
+                target.symlink_to(os.path.join(folder, name))
+    if fake_bwrap is not None:
+        script = bin_dir / "bwrap"
+        script.write_text(f"#!/bin/sh\necho '{fake_bwrap}' >&2\nexit 1\n")
+        script.chmod(0o755)
+    return str(bin_dir)
+
+
+def answer_approvals(controller: SessionController, allowed: bool) -> list[ApprovalRequested]:
+    """Answer every approval the controller asks for, as a person at the window would; returns them."""
+    asked: list[ApprovalRequested] = []
+
+    def on_change(change: object) -> None:
+        if isinstance(change, ApprovalRequested):
+            asked.append(change)
+            asyncio.get_running_loop().call_soon(controller.settle_approval, change.approval_id, allowed)
+
+    controller.subscribe(on_change)
+    return asked

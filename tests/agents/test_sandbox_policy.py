@@ -192,3 +192,36 @@ def test_a_real_write_through_bubblewrap_lands_only_where_the_rule_says(tree: tu
     assert wrote == (policy.access(target) is Access.WRITE), done.stderr
     if wrote:
         landed.unlink()
+
+
+@needs_bwrap
+def test_the_sandbox_contains_an_unprivileged_user_too() -> None:
+    """A person's desktop runs bwrap without root (user namespaces); run as `nobody` when we are root."""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="xwm-nobody-", dir="/var/tmp"))
+    try:
+        folder, outside = base / "line", base / "outside"
+        folder.mkdir()
+        outside.mkdir()
+        prefix: list[str] = []
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            if setpriv is None:
+                pytest.skip("running as root without setpriv to drop to an unprivileged user")
+            for path in (base, folder, outside):
+                os.chown(path, 65534, 65534)
+            prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        policy = SandboxPolicy(working_directory=folder, home=None)
+        done = subprocess.run(
+            [*prefix, *Sandbox(policy).wrap(["/bin/sh", "-c", f"echo in > in.txt; echo out > {outside}/out.txt"])],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (folder / "in.txt").read_text() == "in\n", done.stderr
+        assert not (outside / "out.txt").exists()
+        assert "Read-only file system" in done.stdout + done.stderr
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

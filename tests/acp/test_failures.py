@@ -3,7 +3,6 @@ error naming the command, and its process is always reaped."""
 
 from __future__ import annotations
 
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from xworkmate.agents.acp_runner import (
     AcpRequestFailed,
     AcpRunner,
     AcpTimeouts,
+    command_label,
 )
 from xworkmate.agents.events import AssistantDone, ToolDone
 from xworkmate.domain.messages import MessageState
@@ -81,9 +81,10 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Scenarios:
 
 
 def _label(name: str = "") -> str:
+    """The command as the errors name it (cut to 80 characters: a long checkout path must not break this)."""
     if name in ("hang_in_initialize", "deaf_to_sigterm"):
-        return shlex.join((sys.executable, "-c"))
-    return shlex.join(AgentHarness.command())
+        return command_label((sys.executable, "-c")).strip("`")
+    return command_label(AgentHarness.command()).strip("`")
 
 
 def test_exit_during_initialize(scenarios: Scenarios) -> None:

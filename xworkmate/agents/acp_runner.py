@@ -116,6 +116,7 @@ __all__ = [
     "AcpWorkingDirectoryError",
     "agent_environment",
     "check_acp_allowed",
+    "command_label",
     "describe_acp_call",
     "needs_acp_approval",
     "permission_approver",
@@ -167,12 +168,12 @@ class AcpAgentError(AcpError):
 
 class AcpCommandNotFound(AcpAgentError):
     def __init__(self, command: Sequence[str], detail: str) -> None:
-        super().__init__(command, f"ACP agent command {_label(command)} not found: {detail}")
+        super().__init__(command, f"ACP agent command {command_label(command)} not found: {detail}")
 
 
 class AcpWorkingDirectoryError(AcpAgentError):
     def __init__(self, command: Sequence[str], detail: str) -> None:
-        super().__init__(command, f"cannot start ACP agent {_label(command)}: {detail}")
+        super().__init__(command, f"cannot start ACP agent {command_label(command)}: {detail}")
 
 
 class AcpAgentExited(AcpAgentError):
@@ -184,7 +185,7 @@ class AcpAgentExited(AcpAgentError):
         else:
             how = f"exited with code {returncode}"
         tail = f": {stderr}" if stderr else ""
-        super().__init__(command, f"ACP agent {_label(command)} {how} during {phase}{tail}")
+        super().__init__(command, f"ACP agent {command_label(command)} {how} during {phase}{tail}")
         self.returncode = returncode
         self.phase = phase
         self.stderr = stderr
@@ -192,14 +193,14 @@ class AcpAgentExited(AcpAgentError):
 
 class AcpProtocolError(AcpAgentError):
     def __init__(self, command: Sequence[str], phase: str, detail: str) -> None:
-        super().__init__(command, f"ACP agent {_label(command)} broke the protocol during {phase}: {detail}")
+        super().__init__(command, f"ACP agent {command_label(command)} broke the protocol during {phase}: {detail}")
         self.phase = phase
 
 
 class AcpAgentTimeout(AcpAgentError):
     def __init__(self, command: Sequence[str], phase: str, seconds: float, *, idle: bool) -> None:
         what = f"sent nothing for {seconds:g} s" if idle else f"did not answer within {seconds:g} s"
-        super().__init__(command, f"ACP agent {_label(command)} {what} during {phase}")
+        super().__init__(command, f"ACP agent {command_label(command)} {what} during {phase}")
         self.phase = phase
         self.seconds = seconds
 
@@ -213,8 +214,10 @@ class AcpRequestFailed(AcpAgentError):
             detail = f"{detail} ({error.data['details']})"
         hint = ""
         if error.code == -32000:
-            hint = f"; sign in by running {_label(command)} once in a terminal"
-        super().__init__(command, f"ACP agent {_label(command)} refused {method}: {detail} (code {error.code}){hint}")
+            hint = f"; sign in by running {command_label(command)} once in a terminal"
+        super().__init__(
+            command, f"ACP agent {command_label(command)} refused {method}: {detail} (code {error.code}){hint}"
+        )
         self.method = method
         self.code = error.code
 
@@ -437,7 +440,8 @@ class AcpRunner:
             await agent.close_reaped()
 
 
-def _label(command: Sequence[str]) -> str:
+def command_label(command: Sequence[str]) -> str:
+    """How an agent's command is named in its errors: backquoted, cut to 80 characters."""
     text = shlex.join(command) if command else "(empty command)"
     return f"`{text if len(text) <= 80 else text[:77] + '...'}`"
 
@@ -500,7 +504,7 @@ class _AgentProcess:
             raise AcpCommandNotFound(self.command, str(exc)) from None
         except OSError as exc:
             raise AcpAgentError(
-                self.command, f"cannot start ACP agent {_label(self.command)}: {exc.strerror or exc}"
+                self.command, f"cannot start ACP agent {command_label(self.command)}: {exc.strerror or exc}"
             ) from None
         self._tasks = [
             asyncio.create_task(self._pump_stdout(), name="acp.stdout"),

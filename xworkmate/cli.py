@@ -32,7 +32,12 @@ from xworkmate.terminal_text import escape_for_terminal, json_text
 if TYPE_CHECKING:
     from xworkmate.controllers.runs import TurnOutcome
 
-EXIT_ERROR = 1
+# Exit codes (ERR-1): each kind of failure its own, so scripts can tell them apart.
+EXIT_ERROR = 1  # refused: bad input, unknown key, not runnable, a rule of the product
+EXIT_DATABASE = 3  # the database failed (locked, read-only, full, unreachable)
+EXIT_SYSTEM = 4  # the operating system failed (disk full, permission denied, no such file)
+EXIT_INTERRUPTED = 130  # SIGINT (Ctrl+C): 128 + 2
+EXIT_TERMINATED = 143  # SIGTERM: 128 + 15
 
 Command = Callable[[argparse.Namespace, SessionController], int]
 

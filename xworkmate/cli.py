@@ -9,15 +9,19 @@ bidi characters are shown as escapes, so rows never split or reorder.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+from sqlalchemy.exc import SQLAlchemyError
 
 from xworkmate import __version__
 from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
+from xworkmate.controllers.failures import describe_failure
 from xworkmate.domain.categories import InvalidCategoryError
 from xworkmate.domain.keys import InvalidSessionKeyError
 from xworkmate.domain.messages import Message
@@ -25,19 +29,25 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread, ThreadStatus
 from xworkmate.llm.errors import LLMError
+from xworkmate.logfile import install_log_file
 from xworkmate.settings import Settings
-from xworkmate.store import StoreOpenError, open_store
+from xworkmate.store import StoreOpenError, describe_database_url, open_store
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:
     from xworkmate.controllers.runs import TurnOutcome
 
 # Exit codes (ERR-1): each kind of failure its own, so scripts can tell them apart.
+log = logging.getLogger(__name__)
+# Tracebacks go to the log file only (ERR-1): without a file, nowhere — never Python's last-resort stderr.
+logging.getLogger("xworkmate").addHandler(logging.NullHandler())
+
 EXIT_ERROR = 1  # refused: bad input, unknown key, not runnable, a rule of the product
 EXIT_DATABASE = 3  # the database failed (locked, read-only, full, unreachable)
 EXIT_SYSTEM = 4  # the operating system failed (disk full, permission denied, no such file)
 EXIT_INTERRUPTED = 130  # SIGINT (Ctrl+C): 128 + 2
 EXIT_TERMINATED = 143  # SIGTERM: 128 + 15
+EXIT_INTERNAL = 70  # a bug of ours (EX_SOFTWARE); the traceback is in the log file
 
 Command = Callable[[argparse.Namespace, SessionController], int]
 
@@ -55,8 +65,8 @@ def _settings() -> Settings:
         raise CliError(f"invalid setting XWORKMATE_{field.upper()}: {first['msg']}") from exc
 
 
-def open_controller() -> SessionController:
-    settings = _settings()
+def open_controller(settings: Settings | None = None) -> SessionController:
+    settings = settings or _settings()
     store = open_store(settings.effective_database_url)
     return SessionController(store, settings)
 
@@ -78,6 +88,7 @@ def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
         "permission_level": thread.context_state.permission_level.value,
         "network": thread.context_state.network.value,
         "command_env_names": list(thread.context_state.command_env_names),
+        "turn_limit_s": thread.context_state.turn_limit_s,
         "parent_key": thread.parent_key,
         "category": thread.category,
         "archived": thread.archived,
@@ -175,6 +186,8 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
     if args.env is not None or args.clear_env:
         names = [] if args.clear_env else [n for item in args.env for n in item.split(",")]
         thread = controller.set_command_env(thread.thread_id, names)
+    if args.turn_limit is not None:
+        thread = controller.set_turn_limit(thread.thread_id, args.turn_limit)
     _print_thread(controller, thread, args.json)
     return 0
 
@@ -294,16 +307,56 @@ def cmd_provider_remove(args: argparse.Namespace, controller: SessionController)
 
 
 def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
+    # The controller's one gate decides whether the turn runs, and says why not (issue 13).
+    return _run_headless(controller, args.key, args.prompt, args.provider, args.json)
+
+
+class _TurnSignalled(Exception):
+    """SIGINT or SIGTERM ended a headless turn as Stop ends it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _run_headless(
+    controller: SessionController, key: str, prompt: str | None, provider: str | None, as_json: bool
+) -> int:
+    """One turn for ``run`` and ``task run``. SIGINT and SIGTERM stop it as Stop does: the partial answer
+    and a "Stopped" notice are kept (an ACP agent is reaped), then the exit is 130 or 143 with one line."""
     import asyncio
+    import signal
+
+    async def turn() -> TurnOutcome:
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(controller.run_turn(key, prompt, provider=provider, headless=True))
+        received: list[int] = []
+
+        def on_signal(signum: int) -> None:
+            if not received:  # the first one stops the turn; the stop itself is quick and never hangs
+                received.append(signum)
+                task.cancel()
+
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, on_signal, signum)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if received:
+                raise _TurnSignalled(received[0]) from None
+            raise
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
 
     try:
-        native = controller.get_thread(args.key).execution_binding.mode.value == "native"
-    except UnknownSessionKeyError:
-        native = True  # run_turn refuses it as not runnable, naming the key
-    if native and not controller.has_agent_provider():
-        raise CliError("no agent provider is configured; add one with `xworkmate provider add`")
-    outcome = asyncio.run(controller.run_turn(args.key, args.prompt, provider=args.provider, headless=True))
-    return _report_outcome(outcome, args.json)
+        outcome = asyncio.run(turn())
+    except _TurnSignalled as exc:
+        name, code = ("SIGINT", EXIT_INTERRUPTED) if exc.signum == signal.SIGINT else ("SIGTERM", EXIT_TERMINATED)
+        line = f"stopped by {name}; the answer so far and a Stopped notice are kept on line {key}"
+        print(f"xworkmate: error: {escape_for_terminal(line)}", file=sys.stderr)
+        return code
+    return _report_outcome(outcome, as_json)
 
 
 def _report_outcome(outcome: TurnOutcome, as_json: bool) -> int:
@@ -317,6 +370,8 @@ def _report_outcome(outcome: TurnOutcome, as_json: bool) -> int:
         raise CliError(outcome.refused_approvals[0])
     if outcome.status == "step_limit":
         raise CliError("the turn stopped at its step limit before the agent finished")
+    if outcome.status == "stopped":
+        raise CliError(outcome.error or "the turn was stopped")
     return 0
 
 
@@ -413,10 +468,7 @@ def cmd_task_sources(args: argparse.Namespace, controller: SessionController) ->
 
 
 def cmd_task_run(args: argparse.Namespace, controller: SessionController) -> int:
-    import asyncio
-
-    outcome = asyncio.run(controller.run_turn(args.key, None, provider=args.provider, headless=True))
-    return _report_outcome(outcome, args.json)
+    return _run_headless(controller, args.key, None, args.provider, args.json)
 
 
 def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int:
@@ -478,6 +530,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tset.add_argument("--clear-env", action="store_true", help="pass no extra variables to the line's commands")
     tset.add_argument("--provider", metavar="NAME", help="the provider (or ACP agent) this line uses")
+    tset.add_argument(
+        "--turn-limit",
+        metavar="MINUTES",
+        help="how long one turn may run before it is stopped (default 30; also 90s, 2h)",
+    )
 
     provider = sub.add_parser("provider", help="model providers")
     psub = provider.add_subparsers(dest="provider_command", metavar="ACTION", required=True)
@@ -588,40 +645,73 @@ def cmd_doctor(args: argparse.Namespace, controller: SessionController | None = 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. ERR-1: every failure ends as one line on stderr and an exit code of its kind;
+    the traceback, when there is one, goes to the log file under the data folder."""
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Command | None = getattr(args, "func", None)
     if func is None:
         args = parser.parse_args(["gui", *(argv or [])])
         func = cmd_gui
-    if getattr(args, "doctor", False):
-        try:
-            return cmd_doctor(args)  # needs no open store: a broken database is one of its facts
-        except CliError as exc:
-            print(f"xworkmate: error: {escape_for_terminal(str(exc))}", file=sys.stderr)
-            return EXIT_ERROR
+    window = func is cmd_gui and not getattr(args, "smoke_test", False)
+    database_url = ""
+    log_path: Path | None = None
     try:
-        controller = open_controller()
+        settings = _settings()
+        database_url = settings.effective_database_url
+        log_path = install_log_file(settings.home)
+        if getattr(args, "doctor", False):
+            return cmd_doctor(args)  # needs no open store: a broken database is one of its facts
+        controller = open_controller(settings)
         try:
             return func(args, controller)
         finally:
             controller.close()
-    except (
-        CliError,
-        StoreOpenError,
-        UnknownSessionKeyError,
-        InvalidSessionKeyError,
-        WorkspaceBindingError,
-        NotRunnable,
-        InvalidCategoryError,
-        LookupError,
-        ValueError,
-        PermissionError,
-        LLMError,
-    ) as exc:
+    except _REFUSALS as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        print(f"xworkmate: error: {escape_for_terminal(message)}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(message, EXIT_ERROR, window=window, database_url=database_url)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED, window=False, database_url=database_url)
+    except Exception as exc:  # the database, the system, or a bug of ours: one line, the traceback to the log
+        log.error("command failed", exc_info=True)
+        message = describe_failure(exc, database_url)
+        if log_path is not None:
+            message = message.replace("the log file", str(log_path))
+        return _fail(message, _failure_code(exc), window=window, database_url=database_url)
+
+
+def _failure_code(exc: Exception) -> int:
+    if isinstance(exc, (SQLAlchemyError, StoreOpenError)):
+        return EXIT_DATABASE
+    return EXIT_SYSTEM if isinstance(exc, OSError) else EXIT_INTERNAL
+
+
+# Failures that are the product saying no: one line, exit 1, no traceback anywhere.
+_REFUSALS: tuple[type[BaseException], ...] = (
+    CliError,
+    UnknownSessionKeyError,
+    InvalidSessionKeyError,
+    WorkspaceBindingError,
+    NotRunnable,
+    InvalidCategoryError,
+    LookupError,
+    ValueError,
+    LLMError,
+)
+
+
+def _fail(message: str, code: int, *, window: bool, database_url: str) -> int:
+    """Say it in one line on stderr; when the window was to open, also in a dialog (ERR-1)."""
+    line = escape_for_terminal(message.strip() or "failed")  # control characters shown as escapes: one line
+    print(f"xworkmate: error: {line}", file=sys.stderr)
+    if window:
+        try:
+            from xworkmate.ui.dialogs import StartupErrorDialog
+
+            StartupErrorDialog.ask(None, line, describe_database_url(database_url))
+        except Exception:  # no display: the line on stderr is all there is
+            log.warning("could not show the start-up error dialog", exc_info=True)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

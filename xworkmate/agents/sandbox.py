@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from xworkmate.domain.secrets import is_secret_name
+
 __all__ = [
     "INSTALL_HINT",
     "Access",
@@ -56,10 +58,6 @@ __all__ = [
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`; Fedora: `dnf install bubblewrap`)"
 
-# Names that look like they hold a secret; never passed to a sandboxed process (SEC-1).
-_SECRET_NAME = re.compile(
-    r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH|COOKIE|SESSION)", re.IGNORECASE
-)
 # The allow-list every sandboxed process gets (plus HOME, set to the private home).
 _ALLOWED_NAMES = frozenset({"PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLORTERM", "NO_COLOR"})
 _PROXY_NAMES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"})
@@ -188,7 +186,8 @@ def toolchain_dirs(
 
 
 def looks_secret(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name)) or name.upper().startswith("XWORKMATE_")
+    """Never passed to a sandboxed process: a secret's name, or XWorkmate's own settings (SEC-1)."""
+    return is_secret_name(name) or name.upper().startswith("XWORKMATE_")
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

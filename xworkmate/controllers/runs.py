@@ -231,24 +231,38 @@ class TurnRunner:
         thread = controller.get_thread(key)
         mode = thread.execution_binding.mode
         recorder = _TurnRecorder(controller, key, acp=mode is ExecutionMode.ACP)
+        # Issue 13: the whole turn has a time limit (the line's), on top of the stream's gap timeout;
+        # one place for native and ACP turns. Past it the turn ends as Stop ends it.
+        limit = thread.context_state.turn_limit_s
+        deadline = asyncio.timeout(limit)
         try:
-            if mode is ExecutionMode.ACP:
-                text, finished = await self._run_acp(request, thread, approver, refused, headless, recorder)
-            else:
-                if approver is None and headless:
-                    approver = headless_approver(thread.context_state.permission_level, key, refused)
-                text, finished = await self._run_native(request, thread, provider, approver, recorder)
+            async with deadline:
+                if mode is ExecutionMode.ACP:
+                    text, finished = await self._run_acp(request, thread, approver, refused, headless, recorder)
+                else:
+                    if approver is None and headless:
+                        approver = headless_approver(thread.context_state.permission_level, key, refused)
+                    text, finished = await self._run_native(request, thread, provider, approver, recorder)
         except asyncio.CancelledError:
             recorder.notice("Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED)
             raise
+        except TimeoutError as exc:
+            if deadline.expired():
+                return recorder.limit_reached(limit)
+            log.error("turn on %s failed", key, exc_info=True)  # a timeout of something inside the turn
+            return recorder.failed(str(exc) or "something the turn waited for timed out")
         except (LLMError, ProviderConfigError, AcpSetupError) as exc:
             return recorder.failed(str(exc))
         except Exception as exc:
             from xworkmate.agents.acp_runner import AcpError
 
-            if not isinstance(exc, AcpError):
-                raise
-            return recorder.failed(str(exc))
+            if isinstance(exc, AcpError):
+                return recorder.failed(str(exc))
+            # ERR-1: a background turn never dies with a traceback; it fails in one line, the log keeps the rest.
+            log.error("turn on %s failed", key, exc_info=True)
+            from xworkmate.controllers.failures import describe_failure
+
+            return recorder.failed(describe_failure(exc, controller.settings.effective_database_url))
         status: Literal["finished", "step_limit"] = "finished" if finished else "step_limit"
         return TurnOutcome(
             key=key,
@@ -336,14 +350,14 @@ class TurnRunner:
         )
 
         check_acp_allowed(request.category)  # CAT-3: before any process starts
+        from xworkmate.controllers.session import acp_agent_problem
+
         name = thread.execution_binding.provider
         record = self._controller._store.providers.get(name) if name else None
-        if record is None or record.kind is not ProviderKind.ACP or not record.acp_command:
-            raise AcpSetupError(
-                f"line {request.thread_id} is set to run an ACP agent, but "
-                + (f"provider {name!r} is not an ACP agent" if name else "no ACP agent is chosen")
-                + "; pick one with `xworkmate thread set KEY --mode acp --provider NAME`"
-            )
+        # The gate refused this before the turn began; the agent may have been removed since.
+        problem = acp_agent_problem(request.thread_id, name, record)
+        if problem is not None or record is None:
+            raise AcpSetupError(problem or "no ACP agent")
         if self._acp_runner is None:
             self._acp_runner = AcpRunner()
         level = thread.context_state.permission_level
@@ -464,8 +478,25 @@ class _TurnRecorder:
         self.ids.append(self.controller._notice(self.key, text, state))
 
     def failed(self, error: str) -> TurnOutcome:
-        self.notice(f"The run failed: {error}")
+        try:
+            self.notice(f"The run failed: {error}")
+        except Exception:
+            # The database itself failed (read-only, full): the window still hears it through RunFinished.
+            log.error("could not store the failure notice on %s", self.key, exc_info=True)
         return TurnOutcome(key=self.key, status="failed", error=error, message_ids=tuple(self.ids), **self.chosen)
+
+    def limit_reached(self, limit_s: int) -> TurnOutcome:
+        """The turn ran past the line's time limit: ended like Stop, the notice names the limit."""
+        from xworkmate.domain.threads import describe_turn_limit
+
+        limit = describe_turn_limit(limit_s)
+        error = f"stopped after the line's {limit} turn limit"
+        self.notice(
+            f"Stopped after the line's {limit} turn limit. What streamed so far is kept above; send a follow-up"
+            f" to continue, or change the limit with `xworkmate thread set {self.key} --turn-limit MINUTES`.",
+            MessageState.INTERRUPTED,
+        )
+        return TurnOutcome(key=self.key, status="stopped", error=error, message_ids=tuple(self.ids), **self.chosen)
 
     def flush_thought(self) -> None:
         if self._thought:

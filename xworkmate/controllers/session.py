@@ -8,6 +8,7 @@ listener (the window's bridge) turns into a Qt signal (STYLE 4).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,6 +37,7 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, NotRunnable, RunRequest
 from xworkmate.domain.threads import (
+    MAX_TURN_LIMIT_S,
     STATUS_EXPLANATIONS,
     BoundBy,
     ExecutionBinding,
@@ -48,10 +50,12 @@ from xworkmate.domain.threads import (
     ThreadSummary,
     WorkspaceBinding,
     WorkspaceKind,
+    parse_turn_limit,
     thread_status,
 )
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.store.folders import new_line_folder
 from xworkmate.store.repositories import ProviderExistsError, utcnow
 
 if TYPE_CHECKING:
@@ -84,7 +88,29 @@ class WorkspaceBindingError(ValueError):
     """A folder that cannot be bound, with the reason."""
 
 
+class RunRefused(ValueError):
+    """The gate refused a turn for a rule of the product (a category rule, the provider); nothing was stored."""
+
+
+class NoAgentProviderError(RunRefused):
+    """A native line with no OpenAI-compatible provider at all: the window keeps the message and says so."""
+
+
 Listener = Callable[[Change], None]
+
+
+def acp_agent_problem(key: str, name: str | None, record: ProviderRecord | None) -> str | None:
+    """Why a line in ACP mode has no agent to start, or ``None`` when its agent is usable."""
+    if record is not None and record.kind is ProviderKind.ACP and record.acp_command:
+        return None
+    if record is not None:
+        what = f"provider {name!r} is not an ACP agent"
+    else:
+        what = f"no provider named {name!r}" if name else "no ACP agent is chosen"
+    return (
+        f"line {key} is set to run an ACP agent, but {what};"
+        f" pick one with `xworkmate thread set {key} --mode acp --provider NAME`"
+    )
 
 
 class LineView(BaseModel):
@@ -265,22 +291,20 @@ class SessionController:
     def create_line(self, title: str | None = None, workspace: str | Path | None = None) -> TaskThread:
         """Allocate a key, bind a folder, persist the row; only then does the line exist (ISO-1, ISO-2)."""
         key = allocate_draft_key()
-        if workspace is not None:
-            path = self._checked_folder(workspace)
-        else:
-            path = self.default_workspace_for(key)
-            path.mkdir(parents=True, exist_ok=True)
+        path = self._checked_folder(workspace) if workspace is not None else self.default_workspace_for(key)
         now = utcnow()
         clean_title = (title or "").strip() or f"Task line {self._store.threads.count()}"
-        thread = self._store.threads.insert(
-            TaskThread(
-                thread_id=key,
-                title=clean_title[:500],
-                workspace_binding=WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT),
-                created_at=now,
-                updated_at=now,
+        # ERR-2: a line's own new folder goes again if its row cannot be stored (read-only, full disk).
+        with new_line_folder(path) if workspace is None else contextlib.nullcontext(path):
+            thread = self._store.threads.insert(
+                TaskThread(
+                    thread_id=key,
+                    title=clean_title[:500],
+                    workspace_binding=WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT),
+                    created_at=now,
+                    updated_at=now,
+                )
             )
-        )
         log.info("created task line %s in %s", key, path)
         self._emit(LineCreated(key=key))
         return thread
@@ -359,10 +383,14 @@ class SessionController:
         try:
             canonical = normalize_session_key(key)
         except InvalidSessionKeyError as exc:
-            raise NotRunnable(key, ThreadStatus.NEEDS_BINDING, str(exc)) from exc
+            raise NotRunnable(
+                key,
+                ThreadStatus.NEEDS_BINDING,
+                f"no task line has the session key {key!r} (keys look like main, draft:<ULID> or agent:<id>:<key>)",
+            ) from exc
         thread = self._store.threads.get(canonical)
         if thread is None:
-            raise NotRunnable(canonical, ThreadStatus.NEEDS_BINDING, "no thread record exists for this key")
+            raise NotRunnable(canonical, ThreadStatus.NEEDS_BINDING, f"no task line has the session key {canonical!r}")
         status = self.status_of(thread)
         if status is not ThreadStatus.RUNNABLE:
             raise NotRunnable(canonical, status, STATUS_EXPLANATIONS[status])
@@ -385,11 +413,15 @@ class SessionController:
         window's provider picker does); without one the message is kept and
         the line says plainly that nothing ran: it never pretends to run.
         """
-        if self._has_runner_for(key):
-            self.start_turn(key, prompt, provider=provider)
-            ids = tuple(self._store.messages.page_ids(self._canonical(key), limit=1))
-            return SendOutcome(key=self._canonical(key), ran=True, notice="", message_ids=ids)
-        request = self._begin_checks(key, prompt)
+        request = self._begin_checks(key, prompt, provider=provider)
+        try:
+            self._check_runner(request, provider)
+        except NoAgentProviderError:
+            pass  # the message is kept and the line says that nothing ran
+        else:
+            self._start_begun(self._mark_begun(request, prompt), provider=provider)
+            ids = tuple(self._store.messages.page_ids(request.thread_id, limit=1))
+            return SendOutcome(key=request.thread_id, ran=True, notice="", message_ids=ids)
         human = self._store.messages.append(
             request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
         )
@@ -406,7 +438,7 @@ class SessionController:
         except UnknownSessionKeyError:
             return False  # send() then refuses with NotRunnable, naming the key
         if thread.execution_binding.mode is ExecutionMode.ACP:
-            return True  # the turn itself says clearly if the chosen agent is missing
+            return True  # the gate says clearly if the chosen agent is missing
         return self.has_agent_provider()
 
     def has_agent_provider(self) -> bool:
@@ -415,20 +447,83 @@ class SessionController:
     def is_running(self, key: str) -> bool:
         return self._canonical(key) in self._running
 
-    def _begin_checks(self, key: str, prompt: str | None) -> RunRequest:
+    def _begin_checks(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
+        """The gate up to the provider, in its order: the key, the line's status, the category rules."""
         if prompt is None:
             # A task runs on what it was dispatched with (its goal, its follow-ups); nothing new is stored.
-            thread = self.get_thread(key)
-            if thread.kind is not ThreadKind.TASK:
+            thread = self._store.threads.get(self._canonical_or_none(key) or "")
+            if thread is not None and thread.kind is not ThreadKind.TASK:
                 raise ValueError(f"{thread.thread_id} is not a task: a turn on it needs a message")
-            return self.prepare_run(key, "")
-        if not prompt.strip():
-            raise ValueError("nothing to send: the message is empty")
-        return self.prepare_run(key, prompt)
+            request = self.prepare_run(key, "")
+        else:
+            if not prompt.strip():
+                raise ValueError("nothing to send: the message is empty")
+            request = self.prepare_run(key, prompt)
+        self._check_category_rules(request, provider)
+        return request
 
-    def _begin_turn(self, key: str, prompt: str | None) -> RunRequest:
-        """Everything that can refuse a turn happens here, before anything is stored."""
-        request = self._begin_checks(key, prompt)
+    def _chosen_provider(self, request: RunRequest, provider: str | None) -> tuple[str | None, ProviderRecord | None]:
+        """The provider a native turn is pinned to (``--provider``, else the line's own), and its record."""
+        name = provider or request.execution.provider
+        return name, self._store.providers.get(name) if name else None
+
+    def _check_category_rules(self, request: RunRequest, provider: str | None) -> None:
+        """CAT-3 and CAT-6 at the gate: category content never reaches an agent CLI or an untagged model."""
+        category = request.category
+        if category is None:
+            return
+        key = request.thread_id
+        if request.execution.mode is ExecutionMode.ACP:
+            raise RunRefused(
+                f"line {key} carries category {category!r} and cannot run in ACP mode: external agent CLIs do"
+                f" not go through the router (CAT-3); switch it back with `xworkmate thread set {key} --mode native`"
+            )
+        name, record = self._chosen_provider(request, provider)
+        if record is None:
+            return  # nothing chosen (the group's first tagged provider is used), or the provider check names it
+        if record.kind is ProviderKind.ACP:
+            raise RunRefused(
+                f"provider {name!r} is an ACP agent, and line {key} carries category {category!r}: its content"
+                " never goes to external agent CLIs (CAT-3)"
+            )
+        if category not in record.tags:
+            raise RunRefused(
+                f"provider {name!r} is not tagged {category!r}, so it may not see line {key}'s content"
+                f" (CAT-6); choose a provider tagged {category!r}"
+            )
+
+    def _check_runner(self, request: RunRequest, provider: str | None) -> None:
+        """The last step of the gate: something can run this turn (an ACP agent, or a provider)."""
+        key = request.thread_id
+        if request.execution.mode is ExecutionMode.ACP:
+            name = request.execution.provider
+            problem = acp_agent_problem(key, name, self._store.providers.get(name) if name else None)
+            if problem is not None:
+                raise RunRefused(problem)
+            return
+        name, record = self._chosen_provider(request, provider)
+        if name and record is None:
+            raise RunRefused(f"no provider named {name!r}; see `xworkmate provider list`")
+        if record is not None and record.kind is ProviderKind.ACP:
+            raise RunRefused(
+                f"provider {name!r} is an ACP agent and line {key} runs the built-in agent; switch the line to"
+                f" ACP mode to use it: `xworkmate thread set {key} --mode acp --provider {name}`"
+            )
+        if not self.has_agent_provider():
+            tagged = f" tagged {request.category!r}" if request.category else ""
+            raise NoAgentProviderError(
+                f"no agent provider is configured; add one{tagged} with `xworkmate provider add`"
+                " (or set the line to an ACP agent)"
+            )
+
+    def _begin_turn(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
+        """Everything that can refuse a turn happens here, before anything is stored (issue 13: one gate,
+        in this order: unknown key, not runnable, category rules, provider)."""
+        request = self._begin_checks(key, prompt, provider=provider)
+        self._check_runner(request, provider)
+        return self._mark_begun(request, prompt)
+
+    def _mark_begun(self, request: RunRequest, prompt: str | None) -> RunRequest:
         self._running.add(request.thread_id)
         if prompt is not None:
             human = self._store.messages.append(
@@ -463,7 +558,7 @@ class SessionController:
         ``headless`` (``xworkmate run``): actions that need approval at this
         line's permission level are refused with a clear reason.
         """
-        request = self._begin_turn(key, prompt)
+        request = self._begin_turn(key, prompt, provider=provider)
         return await self._run_begun(request, provider=provider, approver=approver, headless=headless)
 
     async def _run_begun(
@@ -479,7 +574,9 @@ class SessionController:
 
     def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         """Start a turn on the event loop and return at once (the window stays responsive)."""
-        request = self._begin_turn(key, prompt)
+        return self._start_begun(self._begin_turn(key, prompt, provider=provider), provider=provider)
+
+    def _start_begun(self, request: RunRequest, *, provider: str | None) -> asyncio.Task[TurnOutcome]:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -541,6 +638,17 @@ class SessionController:
             if problem is not None:
                 raise ValueError(problem)
         updated = self._store.threads.set_sandbox(thread.thread_id, command_env_names=chosen)
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def set_turn_limit(self, key: str, limit: int | str) -> TaskThread:
+        """How long one turn on the line may run: seconds, or text as the person writes it (``30``
+        minutes, ``90s``, ``2h``). Past it the turn ends as Stop ends it (issue 13)."""
+        thread = self.get_thread(key)
+        seconds = parse_turn_limit(limit) if isinstance(limit, str) else limit
+        if not 1 <= seconds <= MAX_TURN_LIMIT_S:
+            raise ValueError(f"a turn limit must be between 1 second and {MAX_TURN_LIMIT_S // 86400} days")
+        updated = self._store.threads.set_turn_limit(thread.thread_id, seconds)
         self._emit(LineUpdated(key=thread.thread_id))
         return updated
 
@@ -804,6 +912,12 @@ class SessionController:
         self._store.app_state.set(f"ui.{name}", value)
 
     # -- internals ----------------------------------------------------------
+
+    def _canonical_or_none(self, key: str | None) -> str | None:
+        try:
+            return normalize_session_key(key) if key else None
+        except InvalidSessionKeyError:
+            return None
 
     def _canonical(self, key: str) -> str:
         try:

@@ -10,7 +10,6 @@ the sources re-applies the visibility predicate for the task as it is *now*
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from xworkmate.llm.errors import UnknownProviderError
 from xworkmate.llm.providers import ProviderConfig
 from xworkmate.llm.router import ModelRouter
 from xworkmate.store import Store
+from xworkmate.store.folders import new_line_folder
 from xworkmate.store.repositories import (
     DEFAULT_CAPTURE_LIMIT,
     DispatchRepository,
@@ -191,8 +191,6 @@ class DispatchService:
 
         key = allocate_draft_key()
         folder = self._workspace_for(key)
-        created_folder = not folder.exists()
-        folder.mkdir(parents=True, exist_ok=True)
         now = utcnow()
         task = TaskThread(
             thread_id=key,
@@ -208,7 +206,7 @@ class DispatchService:
             created_at=now,
             updated_at=now,
         )
-        try:
+        with new_line_folder(folder):  # ERR-2: no row without its folder, no folder without its row
             created = self._dispatch.create_task(
                 task,
                 category_own=choice.own,
@@ -216,10 +214,6 @@ class DispatchService:
                 goal_source=MessageSource.COMPONENT_INPUT,
                 capture_limit=self._capture_limit,
             )
-        except BaseException:
-            if created_folder:
-                _remove_empty(folder)
-            raise
         if created.thread.category != choice.category:  # the CAT-7 trigger disagreed: a bug, not a choice
             raise DispatchError(
                 f"task {key} was stored with category {created.thread.category!r}, expected {choice.category!r}"
@@ -355,8 +349,6 @@ class DispatchService:
         source = self.thread(thread_key)
         key = allocate_draft_key()
         folder = self._workspace_for(key)
-        created_folder = not folder.exists()
-        folder.mkdir(parents=True, exist_ok=True)
         now = utcnow()
         fork = TaskThread(
             thread_id=key,
@@ -370,12 +362,8 @@ class DispatchService:
             created_at=now,
             updated_at=now,
         )
-        try:
+        with new_line_folder(folder):
             return self._dispatch.fork(source.thread_id, fork).thread
-        except BaseException:
-            if created_folder:
-                _remove_empty(folder)
-            raise
 
     def copy_messages(self, source_key: str, target_key: str, ids: list[int] | None = None) -> list[int]:
         """Copy messages between threads, keeping marks and frozen text; refused if the target may not read them."""
@@ -418,11 +406,6 @@ class DispatchService:
             return normalize_session_key(key)
         except InvalidSessionKeyError as exc:
             raise UnknownThreadError(key) from exc
-
-
-def _remove_empty(folder: Path) -> None:
-    with contextlib.suppress(OSError):  # not empty, or already gone: leave it
-        folder.rmdir()
 
 
 __all__ = [

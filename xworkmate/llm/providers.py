@@ -19,6 +19,7 @@ import keyring
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from xworkmate.domain.categories import normalize_tags
+from xworkmate.domain.secrets import register_secret
 from xworkmate.llm.errors import ApiKeyError
 
 KEYRING_SERVICE = "xworkmate"
@@ -117,6 +118,7 @@ def resolve_api_key(cfg: ProviderConfig) -> str | None:
     if cfg.api_key_env:
         from_env = os.environ.get(cfg.api_key_env)
         if from_env:
+            register_secret(from_env)  # SEC-1: the log file redacts it from now on
             return from_env
     if cfg.api_key_keyring:
         try:
@@ -124,6 +126,7 @@ def resolve_api_key(cfg: ProviderConfig) -> str | None:
         except Exception as exc:  # KeyringError, or a backend's own type (D-Bus, Security framework…)
             raise ApiKeyError(_keyring_failure(cfg.name, exc), provider=cfg.name) from exc
         if stored:
+            register_secret(stored)
             return stored
         where = f"environment variable {cfg.api_key_env} is not set and " if cfg.api_key_env else ""
         raise ApiKeyError(

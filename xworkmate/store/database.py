@@ -86,6 +86,32 @@ def _describe(url: URL) -> str:
     return url.render_as_string(hide_password=True)
 
 
+def describe_database_url(database_url: str) -> str:
+    """Where a database is, for a person: ``SQLite database /path`` or the URL without its password."""
+    try:
+        return _describe(make_url(database_url))
+    except Exception:
+        return database_url or "the database"
+
+
+def database_failure(exc: BaseException, database_url: str) -> str:
+    """One line for a database failure during an operation (ERR-1): what happened, where, what to do."""
+    where = describe_database_url(database_url)
+    detail = _first_line(exc)
+    lowered = detail.lower()
+    if "readonly database" in lowered or "read-only" in lowered:
+        return f"{where} is read-only, so nothing could be saved ({detail}); check its permissions and its disk"
+    if "disk is full" in lowered or "no space left" in lowered or "could not extend file" in lowered:
+        return f"the disk holding {where} is full, so nothing more could be saved ({detail}); free some space"
+    if "disk i/o error" in lowered:
+        return f"{where} could not be read or written ({detail}); its disk may be full, read-only or failing"
+    if "database is locked" in lowered or "database is busy" in lowered:
+        return f"{where} stayed locked by another process ({detail}); try again"
+    if "too many clients" in lowered or "connection slots are reserved" in lowered:
+        return f"the database server for {where} has no free connections ({detail}); try again later"
+    return f"the database failed: {where}: {detail}"
+
+
 def _first_line(exc: BaseException) -> str:
     orig = getattr(exc, "orig", None) or exc
     text = str(orig).strip().splitlines()

@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from types import TracebackType
 
 from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
@@ -101,6 +102,7 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
             return 1
         log.warning("starting without icon and stylesheet: %s", exc)
     window = build_main_window(controller)
+    restore_excepthook = install_error_boundary(window)
     # Everything built so far lives as long as the window; moving it out of the collector's reach keeps
     # full collections short, so they do not stall the window while lines stream (~60 ms → a few ms).
     # The smoke test starts exactly as a real run does.
@@ -115,7 +117,33 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
         finally:
             warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
     finally:
+        restore_excepthook()
         gc.unfreeze()  # for callers that go on (tests); the command's own exit is xworkmate.entry's
+
+
+def install_error_boundary(window: MainWindow) -> Callable[[], None]:
+    """ERR-1 for window operations: a failure no slot expected (the database went read-only, the
+    disk filled) becomes one line in the window's status, and its traceback goes to the log file.
+    Returns the function that puts the previous hook back."""
+    from xworkmate.controllers.failures import describe_failure
+
+    previous = sys.excepthook
+
+    def on_unhandled(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        if not isinstance(error, Exception):  # KeyboardInterrupt, SystemExit: not ours to swallow
+            previous(kind, error, trace)
+            return
+        log.error("window operation failed", exc_info=(kind, error, trace))
+        database_url = window.controller.settings.effective_database_url
+        window.show_error(f"That did not work — {describe_failure(error, database_url)}")
+
+    sys.excepthook = on_unhandled
+
+    def restore() -> None:
+        if sys.excepthook is on_unhandled:
+            sys.excepthook = previous
+
+    return restore
 
 
 def start_warm_up(controller: SessionController) -> threading.Thread:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
 
 import xworkmate
 from xworkmate.controllers import SessionController
@@ -52,6 +52,28 @@ class CategoryDialog:
             current,
         )
         return text if accepted else None
+
+
+class StartupErrorDialog:
+    """ERR-1: the window could not open (a bad database, a full disk…): say why and where, once."""
+
+    @classmethod
+    def build(cls, parent: QWidget | None, reason: str, database: str) -> QMessageBox:
+        """``database`` says where it is, as a person reads it (the store's description)."""
+        box = QMessageBox(QMessageBox.Icon.Critical, "XWorkmate could not start", reason, parent=parent)
+        box.setObjectName("startupErrorDialog")
+        box.setInformativeText(
+            f"Database: {database}\n"
+            "Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; "
+            "`xworkmate doctor` shows what XWorkmate can see."
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Close)
+        return box
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, reason: str, database: str) -> None:
+        _app = QApplication.instance() or QApplication([])
+        cls.build(parent, reason, database).exec()
 
 
 def about_text(controller: SessionController) -> str:

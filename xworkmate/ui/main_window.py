@@ -99,6 +99,9 @@ class MainWindow(QMainWindow):
         self._shown_folder_exists = False
         self._selection_guard = 0
         self._drafts: dict[str, str] = {}
+        # ERR-1: why each line's last run failed, said in its status line until it runs again
+        # (the failure notice in the conversation may be missing when the database itself failed).
+        self._last_failure: dict[str, str] = {}
         self._provider_choice: dict[str, str | None] = {}
         self._closed = False
         self.provider_dialog: ProviderSettingsDialog | None = None
@@ -265,6 +268,9 @@ class MainWindow(QMainWindow):
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
         self.message_pane.show_line(view)
+        failure = self._last_failure.get(view.key)
+        if failure is not None and view.status is ThreadStatus.RUNNABLE:
+            self.message_pane.show_status(f"Runnable — the last run failed: {failure}", "error")
         self.stop_shortcut.setEnabled(self.stop_button.isEnabled())
         if previous is None or previous.thread.execution_binding.mode is not view.thread.execution_binding.mode:
             self._show_provider_state()
@@ -350,6 +356,10 @@ class MainWindow(QMainWindow):
             self.live.add_delta(change.key, change.text)  # hot path: buffered, repainted on the next flush
             return
         if isinstance(change, (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished)):
+            if isinstance(change, RunStarted):
+                self._last_failure.pop(change.key, None)
+            elif isinstance(change, RunFinished) and change.status == "failed" and change.error:
+                self._last_failure[change.key] = change.error
             if self.live.apply(change) == self.shown_key:
                 self._show_live()
             return
@@ -507,9 +517,7 @@ class MainWindow(QMainWindow):
         view = self._view
         runnable = view is not None and view.runnable
         # A running task still takes follow-ups: its agent reads them at the next safe point (PROV-4).
-        running_task = (
-            view is not None and view.thread.kind is ThreadKind.TASK and view.status is ThreadStatus.RUNNING
-        )
+        running_task = view is not None and view.thread.kind is ThreadKind.TASK and view.status is ThreadStatus.RUNNING
         self.send_button.setEnabled((runnable or running_task) and bool(self.composer.toPlainText().strip()))
 
     def _show_live(self) -> None:

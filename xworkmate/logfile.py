@@ -57,18 +57,24 @@ def log_file_path(home: str | os.PathLike[str]) -> Path:
     return Path(home) / "logs" / LOG_FILE_NAME
 
 
-_installed: dict[Path, RotatingFileHandler] = {}
+_current: list[tuple[Path, RotatingFileHandler]] = []  # one log file per process
 
 
 def install_log_file(home: str | os.PathLike[str], *, level: int = logging.INFO) -> Path | None:
     """Send ``xworkmate.*`` logs (with tracebacks) to the rotating file; None when it cannot be written.
 
     A data folder that cannot hold a log (read-only, full) must not stop the app: the one-line
-    errors still reach the person, only the details are lost.
+    errors still reach the person, only the details are lost. Installing another folder's log
+    (a test, a second command in one process) replaces the previous one.
     """
     path = log_file_path(home)
-    if path in _installed:
+    if _current and _current[0][0] == path:
         return path
+    logger = logging.getLogger("xworkmate")
+    while _current:
+        _old_path, old = _current.pop()
+        logger.removeHandler(old)
+        old.close()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler = _QuietRotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
@@ -76,9 +82,8 @@ def install_log_file(home: str | os.PathLike[str], *, level: int = logging.INFO)
         return None
     handler.setFormatter(_RedactingFormatter("%(asctime)s %(levelname)s %(name)s [%(process)d]: %(message)s"))
     handler.setLevel(level)
-    logger = logging.getLogger("xworkmate")
     logger.addHandler(handler)
     if logger.level == logging.NOTSET or logger.level > level:
         logger.setLevel(level)
-    _installed[path] = handler
+    _current.append((path, handler))
     return path

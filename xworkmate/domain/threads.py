@@ -6,6 +6,7 @@ controller decides which one is current, the UI only shows it.
 
 from __future__ import annotations
 
+import math
 import os
 from datetime import datetime
 from enum import StrEnum
@@ -63,6 +64,11 @@ class NetworkAccess(StrEnum):
     ON = "on"
 
 
+# A turn ends like Stop once it has run this long, whatever the stream does (issue 13); per line.
+DEFAULT_TURN_LIMIT_S = 30 * 60
+MAX_TURN_LIMIT_S = 7 * 24 * 3600
+
+
 class WorkspaceBinding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -89,6 +95,8 @@ class ContextState(BaseModel):
     network: NetworkAccess = NetworkAccess.OFF
     # Environment variables the person lets through to the line's commands (SBX-1 allow-list).
     command_env_names: tuple[str, ...] = ()
+    # The whole turn's time limit, on top of the model stream's gap timeout (migration 0006).
+    turn_limit_s: int = Field(default=DEFAULT_TURN_LIMIT_S, ge=1, le=MAX_TURN_LIMIT_S)
 
 
 class TaskThread(BaseModel):
@@ -130,6 +138,34 @@ class ThreadSummary(BaseModel):
     archived: bool
     workspace_path: str | None
     updated_at: datetime
+
+
+def parse_turn_limit(text: str) -> int:
+    """A turn limit as the person writes it: minutes (``30``, ``1.5``), or with a unit (``90s``, ``20m``, ``2h``).
+
+    Returns whole seconds; raises ``ValueError`` naming what is wrong.
+    """
+    raw = text.strip().lower()
+    units = {"s": 1, "m": 60, "h": 3600}
+    factor = units.get(raw[-1:], 0)
+    number = raw[:-1] if factor else raw
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"turn limit {text!r} is not a number of minutes (or a number with s, m or h)") from None
+    seconds = round(value * (factor or 60)) if math.isfinite(value) else 0
+    if not 1 <= seconds <= MAX_TURN_LIMIT_S:
+        raise ValueError(f"turn limit {text!r} must be between 1 second and {MAX_TURN_LIMIT_S // 86400} days")
+    return seconds
+
+
+def describe_turn_limit(seconds: int) -> str:
+    """``30-minute``, ``2-hour``, ``90-second``: the limit as a notice names it."""
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600}-hour"
+    if seconds % 60 == 0:
+        return f"{seconds // 60}-minute"
+    return f"{seconds}-second"
 
 
 def thread_status(

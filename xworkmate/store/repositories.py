@@ -113,6 +113,7 @@ def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
             permission_level=PermissionLevel(row.permission_level),
             network=NetworkAccess.ON if row.network_access else NetworkAccess.OFF,
             command_env_names=tuple(json.loads(row.command_env_names or "[]")),
+            turn_limit_s=row.turn_limit_s,
         ),
         created_at=_aware(row.created_at),
         updated_at=_aware(row.updated_at),
@@ -261,6 +262,7 @@ def _insert_thread(session: Session, thread: TaskThread, *, category_own: bool, 
         permission_level=thread.context_state.permission_level.value,
         network_access=thread.context_state.network is NetworkAccess.ON,
         command_env_names=json.dumps(list(thread.context_state.command_env_names)),
+        turn_limit_s=thread.context_state.turn_limit_s,
         created_at=thread.created_at,
         updated_at=thread.updated_at,
     )
@@ -526,6 +528,10 @@ class ThreadRepository:
         if command_env_names is not None:
             values["command_env_names"] = json.dumps(list(command_env_names))
         return self._update(key, **values)
+
+    def set_turn_limit(self, key: str, seconds: int) -> TaskThread:
+        """How long one turn on the line may run (issue 13)."""
+        return self._update(key, turn_limit_s=seconds)
 
     def set_execution(self, key: str, binding: ExecutionBinding) -> TaskThread:
         return self._update(

@@ -54,6 +54,8 @@ class ThreadRow(Base):
     # SBX-1 (migration 0004): network for the line's commands, and the variables the person lets through.
     network_access: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     command_env_names: Mapped[str] = mapped_column(Text, default="[]", server_default="[]")
+    # Issue 13 (migration 0006): how long one turn may run, in seconds.
+    turn_limit_s: Mapped[int] = mapped_column(Integer, default=1800, server_default="1800")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # CAT-10: the read-only archive level; tasks inherit it, independently of categories.

@@ -14,6 +14,7 @@ from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
 from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from tests.support.sandboxing import answer_approvals
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.session import RunRefused
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ThreadStatus
 
@@ -60,14 +61,16 @@ def test_category_line_cannot_choose_acp(sqlite_controller: SessionController, t
 def test_category_line_already_in_acp_mode_refuses_before_any_process_starts(
     sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
-    """CAT-3: relabelled after choosing ACP: the turn fails with the reason and no agent process runs."""
+    """CAT-3: relabelled after choosing ACP: the gate refuses the turn with the reason (issue 13: before
+    the provider, nothing stored) and no agent process runs."""
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "leak"}])
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
     controller._store.threads._update(line.thread_id, category="medical")
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "confidential"))
-    assert outcome.status == "failed" and outcome.error and "medical" in outcome.error
+    with pytest.raises(RunRefused, match=r"'medical'.*CAT-3"):
+        asyncio.run(controller.run_turn(line.thread_id, "confidential"))
+    assert controller.messages(line.thread_id) == []
     assert not (agent_folder(tmp_path) / "scripted.pid").exists()
     assert controller.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
 

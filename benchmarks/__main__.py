@@ -22,6 +22,7 @@ SUITES = {
     "ui_streaming": "benchmarks.ui_streaming",
     "evidence": "benchmarks.bench_evidence",
     "sandbox": "benchmarks.bench_sandbox",
+    "concurrent_start": "benchmarks.bench_concurrent_start",
 }
 
 

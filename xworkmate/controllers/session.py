@@ -951,10 +951,12 @@ class SessionController:
         key = normalize_session_key("", initialising_main=True)  # ISO-2: the one place "" means main
         if self._store.threads.exists(key):
             return
+        # ERR-3: processes starting at once on a fresh database all get here. Making the folder
+        # twice is harmless, and the row and its first generation go in once, whoever is first.
         path = self.default_workspace_for(key)
         path.mkdir(parents=True, exist_ok=True)
         now = utcnow()
-        self._store.threads.insert(
+        self._store.threads.insert_if_absent(
             TaskThread(
                 thread_id=key,
                 title=MAIN_TITLE,

@@ -3,24 +3,50 @@
 Alembic is the only way the schema is created or upgraded. A database that
 cannot be reached, or a file that is not a SQLite database, gives one clear
 line (``StoreOpenError``) and is never overwritten.
+
+ERR-3: any number of processes may open a fresh database at once. Upgrades
+run under a lock (SQLite's write lock, taken by ``BEGIN IMMEDIATE``;
+``pg_advisory_xact_lock`` on PostgreSQL) and re-read the revision once they
+hold it. SQLite writers take the write lock when their transaction begins, so
+they wait out a busy timeout instead of failing at their first write; the few
+places where SQLite answers "locked" without waiting are retried. PostgreSQL
+pools are small, and a server with no free slot is retried briefly at connect,
+then named in one line.
 """
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import Iterator
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+# ERR-3: how long one SQLite statement waits for another process's lock, and how often a wait that
+# ran out (or a "locked" that SQLite gives without waiting) is tried again.
+SQLITE_BUSY_TIMEOUT_S = 5.0
+SQLITE_LOCKED_ATTEMPTS = 4
+# ERR-3: connections per PostgreSQL pool (a process has two: writers and readers), and how long a
+# connect keeps trying while the server has no free connection slot.
+PG_POOL_SIZE = 2
+PG_POOL_OVERFLOW = 3
+PG_FULL_RETRY_S = 10.0
+# ERR-3: the advisory lock key that serialises schema upgrades on one PostgreSQL database ("xwmigrat").
+PG_MIGRATION_LOCK = 0x78776D6967726174
+
+_T = TypeVar("_T")
 
 
 class StoreOpenError(RuntimeError):
@@ -118,15 +144,69 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(orig).__name__
 
 
+def _sqlite_locked(exc: BaseException) -> bool:
+    message = str(getattr(exc, "orig", None) or exc).lower()
+    return "database is locked" in message or "database is busy" in message
+
+
+def _server_full(exc: BaseException) -> bool:
+    message = str(getattr(exc, "orig", None) or exc).lower()
+    return "too many clients" in message or "connection slots are reserved" in message
+
+
+def _retry_while_locked(attempt: Callable[[], _T]) -> _T:
+    """ERR-3: run ``attempt`` again, after a short random pause, while SQLite says the database is locked."""
+    for tries in range(1, SQLITE_LOCKED_ATTEMPTS):
+        try:
+            return attempt()
+        except (sqlite3.OperationalError, OperationalError) as exc:
+            if not _sqlite_locked(exc):
+                raise
+            time.sleep(random.uniform(0.02, 0.1) * tries)  # apart, so that the waiters do not meet again
+    return attempt()
+
+
 def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # The busy timeout comes first (it also came with connect's ``timeout``): every later statement,
+    # on the writers' and the readers' connections alike, waits for a lock instead of failing (ERR-3).
     cursor = dbapi_connection.cursor()
     try:
+        cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA journal_mode=WAL")
+        # Turning a new file to WAL needs it to itself, and SQLite says "locked" here without waiting.
+        _retry_while_locked(lambda: cursor.execute("PRAGMA journal_mode=WAL"))
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=5000")
     finally:
         cursor.close()
+    # pysqlite's own BEGIN is deferred and comes only before DML; the writers say BEGIN themselves.
+    dbapi_connection.isolation_level = None
+
+
+def _begin_immediate(connection: Connection) -> None:
+    """ERR-3: a SQLite write transaction takes the write lock as it begins (the SQLAlchemy pysqlite recipe).
+
+    A deferred transaction that has read and then writes gets "database is locked" at once when
+    another process wrote in between; ``BEGIN IMMEDIATE`` waits for the lock under the busy timeout
+    instead. It also makes a schema upgrade on SQLite one transaction that holds the lock throughout.
+    """
+    if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        return  # a reader's statement needs no transaction
+    _retry_while_locked(lambda: connection.exec_driver_sql("BEGIN IMMEDIATE"))
+
+
+def _connect_when_server_has_room(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+    """ERR-3: a PostgreSQL server with no free connection slot is asked again for a few seconds."""
+    deadline = time.monotonic() + PG_FULL_RETRY_S
+    pause = 0.05
+    while True:
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except dialect.loaded_dbapi.OperationalError as exc:
+            left = deadline - time.monotonic()
+            if not _server_full(exc) or left <= 0:
+                raise
+        time.sleep(min(left, random.uniform(pause / 2, pause)))
+        pause = min(pause * 2, 1.0)
 
 
 def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engine:
@@ -142,13 +222,15 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
             url = url.set(drivername="postgresql+psycopg")
         kwargs["connect_args"] = {"connect_timeout": 5}
         kwargs["pool_pre_ping"] = True
+        kwargs["pool_size"] = PG_POOL_SIZE  # ERR-3: many processes share one server's connection slots
+        kwargs["max_overflow"] = PG_POOL_OVERFLOW
     elif backend == "sqlite":
         if url.database and url.database != ":memory:":
             db_path = Path(url.database)
             if db_path.is_dir():
                 raise StoreOpenError(f"{_describe(url)} is a folder, not a database file")
             db_path.parent.mkdir(parents=True, exist_ok=True)
-        kwargs["connect_args"] = {"check_same_thread": False}
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S}
         kwargs["poolclass"] = NullPool if url.database in (None, "", ":memory:") else None
         if kwargs["poolclass"] is None:
             del kwargs["poolclass"]
@@ -158,6 +240,10 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
         raise StoreOpenError(f"cannot use database URL {_describe(url)}: {_first_line(exc)}") from exc
     if backend == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
+        if not autocommit:
+            event.listen(engine, "begin", _begin_immediate)
+    elif backend == "postgresql":
+        event.listen(engine, "do_connect", _connect_when_server_has_room)
     return engine
 
 
@@ -223,38 +309,50 @@ class Store:
 def open_store(database_url: str, *, migrate: bool = True) -> Store:
     """Connect, check the database is what it claims to be, and upgrade it to head."""
     engine = create_store_engine(database_url)
+    reader = create_store_engine(database_url, autocommit=True)
     where = _describe(engine.url)
     try:
-        with engine.connect() as connection:
+        # The look costs no lock: many processes starting at once each read here side by side (ERR-3).
+        with reader.connect() as connection:
             current = _current_revision(connection)
             if engine.dialect.name == "sqlite":
                 # Reading the schema forces SQLite to parse the file header: a
                 # corrupt or foreign file fails here, before anything is written.
                 connection.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar()
-            connection.commit()
         head = head_revision()
         if head is None:
             # A build that lost migrations/versions must stop here, not fail later with "no such table".
             raise StoreOpenError(f"no schema migrations found in {MIGRATIONS_DIR}; this installation is incomplete")
         if current != head:
-            if current is not None and not _known_revision(current):
-                raise StoreOpenError(
-                    f"{where} has schema revision {current}, which this version of XWorkmate does not know;"
-                    " it may have been written by a newer version"
-                )
-            if not migrate:
-                raise StoreOpenError(f"{where} is at schema revision {current}, expected {head}")
-            from alembic import command
+            _check_upgradable(current, head, where=where, migrate=migrate)
+            with engine.begin() as connection:  # on SQLite, BEGIN IMMEDIATE: the write lock, held to the end
+                if engine.dialect.name == "postgresql":
+                    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK})
+                # ERR-3: the process that held the lock before us may have upgraded it already.
+                current = _current_revision(connection)
+                if current != head:
+                    _check_upgradable(current, head, where=where, migrate=migrate)
+                    from alembic import command
 
-            with engine.begin() as connection:
-                command.upgrade(_alembic_config(connection), "head")
+                    command.upgrade(_alembic_config(connection), "head")
     except StoreOpenError:
         engine.dispose()
+        reader.dispose()
         raise
-    except DBAPIError as exc:
-        engine.dispose()
-        raise StoreOpenError(f"cannot open {where}: {_first_line(exc)}") from exc
     except SQLAlchemyError as exc:
         engine.dispose()
+        reader.dispose()
+        if _server_full(exc):
+            raise StoreOpenError(database_failure(exc, database_url)) from exc
         raise StoreOpenError(f"cannot open {where}: {_first_line(exc)}") from exc
-    return Store(engine, create_store_engine(database_url, autocommit=True))
+    return Store(engine, reader)
+
+
+def _check_upgradable(current: str | None, head: str, *, where: str, migrate: bool) -> None:
+    if current is not None and not _known_revision(current):
+        raise StoreOpenError(
+            f"{where} has schema revision {current}, which this version of XWorkmate does not know;"
+            " it may have been written by a newer version"
+        )
+    if not migrate:
+        raise StoreOpenError(f"{where} is at schema revision {current}, expected {head}")

@@ -241,7 +241,38 @@ def _current_session_id(session: Session, thread_id: str) -> int:
 
 
 def _insert_thread(session: Session, thread: TaskThread, *, category_own: bool, seal_level: int) -> ThreadRow:
-    row = ThreadRow(
+    row = ThreadRow(**_thread_values(thread, category_own=category_own, seal_level=seal_level))
+    session.add(row)
+    session.flush()
+    _start_generation(session, thread.thread_id, now=thread.created_at)
+    # The CAT-7 trigger may have copied the parent's category into the row.
+    session.refresh(row)
+    return row
+
+
+def _insert_thread_if_absent(session: Session, thread: TaskThread) -> bool:
+    """ERR-3: one statement decides, so of processes creating the same line at once exactly one does.
+
+    INSERT … ON CONFLICT DO NOTHING on both dialects; only the process whose row went in starts the
+    line's first generation (a PostgreSQL insert that meets an uncommitted twin waits for its commit).
+    """
+    from sqlalchemy.dialects import postgresql, sqlite  # here: the PostgreSQL dialect is not a start-up cost
+
+    dialect_insert: Any = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    statement = (
+        dialect_insert(ThreadRow.__table__)
+        .values(_thread_values(thread, category_own=False, seal_level=0))
+        .on_conflict_do_nothing(index_elements=["thread_id"])
+        .returning(ThreadRow.__table__.c.thread_id)
+    )
+    if session.connection().execute(statement).first() is None:
+        return False
+    _start_generation(session, thread.thread_id, now=thread.created_at)
+    return True
+
+
+def _thread_values(thread: TaskThread, *, category_own: bool, seal_level: int) -> dict[str, Any]:
+    return dict(
         thread_id=thread.thread_id,
         title=thread.title,
         kind=thread.kind.value,
@@ -266,12 +297,6 @@ def _insert_thread(session: Session, thread: TaskThread, *, category_own: bool, 
         created_at=thread.created_at,
         updated_at=thread.updated_at,
     )
-    session.add(row)
-    session.flush()
-    _start_generation(session, thread.thread_id, now=thread.created_at)
-    # The CAT-7 trigger may have copied the parent's category into the row.
-    session.refresh(row)
-    return row
 
 
 def _append_message(
@@ -416,6 +441,14 @@ class ThreadRepository:
         """
         with self._store.session() as session:
             return _thread_from_row(_insert_thread(session, thread, category_own=category_own, seal_level=seal_level))
+
+    def insert_if_absent(self, thread: TaskThread) -> bool:
+        """Persist a thread and its first generation unless its key is taken; True if this call stored it.
+
+        For a line every process may create on its first start, ``main`` (ERR-3).
+        """
+        with self._store.session() as session:
+            return _insert_thread_if_absent(session, thread)
 
     def labels(self, key: str) -> ThreadLabels | None:
         with self._store.read() as session:

@@ -8,9 +8,7 @@ from xworkmate.store.tables import Base
 
 connection = context.config.attributes.get("connection")
 if connection is None:
-    raise RuntimeError(
-        "xworkmate migrations run through xworkmate.store.open_store, which passes a connection"
-    )
+    raise RuntimeError("xworkmate migrations run through xworkmate.store.open_store, which passes a connection")
 
 context.configure(
     connection=connection,

@@ -89,6 +89,7 @@ def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
         "network": thread.context_state.network.value,
         "command_env_names": list(thread.context_state.command_env_names),
         "turn_limit_s": thread.context_state.turn_limit_s,
+        "quarantine_untrusted": thread.context_state.quarantine_untrusted,
         "parent_key": thread.parent_key,
         "category": thread.category,
         "archived": thread.archived,
@@ -188,6 +189,8 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         thread = controller.set_command_env(thread.thread_id, names)
     if args.turn_limit is not None:
         thread = controller.set_turn_limit(thread.thread_id, args.turn_limit)
+    if args.quarantine_untrusted is not None:
+        thread = controller.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
     _print_thread(controller, thread, args.json)
     return 0
 
@@ -384,6 +387,7 @@ def _message_json(message: Message) -> dict[str, Any]:
         "state": message.state.value,
         "content": message.content,
         "created_at": message.created_at.isoformat(),
+        "quarantined": message.quarantined,
     }
 
 
@@ -471,13 +475,43 @@ def cmd_task_run(args: argparse.Namespace, controller: SessionController) -> int
     return _run_headless(controller, args.key, None, args.provider, args.json)
 
 
+# ``messages quarantine ID`` / ``messages release ID``: no session key is spelled like these words.
+MESSAGE_ACTIONS = ("quarantine", "release")
+HIDDEN_MARK = " (hidden from the model)"
+
+
 def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int:
+    if args.key in MESSAGE_ACTIONS:
+        return _cmd_message_action(args, controller)
+    if args.message_id is not None:
+        raise CliError(f"messages {args.key}: unexpected {args.message_id!r} (quarantine or release take an id)")
     messages = controller.messages_as(args.key, args.as_key)
     if args.json:
         print(json_text([_message_json(m) for m in messages]))
     else:
         for m in messages:
-            print(f"#{m.id} {m.role.value}/{m.source.value}: {_body(m.content)}")
+            mark = HIDDEN_MARK if m.quarantined else ""
+            print(f"#{m.id} {m.role.value}/{m.source.value}{mark}: {_body(m.content)}")
+    return 0
+
+
+def _cmd_message_action(args: argparse.Namespace, controller: SessionController) -> int:
+    """Q-1: hide a message from the model, or show it again."""
+    if args.message_id is None:
+        raise CliError(f"messages {args.key} needs a MESSAGE_ID")
+    try:
+        message_id = int(args.message_id.lstrip("#"))
+    except ValueError:
+        raise CliError(f"{args.message_id!r} is not a message id") from None
+    if args.key == "quarantine":
+        message = controller.quarantine_message(message_id)
+    else:
+        message = controller.release_message(message_id)
+    if args.json:
+        print(json_text(_message_json(message), indent=None))
+    else:
+        state = "hidden from the model" if message.quarantined else "shown to the model"
+        print(escape_for_terminal(f"message {message.id} on {message.thread_id} is {state}"))
     return 0
 
 
@@ -534,6 +568,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--turn-limit",
         metavar="MINUTES",
         help="how long one turn may run before it is stopped (default 30; also 90s, 2h)",
+    )
+    tset.add_argument(
+        "--quarantine-untrusted",
+        choices=["off", "on"],
+        help="store untrusted tools' output (run_command) hidden from the model, as a placeholder (Q-1)",
     )
 
     provider = sub.add_parser("provider", help="model providers")
@@ -611,8 +650,13 @@ def build_parser() -> argparse.ArgumentParser:
     krun.add_argument("--json", action="store_true")
     krun.set_defaults(func=cmd_task_run)
 
-    msgs = sub.add_parser("messages", help="a line's messages, optionally as another line may read them")
-    msgs.add_argument("key")
+    msgs = sub.add_parser(
+        "messages",
+        help="a line's messages, optionally as another line may read them;"
+        " `messages quarantine|release MESSAGE_ID` hides a message from the model or shows it again",
+    )
+    msgs.add_argument("key", metavar="KEY|quarantine|release")
+    msgs.add_argument("message_id", nargs="?", metavar="MESSAGE_ID", help="with quarantine or release")
     msgs.add_argument("--as", dest="as_key", metavar="VIEWER_KEY")
     msgs.add_argument("--json", action="store_true")
     msgs.set_defaults(func=cmd_messages)

@@ -20,7 +20,7 @@ from xworkmate.domain.categories import TaskCategoryError
 from xworkmate.domain.keys import key_to_dir_name
 from xworkmate.domain.messages import Message, MessageRole, MessageSource
 from xworkmate.domain.threads import ThreadKind
-from xworkmate.domain.viewers import QuarantineMark
+from xworkmate.domain.viewers import DESKTOP, QuarantineMark
 from xworkmate.llm import ModelRouter, ProviderConfig
 from xworkmate.store import Store, open_store
 from xworkmate.store.repositories import CategoryConflictError
@@ -111,7 +111,7 @@ def test_no_viewer_reads_a_category_it_does_not_hold_and_calls_only_reach_tagged
 
     labels = {key: store.threads.labels(key) for key in keys}
     category_of = {key: lab.category for key, lab in labels.items() if lab is not None}
-    all_ids = [i for key in keys for i in store.messages.page_ids(key, limit=10_000)]
+    all_ids = [i for key in keys for i in store.messages.page_ids(key, limit=10_000, viewer=DESKTOP)]
     for reader in keys:
         viewer = service.viewer_for(reader)
         _assert_readable(reader, category_of, list(store.messages.get_many(all_ids, viewer=viewer).values()))
@@ -123,7 +123,7 @@ def test_no_viewer_reads_a_category_it_does_not_hold_and_calls_only_reach_tagged
         evidence = service.evidence_for(reader)
         _assert_readable(reader, category_of, own_sources + evidence)
         assert all(m.source is MessageSource.HUMAN for m in own_sources + evidence)
-        assert not any(store.messages.provenance([m.id])[m.id].quarantined for m in evidence)
+        assert not any(store.messages.provenance([m.id], viewer=DESKTOP)[m.id].quarantined for m in evidence)
 
     for key, lab in labels.items():
         assert lab is not None

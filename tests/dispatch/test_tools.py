@@ -16,6 +16,7 @@ from xworkmate.dispatch import (
 )
 from xworkmate.domain.categories import normal_task_reminder
 from xworkmate.domain.messages import MessageSource
+from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import Store
 
 
@@ -83,7 +84,7 @@ def test_task_send_refreshes_the_snapshot_but_its_text_is_not_the_humans(
     )
     assert sent.ok, sent.content
     assert service.source_ids(key) == [said.id]
-    last = store.messages.list_for_thread(key)[-1]
+    last = store.messages.list_for_thread(key, viewer=DESKTOP)[-1]
     assert last.source is MessageSource.COMPONENT_INPUT
     assert [m.content for m in service.evidence_for(key)] == ["update the footer year to 2027"]
 

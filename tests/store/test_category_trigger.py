@@ -6,6 +6,7 @@ import pytest
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import IntegrityError
 
+from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import Store, open_store
 from xworkmate.store.database import create_store_engine, head_revision
 
@@ -135,9 +136,9 @@ def test_upgrading_to_0003_puts_existing_messages_in_generation_one_and_downgrad
         try:
             [generation] = store.threads.sessions("main")
             assert generation.generation == 1 and generation.ended_at is None
-            [message] = store.messages.list_for_thread("main")
-            assert store.messages.provenance([message.id])[message.id].session_id == generation.id
-            assert store.messages.recent_human("main")[0].content == "from before"
+            [message] = store.messages.list_for_thread("main", viewer=DESKTOP)
+            assert store.messages.provenance([message.id], viewer=DESKTOP)[message.id].session_id == generation.id
+            assert store.messages.recent_human("main", viewer=DESKTOP)[0].content == "from before"
         finally:
             store.close()
         with engine.begin() as conn:

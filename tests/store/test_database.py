@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
+from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import StoreOpenError, open_store
 from xworkmate.store.database import create_store_engine, head_revision
@@ -144,7 +145,7 @@ def test_upgrading_an_older_schema_keeps_its_rows(database_url: str) -> None:
     try:
         main = store.threads.get("main")
         assert main is not None and main.title == "Old main"
-        [message] = store.messages.list_for_thread("main")
+        [message] = store.messages.list_for_thread("main", viewer=DESKTOP)
         assert message.content == "from before" and message.payload is None
     finally:
         store.close()

@@ -8,6 +8,7 @@ from sqlalchemy.exc import IntegrityError
 from xworkmate.domain.keys import allocate_draft_key
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.domain.threads import BoundBy, TaskThread, WorkspaceBinding
+from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import Store
 from xworkmate.store.repositories import utcnow
 
@@ -60,19 +61,17 @@ def test_messages_page_from_newest_to_oldest(store: Store) -> None:
     store.threads.insert(thread)
     store.threads.insert(other)
     ids = [
-        store.messages.append(
-            thread.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=str(i)
-        ).id
+        store.messages.append(thread.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=str(i)).id
         for i in range(25)
     ]
     store.messages.append(other.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="other")
-    newest = store.messages.page_ids(thread.thread_id, limit=10)
+    newest = store.messages.page_ids(thread.thread_id, limit=10, viewer=DESKTOP)
     assert newest == ids[-10:]
-    older = store.messages.page_ids(thread.thread_id, before_id=newest[0], limit=10)
+    older = store.messages.page_ids(thread.thread_id, before_id=newest[0], limit=10, viewer=DESKTOP)
     assert older == ids[-20:-10]
-    rows = store.messages.get_many(older)
+    rows = store.messages.get_many(older, viewer=DESKTOP)
     assert [rows[i].content for i in older] == [str(i) for i in range(5, 15)]
-    assert store.messages.count(thread.thread_id) == 25
+    assert store.messages.count(thread.thread_id, viewer=DESKTOP) == 25
 
 
 def test_message_state_and_source_are_kept(store: Store) -> None:
@@ -85,7 +84,7 @@ def test_message_state_and_source_are_kept(store: Store) -> None:
         content="notice",
         state=MessageState.ERROR,
     )
-    again = store.messages.get_many([msg.id])[msg.id]
+    again = store.messages.get_many([msg.id], viewer=DESKTOP)[msg.id]
     assert (again.role, again.source, again.state) == (
         MessageRole.SYSTEM,
         MessageSource.FRAMEWORK_EVENT,

@@ -53,7 +53,7 @@ def test_every_message_read_applies_the_viewers_category(store: Store, root: Pat
     plain = say(store, normal_reader.thread_id, "hello")
     assert store.messages.get_many([plain.id], viewer=store.threads.viewer(legal_reader.thread_id)).keys() == {plain.id}
     # Without a viewer the reader is the person at the desktop (existing callers).
-    assert store.messages.list_for_thread(medical.thread_id) == [secret]
+    assert store.messages.list_for_thread(medical.thread_id, viewer=DESKTOP) == [secret]
 
 
 def test_a_stale_viewer_value_reads_with_the_threads_current_category(store: Store, root: Path) -> None:

@@ -118,6 +118,9 @@ class NativeAgent:
     extra_tool_handler: Callable[[ToolCall], Awaitable[ToolResult]] | None = None
     # Messages sent to the line while the turn runs (follow-ups), read at each safe point.
     inbox: Callable[[], Sequence[Message]] | None = None
+    # what the model is shown of a tool's result once it is stored (a quarantined one: its
+    # placeholder). None: the result as the tool returned it.
+    tool_text_for_model: Callable[[ToolCall, ToolResult], str] | None = None
     _evidence: list[EvidenceMessage] = field(default_factory=list)
     _extra_names: frozenset[str] = field(default_factory=frozenset)
 
@@ -157,7 +160,8 @@ class NativeAgent:
                 return TurnResult(steps=step, finished=True, text=last_text)
             for call in calls:
                 result = await self._run_tool(call)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+                shown = self.tool_text_for_model(call, result) if self.tool_text_for_model else result.content
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": shown})
             # A safe point: follow-ups that arrived while this step ran join the conversation now (PROV-4).
             if self.inbox is not None:
                 messages.extend(history_to_chat(self.inbox()))

@@ -38,6 +38,15 @@ class MessagesAppended:
 
 
 @dataclass(frozen=True, slots=True)
+class MessagesChanged:
+    """Stored messages whose rendering changed (hidden from the model, shown again: Q-1)."""
+
+    kind: ClassVar[Literal["messages_changed"]] = "messages_changed"
+    key: str
+    message_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RunStarted:
     kind: ClassVar[Literal["run_started"]] = "run_started"
     key: str
@@ -93,6 +102,7 @@ Change = (
     | LineUpdated
     | CurrentLineChanged
     | MessagesAppended
+    | MessagesChanged
     | RunStarted
     | RunDelta
     | ToolRunning

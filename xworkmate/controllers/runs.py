@@ -63,6 +63,8 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
+from xworkmate.domain.tool_trust import quarantines_output
+from xworkmate.domain.viewers import QuarantineMark
 from xworkmate.llm.errors import LLMError
 from xworkmate.llm.events import ToolCall
 from xworkmate.llm.providers import ProviderConfig
@@ -230,7 +232,8 @@ class TurnRunner:
         key = request.thread_id
         thread = controller.get_thread(key)
         mode = thread.execution_binding.mode
-        recorder = _TurnRecorder(controller, key, acp=mode is ExecutionMode.ACP)
+        quarantine = thread.context_state.quarantine_untrusted
+        recorder = _TurnRecorder(controller, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine)
         # Issue 13: the whole turn has a time limit (the line's), on top of the stream's gap timeout;
         # one place for native and ACP turns. Past it the turn ends as Stop ends it.
         limit = thread.context_state.turn_limit_s
@@ -307,8 +310,18 @@ class TurnRunner:
             if not newer:
                 return []
             last_seen = max(newer)
-            rows = messages.get_many(newer, viewer=viewer)
+            rows = messages.model_view_of(newer, viewer=viewer)  # Q-1: as the model may see them
             return [rows[i] for i in newer if i in rows and rows[i].role is MessageRole.USER]
+
+        def tool_text_for_model(call: ToolCall, result: ToolResult) -> str:
+            """Q-1: the stored result as the model may see it (a quarantined one is its placeholder)."""
+            stored = recorder.tool_results.get(call.id)
+            seen = messages.model_view_of([stored], viewer=viewer).get(stored) if stored is not None else None
+            if seen is not None:
+                return seen.content
+            if quarantines_output(call.name, quarantine_untrusted=recorder.quarantine_untrusted):
+                return "[withheld: this tool's result was not stored, so it is not shown to the model]"
+            return result.content
 
         agent = NativeAgent(
             router=router,
@@ -316,6 +329,7 @@ class TurnRunner:
             # Q-1: quarantined rows reach the model as their frozen placeholders.
             history=history,
             inbox=inbox,
+            tool_text_for_model=tool_text_for_model,
             permission=thread.context_state.permission_level,
             approver=approver or self.window_approver(key),
             emit=recorder.record,
@@ -437,7 +451,9 @@ class TurnRunner:
         That is its goal (the dispatcher's words, labelled as such) and any follow-ups since the
         agent last spoke, in order.
         """
-        history = self._controller._store.messages.list_for_thread(key)
+        # Q-1: the model view, as the task itself may read its line; a quarantined row is its placeholder.
+        viewer = self._controller.dispatch.viewer_for(key)
+        history = self._controller._store.messages.model_view(key, viewer=viewer)
         last_reply = max((i for i, m in enumerate(history) if m.role is MessageRole.ASSISTANT), default=-1)
         # The same user-side view the native agent sends (component input labelled as not the person's).
         parts = [entry["content"] for entry in history_to_chat(history[last_reply + 1 :]) if entry["role"] == "user"]
@@ -453,10 +469,13 @@ class AcpSetupError(ValueError):
 class _TurnRecorder:
     """Turns agent events into stored messages and change records, for one turn of one line."""
 
-    def __init__(self, controller: SessionController, key: str, *, acp: bool) -> None:
+    def __init__(self, controller: SessionController, key: str, *, acp: bool, quarantine_untrusted: bool) -> None:
         self.controller = controller
         self.key = key
         self.acp = acp
+        # Q-1: the line quarantines its untrusted tools' output (``domain.tool_trust``) as it is stored.
+        self.quarantine_untrusted = quarantine_untrusted
+        self.tool_results: dict[str, int] = {}  # tool call id → the stored result's message id
         self.ids: list[int] = []
         self.chosen: dict[str, str | None] = {"provider": None, "model": None}
         self._thought: list[str] = []
@@ -468,10 +487,11 @@ class _TurnRecorder:
             return describe_acp_call(call)
         return describe_call(call)
 
-    def _append(self, **kwargs: Any) -> None:
+    def _append(self, **kwargs: Any) -> Message:
         message = self.controller._store.messages.append(self.key, **kwargs)
         self.ids.append(message.id)
         self.controller._emit_messages(self.key, (message.id,))
+        return message
 
     def notice(self, text: str, state: MessageState = MessageState.ERROR) -> None:
         self.flush_thought()
@@ -539,9 +559,15 @@ class _TurnRecorder:
         elif isinstance(event, ToolDone):
             self.flush_thought()
             result = event.result
-            self._append(
+            # Q-1: a native tool's untrusted output is stored whole; the model sees the placeholder.
+            # (An ACP agent ran its own tools and saw their output before we heard of them.)
+            quarantine = not self.acp and quarantines_output(
+                event.call.name, quarantine_untrusted=self.quarantine_untrusted, error_kind=result.error_kind
+            )
+            stored = self._append(
                 role=MessageRole.TOOL,
                 source=MessageSource.TOOL,
+                quarantine=QuarantineMark() if quarantine else None,
                 content=result.content,
                 state=MessageState.COMPLETE if result.ok else MessageState.ERROR,
                 payload={
@@ -556,6 +582,7 @@ class _TurnRecorder:
                     **({"mode": "acp"} if self.acp else {}),
                 },
             )
+            self.tool_results[event.call.id] = stored.id
         elif isinstance(event, PlanUpdated):
             self.flush_thought()
             lines = [f"- [{'x' if status == 'completed' else ' '}] {text}" for text, status in event.entries]

@@ -23,6 +23,7 @@ from xworkmate.controllers.changes import (
     LineCreated,
     LineUpdated,
     MessagesAppended,
+    MessagesChanged,
     RunFinished,
     RunStarted,
 )
@@ -53,6 +54,7 @@ from xworkmate.domain.threads import (
     parse_turn_limit,
     thread_status,
 )
+from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.store.folders import new_line_folder
@@ -273,18 +275,35 @@ class SessionController:
         """``<workspace root>/.xworkmate/threads/<dir name>`` (ISO-3)."""
         return self._settings.threads_root / key_to_dir_name(key)
 
+    # The window and the CLI read as the person at the desktop, who sees every line (CAT-4).
+
     def message_ids(self, key: str, *, before_id: int | None = None, limit: int = 200) -> list[int]:
-        return self._store.messages.page_ids(self._canonical(key), before_id=before_id, limit=limit)
+        return self._store.messages.page_ids(self._canonical(key), viewer=DESKTOP, before_id=before_id, limit=limit)
 
     def newest_messages(self, key: str, *, limit: int) -> list[Message]:
         """A line's newest ``limit`` messages, oldest first: what opening it shows, in one read."""
-        return self._store.messages.newest(self._canonical(key), limit=limit)
+        return self._store.messages.newest(self._canonical(key), limit=limit, viewer=DESKTOP)
 
     def messages_by_id(self, ids: list[int]) -> dict[int, Message]:
-        return self._store.messages.get_many(ids)
+        return self._store.messages.get_many(ids, viewer=DESKTOP)
 
     def messages(self, key: str) -> list[Message]:
-        return self._store.messages.list_for_thread(self.get_thread(key).thread_id)
+        return self._store.messages.list_for_thread(self.get_thread(key).thread_id, viewer=DESKTOP)
+
+    # -- quarantine (Q-1) ---------------------------------------------------
+
+    def quarantine_message(self, message_id: int) -> Message:
+        """Hide a message from the model: the row stays whole for the person; the model, on this line and on
+        every fork or copy made from now on, sees only the placeholder naming it (Q-1)."""
+        message = self._store.messages.quarantine(message_id)
+        self._emit(MessagesChanged(key=message.thread_id, message_ids=(message.id,)))
+        return message
+
+    def release_message(self, message_id: int) -> Message:
+        """Show a hidden message to the model again: undo ``quarantine_message`` on this row (Q-1)."""
+        message = self._store.messages.release(message_id)
+        self._emit(MessagesChanged(key=message.thread_id, message_ids=(message.id,)))
+        return message
 
     # -- lines --------------------------------------------------------------
 
@@ -420,7 +439,7 @@ class SessionController:
             pass  # the message is kept and the line says that nothing ran
         else:
             self._start_begun(self._mark_begun(request, prompt), provider=provider)
-            ids = tuple(self._store.messages.page_ids(request.thread_id, limit=1))
+            ids = tuple(self._store.messages.page_ids(request.thread_id, viewer=DESKTOP, limit=1))
             return SendOutcome(key=request.thread_id, ran=True, notice="", message_ids=ids)
         human = self._store.messages.append(
             request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
@@ -649,6 +668,17 @@ class SessionController:
         if not 1 <= seconds <= MAX_TURN_LIMIT_S:
             raise ValueError(f"a turn limit must be between 1 second and {MAX_TURN_LIMIT_S // 86400} days")
         updated = self._store.threads.set_turn_limit(thread.thread_id, seconds)
+        self._emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def set_quarantine_untrusted(self, key: str, on: bool | str) -> TaskThread:
+        """Q-1: quarantine the output of the line's untrusted tools (``domain.tool_trust``) as it is stored."""
+        thread = self.get_thread(key)
+        if isinstance(on, str):
+            if on not in ("on", "off"):
+                raise ValueError(f"quarantine of untrusted tools is 'on' or 'off', not {on!r}")
+            on = on == "on"
+        updated = self._store.threads.set_quarantine_untrusted(thread.thread_id, on)
         self._emit(LineUpdated(key=thread.thread_id))
         return updated
 

@@ -45,3 +45,5 @@ class Message(BaseModel):
     created_at: datetime
     # Structured part: an assistant's tool calls, the call a tool result answers, card data.
     payload: dict[str, Any] | None = None
+    # the row carries a quarantine mark; the model sees only its placeholder.
+    quarantined: bool = False

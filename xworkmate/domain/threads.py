@@ -97,6 +97,8 @@ class ContextState(BaseModel):
     command_env_names: tuple[str, ...] = ()
     # The whole turn's time limit, on top of the model stream's gap timeout (migration 0006).
     turn_limit_s: int = Field(default=DEFAULT_TURN_LIMIT_S, ge=1, le=MAX_TURN_LIMIT_S)
+    # Q-1 (migration 0007): untrusted tools' output is stored whole but shown to the model as a placeholder.
+    quarantine_untrusted: bool = False
 
 
 class TaskThread(BaseModel):

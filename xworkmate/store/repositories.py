@@ -1,8 +1,9 @@
 """Repositories: the only code that reads and writes rows. They return domain models.
 
-Every message read takes a ``viewer`` (CAT-4) and adds the one visibility
-predicate, ``store.visibility.visible_thread_clause``; without one the reader
-is the person at the desktop, who sees everything. The dispatch repository
+Every message read takes a ``viewer`` (CAT-4), a required argument, and adds
+the one visibility predicate, ``store.visibility.visible_thread_clause``; the
+person at the desktop is ``DESKTOP``, named by the caller, never assumed. What
+the model reads goes through ``model_view`` / ``model_view_of`` (Q-1). The dispatch repository
 keeps what must happen in one transaction together: a task's identity and its
 frozen dispatch sources (PROV-1), a follow-up and the snapshot it replaces
 (PROV-4), a fork and the messages, marks and sources it copies (Q-1).
@@ -45,6 +46,7 @@ from xworkmate.domain.threads import (
     WorkspaceBinding,
     WorkspaceKind,
 )
+from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.domain.viewers import (
     DESKTOP,
     NeutralThreadStatus,
@@ -114,6 +116,7 @@ def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
             network=NetworkAccess.ON if row.network_access else NetworkAccess.OFF,
             command_env_names=tuple(json.loads(row.command_env_names or "[]")),
             turn_limit_s=row.turn_limit_s,
+            quarantine_untrusted=row.quarantine_untrusted,
         ),
         created_at=_aware(row.created_at),
         updated_at=_aware(row.updated_at),
@@ -294,6 +297,7 @@ def _thread_values(thread: TaskThread, *, category_own: bool, seal_level: int) -
         network_access=thread.context_state.network is NetworkAccess.ON,
         command_env_names=json.dumps(list(thread.context_state.command_env_names)),
         turn_limit_s=thread.context_state.turn_limit_s,
+        quarantine_untrusted=thread.context_state.quarantine_untrusted,
         created_at=thread.created_at,
         updated_at=thread.updated_at,
     )
@@ -566,6 +570,10 @@ class ThreadRepository:
         """How long one turn on the line may run (issue 13)."""
         return self._update(key, turn_limit_s=seconds)
 
+    def set_quarantine_untrusted(self, key: str, on: bool) -> TaskThread:
+        """Q-1: whether the output of the line's untrusted tools is stored quarantined."""
+        return self._update(key, quarantine_untrusted=on)
+
     def set_execution(self, key: str, binding: ExecutionBinding) -> TaskThread:
         return self._update(
             key,
@@ -670,7 +678,7 @@ class ThreadRepository:
 # What a ``Message`` is built from; Core reads of these skip the ORM's per-row bookkeeping.
 _MESSAGE_COLUMNS = tuple(
     MessageRow.__table__.c[name]
-    for name in ("id", "thread_id", "role", "source", "content", "state", "created_at", "payload")
+    for name in ("id", "thread_id", "role", "source", "content", "state", "created_at", "payload", "quarantined")
 )
 
 
@@ -697,6 +705,7 @@ def _message_from_row(row: MessageRow | Row[Any]) -> Message:
         state=MessageState(row.state),
         created_at=_aware(row.created_at),
         payload=json.loads(row.payload) if row.payload else None,
+        quarantined=bool(row.quarantined),
     )
 
 
@@ -759,7 +768,7 @@ class MessageRepository:
             quarantine=QuarantineMark(),
         )
 
-    def count(self, thread_id: str, *, viewer: Viewer = DESKTOP) -> int:
+    def count(self, thread_id: str, *, viewer: Viewer) -> int:
         with self._store.read() as session:
             stmt = (
                 select(func.count())
@@ -768,9 +777,7 @@ class MessageRepository:
             )
             return int(session.scalar(stmt) or 0)
 
-    def page_ids(
-        self, thread_id: str, *, before_id: int | None = None, limit: int = 200, viewer: Viewer = DESKTOP
-    ) -> list[int]:
+    def page_ids(self, thread_id: str, *, viewer: Viewer, before_id: int | None = None, limit: int = 200) -> list[int]:
         """The ids of up to ``limit`` messages older than ``before_id``, oldest first.
 
         The message pane holds only ids and asks for rows when it paints them.
@@ -784,7 +791,7 @@ class MessageRepository:
         ids.reverse()
         return ids
 
-    def newest(self, thread_id: str, *, limit: int, viewer: Viewer = DESKTOP) -> list[Message]:
+    def newest(self, thread_id: str, *, limit: int, viewer: Viewer) -> list[Message]:
         """The newest ``limit`` messages of a thread that ``viewer`` may read, oldest first, in one read.
 
         Opening a line shows these at once; older ones are paged by id (``page_ids``).
@@ -794,8 +801,9 @@ class MessageRepository:
             rows = connection.execute(stmt, {"thread_id": thread_id, "limit": limit}).all()
         return [_message_from_row(row) for row in reversed(rows)]
 
-    def get_many(self, ids: Sequence[int], *, viewer: Viewer = DESKTOP) -> dict[int, Message]:
-        """The rows of ``ids`` that ``viewer`` may read; the others are simply absent."""
+    def get_many(self, ids: Sequence[int], *, viewer: Viewer) -> dict[int, Message]:
+        """The rows of ``ids`` that ``viewer`` may read, as stored (for the person; the model reads
+        ``model_view_of``); the others are simply absent."""
         if not ids:
             return {}
         stmt = select(*_MESSAGE_COLUMNS).where(MessageRow.id.in_(list(ids)), visible_thread_clause(viewer))
@@ -803,7 +811,7 @@ class MessageRepository:
             rows = connection.execute(stmt).all()
         return {row.id: _message_from_row(row) for row in rows}
 
-    def list_for_thread(self, thread_id: str, *, viewer: Viewer = DESKTOP) -> list[Message]:
+    def list_for_thread(self, thread_id: str, *, viewer: Viewer) -> list[Message]:
         with self._store.read() as session:
             rows = session.scalars(
                 select(MessageRow)
@@ -812,9 +820,7 @@ class MessageRepository:
             )
             return [_message_from_row(row) for row in rows]
 
-    def recent_human(
-        self, thread_id: str, *, limit: int = DEFAULT_CAPTURE_LIMIT, viewer: Viewer = DESKTOP
-    ) -> list[Message]:
+    def recent_human(self, thread_id: str, *, viewer: Viewer, limit: int = DEFAULT_CAPTURE_LIMIT) -> list[Message]:
         """The thread's latest human messages of its current generation, oldest first (PROV-1, PROV-3)."""
         with self._store.read() as session:
             ids = _recent_human_ids(session, thread_id, limit=limit)
@@ -825,7 +831,7 @@ class MessageRepository:
             )
             return [_message_from_row(row) for row in rows]
 
-    def provenance(self, ids: Sequence[int], *, viewer: Viewer = DESKTOP) -> dict[int, MessageProvenance]:
+    def provenance(self, ids: Sequence[int], *, viewer: Viewer) -> dict[int, MessageProvenance]:
         if not ids:
             return {}
         with self._store.read() as session:
@@ -852,7 +858,7 @@ class MessageRepository:
             rows = list(session.scalars(select(MessageRow).where(MessageRow.id.in_(list(ids)))))
             return _verdicts(session, rows)
 
-    def model_view(self, thread_id: str, *, viewer: Viewer = DESKTOP) -> list[Message]:
+    def model_view(self, thread_id: str, *, viewer: Viewer) -> list[Message]:
         """The thread's messages as the model sees them: ``content`` is the frozen model-visible text.
 
         Quarantined rows show their placeholder (Q-1); a row whose placeholder
@@ -866,17 +872,85 @@ class MessageRepository:
                     .order_by(MessageRow.id)
                 )
             )
-            verdicts = _verdicts(session, rows)
-            out = []
-            for row in rows:
-                message = _message_from_row(row)
-                verdict = verdicts[row.id]
-                if verdict is QuarantineVerdict.REJECTED:
-                    message = message.model_copy(update={"content": withheld_text(row.id)})
-                elif row.model_visible_text is not None:
-                    message = message.model_copy(update={"content": row.model_visible_text})
-                out.append(message)
-            return out
+            return _as_the_model_sees(session, rows)
+
+    def model_view_of(self, ids: Sequence[int], *, viewer: Viewer) -> dict[int, Message]:
+        """The rows of ``ids`` that ``viewer`` may read, as the model sees them (``model_view``'s rule).
+
+        For model-facing reads of given rows: a running agent's inbox, a task's next prompt.
+        """
+        if not ids:
+            return {}
+        with self._store.read() as session:
+            rows = list(
+                session.scalars(
+                    select(MessageRow)
+                    .where(MessageRow.id.in_(list(ids)), visible_thread_clause(viewer))
+                    .order_by(MessageRow.id)
+                )
+            )
+            return {message.id: message for message in _as_the_model_sees(session, rows)}
+
+    # -- a person's quarantine (Q-1) ------------------------------------------------------
+
+    def quarantine(self, message_id: int) -> Message:
+        """Hide a stored row from the model: the row keeps its content, the model sees the placeholder.
+
+        A person's decision, on any row but the person's own words and framework notices
+        (those never reach the model as evidence or text of another's). Already quarantined: unchanged.
+        """
+        with self._store.session() as session:
+            row = session.get(MessageRow, message_id)
+            if row is None:
+                raise LookupError(f"no message {message_id}")
+            if not can_be_quarantined(MessageSource(row.source)):
+                raise ValueError(
+                    f"message {message_id} is {_source_words(row.source)}; only tool results and"
+                    " agents' messages can be hidden from the model (Q-1)"
+                )
+            frozen = row.model_visible_text
+            # An unmarked copy that already shows a placeholder keeps its frozen text (Q-1's legacy rule).
+            if not row.quarantined and (frozen is None or placeholder_candidate_id(frozen) is None):
+                row.quarantined = True
+                row.quarantine_message_id = None
+                row.model_visible_text = quarantine_placeholder(row.id)
+                session.flush()
+            return _message_from_row(row)
+
+    def release(self, message_id: int) -> Message:
+        """Show a quarantined row to the model again (a person's decision; ``quarantine`` undone).
+
+        Only this row: forks and copies made while it was hidden keep their own marks.
+        """
+        with self._store.session() as session:
+            row = session.get(MessageRow, message_id)
+            if row is None:
+                raise LookupError(f"no message {message_id}")
+            if row.quarantined:
+                row.quarantined = False
+                row.quarantine_message_id = None
+                row.model_visible_text = None
+                session.flush()
+            return _message_from_row(row)
+
+
+def _source_words(source: str) -> str:
+    return "the person's own words" if source == MessageSource.HUMAN.value else "a framework notice"
+
+
+def _as_the_model_sees(session: Session, rows: Sequence[MessageRow]) -> list[Message]:
+    """Q-1: each row with ``content`` replaced by what the model may see of it."""
+    verdicts = _verdicts(session, rows)
+    out = []
+    for row in rows:
+        message = _message_from_row(row)
+        verdict = verdicts[row.id]
+        if verdict is QuarantineVerdict.REJECTED:
+            message = message.model_copy(update={"content": withheld_text(row.id)})
+        elif row.model_visible_text is not None:
+            message = message.model_copy(update={"content": row.model_visible_text})
+        out.append(message)
+    return out
 
 
 def _model_text(row: MessageRow) -> str:

@@ -56,6 +56,8 @@ class ThreadRow(Base):
     command_env_names: Mapped[str] = mapped_column(Text, default="[]", server_default="[]")
     # Issue 13 (migration 0006): how long one turn may run, in seconds.
     turn_limit_s: Mapped[int] = mapped_column(Integer, default=1800, server_default="1800")
+    # Q-1 (migration 0007): quarantine the output of the line's untrusted tools.
+    quarantine_untrusted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # CAT-10: the read-only archive level; tasks inherit it, independently of categories.

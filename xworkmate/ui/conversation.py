@@ -104,6 +104,10 @@ CACHE_KEY_ROLE = MESSAGE_ID_ROLE + 10
 """A hashable key that changes whenever the row's rendering does."""
 ROW_ROLE = MESSAGE_ID_ROLE + 11
 """Everything the delegate paints, as one ``RowView`` (one call into the model per row, not ten)."""
+HIDDEN_ROLE = MESSAGE_ID_ROLE + 12
+"""``True`` for a stored message hidden from the model (Q-1): the model sees only its placeholder."""
+
+HIDDEN_FROM_MODEL = "hidden from the model"
 
 PAGE_SIZE = 200
 # Opening a line reads only enough of its newest messages for the first screen; every row of
@@ -181,6 +185,8 @@ def message_header(message: Message) -> str:
         parts[0] = f"⚠ {parts[0]}"
     elif message.state is MessageState.INTERRUPTED:
         parts.append("interrupted")
+    if message.quarantined:
+        parts.append(HIDDEN_FROM_MODEL)  # Q-1: the person sees it; the model sees a placeholder
     return " · ".join(parts)
 
 
@@ -350,6 +356,24 @@ class MessageListModel(QAbstractListModel):
             self._live = new
             self.endInsertRows()
 
+    def refresh_messages(self, ids: Iterable[int]) -> None:
+        """Stored messages changed (``MessagesChanged``: hidden from the model or shown again): re-read them."""
+        rows = {message_id: row for row, message_id in enumerate(self._ids)}
+        changed = [i for i in ids if i in rows]
+        if not changed:
+            return
+        for message_id in changed:
+            self._cache.pop(message_id, None)
+            self._views.pop(message_id, None)
+            self._cards.pop(message_id, None)
+            self._missing.discard(message_id)
+        found = self._controller.messages_by_id(changed)
+        self._cache.update(found)
+        self._missing.update(i for i in changed if i not in found)
+        for message_id in changed:
+            index = self.index(rows[message_id], 0)
+            self.dataChanged.emit(index, index)
+
     def fetch_older(self) -> int:
         """Prepend the next older page; returns how many rows were added."""
         if self._key is None or not self._has_older:
@@ -473,9 +497,13 @@ class MessageListModel(QAbstractListModel):
             return view.role
         if role == SOURCE_ROLE:
             return message.source.value
+        if role == HIDDEN_ROLE:
+            return message.quarantined
         if role == Qt.ItemDataRole.ToolTipRole:
             stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
             tip = f"message #{message.id} · {message.role.value} / {message.source.value} · {stamp}"
+            if message.quarantined:
+                tip += f" · {HIDDEN_FROM_MODEL}: it sees only a placeholder naming this message"
             card = self.card_at(row)
             if card is not None and card.expandable:
                 tip += " · click to fold or unfold"
@@ -598,6 +626,7 @@ class MessageListModel(QAbstractListModel):
                 FORMAT_ROLE: QByteArray(b"format"),
                 CARD_ROLE: QByteArray(b"card"),
                 EXPANDED_ROLE: QByteArray(b"expanded"),
+                HIDDEN_ROLE: QByteArray(b"hiddenFromModel"),
                 CACHE_KEY_ROLE: QByteArray(b"cacheKey"),
             }
         )
@@ -855,6 +884,8 @@ class MessageListView(QListView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # "Hide from the model" and its undo (Q-1); the window builds the menu.
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         # Internal bookkeeping of the view's own scroll bar, like QListView's own wiring.
         self.verticalScrollBar().valueChanged.connect(self._note_scroll)
 

@@ -37,6 +37,7 @@ from xworkmate.controllers import (
     LineUpdated,
     LineView,
     MessagesAppended,
+    MessagesChanged,
     RunDelta,
     RunFinished,
     RunStarted,
@@ -48,9 +49,17 @@ from xworkmate.controllers import (
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
+from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
-from xworkmate.ui.conversation import COMPOSER_PLACEHOLDER, MessageListModel, MessagePane, is_plan, is_thought
+from xworkmate.ui.conversation import (
+    COMPOSER_PLACEHOLDER,
+    MESSAGE_ID_ROLE,
+    MessageListModel,
+    MessagePane,
+    is_plan,
+    is_thought,
+)
 from xworkmate.ui.dialogs import (
     CategoryChooser,
     CategoryDialog,
@@ -215,6 +224,7 @@ class MainWindow(QMainWindow):
         for shortcut in self.send_shortcuts:
             shortcut.activated.connect(self.on_send_requested)
         self.message_list.verticalScrollBar().valueChanged.connect(self.on_message_scrolled)
+        self.message_list.customContextMenuRequested.connect(self.on_message_context_menu)
         for signal in (self.message_model.rowsInserted, self.message_model.modelReset):
             signal.connect(self.on_message_rows_changed)
 
@@ -373,6 +383,9 @@ class MainWindow(QMainWindow):
                         self.show_current()
                 elif isinstance(change, CurrentLineChanged):
                     self.show_current()
+                elif isinstance(change, MessagesChanged):
+                    if change.key == self.message_model.key:
+                        self.message_model.refresh_messages(change.message_ids)
                 elif isinstance(change, MessagesAppended):
                     self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
@@ -508,6 +521,47 @@ class MainWindow(QMainWindow):
         if index.isValid():
             menu = self.task_line_menu(str(index.data(KEY_ROLE)))
             menu.exec(self.task_line_list.viewport().mapToGlobal(pos))
+            menu.deleteLater()
+
+    def message_menu(self, message_id: int) -> QMenu:
+        """The context menu of one stored message (built separately so it can be tested without exec).
+
+        Q-1: "Hide from the model" on a tool result or an agent's message; "Show to the model again" undoes it.
+        """
+        message = self._controller.messages_by_id([message_id]).get(message_id)
+        menu = QMenu(self)
+        menu.setObjectName("messageMenu")
+        if message is not None and message.quarantined:
+            action = menu.addAction("Show to the model again", partial(self.set_hidden_from_model, message_id, False))
+            action.setObjectName("showToModelAction")
+            action.setToolTip("The model sees this message's text again on this line")
+        else:
+            action = menu.addAction("Hide from the model", partial(self.set_hidden_from_model, message_id, True))
+            action.setObjectName("hideFromModelAction")
+            allowed = message is not None and can_be_quarantined(message.source)
+            action.setEnabled(allowed)
+            action.setToolTip(
+                "Keep it here, but show the model only a placeholder naming it, on this line and its forks"
+                if allowed
+                else "Only tool results and agents' messages can be hidden from the model"
+            )
+        return menu
+
+    def set_hidden_from_model(self, message_id: int, hidden: bool) -> None:
+        try:
+            if hidden:
+                self._controller.quarantine_message(message_id)
+            else:
+                self._controller.release_message(message_id)
+        except (ValueError, LookupError) as exc:
+            self.show_error(f"Could not change what the model sees — {exc}")
+
+    @Slot(QPoint)
+    def on_message_context_menu(self, pos: QPoint) -> None:
+        message_id = self.message_list.indexAt(pos).data(MESSAGE_ID_ROLE)
+        if isinstance(message_id, int):  # live rows (still streaming) have no id yet
+            menu = self.message_menu(message_id)
+            menu.exec(self.message_list.viewport().mapToGlobal(pos))
             menu.deleteLater()
 
     # -- slots: conversation -----------------------------------------------
@@ -663,30 +717,25 @@ class MainWindow(QMainWindow):
         self.message_list.follow_newest()
 
     def send_followup(self, view: LineView, text: str) -> None:
-        """Send on a task: the person's follow-up (it replaces the task's dispatch snapshot, PROV-4),
-        then the task's next turn when something can run it."""
-        key = view.key
-        running = self._controller.is_running(key)
+        """Send on a task: the controller's one follow-up policy decides (PROV-4, issue 14): a running
+        task takes it when its current step ends, an idle one starts a turn on it."""
+        acp = view.thread.execution_binding.mode is ExecutionMode.ACP
         try:
-            self._controller.send_followup(key, text)
+            # The window runs tasks (``auto_run_tasks``), so an idle task starts a turn on it.
+            outcome = self._controller.follow_up(
+                view.key, text, provider=None if acp else self.message_pane.chosen_provider()
+            )
+        except NotRunnable as exc:
+            self.show_current()
+            self.show_error(f"Follow-up not sent — {exc.reason}. Your text is still in the composer.")
+            return
         except (ValueError, LookupError) as exc:
             self.show_error(f"Follow-up not sent — {exc}. Your text is still in the composer.")
             return
         self.composer.clear()
         self.message_list.follow_newest()
-        if running:
-            return  # the running turn picks it up at its next safe point (PROV-4)
-        acp = view.thread.execution_binding.mode is ExecutionMode.ACP
-        if not acp and not self._controller.has_agent_provider():
+        if outcome.notice:
             self.show_error("Follow-up saved on the task, but no agent provider is configured, so it did not run.")
-            return
-        try:
-            self._controller.start_turn(key, None, provider=None if acp else self.message_pane.chosen_provider())
-        except NotRunnable as exc:
-            self.show_current()
-            self.show_error(f"Follow-up saved, but the task did not start — {exc.reason}")
-        except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(f"Follow-up saved, but the task did not start — {exc}")
 
     @Slot(int)
     def on_message_scrolled(self, _value: int) -> None:

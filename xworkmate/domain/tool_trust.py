@@ -1,0 +1,70 @@
+"""How far each tool's output may be trusted, in one table (SPEC Q-1).
+
+A line that turns on ``ContextState.quarantine_untrusted`` has the output of
+its untrusted tools quarantined as it is stored: kept whole for the person, the
+model sees only the standard placeholder naming the message. The controller
+that records native turns asks this module, and so do the store, the window
+and the CLI about which messages a person may hide.
+
+Today ``run_command`` is the one untrusted tool: its output is whatever the
+command printed, which may be anything the command read from the network or the
+disk. Tools to come (a web fetch, MCP results) are added here; a name the
+table does not know is untrusted, so a new tool is never trusted by omission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from types import MappingProxyType
+
+from xworkmate.domain.messages import MessageSource
+
+
+class ToolTrust(StrEnum):
+    TRUSTED = "trusted"
+    """Output the product builds itself (listings, file reads inside the line's folder, dispatch receipts)."""
+    UNTRUSTED = "untrusted"
+    """Output that carries text from outside: quarantined on a line that asks for it."""
+
+
+TOOL_TRUST: Mapping[str, ToolTrust] = MappingProxyType(
+    {
+        "list_dir": ToolTrust.TRUSTED,
+        "read_file": ToolTrust.TRUSTED,
+        "search_files": ToolTrust.TRUSTED,
+        "write_file": ToolTrust.TRUSTED,
+        "edit_file": ToolTrust.TRUSTED,
+        "task_start": ToolTrust.TRUSTED,
+        "task_send": ToolTrust.TRUSTED,
+        "run_command": ToolTrust.UNTRUSTED,
+    }
+)
+
+
+def tool_trust(tool_name: str) -> ToolTrust:
+    """The tool's trust level; unknown tools are untrusted (fail closed)."""
+    return TOOL_TRUST.get(tool_name, ToolTrust.UNTRUSTED)
+
+
+# Results the product writes itself when the tool did not run: nothing from outside is in them.
+OUR_OWN_RESULTS = frozenset({"not_approved", "invalid_arguments", "cancelled"})
+
+
+def quarantines_output(tool_name: str, *, quarantine_untrusted: bool, error_kind: str | None = None) -> bool:
+    """Q-1: is this tool's result stored quarantined on a line with this setting?"""
+    if not quarantine_untrusted or error_kind in OUR_OWN_RESULTS:
+        return False
+    return tool_trust(tool_name) is ToolTrust.UNTRUSTED
+
+
+# A person may hide any tool result or agent-made message from the model; never the person's own
+# words (they are the evidence WR-1 reads) nor framework notices (the model never sees those anyway).
+QUARANTINABLE_SOURCES = frozenset(
+    {MessageSource.TOOL, MessageSource.AGENT, MessageSource.COMPONENT_INPUT, MessageSource.QUARANTINE}
+)
+
+
+def can_be_quarantined(source: MessageSource) -> bool:
+    """Q-1: may a person hide a message of this source from the model?"""
+    return source in QUARANTINABLE_SOURCES

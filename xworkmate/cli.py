@@ -27,6 +27,7 @@ from xworkmate.domain.keys import InvalidSessionKeyError
 from xworkmate.domain.messages import Message
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable
+from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.threads import TaskThread, ThreadStatus
 from xworkmate.llm.errors import LLMError
 from xworkmate.logfile import install_log_file
@@ -388,6 +389,7 @@ def _message_json(message: Message) -> dict[str, Any]:
         "content": message.content,
         "created_at": message.created_at.isoformat(),
         "quarantined": message.quarantined,
+        "nul_replaced": nul_replaced(message.payload),  # ERR-3
     }
 
 
@@ -492,6 +494,8 @@ def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int
         for m in messages:
             mark = HIDDEN_MARK if m.quarantined else ""
             print(f"#{m.id} {m.role.value}/{m.source.value}{mark}: {_body(m.content)}")
+            if nul_replaced(m.payload):
+                print(f"    ({NUL_REPLACED_NOTE})")  # ERR-3
     return 0
 
 

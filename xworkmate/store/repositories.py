@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from xworkmate.domain.categories import normalize_category, requested_category
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.stored_text import storable_message
 from xworkmate.domain.threads import (
     BoundBy,
     ContextState,
@@ -317,6 +318,8 @@ def _append_message(
     created_at: datetime | None = None,
 ) -> MessageRow:
     now = created_at or utcnow()
+    # ERR-3: the text both databases keep; the payload says if NUL bytes were replaced (the card shows it).
+    content, model_visible_text, payload = storable_message(content, model_visible_text, payload)
     row = MessageRow(
         thread_id=thread_id,
         role=role.value,

@@ -17,9 +17,42 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+from xworkmate.domain.stored_text import storable_json_text, storable_text
 
 KEY_LEN = 200
+
+
+class StoredString(TypeDecorator[str]):
+    """ERR-3: text both databases keep the same way — every value written has its NUL bytes replaced.
+
+    PostgreSQL refuses a NUL in a text value; SQLite would keep it. Every text column is one of
+    these types, so no write (ORM or Core, row or WHERE clause) can miss the rule.
+    """
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else storable_text(value)[0]
+
+
+class StoredText(StoredString):
+    impl = Text
+    cache_ok = True
+
+
+class StoredJSONText(StoredText):
+    """JSON kept as text: a NUL inside one of its strings (``json.dumps`` writes ``\\u0000``) is replaced too."""
+
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else storable_json_text(value)
+
 
 # SQLite only auto-increments an ``INTEGER PRIMARY KEY``.
 BigIntId = BigInteger().with_variant(Integer(), "sqlite")
@@ -32,28 +65,28 @@ class Base(DeclarativeBase):
 class ThreadRow(Base):
     __tablename__ = "threads"
 
-    thread_id: Mapped[str] = mapped_column(String(KEY_LEN), primary_key=True)
-    title: Mapped[str] = mapped_column(String(500))
-    kind: Mapped[str] = mapped_column(String(20), default="conversation")
+    thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), primary_key=True)
+    title: Mapped[str] = mapped_column(StoredString(500))
+    kind: Mapped[str] = mapped_column(StoredString(20), default="conversation")
     parent_key: Mapped[str | None] = mapped_column(
-        String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="RESTRICT"), index=True
+        StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="RESTRICT"), index=True
     )
-    category: Mapped[str | None] = mapped_column(String(64))
+    category: Mapped[str | None] = mapped_column(StoredString(64))
     category_own: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     archived: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    workspace_path: Mapped[str | None] = mapped_column(Text)
-    workspace_kind: Mapped[str] = mapped_column(String(20), default="local")
-    workspace_bound_by: Mapped[str] = mapped_column(String(20), default="explicit")
-    execution_mode: Mapped[str] = mapped_column(String(10), default="native")
-    provider: Mapped[str | None] = mapped_column(String(200))
-    model: Mapped[str | None] = mapped_column(String(200))
-    acp_session_id: Mapped[str | None] = mapped_column(String(200))
-    context_model: Mapped[str | None] = mapped_column(String(200))
-    selected_skills: Mapped[str] = mapped_column(Text, default="[]")
-    permission_level: Mapped[str] = mapped_column(String(16), default="ask")
+    workspace_path: Mapped[str | None] = mapped_column(StoredText)
+    workspace_kind: Mapped[str] = mapped_column(StoredString(20), default="local")
+    workspace_bound_by: Mapped[str] = mapped_column(StoredString(20), default="explicit")
+    execution_mode: Mapped[str] = mapped_column(StoredString(10), default="native")
+    provider: Mapped[str | None] = mapped_column(StoredString(200))
+    model: Mapped[str | None] = mapped_column(StoredString(200))
+    acp_session_id: Mapped[str | None] = mapped_column(StoredString(200))
+    context_model: Mapped[str | None] = mapped_column(StoredString(200))
+    selected_skills: Mapped[str] = mapped_column(StoredJSONText, default="[]")
+    permission_level: Mapped[str] = mapped_column(StoredString(16), default="ask")
     # SBX-1 (migration 0004): network for the line's commands, and the variables the person lets through.
     network_access: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    command_env_names: Mapped[str] = mapped_column(Text, default="[]", server_default="[]")
+    command_env_names: Mapped[str] = mapped_column(StoredJSONText, default="[]", server_default="[]")
     # Issue 13 (migration 0006): how long one turn may run, in seconds.
     turn_limit_s: Mapped[int] = mapped_column(Integer, default=1800, server_default="1800")
     # Q-1 (migration 0007): quarantine the output of the line's untrusted tools.
@@ -74,11 +107,11 @@ class ThreadSessionRow(Base):
     __tablename__ = "thread_sessions"
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
-    thread_id: Mapped[str] = mapped_column(String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
     generation: Mapped[int] = mapped_column(Integer)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    end_reason: Mapped[str | None] = mapped_column(String(32))
+    end_reason: Mapped[str | None] = mapped_column(StoredString(32))
 
     __table_args__ = (UniqueConstraint("thread_id", "generation", name="uq_thread_sessions_thread_generation"),)
 
@@ -87,18 +120,18 @@ class MessageRow(Base):
     __tablename__ = "messages"
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
-    thread_id: Mapped[str] = mapped_column(String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
-    role: Mapped[str] = mapped_column(String(20))
-    source: Mapped[str] = mapped_column(String(20))
-    content: Mapped[str] = mapped_column(Text)
-    state: Mapped[str] = mapped_column(String(16), default="complete")
+    thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(StoredString(20))
+    source: Mapped[str] = mapped_column(StoredString(20))
+    content: Mapped[str] = mapped_column(StoredText)
+    state: Mapped[str] = mapped_column(StoredString(16), default="complete")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # JSON: tool calls of an assistant message, the call a tool result answers, card data.
-    payload: Mapped[str | None] = mapped_column(Text)
+    payload: Mapped[str | None] = mapped_column(StoredJSONText)
     # The session generation the message belongs to (``thread_sessions.id``).
     session_id: Mapped[int | None] = mapped_column(BigIntId)
     # Q-1: the frozen text the model sees; NULL means ``content``. Never rewritten.
-    model_visible_text: Mapped[str | None] = mapped_column(Text)
+    model_visible_text: Mapped[str | None] = mapped_column(StoredText)
     # Q-1: a quarantine mark. ``quarantined`` says the row carries one; its
     # ``message_id`` is ``quarantine_message_id`` (NULL: the row itself).
     quarantined: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -116,7 +149,7 @@ class DispatchSourceRow(Base):
 
     __tablename__ = "dispatch_sources"
 
-    task_key: Mapped[str] = mapped_column(String(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    task_key: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
     message_id: Mapped[int] = mapped_column(BigIntId, ForeignKey("messages.id", ondelete="CASCADE"))
 
@@ -131,18 +164,18 @@ class ProviderRow(Base):
 
     __tablename__ = "providers"
 
-    name: Mapped[str] = mapped_column(String(100), primary_key=True)
-    kind: Mapped[str] = mapped_column(String(10), default="openai")
-    base_url: Mapped[str | None] = mapped_column(Text)
-    model: Mapped[str | None] = mapped_column(String(200))
-    tags: Mapped[str] = mapped_column(Text, default="[]")
-    api_key_env: Mapped[str | None] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(StoredString(100), primary_key=True)
+    kind: Mapped[str] = mapped_column(StoredString(10), default="openai")
+    base_url: Mapped[str | None] = mapped_column(StoredText)
+    model: Mapped[str | None] = mapped_column(StoredString(200))
+    tags: Mapped[str] = mapped_column(StoredJSONText, default="[]")
+    api_key_env: Mapped[str | None] = mapped_column(StoredString(200))
     api_key_keyring: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     is_default: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    acp_command: Mapped[str] = mapped_column(Text, default="[]")
-    acp_env_refs: Mapped[str] = mapped_column(Text, default="[]")
+    acp_command: Mapped[str] = mapped_column(StoredJSONText, default="[]")
+    acp_env_refs: Mapped[str] = mapped_column(StoredJSONText, default="[]")
     # JSON list of folders the agent may write (SBX-1); NULL: the defaults for a known agent.
-    acp_state_dirs: Mapped[str | None] = mapped_column(Text)
+    acp_state_dirs: Mapped[str | None] = mapped_column(StoredJSONText)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
@@ -151,5 +184,5 @@ class AppStateRow(Base):
 
     __tablename__ = "app_state"
 
-    name: Mapped[str] = mapped_column(String(100), primary_key=True)
-    value: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(StoredString(100), primary_key=True)
+    value: Mapped[str] = mapped_column(StoredText)

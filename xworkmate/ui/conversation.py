@@ -67,6 +67,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import ApprovalRequested, LineView, SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
@@ -526,7 +527,9 @@ class MessageListModel(QAbstractListModel):
             return plan_text((message.payload or {}).get("plan"))
         if message.role is MessageRole.ASSISTANT and not message.content and message.payload:
             return tool_calls_line(message.payload.get("tool_calls"))
-        return display_text(message.content)
+        text = display_text(message.content)
+        # ERR-3: the message says when its stored text had NUL bytes replaced (a tool card says it itself).
+        return f"{text}\n\n({NUL_REPLACED_NOTE})" if nul_replaced(message.payload) else text
 
     def row_view(self, row: int) -> RowView | None:
         """The row as the delegate paints it (``ROW_ROLE``); ``None`` past the last row."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
@@ -30,6 +30,8 @@ from PySide6.QtGui import (
     QTextLayout,
     QTextOption,
 )
+
+from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 
 BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
 
@@ -68,7 +70,8 @@ class ToolCard:
 
     ``body_kind`` says what the body is: ``output`` (a command's output or
     what was read), ``diff`` (a write's unified diff, folded by default) or
-    ``reason`` (why a call was refused; always shown).
+    ``reason`` (why a call was refused; always shown). ``remark`` is a line
+    always shown under the title (ERR-3: that NUL bytes were replaced).
     """
 
     tool: str
@@ -77,6 +80,7 @@ class ToolCard:
     ok: bool
     body_kind: Literal["output", "diff", "reason", "none"]
     body: str
+    remark: str = ""
 
     @property
     def body_lines(self) -> list[str]:
@@ -108,7 +112,7 @@ class ToolCard:
     def plain_text(self, expanded: bool = False) -> str:
         lines, note = self.shown_lines(expanded)
         head = f"{self.title} — {self.status}" if self.status else self.title
-        return "\n".join([head, *lines, *([note] if note else [])])
+        return "\n".join([head, *([self.remark] if self.remark else []), *lines, *([note] if note else [])])
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
@@ -128,7 +132,12 @@ _EXIT_LINE = re.compile(r"^\[exit code (?P<code>-?\d+|None) after (?P<secs>[\d.]
 
 def tool_card(payload: dict[str, Any] | None, content: str, *, failed: bool = False) -> ToolCard:
     """The card for a stored tool message (payload written by the controller's turn runner)."""
-    data = payload or {}
+    card = _stored_card(payload or {}, content, failed=failed)
+    # ERR-3: the card says when the stored output had NUL bytes replaced.
+    return replace(card, remark=NUL_REPLACED_NOTE) if nul_replaced(payload) else card
+
+
+def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCard:
     name = str(data.get("name") or "tool")
     args = _arguments(data.get("arguments"))
     summary = str(data.get("summary") or name)
@@ -203,6 +212,8 @@ def card_html(card: ToolCard, expanded: bool) -> str:
     status = f' <span style="color:{colour}">{html.escape(card.status)}</span>' if card.status else ""
     title = f'<span style="color:{colour}">{mark}</span> <b>{html.escape(card.title)}</b>{status}'
     parts = [f'<p style="margin:0">{title}</p>']
+    if card.remark:
+        parts.append(f'<p style="margin:2px 0 0 0"><i>{html.escape(card.remark)}</i></p>')
     lines, note = card.shown_lines(expanded)
     if lines:
         rendered = [_diff_line(line) if card.body_kind == "diff" else html.escape(line) for line in lines]

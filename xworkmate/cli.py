@@ -450,16 +450,22 @@ def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> i
 
 
 def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> int:
-    sent = controller.send_followup(args.key, args.text)
+    # The controller's one follow-up policy (issue 14). This command runs no turn: a task running
+    # elsewhere takes the follow-up when its current step ends; an idle one on its next `task run`.
+    sent = controller.follow_up(args.key, args.text)
     if args.json:
         print(
             json_text(
-                {"task": sent.task_key, "message_id": sent.message.id, "dispatch_source_ids": list(sent.source_ids)},
+                {
+                    "task": sent.key,
+                    "message_id": sent.message_id,
+                    "dispatch_source_ids": list(sent.source_ids),
+                },
                 indent=None,
             )
         )
     else:
-        print(f"sent to {sent.task_key}; its dispatch sources now hold {len(sent.source_ids)} message(s)")
+        print(f"sent to {sent.key}; its dispatch sources now hold {len(sent.source_ids)} message(s)")
     return 0
 
 

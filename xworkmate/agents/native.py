@@ -156,15 +156,16 @@ class NativeAgent:
             if calls:
                 assistant["tool_calls"] = [call.to_message() for call in calls]
             messages.append(assistant)
-            if not calls:
-                return TurnResult(steps=step, finished=True, text=last_text)
             for call in calls:
                 result = await self._run_tool(call)
                 shown = self.tool_text_for_model(call, result) if self.tool_text_for_model else result.content
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": shown})
-            # A safe point: follow-ups that arrived while this step ran join the conversation now (PROV-4).
-            if self.inbox is not None:
-                messages.extend(history_to_chat(self.inbox()))
+            # A safe point, at the end of every step: follow-ups that arrived while it ran (a streamed
+            # answer or a tool round) join the conversation, and the next step answers them (PROV-4, issue 14).
+            followups = history_to_chat(self.inbox()) if self.inbox is not None else []
+            messages.extend(followups)
+            if not calls and not followups:
+                return TurnResult(steps=step, finished=True, text=last_text)
         self.emit(StepLimitReached(self.max_steps))
         return TurnResult(steps=self.max_steps, finished=False, text=last_text)
 

@@ -42,7 +42,7 @@ from xworkmate.controllers.changes import (
     ToolRunning,
 )
 from xworkmate.controllers.containment import agent_state_dirs, line_sandbox, sandbox_env
-from xworkmate.dispatch.tools import TASK_START, dispatch_tool_schemas, handle_dispatch_tool_async
+from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool_async
 
 # The run change records live in controllers.changes; re-exported for older imports.
 __all__ = [
@@ -72,6 +72,7 @@ from xworkmate.llm.router import ModelRouter
 
 if TYPE_CHECKING:
     from xworkmate.controllers.session import SessionController
+    from xworkmate.domain.viewers import Viewer
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,8 @@ class TurnOutcome(BaseModel):
     model: str | None = None
     message_ids: tuple[int, ...] = ()
     refused_approvals: tuple[str, ...] = ()
+    followups: tuple[int, ...] = ()
+    """Follow-ups stored on the line after the turn's last safe point: the next turn answers them (issue 14)."""
 
 
 def provider_config(record: ProviderRecord) -> ProviderConfig:
@@ -225,8 +228,12 @@ class TurnRunner:
         provider: str | None,
         approver: Approver | None,
         headless: bool = False,
+        followups: tuple[int, ...] = (),
     ) -> TurnOutcome:
-        """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask."""
+        """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask.
+
+        ``followups``: the follow-ups a previous turn left unanswered; an ACP agent gets them as its prompt.
+        """
         refused: list[str] = []  # what the headless policy refused, reported in the outcome
         controller = self._controller
         key = request.thread_id
@@ -241,7 +248,9 @@ class TurnRunner:
         try:
             async with deadline:
                 if mode is ExecutionMode.ACP:
-                    text, finished = await self._run_acp(request, thread, approver, refused, headless, recorder)
+                    text, finished = await self._run_acp(
+                        request, thread, approver, refused, headless, recorder, followups
+                    )
                 else:
                     if approver is None and headless:
                         approver = headless_approver(thread.context_state.permission_level, key, refused)
@@ -273,6 +282,7 @@ class TurnRunner:
             text=text,
             message_ids=tuple(recorder.ids),
             refused_approvals=tuple(refused),
+            followups=tuple(recorder.followups),
             **recorder.chosen,
         )
 
@@ -297,21 +307,13 @@ class TurnRunner:
                 for task_key in controller._store.threads.children(key):
                     if task_key not in before:
                         controller._task_dispatched(task_key)
+            elif result.ok and call.name == TASK_SEND:
+                controller._task_followed_up(str(call.parse_arguments()["task"]).strip())
             return result
 
         messages = controller._store.messages
         history = messages.model_view(key, viewer=viewer)
-        last_seen = max((m.id for m in history), default=0)
-
-        def inbox() -> list[Message]:
-            """Follow-ups stored on the line since the turn began (a task's `task send`), oldest first."""
-            nonlocal last_seen
-            newer = [i for i in messages.page_ids(key, limit=INBOX_PAGE, viewer=viewer) if i > last_seen]
-            if not newer:
-                return []
-            last_seen = max(newer)
-            rows = messages.model_view_of(newer, viewer=viewer)  # Q-1: as the model may see them
-            return [rows[i] for i in newer if i in rows and rows[i].role is MessageRole.USER]
+        inbox = self._inbox(key, viewer, last_seen=max((m.id for m in history), default=0))
 
         def tool_text_for_model(call: ToolCall, result: ToolResult) -> str:
             """Q-1: the stored result as the model may see it (a quarantined one is its placeholder)."""
@@ -344,7 +346,25 @@ class TurnRunner:
             extra_tool_handler=dispatch_tool,
         )
         result = await agent.run()
+        # Issue 14: one that came after the last safe point (another process's `task send`) starts the next turn.
+        recorder.followups = [m.id for m in inbox()]
         return result.text, result.finished
+
+    def _inbox(self, key: str, viewer: Viewer, *, last_seen: int) -> Callable[[], list[Message]]:
+        """Follow-ups stored on the line after ``last_seen`` (the window's Send, `task send`), oldest first;
+        each call returns only what the previous calls did not."""
+        messages = self._controller._store.messages
+
+        def inbox() -> list[Message]:
+            nonlocal last_seen
+            newer = [i for i in messages.page_ids(key, limit=INBOX_PAGE, viewer=viewer) if i > last_seen]
+            if not newer:
+                return []
+            last_seen = max(newer)
+            rows = messages.model_view_of(newer, viewer=viewer)  # Q-1: as the model may see them
+            return [rows[i] for i in newer if i in rows and rows[i].role is MessageRole.USER]
+
+        return inbox
 
     async def _run_acp(
         self,
@@ -354,8 +374,12 @@ class TurnRunner:
         refused: list[str],
         headless: bool,
         recorder: _TurnRecorder,
+        followups: tuple[int, ...] = (),
     ) -> tuple[str, bool]:
-        """An external agent CLI over ACP, in the line's folder (SPEC §5, CAT-3)."""
+        """An external agent CLI over ACP, in the line's folder (SPEC §5, CAT-3).
+
+        A follow-up sent while the agent works cannot join its prompt; it is its next prompt (issue 14).
+        """
         from xworkmate.agents.acp_runner import (
             AcpRunner,
             check_acp_allowed,
@@ -379,7 +403,16 @@ class TurnRunner:
             approver = permission_approver(level, refused=refused)
         approver = approver or self.window_approver(request.thread_id)
         sandbox = await self._acp_sandbox(thread, record, approver, headless)
-        prompt = request.prompt or self._unanswered_prompt(request.thread_id)
+        viewer = self._controller.dispatch.viewer_for(request.thread_id)
+        newest = self._controller._store.messages.page_ids(request.thread_id, limit=1, viewer=viewer)
+        inbox = self._inbox(request.thread_id, viewer, last_seen=max(newest, default=0))
+        if request.prompt:
+            prompt = request.prompt
+        elif followups:
+            rows = self._controller._store.messages.model_view_of(followups, viewer=viewer)  # Q-1
+            prompt = _user_prompt([rows[i] for i in followups if i in rows], request.thread_id)
+        else:
+            prompt = self._unanswered_prompt(request.thread_id)
         result = await self._acp_runner.run_turn(
             # CAT-3: content on the ACP path carries no category.
             request.model_copy(update={"category": None}),
@@ -400,6 +433,7 @@ class TurnRunner:
                 request.thread_id, ExecutionResult(acp_session_id=result.session_id)
             )
         recorder.chosen.update(provider=record.name, model=None)
+        recorder.followups = [m.id for m in inbox()]
         return result.text, True
 
     async def _acp_sandbox(
@@ -455,11 +489,16 @@ class TurnRunner:
         viewer = self._controller.dispatch.viewer_for(key)
         history = self._controller._store.messages.model_view(key, viewer=viewer)
         last_reply = max((i for i, m in enumerate(history) if m.role is MessageRole.ASSISTANT), default=-1)
-        # The same user-side view the native agent sends (component input labelled as not the person's).
-        parts = [entry["content"] for entry in history_to_chat(history[last_reply + 1 :]) if entry["role"] == "user"]
-        if not parts:
-            raise AcpSetupError(f"task {key} has nothing new to send to its agent")
-        return "\n\n".join(parts)
+        return _user_prompt(history[last_reply + 1 :], key)
+
+
+def _user_prompt(messages: list[Message], key: str) -> str:
+    """An ACP prompt from stored messages: the same user-side view the native agent sends (component
+    input labelled as not the person's), in order."""
+    parts = [entry["content"] for entry in history_to_chat(messages) if entry["role"] == "user"]
+    if not parts:
+        raise AcpSetupError(f"task {key} has nothing new to send to its agent")
+    return "\n\n".join(parts)
 
 
 class AcpSetupError(ValueError):
@@ -477,6 +516,7 @@ class _TurnRecorder:
         self.quarantine_untrusted = quarantine_untrusted
         self.tool_results: dict[str, int] = {}  # tool call id → the stored result's message id
         self.ids: list[int] = []
+        self.followups: list[int] = []  # stored after the turn's last safe point (issue 14)
         self.chosen: dict[str, str | None] = {"provider": None, "model": None}
         self._thought: list[str] = []
 

@@ -12,7 +12,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from xworkmate.agents.events import Approver
     from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
+    from xworkmate.store.repositories import ThreadLabels
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +141,22 @@ class SendOutcome(BaseModel):
     ran: bool
     notice: str
     message_ids: tuple[int, ...]
+
+
+class FollowupOutcome(BaseModel):
+    """What became of a follow-up to a task (``SessionController.follow_up``, issue 14)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    message_id: int
+    source_ids: tuple[int, ...]
+    """The task's dispatch snapshot, re-captured with the follow-up (PROV-4)."""
+    delivery: Literal["running", "started", "stored"]
+    """``running``: the task's running turn takes it; ``started``: a turn started on it; ``stored``:
+    kept for the task's next run."""
+    notice: str = ""
+    """Why nothing ran, when it was kept for want of a provider."""
 
 
 class SessionController:
@@ -431,7 +448,16 @@ class SessionController:
         the running event loop (on ``provider`` when one is named, as the
         window's provider picker does); without one the message is kept and
         the line says plainly that nothing ran: it never pretends to run.
+        On a task line, Send is a follow-up: ``follow_up`` decides (issue 14).
         """
+        if self._task_labels(key) is not None:
+            followed = self.follow_up(key, prompt, provider=provider, start=True)
+            return SendOutcome(
+                key=followed.key,
+                ran=followed.delivery != "stored",
+                notice=followed.notice,
+                message_ids=(followed.message_id,),
+            )
         request = self._begin_checks(key, prompt, provider=provider)
         try:
             self._check_runner(request, provider)
@@ -441,13 +467,30 @@ class SessionController:
             self._start_begun(self._mark_begun(request, prompt), provider=provider)
             ids = tuple(self._store.messages.page_ids(request.thread_id, viewer=DESKTOP, limit=1))
             return SendOutcome(key=request.thread_id, ran=True, notice="", message_ids=ids)
-        human = self._store.messages.append(
-            request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
-        )
-        self._emit_messages(request.thread_id, (human.id,))
+        human = self._store_person_message(request.thread_id, prompt)
         notice = self._notice(request.thread_id, NO_PROVIDER_NOTICE)
         self._emit(LineUpdated(key=request.thread_id))
-        return SendOutcome(key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=(human.id, notice))
+        return SendOutcome(key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=(human, notice))
+
+    def _task_labels(self, key: str) -> ThreadLabels | None:
+        """The line's labels when ``key`` names a dispatched task, else ``None`` (no such line included)."""
+        canonical = self._canonical_or_none(key)
+        labels = self._store.threads.labels(canonical) if canonical else None
+        if labels is None or labels.kind is not ThreadKind.TASK or labels.parent_key is None:
+            return None
+        return labels
+
+    def _store_person_message(self, key: str, text: str) -> int:
+        """Store the person's words on a line; every path that does goes through here (issue 14).
+
+        On a task they are a follow-up: stored with the task's dispatch snapshot re-captured and
+        replaced in the same transaction (PROV-4).
+        """
+        if self._task_labels(key) is not None:
+            return self.send_followup(key, text).message.id
+        human = self._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text)
+        self._emit_messages(key, (human.id,))
+        return human.id
 
     # -- turns ----------------------------------------------------------------
 
@@ -545,10 +588,11 @@ class SessionController:
     def _mark_begun(self, request: RunRequest, prompt: str | None) -> RunRequest:
         self._running.add(request.thread_id)
         if prompt is not None:
-            human = self._store.messages.append(
-                request.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=prompt
-            )
-            self._emit_messages(request.thread_id, (human.id,))
+            try:
+                self._store_person_message(request.thread_id, prompt)
+            except BaseException:
+                self._running.discard(request.thread_id)
+                raise
         self._emit(RunStarted(key=request.thread_id))
         self._emit(LineUpdated(key=request.thread_id))
         return request
@@ -586,7 +630,27 @@ class SessionController:
         """The turn after ``_begin_turn``: run it, and end it (running flag, change records) whatever happens."""
         outcome: TurnOutcome | None = None
         try:
-            outcome = await self._turns.run(request, provider=provider, approver=approver, headless=headless)
+            turn = await self._turns.run(request, provider=provider, approver=approver, headless=headless)
+            while turn.status == "finished" and turn.followups:
+                # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
+                # (an ACP agent gets them as its next prompt); the line stays running in between.
+                key = request.thread_id
+                self._emit(RunFinished(key=key, status=turn.status))
+                self._emit(RunStarted(key=key))
+                following = await self._turns.run(
+                    request.model_copy(update={"prompt": ""}),
+                    provider=provider,
+                    approver=approver,
+                    headless=headless,
+                    followups=turn.followups,
+                )
+                turn = following.model_copy(
+                    update={
+                        "message_ids": turn.message_ids + following.message_ids,
+                        "refused_approvals": turn.refused_approvals + following.refused_approvals,
+                    }
+                )
+            outcome = turn
             return outcome
         finally:
             self._end_turn(request.thread_id, outcome)
@@ -781,6 +845,18 @@ class SessionController:
             except (NotRunnable, ValueError) as exc:
                 self._notice(task_key, f"The task could not start: {exc}")
 
+    def _task_followed_up(self, task_key: str) -> None:
+        """An agent's ``task_send`` reached a task (PROV-4, issue 14), under ``follow_up``'s policy: a running
+        task takes it when its current step ends; an idle one starts a turn on it when this process runs
+        tasks (``auto_run_tasks``), else its next run answers it."""
+        key = self._canonical(task_key)
+        self._emit(LineUpdated(key=key))
+        if self.auto_run_tasks and not self.is_running(key):
+            try:
+                self.start_turn(key, None)
+            except (NotRunnable, ValueError) as exc:
+                self._notice(key, f"The task could not start on the follow-up: {exc}")
+
     def send_followup(self, task_key: str, text: str) -> FollowupSent:
         """The person sends a task a follow-up: stored as theirs, and the task's snapshot is re-captured (PROV-4)."""
         sent = self.dispatch.send_followup(task_key, text)
@@ -788,16 +864,53 @@ class SessionController:
         self._emit(LineUpdated(key=sent.task_key))
         return sent
 
-    def follow_up(self, task_key: str, text: str) -> FollowupSent:
-        """The window's Send on a task line: store the follow-up (PROV-4), then let the task act on it.
+    def follow_up(
+        self, task_key: str, text: str, *, provider: str | None = None, start: bool | None = None
+    ) -> FollowupOutcome:
+        """The one follow-up policy (issue 14): the window's Send on a task, ``send`` on a task line,
+        ``xworkmate task send``. The follow-up is stored with the task's snapshot re-captured (PROV-4), then:
 
-        A running native task reads it at its next safe point; an idle task starts a turn when a
-        runner is available.
+        - the task is running: its turn takes it. A native agent reads it when its current step ends
+          (a streamed answer or a tool round) and answers it in the next step; an ACP agent gets it as
+          its next prompt; a turn that ends before reading it starts the next turn on it.
+        - the task is idle and ``start`` (default ``auto_run_tasks``: the window): a turn starts on it,
+          after the same gate as any turn (a refusal stores nothing); with no provider at all it is
+          kept, and the outcome's ``notice`` says that nothing ran.
+        - idle and not ``start`` (headless ``task send``: the command ends at once and cannot keep a turn
+          running): stored; the task's next run (``xworkmate task run KEY``) answers it.
         """
-        sent = self.send_followup(task_key, text)
-        if not self.is_running(sent.task_key) and self._has_runner_for(sent.task_key):
-            self.start_turn(sent.task_key, None)
-        return sent
+        labels = self._task_labels(task_key)
+        if labels is None:
+            sent = self.send_followup(task_key, text)  # refuses: no such line, or not a task
+            return self._followed(sent, "stored")
+        key = labels.thread_id
+        if not text or not text.strip():
+            raise ValueError("nothing to send: the follow-up is empty")
+        if self.is_running(key):
+            return self._followed(self.send_followup(key, text), "running")
+        if not (self.auto_run_tasks if start is None else start):
+            return self._followed(self.send_followup(key, text), "stored")
+        # A task runs on what is stored (its goal, its follow-ups), so the request carries no prompt.
+        request = self._begin_checks(key, None, provider=provider)
+        try:
+            self._check_runner(request, provider)
+        except NoAgentProviderError:
+            return self._followed(self.send_followup(key, text), "stored", notice=NO_PROVIDER_NOTICE)
+        sent = self.send_followup(key, text)
+        self._start_begun(self._mark_begun(request, None), provider=provider)
+        return self._followed(sent, "started")
+
+    @staticmethod
+    def _followed(
+        sent: FollowupSent, delivery: Literal["running", "started", "stored"], *, notice: str = ""
+    ) -> FollowupOutcome:
+        return FollowupOutcome(
+            key=sent.task_key,
+            message_id=sent.message.id,
+            source_ids=sent.source_ids,
+            delivery=delivery,
+            notice=notice,
+        )
 
     def task_sources(self, task_key: str) -> list[Message]:
         """The human messages a task was dispatched on, as the task itself may see them (PROV-3)."""

@@ -1,0 +1,210 @@
+"""Issue 14: a follow-up to a task re-captures its sources on every path and always reaches the model (PROV-4).
+
+Real stores (SQLite and PostgreSQL), a real OpenAI-compatible server that records what the model received,
+and for ACP a real scripted agent process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.acp_scripts import report_events, scripted_agent
+from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from xworkmate.controllers import Change, RunFinished, SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.domain.providers import ProviderRecord
+from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy
+from xworkmate.settings import Settings
+from xworkmate.store import Store
+
+
+def fast_router(providers: list[ProviderConfig]) -> ModelRouter:
+    return ModelRouter(providers, retry=RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.01))
+
+
+@pytest.fixture
+def agent(store: Store, settings: Settings, openai_server: OpenAIServer) -> SessionController:
+    controller = SessionController(store, settings, router_factory=fast_router)
+    controller.add_provider(
+        ProviderRecord(name="plain", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    return controller
+
+
+def say(controller: SessionController, key: str, text: str) -> int:
+    """The person's words on a conversation line, as the window's Send stores them."""
+    return controller._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text).id
+
+
+def user_turns(request_messages: list[dict[str, Any]]) -> list[str]:
+    return [m["content"] for m in request_messages if m["role"] == "user"]
+
+
+async def until(condition: Any, what: str, timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def settle(controller: SessionController) -> None:
+    """Wait for every turn the controller started in the background (follow-ups may start more)."""
+    while controller._tasks:
+        await asyncio.gather(*controller._tasks.values(), return_exceptions=True)
+
+
+def run(coro: Awaitable[None]) -> None:
+    asyncio.run(asyncio.wait_for(coro, 30))  # type: ignore[arg-type]
+
+
+def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """A text-only step has no tool round: the follow-up is read when the step ends and the next step answers it."""
+    controller = agent
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "summarise the folder")
+    openai_server.script(
+        TextReply(["The folder ", "holds ", "three ", "files."], delay=0.15), TextReply(["README.md stays."])
+    )
+
+    async def scenario() -> None:
+        turn = controller.start_turn(task.key, None)
+        await until(lambda: openai_server.chat_requests, "the task's first step")
+        controller.follow_up(task.key, "and leave README.md alone")
+        outcome = await turn
+        assert outcome.status == "finished" and outcome.text == "README.md stays."
+
+    run(scenario())
+    first, second = openai_server.chat_requests
+    sent = second.body["messages"]
+    assert sent[-2] == {"role": "assistant", "content": "The folder holds three files."}
+    assert sent[-1] == {"role": "user", "content": "and leave README.md alone"}
+    assert "and leave README.md alone" not in user_turns(first.body["messages"])
+    replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    assert replies == ["The folder holds three files.", "README.md stays."]
+
+
+def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """The controller's ``send`` on a running task line is the follow-up policy (not a refusal), with PROV-4."""
+    controller = agent
+    line = controller.create_line("A")
+    say(controller, line.thread_id, "tidy the folder")
+    task = controller.start_task(line.thread_id, "tidy the folder")
+    controller.set_permission(task.key, "full")
+    later = say(controller, line.thread_id, "you may also delete *.tmp")
+    slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
+    openai_server.script(ToolCallReply([slow]), TextReply(["Deleting the .tmp files too."]))
+
+    async def scenario() -> None:
+        turn = controller.start_turn(task.key, None)
+        await until(lambda: openai_server.chat_requests, "the task's first step")
+        await asyncio.sleep(0.15)  # the command is running now
+        sent = controller.send(task.key, "delete the .tmp files as well")
+        assert sent.ran and sent.key == task.key
+        await turn
+
+    run(scenario())
+    second = openai_server.chat_requests[1].body["messages"]
+    assert second[-2]["role"] == "tool"
+    assert second[-1] == {"role": "user", "content": "delete the .tmp files as well"}
+    assert later in controller.dispatch.source_ids(task.key)  # PROV-4: re-captured with the follow-up
+
+
+def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """The dispatcher's ``task_send`` to a task whose turn has ended starts a new turn on it (auto_run_tasks)."""
+    controller = agent
+    controller.auto_run_tasks = True  # as the window sets it
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "count the files")
+    openai_server.script(TextReply(["There are 3 files."]))
+    first = asyncio.run(controller.run_turn(task.key, None))
+    assert first.status == "finished" and not controller.is_running(task.key)
+
+    send = ScriptedToolCall("s1", "task_send", json.dumps({"task": task.key, "text": "count hidden files too"}))
+    finished: list[Change] = []
+    controller.subscribe(lambda c: finished.append(c) if isinstance(c, RunFinished) else None)
+
+    async def scenario() -> None:
+        # The dispatcher's turn, then the task's new turn; they share one server, so script by who asks.
+        openai_server.script(ToolCallReply([send]), TextReply(["Asked it."]), TextReply(["Plus 2 hidden files."]))
+        await controller.run_turn(line.thread_id, "ask the counting task about hidden files too")
+        await settle(controller)
+
+    run(scenario())
+    task_requests = [r for r in openai_server.chat_requests[1:] if "count the files" in json.dumps(r.body)]
+    [again] = task_requests
+    assert user_turns(again.body["messages"])[-1].endswith("\ncount hidden files too")  # labelled, not the person's
+    assert any(c.key == task.key for c in finished if isinstance(c, RunFinished))
+    task_replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    assert len(task_replies) == 2
+
+
+def test_headless_follow_up_to_an_idle_task_is_kept_for_its_next_run(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """Without ``auto_run_tasks`` (the command line) an idle task's follow-up is stored, re-captured, and the
+    task's next run answers it."""
+    controller = agent
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "count the files")
+    later = say(controller, line.thread_id, "hidden ones count too")
+    followed = controller.follow_up(task.key, "include hidden files")
+    assert followed.delivery == "stored" and later in followed.source_ids
+    assert openai_server.chat_requests == [] and not controller.is_running(task.key)
+    openai_server.script(TextReply(["5 files."]))
+    asyncio.run(controller.run_turn(task.key, None))
+    [request] = openai_server.chat_requests
+    assert user_turns(request.body["messages"])[-1] == "include hidden files"
+
+
+def test_run_turn_with_a_prompt_on_a_task_re_captures_its_sources(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """PROV-4 on the synchronous path: ``run_turn(task, prompt)`` stores the words as a follow-up."""
+    controller = agent
+    line = controller.create_line("A")
+    say(controller, line.thread_id, "only read the config")
+    task = controller.start_task(line.thread_id, "analyse the config")
+    controller.compact(line.thread_id)
+    later = say(controller, line.thread_id, "you may rewrite the config")
+    openai_server.script(TextReply(["Rewriting."]))
+    asyncio.run(controller.run_turn(task.key, "go ahead now"))
+    assert [m.content for m in controller.task_sources(task.key)] == ["you may rewrite the config"]
+    assert controller.dispatch.source_ids(task.key) == [later]
+    humans = [m.content for m in controller.messages(task.key) if m.source is MessageSource.HUMAN]
+    assert humans == ["go ahead now"]
+
+
+def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: SessionController, tmp_path: Path) -> None:
+    """An ACP agent cannot take words mid-prompt: what the person sent while it worked is its next prompt."""
+    controller = sqlite_controller
+    report = scripted_agent(
+        controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
+    )
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+
+    async def scenario() -> None:
+        turn = controller.start_turn(task.key, None)
+        await until(lambda: report_events(report, "prompt"), "the agent's first prompt")
+        controller.follow_up(task.key, "mention the new CLI flags")
+        outcome = await turn
+        assert outcome.status == "finished", outcome.error
+
+    run(scenario())
+    prompts = [str(e.get("text", e)) for e in report_events(report, "prompt")]
+    assert len(prompts) == 2, prompts
+    assert "draft the release notes" in prompts[0] and "mention the new CLI flags" not in prompts[0]
+    assert prompts[1].strip() == "mention the new CLI flags"
+    replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    assert replies[-1].strip().endswith("mention the new CLI flags")

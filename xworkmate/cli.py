@@ -645,7 +645,11 @@ def build_parser() -> argparse.ArgumentParser:
     kstart.add_argument("--title")
     kstart.add_argument("--json", action="store_true")
     kstart.set_defaults(func=cmd_task_start)
-    ksend = ksub.add_parser("send", help="send a task a follow-up (its dispatch sources are re-captured)")
+    ksend = ksub.add_parser(
+        "send",
+        help="send a task a follow-up (its dispatch sources are re-captured); a running task answers it"
+        " when its current step ends, an idle one on its next `task run`",
+    )
     ksend.add_argument("key")
     ksend.add_argument("text")
     ksend.add_argument("--json", action="store_true")

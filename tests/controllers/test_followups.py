@@ -12,29 +12,10 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import Change, RunFinished, SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
-from xworkmate.domain.providers import ProviderRecord
-from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy
-from xworkmate.settings import Settings
-from xworkmate.store import Store
-
-
-def fast_router(providers: list[ProviderConfig]) -> ModelRouter:
-    return ModelRouter(providers, retry=RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.01))
-
-
-@pytest.fixture
-def agent(store: Store, settings: Settings, openai_server: OpenAIServer) -> SessionController:
-    controller = SessionController(store, settings, router_factory=fast_router)
-    controller.add_provider(
-        ProviderRecord(name="plain", base_url=openai_server.base_url, model="test-model", is_default=True)
-    )
-    return controller
 
 
 def say(controller: SessionController, key: str, text: str) -> int:

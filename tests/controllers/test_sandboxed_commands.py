@@ -21,21 +21,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.controllers.conftest import scripted_controller
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
 from xworkmate.agents.sandbox import detect_sandbox
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
-from xworkmate.domain.providers import ProviderRecord
-from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy, Timeouts
 from xworkmate.settings import Settings
 from xworkmate.store import Store
-
-FAST = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.02, max_retry_after=0.1)
-
-
-def fast_router(providers: list[ProviderConfig]) -> ModelRouter:
-    return ModelRouter(providers, retry=FAST, timeouts=Timeouts(connect=2.0, read=10.0, write=2.0, pool=2.0))
 
 
 @pytest.fixture
@@ -52,11 +45,7 @@ def person_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def agent_controller(
     sqlite_store: Store, settings: Settings, openai_server: OpenAIServer, person_home: Path
 ) -> SessionController:
-    controller = SessionController(sqlite_store, settings, router_factory=fast_router)
-    controller.add_provider(
-        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
-    )
-    return controller
+    return scripted_controller(sqlite_store, settings, openai_server)
 
 
 def command(cmd: str, call_id: str) -> ScriptedToolCall:

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from xworkmate.agents.confinement import (
     LinkedFileError,
@@ -59,11 +59,15 @@ from xworkmate.agents.write_gate import EvidenceMessage, WriteGate
 __all__ = [
     "TOOL_NAMES",
     "CommandOutcome",
+    "OutputSink",
+    "ProcessEnd",
+    "TailCapture",
     "ToolContext",
     "ToolError",
     "ToolLimits",
     "ToolResult",
     "WriteOutcome",
+    "contained_argv",
     "dispatch_tool_call",
     "dispatch_tool_call_async",
     "edit_file",
@@ -71,6 +75,7 @@ __all__ = [
     "read_file",
     "run_command",
     "run_command_async",
+    "run_process",
     "search_files",
     "tool_schemas",
     "write_file",
@@ -529,35 +534,98 @@ def _run_shell(ctx: ToolContext, command: str, timeout_s: float | None, stop: th
         notes.append(f"timeout_s lowered from {timeout_s:g} to the maximum {limits.command_max_timeout_s:g} s")
         timeout_s = limits.command_max_timeout_s
     cwd = real_working_directory(ctx.working_directory)
-    argv = ["/bin/sh", "-c", command]
-    if ctx.sandbox is not None and ctx.sandbox.available:
+    argv = contained_argv(["/bin/sh", "-c", command], ctx.sandbox, notes)
+    started = time.monotonic()
+    capture = _OutputCapture(limits.command_output_bytes)
+    end = run_process(
+        argv, cwd=cwd, env=ctx.command_env, capture=capture, timeout_s=timeout_s, stop=stop, limits=limits
+    )
+    if end.pipe_held:
+        notes.append("background processes kept the output open after the command ended; they were killed")
+    return CommandOutcome(
+        command=command,
+        exit_code=None if end.killed else end.returncode,
+        timed_out=end.timed_out,
+        cancelled=end.cancelled,
+        timeout_s=timeout_s,
+        duration_s=time.monotonic() - started,
+        output=capture.text(),
+        total_output_bytes=capture.total,
+        dropped_output_bytes=capture.dropped,
+        output_pipe_held_open=end.pipe_held,
+        notes=tuple(notes),
+    )
+
+
+# -- the one process machinery behind run_command and ACP terminals (SBX-1)
+
+
+class OutputSink(Protocol):
+    """Where ``run_process`` puts what the command prints (stdout and stderr together)."""
+
+    def feed(self, chunk: bytes) -> None: ...
+
+
+@dataclass(frozen=True)
+class ProcessEnd:
+    """How a ``run_process`` command ended. ``returncode`` as ``Popen`` has it (negative: a signal);
+    ``killed``: we stopped it (timeout or ``stop``), so its return code says nothing of its own."""
+
+    returncode: int
+    timed_out: bool
+    cancelled: bool
+    pipe_held: bool
+
+    @property
+    def killed(self) -> bool:
+        return self.timed_out or self.cancelled
+
+
+def contained_argv(argv: Sequence[str], sandbox: Sandbox | None, notes: list[str] | None = None) -> list[str]:
+    """``argv`` wrapped in ``sandbox`` when it can run (SBX-1); otherwise as is, which only an
+    approval may allow (the caller's job), noted in ``notes``."""
+    if sandbox is not None and sandbox.available:
         try:
-            argv = ctx.sandbox.wrap(argv)
+            return sandbox.wrap(argv)
         except SandboxUnavailable as exc:
             raise ToolError(str(exc)) from exc
-    elif ctx.sandbox is not None:
-        notes.append(f"ran without a sandbox, as the person approved ({ctx.sandbox.status.detail})")
+    if sandbox is not None and notes is not None:
+        notes.append(f"ran without a sandbox, as the person approved ({sandbox.status.detail})")
+    return list(argv)
 
-    started = time.monotonic()
-    deadline = started + timeout_s
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    capture: OutputSink,
+    timeout_s: float,
+    stop: threading.Event | None,
+    limits: ToolLimits,
+) -> ProcessEnd:
+    """Run ``argv`` in its own process group until it ends, times out or ``stop`` is set; blocks.
+
+    Output goes to ``capture`` as it arrives; however the command ends, its whole group is
+    killed and the process reaped, so nothing it started outlives it (SBX-1).
+    """
+    deadline = time.monotonic() + timeout_s
     try:
         process = subprocess.Popen(
-            argv,
+            list(argv),
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so a kill reaches grandchildren
-            env=dict(ctx.command_env) if ctx.command_env is not None else None,
+            env=dict(env) if env is not None else None,
             close_fds=True,
         )
     except OSError as exc:
         raise ToolError(f"could not start the command: {exc.strerror or exc}") from exc
     assert process.stdout is not None
     pipe = process.stdout
-    capture = _OutputCapture(limits.command_output_bytes)
     timed_out = cancelled = pipe_held = False
-    exit_code: int | None = None
     try:
         fd = pipe.fileno()
         os.set_blocking(fd, False)
@@ -591,26 +659,12 @@ def _run_shell(ctx: ToolContext, command: str, timeout_s: float | None, stop: th
                     end_of_output = True
                     selector.unregister(fd)
     finally:
-        exit_code = _kill_group(process, graceful=timed_out or cancelled, grace_s=limits.command_kill_grace_s)
+        returncode = _kill_group(process, graceful=timed_out or cancelled, grace_s=limits.command_kill_grace_s)
         pipe.close()
-    if pipe_held:
-        notes.append("background processes kept the output open after the command ended; they were killed")
-    return CommandOutcome(
-        command=command,
-        exit_code=exit_code,
-        timed_out=timed_out,
-        cancelled=cancelled,
-        timeout_s=timeout_s,
-        duration_s=time.monotonic() - started,
-        output=capture.text(),
-        total_output_bytes=capture.total,
-        dropped_output_bytes=capture.dropped,
-        output_pipe_held_open=pipe_held,
-        notes=tuple(notes),
-    )
+    return ProcessEnd(returncode=returncode, timed_out=timed_out, cancelled=cancelled, pipe_held=pipe_held)
 
 
-def _drain(fd: int, capture: _OutputCapture) -> bool:
+def _drain(fd: int, capture: OutputSink) -> bool:
     """Read what is available; False at end of file."""
     for _ in range(64):  # bounded, so timeouts and cancellation are still checked
         try:
@@ -656,8 +710,8 @@ def _has_exited(process: subprocess.Popen[bytes]) -> bool:
         return True
 
 
-def _kill_group(process: subprocess.Popen[bytes], graceful: bool, grace_s: float) -> int | None:
-    """Kill the command's whole process group and reap the shell; the shell's exit code, None if killed."""
+def _kill_group(process: subprocess.Popen[bytes], graceful: bool, grace_s: float) -> int:
+    """Kill the command's whole process group and reap its leader; the leader's return code."""
     pgid = process.pid  # start_new_session: the shell leads its own group
     if graceful:
         _signal_group(pgid, signal.SIGTERM)
@@ -665,8 +719,7 @@ def _kill_group(process: subprocess.Popen[bytes], graceful: bool, grace_s: float
         while not _has_exited(process) and time.monotonic() < deadline:
             time.sleep(0.02)
     _signal_group(pgid, signal.SIGKILL)
-    returncode = process.wait()
-    return None if graceful else returncode
+    return process.wait()
 
 
 def _signal_group(pgid: int, signum: signal.Signals) -> None:
@@ -713,6 +766,38 @@ class _OutputCapture:
             f"{head}\n[... {self.dropped:,} bytes of output dropped; showing the first "
             f"{len(self._head):,} and the last {len(self._tail):,} of {self.total:,} bytes ...]\n{tail}"
         )
+
+
+class TailCapture:
+    """Keeps the last ``limit`` bytes (an ACP terminal's ``outputByteLimit``: truncated from the
+    beginning); safe to read from another thread while ``run_process`` feeds it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self._data = bytearray()
+        self._lock = threading.Lock()
+
+    def feed(self, chunk: bytes) -> None:
+        with self._lock:
+            self.total += len(chunk)
+            self._data += chunk
+            excess = len(self._data) - self.limit
+            if excess > 0:
+                del self._data[:excess]
+
+    def snapshot(self) -> tuple[str, bool]:
+        """The text kept, starting at a character boundary, and whether anything was dropped."""
+        with self._lock:
+            data = bytes(self._data)
+            truncated = self.total > len(data)
+        if truncated:
+            # Skip UTF-8 continuation bytes so the kept text starts on a whole character.
+            start = 0
+            while start < len(data) and start < 4 and data[start] & 0xC0 == 0x80:
+                start += 1
+            data = data[start:]
+        return data.decode("utf-8", errors="replace"), truncated
 
 
 # --------------------------------------------------------------------------- schemas and dispatch

@@ -208,6 +208,7 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
         "default": record.is_default,
         "acp_command": list(record.acp_command) or None,
         "acp_state_dirs": _state_dirs_json(record),
+        "acp_auth_method": record.acp_auth_method,
     }
 
 
@@ -244,9 +245,12 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
             acp_env_refs=tuple(env_refs),
             # SBX-1: folders the agent may write in its sandbox; none given: the known agent's defaults.
             acp_state_dirs=tuple(args.acp_state_dir) if args.acp_state_dir else None,
+            acp_auth_method=args.acp_auth,
             is_default=args.default,
         )
     else:
+        if args.acp_auth:
+            raise CliError("--acp-auth is for an ACP agent (--acp-command): it names one of its sign-in methods")
         missing = [flag for flag, value in (("--base-url", args.base_url), ("--model", args.model)) if not value]
         if missing:
             raise CliError(f"an OpenAI-compatible provider needs {' and '.join(missing)} (or use --acp-command)")
@@ -270,6 +274,23 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
         print(escape_for_terminal(f"added ACP agent {stored.name}: {' '.join(stored.acp_command)}"))
     else:
         print(escape_for_terminal(f"added provider {stored.name}: {stored.model} at {stored.base_url}"))
+    return 0
+
+
+def cmd_provider_set(args: argparse.Namespace, controller: SessionController) -> int:
+    """Change an existing provider; today: the sign-in method of an ACP agent (issue 15)."""
+    record = controller.get_provider(args.name)
+    if record is None:
+        raise CliError(f"no provider named {args.name!r}")
+    if args.acp_auth is None:
+        raise CliError("nothing to change: give --acp-auth METHOD (or --acp-auth none)")
+    method = None if args.acp_auth == "none" else args.acp_auth
+    stored = controller.add_provider(record.model_copy(update={"acp_auth_method": method}), replace=True)
+    if args.json:
+        print(json_text(_provider_json(stored)))
+    else:
+        chosen = stored.acp_auth_method or "the only one it offers, or ask"
+        print(escape_for_terminal(f"{stored.name} signs in with: {chosen}"))
     return 0
 
 
@@ -600,6 +621,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a folder the agent may write in its sandbox (its own state, e.g. ~/.qwen); repeatable; "
         "default: the known agent's own folders",
     )
+    padd.add_argument(
+        "--acp-auth",
+        metavar="METHOD",
+        help="the id of the agent's sign-in method (one of the authMethods it lists); default: the only one it"
+        " offers, else the window asks and `run` refuses",
+    )
     padd.add_argument("--tag", action="append", metavar="CATEGORY", help="a content category it is cleared for")
     padd.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     padd.add_argument("--keyring", action="store_true", help="the API key is in the OS keyring")
@@ -608,6 +635,13 @@ def build_parser() -> argparse.ArgumentParser:
     padd.add_argument("--replace", action="store_true", help="replace a provider of the same name")
     padd.add_argument("--json", action="store_true")
     padd.set_defaults(func=cmd_provider_add)
+    pset = psub.add_parser("set", help="change a provider's settings")
+    pset.add_argument("name")
+    pset.add_argument(
+        "--acp-auth", metavar="METHOD", help="the ACP agent's sign-in method id (`none`: the only one, or ask)"
+    )
+    pset.add_argument("--json", action="store_true")
+    pset.set_defaults(func=cmd_provider_set)
     plist = psub.add_parser("list", help="list providers")
     plist.add_argument("--json", action="store_true")
     plist.set_defaults(func=cmd_provider_list)

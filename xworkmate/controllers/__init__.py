@@ -12,6 +12,9 @@ from xworkmate.controllers.changes import (
     RunDelta,
     RunFinished,
     RunStarted,
+    SignInMethod,
+    SignInRequested,
+    SignInSettled,
     ToolRunning,
 )
 from xworkmate.controllers.session import (
@@ -37,6 +40,9 @@ __all__ = [
     "RunStarted",
     "SendOutcome",
     "SessionController",
+    "SignInMethod",
+    "SignInRequested",
+    "SignInSettled",
     "ToolRunning",
     "UnknownSessionKeyError",
     "WorkspaceBindingError",

@@ -90,6 +90,35 @@ class ApprovalSettled:
 
 
 @dataclass(frozen=True, slots=True)
+class SignInMethod:
+    """One way to sign in to an ACP agent, as the sign-in card shows it (issue 15)."""
+
+    id: str
+    name: str
+    description: str | None = None
+    command: str | None = None  # a terminal method: what the person runs to sign in
+
+
+@dataclass(frozen=True, slots=True)
+class SignInRequested:
+    """The line's agent needs a sign-in and offers several methods: the line waits for the person's pick."""
+
+    kind: ClassVar[Literal["sign_in_requested"]] = "sign_in_requested"
+    key: str
+    request_id: int
+    agent: str
+    methods: tuple[SignInMethod, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SignInSettled:
+    kind: ClassVar[Literal["sign_in_settled"]] = "sign_in_settled"
+    key: str
+    request_id: int
+    method_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     kind: ClassVar[Literal["run_finished"]] = "run_finished"
     key: str
@@ -108,5 +137,7 @@ Change = (
     | ToolRunning
     | ApprovalRequested
     | ApprovalSettled
+    | SignInRequested
+    | SignInSettled
     | RunFinished
 )

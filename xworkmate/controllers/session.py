@@ -124,6 +124,8 @@ class LineView(BaseModel):
     thread: TaskThread
     status: ThreadStatus
     explanation: str
+    # Issue 15: the running turn waits for the person to pick how its agent signs in.
+    needs_sign_in: bool = False
 
     @property
     def key(self) -> str:
@@ -280,6 +282,9 @@ class SessionController:
     def line_view(self, key: str) -> LineView:
         thread = self.get_thread(key)
         status = self.status_of(thread)
+        if self.waiting_for_sign_in(key):
+            explanation = "its agent needs sign-in: pick a method on the card below"
+            return LineView(thread=thread, status=status, explanation=explanation, needs_sign_in=True)
         return LineView(thread=thread, status=status, explanation=STATUS_EXPLANATIONS[status])
 
     def current_view(self) -> LineView:
@@ -687,6 +692,15 @@ class SessionController:
             return []
         return self._turns.pending_approvals(self._canonical(key))
 
+    def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
+        """Answer a sign-in card (issue 15): the method's id, or None to give up the turn."""
+        self._turns.choose_sign_in(request_id, method_id)
+
+    def waiting_for_sign_in(self, key: str) -> bool:
+        if self._turn_runner is None:
+            return False
+        return self._turns.waiting_for_sign_in(self._canonical(key))
+
     def set_permission(self, key: str, level: PermissionLevel | str) -> TaskThread:
         thread = self.get_thread(key)
         try:
@@ -945,6 +959,9 @@ class SessionController:
     def providers(self) -> list[ProviderRecord]:
         return self._store.providers.list()
 
+    def get_provider(self, name: str) -> ProviderRecord | None:
+        return self._store.providers.get(name)
+
     def add_provider(
         self, record: ProviderRecord, *, replace: bool = False, api_key: str | None = None
     ) -> ProviderRecord:
@@ -969,6 +986,8 @@ class SessionController:
             from xworkmate.controllers.runs import provider_config
 
             provider_config(record)  # a bad config names the field
+            if record.acp_auth_method is not None:
+                raise ValueError(f"provider {record.name!r} is not an ACP agent: it has no sign-in method to choose")
         elif not record.acp_command:
             raise ValueError(f"ACP provider {record.name!r} needs a command (acp_command)")
         else:
@@ -978,6 +997,10 @@ class SessionController:
                 problem = state_dir_problem(entry, data_folder=self._settings.home)
                 if problem is not None:
                     raise ValueError(f"ACP agent {record.name!r}: {entry} cannot be a writable folder: {problem}")
+            method = record.acp_auth_method
+            # Issue 15: an id from the agent's authMethods; which ids it offers is known only once it runs.
+            if method is not None and (not method.strip() or method != method.strip() or len(method) > 200):
+                raise ValueError(f"ACP agent {record.name!r}: {method!r} is not a sign-in method id")
         if not replace and self._store.providers.get(record.name) is not None:
             raise ProviderExistsError(record.name)
 

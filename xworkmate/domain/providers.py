@@ -29,3 +29,5 @@ class ProviderRecord(BaseModel):
     acp_env_refs: tuple[tuple[str, str], ...] = ()
     # Folders the agent may write inside its sandbox (its own state); None: the defaults for a known agent.
     acp_state_dirs: tuple[str, ...] | None = None
+    # Issue 15: the id of the agent's authMethods entry to sign in with; None: the only one, or ask.
+    acp_auth_method: str | None = None

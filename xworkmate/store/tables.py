@@ -176,6 +176,8 @@ class ProviderRow(Base):
     acp_env_refs: Mapped[str] = mapped_column(StoredJSONText, default="[]")
     # JSON list of folders the agent may write (SBX-1); NULL: the defaults for a known agent.
     acp_state_dirs: Mapped[str | None] = mapped_column(StoredJSONText)
+    # The agent's sign-in method id (issue 15); NULL: the only one offered, or ask.
+    acp_auth_method: Mapped[str | None] = mapped_column(StoredString(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

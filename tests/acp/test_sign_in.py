@@ -1,0 +1,199 @@
+"""Signing in to an ACP agent (issue 15, item 1): authMethods from initialize, ``authenticate`` on
+"authentication required" or up front, the person's chosen method, the headless refusal, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.acp import AGENT
+from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
+from tests.support.acp_scripts import report_events, scripted_agent
+from xworkmate.controllers import SessionController, SignInRequested
+from xworkmate.domain.messages import MessageRole
+from xworkmate.domain.threads import ThreadStatus
+
+ONE = [{"id": "openai", "name": "OpenAI key", "_meta": {"type": "terminal", "args": ["--auth"]}}]
+TWO = [
+    {"id": "oauth", "name": "Browser sign-in", "description": "opens a browser"},
+    {"id": "api-key", "name": "API key", "description": "uses OPENAI_API_KEY", "type": "terminal", "args": ["login"]},
+]
+
+
+def _acp_line(controller: SessionController, name: str = "scripted") -> str:
+    line = controller.create_line("A")
+    controller.set_execution(line.thread_id, "acp", name)
+    return line.thread_id
+
+
+def test_auth_required_with_one_method_signs_in_by_itself(sqlite_controller: SessionController, tmp_path: Path) -> None:
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, auth_methods=ONE, require_auth=True, turn=[{"say": "in"}])
+    key = _acp_line(controller)
+    outcome = asyncio.run(controller.run_turn(key, "hi", headless=True))
+    assert outcome.status == "finished", outcome.error
+    assert outcome.text == "in"
+    assert [e["method_id"] for e in report_events(report, "authenticate")] == ["openai"]
+    assert len(report_events(report, "new_session")) == 1
+    notices = [m.content for m in controller.messages(key) if "Signed in" in m.content]
+    assert notices == ["Signed in to the agent with its method 'openai'."]
+
+
+def test_auth_required_on_session_load_signs_in_and_resumes(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, session_id="s-7", load_session=True, turn=[{"say": "ok"}])
+    key = _acp_line(controller)
+    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
+    # The agent forgot its credentials between turns: session/load now asks for a sign-in.
+    report = scripted_agent(
+        controller,
+        tmp_path,
+        session_id="s-7",
+        load_session=True,
+        auth_methods=ONE,
+        require_auth=True,
+        turn=[{"say": "again"}],
+    )
+    outcome = asyncio.run(controller.run_turn(key, "second", headless=True))
+    assert outcome.status == "finished", outcome.error
+    assert [e["method_id"] for e in report_events(report, "authenticate")] == ["openai"]
+    assert len(report_events(report, "load_session")) == 2  # refused once, then resumed after signing in
+    assert len(report_events(report, "new_session")) == 1  # only the first turn's
+    assert controller.get_thread(key).execution_binding.acp_session_id == "s-7"
+
+
+def test_two_methods_headless_refuses_in_one_line_naming_them(home: Path, tmp_path: Path) -> None:
+    state = tmp_path / "agent"
+    state.mkdir()
+    script = state / "s.json"
+    report = state / "report.jsonl"
+    script.write_text(json.dumps({"report": str(report), "auth_methods": TWO, "require_auth": True}))
+    ok_json(
+        home,
+        "provider",
+        "add",
+        "two",
+        "--acp-command",
+        f"{sys.executable} {AGENT} {script}",
+        "--acp-state-dir",
+        str(state),
+    )
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "two")
+    proc = run_cli(home, "run", line, "hi")
+    assert_one_line_error(proc, "needs sign-in", "oauth, api-key", "--acp-auth")
+    assert report_events(report, "authenticate") == []
+    # The line stays usable: choose a method and the same line runs.
+    ok_json(home, "provider", "set", "two", "--acp-auth", "api-key")
+    out = ok_json(home, "run", line, "again")
+    assert out["status"] == "finished", out
+    assert [e["method_id"] for e in report_events(report, "authenticate")] == ["api-key"]
+
+
+def test_chosen_method_is_used_up_front(home: Path, tmp_path: Path) -> None:
+    state = tmp_path / "agent"
+    state.mkdir()
+    script = state / "s.json"
+    report = state / "report.jsonl"
+    # The agent does not even require it: the person's choice signs in before session/new.
+    script.write_text(json.dumps({"report": str(report), "auth_methods": TWO, "turn": [{"say": "hello"}]}))
+    added = ok_json(
+        home,
+        "provider",
+        "add",
+        "two",
+        "--acp-command",
+        f"{sys.executable} {AGENT} {script}",
+        "--acp-state-dir",
+        str(state),
+        "--acp-auth",
+        "oauth",
+    )
+    assert added["acp_auth_method"] == "oauth"
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "two")
+    out = ok_json(home, "run", line, "hi")
+    assert out["status"] == "finished" and out["text"] == "hello"
+    events = [json.loads(x)["event"] for x in report.read_text().splitlines()]
+    assert events.index("authenticate") < events.index("new_session")
+    assert [e["method_id"] for e in report_events(report, "authenticate")] == ["oauth"]
+    [listed] = [p for p in ok_json(home, "provider", "list") if p["name"] == "two"]
+    assert listed["acp_auth_method"] == "oauth"
+    assert ok_json(home, "provider", "set", "two", "--acp-auth", "none")["acp_auth_method"] is None
+
+
+def test_agent_without_methods_that_still_refuses_is_one_clear_line(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    controller = sqlite_controller
+    scripted_agent(controller, tmp_path, require_auth=True)
+    key = _acp_line(controller)
+    outcome = asyncio.run(controller.run_turn(key, "hi", headless=True))
+    assert outcome.status == "failed"
+    assert outcome.error and "\n" not in outcome.error
+    assert "authentication required, and it lists no sign-in method" in outcome.error
+    assert controller.line_view(key).status is ThreadStatus.RUNNABLE
+    scripted_agent(controller, tmp_path, turn=[{"say": "fine now"}])
+    assert asyncio.run(controller.run_turn(key, "again", headless=True)).text == "fine now"
+
+
+def test_unknown_method_id_is_one_clear_line(home: Path, tmp_path: Path) -> None:
+    state = tmp_path / "agent"
+    state.mkdir()
+    script = state / "s.json"
+    report = state / "report.jsonl"
+    script.write_text(json.dumps({"report": str(report), "auth_methods": TWO, "require_auth": True}))
+    ok_json(
+        home,
+        "provider",
+        "add",
+        "two",
+        "--acp-command",
+        f"{sys.executable} {AGENT} {script}",
+        "--acp-state-dir",
+        str(state),
+        "--acp-auth",
+        "gmail",
+    )
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "two")
+    assert_one_line_error(run_cli(home, "run", line, "hi"), "no sign-in method 'gmail'", "oauth, api-key")
+    assert report_events(report, "authenticate") == []
+    # A method id the agent refuses at authenticate is one line too.
+    script.write_text(json.dumps({"report": str(report), "auth_methods": TWO, "auth_accepts": ["oauth"]}))
+    ok_json(home, "provider", "set", "two", "--acp-auth", "api-key")
+    assert_one_line_error(run_cli(home, "run", line, "hi"), "refused sign-in with 'api-key'")
+    assert_one_line_error(run_cli(home, "provider", "set", "two", "--acp-auth", " x"), "not a sign-in method id")
+
+
+def test_window_path_asks_and_the_pick_signs_in(sqlite_controller: SessionController, tmp_path: Path) -> None:
+    """Not headless: the controller asks with a SignInRequested listing the methods; the line shows
+    "needs sign-in" meanwhile; the pick authenticates and the turn proceeds."""
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, auth_methods=TWO, require_auth=True, turn=[{"say": "go"}])
+    key = _acp_line(controller)
+    seen: list[Any] = []
+    views: list[Any] = []
+
+    def on_change(change: object) -> None:
+        if isinstance(change, SignInRequested):
+            seen.append(change)
+            views.append(controller.line_view(key))
+            asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "api-key")
+
+    controller.subscribe(on_change)
+    outcome = asyncio.run(controller.run_turn(key, "hi"))
+    assert outcome.status == "finished", outcome.error
+    [asked] = seen
+    assert [m.id for m in asked.methods] == ["oauth", "api-key"]
+    assert asked.methods[0].description == "opens a browser"
+    assert asked.methods[1].command and asked.methods[1].command.endswith("login")
+    assert views[0].needs_sign_in and "sign-in" in views[0].explanation
+    assert not controller.line_view(key).needs_sign_in
+    assert [e["method_id"] for e in report_events(report, "authenticate")] == ["api-key"]
+    assert [m.content for m in controller.messages(key) if m.role is MessageRole.ASSISTANT][-1] == "go"

@@ -967,6 +967,8 @@ class MessageListView(QListView):
 
 def line_status_text(view: LineView) -> tuple[str, str]:
     """What ``lineStatusLabel`` says about a line, and how loudly (ISO-4)."""
+    if view.needs_sign_in:  # issue 15: waiting for the person, not running
+        return f"Waiting for you — {view.explanation}.", "error"
     if view.status is ThreadStatus.RUNNABLE:
         return "Runnable — ready. Ctrl+Enter sends.", "ok"
     if view.status is ThreadStatus.RUNNING:
@@ -1133,6 +1135,12 @@ class MessagePane(QWidget):
 
     def show_provider_banner(self, missing: bool) -> None:
         self.provider_banner.setVisible(missing)
+
+    def show_sign_in(self, card: QWidget) -> None:
+        """Put a sign-in card above the approvals (issue 15); the window removes it when settled."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(self.approval_area), card)
 
     def show_approvals(self, approvals: Sequence[ApprovalRequested]) -> None:
         self.approval_area.show_approvals(approvals)

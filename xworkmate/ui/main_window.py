@@ -42,6 +42,8 @@ from xworkmate.controllers import (
     RunFinished,
     RunStarted,
     SessionController,
+    SignInRequested,
+    SignInSettled,
     ToolRunning,
     UnknownSessionKeyError,
     WorkspaceBindingError,
@@ -72,6 +74,7 @@ from xworkmate.ui.dialogs import (
 from xworkmate.ui.execution import parse_choice
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.providers import ProviderSettingsDialog
+from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note, read_preview
 
@@ -111,6 +114,9 @@ class MainWindow(QMainWindow):
         # ERR-1: why each line's last run failed, said in its status line until it runs again
         # (the failure notice in the conversation may be missing when the database itself failed).
         self._last_failure: dict[str, str] = {}
+        # Issue 15: a sign-in card per line whose agent waits for the person to pick a method.
+        self._sign_ins: dict[str, SignInRequested] = {}
+        self._sign_in_card: SignInCard | None = None
         self._provider_choice: dict[str, str | None] = {}
         self._closed = False
         self.provider_dialog: ProviderSettingsDialog | None = None
@@ -278,6 +284,7 @@ class MainWindow(QMainWindow):
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
         self.message_pane.show_line(view)
+        self._show_sign_in()
         failure = self._last_failure.get(view.key)
         if failure is not None and view.status is ThreadStatus.RUNNABLE:
             self.message_pane.show_status(f"Runnable — the last run failed: {failure}", "error")
@@ -365,6 +372,17 @@ class MainWindow(QMainWindow):
         if isinstance(change, RunDelta):
             self.live.add_delta(change.key, change.text)  # hot path: buffered, repainted on the next flush
             return
+        if isinstance(change, SignInRequested):
+            self._sign_ins[change.key] = change
+            self._show_sign_in()
+            return
+        if isinstance(change, SignInSettled):
+            if (waiting := self._sign_ins.get(change.key)) is not None and waiting.request_id == change.request_id:
+                del self._sign_ins[change.key]
+            self._show_sign_in()
+            return
+        if isinstance(change, RunFinished) and self._sign_ins.pop(change.key, None) is not None:
+            self._show_sign_in()
         if isinstance(change, (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished)):
             if isinstance(change, RunStarted):
                 self._last_failure.pop(change.key, None)
@@ -573,6 +591,27 @@ class MainWindow(QMainWindow):
         # A running task still takes follow-ups: its agent reads them at the next safe point (PROV-4).
         running_task = view is not None and view.thread.kind is ThreadKind.TASK and view.status is ThreadStatus.RUNNING
         self.send_button.setEnabled((runnable or running_task) and bool(self.composer.toPlainText().strip()))
+
+    def _show_sign_in(self) -> None:
+        """The shown line's sign-in card, above the approvals; none when its agent is not waiting."""
+        request = self._sign_ins.get(self.shown_key or "")
+        card = self._sign_in_card
+        if card is not None and (request is None or card.request.request_id != request.request_id):
+            card.hide()
+            card.deleteLater()
+            self._sign_in_card = card = None
+        if request is not None and card is None:
+            card = SignInCard(request)
+            card.chosen.connect(self.on_sign_in_chosen)
+            self.message_pane.show_sign_in(card)
+            self._sign_in_card = card
+
+    @Slot(int, str)
+    def on_sign_in_chosen(self, request_id: int, method_id: str) -> None:
+        try:
+            self._controller.choose_sign_in(request_id, method_id or None)
+        except (LookupError, ValueError) as exc:
+            self.show_error(f"That sign-in is no longer waiting — {exc}")
 
     def _show_live(self) -> None:
         """The shown line's transient rows and waiting approvals, from ``LiveRuns``."""

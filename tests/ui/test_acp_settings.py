@@ -166,3 +166,22 @@ def test_an_agents_writable_folders_are_shown_edited_and_checked(
     assert saved.acp_state_dirs == ("~/.qwen", str(own))
     assert section.status_label.text().startswith("Saved qwen")
     assert section.add_button.text() == "Add agent"
+
+
+def test_an_agents_sign_in_method_is_set_in_the_form_and_shown_again_on_edit(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_window: MainWindow, bare_controller: SessionController
+) -> None:
+    """Issue 15: the person picks how an agent signs in; the CLI's --acp-auth and the form store the same."""
+    dialog = open_dialog(bare_window)
+    section = dialog.acp_section
+    qtbot.keyClicks(section.name_edit, "qwen")
+    qtbot.keyClicks(section.command_edit, "qwen --acp")
+    qtbot.keyClicks(section.auth_edit, "openai")
+    qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    assert next(p for p in bare_controller.providers() if p.name == "qwen").acp_auth_method == "openai"
+    dialog.select("qwen")
+    qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
+    assert section.auth_edit.text() == "openai"
+    section.auth_edit.clear()
+    qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    assert next(p for p in bare_controller.providers() if p.name == "qwen").acp_auth_method is None

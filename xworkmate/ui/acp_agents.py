@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 
-ACP_FIELDS = ("name", "command", "env", "state_dirs")
+ACP_FIELDS = ("name", "command", "env", "state_dirs", "auth")
 NONE_FOUND_TEXT = (
     "No agent CLI found on PATH (looked for qwen, gemini, codex-acp, claude-code-acp, opencode and goose). "
     "Add one by hand below: a name and the command that starts it in ACP mode, e.g. “qwen --acp” or "
@@ -74,7 +74,9 @@ def parse_state_dirs(text: str) -> tuple[str, ...] | None:
     return entries or None
 
 
-def agent_record(name: str, command_line: str, env_text: str = "", state_dirs_text: str = "") -> ProviderRecord:
+def agent_record(
+    name: str, command_line: str, env_text: str = "", state_dirs_text: str = "", auth_method: str = ""
+) -> ProviderRecord:
     """The form as an ACP provider record, or ``AcpFormError`` naming the field."""
     clean = name.strip()
     if not clean:
@@ -93,6 +95,7 @@ def agent_record(name: str, command_line: str, env_text: str = "", state_dirs_te
         acp_command=command,
         acp_env_refs=parse_env_refs(env_text),
         acp_state_dirs=parse_state_dirs(state_dirs_text),
+        acp_auth_method=auth_method.strip() or None,
     )
 
 
@@ -147,6 +150,13 @@ class AcpAgentsSection(QGroupBox):
             "The agent runs in a sandbox: its line's folder and these folders are the only places it may write. "
             "Leave empty for the defaults of a known agent."
         )
+        # Issue 15: how the agent signs in, when it offers several ways (its initialize lists them).
+        self.auth_edit = QLineEdit()
+        self.auth_edit.setObjectName("acpAuthMethodEdit")
+        self.auth_edit.setPlaceholderText("optional: the sign-in method id to use (e.g. openai)")
+        self.auth_edit.setToolTip(
+            "Leave empty: the only method the agent offers is used, or the window asks which one when there are several"
+        )
         self.error_label = QLabel()
         self.error_label.setObjectName("acpErrorLabel")
         self.error_label.setWordWrap(True)
@@ -166,6 +176,7 @@ class AcpAgentsSection(QGroupBox):
         form.addRow("Command:", self.command_edit)
         form.addRow("Environment:", self.env_edit)
         form.addRow("Writable folders:", self.state_dirs_edit)
+        form.addRow("Sign-in method:", self.auth_edit)
         add_row = QHBoxLayout()
         add_row.addStretch(1)
         add_row.addWidget(self.add_button)
@@ -215,6 +226,7 @@ class AcpAgentsSection(QGroupBox):
             "command": self.command_edit,
             "env": self.env_edit,
             "state_dirs": self.state_dirs_edit,
+            "auth": self.auth_edit,
         }
         for name, widget in widgets.items():
             invalid = name == field
@@ -224,6 +236,6 @@ class AcpAgentsSection(QGroupBox):
                 widget.style().polish(widget)
 
     def clear_form(self) -> None:
-        for edit in (self.name_edit, self.command_edit, self.env_edit, self.state_dirs_edit):
+        for edit in (self.name_edit, self.command_edit, self.env_edit, self.state_dirs_edit, self.auth_edit):
             edit.clear()
         self.show_error("")

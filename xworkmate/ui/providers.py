@@ -351,6 +351,7 @@ class ProviderSettingsDialog(QDialog):
         section.env_edit.setText(" ".join(f"{name}={ref}" for name, ref in record.acp_env_refs))
         defaults = agent_state_dirs(record.acp_command, None)
         section.state_dirs_edit.setText(", ".join(record.acp_state_dirs) if record.acp_state_dirs is not None else "")
+        section.auth_edit.setText(record.acp_auth_method or "")
         section.state_dirs_edit.setPlaceholderText(
             f"default: {', '.join(defaults)}" if defaults else "none: only the line's folder is writable"
         )
@@ -562,6 +563,7 @@ class ProviderSettingsDialog(QDialog):
                 section.command_edit.text(),
                 section.env_edit.text(),
                 section.state_dirs_edit.text(),
+                section.auth_edit.text(),
             )
         except AcpFormError as exc:
             section.show_error(str(exc), exc.field)
@@ -576,7 +578,7 @@ class ProviderSettingsDialog(QDialog):
         except ValueError as exc:  # "already exists", or the controller's own check
             text = str(exc)
             if from_form:
-                field = "state_dirs" if "writable folder" in text else "command"
+                field = "state_dirs" if "writable folder" in text else "auth" if "sign-in" in text else "command"
                 section.show_error(text, "name" if "already exists" in text else field)
             else:
                 section.show_status(f"{record.name} was not added: {text}")

@@ -15,12 +15,6 @@ Script keys (all optional)::
       "load_fails": false,               # answer session/load with an error
       "session_id": "s-1",               # id for session/new (default: random)
       "new_session_error": null,         # "auth": answer session/new with "authentication required"
-      "auth_methods": [],                # advertised in initialize: {"id", "name", "description",
-                                         #   "type": "terminal"|"env_var" (optional), "_meta": {...}}
-      "require_auth": false,             # session/new and session/load answer "authentication required"
-                                         #   until authenticate was called with an accepted id
-      "auth_accepts": null,              # ids authenticate accepts (default: every advertised id);
-                                         #   each call is reported as {"event": "authenticate", "method_id", "ok"}
       "agent_info": {"name": "scripted", "version": "1.0"},
       "protocol_version": 1,
       "on_initialize": null,             # "exit" | "hang" | "garbage"
@@ -42,6 +36,16 @@ Steps of ``turn`` (run in order by ``session/prompt``)::
     {"write": {"path", "content"}}       fs/write_text_file through the client
     {"read": {"path", "line", "limit"}}  fs/read_text_file through the client
     {"shell": "command"}                 run a shell command itself (its own tool; the client is not asked)
+    {"terminal": {"command", "args": [...], "cwd", "env": {NAME: value}, "output_byte_limit",
+                  "kill_after": seconds, "tool_id": "t1", "release": true}}
+                                         terminal/create through the client, then terminal/wait_for_exit
+                                         (or, with kill_after, terminal/kill after that many seconds),
+                                         terminal/output and terminal/release (unless release is false).
+                                         With tool_id, a tool_call (kind execute) shows the terminal
+                                         and is completed after it. Reported as {"event": "terminal",
+                                         "ok", "terminal_id", "output", "truncated", "exit_code",
+                                         "signal", "error", "after_release"}; a refused create has ok false
+                                         and the error message.
     {"garbage": "text"}                  raw text on stdout (not JSON-RPC)
     {"stderr": "text"}
     {"sleep": seconds}
@@ -66,7 +70,6 @@ from typing import Any
 
 from acp import (
     Agent,
-    AuthenticateResponse,
     InitializeResponse,
     LoadSessionResponse,
     NewSessionResponse,
@@ -87,9 +90,11 @@ from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
+    EnvVariable,
     Implementation,
     PermissionOption,
     PlanEntry,
+    TerminalToolCallContent,
     ToolCallLocation,
     ToolCallUpdate,
 )
@@ -110,7 +115,6 @@ class ScriptedAgent(Agent):
         self.conn: Client | None = None
         self.cancelled: dict[str, asyncio.Event] = {}
         self.client_capabilities: ClientCapabilities | None = None
-        self.signed_in: str | None = None
 
     # -- bookkeeping ----------------------------------------------------------------
 
@@ -173,37 +177,15 @@ class ScriptedAgent(Agent):
         if mode == "garbage":
             os.write(1, b"Welcome to the scripted agent! (this line is not JSON-RPC)\n")
         info = self.script.get("agent_info") or {"name": "scripted-agent", "version": "1.0"}
-        return InitializeResponse.model_validate(
-            {
-                "protocolVersion": int(self.script.get("protocol_version", protocol_version)),
-                "agentCapabilities": AgentCapabilities(
-                    load_session=bool(self.script.get("load_session", False))
-                ).model_dump(by_alias=True, exclude_none=True),
-                "agentInfo": {"name": info["name"], "version": info["version"]},
-                # Raw, as an agent sends them (qwen marks its terminal method in _meta only).
-                "authMethods": list(self.script.get("auth_methods") or []),
-            }
+        return InitializeResponse(
+            protocol_version=int(self.script.get("protocol_version", protocol_version)),
+            agent_capabilities=AgentCapabilities(load_session=bool(self.script.get("load_session", False))),
+            agent_info=Implementation(name=info["name"], version=info["version"]),
         )
-
-    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        accepts = self.script.get("auth_accepts")
-        if accepts is None:
-            accepts = [m["id"] for m in self.script.get("auth_methods") or []]
-        ok = method_id in accepts
-        self.report("authenticate", method_id=method_id, ok=ok)
-        if not ok:
-            raise RequestError.invalid_params({"details": f"unknown sign-in method {method_id}"})
-        self.signed_in = method_id
-        return AuthenticateResponse()
-
-    def _check_signed_in(self) -> None:
-        if self.script.get("require_auth") and self.signed_in is None:
-            raise RequestError.auth_required({"details": "sign in first"})
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
         if self.script.get("new_session_error") == "auth":
             raise RequestError.auth_required({"details": "run `scripted login` first"})
-        self._check_signed_in()
         session_id = str(self.script.get("session_id") or f"s-{uuid.uuid4().hex[:12]}")
         self.report("new_session", cwd=cwd, session_id=session_id, process_cwd=os.getcwd())
         self._save_session(session_id, [])
@@ -213,7 +195,6 @@ class ScriptedAgent(Agent):
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
     ) -> LoadSessionResponse | None:
         self.report("load_session", cwd=cwd, session_id=session_id)
-        self._check_signed_in()
         sessions = self._sessions()
         if self.script.get("load_fails") or session_id not in sessions:
             raise RequestError.resource_not_found(f"session:{session_id}")
@@ -364,6 +345,8 @@ class ScriptedAgent(Agent):
             text = output.decode("utf-8", "replace")
             self.report("shell", command=step["shell"], exit_code=done.returncode, output=text)
             await self._say(session_id, f"[shell exit {done.returncode}] {text}", said)
+        elif "terminal" in step:
+            await self._terminal(session_id, step["terminal"], said)
         elif "garbage" in step:
             os.write(1, (step["garbage"] + "\n").encode())
         elif "stderr" in step:
@@ -382,6 +365,67 @@ class ScriptedAgent(Agent):
         else:
             raise ValueError(f"unknown step {step!r}")
         return None
+
+    async def _terminal(self, session_id: str, spec: dict[str, Any], said: list[str]) -> None:
+        conn = self.conn
+        assert conn is not None
+        env = [EnvVariable(name=k, value=v) for k, v in (spec.get("env") or {}).items()]
+        try:
+            created = await conn.create_terminal(
+                session_id=session_id,
+                command=spec["command"],
+                args=spec.get("args"),
+                cwd=spec.get("cwd"),
+                env=env or None,
+                output_byte_limit=spec.get("output_byte_limit"),
+            )
+        except RequestError as exc:
+            self.report("terminal", command=spec["command"], ok=False, error=str(exc), data=exc.data)
+            await self._say(session_id, f"[terminal refused: {exc}]", said)
+            return
+        terminal_id = created.terminal_id
+        tool_id = spec.get("tool_id")
+        if tool_id:
+            await conn.session_update(
+                session_id=session_id,
+                update=start_tool_call(
+                    tool_id,
+                    spec["command"],
+                    kind="execute",
+                    status="in_progress",
+                    content=[TerminalToolCallContent(type="terminal", terminal_id=terminal_id)],
+                ),
+            )
+        exit_code = signal_name = None
+        if spec.get("kill_after") is not None:
+            await asyncio.sleep(float(spec["kill_after"]))
+            await conn.kill_terminal(session_id=session_id, terminal_id=terminal_id)
+        waited = await conn.wait_for_terminal_exit(session_id=session_id, terminal_id=terminal_id)
+        exit_code, signal_name = waited.exit_code, waited.signal
+        output = await conn.terminal_output(session_id=session_id, terminal_id=terminal_id)
+        after_release = None
+        if spec.get("release", True):
+            await conn.release_terminal(session_id=session_id, terminal_id=terminal_id)
+            try:
+                await conn.terminal_output(session_id=session_id, terminal_id=terminal_id)
+                after_release = "still there"
+            except RequestError as exc:
+                after_release = str(exc)
+        if tool_id:
+            await conn.session_update(session_id=session_id, update=update_tool_call(tool_id, status="completed"))
+        self.report(
+            "terminal",
+            command=spec["command"],
+            ok=True,
+            terminal_id=terminal_id,
+            output=output.output,
+            truncated=output.truncated,
+            exit_code=exit_code,
+            signal=signal_name,
+            output_exit_code=output.exit_status.exit_code if output.exit_status else None,
+            after_release=after_release,
+        )
+        await self._say(session_id, f"[terminal exit {exit_code} {signal_name}] {output.output}", said)
 
 
 def _locations(spec: dict[str, Any]) -> list[ToolCallLocation] | None:

@@ -9,7 +9,10 @@ nothing: the controller stores messages and keeps the agent's session id.
 What the agent may do through us is confined to the working directory: the
 client file system (``fs/read_text_file``, ``fs/write_text_file``) resolves
 every path with ``confinement.resolve_inside``, and a permission request whose
-locations lead outside is rejected without asking anyone.
+locations lead outside is rejected without asking anyone. Terminals
+(``terminal/*``, ``acp_terminals``) run in the line's folder under the line's
+sandbox and the permission rules of the native ``run_command``, and none
+outlives the turn.
 
 Every way a turn can end reaps the child process: the turn finishing, the
 caller cancelling (``session/cancel`` first, then terminate, then kill), the
@@ -31,7 +34,7 @@ import shlex
 import shutil
 import signal
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -47,25 +50,32 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     ContentToolCallContent,
+    CreateTerminalResponse,
     DeniedOutcome,
+    EnvVariable,
     FileEditToolCallContent,
     FileSystemCapabilities,
     Implementation,
+    KillTerminalResponse,
     PermissionOption,
     PlanUpdateItems,
     ReadTextFileResponse,
+    ReleaseTerminalResponse,
     RequestPermissionResponse,
     ResourceContentBlock,
+    TerminalOutputResponse,
     TerminalToolCallContent,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
+    WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 from pydantic import ValidationError
 
 from xworkmate import __version__
+from xworkmate.agents.acp_terminals import TurnTerminals, terminal_refusal
 from xworkmate.agents.confinement import (
     ToolError,
     WorkingDirectoryError,
@@ -103,8 +113,6 @@ __all__ = [
     "AcpAgentExited",
     "AcpAgentTimeout",
     "AcpApprovalDecision",
-    "AcpAuthError",
-    "AcpAuthMethod",
     "AcpCategoryError",
     "AcpCommandNotFound",
     "AcpEnvironmentError",
@@ -113,11 +121,9 @@ __all__ = [
     "AcpRequestFailed",
     "AcpRunner",
     "AcpSessionReady",
-    "AcpSignedIn",
     "AcpTimeouts",
     "AcpTurnResult",
     "AcpWorkingDirectoryError",
-    "AuthChooser",
     "agent_environment",
     "check_acp_allowed",
     "command_label",
@@ -226,14 +232,6 @@ class AcpRequestFailed(AcpAgentError):
         self.code = error.code
 
 
-class AcpAuthError(AcpAgentError):
-    """Signing in to the agent failed or needs a choice no one can make here (issue 15)."""
-
-
-# JSON-RPC error code of "authentication required" (the SDK's RequestError.auth_required).
-AUTH_REQUIRED = -32000
-
-
 def check_acp_allowed(category: str | None) -> None:
     """Refuse ACP for a category line or task: its content may only reach tagged providers (CAT-3)."""
     if category is not None:
@@ -256,41 +254,6 @@ class AcpSessionReady:
     resumed: bool
     note: str | None = None
     agent: str | None = None
-
-
-@dataclass(frozen=True)
-class AcpAuthMethod:
-    """One entry of the agent's ``authMethods`` (``initialize``), as a person is shown it.
-
-    ``kind``: ``"agent"`` (the agent signs in by itself), ``"terminal"`` (a command the person runs;
-    ``command`` is it, ready to paste) or ``"env_var"``.
-    """
-
-    id: str
-    name: str
-    description: str | None = None
-    kind: str = "agent"
-    command: str | None = None
-
-    def describe(self) -> str:
-        text = self.name if self.name == self.id else f"{self.name} ({self.id})"
-        if self.description:
-            text += f": {self.description}"
-        if self.command:
-            text += f" — run `{self.command}` in a terminal"
-        return text
-
-
-@dataclass(frozen=True)
-class AcpSignedIn:
-    """Emitted when ``authenticate`` succeeded; ``chosen_by`` says why this method."""
-
-    method_id: str
-    chosen_by: str  # "provider" | "only" | "person"
-
-
-# Asked when the agent needs a sign-in and offers several methods; the chosen id, or None to give up.
-AuthChooser = Callable[[tuple[AcpAuthMethod, ...]], Awaitable[str | None]]
 
 
 @dataclass(frozen=True)
@@ -384,6 +347,15 @@ def permission_approver(level: PermissionLevel, *, refused: list[str] | None = N
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
         kind = request.call.name
+        if request.unsandboxed is not None:
+            # SBX-1: what cannot be contained is never run headless, whatever the permission level.
+            reason = (
+                f"{request.summary} was not run on line {request.thread_id}:"
+                f" it cannot run in a sandbox here ({request.unsandboxed})"
+            )
+            if refused is not None:
+                refused.append(reason)
+            return ApprovalDecision(allowed=False, reason=reason)
         if level is PermissionLevel.FULL or (level is PermissionLevel.AUTO_EDIT and kind in EDIT_KINDS):
             return ApprovalDecision(allowed=True)
         key = request.thread_id
@@ -451,18 +423,18 @@ class AcpRunner:
         provider: str | None = None,
         sandbox: Sandbox | None = None,
         base_env: Mapping[str, str] | None = None,
-        auth_method: str | None = None,
-        choose_auth: AuthChooser | None = None,
+        command_sandbox: Sandbox | None = None,
+        command_env: Mapping[str, str] | None = None,
     ) -> AcpTurnResult:
         """One prompt turn of the agent ``command`` in ``request.working_directory``.
 
         ``env`` is added to the agent's environment (``base_env``, else ours minus
         secret-looking names); pass the provider's resolved references here.
-        ``auth_method``: the sign-in method the person chose for this agent, used up front;
-        otherwise, when the agent answers "authentication required", its only method, else
-        ``choose_auth`` asks (None: refuse in one line naming the methods).
         ``sandbox`` contains the agent process and everything it starts (SBX-1);
-        the caller decides, with the person, whether to run without one. Raises
+        the caller decides, with the person, whether to run without one.
+        ``command_sandbox`` and ``command_env``: the line's own sandbox (its network setting)
+        and environment allow-list for the agent's terminals; without a usable sandbox every
+        terminal asks, saying so. Raises
         ``AcpCategoryError`` for a category line and ``AcpAgentError`` subclasses
         for everything the agent does wrong; cancelling the task cancels the turn.
         """
@@ -484,7 +456,7 @@ class AcpRunner:
             level=permission_level,
             provider=provider,
         )
-        turn.auth_method, turn.choose_auth = auth_method, choose_auth
+        turn.terminals = TurnTerminals(working_directory, sandbox=command_sandbox, env=command_env)
         agent = _AgentProcess(command, self.timeouts)
         await agent.start(executable, working_directory, child_env, sandbox)
         try:
@@ -514,7 +486,7 @@ def _find_executable(command: tuple[str, ...], env: Mapping[str, str]) -> str:
 class _AgentProcess:
     """The agent process: spawning, stdout checked line by line, stderr kept, timeouts, reaping."""
 
-    STARTUP_PHASES = frozenset({"initialize", "authenticate", "session/new", "session/load"})
+    STARTUP_PHASES = frozenset({"initialize", "session/new", "session/load"})
 
     def __init__(self, command: tuple[str, ...], timeouts: AcpTimeouts) -> None:
         self.command = command
@@ -832,11 +804,7 @@ class _Turn:
         self.tools: dict[str, _ToolState] = {}
         self.approvals: set[asyncio.Task[ApprovalDecision]] = set()
         self.agent: _AgentProcess | None = None
-        # Issue 15: signing in.
-        self.auth_method: str | None = None
-        self.choose_auth: AuthChooser | None = None
-        self.auth_methods: tuple[AcpAuthMethod, ...] = ()
-        self.signed_in: str | None = None
+        self.terminals = TurnTerminals(working_directory, sandbox=None, env=None)
 
     # -- driving the turn
 
@@ -866,7 +834,10 @@ class _Turn:
             await asyncio.wait({protocol})
             if not protocol.cancelled():
                 protocol.exception()  # retrieved: it was handled above or replaced by the agent's failure
-            await agent.close_reaped(connection)
+            try:
+                await self.terminals.close()  # SBX-1: no terminal outlives the turn
+            finally:
+                await agent.close_reaped(connection)
 
     async def _outcome(self, agent: _AgentProcess, protocol: asyncio.Task[AcpTurnResult]) -> AcpTurnResult:
         if not protocol.done():
@@ -902,7 +873,7 @@ class _Turn:
         init = await connection.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(
-                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
             ),
             client_info=Implementation(name="xworkmate", title="XWorkmate", version=__version__),
         )
@@ -916,9 +887,6 @@ class _Turn:
         self.agent_label = f"{info.title or info.name} {info.version}" if info else None
         name = os.path.basename(self.command[0])
         self.emit(ProviderChosen(self.provider or name, self.agent_label or name))
-        self.auth_methods = _auth_methods(init.auth_methods or [], self.command)
-        if self.auth_method is not None:
-            await self._authenticate(connection, self._method(self.auth_method), "provider")
         cwd = str(self.working_directory)
         resumed = False
         note: str | None = None
@@ -927,11 +895,7 @@ class _Turn:
             agent.enter("session/load")
             self.replaying = True  # the agent replays the conversation we already keep
             try:
-                await self._signed(
-                    connection,
-                    "session/load",
-                    lambda: connection.load_session(cwd=cwd, session_id=stored_session, mcp_servers=[]),
-                )
+                await connection.load_session(cwd=cwd, session_id=stored_session, mcp_servers=[])
                 self.session_id, resumed = stored_session, True
             except RequestError as exc:
                 note = f"could not resume the agent's session {stored_session} ({exc}); started a new session"
@@ -941,10 +905,7 @@ class _Turn:
             note = f"the agent cannot resume sessions; started a new session instead of {stored_session}"
         if self.session_id is None:
             agent.enter("session/new")
-            created = await self._signed(
-                connection, "session/new", lambda: connection.new_session(cwd=cwd, mcp_servers=[])
-            )
-            self.session_id = created.session_id
+            self.session_id = (await connection.new_session(cwd=cwd, mcp_servers=[])).session_id
         if note:
             log.info("line %s: %s", self.request.thread_id, note)
         self.emit(AcpSessionReady(self.session_id, resumed=resumed, note=note, agent=self.agent_label))
@@ -953,78 +914,6 @@ class _Turn:
         return AcpTurnResult(
             session_id=self.session_id, stop_reason=str(response.stop_reason), text="".join(self.parts), resumed=resumed
         )
-
-    # -- signing in (issue 15)
-
-    async def _signed(self, connection: ClientSideConnection, phase: str, call: Callable[[], Awaitable[Any]]) -> Any:
-        """``call`` (session/new or session/load); on "authentication required", sign in once and call again."""
-        agent = self.agent
-        assert agent is not None
-        agent.enter(phase)
-        try:
-            return await call()
-        except RequestError as exc:
-            if exc.code != AUTH_REQUIRED or self.signed_in is not None:
-                raise
-        await self._sign_in(connection, phase)
-        agent.enter(phase)
-        return await call()
-
-    async def _sign_in(self, connection: ClientSideConnection, phase: str) -> None:
-        agent = self.agent
-        assert agent is not None
-        label = command_label(self.command)
-        methods = self.auth_methods
-        if not methods:
-            raise AcpAuthError(
-                self.command,
-                f"ACP agent {label} refused {phase}: authentication required, and it lists no sign-in method;"
-                f" sign in by running {label} once in a terminal",
-            )
-        if len(methods) == 1:
-            await self._authenticate(connection, methods[0], "only")
-            return
-        if self.choose_auth is None:
-            name = self.provider or "NAME"
-            raise AcpAuthError(
-                self.command,
-                f"ACP agent {label} needs sign-in and offers several methods ({', '.join(m.id for m in methods)});"
-                f" choose one with `xworkmate provider set {name} --acp-auth METHOD`",
-            )
-        with agent.paused_clock():  # a person is choosing: the startup timeout waits
-            chosen = await self.choose_auth(methods)
-        if chosen is None:
-            raise AcpAuthError(self.command, f"ACP agent {label} was not signed in: no sign-in method was chosen")
-        await self._authenticate(connection, self._method(chosen), "person")
-
-    def _method(self, method_id: str) -> AcpAuthMethod:
-        for method in self.auth_methods:
-            if method.id == method_id:
-                return method
-        offered = ", ".join(m.id for m in self.auth_methods) or "none"
-        name = self.provider or "NAME"
-        raise AcpAuthError(
-            self.command,
-            f"ACP agent {command_label(self.command)} has no sign-in method {method_id!r} (it offers: {offered});"
-            f" change it with `xworkmate provider set {name} --acp-auth METHOD` (or `--acp-auth none`)",
-        )
-
-    async def _authenticate(self, connection: ClientSideConnection, method: AcpAuthMethod, chosen_by: str) -> None:
-        agent = self.agent
-        assert agent is not None
-        agent.enter("authenticate")
-        try:
-            await connection.authenticate(method_id=method.id)
-        except RequestError as exc:
-            hint = f"; sign in by running `{method.command}` in a terminal" if method.command else ""
-            raise AcpAuthError(
-                self.command,
-                f"ACP agent {command_label(self.command)} refused sign-in with {method.id!r}: {exc}"
-                f" (code {exc.code}){hint}",
-            ) from None
-        self.signed_in = method.id
-        log.info("line %s: signed in to ACP agent %s with %r", self.request.thread_id, self.command[0], method.id)
-        self.emit(AcpSignedIn(method.id, chosen_by))
 
     async def _cancel(self, connection: ClientSideConnection, protocol: asyncio.Task[AcpTurnResult]) -> None:
         """``session/cancel``, pending permission requests answered "cancelled", a short wait for the
@@ -1129,10 +1018,12 @@ class _Turn:
             )
         return _answer(options, allowed=decision.allowed, always=always)
 
-    async def _ask(self, call: ToolCall) -> ApprovalDecision | None:
+    async def _ask(self, call: ToolCall, unsandboxed: str | None = None) -> ApprovalDecision | None:
         agent = self.agent
         assert agent is not None
-        request = ApprovalRequest(thread_id=self.request.thread_id, call=call, summary=describe_acp_call(call))
+        request = ApprovalRequest(
+            thread_id=self.request.thread_id, call=call, summary=describe_acp_call(call), unsandboxed=unsandboxed
+        )
         task: asyncio.Task[ApprovalDecision] = asyncio.ensure_future(self.approver(request))
         self.approvals.add(task)
         try:
@@ -1198,7 +1089,76 @@ class _Turn:
         log.info("line %s: the ACP agent wrote %s", self.request.thread_id, shown)
         return WriteTextFileResponse()
 
+    # -- terminals (issue 15 item 2, SBX-1): the rules of the native run_command
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: list[EnvVariable] | None = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kwargs: Any,
+    ) -> CreateTerminalResponse:
+        self._check_session(session_id)
+        plan = self.terminals.plan(command, args, env, cwd, output_byte_limit)
+        if self.cancelling:
+            raise terminal_refusal(f"{plan.label} was not run: the turn is being stopped", "cancelled")
+        unsandboxed = self.terminals.unsandboxed_reason()
+        remembered = self.runner.remembered(session_id, "execute")
+        if unsandboxed is None and remembered is False:
+            raise terminal_refusal(f"{plan.label} was not run: commands were rejected always", "not_approved")
+        # Like run_command: asked at ask/auto-edit; without a sandbox at every level, saying so.
+        if unsandboxed is not None or (remembered is None and needs_acp_approval("execute", self.level)):
+            arguments = {
+                "title": f"run {plan.label}",
+                "kind": "execute",
+                "locations": [],
+                "input": {
+                    "command": command,
+                    "args": args or [],
+                    "cwd": display_path(self.working_directory, plan.cwd),
+                },
+            }
+            call = ToolCall(id=f"terminal-{len(self.tools)}", name="execute", arguments=json.dumps(arguments))
+            decision = await self._ask(call, unsandboxed)
+            if decision is None or not decision.allowed:
+                why = decision.reason if decision is not None and decision.reason else "the person rejected it"
+                log.info("line %s: ACP terminal refused: %s: %s", self.request.thread_id, plan.label, why)
+                raise terminal_refusal(f"{plan.label} was not approved: {why}", "not_approved")
+        return CreateTerminalResponse(terminal_id=self.terminals.start(plan))
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> TerminalOutputResponse:
+        self._check_session(session_id)
+        return self.terminals.output(terminal_id)
+
+    async def wait_for_terminal_exit(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> WaitForTerminalExitResponse:
+        self._check_session(session_id)
+        agent = self.agent
+        assert agent is not None
+        with agent.paused_clock():  # the agent is rightly silent while its command works
+            return await self.terminals.wait_for_exit(terminal_id)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> KillTerminalResponse | None:
+        self._check_session(session_id)
+        await self.terminals.kill(terminal_id)
+        return KillTerminalResponse()
+
+    async def release_terminal(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> ReleaseTerminalResponse | None:
+        self._check_session(session_id)
+        await self.terminals.release(terminal_id)
+        return ReleaseTerminalResponse()
+
     # -- helpers
+
+    def _check_session(self, session_id: str) -> None:
+        if not self._ours(session_id):
+            raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
 
     def _confined(self, session_id: str, path: str) -> Path:
         if not self._ours(session_id):
@@ -1256,7 +1216,7 @@ class _Turn:
                 if text:
                     parts.append(text)
             elif isinstance(item, TerminalToolCallContent):
-                parts.append(f"(terminal {item.terminal_id})")
+                parts.append(self.terminals.card_text(item.terminal_id) or f"(terminal {item.terminal_id})")
         if not parts and tool.raw_output is not None:
             raw = tool.raw_output if isinstance(tool.raw_output, str) else json.dumps(tool.raw_output, default=str)
             parts.append(raw)
@@ -1291,24 +1251,6 @@ class _Turn:
             return resolve_inside(self.working_directory, path)
         except ToolError:
             return None
-
-
-def _auth_methods(advertised: Sequence[Any], command: Sequence[str]) -> tuple[AcpAuthMethod, ...]:
-    """The agent's ``authMethods`` as shown to a person; a terminal method gets the command to run."""
-    methods: list[AcpAuthMethod] = []
-    for entry in advertised:
-        meta = entry.field_meta if isinstance(entry.field_meta, dict) else {}
-        kind = str(getattr(entry, "type", None) or meta.get("type") or "agent")
-        text: str | None = None
-        if kind == "terminal":
-            args = getattr(entry, "args", None) or meta.get("args") or []
-            text = shlex.join([*command, *[str(a) for a in args]]) if command else None
-        methods.append(
-            AcpAuthMethod(
-                id=entry.id, name=entry.name or entry.id, description=entry.description, kind=kind, command=text
-            )
-        )
-    return tuple(methods)
 
 
 def _answer(options: Sequence[PermissionOption], *, allowed: bool, always: bool) -> RequestPermissionResponse:

@@ -603,11 +603,13 @@ def run_process(
     timeout_s: float,
     stop: threading.Event | None,
     limits: ToolLimits,
+    on_start: Callable[[], None] | None = None,
 ) -> ProcessEnd:
     """Run ``argv`` in its own process group until it ends, times out or ``stop`` is set; blocks.
 
-    Output goes to ``capture`` as it arrives; however the command ends, its whole group is
-    killed and the process reaped, so nothing it started outlives it (SBX-1).
+    Output goes to ``capture`` as it arrives; ``on_start`` is called once it runs. However the
+    command ends, its whole group is killed and the process reaped, so nothing it started
+    outlives it (SBX-1).
     """
     deadline = time.monotonic() + timeout_s
     try:
@@ -623,6 +625,8 @@ def run_process(
         )
     except OSError as exc:
         raise ToolError(f"could not start the command: {exc.strerror or exc}") from exc
+    if on_start is not None:
+        on_start()
     assert process.stdout is not None
     pipe = process.stdout
     timed_out = cancelled = pipe_held = False

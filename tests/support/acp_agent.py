@@ -15,6 +15,12 @@ Script keys (all optional)::
       "load_fails": false,               # answer session/load with an error
       "session_id": "s-1",               # id for session/new (default: random)
       "new_session_error": null,         # "auth": answer session/new with "authentication required"
+      "auth_methods": [],                # advertised in initialize: {"id", "name", "description",
+                                         #   "type": "terminal"|"env_var" (optional), "_meta": {...}}
+      "require_auth": false,             # session/new and session/load answer "authentication required"
+                                         #   until authenticate was called with an accepted id
+      "auth_accepts": null,              # ids authenticate accepts (default: every advertised id);
+                                         #   each call is reported as {"event": "authenticate", "method_id", "ok"}
       "agent_info": {"name": "scripted", "version": "1.0"},
       "protocol_version": 1,
       "on_initialize": null,             # "exit" | "hang" | "garbage"
@@ -70,6 +76,7 @@ from typing import Any
 
 from acp import (
     Agent,
+    AuthenticateResponse,
     InitializeResponse,
     LoadSessionResponse,
     NewSessionResponse,
@@ -115,6 +122,7 @@ class ScriptedAgent(Agent):
         self.conn: Client | None = None
         self.cancelled: dict[str, asyncio.Event] = {}
         self.client_capabilities: ClientCapabilities | None = None
+        self.signed_in: str | None = None
 
     # -- bookkeeping ----------------------------------------------------------------
 
@@ -177,15 +185,37 @@ class ScriptedAgent(Agent):
         if mode == "garbage":
             os.write(1, b"Welcome to the scripted agent! (this line is not JSON-RPC)\n")
         info = self.script.get("agent_info") or {"name": "scripted-agent", "version": "1.0"}
-        return InitializeResponse(
-            protocol_version=int(self.script.get("protocol_version", protocol_version)),
-            agent_capabilities=AgentCapabilities(load_session=bool(self.script.get("load_session", False))),
-            agent_info=Implementation(name=info["name"], version=info["version"]),
+        return InitializeResponse.model_validate(
+            {
+                "protocolVersion": int(self.script.get("protocol_version", protocol_version)),
+                "agentCapabilities": AgentCapabilities(
+                    load_session=bool(self.script.get("load_session", False))
+                ).model_dump(by_alias=True, exclude_none=True),
+                "agentInfo": {"name": info["name"], "version": info["version"]},
+                # Raw, as an agent sends them (qwen marks its terminal method in _meta only).
+                "authMethods": list(self.script.get("auth_methods") or []),
+            }
         )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
+        accepts = self.script.get("auth_accepts")
+        if accepts is None:
+            accepts = [m["id"] for m in self.script.get("auth_methods") or []]
+        ok = method_id in accepts
+        self.report("authenticate", method_id=method_id, ok=ok)
+        if not ok:
+            raise RequestError.invalid_params({"details": f"unknown sign-in method {method_id}"})
+        self.signed_in = method_id
+        return AuthenticateResponse()
+
+    def _check_signed_in(self) -> None:
+        if self.script.get("require_auth") and self.signed_in is None:
+            raise RequestError.auth_required({"details": "sign in first"})
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
         if self.script.get("new_session_error") == "auth":
             raise RequestError.auth_required({"details": "run `scripted login` first"})
+        self._check_signed_in()
         session_id = str(self.script.get("session_id") or f"s-{uuid.uuid4().hex[:12]}")
         self.report("new_session", cwd=cwd, session_id=session_id, process_cwd=os.getcwd())
         self._save_session(session_id, [])
@@ -195,6 +225,7 @@ class ScriptedAgent(Agent):
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
     ) -> LoadSessionResponse | None:
         self.report("load_session", cwd=cwd, session_id=session_id)
+        self._check_signed_in()
         sessions = self._sessions()
         if self.script.get("load_fails") or session_id not in sessions:
             raise RequestError.resource_not_found(f"session:{session_id}")

@@ -34,7 +34,7 @@ import shlex
 import shutil
 import signal
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -113,6 +113,8 @@ __all__ = [
     "AcpAgentExited",
     "AcpAgentTimeout",
     "AcpApprovalDecision",
+    "AcpAuthError",
+    "AcpAuthMethod",
     "AcpCategoryError",
     "AcpCommandNotFound",
     "AcpEnvironmentError",
@@ -121,9 +123,11 @@ __all__ = [
     "AcpRequestFailed",
     "AcpRunner",
     "AcpSessionReady",
+    "AcpSignedIn",
     "AcpTimeouts",
     "AcpTurnResult",
     "AcpWorkingDirectoryError",
+    "AuthChooser",
     "agent_environment",
     "check_acp_allowed",
     "command_label",
@@ -232,6 +236,14 @@ class AcpRequestFailed(AcpAgentError):
         self.code = error.code
 
 
+class AcpAuthError(AcpAgentError):
+    """Signing in to the agent failed or needs a choice no one can make here (issue 15)."""
+
+
+# JSON-RPC error code of "authentication required" (the SDK's RequestError.auth_required).
+AUTH_REQUIRED = -32000
+
+
 def check_acp_allowed(category: str | None) -> None:
     """Refuse ACP for a category line or task: its content may only reach tagged providers (CAT-3)."""
     if category is not None:
@@ -254,6 +266,41 @@ class AcpSessionReady:
     resumed: bool
     note: str | None = None
     agent: str | None = None
+
+
+@dataclass(frozen=True)
+class AcpAuthMethod:
+    """One entry of the agent's ``authMethods`` (``initialize``), as a person is shown it.
+
+    ``kind``: ``"agent"`` (the agent signs in by itself), ``"terminal"`` (a command the person runs;
+    ``command`` is it, ready to paste) or ``"env_var"``.
+    """
+
+    id: str
+    name: str
+    description: str | None = None
+    kind: str = "agent"
+    command: str | None = None
+
+    def describe(self) -> str:
+        text = self.name if self.name == self.id else f"{self.name} ({self.id})"
+        if self.description:
+            text += f": {self.description}"
+        if self.command:
+            text += f" — run `{self.command}` in a terminal"
+        return text
+
+
+@dataclass(frozen=True)
+class AcpSignedIn:
+    """Emitted when ``authenticate`` succeeded; ``chosen_by`` says why this method."""
+
+    method_id: str
+    chosen_by: str  # "provider" | "only" | "person"
+
+
+# Asked when the agent needs a sign-in and offers several methods; the chosen id, or None to give up.
+AuthChooser = Callable[[tuple[AcpAuthMethod, ...]], Awaitable[str | None]]
 
 
 @dataclass(frozen=True)
@@ -425,11 +472,16 @@ class AcpRunner:
         base_env: Mapping[str, str] | None = None,
         command_sandbox: Sandbox | None = None,
         command_env: Mapping[str, str] | None = None,
+        auth_method: str | None = None,
+        choose_auth: AuthChooser | None = None,
     ) -> AcpTurnResult:
         """One prompt turn of the agent ``command`` in ``request.working_directory``.
 
         ``env`` is added to the agent's environment (``base_env``, else ours minus
         secret-looking names); pass the provider's resolved references here.
+        ``auth_method``: the sign-in method the person chose for this agent, used up front;
+        otherwise, when the agent answers "authentication required", its only method, else
+        ``choose_auth`` asks (None: refuse in one line naming the methods).
         ``sandbox`` contains the agent process and everything it starts (SBX-1);
         the caller decides, with the person, whether to run without one.
         ``command_sandbox`` and ``command_env``: the line's own sandbox (its network setting)
@@ -456,6 +508,7 @@ class AcpRunner:
             level=permission_level,
             provider=provider,
         )
+        turn.auth_method, turn.choose_auth = auth_method, choose_auth
         turn.terminals = TurnTerminals(working_directory, sandbox=command_sandbox, env=command_env)
         agent = _AgentProcess(command, self.timeouts)
         await agent.start(executable, working_directory, child_env, sandbox)
@@ -486,7 +539,7 @@ def _find_executable(command: tuple[str, ...], env: Mapping[str, str]) -> str:
 class _AgentProcess:
     """The agent process: spawning, stdout checked line by line, stderr kept, timeouts, reaping."""
 
-    STARTUP_PHASES = frozenset({"initialize", "session/new", "session/load"})
+    STARTUP_PHASES = frozenset({"initialize", "authenticate", "session/new", "session/load"})
 
     def __init__(self, command: tuple[str, ...], timeouts: AcpTimeouts) -> None:
         self.command = command
@@ -805,6 +858,11 @@ class _Turn:
         self.approvals: set[asyncio.Task[ApprovalDecision]] = set()
         self.agent: _AgentProcess | None = None
         self.terminals = TurnTerminals(working_directory, sandbox=None, env=None)
+        # Issue 15: signing in.
+        self.auth_method: str | None = None
+        self.choose_auth: AuthChooser | None = None
+        self.auth_methods: tuple[AcpAuthMethod, ...] = ()
+        self.signed_in: str | None = None
 
     # -- driving the turn
 
@@ -887,6 +945,9 @@ class _Turn:
         self.agent_label = f"{info.title or info.name} {info.version}" if info else None
         name = os.path.basename(self.command[0])
         self.emit(ProviderChosen(self.provider or name, self.agent_label or name))
+        self.auth_methods = _auth_methods(init.auth_methods or [], self.command)
+        if self.auth_method is not None:
+            await self._authenticate(connection, self._method(self.auth_method), "provider")
         cwd = str(self.working_directory)
         resumed = False
         note: str | None = None
@@ -895,7 +956,11 @@ class _Turn:
             agent.enter("session/load")
             self.replaying = True  # the agent replays the conversation we already keep
             try:
-                await connection.load_session(cwd=cwd, session_id=stored_session, mcp_servers=[])
+                await self._signed(
+                    connection,
+                    "session/load",
+                    lambda: connection.load_session(cwd=cwd, session_id=stored_session, mcp_servers=[]),
+                )
                 self.session_id, resumed = stored_session, True
             except RequestError as exc:
                 note = f"could not resume the agent's session {stored_session} ({exc}); started a new session"
@@ -905,7 +970,10 @@ class _Turn:
             note = f"the agent cannot resume sessions; started a new session instead of {stored_session}"
         if self.session_id is None:
             agent.enter("session/new")
-            self.session_id = (await connection.new_session(cwd=cwd, mcp_servers=[])).session_id
+            created = await self._signed(
+                connection, "session/new", lambda: connection.new_session(cwd=cwd, mcp_servers=[])
+            )
+            self.session_id = created.session_id
         if note:
             log.info("line %s: %s", self.request.thread_id, note)
         self.emit(AcpSessionReady(self.session_id, resumed=resumed, note=note, agent=self.agent_label))
@@ -914,6 +982,78 @@ class _Turn:
         return AcpTurnResult(
             session_id=self.session_id, stop_reason=str(response.stop_reason), text="".join(self.parts), resumed=resumed
         )
+
+    # -- signing in (issue 15)
+
+    async def _signed(self, connection: ClientSideConnection, phase: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        """``call`` (session/new or session/load); on "authentication required", sign in once and call again."""
+        agent = self.agent
+        assert agent is not None
+        agent.enter(phase)
+        try:
+            return await call()
+        except RequestError as exc:
+            if exc.code != AUTH_REQUIRED or self.signed_in is not None:
+                raise
+        await self._sign_in(connection, phase)
+        agent.enter(phase)
+        return await call()
+
+    async def _sign_in(self, connection: ClientSideConnection, phase: str) -> None:
+        agent = self.agent
+        assert agent is not None
+        label = command_label(self.command)
+        methods = self.auth_methods
+        if not methods:
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {label} refused {phase}: authentication required, and it lists no sign-in method;"
+                f" sign in by running {label} once in a terminal",
+            )
+        if len(methods) == 1:
+            await self._authenticate(connection, methods[0], "only")
+            return
+        if self.choose_auth is None:
+            name = self.provider or "NAME"
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {label} needs sign-in and offers several methods ({', '.join(m.id for m in methods)});"
+                f" choose one with `xworkmate provider set {name} --acp-auth METHOD`",
+            )
+        with agent.paused_clock():  # a person is choosing: the startup timeout waits
+            chosen = await self.choose_auth(methods)
+        if chosen is None:
+            raise AcpAuthError(self.command, f"ACP agent {label} was not signed in: no sign-in method was chosen")
+        await self._authenticate(connection, self._method(chosen), "person")
+
+    def _method(self, method_id: str) -> AcpAuthMethod:
+        for method in self.auth_methods:
+            if method.id == method_id:
+                return method
+        offered = ", ".join(m.id for m in self.auth_methods) or "none"
+        name = self.provider or "NAME"
+        raise AcpAuthError(
+            self.command,
+            f"ACP agent {command_label(self.command)} has no sign-in method {method_id!r} (it offers: {offered});"
+            f" change it with `xworkmate provider set {name} --acp-auth METHOD` (or `--acp-auth none`)",
+        )
+
+    async def _authenticate(self, connection: ClientSideConnection, method: AcpAuthMethod, chosen_by: str) -> None:
+        agent = self.agent
+        assert agent is not None
+        agent.enter("authenticate")
+        try:
+            await connection.authenticate(method_id=method.id)
+        except RequestError as exc:
+            hint = f"; sign in by running `{method.command}` in a terminal" if method.command else ""
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {command_label(self.command)} refused sign-in with {method.id!r}: {exc}"
+                f" (code {exc.code}){hint}",
+            ) from None
+        self.signed_in = method.id
+        log.info("line %s: signed in to ACP agent %s with %r", self.request.thread_id, self.command[0], method.id)
+        self.emit(AcpSignedIn(method.id, chosen_by))
 
     async def _cancel(self, connection: ClientSideConnection, protocol: asyncio.Task[AcpTurnResult]) -> None:
         """``session/cancel``, pending permission requests answered "cancelled", a short wait for the
@@ -1251,6 +1391,24 @@ class _Turn:
             return resolve_inside(self.working_directory, path)
         except ToolError:
             return None
+
+
+def _auth_methods(advertised: Sequence[Any], command: Sequence[str]) -> tuple[AcpAuthMethod, ...]:
+    """The agent's ``authMethods`` as shown to a person; a terminal method gets the command to run."""
+    methods: list[AcpAuthMethod] = []
+    for entry in advertised:
+        meta = entry.field_meta if isinstance(entry.field_meta, dict) else {}
+        kind = str(getattr(entry, "type", None) or meta.get("type") or "agent")
+        text: str | None = None
+        if kind == "terminal":
+            args = getattr(entry, "args", None) or meta.get("args") or []
+            text = shlex.join([*command, *[str(a) for a in args]]) if command else None
+        methods.append(
+            AcpAuthMethod(
+                id=entry.id, name=entry.name or entry.id, description=entry.description, kind=kind, command=text
+            )
+        )
+    return tuple(methods)
 
 
 def _answer(options: Sequence[PermissionOption], *, allowed: bool, always: bool) -> RequestPermissionResponse:

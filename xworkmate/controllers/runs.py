@@ -12,7 +12,7 @@ import itertools
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -36,9 +36,13 @@ from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.controllers.changes import (
     ApprovalRequested,
     ApprovalSettled,
+    LineUpdated,
     RunDelta,
     RunFinished,
     RunStarted,
+    SignInMethod,
+    SignInRequested,
+    SignInSettled,
     ToolRunning,
 )
 from xworkmate.controllers.containment import agent_state_dirs, line_sandbox, sandbox_env
@@ -157,6 +161,7 @@ class TurnRunner:
         self._router_factory = router_factory
         self._approvals: dict[int, tuple[str, str, asyncio.Future[ApprovalDecision]]] = {}
         self._acp_runner: Any = None  # one AcpRunner for the app, so "always" answers last
+        self._sign_ins: dict[int, tuple[str, asyncio.Future[str | None]]] = {}
 
     # -- approvals from the window -------------------------------------------------
 
@@ -181,6 +186,37 @@ class TurnRunner:
                 self._approvals.pop(approval_id, None)
 
         return approve
+
+    def window_sign_in(self, key: str, agent: str) -> Callable[[tuple[Any, ...]], Awaitable[str | None]]:
+        """Issue 15: the agent needs a sign-in and offers several methods; the window's card picks one."""
+
+        async def choose(methods: tuple[Any, ...]) -> str | None:
+            request_id = next(self._approval_ids)
+            future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+            self._sign_ins[request_id] = (key, future)
+            shown = tuple(SignInMethod(m.id, m.name, m.description, m.command) for m in methods)
+            self._controller._emit(SignInRequested(key=key, request_id=request_id, agent=agent, methods=shown))
+            self._controller._emit(LineUpdated(key=key))  # its status now says "needs sign-in"
+            try:
+                return await future
+            finally:
+                self._sign_ins.pop(request_id, None)
+                chosen = future.result() if future.done() and not future.cancelled() else None
+                self._controller._emit(SignInSettled(key=key, request_id=request_id, method_id=chosen))
+                self._controller._emit(LineUpdated(key=key))
+
+        return choose
+
+    def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
+        entry = self._sign_ins.get(request_id)
+        if entry is None:
+            raise LookupError(f"no sign-in {request_id} is waiting")
+        _key, future = entry
+        if not future.done():
+            future.set_result(method_id)
+
+    def waiting_for_sign_in(self, key: str) -> bool:
+        return any(k == key for k, _f in self._sign_ins.values())
 
     def pending_approvals(self, key: str) -> list[int]:
         return [aid for aid, (k, _tool, _f) in self._approvals.items() if k == key]
@@ -430,6 +466,10 @@ class TurnRunner:
             # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
             command_sandbox=line_sandbox(self._controller.settings, self._controller._store, thread),
             command_env=sandbox_env(thread),
+            # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
+            # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
+            auth_method=record.acp_auth_method,
+            choose_auth=None if headless else self.window_sign_in(request.thread_id, record.name),
         )
         if result.session_id:
             self._controller.apply_execution_result(
@@ -637,6 +677,9 @@ class _TurnRecorder:
             )
         elif isinstance(event, StepLimitReached):
             self.notice(f"Stopped after {event.steps} steps in one turn; send a follow-up to continue.")
+        elif type(event).__name__ == "AcpSignedIn":
+            method_id = getattr(event, "method_id", "?")
+            self.notice(f"Signed in to the agent with its method {method_id!r}.", MessageState.COMPLETE)
         elif type(event).__name__ == "AcpSessionReady":
             session_id = getattr(event, "session_id", None)
             if session_id:

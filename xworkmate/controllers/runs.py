@@ -466,7 +466,6 @@ class TurnRunner:
             # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
             command_sandbox=line_sandbox(self._controller.settings, self._controller._store, thread),
             command_env=sandbox_env(thread),
-            # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
             # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
             auth_method=record.acp_auth_method,
             choose_auth=None if headless else self.window_sign_in(request.thread_id, record.name),

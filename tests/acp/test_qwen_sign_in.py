@@ -1,0 +1,217 @@
+"""A real agent that requires sign-in (issue 15, item 1): Qwen Code from npm, through ``xworkmate run``.
+
+Qwen Code (``tests/support/install_agents.sh``) runs as a line's ACP agent at permission ``full``,
+in a fresh HOME, offline against the scripted OpenAI server (``tests/support/qwen_agent.py``).
+It answers ``session/new`` with "Authentication required" until the client calls
+``authenticate``; XWorkmate must sign in with the one method it offers (``openai``) by itself.
+The scripted model then has Qwen's own ``write_file`` tool create a file in the line's folder.
+
+A line with a content category never starts it (CAT-3): ``run`` is refused in one line, and
+Qwen's state folder and the model server show that no Qwen process ran.
+
+Everything goes through the real CLI (``python -m xworkmate``), a separate process per command.
+The test folders live outside ``/tmp`` (under ``/var/tmp`` when it is writable), as in
+``test_opencode_sandbox.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from tests.support.qwen_agent import (
+    QWEN_ENV_REFS,
+    QWEN_KEY_VAR,
+    QWEN_STATE_DIRS,
+    QWEN_VERSION,
+    agents_dir,
+    install_status,
+    prepare_qwen_home,
+    qwen_command,
+    qwen_executable,
+    session_requests,
+    tool_names,
+    tool_results,
+    write_file,
+)
+
+CLI_TIMEOUT = 240.0
+SIGNED_IN = "Signed in to the agent with its method 'openai'."
+
+
+@pytest.fixture(scope="module")
+def qwen() -> Path:
+    """The installed Qwen Code launcher; skipped only when the installer could not reach the registry."""
+    executable = qwen_executable()
+    if executable is not None:
+        return executable
+    status = install_status() or ""
+    if status.startswith("unreachable:"):
+        pytest.skip(
+            f"Qwen Code {QWEN_VERSION} is not installed: {status.removeprefix('unreachable:').strip()}"
+            " (tests/support/install_agents.sh)"
+        )
+    pytest.fail(
+        f"Qwen Code {QWEN_VERSION} is not installed in {agents_dir()}: run tests/support/install_agents.sh"
+        " (.ci/run does; it records when the registry cannot be reached and this test is then skipped)"
+    )
+
+
+def _base_folder() -> Path:
+    for parent in ("/var/tmp", None):
+        try:
+            return Path(tempfile.mkdtemp(prefix="xw-qwen-", dir=parent)).resolve()
+        except OSError:
+            continue
+    raise RuntimeError("no writable temporary folder")
+
+
+@dataclass
+class Scene:
+    base: Path
+    home: Path  # the fresh HOME every command (and so the agent) starts with
+    xw_home: Path  # XWORKMATE_HOME: database, logs
+    key: str  # the API key, only ever in the environment
+
+    def files(self, *, data: bool = True) -> dict[Path, int]:
+        """Every file under the base folder (without XWorkmate's own data unless ``data``), with its
+        modification time."""
+        files = {p: p.stat().st_mtime_ns for p in self.base.rglob("*") if p.is_file() and not p.is_symlink()}
+        return files if data else {p: t for p, t in files.items() if self.xw_home not in p.parents}
+
+    def cli(self, *args: str, timeout: float = CLI_TIMEOUT) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("XWORKMATE_", "XDG_", "QWEN_", "OPENAI_"))}
+        env.update(
+            {"HOME": str(self.home), "XWORKMATE_HOME": str(self.xw_home), "QT_QPA_PLATFORM": "offscreen"},
+        )
+        env[QWEN_KEY_VAR] = self.key
+        return subprocess.run(
+            [sys.executable, "-m", "xworkmate", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            check=False,
+        )
+
+    def ok(self, *args: str) -> Any:
+        done = self.cli(*args, "--json")
+        assert done.returncode == 0, f"xworkmate {' '.join(args)} failed: {done.stderr}"
+        return json.loads(done.stdout)
+
+    def folder(self, name: str) -> Path:
+        path = self.base / "work" / name
+        path.mkdir(parents=True)
+        return path
+
+    def qwen_line(self, folder: Path) -> str:
+        key = self.ok("thread", "new", "--workspace", str(folder))["session_key"]
+        self.ok("thread", "set", key, "--mode", "acp", "--provider", "qwen", "--permission", "full")
+        return str(key)
+
+
+@pytest.fixture
+def scene(qwen: Path, openai_server: OpenAIServer) -> Iterator[Scene]:
+    base = _base_folder()
+    home = base / "home"
+    xw_home = base / "xworkmate-home"
+    for path in (home, xw_home):
+        path.mkdir(parents=True)
+    prepare_qwen_home(home, openai_server.base_url)
+    scene = Scene(base, home, xw_home, key=f"sk-test-{uuid.uuid4().hex}")
+    command = shlex.join(qwen_command(qwen, openai_server.base_url))
+    env = [f"--acp-env={name}={ref}" for name, ref in QWEN_ENV_REFS]
+    # No --acp-auth and no --acp-state-dir: the only method offered and the defaults for `qwen` apply.
+    added = scene.ok("provider", "add", "qwen", "--acp-command", command, *env)
+    assert added["acp_auth_method"] is None
+    try:
+        yield scene
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _allowed(scene: Scene, path: Path, folder: Path) -> bool:
+    roots = [folder, scene.xw_home, *(scene.home / entry.removeprefix("~/") for entry in QWEN_STATE_DIRS)]
+    return any(path == root or root in path.parents for root in roots)
+
+
+def test_qwen_signs_in_by_itself_and_writes_in_the_lines_folder(scene: Scene, openai_server: OpenAIServer) -> None:
+    folder = scene.folder("project")
+    outside = scene.folder("sibling")
+    key = scene.qwen_line(folder)
+    target = folder / "hello.txt"
+    content = f"written by qwen {uuid.uuid4().hex}\n"
+    openai_server.script(ToolCallReply([write_file("w1", target, content)]), TextReply(["Wrote hello.txt."]))
+    before = scene.files()
+
+    done = scene.cli("run", key, "Create hello.txt in the project.", "--json")
+
+    requests = session_requests(openai_server)
+    results = tool_results(openai_server)
+    assert done.returncode == 0, f"xworkmate run failed: {done.stderr}\nmodel saw tool results: {results}"
+    out = json.loads(done.stdout)
+    assert out["status"] == "finished", out
+    assert out["text"] == "Wrote hello.txt.", out
+
+    # Qwen refuses session/new until authenticate: the turn ran, so XWorkmate signed in, with the one
+    # method offered, and said so on the line; Qwen recorded the method in its own settings.
+    notices = [m["content"] for m in scene.ok("messages", key) if "Signed in" in m["content"]]
+    assert notices == [SIGNED_IN]
+    settings = json.loads((scene.home / ".qwen" / "settings.json").read_text())
+    assert settings["security"]["auth"]["selectedType"] == "openai"
+    # The key reached the model server through the environment reference, never on the command line.
+    assert {r.headers.get("authorization") for r in openai_server.chat_requests} == {f"Bearer {scene.key}"}
+    assert scene.key not in json.dumps(scene.ok("provider", "list"))
+
+    # Qwen's own write_file tool wrote the file in the line's folder, and the model saw it succeed.
+    assert "write_file" in tool_names(openai_server)
+    assert target.read_text() == content, results
+    assert "w1" in results and "error" not in results["w1"].lower(), results
+    assert openai_server.pending_replies == 0
+    assert len(requests) == 2, [r.get("messages", [])[-1] for r in requests]  # no background model requests
+
+    # Nothing written outside the folder but Qwen's state and XWorkmate's own data.
+    changed = [p for p, mtime in scene.files().items() if before.get(p) != mtime]
+    assert [str(p) for p in changed if not _allowed(scene, p, folder)] == []
+    assert list(outside.iterdir()) == []
+
+
+def test_a_category_line_never_starts_qwen(scene: Scene, openai_server: OpenAIServer) -> None:
+    folder = scene.folder("medical")
+    key = scene.qwen_line(folder)
+    scene.ok("thread", "category", key, "--set", "medical")
+    openai_server.script(ToolCallReply([write_file("w1", folder / "leak.txt", "leak\n")]), TextReply(["no"]))
+    state = scene.home / ".qwen"
+    before = scene.files(data=False)
+
+    done = scene.cli("run", key, "Write down the diagnosis.")
+
+    assert done.returncode != 0, done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xworkmate: error: "), done.stderr
+    assert "medical" in lines[0] and "CAT-3" in lines[0], lines[0]
+    # Refused before any process started: Qwen writes to ~/.qwen as soon as it starts (its settings'
+    # version, installation_id, projects/), and here nothing changed there; the model server got nothing.
+    assert sorted(p.name for p in state.iterdir()) == ["settings.json"]
+    assert scene.files(data=False) == before
+    assert openai_server.requests == []
+    assert not (folder / "leak.txt").exists()
+    # Passing the agent for one turn on a category line is refused the same way.
+    scene.ok("thread", "set", key, "--mode", "native")
+    refused = scene.cli("run", key, "Write down the diagnosis.", "--provider", "qwen")
+    assert refused.returncode != 0 and "CAT-3" in refused.stderr, refused.stderr
+    assert scene.files(data=False) == before
+    assert openai_server.requests == []

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 _BLOCKER = """
@@ -35,6 +37,7 @@ _QT_IMPORT = re.compile(r"^\s*(from|import)\s+(PySide6|shiboken6|qasync)\b", re.
 HEADLESS_SUITES = ["tests/domain", "tests/store", "tests/llm", "tests/agents", "tests/acp", "tests/controllers"]
 
 
+@pytest.mark.timeout(600)  # it re-runs the Qt-free suites in a subprocess
 def test_domain_store_and_controllers_run_without_qt() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
     proc = subprocess.run(
@@ -67,9 +70,7 @@ def test_domain_store_and_controllers_run_without_qt() -> None:
 def test_the_blocker_really_blocks_pyside6() -> None:
     """Without this, the test above could pass by never trying to import Qt."""
     probe = _BLOCKER.replace("import pytest\nsys.exit(pytest.main(sys.argv[1:]))", "import PySide6")
-    proc = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
-    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode != 0
     assert "unavailable in the headless layer test" in proc.stderr
 

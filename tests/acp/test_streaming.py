@@ -89,7 +89,7 @@ def test_a_turn_streams_text_thoughts_plan_and_tool_calls(harness: AgentHarness)
     (new_session,) = harness.report("new_session")
     assert new_session["cwd"] == cwd and new_session["process_cwd"] == cwd
     (init,) = harness.report("initialize")
-    assert init["fs_read"] and init["fs_write"] and not init["terminal"] and init["client"] == "xworkmate"
+    assert init["fs_read"] and init["fs_write"] and init["terminal"] and init["client"] == "xworkmate"
     assert harness.report("prompt")[0]["text"] == "do the thing"
     assert_reaped(harness.pid())
 

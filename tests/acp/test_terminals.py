@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -29,7 +30,8 @@ from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.settings import Settings
 
-PY = sys.executable
+# A system Python: the test checkout (and its venv) may live under /tmp, which a sandbox makes private.
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 
 @pytest.fixture

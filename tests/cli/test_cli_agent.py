@@ -28,6 +28,7 @@ def test_provider_add_and_list(home: Path, openai_server: OpenAIServer) -> None:
         "default": True,
         "acp_command": None,
         "acp_state_dirs": None,
+        "acp_auth_method": None,
     }
     assert [p["name"] for p in ok_json(home, "provider", "list")] == ["local"]
 

@@ -4,13 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench smoke package clean
+.PHONY: run test test-core lint bench smoke package clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "XWorkmate needs Python 3.11 or newer; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[gui,test]'
 	touch $(STAMP)
 
 # Bytecode up front: with PYTHONDONTWRITEBYTECODE set (as on CI machines) an editable install
@@ -26,6 +26,23 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen QT_API=pyside6 $(BIN)/python -m pytest
 	$(BIN)/ruff check .
 
+# Issue 19: the Qt-free core as a real install. A venv without the gui extra (no PySide6, no qasync) runs
+# every non-UI test with pytest-qt disabled, and the CLI; `.ci/run` runs it after `make test`.
+CORE_VENV := .venv-core
+CORE_STAMP := $(CORE_VENV)/.installed
+CORE_TESTS := tests --ignore=tests/ui --ignore=tests/packaging --ignore=tests/test_qt_binding.py
+
+$(CORE_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CORE_VENV)/bin/python -m pip install --quiet -e '.[test]'
+	touch $(CORE_STAMP)
+
+test-core: $(CORE_STAMP)
+	@$(CORE_VENV)/bin/python -c 'import importlib.util as u, sys; sys.exit("PySide6 is in the core venv" if u.find_spec("PySide6") or u.find_spec("qasync") else 0)'
+	$(CORE_VENV)/bin/python -m pytest -p no:pytest-qt -p no:cacheprovider -q $(CORE_TESTS)
+	bash tests/support/core_cli_check.sh $(CORE_VENV)/bin/xworkmate
+
 smoke: $(STAMP)
 	$(BYTECODE)
 	QT_QPA_PLATFORM=offscreen $(BIN)/xworkmate gui --smoke-test
@@ -37,4 +54,4 @@ package: $(STAMP)
 	bash packaging/build.sh
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(CORE_VENV) build dist *.egg-info

@@ -11,6 +11,9 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
+# pytest-qt's binding (STYLE 2), set here rather than as an ini key so that pytest configures under
+# --strict-config without pytest-qt (the Qt-free core job in .ci/run runs with -p no:pytest-qt).
+os.environ.setdefault("PYTEST_QT_API", "pyside6")
 
 from tests.support.fixtures import openai_server, openai_server_factory
 from xworkmate.controllers import SessionController

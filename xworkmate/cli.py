@@ -745,6 +745,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         args = parser.parse_args(["gui", *(argv or [])])
         func = cmd_gui
+    if func is cmd_gui and (missing := missing_gui_modules()):
+        # Issue 19: the core installs without Qt; the window says in one line how to get it.
+        return _fail(
+            f"the window needs {' and '.join(missing)}, which are not installed: "
+            "pip install 'xworkmate[gui]' (the command line works without them)",
+            EXIT_ERROR,
+            window=False,
+            database_url="",
+        )
     window = func is cmd_gui and not getattr(args, "smoke_test", False)
     database_url = ""
     log_path: Path | None = None
@@ -770,6 +779,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if log_path is not None:
             message = message.replace("the log file", str(log_path))
         return _fail(message, _failure_code(exc), window=window, database_url=database_url)
+
+
+def missing_gui_modules() -> list[str]:
+    """The window's own dependencies (the ``gui`` extra) that this installation lacks."""
+    import importlib.util
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):
+            return True
+
+    return [name for name in ("PySide6", "qasync") if absent(name)]
 
 
 def _failure_code(exc: Exception) -> int:

@@ -71,7 +71,9 @@ def test_the_window_without_qt_says_how_to_install_it(tmp_path: Path) -> None:
 
 
 def test_the_command_line_works_without_qt(tmp_path: Path) -> None:
-    code = "import sys\nfrom xworkmate.entry import main\nsys.exit(main(['thread', 'new', '--title', 'core', '--json']))"
+    code = (
+        "import sys\nfrom xworkmate.entry import main\nsys.exit(main(['thread', 'new', '--title', 'core', '--json']))"
+    )
     proc = _run_blocked(code, home=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert '"core"' in proc.stdout

@@ -102,13 +102,12 @@ from xworkmate.agents.native import command_environment
 from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 from xworkmate.agents.workspace_tools import ToolLimits, ToolResult
 from xworkmate.domain.messages import MessageState
+from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.llm.events import ToolCall
 
 __all__ = [
-    "EDIT_KINDS",
-    "READ_ONLY_KINDS",
     "AcpAgentError",
     "AcpAgentExited",
     "AcpAgentTimeout",
@@ -138,11 +137,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-# ACP tool kinds that change files (allowed without asking at ``auto-edit``) and
-# kinds that only look (never asked about, as the native loop never asks for reads).
-EDIT_KINDS = frozenset({"edit", "delete", "move"})
-READ_ONLY_KINDS = frozenset({"read", "search", "think"})
 
 _STREAM_LIMIT = 50 * 1024 * 1024  # the SDK's own default for one JSON-RPC line
 _READ_MAX_BYTES = 8 * 1024 * 1024
@@ -374,15 +368,11 @@ def agent_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 def needs_acp_approval(kind: str, level: PermissionLevel) -> bool:
     """Which permission requests of an agent go to a person, by the line's permission level.
 
-    Mirrors the native loop: reads never wait; ``auto-edit`` lets edits through;
-    ``full`` lets everything through. Locations outside the working directory are
-    refused before this is asked.
+    The native loop's rule (domain/permissions.py): reads never wait; ``auto-edit``
+    lets edits through; ``full`` lets everything through. Locations outside the
+    working directory are refused before this is asked.
     """
-    if level is PermissionLevel.FULL or kind in READ_ONLY_KINDS:
-        return False
-    if level is PermissionLevel.AUTO_EDIT:
-        return kind not in EDIT_KINDS
-    return True
+    return needs_approval(kind, level)
 
 
 def permission_approver(level: PermissionLevel, *, refused: list[str] | None = None) -> Approver:
@@ -403,12 +393,12 @@ def permission_approver(level: PermissionLevel, *, refused: list[str] | None = N
             if refused is not None:
                 refused.append(reason)
             return ApprovalDecision(allowed=False, reason=reason)
-        if level is PermissionLevel.FULL or (level is PermissionLevel.AUTO_EDIT and kind in EDIT_KINDS):
+        if not needs_approval(kind, level):
             return ApprovalDecision(allowed=True)
         key = request.thread_id
         fix = (
             f"`xworkmate thread set {key} --permission full`"
-            if level is PermissionLevel.AUTO_EDIT or kind not in EDIT_KINDS
+            if level is PermissionLevel.AUTO_EDIT or action_kind(kind) is not ActionKind.EDIT
             else f"`xworkmate thread set {key} --permission auto-edit` (edits) or `--permission full`"
         )
         reason = (
@@ -1379,7 +1369,7 @@ class _Turn:
             after = item.new_text.splitlines(keepends=True)
             source = f"a/{shown}" if item.old_text is not None else "/dev/null"
             chunks.append("".join(difflib.unified_diff(before, after, source, f"b/{shown}")))
-        if changed is None and tool.kind in EDIT_KINDS and tool.locations:
+        if changed is None and action_kind(tool.kind) is ActionKind.EDIT and tool.locations:
             changed = self._inside(tool.locations[0])
         text = "".join(chunks) or None
         if text is not None and len(text) > limits.diff_max_chars:

@@ -36,6 +36,7 @@ from xworkmate.agents.workspace_tools import (
 )
 from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.llm.events import ProviderSelected, ReasoningDelta, TextDelta, ToolCall, ToolCallReady
@@ -49,8 +50,7 @@ EVIDENCE_WINDOW = 12
 
 YIELD_EVERY = 32
 
-WRITE_TOOLS = frozenset({"write_file", "edit_file"})
-COMMAND_TOOLS = frozenset({"run_command"})
+# The kinds of the native tools, and whether they wait for the person, live in domain/permissions.py.
 
 SYSTEM_PROMPT = """You are the built-in agent of XWorkmate, working for one person on one task line.
 Your working directory is {working_directory}; every path you use is relative to it and you cannot
@@ -70,20 +70,6 @@ def command_environment(extra_secret_names: Sequence[str] = ()) -> dict[str, str
     """
     hidden = set(extra_secret_names)
     return {k: v for k, v in os.environ.items() if k not in hidden and not looks_secret(k)}
-
-
-def needs_approval(tool_name: str, level: PermissionLevel, *, sandboxed: bool = True) -> bool:
-    """``ask``: writes and commands wait; ``auto-edit``: commands wait; ``full``: nothing waits.
-
-    SBX-1: a command that cannot run in a sandbox waits at every level; never a silent unsandboxed run.
-    """
-    if tool_name in COMMAND_TOOLS and not sandboxed:
-        return True
-    if level is PermissionLevel.FULL:
-        return False
-    if level is PermissionLevel.AUTO_EDIT:
-        return tool_name in COMMAND_TOOLS
-    return tool_name in WRITE_TOOLS or tool_name in COMMAND_TOOLS
 
 
 @dataclass(frozen=True)
@@ -237,7 +223,7 @@ class NativeAgent:
         sandboxed = sandbox is not None and sandbox.available
         if needs_approval(call.name, self.permission, sandboxed=sandboxed):
             unsandboxed = None
-            if call.name in COMMAND_TOOLS and not sandboxed:
+            if action_kind(call.name) is ActionKind.COMMAND and not sandboxed:
                 unsandboxed = sandbox.status.detail if sandbox is not None else "no sandbox was set up for this run"
             decision = await self.approver(
                 ApprovalRequest(
@@ -289,7 +275,7 @@ def describe_call(call: ToolCall) -> str:
         return f"{call.name}({call.arguments[:80]})"
     if call.name == "run_command":
         return f"run `{args.get('command', '')}`"
-    if call.name in WRITE_TOOLS:
+    if action_kind(call.name) is ActionKind.EDIT:
         verb = "write" if call.name == "write_file" else "edit"
         return f"{verb} {args.get('path', '?')}"
     if call.name in ("read_file", "list_dir"):

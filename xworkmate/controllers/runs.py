@@ -64,6 +64,7 @@ __all__ = [
     "provider_config",
 ]
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.permissions import raised_level
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
@@ -241,11 +242,9 @@ class TurnRunner:
 
                 decision = AcpApprovalDecision(allowed=True, always=True)
             else:
-                from xworkmate.agents.native import COMMAND_TOOLS
-
-                wanted = PermissionLevel.FULL if tool in COMMAND_TOOLS else PermissionLevel.AUTO_EDIT
-                order = [PermissionLevel.ASK, PermissionLevel.AUTO_EDIT, PermissionLevel.FULL]
-                if order.index(thread.context_state.permission_level) < order.index(wanted):
+                current = thread.context_state.permission_level
+                wanted = raised_level(current, tool)
+                if wanted is not current:
                     self._controller.set_permission(key, wanted)
         if not future.done():
             future.set_result(decision)

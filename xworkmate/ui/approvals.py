@@ -17,19 +17,14 @@ from PySide6.QtGui import QFontDatabase, QFontMetrics
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from xworkmate.controllers import ApprovalRequested
+from xworkmate.domain.permissions import always_level
 from xworkmate.domain.threads import PermissionLevel
 
 ALLOW = "allow"
 REJECT = "reject"
 ALWAYS = "always"
 
-_EDIT_TOOLS = frozenset({"write_file", "edit_file"})
 ARGUMENT_LINES = 8
-
-
-def always_level(tool: str) -> PermissionLevel:
-    """What "Always for this line" raises a native line to (the controller does it): edits → auto-edit, else full."""
-    return PermissionLevel.AUTO_EDIT if tool in _EDIT_TOOLS else PermissionLevel.FULL
 
 
 def always_tooltip(tool: str) -> str:

@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from xworkmate.domain.permissions import ActionKind, action_kind
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 
 BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
@@ -46,7 +47,6 @@ _REMOVED_COLOUR = "#b3261e"
 _HUNK_COLOUR = "#6a4fb3"
 _CODE_BACKGROUND = QColor(127, 127, 127, 28)
 
-_WRITE_TOOLS = frozenset({"write_file", "edit_file"})
 _READ_VERBS = {"read_file": "Read", "list_dir": "Listed", "search_files": "Searched"}
 _ERROR_TITLES = {
     "write_refused": "Write refused",
@@ -154,7 +154,7 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
         return ToolCard(name, f"{label}: {subject}", str(error_kind or "error"), False, "reason", content)
     if name == "run_command":
         return _command_card(name, args, content, ok=True)
-    if name in _WRITE_TOOLS:
+    if action_kind(name) is ActionKind.EDIT:
         path = str(data.get("changed_path") or args.get("path") or "?")
         verb = "Wrote" if name == "write_file" else "Edited"
         diff = str(data.get("diff") or "")

@@ -25,7 +25,7 @@ from xworkmate.controllers.failures import describe_failure
 from xworkmate.domain.categories import InvalidCategoryError
 from xworkmate.domain.keys import InvalidSessionKeyError
 from xworkmate.domain.messages import Message
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.providers import ProviderKind, ProviderRecord, parse_env_ref
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.threads import TaskThread, ThreadStatus
@@ -223,8 +223,6 @@ def _state_dirs_json(record: ProviderRecord) -> list[str] | None:
 def cmd_provider_add(args: argparse.Namespace, controller: SessionController) -> int:
     import shlex
 
-    from xworkmate.domain.categories import normalize_tags
-
     api_key: str | None = None
     if args.acp_command:
         if args.base_url or args.model or args.tag:
@@ -234,11 +232,11 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
             raise CliError("--acp-command is empty")
         env_refs = []
         for item in args.acp_env or []:
-            name, sep, ref = item.partition("=")
-            if not sep or not name or not ref.startswith(("env:", "keyring:")):
-                raise CliError(f"--acp-env {item!r} must look like NAME=env:VAR or NAME=keyring:ENTRY")
-            env_refs.append((name, ref))
-        record = ProviderRecord(
+            try:
+                env_refs.append(parse_env_ref(item))
+            except ValueError as exc:  # the same rule and words as the Settings dialog
+                raise CliError(f"--acp-env: {exc}") from None
+        record = ProviderRecord.checked(
             name=args.name,
             kind=ProviderKind.ACP,
             acp_command=command,
@@ -257,12 +255,12 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
         if args.api_key_stdin:
             # Read now, stored only once the controller has checked the whole provider (SEC-1).
             api_key = sys.stdin.readline().strip()
-        record = ProviderRecord(
+        record = ProviderRecord.checked(
             name=args.name,
             kind=ProviderKind.OPENAI,
             base_url=args.base_url,
             model=args.model,
-            tags=tuple(sorted(normalize_tags(args.tag or []))),
+            tags=tuple(args.tag or ()),
             api_key_env=args.api_key_env,
             api_key_keyring=bool(args.api_key_stdin or args.keyring),
             is_default=args.default,

@@ -185,3 +185,31 @@ def test_an_agents_sign_in_method_is_set_in_the_form_and_shown_again_on_edit(
     section.auth_edit.clear()
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
     assert next(p for p in bare_controller.providers() if p.name == "qwen").acp_auth_method is None
+
+
+@pytest.mark.parametrize(
+    ("name", "env", "field", "words"),
+    [
+        ("weird", "1 BAD=env:", "env", "must look like NAME=env:VAR"),
+        ("weird", "KEY=env:", "env", "must look like NAME=env:VAR"),
+        ("weird", "KEY=env:not-a-name", "env", "does not name an environment variable"),
+        ("weird", "KEY=vault:x", "env", "must look like NAME=env:VAR"),
+        ("my agent", "", "name", "must not contain spaces"),
+    ],
+)
+def test_the_cli_and_the_dialog_refuse_the_same_agent_with_the_same_words(
+    home: Path, name: str, env: str, field: str, words: str
+) -> None:
+    """Issue 19 item 3: the rules sit on ProviderRecord, so `provider add` no longer stores what the form refuses."""
+    from tests.cli.test_cli import run_cli
+
+    with pytest.raises(AcpFormError) as refused:
+        agent_record(name, "true", env)
+    assert refused.value.field == field and words in str(refused.value)
+    args = ["provider", "add", name, "--acp-command", "true"] + (["--acp-env", env] if env else [])
+    proc = run_cli(home, *args)
+    assert proc.returncode == 1
+    assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "1 BAD" not in proc.stderr.replace(name, "")  # a pasted value is never echoed
+    listed = run_cli(home, "provider", "list", "--json")
+    assert listed.returncode == 0 and listed.stdout.strip() == "[]"

@@ -970,7 +970,7 @@ class SessionController:
         Every check runs before anything is written (SEC-1, ERR-2): a refused add leaves both the
         providers table and the keyring as they were.
         """
-        self._check_provider(record, replace=replace)
+        record = self._check_provider(record, replace=replace)
         if api_key is None:
             return self._store.providers.add(record, replace=replace)
         if record.kind is not ProviderKind.OPENAI:
@@ -980,16 +980,17 @@ class SessionController:
         with api_key_stored(record.name, api_key):
             return self._store.providers.add(record.model_copy(update={"api_key_keyring": True}), replace=replace)
 
-    def _check_provider(self, record: ProviderRecord, *, replace: bool) -> None:
-        """The one home of provider validation: the window's dialog and the CLI both come through here."""
+    def _check_provider(self, record: ProviderRecord, *, replace: bool) -> ProviderRecord:
+        """Everything checked before a provider is stored: the window's dialog and the CLI both come through here.
+
+        The record's own rules (domain/providers.py) run again, for a record changed with ``model_copy``;
+        then what needs this installation (the data folder, the providers already stored).
+        """
+        record = ProviderRecord.checked(**record.model_dump())
         if record.kind is ProviderKind.OPENAI:
             from xworkmate.controllers.runs import provider_config
 
             provider_config(record)  # a bad config names the field
-            if record.acp_auth_method is not None:
-                raise ValueError(f"provider {record.name!r} is not an ACP agent: it has no sign-in method to choose")
-        elif not record.acp_command:
-            raise ValueError(f"ACP provider {record.name!r} needs a command (acp_command)")
         else:
             from xworkmate.controllers.containment import state_dir_problem
 
@@ -997,12 +998,9 @@ class SessionController:
                 problem = state_dir_problem(entry, data_folder=self._settings.home)
                 if problem is not None:
                     raise ValueError(f"ACP agent {record.name!r}: {entry} cannot be a writable folder: {problem}")
-            method = record.acp_auth_method
-            # Issue 15: an id from the agent's authMethods; which ids it offers is known only once it runs.
-            if method is not None and (not method.strip() or method != method.strip() or len(method) > 200):
-                raise ValueError(f"ACP agent {record.name!r}: {method!r} is not a sign-in method id")
         if not replace and self._store.providers.get(record.name) is not None:
             raise ProviderExistsError(record.name)
+        return record
 
     def set_provider_api_key(self, name: str, api_key: str) -> ProviderRecord:
         """Keep a provider's key in the OS keyring (never in the database) and point the provider at it."""

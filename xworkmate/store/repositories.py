@@ -1227,7 +1227,8 @@ class ProviderExistsError(ValueError):
 
 
 def _provider_from_row(row: ProviderRow) -> ProviderRecord:
-    return ProviderRecord(
+    # Not re-validated: a row stored before a rule existed must still list (and can be fixed or removed).
+    return ProviderRecord.model_construct(
         name=row.name,
         kind=ProviderKind(row.kind),
         base_url=row.base_url,

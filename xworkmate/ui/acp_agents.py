@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.providers import InvalidProviderError, ProviderKind, ProviderRecord, parse_env_ref
 
 ACP_FIELDS = ("name", "command", "env", "state_dirs", "auth")
 NONE_FOUND_TEXT = (
@@ -37,8 +37,9 @@ NONE_FOUND_TEXT = (
     "Add one by hand below: a name and the command that starts it in ACP mode, e.g. “qwen --acp” or "
     "“gemini --experimental-acp”."
 )
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_NAME = re.compile(r"^\S+$")
+# The record's fields, as the form's fields (the record's own rules say what is wrong: domain/providers.py).
+_FORM_FIELDS = {"name": "name", "acp_command": "command", "acp_env_refs": "env", "acp_state_dirs": "state_dirs",
+                "acp_auth_method": "auth"}  # fmt: skip
 
 
 class AcpFormError(ValueError):
@@ -55,16 +56,10 @@ def parse_env_refs(text: str) -> tuple[tuple[str, str], ...]:
     for item in re.split(r"[\s,]+", text.strip()):
         if not item:
             continue
-        name, sep, ref = item.partition("=")
-        scheme, _, target = ref.partition(":")
-        if not sep or not _ENV_NAME.match(name) or scheme not in ("env", "keyring") or not target:
-            # The value is not echoed back: someone may have pasted the secret itself.
-            shown = name if name and _ENV_NAME.match(name) else "an entry"
-            raise AcpFormError(
-                "env",
-                f"{shown} must look like NAME=env:VAR or NAME=keyring:ENTRY (a reference, never the secret itself)",
-            )
-        refs.append((name, ref))
+        try:
+            refs.append(parse_env_ref(item))
+        except ValueError as exc:  # the value is not echoed back: someone may have pasted the secret itself
+            raise AcpFormError("env", str(exc)) from None
     return tuple(refs)
 
 
@@ -81,22 +76,24 @@ def agent_record(
     clean = name.strip()
     if not clean:
         raise AcpFormError("name", "give the agent a name, e.g. qwen")
-    if not _NAME.match(clean):
-        raise AcpFormError("name", "the name must not contain spaces")
     try:
         command = tuple(shlex.split(command_line))
     except ValueError as exc:
         raise AcpFormError("command", f"cannot read the command line ({exc})") from exc
     if not command:
         raise AcpFormError("command", "type the command that starts the agent in ACP mode, e.g. qwen --acp")
-    return ProviderRecord(
-        name=clean,
-        kind=ProviderKind.ACP,
-        acp_command=command,
-        acp_env_refs=parse_env_refs(env_text),
-        acp_state_dirs=parse_state_dirs(state_dirs_text),
-        acp_auth_method=auth_method.strip() or None,
-    )
+    try:
+        return ProviderRecord.checked(
+            name=clean,
+            kind=ProviderKind.ACP,
+            acp_command=command,
+            acp_env_refs=parse_env_refs(env_text),
+            acp_state_dirs=parse_state_dirs(state_dirs_text),
+            acp_auth_method=auth_method.strip() or None,
+        )
+    except InvalidProviderError as exc:
+        message = str(exc).split(f"{exc.field}: ", 1)[-1]
+        raise AcpFormError(_FORM_FIELDS.get(exc.field, "name"), message) from None
 
 
 def discovered_label(record: ProviderRecord, configured: Sequence[ProviderRecord]) -> str:

@@ -45,7 +45,6 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.categories import normalize_tags
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.ui.acp_agents import AcpAgentsSection, AcpFormError, agent_record
 
@@ -410,16 +409,12 @@ class ProviderSettingsDialog(QDialog):
         self.form.hide()
 
     def form_record(self) -> ProviderRecord:
-        """The form as a record; tags are normalised like categories (CAT-1), a bad label names the field."""
-        try:
-            tags = tuple(sorted(normalize_tags(self.tags_edit.text().split(","))))
-        except ValueError as exc:
-            raise ValueError(f"tags: {exc}") from exc
-        return ProviderRecord(
+        """The form as a record; the record's own rules refuse a bad field, naming it (domain/providers.py)."""
+        return ProviderRecord.checked(
             name=self.name_edit.text().strip(),
             base_url=self.base_url_edit.text().strip(),
             model=self.model_combo.currentText().strip(),
-            tags=tags,
+            tags=tuple(self.tags_edit.text().split(",")),
             api_key_env=self.key_env_edit.text().strip() or None,
             api_key_keyring=self._editing.api_key_keyring if self._editing is not None else False,
             is_default=self.default_check.isChecked(),

@@ -121,3 +121,15 @@ def next_needing(order: list[str], current: str | None) -> str | None:
     if current not in order:
         return order[0]
     return order[(order.index(current) + 1) % len(order)]
+
+
+@dataclass(frozen=True, slots=True)
+class LineMark:
+    """What is remembered per line for the person across restarts (stored in ``line_marks``)."""
+
+    key: str
+    last_seen_message_id: int | None = None
+    last_outcome: str | None = None
+    last_outcome_at: datetime | None = None
+    notifications_muted: bool = False
+    draft: str = ""

@@ -26,7 +26,7 @@ from PySide6.QtCore import (
     QTimer,
     Slot,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import QApplication, QFileSystemModel, QMainWindow, QMenu, QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import (
@@ -281,6 +281,7 @@ class MainWindow(QMainWindow):
             # Text typed for one line is never sent on another: each line keeps its own draft (issue 17:
             # kept through the controller, so it survives a restart).
             self.composer.setPlainText(self.drafts.text_for(view.key))
+            self.composer.moveCursor(QTextCursor.MoveOperation.End)  # typing goes on where the draft ends
             self.needs_you.watch()
             self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
             self.message_pane.choose_provider(self._provider_choice.get(view.key))

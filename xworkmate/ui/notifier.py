@@ -212,6 +212,11 @@ class Notifier(QObject):
         self.backend = backend
         self.tray = tray
         self.enabled = enabled
+        self.use_backend(backend)
+
+    def use_backend(self, backend: NotificationBackend | None) -> None:
+        """Show notifications through ``backend`` (tests plug theirs in here); its clicks open lines."""
+        self.backend = backend
         if backend is not None:
             backend.clicked = self.line_requested.emit
 

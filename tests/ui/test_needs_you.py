@@ -243,3 +243,38 @@ def test_unread_and_failed_badges_survive_a_restart(
         reopened.close()
     finally:
         store.close()
+
+
+def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 15's leftover: the list says the line waits for the person, and Ctrl+J finds it."""
+    from PySide6.QtWidgets import QPushButton
+
+    from tests.acp.test_sign_in import TWO
+    from tests.support.acp_scripts import scripted_agent
+    from xworkmate.ui.sign_in import SignInCard
+
+    controller = sqlite_controller
+    scripted_agent(controller, tmp_path, auth_methods=TWO, require_auth=True, turn=[{"say": "signed in!"}])
+    line = controller.create_line("agent")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    window = open_window(qtbot, controller)
+    activate(qtbot, window)
+    controller.start_turn(line.thread_id, "hello agent")
+    run(loop, wait_until(lambda: controller.attention.state(line.thread_id) is Attention.NEEDS_SIGN_IN))
+    index = proxy_index(window, line.thread_id)
+    assert index.data(BADGE_ROLE) == "needs sign-in" and index.data(ATTENTION_BADGE_ROLE) == "needs sign-in"
+    assert "needs you: needs sign-in" in str(index.data(Qt.ItemDataRole.ToolTipRole))
+    assert window.windowTitle() == "Main — XWorkmate (1)"
+
+    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    assert window.shown_key == line.thread_id
+    run(loop, wait_until(lambda: window.findChild(SignInCard, "signInCard") is not None, what="the sign-in card"))
+    card = window.findChild(SignInCard, "signInCard")
+    assert card is not None
+    [api_key] = [b for b in card.findChildren(QPushButton, "signInMethodButton") if b.property("methodId") == "api-key"]
+    qtbot.mouseClick(api_key, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the turn to finish"))
+    assert controller.attention.state(line.thread_id) is Attention.NONE  # shown and active: seen
+    assert proxy_index(window, line.thread_id).data(BADGE_ROLE) == ""

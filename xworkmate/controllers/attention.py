@@ -40,7 +40,6 @@ from xworkmate.domain.attention import (
     inbox_order,
     needs_you,
 )
-from xworkmate.domain.viewers import DESKTOP
 
 if TYPE_CHECKING:
     from xworkmate.store import Store
@@ -71,7 +70,10 @@ class AttentionTracker:
         self._pending_approvals = pending_approvals
         self._waiting_for_sign_in = waiting_for_sign_in
         self._marks: dict[str, LineMark] = store.line_marks.all()
-        self._newest: dict[str, int] = store.line_marks.newest_message_ids(viewer=DESKTOP)
+        # The newest message per line: from the marks at start (no scan of the messages), then as they arrive.
+        self._newest: dict[str, int] = {
+            k: m.outcome_message_id for k, m in self._marks.items() if m.outcome_message_id is not None
+        }
         self._approvals: dict[str, set[int]] = {}
         self._states: dict[str, Attention] = {}
         self._since: dict[str, datetime] = {}
@@ -158,9 +160,11 @@ class AttentionTracker:
             self._approvals.get(change.key, set()).discard(change.approval_id)
         elif isinstance(change, RunFinished):
             self._approvals.pop(change.key, None)
-            now = datetime.now(UTC)
-            self._store.line_marks.set_outcome(change.key, change.status, now)
-            self._marks[change.key] = replace(self.mark(change.key), last_outcome=change.status, last_outcome_at=now)
+            now, newest = datetime.now(UTC), self._newest.get(change.key)
+            self._store.line_marks.set_outcome(change.key, change.status, now, newest)
+            self._marks[change.key] = replace(
+                self.mark(change.key), last_outcome=change.status, last_outcome_at=now, outcome_message_id=newest
+            )
             if change.key in self._unsaved_seen:
                 self.flush()
         elif not isinstance(change, (RunStarted, SignInRequested, SignInSettled, LineUpdated)):

@@ -131,5 +131,7 @@ class LineMark:
     last_seen_message_id: int | None = None
     last_outcome: str | None = None
     last_outcome_at: datetime | None = None
+    outcome_message_id: int | None = None
+    """The line's newest message when its last turn ended: what must be seen for the ending to be read."""
     notifications_muted: bool = False
     draft: str = ""

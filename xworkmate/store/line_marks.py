@@ -10,18 +10,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from xworkmate.domain.attention import LineMark
-from xworkmate.domain.viewers import Viewer
 from xworkmate.store.repositories import _aware
-from xworkmate.store.tables import LineMarkRow, MessageRow
-from xworkmate.store.visibility import visible_thread_clause
+from xworkmate.store.tables import LineMarkRow
 
 if TYPE_CHECKING:
     from xworkmate.store.database import Store
 
-_COLUMNS = ("last_seen_message_id", "last_outcome", "last_outcome_at", "notifications_muted", "draft")
+_COLUMNS = (
+    "last_seen_message_id",
+    "last_outcome",
+    "last_outcome_at",
+    "outcome_message_id",
+    "notifications_muted",
+    "draft",
+)
 
 
 def _mark_from(row: Any) -> LineMark:
@@ -31,6 +36,7 @@ def _mark_from(row: Any) -> LineMark:
         last_seen_message_id=row.last_seen_message_id,
         last_outcome=row.last_outcome,
         last_outcome_at=_aware(at) if at is not None else None,
+        outcome_message_id=row.outcome_message_id,
         notifications_muted=bool(row.notifications_muted),
         draft=row.draft or "",
     )
@@ -52,16 +58,6 @@ class LineMarkRepository:
             row = connection.execute(select(LineMarkRow.__table__).where(LineMarkRow.thread_id == key)).first()
         return _mark_from(row) if row is not None else LineMark(key=key)
 
-    def newest_message_ids(self, *, viewer: Viewer) -> dict[str, int]:
-        """Each line's newest message id that ``viewer`` may read (CAT-4), in one grouped read."""
-        stmt = (
-            select(MessageRow.thread_id, func.max(MessageRow.id))
-            .where(visible_thread_clause(viewer))
-            .group_by(MessageRow.thread_id)
-        )
-        with self._store.connect() as connection:
-            return {key: int(newest) for key, newest in connection.execute(stmt).all()}
-
     def _set(self, key: str, **values: Any) -> None:
         assert set(values) <= set(_COLUMNS)
         with self._store.begin() as connection:
@@ -75,8 +71,9 @@ class LineMarkRepository:
     def set_seen(self, key: str, message_id: int) -> None:
         self._set(key, last_seen_message_id=message_id)
 
-    def set_outcome(self, key: str, outcome: str, at: datetime) -> None:
-        self._set(key, last_outcome=outcome, last_outcome_at=at)
+    def set_outcome(self, key: str, outcome: str, at: datetime, message_id: int | None) -> None:
+        """How the line's turn ended, when, and its newest message then."""
+        self._set(key, last_outcome=outcome, last_outcome_at=at, outcome_message_id=message_id)
 
     def set_muted(self, key: str, muted: bool) -> None:
         self._set(key, notifications_muted=muted)

@@ -201,5 +201,6 @@ class LineMarkRow(Base):
     last_seen_message_id: Mapped[int | None] = mapped_column(BigInteger)
     last_outcome: Mapped[str | None] = mapped_column(StoredString(16))
     last_outcome_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    outcome_message_id: Mapped[int | None] = mapped_column(BigInteger)
     notifications_muted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     draft: Mapped[str] = mapped_column(StoredText, default="", server_default="")

@@ -4,7 +4,9 @@
   gives it something to hold —
   ``last_seen_message_id`` (the newest message the person has seen on it: a
   finish or failure after it is unread), ``last_outcome`` / ``last_outcome_at``
-  (how and when its last turn ended), ``notifications_muted`` and ``draft``
+  (how and when its last turn ended), ``outcome_message_id`` (the line's newest
+  message when it ended, so start-up needs no scan of the messages),
+  ``notifications_muted`` and ``draft``
   (the composer's unsent text).
 
 A table of its own, not columns on ``threads``: these are the person's marks,
@@ -39,6 +41,7 @@ def upgrade() -> None:
         sa.Column("last_seen_message_id", sa.BigInteger(), nullable=True),
         sa.Column("last_outcome", sa.String(length=16), nullable=True),
         sa.Column("last_outcome_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("outcome_message_id", sa.BigInteger(), nullable=True),
         sa.Column("notifications_muted", sa.Boolean(), nullable=False, server_default=sa.false()),
         sa.Column("draft", sa.Text(), nullable=False, server_default=""),
     )

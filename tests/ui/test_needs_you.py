@@ -74,7 +74,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     window.grab().save(str(tmp_path / "needs-you.png"))
 
     button = window.task_pane.needs_you_button
-    assert button.objectName() == "needsYouFilter"
+    assert button.objectName() == "needsYouFilter" and button.text() == "Needs you (3)"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert shown_rows(window) == list(keys)  # the one waiting longest first; main needs nothing
     window.grab().save(str(tmp_path / "needs-you-filter.png"))
@@ -96,7 +96,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     run(loop, turn)
     assert Path(asking.workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
     assert controller.attention.count() == 0 and shown_rows(window) == []
-    assert window.windowTitle() == "Asking one — XWorkmate"
+    assert window.windowTitle() == "Asking one — XWorkmate" and button.text() == "Needs you"
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # nothing needs you: stays put
     assert window.shown_key == asking.thread_id
 

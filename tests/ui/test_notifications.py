@@ -293,3 +293,21 @@ def test_freedesktop_notifications_over_a_real_session_bus(
         server.terminate()
         server.wait(timeout=5)
         QDBusConnection.disconnectFromBus(f"xworkmate-test-{id(tmp_path)}")
+
+
+def test_with_no_desktop_to_show_on_the_badges_alone_say_it(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    """Offscreen there is neither a notification server to reach nor a tray: in-app only, nothing fails."""
+    notifier = agent_window.needs_you.notifier
+    assert notifier.backend is None and notifier.backend_name == "in-app" and notifier.tray is None
+    assert "in-app" in agent_window.needs_you.notifications_action.toolTip()
+    line = agent_controller.create_line("Quietly")
+    openai_server.script(TextReply(["done"]))
+    run(loop, agent_controller.run_turn(line.thread_id, "go"))
+    assert agent_window.task_model.attention_of(line.thread_id).value == "finished_unread"
+    assert agent_window.windowTitle().endswith("XWorkmate (1)")

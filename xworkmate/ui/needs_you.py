@@ -84,6 +84,7 @@ class NeedsYou(QObject):
         summary = self._window.task_model.summary(key) if key else None
         base = count_title(APP_NAME, count)
         self._window.setWindowTitle(f"{summary.title} — {base}" if summary is not None else base)
+        self._window.task_pane.needs_you_button.setText(count_title("Needs you", count))
         self.notifier.show_count(count)
 
     def on_attention_changed(self, change: AttentionChanged) -> None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import Q_ARG, Q_RETURN_ARG, QMetaObject, QObject, Qt, Signal, Slot
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from xworkmate.domain.attention import Attention, worth_notifying
@@ -176,8 +176,14 @@ def make_tray(icon: QIcon, parent: QObject | None = None) -> QSystemTrayIcon | N
     return tray
 
 
+HEADLESS_PLATFORMS = frozenset({"offscreen", "minimal"})
+"""Qt platforms with no desktop to show a notification on (the tests' offscreen windows among them)."""
+
+
 def choose_backend(tray: QSystemTrayIcon | None, parent: QObject | None = None) -> NotificationBackend | None:
     """Freedesktop notifications on the session bus, else the tray's messages, else none (badges only)."""
+    if QGuiApplication.platformName() in HEADLESS_PLATFORMS:
+        return None  # nobody sees a headless window: no bubbles on the desktop of whoever runs it
     try:
         from PySide6.QtDBus import QDBusConnection
 

@@ -66,6 +66,8 @@ class NeedsYou(QObject):
         self.notifications_action.toggled.connect(self.on_notifications_toggled)
         self.notifier.line_requested.connect(self.on_notification_clicked)
         window.task_pane.needs_you_button.toggled.connect(self.on_filter_toggled)
+        if self.notifier.tray is not None:
+            self.notifier.tray.activated.connect(self.on_tray_activated)
 
     # -- the window tells us -----------------------------------------------
 
@@ -128,6 +130,13 @@ class NeedsYou(QObject):
     @Slot(str)
     def on_notification_clicked(self, key: str) -> None:
         self.open_line(key)
+        self._window.show()
+        self._window.raise_()
+        self._window.activateWindow()
+
+    @Slot(object)
+    def on_tray_activated(self, _reason: object) -> None:
+        """A click on the tray icon brings the window back (on the line it shows)."""
         self._window.show()
         self._window.raise_()
         self._window.activateWindow()

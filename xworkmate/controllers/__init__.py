@@ -3,6 +3,7 @@
 from xworkmate.controllers.changes import (
     ApprovalRequested,
     ApprovalSettled,
+    AttentionChanged,
     Change,
     CurrentLineChanged,
     LineCreated,
@@ -28,6 +29,7 @@ from xworkmate.controllers.session import (
 __all__ = [
     "ApprovalRequested",
     "ApprovalSettled",
+    "AttentionChanged",
     "Change",
     "CurrentLineChanged",
     "LineCreated",

@@ -126,6 +126,19 @@ class RunFinished:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class AttentionChanged:
+    """A line's attention state changed (LOOP-2): its badge, the "Needs you" list, the title's count.
+
+    ``before`` and ``after`` are ``xworkmate.domain.attention.Attention`` values.
+    """
+
+    kind: ClassVar[Literal["attention_changed"]] = "attention_changed"
+    key: str
+    before: str
+    after: str
+
+
 Change = (
     LineCreated
     | LineUpdated
@@ -140,4 +153,5 @@ Change = (
     | SignInRequested
     | SignInSettled
     | RunFinished
+    | AttentionChanged
 )

@@ -54,6 +54,7 @@ from xworkmate.domain.threads import (
     parse_turn_limit,
     thread_status,
 )
+from xworkmate.domain.titles import default_title, is_default_title, title_from_message
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store
@@ -62,6 +63,7 @@ from xworkmate.store.repositories import ProviderExistsError, utcnow
 
 if TYPE_CHECKING:
     from xworkmate.agents.events import Approver
+    from xworkmate.controllers.attention import AttentionTracker
     from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
     from xworkmate.store.repositories import ThreadLabels
@@ -174,6 +176,7 @@ class SessionController:
         self._router_factory = router_factory
         self._turn_runner: TurnRunner | None = None
         self._dispatch: DispatchService | None = None
+        self._attention: AttentionTracker | None = None
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
 
@@ -334,7 +337,7 @@ class SessionController:
         key = allocate_draft_key()
         path = self._checked_folder(workspace) if workspace is not None else self.default_workspace_for(key)
         now = utcnow()
-        clean_title = (title or "").strip() or f"Task line {self._store.threads.count()}"
+        clean_title = (title or "").strip() or default_title(self._store.threads.count())
         # ERR-2: a line's own new folder goes again if its row cannot be stored (read-only, full disk).
         with new_line_folder(path) if workspace is None else contextlib.nullcontext(path):
             thread = self._store.threads.insert(
@@ -495,7 +498,18 @@ class SessionController:
             return self.send_followup(key, text).message.id
         human = self._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text)
         self._emit_messages(key, (human.id,))
+        self._title_from_first_message(key, text)
         return human.id
+
+    def _title_from_first_message(self, key: str, text: str) -> None:
+        """Issue 17: a line still called "Task line N" takes its title from the person's first message."""
+        thread = self._store.threads.get(key)
+        if thread is None or thread.is_main or not is_default_title(thread.title):
+            return
+        title = title_from_message(text)
+        if title is not None:
+            self._store.threads.set_title(key, title)
+            self._emit(LineUpdated(key=key))
 
     # -- turns ----------------------------------------------------------------
 
@@ -1066,6 +1080,25 @@ class SessionController:
             updated = self._store.threads.set_acp_session(thread.thread_id, result.acp_session_id)
         self._emit(LineUpdated(key=thread.thread_id))
         return updated
+
+    # -- attention (issue 17, LOOP-2) ---------------------------------------
+
+    @property
+    def attention(self) -> AttentionTracker:
+        """Which line needs the person; built on first use (the window's), then it hears every change."""
+        if self._attention is None:
+            from xworkmate.controllers.attention import AttentionTracker
+
+            tracker = AttentionTracker(
+                self._store,
+                emit=self._emit,
+                running=lambda key: key in self._running,
+                pending_approvals=self.pending_approvals,
+                waiting_for_sign_in=self.waiting_for_sign_in,
+            )
+            self.subscribe(tracker.on_change)
+            self._attention = tracker
+        return self._attention
 
     # -- UI state -----------------------------------------------------------
 

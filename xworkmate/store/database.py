@@ -268,6 +268,9 @@ class Store:
         self.providers = ProviderRepository(self)
         self.messages = MessageRepository(self)
         self.app_state = AppStateRepository(self)
+        from xworkmate.store.line_marks import LineMarkRepository
+
+        self.line_marks = LineMarkRepository(self)  # issue 17: seen, outcome, mute, draft per line
 
     @property
     def engines(self) -> tuple[Engine, Engine]:

@@ -188,3 +188,19 @@ class AppStateRow(Base):
 
     name: Mapped[str] = mapped_column(StoredString(100), primary_key=True)
     value: Mapped[str] = mapped_column(StoredText)
+
+
+class LineMarkRow(Base):
+    """What the window remembers per line for the person (migration 0013, LOOP-2): seen, outcome, mute, draft."""
+
+    __tablename__ = "line_marks"
+
+    thread_id: Mapped[str] = mapped_column(
+        StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"), primary_key=True
+    )
+    last_seen_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    last_outcome: Mapped[str | None] = mapped_column(StoredString(16))
+    last_outcome_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    outcome_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    notifications_muted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    draft: Mapped[str] = mapped_column(StoredText, default="", server_default="")

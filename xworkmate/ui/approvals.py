@@ -2,6 +2,8 @@
 
 A card shows what the agent wants to do (the controller's one-line summary)
 and the call's arguments, with Allow once / Reject / Always for this line.
+The focused card answers from the keyboard (LOOP-2): Y allows, N rejects, A
+is "always" where the card offers it; the buttons say so ("Allow once (Y)").
 The cards are widgets above the composer, not rows of the message list: they
 carry buttons, and there are only ever a few.
 """
@@ -13,8 +15,18 @@ from collections.abc import Sequence
 from functools import partial
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase, QFontMetrics
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeyEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from xworkmate.controllers import ApprovalRequested
 from xworkmate.domain.permissions import always_level
@@ -24,6 +36,8 @@ ALLOW = "allow"
 REJECT = "reject"
 ALWAYS = "always"
 
+DECISION_KEYS: dict[Qt.Key, str] = {Qt.Key.Key_Y: ALLOW, Qt.Key.Key_N: REJECT, Qt.Key.Key_A: ALWAYS}
+"""The focused card's keys (issue 17, item 3); "always" only where the card offers it."""
 ARGUMENT_LINES = 8
 
 
@@ -74,13 +88,15 @@ class ApprovalCard(QFrame):
         self.arguments_view.setFixedHeight(QFontMetrics(self.arguments_view.font()).lineSpacing() * lines + 12)
         self.arguments_view.setToolTip(f"The arguments of {request.tool}, exactly as the agent sent them")
 
-        self.approve_button = QPushButton("Allow once")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # it takes Y / N / A when focused
+        self.setToolTip("With this card focused: Y allows once, N rejects, A allows always (where offered)")
+        self.approve_button = QPushButton("Allow once (Y)")
         self.approve_button.setObjectName("approveButton")
         self.approve_button.setToolTip("Run this one call; the agent asks again next time")
-        self.reject_button = QPushButton("Reject")
+        self.reject_button = QPushButton("Reject (N)")
         self.reject_button.setObjectName("rejectButton")
         self.reject_button.setToolTip("Refuse; the agent is told the person rejected it and nothing runs")
-        self.always_button = QPushButton("Always for this line")
+        self.always_button = QPushButton("Always for this line (A)")
         self.always_button.setObjectName("alwaysButton")
         self.always_button.setToolTip(always_tooltip(request.tool))
 
@@ -117,6 +133,20 @@ class ApprovalCard(QFrame):
     def approval_id(self) -> int:
         return self.request.approval_id
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Y / N / A on the focused card (or one of its buttons) press its button, if that button is enabled."""
+        decision = DECISION_KEYS.get(Qt.Key(event.key()))
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        button = {ALLOW: self.approve_button, REJECT: self.reject_button, ALWAYS: self.always_button}.get(
+            decision or ""
+        )
+        if plain and button is not None:
+            if button.isEnabled():
+                button.click()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     def _decide(self, decision: str) -> None:
         for button in (self.approve_button, self.reject_button, self.always_button):
             button.setEnabled(False)  # one answer per card; the card goes when the controller settles it
@@ -151,10 +181,33 @@ class ApprovalArea(QWidget):
             self._layout.removeWidget(card)
             card.hide()
             card.deleteLater()
+        added = False
         for approval_id in sorted(wanted):
             if approval_id not in self._cards:
+                added = True
                 card = ApprovalCard(wanted[approval_id], self)
                 card.decided.connect(self.decided)
                 self._cards[approval_id] = card
                 self._layout.addWidget(card)
         self.setVisible(bool(self._cards))
+        if added:
+            self._focus_oldest()
+
+    def _focus_oldest(self) -> None:
+        """A new card: the oldest takes the keyboard, unless the person is typing somewhere (then Tab or a click)."""
+        cards = self.cards
+        focused = QApplication.focusWidget()
+        if not cards or (focused is not None and self.isAncestorOf(focused)):
+            return
+        if _has_typed_text(focused):
+            return
+        cards[0].setFocus(Qt.FocusReason.OtherFocusReason)
+
+
+def _has_typed_text(widget: QWidget | None) -> bool:
+    """The person is typing there (an editable field with text): Y / N / A must stay letters."""
+    if isinstance(widget, QLineEdit):
+        return not widget.isReadOnly() and bool(widget.text())
+    if isinstance(widget, QPlainTextEdit):
+        return not widget.isReadOnly() and bool(widget.toPlainText())
+    return False

@@ -26,12 +26,13 @@ from PySide6.QtCore import (
     QTimer,
     Slot,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import QApplication, QFileSystemModel, QMainWindow, QMenu, QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import (
     ApprovalRequested,
     ApprovalSettled,
+    AttentionChanged,
     CurrentLineChanged,
     LineCreated,
     LineUpdated,
@@ -73,6 +74,7 @@ from xworkmate.ui.dialogs import (
 )
 from xworkmate.ui.execution import parse_choice
 from xworkmate.ui.live_runs import LiveRuns
+from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
@@ -110,7 +112,6 @@ class MainWindow(QMainWindow):
         self._view: LineView | None = None
         self._shown_folder_exists = False
         self._selection_guard = 0
-        self._drafts: dict[str, str] = {}
         # ERR-1: why each line's last run failed, said in its status line until it runs again
         # (the failure notice in the conversation may be missing when the database itself failed).
         self._last_failure: dict[str, str] = {}
@@ -159,6 +160,9 @@ class MainWindow(QMainWindow):
         self.provider_picker = self.message_pane.provider_picker
         self.mode_picker = self.message_pane.mode_picker
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
+        # Issue 17 (LOOP-2): which line needs you — badges, "Needs you", Ctrl+J, title count, notifications.
+        self.needs_you = NeedsYou(self, controller)
+        self.drafts = DraftKeeper(controller, self)
 
         self._build_actions()
         self._build_menus()
@@ -196,6 +200,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.quit_action)
         settings_menu = self.menuBar().addMenu("&Settings")
         settings_menu.addAction(self.provider_settings_action)
+        settings_menu.addAction(self.needs_you.notifications_action)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -272,9 +277,12 @@ class MainWindow(QMainWindow):
         self._view = view
         if key_changed:
             if previous is not None:
-                self._drafts[previous.key] = self.composer.toPlainText()
-            # Text typed for one line is never sent on another: each line keeps its own draft.
-            self.composer.setPlainText(self._drafts.pop(view.key, ""))
+                self.drafts.typed(previous.key, self.composer.toPlainText())
+            # Text typed for one line is never sent on another: each line keeps its own draft (issue 17:
+            # kept through the controller, so it survives a restart).
+            self.composer.setPlainText(self.drafts.text_for(view.key))
+            self.composer.moveCursor(QTextCursor.MoveOperation.End)  # typing goes on where the draft ends
+            self.needs_you.watch()
             self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
             self.message_pane.choose_provider(self._provider_choice.get(view.key))
             self.message_list.follow_newest()
@@ -297,7 +305,7 @@ class MainWindow(QMainWindow):
         self._watch_folder(view)
         self.task_pane.archive_button.setText("Unarchive" if view.thread.archived else "Archive")
         self.task_pane.archive_button.setEnabled(not view.thread.is_main)
-        self.setWindowTitle(f"{view.thread.title} — XWorkmate")
+        self.needs_you.show_title()
         self.on_composer_changed()
         self._sync_selection()
 
@@ -345,6 +353,10 @@ class MainWindow(QMainWindow):
         finally:
             self._selection_guard -= 1
 
+    def proxy_index_of(self, key: str) -> QModelIndex:
+        """The list's index of ``key`` (invalid when the filter hides it)."""
+        return self._proxy_index_of(key)
+
     def _proxy_index_of(self, key: str) -> QModelIndex:
         row = self.task_model.row_of(key)
         if row is None:
@@ -371,6 +383,9 @@ class MainWindow(QMainWindow):
     def on_controller_changed(self, change: object) -> None:
         if isinstance(change, RunDelta):
             self.live.add_delta(change.key, change.text)  # hot path: buffered, repainted on the next flush
+            return
+        if isinstance(change, AttentionChanged):
+            self.needs_you.on_attention_changed(change)
             return
         if isinstance(change, SignInRequested):
             self._sign_ins[change.key] = change
@@ -462,6 +477,13 @@ class MainWindow(QMainWindow):
         self._sync_selection()
         self.on_task_rows_changed()
 
+    def set_needs_you_filter(self, on: bool) -> None:
+        """ "Needs you" (issue 17): only the lines waiting for the person, the longest waiting first."""
+        with self._selection_guarded():
+            self.task_proxy.set_needs_you(on)
+        self._sync_selection()
+        self.on_task_rows_changed()
+
     @Slot()
     def on_task_rows_changed(self) -> None:
         self.task_pane.show_empty_state(self.task_proxy.rowCount(), self.task_proxy.filter_text)
@@ -531,6 +553,7 @@ class MainWindow(QMainWindow):
         archive = menu.addAction("Unarchive" if archived else "Archive", partial(self.set_archived, key, not archived))
         archive.setEnabled(key != "main")
         menu.addAction("Copy session key", partial(QApplication.clipboard().setText, key))
+        menu.addAction(self.needs_you.mute_action(key, menu))
         return menu
 
     @Slot(QPoint)
@@ -587,6 +610,8 @@ class MainWindow(QMainWindow):
     @Slot()
     def on_composer_changed(self) -> None:
         view = self._view
+        if view is not None:
+            self.drafts.typed(view.key, self.composer.toPlainText())
         runnable = view is not None and view.runnable
         # A running task still takes follow-ups: its agent reads them at the next safe point (PROV-4).
         running_task = view is not None and view.thread.kind is ThreadKind.TASK and view.status is ThreadStatus.RUNNING
@@ -878,6 +903,8 @@ class MainWindow(QMainWindow):
         self._controller.set_ui_state(SPLITTER_STATE, json.dumps(self.splitter.sizes()))
 
     def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.ActivationChange:
+            self.needs_you.watch()  # the shown line is seen while the window is active (LOOP-2)
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.recheck_workspace()  # back from a file manager: the folder may be gone
         super().changeEvent(event)
@@ -891,6 +918,11 @@ class MainWindow(QMainWindow):
                 except Exception as exc:  # the layout is a convenience; never block closing on it
                     log.warning("could not save the window layout: %s", exc)
             self.bridge.detach()
+            self.drafts.flush()
+            try:
+                self._controller.attention.flush()
+            except Exception as exc:  # what was seen is a convenience; never block closing on it
+                log.warning("could not save what was seen: %s", exc)
             if self.provider_dialog is not None:
                 self.provider_dialog.reject()  # cancels its fetches before the widgets go
             if self.folder_watcher.directories():

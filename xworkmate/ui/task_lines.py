@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
 from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
 from xworkmate.ui.painting import draw_text_line
 
@@ -68,6 +69,12 @@ KIND_MARKER_ROLE = KEY_ROLE + 11
 """``"task"``, ``"fork"``… for lines that are not plain conversations, else ``""``."""
 ROW_ROLE = KEY_ROLE + 12
 """The whole row as a ``LineRowView``: the delegate paints from one call into the model."""
+ATTENTION_ROLE = KEY_ROLE + 13
+"""The line's ``Attention`` value (LOOP-2), e.g. ``"needs_approval"``."""
+ATTENTION_BADGE_ROLE = KEY_ROLE + 14
+"""The attention badge's words: ``"needs approval"``, ``"new"``…; ``""`` for none or running."""
+NEEDS_SINCE_ROLE = KEY_ROLE + 15
+"""When the line came to need the person (a ``datetime``), else None: the "Needs you" order."""
 
 _PANEL_STATES = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus
 """A row in any of these states gets the style's panel (selection, hover, focus)."""
@@ -86,6 +93,28 @@ _BADGE_COLOURS: dict[ThreadStatus, QColor] = {
     ThreadStatus.RUNNING: QColor(47, 111, 222),
     ThreadStatus.ARCHIVED: QColor(128, 128, 128),
 }
+# -- attention badges (issue 17, LOOP-2): their colours in one table (the theme tokens map these on merge).
+ATTENTION_COLOURS: dict[Attention, QColor] = {
+    Attention.NEEDS_APPROVAL: QColor(230, 126, 34),
+    Attention.NEEDS_SIGN_IN: QColor(230, 126, 34),
+    Attention.FAILED: QColor(217, 48, 37),
+    Attention.FINISHED_UNREAD: QColor(39, 174, 96),
+    Attention.RUNNING: QColor(47, 111, 222),
+}
+_WAITING_ON_PERSON = frozenset({Attention.NEEDS_APPROVAL, Attention.NEEDS_SIGN_IN})
+"""While a turn waits on the person, its row says so instead of "running" (issue 15)."""
+
+
+def attention_badge(state: Attention) -> str:
+    """The attention pill's words; "running" is the status pill's to say."""
+    return "" if state is Attention.RUNNING else ATTENTION_LABELS[state]
+
+
+def status_badge(status: ThreadStatus, state: Attention) -> str:
+    """The status pill: none while the running line waits on the person (its attention pill says why)."""
+    return "" if status is ThreadStatus.RUNNING and state in _WAITING_ON_PERSON else STATUS_BADGES[status]
+
+
 _CATEGORY_COLOUR = QColor(142, 68, 173)
 _KIND_COLOUR = QColor(90, 110, 130)
 INDENT_PX = 16
@@ -108,6 +137,7 @@ class LineRowView(NamedTuple):
     status: ThreadStatus
     category_badge: str
     kind_marker: str
+    attention: Attention = Attention.NONE
 
 
 PaintedRow = tuple[QRect, LineRowView, QStyle.StateFlag]
@@ -213,7 +243,14 @@ class TaskLineModel(QAbstractListModel):
         if role == STATUS_ROLE:
             return self.status_of_row(row).value
         if role == BADGE_ROLE:
-            return STATUS_BADGES[self.status_of_row(row)]
+            state = self.attention_of(line.thread_id)
+            return status_badge(self.status_of_row(row), state) or attention_badge(state)
+        if role == ATTENTION_ROLE:
+            return self.attention_of(line.thread_id).value
+        if role == ATTENTION_BADGE_ROLE:
+            return attention_badge(self.attention_of(line.thread_id))
+        if role == NEEDS_SINCE_ROLE:
+            return self._controller.attention.since(line.thread_id)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
         return None
@@ -227,6 +264,7 @@ class TaskLineModel(QAbstractListModel):
             status=self.status_of_row(row),
             category_badge=category_badge(line.category),
             kind_marker=KIND_MARKERS.get(line.kind, ""),
+            attention=self.attention_of(line.thread_id),
         )
 
     def _tooltip(self, row: int) -> str:
@@ -239,6 +277,9 @@ class TaskLineModel(QAbstractListModel):
             lines.append(f"{KIND_MARKERS.get(line.kind) or line.kind.value} of: {origin}")
         lines.append(f"category: {line.category}" if line.category else "category: none (normal content)")
         lines.append(f"status: {status.value} — {STATUS_EXPLANATIONS[status]}")
+        state = self.attention_of(line.thread_id)
+        if needs_you(state):
+            lines.append(f"needs you: {ATTENTION_LABELS[state]}")
         return "\n".join(lines)
 
     def roleNames(self) -> dict[int, QByteArray]:
@@ -294,6 +335,16 @@ class TaskLineModel(QAbstractListModel):
             status = self._controller.summary_status(line)
             self._status[line.thread_id] = status
         return status
+
+    def attention_of(self, key: str) -> Attention:
+        return self._controller.attention.state(key)
+
+    def attention_changed(self, key: str) -> None:
+        """The line's attention state changed (``AttentionChanged``): repaint its row only."""
+        row = self._rows.get(key)
+        if row is not None:
+            index = self.index(row, 0)
+            self.dataChanged.emit(index, index)
 
     def add_line(self, key: str) -> None:
         """A line was created: read that one thread and insert one row (ISO-1: it exists now).
@@ -360,6 +411,27 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         super().__init__(parent)
         self._needle = ""
         self._show_archived = False
+        self._needs_you = False
+
+    @property
+    def needs_you_only(self) -> bool:
+        return self._needs_you
+
+    def set_needs_you(self, on: bool) -> None:
+        """ "Needs you": only the lines that need the person, the one waiting longest first (LOOP-2)."""
+        if on == self._needs_you:
+            return
+        self.beginFilterChange()
+        self._needs_you = on
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self.sort(0 if on else -1)  # -1: back to the source's tree order
+
+    def lessThan(self, left: ModelIndex, right: ModelIndex) -> bool:
+        """In "Needs you", the line waiting longest first; ties (and no time) keep the tree order."""
+        a, b = left.data(NEEDS_SINCE_ROLE), right.data(NEEDS_SINCE_ROLE)
+        if self._needs_you and a is not None and b is not None and a != b:
+            return bool(a < b)
+        return left.row() < right.row()
 
     @property
     def filter_text(self) -> str:
@@ -383,6 +455,8 @@ class TaskLineFilterModel(QSortFilterProxyModel):
     def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
         model = self.sourceModel()
         if not self._shown(model, source_row, source_parent):
+            return False
+        if self._needs_you and not needs_you(Attention(model.data(model.index(source_row, 0), ATTENTION_ROLE))):
             return False
         if not self._needle or self._matches(model, source_row, source_parent):
             return True
@@ -457,7 +531,12 @@ class TaskLineDelegate(QStyledItemDelegate):
             colour = selected_colour if selected else text_colour
             left = rect.left() + 10 + view.depth * INDENT_PX
             right = rect.right() - 8
-            if view.status in _BADGE_COLOURS or view.category_badge or view.kind_marker:
+            if (
+                view.status in _BADGE_COLOURS
+                or view.category_badge
+                or view.kind_marker
+                or view.attention in ATTENTION_COLOURS
+            ):
                 pill_text = colour if selected else None
                 right = self._paint_badges(painter, view, rect, right, small, small_metrics, pill_text)
                 painter.setFont(option.font)
@@ -477,7 +556,8 @@ class TaskLineDelegate(QStyledItemDelegate):
     ) -> int:
         """The row's pills, right to left; returns where the title must end."""
         for text, colour in (
-            (STATUS_BADGES[view.status], _BADGE_COLOURS.get(view.status)),
+            (attention_badge(view.attention), ATTENTION_COLOURS.get(view.attention)),
+            (status_badge(view.status, view.attention), _BADGE_COLOURS.get(view.status)),
             (view.category_badge, _CATEGORY_COLOUR),
             (view.kind_marker, _KIND_COLOUR),
         ):
@@ -584,6 +664,13 @@ class TaskLinePane(QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.show_archived_check = QCheckBox("Show archived")
         self.show_archived_check.setObjectName("showArchivedCheck")
+        self.needs_you_button = QPushButton("Needs you")
+        self.needs_you_button.setObjectName("needsYouFilter")
+        self.needs_you_button.setCheckable(True)
+        self.needs_you_button.setToolTip(
+            "Only the lines waiting for you — approvals, sign-ins, failures, unread answers — longest waiting"
+            " first (Ctrl+J jumps to the next one)"
+        )
 
         self.list_view = TaskLineListView()
         self.list_view.setObjectName("taskLineList")
@@ -607,7 +694,10 @@ class TaskLinePane(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(title)
         layout.addLayout(buttons)
-        layout.addWidget(self.filter_edit)
+        filters = QHBoxLayout()
+        filters.addWidget(self.filter_edit, 1)
+        filters.addWidget(self.needs_you_button)
+        layout.addLayout(filters)
         layout.addWidget(self.show_archived_check)
         # The empty state takes the list's place; the list keeps its model and
         # selection while hidden, so clearing the filter brings everything back.
@@ -621,7 +711,9 @@ class TaskLinePane(QWidget):
         if visible_rows:
             self.stack.setCurrentWidget(self.list_view)
             return
-        if filter_text.strip():
+        if self.needs_you_button.isChecked() and not filter_text.strip():
+            self.empty_label.setText("Nothing needs you right now.")
+        elif filter_text.strip():
             self.empty_label.setText(f"No task lines match “{filter_text.strip()}”.")
         else:
             self.empty_label.setText("No task lines to show. Press “New task line” (Ctrl+N) to start one.")

@@ -1,0 +1,280 @@
+"""Issue 17 in the window (LOOP-2): which line needs you — badges, the "Needs you" list, Ctrl+J,
+the count in the title, approvals by keyboard, titles from the first message and drafts that
+survive a restart. Turns run against the scripted OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from tests.support.openai_server import ErrorReply, OpenAIServer, TextReply, ToolCallReply
+from xworkmate.controllers import SessionController
+from xworkmate.domain.attention import Attention
+from xworkmate.domain.providers import ProviderRecord
+from xworkmate.settings import Settings
+from xworkmate.store import open_store
+from xworkmate.ui import MainWindow
+from xworkmate.ui.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
+
+from .conftest import open_window
+from .support import click_line, proxy_index, send
+from .support_runs import call, fast_router, run, wait_until
+
+
+def activate(qtbot: QtBot, window: QWidget) -> None:
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+
+
+def shown_rows(window: MainWindow) -> list[str]:
+    proxy = window.task_proxy
+    return [str(proxy.index(row, 0).data(KEY_ROLE)) for row in range(proxy.rowCount())]
+
+
+def write_request(openai_server: OpenAIServer) -> None:
+    openai_server.script(
+        ToolCallReply([call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")]),
+        TextReply(["Done."]),
+    )
+
+
+def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+    tmp_path: Path,
+) -> None:
+    window, controller = agent_window, agent_controller
+    activate(qtbot, window)
+    finished = controller.create_line("Finished one")
+    failed = controller.create_line("Failing one")
+    asking = controller.create_line("Asking one")
+    keys = finished.thread_id, failed.thread_id, asking.thread_id
+
+    openai_server.script(TextReply(["All done."]))
+    run(loop, controller.run_turn(finished.thread_id, "summarise"))
+    openai_server.script(ErrorReply(401, {"error": {"message": "bad key"}}))
+    run(loop, controller.run_turn(failed.thread_id, "hello?"))
+    write_request(openai_server)
+    turn = controller.start_turn(asking.thread_id, "Please create hello.txt containing a greeting")
+    run(loop, wait_until(lambda: controller.attention.state(asking.thread_id) is Attention.NEEDS_APPROVAL))
+
+    badges = [proxy_index(window, k).data(ATTENTION_BADGE_ROLE) for k in keys]
+    assert badges == ["new", "failed", "needs approval"]
+    # The asking line runs, but its row says it waits for you, not "● running".
+    assert proxy_index(window, asking.thread_id).data(BADGE_ROLE) == "needs approval"
+    assert window.windowTitle() == "Main — XWorkmate (3)"
+    window.grab().save(str(tmp_path / "needs-you.png"))
+
+    button = window.task_pane.needs_you_button
+    assert button.objectName() == "needsYouFilter" and button.text() == "Needs you (3)"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert shown_rows(window) == list(keys)  # the one waiting longest first; main needs nothing
+    window.grab().save(str(tmp_path / "needs-you-filter.png"))
+
+    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    assert window.shown_key == finished.thread_id
+    # Shown in the active window: seen, so it leaves the list; the count follows.
+    assert controller.attention.state(finished.thread_id) is Attention.NONE
+    assert shown_rows(window) == [failed.thread_id, asking.thread_id]
+    assert window.windowTitle() == "Finished one — XWorkmate (2)"
+
+    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    assert window.shown_key == failed.thread_id
+    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    assert window.shown_key == asking.thread_id
+    area = window.message_pane.approval_area
+    run(loop, wait_until(lambda: len(area.cards) == 1, what="the approval card"))
+    qtbot.keyClick(area.cards[0], Qt.Key.Key_Y)  # the card took the keyboard when it appeared
+    run(loop, turn)
+    assert Path(asking.workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
+    assert controller.attention.count() == 0 and shown_rows(window) == []
+    assert window.windowTitle() == "Asking one — XWorkmate" and button.text() == "Needs you"
+    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # nothing needs you: stays put
+    assert window.shown_key == asking.thread_id
+
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert len(shown_rows(window)) == 4  # the whole list again, in tree order
+
+
+@pytest.mark.parametrize(
+    ("key", "written", "level"), [("Y", True, "ask"), ("N", False, "ask"), ("A", True, "auto-edit")]
+)
+def test_the_focused_approval_card_answers_y_n_and_a(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+    key: str,
+    written: bool,
+    level: str,
+) -> None:
+    window = agent_window
+    activate(qtbot, window)
+    line = agent_controller.create_line("Keys")
+    click_line(qtbot, window, line.thread_id)
+    write_request(openai_server)
+    send(qtbot, window, "Please create hello.txt containing a greeting")
+    area = window.message_pane.approval_area
+    run(loop, wait_until(lambda: len(area.cards) == 1, what="the approval card"))
+    card = area.cards[0]
+    assert (card.approve_button.text(), card.reject_button.text(), card.always_button.text()) == (
+        "Allow once (Y)",
+        "Reject (N)",
+        "Always for this line (A)",
+    )
+    assert card.hasFocus()
+    qtbot.keyClick(card, Qt.Key.Key_X)  # other keys do nothing
+    assert agent_controller.pending_approvals(line.thread_id) == [card.approval_id]
+    qtbot.keyClick(card.arguments_view, getattr(Qt.Key, f"Key_{key}"))  # from inside the card too
+    run(loop, wait_until(lambda: not agent_controller.is_running(line.thread_id), what="the turn to end"))
+    assert Path(line.workspace_binding.path or "", "hello.txt").exists() is written
+    assert agent_controller.get_thread(line.thread_id).context_state.permission_level.value == level
+
+
+def test_a_card_without_always_ignores_a(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController
+) -> None:
+    """Where "always" is not offered (a command that would run unsandboxed), A does nothing."""
+    from xworkmate.controllers import ApprovalRequested
+    from xworkmate.ui.approvals import ApprovalArea
+
+    area = ApprovalArea()
+    qtbot.addWidget(area)
+    decided: list[tuple[int, str]] = []
+    area.decided.connect(lambda i, d: decided.append((i, d)))
+    area.show()
+    request = ApprovalRequested(
+        key="main", approval_id=7, tool="run_command", summary="run ls", arguments="{}", unsandboxed="no bwrap"
+    )
+    area.show_approvals([request])
+    card = area.cards[0]
+    card.setFocus()
+    qtbot.keyClick(card, Qt.Key.Key_A)
+    assert decided == [] and not card.always_button.isEnabled()
+    qtbot.keyClick(card, Qt.Key.Key_N)
+    assert decided == [(7, "reject")]
+
+
+def test_a_new_lines_title_comes_from_its_first_message_and_can_be_renamed(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    window = agent_window
+    qtbot.mouseClick(window.task_pane.new_line_button, Qt.MouseButton.LeftButton)
+    key = window.shown_key
+    assert key is not None and str(proxy_index(window, key).data()).startswith("Task line ")
+    openai_server.script(TextReply(["Sure."]))
+    send(qtbot, window, "Plan the garden layout for spring")
+    run(loop, wait_until(lambda: not agent_controller.is_running(key)))
+    assert proxy_index(window, key).data() == "Plan the garden layout for spring"
+    assert window.windowTitle().startswith("Plan the garden layout for spring — XWorkmate")
+    window.ask_title = lambda _parent, _current: "Garden"
+    window.rename_line(key)
+    assert proxy_index(window, key).data() == "Garden"
+
+
+def test_drafts_survive_switching_lines_and_a_restart(
+    qtbot: QtBot, sqlite_controller: SessionController, settings: Settings
+) -> None:
+    controller = sqlite_controller
+    other = controller.create_line("Other")
+    window = open_window(qtbot, controller)
+    qtbot.keyClicks(window.composer, "draft for main")
+    click_line(qtbot, window, other.thread_id)
+    assert window.composer.toPlainText() == ""
+    qtbot.keyClicks(window.composer, "draft for other")
+    click_line(qtbot, window, "main")
+    assert window.composer.toPlainText() == "draft for main"
+    qtbot.waitUntil(lambda: controller.attention.draft(other.thread_id) == "draft for other", timeout=3000)
+    qtbot.keyClicks(window.composer, " and more")  # typed just before closing: written on close
+    window.close()
+    controller.close()
+
+    store = open_store(settings.effective_database_url)
+    try:
+        again = SessionController(store, settings)
+        reopened = open_window(qtbot, again)
+        assert reopened.shown_key == "main"
+        assert reopened.composer.toPlainText() == "draft for main and more"
+        click_line(qtbot, reopened, other.thread_id)
+        assert reopened.composer.toPlainText() == "draft for other"
+        reopened.close()
+    finally:
+        store.close()
+
+
+def test_unread_and_failed_badges_survive_a_restart(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    bare_controller: SessionController,
+    openai_server: OpenAIServer,
+    settings: Settings,
+) -> None:
+    controller = bare_controller
+    controller.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    line = controller.create_line("Background")
+    window = open_window(qtbot, controller)
+    openai_server.script(TextReply(["Finished while you were away."]))
+    run(loop, controller.run_turn(line.thread_id, "work"))
+    assert proxy_index(window, line.thread_id).data(ATTENTION_BADGE_ROLE) == "new"
+    window.close()
+    controller.close()
+
+    store = open_store(settings.effective_database_url)
+    try:
+        again = SessionController(store, settings, router_factory=fast_router)
+        reopened = open_window(qtbot, again)
+        assert proxy_index(reopened, line.thread_id).data(ATTENTION_BADGE_ROLE) == "new"
+        assert reopened.windowTitle() == "Main — XWorkmate (1)"
+        reopened.close()
+    finally:
+        store.close()
+
+
+def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 15's leftover: the list says the line waits for the person, and Ctrl+J finds it."""
+    from PySide6.QtWidgets import QPushButton
+
+    from tests.acp.test_sign_in import TWO
+    from tests.support.acp_scripts import scripted_agent
+    from xworkmate.ui.sign_in import SignInCard
+
+    controller = sqlite_controller
+    scripted_agent(controller, tmp_path, auth_methods=TWO, require_auth=True, turn=[{"say": "signed in!"}])
+    line = controller.create_line("agent")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    window = open_window(qtbot, controller)
+    activate(qtbot, window)
+    controller.start_turn(line.thread_id, "hello agent")
+    run(loop, wait_until(lambda: controller.attention.state(line.thread_id) is Attention.NEEDS_SIGN_IN))
+    index = proxy_index(window, line.thread_id)
+    assert index.data(BADGE_ROLE) == "needs sign-in" and index.data(ATTENTION_BADGE_ROLE) == "needs sign-in"
+    assert "needs you: needs sign-in" in str(index.data(Qt.ItemDataRole.ToolTipRole))
+    assert window.windowTitle() == "Main — XWorkmate (1)"
+
+    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    assert window.shown_key == line.thread_id
+    run(loop, wait_until(lambda: window.findChild(SignInCard, "signInCard") is not None, what="the sign-in card"))
+    card = window.findChild(SignInCard, "signInCard")
+    assert card is not None
+    [api_key] = [b for b in card.findChildren(QPushButton, "signInMethodButton") if b.property("methodId") == "api-key"]
+    qtbot.mouseClick(api_key, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the turn to finish"))
+    assert controller.attention.state(line.thread_id) is Attention.NONE  # shown and active: seen
+    assert proxy_index(window, line.thread_id).data(BADGE_ROLE) == ""

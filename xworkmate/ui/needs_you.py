@@ -1,0 +1,203 @@
+"""Which line needs you, in the window (SPEC LOOP-2, issue 17 items 1, 2 and 6).
+
+``NeedsYou`` connects the controller's attention state to the window: the task
+list's badges (one row repainted per ``AttentionChanged``), the "Needs you"
+filter (``needsYouFilter``), Ctrl+J, the count in the window title and the
+tray tooltip, the desktop notifications (through the one ``Notifier``) and the
+mute per line and the global switch. It also tells the controller which line
+the person is looking at (the shown line while the window is active), which is
+what marks a line's messages seen.
+
+``DraftKeeper`` keeps the composer's text per line through the controller,
+written a moment after the last keystroke (``DRAFT_SAVE_MS``) and on closing,
+so a draft survives switching lines and a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+
+from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
+from xworkmate.domain.attention import Attention, next_needing
+from xworkmate.ui.notifier import APP_NAME, Notifier, choose_backend, count_title, make_tray
+
+if TYPE_CHECKING:
+    from xworkmate.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+NOTIFICATIONS_STATE = "notifications.enabled"
+DRAFT_SAVE_MS = 600
+
+
+class NeedsYou(QObject):
+    """The window's side of LOOP-2 (see the module docstring).
+
+    Signals: none of its own; ``notifier.line_requested`` opens a line.
+    """
+
+    def __init__(self, window: MainWindow, controller: SessionController, notifier: Notifier | None = None) -> None:
+        super().__init__(window)
+        self._window = window
+        self._controller = controller
+        self.tracker = controller.attention
+        if notifier is None:
+            tray = make_tray(window.windowIcon(), self)
+            notifier = Notifier(choose_backend(tray, self), tray=tray, parent=self)
+        self.notifier = notifier
+        self.notifier.enabled = controller.ui_state(NOTIFICATIONS_STATE) != "0"
+
+        self.next_shortcut = QShortcut(QKeySequence("Ctrl+J"), window)
+        self.next_shortcut.setObjectName("nextNeedingShortcut")
+        self.notifications_action = QAction("Desktop &notifications", window)
+        self.notifications_action.setObjectName("desktopNotificationsAction")
+        self.notifications_action.setCheckable(True)
+        self.notifications_action.setChecked(self.notifier.enabled)
+        self.notifications_action.setToolTip(
+            "Tell me on the desktop when a line needs approval, fails or finishes while I look elsewhere"
+            f" (shown through: {self.notifier.backend_name})"
+        )
+
+        self.next_shortcut.activated.connect(self.on_next_requested)
+        self.notifications_action.toggled.connect(self.on_notifications_toggled)
+        self.notifier.line_requested.connect(self.on_notification_clicked)
+        window.task_pane.needs_you_button.toggled.connect(self.on_filter_toggled)
+        if self.notifier.tray is not None:
+            self.notifier.tray.activated.connect(self.on_tray_activated)
+
+    # -- the window tells us -----------------------------------------------
+
+    def watch(self) -> None:
+        """The shown line is seen while the window is active (LOOP-2: "the current line marks it seen")."""
+        key = self._window.shown_key if self._window.isActiveWindow() else None
+        try:
+            self.tracker.watch(key)
+        except Exception as exc:  # a mark is a convenience; never break showing a line on it
+            log.warning("could not store what was seen on %s: %s", key, exc)
+
+    def show_title(self) -> None:
+        """``<line> — XWorkmate (2)``: how many lines need the person; the tray tooltip says the same."""
+        count = self.tracker.count()
+        key = self._window.shown_key
+        summary = self._window.task_model.summary(key) if key else None
+        base = count_title(APP_NAME, count)
+        self._window.setWindowTitle(f"{summary.title} — {base}" if summary is not None else base)
+        self._window.task_pane.needs_you_button.setText(count_title("Needs you", count))
+        self.notifier.show_count(count)
+
+    def on_attention_changed(self, change: AttentionChanged) -> None:
+        self._window.task_model.attention_changed(change.key)
+        self.show_title()
+        summary = self._window.task_model.summary(change.key)
+        self.notifier.consider(
+            change.key,
+            Attention(change.before),
+            Attention(change.after),
+            title=summary.title if summary is not None else change.key,
+            shown_key=self._window.shown_key,
+            window_active=self._window.isActiveWindow(),
+            muted=self.tracker.muted(change.key),
+        )
+
+    # -- the person asks ------------------------------------------------------
+
+    def open_line(self, key: str) -> None:
+        window = self._window
+        if not window.proxy_index_of(key).isValid():
+            window.task_pane.filter_edit.clear()  # a line hidden by the text filter would look lost
+            if not window.proxy_index_of(key).isValid():
+                window.task_pane.needs_you_button.setChecked(False)
+        try:
+            self._controller.switch_session(key)
+        except UnknownSessionKeyError as exc:
+            window.show_error(f"Cannot open that line — {exc}")
+
+    @Slot()
+    def on_next_requested(self) -> None:
+        """Ctrl+J: the next line that needs the person, longest waiting first, round again."""
+        key = next_needing(self.tracker.inbox(), self._window.shown_key)
+        if key is None:
+            self._window.message_pane.show_status(
+                "Nothing needs you right now (Ctrl+J finds the next line that does).", "ok"
+            )
+            return
+        self.open_line(key)
+
+    @Slot(str)
+    def on_notification_clicked(self, key: str) -> None:
+        self.open_line(key)
+        self._window.show()
+        self._window.raise_()
+        self._window.activateWindow()
+
+    @Slot(object)
+    def on_tray_activated(self, _reason: object) -> None:
+        """A click on the tray icon brings the window back (on the line it shows)."""
+        self._window.show()
+        self._window.raise_()
+        self._window.activateWindow()
+
+    @Slot(bool)
+    def on_filter_toggled(self, on: bool) -> None:
+        self._window.set_needs_you_filter(on)
+
+    @Slot(bool)
+    def on_notifications_toggled(self, on: bool) -> None:
+        self.notifier.enabled = on
+        try:
+            self._controller.set_ui_state(NOTIFICATIONS_STATE, "1" if on else "0")
+        except Exception as exc:
+            self._window.show_error(f"Could not save the notifications setting — {exc}")
+
+    def mute_action(self, key: str, parent: QObject) -> QAction:
+        """ "Mute notifications" for one line (its row's context menu)."""
+        action = QAction("Mute notifications", parent)
+        action.setObjectName("muteNotificationsAction")
+        action.setCheckable(True)
+        action.setChecked(self.tracker.muted(key))
+        action.setToolTip("No desktop notifications from this line; its badge still shows in the list")
+        action.toggled.connect(lambda muted: self.set_muted(key, muted))
+        return action
+
+    def set_muted(self, key: str, muted: bool) -> None:
+        try:
+            self.tracker.set_muted(key, muted)
+        except Exception as exc:
+            self._window.show_error(f"Could not change the line's notifications — {exc}")
+
+
+class DraftKeeper(QObject):
+    """The composer's unsent text per line, saved through the controller a moment after typing stops."""
+
+    def __init__(self, controller: SessionController, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self._pending: dict[str, str] = {}
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DRAFT_SAVE_MS)
+        self._timer.timeout.connect(self.flush)
+
+    def typed(self, key: str, text: str) -> None:
+        if self._pending.get(key, self._controller.attention.draft(key)) == text:
+            return
+        self._pending[key] = text
+        self._timer.start()  # restarted by every keystroke: one write once typing pauses
+
+    def text_for(self, key: str) -> str:
+        return self._pending.get(key, self._controller.attention.draft(key))
+
+    @Slot()
+    def flush(self) -> None:
+        self._timer.stop()
+        pending, self._pending = self._pending, {}
+        for key, text in pending.items():
+            try:
+                self._controller.attention.save_draft(key, text)
+            except Exception as exc:  # the text is still in memory and in the composer
+                log.warning("could not save the draft of %s: %s", key, exc)
+                self._pending.setdefault(key, text)

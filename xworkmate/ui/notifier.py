@@ -1,0 +1,257 @@
+"""Desktop notifications when a line needs the person (SPEC LOOP-2, issue 17 item 2).
+
+One ``Notifier`` decides; a backend shows. The decision: a line has just come
+to need approval, failed or finished (``domain.attention.worth_notifying``),
+notifications are on, the line is not muted, and the person is not already
+looking at it (the window is unfocused or shows another line). Backends, in
+the order ``choose_backend`` tries them:
+
+* ``FreedesktopNotifications``: ``org.freedesktop.Notifications`` over the
+  session D-Bus (QtDBus, part of PySide6-Essentials) with a "default" action;
+  ``ActionInvoked`` for that action opens the line. The call goes through the
+  introspected interface's meta-object so ``replaces_id`` is sent as the
+  ``uint32`` the specification asks for (a plain call would send an ``int32``,
+  which servers refuse).
+* ``TrayNotifications``: ``QSystemTrayIcon.showMessage``; ``messageClicked``
+  opens the line of the last message.
+* none: the task list's badges say it in the window only.
+
+The tray icon, when the desktop has a tray, also carries the count in its
+tooltip, like the window title ("XWorkmate (2)").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Protocol
+
+from PySide6.QtCore import Q_ARG, Q_RETURN_ARG, QMetaObject, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QSystemTrayIcon
+
+from xworkmate.domain.attention import Attention, worth_notifying
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "XWorkmate"
+NOTIFICATIONS_SERVICE = "org.freedesktop.Notifications"
+NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
+DBUS_TIMEOUT_MS = 1500
+"""A notification server that does not answer in this time is treated as absent (the GUI thread waits on it)."""
+
+WHAT_HAPPENED: dict[Attention, str] = {
+    Attention.NEEDS_APPROVAL: "waits for your approval",
+    Attention.FAILED: "failed — its run stopped with an error",
+    Attention.FINISHED_UNREAD: "finished — a new answer to read",
+}
+
+
+def count_title(base: str, count: int) -> str:
+    """``XWorkmate (2)``: how many lines need the person, in a title or a tooltip."""
+    return f"{base} ({count})" if count else base
+
+
+class NotificationBackend(Protocol):
+    """Shows one notification; calls ``clicked`` with the line's key when the person clicks it."""
+
+    name: str
+    clicked: Callable[[str], None] | None
+
+    def show(self, key: str, title: str, body: str) -> None: ...
+
+
+class FreedesktopNotifications(QObject):
+    """``org.freedesktop.Notifications`` over D-Bus (the desktop's own notification bubbles)."""
+
+    name = "freedesktop"
+
+    def __init__(self, connection: object, parent: QObject | None = None) -> None:
+        from PySide6.QtDBus import QDBusConnection, QDBusInterface
+
+        super().__init__(parent)
+        assert isinstance(connection, QDBusConnection)
+        self.clicked: Callable[[str], None] | None = None
+        self._connection = connection
+        self._interface = QDBusInterface(
+            NOTIFICATIONS_SERVICE, NOTIFICATIONS_PATH, NOTIFICATIONS_SERVICE, connection, self
+        )
+        self._interface.setTimeout(DBUS_TIMEOUT_MS)
+        self._shown: dict[int, str] = {}  # notification id → line key
+        for signal, slot in (
+            ("ActionInvoked", "on_action_invoked(uint,QString)"),
+            ("NotificationClosed", "on_notification_closed(uint,uint)"),
+        ):
+            connection.connect(
+                NOTIFICATIONS_SERVICE, NOTIFICATIONS_PATH, NOTIFICATIONS_SERVICE, signal, self, f"1{slot}"
+            )
+
+    @classmethod
+    def connect_to(cls, connection: object, parent: QObject | None = None) -> FreedesktopNotifications | None:
+        """A backend on ``connection`` when a notification server is there (registered or activatable)."""
+        from PySide6.QtDBus import QDBusConnection
+
+        if not isinstance(connection, QDBusConnection) or not connection.isConnected():
+            return None
+        bus = connection.interface()
+        registered = bus.isServiceRegistered(NOTIFICATIONS_SERVICE)
+        if not (registered.isValid() and registered.value()):
+            names = bus.call("ListActivatableNames")
+            activatable = names.arguments()[0] if names.arguments() else []
+            if NOTIFICATIONS_SERVICE not in activatable:
+                return None
+        backend = cls(connection, parent)
+        if not backend._interface.isValid():
+            backend.deleteLater()
+            return None
+        return backend
+
+    def show(self, key: str, title: str, body: str) -> None:
+        try:
+            notification_id = QMetaObject.invokeMethod(
+                self._interface,
+                "Notify",
+                Qt.ConnectionType.DirectConnection,
+                Q_RETURN_ARG("uint"),
+                Q_ARG(str, APP_NAME),
+                Q_ARG("uint", 0),
+                Q_ARG(str, "xworkmate"),
+                Q_ARG(str, title),
+                Q_ARG(str, body),
+                Q_ARG("QStringList", ["default", "Open the line"]),
+                Q_ARG("QVariantMap", {"desktop-entry": "xworkmate"}),
+                Q_ARG(int, -1),
+            )
+        except (RuntimeError, TypeError) as exc:  # the server went away since it was found
+            log.warning("desktop notification not shown: %s", exc)
+            return
+        error = self._interface.lastError()
+        if error.isValid():
+            log.warning("desktop notification not shown: %s", error.message())
+            return
+        if isinstance(notification_id, int) and notification_id:
+            self._shown[notification_id] = key
+
+    @Slot("uint", str)
+    def on_action_invoked(self, notification_id: int, action: str) -> None:
+        key = self._shown.get(int(notification_id))
+        if key is not None and action == "default" and self.clicked is not None:
+            self.clicked(key)
+
+    @Slot("uint", "uint")
+    def on_notification_closed(self, notification_id: int, _reason: int) -> None:
+        self._shown.pop(int(notification_id), None)
+
+
+class TrayNotifications(QObject):
+    """``QSystemTrayIcon.showMessage``: a balloon from the tray icon; clicking it opens the line."""
+
+    name = "tray"
+
+    def __init__(self, tray: QSystemTrayIcon, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.clicked: Callable[[str], None] | None = None
+        self.tray = tray
+        self._last_key: str | None = None
+        tray.messageClicked.connect(self.on_message_clicked)
+
+    def show(self, key: str, title: str, body: str) -> None:
+        self._last_key = key  # a tray shows one message at a time: a click is for the newest
+        self.tray.showMessage(title, body, QSystemTrayIcon.MessageIcon.Information, 10_000)
+
+    @Slot()
+    def on_message_clicked(self) -> None:
+        if self._last_key is not None and self.clicked is not None:
+            self.clicked(self._last_key)
+
+
+def make_tray(icon: QIcon, parent: QObject | None = None) -> QSystemTrayIcon | None:
+    """The tray icon, when the desktop has a tray (it carries the count and, without D-Bus, the messages)."""
+    if not QSystemTrayIcon.isSystemTrayAvailable():
+        return None
+    tray = QSystemTrayIcon(icon, parent)
+    tray.setObjectName("xworkmateTray")
+    tray.setToolTip(APP_NAME)
+    tray.show()
+    return tray
+
+
+HEADLESS_PLATFORMS = frozenset({"offscreen", "minimal"})
+"""Qt platforms with no desktop to show a notification on (the tests' offscreen windows among them)."""
+
+
+def choose_backend(tray: QSystemTrayIcon | None, parent: QObject | None = None) -> NotificationBackend | None:
+    """Freedesktop notifications on the session bus, else the tray's messages, else none (badges only)."""
+    if QGuiApplication.platformName() in HEADLESS_PLATFORMS:
+        return None  # nobody sees a headless window: no bubbles on the desktop of whoever runs it
+    try:
+        from PySide6.QtDBus import QDBusConnection
+
+        backend = FreedesktopNotifications.connect_to(QDBusConnection.sessionBus(), parent)
+    except ImportError:  # a PySide6 build without QtDBus (not Linux)
+        backend = None
+    if backend is not None:
+        return backend
+    if tray is not None and QSystemTrayIcon.supportsMessages():
+        return TrayNotifications(tray, parent)
+    return None
+
+
+class Notifier(QObject):
+    """The one place that decides whether a change in a line's attention becomes a desktop notification.
+
+    Signals:
+        line_requested(str): the person clicked the notification of this line.
+    """
+
+    line_requested = Signal(str)
+
+    def __init__(
+        self,
+        backend: NotificationBackend | None,
+        *,
+        tray: QSystemTrayIcon | None = None,
+        enabled: bool = True,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.tray = tray
+        self.enabled = enabled
+        self.use_backend(backend)
+
+    def use_backend(self, backend: NotificationBackend | None) -> None:
+        """Show notifications through ``backend`` (tests plug theirs in here); its clicks open lines."""
+        self.backend = backend
+        if backend is not None:
+            backend.clicked = self.line_requested.emit
+
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name if self.backend is not None else "in-app"
+
+    def consider(
+        self,
+        key: str,
+        before: Attention,
+        after: Attention,
+        *,
+        title: str,
+        shown_key: str | None,
+        window_active: bool,
+        muted: bool,
+    ) -> bool:
+        """Notify when the line has just come to need the person and they are not looking at it.
+
+        Returns whether a notification was shown.
+        """
+        if not self.enabled or self.backend is None or muted or not worth_notifying(before, after):
+            return False
+        if key == shown_key and window_active:
+            return False  # the person is looking at it: the pane says it
+        self.backend.show(key, f"{APP_NAME}: {title}", f"“{title}” {WHAT_HAPPENED[after]}.")
+        return True
+
+    def show_count(self, count: int) -> None:
+        if self.tray is not None:
+            self.tray.setToolTip(count_title(APP_NAME, count))

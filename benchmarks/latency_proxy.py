@@ -1,0 +1,99 @@
+"""A loopback TCP proxy that delays every chunk by a fixed time each way (issue 19's slow-database benchmarks).
+
+It stands between XWorkmate and the PostgreSQL server on 127.0.0.1, so one
+round trip costs about ``2 × delay`` more, as a team database across a network
+would. Loopback only; it stops with its ``with`` block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import socket
+import threading
+import time
+from types import TracebackType
+
+
+class LatencyProxy:
+    """``with LatencyProxy(5432, delay_s=0.02) as proxy: url uses proxy.port``."""
+
+    def __init__(self, target_port: int, *, delay_s: float, target_host: str = "127.0.0.1") -> None:
+        self.delay_s = delay_s
+        self._target = (target_host, target_port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._sockets: list[socket.socket] = []
+
+    def __enter__(self) -> LatencyProxy:
+        self._spawn(self._accept)
+        return self
+
+    def __exit__(self, *_exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self._stopping.set()
+        self._listener.close()
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _spawn(self, target: object, *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+        thread.start()
+        self._threads.append(thread)
+
+    def _accept(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self._target)
+            for sock in (client, server):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self._sockets.append(sock)
+            self._pipe(client, server)
+            self._pipe(server, client)
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        """Read from ``source`` at once; write each chunk to ``sink`` ``delay_s`` after it arrived, in order."""
+        queue: list[tuple[float, int, bytes]] = []
+        ready = threading.Condition()
+        counter = iter(range(1 << 62))
+
+        def read() -> None:
+            while True:
+                try:
+                    chunk = source.recv(65536)
+                except OSError:
+                    chunk = b""
+                with ready:
+                    heapq.heappush(queue, (time.monotonic() + self.delay_s, next(counter), chunk))
+                    ready.notify()
+                if not chunk:
+                    return
+
+        def write() -> None:
+            while True:
+                with ready:
+                    while not queue:
+                        ready.wait()
+                    due, _, chunk = queue[0]
+                    wait = due - time.monotonic()
+                    if wait > 0:
+                        ready.wait(wait)
+                        continue
+                    heapq.heappop(queue)
+                if not chunk:
+                    with contextlib.suppress(OSError):
+                        sink.shutdown(socket.SHUT_WR)
+                    return
+                try:
+                    sink.sendall(chunk)
+                except OSError:
+                    return
+
+        self._spawn(read)
+        self._spawn(write)

@@ -14,7 +14,7 @@ from typing import Any
 
 from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
-from xworkmate.controllers import Change, RunFinished, SessionController
+from xworkmate.controllers import Change, RunFinished, SessionController, ToolRunning
 from xworkmate.domain.messages import MessageRole, MessageSource
 
 
@@ -84,10 +84,12 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
     openai_server.script(ToolCallReply([slow]), TextReply(["Deleting the .tmp files too."]))
 
+    running: list[ToolRunning] = []
+    controller.subscribe(lambda change: running.append(change) if isinstance(change, ToolRunning) else None)
+
     async def scenario() -> None:
         turn = controller.start_turn(task.key, None)
-        await until(lambda: openai_server.chat_requests, "the task's first step")
-        await asyncio.sleep(0.15)  # the command is running now
+        await until(lambda: running, "the command is running")
         sent = controller.send(task.key, "delete the .tmp files as well")
         assert sent.ran and sent.key == task.key
         await turn

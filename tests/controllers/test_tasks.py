@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
-from xworkmate.controllers import Change, LineCreated, SessionController
+from xworkmate.controllers import Change, LineCreated, SessionController, ToolRunning
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import ThreadKind
@@ -191,11 +191,13 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
     plain.script(ToolCallReply([slow]), TextReply(["Will also keep README.md."]))
 
+    running: list[ToolRunning] = []
+    controller.subscribe(lambda change: running.append(change) if isinstance(change, ToolRunning) else None)
+
     async def scenario() -> None:
         turn = controller.start_turn(task.key, None)
-        while not plain.chat_requests:
+        while not running:  # the command is running now
             await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)  # the command is running now
         controller.follow_up(task.key, "please keep README.md untouched")
         await turn
 

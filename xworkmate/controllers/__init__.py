@@ -24,6 +24,7 @@ from xworkmate.controllers.session import (
     UnknownSessionKeyError,
     WorkspaceBindingError,
 )
+from xworkmate.controllers.worktrees import WorktreeDirtyError, WorktreeError
 
 __all__ = [
     "ApprovalRequested",
@@ -46,4 +47,6 @@ __all__ = [
     "ToolRunning",
     "UnknownSessionKeyError",
     "WorkspaceBindingError",
+    "WorktreeDirtyError",
+    "WorktreeError",
 ]

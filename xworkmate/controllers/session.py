@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from xworkmate.agents.sandbox import SandboxStatus, command_env_name_problem, detect_sandbox
+from xworkmate.controllers import worktrees
 from xworkmate.controllers.changes import (
     Change,
     CurrentLineChanged,
@@ -350,6 +351,48 @@ class SessionController:
         self._emit(LineCreated(key=key))
         return thread
 
+    def create_worktree_line(
+        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
+    ) -> TaskThread:
+        """A line in a new git worktree of ``repo`` on a new branch (default ``xworkmate/<dir name>``), bound with
+        kind ``worktree`` (issue 16, ISO-3). Bad input (not a repository, a bad or taken branch name, a missing
+        path) is refused with one line (``WorktreeError``) before anything is made."""
+        key, plan = self._add_line_worktree(repo, branch)
+        return self._store_worktree_line(key, plan, title)
+
+    async def create_worktree_line_off_thread(
+        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
+    ) -> TaskThread:
+        """``create_worktree_line`` with git's checkout on a worker thread; the row is stored on the caller's."""
+        key, plan = await asyncio.to_thread(self._add_line_worktree, repo, branch)
+        return self._store_worktree_line(key, plan, title)
+
+    def _add_line_worktree(self, repo: str | Path, branch: str | None) -> tuple[str, worktrees.WorktreePlan]:
+        key = allocate_draft_key()
+        plan = worktrees.plan_line_worktree(repo, branch, self.default_workspace_for(key))
+        worktrees.add_line_worktree(plan)
+        return key, plan
+
+    def _store_worktree_line(self, key: str, plan: worktrees.WorktreePlan, title: str | None) -> TaskThread:
+        now = utcnow()
+        clean_title = (title or "").strip() or f"{plan.repo.name} · {plan.branch}"
+        try:
+            thread = self._store.threads.insert(
+                TaskThread(
+                    thread_id=key,
+                    title=clean_title[:500],
+                    workspace_binding=plan.binding(),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        except BaseException:
+            worktrees.undo_line_worktree(plan)  # ERR-2: no worktree or branch without its line
+            raise
+        log.info("created worktree line %s in %s on branch %s of %s", key, plan.path, plan.branch, plan.repo)
+        self._emit(LineCreated(key=key))
+        return thread
+
     def switch_session(self, key: str) -> LineView:
         """List selection → switch → read the thread → allow execution (ISO-5).
 
@@ -377,8 +420,13 @@ class SessionController:
         return updated
 
     def restore_default_folder(self, key: str) -> TaskThread:
-        """Recreate the line's own default folder and bind it explicitly."""
+        """Recreate the line's own default folder and bind it explicitly; a worktree line's worktree is added
+        again on its branch (issue 16)."""
         thread = self.get_thread(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            worktrees.recreate_line_worktree(thread.workspace_binding)
+            self._emit(LineUpdated(key=thread.thread_id))
+            return thread
         path = self.default_workspace_for(thread.thread_id)
         path.mkdir(parents=True, exist_ok=True)
         return self.bind_workspace(thread.thread_id, path)
@@ -392,12 +440,32 @@ class SessionController:
         self._emit(LineUpdated(key=thread.thread_id))
         return updated
 
-    def archive_line(self, key: str) -> TaskThread:
+    def archive_line(self, key: str, *, force: bool = False) -> TaskThread:
+        """Archive a line; a worktree line's worktree is removed first, its branch kept (issue 16).
+
+        Uncommitted changes in that worktree refuse it (``WorktreeDirtyError``) unless ``force``.
+        """
+        thread = self._archivable(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            worktrees.release_line_worktree(thread.workspace_binding, force=force)
+        return self._archived(thread)
+
+    async def archive_line_off_thread(self, key: str, *, force: bool = False) -> TaskThread:
+        """``archive_line`` with git's work (the status of a big tree, deleting it) on a worker thread."""
+        thread = self._archivable(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            await asyncio.to_thread(worktrees.release_line_worktree, thread.workspace_binding, force=force)
+        return self._archived(self._archivable(key))
+
+    def _archivable(self, key: str) -> TaskThread:
         thread = self.get_thread(key)
         if thread.is_main:
             raise ValueError("the main line cannot be archived")
         if thread.thread_id in self._running:
             raise NotRunnable(thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving")
+        return thread
+
+    def _archived(self, thread: TaskThread) -> TaskThread:
         updated = self._store.threads.set_archived(thread.thread_id, True)
         self._emit(LineUpdated(key=thread.thread_id))
         if self._current_key == thread.thread_id:
@@ -405,7 +473,29 @@ class SessionController:
         return updated
 
     def unarchive_line(self, key: str) -> TaskThread:
+        """Unarchive a line; a worktree line gets its worktree again on the kept branch (issue 16)."""
         thread = self.get_thread(key)
+        if thread.archived and worktrees.is_worktree(thread.workspace_binding):
+            self._recreate_for_unarchive(thread)
+        return self._unarchived(thread)
+
+    async def unarchive_line_off_thread(self, key: str) -> TaskThread:
+        """``unarchive_line`` with git's checkout of the kept branch on a worker thread."""
+        thread = self.get_thread(key)
+        if thread.archived and worktrees.is_worktree(thread.workspace_binding):
+            await asyncio.to_thread(self._recreate_for_unarchive, thread)
+        return self._unarchived(self.get_thread(key))
+
+    @staticmethod
+    def _recreate_for_unarchive(thread: TaskThread) -> None:
+        try:
+            worktrees.recreate_line_worktree(thread.workspace_binding)
+        except worktrees.WorktreeError as exc:
+            raise worktrees.WorktreeError(
+                f"{exc}; the line stays archived (bind it to another folder first to unarchive it)"
+            ) from exc
+
+    def _unarchived(self, thread: TaskThread) -> TaskThread:
         updated = self._store.threads.set_archived(thread.thread_id, False)
         self._emit(LineUpdated(key=thread.thread_id))
         return updated

@@ -103,6 +103,8 @@ def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
             path=row.workspace_path,
             kind=WorkspaceKind(row.workspace_kind),
             bound_by=BoundBy(row.workspace_bound_by),
+            repo=row.worktree_repo,
+            branch=row.worktree_branch,
         ),
         execution_binding=ExecutionBinding(
             mode=ExecutionMode(row.execution_mode),
@@ -288,6 +290,8 @@ def _thread_values(thread: TaskThread, *, category_own: bool, seal_level: int) -
         workspace_path=thread.workspace_binding.path,
         workspace_kind=thread.workspace_binding.kind.value,
         workspace_bound_by=thread.workspace_binding.bound_by.value,
+        worktree_repo=thread.workspace_binding.repo,
+        worktree_branch=thread.workspace_binding.branch,
         execution_mode=thread.execution_binding.mode.value,
         provider=thread.execution_binding.provider,
         model=thread.execution_binding.model,
@@ -550,6 +554,8 @@ class ThreadRepository:
             workspace_path=binding.path,
             workspace_kind=binding.kind.value,
             workspace_bound_by=binding.bound_by.value,
+            worktree_repo=binding.repo,
+            worktree_branch=binding.branch,
         )
 
     def set_acp_session(self, key: str, acp_session_id: str | None) -> TaskThread:

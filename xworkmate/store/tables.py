@@ -77,6 +77,9 @@ class ThreadRow(Base):
     workspace_path: Mapped[str | None] = mapped_column(StoredText)
     workspace_kind: Mapped[str] = mapped_column(StoredString(20), default="local")
     workspace_bound_by: Mapped[str] = mapped_column(StoredString(20), default="explicit")
+    # Issue 16 (migration 0010): a worktree line's repository and branch.
+    worktree_repo: Mapped[str | None] = mapped_column(StoredText)
+    worktree_branch: Mapped[str | None] = mapped_column(StoredString(255))
     execution_mode: Mapped[str] = mapped_column(StoredString(10), default="native")
     provider: Mapped[str | None] = mapped_column(StoredString(200))
     model: Mapped[str | None] = mapped_column(StoredString(200))

@@ -1003,6 +1003,11 @@ class MessagePane(QWidget):
         # key: otherwise each switch changes it, and the whole window is laid out and painted again.
         self.title_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
         self.session_key_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
+        # Issue 16: a worktree line's branch, beside its title.
+        self.branch_label = QLabel()
+        self.branch_label.setObjectName("lineBranchLabel")
+        self.branch_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.branch_label.setVisible(False)
         self.raw_toggle = QToolButton()
         self.raw_toggle.setObjectName("rawToggle")
         self.raw_toggle.setText("Raw")
@@ -1076,6 +1081,7 @@ class MessagePane(QWidget):
 
         header_row = QHBoxLayout()
         header_row.addWidget(self.title_label, 1)
+        header_row.addWidget(self.branch_label)
         header_row.addWidget(self.raw_toggle)
         header_row.addWidget(self.session_key_label)
         button_column = QVBoxLayout()
@@ -1114,6 +1120,12 @@ class MessagePane(QWidget):
     def show_line(self, view: LineView) -> None:
         self.title_label.setText(view.thread.title)
         self.session_key_label.setText(view.key)
+        binding = view.thread.workspace_binding
+        self.branch_label.setVisible(binding.branch is not None)
+        self.branch_label.setText(f"⎇ {binding.branch}" if binding.branch else "")
+        self.branch_label.setToolTip(
+            f"git worktree of {binding.repo}, on branch {binding.branch}" if binding.branch else ""
+        )
         text, severity = line_status_text(view)
         self.show_status(text, severity)
         self.show_permission(view.thread.context_state.permission_level)

@@ -50,7 +50,7 @@ from xworkmate.controllers import (
 )
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
-from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
+from xworkmate.domain.threads import ExecutionMode, TaskThread, ThreadKind, ThreadStatus, WorkspaceKind
 from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
@@ -77,6 +77,7 @@ from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note, read_preview
+from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,10 @@ class MainWindow(QMainWindow):
         self.ask_category: CategoryChooser = CategoryDialog.ask
         # Tasks an agent dispatches run in the background at once; the person watches them in the list.
         controller.auto_run_tasks = True
+        # Issue 16: worktree lines (create, archive, unarchive) with their questions as replaceable hooks.
+        self.worktree_lines = WorktreeLineFlow(
+            self, controller, show_error=self.show_error, created=self.on_worktree_line_created
+        )
 
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
@@ -175,6 +180,9 @@ class MainWindow(QMainWindow):
         self.new_line_action.setObjectName("newTaskLineAction")
         self.new_line_action.setShortcut(QKeySequence("Ctrl+N"))
         self.new_line_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.new_worktree_line_action = QAction("New task line in a git &worktree…", self)
+        self.new_worktree_line_action.setObjectName("newWorktreeLineAction")
+        self.new_worktree_line_action.setToolTip("A task line in its own git worktree of a repository, on a new branch")
         self.quit_action = QAction("&Quit", self)
         self.quit_action.setObjectName("quitAction")
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -192,6 +200,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addAction(self.new_line_action)
+        file_menu.addAction(self.new_worktree_line_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         settings_menu = self.menuBar().addMenu("&Settings")
@@ -240,6 +249,7 @@ class MainWindow(QMainWindow):
         self.folder_watcher.directoryChanged.connect(self.on_workspace_folder_changed)
 
         self.new_line_action.triggered.connect(self.on_new_line_requested)
+        self.new_worktree_line_action.triggered.connect(self.on_new_worktree_line_requested)
         self.quit_action.triggered.connect(self.close)
         self.about_action.triggered.connect(self.on_about_requested)
         self.provider_settings_action.triggered.connect(self.on_provider_settings_requested)
@@ -479,6 +489,13 @@ class MainWindow(QMainWindow):
             self.set_archived(self._view.key, not self._view.thread.archived)
 
     def set_archived(self, key: str, archived: bool) -> None:
+        thread = self._worktree_thread(key)
+        if thread is not None:  # issue 16: asks, then git works off the GUI thread
+            if archived:
+                self.worktree_lines.archive(thread)
+            else:
+                self.worktree_lines.unarchive(thread)
+            return
         try:
             if archived:
                 self._controller.archive_line(key)
@@ -486,6 +503,28 @@ class MainWindow(QMainWindow):
                 self._controller.unarchive_line(key)
         except (NotRunnable, UnknownSessionKeyError, ValueError) as exc:
             self.show_error(f"Could not {'archive' if archived else 'unarchive'} the line — {exc}")
+
+    def _worktree_thread(self, key: str) -> TaskThread | None:
+        try:
+            thread = self._controller.get_thread(key)
+        except UnknownSessionKeyError:
+            return None
+        return thread if thread.workspace_binding.kind is WorkspaceKind.WORKTREE else None
+
+    @Slot()
+    def on_new_worktree_line_requested(self) -> None:
+        """File → "New task line in a git worktree…" (issue 16)."""
+        self.worktree_lines.new_line(self._folder_start_dir())
+
+    def on_worktree_line_created(self, thread: TaskThread) -> None:
+        try:
+            if not self._proxy_index_of(thread.thread_id).isValid():
+                self.task_pane.filter_edit.clear()
+            self._controller.switch_session(thread.thread_id)
+        except UnknownSessionKeyError as exc:
+            self.show_error(f"Could not show the new worktree line — {exc}")
+            return
+        self.composer.setFocus()
 
     def rename_line(self, key: str) -> None:
         summary = self.task_model.summary(key)

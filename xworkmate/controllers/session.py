@@ -201,7 +201,7 @@ class SessionController:
         if self._checkpoints is None:
             from xworkmate.controllers.checkpoints import CheckpointController
 
-            self._checkpoints = CheckpointController(self)
+            self._checkpoints = CheckpointController(self, self._store, self._emit)
         return self._checkpoints
 
     @property

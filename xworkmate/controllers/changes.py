@@ -126,6 +126,15 @@ class RunFinished:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ChangesRecorded:
+    """LOOP-1: a turn's change set was stored, or a revert / restore changed the line's folder."""
+
+    kind: ClassVar[Literal["changes_recorded"]] = "changes_recorded"
+    key: str
+    turn: int
+
+
 Change = (
     LineCreated
     | LineUpdated
@@ -140,4 +149,5 @@ Change = (
     | SignInRequested
     | SignInSettled
     | RunFinished
+    | ChangesRecorded
 )

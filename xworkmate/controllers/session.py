@@ -63,6 +63,7 @@ from xworkmate.store.repositories import ProviderExistsError, utcnow
 
 if TYPE_CHECKING:
     from xworkmate.agents.events import Approver
+    from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
     from xworkmate.store.repositories import ThreadLabels
@@ -175,6 +176,7 @@ class SessionController:
         self._router_factory = router_factory
         self._turn_runner: TurnRunner | None = None
         self._dispatch: DispatchService | None = None
+        self._checkpoints: CheckpointController | None = None
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
 
@@ -193,6 +195,15 @@ class SessionController:
 
         warm_up()  # what the first request would load: the HTTP transport and the TLS context
         detect_sandbox()  # SBX-1: the probe runs bwrap once; not on the first command's GUI-thread path
+
+    @property
+    def checkpoints(self) -> CheckpointController:
+        """LOOP-1: each turn's changes, revert, restore and undo."""
+        if self._checkpoints is None:
+            from xworkmate.controllers.checkpoints import CheckpointController
+
+            self._checkpoints = CheckpointController(self, self._store, self._emit)
+        return self._checkpoints
 
     @property
     def _turns(self) -> TurnRunner:

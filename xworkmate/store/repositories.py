@@ -1172,9 +1172,11 @@ class DispatchRepository:
                 stmt = stmt.where(MessageRow.id.in_(list(ids)))
             return _copy_rows(session, list(session.scalars(stmt)), target_key)
 
-    def fork(self, source_key: str, fork: TaskThread) -> CreatedFork:
+    def fork(self, source_key: str, fork: TaskThread, *, before_id: int | None = None) -> CreatedFork:
         """A fork (or branch, clone, side chat): inherits the category (CAT-7), copies messages,
-        marks, frozen text and dispatch sources (Q-1, PROV-2), in one transaction."""
+        marks, frozen text and dispatch sources (Q-1, PROV-2), in one transaction.
+
+        ``before_id``: copy only the messages with a smaller id (a fork at a turn, LOOP-1)."""
         if fork.parent_key != source_key:
             raise ValueError("a fork's parent_key is the thread it was forked from")
         with self._store.session() as session:
@@ -1183,10 +1185,10 @@ class DispatchRepository:
                 raise KeyError(source_key)
             row = _insert_thread(session, fork, category_own=False, seal_level=source.seal_level)
             assert_delivery_flow(source, row)
-            rows = list(
-                session.scalars(select(MessageRow).where(MessageRow.thread_id == source_key).order_by(MessageRow.id))
-            )
-            copied = _copy_rows(session, rows, row.thread_id)
+            stmt = select(MessageRow).where(MessageRow.thread_id == source_key).order_by(MessageRow.id)
+            if before_id is not None:
+                stmt = stmt.where(MessageRow.id < before_id)
+            copied = _copy_rows(session, list(session.scalars(stmt)), row.thread_id)
             sources = _replace_sources(session, row.thread_id, _held_source_ids(session, source_key))
             session.refresh(row)
             return CreatedFork(thread=_thread_from_row(row), message_ids=tuple(copied), source_ids=tuple(sources))

@@ -8,7 +8,7 @@ Both NULL for every other line (``workspace_kind`` is ``worktree`` only for thes
 place, as 0007 added ``quarantine_untrusted`` (recreating ``threads`` would cascade on SQLite).
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009 (0008 on branch i16b before it merged i16a)
 Create Date: 2026-12-01
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010"
-down_revision = "0008"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QApplication, QFileSystemModel, QMainWindow, QMenu
 from xworkmate.controllers import (
     ApprovalRequested,
     ApprovalSettled,
+    ChangesRecorded,
     CurrentLineChanged,
     LineCreated,
     LineUpdated,
@@ -54,6 +55,7 @@ from xworkmate.domain.threads import ExecutionMode, TaskThread, ThreadKind, Thre
 from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
+from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
     COMPOSER_PLACEHOLDER,
     MESSAGE_ID_ROLE,
@@ -145,6 +147,10 @@ class MainWindow(QMainWindow):
         self.task_pane = TaskLinePane(self.task_proxy)
         self.message_pane = MessagePane(self.message_model)
         self.workspace_pane = WorkspacePane(self.fs_model)
+        # Issue 16: the Changes tab, and the "n files changed" chips it finds for the conversation.
+        self.changes_view = ChangesView(controller)
+        self.workspace_pane.add_changes_tab(self.changes_view)
+        self._chip_turns: dict[int, int] = {}
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.setChildrenCollapsible(False)
@@ -244,6 +250,8 @@ class MainWindow(QMainWindow):
             signal.connect(self.on_message_rows_changed)
 
         self.workspace_pane.change_folder_button.clicked.connect(self.on_change_folder_requested)
+        self.changes_view.chips_changed.connect(self.on_changes_chips)
+        self.message_list.changes_chip_clicked.connect(self.on_changes_chip_clicked)
         self.workspace_pane.recreate_folder_button.clicked.connect(self.on_recreate_folder_requested)
         self.workspace_pane.tree.selectionModel().currentChanged.connect(self.on_workspace_file_selected)
         self.folder_watcher.directoryChanged.connect(self.on_workspace_folder_changed)
@@ -303,6 +311,7 @@ class MainWindow(QMainWindow):
             self._show_provider_state()
         self._show_live()
         self._shown_folder_exists = self.workspace_pane.show_line(view)
+        self.changes_view.show_line(view.key, view.thread.workspace_binding.path)
         self._show_dispatch_sources(view)
         self._watch_folder(view)
         self.task_pane.archive_button.setText("Unarchive" if view.thread.archived else "Archive")
@@ -390,6 +399,9 @@ class MainWindow(QMainWindow):
             if (waiting := self._sign_ins.get(change.key)) is not None and waiting.request_id == change.request_id:
                 del self._sign_ins[change.key]
             self._show_sign_in()
+            return
+        if isinstance(change, ChangesRecorded):
+            self.changes_view.on_changes_recorded(change.key)  # LOOP-1: the tab and the chips read again
             return
         if isinstance(change, RunFinished) and self._sign_ins.pop(change.key, None) is not None:
             self._show_sign_in()
@@ -892,6 +904,24 @@ class MainWindow(QMainWindow):
             self.folder_watcher.removePaths(watched)
         if target:
             self.folder_watcher.addPath(target)
+
+    # -- changes (issue 16) ----------------------------------------------------
+
+    @Slot(str, object)
+    def on_changes_chips(self, key: str, chips: dict[int, tuple[int, str]]) -> None:
+        """The shown line's "n files changed" chips, on the messages its turns ended on."""
+        if key != self.message_model.key:
+            return
+        self._chip_turns = {message_id: turn for message_id, (turn, _text) in chips.items()}
+        self.message_model.set_chips(key, {message_id: text for message_id, (_turn, text) in chips.items()})
+
+    @Slot(int)
+    def on_changes_chip_clicked(self, message_id: int) -> None:
+        """A chip opens its turn's changes in the Changes tab."""
+        turn = self._chip_turns.get(message_id)
+        if turn is not None:
+            self.workspace_pane.show_changes_tab()
+            self.changes_view.open_turn(turn)
 
     # -- menus ---------------------------------------------------------------
 

@@ -15,8 +15,20 @@ from enum import StrEnum
 __all__ = ["HUNK_HEADER", "DiffLineKind", "diff_line_kind", "hunk_at", "hunk_starts"]
 
 HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
-_FILE_HEADERS = ("diff --git ", "index ", "--- ", "+++ ", "new file mode", "deleted file mode", "old mode", "new mode")
-_FILE_HEADERS += ("similarity index", "rename from", "rename to", "Binary files ")
+_FILE_HEADERS: tuple[str, ...] = (
+    "diff --git ",
+    "index ",
+    "--- ",
+    "+++ ",
+    "new file mode",
+    "deleted file mode",
+    "old mode",
+    "new mode",
+    "similarity index",
+    "rename from",
+    "rename to",
+    "Binary files ",
+)
 
 
 class DiffLineKind(StrEnum):

@@ -116,8 +116,8 @@ def test_restore_is_refused_while_a_turn_runs_in_another_process(
 def test_retention_prunes_archived_lines_only(
     agent: SessionController, openai_server: OpenAIServer, home: Path
 ) -> None:
-    kept, kept_folder = full_line(agent, "kept")
-    gone, gone_folder = full_line(agent, "gone")
+    kept, _ = full_line(agent, "kept")
+    gone, _ = full_line(agent, "gone")
     for key in (kept, gone):
         openai_server.script(ToolCallReply([shell("echo x > x.txt", "s")]), TextReply(["ok"]))
         run(agent, key, "write x")
@@ -134,7 +134,7 @@ def test_retention_prunes_archived_lines_only(
 
 
 def test_a_lines_own_excludes(agent: SessionController, openai_server: OpenAIServer, home: Path) -> None:
-    key, folder = full_line(agent)
+    key, _ = full_line(agent)
     assert ok_json(home, "checkpoints", "exclude", key, "secrets/", "*.tmp") == {
         "key": key,
         "excludes": ["secrets/", "*.tmp"],

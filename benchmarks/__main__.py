@@ -23,6 +23,7 @@ SUITES = {
     "evidence": "benchmarks.bench_evidence",
     "sandbox": "benchmarks.bench_sandbox",
     "concurrent_start": "benchmarks.bench_concurrent_start",
+    "checkpoints": "benchmarks.bench_checkpoints",
     "changes_view": "benchmarks.bench_changes_view",
 }
 

@@ -751,6 +751,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--provider", metavar="NAME", help="use this provider for the turn")
     run.add_argument("--json", action="store_true")
     run.set_defaults(func=cmd_run)
+
+    from xworkmate.cli_checkpoints import add_checkpoint_commands
+
+    add_checkpoint_commands(sub)  # changes, restore, revert, checkpoints (LOOP-1)
     return parser
 
 

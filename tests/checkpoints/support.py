@@ -30,9 +30,7 @@ def git(folder: Path, *args: str) -> str:
         GIT_CONFIG_NOSYSTEM="1",
         GIT_CONFIG_GLOBAL=os.devnull,
     )
-    return subprocess.run(
-        ["git", "-C", str(folder), *args], capture_output=True, text=True, env=env, check=True
-    ).stdout
+    return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, env=env, check=True).stdout
 
 
 def make_repo(folder: Path) -> None:

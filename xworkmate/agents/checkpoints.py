@@ -170,6 +170,17 @@ class ShadowRepo:
         out = self.git("rev-parse", "--verify", "--quiet", SNAPSHOT_REF + "^{commit}", check=False).strip()
         return out.decode() if out else None
 
+    def _head_commit(self) -> tuple[str, str, dict[str, tuple[int, int]]] | None:
+        """The last snapshot: its commit, tree and too-large files, read in one git call."""
+        out = self.git("cat-file", "--batch", stdin=SNAPSHOT_REF.encode() + b"\n")
+        header, _, body = out.partition(b"\n")
+        parts = header.split()
+        if len(parts) != 3 or parts[1] != b"commit":
+            return None
+        commit = parts[0].decode()
+        tree, too_large = _parse_commit(commit, body[: int(parts[2])])
+        return commit, tree, too_large
+
     def _stage(self) -> tuple[str, dict[str, tuple[int, int]]]:
         """Bring the shadow index up to the folder and write its tree: (tree, too-large files)."""
         self._ensure()
@@ -202,51 +213,47 @@ class ShadowRepo:
         """Does the folder differ from the last snapshot (changes made since, e.g. by hand)? No commit."""
         with self.lock:
             tree, too_large = self._stage()
-            parent = self.head()
-            if parent is None:
-                return False
-            return self.tree_of(parent) != tree or self.too_large_of(parent) != too_large
+            head = self._head_commit()
+            return head is not None and (head[1], head[2]) != (tree, too_large)
 
     def snapshot(self, message: str = "snapshot") -> Snapshot:
         """Snapshot the folder; a tree equal to the last snapshot's makes no commit."""
         with self.lock:
             tree, too_large = self._stage()
-            parent = self.head()
-            if parent is not None and self.tree_of(parent) == tree and self.too_large_of(parent) == too_large:
-                return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
+            head = self._head_commit()
+            parent = head[0] if head is not None else None
+            if head is not None and (head[1], head[2]) == (tree, too_large):
+                return Snapshot(commit=head[0], tree=tree, too_large=too_large, created=False)
             body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
             args = ["commit-tree", tree, "-F", "-"]
             if parent is not None:
                 args += ["-p", parent]
             commit = self.git(*args, stdin=body.encode()).decode().strip()
             self.git("update-ref", SNAPSHOT_REF, commit)
+            _remember(commit, (tree, dict(too_large)))
             return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
 
+    def _commit_info(self, commit: str) -> tuple[str, dict[str, tuple[int, int]]]:
+        cached = _COMMITS.get(commit)
+        if cached is None:
+            cached = _parse_commit(commit, self.git("cat-file", "commit", commit))
+        return cached
+
     def tree_of(self, commit: str) -> str:
-        return self.git("rev-parse", commit + "^{tree}").decode().strip()
+        return self._commit_info(commit)[0]
 
     def too_large_of(self, commit: str) -> dict[str, tuple[int, int]]:
-        message = self.git("cat-file", "commit", commit).split(b"\n\n", 1)[-1].decode("utf-8", "replace")
-        last = message.strip().splitlines()[-1] if message.strip() else ""
-        try:
-            data = json.loads(last)
-        except ValueError:
-            return {}
-        return {path: (int(v[0]), int(v[1])) for path, v in data.get("too_large", {}).items()}
+        return dict(self._commit_info(commit)[1])
 
     # -- reading changes -----------------------------------------------------
 
     def changes(self, before: str | None, after: str) -> tuple[FileChange, ...]:
         """Files added, modified and deleted from ``before`` (``None``: nothing) to ``after``."""
         old = before or EMPTY_TREE
-        raw = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-commit-id", old, after).split(b"\0")
-        numstat = self.git("diff-tree", "-r", "-z", "--no-renames", "--numstat", "--no-commit-id", old, after).split(
-            b"\0"
-        )
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", "--no-commit-id", old, after)
+        raw, numstat = _split_raw_numstat(out)
         counts: dict[str, tuple[int, int, bool]] = {}
         for entry in numstat:
-            if not entry:
-                continue
             added, deleted, path = entry.split(b"\t", 2)
             binary = added == b"-"
             counts[path.decode("utf-8", "surrogateescape")] = (
@@ -255,13 +262,8 @@ class ShadowRepo:
                 binary,
             )
         files: dict[str, FileChange] = {}
-        i = 0
-        while i + 1 < len(raw):
-            meta, path_bytes = raw[i], raw[i + 1]
-            i += 2
-            if not meta.startswith(b":"):
-                continue
-            old_mode, new_mode, _, _, status = meta[1:].decode().split(" ")
+        for meta, path_bytes in raw:
+            old_mode, new_mode, _, _, status = meta.decode().split(" ")
             path = path_bytes.decode("utf-8", "surrogateescape")
             kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
             added, deleted, binary = counts.get(path, (0, 0, False))
@@ -441,6 +443,50 @@ class FolderRepo:
         if b"\nBinary files " in out or b"\nGIT binary patch" in out:
             return ""
         return out.decode("utf-8", "replace")
+
+
+_COMMITS: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {}
+"""Commit id -> (tree, too-large files): a commit never changes, so what it says is kept (bounded)."""
+
+
+def _remember(commit: str, info: tuple[str, dict[str, tuple[int, int]]]) -> None:
+    if len(_COMMITS) > 4096:
+        _COMMITS.clear()
+    _COMMITS[commit] = info
+
+
+def _parse_commit(commit: str, body: bytes) -> tuple[str, dict[str, tuple[int, int]]]:
+    headers, _, message = body.partition(b"\n\n")
+    tree = headers.split(b"\n", 1)[0].split(b" ", 1)[1].decode()
+    too_large: dict[str, tuple[int, int]] = {}
+    lines = message.decode("utf-8", "replace").strip().splitlines()
+    if lines:
+        try:
+            data = json.loads(lines[-1])
+        except ValueError:
+            data = {}
+        if isinstance(data, dict):
+            too_large = {path: (int(v[0]), int(v[1])) for path, v in data.get("too_large", {}).items()}
+    _remember(commit, (tree, too_large))
+    return tree, dict(too_large)
+
+
+def _split_raw_numstat(out: bytes) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+    """``diff-tree -z --raw --numstat``: the raw records (meta, path), then the numstat ones."""
+    fields = out.split(b"\0")
+    raw: list[tuple[bytes, bytes]] = []
+    numstat: list[bytes] = []
+    i = 0
+    while i < len(fields):
+        field = fields[i]
+        if field.startswith(b":"):
+            raw.append((field[1:], fields[i + 1]))
+            i += 2
+        else:
+            if field:
+                numstat.append(field)
+            i += 1
+    return raw, numstat
 
 
 def _z(paths: Iterable[str]) -> bytes:

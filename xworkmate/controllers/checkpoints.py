@@ -260,8 +260,22 @@ class CheckpointController:
 
     # -- changing the folder -------------------------------------------------------
 
-    def _refuse_running(self, key: str, what: str) -> None:
+    def _turn_in_progress(self, key: str) -> bool:
+        """A turn runs on the line, here or in another process (the window, ``xworkmate run``).
+
+        Another process's turn shows as its row without an after-snapshot; a row older than the
+        line's turn limit (plus a minute) is a process that died mid-turn, not a running turn.
+        """
         if self._controller.is_running(key):
+            return True
+        last = self._rows.last(key)
+        if last is None or last.after_commit is not None:
+            return False
+        limit = self._controller.get_thread(key).context_state.turn_limit_s
+        return utcnow() - last.started_at < timedelta(seconds=limit + 60)
+
+    def _refuse_running(self, key: str, what: str) -> None:
+        if self._turn_in_progress(key):
             raise CheckpointError(f"line {key} is running a turn; stop it or wait for it to end before {what}")
 
     def _refuse_dirty(self, key: str, repo: ShadowRepo, what: str) -> None:

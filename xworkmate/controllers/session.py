@@ -195,6 +195,10 @@ class SessionController:
 
         warm_up()  # what the first request would load: the HTTP transport and the TLS context
         detect_sandbox()  # SBX-1: the probe runs bwrap once; not on the first command's GUI-thread path
+        try:  # LOOP-1: checkpoints of lines archived longer ago than the retention period go
+            self.checkpoints.prune()
+        except Exception:
+            log.warning("could not prune old checkpoints", exc_info=True)
 
     @property
     def checkpoints(self) -> CheckpointController:

@@ -216,7 +216,9 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     # While a turn runs on the line, a restore is refused in one line and nothing changes (LOOP-1).
     openai_server.script(ToolCallReply([call("run_command", command="sleep 2")]), TextReply(["Slept."]))
     send(qtbot, window, "sleep a little")
-    run(loop, wait_until(lambda: agent_controller.is_running(line.thread_id), what="the turn to start"))
+    # Clicked while the command runs (the loop is otherwise idle: no step of the turn wakes meanwhile).
+    running = lambda: any(row.kind == "tool" for row in window.message_model.live_rows)  # noqa: E731
+    run(loop, wait_until(running, what="the command to run"))
     view.ask_restore = lambda _parent, _number: RestoreChoice(fork=False)
     qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
     idle(loop, view)

@@ -11,7 +11,8 @@ import logging
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -29,16 +30,22 @@ class BackgroundJob(QObject, Generic[T]):
     finished = Signal(object, object)
 
     def __init__(
-        self, on_result: Callable[[T], None], on_error: Callable[[BaseException], None], parent: QObject | None
+        self, on_result: Callable[[T], None], on_error: Callable[[BaseException], None], owner: QObject | None
     ) -> None:
-        super().__init__(parent)  # the widget it answers: when that goes, the answer goes with it
+        # No Qt parent: a job is never deleted while the pool may still emit on it (it is held in _waiting).
+        super().__init__()
+        self._owner = owner
         self._on_result = on_result
         self._on_error = on_error
         self.finished.connect(self._deliver)  # receiver on the GUI thread: queued from the pool
 
     @Slot(object, object)
     def _deliver(self, result: Any, error: Any) -> None:
-        _waiting.discard(self)
+        # Let go of the job only after Qt has finished delivering this call to it (deleting the receiver
+        # of the event being handled is not safe); the timer's lambda holds it until then.
+        QTimer.singleShot(0, lambda: _waiting.discard(self))
+        if self._owner is not None and not shiboken6.isValid(self._owner):
+            return  # the widget that asked was closed meanwhile: nobody waits for the answer
         if isinstance(error, BaseException):
             self._on_error(error)
         else:
@@ -57,10 +64,7 @@ class _Runnable(QRunnable):
             error: BaseException | None = None
         except BaseException as exc:  # handed to the GUI thread, which decides what to say
             result, error = None, exc
-        try:
-            self._job.finished.emit(result, error)
-        except RuntimeError:  # the widget that asked was closed meanwhile: nobody waits for the answer
-            _waiting.discard(self._job)
+        self._job.finished.emit(result, error)
 
 
 def run_off_thread(
@@ -72,6 +76,7 @@ def run_off_thread(
 ) -> BackgroundJob[T]:
     """``parent``: the object the answer is for; if it is deleted first, the answer is dropped."""
     job: BackgroundJob[T] = BackgroundJob(on_result, on_error, parent)
+    job.moveToThread(QCoreApplication.instance().thread())  # answers are delivered on the GUI thread
     _waiting.add(job)
     QThreadPool.globalInstance().start(_Runnable(work, job))
     return job

@@ -75,6 +75,8 @@ _ADDED_COLOUR = QColor(26, 127, 55)
 _REMOVED_COLOUR = QColor(207, 34, 46)
 _HUNK_COLOUR = QColor(5, 80, 174)
 _FILE_COLOUR = QColor(87, 96, 106)
+MIN_BUTTON_WIDTH = 40
+MIN_LIST_HEIGHT = 36
 
 
 def chip_text(changes: TurnChanges) -> str:
@@ -411,6 +413,15 @@ class ChangesView(QWidget):
         self.undo_button.setObjectName("undoRestoreButton")
         self.undo_button.setToolTip("Bring the files back as they were before the last restore or revert")
         self.undo_button.setVisible(False)
+        # They may shrink with the pane (their tooltips say it all): the tab must not widen the narrowest window.
+        for button in (self.revert_file_button, self.revert_hunk_button, self.restore_button, self.undo_button):
+            button.setMinimumWidth(MIN_BUTTON_WIDTH)
+        for picker in (self.scope_picker, self.turn_picker):
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            picker.setMinimumContentsLength(4)
+            picker.setMinimumWidth(MIN_BUTTON_WIDTH)
+        for view in (self.file_list, self.diff_view):
+            view.setMinimumHeight(MIN_LIST_HEIGHT)
 
         pickers = QHBoxLayout()
         pickers.addWidget(self.scope_picker)

@@ -24,6 +24,8 @@ SUITES = {
     "sandbox": "benchmarks.bench_sandbox",
     "concurrent_start": "benchmarks.bench_concurrent_start",
     "slow_database": "benchmarks.bench_slow_database",
+    "checkpoints": "benchmarks.bench_checkpoints",
+    "changes_view": "benchmarks.bench_changes_view",
 }
 
 

@@ -22,6 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from xworkmate import __version__
 from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
 from xworkmate.controllers.failures import describe_failure
+from xworkmate.controllers.worktrees import WorktreeDirtyError
 from xworkmate.domain.categories import InvalidCategoryError
 from xworkmate.domain.keys import InvalidSessionKeyError
 from xworkmate.domain.messages import Message
@@ -83,6 +84,8 @@ def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
         "workspace_path": binding.path,
         "workspace_kind": binding.kind.value,
         "workspace_bound_by": binding.bound_by.value,
+        "worktree_repo": binding.repo,
+        "worktree_branch": binding.branch,
         "execution_mode": thread.execution_binding.mode.value,
         "provider": thread.execution_binding.provider,
         "model": thread.execution_binding.model,
@@ -113,6 +116,9 @@ def _print_thread(controller: SessionController, thread: TaskThread, as_json: bo
     print(f"{marker} {thread.thread_id}  [{status.value}]  {escape_for_terminal(thread.title)}")
     folder = escape_for_terminal(thread.workspace_binding.path or "(none)")
     print(f"    folder: {folder} ({thread.workspace_binding.bound_by.value})")
+    if thread.workspace_binding.branch is not None:
+        repo = escape_for_terminal(thread.workspace_binding.repo or "")
+        print(f"    worktree of {repo} on branch {escape_for_terminal(thread.workspace_binding.branch)}")
 
 
 # -- commands -----------------------------------------------------------------
@@ -127,6 +133,14 @@ def cmd_gui(args: argparse.Namespace, controller: SessionController) -> int:
 
 
 def cmd_thread_new(args: argparse.Namespace, controller: SessionController) -> int:
+    if args.branch is not None and args.worktree is None:
+        raise CliError("--branch names the new branch of a worktree line: give --worktree REPO too")
+    if args.worktree is not None:
+        if args.workspace is not None:
+            raise CliError("give --worktree REPO or --workspace DIR, not both")
+        thread = controller.create_worktree_line(args.worktree, branch=args.branch, title=args.title)
+        _print_thread(controller, thread, args.json)
+        return 0
     thread = controller.create_line(title=args.title, workspace=args.workspace)
     _print_thread(controller, thread, args.json)
     return 0
@@ -169,7 +183,16 @@ def cmd_thread_bind(args: argparse.Namespace, controller: SessionController) -> 
 
 
 def cmd_thread_archive(args: argparse.Namespace, controller: SessionController) -> int:
-    _print_thread(controller, controller.archive_line(args.key), args.json)
+    try:
+        thread = controller.archive_line(args.key, force=args.force)
+    except WorktreeDirtyError as exc:
+        raise CliError(f"{exc} (--force removes it, losing them)") from exc
+    _print_thread(controller, thread, args.json)
+    return 0
+
+
+def cmd_thread_unarchive(args: argparse.Namespace, controller: SessionController) -> int:
+    _print_thread(controller, controller.unarchive_line(args.key), args.json)
     return 0
 
 
@@ -568,6 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
     new = add("new", cmd_thread_new, "create a task line with its own key and folder")
     new.add_argument("--title", help="title shown in the list")
     new.add_argument("--workspace", metavar="DIR", help="bind this existing folder instead of a new one")
+    new.add_argument(
+        "--worktree", metavar="REPO", help="a new git worktree of this repository, on a new branch (issue 16)"
+    )
+    new.add_argument("--branch", metavar="NAME", help="the worktree's new branch (default xworkmate/<folder name>)")
     lst = add("list", cmd_thread_list, "list task lines")
     lst.add_argument("--all", action="store_true", help="include archived lines")
     show = add("show", cmd_thread_show, "show one task line")
@@ -577,6 +604,11 @@ def build_parser() -> argparse.ArgumentParser:
     bind.add_argument("--workspace", metavar="DIR", required=True)
     archive = add("archive", cmd_thread_archive, "archive a task line")
     archive.add_argument("key")
+    archive.add_argument(
+        "--force", action="store_true", help="a worktree line: remove its worktree even with uncommitted changes"
+    )
+    unarchive = add("unarchive", cmd_thread_unarchive, "unarchive a task line (a worktree line's worktree comes back)")
+    unarchive.add_argument("key")
     tset = add("set", cmd_thread_set, "change a task line's settings")
     tset.add_argument("key")
     tset.add_argument("--permission", choices=["ask", "auto-edit", "full"], help="what the agent may do unasked")
@@ -717,6 +749,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--provider", metavar="NAME", help="use this provider for the turn")
     run.add_argument("--json", action="store_true")
     run.set_defaults(func=cmd_run)
+
+    from xworkmate.cli_checkpoints import add_checkpoint_commands
+
+    add_checkpoint_commands(sub)  # changes, restore, revert, checkpoints (LOOP-1)
     return parser
 
 

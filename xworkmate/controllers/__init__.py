@@ -5,6 +5,7 @@ from xworkmate.controllers.changes import (
     ApprovalSettled,
     AttentionChanged,
     Change,
+    ChangesRecorded,
     CurrentLineChanged,
     LineCreated,
     LineUpdated,
@@ -25,12 +26,14 @@ from xworkmate.controllers.session import (
     UnknownSessionKeyError,
     WorkspaceBindingError,
 )
+from xworkmate.controllers.worktrees import WorktreeDirtyError, WorktreeError
 
 __all__ = [
     "ApprovalRequested",
     "ApprovalSettled",
     "AttentionChanged",
     "Change",
+    "ChangesRecorded",
     "CurrentLineChanged",
     "LineCreated",
     "LineUpdated",
@@ -48,4 +51,6 @@ __all__ = [
     "ToolRunning",
     "UnknownSessionKeyError",
     "WorkspaceBindingError",
+    "WorktreeDirtyError",
+    "WorktreeError",
 ]

@@ -139,6 +139,15 @@ class AttentionChanged:
     after: str
 
 
+@dataclass(frozen=True, slots=True)
+class ChangesRecorded:
+    """LOOP-1: a turn's change set was stored, or a revert / restore changed the line's folder."""
+
+    kind: ClassVar[Literal["changes_recorded"]] = "changes_recorded"
+    key: str
+    turn: int
+
+
 Change = (
     LineCreated
     | LineUpdated
@@ -154,4 +163,5 @@ Change = (
     | SignInSettled
     | RunFinished
     | AttentionChanged
+    | ChangesRecorded
 )

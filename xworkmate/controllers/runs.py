@@ -265,6 +265,28 @@ class TurnRunner:
         headless: bool = False,
         followups: tuple[int, ...] = (),
     ) -> TurnOutcome:
+        """One turn, checkpointed before it and after it whatever its ending (LOOP-1)."""
+        checkpoints = self._controller.checkpoints
+        started = await checkpoints.before_turn(request.thread_id)
+        status = "stopped"  # what a cancelled turn ends as
+        try:
+            outcome = await self._run_one(
+                request, provider=provider, approver=approver, headless=headless, followups=followups
+            )
+            status = outcome.status
+            return outcome
+        finally:
+            await checkpoints.after_turn(started, status)
+
+    async def _run_one(
+        self,
+        request: RunRequest,
+        *,
+        provider: str | None,
+        approver: Approver | None,
+        headless: bool = False,
+        followups: tuple[int, ...] = (),
+    ) -> TurnOutcome:
         """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask.
 
         ``followups``: the follow-ups a previous turn left unanswered; an ACP agent gets them as its prompt.

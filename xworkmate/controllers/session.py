@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from xworkmate.agents.sandbox import SandboxStatus, command_env_name_problem, detect_sandbox
+from xworkmate.controllers import worktrees
 from xworkmate.controllers.changes import (
     Change,
     CurrentLineChanged,
@@ -64,6 +65,7 @@ from xworkmate.store.repositories import ProviderExistsError, utcnow
 if TYPE_CHECKING:
     from xworkmate.agents.events import Approver
     from xworkmate.controllers.attention import AttentionTracker
+    from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
     from xworkmate.store.repositories import ThreadLabels
@@ -177,6 +179,7 @@ class SessionController:
         self._turn_runner: TurnRunner | None = None
         self._dispatch: DispatchService | None = None
         self._attention: AttentionTracker | None = None
+        self._checkpoints: CheckpointController | None = None
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
 
@@ -195,6 +198,19 @@ class SessionController:
 
         warm_up()  # what the first request would load: the HTTP transport and the TLS context
         detect_sandbox()  # SBX-1: the probe runs bwrap once; not on the first command's GUI-thread path
+        try:  # LOOP-1: checkpoints of lines archived longer ago than the retention period go
+            self.checkpoints.prune()
+        except Exception:
+            log.warning("could not prune old checkpoints", exc_info=True)
+
+    @property
+    def checkpoints(self) -> CheckpointController:
+        """LOOP-1: each turn's changes, revert, restore and undo."""
+        if self._checkpoints is None:
+            from xworkmate.controllers.checkpoints import CheckpointController
+
+            self._checkpoints = CheckpointController(self, self._store, self._emit)
+        return self._checkpoints
 
     @property
     def _turns(self) -> TurnRunner:
@@ -353,6 +369,48 @@ class SessionController:
         self._emit(LineCreated(key=key))
         return thread
 
+    def create_worktree_line(
+        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
+    ) -> TaskThread:
+        """A line in a new git worktree of ``repo`` on a new branch (default ``xworkmate/<dir name>``), bound with
+        kind ``worktree`` (issue 16, ISO-3). Bad input (not a repository, a bad or taken branch name, a missing
+        path) is refused with one line (``WorktreeError``) before anything is made."""
+        key, plan = self._add_line_worktree(repo, branch)
+        return self._store_worktree_line(key, plan, title)
+
+    async def create_worktree_line_off_thread(
+        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
+    ) -> TaskThread:
+        """``create_worktree_line`` with git's checkout on a worker thread; the row is stored on the caller's."""
+        key, plan = await asyncio.to_thread(self._add_line_worktree, repo, branch)
+        return self._store_worktree_line(key, plan, title)
+
+    def _add_line_worktree(self, repo: str | Path, branch: str | None) -> tuple[str, worktrees.WorktreePlan]:
+        key = allocate_draft_key()
+        plan = worktrees.plan_line_worktree(repo, branch, self.default_workspace_for(key))
+        worktrees.add_line_worktree(plan)
+        return key, plan
+
+    def _store_worktree_line(self, key: str, plan: worktrees.WorktreePlan, title: str | None) -> TaskThread:
+        now = utcnow()
+        clean_title = (title or "").strip() or f"{plan.repo.name} · {plan.branch}"
+        try:
+            thread = self._store.threads.insert(
+                TaskThread(
+                    thread_id=key,
+                    title=clean_title[:500],
+                    workspace_binding=plan.binding(),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        except BaseException:
+            worktrees.undo_line_worktree(plan)  # ERR-2: no worktree or branch without its line
+            raise
+        log.info("created worktree line %s in %s on branch %s of %s", key, plan.path, plan.branch, plan.repo)
+        self._emit(LineCreated(key=key))
+        return thread
+
     def switch_session(self, key: str) -> LineView:
         """List selection → switch → read the thread → allow execution (ISO-5).
 
@@ -380,8 +438,13 @@ class SessionController:
         return updated
 
     def restore_default_folder(self, key: str) -> TaskThread:
-        """Recreate the line's own default folder and bind it explicitly."""
+        """Recreate the line's own default folder and bind it explicitly; a worktree line's worktree is added
+        again on its branch (issue 16)."""
         thread = self.get_thread(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            worktrees.recreate_line_worktree(thread.workspace_binding)
+            self._emit(LineUpdated(key=thread.thread_id))
+            return thread
         path = self.default_workspace_for(thread.thread_id)
         path.mkdir(parents=True, exist_ok=True)
         return self.bind_workspace(thread.thread_id, path)
@@ -395,12 +458,32 @@ class SessionController:
         self._emit(LineUpdated(key=thread.thread_id))
         return updated
 
-    def archive_line(self, key: str) -> TaskThread:
+    def archive_line(self, key: str, *, force: bool = False) -> TaskThread:
+        """Archive a line; a worktree line's worktree is removed first, its branch kept (issue 16).
+
+        Uncommitted changes in that worktree refuse it (``WorktreeDirtyError``) unless ``force``.
+        """
+        thread = self._archivable(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            worktrees.release_line_worktree(thread.workspace_binding, force=force)
+        return self._archived(thread)
+
+    async def archive_line_off_thread(self, key: str, *, force: bool = False) -> TaskThread:
+        """``archive_line`` with git's work (the status of a big tree, deleting it) on a worker thread."""
+        thread = self._archivable(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            await asyncio.to_thread(worktrees.release_line_worktree, thread.workspace_binding, force=force)
+        return self._archived(self._archivable(key))
+
+    def _archivable(self, key: str) -> TaskThread:
         thread = self.get_thread(key)
         if thread.is_main:
             raise ValueError("the main line cannot be archived")
         if thread.thread_id in self._running:
             raise NotRunnable(thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving")
+        return thread
+
+    def _archived(self, thread: TaskThread) -> TaskThread:
         updated = self._store.threads.set_archived(thread.thread_id, True)
         self._emit(LineUpdated(key=thread.thread_id))
         if self._current_key == thread.thread_id:
@@ -408,7 +491,29 @@ class SessionController:
         return updated
 
     def unarchive_line(self, key: str) -> TaskThread:
+        """Unarchive a line; a worktree line gets its worktree again on the kept branch (issue 16)."""
         thread = self.get_thread(key)
+        if thread.archived and worktrees.is_worktree(thread.workspace_binding):
+            self._recreate_for_unarchive(thread)
+        return self._unarchived(thread)
+
+    async def unarchive_line_off_thread(self, key: str) -> TaskThread:
+        """``unarchive_line`` with git's checkout of the kept branch on a worker thread."""
+        thread = self.get_thread(key)
+        if thread.archived and worktrees.is_worktree(thread.workspace_binding):
+            await asyncio.to_thread(self._recreate_for_unarchive, thread)
+        return self._unarchived(self.get_thread(key))
+
+    @staticmethod
+    def _recreate_for_unarchive(thread: TaskThread) -> None:
+        try:
+            worktrees.recreate_line_worktree(thread.workspace_binding)
+        except worktrees.WorktreeError as exc:
+            raise worktrees.WorktreeError(
+                f"{exc}; the line stays archived (bind it to another folder first to unarchive it)"
+            ) from exc
+
+    def _unarchived(self, thread: TaskThread) -> TaskThread:
         updated = self._store.threads.set_archived(thread.thread_id, False)
         self._emit(LineUpdated(key=thread.thread_id))
         return updated

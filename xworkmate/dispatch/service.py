@@ -337,12 +337,20 @@ class DispatchService:
         """CAT-10: relabel the thread and its whole subtree (normal tasks included); returns the keys moved."""
         return self._store.threads.set_category(self.labels(thread_key).thread_id, category)
 
-    def fork(self, thread_key: str, *, title: str | None = None, kind: ThreadKind = ThreadKind.FORK) -> TaskThread:
+    def fork(
+        self,
+        thread_key: str,
+        *,
+        title: str | None = None,
+        kind: ThreadKind = ThreadKind.FORK,
+        before_id: int | None = None,
+    ) -> TaskThread:
         """A fork (branch, clone, side chat) with its own folder.
 
         It inherits the category (``category_own`` false, CAT-7) and the seal
         level; messages are copied with their source, quarantine marks and
         frozen model-visible text (Q-1), and the dispatch sources are kept.
+        ``before_id``: only the messages before it (a fork at a turn, LOOP-1).
         """
         if kind not in FORK_KINDS:
             raise DispatchError(f"cannot fork as {kind.value!r}; use one of {sorted(k.value for k in FORK_KINDS)}")
@@ -363,7 +371,7 @@ class DispatchService:
             updated_at=now,
         )
         with new_line_folder(folder):
-            return self._dispatch.fork(source.thread_id, fork).thread
+            return self._dispatch.fork(source.thread_id, fork, before_id=before_id).thread
 
     def copy_messages(self, source_key: str, target_key: str, ids: list[int] | None = None) -> list[int]:
         """Copy messages between threads, keeping marks and frozen text; refused if the target may not read them."""

@@ -37,6 +37,8 @@ class ThreadStatus(StrEnum):
 
 class WorkspaceKind(StrEnum):
     LOCAL = "local"
+    # Issue 16: a git worktree of a repository, on a branch of its own (``WorkspaceBinding.repo``/``branch``).
+    WORKTREE = "worktree"
 
 
 class BoundBy(StrEnum):
@@ -75,6 +77,10 @@ class WorkspaceBinding(BaseModel):
     path: str | None = None
     kind: WorkspaceKind = WorkspaceKind.LOCAL
     bound_by: BoundBy = BoundBy.EXPLICIT
+    # A ``worktree`` binding (issue 16, migration 0010): the repository it was added from and its branch,
+    # kept while the line is archived (the worktree is removed, the branch stays) to recreate it.
+    repo: str | None = None
+    branch: str | None = None
 
 
 class ExecutionBinding(BaseModel):

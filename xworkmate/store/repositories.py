@@ -103,6 +103,8 @@ def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
             path=row.workspace_path,
             kind=WorkspaceKind(row.workspace_kind),
             bound_by=BoundBy(row.workspace_bound_by),
+            repo=row.worktree_repo,
+            branch=row.worktree_branch,
         ),
         execution_binding=ExecutionBinding(
             mode=ExecutionMode(row.execution_mode),
@@ -288,6 +290,8 @@ def _thread_values(thread: TaskThread, *, category_own: bool, seal_level: int) -
         workspace_path=thread.workspace_binding.path,
         workspace_kind=thread.workspace_binding.kind.value,
         workspace_bound_by=thread.workspace_binding.bound_by.value,
+        worktree_repo=thread.workspace_binding.repo,
+        worktree_branch=thread.workspace_binding.branch,
         execution_mode=thread.execution_binding.mode.value,
         provider=thread.execution_binding.provider,
         model=thread.execution_binding.model,
@@ -550,6 +554,8 @@ class ThreadRepository:
             workspace_path=binding.path,
             workspace_kind=binding.kind.value,
             workspace_bound_by=binding.bound_by.value,
+            worktree_repo=binding.repo,
+            worktree_branch=binding.branch,
         )
 
     def set_acp_session(self, key: str, acp_session_id: str | None) -> TaskThread:
@@ -1166,9 +1172,11 @@ class DispatchRepository:
                 stmt = stmt.where(MessageRow.id.in_(list(ids)))
             return _copy_rows(session, list(session.scalars(stmt)), target_key)
 
-    def fork(self, source_key: str, fork: TaskThread) -> CreatedFork:
+    def fork(self, source_key: str, fork: TaskThread, *, before_id: int | None = None) -> CreatedFork:
         """A fork (or branch, clone, side chat): inherits the category (CAT-7), copies messages,
-        marks, frozen text and dispatch sources (Q-1, PROV-2), in one transaction."""
+        marks, frozen text and dispatch sources (Q-1, PROV-2), in one transaction.
+
+        ``before_id``: copy only the messages with a smaller id (a fork at a turn, LOOP-1)."""
         if fork.parent_key != source_key:
             raise ValueError("a fork's parent_key is the thread it was forked from")
         with self._store.session() as session:
@@ -1177,10 +1185,10 @@ class DispatchRepository:
                 raise KeyError(source_key)
             row = _insert_thread(session, fork, category_own=False, seal_level=source.seal_level)
             assert_delivery_flow(source, row)
-            rows = list(
-                session.scalars(select(MessageRow).where(MessageRow.thread_id == source_key).order_by(MessageRow.id))
-            )
-            copied = _copy_rows(session, rows, row.thread_id)
+            stmt = select(MessageRow).where(MessageRow.thread_id == source_key).order_by(MessageRow.id)
+            if before_id is not None:
+                stmt = stmt.where(MessageRow.id < before_id)
+            copied = _copy_rows(session, list(session.scalars(stmt)), row.thread_id)
             sources = _replace_sources(session, row.thread_id, _held_source_ids(session, source_key))
             session.refresh(row)
             return CreatedFork(thread=_thread_from_row(row), message_ids=tuple(copied), source_ids=tuple(sources))

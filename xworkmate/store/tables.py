@@ -77,6 +77,9 @@ class ThreadRow(Base):
     workspace_path: Mapped[str | None] = mapped_column(StoredText)
     workspace_kind: Mapped[str] = mapped_column(StoredString(20), default="local")
     workspace_bound_by: Mapped[str] = mapped_column(StoredString(20), default="explicit")
+    # Issue 16 (migration 0010): a worktree line's repository and branch.
+    worktree_repo: Mapped[str | None] = mapped_column(StoredText)
+    worktree_branch: Mapped[str | None] = mapped_column(StoredString(255))
     execution_mode: Mapped[str] = mapped_column(StoredString(10), default="native")
     provider: Mapped[str | None] = mapped_column(StoredString(200))
     model: Mapped[str | None] = mapped_column(StoredString(200))
@@ -204,3 +207,25 @@ class LineMarkRow(Base):
     outcome_message_id: Mapped[int | None] = mapped_column(BigInteger)
     notifications_muted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     draft: Mapped[str] = mapped_column(StoredText, default="", server_default="")
+
+
+class CheckpointTurnRow(Base):
+    """LOOP-1 (migration 0009): one checkpointed turn of a line — its snapshots and its change set."""
+
+    __tablename__ = "checkpoint_turns"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    turn: Mapped[int] = mapped_column(Integer)
+    before_commit: Mapped[str] = mapped_column(StoredString(64))
+    after_commit: Mapped[str | None] = mapped_column(StoredString(64))
+    # The last message the turn stored (its chip); the fork point: messages with a smaller id.
+    message_id: Mapped[int | None] = mapped_column(BigIntId)
+    fork_before_id: Mapped[int | None] = mapped_column(BigIntId)
+    # JSON list of FileChange, written once the turn ended; NULL while it runs.
+    files: Mapped[str | None] = mapped_column(StoredJSONText)
+    status: Mapped[str | None] = mapped_column(StoredString(16))
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (UniqueConstraint("thread_id", "turn", name="uq_checkpoint_turns_thread_turn"),)

@@ -30,6 +30,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     QPointF,
+    QRect,
     QRectF,
     QSize,
     Qt,
@@ -40,6 +41,7 @@ from PySide6.QtGui import (
     QFont,
     QFontMetrics,
     QKeySequence,
+    QMouseEvent,
     QPainter,
     QPainterPath,
     QPalette,
@@ -107,6 +109,9 @@ ROW_ROLE = MESSAGE_ID_ROLE + 11
 """Everything the delegate paints, as one ``RowView`` (one call into the model per row, not ten)."""
 HIDDEN_ROLE = MESSAGE_ID_ROLE + 12
 """``True`` for a stored message hidden from the model (Q-1): the model sees only its placeholder."""
+
+CHIP_ROLE = MESSAGE_ID_ROLE + 13
+"""Issue 16: the "n files changed" chip on the message a turn ended on (``set_chips``), or ``None``."""
 
 HIDDEN_FROM_MODEL = "hidden from the model"
 
@@ -271,6 +276,8 @@ class MessageListModel(QAbstractListModel):
         self._live: list[LiveRow] = []
         self._has_older = False
         self._fetch_gate: Callable[[], bool] = lambda: True
+        self._chips: dict[int, str] = {}
+        self._chips_key: str | None = None
 
     # -- our API ------------------------------------------------------------
 
@@ -298,6 +305,17 @@ class MessageListModel(QAbstractListModel):
     @property
     def live_rows(self) -> list[LiveRow]:
         return list(self._live)
+
+    def set_chips(self, key: str, chips: dict[int, str]) -> None:
+        """Issue 16: the line's "n files changed" chips by message id; painted on the rows that are loaded."""
+        if key != self._key and self._chips_key != key:
+            return
+        changed = set(self._chips) ^ set(chips) | {i for i in chips if self._chips.get(i) != chips[i]}
+        self._chips, self._chips_key = dict(chips), key
+        for row, message_id in enumerate(self._ids):
+            if message_id in changed:
+                index = self.index(row, 0)
+                self.dataChanged.emit(index, index, [CHIP_ROLE])
 
     def set_fetch_gate(self, gate: Callable[[], bool]) -> None:
         """Qt asks ``canFetchMore`` when the *last* row shows; our history grows at the top,
@@ -468,6 +486,8 @@ class MessageListModel(QAbstractListModel):
             return self._live_data(row, role)
         if role == MESSAGE_ID_ROLE:
             return self._ids[row]
+        if role == CHIP_ROLE:
+            return self._chips.get(self._ids[row]) if self._chips_key == self._key else None
         if role == LIVE_ROLE:
             return None
         if role == EXPANDED_ROLE:
@@ -845,6 +865,10 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setFont(header_font)
         painter.setPen(text_colour)
         draw_text_line(painter, header_metrics, view.header, left, top, width, header_height)
+        chip = index.data(CHIP_ROLE) if view.live is None else None
+        if chip:
+            chip_box = self.chip_rect(option.rect, str(chip), option.font)
+            self._paint_chip(painter, chip_box, str(chip), palette, header_metrics)
         body = self._body(view, option.font)
         body_top = top + header_height + self.GAP
         # A long answer is taller than the view: draw only the part of the body that shows.
@@ -856,7 +880,37 @@ class MessageDelegate(QStyledItemDelegate):
         body.draw(painter, clip, body_palette)
         painter.restore()
 
+    def chip_rect(self, rect: QRect, text: str, font: QFont) -> QRectF:
+        """Where a row's "n files changed" chip is: at the right end of its header line (issue 16)."""
+        metrics = self._header(font)[1]
+        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        width = metrics.horizontalAdvance(text) + 14
+        top = card.top() + self.PADDING - 2
+        return QRectF(card.right() - self.PADDING - width, top, width, metrics.height() + 4)
+
+    @staticmethod
+    def _paint_chip(painter: QPainter, chip: QRectF, text: str, palette: QPalette, metrics: QFontMetrics) -> None:
+        """The chip in the header's font (the painter's font here)."""
+        colour = palette.color(QPalette.ColorRole.Link)
+        fill = QColor(colour)
+        fill.setAlpha(36)
+        painter.setPen(QPen(colour, 1.0))
+        painter.setBrush(fill)
+        painter.drawRoundedRect(chip, chip.height() / 2, chip.height() / 2)
+        painter.setPen(colour)
+        draw_text_line(painter, metrics, text, chip.left() + 7, chip.top() + 2, chip.width() - 14, metrics.height())
+
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:
+        chip = index.data(CHIP_ROLE) if index.isValid() else None
+        if (
+            chip
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(event, QMouseEvent)
+            and self.chip_rect(option.rect, str(chip), option.font).contains(event.position())
+            and isinstance(self._view, MessageListView)
+        ):
+            self._view.changes_chip_clicked.emit(int(index.data(MESSAGE_ID_ROLE)))
+            return True
         if (
             event.type() == QEvent.Type.MouseButtonRelease
             and isinstance(model, MessageListModel)
@@ -870,9 +924,12 @@ class MessageDelegate(QStyledItemDelegate):
 class MessageListView(QListView):
     """The conversation list. It follows the newest message unless the reader scrolled up.
 
-    Signals: only QListView's own. ``is_reading_oldest`` is the model's fetch
+    Signals: QListView's own, and ``changes_chip_clicked(int)``: the message id whose "n files
+    changed" chip was clicked (issue 16). ``is_reading_oldest`` is the model's fetch
     gate: older history is paged in only when the reader is at the top.
     """
+
+    changes_chip_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -1003,6 +1060,11 @@ class MessagePane(QWidget):
         # key: otherwise each switch changes it, and the whole window is laid out and painted again.
         self.title_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
         self.session_key_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
+        # Issue 16: a worktree line's branch, beside its title.
+        self.branch_label = QLabel()
+        self.branch_label.setObjectName("lineBranchLabel")
+        self.branch_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.branch_label.setVisible(False)
         self.raw_toggle = QToolButton()
         self.raw_toggle.setObjectName("rawToggle")
         self.raw_toggle.setText("Raw")
@@ -1076,6 +1138,7 @@ class MessagePane(QWidget):
 
         header_row = QHBoxLayout()
         header_row.addWidget(self.title_label, 1)
+        header_row.addWidget(self.branch_label)
         header_row.addWidget(self.raw_toggle)
         header_row.addWidget(self.session_key_label)
         button_column = QVBoxLayout()
@@ -1114,6 +1177,12 @@ class MessagePane(QWidget):
     def show_line(self, view: LineView) -> None:
         self.title_label.setText(view.thread.title)
         self.session_key_label.setText(view.key)
+        binding = view.thread.workspace_binding
+        self.branch_label.setVisible(binding.branch is not None)
+        self.branch_label.setText(f"⎇ {binding.branch}" if binding.branch else "")
+        self.branch_label.setToolTip(
+            f"git worktree of {binding.repo}, on branch {binding.branch}" if binding.branch else ""
+        )
         text, severity = line_status_text(view)
         self.show_status(text, severity)
         self.show_permission(view.thread.context_state.permission_level)

@@ -33,6 +33,7 @@ from xworkmate.controllers import (
     ApprovalRequested,
     ApprovalSettled,
     AttentionChanged,
+    ChangesRecorded,
     CurrentLineChanged,
     LineCreated,
     LineUpdated,
@@ -51,10 +52,11 @@ from xworkmate.controllers import (
 )
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
-from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
+from xworkmate.domain.threads import ExecutionMode, TaskThread, ThreadKind, ThreadStatus, WorkspaceKind
 from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
+from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
     COMPOSER_PLACEHOLDER,
     MESSAGE_ID_ROLE,
@@ -79,6 +81,7 @@ from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note, read_preview
+from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +130,10 @@ class MainWindow(QMainWindow):
         self.ask_category: CategoryChooser = CategoryDialog.ask
         # Tasks an agent dispatches run in the background at once; the person watches them in the list.
         controller.auto_run_tasks = True
+        # Issue 16: worktree lines (create, archive, unarchive) with their questions as replaceable hooks.
+        self.worktree_lines = WorktreeLineFlow(
+            self, controller, show_error=self.show_error, created=self.on_worktree_line_created
+        )
 
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
@@ -141,6 +148,10 @@ class MainWindow(QMainWindow):
         self.task_pane = TaskLinePane(self.task_proxy)
         self.message_pane = MessagePane(self.message_model)
         self.workspace_pane = WorkspacePane(self.fs_model)
+        # Issue 16: the Changes tab, and the "n files changed" chips it finds for the conversation.
+        self.changes_view = ChangesView(controller)
+        self.workspace_pane.add_changes_tab(self.changes_view)
+        self._chip_turns: dict[int, int] = {}
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.setChildrenCollapsible(False)
@@ -179,6 +190,9 @@ class MainWindow(QMainWindow):
         self.new_line_action.setObjectName("newTaskLineAction")
         self.new_line_action.setShortcut(QKeySequence("Ctrl+N"))
         self.new_line_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.new_worktree_line_action = QAction("New task line in a git &worktree…", self)
+        self.new_worktree_line_action.setObjectName("newWorktreeLineAction")
+        self.new_worktree_line_action.setToolTip("A task line in its own git worktree of a repository, on a new branch")
         self.quit_action = QAction("&Quit", self)
         self.quit_action.setObjectName("quitAction")
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -196,6 +210,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addAction(self.new_line_action)
+        file_menu.addAction(self.new_worktree_line_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         settings_menu = self.menuBar().addMenu("&Settings")
@@ -240,11 +255,14 @@ class MainWindow(QMainWindow):
             signal.connect(self.on_message_rows_changed)
 
         self.workspace_pane.change_folder_button.clicked.connect(self.on_change_folder_requested)
+        self.changes_view.chips_changed.connect(self.on_changes_chips)
+        self.message_list.changes_chip_clicked.connect(self.on_changes_chip_clicked)
         self.workspace_pane.recreate_folder_button.clicked.connect(self.on_recreate_folder_requested)
         self.workspace_pane.tree.selectionModel().currentChanged.connect(self.on_workspace_file_selected)
         self.folder_watcher.directoryChanged.connect(self.on_workspace_folder_changed)
 
         self.new_line_action.triggered.connect(self.on_new_line_requested)
+        self.new_worktree_line_action.triggered.connect(self.on_new_worktree_line_requested)
         self.quit_action.triggered.connect(self.close)
         self.about_action.triggered.connect(self.on_about_requested)
         self.provider_settings_action.triggered.connect(self.on_provider_settings_requested)
@@ -301,6 +319,7 @@ class MainWindow(QMainWindow):
             self._show_provider_state()
         self._show_live()
         self._shown_folder_exists = self.workspace_pane.show_line(view)
+        self.changes_view.show_line(view.key, view.thread.workspace_binding.path)
         self._show_dispatch_sources(view)
         self._watch_folder(view)
         self.task_pane.archive_button.setText("Unarchive" if view.thread.archived else "Archive")
@@ -395,6 +414,9 @@ class MainWindow(QMainWindow):
             if (waiting := self._sign_ins.get(change.key)) is not None and waiting.request_id == change.request_id:
                 del self._sign_ins[change.key]
             self._show_sign_in()
+            return
+        if isinstance(change, ChangesRecorded):
+            self.changes_view.on_changes_recorded(change.key)  # LOOP-1: the tab and the chips read again
             return
         if isinstance(change, RunFinished) and self._sign_ins.pop(change.key, None) is not None:
             self._show_sign_in()
@@ -501,6 +523,13 @@ class MainWindow(QMainWindow):
             self.set_archived(self._view.key, not self._view.thread.archived)
 
     def set_archived(self, key: str, archived: bool) -> None:
+        thread = self._worktree_thread(key)
+        if thread is not None:  # issue 16: asks, then git works off the GUI thread
+            if archived:
+                self.worktree_lines.archive(thread)
+            else:
+                self.worktree_lines.unarchive(thread)
+            return
         try:
             if archived:
                 self._controller.archive_line(key)
@@ -508,6 +537,28 @@ class MainWindow(QMainWindow):
                 self._controller.unarchive_line(key)
         except (NotRunnable, UnknownSessionKeyError, ValueError) as exc:
             self.show_error(f"Could not {'archive' if archived else 'unarchive'} the line — {exc}")
+
+    def _worktree_thread(self, key: str) -> TaskThread | None:
+        try:
+            thread = self._controller.get_thread(key)
+        except UnknownSessionKeyError:
+            return None
+        return thread if thread.workspace_binding.kind is WorkspaceKind.WORKTREE else None
+
+    @Slot()
+    def on_new_worktree_line_requested(self) -> None:
+        """File → "New task line in a git worktree…" (issue 16)."""
+        self.worktree_lines.new_line(self._folder_start_dir())
+
+    def on_worktree_line_created(self, thread: TaskThread) -> None:
+        try:
+            if not self._proxy_index_of(thread.thread_id).isValid():
+                self.task_pane.filter_edit.clear()
+            self._controller.switch_session(thread.thread_id)
+        except UnknownSessionKeyError as exc:
+            self.show_error(f"Could not show the new worktree line — {exc}")
+            return
+        self.composer.setFocus()
 
     def rename_line(self, key: str) -> None:
         summary = self.task_model.summary(key)
@@ -878,6 +929,24 @@ class MainWindow(QMainWindow):
             self.folder_watcher.removePaths(watched)
         if target:
             self.folder_watcher.addPath(target)
+
+    # -- changes (issue 16) ----------------------------------------------------
+
+    @Slot(str, object)
+    def on_changes_chips(self, key: str, chips: dict[int, tuple[int, str]]) -> None:
+        """The shown line's "n files changed" chips, on the messages its turns ended on."""
+        if key != self.message_model.key:
+            return
+        self._chip_turns = {message_id: turn for message_id, (turn, _text) in chips.items()}
+        self.message_model.set_chips(key, {message_id: text for message_id, (_turn, text) in chips.items()})
+
+    @Slot(int)
+    def on_changes_chip_clicked(self, message_id: int) -> None:
+        """A chip opens its turn's changes in the Changes tab."""
+        turn = self._chip_turns.get(message_id)
+        if turn is not None:
+            self.workspace_pane.show_changes_tab()
+            self.changes_view.open_turn(turn)
 
     # -- menus ---------------------------------------------------------------
 

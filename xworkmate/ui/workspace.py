@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
+    QTabWidget,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -224,6 +225,12 @@ class WorkspacePane(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
 
+        # Issue 16: "Files" (the tree and the preview) beside "Changes" (``add_changes_tab``).
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("workspaceTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.splitter, "Files")
+
         buttons = QHBoxLayout()
         buttons.addWidget(self.change_folder_button)
         buttons.addWidget(self.recreate_folder_button)
@@ -234,7 +241,15 @@ class WorkspacePane(QWidget):
         layout.addWidget(self.path_label)
         layout.addLayout(buttons)
         layout.addWidget(self.sources_box)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.tabs, 1)
+
+    def add_changes_tab(self, view: QWidget) -> None:
+        """The Changes tab (issue 16): what the line's turns changed, beside its files."""
+        self.tabs.addTab(view, "Changes")
+
+    def show_changes_tab(self) -> None:
+        if self.tabs.count() > 1:
+            self.tabs.setCurrentIndex(1)
 
     @property
     def root(self) -> str | None:

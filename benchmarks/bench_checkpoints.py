@@ -1,0 +1,110 @@
+"""7. Checkpoint cost per turn (LOOP-1, issue 16).
+
+A line's folder of 10,000 files / 200 MB (random bytes, made once per run) that is also
+a git repository of the person's. Each measured turn changes 3 files; its checkpoint cost
+is what ``TurnRunner.run`` adds: the snapshot before the turn (nothing changed since the
+last one: no commit), the snapshot after it and the change set (``diff-tree``). Target:
+at most 150 ms per turn. The reference is ``git status --porcelain`` on the same tree,
+measured alternately in the same run. The first snapshot (hashing all 200 MB) is a
+one-time cost, reported in the notes.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import Figure, median
+from xworkmate.agents.checkpoints import ShadowRepo
+
+FILES = 10_000
+TOTAL_BYTES = 200 * 1024 * 1024
+TURNS = 15
+
+
+def _make_tree(folder: Path) -> None:
+    rng = random.Random(16)
+    size = TOTAL_BYTES // FILES
+    for i in range(FILES):
+        sub = folder / f"d{i % 100:02d}" / f"e{i // 100 % 10}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"f{i:05d}.bin").write_bytes(rng.randbytes(size))
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_NAME="b",
+        GIT_AUTHOR_EMAIL="b@b",
+        GIT_COMMITTER_NAME="b",
+        GIT_COMMITTER_EMAIL="b@b",
+    )
+    return env
+
+
+def _git_status(folder: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(["git", "-C", str(folder), "status", "--porcelain"], env=_git_env(), capture_output=True, check=True)
+    return (time.perf_counter() - started) * 1000
+
+
+def run() -> list[Figure]:
+    with tempfile.TemporaryDirectory(prefix="xw-bench-ckpt-") as tmp:
+        folder = Path(tmp) / "folder"
+        t0 = time.perf_counter()
+        _make_tree(folder)
+        made_s = time.perf_counter() - t0
+        env = _git_env()
+        for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "tree")):
+            subprocess.run(["git", "-C", str(folder), *args], env=env, capture_output=True, check=True)
+        repo = ShadowRepo(Path(tmp) / "data" / "checkpoints" / "line.git", folder)
+        t0 = time.perf_counter()
+        repo.snapshot("first")
+        first_s = time.perf_counter() - t0
+        _git_status(folder)
+        names = sorted(folder.rglob("*.bin"))
+        per_turn: list[float] = []
+        before_ms: list[float] = []
+        after_ms: list[float] = []
+        status_ms: list[float] = []
+        for turn in range(TURNS):
+            started = time.perf_counter()
+            before = repo.snapshot("before a turn")
+            mid = time.perf_counter()
+            for path in names[turn * 3 : turn * 3 + 3]:  # the turn's work: 3 files changed (not timed)
+                path.write_bytes(path.read_bytes()[::-1])
+            resumed = time.perf_counter()
+            after = repo.snapshot("after a turn")
+            changes = repo.changes(before.commit, after.commit)
+            done = time.perf_counter()
+            if len(changes) != 3 or (before.created and turn):
+                raise RuntimeError(f"turn {turn}: expected 3 changed files and no before-commit, got {changes}")
+            before_ms.append((mid - started) * 1000)
+            after_ms.append((done - resumed) * 1000)
+            per_turn.append((mid - started + done - resumed) * 1000)
+            status_ms.append(_git_status(folder))
+    cost = median(per_turn)
+    return [
+        Figure(
+            name="checkpoints: cost per turn, 10,000 files / 200 MB, 3 changed",
+            value=cost,
+            unit="ms",
+            target="<= 150 ms",
+            met=cost <= 150,
+            reference=median(status_ms),
+            reference_label="ms median `git status --porcelain` on the same tree",
+            notes={
+                "before_snapshot_median_ms": median(before_ms),
+                "after_snapshot_and_diff_median_ms": median(after_ms),
+                "first_snapshot_s": first_s,
+                "tree_made_s": made_s,
+                "turns": TURNS,
+            },
+        )
+    ]

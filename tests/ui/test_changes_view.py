@@ -1,0 +1,292 @@
+"""The Changes tab and the "n files changed" chips (issue 16, items 2 and 3; LOOP-1).
+
+Turns are made by the scripted OpenAI-compatible server: the agent's ``run_command`` writes, edits and
+deletes files in the line's folder, checkpointed by the real shadow git repository. The tab is driven
+with real clicks on ``changesView``, ``changesFileList``, ``diffView``, ``revertHunkButton``,
+``revertFileButton``, ``restoreTurnButton`` and ``undoRestoreButton``; the conversation's chip is
+clicked where the delegate paints it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QWidget
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from tests.support.git_repos import make_repo
+from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from xworkmate.controllers import SessionController
+from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
+from xworkmate.ui import MainWindow
+from xworkmate.ui.changes_view import ChangedFilesModel, ChangesView, DiffView, RestoreChoice
+from xworkmate.ui.conversation import CHIP_ROLE, MESSAGE_ID_ROLE
+
+from .conftest import open_window
+from .support import click_line, finished, send
+from .support_runs import call, run, wait_until
+
+TURN_1 = (
+    "printf 'one\\ntwo\\nthree\\nfour\\nfive\\nsix\\nseven\\neight\\nnine\\nten\\n' > notes.txt;"
+    " printf 'old\\n' > old.txt"
+)
+TURN_2 = (
+    "printf 'one\\nTWO\\nthree\\nfour\\nfive\\nsix\\nseven\\neight\\nnine\\nTEN\\neleven\\n' > notes.txt;"
+    " rm old.txt; printf 'new\\n' > new.txt"
+)
+
+
+def idle(loop: asyncio.AbstractEventLoop, view: ChangesView) -> None:
+    run(loop, wait_until(lambda: not view.busy, what="the changes view's answers"))
+
+
+def turn(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    window: MainWindow,
+    server: OpenAIServer,
+    key: str,
+    command: str,
+    words: str,
+) -> None:
+    server.script(ToolCallReply([call("run_command", command=command)]), TextReply([f"Done: {words}."]))
+    send(qtbot, window, words)
+    run(loop, wait_until(finished(window.controller, key), what="the turn to finish"))
+
+
+def chip_rows(window: MainWindow) -> dict[int, str]:
+    model = window.message_model
+    rows = {}
+    for row in range(model.stored_count):
+        chip = model.index(row, 0).data(CHIP_ROLE)
+        if chip:
+            rows[row] = str(chip)
+    return rows
+
+
+def click_chip(qtbot: QtBot, window: MainWindow, row: int) -> None:
+    view = window.message_list
+    index = window.message_model.index(row, 0)
+    view.scrollTo(index)
+    rect = view.visualRect(index)
+    chip = view.message_delegate.chip_rect(rect, str(index.data(CHIP_ROLE)), view.font())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=chip.center().toPoint())
+
+
+def click_file(qtbot: QtBot, view: ChangesView, path: str) -> None:
+    row = view.file_model.row_of(path)
+    assert row is not None, f"{path} is not in the list"
+    rect = view.file_list.visualRect(view.file_model.index(row, 1))
+    qtbot.mouseClick(view.file_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def click_diff_line(qtbot: QtBot, view: ChangesView, starts_with: str) -> None:
+    """Click in ``diffView`` on the first line starting with ``starts_with``."""
+    diff = view.diff_view
+    block = diff.document().begin()
+    while block.isValid() and not block.text().startswith(starts_with):
+        block = block.next()
+    assert block.isValid(), f"no diff line starts with {starts_with!r}"
+    cursor = QTextCursor(block)
+    diff.setTextCursor(cursor)
+    diff.centerCursor()
+    rect = diff.cursorRect(cursor)
+    qtbot.mouseClick(diff.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.left() + 30, rect.center().y()))
+
+
+def listed(view: ChangesView) -> dict[str, tuple[str, str, str]]:
+    model = view.file_model
+    return {
+        str(model.index(r, 1).data(ChangedFilesModel.PATH_ROLE)): tuple(  # type: ignore[misc]
+            str(model.index(r, c).data()) for c in (0, 2, 3)
+        )
+        for r in range(model.rowCount())
+    }
+
+
+def test_chip_opens_the_turn_and_its_hunk_file_and_folder_are_reverted_restored_and_undone(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    window = agent_window
+    view = window.changes_view
+    line = agent_controller.create_line("Edits")
+    agent_controller.set_permission(line.thread_id, "full")
+    folder = Path(line.workspace_binding.path or "")
+    click_line(qtbot, window, line.thread_id)
+
+    turn(qtbot, loop, window, openai_server, line.thread_id, TURN_1, "write the notes")
+    turn(qtbot, loop, window, openai_server, line.thread_id, TURN_2, "edit the notes")
+    run(loop, wait_until(lambda: len(chip_rows(window)) == 2, what="a chip on each turn"))
+    chips = chip_rows(window)
+    assert list(chips.values()) == ["2 files changed", "3 files changed"]
+    last_row = max(chips)
+    turns = agent_controller.checkpoints.turns(line.thread_id)
+    assert window.message_model.index(last_row, 0).data(MESSAGE_ID_ROLE) == turns[-1].message_id
+
+    # The chip opens turn 2 in the Changes tab.
+    assert window.workspace_pane.tabs.currentWidget() is not view
+    click_chip(qtbot, window, last_row)
+    assert window.workspace_pane.tabs.currentWidget() is view
+    assert window.findChild(QWidget, "changesView") is view
+    idle(loop, view)
+    assert view.scope is ChangeScope.TURN and view.shown_turn == 2
+    assert listed(view) == {"new.txt": ("A", "+1", "−0"), "notes.txt": ("M", "+3", "−2"), "old.txt": ("D", "+0", "−1")}
+    assert view.summary_label.text() == "Turn 2 changed 3 files (+4 −3)."
+
+    click_file(qtbot, view, "notes.txt")
+    idle(loop, view)
+    diff = view.diff_view.toPlainText()
+    assert "-two\n+TWO" in diff and "-ten\n+TEN\n+eleven" in diff
+    assert view.diff_view.hunk_count == 2 and view.diff_view.isReadOnly()
+    assert not view.revert_hunk_button.isEnabled()  # the cursor is on the file header, in no hunk
+
+    # Revert the second hunk (TEN, eleven): the first stays.
+    click_diff_line(qtbot, view, "+eleven")
+    assert view.revert_hunk_button.isEnabled() and view.revert_hunk_button.text() == "Revert hunk 2"
+    qtbot.mouseClick(view.revert_hunk_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert (folder / "notes.txt").read_text().splitlines()[-2:] == ["nine", "ten"]
+    assert (folder / "notes.txt").read_text().splitlines()[1] == "TWO"
+    assert "Hunk 2 of notes.txt" in view.status_label.text()
+    assert view.undo_button.isVisible()
+
+    # Revert the whole of new.txt: turn 2 added it, so it goes.
+    click_file(qtbot, view, "new.txt")
+    idle(loop, view)
+    qtbot.mouseClick(view.revert_file_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert not (folder / "new.txt").exists()
+
+    # Restore the folder to before turn 2, asked first (no fork), then undo it.
+    asked: list[int] = []
+    view.ask_restore = lambda _parent, number: asked.append(number) or RestoreChoice(fork=False)
+    before_restore = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert view.restore_button.text() == "Restore files to before this turn"
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert asked == [2]
+    assert (folder / "notes.txt").read_text().splitlines()[1] == "two"
+    assert (folder / "old.txt").read_text() == "old\n" and not (folder / "new.txt").exists()
+    assert "before turn 2" in view.status_label.text()
+    assert view.undo_button.isVisible() and view.undo_button.isEnabled()
+    window.grab().save("/tmp/i16b_changes_window.png")
+    window.workspace_pane.grab().save("/tmp/i16b_changes_tab.png")
+
+    qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before_restore
+    assert "undone" in view.status_label.text()
+
+    # The whole line: every file its turns touched, turn pickers off, revert only per turn.
+    view.scope_picker.setCurrentIndex(view.scope_picker.findData(ChangeScope.LINE.value))
+    idle(loop, view)
+    assert view.scope is ChangeScope.LINE and not view.turn_picker.isEnabled()
+    # From before the first turn to after the last: old.txt came and went, so it is not listed.
+    assert {path: kind for path, (kind, _a, _d) in listed(view).items()} == {"new.txt": "A", "notes.txt": "A"}
+    assert not view.revert_file_button.isEnabled() and not view.restore_button.isEnabled()
+
+
+def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    window = agent_window
+    view = window.changes_view
+    line = agent_controller.create_line("Fork me")
+    agent_controller.set_permission(line.thread_id, "full")
+    folder = Path(line.workspace_binding.path or "")
+    click_line(qtbot, window, line.thread_id)
+    turn(qtbot, loop, window, openai_server, line.thread_id, TURN_1, "write the notes")
+    window.workspace_pane.show_changes_tab()
+    idle(loop, view)
+    assert view.shown_turn == 1
+
+    # While a turn runs on the line, a restore is refused in one line and nothing changes (LOOP-1).
+    openai_server.script(ToolCallReply([call("run_command", command="sleep 2")]), TextReply(["Slept."]))
+    send(qtbot, window, "sleep a little")
+    # Clicked while the command runs (the loop is otherwise idle: no step of the turn wakes meanwhile).
+    running = lambda: any(row.kind == "tool" for row in window.message_model.live_rows)  # noqa: E731
+    run(loop, wait_until(running, what="the command to run"))
+    view.ask_restore = lambda _parent, _number: RestoreChoice(fork=False)
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert "running a turn" in view.status_label.text() and "\n" not in view.status_label.text()
+    assert (folder / "notes.txt").exists()
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to finish"), timeout=30)
+
+    lines_before = {s.thread_id for s in agent_controller.list_lines()}
+    view.ask_restore = lambda _parent, _number: RestoreChoice(fork=True)
+    view.turn_picker.setCurrentIndex(view.turn_picker.findData(1))
+    idle(loop, view)
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert not (folder / "notes.txt").exists() and not (folder / "old.txt").exists()
+    forks = {s.thread_id for s in agent_controller.list_lines()} - lines_before
+    assert len(forks) == 1
+    assert f"forked there as {next(iter(forks))}" in view.status_label.text()
+
+
+def test_uncommitted_scope_is_offered_only_for_a_repository_folder(
+    qtbot: QtBot, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    window = open_window(qtbot, sqlite_controller)
+    view = window.changes_view
+    window.workspace_pane.show_changes_tab()
+    scopes = [view.scope_picker.itemData(i) for i in range(view.scope_picker.count())]
+    assert scopes == ["turn", "line"]  # main's folder is not a repository
+    qtbot.waitUntil(lambda: not view.busy)
+    assert view.summary_label.text() == "No turn on this line has changed files yet."
+
+    repo = make_repo(tmp_path / "project", {"a.txt": "one\n"})
+    line = sqlite_controller.create_line("In a repo", workspace=repo)
+    (repo / "a.txt").write_text("one\ntwo\n")
+    click_line(qtbot, window, line.thread_id)
+    scopes = [view.scope_picker.itemData(i) for i in range(view.scope_picker.count())]
+    assert scopes == ["turn", "line", "uncommitted"]
+    view.scope_picker.setCurrentIndex(2)
+    qtbot.waitUntil(lambda: not view.busy and view.file_model.rowCount() == 1)
+    assert listed(view) == {"a.txt": ("M", "+1", "−0")}
+    qtbot.waitUntil(lambda: "+two" in view.diff_view.toPlainText())
+    assert not view.revert_hunk_button.isEnabled() and not view.restore_button.isEnabled()
+
+
+def test_the_file_model_passes_the_model_tester(qtmodeltester: ModelTester) -> None:
+    model = ChangedFilesModel()
+    model.set_files(
+        [
+            FileChange(path="a.py", kind=FileChangeKind.ADDED, additions=3, deletions=0),
+            FileChange(path="img.png", kind=FileChangeKind.MODIFIED, additions=0, deletions=0, binary=True),
+            FileChange(path="big.bin", kind=FileChangeKind.DELETED, additions=0, deletions=0, too_large=True),
+        ]
+    )
+    qtmodeltester.check(model)
+    assert [model.index(r, 2).data() for r in range(3)] == ["+3", "binary", "large"]
+
+
+@pytest.mark.parametrize("lines", [200, 2000])
+def test_a_long_diff_is_coloured_in_runs_not_per_line(qtbot: QtBot, lines: int) -> None:
+    """The diff goes in as one run per stretch of same-kind lines: blocks carry their kind's tint."""
+    diff = DiffView()
+    qtbot.addWidget(diff)
+    body = ["diff --git a/f b/f", "--- a/f", "+++ b/f", "@@ -1,3 +1,3 @@"]
+    body += [("+" if i % 3 == 0 else "-" if i % 3 == 1 else " ") + f"line {i}" for i in range(lines)]
+    diff.set_patch("\n".join(body) + "\n")
+    assert diff.document().blockCount() == len(body)
+    added = diff.document().findBlockByNumber(4)
+    removed = diff.document().findBlockByNumber(5)
+    context = diff.document().findBlockByNumber(6)
+    assert added.blockFormat().background().color().green() > added.blockFormat().background().color().red()
+    assert removed.blockFormat().background().color().red() > removed.blockFormat().background().color().green()
+    assert context.blockFormat().background().style() == Qt.BrushStyle.NoBrush

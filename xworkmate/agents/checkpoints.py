@@ -1,0 +1,511 @@
+"""Shadow git repositories: one per line, outside its folder, plumbing only (LOOP-1).
+
+A line's folder is snapshotted into ``<data folder>/checkpoints/<dir name>.git`` with
+``GIT_DIR`` / ``GIT_WORK_TREE`` / ``GIT_INDEX_FILE`` pointing there, so a folder that is a
+repository of its own keeps its ``.git`` (HEAD, index, stash, refs) byte-identical: git
+never looks at it (``.git`` is never added; nested repositories are skipped).
+
+* The folder's ``.gitignore`` files apply as in any work tree; the line's own exclude list
+  goes to the shadow repository's ``info/exclude``.
+* Files over the size cap are not stored: the snapshot lists them (size and mtime, in the
+  commit message) so a change set can still name them, as ``too_large``.
+* A snapshot whose tree is the last one's makes no commit: the shadow index keeps the stat
+  cache, so only files whose stat changed are read.
+* Every git call gets a neutral environment: no system or global config, fixed author.
+
+This module knows no database and no controller; callers run it off the event loop thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from xworkmate.domain.checkpoints import DEFAULT_MAX_FILE_BYTES, FileChange, FileChangeKind
+
+__all__ = [
+    "EMPTY_TREE",
+    "FolderRepo",
+    "GitFailed",
+    "HunkDoesNotApply",
+    "ShadowRepo",
+    "Snapshot",
+    "split_hunks",
+]
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+SNAPSHOT_REF = "refs/xworkmate/snapshots"
+UNDO_REF = "refs/xworkmate/undo"
+_AUTHOR = ("XWorkmate", "checkpoints@xworkmate.invalid")
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+_HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+
+
+class GitFailed(RuntimeError):
+    """A git command failed; the message is git's first line of complaint."""
+
+
+class HunkDoesNotApply(GitFailed):
+    """The folder's file no longer has the hunk's text (it changed after the turn)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One snapshot of the folder: its commit, its tree and the files left out for size."""
+
+    commit: str
+    tree: str
+    too_large: Mapping[str, tuple[int, int]]  # path -> (size, mtime_ns)
+    created: bool  # False: the tree was the last snapshot's, no commit was made
+
+
+def _lock_for(git_dir: Path) -> threading.Lock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(str(git_dir), threading.Lock())
+
+
+class ShadowRepo:
+    """The shadow repository of one line's folder."""
+
+    def __init__(
+        self,
+        git_dir: Path,
+        work_tree: Path,
+        *,
+        excludes: Sequence[str] = (),
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> None:
+        self.git_dir = git_dir
+        self.work_tree = work_tree
+        self.excludes = tuple(excludes)
+        self.max_file_bytes = max_file_bytes
+        self.lock = _lock_for(git_dir)
+
+    # -- git -----------------------------------------------------------------
+
+    def _env(self, index_file: Path | None = None) -> dict[str, str]:
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith("GIT_") and name not in {"HOME", "XDG_CONFIG_HOME"}
+        }
+        empty_home = self.git_dir.parent / ".home"
+        env.update(
+            GIT_DIR=str(self.git_dir),
+            GIT_WORK_TREE=str(self.work_tree),
+            GIT_INDEX_FILE=str(index_file or self.git_dir / "index"),
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+            HOME=str(empty_home),
+            XDG_CONFIG_HOME=str(empty_home),
+            GIT_AUTHOR_NAME=_AUTHOR[0],
+            GIT_AUTHOR_EMAIL=_AUTHOR[1],
+            GIT_COMMITTER_NAME=_AUTHOR[0],
+            GIT_COMMITTER_EMAIL=_AUTHOR[1],
+            GIT_TERMINAL_PROMPT="0",
+            GIT_OPTIONAL_LOCKS="0",
+            LC_ALL="C",
+        )
+        return env
+
+    def git(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        index_file: Path | None = None,
+        check: bool = True,
+    ) -> bytes:
+        result = subprocess.run(
+            ["git", *args],
+            input=stdin,
+            capture_output=True,
+            env=self._env(index_file),
+            cwd=self.work_tree if self.work_tree.is_dir() else self.git_dir,
+            check=False,
+        )
+        if check and result.returncode != 0:
+            message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitFailed(message[0] if message else f"git {args[0]} failed with exit code {result.returncode}")
+        return result.stdout
+
+    def _ensure(self) -> None:
+        if (self.git_dir / "HEAD").is_file():
+            self._write_excludes()
+            return
+        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+        (self.git_dir.parent / ".home").mkdir(exist_ok=True)
+        self.git("init", "--quiet")
+        for name, value in (
+            ("core.autocrlf", "false"),
+            ("core.filemode", "true"),
+            ("core.symlinks", "true"),
+            ("core.quotepath", "false"),
+            ("core.untrackedCache", "true"),
+            ("core.bigFileThreshold", "512m"),
+            ("gc.auto", "0"),
+        ):
+            self.git("config", name, value)
+        self._write_excludes()
+
+    def _write_excludes(self) -> None:
+        info = self.git_dir / "info"
+        info.mkdir(exist_ok=True)
+        text = "".join(f"{pattern}\n" for pattern in ("/.git", *self.excludes))
+        path = info / "exclude"
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+
+    # -- snapshots -------------------------------------------------------------
+
+    def head(self) -> str | None:
+        out = self.git("rev-parse", "--verify", "--quiet", SNAPSHOT_REF + "^{commit}", check=False).strip()
+        return out.decode() if out else None
+
+    def _head_commit(self) -> tuple[str, str, dict[str, tuple[int, int]]] | None:
+        """The last snapshot: its commit, tree and too-large files, read in one git call."""
+        out = self.git("cat-file", "--batch", stdin=SNAPSHOT_REF.encode() + b"\n")
+        header, _, body = out.partition(b"\n")
+        parts = header.split()
+        if len(parts) != 3 or parts[1] != b"commit":
+            return None
+        commit = parts[0].decode()
+        tree, too_large = _parse_commit(commit, body[: int(parts[2])])
+        return commit, tree, too_large
+
+    def _stage(self) -> tuple[str, dict[str, tuple[int, int]]]:
+        """Bring the shadow index up to the folder and write its tree: (tree, too-large files)."""
+        self._ensure()
+        listed = self.git("ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard")
+        too_large: dict[str, tuple[int, int]] = {}
+        update: list[str] = []
+        remove: list[str] = []
+        for raw in dict.fromkeys(listed.split(b"\0")):
+            if not raw or raw.endswith(b"/"):  # a nested repository: not snapshotted
+                continue
+            path = raw.decode("utf-8", "surrogateescape")
+            try:
+                stat = os.lstat(self.work_tree / path)
+            except FileNotFoundError:
+                update.append(path)  # deleted: update-index --remove drops it
+                continue
+            if stat.st_size > self.max_file_bytes and not os.path.islink(self.work_tree / path):
+                # Over the cap: never added, so ls-files lists it every time and each snapshot names it.
+                too_large[path] = (stat.st_size, stat.st_mtime_ns)
+                remove.append(path)
+            else:
+                update.append(path)
+        if update:
+            self.git("update-index", "-z", "--add", "--remove", "--stdin", stdin=_z(update))
+        if remove:
+            self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(remove))
+        return self.git("write-tree").decode().strip(), too_large
+
+    def differs(self) -> bool:
+        """Does the folder differ from the last snapshot (changes made since, e.g. by hand)? No commit."""
+        with self.lock:
+            tree, too_large = self._stage()
+            head = self._head_commit()
+            return head is not None and (head[1], head[2]) != (tree, too_large)
+
+    def snapshot(self, message: str = "snapshot") -> Snapshot:
+        """Snapshot the folder; a tree equal to the last snapshot's makes no commit."""
+        with self.lock:
+            tree, too_large = self._stage()
+            head = self._head_commit()
+            parent = head[0] if head is not None else None
+            if head is not None and (head[1], head[2]) == (tree, too_large):
+                return Snapshot(commit=head[0], tree=tree, too_large=too_large, created=False)
+            body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
+            args = ["commit-tree", tree, "-F", "-"]
+            if parent is not None:
+                args += ["-p", parent]
+            commit = self.git(*args, stdin=body.encode()).decode().strip()
+            self.git("update-ref", SNAPSHOT_REF, commit)
+            _remember(commit, (tree, dict(too_large)))
+            return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
+
+    def _commit_info(self, commit: str) -> tuple[str, dict[str, tuple[int, int]]]:
+        cached = _COMMITS.get(commit)
+        if cached is None:
+            cached = _parse_commit(commit, self.git("cat-file", "commit", commit))
+        return cached
+
+    def tree_of(self, commit: str) -> str:
+        return self._commit_info(commit)[0]
+
+    def too_large_of(self, commit: str) -> dict[str, tuple[int, int]]:
+        return dict(self._commit_info(commit)[1])
+
+    # -- reading changes -----------------------------------------------------
+
+    def changes(self, before: str | None, after: str) -> tuple[FileChange, ...]:
+        """Files added, modified and deleted from ``before`` (``None``: nothing) to ``after``."""
+        old = before or EMPTY_TREE
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", "--no-commit-id", old, after)
+        raw, numstat = _split_raw_numstat(out)
+        counts: dict[str, tuple[int, int, bool]] = {}
+        for entry in numstat:
+            added, deleted, path = entry.split(b"\t", 2)
+            binary = added == b"-"
+            counts[path.decode("utf-8", "surrogateescape")] = (
+                0 if binary else int(added),
+                0 if binary else int(deleted),
+                binary,
+            )
+        files: dict[str, FileChange] = {}
+        for meta, path_bytes in raw:
+            old_mode, new_mode, _, _, status = meta.decode().split(" ")
+            path = path_bytes.decode("utf-8", "surrogateescape")
+            kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
+            added, deleted, binary = counts.get(path, (0, 0, False))
+            mode_changed = kind is FileChangeKind.MODIFIED and _exec(old_mode) != _exec(new_mode)
+            files[path] = FileChange(
+                path=path,
+                kind=kind,
+                additions=added,
+                deletions=deleted,
+                binary=binary,
+                mode_changed=mode_changed,
+            )
+        before_large = self.too_large_of(before) if before else {}
+        after_large = self.too_large_of(after)
+        for path, stat in after_large.items():
+            if before_large.get(path) == stat:
+                continue
+            in_before = path in before_large or (before is not None and path in files)
+            kind = FileChangeKind.MODIFIED if in_before else FileChangeKind.ADDED
+            files[path] = FileChange(path=path, kind=kind, additions=0, deletions=0, too_large=True)
+        for path in before_large.keys() - after_large.keys():
+            if path in files:  # shrank under the cap: stored now
+                files[path] = files[path].model_copy(update={"kind": FileChangeKind.MODIFIED})
+                continue
+            exists_now = self.has_path(after, path)
+            if not exists_now:
+                files[path] = FileChange(
+                    path=path, kind=FileChangeKind.DELETED, additions=0, deletions=0, too_large=True
+                )
+        return tuple(files[path] for path in sorted(files))
+
+    def has_path(self, commit: str, path: str) -> bool:
+        return bool(self.git("ls-tree", "-z", commit, "--", path).strip())
+
+    def patch(self, before: str | None, after: str, path: str) -> str:
+        """A unified diff of one file, ``""`` when git sees it as binary."""
+        out = self.git(
+            "diff-tree", "-p", "--no-color", "--no-ext-diff", "--full-index", "--no-renames",
+            "--no-commit-id", "-r", before or EMPTY_TREE, after, "--", path,
+        )  # fmt: skip
+        if b"\nBinary files " in out or b"\nGIT binary patch" in out:
+            return ""
+        return out.decode("utf-8", "replace")
+
+    def working_patch(self, base: str, path: str) -> str:
+        """A unified diff of one file from a snapshot to the folder as it is now (for hunk reverts)."""
+        return self.patch(base, self.snapshot("before a revert").commit, path)
+
+    # -- writing the folder ---------------------------------------------------
+
+    def checkout_tree(self, target: str) -> None:
+        """Make the folder hold ``target``; the index must hold the snapshot just taken.
+
+        ``read-tree --reset -u`` (what ``reset --hard`` does) removes the files of the index
+        that ``target`` lacks and writes those that differ, modes included; ignored and
+        too-large files that neither tree holds are left alone.
+        """
+        with self.lock:
+            self.git("read-tree", "--reset", "-u", target)
+
+    def export_tree(self, target: str, folder: Path) -> None:
+        """Write ``target``'s files into another folder (a fork's), through a temporary index."""
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="xwm-index-") as tmp:
+            index = Path(tmp) / "index"
+            self.git("read-tree", target, index_file=index)
+            prefix = str(folder).rstrip("/") + "/"
+            self.git("checkout-index", "-a", "-f", f"--prefix={prefix}", index_file=index)
+
+    def restore_path(self, source: str, path: str) -> None:
+        """One file back as it is in ``source`` (its bytes and mode), or removed if ``source`` lacks it."""
+        target = self.work_tree / path
+        if not self.has_path(source, path):
+            if target.is_symlink() or target.is_file():
+                target.unlink()
+            return
+        with tempfile.TemporaryDirectory(prefix="xwm-index-") as tmp:
+            index = Path(tmp) / "index"
+            self.git("read-tree", source, index_file=index)
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            self.git("checkout-index", "-f", "--", path, index_file=index)
+
+    def apply_reverse(self, patch: str) -> None:
+        """Apply the reverse of a one-file patch to the folder (a hunk taken back).
+
+        Plain ``git apply`` (no ``--index``) writes only the folder's files, relative to
+        ``GIT_WORK_TREE`` (our cwd); it fails whole, touching nothing, if the text moved on.
+        """
+        try:
+            self.git("apply", "-R", "--whitespace=nowarn", "-", stdin=patch.encode("utf-8", "surrogateescape"))
+        except GitFailed as exc:
+            raise HunkDoesNotApply(str(exc)) from None
+
+    # -- refs ------------------------------------------------------------------
+
+    def set_undo(self, commit: str) -> None:
+        self.git("update-ref", UNDO_REF, commit)
+
+    def undo_point(self) -> str | None:
+        out = self.git("rev-parse", "--verify", "--quiet", UNDO_REF + "^{commit}", check=False).strip()
+        return out.decode() if out else None
+
+    def clear_undo(self) -> None:
+        self.git("update-ref", "-d", UNDO_REF, check=False)
+
+    def remove(self) -> None:
+        """Delete the shadow repository (retention)."""
+        shutil.rmtree(self.git_dir, ignore_errors=True)
+
+
+class FolderRepo:
+    """The folder's own repository, read only (UNCOMMITTED scope): ``git diff HEAD`` plus untracked files.
+
+    ``GIT_OPTIONAL_LOCKS=0`` keeps git from refreshing (rewriting) the repository's index.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _git(self, *args: str) -> bytes:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0")
+        result = subprocess.run(["git", "-C", str(self.folder), *args], capture_output=True, env=env, check=False)
+        if result.returncode not in (0, 1):
+            lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitFailed(lines[0] if lines else "git failed on the folder's repository")
+        return result.stdout
+
+    def _base(self) -> str:
+        out = self._git("rev-parse", "--verify", "--quiet", "HEAD^{tree}").strip()
+        return out.decode() if out else EMPTY_TREE
+
+    def changes(self) -> tuple[FileChange, ...]:
+        base = self._base()
+        files: dict[str, FileChange] = {}
+        raw = self._git("diff", "--no-ext-diff", "--no-renames", "-z", "--raw", base).split(b"\0")
+        counts: dict[str, tuple[int, int, bool]] = {}
+        for entry in self._git("diff", "--no-ext-diff", "--no-renames", "-z", "--numstat", base).split(b"\0"):
+            if entry:
+                a, d, p = entry.split(b"\t", 2)
+                counts[p.decode("utf-8", "surrogateescape")] = (
+                    0 if a == b"-" else int(a),
+                    0 if d == b"-" else int(d),
+                    a == b"-",
+                )
+        for meta, path_bytes in zip(raw[0::2], raw[1::2], strict=False):
+            if not meta.startswith(b":"):
+                continue
+            old_mode, new_mode, _, _, status = meta[1:].decode().split(" ")
+            path = path_bytes.decode("utf-8", "surrogateescape")
+            kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
+            a, d, binary = counts.get(path, (0, 0, False))
+            files[path] = FileChange(
+                path=path, kind=kind, additions=a, deletions=d, binary=binary,
+                mode_changed=kind is FileChangeKind.MODIFIED and (old_mode == "100755") != (new_mode == "100755"),
+            )  # fmt: skip
+        for raw_path in self._git("ls-files", "-z", "--others", "--exclude-standard").split(b"\0"):
+            if not raw_path or raw_path.endswith(b"/"):
+                continue
+            path = raw_path.decode("utf-8", "surrogateescape")
+            data = (self.folder / path).read_bytes() if (self.folder / path).is_file() else b""
+            binary = b"\0" in data[:8000]
+            lines = 0 if binary else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+            files[path] = FileChange(path=path, kind=FileChangeKind.ADDED, additions=lines, deletions=0, binary=binary)
+        return tuple(files[p] for p in sorted(files))
+
+    def patch(self, path: str) -> str:
+        tracked = self._git("ls-files", "-z", "--", path).strip()
+        in_head = self._git("ls-tree", "-z", "HEAD", "--", path).strip() if self._base() != EMPTY_TREE else b""
+        if tracked or in_head:
+            out = self._git(
+                "diff", "--no-color", "--no-ext-diff", "--no-renames", "--full-index", self._base(), "--", path
+            )
+        else:
+            out = self._git("diff", "--no-color", "--no-index", "--", "/dev/null", path)
+        if b"\nBinary files " in out or b"\nGIT binary patch" in out:
+            return ""
+        return out.decode("utf-8", "replace")
+
+
+_COMMITS: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {}
+"""Commit id -> (tree, too-large files): a commit never changes, so what it says is kept (bounded)."""
+
+
+def _remember(commit: str, info: tuple[str, dict[str, tuple[int, int]]]) -> None:
+    if len(_COMMITS) > 4096:
+        _COMMITS.clear()
+    _COMMITS[commit] = info
+
+
+def _parse_commit(commit: str, body: bytes) -> tuple[str, dict[str, tuple[int, int]]]:
+    headers, _, message = body.partition(b"\n\n")
+    tree = headers.split(b"\n", 1)[0].split(b" ", 1)[1].decode()
+    too_large: dict[str, tuple[int, int]] = {}
+    lines = message.decode("utf-8", "replace").strip().splitlines()
+    if lines:
+        try:
+            data = json.loads(lines[-1])
+        except ValueError:
+            data = {}
+        if isinstance(data, dict):
+            too_large = {path: (int(v[0]), int(v[1])) for path, v in data.get("too_large", {}).items()}
+    _remember(commit, (tree, too_large))
+    return tree, dict(too_large)
+
+
+def _split_raw_numstat(out: bytes) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+    """``diff-tree -z --raw --numstat``: the raw records (meta, path), then the numstat ones."""
+    fields = out.split(b"\0")
+    raw: list[tuple[bytes, bytes]] = []
+    numstat: list[bytes] = []
+    i = 0
+    while i < len(fields):
+        field = fields[i]
+        if field.startswith(b":"):
+            raw.append((field[1:], fields[i + 1]))
+            i += 2
+        else:
+            if field:
+                numstat.append(field)
+            i += 1
+    return raw, numstat
+
+
+def _z(paths: Iterable[str]) -> bytes:
+    return b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+
+
+def _exec(mode: str) -> bool:
+    return mode == "100755"
+
+
+def split_hunks(patch: str) -> tuple[str, list[str]]:
+    """A one-file unified diff as (its header, its hunks), each hunk with its ``@@`` line."""
+    header: list[str] = []
+    hunks: list[list[str]] = []
+    for line in patch.splitlines(keepends=True):
+        if _HUNK_HEADER.match(line):
+            hunks.append([line])
+        elif hunks:
+            hunks[-1].append(line)
+        else:
+            header.append(line)
+    return "".join(header), ["".join(hunk) for hunk in hunks]

@@ -1,0 +1,391 @@
+"""``CheckpointController``: each turn's changes, revert, restore and undo (LOOP-1).
+
+Reached as ``SessionController.checkpoints``; the contract with the changes view is
+CHECKPOINT_API.md (issue 16). Every turn goes through ``TurnRunner.run``, which calls
+``before_turn`` and ``after_turn`` here; the git work runs on a worker thread
+(``asyncio.to_thread``), never on the event loop's.
+
+A *dirty* folder, for restore and undo: files that differ from the last snapshot
+XWorkmate took (the end of the last turn, restore or revert) — changes made by hand, or
+by something outside a turn. Restore refuses them in one line; with ``force`` it
+snapshots them first, so undoing the restore brings them back.
+
+The synchronous methods below run git themselves: the window calls them off its thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import shutil
+import subprocess
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, split_hunks
+from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
+from xworkmate.domain.checkpoints import (
+    DEFAULT_CHECKPOINT_RETENTION_DAYS,
+    DEFAULT_MAX_FILE_BYTES,
+    ChangeScope,
+    CheckpointError,
+    FileChange,
+    RestoreResult,
+    TurnChanges,
+)
+from xworkmate.domain.keys import key_to_dir_name
+from xworkmate.store.checkpoints import CheckpointRepository, CheckpointTurn
+from xworkmate.store.repositories import utcnow
+
+if TYPE_CHECKING:
+    from xworkmate.controllers.session import SessionController
+    from xworkmate.store import Store
+
+__all__ = ["RETENTION_STATE", "CheckpointController", "CheckpointError"]
+
+log = logging.getLogger(__name__)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+RETENTION_STATE = "checkpoint_retention_days"
+EXCLUDES_STATE = "checkpoint_excludes:"  # + the line's key: a JSON list of gitignore patterns
+
+
+def _one_line(method: _F) -> _F:
+    """Git or the file system failing under a request: one line, as a ``CheckpointError``."""
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except (GitFailed, OSError) as exc:
+            raise CheckpointError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+    return cast(_F, wrapper)
+
+
+class CheckpointController:
+    """Checkpointed turns of every line: read their changes, revert a file or hunk, restore, undo."""
+
+    def __init__(self, controller: SessionController, store: Store, emit: Callable[[Change], None]) -> None:
+        self._controller = controller
+        self._store = store
+        self._emit = emit
+        self._rows = CheckpointRepository(store)
+
+    # -- where ---------------------------------------------------------------
+
+    @property
+    def root(self) -> Path:
+        """The shadow repositories' folder, under the data folder (never inside a line's folder)."""
+        return self._controller.settings.home / "checkpoints"
+
+    def _git_dir(self, key: str) -> Path:
+        return self.root / f"{key_to_dir_name(key)}.git"
+
+    def _repo(self, key: str) -> ShadowRepo:
+        thread = self._controller.get_thread(key)
+        if thread.workspace_binding is None:
+            raise CheckpointError(f"line {thread.thread_id} has no folder")
+        return ShadowRepo(
+            self._git_dir(thread.thread_id),
+            Path(thread.workspace_binding.path),
+            excludes=self.excludes(thread.thread_id),
+            max_file_bytes=DEFAULT_MAX_FILE_BYTES,
+        )
+
+    def _key(self, key: str) -> str:
+        try:
+            return self._controller.get_thread(key).thread_id
+        except LookupError as exc:
+            raise CheckpointError(str(exc).strip("'\"")) from None
+
+    # -- settings --------------------------------------------------------------
+
+    def excludes(self, key: str) -> list[str]:
+        """The line's own exclude patterns (gitignore syntax), on top of the folder's ``.gitignore``."""
+        raw = self._store.app_state.get(EXCLUDES_STATE + key)
+        return list(json.loads(raw)) if raw else []
+
+    def set_excludes(self, key: str, patterns: list[str]) -> list[str]:
+        key = self._key(key)
+        cleaned = [p.strip() for p in patterns if p.strip()]
+        self._store.app_state.set(EXCLUDES_STATE + key, json.dumps(cleaned))
+        return cleaned
+
+    def retention_days(self) -> int:
+        raw = self._store.app_state.get(RETENTION_STATE)
+        return int(raw) if raw else DEFAULT_CHECKPOINT_RETENTION_DAYS
+
+    def set_retention_days(self, days: int | str) -> int:
+        try:
+            value = int(days)
+        except ValueError:
+            raise CheckpointError(f"retention must be a whole number of days, not {days!r}") from None
+        if value < 0:
+            raise CheckpointError("retention must be 0 days or more")
+        self._store.app_state.set(RETENTION_STATE, str(value))
+        return value
+
+    @_one_line
+    def prune(self, older_than_days: int | None = None) -> list[str]:
+        """Delete the checkpoints of lines archived longer ago than the retention period; their keys."""
+        days = self.retention_days() if older_than_days is None else older_than_days
+        if days < 0:
+            raise CheckpointError("--older-than must be 0 days or more")
+        cutoff = utcnow() - timedelta(days=days)
+        pruned = self._rows.archived_before(cutoff)
+        for key in pruned:
+            shutil.rmtree(self._git_dir(key), ignore_errors=True)
+            self._rows.forget(key)
+        return pruned
+
+    # -- the turn hooks (TurnRunner.run) -----------------------------------------
+
+    async def before_turn(self, key: str) -> CheckpointTurn | None:
+        """Snapshot the folder before a turn and number the turn; ``None`` if it cannot be (logged)."""
+        try:
+            repo = self._repo(key)
+            if not repo.work_tree.is_dir():
+                return None
+            snapshot = await asyncio.to_thread(repo.snapshot, "before a turn")
+            return await asyncio.to_thread(self._rows.begin, key, snapshot.commit)
+        except (GitFailed, OSError, CheckpointError, subprocess.SubprocessError):
+            log.warning("no checkpoint before the turn on %s", key, exc_info=True)
+            return None
+
+    async def after_turn(self, started: CheckpointTurn | None, status: str) -> None:
+        """Snapshot after the turn, whatever its ending, and store its change set."""
+        if started is None:
+            return
+        key = started.key
+
+        def record() -> None:
+            repo = self._repo(key)
+            snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
+            files = (
+                () if snapshot.commit == started.before_commit else repo.changes(started.before_commit, snapshot.commit)
+            )
+            self._rows.finish(key, started.turn, snapshot.commit, files, status)
+
+        try:
+            await asyncio.shield(asyncio.to_thread(record))
+        except (GitFailed, OSError, CheckpointError, subprocess.SubprocessError):
+            log.warning("no checkpoint after turn %s on %s", started.turn, key, exc_info=True)
+            return
+        self._emit(ChangesRecorded(key=key, turn=started.turn))
+
+    # -- reading ----------------------------------------------------------------
+
+    @_one_line
+    def turns(self, key: str) -> list[TurnChanges]:
+        """Every checkpointed turn that changed files, oldest first."""
+        key = self._key(key)
+        return [self._turn_changes(row) for row in self._rows.turns(key) if row.files]
+
+    def _turn_changes(self, row: CheckpointTurn) -> TurnChanges:
+        return TurnChanges(
+            key=row.key,
+            turn=row.turn,
+            scope=ChangeScope.TURN,
+            message_id=row.message_id,
+            files=row.files or (),
+            restorable=True,
+        )
+
+    def _row(self, key: str, turn: int | None) -> CheckpointTurn:
+        row = self._rows.last(key) if turn is None else self._rows.get(key, turn)
+        if row is None:
+            if turn is None:
+                raise CheckpointError(f"line {key} has no checkpointed turn yet")
+            raise CheckpointError(f"turn {turn} is not a checkpointed turn of line {key}")
+        return row
+
+    def _span(self, key: str, scope: ChangeScope, turn: int | None) -> tuple[CheckpointTurn, str, str]:
+        """The turn row and the two commits a scope compares."""
+        if scope is ChangeScope.LINE:
+            rows = [row for row in self._rows.turns(key) if row.after_commit]
+            if not rows:
+                raise CheckpointError(f"line {key} has no checkpointed turn yet")
+            return rows[-1], rows[0].before_commit, rows[-1].after_commit or rows[-1].before_commit
+        row = self._row(key, turn)
+        if row.after_commit is None:
+            raise CheckpointError(f"turn {row.turn} of line {key} is still running")
+        return row, row.before_commit, row.after_commit
+
+    @_one_line
+    def changes(self, key: str, scope: ChangeScope = ChangeScope.TURN, turn: int | None = None) -> TurnChanges:
+        """One turn's changes (``turn`` None: the last), the whole line's, or the folder's uncommitted ones."""
+        key = self._key(key)
+        scope = ChangeScope(scope)
+        if scope is ChangeScope.UNCOMMITTED:
+            return TurnChanges(
+                key=key,
+                turn=0,
+                scope=scope,
+                message_id=None,
+                files=self._folder_repo(key).changes(),
+                restorable=False,
+            )
+        if scope is ChangeScope.TURN:
+            return self._turn_changes(self._row(key, turn))
+        row, before, after = self._span(key, scope, turn)
+        files = self._repo(key).changes(before, after) if before != after else ()
+        return TurnChanges(key=key, turn=row.turn, scope=scope, message_id=None, files=files, restorable=True)
+
+    @_one_line
+    def file_patch(self, key: str, path: str, scope: ChangeScope = ChangeScope.TURN, turn: int | None = None) -> str:
+        """A git-style unified diff of one file ("" if binary or too large)."""
+        key = self._key(key)
+        scope = ChangeScope(scope)
+        path = _clean_path(path)
+        if scope is ChangeScope.UNCOMMITTED:
+            return self._folder_repo(key).patch(path)
+        change = self._changed_file(key, path, scope, turn)
+        if change.too_large:
+            return ""
+        _, before, after = self._span(key, scope, turn)
+        return self._repo(key).patch(before, after, path)
+
+    def _changed_file(self, key: str, path: str, scope: ChangeScope, turn: int | None) -> FileChange:
+        found = self.changes(key, scope, turn)
+        for change in found.files:
+            if change.path == path:
+                return change
+        where = "line" if scope is ChangeScope.LINE else f"turn {found.turn}"
+        raise CheckpointError(f"{path} is not a file changed by {where} of line {key}")
+
+    # -- changing the folder -------------------------------------------------------
+
+    def _turn_in_progress(self, key: str) -> bool:
+        """A turn runs on the line, here or in another process (the window, ``xworkmate run``).
+
+        Another process's turn shows as its row without an after-snapshot; a row older than the
+        line's turn limit (plus a minute) is a process that died mid-turn, not a running turn.
+        """
+        if self._controller.is_running(key):
+            return True
+        last = self._rows.last(key)
+        if last is None or last.after_commit is not None:
+            return False
+        limit = self._controller.get_thread(key).context_state.turn_limit_s
+        return utcnow() - last.started_at < timedelta(seconds=limit + 60)
+
+    def _refuse_running(self, key: str, what: str) -> None:
+        if self._turn_in_progress(key):
+            raise CheckpointError(f"line {key} is running a turn; stop it or wait for it to end before {what}")
+
+    def _refuse_dirty(self, key: str, repo: ShadowRepo, what: str) -> None:
+        if repo.differs():
+            raise CheckpointError(
+                f"the folder of line {key} has changes made since its last checkpoint;"
+                f" use --force to {what} anyway (they are kept, and undo brings them back)"
+            )
+
+    @_one_line
+    def revert_file(self, key: str, path: str, turn: int) -> None:
+        """That file back to before the turn (its bytes and mode; removed if the turn added it)."""
+        key = self._key(key)
+        path = _clean_path(path)
+        self._refuse_running(key, "reverting")
+        change = self._changed_file(key, path, ChangeScope.TURN, turn)
+        if change.too_large:
+            raise CheckpointError(f"{path} is over the size cap, so turn {turn} kept no copy to revert to")
+        repo = self._repo(key)
+        row = self._row(key, turn)
+        undo = repo.snapshot(f"before reverting {path} to before turn {turn}")
+        repo.restore_path(row.before_commit, path)
+        repo.snapshot(f"reverted {path} to before turn {turn}")
+        repo.set_undo(undo.commit)
+        self._emit(ChangesRecorded(key=key, turn=turn))
+
+    @_one_line
+    def revert_hunk(self, key: str, path: str, turn: int, hunk_index: int) -> None:
+        """One hunk (0-based, in ``file_patch``'s order) of the turn taken back in the folder's file."""
+        key = self._key(key)
+        path = _clean_path(path)
+        self._refuse_running(key, "reverting")
+        patch = self.file_patch(key, path, ChangeScope.TURN, turn)
+        header, hunks = split_hunks(patch)
+        if not hunks:
+            raise CheckpointError(f"{path} has no text hunks in turn {turn} (binary or too large); revert the file")
+        if not 0 <= hunk_index < len(hunks):
+            raise CheckpointError(f"turn {turn} changed {path} in {len(hunks)} hunk(s); there is no hunk {hunk_index}")
+        repo = self._repo(key)
+        undo = repo.snapshot(f"before reverting a hunk of {path} (turn {turn})")
+        try:
+            repo.apply_reverse(header + hunks[hunk_index])
+        except HunkDoesNotApply:
+            raise CheckpointError(
+                f"hunk {hunk_index} of {path} no longer matches the file (it changed after turn {turn})"
+            ) from None
+        repo.snapshot(f"reverted hunk {hunk_index} of {path} (turn {turn})")
+        repo.set_undo(undo.commit)
+        self._emit(ChangesRecorded(key=key, turn=turn))
+
+    @_one_line
+    def restore(self, key: str, turn: int, *, fork: bool = False, force: bool = False) -> RestoreResult:
+        """The folder back to before that turn; ``fork`` also forks the line there (later messages are left
+        out of what the fork's model sees; stored messages are never deleted). Undoable."""
+        key = self._key(key)
+        self._refuse_running(key, "restoring")
+        row = self._row(key, turn)
+        repo = self._repo(key)
+        if not force:
+            self._refuse_dirty(key, repo, "restore")
+        undo = repo.snapshot(f"before restoring to before turn {turn}")
+        repo.checkout_tree(repo.tree_of(row.before_commit))
+        repo.snapshot(f"restored to before turn {turn}")
+        repo.set_undo(undo.commit)
+        fork_key = None
+        if fork:
+            thread = self._controller.dispatch.fork(key, before_id=row.fork_before_id)
+            if thread.workspace_binding is not None:
+                repo.export_tree(row.before_commit, Path(thread.workspace_binding.path))
+            fork_key = thread.thread_id
+            self._emit(LineCreated(key=fork_key))
+        self._emit(ChangesRecorded(key=key, turn=turn))
+        return RestoreResult(key=key, turn=turn, fork_key=fork_key, undo_available=True)
+
+    @_one_line
+    def undo_restore(self, key: str, *, force: bool = False) -> None:
+        """Undo the last restore (or file / hunk revert) on that line."""
+        key = self._key(key)
+        self._refuse_running(key, "undoing a restore")
+        repo = self._repo(key)
+        point = repo.undo_point() if repo.git_dir.is_dir() else None
+        if point is None:
+            raise CheckpointError(f"line {key} has no restore to undo")
+        if not force:
+            self._refuse_dirty(key, repo, "undo the restore")
+        repo.snapshot("before undoing a restore")
+        repo.checkout_tree(repo.tree_of(point))
+        repo.snapshot("undid a restore")
+        repo.clear_undo()
+        last = self._rows.last(key)
+        self._emit(ChangesRecorded(key=key, turn=last.turn if last else 0))
+
+    @_one_line
+    def undo_available(self, key: str) -> bool:
+        repo = self._repo(self._key(key))
+        return repo.git_dir.is_dir() and repo.undo_point() is not None
+
+    def _folder_repo(self, key: str) -> FolderRepo:
+        thread = self._controller.get_thread(key)
+        folder = Path(thread.workspace_binding.path) if thread.workspace_binding else None
+        if folder is None or not (folder / ".git").exists():
+            raise CheckpointError(f"the folder of line {key} is not a git repository; it has no uncommitted scope")
+        return FolderRepo(folder)
+
+
+def _clean_path(path: str) -> str:
+    """A path relative to the line's folder, ``/``-separated; one line for anything else."""
+    cleaned = path.replace("\\", "/").strip()
+    while cleaned.startswith("./"):
+        cleaned = cleaned[2:]
+    if not cleaned or cleaned.startswith("/") or ".." in cleaned.split("/"):
+        raise CheckpointError(f"{path!r} is not a path inside the line's folder")
+    return cleaned

@@ -1,0 +1,137 @@
+"""Rows of per-turn checkpoints (LOOP-1): which snapshots a turn began and ended with.
+
+The snapshots themselves live in the line's shadow git repository (``agents/checkpoints.py``);
+a row keeps their commit ids, the turn's last message and its change set.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import delete, func, select
+
+from xworkmate.domain.checkpoints import FileChange
+from xworkmate.store.repositories import utcnow
+from xworkmate.store.tables import CheckpointTurnRow, MessageRow, ThreadRow
+
+if TYPE_CHECKING:
+    from xworkmate.store.database import Store
+
+__all__ = ["CheckpointRepository", "CheckpointTurn"]
+
+
+class CheckpointTurn(BaseModel):
+    """One checkpointed turn as stored."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    turn: int
+    before_commit: str
+    after_commit: str | None
+    message_id: int | None
+    fork_before_id: int | None
+    files: tuple[FileChange, ...] | None
+    status: str | None
+    started_at: datetime
+    finished_at: datetime | None
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _from_row(row: CheckpointTurnRow) -> CheckpointTurn:
+    files = None if row.files is None else tuple(FileChange.model_validate(f) for f in json.loads(row.files))
+    return CheckpointTurn(
+        key=row.thread_id,
+        turn=row.turn,
+        before_commit=row.before_commit,
+        after_commit=row.after_commit,
+        message_id=row.message_id,
+        fork_before_id=row.fork_before_id,
+        files=files,
+        status=row.status,
+        started_at=_aware(row.started_at),
+        finished_at=None if row.finished_at is None else _aware(row.finished_at),
+    )
+
+
+class CheckpointRepository:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def begin(self, key: str, before_commit: str) -> CheckpointTurn:
+        """A new turn on the line, numbered after its last one, with the snapshot taken before it."""
+        with self._store.session() as session:
+            last = session.scalar(select(func.max(CheckpointTurnRow.turn)).where(CheckpointTurnRow.thread_id == key))
+            newest = session.scalars(
+                select(MessageRow).where(MessageRow.thread_id == key).order_by(MessageRow.id.desc()).limit(1)
+            ).first()
+            # The fork point (restore with fork): before the turn's prompt when the newest message is the
+            # person's, else after the newest message.
+            fork_before = None if newest is None else newest.id if newest.role == "user" else newest.id + 1
+            row = CheckpointTurnRow(
+                thread_id=key,
+                turn=(last or 0) + 1,
+                before_commit=before_commit,
+                fork_before_id=fork_before,
+                started_at=utcnow(),
+            )
+            session.add(row)
+            session.flush()
+            return _from_row(row)
+
+    def finish(self, key: str, turn: int, after_commit: str, files: tuple[FileChange, ...], status: str) -> None:
+        with self._store.session() as session:
+            row = session.scalars(
+                select(CheckpointTurnRow).where(CheckpointTurnRow.thread_id == key, CheckpointTurnRow.turn == turn)
+            ).one()
+            row.after_commit = after_commit
+            row.files = json.dumps([f.model_dump(mode="json") for f in files])
+            row.status = status
+            row.finished_at = utcnow()
+            row.message_id = session.scalar(select(func.max(MessageRow.id)).where(MessageRow.thread_id == key))
+
+    def turns(self, key: str) -> list[CheckpointTurn]:
+        with self._store.read() as session:
+            rows = session.scalars(
+                select(CheckpointTurnRow).where(CheckpointTurnRow.thread_id == key).order_by(CheckpointTurnRow.turn)
+            )
+            return [_from_row(row) for row in rows]
+
+    def get(self, key: str, turn: int) -> CheckpointTurn | None:
+        with self._store.read() as session:
+            row = session.scalars(
+                select(CheckpointTurnRow).where(CheckpointTurnRow.thread_id == key, CheckpointTurnRow.turn == turn)
+            ).first()
+            return None if row is None else _from_row(row)
+
+    def last(self, key: str) -> CheckpointTurn | None:
+        with self._store.read() as session:
+            row = session.scalars(
+                select(CheckpointTurnRow)
+                .where(CheckpointTurnRow.thread_id == key)
+                .order_by(CheckpointTurnRow.turn.desc())
+                .limit(1)
+            ).first()
+            return None if row is None else _from_row(row)
+
+    def archived_before(self, cutoff: datetime) -> list[str]:
+        """Archived lines, last changed before ``cutoff``, that still have checkpoint rows."""
+        with self._store.read() as session:
+            rows = session.execute(
+                select(ThreadRow.thread_id, ThreadRow.updated_at)
+                .where(ThreadRow.archived.is_(True), ThreadRow.thread_id.in_(select(CheckpointTurnRow.thread_id)))
+                .order_by(ThreadRow.thread_id)
+            )
+            return [key for key, updated in rows if _aware(updated) < cutoff]
+
+    def forget(self, key: str) -> int:
+        """Drop the line's checkpoint rows (its shadow repository is gone); returns how many."""
+        with self._store.session() as session:
+            result = session.execute(delete(CheckpointTurnRow).where(CheckpointTurnRow.thread_id == key))
+            return int(getattr(result, "rowcount", 0) or 0)

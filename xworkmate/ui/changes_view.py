@@ -1,0 +1,816 @@
+"""The Changes tab of the workspace pane (issue 16, item 2; LOOP-1).
+
+What a line's turns changed, from ``SessionController.checkpoints`` (CHECKPOINT_API.md): a scope
+(one turn, the whole line, or the folder's uncommitted work when it is a git repository), the
+files with their +/− counts (``changesFileList``, a Qt item model), one file's unified diff
+(``diffView``, read-only, coloured by line kind), and the ways back: revert a hunk
+(``revertHunkButton``) or a file (``revertFileButton``), restore the folder to before the turn
+(``restoreTurnButton``, optionally forking the line there) and undo that (``undoRestoreButton``).
+
+Everything the controller does here runs git, so it runs on a worker thread
+(``asyncio.to_thread`` on the qasync loop); each answer is applied on the GUI thread only if
+it still answers the latest request (a newer line, scope or file drops it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QShowEvent,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind, RestoreResult, TurnChanges
+from xworkmate.domain.diffs import DiffLineKind, diff_line_kind, hunk_at, hunk_starts
+from xworkmate.ui.background import BackgroundJob, run_off_thread
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+SCOPE_LABELS: dict[ChangeScope, str] = {
+    ChangeScope.TURN: "Turn",
+    ChangeScope.LINE: "Whole line",
+    ChangeScope.UNCOMMITTED: "Uncommitted",
+}
+KIND_LETTERS = {FileChangeKind.ADDED: "A", FileChangeKind.MODIFIED: "M", FileChangeKind.DELETED: "D"}
+_ADDED_COLOUR = QColor(26, 127, 55)
+_REMOVED_COLOUR = QColor(207, 34, 46)
+_HUNK_COLOUR = QColor(5, 80, 174)
+_FILE_COLOUR = QColor(87, 96, 106)
+MIN_BUTTON_WIDTH = 40
+MIN_LIST_HEIGHT = 36
+
+
+def chip_text(changes: TurnChanges) -> str:
+    count = len(changes.files)
+    return f"{count} file{'s' if count != 1 else ''} changed"
+
+
+def turn_chips(turns: Sequence[TurnChanges]) -> dict[int, tuple[int, str]]:
+    """The conversation's chips: the message each turn ends on → (its turn, "n files changed")."""
+    return {t.message_id: (t.turn, chip_text(t)) for t in turns if t.message_id is not None and t.files}
+
+
+def counts_text(change: FileChange) -> tuple[str, str]:
+    if change.too_large:
+        return "large", ""
+    if change.binary:
+        return "binary", ""
+    return f"+{change.additions}", f"−{change.deletions}"
+
+
+def is_git_folder(folder: str | None) -> bool:
+    """Whether the uncommitted scope applies: the line's folder is a repository (or a worktree) of its own."""
+    return bool(folder) and (Path(folder or "") / ".git").exists()
+
+
+# -- the file list -----------------------------------------------------------------------------
+
+
+class ChangedFilesModel(QAbstractTableModel):
+    """The files of one scope: kind letter, path, additions, deletions (read-only, rows from a tuple)."""
+
+    HEADERS = ("", "File", "+", "−")
+    PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._files: tuple[FileChange, ...] = ()
+
+    @property
+    def files(self) -> tuple[FileChange, ...]:
+        return self._files
+
+    def set_files(self, files: Sequence[FileChange]) -> None:
+        self.beginResetModel()
+        self._files = tuple(files)
+        self.endResetModel()
+
+    def row_of(self, path: str) -> int | None:
+        for row, change in enumerate(self._files):
+            if change.path == path:
+                return row
+        return None
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._files)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._files):
+            return None
+        change = self._files[index.row()]
+        column = index.column()
+        if role == self.PATH_ROLE:
+            return change.path
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return KIND_LETTERS[change.kind]
+            if column == 1:
+                mode_only = change.mode_changed and change.kind is FileChangeKind.MODIFIED
+                return change.path + (" (mode)" if mode_only else "")
+            added, removed = counts_text(change)
+            return added if column == 2 else removed
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if column == 2 or (column == 0 and change.kind is FileChangeKind.ADDED):
+                return QBrush(_ADDED_COLOUR)
+            if column == 3 or (column == 0 and change.kind is FileChangeKind.DELETED):
+                return QBrush(_REMOVED_COLOUR)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (2, 3):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            notes = [change.kind.value]
+            if change.binary:
+                notes.append("binary: no text diff")
+            if change.too_large:
+                notes.append("over the size cap: listed, not stored, cannot be reverted")
+            if change.mode_changed:
+                notes.append("executable bit changed")
+            return f"{change.path} — {', '.join(notes)}"
+        return None
+
+
+# -- the diff ----------------------------------------------------------------------------------
+
+
+def _formats() -> dict[DiffLineKind, tuple[QTextCharFormat, QTextBlockFormat]]:
+    def pair(colour: QColor | None, tint: int, bold: bool = False) -> tuple[QTextCharFormat, QTextBlockFormat]:
+        char = QTextCharFormat()
+        block = QTextBlockFormat()
+        if colour is not None:
+            char.setForeground(colour)
+            if tint:
+                background = QColor(colour)
+                background.setAlpha(tint)
+                block.setBackground(background)
+        if bold:
+            char.setFontWeight(QFont.Weight.Bold)
+        return char, block
+
+    return {
+        DiffLineKind.FILE: pair(_FILE_COLOUR, 0, bold=True),
+        DiffLineKind.HUNK: pair(_HUNK_COLOUR, 22),
+        DiffLineKind.ADDED: pair(_ADDED_COLOUR, 26),
+        DiffLineKind.REMOVED: pair(_REMOVED_COLOUR, 26),
+        DiffLineKind.CONTEXT: pair(None, 0),
+        DiffLineKind.NOTE: pair(_FILE_COLOUR, 0),
+    }
+
+
+class DiffView(QPlainTextEdit):
+    """A read-only unified diff (``diffView``): added, removed, hunk-header and file-header lines coloured.
+
+    The patch goes in as one run per stretch of same-kind lines (a few hundred inserts for thousands of
+    lines), each with its colour and a full-width tint; nothing is highlighted line by line afterwards.
+    Signals: ``QPlainTextEdit``'s own (``cursorPositionChanged`` says the hunk under the cursor may differ).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("diffView")
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self._formats = _formats()
+        self._hunks: list[int] = []
+        self._patch = ""
+
+    @property
+    def patch(self) -> str:
+        return self._patch
+
+    @property
+    def hunk_count(self) -> int:
+        return len(self._hunks)
+
+    def set_patch(self, patch: str, *, placeholder: str = "") -> None:
+        self._patch = patch
+        lines = patch.splitlines()
+        self._hunks = hunk_starts(lines)
+        self.setPlaceholderText(placeholder)
+        document = self.document()
+        document.clear()
+        if not lines:
+            return
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        run: list[str] = []
+        run_kind: DiffLineKind | None = None
+        in_hunk = False
+
+        def flush(last: bool) -> None:
+            assert run_kind is not None
+            char, block = self._formats[run_kind]
+            cursor.setBlockFormat(block)
+            cursor.insertText("\n".join(run) if last else "\n".join(run) + "\n", char)
+
+        for line in lines:
+            kind = diff_line_kind(line, in_hunk=in_hunk)
+            in_hunk = kind is not DiffLineKind.FILE and (in_hunk or kind is DiffLineKind.HUNK)
+            if kind is not run_kind and run:
+                flush(False)
+                run = []
+            run_kind = kind
+            run.append(line)
+        flush(True)
+        cursor.endEditBlock()
+        self.moveCursor(QTextCursor.MoveOperation.Start)
+
+    def current_hunk(self) -> int | None:
+        """The 0-based hunk the cursor is in (the numbering ``revert_hunk`` takes), or None above the first."""
+        return hunk_at(self._hunks, self.textCursor().blockNumber())
+
+    def go_to_hunk(self, hunk: int) -> None:
+        if 0 <= hunk < len(self._hunks):
+            block = self.document().findBlockByNumber(self._hunks[hunk])
+            cursor = QTextCursor(block)
+            self.setTextCursor(cursor)
+            self.centerCursor()
+
+
+# -- the restore question ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreChoice:
+    fork: bool
+
+
+RestoreAsker = Callable[[QWidget | None, int], RestoreChoice | None]
+
+
+class RestoreDialog(QDialog):
+    """ "Restore files to before this turn": says what happens, offers to fork the line there too."""
+
+    def __init__(self, parent: QWidget | None, turn: int) -> None:
+        super().__init__(parent)
+        self.setObjectName("restoreTurnDialog")
+        self.setWindowTitle(f"Restore files to before turn {turn}")
+        text = QLabel(
+            f"The line's folder goes back to how it was before turn {turn}: every file that turn and later "
+            "turns changed. Nothing in the conversation is deleted, and “Undo restore” brings the files back."
+        )
+        text.setWordWrap(True)
+        self.fork_check = QCheckBox("Also fork the line at this turn (the fork's model does not see later messages)")
+        self.fork_check.setObjectName("restoreForkCheck")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setText("Restore files")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(text)
+        layout.addWidget(self.fork_check)
+        layout.addWidget(buttons)
+
+    def choice(self) -> RestoreChoice:
+        return RestoreChoice(fork=self.fork_check.isChecked())
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, turn: int) -> RestoreChoice | None:
+        dialog = cls(parent, turn)
+        try:
+            return dialog.choice() if dialog.exec() == QDialog.DialogCode.Accepted else None
+        finally:
+            dialog.deleteLater()
+
+
+# -- the tab ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    turns: tuple[TurnChanges, ...]
+    changes: TurnChanges | None
+    error: str
+    undo_available: bool
+
+
+class ChangesView(QWidget):
+    """The Changes tab (``changesView``): scope and turn pickers, the file list, the diff, revert and restore.
+
+    Signals:
+        chips_changed(str, object): the line's conversation chips, ``{message_id: (turn, text)}``.
+        restored(object): a ``RestoreResult`` (the folder was restored; a fork's key when it forked).
+    Replaceable hook: ``ask_restore`` (a ``RestoreDialog.ask``-shaped callable).
+    """
+
+    chips_changed = Signal(str, object)
+    restored = Signal(object)
+
+    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("changesView")
+        self._controller = controller
+        self._key: str | None = None
+        self._folder: str | None = None
+        self._scope = ChangeScope.TURN
+        self._turn: int | None = None  # None: the last turn that changed files
+        self._loaded: _Loaded | None = None
+        self._path: str | None = None
+        self._stale = True
+        self._generation = 0
+        self._patch_generation = 0
+        self._chips_generation = 0
+        self._busy = False
+        self.ask_restore: RestoreAsker = RestoreDialog.ask
+        self.jobs: set[BackgroundJob[Any]] = set()
+
+        self.scope_picker = QComboBox()
+        self.scope_picker.setObjectName("changesScopePicker")
+        self.scope_picker.setAccessibleName("Changes of")
+        self.turn_picker = QComboBox()
+        self.turn_picker.setObjectName("changesTurnPicker")
+        self.turn_picker.setAccessibleName("Turn")
+        self.summary_label = QLabel()
+        self.summary_label.setObjectName("changesSummaryLabel")
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label = QLabel()
+        self.status_label.setObjectName("changesStatusLabel")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status_label.setVisible(False)
+
+        self.file_model = ChangedFilesModel(self)
+        self.file_list = QTreeView()
+        self.file_list.setObjectName("changesFileList")
+        self.file_list.setModel(self.file_model)
+        self.file_list.setRootIsDecorated(False)
+        self.file_list.setUniformRowHeights(True)
+        self.file_list.setAllColumnsShowFocus(True)
+        self.file_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.file_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.file_list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = self.file_list.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.diff_view = DiffView()
+
+        self.revert_file_button = QPushButton("Revert file")
+        self.revert_file_button.setObjectName("revertFileButton")
+        self.revert_file_button.setToolTip("Put this file back as it was before the turn")
+        self.revert_hunk_button = QPushButton("Revert hunk")
+        self.revert_hunk_button.setObjectName("revertHunkButton")
+        self.revert_hunk_button.setToolTip("Take back the hunk under the cursor in the diff")
+        self.restore_button = QPushButton("Restore files to before this turn")
+        self.restore_button.setObjectName("restoreTurnButton")
+        self.restore_button.setToolTip("Put the whole folder back as it was before this turn (it can be undone)")
+        self.undo_button = QPushButton("Undo restore")
+        self.undo_button.setObjectName("undoRestoreButton")
+        self.undo_button.setToolTip("Bring the files back as they were before the last restore or revert")
+        self.undo_button.setVisible(False)
+        # They may shrink with the pane (their tooltips say it all): the tab must not widen the narrowest window.
+        for button in (self.revert_file_button, self.revert_hunk_button, self.restore_button, self.undo_button):
+            button.setMinimumWidth(MIN_BUTTON_WIDTH)
+        for picker in (self.scope_picker, self.turn_picker):
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            picker.setMinimumContentsLength(4)
+            picker.setMinimumWidth(MIN_BUTTON_WIDTH)
+        for view in (self.file_list, self.diff_view):
+            view.setMinimumHeight(MIN_LIST_HEIGHT)
+
+        pickers = QHBoxLayout()
+        pickers.addWidget(self.scope_picker)
+        pickers.addWidget(self.turn_picker, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("changesSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.file_list)
+        self.splitter.addWidget(self.diff_view)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        reverts = QHBoxLayout()
+        reverts.addWidget(self.revert_file_button)
+        reverts.addWidget(self.revert_hunk_button)
+        reverts.addStretch(1)
+        restores = QHBoxLayout()
+        restores.addWidget(self.restore_button)
+        restores.addWidget(self.undo_button)
+        restores.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addLayout(pickers)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.splitter, 1)
+        layout.addLayout(reverts)
+        layout.addLayout(restores)
+
+        self.scope_picker.currentIndexChanged.connect(self.on_scope_picked)
+        self.turn_picker.currentIndexChanged.connect(self.on_turn_picked)
+        self.file_list.selectionModel().currentRowChanged.connect(self.on_file_selected)
+        self.diff_view.cursorPositionChanged.connect(self._show_buttons)
+        self.revert_file_button.clicked.connect(self.on_revert_file_requested)
+        self.revert_hunk_button.clicked.connect(self.on_revert_hunk_requested)
+        self.restore_button.clicked.connect(self.on_restore_requested)
+        self.undo_button.clicked.connect(self.on_undo_requested)
+        self._fill_scopes()
+        self._show_buttons()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def key(self) -> str | None:
+        return self._key
+
+    @property
+    def scope(self) -> ChangeScope:
+        return self._scope
+
+    @property
+    def changes(self) -> TurnChanges | None:
+        return self._loaded.changes if self._loaded is not None else None
+
+    @property
+    def shown_turn(self) -> int | None:
+        """The turn the TURN scope shows (the picked one, else the last that changed files)."""
+        changes = self.changes
+        return changes.turn if changes is not None and changes.scope is ChangeScope.TURN else None
+
+    @property
+    def busy(self) -> bool:
+        """Whether an answer from the controller is still to come."""
+        return bool(self.jobs)
+
+    # -- the window tells it what to show -----------------------------------------------------------
+
+    def show_line(self, key: str, folder: str | None) -> None:
+        """The shown line (ISO-5): a new key starts from its last turn; its chips load at once."""
+        if key != self._key:
+            self._key = key
+            self._scope = ChangeScope.TURN
+            self._turn = None
+            self._path = None
+            self._loaded = None
+            self.file_model.set_files(())
+            self.diff_view.set_patch("")
+            self.show_status("")
+        self._folder = folder
+        self._fill_scopes()
+        self.load_chips()
+        self.refresh()
+
+    def open_turn(self, turn: int) -> None:
+        """A chip in the conversation was clicked: that turn's changes."""
+        self._scope = ChangeScope.TURN
+        self._turn = turn
+        self._path = None
+        self._fill_scopes()
+        self.refresh(force=True)
+
+    def on_changes_recorded(self, key: str) -> None:
+        """``ChangesRecorded``: a turn's changes were stored or a revert changed the folder."""
+        if key == self._key:
+            self.load_chips()
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+    # -- loading ------------------------------------------------------------------------------------
+
+    def refresh(self, *, force: bool = False) -> None:
+        """Read the scope's changes again off the GUI thread (only when the tab shows, unless ``force``)."""
+        if self._key is None:
+            return
+        if not (force or self.isVisible()):
+            self._stale = True
+            return
+        self._stale = False
+        self._generation += 1
+        generation, key, scope, turn = self._generation, self._key, self._scope, self._turn
+        checkpoints = self._controller.checkpoints
+
+        def load() -> _Loaded:
+            turns = tuple(checkpoints.turns(key))
+            error = ""
+            changes: TurnChanges | None = None
+            try:
+                if scope is ChangeScope.TURN:
+                    wanted = turn if turn is not None else (turns[-1].turn if turns else None)
+                    changes = checkpoints.changes(key, scope, wanted) if wanted is not None else None
+                else:
+                    changes = checkpoints.changes(key, scope)
+            except ValueError as exc:  # CheckpointError: one line
+                error = str(exc)
+            try:
+                undo = checkpoints.undo_available(key)
+            except ValueError:
+                undo = False
+            return _Loaded(turns, changes, error, undo)
+
+        self._start(load, lambda loaded: self._apply(generation, loaded))
+
+    def load_chips(self) -> None:
+        if self._key is None:
+            return
+        self._chips_generation += 1
+        generation, key = self._chips_generation, self._key
+        checkpoints = self._controller.checkpoints
+
+        def apply(turns: list[TurnChanges]) -> None:
+            if generation == self._chips_generation:
+                self.chips_changed.emit(key, turn_chips(turns))
+
+        self._start(lambda: checkpoints.turns(key), apply)
+
+    def _apply(self, generation: int, loaded: _Loaded) -> None:
+        if generation != self._generation:
+            return  # a newer request is on its way
+        self._loaded = loaded
+        self._fill_turns(loaded.turns, loaded.changes)
+        changes = loaded.changes
+        self.summary_label.setText(self._summary(loaded))
+        if loaded.error:
+            self.show_status(loaded.error)
+        files = changes.files if changes is not None else ()
+        self.file_model.set_files(files)
+        self.undo_button.setVisible(loaded.undo_available)
+        row = self.file_model.row_of(self._path) if self._path is not None else None
+        if row is None and files:
+            row = 0
+        if row is not None:
+            self.file_list.setCurrentIndex(self.file_model.index(row, 1))
+        else:
+            self._path = None
+            self.diff_view.set_patch("", placeholder="No file to show.")
+        self._show_buttons()
+
+    def _summary(self, loaded: _Loaded) -> str:
+        changes = loaded.changes
+        if changes is None:
+            if self._scope is ChangeScope.TURN and not loaded.turns:
+                return "No turn on this line has changed files yet."
+            return ""
+        files = changes.files
+        added = sum(f.additions for f in files)
+        removed = sum(f.deletions for f in files)
+        count = f"{len(files)} file{'s' if len(files) != 1 else ''} (+{added} −{removed})"
+        if changes.scope is ChangeScope.TURN:
+            return f"Turn {changes.turn} changed {count}." if files else f"Turn {changes.turn} changed no files."
+        if changes.scope is ChangeScope.LINE:
+            return f"This line's turns changed {count} in all." if files else "This line's turns changed no files."
+        return f"Uncommitted in this repository: {count}." if files else "Nothing uncommitted in this repository."
+
+    def _load_patch(self, path: str) -> None:
+        if self._key is None or self._loaded is None or self._loaded.changes is None:
+            return
+        self._patch_generation += 1
+        generation, key, changes = self._patch_generation, self._key, self._loaded.changes
+        turn = changes.turn if changes.scope is ChangeScope.TURN else None
+        checkpoints = self._controller.checkpoints
+        change = next((f for f in changes.files if f.path == path), None)
+
+        def apply(patch: str) -> None:
+            if generation != self._patch_generation:
+                return
+            note = ""
+            if not patch and change is not None:
+                note = (
+                    f"{path} is over the size cap: it was listed, not stored."
+                    if change.too_large
+                    else f"{path} is binary: there is no text diff."
+                    if change.binary
+                    else f"{path}: no text changes (only its mode changed)."
+                )
+            self.diff_view.set_patch(patch, placeholder=note)
+            self._show_buttons()
+
+        self._start(lambda: checkpoints.file_patch(key, path, changes.scope, turn), apply)
+
+    def _start(
+        self,
+        work: Callable[[], T],
+        on_result: Callable[[T], None],
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        """Run ``work`` on the pool; its answer (or its one-line failure) is applied on the GUI thread."""
+        jobs = self.jobs
+        holder: list[BackgroundJob[T]] = []
+
+        def done(result: T) -> None:
+            jobs.difference_update(holder)
+            on_result(result)
+
+        def failed(exc: BaseException) -> None:
+            jobs.difference_update(holder)
+            if not isinstance(exc, (ValueError, LookupError, OSError)):
+                log.error("changes view", exc_info=exc)
+            self.show_status(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            if on_error is not None:
+                on_error(exc)
+            self._show_buttons()
+
+        holder.append(run_off_thread(work, done, failed, parent=self))
+        jobs.update(holder)
+
+    # -- pickers -----------------------------------------------------------------------------------
+
+    def _fill_scopes(self) -> None:
+        scopes = [ChangeScope.TURN, ChangeScope.LINE]
+        if is_git_folder(self._folder):
+            scopes.append(ChangeScope.UNCOMMITTED)
+        if self._scope not in scopes:
+            self._scope = ChangeScope.TURN
+        blocked = self.scope_picker.blockSignals(True)
+        self.scope_picker.clear()
+        for scope in scopes:
+            self.scope_picker.addItem(SCOPE_LABELS[scope], scope.value)
+        self.scope_picker.setCurrentIndex(scopes.index(self._scope))
+        self.scope_picker.blockSignals(blocked)
+        self.turn_picker.setEnabled(self._scope is ChangeScope.TURN)
+
+    def _fill_turns(self, turns: Sequence[TurnChanges], shown: TurnChanges | None) -> None:
+        blocked = self.turn_picker.blockSignals(True)
+        self.turn_picker.clear()
+        for number, item in enumerate(turns):
+            last = " (last)" if number == len(turns) - 1 else ""
+            self.turn_picker.addItem(f"Turn {item.turn}{last} · {chip_text(item)}", item.turn)
+        if shown is not None and shown.scope is ChangeScope.TURN:
+            index = self.turn_picker.findData(shown.turn)
+            if index < 0:  # a turn that changed nothing, opened by number
+                self.turn_picker.addItem(f"Turn {shown.turn} · no files changed", shown.turn)
+                index = self.turn_picker.count() - 1
+            self.turn_picker.setCurrentIndex(index)
+        self.turn_picker.setEnabled(self._scope is ChangeScope.TURN and self.turn_picker.count() > 0)
+        self.turn_picker.blockSignals(blocked)
+
+    def on_scope_picked(self, index: int) -> None:
+        if index < 0:
+            return
+        self._scope = ChangeScope(self.scope_picker.itemData(index))
+        self.turn_picker.setEnabled(self._scope is ChangeScope.TURN)
+        self.show_status("")
+        self.refresh(force=True)
+
+    def on_turn_picked(self, index: int) -> None:
+        if index < 0:
+            return
+        self._turn = int(self.turn_picker.itemData(index))
+        self.show_status("")
+        self.refresh(force=True)
+
+    def on_file_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        path = current.data(ChangedFilesModel.PATH_ROLE) if current.isValid() else None
+        self._path = str(path) if path else None
+        if self._path is None:
+            self.diff_view.set_patch("")
+        else:
+            self._load_patch(self._path)
+        self._show_buttons()
+
+    # -- what the buttons may do -----------------------------------------------------------------------
+
+    def _revertable(self) -> FileChange | None:
+        """The selected file, when the shown scope is one turn and the file has a stored copy."""
+        changes = self.changes
+        if self._busy or changes is None or changes.scope is not ChangeScope.TURN or self._path is None:
+            return None
+        change = next((f for f in changes.files if f.path == self._path), None)
+        return change if change is not None and not change.too_large else None
+
+    def _show_buttons(self) -> None:
+        change = self._revertable()
+        self.revert_file_button.setEnabled(change is not None)
+        hunk = self.diff_view.current_hunk() if change is not None else None
+        self.revert_hunk_button.setEnabled(hunk is not None)
+        self.revert_hunk_button.setText(f"Revert hunk {hunk + 1}" if hunk is not None else "Revert hunk")
+        changes = self.changes
+        turn_scope = changes is not None and changes.scope is ChangeScope.TURN
+        self.restore_button.setEnabled(not self._busy and turn_scope and changes is not None and changes.restorable)
+        self.restore_button.setToolTip(
+            f"Put the whole folder back as it was before turn {changes.turn} (it can be undone)"
+            if turn_scope and changes is not None
+            else "Pick “Turn”: a restore goes back to before one turn"
+        )
+        self.undo_button.setEnabled(not self._busy)
+        tip = "Revert works on one turn's changes: pick “Turn”" if not turn_scope else ""
+        for button in (self.revert_file_button, self.revert_hunk_button):
+            button.setStatusTip(tip)
+
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setVisible(bool(text))
+
+    # -- changing the folder --------------------------------------------------------------------------
+
+    def _mutate(self, work: Callable[[], T], done: Callable[[T], None]) -> None:
+        """Run a revert, restore or undo off the GUI thread; one at a time; read the changes again after."""
+        self._busy = True
+        self._show_buttons()
+
+        def finished(result: T) -> None:
+            self._busy = False
+            done(result)
+            self.load_chips()
+            self.refresh(force=True)
+
+        def failed(_exc: BaseException) -> None:
+            self._busy = False
+            self.refresh(force=True)
+
+        self._start(work, finished, failed)
+
+    def on_revert_file_requested(self) -> None:
+        change, turn, key = self._revertable(), self.shown_turn, self._key
+        if change is None or turn is None or key is None:
+            return
+        path = change.path
+        checkpoints = self._controller.checkpoints
+        self._mutate(
+            lambda: checkpoints.revert_file(key, path, turn),
+            lambda _none: self.show_status(f"{path} is back as it was before turn {turn}."),
+        )
+
+    def on_revert_hunk_requested(self) -> None:
+        change, turn, key, hunk = self._revertable(), self.shown_turn, self._key, self.diff_view.current_hunk()
+        if change is None or turn is None or key is None or hunk is None:
+            return
+        path = change.path
+        checkpoints = self._controller.checkpoints
+        self._mutate(
+            lambda: checkpoints.revert_hunk(key, path, turn, hunk),
+            lambda _none: self.show_status(f"Hunk {hunk + 1} of {path} from turn {turn} was taken back."),
+        )
+
+    def on_restore_requested(self) -> None:
+        turn, key = self.shown_turn, self._key
+        if turn is None or key is None:
+            return
+        choice = self.ask_restore(self, turn)
+        if choice is None:
+            return
+        checkpoints = self._controller.checkpoints
+
+        def done(result: RestoreResult) -> None:
+            forked = f" The line was forked there as {result.fork_key}." if result.fork_key else ""
+            self.show_status(f"The files are back as they were before turn {result.turn}.{forked}")
+            self.restored.emit(result)
+
+        self._mutate(lambda: checkpoints.restore(key, turn, fork=choice.fork), done)
+
+    def on_undo_requested(self) -> None:
+        key = self._key
+        if key is None:
+            return
+        checkpoints = self._controller.checkpoints
+        self._mutate(
+            lambda: checkpoints.undo_restore(key),
+            lambda _none: self.show_status("The restore was undone: the files are back as they were before it."),
+        )

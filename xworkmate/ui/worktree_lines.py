@@ -1,0 +1,258 @@
+"""Worktree lines in the window (issue 16, item 4): the "New task line in a git worktree…" dialog and the
+questions archiving one asks. Each behind an ``ask`` classmethod (STYLE 6) the window keeps as a hook.
+
+The git work itself runs in the controller, off the GUI thread (``*_off_thread``); ``run_in_background``
+schedules it on the qasync loop and applies the result on the GUI thread, with no nested event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.controllers import SessionController, WorktreeDirtyError
+from xworkmate.domain.runs import NotRunnable
+from xworkmate.domain.threads import TaskThread
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_background: set[asyncio.Task[Any]] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class WorktreeRequest:
+    """What the person asked for: a repository folder and, optionally, the new branch's name."""
+
+    repo: str
+    branch: str | None
+
+
+WorktreeAsker = Callable[[QWidget | None, str], WorktreeRequest | None]
+ArchiveAsker = Callable[[QWidget | None, TaskThread], bool]
+ForceAsker = Callable[[QWidget | None, str], bool]
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.get_event_loop_policy().get_event_loop()
+
+
+def run_in_background(
+    coro: Coroutine[Any, Any, T], on_result: Callable[[T], None], on_error: Callable[[BaseException], None]
+) -> asyncio.Task[T]:
+    """Run ``coro`` on the qasync loop; ``on_result`` or ``on_error`` runs on the GUI thread when it ends."""
+    task = _event_loop().create_task(coro)
+    _background.add(task)
+
+    def done(finished: asyncio.Task[T]) -> None:
+        _background.discard(finished)
+        if finished.cancelled():
+            return
+        exc = finished.exception()
+        if exc is not None:
+            on_error(exc)
+        else:
+            on_result(finished.result())
+
+    task.add_done_callback(done)
+    return task
+
+
+class WorktreeLineDialog(QDialog):
+    """Asks for a repository folder and a branch name for a new worktree line.
+
+    objectNames: ``worktreeLineDialog``, ``worktreeRepoEdit``, ``worktreeRepoBrowseButton``,
+    ``worktreeBranchEdit``. Signals: none of its own (``accepted``/``rejected`` from ``QDialog``).
+    """
+
+    def __init__(self, parent: QWidget | None, start_dir: str) -> None:
+        super().__init__(parent)
+        self.setObjectName("worktreeLineDialog")
+        self.setWindowTitle("New task line in a git worktree")
+        self._start_dir = start_dir
+        intro = QLabel(
+            "The line gets its own git worktree of the repository, on a new branch, in its own folder. "
+            "Archiving the line removes the worktree and keeps the branch."
+        )
+        intro.setWordWrap(True)
+        self.repo_edit = QLineEdit()
+        self.repo_edit.setObjectName("worktreeRepoEdit")
+        self.repo_edit.setPlaceholderText("a folder in a git repository")
+        self.browse_button = QPushButton("Choose…")
+        self.browse_button.setObjectName("worktreeRepoBrowseButton")
+        self.branch_edit = QLineEdit()
+        self.branch_edit.setObjectName("worktreeBranchEdit")
+        self.branch_edit.setPlaceholderText("default: xworkmate/<the line's folder name>")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setText("Create line")
+        self.ok_button.setEnabled(False)
+
+        repo_row = QHBoxLayout()
+        repo_row.addWidget(self.repo_edit, 1)
+        repo_row.addWidget(self.browse_button)
+        form = QFormLayout()
+        form.addRow("Repository:", repo_row)
+        form.addRow("New branch:", self.branch_edit)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.buttons)
+
+        self.repo_edit.textChanged.connect(self.on_repo_changed)
+        self.browse_button.clicked.connect(self.on_browse_requested)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.resize(520, self.sizeHint().height())
+
+    def on_repo_changed(self, text: str) -> None:
+        self.ok_button.setEnabled(bool(text.strip()))
+
+    def on_browse_requested(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(
+            self, "Choose the repository", self.repo_edit.text() or self._start_dir
+        )
+        if chosen:
+            self.repo_edit.setText(chosen)
+
+    def request(self) -> WorktreeRequest:
+        """What the fields say; an empty branch field means the default name (the controller checks both)."""
+        branch = self.branch_edit.text()
+        return WorktreeRequest(repo=self.repo_edit.text().strip(), branch=branch if branch.strip() else None)
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, start_dir: str) -> WorktreeRequest | None:
+        dialog = cls(parent, start_dir)
+        try:
+            return dialog.request() if dialog.exec() == QDialog.DialogCode.Accepted else None
+        finally:
+            dialog.deleteLater()
+
+
+class WorktreeArchiveDialog:
+    """Archiving a worktree line: removing its worktree is said first; the branch stays."""
+
+    @classmethod
+    def text(cls, thread: TaskThread) -> str:
+        binding = thread.workspace_binding
+        return (
+            f"Archiving “{thread.title}” removes its git worktree at {binding.path}. "
+            f"The branch {binding.branch} stays in {binding.repo}; unarchiving checks it out there again."
+        )
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, thread: TaskThread) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, "Archive worktree line", cls.text(thread), parent=parent)
+        box.setObjectName("worktreeArchiveDialog")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText("Archive and remove worktree")
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+
+class WorktreeForceDialog:
+    """The worktree has uncommitted changes: remove it anyway (they are lost) only if the person says so."""
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, reason: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Uncommitted changes", reason, parent=parent)
+        box.setObjectName("worktreeForceDialog")
+        box.setInformativeText("Removing the worktree anyway loses those changes. The branch stays.")
+        box.setStandardButtons(QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Discard).setText("Remove anyway")
+        return box.exec() == QMessageBox.StandardButton.Discard
+
+
+class WorktreeLineFlow:
+    """The window's worktree-line actions: create from the dialog, archive (ask, then remove), unarchive.
+
+    Hooks tests replace (STYLE 6): ``ask_worktree``, ``confirm_archive``, ``confirm_force``.
+    ``created(thread)`` is called with a new line once it is stored; ``show_error`` gets one line.
+    """
+
+    def __init__(
+        self,
+        parent: QWidget,
+        controller: SessionController,
+        *,
+        show_error: Callable[[str], None],
+        created: Callable[[TaskThread], None],
+    ) -> None:
+        self._parent = parent
+        self._controller = controller
+        self._show_error = show_error
+        self._created = created
+        self.ask_worktree: WorktreeAsker = WorktreeLineDialog.ask
+        self.confirm_archive: ArchiveAsker = WorktreeArchiveDialog.ask
+        self.confirm_force: ForceAsker = WorktreeForceDialog.ask
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    def _run(
+        self, coro: Coroutine[Any, Any, T], on_result: Callable[[T], None], what: str, *, key: str | None = None
+    ) -> None:
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, WorktreeDirtyError) and key is not None:
+                self._show_error(f"Not archived — {exc}")
+                # Asked from a timer, not from inside the loop's callback: no nested loop in a coroutine's wake.
+                QTimer.singleShot(0, partial(self._ask_force, key, exc))
+            elif isinstance(exc, (ValueError, LookupError, NotRunnable, OSError)):
+                self._show_error(f"{what} — {exc}")
+            else:
+                log.error("worktree line: %s", what, exc_info=exc)
+                self._show_error(f"{what} — {exc}")
+
+        task = run_in_background(coro, on_result, failed)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def new_line(self, start_dir: str) -> None:
+        """File → "New task line in a git worktree…"."""
+        request = self.ask_worktree(self._parent, start_dir)
+        if request is None:
+            return
+        self._run(
+            self._controller.create_worktree_line_off_thread(request.repo, branch=request.branch),
+            self._created,
+            "Could not create the worktree line",
+        )
+
+    def archive(self, thread: TaskThread) -> None:
+        if not self.confirm_archive(self._parent, thread):
+            return
+        key = thread.thread_id
+        self._run(self._controller.archive_line_off_thread(key), _ignore, "Could not archive the line", key=key)
+
+    def _ask_force(self, key: str, refused: WorktreeDirtyError) -> None:
+        if not self.confirm_force(self._parent, str(refused)):
+            return
+        self._run(self._controller.archive_line_off_thread(key, force=True), _ignore, "Could not archive the line")
+
+    def unarchive(self, thread: TaskThread) -> None:
+        self._run(self._controller.unarchive_line_off_thread(thread.thread_id), _ignore, "Could not unarchive the line")
+
+
+def _ignore(_thread: TaskThread) -> None:
+    """The controller's ``LineUpdated`` redraws the window; nothing else to apply."""

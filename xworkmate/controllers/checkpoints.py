@@ -100,7 +100,7 @@ class CheckpointController:
     def _key(self, key: str) -> str:
         try:
             return self._controller.get_thread(key).thread_id
-        except LookupError as exc:
+        except (LookupError, ValueError) as exc:  # an unknown or malformed key
             raise CheckpointError(str(exc).strip("'\"")) from None
 
     # -- settings --------------------------------------------------------------

@@ -296,10 +296,11 @@ class CheckpointController:
             raise CheckpointError(f"{path} is over the size cap, so turn {turn} kept no copy to revert to")
         repo = self._repo(key)
         row = self._row(key, turn)
-        undo = repo.snapshot(f"before reverting {path} to before turn {turn}")
-        repo.restore_path(row.before_commit, path)
-        repo.snapshot(f"reverted {path} to before turn {turn}")
-        repo.set_undo(undo.commit)
+        with repo.lock:
+            undo = repo.snapshot(f"before reverting {path} to before turn {turn}")
+            repo.restore_path(row.before_commit, path)
+            repo.snapshot(f"reverted {path} to before turn {turn}")
+            repo.set_undo(undo.commit)
         self._emit(ChangesRecorded(key=key, turn=turn))
 
     @_one_line
@@ -315,15 +316,16 @@ class CheckpointController:
         if not 0 <= hunk_index < len(hunks):
             raise CheckpointError(f"turn {turn} changed {path} in {len(hunks)} hunk(s); there is no hunk {hunk_index}")
         repo = self._repo(key)
-        undo = repo.snapshot(f"before reverting a hunk of {path} (turn {turn})")
-        try:
-            repo.apply_reverse(header + hunks[hunk_index])
-        except HunkDoesNotApply:
-            raise CheckpointError(
-                f"hunk {hunk_index} of {path} no longer matches the file (it changed after turn {turn})"
-            ) from None
-        repo.snapshot(f"reverted hunk {hunk_index} of {path} (turn {turn})")
-        repo.set_undo(undo.commit)
+        with repo.lock:
+            undo = repo.snapshot(f"before reverting a hunk of {path} (turn {turn})")
+            try:
+                repo.apply_reverse(header + hunks[hunk_index])
+            except HunkDoesNotApply:
+                raise CheckpointError(
+                    f"hunk {hunk_index} of {path} no longer matches the file (it changed after turn {turn})"
+                ) from None
+            repo.snapshot(f"reverted hunk {hunk_index} of {path} (turn {turn})")
+            repo.set_undo(undo.commit)
         self._emit(ChangesRecorded(key=key, turn=turn))
 
     @_one_line
@@ -334,12 +336,13 @@ class CheckpointController:
         self._refuse_running(key, "restoring")
         row = self._row(key, turn)
         repo = self._repo(key)
-        if not force:
-            self._refuse_dirty(key, repo, "restore")
-        undo = repo.snapshot(f"before restoring to before turn {turn}")
-        repo.checkout_tree(repo.tree_of(row.before_commit))
-        repo.snapshot(f"restored to before turn {turn}")
-        repo.set_undo(undo.commit)
+        with repo.lock:
+            if not force:
+                self._refuse_dirty(key, repo, "restore")
+            undo = repo.snapshot(f"before restoring to before turn {turn}")
+            repo.checkout_tree(repo.tree_of(row.before_commit))
+            repo.snapshot(f"restored to before turn {turn}")
+            repo.set_undo(undo.commit)
         fork_key = None
         if fork:
             thread = self._controller.dispatch.fork(key, before_id=row.fork_before_id)
@@ -359,12 +362,13 @@ class CheckpointController:
         point = repo.undo_point() if repo.git_dir.is_dir() else None
         if point is None:
             raise CheckpointError(f"line {key} has no restore to undo")
-        if not force:
-            self._refuse_dirty(key, repo, "undo the restore")
-        repo.snapshot("before undoing a restore")
-        repo.checkout_tree(repo.tree_of(point))
-        repo.snapshot("undid a restore")
-        repo.clear_undo()
+        with repo.lock:
+            if not force:
+                self._refuse_dirty(key, repo, "undo the restore")
+            repo.snapshot("before undoing a restore")
+            repo.checkout_tree(repo.tree_of(point))
+            repo.snapshot("undid a restore")
+            repo.clear_undo()
         last = self._rows.last(key)
         self._emit(ChangesRecorded(key=key, turn=last.turn if last else 0))
 

@@ -307,3 +307,17 @@ def test_a_failed_turn_is_checkpointed_too(agent: SessionController, openai_serv
     )
     agent.checkpoints.restore(key, 1)
     assert not (folder / "half.txt").exists()
+
+
+def test_a_checkpoint_that_cannot_be_taken_never_stops_the_turn(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """ERR-1: the data folder's checkpoints/ is a file here, so git cannot make the shadow repository."""
+    agent.checkpoints.root.parent.mkdir(parents=True, exist_ok=True)
+    agent.checkpoints.root.write_text("not a folder")
+    key, folder = full_line(agent)
+    openai_server.script(ToolCallReply([shell("echo x > x.txt", "s")]), TextReply(["ok"]))
+    run(agent, key, "write x")
+    assert (folder / "x.txt").read_text() == "x\n"
+    with pytest.raises(CheckpointError, match="has no checkpointed turn yet"):
+        agent.checkpoints.changes(key)

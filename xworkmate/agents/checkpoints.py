@@ -401,9 +401,11 @@ class FolderRepo:
     def changes(self) -> tuple[FileChange, ...]:
         base = self._base()
         files: dict[str, FileChange] = {}
-        raw = self._git("diff", "--no-ext-diff", "--no-renames", "-z", "--raw", base).split(b"\0")
+        raw = self._git("diff", "--no-ext-diff", "--no-textconv", "--no-renames", "-z", "--raw", base).split(b"\0")
         counts: dict[str, tuple[int, int, bool]] = {}
-        for entry in self._git("diff", "--no-ext-diff", "--no-renames", "-z", "--numstat", base).split(b"\0"):
+        for entry in self._git("diff", "--no-ext-diff", "--no-textconv", "--no-renames", "-z", "--numstat", base).split(
+            b"\0"
+        ):
             if entry:
                 a, d, p = entry.split(b"\t", 2)
                 counts[p.decode("utf-8", "surrogateescape")] = (
@@ -437,10 +439,20 @@ class FolderRepo:
         in_head = self._git("ls-tree", "-z", "HEAD", "--", path).strip() if self._base() != EMPTY_TREE else b""
         if tracked or in_head:
             out = self._git(
-                "diff", "--no-color", "--no-ext-diff", "--no-renames", "--full-index", self._base(), "--", path
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-renames",
+                "--full-index",
+                self._base(),
+                "--",
+                path,
             )
         else:
-            out = self._git("diff", "--no-color", "--no-index", "--", "/dev/null", path)
+            out = self._git(
+                "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-index", "--", "/dev/null", path
+            )
         if b"\nBinary files " in out or b"\nGIT binary patch" in out:
             return ""
         return out.decode("utf-8", "replace")

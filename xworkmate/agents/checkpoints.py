@@ -45,7 +45,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SNAPSHOT_REF = "refs/xworkmate/snapshots"
 UNDO_REF = "refs/xworkmate/undo"
 _AUTHOR = ("XWorkmate", "checkpoints@xworkmate.invalid")
-_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 _HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
@@ -68,9 +68,10 @@ class Snapshot:
     created: bool  # False: the tree was the last snapshot's, no commit was made
 
 
-def _lock_for(git_dir: Path) -> threading.Lock:
+def _lock_for(git_dir: Path) -> threading.RLock:
+    """One lock per shadow repository in this process: a restore holds it across its steps."""
     with _LOCKS_GUARD:
-        return _LOCKS.setdefault(str(git_dir), threading.Lock())
+        return _LOCKS.setdefault(str(git_dir), threading.RLock())
 
 
 class ShadowRepo:
@@ -400,9 +401,11 @@ class FolderRepo:
     def changes(self) -> tuple[FileChange, ...]:
         base = self._base()
         files: dict[str, FileChange] = {}
-        raw = self._git("diff", "--no-ext-diff", "--no-renames", "-z", "--raw", base).split(b"\0")
+        raw = self._git("diff", "--no-ext-diff", "--no-textconv", "--no-renames", "-z", "--raw", base).split(b"\0")
         counts: dict[str, tuple[int, int, bool]] = {}
-        for entry in self._git("diff", "--no-ext-diff", "--no-renames", "-z", "--numstat", base).split(b"\0"):
+        for entry in self._git("diff", "--no-ext-diff", "--no-textconv", "--no-renames", "-z", "--numstat", base).split(
+            b"\0"
+        ):
             if entry:
                 a, d, p = entry.split(b"\t", 2)
                 counts[p.decode("utf-8", "surrogateescape")] = (
@@ -436,10 +439,20 @@ class FolderRepo:
         in_head = self._git("ls-tree", "-z", "HEAD", "--", path).strip() if self._base() != EMPTY_TREE else b""
         if tracked or in_head:
             out = self._git(
-                "diff", "--no-color", "--no-ext-diff", "--no-renames", "--full-index", self._base(), "--", path
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-renames",
+                "--full-index",
+                self._base(),
+                "--",
+                path,
             )
         else:
-            out = self._git("diff", "--no-color", "--no-index", "--", "/dev/null", path)
+            out = self._git(
+                "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-index", "--", "/dev/null", path
+            )
         if b"\nBinary files " in out or b"\nGIT binary patch" in out:
             return ""
         return out.decode("utf-8", "replace")

@@ -719,6 +719,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--provider", metavar="NAME", help="use this provider for the turn")
     run.add_argument("--json", action="store_true")
     run.set_defaults(func=cmd_run)
+
+    from xworkmate.cli_search import add_search_and_export_commands  # LOOP-3
+
+    add_search_and_export_commands(sub)
     return parser
 
 

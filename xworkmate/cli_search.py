@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.export import ExportWriteError, save_export
 from xworkmate.domain.export import ExportFormat
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT
 from xworkmate.terminal_text import escape_for_terminal, json_text
@@ -58,11 +59,10 @@ def cmd_export(args: argparse.Namespace, controller: SessionController) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
-    path = Path(args.output).expanduser()
     try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        path = save_export(text, Path(args.output).expanduser())
+    except ExportWriteError as exc:
+        raise CliError(str(exc)) from exc
     print(f"exported {args.key} to {path}")
     return 0
 

@@ -13,6 +13,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from xworkmate.domain.export import (
     ExportedLine,
@@ -30,9 +31,22 @@ from xworkmate.logfile import redact_secrets
 from xworkmate.store import Store
 from xworkmate.store.repositories import utcnow
 
-__all__ = ["build_export", "export_text", "register_provider_keys"]
+__all__ = ["ExportWriteError", "build_export", "export_text", "register_provider_keys", "save_export"]
 
 SourcesReader = Callable[[str], list[Message]]
+
+
+class ExportWriteError(OSError):
+    """The export could not be written; the message is one line naming the file (ERR-1)."""
+
+
+def save_export(text: str, path: Path) -> Path:
+    """Write an export's text to ``path`` (UTF-8); ``ExportWriteError`` in one line when it cannot be."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ExportWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
 
 
 def register_provider_keys(store: Store) -> None:

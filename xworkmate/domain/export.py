@@ -117,6 +117,12 @@ class LineExport(BaseModel):
         return self.lines[0]
 
 
+def export_file_name(title: str, fmt: ExportFormat) -> str:
+    """A file name for a line's export: its title, made safe on every OS, and the format's suffix."""
+    stem = re.sub(r"[^\w\-]+", "-", title, flags=re.UNICODE).strip("-")[:60] or "line"
+    return f"{stem}.{fmt.value}"
+
+
 def message_from_stored(
     *,
     id: int,

@@ -23,6 +23,7 @@ SUITES = {
     "evidence": "benchmarks.bench_evidence",
     "sandbox": "benchmarks.bench_sandbox",
     "concurrent_start": "benchmarks.bench_concurrent_start",
+    "search": "benchmarks.bench_search",
 }
 
 

@@ -42,13 +42,10 @@ def search_lines(
     parsed = parse_query(query)
     if parsed.empty:
         return SearchResults(query=query)
-    repository = SearchRepository(store)
-    found = repository.messages(parsed, viewer=viewer, line=line, limit=limit + 1)
+    # Titles: every line the viewer may read, archived included (a bounded scan: lines are few).
+    found, visible = SearchRepository(store).find(parsed, viewer=viewer, line=line, limit=limit + 1)
     truncated = len(found) > limit
     found = found[:limit]
-
-    # Titles: every line the viewer may read, archived included (a bounded scan: lines are few).
-    visible = repository.threads(viewer=viewer, keys=[line] if line is not None else None)
     titled = {t.thread_id: (t, spans) for t in visible if (spans := match_spans(t.title, parsed)) is not None}
     threads = {t.thread_id: t for t in visible}
 

@@ -49,7 +49,8 @@ __all__ = [
 
 _SQLITE_DDL = (
     # 'ascii' splits on the spaces between our tokens and leaves every non-ASCII token whole.
-    "CREATE VIRTUAL TABLE message_search USING fts5(terms, chars, tokenize='ascii', columnsize=0)",
+    # prefix='2 3': a word typed so far (two or three characters) reads one doclist, not thousands merged.
+    "CREATE VIRTUAL TABLE message_search USING fts5(terms, chars, tokenize='ascii', columnsize=0, prefix='2 3')",
     "CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN"
     " DELETE FROM message_search WHERE rowid = old.id; END",
 )
@@ -177,43 +178,63 @@ class SearchRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
 
+    def find(
+        self, query: SearchQuery, *, viewer: Viewer, line: str | None = None, limit: int
+    ) -> tuple[list[FoundMessage], list[FoundThread]]:
+        """``messages`` and ``threads`` (of ``line``, or all), in one connection: one round trip less."""
+        with self._store.connect() as connection:
+            found = self._messages(connection, query, viewer=viewer, line=line, limit=limit)
+            threads = self._threads(connection, viewer=viewer, keys=[line] if line is not None else None)
+        return found, threads
+
     def messages(
         self, query: SearchQuery, *, viewer: Viewer, line: str | None = None, limit: int
     ) -> list[FoundMessage]:
         """The newest ``limit`` messages matching ``query`` that ``viewer`` may read, newest first."""
-        if query.empty or limit <= 0:
-            return []
         with self._store.connect() as connection:
-            sqlite = connection.dialect.name == "sqlite"
-            key = _SEARCH.c.rowid if sqlite else _SEARCH.c.message_id
-            match = (
-                text("message_search MATCH :match").bindparams(match=query.fts5_match())
-                if sqlite
-                else text("message_search.terms @@ CAST(:match AS tsquery)").bindparams(match=query.tsquery_literal())
-            )
-            stmt = (
-                select(
-                    _MESSAGES.c.id,
-                    _MESSAGES.c.thread_id,
-                    _MESSAGES.c.role,
-                    _MESSAGES.c.content,
-                    _MESSAGES.c.payload,
-                    _MESSAGES.c.created_at,
-                )
-                .select_from(_SEARCH.join(_MESSAGES, _MESSAGES.c.id == key))
-                .where(match, visible_thread_clause(viewer, _MESSAGES.c.thread_id))
-                .order_by(key.desc())
-                .limit(limit)
-            )
-            if line is not None:
-                stmt = stmt.where(_MESSAGES.c.thread_id == line)
-            if not viewer.sees_everything:
-                stmt = stmt.where(_model_may_read())
-            rows = connection.execute(stmt).all()
-        return [FoundMessage(**{**row._mapping, "created_at": _aware(row.created_at)}) for row in rows]
+            return self._messages(connection, query, viewer=viewer, line=line, limit=limit)
 
     def threads(self, *, viewer: Viewer, keys: Iterable[str] | None = None) -> list[FoundThread]:
         """Lines ``viewer`` may read (archived included): all of them, or those of ``keys``."""
+        with self._store.connect() as connection:
+            return self._threads(connection, viewer=viewer, keys=keys)
+
+    @staticmethod
+    def _messages(
+        connection: Connection, query: SearchQuery, *, viewer: Viewer, line: str | None, limit: int
+    ) -> list[FoundMessage]:
+        if query.empty or limit <= 0:
+            return []
+        sqlite = connection.dialect.name == "sqlite"
+        key = _SEARCH.c.rowid if sqlite else _SEARCH.c.message_id
+        match = (
+            text("message_search MATCH :match").bindparams(match=query.fts5_match())
+            if sqlite
+            else text("message_search.terms @@ CAST(:match AS tsquery)").bindparams(match=query.tsquery_literal())
+        )
+        stmt = (
+            select(
+                _MESSAGES.c.id,
+                _MESSAGES.c.thread_id,
+                _MESSAGES.c.role,
+                _MESSAGES.c.content,
+                _MESSAGES.c.payload,
+                _MESSAGES.c.created_at,
+            )
+            .select_from(_SEARCH.join(_MESSAGES, _MESSAGES.c.id == key))
+            .where(match, visible_thread_clause(viewer, _MESSAGES.c.thread_id))
+            .order_by(key.desc())
+            .limit(limit)
+        )
+        if line is not None:
+            stmt = stmt.where(_MESSAGES.c.thread_id == line)
+        if not viewer.sees_everything:
+            stmt = stmt.where(_model_may_read())
+        rows = connection.execute(stmt).all()
+        return [FoundMessage(**{**row._mapping, "created_at": _aware(row.created_at)}) for row in rows]
+
+    @staticmethod
+    def _threads(connection: Connection, *, viewer: Viewer, keys: Iterable[str] | None) -> list[FoundThread]:
         stmt = select(_THREADS.c.thread_id, _THREADS.c.title, _THREADS.c.category, _THREADS.c.archived).where(
             visible_thread_clause(viewer, _THREADS.c.thread_id)
         )
@@ -222,8 +243,7 @@ class SearchRepository:
             if not wanted:
                 return []
             stmt = stmt.where(_THREADS.c.thread_id.in_(wanted))
-        with self._store.connect() as connection:
-            return [FoundThread(**row._mapping) for row in connection.execute(stmt)]
+        return [FoundThread(**row._mapping) for row in connection.execute(stmt)]
 
     def index_size(self) -> IndexSize:
         """The index's size beside the whole database's, in bytes (for the benchmark and ``doctor``)."""

@@ -1,7 +1,8 @@
 """The search index (SPEC LOOP-3, issue 17 item 4).
 
 * SQLite: ``message_search``, an FTS5 table (``tokenize='ascii'``: it splits on the spaces
-  between the tokens ``domain.search.index_terms`` made, nothing more) with ``rowid`` =
+  between the tokens ``domain.search.index_terms`` made, nothing more; prefix indexes for
+  two and three characters) with ``rowid`` =
   ``messages.id`` and two columns, ``terms`` (words and CJK bigrams, in order) and ``chars``
   (CJK characters); a trigger drops a message's entry when the message goes.
 * PostgreSQL: ``message_search(message_id → messages.id ON DELETE CASCADE, terms tsvector)``

@@ -145,7 +145,7 @@ def queries() -> dict[str, list[str]]:
     return {
         "rare word": rng.sample(rare, 8),
         "common word": common[:4],
-        "word prefix": [w[:3] for w in rng.sample(WORDS[100:400], 6)],
+        "word prefix (3 letters and *)": [w[:3] + "*" for w in rng.sample(WORDS[100:400], 6)],
         "two Chinese characters": han[:8],
         "one Chinese character": list(HAN[:6]),
         "three-character phrase": [h + HAN[200 + i] for i, h in enumerate(han[:4])],

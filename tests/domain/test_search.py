@@ -28,15 +28,19 @@ def test_japanese_and_korean_are_cut_like_chinese() -> None:
 
 
 def test_queries_are_segments_that_must_all_match() -> None:
-    query = parse_query("蓝色 蓝 gpt-4o 蓝色")
+    query = parse_query("蓝色 蓝 gpt-4o 蓝色 conf*")
     assert [(s.kind, s.text) for s in query.segments] == [
         (SegmentKind.PHRASE, "蓝色"),
         (SegmentKind.CHAR, "蓝"),
         (SegmentKind.WORD, "gpt"),
         (SegmentKind.WORD, "4o"),
+        (SegmentKind.WORD, "conf"),
     ]
-    assert query.fts5_match() == 'terms : "蓝色" AND chars : "蓝" AND terms : "gpt"* AND terms : "4o"*'
-    assert query.tsquery_literal() == "('蓝色') & '蓝' & 'gpt':* & '4o':*"
+    assert [s.prefix for s in query.segments] == [False, False, False, False, True]
+    assert query.fts5_match() == (
+        'terms : "蓝色" AND chars : "蓝" AND terms : "gpt" AND terms : "4o" AND terms : "conf"*'
+    )
+    assert query.tsquery_literal() == "('蓝色') & '蓝' & 'gpt' & '4o' & 'conf':*"
     assert parse_query("天空之城").tsquery_literal() == "('天空' <-> '空之' <-> '之城')"
     assert parse_query(" ,;!? ").empty
 
@@ -61,10 +65,12 @@ def test_snippets_highlight_every_match_in_the_original_text() -> None:
     assert shown.marked().startswith("Ünïcode [ÉCOLE]")
     far = snippet("x " * 200 + "蓝色", parse_query("蓝色"))
     assert far.text.startswith("…") and far.text[far.ranges[0][0] : far.ranges[0][1]] == "蓝色"
-    assert match_spans("load_config", parse_query("onfig")) is None  # words match where a word begins
+    assert match_spans("load_config", parse_query("onfig*")) is None  # words match where a word begins
+    assert match_spans("load_config", parse_query("conf")) is None  # and, without *, where it ends
+    assert match_spans("load_config", parse_query("conf*")) == [(5, 9)]
 
 
-_TEXT = st.text(alphabet="蓝色天空的海abc xyz", min_size=0, max_size=30)
+_TEXT = st.text(alphabet="蓝色天空的海abc xyz*", min_size=0, max_size=30)
 
 
 @given(_TEXT, _TEXT)
@@ -80,5 +86,7 @@ def test_what_matches_in_memory_the_index_holds(text: str, raw_query: str) -> No
         elif segment.kind is SegmentKind.PHRASE:
             joined = " " + " ".join(indexed.terms) + " "
             assert " " + " ".join(segment.tokens) + " " in joined
-        else:
+        elif segment.prefix:
             assert any(term.startswith(segment.text) for term in indexed.terms)
+        else:
+            assert segment.text in indexed.terms

@@ -54,16 +54,18 @@ def test_chinese_words_of_two_characters_and_single_characters_are_found(
     assert _ids(store, "deploy 大海") == []
 
 
-def test_words_match_where_a_word_begins_and_case_and_width_do_not_matter(store: Store, line: str) -> None:
+def test_words_match_whole_or_as_a_prefix_and_case_and_width_do_not_matter(store: Store, line: str) -> None:
     greek = _say(store, line, "Die Straße nach ΑΘΉΝΑ, Ärger über ＦＵＬＬＷＩＤＴＨ text")
     code = _say(store, line, "def load_config(path): return yaml.safe_load(path)")
     assert _ids(store, "strasse") == [greek]
-    assert _ids(store, "ärg") == [greek]
+    assert _ids(store, "ärg*") == [greek]
+    assert _ids(store, "ärg") == []  # whole words, unless a * says otherwise
     assert _ids(store, "αθήνα") == [greek]
     assert _ids(store, "fullwidth") == [greek]
     assert _ids(store, "config") == [code]  # load_config: the underscore separates words
-    assert _ids(store, "safe_lo") == [code]
-    assert _ids(store, "onfig") == []  # not where a word begins
+    assert _ids(store, "safe_lo*") == [code]
+    assert _ids(store, "conf*") == [code]
+    assert _ids(store, "onfig*") == []  # not where a word begins
     assert _ids(store, "!!! ,,") == []  # nothing to search for
 
 

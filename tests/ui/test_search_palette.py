@@ -128,7 +128,7 @@ def test_enter_before_the_answer_opens_the_first_hit_when_it_comes(
     line = window.controller.create_line("Quick").thread_id
     target = _say(sqlite_store, line, "quartz")
     palette = _open(qtbot, window)
-    _keys(qtbot, palette.search_input, "quar")
+    _keys(qtbot, palette.search_input, "quar*")
     qtbot.keyClick(palette.search_input, Qt.Key.Key_Return)  # within the debounce
     qtbot.waitUntil(lambda: window.shown_key == line)
     qtbot.waitUntil(lambda: window.message_list.currentIndex().data(CONVERSATION_MESSAGE_ID) == target)

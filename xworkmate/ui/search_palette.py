@@ -185,7 +185,7 @@ class SearchPalette(QFrame):
         self._open_when_ready = False  # Enter was pressed before the answer came
         self.search_input = QLineEdit()
         self.search_input.setObjectName("searchInput")
-        self.search_input.setPlaceholderText("Search messages, tool output and titles of every line…")
+        self.search_input.setPlaceholderText("Search every line's messages, tool output, titles (conf* for prefixes)")
         self.search_input.setClearButtonEnabled(True)
         self.model = SearchResultsModel(self)
         self.search_results = QListView()

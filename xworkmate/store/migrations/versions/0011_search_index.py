@@ -6,7 +6,8 @@
   ``messages.id`` and two columns, ``terms`` (words and CJK bigrams, in order) and ``chars``
   (CJK characters); a trigger drops a message's entry when the message goes.
 * PostgreSQL: ``message_search(message_id → messages.id ON DELETE CASCADE, terms tsvector)``
-  with a GIN index.
+  with a GIN index, and ten times the default statistics on ``terms`` (the planner's choice
+  between the index and a newest-first walk depends on them).
 
 Rows are written in the transaction that writes the message (``store.search``). Existing
 messages are indexed here, in batches.

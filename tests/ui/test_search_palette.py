@@ -95,6 +95,9 @@ def test_ctrl_k_opens_the_palette_and_results_are_grouped_by_line_with_highlight
     palette.search_results.viewport().grab().save("/tmp/i17a_search_palette.png")
     qtbot.keyClick(palette.search_input, Qt.Key.Key_Escape)
     assert not palette.isVisible()
+    palette = _open(qtbot, window)
+    window.composer.setFocus()  # clicking elsewhere closes it too
+    qtbot.waitUntil(lambda: not palette.isVisible())
 
 
 def test_enter_switches_to_the_line_and_scrolls_to_the_message_far_back(

@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QKeyEvent, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QFrame,
     QLabel,
     QLineEdit,
@@ -215,6 +216,9 @@ class SearchPalette(QFrame):
         self.worker.finished.connect(self.on_search_finished)
         self.search_results.activated.connect(self.on_row_activated)
         self.search_results.clicked.connect(self.on_row_activated)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self.on_focus_changed)
 
     # -- our API -----------------------------------------------------------
 
@@ -281,6 +285,12 @@ class SearchPalette(QFrame):
             self._open_when_ready = False
             if results.lines:
                 self.on_row_activated(self.search_results.currentIndex())
+
+    @Slot(QWidget, QWidget)
+    def on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """Clicking or tabbing elsewhere in the window closes the palette, as Esc does."""
+        if self.isVisible() and new is not None and new is not self and not self.isAncestorOf(new):
+            self.hide()
 
     @Slot(QModelIndex)
     def on_row_activated(self, index: QModelIndex) -> None:

@@ -235,10 +235,7 @@ def _segment_spans(folded: str, segment: QuerySegment) -> Iterator[tuple[int, in
         if segment.kind is not SegmentKind.WORD or (
             (start == 0 or not _is_word_char(folded[start - 1]))
             and (
-                segment.prefix
-                or len(needle) >= MAX_TOKEN_CHARS
-                or end == len(folded)
-                or not _is_word_char(folded[end])
+                segment.prefix or len(needle) >= MAX_TOKEN_CHARS or end == len(folded) or not _is_word_char(folded[end])
             )
         ):
             yield start, end

@@ -26,6 +26,7 @@ SUITES = {
     "slow_database": "benchmarks.bench_slow_database",
     "checkpoints": "benchmarks.bench_checkpoints",
     "changes_view": "benchmarks.bench_changes_view",
+    "search": "benchmarks.bench_search",
 }
 
 

@@ -753,6 +753,9 @@ def build_parser() -> argparse.ArgumentParser:
     from xworkmate.cli_checkpoints import add_checkpoint_commands
 
     add_checkpoint_commands(sub)  # changes, restore, revert, checkpoints (LOOP-1)
+    from xworkmate.cli_search import add_search_and_export_commands  # LOOP-3
+
+    add_search_and_export_commands(sub)
     return parser
 
 

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -28,6 +29,7 @@ from xworkmate.controllers.changes import (
     RunFinished,
     RunStarted,
 )
+from xworkmate.domain.export import ExportFormat
 from xworkmate.domain.keys import (
     MAIN_KEY,
     InvalidSessionKeyError,
@@ -38,6 +40,7 @@ from xworkmate.domain.keys import (
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, NotRunnable, RunRequest
+from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
 from xworkmate.domain.threads import (
     MAX_TURN_LIMIT_S,
     STATUS_EXPLANATIONS,
@@ -1048,6 +1051,30 @@ class SessionController:
     def task_sources(self, task_key: str) -> list[Message]:
         """The human messages a task was dispatched on, as the task itself may see them (PROV-3)."""
         return self.dispatch.task_sources(task_key)
+
+    # -- search and export (LOOP-3) -------------------------------------------
+
+    def search(self, query: str, *, line: str | None = None, limit: int = DEFAULT_SEARCH_LIMIT) -> SearchResults:
+        """Messages, tool output and titles of every line the person may see, archived included (CAT-4).
+
+        Any thread: the window runs it off the GUI thread."""
+        from xworkmate.controllers.search import search_lines
+
+        scope = self.get_thread(line).thread_id if line is not None else None
+        return search_lines(self._store, query, line=scope, limit=limit)
+
+    def export_line(self, key: str, fmt: ExportFormat | str, *, now: datetime | None = None) -> str:
+        """A line and its tasks as Markdown or JSON text, read as the person at the desktop (SEC-1 scrubbed)."""
+        from xworkmate.controllers.export import build_export, export_text
+
+        canonical = self.get_thread(key).thread_id
+        export = build_export(
+            self._store,
+            canonical,
+            sources=lambda task: self.dispatch.task_sources(task, viewer=DESKTOP),
+            now=now,
+        )
+        return export_text(export, ExportFormat(fmt))
 
     def set_category(self, key: str, category: str | None) -> list[str]:
         """Re-label a line and its whole subtree (CAT-10): a human decision; ``None`` clears, ``""`` is refused."""

@@ -1,14 +1,20 @@
-"""Work the GUI thread must not wait for (git over a big tree), on Qt's thread pool (BRIEF, STYLE 4).
+"""Work the GUI thread must not wait for, its answer back on the GUI thread (SPEC LOOP-4, STYLE 4).
 
-``run_off_thread(work, on_result, on_error)`` runs ``work()`` on ``QThreadPool.globalInstance()``;
-its answer comes back as a queued signal, so ``on_result`` / ``on_error`` run on the GUI thread,
-from the event loop (Qt's or qasync's), never nested in a coroutine. It needs no asyncio loop.
+Two shapes, one home:
+
+* ``run_off_thread(work, on_result, on_error)`` runs ``work()`` on ``QThreadPool.globalInstance()``;
+  its answer comes back as a queued signal, so ``on_result`` / ``on_error`` run on the GUI thread,
+  from the event loop (Qt's or qasync's), never nested in a coroutine (the Changes tab's git work).
+* ``BackgroundCalls`` runs a widget's calls one after another on its own worker thread and numbers
+  them: a caller that only wants the newest answer compares the number (the search palette).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
 
 import shiboken6
@@ -85,3 +91,42 @@ def run_off_thread(
 def jobs_waiting() -> int:
     """How many answers are still to come (tests wait for 0)."""
     return len(_waiting)
+
+
+class BackgroundCalls(QObject):
+    """One worker thread for a widget's slow reads.
+
+    Signals:
+        finished(int, object, object): a call's number, its result (or None), its exception (or None);
+            emitted on this object's thread.
+    """
+
+    finished = Signal(int, object, object)
+
+    def __init__(self, parent: QObject | None = None, *, name: str = "xworkmate-worker") -> None:
+        super().__init__(parent)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._last = 0
+
+    @property
+    def last(self) -> int:
+        """The number of the newest call submitted."""
+        return self._last
+
+    def submit(self, call: Callable[[], Any]) -> int:
+        self._last += 1
+        number = self._last
+        self._pool.submit(self._run, number, call)
+        return number
+
+    def _run(self, number: int, call: Callable[[], Any]) -> None:
+        try:
+            result, error = call(), None
+        except Exception as exc:  # delivered to the GUI thread, which says it in one line (ERR-1)
+            log.warning("background call failed", exc_info=True)
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the widget was deleted while the call ran
+            self.finished.emit(number, result, error)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

@@ -50,11 +50,14 @@ from xworkmate.controllers import (
     UnknownSessionKeyError,
     WorkspaceBindingError,
 )
+from xworkmate.controllers.export import save_export
+from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ExecutionMode, TaskThread, ThreadKind, ThreadStatus, WorkspaceKind
 from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.ui.approvals import ALWAYS, REJECT
+from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
@@ -75,9 +78,16 @@ from xworkmate.ui.dialogs import (
     about_text,
 )
 from xworkmate.ui.execution import parse_choice
+from xworkmate.ui.export_dialog import (
+    CategoryExportConfirm,
+    CategoryExportConfirmation,
+    ExportChooser,
+    ExportDialog,
+)
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.providers import ProviderSettingsDialog
+from xworkmate.ui.search_palette import SearchPalette, reveal_message
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note, read_preview
@@ -178,6 +188,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self._connect_signals()
+        self._build_search_and_export()
         self._restore_ui_state()
         self.refresh_providers()
         self.show_current()
@@ -209,6 +220,7 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
+        self.file_menu = file_menu
         file_menu.addAction(self.new_line_action)
         file_menu.addAction(self.new_worktree_line_action)
         file_menu.addSeparator()
@@ -953,6 +965,78 @@ class MainWindow(QMainWindow):
     @Slot()
     def on_about_requested(self) -> None:
         QMessageBox.about(self, "About XWorkmate", about_text(self._controller))
+
+    # -- search and export (LOOP-3) ------------------------------------------
+
+    def _build_search_and_export(self) -> None:
+        """Ctrl+K opens the search palette; File → Export… writes the shown line and its tasks."""
+        self.search_action = QAction("&Search lines…", self)
+        self.search_action.setObjectName("searchAction")
+        self.search_action.setShortcut(QKeySequence("Ctrl+K"))
+        self.search_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.export_action = QAction("&Export…", self)
+        self.export_action.setObjectName("exportAction")
+        self.export_action.setToolTip("Export the shown line and its tasks to Markdown or JSON")
+        before = self.quit_action
+        self.file_menu.insertAction(before, self.search_action)
+        self.file_menu.insertAction(before, self.export_action)
+        self.file_menu.insertSeparator(before)
+        self.search_palette: SearchPalette | None = None
+        self.ask_export_file: ExportChooser = ExportDialog.ask
+        self.confirm_category_export: CategoryExportConfirm = CategoryExportConfirmation.ask
+        self.export_worker = BackgroundCalls(self, name="xworkmate-export")
+        self._exports: dict[int, Path] = {}
+        self.search_action.triggered.connect(self.on_search_requested)
+        self.export_action.triggered.connect(self.on_export_requested)
+        self.export_worker.finished.connect(self.on_export_finished)
+
+    @Slot()
+    def on_search_requested(self) -> SearchPalette:
+        if self.search_palette is None:
+            self.search_palette = SearchPalette(self._controller, self)
+            self.search_palette.chosen.connect(self.on_search_hit_chosen)
+            self.search_palette.failed.connect(self.show_error)
+        self.search_palette.open_palette()
+        return self.search_palette
+
+    @Slot(str, int)
+    def on_search_hit_chosen(self, key: str, message_id: int) -> None:
+        """Switch to the hit's line (ISO-5) and scroll its conversation to the message, selected."""
+        try:
+            if key != self.shown_key:
+                self._controller.switch_session(key)
+        except UnknownSessionKeyError as exc:
+            self.show_error(f"Cannot open that result — {exc}")
+            return
+        if message_id and not reveal_message(self.message_list, self.message_model, message_id):
+            self.show_error(f"Message #{message_id} is no longer in this line")
+
+    @Slot()
+    def on_export_requested(self) -> None:
+        view = self._view
+        if view is None:
+            return
+        thread = view.thread
+        if thread.category and not self.confirm_category_export(self, thread.title, thread.category):
+            return  # CAT-4: the person declined to take category content away
+        chosen = self.ask_export_file(self, export_file_name(thread.title, ExportFormat.MARKDOWN))
+        if chosen is None:
+            return
+        path, fmt = chosen
+        key = view.key
+        number = self.export_worker.submit(lambda: save_export(self._controller.export_line(key, fmt), path))
+        self._exports[number] = path
+        self.message_pane.show_status(f"Exporting to {path}…", "info")
+
+    @Slot(int, object, object)
+    def on_export_finished(self, number: int, _result: object, error: object) -> None:
+        path = self._exports.pop(number, None)
+        if path is None:
+            return
+        if error is not None:
+            self.show_error(f"Export failed — {error}")
+        else:
+            self.message_pane.show_status(f"Exported to {path}", "info")
 
     # -- window state --------------------------------------------------------
 

@@ -1,0 +1,92 @@
+"""The one tokenising and query rule behind search on both databases (SPEC LOOP-3)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xworkmate.domain.search import (
+    MAX_TERMS,
+    MAX_TOKEN_CHARS,
+    SegmentKind,
+    index_terms,
+    match_spans,
+    parse_query,
+    searchable_text,
+    snippet,
+)
+
+
+def test_cjk_runs_become_bigrams_and_characters_words_stay_whole() -> None:
+    terms = index_terms("Hello, 蓝色天空! ＡＢＣ straße 猫")
+    assert terms.terms == ("hello", "蓝色", "色天", "天空", "abc", "strasse", "猫")
+    assert terms.chars == ("蓝", "色", "天", "空", "猫")
+
+
+def test_japanese_and_korean_are_cut_like_chinese() -> None:
+    assert index_terms("カタカナ 한국어").terms == ("カタ", "タカ", "カナ", "한국", "국어")
+
+
+def test_queries_are_segments_that_must_all_match() -> None:
+    query = parse_query("蓝色 蓝 gpt-4o 蓝色 conf*")
+    assert [(s.kind, s.text) for s in query.segments] == [
+        (SegmentKind.PHRASE, "蓝色"),
+        (SegmentKind.CHAR, "蓝"),
+        (SegmentKind.WORD, "gpt"),
+        (SegmentKind.WORD, "4o"),
+        (SegmentKind.WORD, "conf"),
+    ]
+    assert [s.prefix for s in query.segments] == [False, False, False, False, True]
+    assert query.fts5_match() == (
+        'terms : "蓝色" AND chars : "蓝" AND terms : "gpt" AND terms : "4o" AND terms : "conf"*'
+    )
+    assert query.tsquery_literal() == "('蓝色') & '蓝' & 'gpt' & '4o' & 'conf':*"
+    assert parse_query("天空之城").tsquery_literal() == "('天空' <-> '空之' <-> '之城')"
+    assert parse_query(" ,;!? ").empty
+
+
+def test_long_texts_and_tokens_are_bounded() -> None:
+    assert len(index_terms("word " * (MAX_TERMS + 50)).terms) == MAX_TERMS
+    assert index_terms("x" * 500).terms == ("x" * MAX_TOKEN_CHARS,)
+    literal = index_terms("a b a").tsvector_literal()
+    assert literal == "'a':1,3 'b':2"
+
+
+def test_tool_call_names_and_arguments_are_searchable_text() -> None:
+    payload = {"tool_calls": [{"id": "1", "function": {"name": "run_command", "arguments": '{"cmd": "make"}'}}]}
+    assert searchable_text("ok", payload) == 'ok\nrun_command\n{"cmd": "make"}'
+    assert searchable_text("ok", "not json") == "ok"
+
+
+def test_snippets_highlight_every_match_in_the_original_text() -> None:
+    text = "Ünïcode ÉCOLE: the École and école again " + "filler " * 40
+    shown = snippet(text, parse_query("école"))
+    assert [shown.text[s:e] for s, e in shown.ranges] == ["ÉCOLE", "École", "école"]
+    assert shown.marked().startswith("Ünïcode [ÉCOLE]")
+    far = snippet("x " * 200 + "蓝色", parse_query("蓝色"))
+    assert far.text.startswith("…") and far.text[far.ranges[0][0] : far.ranges[0][1]] == "蓝色"
+    assert match_spans("load_config", parse_query("onfig*")) is None  # words match where a word begins
+    assert match_spans("load_config", parse_query("conf")) is None  # and, without *, where it ends
+    assert match_spans("load_config", parse_query("conf*")) == [(5, 9)]
+
+
+_TEXT = st.text(alphabet="蓝色天空的海abc xyz*", min_size=0, max_size=30)
+
+
+@given(_TEXT, _TEXT)
+def test_what_matches_in_memory_the_index_holds(text: str, raw_query: str) -> None:
+    """Every segment found in the text is in the text's index: the databases miss nothing the snippet shows."""
+    query = parse_query(raw_query)
+    if query.empty or match_spans(text, query) is None:
+        return
+    indexed = index_terms(text)
+    for segment in query.segments:
+        if segment.kind is SegmentKind.CHAR:
+            assert segment.text in indexed.chars
+        elif segment.kind is SegmentKind.PHRASE:
+            joined = " " + " ".join(indexed.terms) + " "
+            assert " " + " ".join(segment.tokens) + " " in joined
+        elif segment.prefix:
+            assert any(term.startswith(segment.text) for term in indexed.terms)
+        else:
+            assert segment.text in indexed.terms

@@ -1,0 +1,175 @@
+"""The search palette, driven with real keys (SPEC LOOP-3, LOOP-4, CAT-4).
+
+Ctrl+K opens it; typing waits for the debounce, the query runs on a worker thread and the
+newest answer wins; Enter switches to the hit's line and scrolls the conversation to the
+message, selected — paging older history in when the message is far back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QInputMethodEvent, QPalette
+from PySide6.QtWidgets import QApplication, QLineEdit, QListView
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.store import Store
+from xworkmate.ui import MainWindow
+from xworkmate.ui.conversation import MESSAGE_ID_ROLE as CONVERSATION_MESSAGE_ID
+from xworkmate.ui.search_palette import (
+    HEADER_ROLE,
+    HTML_ROLE,
+    KEY_ROLE,
+    MESSAGE_ID_ROLE,
+    SearchPalette,
+    SearchResultsModel,
+)
+
+
+def _say(store: Store, key: str, text: str) -> int:
+    return store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text).id
+
+
+def _open(qtbot: QtBot, window: MainWindow) -> SearchPalette:
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    palette = window.findChild(SearchPalette, "searchPalette")
+    assert palette is not None
+    qtbot.waitUntil(palette.isVisible)
+    return palette
+
+
+def _keys(qtbot: QtBot, field: QLineEdit, text: str) -> None:
+    """Type as a person does: ASCII as key presses, Chinese as an input method commits it."""
+    for chunk in re.findall(r"[\x00-\x7f]+|[^\x00-\x7f]+", text):
+        if chunk.isascii():
+            qtbot.keyClicks(field, chunk)
+        else:
+            event = QInputMethodEvent()
+            event.setCommitString(chunk)
+            QApplication.sendEvent(field, event)
+
+
+def _type(qtbot: QtBot, palette: SearchPalette, text: str) -> None:
+    field = palette.findChild(QLineEdit, "searchInput")
+    assert field is not None and field.hasFocus()
+    with qtbot.waitSignal(palette.results_shown, timeout=10_000) as shown:
+        _keys(qtbot, field, text)
+    assert shown.args == [text]
+
+
+def _rows(palette: SearchPalette) -> list[tuple[bool, str, int]]:
+    model = palette.model
+    return [
+        (
+            bool(model.index(r, 0).data(HEADER_ROLE)),
+            model.index(r, 0).data(KEY_ROLE),
+            model.index(r, 0).data(MESSAGE_ID_ROLE),
+        )
+        for r in range(model.rowCount())
+    ]
+
+
+def test_ctrl_k_opens_the_palette_and_results_are_grouped_by_line_with_highlights(
+    qtbot: QtBot, window: MainWindow, sqlite_store: Store
+) -> None:
+    controller = window.controller
+    first = controller.create_line("蓝色 plans").thread_id
+    second = controller.create_line("Other").thread_id
+    controller.archive_line(second)
+    a = _say(sqlite_store, first, "我喜欢蓝色的天空")
+    b = _say(sqlite_store, second, "an archived 蓝色 note")
+    c = _say(sqlite_store, first, "plain text")
+    del c
+    palette = _open(qtbot, window)
+    assert palette.findChild(QListView, "searchResults") is palette.search_results
+    _type(qtbot, palette, "蓝色")
+    assert _rows(palette) == [(True, first, 0), (False, first, a), (True, second, 0), (False, second, b)]
+    html = palette.model.index(1, 0).data(HTML_ROLE)
+    highlight = palette.palette().color(QPalette.ColorRole.Highlight).name()
+    assert f'<span style="background-color:{highlight}; color:' in html and ">蓝色</span>" in html
+    assert palette.search_results.currentIndex().row() == 1  # the first hit, ready for Enter
+    palette.search_results.viewport().grab().save("/tmp/i17a_search_palette.png")
+    qtbot.keyClick(palette.search_input, Qt.Key.Key_Escape)
+    assert not palette.isVisible()
+    palette = _open(qtbot, window)
+    window.composer.setFocus()  # clicking elsewhere closes it too
+    qtbot.waitUntil(lambda: not palette.isVisible())
+
+
+def test_enter_switches_to_the_line_and_scrolls_to_the_message_far_back(
+    qtbot: QtBot, window: MainWindow, sqlite_store: Store
+) -> None:
+    controller = window.controller
+    shown_first = controller.create_line("Shown").thread_id
+    controller.switch_session(shown_first)
+    long_line = controller.create_line("Long").thread_id
+    target = _say(sqlite_store, long_line, "the needle 针 is here")
+    for n in range(450):  # more than two pages of the message pane
+        _say(sqlite_store, long_line, f"filler {n}")
+    palette = _open(qtbot, window)
+    _type(qtbot, palette, "针")
+    qtbot.keyClick(palette.search_input, Qt.Key.Key_Down)  # from the header row to the hit
+    qtbot.keyClick(palette.search_input, Qt.Key.Key_Up)
+    assert palette.search_results.currentIndex().data(MESSAGE_ID_ROLE) == 0
+    qtbot.keyClick(palette.search_input, Qt.Key.Key_Down)
+    qtbot.keyClick(palette.search_input, Qt.Key.Key_Return)
+    assert not palette.isVisible()
+    assert window.shown_key == long_line == controller.current_key
+    current = window.message_list.currentIndex()
+    assert current.isValid() and current.data(CONVERSATION_MESSAGE_ID) == target
+    assert window.message_list.selectionModel().isSelected(current)
+    qtbot.waitUntil(lambda: window.message_list.viewport().rect().intersects(window.message_list.visualRect(current)))
+
+
+def test_enter_before_the_answer_opens_the_first_hit_when_it_comes(
+    qtbot: QtBot, window: MainWindow, sqlite_store: Store
+) -> None:
+    line = window.controller.create_line("Quick").thread_id
+    target = _say(sqlite_store, line, "quartz")
+    palette = _open(qtbot, window)
+    _keys(qtbot, palette.search_input, "quar*")
+    qtbot.keyClick(palette.search_input, Qt.Key.Key_Return)  # within the debounce
+    qtbot.waitUntil(lambda: window.shown_key == line)
+    qtbot.waitUntil(lambda: window.message_list.currentIndex().data(CONVERSATION_MESSAGE_ID) == target)
+
+
+def test_the_newest_query_wins(qtbot: QtBot, window: MainWindow, sqlite_store: Store) -> None:
+    line = window.controller.create_line("Race").thread_id
+    _say(sqlite_store, line, "alpha one")
+    beta = _say(sqlite_store, line, "beta two")
+    palette = _open(qtbot, window)
+    shown: list[str] = []
+    palette.results_shown.connect(shown.append)
+    palette.search_input.setText("alpha")
+    palette.on_debounced()  # both asked at once: the worker answers alpha first, and it is dropped
+    palette.search_input.setText("beta")
+    palette.on_debounced()
+    palette.debounce.stop()
+    qtbot.waitUntil(lambda: shown == ["beta"])
+    assert palette.shown_query() == "beta"
+    assert [row[2] for row in _rows(palette) if not row[0]] == [beta]
+    qtbot.wait(100)
+    assert shown == ["beta"]
+
+
+def test_no_matches_says_so(qtbot: QtBot, window: MainWindow) -> None:
+    palette = _open(qtbot, window)
+    _type(qtbot, palette, "zzzqqq")
+    assert palette.model.rowCount() == 0 and palette.status_label.text() == "No matches for zzzqqq."
+
+
+def test_the_results_model_passes_the_model_tester(
+    qtmodeltester: ModelTester, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    line = sqlite_controller.create_line("Model 蓝").thread_id
+    for n in range(5):
+        _say(sqlite_store, line, f"蓝 {n}")
+    model = SearchResultsModel()
+    qtmodeltester.check(model)
+    model.set_results(sqlite_controller.search("蓝"), QPalette())
+    assert model.rowCount() == 6
+    qtmodeltester.check(model)

@@ -1,0 +1,120 @@
+"""Exporting a line and its tasks to Markdown or JSON (SPEC LOOP-3, PROV-1, CAT-4, SEC-1).
+
+The export reads as the person at the desktop (``DESKTOP``: every line, quarantined rows whole),
+as the window does. Every string passes the log file's redaction rule first
+(``logfile.redact_secrets``: keys this process has read, secret-named environment values, key
+shapes), after the configured providers' keys are registered, so a key a provider echoed into
+a message never reaches the file (SEC-1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from xworkmate.domain.export import (
+    ExportedLine,
+    ExportedSource,
+    ExportFormat,
+    LineExport,
+    message_from_stored,
+    render_markdown,
+    scrubbed,
+)
+from xworkmate.domain.messages import Message
+from xworkmate.domain.secrets import register_secret
+from xworkmate.domain.viewers import DESKTOP
+from xworkmate.logfile import redact_secrets
+from xworkmate.store import Store
+from xworkmate.store.repositories import utcnow
+
+__all__ = ["ExportWriteError", "build_export", "export_text", "register_provider_keys", "save_export"]
+
+SourcesReader = Callable[[str], list[Message]]
+
+
+class ExportWriteError(OSError):
+    """The export could not be written; the message is one line naming the file (ERR-1)."""
+
+
+def save_export(text: str, path: Path) -> Path:
+    """Write an export's text to ``path`` (UTF-8); ``ExportWriteError`` in one line when it cannot be."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ExportWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def register_provider_keys(store: Store) -> None:
+    """SEC-1: make every configured provider's key known to the redaction rule (environment, keyring)."""
+    from xworkmate.llm.providers import KEYRING_SERVICE
+
+    for record in store.providers.list():
+        if record.api_key_env:
+            register_secret(os.environ.get(record.api_key_env))
+        if record.api_key_keyring:
+            with contextlib.suppress(Exception):  # no keyring here: nothing of it can be in the text either
+                import keyring
+
+                register_secret(keyring.get_password(KEYRING_SERVICE, record.name))
+
+
+def build_export(store: Store, key: str, *, sources: SourcesReader, now: datetime | None = None) -> LineExport:
+    """``key`` and its subtree (parents before children), as the desktop reads them, scrubbed (SEC-1).
+
+    ``sources(task_key)``: the task's dispatch sources as the desktop reads them (PROV-1).
+    """
+    lines = []
+    for line_key in store.threads.subtree(key):
+        thread = store.threads.get(line_key)
+        if thread is None:
+            continue  # gone between the two reads
+        messages = store.messages.list_for_thread(line_key, viewer=DESKTOP)
+        held = sources(line_key) if thread.parent_key is not None else []
+        lines.append(
+            ExportedLine(
+                key=thread.thread_id,
+                title=thread.title,
+                kind=thread.kind.value,
+                parent_key=thread.parent_key,
+                category=thread.category,
+                archived=thread.archived,
+                execution_mode=thread.execution_binding.mode.value,
+                provider=thread.execution_binding.provider,
+                model=thread.execution_binding.model,
+                created_at=thread.created_at,
+                updated_at=thread.updated_at,
+                dispatch_sources=tuple(
+                    ExportedSource(message_id=m.id, line_key=m.thread_id, created_at=m.created_at, content=m.content)
+                    for m in held
+                ),
+                messages=tuple(
+                    message_from_stored(
+                        id=m.id,
+                        role=m.role.value,
+                        source=m.source.value,
+                        state=m.state.value,
+                        created_at=m.created_at,
+                        content=m.content,
+                        quarantined=m.quarantined,
+                        payload=m.payload,
+                    )
+                    for m in messages
+                ),
+            )
+        )
+    categories = tuple(dict.fromkeys(line.category for line in lines if line.category is not None))
+    export = LineExport(exported_at=now or utcnow(), root_key=key, categories=categories, lines=tuple(lines))
+    register_provider_keys(store)
+    return scrubbed(export, redact_secrets)
+
+
+def export_text(export: LineExport, fmt: ExportFormat) -> str:
+    """The export as the file's text: Markdown, or JSON that ``LineExport`` reads back."""
+    if fmt is ExportFormat.MARKDOWN:
+        return render_markdown(export)
+    return export.model_dump_json(indent=2) + "\n"

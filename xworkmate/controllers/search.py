@@ -1,0 +1,80 @@
+"""Search across lines, for the window and the command line (SPEC LOOP-3, CAT-4, Q-1).
+
+``search_lines`` runs a query as one viewer (the person at the desktop, by default) and returns
+typed hits grouped by line: lines whose title matched first, then by their newest hit. Any
+thread, safe to call from a worker thread: it opens its own connections.
+"""
+
+from __future__ import annotations
+
+from xworkmate.domain.search import (
+    DEFAULT_SEARCH_LIMIT,
+    HighlightedText,
+    LineHits,
+    MessageHit,
+    SearchResults,
+    match_spans,
+    parse_query,
+    searchable_text,
+    snippet,
+)
+from xworkmate.domain.viewers import DESKTOP, Viewer
+from xworkmate.store import Store
+from xworkmate.store.search import FoundThread, SearchRepository
+
+__all__ = ["search_lines"]
+
+
+def _title(thread: FoundThread, spans: list[tuple[int, int]] | None) -> HighlightedText:
+    return HighlightedText(text=thread.title, ranges=tuple(spans or ()))
+
+
+def search_lines(
+    store: Store,
+    query: str,
+    *,
+    line: str | None = None,
+    limit: int = DEFAULT_SEARCH_LIMIT,
+    viewer: Viewer = DESKTOP,
+) -> SearchResults:
+    """The newest ``limit`` messages matching ``query`` and the lines whose title matches, as ``viewer``
+    may read them (CAT-4; a thread viewer never finds quarantined text, Q-1). ``line``: only that line."""
+    parsed = parse_query(query)
+    if parsed.empty:
+        return SearchResults(query=query)
+    # Titles: every line the viewer may read, archived included (a bounded scan: lines are few).
+    found, visible = SearchRepository(store).find(parsed, viewer=viewer, line=line, limit=limit + 1)
+    truncated = len(found) > limit
+    found = found[:limit]
+    titled = {t.thread_id: (t, spans) for t in visible if (spans := match_spans(t.title, parsed)) is not None}
+    threads = {t.thread_id: t for t in visible}
+
+    hits: dict[str, list[MessageHit]] = {}
+    for message in found:
+        if message.thread_id not in threads:
+            continue  # relabelled between the two reads: the predicate's newer answer wins
+        text = searchable_text(message.content, message.payload)
+        hits.setdefault(message.thread_id, []).append(
+            MessageHit(
+                message_id=message.id,
+                role=message.role,
+                created_at=message.created_at,
+                snippet=snippet(text, parsed),
+            )
+        )
+
+    def group(key: str) -> LineHits:
+        thread, spans = titled.get(key, (threads.get(key), None))
+        assert thread is not None
+        return LineHits(
+            line_key=key,
+            title=_title(thread, spans),
+            category=thread.category,
+            archived=thread.archived,
+            title_matched=spans is not None,
+            hits=tuple(hits.get(key, ())),
+        )
+
+    order = [key for key in hits if key in titled] + [key for key in titled if key not in hits]
+    order += [key for key in hits if key not in titled]
+    return SearchResults(query=query, lines=tuple(group(key) for key in order), truncated=truncated)

@@ -11,13 +11,16 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python packaging/qt_preflight.py --warn
 	touch $(STAMP)
 
 # Bytecode up front: with PYTHONDONTWRITEBYTECODE set (as on CI machines) an editable install
 # would otherwise compile every module on every start (issue 7: about 60 ms of start-up).
 BYTECODE := $(BIN)/python -m compileall -q xworkmate >/dev/null
 
+# Issue 18: the X11 libraries the Qt xcb plugin links (installed when root or sudo -n, else one line saying how).
 run: $(STAMP)
+	$(BIN)/python packaging/qt_preflight.py
 	$(BYTECODE)
 	$(BIN)/xworkmate
 

@@ -69,6 +69,7 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
+from xworkmate.ui import theme
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.live_runs import LiveRow
@@ -140,20 +141,7 @@ PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
 PICKER_MIN_WIDTH = 50
 HEADER_LABEL_MIN_WIDTH = 40
 
-_ERROR_COLOUR = QColor(242, 178, 51)
-_TOOL_OK_COLOUR = QColor(46, 125, 50)
-_TOOL_ERROR_COLOUR = QColor(179, 38, 30)
 _CARD_RADIUS = 6
-
-
-def _over(colour: QColor, alpha: int, base: QColor) -> QColor:
-    """``colour`` at ``alpha`` (0-255) painted over the opaque ``base``, as one opaque colour."""
-    a = alpha / 255
-    return QColor(
-        round(colour.red() * a + base.red() * (1 - a)),
-        round(colour.green() * a + base.green() * (1 - a)),
-        round(colour.blue() * a + base.blue() * (1 - a)),
-    )
 
 
 _ROLE_LABELS: dict[MessageRole, str] = {
@@ -512,9 +500,7 @@ class MessageListModel(QAbstractListModel):
                 tip += " · the agent's reasoning; click to show or hide it"
             return tip
         if role == Qt.ItemDataRole.BackgroundRole and message.state is MessageState.ERROR:
-            colour = QColor(_ERROR_COLOUR)
-            colour.setAlpha(70)
-            return colour
+            return QColor(theme.current().color("card-error"))
         return None
 
     def _body_text(self, row: int, message: Message) -> str:
@@ -670,7 +656,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._streaming: dict[str, StreamingBody] = {}
         self._header_base: QFont | None = None
         self._header_font: tuple[QFont, QFontMetrics] | None = None
-        self._card_colour_cache: dict[tuple[int, str, bool], tuple[QColor, QColor]] = {}
+        self._card_colour_cache: dict[tuple[theme.Scheme, str, bool], tuple[QColor, QColor]] = {}
         self.live_render_ms = 0.0
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
@@ -688,6 +674,14 @@ class MessageDelegate(QStyledItemDelegate):
 
     def text_width(self) -> int:
         return max(self._view.viewport().width() - 2 * (self.MARGIN + self.PADDING), 80)
+
+    def forget_rendering(self) -> None:
+        """The theme changed: every body is rendered again with its colours (issue 18)."""
+        self.forget_sizes()
+        self._bodies.clear()
+        self._live_bodies.clear()
+        self._streaming.clear()
+        self._card_colour_cache.clear()
 
     def forget_sizes(self) -> None:
         """The width changed (or the mode): heights are measured again; documents are kept."""
@@ -711,22 +705,12 @@ class MessageDelegate(QStyledItemDelegate):
             kind = "user"
         else:
             kind = "other"
-        key = (palette.cacheKey(), kind, selected)
+        colours = theme.current()
+        key = (colours.scheme, kind, selected)
         cached = self._card_colour_cache.get(key)
         if cached is None:
-            base = palette.color(QPalette.ColorRole.Base)
-            if kind == "error":
-                fill = _over(_ERROR_COLOUR, 70, base)
-                border = QColor(_ERROR_COLOUR).darker(120)
-            elif kind == "user":
-                highlight = palette.color(QPalette.ColorRole.Highlight)
-                fill = _over(highlight, 28, base)
-                border = _over(highlight, 70, fill)
-            else:
-                fill = _over(palette.color(QPalette.ColorRole.AlternateBase), 255, base)
-                border = _over(palette.color(QPalette.ColorRole.Mid), 90, fill)
-            if selected:
-                border = QColor(palette.color(QPalette.ColorRole.Highlight))
+            fill = colours.color(f"card-{kind}")
+            border = colours.color("accent" if selected else f"card-{kind}-border")
             cached = (fill, border)
             if len(self._card_colour_cache) > 64:  # palettes change rarely; never let this grow
                 self._card_colour_cache.clear()
@@ -828,13 +812,12 @@ class MessageDelegate(QStyledItemDelegate):
             painter.fillPath(inner, fill)
         if view.card is not None and view.live is None:
             accent = QRectF(card.left(), card.top() + 4, 3, card.height() - 8)
-            painter.fillRect(accent, _TOOL_OK_COLOUR if view.card.ok else _TOOL_ERROR_COLOUR)
+            painter.fillRect(accent, theme.current().color("tool-ok-accent" if view.card.ok else "tool-error-accent"))
 
         text_colour = palette.color(QPalette.ColorRole.Text)
         body_palette = palette
         if view.body_format == "thought":
-            text_colour = QColor(text_colour)
-            text_colour.setAlphaF(0.6)  # reasoning is dimmed: the answer is what counts
+            text_colour = theme.current().color("muted-text")  # reasoning is dimmed: the answer is what counts
             body_palette = QPalette(palette)
             body_palette.setColor(QPalette.ColorRole.Text, text_colour)
         header_font, header_metrics = self._header(option.font)

@@ -52,6 +52,7 @@ from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
 from xworkmate.domain.tool_trust import can_be_quarantined
+from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.conversation import (
@@ -196,6 +197,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.quit_action)
         settings_menu = self.menuBar().addMenu("&Settings")
         settings_menu.addAction(self.provider_settings_action)
+        # Issue 18: Settings → Theme (follow the system, light, dark); the views follow the theme.
+        self.theme_follower = ThemeFollower(self, self._controller, [self.message_list, self.task_line_list])
+        self.theme_follower.add_menu(settings_menu)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 

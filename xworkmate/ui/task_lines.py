@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
+from xworkmate.ui import theme
 from xworkmate.ui.painting import draw_text_line
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -80,14 +81,15 @@ STATUS_BADGES: dict[ThreadStatus, str] = {
     ThreadStatus.ARCHIVED: "archived",
 }
 
-_BADGE_COLOURS: dict[ThreadStatus, QColor] = {
-    ThreadStatus.NEEDS_BINDING: QColor(217, 48, 37),
-    ThreadStatus.NEEDS_WORKSPACE: QColor(217, 48, 37),
-    ThreadStatus.RUNNING: QColor(47, 111, 222),
-    ThreadStatus.ARCHIVED: QColor(128, 128, 128),
+# The pills' colour tokens (xworkmate.ui.theme): "pill-<name>-text" on "pill-<name>-bg".
+_BADGE_COLOURS: dict[ThreadStatus, str] = {
+    ThreadStatus.NEEDS_BINDING: "danger",
+    ThreadStatus.NEEDS_WORKSPACE: "danger",
+    ThreadStatus.RUNNING: "info",
+    ThreadStatus.ARCHIVED: "neutral",
 }
-_CATEGORY_COLOUR = QColor(142, 68, 173)
-_KIND_COLOUR = QColor(90, 110, 130)
+_CATEGORY_COLOUR = "category"
+_KIND_COLOUR = "kind"
 INDENT_PX = 16
 
 KIND_MARKERS: dict[ThreadKind, str] = {
@@ -458,8 +460,7 @@ class TaskLineDelegate(QStyledItemDelegate):
             left = rect.left() + 10 + view.depth * INDENT_PX
             right = rect.right() - 8
             if view.status in _BADGE_COLOURS or view.category_badge or view.kind_marker:
-                pill_text = colour if selected else None
-                right = self._paint_badges(painter, view, rect, right, small, small_metrics, pill_text)
+                right = self._paint_badges(painter, view, rect, right, small, small_metrics, None)
                 painter.setFont(option.font)
             painter.setPen(colour)
             title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
@@ -486,15 +487,14 @@ class TaskLineDelegate(QStyledItemDelegate):
             advance = metrics.horizontalAdvance(text)
             width = advance + 12
             pill = QRect(right - width, rect.center().y() - metrics.height() // 2 - 2, width, metrics.height() + 4)
-            pill_colour = QColor(colour or QColor(128, 128, 128))
-            fill = QColor(pill_colour)
-            fill.setAlpha(40)
+            colours = theme.current()
+            pill_colour = colours.color(f"pill-{colour or 'neutral'}-text")
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(pill_colour)
-            painter.setBrush(fill)
+            painter.setBrush(colours.color(f"pill-{colour or 'neutral'}-bg"))  # opaque: readable on a selected row
             painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
             painter.setFont(font)
-            painter.setPen(text_colour if text_colour is not None else pill_colour.darker(130))
+            painter.setPen(text_colour if text_colour is not None else pill_colour)
             draw_text_line(painter, metrics, text, pill.left() + 6, pill.top(), advance, pill.height())
             right = pill.left() - 6
         return right

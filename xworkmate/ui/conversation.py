@@ -86,6 +86,7 @@ from xworkmate.ui.rendering import (
     tool_calls_line,
     tool_card,
 )
+from xworkmate.ui.wording import plain_words
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -153,23 +154,39 @@ _ROLE_LABELS: dict[MessageRole, str] = {
 
 
 _NATURAL_SOURCE: dict[MessageRole, MessageSource] = {
+    MessageRole.USER: MessageSource.HUMAN,
     MessageRole.ASSISTANT: MessageSource.AGENT,
     MessageRole.TOOL: MessageSource.TOOL,
+    MessageRole.SYSTEM: MessageSource.FRAMEWORK_EVENT,
+}
+
+# Who wrote a message whose source is not the usual one for its role, in plain words (issue 18).
+_SOURCE_WORDS: dict[MessageSource, str] = {
+    MessageSource.HUMAN: "from you",
+    MessageSource.AGENT: "from the agent",
+    MessageSource.TOOL: "from a tool",
+    MessageSource.FRAMEWORK_EVENT: "from XWorkmate",
+    MessageSource.COMPONENT_INPUT: "from the dispatching agent",
+    MessageSource.QUARANTINE: "held back",
 }
 
 
 def message_header(message: Message) -> str:
-    """``You · human · 14:02``; ``role=user`` alone is not shown as "You" (PROV-3)."""
+    """``You · 14:02``, ``Agent · gpt-4o · 14:03``; ``role=user`` alone is not shown as "You" (PROV-3)."""
     label = _ROLE_LABELS[message.role]
     if message.role is MessageRole.USER and message.source is not MessageSource.HUMAN:
-        label = "Input"
+        label = "Request"  # an agent's words to this task, never shown as the person's
     elif is_thought(message):
         label = "Agent (thinking)"  # an ACP agent's reasoning, kept apart from its answer
     elif is_plan(message):
         label = "Agent's plan"
-    parts = [label, message.source.value.replace("_", " "), message.created_at.astimezone().strftime("%H:%M")]
-    if _NATURAL_SOURCE.get(message.role) is message.source:
-        del parts[1]  # "Agent · agent" says nothing twice
+    parts = [label]
+    if _NATURAL_SOURCE.get(message.role) is not message.source:
+        parts.append(_SOURCE_WORDS.get(message.source, message.source.value.replace("_", " ")))
+    model = (message.payload or {}).get("model") if message.role is MessageRole.ASSISTANT else None
+    if isinstance(model, str) and model:
+        parts.append(model)
+    parts.append(message.created_at.astimezone().strftime("%H:%M"))
     if message.state is MessageState.ERROR:
         parts[0] = f"⚠ {parts[0]}"
     elif message.state is MessageState.INTERRUPTED:
@@ -490,7 +507,7 @@ class MessageListModel(QAbstractListModel):
             return message.quarantined
         if role == Qt.ItemDataRole.ToolTipRole:
             stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-            tip = f"message #{message.id} · {message.role.value} / {message.source.value} · {stamp}"
+            tip = f"{message_header(message).split(' · ')[0]} · message {message.id} · {stamp}"
             if message.quarantined:
                 tip += f" · {HIDDEN_FROM_MODEL}: it sees only a placeholder naming this message"
             card = self.card_at(row)
@@ -514,6 +531,8 @@ class MessageListModel(QAbstractListModel):
         if message.role is MessageRole.ASSISTANT and not message.content and message.payload:
             return tool_calls_line(message.payload.get("tool_calls"))
         text = display_text(message.content)
+        if message.role is MessageRole.SYSTEM:
+            text = plain_words(text)  # the window's own notices quote refusals that cite spec ids
         # ERR-3: the message says when its stored text had NUL bytes replaced (a tool card says it itself).
         return f"{text}\n\n({NUL_REPLACED_NOTE})" if nul_replaced(message.payload) else text
 
@@ -1106,7 +1125,7 @@ class MessagePane(QWidget):
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
 
     def show_status(self, text: str, severity: str) -> None:
-        self.status_label.setText(text)
+        self.status_label.setText(plain_words(text))
         if self.status_label.property("severity") != severity:
             self.status_label.setProperty("severity", severity)
             # A dynamic property only restyles after a re-polish.

@@ -108,7 +108,7 @@ def dispatch_sources_note(sources: Sequence[Message], *, category: str | None, d
     if category is None and dispatcher_category is not None:
         return (
             f"This is a normal task dispatched from a “{dispatcher_category}” line. It cannot read that line's "
-            "messages (CAT-8), so the words it was dispatched on are not shown here or to it: this is on "
+            "messages, so the words it was dispatched on are not shown here or to it: this is on "
             "purpose, not a missing record."
         )
     if not sources:
@@ -119,7 +119,7 @@ def dispatch_sources_note(sources: Sequence[Message], *, category: str | None, d
     count = len(sources)
     return (
         f"The {count} message{'s' if count != 1 else ''} of yours this task was dispatched on: its authority "
-        "for writes. Later chat in the dispatcher does not count; a follow-up replaces them (PROV-4)."
+        "for writes. Later chat in the dispatcher does not count; a follow-up replaces them."
     )
 
 

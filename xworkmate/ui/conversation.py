@@ -30,6 +30,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     QPointF,
+    QRect,
     QRectF,
     QSize,
     Qt,
@@ -40,6 +41,7 @@ from PySide6.QtGui import (
     QFont,
     QFontMetrics,
     QKeySequence,
+    QMouseEvent,
     QPainter,
     QPainterPath,
     QPalette,
@@ -69,14 +71,17 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
-from xworkmate.ui import theme
+from xworkmate.ui import markdown_style, theme
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.live_runs import LiveRow
+from xworkmate.ui.message_text import MessageTextView, text_document
 from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.rendering import (
     Body,
     BodyFormat,
+    CodeHighlighter,
+    DocumentBody,
     StreamingBody,
     ToolCard,
     build_body,
@@ -676,6 +681,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._header_base: QFont | None = None
         self._header_font: tuple[QFont, QFontMetrics] | None = None
         self._card_colour_cache: dict[tuple[theme.Scheme, str, bool], tuple[QColor, QColor]] = {}
+        self._editing: QPersistentModelIndex | None = None
         self.live_render_ms = 0.0
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
@@ -847,6 +853,9 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setFont(header_font)
         painter.setPen(text_colour)
         draw_text_line(painter, header_metrics, view.header, left, top, width, header_height)
+        if self._editing is not None and self._editing.row() == index.row() and self._editing.isValid():
+            painter.restore()  # the selectable text view over this row paints the body
+            return
         body = self._body(view, option.font)
         body_top = top + header_height + self.GAP
         # A long answer is taller than the view: draw only the part of the body that shows.
@@ -858,7 +867,60 @@ class MessageDelegate(QStyledItemDelegate):
         body.draw(painter, clip, body_palette)
         painter.restore()
 
+    # -- selectable text (issue 18): a MessageTextView over the row under the mouse -------------
+
+    def selectable(self, index: ModelIndex) -> bool:
+        """Whether the row's body opens as selectable text (messages, answers, plans; not cards or live rows)."""
+        view = self._row(index)
+        return view.live is None and view.card is None and view.body_format in ("markdown", "plain", "plan")
+
+    def body_rect(self, rect: QRect, font: QFont) -> QRectF:
+        """Where a row's body is painted inside the row's ``rect``."""
+        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        top = card.top() + self.PADDING + self._header(font)[1].height() + self.GAP
+        return QRectF(card.left() + self.PADDING, top, self.text_width(), max(card.bottom() - top, 1.0))
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> QWidget:
+        view = self._row(index)
+        body = self._body(view, option.font)
+        if isinstance(body, DocumentBody):
+            document = body.document.clone()
+            document.setProperty(markdown_style.DECORATED, body.document.property(markdown_style.DECORATED))
+            if view.body_format == "markdown" and not self._raw:
+                CodeHighlighter(document).rehighlight()  # highlighting lives in the layout, not the content
+        else:
+            document = text_document(body.plain_text(), option.font)
+        editor = MessageTextView(document, str(index.data(CONTENT_ROLE) or view.text), parent)
+        editor.setFont(option.font)
+        self._editing = QPersistentModelIndex(index)
+        return editor
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        rect = self.body_rect(option.rect, option.font)
+        editor.setGeometry(rect.toAlignedRect())
+        if isinstance(editor, MessageTextView):
+            editor.document().setTextWidth(rect.width())
+
+    def destroyEditor(self, editor: QWidget, index: ModelIndex) -> None:
+        if self._editing is not None and (not self._editing.isValid() or self._editing == index):
+            self._editing = None
+        super().destroyEditor(editor, index)
+
+    def setEditorData(self, editor: QWidget, index: ModelIndex) -> None:
+        """Read-only: the editor shows the document it was made with."""
+
+    def setModelData(self, editor: QWidget, model: Any, index: ModelIndex) -> None:
+        """Read-only: nothing goes back to the model."""
+
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:
+        if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent) and index.isValid():
+            body = self._body(self._row(index), option.font)
+            if isinstance(body, DocumentBody) and body.document.property(markdown_style.DECORATED):
+                origin = self.body_rect(option.rect, option.font).topLeft()
+                hit = markdown_style.decoration_at(body.decorations(), event.position() - origin)
+                if hit is not None:  # a code block's "Copy" chip
+                    QApplication.clipboard().setText(hit.code)
+                    return True
         if (
             event.type() == QEvent.Type.MouseButtonRelease
             and isinstance(model, MessageListModel)
@@ -889,6 +951,9 @@ class MessageListView(QListView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Issue 18: the text row under the mouse opens as selectable text (MessageTextView).
+        self.setMouseTracking(True)
+        self._text_row: QPersistentModelIndex | None = None
         # "Hide from the model" and its undo (Q-1); the window builds the menu.
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         # Internal bookkeeping of the view's own scroll bar, like QListView's own wiring.
@@ -949,8 +1014,55 @@ class MessageListView(QListView):
         self.message_delegate.forget_sizes()
         super().resizeEvent(event)
 
+    def text_view(self) -> MessageTextView | None:
+        """The selectable text view open over a row, if any."""
+        if self._text_row is None or not self._text_row.isValid():
+            return None
+        editor = self.indexWidget(QModelIndex(self._text_row))
+        return editor if isinstance(editor, MessageTextView) else None
+
+    def open_text_view(self, index: ModelIndex) -> MessageTextView | None:
+        """Open the row's body as selectable text (closing the one open elsewhere); None for a card row."""
+        if self._text_row is not None and self._text_row.isValid() and self._text_row == index:
+            return self.text_view()
+        self.close_text_view()
+        if not index.isValid() or not self.message_delegate.selectable(index):
+            return None
+        self._text_row = QPersistentModelIndex(index)
+        self.openPersistentEditor(QModelIndex(self._text_row))
+        return self.text_view()
+
+    def close_text_view(self) -> None:
+        row, self._text_row = self._text_row, None
+        if row is not None and row.isValid():
+            self.closePersistentEditor(QModelIndex(row))
+            self.viewport().update()
+
+    def mouseMoveEvent(self, event: Any) -> None:
+        focused = self.window().focusWidget()
+        if event.buttons() == Qt.MouseButton.NoButton:
+            self.open_text_view(self.indexAt(event.position().toPoint()))
+        super().mouseMoveEvent(event)
+        editor = self.text_view()
+        if editor is not None and focused is not editor and self.window().focusWidget() is editor:
+            # Hovering never takes the focus (the composer keeps it); a click in the text does.
+            if focused is not None:
+                focused.setFocus(Qt.FocusReason.OtherFocusReason)
+            else:
+                editor.clearFocus()
+
+    def reset(self) -> None:
+        self._text_row = None  # Qt drops every editor on reset
+        super().reset()
+
     def keyPressEvent(self, event: Any) -> None:
         current = self.currentIndex()
+        if event.key() == Qt.Key.Key_F2 and current.isValid():
+            editor = self.open_text_view(current)  # select inside the message with the keyboard
+            if editor is not None:
+                editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                event.accept()
+                return
         if event.matches(QKeySequence.StandardKey.Copy) and current.isValid():
             QApplication.clipboard().setText(str(current.data(CONTENT_ROLE) or ""))
             event.accept()

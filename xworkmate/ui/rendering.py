@@ -31,7 +31,7 @@ from PySide6.QtGui import (
 )
 
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
-from xworkmate.ui import theme
+from xworkmate.ui import markdown_style, theme
 
 BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
 
@@ -436,6 +436,7 @@ def build_document(
         highlighter = CodeHighlighter(document)
         document.setMarkdown(text)
         _style_code_blocks(document)
+        markdown_style.polish(document)  # issue 18: spacing, quotes, inline code, code headers
         highlighter.rehighlight()
     else:
         document.setPlainText(text)
@@ -497,11 +498,19 @@ class DocumentBody:
 
     def __init__(self, document: QTextDocument) -> None:
         self.document = document
+        self._decorations: tuple[float, markdown_style.Decorations] | None = None
 
     def set_width(self, width: float) -> None:
         width = max(width, 10.0)
         if self.document.textWidth() != width:
             self.document.setTextWidth(width)
+
+    def decorations(self) -> markdown_style.Decorations:
+        """Code block headers and quote bars at the current width (issue 18)."""
+        width = self.document.textWidth()
+        if self._decorations is None or self._decorations[0] != width:
+            self._decorations = (width, markdown_style.decorations(self.document))
+        return self._decorations[1]
 
     def height(self) -> float:
         return self.document.size().height()  # size() lays it out
@@ -514,6 +523,8 @@ class DocumentBody:
         context.palette = palette
         context.clip = clip
         self.document.documentLayout().draw(painter, context)
+        if self.document.property(markdown_style.DECORATED):
+            markdown_style.paint_decorations(painter, self.document, self.decorations())
 
 
 Body = PlainBody | DocumentBody

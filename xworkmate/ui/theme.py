@@ -133,6 +133,8 @@ TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     ("text", "approval-bg"),
     *((text, card) for text in _CARD_TEXT for card in _CARDS),
     *((text, "code-bg") for text in _CODE_TEXT),
+    ("text", "code-border"),
+    ("muted-text", "code-bg"),
     ("pill-danger-text", "pill-danger-bg"),
     ("pill-info-text", "pill-info-bg"),
     ("pill-neutral-text", "pill-neutral-bg"),

@@ -74,6 +74,7 @@ from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatu
 from xworkmate.ui import markdown_style, theme
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
+from xworkmate.ui.first_run import EmptyConversation, status_without_provider
 from xworkmate.ui.live_runs import LiveRow
 from xworkmate.ui.message_text import MessageTextView, text_document
 from xworkmate.ui.painting import draw_text_line
@@ -1137,7 +1138,10 @@ class MessagePane(QWidget):
         self.stack = QStackedWidget()
         self.stack.setObjectName("messageStack")
         self.stack.addWidget(self.message_list)
-        self.stack.addWidget(self.empty_label)
+        self.empty_state = EmptyConversation(self.empty_label)  # issue 18: first-run buttons under the text
+        self.stack.addWidget(self.empty_state)
+        self._provider_missing = False
+        self._shown_view: LineView | None = None
 
         self.provider_banner = QLabel(NO_PROVIDER_BANNER)
         self.provider_banner.setObjectName("noProviderBanner")
@@ -1226,9 +1230,10 @@ class MessagePane(QWidget):
     # -- showing ------------------------------------------------------------
 
     def show_line(self, view: LineView) -> None:
+        self._shown_view = view
         self.title_label.setText(view.thread.title)
         self.session_key_label.setText(view.key)
-        text, severity = line_status_text(view)
+        text, severity = status_without_provider(*line_status_text(view), self._provider_missing)
         self.show_status(text, severity)
         self.show_permission(view.thread.context_state.permission_level)
         self.show_network(view.thread.context_state.network)
@@ -1245,10 +1250,15 @@ class MessagePane(QWidget):
             self.status_label.style().polish(self.status_label)
 
     def show_empty_state(self, rows: int) -> None:
-        self.stack.setCurrentWidget(self.message_list if rows else self.empty_label)
+        self.stack.setCurrentWidget(self.message_list if rows else self.empty_state)
 
     def show_provider_banner(self, missing: bool) -> None:
         self.provider_banner.setVisible(missing)
+        self.empty_state.show_provider_missing(missing)
+        if missing != self._provider_missing:
+            self._provider_missing = missing
+            if self._shown_view is not None:  # the status agrees with the banner (issue 18)
+                self.show_status(*status_without_provider(*line_status_text(self._shown_view), missing))
 
     def show_sign_in(self, card: QWidget) -> None:
         """Put a sign-in card above the approvals (issue 15); the window removes it when settled."""

@@ -230,6 +230,8 @@ class MainWindow(QMainWindow):
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
         self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
+        self.message_pane.empty_state.add_provider_requested.connect(self.on_provider_settings_requested)
+        self.message_pane.empty_state.find_agents_requested.connect(self.on_find_agents_requested)
         self.live.text_grew.connect(self.on_live_text_grew)
         for shortcut in self.send_shortcuts:
             shortcut.activated.connect(self.on_send_requested)
@@ -719,6 +721,13 @@ class MainWindow(QMainWindow):
             if acp
             else "The provider for the next turn; Default uses the default provider"
         )
+
+    @Slot()
+    def on_find_agents_requested(self) -> ProviderSettingsDialog:
+        """The first-run "Use an agent found on PATH…": the providers dialog, already looking (issue 18)."""
+        dialog = self.on_provider_settings_requested()
+        dialog.on_find_agents_requested()
+        return dialog
 
     @Slot()
     def on_provider_settings_requested(self) -> ProviderSettingsDialog:

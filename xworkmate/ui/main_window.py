@@ -73,6 +73,7 @@ from xworkmate.ui.dialogs import (
     about_text,
 )
 from xworkmate.ui.execution import parse_choice
+from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.sign_in import SignInCard
@@ -200,6 +201,13 @@ class MainWindow(QMainWindow):
         # Issue 18: Settings → Theme (follow the system, light, dark); the views follow the theme.
         self.theme_follower = ThemeFollower(self, self._controller, [self.message_list, self.task_line_list])
         self.theme_follower.add_menu(settings_menu)
+        # Issue 18: View → show/hide the side panes (Ctrl+B, Ctrl+Alt+B); long titles and pickers elide.
+        self.pane_layout = PaneLayout(self, self.splitter, self._controller)
+        self.pane_layout.add_menu(self.menuBar().addMenu("&View"))
+        self.elider = Elider(self)
+        pane = self.message_pane
+        self.elider.watch(pane.title_label, pane.session_key_label, self.mode_picker, self.permission_picker)
+        self.elider.watch(self.provider_picker)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -884,11 +892,13 @@ class MainWindow(QMainWindow):
             self.resize(*DEFAULT_SIZE)
         sizes = _parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
+        self.pane_layout.restore()
 
     def save_ui_state(self) -> None:
         geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
         self._controller.set_ui_state(GEOMETRY_STATE, geometry)
         self._controller.set_ui_state(SPLITTER_STATE, json.dumps(self.splitter.sizes()))
+        self.pane_layout.save()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():

@@ -78,6 +78,7 @@ def test_ctrl_enter_on_the_keypad_sends_too(qtbot: QtBot, window: MainWindow) ->
 
 
 def test_plain_return_in_the_composer_is_a_new_line_not_a_send(qtbot: QtBot, window: MainWindow) -> None:
+    window.keyboard.enter_sends_action.setChecked(False)  # Settings: Ctrl+Enter sends (issue 18)
     qtbot.keyClicks(window.composer, "first")
     qtbot.keyClick(window.composer, Qt.Key.Key_Return)
     qtbot.keyClicks(window.composer, "second")

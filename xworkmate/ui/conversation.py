@@ -133,8 +133,8 @@ _FETCH_AHEAD = 48
 DISPLAY_LIMIT = 20_000
 
 MISSING_MESSAGE_TEXT = "(this message is no longer available)"
-EMPTY_CONVERSATION_TEXT = "No messages yet. Type a request below and press Ctrl+Enter."
-COMPOSER_PLACEHOLDER = "Type a request for this task line… (Ctrl+Enter sends)"
+EMPTY_CONVERSATION_TEXT = "No messages yet. Type a request below and press Enter."
+COMPOSER_PLACEHOLDER = "Type a request for this task line… (Enter sends, Shift+Enter adds a line)"
 NO_PROVIDER_BANNER = (
     'No agent provider is configured, so nothing will run. <a href="settings:providers">Set up a provider…</a>'
 )
@@ -1085,7 +1085,7 @@ def line_status_text(view: LineView) -> tuple[str, str]:
     if view.needs_sign_in:  # issue 15: waiting for the person, not running
         return f"Waiting for you — {view.explanation}.", "error"
     if view.status is ThreadStatus.RUNNABLE:
-        return "Runnable — ready. Ctrl+Enter sends.", "ok"
+        return "Runnable — ready.", "ok"
     if view.status is ThreadStatus.RUNNING:
         return f"Running — {view.explanation}. Stop (Esc) interrupts it.", "busy"
     return f"Not runnable — {view.explanation}", "blocked"
@@ -1183,7 +1183,7 @@ class MessagePane(QWidget):
         self.stop_button.setEnabled(False)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
-        self.send_button.setToolTip("Send to this task line (Ctrl+Enter)")
+        self.send_button.setToolTip("Send to this task line (Enter, or Ctrl+Enter)")
         self.send_button.setEnabled(False)
 
         for picker in (self.mode_picker, self.permission_picker, self.provider_picker):

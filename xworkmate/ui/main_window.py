@@ -73,6 +73,7 @@ from xworkmate.ui.dialogs import (
     about_text,
 )
 from xworkmate.ui.execution import parse_choice
+from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.providers import ProviderSettingsDialog
@@ -87,7 +88,7 @@ SPLITTER_STATE = "main_window.splitter_sizes"
 DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 JUMP_SHORTCUT_COUNT = 9
-TASK_COMPOSER_PLACEHOLDER = "Send this task a follow-up… (Ctrl+Enter sends; it replaces the words the task acts on)"
+TASK_COMPOSER_PLACEHOLDER = "Send this task a follow-up… (it replaces the words the task acts on)"
 
 
 class MainWindow(QMainWindow):
@@ -169,6 +170,21 @@ class MainWindow(QMainWindow):
         self.refresh_providers()
         self.show_current()
         self.on_task_rows_changed()
+        self.keyboard.set_tab_order(
+            [
+                self.task_pane.filter_edit,
+                self.task_line_list,
+                self.message_list,
+                self.composer,
+                self.send_button,
+                self.mode_picker,
+                self.permission_picker,
+                self.provider_picker,
+                self.workspace_pane.tree,
+            ]
+        )
+        self.keyboard.name_widgets()
+        self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # typing starts in the composer (issue 18)
 
     # -- construction -------------------------------------------------------
 
@@ -208,6 +224,18 @@ class MainWindow(QMainWindow):
         pane = self.message_pane
         self.elider.watch(pane.title_label, pane.session_key_label, self.mode_picker, self.permission_picker)
         self.elider.watch(self.provider_picker)
+        # Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names.
+        self.keyboard = KeyboardSetup(
+            self,
+            self._controller,
+            composer=self.composer,
+            send=self.on_send_requested,
+            open_settings=self.on_provider_settings_requested,
+            archive=self.on_archive_current_requested,
+            filter_edit=self.task_pane.filter_edit,
+            task_list=self.task_line_list,
+        )
+        self.keyboard.add_to_menu(settings_menu)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -292,6 +320,8 @@ class MainWindow(QMainWindow):
             self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
             self.message_pane.choose_provider(self._provider_choice.get(view.key))
             self.message_list.follow_newest()
+            if hasattr(self, "keyboard"):
+                self.keyboard.after_switch()
             task = view.thread.kind is ThreadKind.TASK
             self.composer.setPlaceholderText(TASK_COMPOSER_PLACEHOLDER if task else COMPOSER_PLACEHOLDER)
         cached = self.task_model.cached_status(view.key)

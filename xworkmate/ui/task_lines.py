@@ -218,6 +218,15 @@ class TaskLineModel(QAbstractListModel):
             return STATUS_BADGES[self.status_of_row(row)]
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
+        if role == Qt.ItemDataRole.AccessibleTextRole:  # issue 18: what a screen reader says for the row
+            return line.title
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            status = self.status_of_row(row)
+            words = [
+                STATUS_BADGES[status].lstrip("⚠● ") or "ready",
+                f"category {line.category}" if line.category else "",
+            ]
+            return ", ".join(word for word in [*words, KIND_MARKERS.get(line.kind, "")] if word)
         return None
 
     def row_view(self, row: int) -> LineRowView:

@@ -383,6 +383,18 @@ class SessionController:
         path.mkdir(parents=True, exist_ok=True)
         return self.bind_workspace(thread.thread_id, path)
 
+    def recreate_folder(self, key: str) -> TaskThread:
+        """ "Recreate folder" (issue 18): make the line's own bound folder again, at the path it is bound to.
+
+        A line bound nowhere gets its default folder; binding elsewhere is "Change folder…" (ISO-8).
+        """
+        thread = self.get_thread(key)
+        bound = thread.workspace_binding.path
+        if not bound:
+            return self.restore_default_folder(key)
+        Path(bound).mkdir(parents=True, exist_ok=True)
+        return self.bind_workspace(thread.thread_id, bound)
+
     def rename_line(self, key: str, title: str) -> TaskThread:
         thread = self.get_thread(key)
         clean = title.strip()

@@ -865,7 +865,7 @@ class MainWindow(QMainWindow):
         if self._view is None:
             return
         try:
-            self._controller.restore_default_folder(self._view.key)
+            self._controller.recreate_folder(self._view.key)  # its own path, not the default (issue 18)
         except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
             self.show_error(f"Could not recreate the folder — {exc}")
 

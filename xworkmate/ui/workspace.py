@@ -157,7 +157,9 @@ class WorkspacePane(QWidget):
         self.change_folder_button.setToolTip("Bind this task line to another folder")
         self.recreate_folder_button = QPushButton("Recreate folder")
         self.recreate_folder_button.setObjectName("recreateFolderButton")
-        self.recreate_folder_button.setToolTip("Make this line's own default folder again and bind it")
+        self.recreate_folder_button.setToolTip(
+            "Make this line's folder again, at the path it is bound to; to use another folder, Change folder…"
+        )
         self.recreate_folder_button.setVisible(False)
 
         self.tree = QTreeView()
@@ -247,6 +249,8 @@ class WorkspacePane(QWidget):
         self.path_label.setText(path or "(no folder bound)")
         self.path_label.setToolTip(path or "")
         self.recreate_folder_button.setVisible(view.status is ThreadStatus.NEEDS_WORKSPACE)
+        if path:
+            self.recreate_folder_button.setToolTip(f"Make {path} again and keep the line bound to it")
         exists = bool(path) and Path(path or "").is_dir()
         if exists and path is not None:
             if path != self._root:

@@ -1294,12 +1294,12 @@ class MessagePane(QWidget):
     def chosen_permission(self) -> PermissionLevel:
         return PermissionLevel(self.permission_picker.currentData())
 
-    def set_providers(self, providers: Sequence[ProviderRecord]) -> None:
+    def set_providers(self, providers: Sequence[ProviderRecord], default_label: str = DEFAULT_PROVIDER_LABEL) -> None:
         """Fill the provider picker: "Default" and every OpenAI-compatible provider, keeping the choice."""
         chosen = self.chosen_provider()
         blocked = self.provider_picker.blockSignals(True)
         self.provider_picker.clear()
-        self.provider_picker.addItem(DEFAULT_PROVIDER_LABEL, None)
+        self.provider_picker.addItem(default_label, None)
         for record in providers:
             if record.kind is not ProviderKind.OPENAI:
                 continue

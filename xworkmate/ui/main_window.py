@@ -49,6 +49,7 @@ from xworkmate.controllers import (
     WorkspaceBindingError,
 )
 from xworkmate.domain.messages import MessageRole
+from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
 from xworkmate.domain.tool_trust import can_be_quarantined
@@ -57,6 +58,7 @@ from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.conversation import (
     COMPOSER_PLACEHOLDER,
+    DEFAULT_PROVIDER_LABEL,
     MESSAGE_ID_ROLE,
     MessageListModel,
     MessagePane,
@@ -73,6 +75,7 @@ from xworkmate.ui.dialogs import (
     about_text,
 )
 from xworkmate.ui.execution import parse_choice
+from xworkmate.ui.external_watch import ExternalWatch
 from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
@@ -121,6 +124,7 @@ class MainWindow(QMainWindow):
         self._sign_ins: dict[str, SignInRequested] = {}
         self._sign_in_card: SignInCard | None = None
         self._provider_choice: dict[str, str | None] = {}
+        self._providers: list[ProviderRecord] = []
         self._closed = False
         self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
@@ -185,6 +189,7 @@ class MainWindow(QMainWindow):
         )
         self.keyboard.name_widgets()
         self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # typing starts in the composer (issue 18)
+        self.external_watch.start()
 
     # -- construction -------------------------------------------------------
 
@@ -236,6 +241,9 @@ class MainWindow(QMainWindow):
             task_list=self.task_line_list,
         )
         self.keyboard.add_to_menu(settings_menu)
+        # Issue 18: providers and lines the CLI adds while the window is open show up within 2 s.
+        self.external_watch = ExternalWatch(self._controller, self)
+        self.external_watch.changed.connect(self.on_external_change)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -318,7 +326,6 @@ class MainWindow(QMainWindow):
             # Text typed for one line is never sent on another: each line keeps its own draft.
             self.composer.setPlainText(self._drafts.pop(view.key, ""))
             self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
-            self.message_pane.choose_provider(self._provider_choice.get(view.key))
             self.message_list.follow_newest()
             if hasattr(self, "keyboard"):
                 self.keyboard.after_switch()
@@ -328,6 +335,7 @@ class MainWindow(QMainWindow):
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
         self.message_pane.show_line(view)
+        self._show_provider_choices(view)  # the category or the line's provider may have changed
         self._show_sign_in()
         failure = self._last_failure.get(view.key)
         if failure is not None and view.status is ThreadStatus.RUNNABLE:
@@ -739,6 +747,7 @@ class MainWindow(QMainWindow):
     def refresh_providers(self) -> None:
         """Re-read the providers: the pickers' choices and the "no provider" banner."""
         providers = self._controller.providers()
+        self._providers = providers
         self.message_pane.set_providers(providers)
         self.mode_picker.set_agents(providers)
         if self._view is not None:
@@ -746,8 +755,21 @@ class MainWindow(QMainWindow):
         known = set(self.message_pane.provider_names())
         self._provider_choice = {k: v for k, v in self._provider_choice.items() if v is None or v in known}
         if self._view is not None:
-            self.message_pane.choose_provider(self._provider_choice.get(self._view.key))
+            self._show_provider_choices(self._view)
         self._show_provider_state()
+
+    def _show_provider_choices(self, view: LineView) -> None:
+        """Issue 18: the picker offers only the providers this line may use (its category's, by the router's
+        rule) and names the one that will run: the line's own provider, or "Default — <name>"."""
+        try:
+            choices = self._controller.provider_choices(view.key, self._providers, view.thread)
+        except Exception as exc:  # a broken provider record must not stop the line from showing
+            log.warning("could not work out the providers of %s: %s", view.key, exc)
+            return
+        default = f"Default — {choices.will_run}" if choices.will_run else DEFAULT_PROVIDER_LABEL
+        self.message_pane.set_providers(list(choices.allowed), default_label=default)
+        pinned = view.thread.execution_binding.provider
+        self.message_pane.choose_provider(self._provider_choice.get(view.key, pinned))
 
     def _show_provider_state(self) -> None:
         """An ACP line runs its agent, not a provider: no banner, no provider to pick."""
@@ -759,6 +781,16 @@ class MainWindow(QMainWindow):
             if acp
             else "The provider for the next turn; Default uses the default provider"
         )
+
+    @Slot(object)
+    def on_external_change(self, change: object) -> None:
+        """Another process wrote providers or lines: show them (issue 18)."""
+        if self._closed:
+            return
+        if getattr(change, "providers", False):
+            self.refresh_providers()
+        if getattr(change, "threads", False):
+            self.task_model.reload()
 
     @Slot()
     def on_find_agents_requested(self) -> ProviderSettingsDialog:
@@ -933,6 +965,8 @@ class MainWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.recheck_workspace()  # back from a file manager: the folder may be gone
+            if hasattr(self, "external_watch"):
+                self.external_watch.check_now()  # back from a terminal: the CLI may have written
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -944,6 +978,7 @@ class MainWindow(QMainWindow):
                 except Exception as exc:  # the layout is a convenience; never block closing on it
                     log.warning("could not save the window layout: %s", exc)
             self.bridge.detach()
+            self.external_watch.stop()
             if self.provider_dialog is not None:
                 self.provider_dialog.reject()  # cancels its fetches before the widgets go
             if self.folder_watcher.directories():

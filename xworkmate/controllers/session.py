@@ -1003,11 +1003,13 @@ class SessionController:
         ``will_run`` is the line's own provider when it may use it, else the router's first allowed
         one (the default, or the category's first tagged provider), or None when none may run.
         """
+        openai = [r for r in (self.providers() if records is None else records) if r.kind is ProviderKind.OPENAI]
+        if not openai:
+            return ProviderChoices(allowed=(), will_run=None)  # and the turn code is not imported on a switch
         from xworkmate.controllers.runs import ProviderConfigError, provider_config
         from xworkmate.llm.router import ModelRouter
 
         thread = thread if thread is not None and thread.thread_id == key else self.get_thread(key)
-        openai = [r for r in (self.providers() if records is None else records) if r.kind is ProviderKind.OPENAI]
         configs = []
         for record in openai:
             try:

@@ -182,8 +182,8 @@ class PaneLayout(QObject):
             window.addAction(action)
             button = QToolButton()
             button.setObjectName(f"toggle{name}Button")
+            action.setIconText("◧" if pane == LEFT else "◨")  # the button's face; the menu keeps the words
             button.setDefaultAction(action)
-            button.setText("◧" if pane == LEFT else "◨")
             button.setAccessibleName(f"Show or hide the {label.lower()}")
             self.actions[pane], self.buttons[pane] = action, button
         corner = self.corner = QWidget(window.menuBar())  # parented: the menu bar does not take ownership

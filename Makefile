@@ -4,20 +4,23 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-core lint bench smoke package clean
+.PHONY: run test test-core lint bench smoke package clean screenshots
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "XWorkmate needs Python 3.11 or newer; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[gui,test]'
+	$(BIN)/python packaging/qt_preflight.py --warn
 	touch $(STAMP)
 
 # Bytecode up front: with PYTHONDONTWRITEBYTECODE set (as on CI machines) an editable install
 # would otherwise compile every module on every start (issue 7: about 60 ms of start-up).
 BYTECODE := $(BIN)/python -m compileall -q xworkmate >/dev/null
 
+# Issue 18: the X11 libraries the Qt xcb plugin links (installed when root or sudo -n, else one line saying how).
 run: $(STAMP)
+	$(BIN)/python packaging/qt_preflight.py
 	$(BYTECODE)
 	$(BIN)/xworkmate
 
@@ -49,6 +52,10 @@ smoke: $(STAMP)
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m benchmarks
+
+# Issue 18: the README's light and dark pictures of the real window (offscreen), checked non-empty and different.
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python packaging/screenshots.py docs/screenshots
 
 package: $(STAMP)
 	bash packaging/build.sh

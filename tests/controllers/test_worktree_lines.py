@@ -121,9 +121,11 @@ def test_a_worktree_removed_outside_blocks_the_line_and_never_falls_back_to_main
     assert refused.value.status is ThreadStatus.NEEDS_WORKSPACE
     assert controller.get_thread(thread.thread_id).workspace_binding.path == str(folder)  # ISO-7: not main
 
-    # "Recreate folder" adds the worktree again on its branch (the stale registration is cleared first).
-    controller.restore_default_folder(thread.thread_id)
-    assert folder.is_dir()
+    # "Recreate folder" (the window's recreate_folder) adds the worktree again on its branch, not an
+    # empty folder at its path (the stale registration is cleared first).
+    controller.recreate_folder(thread.thread_id)
+    assert folder.is_dir() and (folder / ".git").is_file()
+    assert str(folder) in worktree_paths(repo)
     assert controller.line_view(thread.thread_id).status is ThreadStatus.RUNNABLE
 
     # Archiving a line whose worktree is gone only clears git's registration of it.

@@ -303,7 +303,7 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     assert picker.choices() == [("Built-in agent", "native", True), ("scripted (ACP)", "acp:scripted", False)]
     index = picker.findText("scripted (ACP)")
     tooltip = picker.itemData(index, Qt.ItemDataRole.ToolTipRole)
-    assert "medical" in tooltip and "CAT-3" in tooltip
+    assert "medical" in tooltip and "category router" in tooltip and "CAT-3" not in tooltip
 
     picker.setCurrentIndex(index)  # forced past the disabled entry: the controller refuses, the window says so
     status = label_text(window, "lineStatusLabel")

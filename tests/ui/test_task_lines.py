@@ -75,7 +75,7 @@ def test_clicking_a_line_switches_key_label_folder_messages_and_controller_toget
     assert label_text(window, "workspacePathLabel") == line_b.workspace_binding.path
     assert window.message_model.key == line_b.thread_id
     assert message_texts(window) == []
-    assert window.message_pane.stack.currentWidget() is window.message_pane.empty_label
+    assert window.message_pane.stack.currentWidget() is window.message_pane.empty_state
     assert "No messages yet" in label_text(window, "messageEmptyLabel")
     assert selected_key(window) == line_b.thread_id
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
+    from xworkmate.store.external_changes import ChangeWatcher, ExternalChange
     from xworkmate.store.repositories import ThreadLabels
 
 log = logging.getLogger(__name__)
@@ -121,6 +123,14 @@ def acp_agent_problem(key: str, name: str | None, record: ProviderRecord | None)
         f"line {key} is set to run an ACP agent, but {what};"
         f" pick one with `xworkmate thread set {key} --mode acp --provider NAME`"
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderChoices:
+    """What a line's provider picker offers (issue 18): the providers it may use, and the one that runs."""
+
+    allowed: tuple[ProviderRecord, ...]
+    will_run: str | None
 
 
 class LineView(BaseModel):
@@ -180,6 +190,7 @@ class SessionController:
         self._tasks: dict[str, asyncio.Task[TurnOutcome]] = {}
         self._router_factory = router_factory
         self._turn_runner: TurnRunner | None = None
+        self._change_watcher: ChangeWatcher | None = None
         self._dispatch: DispatchService | None = None
         self._attention: AttentionTracker | None = None
         self._checkpoints: CheckpointController | None = None
@@ -188,6 +199,8 @@ class SessionController:
 
     def close(self) -> None:
         """Close the store's connections (the command or the window is done with it)."""
+        if self._change_watcher is not None:
+            self._change_watcher.close()
         self._store.close()
 
     def warm_up(self) -> None:
@@ -451,6 +464,18 @@ class SessionController:
         path = self.default_workspace_for(thread.thread_id)
         path.mkdir(parents=True, exist_ok=True)
         return self.bind_workspace(thread.thread_id, path)
+
+    def recreate_folder(self, key: str) -> TaskThread:
+        """ "Recreate folder" (issue 18): make the line's own bound folder again, at the path it is bound to.
+
+        A line bound nowhere gets its default folder; binding elsewhere is "Change folder…" (ISO-8).
+        """
+        thread = self.get_thread(key)
+        bound = thread.workspace_binding.path
+        if not bound or worktrees.is_worktree(thread.workspace_binding):
+            return self.restore_default_folder(key)  # a worktree line gets its worktree back, on its branch
+        Path(bound).mkdir(parents=True, exist_ok=True)
+        return self.bind_workspace(thread.thread_id, bound)
 
     def rename_line(self, key: str, title: str) -> TaskThread:
         thread = self.get_thread(key)
@@ -1104,6 +1129,45 @@ class SessionController:
 
     def providers(self) -> list[ProviderRecord]:
         return self._store.providers.list()
+
+    def external_changes(self) -> ExternalChange:
+        """What another process (the CLI) changed in the database since the last call (issue 18).
+
+        Cheap when nothing changed (SQLite: one ``PRAGMA data_version``); safe from a worker thread.
+        """
+        if self._change_watcher is None:
+            from xworkmate.store.external_changes import ChangeWatcher
+
+            self._change_watcher = ChangeWatcher(self._store)
+        return self._change_watcher.poll()
+
+    def provider_choices(
+        self, key: str, records: Sequence[ProviderRecord] | None = None, thread: TaskThread | None = None
+    ) -> ProviderChoices:
+        """The OpenAI-compatible providers the line may use (CAT-2, the router's one rule) and the one that runs.
+
+        ``will_run`` is the line's own provider when it may use it, else the router's first allowed
+        one (the default, or the category's first tagged provider), or None when none may run.
+        """
+        openai = [r for r in (self.providers() if records is None else records) if r.kind is ProviderKind.OPENAI]
+        if not openai:
+            return ProviderChoices(allowed=(), will_run=None)  # and the turn code is not imported on a switch
+        from xworkmate.controllers.runs import ProviderConfigError, provider_config
+        from xworkmate.llm.router import ModelRouter
+
+        thread = thread if thread is not None and thread.thread_id == key else self.get_thread(key)
+        configs = []
+        for record in openai:
+            try:
+                configs.append(provider_config(record))
+            except ProviderConfigError:
+                continue
+        router = ModelRouter(configs)
+        allowed = [config.name for config in router.allowed(thread.category)]
+        pinned = thread.execution_binding.provider
+        will_run = pinned if pinned in allowed else (allowed[0] if allowed else None)
+        by_name = {record.name: record for record in openai}
+        return ProviderChoices(allowed=tuple(by_name[name] for name in allowed), will_run=will_run)
 
     def get_provider(self, name: str) -> ProviderRecord | None:
         return self._store.providers.get(name)

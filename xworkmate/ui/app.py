@@ -25,6 +25,7 @@ import xworkmate
 from xworkmate.controllers import SessionController
 from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
+from xworkmate.ui.theme import theme_manager
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +76,9 @@ def _application() -> QApplication:
 
 
 def apply_resources(app: QApplication, resources: AppResources) -> None:
-    """The window icon and the stylesheet, as the app runs with them."""
+    """The window icon and the stylesheet (its colour tokens filled in for the theme), as the app runs with them."""
     app.setWindowIcon(resources.icon)
-    app.setStyleSheet(resources.stylesheet)
+    theme_manager().set_template(resources.stylesheet)
 
 
 def missing_widgets(window: MainWindow) -> list[str]:

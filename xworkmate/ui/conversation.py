@@ -71,13 +71,18 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
+from xworkmate.ui import markdown_style, theme
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
+from xworkmate.ui.first_run import EmptyConversation, status_without_provider
 from xworkmate.ui.live_runs import LiveRow
+from xworkmate.ui.message_text import MessageTextView, text_document
 from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.rendering import (
     Body,
     BodyFormat,
+    CodeHighlighter,
+    DocumentBody,
     StreamingBody,
     ToolCard,
     build_body,
@@ -87,6 +92,7 @@ from xworkmate.ui.rendering import (
     tool_calls_line,
     tool_card,
 )
+from xworkmate.ui.wording import plain_words
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -130,8 +136,8 @@ _FETCH_AHEAD = 48
 DISPLAY_LIMIT = 20_000
 
 MISSING_MESSAGE_TEXT = "(this message is no longer available)"
-EMPTY_CONVERSATION_TEXT = "No messages yet. Type a request below and press Ctrl+Enter."
-COMPOSER_PLACEHOLDER = "Type a request for this task line… (Ctrl+Enter sends)"
+EMPTY_CONVERSATION_TEXT = "No messages yet. Type a request below and press Enter."
+COMPOSER_PLACEHOLDER = "Type a request for this task line… (Enter sends, Shift+Enter adds a line)"
 NO_PROVIDER_BANNER = (
     'No agent provider is configured, so nothing will run. <a href="settings:providers">Set up a provider…</a>'
 )
@@ -145,20 +151,7 @@ PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
 PICKER_MIN_WIDTH = 50
 HEADER_LABEL_MIN_WIDTH = 40
 
-_ERROR_COLOUR = QColor(242, 178, 51)
-_TOOL_OK_COLOUR = QColor(46, 125, 50)
-_TOOL_ERROR_COLOUR = QColor(179, 38, 30)
 _CARD_RADIUS = 6
-
-
-def _over(colour: QColor, alpha: int, base: QColor) -> QColor:
-    """``colour`` at ``alpha`` (0-255) painted over the opaque ``base``, as one opaque colour."""
-    a = alpha / 255
-    return QColor(
-        round(colour.red() * a + base.red() * (1 - a)),
-        round(colour.green() * a + base.green() * (1 - a)),
-        round(colour.blue() * a + base.blue() * (1 - a)),
-    )
 
 
 _ROLE_LABELS: dict[MessageRole, str] = {
@@ -170,23 +163,39 @@ _ROLE_LABELS: dict[MessageRole, str] = {
 
 
 _NATURAL_SOURCE: dict[MessageRole, MessageSource] = {
+    MessageRole.USER: MessageSource.HUMAN,
     MessageRole.ASSISTANT: MessageSource.AGENT,
     MessageRole.TOOL: MessageSource.TOOL,
+    MessageRole.SYSTEM: MessageSource.FRAMEWORK_EVENT,
+}
+
+# Who wrote a message whose source is not the usual one for its role, in plain words (issue 18).
+_SOURCE_WORDS: dict[MessageSource, str] = {
+    MessageSource.HUMAN: "from you",
+    MessageSource.AGENT: "from the agent",
+    MessageSource.TOOL: "from a tool",
+    MessageSource.FRAMEWORK_EVENT: "from XWorkmate",
+    MessageSource.COMPONENT_INPUT: "from the dispatching agent",
+    MessageSource.QUARANTINE: "held back",
 }
 
 
 def message_header(message: Message) -> str:
-    """``You · human · 14:02``; ``role=user`` alone is not shown as "You" (PROV-3)."""
+    """``You · 14:02``, ``Agent · gpt-4o · 14:03``; ``role=user`` alone is not shown as "You" (PROV-3)."""
     label = _ROLE_LABELS[message.role]
     if message.role is MessageRole.USER and message.source is not MessageSource.HUMAN:
-        label = "Input"
+        label = "Request"  # an agent's words to this task, never shown as the person's
     elif is_thought(message):
         label = "Agent (thinking)"  # an ACP agent's reasoning, kept apart from its answer
     elif is_plan(message):
         label = "Agent's plan"
-    parts = [label, message.source.value.replace("_", " "), message.created_at.astimezone().strftime("%H:%M")]
-    if _NATURAL_SOURCE.get(message.role) is message.source:
-        del parts[1]  # "Agent · agent" says nothing twice
+    parts = [label]
+    if _NATURAL_SOURCE.get(message.role) is not message.source:
+        parts.append(_SOURCE_WORDS.get(message.source, message.source.value.replace("_", " ")))
+    model = (message.payload or {}).get("model") if message.role is MessageRole.ASSISTANT else None
+    if isinstance(model, str) and model:
+        parts.append(model)
+    parts.append(message.created_at.astimezone().strftime("%H:%M"))
     if message.state is MessageState.ERROR:
         parts[0] = f"⚠ {parts[0]}"
     elif message.state is MessageState.INTERRUPTED:
@@ -522,7 +531,7 @@ class MessageListModel(QAbstractListModel):
             return message.quarantined
         if role == Qt.ItemDataRole.ToolTipRole:
             stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-            tip = f"message #{message.id} · {message.role.value} / {message.source.value} · {stamp}"
+            tip = f"{message_header(message).split(' · ')[0]} · message {message.id} · {stamp}"
             if message.quarantined:
                 tip += f" · {HIDDEN_FROM_MODEL}: it sees only a placeholder naming this message"
             card = self.card_at(row)
@@ -532,9 +541,7 @@ class MessageListModel(QAbstractListModel):
                 tip += " · the agent's reasoning; click to show or hide it"
             return tip
         if role == Qt.ItemDataRole.BackgroundRole and message.state is MessageState.ERROR:
-            colour = QColor(_ERROR_COLOUR)
-            colour.setAlpha(70)
-            return colour
+            return QColor(theme.current().color("card-error"))
         return None
 
     def _body_text(self, row: int, message: Message) -> str:
@@ -548,6 +555,8 @@ class MessageListModel(QAbstractListModel):
         if message.role is MessageRole.ASSISTANT and not message.content and message.payload:
             return tool_calls_line(message.payload.get("tool_calls"))
         text = display_text(message.content)
+        if message.role is MessageRole.SYSTEM:
+            text = plain_words(text)  # the window's own notices quote refusals that cite spec ids
         # ERR-3: the message says when its stored text had NUL bytes replaced (a tool card says it itself).
         return f"{text}\n\n({NUL_REPLACED_NOTE})" if nul_replaced(message.payload) else text
 
@@ -690,7 +699,8 @@ class MessageDelegate(QStyledItemDelegate):
         self._streaming: dict[str, StreamingBody] = {}
         self._header_base: QFont | None = None
         self._header_font: tuple[QFont, QFontMetrics] | None = None
-        self._card_colour_cache: dict[tuple[int, str, bool], tuple[QColor, QColor]] = {}
+        self._card_colour_cache: dict[tuple[theme.Scheme, str, bool], tuple[QColor, QColor]] = {}
+        self._editing: QPersistentModelIndex | None = None
         self.live_render_ms = 0.0
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
@@ -708,6 +718,14 @@ class MessageDelegate(QStyledItemDelegate):
 
     def text_width(self) -> int:
         return max(self._view.viewport().width() - 2 * (self.MARGIN + self.PADDING), 80)
+
+    def forget_rendering(self) -> None:
+        """The theme changed: every body is rendered again with its colours (issue 18)."""
+        self.forget_sizes()
+        self._bodies.clear()
+        self._live_bodies.clear()
+        self._streaming.clear()
+        self._card_colour_cache.clear()
 
     def forget_sizes(self) -> None:
         """The width changed (or the mode): heights are measured again; documents are kept."""
@@ -731,22 +749,12 @@ class MessageDelegate(QStyledItemDelegate):
             kind = "user"
         else:
             kind = "other"
-        key = (palette.cacheKey(), kind, selected)
+        colours = theme.current()
+        key = (colours.scheme, kind, selected)
         cached = self._card_colour_cache.get(key)
         if cached is None:
-            base = palette.color(QPalette.ColorRole.Base)
-            if kind == "error":
-                fill = _over(_ERROR_COLOUR, 70, base)
-                border = QColor(_ERROR_COLOUR).darker(120)
-            elif kind == "user":
-                highlight = palette.color(QPalette.ColorRole.Highlight)
-                fill = _over(highlight, 28, base)
-                border = _over(highlight, 70, fill)
-            else:
-                fill = _over(palette.color(QPalette.ColorRole.AlternateBase), 255, base)
-                border = _over(palette.color(QPalette.ColorRole.Mid), 90, fill)
-            if selected:
-                border = QColor(palette.color(QPalette.ColorRole.Highlight))
+            fill = colours.color(f"card-{kind}")
+            border = colours.color("accent" if selected else f"card-{kind}-border")
             cached = (fill, border)
             if len(self._card_colour_cache) > 64:  # palettes change rarely; never let this grow
                 self._card_colour_cache.clear()
@@ -848,13 +856,12 @@ class MessageDelegate(QStyledItemDelegate):
             painter.fillPath(inner, fill)
         if view.card is not None and view.live is None:
             accent = QRectF(card.left(), card.top() + 4, 3, card.height() - 8)
-            painter.fillRect(accent, _TOOL_OK_COLOUR if view.card.ok else _TOOL_ERROR_COLOUR)
+            painter.fillRect(accent, theme.current().color("tool-ok-accent" if view.card.ok else "tool-error-accent"))
 
         text_colour = palette.color(QPalette.ColorRole.Text)
         body_palette = palette
         if view.body_format == "thought":
-            text_colour = QColor(text_colour)
-            text_colour.setAlphaF(0.6)  # reasoning is dimmed: the answer is what counts
+            text_colour = theme.current().color("muted-text")  # reasoning is dimmed: the answer is what counts
             body_palette = QPalette(palette)
             body_palette.setColor(QPalette.ColorRole.Text, text_colour)
         header_font, header_metrics = self._header(option.font)
@@ -869,6 +876,9 @@ class MessageDelegate(QStyledItemDelegate):
         if chip:
             chip_box = self.chip_rect(option.rect, str(chip), option.font)
             self._paint_chip(painter, chip_box, str(chip), palette, header_metrics)
+        if self._editing is not None and self._editing.row() == index.row() and self._editing.isValid():
+            painter.restore()  # the selectable text view over this row paints the body
+            return
         body = self._body(view, option.font)
         body_top = top + header_height + self.GAP
         # A long answer is taller than the view: draw only the part of the body that shows.
@@ -900,6 +910,51 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setPen(colour)
         draw_text_line(painter, metrics, text, chip.left() + 7, chip.top() + 2, chip.width() - 14, metrics.height())
 
+    # -- selectable text (issue 18): a MessageTextView over the row under the mouse -------------
+
+    def selectable(self, index: ModelIndex) -> bool:
+        """Whether the row's body opens as selectable text (messages, answers, plans; not cards or live rows)."""
+        view = self._row(index)
+        return view.live is None and view.card is None and view.body_format in ("markdown", "plain", "plan")
+
+    def body_rect(self, rect: QRect, font: QFont) -> QRectF:
+        """Where a row's body is painted inside the row's ``rect``."""
+        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        top = card.top() + self.PADDING + self._header(font)[1].height() + self.GAP
+        return QRectF(card.left() + self.PADDING, top, self.text_width(), max(card.bottom() - top, 1.0))
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> QWidget:
+        view = self._row(index)
+        body = self._body(view, option.font)
+        if isinstance(body, DocumentBody):
+            document = body.document.clone()
+            document.setProperty(markdown_style.DECORATED, body.document.property(markdown_style.DECORATED))
+            if view.body_format == "markdown" and not self._raw:
+                CodeHighlighter(document).rehighlight()  # highlighting lives in the layout, not the content
+        else:
+            document = text_document(body.plain_text(), option.font)
+        editor = MessageTextView(document, str(index.data(CONTENT_ROLE) or view.text), parent)
+        editor.setFont(option.font)
+        self._editing = QPersistentModelIndex(index)
+        return editor
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        rect = self.body_rect(option.rect, option.font)
+        editor.setGeometry(rect.toAlignedRect())
+        if isinstance(editor, MessageTextView):
+            editor.document().setTextWidth(rect.width())
+
+    def destroyEditor(self, editor: QWidget, index: ModelIndex) -> None:
+        if self._editing is not None and (not self._editing.isValid() or self._editing == index):
+            self._editing = None
+        super().destroyEditor(editor, index)
+
+    def setEditorData(self, editor: QWidget, index: ModelIndex) -> None:
+        """Read-only: the editor shows the document it was made with."""
+
+    def setModelData(self, editor: QWidget, model: Any, index: ModelIndex) -> None:
+        """Read-only: nothing goes back to the model."""
+
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:
         chip = index.data(CHIP_ROLE) if index.isValid() else None
         if (
@@ -911,6 +966,14 @@ class MessageDelegate(QStyledItemDelegate):
         ):
             self._view.changes_chip_clicked.emit(int(index.data(MESSAGE_ID_ROLE)))
             return True
+        if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent) and index.isValid():
+            body = self._body(self._row(index), option.font)
+            if isinstance(body, DocumentBody) and body.document.property(markdown_style.DECORATED):
+                origin = self.body_rect(option.rect, option.font).topLeft()
+                hit = markdown_style.decoration_at(body.decorations(), event.position() - origin)
+                if hit is not None:  # a code block's "Copy" chip
+                    QApplication.clipboard().setText(hit.code)
+                    return True
         if (
             event.type() == QEvent.Type.MouseButtonRelease
             and isinstance(model, MessageListModel)
@@ -944,6 +1007,9 @@ class MessageListView(QListView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Issue 18: the text row under the mouse opens as selectable text (MessageTextView).
+        self.setMouseTracking(True)
+        self._text_row: QPersistentModelIndex | None = None
         # "Hide from the model" and its undo (Q-1); the window builds the menu.
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         # Internal bookkeeping of the view's own scroll bar, like QListView's own wiring.
@@ -1004,8 +1070,55 @@ class MessageListView(QListView):
         self.message_delegate.forget_sizes()
         super().resizeEvent(event)
 
+    def text_view(self) -> MessageTextView | None:
+        """The selectable text view open over a row, if any."""
+        if self._text_row is None or not self._text_row.isValid():
+            return None
+        editor = self.indexWidget(QModelIndex(self._text_row))
+        return editor if isinstance(editor, MessageTextView) else None
+
+    def open_text_view(self, index: ModelIndex) -> MessageTextView | None:
+        """Open the row's body as selectable text (closing the one open elsewhere); None for a card row."""
+        if self._text_row is not None and self._text_row.isValid() and self._text_row == index:
+            return self.text_view()
+        self.close_text_view()
+        if not index.isValid() or not self.message_delegate.selectable(index):
+            return None
+        self._text_row = QPersistentModelIndex(index)
+        self.openPersistentEditor(QModelIndex(self._text_row))
+        return self.text_view()
+
+    def close_text_view(self) -> None:
+        row, self._text_row = self._text_row, None
+        if row is not None and row.isValid():
+            self.closePersistentEditor(QModelIndex(row))
+            self.viewport().update()
+
+    def mouseMoveEvent(self, event: Any) -> None:
+        focused = self.window().focusWidget()
+        if event.buttons() == Qt.MouseButton.NoButton:
+            self.open_text_view(self.indexAt(event.position().toPoint()))
+        super().mouseMoveEvent(event)
+        editor = self.text_view()
+        if editor is not None and focused is not editor and self.window().focusWidget() is editor:
+            # Hovering never takes the focus (the composer keeps it); a click in the text does.
+            if focused is not None:
+                focused.setFocus(Qt.FocusReason.OtherFocusReason)
+            else:
+                editor.clearFocus()
+
+    def reset(self) -> None:
+        self._text_row = None  # Qt drops every editor on reset
+        super().reset()
+
     def keyPressEvent(self, event: Any) -> None:
         current = self.currentIndex()
+        if event.key() == Qt.Key.Key_F2 and current.isValid():
+            editor = self.open_text_view(current)  # select inside the message with the keyboard
+            if editor is not None:
+                editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                event.accept()
+                return
         if event.matches(QKeySequence.StandardKey.Copy) and current.isValid():
             QApplication.clipboard().setText(str(current.data(CONTENT_ROLE) or ""))
             event.accept()
@@ -1027,7 +1140,7 @@ def line_status_text(view: LineView) -> tuple[str, str]:
     if view.needs_sign_in:  # issue 15: waiting for the person, not running
         return f"Waiting for you — {view.explanation}.", "error"
     if view.status is ThreadStatus.RUNNABLE:
-        return "Runnable — ready. Ctrl+Enter sends.", "ok"
+        return "Runnable — ready.", "ok"
     if view.status is ThreadStatus.RUNNING:
         return f"Running — {view.explanation}. Stop (Esc) interrupts it.", "busy"
     return f"Not runnable — {view.explanation}", "blocked"
@@ -1085,7 +1198,10 @@ class MessagePane(QWidget):
         self.stack = QStackedWidget()
         self.stack.setObjectName("messageStack")
         self.stack.addWidget(self.message_list)
-        self.stack.addWidget(self.empty_label)
+        self.empty_state = EmptyConversation(self.empty_label)  # issue 18: first-run buttons under the text
+        self.stack.addWidget(self.empty_state)
+        self._provider_missing = False
+        self._shown_view: LineView | None = None
 
         self.provider_banner = QLabel(NO_PROVIDER_BANNER)
         self.provider_banner.setObjectName("noProviderBanner")
@@ -1127,7 +1243,7 @@ class MessagePane(QWidget):
         self.stop_button.setEnabled(False)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
-        self.send_button.setToolTip("Send to this task line (Ctrl+Enter)")
+        self.send_button.setToolTip("Send to this task line (Enter, or Ctrl+Enter)")
         self.send_button.setEnabled(False)
 
         for picker in (self.mode_picker, self.permission_picker, self.provider_picker):
@@ -1175,6 +1291,7 @@ class MessagePane(QWidget):
     # -- showing ------------------------------------------------------------
 
     def show_line(self, view: LineView) -> None:
+        self._shown_view = view
         self.title_label.setText(view.thread.title)
         self.session_key_label.setText(view.key)
         binding = view.thread.workspace_binding
@@ -1183,7 +1300,7 @@ class MessagePane(QWidget):
         self.branch_label.setToolTip(
             f"git worktree of {binding.repo}, on branch {binding.branch}" if binding.branch else ""
         )
-        text, severity = line_status_text(view)
+        text, severity = status_without_provider(*line_status_text(view), self._provider_missing)
         self.show_status(text, severity)
         self.show_permission(view.thread.context_state.permission_level)
         self.show_network(view.thread.context_state.network)
@@ -1192,7 +1309,7 @@ class MessagePane(QWidget):
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
 
     def show_status(self, text: str, severity: str) -> None:
-        self.status_label.setText(text)
+        self.status_label.setText(plain_words(text))
         if self.status_label.property("severity") != severity:
             self.status_label.setProperty("severity", severity)
             # A dynamic property only restyles after a re-polish.
@@ -1200,10 +1317,15 @@ class MessagePane(QWidget):
             self.status_label.style().polish(self.status_label)
 
     def show_empty_state(self, rows: int) -> None:
-        self.stack.setCurrentWidget(self.message_list if rows else self.empty_label)
+        self.stack.setCurrentWidget(self.message_list if rows else self.empty_state)
 
     def show_provider_banner(self, missing: bool) -> None:
         self.provider_banner.setVisible(missing)
+        self.empty_state.show_provider_missing(missing)
+        if missing != self._provider_missing:
+            self._provider_missing = missing
+            if self._shown_view is not None:  # the status agrees with the banner (issue 18)
+                self.show_status(*status_without_provider(*line_status_text(self._shown_view), missing))
 
     def show_sign_in(self, card: QWidget) -> None:
         """Put a sign-in card above the approvals (issue 15); the window removes it when settled."""
@@ -1239,12 +1361,12 @@ class MessagePane(QWidget):
     def chosen_permission(self) -> PermissionLevel:
         return PermissionLevel(self.permission_picker.currentData())
 
-    def set_providers(self, providers: Sequence[ProviderRecord]) -> None:
+    def set_providers(self, providers: Sequence[ProviderRecord], default_label: str = DEFAULT_PROVIDER_LABEL) -> None:
         """Fill the provider picker: "Default" and every OpenAI-compatible provider, keeping the choice."""
         chosen = self.chosen_provider()
         blocked = self.provider_picker.blockSignals(True)
         self.provider_picker.clear()
-        self.provider_picker.addItem(DEFAULT_PROVIDER_LABEL, None)
+        self.provider_picker.addItem(default_label, None)
         for record in providers:
             if record.kind is not ProviderKind.OPENAI:
                 continue

@@ -39,7 +39,7 @@ def parse_choice(choice: str) -> tuple[ExecutionMode, str | None]:
 def category_tooltip(category: str) -> str:
     return (
         f"Not available: this line carries the category “{category}”. Its content may only reach providers "
-        "tagged with it, and agent CLIs do not go through the category router (CAT-3)."
+        "tagged with it, and agent CLIs do not go through the category router."
     )
 
 

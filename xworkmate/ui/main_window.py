@@ -53,15 +53,18 @@ from xworkmate.controllers import (
 from xworkmate.controllers.export import save_export
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.messages import MessageRole
+from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ExecutionMode, TaskThread, ThreadKind, ThreadStatus, WorkspaceKind
 from xworkmate.domain.tool_trust import can_be_quarantined
+from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
     COMPOSER_PLACEHOLDER,
+    DEFAULT_PROVIDER_LABEL,
     MESSAGE_ID_ROLE,
     MessageListModel,
     MessagePane,
@@ -84,6 +87,9 @@ from xworkmate.ui.export_dialog import (
     ExportChooser,
     ExportDialog,
 )
+from xworkmate.ui.external_watch import ExternalWatch
+from xworkmate.ui.keyboard import KeyboardSetup
+from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.providers import ProviderSettingsDialog
@@ -100,7 +106,7 @@ SPLITTER_STATE = "main_window.splitter_sizes"
 DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 JUMP_SHORTCUT_COUNT = 9
-TASK_COMPOSER_PLACEHOLDER = "Send this task a follow-up… (Ctrl+Enter sends; it replaces the words the task acts on)"
+TASK_COMPOSER_PLACEHOLDER = "Send this task a follow-up… (it replaces the words the task acts on)"
 
 
 class MainWindow(QMainWindow):
@@ -132,6 +138,7 @@ class MainWindow(QMainWindow):
         self._sign_ins: dict[str, SignInRequested] = {}
         self._sign_in_card: SignInCard | None = None
         self._provider_choice: dict[str, str | None] = {}
+        self._providers: list[ProviderRecord] = []
         self._closed = False
         self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
@@ -193,6 +200,22 @@ class MainWindow(QMainWindow):
         self.refresh_providers()
         self.show_current()
         self.on_task_rows_changed()
+        self.keyboard.set_tab_order(
+            [
+                self.task_pane.filter_edit,
+                self.task_line_list,
+                self.message_list,
+                self.composer,
+                self.send_button,
+                self.mode_picker,
+                self.permission_picker,
+                self.provider_picker,
+                self.workspace_pane.tree,
+            ]
+        )
+        self.keyboard.name_widgets()
+        self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # typing starts in the composer (issue 18)
+        self.external_watch.start()
 
     # -- construction -------------------------------------------------------
 
@@ -228,6 +251,31 @@ class MainWindow(QMainWindow):
         settings_menu = self.menuBar().addMenu("&Settings")
         settings_menu.addAction(self.provider_settings_action)
         settings_menu.addAction(self.needs_you.notifications_action)
+        # Issue 18: Settings → Theme (follow the system, light, dark); the views follow the theme.
+        self.theme_follower = ThemeFollower(self, self._controller, [self.message_list, self.task_line_list])
+        self.theme_follower.add_menu(settings_menu)
+        # Issue 18: View → show/hide the side panes (Ctrl+B, Ctrl+Alt+B); long titles and pickers elide.
+        self.pane_layout = PaneLayout(self, self.splitter, self._controller)
+        self.pane_layout.add_menu(self.menuBar().addMenu("&View"))
+        self.elider = Elider(self)
+        pane = self.message_pane
+        self.elider.watch(pane.title_label, pane.session_key_label, self.mode_picker, self.permission_picker)
+        self.elider.watch(self.provider_picker)
+        # Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names.
+        self.keyboard = KeyboardSetup(
+            self,
+            self._controller,
+            composer=self.composer,
+            send=self.on_send_requested,
+            open_settings=self.on_provider_settings_requested,
+            archive=self.on_archive_current_requested,
+            filter_edit=self.task_pane.filter_edit,
+            task_list=self.task_line_list,
+        )
+        self.keyboard.add_to_menu(settings_menu)
+        # Issue 18: providers and lines the CLI adds while the window is open show up within 2 s.
+        self.external_watch = ExternalWatch(self._controller, self)
+        self.external_watch.changed.connect(self.on_external_change)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -258,6 +306,8 @@ class MainWindow(QMainWindow):
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
         self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
+        self.message_pane.empty_state.add_provider_requested.connect(self.on_provider_settings_requested)
+        self.message_pane.empty_state.find_agents_requested.connect(self.on_find_agents_requested)
         self.live.text_grew.connect(self.on_live_text_grew)
         for shortcut in self.send_shortcuts:
             shortcut.activated.connect(self.on_send_requested)
@@ -314,14 +364,16 @@ class MainWindow(QMainWindow):
             self.composer.moveCursor(QTextCursor.MoveOperation.End)  # typing goes on where the draft ends
             self.needs_you.watch()
             self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
-            self.message_pane.choose_provider(self._provider_choice.get(view.key))
             self.message_list.follow_newest()
+            if hasattr(self, "keyboard"):
+                self.keyboard.after_switch()
             task = view.thread.kind is ThreadKind.TASK
             self.composer.setPlaceholderText(TASK_COMPOSER_PLACEHOLDER if task else COMPOSER_PLACEHOLDER)
         cached = self.task_model.cached_status(view.key)
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
         self.message_pane.show_line(view)
+        self._show_provider_choices(view)  # the category or the line's provider may have changed
         self._show_sign_in()
         failure = self._last_failure.get(view.key)
         if failure is not None and view.status is ThreadStatus.RUNNABLE:
@@ -783,6 +835,7 @@ class MainWindow(QMainWindow):
     def refresh_providers(self) -> None:
         """Re-read the providers: the pickers' choices and the "no provider" banner."""
         providers = self._controller.providers()
+        self._providers = providers
         self.message_pane.set_providers(providers)
         self.mode_picker.set_agents(providers)
         if self._view is not None:
@@ -790,8 +843,21 @@ class MainWindow(QMainWindow):
         known = set(self.message_pane.provider_names())
         self._provider_choice = {k: v for k, v in self._provider_choice.items() if v is None or v in known}
         if self._view is not None:
-            self.message_pane.choose_provider(self._provider_choice.get(self._view.key))
+            self._show_provider_choices(self._view)
         self._show_provider_state()
+
+    def _show_provider_choices(self, view: LineView) -> None:
+        """Issue 18: the picker offers only the providers this line may use (its category's, by the router's
+        rule) and names the one that will run: the line's own provider, or "Default — <name>"."""
+        try:
+            choices = self._controller.provider_choices(view.key, self._providers, view.thread)
+        except Exception as exc:  # a broken provider record must not stop the line from showing
+            log.warning("could not work out the providers of %s: %s", view.key, exc)
+            return
+        default = f"Default — {choices.will_run}" if choices.will_run else DEFAULT_PROVIDER_LABEL
+        self.message_pane.set_providers(list(choices.allowed), default_label=default)
+        pinned = view.thread.execution_binding.provider
+        self.message_pane.choose_provider(self._provider_choice.get(view.key, pinned))
 
     def _show_provider_state(self) -> None:
         """An ACP line runs its agent, not a provider: no banner, no provider to pick."""
@@ -803,6 +869,23 @@ class MainWindow(QMainWindow):
             if acp
             else "The provider for the next turn; Default uses the default provider"
         )
+
+    @Slot(object)
+    def on_external_change(self, change: object) -> None:
+        """Another process wrote providers or lines: show them (issue 18)."""
+        if self._closed:
+            return
+        if getattr(change, "providers", False):
+            self.refresh_providers()
+        if getattr(change, "threads", False):
+            self.task_model.reload()
+
+    @Slot()
+    def on_find_agents_requested(self) -> ProviderSettingsDialog:
+        """The first-run "Use an agent found on PATH…": the providers dialog, already looking (issue 18)."""
+        dialog = self.on_provider_settings_requested()
+        dialog.on_find_agents_requested()
+        return dialog
 
     @Slot()
     def on_provider_settings_requested(self) -> ProviderSettingsDialog:
@@ -902,7 +985,7 @@ class MainWindow(QMainWindow):
         if self._view is None:
             return
         try:
-            self._controller.restore_default_folder(self._view.key)
+            self._controller.recreate_folder(self._view.key)  # its own path, not the default (issue 18)
         except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
             self.show_error(f"Could not recreate the folder — {exc}")
 
@@ -1049,17 +1132,21 @@ class MainWindow(QMainWindow):
             self.resize(*DEFAULT_SIZE)
         sizes = _parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
+        self.pane_layout.restore()
 
     def save_ui_state(self) -> None:
         geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
         self._controller.set_ui_state(GEOMETRY_STATE, geometry)
         self._controller.set_ui_state(SPLITTER_STATE, json.dumps(self.splitter.sizes()))
+        self.pane_layout.save()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange:
             self.needs_you.watch()  # the shown line is seen while the window is active (LOOP-2)
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.recheck_workspace()  # back from a file manager: the folder may be gone
+            if hasattr(self, "external_watch"):
+                self.external_watch.check_now()  # back from a terminal: the CLI may have written
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -1076,6 +1163,7 @@ class MainWindow(QMainWindow):
                 self._controller.attention.flush()
             except Exception as exc:  # what was seen is a convenience; never block closing on it
                 log.warning("could not save what was seen: %s", exc)
+            self.external_watch.stop()
             if self.provider_dialog is not None:
                 self.provider_dialog.reject()  # cancels its fetches before the widgets go
             if self.folder_watcher.directories():

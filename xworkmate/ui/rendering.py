@@ -17,7 +17,6 @@ from typing import Any, Literal
 from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
-    QColor,
     QFont,
     QPainter,
     QPalette,
@@ -33,6 +32,7 @@ from PySide6.QtGui import (
 
 from xworkmate.domain.permissions import ActionKind, action_kind
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.ui import markdown_style, theme
 
 BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
 
@@ -40,12 +40,6 @@ BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
 COLLAPSED_LINES = 6
 EXPANDED_LINES = 400
 
-_OK_COLOUR = "#2e7d32"
-_ERROR_COLOUR = "#b3261e"
-_ADDED_COLOUR = "#2e7d32"
-_REMOVED_COLOUR = "#b3261e"
-_HUNK_COLOUR = "#6a4fb3"
-_CODE_BACKGROUND = QColor(127, 127, 127, 28)
 
 _READ_VERBS = {"read_file": "Read", "list_dir": "Listed", "search_files": "Searched"}
 _ERROR_TITLES = {
@@ -205,10 +199,11 @@ def tool_calls_line(tool_calls: Any) -> str:
 
 def card_html(card: ToolCard, expanded: bool) -> str:
     """Rich text for a card: a bold title with a coloured status, then monospace body lines."""
-    colour = _OK_COLOUR if card.ok else _ERROR_COLOUR
+    colours = theme.current()
+    colour = colours.hex("ok-text" if card.ok else "danger-text")
     mark = "✓" if card.ok else "✗"
     if card.tool == "running":
-        mark, colour = "⏳", "#2f6fde"
+        mark, colour = "⏳", colours.hex("info-text")
     status = f' <span style="color:{colour}">{html.escape(card.status)}</span>' if card.status else ""
     title = f'<span style="color:{colour}">{mark}</span> <b>{html.escape(card.title)}</b>{status}'
     parts = [f'<p style="margin:0">{title}</p>']
@@ -227,19 +222,20 @@ def card_html(card: ToolCard, expanded: bool) -> str:
 
 def _diff_line(line: str) -> str:
     escaped = html.escape(line)
+    colours = theme.current()
     if line.startswith("@@"):
-        return f'<span style="color:{_HUNK_COLOUR}">{escaped}</span>'
+        return f'<span style="color:{colours.hex("diff-hunk-text")}">{escaped}</span>'
     if line.startswith("+") and not line.startswith("+++"):
-        return f'<span style="color:{_ADDED_COLOUR}">{escaped}</span>'
+        return f'<span style="color:{colours.hex("diff-added-text")}">{escaped}</span>'
     if line.startswith("-") and not line.startswith("---"):
-        return f'<span style="color:{_REMOVED_COLOUR}">{escaped}</span>'
+        return f'<span style="color:{colours.hex("diff-removed-text")}">{escaped}</span>'
     return escaped
 
 
 # -- an ACP agent's thoughts and plans ------------------------------------------------
 
 PLAN_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
-_PLAN_COLOURS = {"☑": _OK_COLOUR, "◐": "#2f6fde", "☐": "#7a7a7a"}
+_PLAN_COLOURS = {"☑": "ok-text", "◐": "info-text", "☐": "muted-text"}
 
 
 def plan_text(entries: Any) -> str:
@@ -257,15 +253,17 @@ def plan_text(entries: Any) -> str:
 def plan_html(text: str) -> str:
     """The checklist as rich text: done steps struck through, the current one in bold."""
     rows: list[str] = []
+    colours = theme.current()
     for line in text.splitlines():
         mark, _, rest = line.partition(" ")
-        colour = _PLAN_COLOURS.get(mark)
-        if colour is None:
+        token = _PLAN_COLOURS.get(mark)
+        if token is None:
             rows.append(html.escape(line))
             continue
+        colour = colours.hex(token)
         body = html.escape(rest)
         if mark == "☑":
-            body = f'<span style="color:#7a7a7a; text-decoration:line-through">{body}</span>'
+            body = f'<span style="color:{colours.hex("muted-text")}; text-decoration:line-through">{body}</span>'
         elif mark == "◐":
             body = f"<b>{body}</b>"
         rows.append(f'<span style="color:{colour}">{mark}</span>&nbsp;{body}')
@@ -299,9 +297,9 @@ _SLASH_COMMENT_LANGUAGES = frozenset(
 )
 
 
-def _char_format(colour: str, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+def _char_format(token: str, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
     fmt = QTextCharFormat()
-    fmt.setForeground(QColor(colour))
+    fmt.setForeground(theme.current().color(token))
     if bold:
         fmt.setFontWeight(QFont.Weight.Bold)
     fmt.setFontItalic(italic)
@@ -330,10 +328,10 @@ class CodeHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument | QObject) -> None:
         super().__init__(document)
         self._formats = {
-            "keyword": _char_format("#8e3fb3", bold=True),
-            "number": _char_format("#b35c00"),
-            "string": _char_format("#2e7d32"),
-            "comment": _char_format("#7a7a7a", italic=True),
+            "keyword": _char_format("code-keyword-text", bold=True),
+            "number": _char_format("code-number-text"),
+            "string": _char_format("code-string-text"),
+            "comment": _char_format("code-comment-text", italic=True),
         }
 
     def highlightBlock(self, text: str) -> None:
@@ -364,7 +362,7 @@ def _style_code_blocks(document: QTextDocument) -> None:
         fmt = block.blockFormat()
         if is_code_block(fmt):
             code = QTextBlockFormat()
-            code.setBackground(_CODE_BACKGROUND)
+            code.setBackground(theme.current().color("code-bg"))
             code.setNonBreakableLines(False)
             cursor.setPosition(block.position())
             cursor.mergeBlockFormat(code)
@@ -438,6 +436,7 @@ def build_document(
         highlighter = CodeHighlighter(document)
         document.setMarkdown(text)
         _style_code_blocks(document)
+        markdown_style.polish(document)  # issue 18: spacing, quotes, inline code, code headers
         highlighter.rehighlight()
     else:
         document.setPlainText(text)
@@ -499,11 +498,19 @@ class DocumentBody:
 
     def __init__(self, document: QTextDocument) -> None:
         self.document = document
+        self._decorations: tuple[float, markdown_style.Decorations] | None = None
 
     def set_width(self, width: float) -> None:
         width = max(width, 10.0)
         if self.document.textWidth() != width:
             self.document.setTextWidth(width)
+
+    def decorations(self) -> markdown_style.Decorations:
+        """Code block headers and quote bars at the current width (issue 18)."""
+        width = self.document.textWidth()
+        if self._decorations is None or self._decorations[0] != width:
+            self._decorations = (width, markdown_style.decorations(self.document))
+        return self._decorations[1]
 
     def height(self) -> float:
         return self.document.size().height()  # size() lays it out
@@ -516,6 +523,8 @@ class DocumentBody:
         context.palette = palette
         context.clip = clip
         self.document.documentLayout().draw(painter, context)
+        if self.document.property(markdown_style.DECORATED):
+            markdown_style.paint_decorations(painter, self.document, self.decorations())
 
 
 Body = PlainBody | DocumentBody

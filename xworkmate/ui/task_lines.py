@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
 from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
+from xworkmate.ui import theme
 from xworkmate.ui.painting import draw_text_line
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -87,19 +88,20 @@ STATUS_BADGES: dict[ThreadStatus, str] = {
     ThreadStatus.ARCHIVED: "archived",
 }
 
-_BADGE_COLOURS: dict[ThreadStatus, QColor] = {
-    ThreadStatus.NEEDS_BINDING: QColor(217, 48, 37),
-    ThreadStatus.NEEDS_WORKSPACE: QColor(217, 48, 37),
-    ThreadStatus.RUNNING: QColor(47, 111, 222),
-    ThreadStatus.ARCHIVED: QColor(128, 128, 128),
+# The pills' colour tokens (xworkmate.ui.theme): "pill-<name>-text" on "pill-<name>-bg".
+_BADGE_COLOURS: dict[ThreadStatus, str] = {
+    ThreadStatus.NEEDS_BINDING: "danger",
+    ThreadStatus.NEEDS_WORKSPACE: "danger",
+    ThreadStatus.RUNNING: "info",
+    ThreadStatus.ARCHIVED: "neutral",
 }
-# -- attention badges (issue 17, LOOP-2): their colours in one table (the theme tokens map these on merge).
-ATTENTION_COLOURS: dict[Attention, QColor] = {
-    Attention.NEEDS_APPROVAL: QColor(230, 126, 34),
-    Attention.NEEDS_SIGN_IN: QColor(230, 126, 34),
-    Attention.FAILED: QColor(217, 48, 37),
-    Attention.FINISHED_UNREAD: QColor(39, 174, 96),
-    Attention.RUNNING: QColor(47, 111, 222),
+# -- attention badges (issue 17, LOOP-2): their pills' colour tokens, as for the status pills above.
+ATTENTION_COLOURS: dict[Attention, str] = {
+    Attention.NEEDS_APPROVAL: "warning",
+    Attention.NEEDS_SIGN_IN: "warning",
+    Attention.FAILED: "danger",
+    Attention.FINISHED_UNREAD: "ok",
+    Attention.RUNNING: "info",
 }
 _WAITING_ON_PERSON = frozenset({Attention.NEEDS_APPROVAL, Attention.NEEDS_SIGN_IN})
 """While a turn waits on the person, its row says so instead of "running" (issue 15)."""
@@ -115,8 +117,8 @@ def status_badge(status: ThreadStatus, state: Attention) -> str:
     return "" if status is ThreadStatus.RUNNING and state in _WAITING_ON_PERSON else STATUS_BADGES[status]
 
 
-_CATEGORY_COLOUR = QColor(142, 68, 173)
-_KIND_COLOUR = QColor(90, 110, 130)
+_CATEGORY_COLOUR = "category"
+_KIND_COLOUR = "kind"
 INDENT_PX = 16
 
 KIND_MARKERS: dict[ThreadKind, str] = {
@@ -253,6 +255,15 @@ class TaskLineModel(QAbstractListModel):
             return self._controller.attention.since(line.thread_id)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
+        if role == Qt.ItemDataRole.AccessibleTextRole:  # issue 18: what a screen reader says for the row
+            return line.title
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            status = self.status_of_row(row)
+            words = [
+                STATUS_BADGES[status].lstrip("⚠● ") or "ready",
+                f"category {line.category}" if line.category else "",
+            ]
+            return ", ".join(word for word in [*words, KIND_MARKERS.get(line.kind, "")] if word)
         return None
 
     def row_view(self, row: int) -> LineRowView:
@@ -537,8 +548,7 @@ class TaskLineDelegate(QStyledItemDelegate):
                 or view.kind_marker
                 or view.attention in ATTENTION_COLOURS
             ):
-                pill_text = colour if selected else None
-                right = self._paint_badges(painter, view, rect, right, small, small_metrics, pill_text)
+                right = self._paint_badges(painter, view, rect, right, small, small_metrics, None)
                 painter.setFont(option.font)
             painter.setPen(colour)
             title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
@@ -566,15 +576,14 @@ class TaskLineDelegate(QStyledItemDelegate):
             advance = metrics.horizontalAdvance(text)
             width = advance + 12
             pill = QRect(right - width, rect.center().y() - metrics.height() // 2 - 2, width, metrics.height() + 4)
-            pill_colour = QColor(colour or QColor(128, 128, 128))
-            fill = QColor(pill_colour)
-            fill.setAlpha(40)
+            colours = theme.current()
+            pill_colour = colours.color(f"pill-{colour or 'neutral'}-text")
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(pill_colour)
-            painter.setBrush(fill)
+            painter.setBrush(colours.color(f"pill-{colour or 'neutral'}-bg"))  # opaque: readable on a selected row
             painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
             painter.setFont(font)
-            painter.setPen(text_colour if text_colour is not None else pill_colour.darker(130))
+            painter.setPen(text_colour if text_colour is not None else pill_colour)
             draw_text_line(painter, metrics, text, pill.left() + 6, pill.top(), advance, pill.height())
             right = pill.left() - 6
         return right

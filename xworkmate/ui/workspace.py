@@ -109,7 +109,7 @@ def dispatch_sources_note(sources: Sequence[Message], *, category: str | None, d
     if category is None and dispatcher_category is not None:
         return (
             f"This is a normal task dispatched from a “{dispatcher_category}” line. It cannot read that line's "
-            "messages (CAT-8), so the words it was dispatched on are not shown here or to it: this is on "
+            "messages, so the words it was dispatched on are not shown here or to it: this is on "
             "purpose, not a missing record."
         )
     if not sources:
@@ -120,7 +120,7 @@ def dispatch_sources_note(sources: Sequence[Message], *, category: str | None, d
     count = len(sources)
     return (
         f"The {count} message{'s' if count != 1 else ''} of yours this task was dispatched on: its authority "
-        "for writes. Later chat in the dispatcher does not count; a follow-up replaces them (PROV-4)."
+        "for writes. Later chat in the dispatcher does not count; a follow-up replaces them."
     )
 
 
@@ -158,7 +158,9 @@ class WorkspacePane(QWidget):
         self.change_folder_button.setToolTip("Bind this task line to another folder")
         self.recreate_folder_button = QPushButton("Recreate folder")
         self.recreate_folder_button.setObjectName("recreateFolderButton")
-        self.recreate_folder_button.setToolTip("Make this line's own default folder again and bind it")
+        self.recreate_folder_button.setToolTip(
+            "Make this line's folder again, at the path it is bound to; to use another folder, Change folder…"
+        )
         self.recreate_folder_button.setVisible(False)
 
         self.tree = QTreeView()
@@ -262,6 +264,8 @@ class WorkspacePane(QWidget):
         self.path_label.setText(path or "(no folder bound)")
         self.path_label.setToolTip(path or "")
         self.recreate_folder_button.setVisible(view.status is ThreadStatus.NEEDS_WORKSPACE)
+        if path:
+            self.recreate_folder_button.setToolTip(f"Make {path} again and keep the line bound to it")
         exists = bool(path) and Path(path or "").is_dir()
         if exists and path is not None:
             if path != self._root:

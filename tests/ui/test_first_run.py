@@ -1,0 +1,57 @@
+"""First run (issue 18, item 8): the empty conversation says what to do; the status agrees with the banner.
+
+Pins: with no provider, an empty line shows "Add a provider…" and "Use an
+agent found on PATH…" (which open the providers dialog, the second already
+looking on PATH), and the status says nothing will run instead of a green
+"Runnable — ready"; once a provider exists, both go back to normal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from tests.support.openai_server import OpenAIServer
+from xworkmate.controllers import SessionController
+from xworkmate.domain.providers import ProviderRecord
+from xworkmate.ui.first_run import NO_PROVIDER_EMPTY_TEXT, NO_PROVIDER_STATUS
+
+from .conftest import open_window
+from .support import label_text
+from .support_runs import run, wait_until
+
+
+def test_an_empty_first_run_line_offers_both_ways_and_the_status_agrees(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: SessionController, openai_server: OpenAIServer
+) -> None:
+    window = open_window(qtbot, bare_controller)
+    pane = window.message_pane
+    assert pane.provider_banner.isVisible()
+    assert pane.stack.currentWidget() is pane.empty_state
+    assert label_text(window, "messageEmptyLabel") == NO_PROVIDER_EMPTY_TEXT
+    add, find = pane.empty_state.add_provider_button, pane.empty_state.find_agents_button
+    assert add.isVisible() and find.isVisible()
+    status = label_text(window, "lineStatusLabel")
+    assert status == NO_PROVIDER_STATUS and "ready" not in status.lower() and "only saved" in status
+    assert pane.status_label.property("severity") == "warning"
+
+    qtbot.mouseClick(find, Qt.MouseButton.LeftButton)
+    dialog = window.provider_dialog
+    assert dialog is not None and dialog.isVisible()
+    run(loop, wait_until(lambda: "Looking" not in dialog.acp_section.status_label.text(), what="the PATH scan"))
+    dialog.reject()
+
+    qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    assert window.provider_dialog is not None and window.provider_dialog.isVisible()
+    window.provider_dialog.reject()
+
+    bare_controller.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    window.refresh_providers()
+    assert not pane.provider_banner.isVisible()
+    assert not add.isVisible() and not find.isVisible()
+    assert label_text(window, "lineStatusLabel").startswith("Runnable — ready")
+    assert pane.status_label.property("severity") == "ok"

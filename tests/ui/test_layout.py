@@ -1,0 +1,103 @@
+"""Layout (issue 18, item 3): the conversation gets space first, side panes collapse, text elides with "…".
+
+Pins: at 900×600 no label or picker is cut without an ellipsis, and an
+elided one shows its full text as the tooltip; the workspace hides on its own
+below its width and comes back; Ctrl+B and Ctrl+Alt+B (and the corner
+buttons) hide and show the side panes, which keep their widths, and the next
+window remembers what the person hid.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+from xworkmate.ui import MainWindow
+from xworkmate.ui.layout import ELLIPSIS, LEFT, RIGHT, full_text, shown_text, text_room
+
+from .conftest import open_window
+
+LONG_TITLE = "Lab results for the quarterly review of every clinic in the northern region, with notes"
+
+
+def cut_without_ellipsis(window: MainWindow) -> list[str]:
+    """Visible single-line labels and pickers whose text does not fit and is not elided with "…"."""
+    bad: list[str] = []
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisible():
+            continue
+        if isinstance(widget, QLabel):
+            if widget.wordWrap() or widget.textFormat() == Qt.TextFormat.RichText or not widget.text():
+                continue
+        elif not isinstance(widget, QComboBox) or not widget.currentText():
+            continue
+        text, shown = full_text(widget), shown_text(widget)
+        room = text_room(widget).width()
+        if widget.property("elides"):
+            ok = shown == text or (shown.endswith(ELLIPSIS) and widget.fontMetrics().horizontalAdvance(shown) <= room)
+        else:
+            ok = widget.fontMetrics().horizontalAdvance(text) <= room + 1
+        if not ok:
+            bad.append(f"{widget.objectName() or type(widget).__name__}: {text!r} in {room}px")
+    return bad
+
+
+def test_at_900_by_600_nothing_is_cut_without_an_ellipsis(qtbot: QtBot, sqlite_controller: SessionController) -> None:
+    line = sqlite_controller.create_line(LONG_TITLE)
+    sqlite_controller.switch_session(line.thread_id)
+    window = open_window(qtbot, sqlite_controller)
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.width() == 900)
+    QApplication.processEvents()
+    assert not window.pane_layout.is_shown(RIGHT)  # too narrow for the workspace: it made way
+    assert window.pane_layout.is_shown(LEFT)
+    sizes = window.splitter.sizes()
+    assert sizes[1] > 2 * sizes[0]  # the conversation got the room
+    assert cut_without_ellipsis(window) == []
+
+    title = window.message_pane.title_label
+    assert title.text() == LONG_TITLE and shown_text(title).endswith(ELLIPSIS)
+    assert window.elider.tooltip_for(title) == LONG_TITLE
+    assert window.elider.tooltip_for(window.message_pane.session_key_label) is None or shown_text(
+        window.message_pane.session_key_label
+    ).endswith(ELLIPSIS)
+
+    window.resize(1300, 760)
+    qtbot.waitUntil(lambda: window.pane_layout.is_shown(RIGHT))  # wide again: the workspace is back
+    assert cut_without_ellipsis(window) == []
+
+
+def test_the_side_panes_collapse_keep_their_widths_and_are_remembered(
+    qtbot: QtBot, sqlite_controller: SessionController
+) -> None:
+    window = open_window(qtbot, sqlite_controller)
+    window.resize(1300, 760)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)  # window shortcuts go to the active window
+    layout = window.pane_layout
+    sizes = window.splitter.sizes()
+    window.splitter.setSizes([300, sizes[0] + sizes[1] - 300, sizes[2]])
+    left_width = window.splitter.sizes()[0]
+
+    qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert not layout.is_shown(LEFT) and not window.task_pane.isVisible()
+    qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert layout.is_shown(LEFT) and window.splitter.sizes()[0] == left_width
+
+    modifiers = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+    qtbot.keyClick(window, Qt.Key.Key_B, modifiers)
+    assert not layout.is_shown(RIGHT)
+    button = window.findChild(QWidget, "toggleWorkspacePaneButton")
+    assert button is not None and button.accessibleName()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert layout.is_shown(RIGHT)
+    qtbot.mouseClick(window.findChild(QWidget, "toggleTaskPaneButton"), Qt.MouseButton.LeftButton)
+    assert not layout.is_shown(LEFT)
+
+    window.close()
+    again = open_window(qtbot, sqlite_controller)
+    again.resize(1300, 760)
+    assert not again.pane_layout.is_shown(LEFT) and again.pane_layout.is_shown(RIGHT)
+    assert again.pane_layout.widths[LEFT] == left_width

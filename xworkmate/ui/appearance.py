@@ -1,0 +1,80 @@
+"""Settings → Theme, and the window's views following the theme (issue 18, item 2).
+
+The person picks "Follow the system", Light or Dark; the choice is kept in
+the controller's ui_state (``theme.THEME_STATE``) and applied by the
+application's ``ThemeManager``. When the theme changes, the conversation
+renders its rows again (their documents carry the colours) and the lists
+repaint.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QMenu, QWidget
+
+from xworkmate.controllers import SessionController
+from xworkmate.ui.theme import THEME_MODE_LABELS, THEME_STATE, Theme, ThemeManager, ThemeMode, parse_mode, theme_manager
+
+THEME_ACTION_NAMES: dict[ThemeMode, str] = {
+    ThemeMode.SYSTEM: "themeSystemAction",
+    ThemeMode.LIGHT: "themeLightAction",
+    ThemeMode.DARK: "themeDarkAction",
+}
+
+
+class ThemeFollower(QObject):
+    """Owned by the window: the theme menu's actions, and what the window does when the theme changes.
+
+    Being the window's child, its connection to the application-wide manager
+    ends with the window.
+    """
+
+    def __init__(self, window: QWidget, controller: SessionController, views: list[QAbstractItemView]) -> None:
+        super().__init__(window)
+        self.setObjectName("themeFollower")
+        self._window = window
+        self._controller = controller
+        self._views = views
+        self.manager: ThemeManager = theme_manager()
+        self.group = QActionGroup(self)
+        self.group.setExclusive(True)
+        self.actions: dict[ThemeMode, QAction] = {}
+        for mode, label in THEME_MODE_LABELS.items():
+            action = QAction(label, window)
+            action.setObjectName(THEME_ACTION_NAMES[mode])
+            action.setCheckable(True)
+            action.triggered.connect(lambda _checked=False, chosen=mode: self.choose(chosen))
+            self.group.addAction(action)
+            self.actions[mode] = action
+        self.manager.changed.connect(self.on_theme_changed)
+        self.manager.set_mode(parse_mode(controller.ui_state(THEME_STATE)))
+        self.actions[self.manager.mode].setChecked(True)
+
+    def add_menu(self, parent: QMenu) -> QMenu:
+        menu = parent.addMenu("&Theme")
+        menu.setObjectName("themeMenu")
+        for action in self.actions.values():
+            menu.addAction(action)
+        return menu
+
+    def choose(self, mode: ThemeMode) -> None:
+        """The person picked a theme: show it and remember it."""
+        self.actions[mode].setChecked(True)
+        self.manager.set_mode(mode)
+        self._controller.set_ui_state(THEME_STATE, mode.value)
+
+    @Slot(object)
+    def on_theme_changed(self, _theme: Theme) -> None:
+        for view in self._views:
+            delegate = view.itemDelegate()
+            forget = getattr(delegate, "forget_rendering", None)
+            if forget is not None:
+                forget()
+                view.scheduleDelayedItemsLayout()
+            view.viewport().update()
+        for label in self._window.findChildren(QLabel):
+            text = label.text()
+            if "<a " in text:  # a rich-text label laid out its links in the old palette's colour
+                label.setText("")
+                label.setText(text)

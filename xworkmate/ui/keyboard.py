@@ -1,0 +1,196 @@
+"""Keyboard and accessibility for the window (issue 18, item 5).
+
+- The composer has the focus at launch and after every switch (unless the
+  person is moving through the task list with the keyboard).
+- Enter sends and Shift+Enter adds a line; Settings → "Enter sends" off makes
+  Enter add a line and Ctrl+Enter send (kept in ui_state ``ENTER_SENDS_STATE``).
+- Shortcuts: Settings (Ctrl+,), archive the line (Ctrl+Shift+Backspace),
+  the line filter (Ctrl+F; Ctrl+L too).
+- A logical tab order: filter → task list → conversation → composer → Send →
+  pickers → workspace.
+- Every focusable widget gets an accessible name (``ACCESSIBLE_NAMES`` by
+  objectName; the rest from their text or tooltip), so a screen reader never
+  meets an unnamed control.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QWidget
+
+from xworkmate.controllers import SessionController
+
+ENTER_SENDS_STATE = "composer.enter_sends"
+SETTINGS_KEYS = "Ctrl+,"
+ARCHIVE_KEYS = "Ctrl+Shift+Backspace"
+FILTER_KEYS = ("Ctrl+F", "Ctrl+L")
+
+ACCESSIBLE_NAMES: dict[str, str] = {
+    "composer": "Message to the agent",
+    "taskLineFilter": "Filter task lines",
+    "taskLineList": "Task lines",
+    "messageList": "Conversation",
+    "workspaceTree": "Files in the line's folder",
+    "filePreview": "File preview",
+    "dispatchSourcesList": "Messages this task was dispatched on",
+    "sendButton": "Send",
+    "stopButton": "Stop the running turn",
+    "rawToggle": "Show Markdown source",
+    "networkToggle": "Network access for commands",
+    "newTaskLineButton": "New task line",
+    "archiveTaskLineButton": "Archive task line",
+    "changeFolderButton": "Change folder",
+    "recreateFolderButton": "Recreate folder",
+    "showArchivedCheck": "Show archived task lines",
+    "lineStatusLabel": "Line status",
+    "sessionKeyLabel": "Session key",
+    "workspacePathLabel": "Folder path",
+    "dispatchSourcesNote": "About what this task was dispatched on",
+}
+
+
+def _words(object_name: str) -> str:
+    """``dispatchSourcesNote`` → ``Dispatch sources note``: a last-resort name from the objectName."""
+    spaced = "".join(f" {c.lower()}" if c.isupper() else c for c in object_name).strip()
+    return spaced[:1].upper() + spaced[1:]
+
+
+def name_focusable_widgets(root: QWidget) -> None:
+    """Give every focusable widget under ``root`` an accessible name (its own, its text, its tooltip)."""
+    for widget in [root, *root.findChildren(QWidget)]:
+        if widget.focusPolicy() == Qt.FocusPolicy.NoFocus or widget.accessibleName():
+            continue
+        name = ACCESSIBLE_NAMES.get(widget.objectName(), "")
+        if not name and isinstance(widget, QAbstractButton):
+            name = widget.text().replace("&", "")
+        if not name and isinstance(widget, (QLineEdit, QPlainTextEdit)):
+            name = widget.placeholderText()
+        if not name:
+            name = widget.toolTip() or widget.windowTitle() or _words(widget.objectName())
+        if name:
+            widget.setAccessibleName(name)
+
+
+class ComposerKeys(QObject):
+    """Enter sends / Shift+Enter adds a line in the composer (or, with the setting off, Ctrl+Enter sends)."""
+
+    def __init__(self, composer: QPlainTextEdit, send: Callable[[], object], controller: SessionController) -> None:
+        super().__init__(composer)
+        self.setObjectName("composerKeys")
+        self._composer = composer
+        self._send = send
+        self._controller = controller
+        self.enter_sends = controller.ui_state(ENTER_SENDS_STATE) != "false"
+        composer.installEventFilter(self)
+
+    def set_enter_sends(self, on: bool) -> None:
+        self.enter_sends = on
+        self._controller.set_ui_state(ENTER_SENDS_STATE, "true" if on else "false")
+
+    def hint(self) -> str:
+        return "Enter sends, Shift+Enter adds a line" if self.enter_sends else "Ctrl+Enter sends, Enter adds a line"
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self._composer
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            if modifiers == Qt.KeyboardModifier.ShiftModifier or (
+                not self.enter_sends and modifiers == Qt.KeyboardModifier.NoModifier
+            ):
+                self._composer.insertPlainText("\n")  # a real newline, not Qt's line separator
+                return True
+            if self.enter_sends and modifiers == Qt.KeyboardModifier.NoModifier:
+                self._send()
+                return True
+        return False
+
+
+class KeyboardSetup(QObject):
+    """The window's keyboard wiring (one per window): shortcuts, tab order, focus after switches."""
+
+    def __init__(
+        self,
+        window: QMainWindow,
+        controller: SessionController,
+        *,
+        composer: QPlainTextEdit,
+        send: Callable[[], object],
+        open_settings: Callable[[], object],
+        archive: Callable[[], object],
+        filter_edit: QLineEdit,
+        task_list: QWidget,
+    ) -> None:
+        super().__init__(window)
+        self.setObjectName("keyboardSetup")
+        self._window = window
+        self._composer = composer
+        self._task_list = task_list
+        self._keyboard_in_list = False
+        self.composer_keys = ComposerKeys(composer, send, controller)
+        self.settings_action = self._action("settingsShortcutAction", "Settings…", (SETTINGS_KEYS,), open_settings)
+        self.archive_action = self._action("archiveShortcutAction", "Archive task line", (ARCHIVE_KEYS,), archive)
+        self.filter_action = self._action(
+            "filterShortcutAction", "Filter task lines", FILTER_KEYS, lambda: self._focus_filter(filter_edit)
+        )
+        self.enter_sends_action = QAction("Enter sends (Shift+Enter adds a line)", window)
+        self.enter_sends_action.setObjectName("enterSendsAction")
+        self.enter_sends_action.setCheckable(True)
+        self.enter_sends_action.setChecked(self.composer_keys.enter_sends)
+        self.enter_sends_action.toggled.connect(self.composer_keys.set_enter_sends)
+        task_list.installEventFilter(self)
+        viewport = getattr(task_list, "viewport", None)
+        self._list_viewport = viewport() if callable(viewport) else None
+        if self._list_viewport is not None:
+            self._list_viewport.installEventFilter(self)
+
+    def _action(self, name: str, text: str, keys: tuple[str, ...], slot: Callable[[], object]) -> QAction:
+        action = QAction(text, self._window)
+        action.setObjectName(name)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        self._window.addAction(action)
+        return action
+
+    def add_to_menu(self, menu: QMenu) -> None:
+        menu.addAction(self.enter_sends_action)
+
+    @staticmethod
+    def _focus_filter(filter_edit: QLineEdit) -> None:
+        filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        filter_edit.selectAll()
+
+    def set_tab_order(self, chain: list[QWidget]) -> None:
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._task_list and event.type() == QEvent.Type.KeyPress:
+            self._keyboard_in_list = True
+        elif watched in (self._task_list, self._list_viewport) and event.type() in (
+            QEvent.Type.MouseButtonPress,
+            QEvent.Type.FocusOut,
+        ):
+            self._keyboard_in_list = False
+        return False
+
+    def after_switch(self) -> None:
+        """The composer takes the focus, unless the person is walking the list with the keys."""
+        if self._keyboard_in_list and self._task_list.hasFocus():
+            return
+        self._composer.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def name_widgets(self) -> None:
+        name_focusable_widgets(self._window)
+        for combo in self._window.findChildren(QComboBox):
+            view = combo.view()
+            if view is not None and not view.accessibleName():
+                view.setAccessibleName(f"{combo.accessibleName() or 'Choices'} list")

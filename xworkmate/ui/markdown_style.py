@@ -1,0 +1,201 @@
+"""How rendered Markdown looks: spacing, quotes, inline code, code block headers (issue 18, item 4).
+
+Qt's Markdown importer gives headings no margins, blockquotes only an
+indent, inline code no background, and drops a heading's size on inline code
+inside it. ``polish`` fixes those on a freshly imported document, with the
+theme's tokens. Code blocks get a header strip (language label and a "Copy"
+chip) and quotes a bar on the left: both are painted over the laid-out
+document by ``paint_decorations`` (the message list and the selectable text
+view share it), and ``decoration_at`` says whether a point hits a "Copy"
+chip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QTextBlock, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QTextFormat as Fmt
+
+from xworkmate.ui import theme
+
+BLOCK_SPACING = 6.0
+HEADING_SPACING = (10.0, 4.0)
+QUOTE_INDENT = 14.0
+QUOTE_BAR = 3.0
+COPY_LABEL = "Copy"
+DECORATED = "xworkmateDecorated"
+"""The document property saying ``polish`` left decorations to paint."""
+
+_HEADING_SIZE = {1: 3, 2: 2, 3: 1, 4: 0, 5: -1, 6: -1}
+
+
+@dataclass(frozen=True)
+class CodeHeader:
+    """A code block's header strip, in document coordinates."""
+
+    rect: QRectF
+    copy_rect: QRectF
+    language: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Decorations:
+    headers: tuple[CodeHeader, ...]
+    quote_bars: tuple[QRectF, ...]
+
+
+def _is_code(block: QTextBlock) -> bool:
+    fmt = block.blockFormat()
+    return fmt.hasProperty(Fmt.Property.BlockCodeLanguage) or fmt.hasProperty(Fmt.Property.BlockCodeFence)
+
+
+def header_height(font: QFont) -> float:
+    return QFontMetricsF(_small(font)).height() + 6.0
+
+
+def _small(font: QFont) -> QFont:
+    small = QFont(font)
+    small.setPointSizeF(max(font.pointSizeF() * 0.85, 6.0))
+    return small
+
+
+def polish(document: QTextDocument) -> None:
+    """Spacing, quote indents, inline-code backgrounds and heading sizes on an imported Markdown document."""
+    colours = theme.current()
+    cursor = QTextCursor(document)
+    strip = header_height(document.defaultFont())
+    decorated = False
+    block = document.begin()
+    previous_code = False
+    while block.isValid():
+        fmt = block.blockFormat()
+        code = _is_code(block)
+        changed = False
+        if code:
+            if not previous_code:  # the first line of a code block: room for its header strip
+                fmt.setTopMargin(strip + BLOCK_SPACING)
+                changed = decorated = True
+            next_block = block.next()
+            if not next_block.isValid() or not _is_code(next_block):
+                fmt.setBottomMargin(BLOCK_SPACING)
+                changed = True
+        elif fmt.headingLevel() > 0:
+            fmt.setTopMargin(HEADING_SPACING[0] if block != document.begin() else 0.0)
+            fmt.setBottomMargin(HEADING_SPACING[1])
+            changed = True
+            _heading_fragments(cursor, block, _HEADING_SIZE.get(fmt.headingLevel(), 0))
+        else:
+            level = fmt.property(Fmt.Property.BlockQuoteLevel)
+            if isinstance(level, int) and level > 0:
+                fmt.setLeftMargin(QUOTE_INDENT * level)
+                changed = decorated = True
+            _inline_code_background(cursor, block, colours.color("code-bg"))
+        if changed:
+            cursor.setPosition(block.position())
+            cursor.setBlockFormat(fmt)
+        previous_code = code
+        block = block.next()
+    document.setProperty(DECORATED, decorated)
+
+
+def _fragments(block: QTextBlock) -> list[tuple[int, int, QTextCharFormat]]:
+    found: list[tuple[int, int, QTextCharFormat]] = []
+    it = block.begin()
+    while not it.atEnd():
+        fragment = it.fragment()
+        if fragment.isValid():
+            found.append((fragment.position(), fragment.length(), fragment.charFormat()))
+        it += 1
+    return found
+
+
+def _heading_fragments(cursor: QTextCursor, block: QTextBlock, size: int) -> None:
+    """Every fragment of a heading at the heading's size and weight, inline code included."""
+    for position, length, fmt in _fragments(block):
+        fmt.clearProperty(Fmt.Property.FontPointSize)
+        fmt.setProperty(Fmt.Property.FontSizeAdjustment, size)
+        fmt.setFontWeight(QFont.Weight.Bold)
+        if fmt.fontFixedPitch():
+            fmt.setBackground(theme.current().color("code-bg"))
+        cursor.setPosition(position)
+        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.setCharFormat(fmt)
+
+
+def _inline_code_background(cursor: QTextCursor, block: QTextBlock, background: object) -> None:
+    for position, length, fmt in _fragments(block):
+        if fmt.fontFixedPitch():
+            extra = QTextCharFormat()
+            extra.setBackground(background)  # type: ignore[arg-type]
+            cursor.setPosition(position)
+            cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(extra)
+
+
+def decorations(document: QTextDocument) -> Decorations:
+    """Where the code headers and quote bars go in the laid-out ``document`` (lays it out if needed)."""
+    if not document.property(DECORATED):
+        return Decorations((), ())
+    layout = document.documentLayout()
+    font = _small(document.defaultFont())
+    metrics = QFontMetricsF(font)
+    strip = header_height(document.defaultFont())
+    width = document.textWidth()
+    headers: list[CodeHeader] = []
+    bars: list[QRectF] = []
+    block = document.begin()
+    while block.isValid():
+        if _is_code(block):
+            first = block
+            lines: list[str] = []
+            while block.isValid() and _is_code(block):
+                lines.append(block.text())
+                block = block.next()
+            top = layout.blockBoundingRect(first).top() - strip - 1.0  # the rect starts below the margin
+            rect = QRectF(0.0, top, width, strip)
+            chip_width = metrics.horizontalAdvance(COPY_LABEL) + 12.0
+            copy_rect = QRectF(width - chip_width - 4.0, top + 2.0, chip_width, strip - 4.0)
+            language = str(first.blockFormat().property(Fmt.Property.BlockCodeLanguage) or "")
+            headers.append(CodeHeader(rect, copy_rect, language.strip(), "\n".join(lines)))
+            continue
+        level = block.blockFormat().property(Fmt.Property.BlockQuoteLevel)
+        if isinstance(level, int) and level > 0:
+            box = layout.blockBoundingRect(block)  # below its top margin, above its bottom one
+            bars.append(QRectF((level - 1) * QUOTE_INDENT + 2.0, box.top(), QUOTE_BAR, box.height()))
+        block = block.next()
+    return Decorations(tuple(headers), tuple(bars))
+
+
+def paint_decorations(painter: QPainter, document: QTextDocument, found: Decorations) -> None:
+    """The code headers (language, "Copy") and quote bars over ``document`` at the painter's origin."""
+    if not found.headers and not found.quote_bars:
+        return
+    colours = theme.current()
+    font = _small(document.defaultFont())
+    metrics = QFontMetricsF(font)
+    painter.save()
+    for bar in found.quote_bars:
+        painter.fillRect(bar, colours.color("quote-bar"))
+    painter.setFont(font)
+    for header in found.headers:
+        painter.fillRect(header.rect, colours.color("code-border"))
+        painter.setPen(colours.color("text"))
+        baseline = header.rect.top() + (header.rect.height() - metrics.height()) / 2 + metrics.ascent()
+        painter.drawText(QPointF(header.rect.left() + 6.0, baseline), header.language or "code")
+        painter.setPen(colours.color("border-strong"))
+        painter.setBrush(colours.color("surface"))
+        painter.drawRoundedRect(header.copy_rect, 3.0, 3.0)
+        painter.setPen(colours.color("text"))
+        painter.drawText(header.copy_rect, int(Qt.AlignmentFlag.AlignCenter), COPY_LABEL)
+    painter.restore()
+
+
+def decoration_at(found: Decorations, point: QPointF) -> CodeHeader | None:
+    """The code block whose "Copy" chip is under ``point`` (document coordinates), if any."""
+    for header in found.headers:
+        if header.copy_rect.contains(point):
+            return header
+    return None

@@ -147,6 +147,7 @@ def test_chip_opens_the_turn_and_its_hunk_file_and_folder_are_reverted_restored_
     diff = view.diff_view.toPlainText()
     assert "-two\n+TWO" in diff and "-ten\n+TEN\n+eleven" in diff
     assert view.diff_view.hunk_count == 2 and view.diff_view.isReadOnly()
+    view.grab().save("/tmp/i16b_changes_diff.png")
     assert not view.revert_hunk_button.isEnabled()  # the cursor is on the file header, in no hunk
 
     # Revert the second hunk (TEN, eleven): the first stays.
@@ -290,3 +291,18 @@ def test_a_long_diff_is_coloured_in_runs_not_per_line(qtbot: QtBot, lines: int) 
     assert added.blockFormat().background().color().green() > added.blockFormat().background().color().red()
     assert removed.blockFormat().background().color().red() > removed.blockFormat().background().color().green()
     assert context.blockFormat().background().style() == Qt.BrushStyle.NoBrush
+
+
+def test_the_restore_dialog_asks_and_offers_the_fork(qtbot: QtBot) -> None:
+    """The real dialog behind ``ask_restore``: cancel means no restore; the fork box is off unless ticked."""
+    from xworkmate.ui.changes_view import RestoreDialog
+
+    dialog = RestoreDialog(None, 3)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.windowTitle() == "Restore files to before turn 3"
+    assert dialog.choice() == RestoreChoice(fork=False)
+    qtbot.mouseClick(dialog.fork_check, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert dialog.result() == RestoreDialog.DialogCode.Accepted
+    assert dialog.choice() == RestoreChoice(fork=True)

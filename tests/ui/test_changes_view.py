@@ -227,8 +227,14 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     assert (folder / "notes.txt").exists()
     run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to finish"), timeout=30)
 
+    # A folder changed by hand since its last checkpoint: refused, unless the person says "even over" them.
+    (folder / "by-hand.txt").write_text("mine\n")
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert "since its last checkpoint" in view.status_label.text() and (folder / "notes.txt").exists()
+
     lines_before = {s.thread_id for s in agent_controller.list_lines()}
-    view.ask_restore = lambda _parent, _number: RestoreChoice(fork=True)
+    view.ask_restore = lambda _parent, _number: RestoreChoice(fork=True, force=True)
     view.turn_picker.setCurrentIndex(view.turn_picker.findData(1))
     idle(loop, view)
     qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
@@ -237,6 +243,9 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     forks = {s.thread_id for s in agent_controller.list_lines()} - lines_before
     assert len(forks) == 1
     assert f"forked there as {next(iter(forks))}" in view.status_label.text()
+    qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert (folder / "by-hand.txt").read_text() == "mine\n"  # the hand-made change came back with the undo
 
 
 def test_uncommitted_scope_is_offered_only_for_a_repository_folder(
@@ -301,8 +310,8 @@ def test_the_restore_dialog_asks_and_offers_the_fork(qtbot: QtBot) -> None:
     qtbot.addWidget(dialog)
     dialog.show()
     assert dialog.windowTitle() == "Restore files to before turn 3"
-    assert dialog.choice() == RestoreChoice(fork=False)
+    assert dialog.choice() == RestoreChoice(fork=False, force=False)
     qtbot.mouseClick(dialog.fork_check, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
     assert dialog.result() == RestoreDialog.DialogCode.Accepted
-    assert dialog.choice() == RestoreChoice(fork=True)
+    assert dialog.choice() == RestoreChoice(fork=True, force=False)

@@ -283,6 +283,8 @@ class DiffView(QPlainTextEdit):
 @dataclass(frozen=True, slots=True)
 class RestoreChoice:
     fork: bool
+    force: bool = False
+    """Restore over changes made since the last checkpoint (they are snapshotted first: undo brings them back)."""
 
 
 RestoreAsker = Callable[[QWidget | None, int], RestoreChoice | None]
@@ -302,6 +304,10 @@ class RestoreDialog(QDialog):
         text.setWordWrap(True)
         self.fork_check = QCheckBox("Also fork the line at this turn (the fork's model does not see later messages)")
         self.fork_check.setObjectName("restoreForkCheck")
+        self.force_check = QCheckBox(
+            "Even over changes made since the last checkpoint (they are kept: “Undo restore” brings them back)"
+        )
+        self.force_check.setObjectName("restoreForceCheck")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok_button.setText("Restore files")
@@ -310,10 +316,11 @@ class RestoreDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(text)
         layout.addWidget(self.fork_check)
+        layout.addWidget(self.force_check)
         layout.addWidget(buttons)
 
     def choice(self) -> RestoreChoice:
-        return RestoreChoice(fork=self.fork_check.isChecked())
+        return RestoreChoice(fork=self.fork_check.isChecked(), force=self.force_check.isChecked())
 
     @classmethod
     def ask(cls, parent: QWidget | None, turn: int) -> RestoreChoice | None:
@@ -803,7 +810,7 @@ class ChangesView(QWidget):
             self.show_status(f"The files are back as they were before turn {result.turn}.{forked}")
             self.restored.emit(result)
 
-        self._mutate(lambda: checkpoints.restore(key, turn, fork=choice.fork), done)
+        self._mutate(lambda: checkpoints.restore(key, turn, fork=choice.fork, force=choice.force), done)
 
     def on_undo_requested(self) -> None:
         key = self._key

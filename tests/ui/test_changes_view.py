@@ -293,7 +293,10 @@ def test_a_long_diff_is_coloured_in_runs_not_per_line(qtbot: QtBot, lines: int) 
     body = ["diff --git a/f b/f", "--- a/f", "+++ b/f", "@@ -1,3 +1,3 @@"]
     body += [("+" if i % 3 == 0 else "-" if i % 3 == 1 else " ") + f"line {i}" for i in range(lines)]
     diff.set_patch("\n".join(body) + "\n")
+    assert diff.loading is (len(body) > DiffView.FIRST_LINES)  # a long patch: the first screenfuls at once
+    qtbot.waitUntil(lambda: not diff.loading)
     assert diff.document().blockCount() == len(body)
+    assert diff.toPlainText() == "\n".join(body)
     added = diff.document().findBlockByNumber(4)
     removed = diff.document().findBlockByNumber(5)
     context = diff.document().findBlockByNumber(6)

@@ -17,7 +17,7 @@ import pytest
 
 from tests.checkpoints.support import dot_git_state, make_repo, tree_state
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import HangReply, OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from tests.support.openai_server import ErrorReply, HangReply, OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.changes import Change, ChangesRecorded
@@ -292,3 +292,32 @@ def test_restore_with_fork_leaves_later_messages_out(agent: SessionController, o
     assert PROMPT in [m.content for m in agent.messages(key)]  # stored messages are never deleted
     assert tree_state(Path(fork.workspace_binding.path or "")) == state_before
     assert tree_state(folder) == state_before
+
+
+def test_a_failed_turn_is_checkpointed_too(agent: SessionController, openai_server: OpenAIServer) -> None:
+    """Whatever the ending: the command wrote a file, then the provider failed; the change set has it."""
+    key, folder = full_line(agent)
+    openai_server.script(
+        ToolCallReply([shell("echo half > half.txt", "s")]), ErrorReply(400, {"error": {"message": "bad request"}})
+    )
+    outcome = asyncio.run(agent.run_turn(key, "start something", headless=True))
+    assert outcome.status == "failed"
+    assert agent.checkpoints.changes(key).files == (
+        FileChange(path="half.txt", kind=FileChangeKind.ADDED, additions=1, deletions=0),
+    )
+    agent.checkpoints.restore(key, 1)
+    assert not (folder / "half.txt").exists()
+
+
+def test_a_checkpoint_that_cannot_be_taken_never_stops_the_turn(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """ERR-1: the data folder's checkpoints/ is a file here, so git cannot make the shadow repository."""
+    agent.checkpoints.root.parent.mkdir(parents=True, exist_ok=True)
+    agent.checkpoints.root.write_text("not a folder")
+    key, folder = full_line(agent)
+    openai_server.script(ToolCallReply([shell("echo x > x.txt", "s")]), TextReply(["ok"]))
+    run(agent, key, "write x")
+    assert (folder / "x.txt").read_text() == "x\n"
+    with pytest.raises(CheckpointError, match="has no checkpointed turn yet"):
+        agent.checkpoints.changes(key)

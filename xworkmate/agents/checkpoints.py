@@ -45,7 +45,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SNAPSHOT_REF = "refs/xworkmate/snapshots"
 UNDO_REF = "refs/xworkmate/undo"
 _AUTHOR = ("XWorkmate", "checkpoints@xworkmate.invalid")
-_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 _HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
@@ -68,9 +68,10 @@ class Snapshot:
     created: bool  # False: the tree was the last snapshot's, no commit was made
 
 
-def _lock_for(git_dir: Path) -> threading.Lock:
+def _lock_for(git_dir: Path) -> threading.RLock:
+    """One lock per shadow repository in this process: a restore holds it across its steps."""
     with _LOCKS_GUARD:
-        return _LOCKS.setdefault(str(git_dir), threading.Lock())
+        return _LOCKS.setdefault(str(git_dir), threading.RLock())
 
 
 class ShadowRepo:

@@ -20,7 +20,6 @@ import functools
 import json
 import logging
 import shutil
-import subprocess
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -100,7 +99,7 @@ class CheckpointController:
     def _key(self, key: str) -> str:
         try:
             return self._controller.get_thread(key).thread_id
-        except LookupError as exc:
+        except (LookupError, ValueError) as exc:  # an unknown or malformed key
             raise CheckpointError(str(exc).strip("'\"")) from None
 
     # -- settings --------------------------------------------------------------
@@ -153,7 +152,7 @@ class CheckpointController:
                 return None
             snapshot = await asyncio.to_thread(repo.snapshot, "before a turn")
             return await asyncio.to_thread(self._rows.begin, key, snapshot.commit)
-        except (GitFailed, OSError, CheckpointError, subprocess.SubprocessError):
+        except Exception:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
             log.warning("no checkpoint before the turn on %s", key, exc_info=True)
             return None
 
@@ -173,7 +172,7 @@ class CheckpointController:
 
         try:
             await asyncio.shield(asyncio.to_thread(record))
-        except (GitFailed, OSError, CheckpointError, subprocess.SubprocessError):
+        except Exception:  # as above: the turn's own ending stands
             log.warning("no checkpoint after turn %s on %s", started.turn, key, exc_info=True)
             return
         self._emit(ChangesRecorded(key=key, turn=started.turn))
@@ -296,10 +295,11 @@ class CheckpointController:
             raise CheckpointError(f"{path} is over the size cap, so turn {turn} kept no copy to revert to")
         repo = self._repo(key)
         row = self._row(key, turn)
-        undo = repo.snapshot(f"before reverting {path} to before turn {turn}")
-        repo.restore_path(row.before_commit, path)
-        repo.snapshot(f"reverted {path} to before turn {turn}")
-        repo.set_undo(undo.commit)
+        with repo.lock:
+            undo = repo.snapshot(f"before reverting {path} to before turn {turn}")
+            repo.restore_path(row.before_commit, path)
+            repo.snapshot(f"reverted {path} to before turn {turn}")
+            repo.set_undo(undo.commit)
         self._emit(ChangesRecorded(key=key, turn=turn))
 
     @_one_line
@@ -315,15 +315,16 @@ class CheckpointController:
         if not 0 <= hunk_index < len(hunks):
             raise CheckpointError(f"turn {turn} changed {path} in {len(hunks)} hunk(s); there is no hunk {hunk_index}")
         repo = self._repo(key)
-        undo = repo.snapshot(f"before reverting a hunk of {path} (turn {turn})")
-        try:
-            repo.apply_reverse(header + hunks[hunk_index])
-        except HunkDoesNotApply:
-            raise CheckpointError(
-                f"hunk {hunk_index} of {path} no longer matches the file (it changed after turn {turn})"
-            ) from None
-        repo.snapshot(f"reverted hunk {hunk_index} of {path} (turn {turn})")
-        repo.set_undo(undo.commit)
+        with repo.lock:
+            undo = repo.snapshot(f"before reverting a hunk of {path} (turn {turn})")
+            try:
+                repo.apply_reverse(header + hunks[hunk_index])
+            except HunkDoesNotApply:
+                raise CheckpointError(
+                    f"hunk {hunk_index} of {path} no longer matches the file (it changed after turn {turn})"
+                ) from None
+            repo.snapshot(f"reverted hunk {hunk_index} of {path} (turn {turn})")
+            repo.set_undo(undo.commit)
         self._emit(ChangesRecorded(key=key, turn=turn))
 
     @_one_line
@@ -334,12 +335,13 @@ class CheckpointController:
         self._refuse_running(key, "restoring")
         row = self._row(key, turn)
         repo = self._repo(key)
-        if not force:
-            self._refuse_dirty(key, repo, "restore")
-        undo = repo.snapshot(f"before restoring to before turn {turn}")
-        repo.checkout_tree(repo.tree_of(row.before_commit))
-        repo.snapshot(f"restored to before turn {turn}")
-        repo.set_undo(undo.commit)
+        with repo.lock:
+            if not force:
+                self._refuse_dirty(key, repo, "restore")
+            undo = repo.snapshot(f"before restoring to before turn {turn}")
+            repo.checkout_tree(repo.tree_of(row.before_commit))
+            repo.snapshot(f"restored to before turn {turn}")
+            repo.set_undo(undo.commit)
         fork_key = None
         if fork:
             thread = self._controller.dispatch.fork(key, before_id=row.fork_before_id)
@@ -359,12 +361,13 @@ class CheckpointController:
         point = repo.undo_point() if repo.git_dir.is_dir() else None
         if point is None:
             raise CheckpointError(f"line {key} has no restore to undo")
-        if not force:
-            self._refuse_dirty(key, repo, "undo the restore")
-        repo.snapshot("before undoing a restore")
-        repo.checkout_tree(repo.tree_of(point))
-        repo.snapshot("undid a restore")
-        repo.clear_undo()
+        with repo.lock:
+            if not force:
+                self._refuse_dirty(key, repo, "undo the restore")
+            repo.snapshot("before undoing a restore")
+            repo.checkout_tree(repo.tree_of(point))
+            repo.snapshot("undid a restore")
+            repo.clear_undo()
         last = self._rows.last(key)
         self._emit(ChangesRecorded(key=key, turn=last.turn if last else 0))
 

@@ -147,6 +147,7 @@ def test_chip_opens_the_turn_and_its_hunk_file_and_folder_are_reverted_restored_
     diff = view.diff_view.toPlainText()
     assert "-two\n+TWO" in diff and "-ten\n+TEN\n+eleven" in diff
     assert view.diff_view.hunk_count == 2 and view.diff_view.isReadOnly()
+    view.grab().save("/tmp/i16b_changes_diff.png")
     assert not view.revert_hunk_button.isEnabled()  # the cursor is on the file header, in no hunk
 
     # Revert the second hunk (TEN, eleven): the first stays.
@@ -226,8 +227,14 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     assert (folder / "notes.txt").exists()
     run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to finish"), timeout=30)
 
+    # A folder changed by hand since its last checkpoint: refused, unless the person says "even over" them.
+    (folder / "by-hand.txt").write_text("mine\n")
+    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert "since its last checkpoint" in view.status_label.text() and (folder / "notes.txt").exists()
+
     lines_before = {s.thread_id for s in agent_controller.list_lines()}
-    view.ask_restore = lambda _parent, _number: RestoreChoice(fork=True)
+    view.ask_restore = lambda _parent, _number: RestoreChoice(fork=True, force=True)
     view.turn_picker.setCurrentIndex(view.turn_picker.findData(1))
     idle(loop, view)
     qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
@@ -236,6 +243,9 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     forks = {s.thread_id for s in agent_controller.list_lines()} - lines_before
     assert len(forks) == 1
     assert f"forked there as {next(iter(forks))}" in view.status_label.text()
+    qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+    idle(loop, view)
+    assert (folder / "by-hand.txt").read_text() == "mine\n"  # the hand-made change came back with the undo
 
 
 def test_uncommitted_scope_is_offered_only_for_a_repository_folder(
@@ -283,10 +293,28 @@ def test_a_long_diff_is_coloured_in_runs_not_per_line(qtbot: QtBot, lines: int) 
     body = ["diff --git a/f b/f", "--- a/f", "+++ b/f", "@@ -1,3 +1,3 @@"]
     body += [("+" if i % 3 == 0 else "-" if i % 3 == 1 else " ") + f"line {i}" for i in range(lines)]
     diff.set_patch("\n".join(body) + "\n")
+    assert diff.loading is (len(body) > DiffView.FIRST_LINES)  # a long patch: the first screenfuls at once
+    qtbot.waitUntil(lambda: not diff.loading)
     assert diff.document().blockCount() == len(body)
+    assert diff.toPlainText() == "\n".join(body)
     added = diff.document().findBlockByNumber(4)
     removed = diff.document().findBlockByNumber(5)
     context = diff.document().findBlockByNumber(6)
     assert added.blockFormat().background().color().green() > added.blockFormat().background().color().red()
     assert removed.blockFormat().background().color().red() > removed.blockFormat().background().color().green()
     assert context.blockFormat().background().style() == Qt.BrushStyle.NoBrush
+
+
+def test_the_restore_dialog_asks_and_offers_the_fork(qtbot: QtBot) -> None:
+    """The real dialog behind ``ask_restore``: cancel means no restore; the fork box is off unless ticked."""
+    from xworkmate.ui.changes_view import RestoreDialog
+
+    dialog = RestoreDialog(None, 3)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.windowTitle() == "Restore files to before turn 3"
+    assert dialog.choice() == RestoreChoice(fork=False, force=False)
+    qtbot.mouseClick(dialog.fork_check, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert dialog.result() == RestoreDialog.DialogCode.Accepted
+    assert dialog.choice() == RestoreChoice(fork=True, force=False)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,6 +27,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import (
@@ -178,6 +180,24 @@ class ChangedFilesModel(QAbstractTableModel):
 # -- the diff ----------------------------------------------------------------------------------
 
 
+def _line_runs(lines: Sequence[str]) -> list[tuple[DiffLineKind, int, int]]:
+    """The patch as stretches of same-kind lines: (kind, first line, end line)."""
+    runs: list[tuple[DiffLineKind, int, int]] = []
+    in_hunk = False
+    kind_of_run: DiffLineKind | None = None
+    start = 0
+    for number, line in enumerate(lines):
+        kind = diff_line_kind(line, in_hunk=in_hunk)
+        in_hunk = kind is not DiffLineKind.FILE and (in_hunk or kind is DiffLineKind.HUNK)
+        if kind is not kind_of_run:
+            if kind_of_run is not None:
+                runs.append((kind_of_run, start, number))
+            kind_of_run, start = kind, number
+    if kind_of_run is not None:
+        runs.append((kind_of_run, start, len(lines)))
+    return runs
+
+
 def _formats() -> dict[DiffLineKind, tuple[QTextCharFormat, QTextBlockFormat]]:
     def pair(colour: QColor | None, tint: int, bold: bool = False) -> tuple[QTextCharFormat, QTextBlockFormat]:
         char = QTextCharFormat()
@@ -205,10 +225,15 @@ def _formats() -> dict[DiffLineKind, tuple[QTextCharFormat, QTextBlockFormat]]:
 class DiffView(QPlainTextEdit):
     """A read-only unified diff (``diffView``): added, removed, hunk-header and file-header lines coloured.
 
-    The patch goes in as one run per stretch of same-kind lines (a few hundred inserts for thousands of
-    lines), each with its colour and a full-width tint; nothing is highlighted line by line afterwards.
+    The patch goes in as one run per stretch of same-kind lines, each with its colour and a full-width
+    tint; nothing is highlighted line by line afterwards. A long patch shows its first screenfuls at
+    once and the rest follows in chunks from the event loop (``loading`` until then), so opening a
+    5,000-line diff paints in a few milliseconds and never blocks the window for the whole document.
     Signals: ``QPlainTextEdit``'s own (``cursorPositionChanged`` says the hunk under the cursor may differ).
     """
+
+    FIRST_LINES = 400
+    CHUNK_LINES = 1500
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -223,6 +248,10 @@ class DiffView(QPlainTextEdit):
         self._formats = _formats()
         self._hunks: list[int] = []
         self._patch = ""
+        self._lines: list[str] = []
+        self._runs: list[tuple[DiffLineKind, int, int]] = []
+        self._next_run = 0
+        self._generation = 0
 
     @property
     def patch(self) -> str:
@@ -232,38 +261,49 @@ class DiffView(QPlainTextEdit):
     def hunk_count(self) -> int:
         return len(self._hunks)
 
+    @property
+    def loading(self) -> bool:
+        """Whether later chunks of a long patch are still to be added."""
+        return self._next_run < len(self._runs)
+
     def set_patch(self, patch: str, *, placeholder: str = "") -> None:
+        self._generation += 1
         self._patch = patch
-        lines = patch.splitlines()
+        self._lines = lines = patch.splitlines()
         self._hunks = hunk_starts(lines)
+        self._runs = _line_runs(lines)
+        self._next_run = 0
         self.setPlaceholderText(placeholder)
-        document = self.document()
-        document.clear()
-        if not lines:
-            return
-        cursor = QTextCursor(document)
+        self.document().clear()
+        if lines:
+            self._append(self.FIRST_LINES)
+            self.moveCursor(QTextCursor.MoveOperation.Start)
+            if self.loading:
+                QTimer.singleShot(0, partial(self._append_later, self._generation))
+
+    def _append_later(self, generation: int) -> None:
+        if generation != self._generation:
+            return  # another patch took its place
+        self._append(self.CHUNK_LINES)
+        if self.loading:
+            QTimer.singleShot(0, partial(self._append_later, generation))
+
+    def _append(self, budget: int) -> None:
+        """Add whole runs of lines at the end until about ``budget`` lines went in."""
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.beginEditBlock()
-        run: list[str] = []
-        run_kind: DiffLineKind | None = None
-        in_hunk = False
-
-        def flush(last: bool) -> None:
-            assert run_kind is not None
-            char, block = self._formats[run_kind]
+        added = 0
+        last = len(self._runs) - 1
+        while self._next_run <= last and added < budget:
+            kind, first, end = self._runs[self._next_run]
+            char, block = self._formats[kind]
             cursor.setBlockFormat(block)
-            cursor.insertText("\n".join(run) if last else "\n".join(run) + "\n", char)
-
-        for line in lines:
-            kind = diff_line_kind(line, in_hunk=in_hunk)
-            in_hunk = kind is not DiffLineKind.FILE and (in_hunk or kind is DiffLineKind.HUNK)
-            if kind is not run_kind and run:
-                flush(False)
-                run = []
-            run_kind = kind
-            run.append(line)
-        flush(True)
+            text = "\n".join(self._lines[first:end])
+            cursor.insertText(text if self._next_run == last else text + "\n", char)
+            added += end - first
+            self._next_run += 1
         cursor.endEditBlock()
-        self.moveCursor(QTextCursor.MoveOperation.Start)
 
     def current_hunk(self) -> int | None:
         """The 0-based hunk the cursor is in (the numbering ``revert_hunk`` takes), or None above the first."""
@@ -283,6 +323,8 @@ class DiffView(QPlainTextEdit):
 @dataclass(frozen=True, slots=True)
 class RestoreChoice:
     fork: bool
+    force: bool = False
+    """Restore over changes made since the last checkpoint (they are snapshotted first: undo brings them back)."""
 
 
 RestoreAsker = Callable[[QWidget | None, int], RestoreChoice | None]
@@ -302,6 +344,10 @@ class RestoreDialog(QDialog):
         text.setWordWrap(True)
         self.fork_check = QCheckBox("Also fork the line at this turn (the fork's model does not see later messages)")
         self.fork_check.setObjectName("restoreForkCheck")
+        self.force_check = QCheckBox(
+            "Even over changes made since the last checkpoint (they are kept: “Undo restore” brings them back)"
+        )
+        self.force_check.setObjectName("restoreForceCheck")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok_button.setText("Restore files")
@@ -310,10 +356,11 @@ class RestoreDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(text)
         layout.addWidget(self.fork_check)
+        layout.addWidget(self.force_check)
         layout.addWidget(buttons)
 
     def choice(self) -> RestoreChoice:
-        return RestoreChoice(fork=self.fork_check.isChecked())
+        return RestoreChoice(fork=self.fork_check.isChecked(), force=self.force_check.isChecked())
 
     @classmethod
     def ask(cls, parent: QWidget | None, turn: int) -> RestoreChoice | None:
@@ -803,7 +850,7 @@ class ChangesView(QWidget):
             self.show_status(f"The files are back as they were before turn {result.turn}.{forked}")
             self.restored.emit(result)
 
-        self._mutate(lambda: checkpoints.restore(key, turn, fork=choice.fork), done)
+        self._mutate(lambda: checkpoints.restore(key, turn, fork=choice.fork, force=choice.force), done)
 
     def on_undo_requested(self) -> None:
         key = self._key

@@ -268,6 +268,10 @@ class Store:
         self.providers = ProviderRepository(self)
         self.messages = MessageRepository(self)
         self.app_state = AppStateRepository(self)
+        from xworkmate.store.agent_state import AgentStateRepository, McpServerRepository
+
+        self.agent_state = AgentStateRepository(self)  # issue 15: agent offers, usage (0012)
+        self.mcp_servers = McpServerRepository(self)
 
     @property
     def engines(self) -> tuple[Engine, Engine]:

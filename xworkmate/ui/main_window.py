@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -48,6 +48,7 @@ from xworkmate.controllers import (
     UnknownSessionKeyError,
     WorkspaceBindingError,
 )
+from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
@@ -158,6 +159,9 @@ class MainWindow(QMainWindow):
         self.permission_picker = self.message_pane.permission_picker
         self.provider_picker = self.message_pane.provider_picker
         self.mode_picker = self.message_pane.mode_picker
+        self.agent_bar = self.message_pane.agent_bar
+        self.usage_meter = self.message_pane.usage_meter
+        self.slash_completer = self.message_pane.slash_completer
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
 
         self._build_actions()
@@ -224,6 +228,9 @@ class MainWindow(QMainWindow):
         self.message_pane.network_toggle.toggled.connect(self.on_network_toggled)
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
+        self.agent_bar.mode_picked.connect(self.on_agent_mode_picked)
+        self.agent_bar.model_picked.connect(self.on_agent_model_picked)
+        self.agent_bar.config_picked.connect(self.on_agent_config_picked)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
         self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
         self.live.text_grew.connect(self.on_live_text_grew)
@@ -292,6 +299,8 @@ class MainWindow(QMainWindow):
         if previous is None or previous.thread.execution_binding.mode is not view.thread.execution_binding.mode:
             self._show_provider_state()
         self._show_live()
+        self._show_agent_session(view.key)
+        self._show_usage(view.key)
         self._shown_folder_exists = self.workspace_pane.show_line(view)
         self._show_dispatch_sources(view)
         self._watch_folder(view)
@@ -380,6 +389,10 @@ class MainWindow(QMainWindow):
             if (waiting := self._sign_ins.get(change.key)) is not None and waiting.request_id == change.request_id:
                 del self._sign_ins[change.key]
             self._show_sign_in()
+            return
+        if isinstance(change, AgentSessionChanged | UsageChanged):
+            if change.key == self.shown_key:
+                (self._show_agent_session if isinstance(change, AgentSessionChanged) else self._show_usage)(change.key)
             return
         if isinstance(change, RunFinished) and self._sign_ins.pop(change.key, None) is not None:
             self._show_sign_in()
@@ -691,6 +704,46 @@ class MainWindow(QMainWindow):
         except (ValueError, LookupError) as exc:
             self.mode_picker.show_line(view)
             self.show_error(f"Execution mode not changed — {exc}")
+
+    # -- issue 15: the ACP agent's offers, slash commands, usage ------------------------------
+
+    def _show_agent_session(self, key: str) -> None:
+        view = self._view
+        acp = view is not None and view.thread.execution_binding.mode is ExecutionMode.ACP
+        try:
+            state = self._controller.agent_session(key) if acp else None
+        except UnknownSessionKeyError:
+            state = None
+        self.agent_bar.show_state(state)
+        self.slash_completer.set_commands(state.commands if state is not None else ())
+
+    def _show_usage(self, key: str) -> None:
+        try:
+            self.usage_meter.show_usage(self._controller.line_usage(key))
+        except UnknownSessionKeyError as exc:
+            self.show_error(f"Cannot show the line's usage — {exc}")
+
+    def _agent_pick(self, what: str, pick: Callable[[str], object]) -> None:
+        key = self.shown_key
+        if key is None:
+            return
+        try:
+            pick(key)
+        except (ValueError, LookupError) as exc:
+            self.show_error(f"Agent {what} not changed — {exc}")
+        self._show_agent_session(key)
+
+    @Slot(str)
+    def on_agent_mode_picked(self, mode_id: str) -> None:
+        self._agent_pick("mode", lambda key: self._controller.choose_agent_mode(key, mode_id))
+
+    @Slot(str)
+    def on_agent_model_picked(self, model_id: str) -> None:
+        self._agent_pick("model", lambda key: self._controller.choose_agent_model(key, model_id))
+
+    def on_agent_config_picked(self, config_id: str, value: object) -> None:
+        chosen = value if isinstance(value, bool) else str(value)
+        self._agent_pick("option", lambda key: self._controller.choose_agent_config(key, config_id, chosen))
 
     def refresh_providers(self) -> None:
         """Re-read the providers: the pickers' choices and the "no provider" banner."""

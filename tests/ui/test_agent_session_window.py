@@ -76,7 +76,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     bar = window.agent_bar
-    assert not bar.isVisible()  # nothing offered before the first turn
+    assert bar.isVisible() and not window.findChild(QComboBox, "acpModePicker").isVisible()  # nothing offered yet
     assert not window.usage_meter.isVisible()
 
     send(qtbot, window, "hello")
@@ -157,3 +157,36 @@ def test_slash_opens_the_agents_commands_and_a_click_fills_the_composer(
 def test_a_native_line_shows_no_agent_pickers(window: MainWindow) -> None:
     assert not window.agent_bar.isVisible()
     assert window.slash_completer.commands() == ()
+
+
+@POPUP_NOISE
+def test_binding_a_new_line_offers_the_agents_existing_sessions(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Item 7: choosing ACP mode asks the agent for its sessions (session/list, where advertised)."""
+    controller = sqlite_controller
+    report = scripted_agent(
+        controller, tmp_path, session_id="s-old", load_session=True, list_sessions=True, turn=[{"say": "ok"}]
+    )
+    first = controller.create_line("first")
+    controller.set_execution(first.thread_id, "acp", "scripted")
+    assert run(loop, controller.run_turn(first.thread_id, "remember 42", headless=True)).status == "finished"
+
+    window: MainWindow = open_window(qtbot, controller)
+    second = controller.create_line("second")
+    click_line(qtbot, window, second.thread_id)
+    picker = window.mode_picker
+    picker.setCurrentIndex(picker.findText("scripted (ACP)"))
+    sessions = window.findChild(QComboBox, "acpSessionPicker")
+    assert sessions is not None
+    run(loop, wait_until(sessions.isVisible, what="the agent's sessions"))
+    assert [sessions.itemText(i) for i in range(sessions.count())] == [
+        "New session",
+        "ok (s-old)",
+    ]  # its title, then its id
+    _pick(qtbot, sessions, "ok (s-old)")
+    run(loop, wait_until(lambda: controller.get_thread(second.thread_id).execution_binding.acp_session_id == "s-old"))
+    assert len(report_events(report, "list_sessions")) == 1  # the pick used the listing it had
+    send(qtbot, window, "what was it?")
+    run(loop, wait_until(lambda: not controller.is_running(second.thread_id), what="the turn"))
+    assert [e["session_id"] for e in report_events(report, "load_session")] == ["s-old"]

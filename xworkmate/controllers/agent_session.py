@@ -108,11 +108,12 @@ class AgentSessionMixin:
             self._store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
         return found
 
-    async def bind_agent_session(self, key: str, session_id: str) -> Any:
-        """Bind the line to one of its agent's existing sessions (only where the agent lists them)."""
+    async def bind_agent_session(self, key: str, session_id: str, *, known: Any = None) -> Any:
+        """Bind the line to one of its agent's existing sessions (only where the agent lists them);
+        ``known``: what ``agent_sessions`` just answered for this line, else the agent is asked."""
         from xworkmate.domain.runs import ExecutionResult
 
-        found = await self.agent_sessions(key)
+        found = known if known is not None else await self.agent_sessions(key)
         thread = self.get_thread(key)
         if not found.supported:
             raise ValueError(

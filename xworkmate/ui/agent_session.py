@@ -32,6 +32,7 @@ from xworkmate.domain.agent_session import (
     AgentSessionState,
     LineUsage,
 )
+from xworkmate.ui.mcp_servers import McpPicker
 
 __all__ = ["AgentSessionBar", "SlashCompleter", "UsageMeter"]
 
@@ -56,6 +57,7 @@ class AgentSessionBar(QWidget):
     """Mode, model and config-option pickers of the line's ACP agent; hidden where it offers none."""
 
     mode_picked = Signal(str)
+    session_picked = Signal(str)
     model_picked = Signal(str)
     config_picked = Signal(str, object)
 
@@ -78,8 +80,18 @@ class AgentSessionBar(QWidget):
             picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             picker.setMinimumContentsLength(4)
             picker.setMinimumWidth(_PICKER_MIN_WIDTH)
+        self.mcp_picker = McpPicker()  # item 3: on every ACP line, offers or not
+        # Item 7: the agent's existing sessions (session/list), offered when a line is bound to it.
+        self.session_picker = QComboBox()
+        self.session_picker.setObjectName("acpSessionPicker")
+        self.session_picker.setAccessibleName("Agent session")
+        self.session_picker.setToolTip("Continue one of the agent's existing sessions, or start a new one")
+        self.session_picker.setVisible(False)
+        self.session_picker.activated.connect(self._on_session)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.mcp_picker)
+        layout.addWidget(self.session_picker)
         layout.addWidget(self.mode_picker)
         layout.addWidget(self.model_picker)
         layout.addWidget(self.config_area)
@@ -92,7 +104,7 @@ class AgentSessionBar(QWidget):
 
     def show_state(self, state: AgentSessionState | None) -> None:
         """The line's offers and picks; None (not an ACP line) hides the bar."""
-        if state is None or not (state.modes or state.models or state.config_options):
+        if state is None:
             self._shown = state
             self.hide()
             return
@@ -104,6 +116,7 @@ class AgentSessionBar(QWidget):
         _fill(self.model_picker, state.models, state.shown_model)
         self.model_picker.setVisible(bool(state.models))
         self._show_config(state)
+        self.config_area.setVisible(bool(state.config_options))
         self.show()
 
     def _show_config(self, state: AgentSessionState) -> None:
@@ -146,6 +159,23 @@ class AgentSessionBar(QWidget):
 
     def config_widget(self, config_id: str) -> QWidget | None:
         return self.config_area.findChild(QWidget, f"acpConfigOption:{config_id}")
+
+    def show_sessions(self, sessions: list[tuple[str, str]]) -> None:
+        """(id, label) of the agent's sessions for this line's folder; empty hides the picker."""
+        blocked = self.session_picker.blockSignals(True)
+        try:
+            self.session_picker.clear()
+            self.session_picker.addItem("New session", "")
+            for session_id, label in sessions:
+                self.session_picker.addItem(label, session_id)
+        finally:
+            self.session_picker.blockSignals(blocked)
+        self.session_picker.setVisible(bool(sessions))
+
+    def _on_session(self, _index: int) -> None:
+        data = self.session_picker.currentData()
+        if data:
+            self.session_picked.emit(str(data))
 
     def _on_mode(self, _index: int) -> None:
         data = self.mode_picker.currentData()

@@ -8,6 +8,7 @@ the controller to switch; it never decides on its own which line is current.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterator
@@ -74,6 +75,7 @@ from xworkmate.ui.dialogs import (
 )
 from xworkmate.ui.execution import parse_choice
 from xworkmate.ui.live_runs import LiveRuns
+from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
@@ -119,6 +121,8 @@ class MainWindow(QMainWindow):
         self._sign_ins: dict[str, SignInRequested] = {}
         self._sign_in_card: SignInCard | None = None
         self._provider_choice: dict[str, str | None] = {}
+        self._agent_sessions: dict[str, object] = {}  # issue 15, item 7: what session/list said, per line
+        self._session_probe: asyncio.Future[None] | None = None
         self._closed = False
         self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
@@ -187,6 +191,8 @@ class MainWindow(QMainWindow):
         self.provider_settings_action = QAction("&Providers…", self)
         self.provider_settings_action.setObjectName("providerSettingsAction")
         self.provider_settings_action.setToolTip("OpenAI-compatible endpoints the agent may use, and their API keys")
+        self.mcp_settings_action = QAction("&MCP servers…", self)  # issue 15, item 3
+        self.mcp_settings_action.setObjectName("mcpSettingsAction")
         # Escape stops the shown line's turn; enabled only while it runs, so Escape is free otherwise.
         self.stop_shortcut = QShortcut(QKeySequence("Esc"), self)
         self.stop_shortcut.setEnabled(False)
@@ -200,6 +206,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.quit_action)
         settings_menu = self.menuBar().addMenu("&Settings")
         settings_menu.addAction(self.provider_settings_action)
+        settings_menu.addAction(self.mcp_settings_action)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -231,6 +238,9 @@ class MainWindow(QMainWindow):
         self.agent_bar.mode_picked.connect(self.on_agent_mode_picked)
         self.agent_bar.model_picked.connect(self.on_agent_model_picked)
         self.agent_bar.config_picked.connect(self.on_agent_config_picked)
+        self.agent_bar.mcp_picker.chosen.connect(self.on_line_mcp_chosen)
+        self.agent_bar.session_picked.connect(self.on_agent_session_picked)
+        self.mcp_settings_action.triggered.connect(self.on_mcp_settings_requested)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
         self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
         self.live.text_grew.connect(self.on_live_text_grew)
@@ -704,6 +714,9 @@ class MainWindow(QMainWindow):
         except (ValueError, LookupError) as exc:
             self.mode_picker.show_line(view)
             self.show_error(f"Execution mode not changed — {exc}")
+            return
+        if mode is ExecutionMode.ACP and binding.acp_session_id is None:
+            self._offer_agent_sessions(view.key)
 
     # -- issue 15: the ACP agent's offers, slash commands, usage ------------------------------
 
@@ -716,6 +729,57 @@ class MainWindow(QMainWindow):
             state = None
         self.agent_bar.show_state(state)
         self.slash_completer.set_commands(state.commands if state is not None else ())
+        if state is not None:
+            try:
+                given = [s.name for s in self._controller.line_mcp_servers(key)]
+                self.agent_bar.mcp_picker.show_servers(self._controller.mcp_servers(), given)
+            except UnknownSessionKeyError:
+                pass
+
+    def _offer_agent_sessions(self, key: str) -> None:
+        """Item 7: ask the agent (session/list, a process of its own, off the GUI thread) which
+        sessions it has for this folder; offer them in the agent bar where it lists any."""
+        self.agent_bar.show_sessions([])
+
+        async def ask() -> None:
+            try:
+                found = await self._controller.agent_sessions(key)
+            except Exception as exc:  # the agent could not be asked: the line still runs new sessions
+                log.info("session/list on %s failed: %s", key, exc)
+                return
+            self._agent_sessions[key] = found
+            if key == self.shown_key and found.supported:
+                self.agent_bar.show_sessions(
+                    [(s.session_id, f"{s.title} ({s.session_id})" if s.title else s.session_id) for s in found.sessions]
+                )
+
+        self._session_probe = asyncio.ensure_future(ask())
+
+    @Slot(str)
+    def on_agent_session_picked(self, session_id: str) -> None:
+        key = self.shown_key
+        if key is None:
+            return
+
+        async def bind() -> None:
+            try:
+                await self._controller.bind_agent_session(key, session_id, known=self._agent_sessions.get(key))
+            except (ValueError, LookupError) as exc:
+                self.show_error(f"Session not bound — {exc}")
+                return
+            self.agent_bar.show_sessions([])
+
+        self._session_probe = asyncio.ensure_future(bind())
+
+    def on_line_mcp_chosen(self, names: list[str]) -> None:
+        self._agent_pick("MCP servers", lambda key: self._controller.set_line_mcp_servers(key, names))
+
+    def on_mcp_settings_requested(self) -> McpServersDialog:
+        dialog = McpServersDialog(self._controller, self)
+        dialog.finished.connect(lambda _r: self.show_current())
+        dialog.open()
+        self.mcp_dialog = dialog
+        return dialog
 
     def _show_usage(self, key: str) -> None:
         try:

@@ -146,3 +146,31 @@ def test_offers_of_another_agent_are_not_shown(sqlite_controller: SessionControl
     assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
     controller.set_execution(key, "acp", "other")
     assert controller.agent_session(key).modes == ()
+
+
+def test_a_pick_during_a_running_turn_is_sent_to_the_live_session(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, **_offering(turn=[{"sleep": 1.5}, {"say": "done"}]))
+    key = _acp_line(controller)
+
+    async def scenario() -> str:
+        turn = asyncio.ensure_future(controller.run_turn(key, "go", headless=True))
+        for _ in range(200):  # the session is open once its offers are stored
+            if controller.agent_session(key).modes:
+                break
+            await asyncio.sleep(0.05)
+        controller.choose_agent_mode(key, "plan")
+        for _ in range(100):
+            if report_events(report, "set"):
+                break
+            await asyncio.sleep(0.05)
+        assert not turn.done(), "the pick was sent only after the turn"
+        outcome = await turn
+        return outcome.status
+
+    assert asyncio.run(scenario()) == "finished"
+    assert [(e["what"], e["value"]) for e in report_events(report, "set")] == [("mode", "plan")]
+    state = controller.agent_session(key)
+    assert (state.mode, state.wanted_mode) == ("plan", None)

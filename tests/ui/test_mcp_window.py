@@ -86,3 +86,23 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     assert "mcp" not in new  # FILES_TOKEN is not set: left out, in one line
     texts = [m.content for m in controller.messages(line.thread_id)]
     assert any("MCP server 'files' was not started: TOKEN comes from $FILES_TOKEN" in t for t in texts), texts
+
+
+def test_settings_providers_shows_what_the_agent_reported(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Item 8: once the agent ran, Settings → Providers shows the name and version from its agentInfo."""
+    controller = sqlite_controller
+    scripted_agent(
+        controller, tmp_path, agent_info={"name": "scripted-agent", "version": "4.2.1"}, turn=[{"say": "ok"}]
+    )
+    window: MainWindow = open_window(qtbot, controller)
+    dialog = window.on_provider_settings_requested()
+    row = next(r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0).text() == "scripted")
+    assert dialog.table.item(row, 1).text() == "(ACP agent)"
+    dialog.close()
+    line = controller.create_line("agent")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    assert run(loop, controller.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
+    dialog = window.on_provider_settings_requested()
+    assert dialog.table.item(row, 1).text() == "scripted-agent 4.2.1 (ACP agent)"

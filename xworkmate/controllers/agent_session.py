@@ -12,7 +12,6 @@ is sent to the live session at once.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -249,18 +248,3 @@ def _settled(state: AgentSessionState) -> AgentSessionState:
             "wanted_config": wanted_config,
         }
     )
-
-
-def schedule(coro: Any) -> None:
-    """Run ``coro`` on the running loop, logging a failure (a live switch is best-effort; the next turn retries)."""
-    try:
-        task = asyncio.get_running_loop().create_task(coro)
-    except RuntimeError:
-        coro.close()
-        return
-
-    def done(t: asyncio.Task[Any]) -> None:
-        if not t.cancelled() and t.exception() is not None:
-            log.warning("a live ACP switch failed", exc_info=t.exception())
-
-    task.add_done_callback(done)

@@ -263,3 +263,57 @@ def test_provider_list_shows_the_name_and_version_the_agent_reported(home: Path,
     assert after["agent_info"] == {"name": "scripted-agent", "title": None, "version": "4.2.1"}
     text = run_cli(home, "provider", "list").stdout
     assert "scripted  ACP: " in text and "(reports scripted-agent 4.2.1)" in text
+
+
+# -- item 7: binding a line to an existing session (session/list) --------------------------------
+
+
+def _cli_agent(home: Path, tmp_path: Path, env: dict[str, str], name: str, **script: object) -> Path:
+    state = tmp_path / f"{name}-agent"
+    state.mkdir()
+    report = state / "report.jsonl"
+    path = state / "s.json"
+    path.write_text(json.dumps({"report": str(report), "state": str(state / "sessions.json"), **script}))
+    command = f"{sys.executable} {AGENT} {path}"
+    ok_json(home, "provider", "add", name, "--acp-command", command, "--acp-state-dir", str(state), env=env)
+    return report
+
+
+def test_a_new_line_is_bound_to_an_existing_session_from_session_list(
+    home: Path, tmp_path: Path, db_env: dict[str, str]
+) -> None:
+    env = db_env
+    report = _cli_agent(
+        home, tmp_path, env, "lister", session_id="s-old", load_session=True, list_sessions=True, turn=[{"say": "ok"}]
+    )
+    first = ok_json(home, "thread", "new", env=env)["session_key"]
+    ok_json(home, "thread", "set", first, "--mode", "acp", "--provider", "lister", env=env)
+    assert ok_json(home, "run", first, "remember 42", env=env)["status"] == "finished"
+
+    second = ok_json(home, "thread", "new", env=env)["session_key"]
+    ok_json(home, "thread", "set", second, "--mode", "acp", "--provider", "lister", env=env)
+    listed = ok_json(home, "thread", "sessions", second, env=env)
+    assert listed["supported"] is True
+    assert [s["session_id"] for s in listed["sessions"]] == ["s-old"]
+    assert (
+        report_events(report, "list_sessions")[-1]["cwd"]
+        == ok_json(home, "thread", "show", second, env=env)["workspace_path"]
+    )
+    proc = run_cli(home, "thread", "set", second, "--acp-session", "s-nope", env=env)
+    assert_one_line_error(proc, "no session 's-nope'", "s-old")
+    ok_json(home, "thread", "set", second, "--acp-session", "s-old", env=env)
+    assert ok_json(home, "run", second, "what was it?", env=env)["status"] == "finished"
+    assert [e["session_id"] for e in report_events(report, "load_session")] == ["s-old"]
+    assert len(report_events(report, "new_session")) == 1  # only the first line's
+
+
+def test_an_agent_that_does_not_list_sessions_is_not_asked(home: Path, tmp_path: Path) -> None:
+    report = _cli_agent(home, tmp_path, {}, "plain", turn=[{"say": "ok"}])
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "plain")
+    assert ok_json(home, "thread", "sessions", line) == {"supported": False, "sessions": []}
+    assert "does not list its sessions" in run_cli(home, "thread", "sessions", line).stdout
+    assert_one_line_error(run_cli(home, "thread", "set", line, "--acp-session", "s-1"), "does not list its sessions")
+    assert report_events(report, "list_sessions") == []
+    native = ok_json(home, "thread", "new")["session_key"]
+    assert_one_line_error(run_cli(home, "thread", "sessions", native), native)

@@ -194,7 +194,8 @@ def test_qwen_signs_in_by_itself_and_writes_in_the_lines_folder(scene: Scene, op
     assert shown["models"] and shown["model"] in shown["models"], shown  # the unstable `models` field
     assert "init" in shown["commands"], shown
     [listed] = scene.ok("provider", "list")
-    assert listed["agent_info"] == {"name": "qwen-code", "title": "Qwen Code", "version": "0.24.4"}
+    info = listed["agent_info"]
+    assert (info["name"], info["title"], info["version"]) == ("qwen-code", "Qwen Code", "0.24.4"), info
     scene.ok("thread", "set", key, "--acp-mode", "auto-edit")
     openai_server.script(TextReply(["Mode noted."]))
     again = scene.cli("run", key, "Say: mode noted.", "--json")

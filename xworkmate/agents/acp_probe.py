@@ -115,9 +115,10 @@ async def _probe(agent: _AgentProcess, connection: Any, cwd: str, auth_method: s
         client_info=Implementation(name="xworkmate", title="XWorkmate", version=__version__),
     )
     info = init.agent_info
-    reported = AgentInfo(name=info.name, title=info.title, version=info.version) if info else None
     capabilities = init.agent_capabilities
     sessions = capabilities.session_capabilities if capabilities else None
+    lists = bool(sessions and sessions.list is not None)
+    reported = AgentInfo(name=info.name, title=info.title, version=info.version, lists_sessions=lists) if info else None
     if not (sessions and sessions.list is not None):
         return AgentSessions(supported=False, info=reported)
     methods = [m.id for m in init.auth_methods or []]

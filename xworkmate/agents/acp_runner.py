@@ -979,7 +979,9 @@ class _Turn:
         info = init.agent_info
         self.agent_label = f"{info.title or info.name} {info.version}" if info else None
         if info is not None:
-            self.emit(AcpAgentReported(info.name, info.title, info.version))  # issue 15, item 8
+            caps = init.agent_capabilities
+            lists = bool(caps and caps.session_capabilities and caps.session_capabilities.list is not None)
+            self.emit(AcpAgentReported(info.name, info.title, info.version, lists))  # issue 15, items 7-8
         name = os.path.basename(self.command[0])
         self.emit(ProviderChosen(self.provider or name, self.agent_label or name))
         self.auth_methods = _auth_methods(init.auth_methods or [], self.command)

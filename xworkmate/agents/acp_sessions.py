@@ -64,6 +64,7 @@ class AcpAgentReported:
     name: str
     title: str | None
     version: str
+    lists_sessions: bool = False
 
 
 @dataclass(frozen=True)

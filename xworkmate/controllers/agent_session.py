@@ -229,7 +229,9 @@ def record_agent_event(recorder: Any, event: object) -> bool:
     elif isinstance(event, AcpAgentReported):
         provider = controller.get_thread(key).execution_binding.provider
         if provider:
-            info = AgentInfo(name=event.name, title=event.title, version=event.version)
+            info = AgentInfo(
+                name=event.name, title=event.title, version=event.version, lists_sessions=event.lists_sessions
+            )
             controller._store.app_state.set(f"{AGENT_INFO_STATE}{provider}", info.model_dump_json())
     elif isinstance(event, McpServerSkipped):
         recorder.notice(event.message + " The turn went on without it.", MessageState.COMPLETE)

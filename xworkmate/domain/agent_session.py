@@ -155,6 +155,8 @@ class AgentInfo(BaseModel):
     name: str
     title: str | None = None
     version: str = ""
+    lists_sessions: bool = False
+    """It advertised ``session/list`` (``sessionCapabilities.list``) when it last started."""
 
     @property
     def label(self) -> str:

@@ -122,6 +122,9 @@ class MainWindow(QMainWindow):
         self._sign_in_card: SignInCard | None = None
         self._provider_choice: dict[str, str | None] = {}
         self._agent_sessions: dict[str, object] = {}  # issue 15, item 7: what session/list said, per line
+        # Issue 15: read once per line and kept until the controller says they changed (switching stays cheap).
+        self._usage_cache: dict[str, object] = {}
+        self._agent_cache: dict[tuple[str, str | None], object] = {}
         self._session_probe: asyncio.Future[None] | None = None
         self._closed = False
         self.provider_dialog: ProviderSettingsDialog | None = None
@@ -401,6 +404,10 @@ class MainWindow(QMainWindow):
             self._show_sign_in()
             return
         if isinstance(change, AgentSessionChanged | UsageChanged):
+            if isinstance(change, UsageChanged):
+                self._usage_cache.pop(change.key, None)
+            else:
+                self._agent_cache = {k: v for k, v in self._agent_cache.items() if k[0] != change.key}
             if change.key == self.shown_key:
                 (self._show_agent_session if isinstance(change, AgentSessionChanged) else self._show_usage)(change.key)
             return
@@ -715,7 +722,9 @@ class MainWindow(QMainWindow):
             self.mode_picker.show_line(view)
             self.show_error(f"Execution mode not changed — {exc}")
             return
-        if mode is ExecutionMode.ACP and binding.acp_session_id is None:
+        info = self._controller.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
+        if info is not None and info.lists_sessions and binding.acp_session_id is None:
+            # Only an agent that said it lists sessions is started for it (item 7: only where advertised).
             self._offer_agent_sessions(view.key)
 
     # -- issue 15: the ACP agent's offers, slash commands, usage ------------------------------
@@ -723,18 +732,24 @@ class MainWindow(QMainWindow):
     def _show_agent_session(self, key: str) -> None:
         view = self._view
         acp = view is not None and view.thread.execution_binding.mode is ExecutionMode.ACP
+        provider = view.thread.execution_binding.provider if view is not None else None
+        cached = self._agent_cache.get((key, provider))
         try:
-            state = self._controller.agent_session(key) if acp else None
+            if not acp:
+                state = None
+            elif cached is not None:
+                state, given, configured = cached  # type: ignore[misc]
+            else:
+                state = self._controller.agent_session(key)
+                given = [s.name for s in self._controller.line_mcp_servers(key)]
+                configured = self._controller.mcp_servers()
+                self._agent_cache[(key, provider)] = (state, given, configured)
         except UnknownSessionKeyError:
             state = None
         self.agent_bar.show_state(state)
         self.slash_completer.set_commands(state.commands if state is not None else ())
         if state is not None:
-            try:
-                given = [s.name for s in self._controller.line_mcp_servers(key)]
-                self.agent_bar.mcp_picker.show_servers(self._controller.mcp_servers(), given)
-            except UnknownSessionKeyError:
-                pass
+            self.agent_bar.mcp_picker.show_servers(configured, given)
 
     def _offer_agent_sessions(self, key: str) -> None:
         """Item 7: ask the agent (session/list, a process of its own, off the GUI thread) which
@@ -776,14 +791,22 @@ class MainWindow(QMainWindow):
 
     def on_mcp_settings_requested(self) -> McpServersDialog:
         dialog = McpServersDialog(self._controller, self)
-        dialog.finished.connect(lambda _r: self.show_current())
+
+        def closed(_result: int) -> None:
+            self._agent_cache.clear()  # the configured servers may have changed
+            self.show_current()
+
+        dialog.finished.connect(closed)
         dialog.open()
         self.mcp_dialog = dialog
         return dialog
 
     def _show_usage(self, key: str) -> None:
         try:
-            self.usage_meter.show_usage(self._controller.line_usage(key))
+            usage = self._usage_cache.get(key)
+            if usage is None:
+                usage = self._usage_cache[key] = self._controller.line_usage(key)
+            self.usage_meter.show_usage(usage)  # type: ignore[arg-type]
         except UnknownSessionKeyError as exc:
             self.show_error(f"Cannot show the line's usage — {exc}")
 
@@ -999,7 +1022,12 @@ class MainWindow(QMainWindow):
             self.recheck_workspace()  # back from a file manager: the folder may be gone
         super().changeEvent(event)
 
+    def _stop_session_probe(self) -> None:
+        if self._session_probe is not None and not self._session_probe.done():
+            self._session_probe.cancel()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._stop_session_probe()
         if not self._closed:
             self._closed = True
             if self.persist_ui_state:

@@ -159,9 +159,14 @@ class McpPicker(QToolButton):
         self._menu = QMenu(self)
         self._menu.setObjectName("acpMcpMenu")
         self.setMenu(self._menu)
+        self._shown: tuple[object, ...] | None = None
         self.show_servers([], [])
 
     def show_servers(self, configured: list[McpServerRecord], given: list[str]) -> None:
+        shown = (tuple(configured), tuple(given))
+        if shown == self._shown:
+            return  # the window re-shows the line often; an open menu is not rebuilt under the cursor
+        self._shown = shown
         self._menu.clear()
         for server in configured:
             action = QAction(server.name, self._menu)

@@ -110,7 +110,9 @@ def _body(text: str) -> str:
 def _print_thread(controller: SessionController, thread: TaskThread, as_json: bool) -> None:
     status = controller.status_of(thread)
     if as_json:
-        print(json_text(thread_json(thread, status)))
+        from xworkmate.cli_agent import thread_extras_json
+
+        print(json_text({**thread_json(thread, status), **thread_extras_json(controller, thread.thread_id)}))
         return
     marker = "*" if thread.thread_id == controller.current_key else " "
     print(f"{marker} {thread.thread_id}  [{status.value}]  {escape_for_terminal(thread.title)}")
@@ -215,6 +217,9 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         thread = controller.set_turn_limit(thread.thread_id, args.turn_limit)
     if args.quarantine_untrusted is not None:
         thread = controller.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
+    from xworkmate.cli_agent import apply_thread_set
+
+    apply_thread_set(args, controller, thread)  # issue 15: MCP servers, the agent's mode/model/options
     _print_thread(controller, thread, args.json)
     return 0
 
@@ -233,6 +238,12 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
         "acp_state_dirs": _state_dirs_json(record),
         "acp_auth_method": record.acp_auth_method,
     }
+
+
+def _provider_list_json(controller: SessionController, record: ProviderRecord) -> dict[str, Any]:
+    """``provider list``: also what an ACP agent reported in ``agentInfo`` when it last ran (issue 15)."""
+    info = controller.acp_agent_info(record.name) if record.kind is ProviderKind.ACP else None
+    return {**_provider_json(record), "agent_info": info.model_dump() if info is not None else None}
 
 
 def _state_dirs_json(record: ProviderRecord) -> list[str] | None:
@@ -333,12 +344,18 @@ def cmd_provider_discover(args: argparse.Namespace, controller: SessionControlle
 def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -> int:
     records = controller.providers()
     if args.json:
-        print(json_text([_provider_json(r) for r in records]))
+        print(json_text([_provider_list_json(controller, r) for r in records]))
         return 0
     if not records:
         print("no providers; add one with: xworkmate provider add NAME --base-url URL --model MODEL")
     for r in records:
         tags = f" tags={','.join(r.tags)}" if r.tags else ""
+        if r.kind is ProviderKind.ACP:
+            info = controller.acp_agent_info(r.name)
+            reported = f" (reports {info.label})" if info is not None else ""
+            command = " ".join(r.acp_command)
+            print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  ACP: {command}{reported}"))
+            continue
         print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}"))
     return 0
 
@@ -636,6 +653,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="store untrusted tools' output (run_command) hidden from the model, as a placeholder (Q-1)",
     )
 
+    from xworkmate.cli_agent import add_mcp_parser, add_thread_commands, add_thread_set_arguments
+
+    add_thread_set_arguments(tset)  # issue 15
+    add_thread_commands(add)
+    add_mcp_parser(sub)
     provider = sub.add_parser("provider", help="model providers")
     psub = provider.add_subparsers(dest="provider_command", metavar="ACTION", required=True)
     padd = psub.add_parser("add", help="add an OpenAI-compatible endpoint")

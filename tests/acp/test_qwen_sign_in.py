@@ -188,6 +188,21 @@ def test_qwen_signs_in_by_itself_and_writes_in_the_lines_folder(scene: Scene, op
     assert [str(p) for p in changed if not _allowed(scene, p, folder)] == []
     assert list(outside.iterdir()) == []
 
+    # Issue 15, items 4, 5 and 8: what the real agent offers reaches the line, and a pick is sent.
+    shown = scene.ok("thread", "show", key)["agent_session"]
+    assert {"default", "plan", "yolo"} <= set(shown["modes"]) and shown["mode"] == "default", shown
+    assert shown["models"] and shown["model"] in shown["models"], shown  # the unstable `models` field
+    assert "init" in shown["commands"], shown
+    [listed] = scene.ok("provider", "list")
+    info = listed["agent_info"]
+    assert (info["name"], info["title"], info["version"]) == ("qwen-code", "Qwen Code", "0.24.4"), info
+    scene.ok("thread", "set", key, "--acp-mode", "auto-edit")
+    openai_server.script(TextReply(["Mode noted."]))
+    again = scene.cli("run", key, "Say: mode noted.", "--json")
+    assert again.returncode == 0, again.stderr
+    after = scene.ok("thread", "show", key)["agent_session"]
+    assert (after["mode"], after["pending"]) == ("auto-edit", False), after
+
 
 def test_a_category_line_never_starts_qwen(scene: Scene, openai_server: OpenAIServer) -> None:
     folder = scene.folder("medical")

@@ -167,7 +167,10 @@ def test_unknown_method_id_is_one_clear_line(home: Path, tmp_path: Path) -> None
     # A method id the agent refuses at authenticate is one line too.
     script.write_text(json.dumps({"report": str(report), "auth_methods": TWO, "auth_accepts": ["oauth"]}))
     ok_json(home, "provider", "set", "two", "--acp-auth", "api-key")
-    assert_one_line_error(run_cli(home, "run", line, "hi"), "refused sign-in with 'api-key'")
+    # ... and keeps the agent's own data.details (issue 15 leftover).
+    assert_one_line_error(
+        run_cli(home, "run", line, "hi"), "refused sign-in with 'api-key'", "(unknown sign-in method api-key)"
+    )
     assert_one_line_error(run_cli(home, "provider", "set", "two", "--acp-auth", " x"), "not a sign-in method id")
 
 

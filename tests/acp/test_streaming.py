@@ -130,6 +130,7 @@ def test_unknown_and_uninteresting_updates_are_ignored(harness: AgentHarness) ->
     assert out.error is None, out.error
     assert out.result is not None and out.result.text == "still here"
     assert [type(e).__name__ for e in out.events] == [
+        "AcpAgentReported",  # issue 15, item 8: agentInfo, for Settings and `provider list`
         "ProviderChosen",
         "AcpSessionReady",
         "AssistantDelta",

@@ -27,8 +27,21 @@ Script keys (all optional)::
       "exit_code": 3, "stderr": "...",   # for "exit": what to print on stderr and exit with
       "ignore_sigterm": false,           # only SIGKILL stops the process
       "stop_reason": "end_turn",
+      "modes": {"current": "ask", "available": [{"id", "name", "description"}]},   # session modes
+      "models": {"current": "m1", "available": [{"modelId", "name", "description"}]},  # unstable models
+      "config_options": [ACP configOptions: {"id", "name", "type": "select", "currentValue",
+                         "options": [{"value", "name"}]} or {"type": "boolean", ...}],
+      "commands": [{"name", "description", "hint"}],  # available_commands_update after session/new|load
+      "refuse_set": ["mode"|"model"|"config"],        # answer those set requests with an error
+      "resume_session": false,           # advertise sessionCapabilities.resume (session/resume)
+      "list_sessions": false,            # advertise sessionCapabilities.list (session/list)
+      "mcp_http": false,                 # advertise mcpCapabilities.http
+      "prompt_usage": {"inputTokens", "outputTokens", "totalTokens"},  # PromptResponse.usage
       "turn": [ ...steps... ]
     }
+
+Every session/new|load|resume reports the MCP servers it was given (``mcp``: name, command or url,
+env as NAME=value); set_mode / set_model / set_config_option are reported as ``set``.
 
 Steps of ``turn`` (run in order by ``session/prompt``)::
 
@@ -61,6 +74,9 @@ Steps of ``turn`` (run in order by ``session/prompt``)::
     {"echo_cwd": true}                   say the process's working directory
     {"echo_env": "NAME"}                 say NAME=value (or NAME unset) from the environment
     {"raw_update": {...}}                a session/update with this raw update object (unknown kinds too)
+    {"mode_update": "id"}                current_mode_update (the agent switched by itself)
+    {"config_update": [configOptions]}   config_option_update
+    {"usage": {"used", "size", "cost": {"amount", "currency"}}}   usage_update
 """
 
 from __future__ import annotations
@@ -99,14 +115,31 @@ from acp.schema import (
     ClientCapabilities,
     EnvVariable,
     Implementation,
+    ListSessionsResponse,
     PermissionOption,
     PlanEntry,
+    ResumeSessionResponse,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
     TerminalToolCallContent,
     ToolCallLocation,
     ToolCallUpdate,
 )
 
 SCRIPT_ENV = "XWM_ACP_SCRIPT"
+
+
+# ``models`` is unstable in ACP and not in this SDK's schema; real agents (Qwen Code…) send it.
+class _NewSession(NewSessionResponse):
+    models: dict[str, Any] | None = None
+
+
+class _LoadSession(LoadSessionResponse):
+    models: dict[str, Any] | None = None
+
+
+class _ResumeSession(ResumeSessionResponse):
+    models: dict[str, Any] | None = None
 
 
 def load_script(argv: list[str]) -> dict[str, Any]:
@@ -188,9 +221,16 @@ class ScriptedAgent(Agent):
         return InitializeResponse.model_validate(
             {
                 "protocolVersion": int(self.script.get("protocol_version", protocol_version)),
-                "agentCapabilities": AgentCapabilities(
-                    load_session=bool(self.script.get("load_session", False))
-                ).model_dump(by_alias=True, exclude_none=True),
+                "agentCapabilities": {
+                    **AgentCapabilities(load_session=bool(self.script.get("load_session", False))).model_dump(
+                        by_alias=True, exclude_none=True
+                    ),
+                    "sessionCapabilities": {
+                        **({"resume": {}} if self.script.get("resume_session") else {}),
+                        **({"list": {}} if self.script.get("list_sessions") else {}),
+                    },
+                    "mcpCapabilities": {"http": bool(self.script.get("mcp_http"))},
+                },
                 "agentInfo": {"name": info["name"], "version": info["version"]},
                 # Raw, as an agent sends them (qwen marks its terminal method in _meta only).
                 "authMethods": list(self.script.get("auth_methods") or []),
@@ -217,14 +257,118 @@ class ScriptedAgent(Agent):
             raise RequestError.auth_required({"details": "run `scripted login` first"})
         self._check_signed_in()
         session_id = str(self.script.get("session_id") or f"s-{uuid.uuid4().hex[:12]}")
-        self.report("new_session", cwd=cwd, session_id=session_id, process_cwd=os.getcwd())
+        self.report("new_session", cwd=cwd, session_id=session_id, process_cwd=os.getcwd(), **_mcp_report(mcp_servers))
         self._save_session(session_id, [])
-        return NewSessionResponse(session_id=session_id)
+        await self._send_commands(session_id)
+        return _NewSession.model_validate({"sessionId": session_id, **self._offers()})
+
+    # -- modes, models, config options, commands (issue 15) -------------------------------
+
+    def _offers(self) -> dict[str, Any]:
+        offers: dict[str, Any] = {}
+        modes = self.script.get("modes")
+        if modes:
+            offers["modes"] = {
+                "currentModeId": self.state_of("mode", modes["current"]),
+                "availableModes": modes["available"],
+            }
+        if self.script.get("config_options"):
+            offers["configOptions"] = self._config_options()
+        models = self.script.get("models")
+        if models:
+            offers["models"] = {
+                "currentModelId": self.state_of("model", models["current"]),
+                "availableModels": models["available"],
+            }
+        return offers
+
+    def state_of(self, what: str, default: Any) -> Any:
+        return getattr(self, f"current_{what}", None) or default
+
+    def _config_options(self) -> list[dict[str, Any]]:
+        options = [dict(o) for o in self.script.get("config_options") or []]
+        chosen: dict[str, Any] = getattr(self, "current_config", {})
+        for option in options:
+            if option["id"] in chosen:
+                option["currentValue"] = chosen[option["id"]]
+        return options
+
+    async def _send_commands(self, session_id: str) -> None:
+        commands = self.script.get("commands")
+        if not commands or self.conn is None:
+            return
+        available = [
+            {
+                "name": c["name"],
+                "description": c.get("description", ""),
+                **({"input": {"hint": c["hint"]}} if c.get("hint") else {}),
+            }
+            for c in commands
+        ]
+        await self.conn._conn.send_notification(  # type: ignore[attr-defined]
+            "session/update",
+            {
+                "sessionId": session_id,
+                "update": {"sessionUpdate": "available_commands_update", "availableCommands": available},
+            },
+        )
+
+    def _refuse(self, what: str, value: Any) -> None:
+        if what in (self.script.get("refuse_set") or []):
+            self.report("set", what=what, value=value, ok=False)
+            raise RequestError.invalid_params({"details": f"cannot switch {what} now"})
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse | None:
+        self._refuse("mode", mode_id)
+        ids = [m["id"] for m in (self.script.get("modes") or {}).get("available", [])]
+        if mode_id not in ids:
+            self.report("set", what="mode", value=mode_id, ok=False)
+            raise RequestError.invalid_params({"details": f"unknown mode {mode_id}"})
+        self.current_mode = mode_id
+        self.report("set", what="mode", value=mode_id, ok=True)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse | None:
+        self._refuse("config", value)
+        chosen = getattr(self, "current_config", {})
+        chosen[config_id] = value
+        self.current_config = chosen
+        self.report("set", what="config", config_id=config_id, value=value, ok=True)
+        return SetSessionConfigOptionResponse.model_validate({"configOptions": self._config_options()})
+
+    async def set_model(self, params: dict[str, Any]) -> dict[str, Any]:
+        model_id = params.get("modelId")
+        self._refuse("model", model_id)
+        self.current_model = model_id
+        self.report("set", what="model", value=model_id, ok=True)
+        return {}
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        self.report("resume_session", cwd=cwd, session_id=session_id, **_mcp_report(mcp_servers))
+        self._check_signed_in()
+        if session_id not in self._sessions():
+            raise RequestError.resource_not_found(f"session:{session_id}")
+        await self._send_commands(session_id)
+        return _ResumeSession.model_validate(self._offers())
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        self.report("list_sessions", cwd=cwd)
+        sessions = [
+            {"sessionId": sid, "cwd": cwd or "/", "title": (said[0][:40] if said else None)}
+            for sid, said in self._sessions().items()
+        ]
+        return ListSessionsResponse.model_validate({"sessions": sessions})
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
     ) -> LoadSessionResponse | None:
-        self.report("load_session", cwd=cwd, session_id=session_id)
+        self.report("load_session", cwd=cwd, session_id=session_id, **_mcp_report(mcp_servers))
         self._check_signed_in()
         sessions = self._sessions()
         if self.script.get("load_fails") or session_id not in sessions:
@@ -234,7 +378,8 @@ class ScriptedAgent(Agent):
         for said in sessions[session_id]:
             await self.conn.session_update(session_id=session_id, update=update_user_message_text("(earlier)"))
             await self.conn.session_update(session_id=session_id, update=update_agent_message_text(said))
-        return LoadSessionResponse()
+        await self._send_commands(session_id)
+        return _LoadSession.model_validate(self._offers())
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.report("cancel", session_id=session_id)
@@ -255,9 +400,18 @@ class ScriptedAgent(Agent):
         finally:
             if said:
                 self._save_session(session_id, ["".join(said)])
-        return PromptResponse(stop_reason=self.script.get("stop_reason", "end_turn"))
+        usage = self.script.get("prompt_usage")
+        return PromptResponse.model_validate(
+            {"stopReason": self.script.get("stop_reason", "end_turn"), **({"usage": usage} if usage else {})}
+        )
 
     # -- steps ------------------------------------------------------------------------
+
+    async def _raw(self, session_id: str, update: dict[str, Any]) -> None:
+        assert self.conn is not None
+        await self.conn._conn.send_notification(  # type: ignore[attr-defined]
+            "session/update", {"sessionId": session_id, "update": update}
+        )
 
     async def _say(self, session_id: str, text: str, said: list[str]) -> None:
         assert self.conn is not None
@@ -284,6 +438,16 @@ class ScriptedAgent(Agent):
             await conn._conn.send_notification(  # type: ignore[attr-defined]
                 "session/update", {"sessionId": session_id, "update": step["raw_update"]}
             )
+        elif "mode_update" in step:
+            self.current_mode = step["mode_update"]
+            await self._raw(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": step["mode_update"]})
+        elif "config_update" in step:
+            self.script["config_options"] = step["config_update"]
+            await self._raw(
+                session_id, {"sessionUpdate": "config_option_update", "configOptions": step["config_update"]}
+            )
+        elif "usage" in step:
+            await self._raw(session_id, {"sessionUpdate": "usage_update", **step["usage"]})
         elif "think" in step:
             await conn.session_update(session_id=session_id, update=update_agent_thought_text(step["think"]))
         elif "plan" in step:
@@ -459,6 +623,20 @@ class ScriptedAgent(Agent):
         await self._say(session_id, f"[terminal exit {exit_code} {signal_name}] {output.output}", said)
 
 
+def _mcp_report(servers: Any) -> dict[str, Any]:
+    """``{"mcp": [...]}`` for the report when the agent was given MCP servers, else nothing."""
+    out: list[dict[str, Any]] = []
+    for server in servers or []:
+        entry: dict[str, Any] = {"name": server.name}
+        if getattr(server, "url", None):
+            entry["url"] = server.url
+        else:
+            entry["command"] = [server.command, *server.args]
+            entry["env"] = {e.name: e.value for e in server.env}
+        out.append(entry)
+    return {"mcp": out} if out else {}
+
+
 def _locations(spec: dict[str, Any]) -> list[ToolCallLocation] | None:
     paths = spec.get("locations")
     return [ToolCallLocation(path=p) for p in paths] if paths is not None else None
@@ -480,7 +658,28 @@ def main(argv: list[str]) -> None:
         Path(script["pid_file"]).write_text(str(os.getpid()), encoding="utf-8")
     if script.get("ignore_sigterm"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    asyncio.run(run_agent(ScriptedAgent(script)))
+    agent = ScriptedAgent(script)
+    _route_set_model(agent)
+    asyncio.run(run_agent(agent, use_unstable_protocol=True))
+
+
+def _route_set_model(agent: ScriptedAgent) -> None:
+    """``session/set_model`` (unstable, not routed by this SDK): answered as Qwen Code answers it."""
+    import acp.agent.connection as agent_connection
+    from acp.router import Route
+
+    build = agent_connection.build_agent_router
+
+    def build_with_set_model(target: Any, use_unstable_protocol: bool = False) -> Any:
+        router = build(target, use_unstable_protocol=use_unstable_protocol)
+
+        async def set_model(params: Any) -> Any:
+            return await agent.set_model(params if isinstance(params, dict) else {})
+
+        router.add_route(Route(method="session/set_model", func=set_model, kind="request"))
+        return router
+
+    agent_connection.build_agent_router = build_with_set_model  # type: ignore[assignment]
 
 
 if __name__ == "__main__":

@@ -57,12 +57,18 @@ from acp.schema import (
     FileSystemCapabilities,
     Implementation,
     KillTerminalResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    NewSessionRequest,
+    NewSessionResponse,
     PermissionOption,
     PlanUpdateItems,
     ReadTextFileResponse,
     ReleaseTerminalResponse,
     RequestPermissionResponse,
     ResourceContentBlock,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
     TerminalOutputResponse,
     TerminalToolCallContent,
     TextContentBlock,
@@ -75,6 +81,8 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from xworkmate import __version__
+from xworkmate.agents.acp_mcp import session_mcp_servers
+from xworkmate.agents.acp_sessions import AcpAgentReported, SessionOffers, open_session, prompt_usage
 from xworkmate.agents.acp_terminals import TurnTerminals, terminal_refusal
 from xworkmate.agents.confinement import (
     ToolError,
@@ -96,11 +104,14 @@ from xworkmate.agents.events import (
     ProviderChosen,
     ThoughtDelta,
     ToolDone,
+    ToolOutputGrew,
     ToolStarted,
 )
 from xworkmate.agents.native import command_environment
 from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 from xworkmate.agents.workspace_tools import ToolLimits, ToolResult
+from xworkmate.domain.agent_session import AgentSessionState
+from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageState
 from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
 from xworkmate.domain.runs import RunRequest
@@ -437,6 +448,19 @@ class AcpRunner:
     def __init__(self, timeouts: AcpTimeouts | None = None) -> None:
         self.timeouts = timeouts or AcpTimeouts()
         self._remembered: dict[tuple[str, str], bool] = {}
+        self._live: dict[str, tuple[ClientSideConnection, _Turn]] = {}  # line → its open session (issue 15)
+
+    def apply_live(self, thread_id: str, choices: AgentSessionState) -> bool:
+        """Send the person's picks to the line's running turn, if it has an open session; True if it had."""
+        live = self._live.get(thread_id)
+        if live is None:
+            return False
+        connection, turn = live
+        if turn.offers is None or turn.session_id is None:
+            return False
+        task = asyncio.ensure_future(turn.offers.apply_choices(connection, turn.session_id, choices))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return True
 
     def remembered(self, session_id: str, kind: str) -> bool | None:
         """The "always" answer given for this session and tool kind, if any."""
@@ -464,6 +488,8 @@ class AcpRunner:
         command_env: Mapping[str, str] | None = None,
         auth_method: str | None = None,
         choose_auth: AuthChooser | None = None,
+        choices: AgentSessionState | None = None,
+        mcp_servers: Sequence[McpServerRecord] = (),
     ) -> AcpTurnResult:
         """One prompt turn of the agent ``command`` in ``request.working_directory``.
 
@@ -476,7 +502,9 @@ class AcpRunner:
         the caller decides, with the person, whether to run without one.
         ``command_sandbox`` and ``command_env``: the line's own sandbox (its network setting)
         and environment allow-list for the agent's terminals; without a usable sandbox every
-        terminal asks, saying so. Raises
+        terminal asks, saying so. ``choices``: the person's picks of mode, model and config options,
+        sent once the session is open (issue 15, item 4). ``mcp_servers``: the line's MCP servers,
+        passed as the agent's mcpCapabilities allow (item 3). Raises
         ``AcpCategoryError`` for a category line and ``AcpAgentError`` subclasses
         for everything the agent does wrong; cancelling the task cancels the turn.
         """
@@ -499,6 +527,7 @@ class AcpRunner:
             provider=provider,
         )
         turn.auth_method, turn.choose_auth = auth_method, choose_auth
+        turn.choices, turn.mcp_servers = choices, tuple(mcp_servers)
         turn.terminals = TurnTerminals(working_directory, sandbox=command_sandbox, env=command_env)
         agent = _AgentProcess(command, self.timeouts)
         await agent.start(executable, working_directory, child_env, sandbox)
@@ -529,7 +558,7 @@ def _find_executable(command: tuple[str, ...], env: Mapping[str, str]) -> str:
 class _AgentProcess:
     """The agent process: spawning, stdout checked line by line, stderr kept, timeouts, reaping."""
 
-    STARTUP_PHASES = frozenset({"initialize", "authenticate", "session/new", "session/load"})
+    STARTUP_PHASES = frozenset({"initialize", "authenticate", "session/new", "session/load", "session/resume"})
 
     def __init__(self, command: tuple[str, ...], timeouts: AcpTimeouts) -> None:
         self.command = command
@@ -853,6 +882,10 @@ class _Turn:
         self.choose_auth: AuthChooser | None = None
         self.auth_methods: tuple[AcpAuthMethod, ...] = ()
         self.signed_in: str | None = None
+        # Issue 15, items 3-7: the agent's offers, the person's picks, the line's MCP servers.
+        self.offers: SessionOffers | None = None
+        self.choices: AgentSessionState | None = None
+        self.mcp_servers: tuple[McpServerRecord, ...] = ()
 
     # -- driving the turn
 
@@ -882,6 +915,8 @@ class _Turn:
             await asyncio.wait({protocol})
             if not protocol.cancelled():
                 protocol.exception()  # retrieved: it was handled above or replaced by the agent's failure
+            if self.runner._live.get(self.request.thread_id, (None, None))[1] is self:
+                del self.runner._live[self.request.thread_id]
             try:
                 await self.terminals.close()  # SBX-1: no terminal outlives the turn
             finally:
@@ -933,6 +968,10 @@ class _Turn:
             )
         info = init.agent_info
         self.agent_label = f"{info.title or info.name} {info.version}" if info else None
+        if info is not None:
+            caps = init.agent_capabilities
+            lists = bool(caps and caps.session_capabilities and caps.session_capabilities.list is not None)
+            self.emit(AcpAgentReported(info.name, info.title, info.version, lists))  # issue 15, items 7-8
         name = os.path.basename(self.command[0])
         self.emit(ProviderChosen(self.provider or name, self.agent_label or name))
         self.auth_methods = _auth_methods(init.auth_methods or [], self.command)
@@ -941,16 +980,29 @@ class _Turn:
         cwd = str(self.working_directory)
         resumed = False
         note: str | None = None
-        can_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
-        if stored_session and can_load:
-            agent.enter("session/load")
-            self.replaying = True  # the agent replays the conversation we already keep
+        capabilities = init.agent_capabilities
+        self.offers = offers = SessionOffers(self.emit, self.agent_label)
+        mcp, skipped = session_mcp_servers(self.mcp_servers, capabilities)
+        for skip in skipped:
+            self.emit(skip)
+        can_load = bool(capabilities and capabilities.load_session)
+        sessions = capabilities.session_capabilities if capabilities else None
+        can_resume = bool(sessions and sessions.resume is not None)
+        if stored_session and (can_resume or can_load):
+            # Issue 15, item 7: resume (no replay) when advertised, else load (the agent replays).
+            method = "session/resume" if can_resume else "session/load"
+            params: NewSessionRequest | LoadSessionRequest | ResumeSessionRequest
+            if can_resume:
+                params = ResumeSessionRequest(cwd=cwd, session_id=stored_session, mcp_servers=mcp)
+            else:
+                params = LoadSessionRequest(cwd=cwd, session_id=stored_session, mcp_servers=mcp)
+            answer_type = ResumeSessionResponse if can_resume else LoadSessionResponse
+            self.replaying = not can_resume  # the agent replays the conversation we already keep
             try:
-                await self._signed(
-                    connection,
-                    "session/load",
-                    lambda: connection.load_session(cwd=cwd, session_id=stored_session, mcp_servers=[]),
+                answer, raw = await self._signed(
+                    connection, method, lambda: open_session(connection, method, params, answer_type)
                 )
+                offers.opened(answer, raw)
                 self.session_id, resumed = stored_session, True
             except RequestError as exc:
                 note = f"could not resume the agent's session {stored_session} ({exc}); started a new session"
@@ -960,15 +1012,27 @@ class _Turn:
             note = f"the agent cannot resume sessions; started a new session instead of {stored_session}"
         if self.session_id is None:
             agent.enter("session/new")
-            created = await self._signed(
-                connection, "session/new", lambda: connection.new_session(cwd=cwd, mcp_servers=[])
+            created, raw = await self._signed(
+                connection,
+                "session/new",
+                lambda: open_session(
+                    connection, "session/new", NewSessionRequest(cwd=cwd, mcp_servers=mcp), NewSessionResponse
+                ),
             )
             self.session_id = created.session_id
+            offers.opened(created, raw)
         if note:
             log.info("line %s: %s", self.request.thread_id, note)
         self.emit(AcpSessionReady(self.session_id, resumed=resumed, note=note, agent=self.agent_label))
+        if self.choices is not None:
+            agent.enter("session/prompt")
+            await offers.apply_choices(connection, self.session_id, self.choices)
+        self.runner._live[self.request.thread_id] = (connection, self)
         agent.enter("session/prompt")
         response = await connection.prompt(session_id=self.session_id, prompt=[text_block(prompt)])
+        usage = prompt_usage(response)
+        if usage is not None:
+            self.emit(usage)
         return AcpTurnResult(
             session_id=self.session_id, stop_reason=str(response.stop_reason), text="".join(self.parts), resumed=resumed
         )
@@ -1036,9 +1100,12 @@ class _Turn:
             await connection.authenticate(method_id=method.id)
         except RequestError as exc:
             hint = f"; sign in by running `{method.command}` in a terminal" if method.command else ""
+            # The agent's own explanation (``data.details``) is kept, on the same one line.
+            details = exc.data.get("details") if isinstance(exc.data, dict) else None
+            why = f"{exc} ({' '.join(str(details).split())})" if details else str(exc)
             raise AcpAuthError(
                 self.command,
-                f"ACP agent {command_label(self.command)} refused sign-in with {method.id!r}: {exc}"
+                f"ACP agent {command_label(self.command)} refused sign-in with {method.id!r}: {why}"
                 f" (code {exc.code}){hint}",
             ) from None
         self.signed_in = method.id
@@ -1090,6 +1157,8 @@ class _Turn:
         return self.session_id is None or session_id == self.session_id
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        if self.offers is not None and self._ours(session_id) and self.offers.on_update(update):
+            return  # modes, config options, commands, usage (issue 15), during a replay too
         if self.replaying or not self._ours(session_id):
             return
         if isinstance(update, AgentMessageChunk):
@@ -1107,7 +1176,7 @@ class _Turn:
             self.emit(PlanUpdated(tuple((e.content, str(e.status)) for e in update.entries)))
         elif isinstance(update, AgentPlanContentUpdate) and isinstance(update.plan, PlanUpdateItems):
             self.emit(PlanUpdated(tuple((e.content, str(e.status)) for e in update.plan.entries)))
-        # user_message_chunk, available commands, modes, config, usage, session info: nothing to show.
+        # user_message_chunk, session info: nothing to show.
 
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any
@@ -1269,8 +1338,30 @@ class _Turn:
         self._check_session(session_id)
         agent = self.agent
         assert agent is not None
-        with agent.paused_clock():  # the agent is rightly silent while its command works
-            return await self.terminals.wait_for_exit(terminal_id)
+        # Issue 15: while the agent waits, the command's output streams into its tool card.
+        pump = asyncio.ensure_future(self.terminals.stream_output(terminal_id, self._terminal_output(terminal_id)))
+        try:
+            with agent.paused_clock():  # the agent is rightly silent while its command works
+                return await self.terminals.wait_for_exit(terminal_id)
+        finally:
+            await asyncio.wait({pump}, timeout=1.0)  # it ends on its own with the last output
+            pump.cancel()
+            await asyncio.wait({pump})
+
+    def _terminal_output(self, terminal_id: str) -> Callable[[str], None]:
+        """Reports a terminal's output as its tool's (the tool call that shows it), else its own."""
+
+        def report(output: str) -> None:
+            for tool in self.tools.values():
+                shows = any(
+                    isinstance(c, TerminalToolCallContent) and c.terminal_id == terminal_id for c in tool.content
+                )
+                if shows and not tool.done:
+                    self.emit(ToolOutputGrew(tool.id, describe_acp_call(tool.to_call()), output))
+                    return
+            self.emit(ToolOutputGrew(terminal_id, f"terminal {terminal_id}", output))
+
+        return report
 
     async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> KillTerminalResponse | None:
         self._check_session(session_id)

@@ -20,7 +20,7 @@ import logging
 import shlex
 import signal
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -239,6 +239,25 @@ class TurnTerminals:
         self._live.clear()
         if cancelled:
             raise asyncio.CancelledError
+
+    async def stream_output(
+        self, terminal_id: str, on_output: Callable[[str], None], *, interval: float = 0.2, tail: int = 2000
+    ) -> None:
+        """Until cancelled (or the terminal ends): call ``on_output`` with the last ``tail`` characters
+        of its output whenever they changed, at most every ``interval`` seconds (issue 15: live cards)."""
+        last = ""
+        while True:
+            terminal = self._live.get(terminal_id)
+            if terminal is None:
+                return
+            text, _truncated = terminal.capture.snapshot()
+            shown = text[-tail:]
+            if shown != last:
+                last = shown
+                on_output(shown)
+            if terminal.ended.done():
+                return
+            await asyncio.sleep(interval)
 
     def card_text(self, terminal_id: str) -> str | None:
         """What a tool card shows for a terminal: its command, output and how it ended."""

@@ -95,3 +95,28 @@ AgentEvent = (
 )
 EventSink = Callable[[AgentEvent], None]
 Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+
+
+@dataclass(frozen=True)
+class ToolOutputGrew:
+    """A running tool's output so far (an ACP terminal's, issue 15): its card shows it live."""
+
+    call_id: str
+    summary: str
+    output: str
+
+
+@dataclass(frozen=True)
+class UsageReported:
+    """Issue 15, item 6: what a model call or an ACP agent said it used.
+
+    ``tokens_in``/``tokens_out`` are added to the line's totals; ``context_used``, ``context_size``
+    and ``cost`` (cumulative, as the agent reports it) replace what the line had; ``None``: not said.
+    """
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    context_used: int | None = None
+    context_size: int | None = None
+    cost: float | None = None
+    currency: str | None = None

@@ -26,6 +26,7 @@ from xworkmate.agents.events import (
     StepLimitReached,
     ToolDone,
     ToolStarted,
+    UsageReported,
 )
 from xworkmate.agents.sandbox import Sandbox, looks_secret
 from xworkmate.agents.workspace_tools import (
@@ -39,10 +40,27 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import PermissionLevel
-from xworkmate.llm.events import ProviderSelected, ReasoningDelta, TextDelta, ToolCall, ToolCallReady
+from xworkmate.llm.events import (
+    ProviderSelected,
+    ReasoningDelta,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+    UsageReport,
+)
 from xworkmate.llm.router import ModelRouter
 
 log = logging.getLogger(__name__)
+
+
+def usage_reported(report: UsageReport) -> UsageReported:
+    """An OpenAI-compatible response's ``usage`` as the line's meter counts it (issue 15, item 6):
+    tokens in and out add up; the context is what this call's prompt and answer filled."""
+    usage = report.usage
+    prompt, completion = usage.prompt_tokens or 0, usage.completion_tokens or 0
+    context = usage.total_tokens if usage.total_tokens is not None else prompt + completion
+    return UsageReported(tokens_in=prompt, tokens_out=completion, context_used=context or None)
+
 
 DEFAULT_MAX_STEPS = 16
 # How many of the line's most recent human messages count as evidence for the write gate.
@@ -191,6 +209,8 @@ class NativeAgent:
                     self.emit(ProviderChosen(event.provider, event.model))
                 elif isinstance(event, ReasoningDelta):
                     continue
+                elif isinstance(event, UsageReport):
+                    self.emit(usage_reported(event))  # issue 15, item 6: the line's meter
         except asyncio.CancelledError:
             # Stop keeps what streamed so far, marked as interrupted.
             self.emit(

@@ -148,8 +148,27 @@ class ChangesRecorded:
     turn: int
 
 
+@dataclass(frozen=True, slots=True)
+class AgentSessionChanged:
+    """Issue 15: what the line's ACP agent offers (modes, models, config options, commands) or the
+    person's picks changed; the pickers and the slash completer re-read them."""
+
+    kind: ClassVar[Literal["agent_session_changed"]] = "agent_session_changed"
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class UsageChanged:
+    """Issue 15, item 6: the line's usage meter changed."""
+
+    kind: ClassVar[Literal["usage_changed"]] = "usage_changed"
+    key: str
+
+
 Change = (
-    LineCreated
+    AgentSessionChanged
+    | UsageChanged
+    | LineCreated
     | LineUpdated
     | CurrentLineChanged
     | MessagesAppended

@@ -490,6 +490,9 @@ class TurnRunner:
             # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
             auth_method=record.acp_auth_method,
             choose_auth=None if headless else self.window_sign_in(request.thread_id, record.name),
+            # Issue 15: the person's picks, and the line's MCP servers its category allows.
+            choices=self._controller.agent_session(request.thread_id),
+            mcp_servers=self._controller.turn_mcp_servers(request.thread_id),
         )
         if result.session_id:
             self._controller.apply_execution_result(
@@ -708,3 +711,7 @@ class _TurnRecorder:
             note = getattr(event, "note", None)
             if note:
                 self.notice(note, MessageState.COMPLETE)
+        else:
+            from xworkmate.controllers.agent_session import record_agent_event
+
+            record_agent_event(self, event)  # issue 15: offers, refused picks, usage, skipped MCP servers

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from xworkmate.agents.sandbox import SandboxStatus, command_env_name_problem, detect_sandbox
 from xworkmate.controllers import worktrees
+from xworkmate.controllers.agent_session import AgentSessionMixin
 from xworkmate.controllers.changes import (
     Change,
     CurrentLineChanged,
@@ -178,7 +179,7 @@ class FollowupOutcome(BaseModel):
     """Why nothing ran, when it was kept for want of a provider."""
 
 
-class SessionController:
+class SessionController(AgentSessionMixin):
     """Task lines: create, switch, bind, archive, and gate every run."""
 
     def __init__(self, store: Store, settings: Settings, *, router_factory: RouterFactory | None = None) -> None:

@@ -64,6 +64,15 @@ def normalize_tags(values: list[str] | tuple[str, ...] | set[str] | frozenset[st
     return frozenset(t for t in tags if t is not None)
 
 
+def tags_allow(tags: frozenset[str] | tuple[str, ...] | set[str], content_category: str | None) -> bool:
+    """CAT-2: normal content may reach anything; category content only what is tagged with its category.
+
+    The one rule for every configured thing that content may reach: providers (the router) and
+    MCP servers a category line gets (issue 15).
+    """
+    return content_category is None or content_category in tags
+
+
 # -- the category of a new task (CAT-5, CAT-6, CAT-9) -------------------------------------
 
 

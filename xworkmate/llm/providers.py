@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import keyring
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from xworkmate.domain.categories import normalize_tags
+from xworkmate.domain.categories import normalize_tags, tags_allow
 from xworkmate.domain.secrets import register_secret
 from xworkmate.llm.errors import ApiKeyError
 
@@ -100,7 +100,7 @@ class ProviderConfig(BaseModel):
 
     def allows(self, content_category: str | None) -> bool:
         """CAT-2: normal content may use any provider; category content only a tagged one."""
-        return content_category is None or content_category in self.tags
+        return tags_allow(self.tags, content_category)
 
     @property
     def chat_completions_url(self) -> str:

@@ -271,6 +271,10 @@ class Store:
         from xworkmate.store.line_marks import LineMarkRepository
 
         self.line_marks = LineMarkRepository(self)  # issue 17: seen, outcome, mute, draft per line
+        from xworkmate.store.agent_state import AgentStateRepository, McpServerRepository
+
+        self.agent_state = AgentStateRepository(self)  # issue 15: agent offers, usage (0012)
+        self.mcp_servers = McpServerRepository(self)
 
     @property
     def engines(self) -> tuple[Engine, Engine]:

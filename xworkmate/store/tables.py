@@ -8,6 +8,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -229,3 +230,52 @@ class CheckpointTurnRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     __table_args__ = (UniqueConstraint("thread_id", "turn", name="uq_checkpoint_turns_thread_turn"),)
+
+
+# -- issue 15: what an ACP agent offers a line, the line's usage, MCP servers (migration 0012) ------------
+
+
+class LineAgentStateRow(Base):
+    __tablename__ = "line_agent_state"
+
+    thread_id: Mapped[str] = mapped_column(
+        StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"), primary_key=True
+    )
+    state: Mapped[str] = mapped_column(StoredJSONText, default="{}")
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LineUsageRow(Base):
+    __tablename__ = "line_usage"
+
+    thread_id: Mapped[str] = mapped_column(
+        StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"), primary_key=True
+    )
+    context_used: Mapped[int | None] = mapped_column(BigInteger)
+    context_size: Mapped[int | None] = mapped_column(BigInteger)
+    tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)
+    tokens_out: Mapped[int] = mapped_column(BigInteger, default=0)
+    cost: Mapped[float | None] = mapped_column(Float)
+    currency: Mapped[str | None] = mapped_column(StoredString(16))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class McpServerRow(Base):
+    __tablename__ = "mcp_servers"
+
+    name: Mapped[str] = mapped_column(StoredString(100), primary_key=True)
+    transport: Mapped[str] = mapped_column(StoredString(10), default="stdio")
+    command: Mapped[str] = mapped_column(StoredJSONText, default="[]")
+    url: Mapped[str | None] = mapped_column(StoredText)
+    env_refs: Mapped[str] = mapped_column(StoredJSONText, default="[]")
+    tags: Mapped[str] = mapped_column(StoredJSONText, default="[]")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LineMcpServerRow(Base):
+    __tablename__ = "line_mcp_servers"
+    __table_args__ = (PrimaryKeyConstraint("thread_id", "server_name"),)
+
+    thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    server_name: Mapped[str] = mapped_column(StoredString(100), ForeignKey("mcp_servers.name", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer, default=0)

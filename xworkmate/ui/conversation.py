@@ -72,6 +72,7 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
 from xworkmate.ui import markdown_style, theme
+from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
@@ -1252,9 +1253,14 @@ class MessagePane(QWidget):
             picker.setMinimumContentsLength(4)
             picker.setMinimumWidth(PICKER_MIN_WIDTH)  # three pickers must not widen the narrowest window
 
+        # Issue 15: the ACP agent's modes, models, config options and slash commands; the usage meter.
+        self.usage_meter = UsageMeter()
+        self.agent_bar = AgentSessionBar()
+        self.slash_completer = SlashCompleter(self.composer)
         header_row = QHBoxLayout()
         header_row.addWidget(self.title_label, 1)
         header_row.addWidget(self.branch_label)
+        header_row.addWidget(self.usage_meter)  # issue 15, item 6
         header_row.addWidget(self.raw_toggle)
         header_row.addWidget(self.session_key_label)
         button_column = QVBoxLayout()
@@ -1285,6 +1291,7 @@ class MessagePane(QWidget):
         layout.addWidget(self.approval_area)
         layout.addLayout(composer_row)
         layout.addLayout(picker_row)
+        layout.addWidget(self.agent_bar)
 
         self.raw_toggle.toggled.connect(self.message_list.set_raw)
 

@@ -8,9 +8,10 @@ the controller to switch; it never decides on its own which line is current.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -50,6 +51,7 @@ from xworkmate.controllers import (
     UnknownSessionKeyError,
     WorkspaceBindingError,
 )
+from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.export import save_export
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.messages import MessageRole
@@ -91,6 +93,7 @@ from xworkmate.ui.external_watch import ExternalWatch
 from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
+from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
@@ -139,6 +142,11 @@ class MainWindow(QMainWindow):
         self._sign_in_card: SignInCard | None = None
         self._provider_choice: dict[str, str | None] = {}
         self._providers: list[ProviderRecord] = []
+        self._agent_sessions: dict[str, object] = {}  # issue 15, item 7: what session/list said, per line
+        # Issue 15: read once per line and kept until the controller says they changed (switching stays cheap).
+        self._usage_cache: dict[str, object] = {}
+        self._agent_cache: dict[tuple[str, str | None], object] = {}
+        self._session_probe: asyncio.Future[None] | None = None
         self._closed = False
         self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
@@ -187,6 +195,9 @@ class MainWindow(QMainWindow):
         self.permission_picker = self.message_pane.permission_picker
         self.provider_picker = self.message_pane.provider_picker
         self.mode_picker = self.message_pane.mode_picker
+        self.agent_bar = self.message_pane.agent_bar
+        self.usage_meter = self.message_pane.usage_meter
+        self.slash_completer = self.message_pane.slash_completer
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
         # Issue 17 (LOOP-2): which line needs you — badges, "Needs you", Ctrl+J, title count, notifications.
         self.needs_you = NeedsYou(self, controller)
@@ -235,6 +246,8 @@ class MainWindow(QMainWindow):
         self.provider_settings_action = QAction("&Providers…", self)
         self.provider_settings_action.setObjectName("providerSettingsAction")
         self.provider_settings_action.setToolTip("OpenAI-compatible endpoints the agent may use, and their API keys")
+        self.mcp_settings_action = QAction("&MCP servers…", self)  # issue 15, item 3
+        self.mcp_settings_action.setObjectName("mcpSettingsAction")
         # Escape stops the shown line's turn; enabled only while it runs, so Escape is free otherwise.
         self.stop_shortcut = QShortcut(QKeySequence("Esc"), self)
         self.stop_shortcut.setEnabled(False)
@@ -276,6 +289,7 @@ class MainWindow(QMainWindow):
         # Issue 18: providers and lines the CLI adds while the window is open show up within 2 s.
         self.external_watch = ExternalWatch(self._controller, self)
         self.external_watch.changed.connect(self.on_external_change)
+        settings_menu.addAction(self.mcp_settings_action)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self.about_action)
 
@@ -304,6 +318,12 @@ class MainWindow(QMainWindow):
         self.message_pane.network_toggle.toggled.connect(self.on_network_toggled)
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
+        self.agent_bar.mode_picked.connect(self.on_agent_mode_picked)
+        self.agent_bar.model_picked.connect(self.on_agent_model_picked)
+        self.agent_bar.config_picked.connect(self.on_agent_config_picked)
+        self.agent_bar.mcp_picker.chosen.connect(self.on_line_mcp_chosen)
+        self.agent_bar.session_picked.connect(self.on_agent_session_picked)
+        self.mcp_settings_action.triggered.connect(self.on_mcp_settings_requested)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
         self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
         self.message_pane.empty_state.add_provider_requested.connect(self.on_provider_settings_requested)
@@ -382,6 +402,8 @@ class MainWindow(QMainWindow):
         if previous is None or previous.thread.execution_binding.mode is not view.thread.execution_binding.mode:
             self._show_provider_state()
         self._show_live()
+        self._show_agent_session(view.key)
+        self._show_usage(view.key)
         self._shown_folder_exists = self.workspace_pane.show_line(view)
         self.changes_view.show_line(view.key, view.thread.workspace_binding.path)
         self._show_dispatch_sources(view)
@@ -481,6 +503,13 @@ class MainWindow(QMainWindow):
             return
         if isinstance(change, ChangesRecorded):
             self.changes_view.on_changes_recorded(change.key)  # LOOP-1: the tab and the chips read again
+        if isinstance(change, AgentSessionChanged | UsageChanged):
+            if isinstance(change, UsageChanged):
+                self._usage_cache.pop(change.key, None)
+            else:
+                self._agent_cache = {k: v for k, v in self._agent_cache.items() if k[0] != change.key}
+            if change.key == self.shown_key:
+                (self._show_agent_session if isinstance(change, AgentSessionChanged) else self._show_usage)(change.key)
             return
         if isinstance(change, RunFinished) and self._sign_ins.pop(change.key, None) is not None:
             self._show_sign_in()
@@ -831,6 +860,116 @@ class MainWindow(QMainWindow):
         except (ValueError, LookupError) as exc:
             self.mode_picker.show_line(view)
             self.show_error(f"Execution mode not changed — {exc}")
+            return
+        info = self._controller.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
+        if info is not None and info.lists_sessions and binding.acp_session_id is None:
+            # Only an agent that said it lists sessions is started for it (item 7: only where advertised).
+            self._offer_agent_sessions(view.key)
+
+    # -- issue 15: the ACP agent's offers, slash commands, usage ------------------------------
+
+    def _show_agent_session(self, key: str) -> None:
+        view = self._view
+        acp = view is not None and view.thread.execution_binding.mode is ExecutionMode.ACP
+        provider = view.thread.execution_binding.provider if view is not None else None
+        cached = self._agent_cache.get((key, provider))
+        try:
+            if not acp:
+                state = None
+            elif cached is not None:
+                state, given, configured = cached  # type: ignore[misc]
+            else:
+                state = self._controller.agent_session(key)
+                given = [s.name for s in self._controller.line_mcp_servers(key)]
+                configured = self._controller.mcp_servers()
+                self._agent_cache[(key, provider)] = (state, given, configured)
+        except UnknownSessionKeyError:
+            state = None
+        self.agent_bar.show_state(state)
+        self.slash_completer.set_commands(state.commands if state is not None else ())
+        if state is not None:
+            self.agent_bar.mcp_picker.show_servers(configured, given)
+
+    def _offer_agent_sessions(self, key: str) -> None:
+        """Item 7: ask the agent (session/list, a process of its own, off the GUI thread) which
+        sessions it has for this folder; offer them in the agent bar where it lists any."""
+        self.agent_bar.show_sessions([])
+
+        async def ask() -> None:
+            try:
+                found = await self._controller.agent_sessions(key)
+            except Exception as exc:  # the agent could not be asked: the line still runs new sessions
+                log.info("session/list on %s failed: %s", key, exc)
+                return
+            self._agent_sessions[key] = found
+            if key == self.shown_key and found.supported:
+                self.agent_bar.show_sessions(
+                    [(s.session_id, f"{s.title} ({s.session_id})" if s.title else s.session_id) for s in found.sessions]
+                )
+
+        self._session_probe = asyncio.ensure_future(ask())
+
+    @Slot(str)
+    def on_agent_session_picked(self, session_id: str) -> None:
+        key = self.shown_key
+        if key is None:
+            return
+
+        async def bind() -> None:
+            try:
+                await self._controller.bind_agent_session(key, session_id, known=self._agent_sessions.get(key))
+            except (ValueError, LookupError) as exc:
+                self.show_error(f"Session not bound — {exc}")
+                return
+            self.agent_bar.show_sessions([])
+
+        self._session_probe = asyncio.ensure_future(bind())
+
+    def on_line_mcp_chosen(self, names: list[str]) -> None:
+        self._agent_pick("MCP servers", lambda key: self._controller.set_line_mcp_servers(key, names))
+
+    def on_mcp_settings_requested(self) -> McpServersDialog:
+        dialog = McpServersDialog(self._controller, self)
+
+        def closed(_result: int) -> None:
+            self._agent_cache.clear()  # the configured servers may have changed
+            self.show_current()
+
+        dialog.finished.connect(closed)
+        dialog.open()
+        self.mcp_dialog = dialog
+        return dialog
+
+    def _show_usage(self, key: str) -> None:
+        try:
+            usage = self._usage_cache.get(key)
+            if usage is None:
+                usage = self._usage_cache[key] = self._controller.line_usage(key)
+            self.usage_meter.show_usage(usage)  # type: ignore[arg-type]
+        except UnknownSessionKeyError as exc:
+            self.show_error(f"Cannot show the line's usage — {exc}")
+
+    def _agent_pick(self, what: str, pick: Callable[[str], object]) -> None:
+        key = self.shown_key
+        if key is None:
+            return
+        try:
+            pick(key)
+        except (ValueError, LookupError) as exc:
+            self.show_error(f"Agent {what} not changed — {exc}")
+        self._show_agent_session(key)
+
+    @Slot(str)
+    def on_agent_mode_picked(self, mode_id: str) -> None:
+        self._agent_pick("mode", lambda key: self._controller.choose_agent_mode(key, mode_id))
+
+    @Slot(str)
+    def on_agent_model_picked(self, model_id: str) -> None:
+        self._agent_pick("model", lambda key: self._controller.choose_agent_model(key, model_id))
+
+    def on_agent_config_picked(self, config_id: str, value: object) -> None:
+        chosen = value if isinstance(value, bool) else str(value)
+        self._agent_pick("option", lambda key: self._controller.choose_agent_config(key, config_id, chosen))
 
     def refresh_providers(self) -> None:
         """Re-read the providers: the pickers' choices and the "no provider" banner."""
@@ -1149,7 +1288,12 @@ class MainWindow(QMainWindow):
                 self.external_watch.check_now()  # back from a terminal: the CLI may have written
         super().changeEvent(event)
 
+    def _stop_session_probe(self) -> None:
+        if self._session_probe is not None and not self._session_probe.done():
+            self._session_probe.cancel()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._stop_session_probe()
         if not self._closed:
             self._closed = True
             if self.persist_ui_state:

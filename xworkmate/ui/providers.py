@@ -280,7 +280,7 @@ class ProviderSettingsDialog(QDialog):
         for row, record in enumerate(providers):
             cells = (
                 record.name,
-                record.model or ("(ACP agent)" if record.kind is ProviderKind.ACP else ""),
+                record.model or (self._agent_label(record.name) if record.kind is ProviderKind.ACP else ""),
                 record.base_url or " ".join(record.acp_command),
                 ", ".join(record.tags),
                 "✓" if record.is_default else "",
@@ -295,6 +295,11 @@ class ProviderSettingsDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.empty_label.setVisible(not providers)
         self._update_buttons()
+
+    def _agent_label(self, name: str) -> str:
+        """Issue 15, item 8: the name and version the agent reported in ``agentInfo``, once it ran."""
+        info = self._controller.acp_agent_info(name)
+        return f"{info.label} (ACP agent)" if info is not None else "(ACP agent)"
 
     def provider_names(self) -> list[str]:
         names: list[str] = []

@@ -1,0 +1,291 @@
+"""The line's ACP agent in the composer area: its modes, models and config options, the slash
+completer, and the usage meter in the line header (issue 15, items 4-6).
+
+Views only. ``AgentSessionBar`` shows ``AgentSessionState`` and reports picks;
+``SlashCompleter`` offers the agent's commands when the composer starts with
+``/``; ``UsageMeter`` shows ``LineUsage``. The window asks the controller to
+apply a pick (``choose_agent_mode`` …) and re-shows the state it gets back.
+
+Signals:
+    AgentSessionBar.mode_picked(str), model_picked(str), config_picked(str, object)
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QTreeView,
+    QWidget,
+)
+
+from xworkmate.domain.agent_session import (
+    AgentChoice,
+    AgentCommand,
+    AgentConfigOption,
+    AgentSessionState,
+    LineUsage,
+)
+from xworkmate.ui.mcp_servers import McpPicker
+
+__all__ = ["AgentSessionBar", "SlashCompleter", "UsageMeter"]
+
+_PICKER_MIN_WIDTH = 90
+
+
+def _fill(picker: QComboBox, choices: tuple[AgentChoice, ...], current: str | None) -> None:
+    blocked = picker.blockSignals(True)
+    try:
+        picker.clear()
+        for choice in choices:
+            picker.addItem(choice.name, choice.id)
+            if choice.description:
+                picker.setItemData(picker.count() - 1, choice.description, Qt.ItemDataRole.ToolTipRole)
+        index = picker.findData(current) if current is not None else -1
+        picker.setCurrentIndex(max(index, 0))
+    finally:
+        picker.blockSignals(blocked)
+
+
+class AgentSessionBar(QWidget):
+    """Mode, model and config-option pickers of the line's ACP agent; hidden where it offers none."""
+
+    mode_picked = Signal(str)
+    session_picked = Signal(str)
+    model_picked = Signal(str)
+    config_picked = Signal(str, object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("acpSessionBar")
+        self.mode_picker = QComboBox()
+        self.mode_picker.setObjectName("acpModePicker")
+        self.mode_picker.setAccessibleName("Agent mode")
+        self.mode_picker.setToolTip("The agent's mode (session/set_mode)")
+        self.model_picker = QComboBox()
+        self.model_picker.setObjectName("acpModelPicker")
+        self.model_picker.setAccessibleName("Agent model")
+        self.model_picker.setToolTip("The agent's model (session/set_model)")
+        self.config_area = QWidget()
+        self.config_area.setObjectName("acpConfigOptions")
+        self._config_layout = QHBoxLayout(self.config_area)
+        self._config_layout.setContentsMargins(0, 0, 0, 0)
+        for picker in (self.mode_picker, self.model_picker):
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            picker.setMinimumContentsLength(4)
+            picker.setMinimumWidth(_PICKER_MIN_WIDTH)
+        self.mcp_picker = McpPicker()  # item 3: on every ACP line, offers or not
+        # Item 7: the agent's existing sessions (session/list), offered when a line is bound to it.
+        self.session_picker = QComboBox()
+        self.session_picker.setObjectName("acpSessionPicker")
+        self.session_picker.setAccessibleName("Agent session")
+        self.session_picker.setToolTip("Continue one of the agent's existing sessions, or start a new one")
+        self.session_picker.setVisible(False)
+        self.session_picker.activated.connect(self._on_session)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.mcp_picker)
+        layout.addWidget(self.session_picker)
+        layout.addWidget(self.mode_picker)
+        layout.addWidget(self.model_picker)
+        layout.addWidget(self.config_area)
+        layout.addStretch(1)
+        self._shown: AgentSessionState | None = None
+        self._config_shape: tuple[object, ...] = ()
+        self.mode_picker.activated.connect(self._on_mode)
+        self.model_picker.activated.connect(self._on_model)
+        self.hide()
+
+    def show_state(self, state: AgentSessionState | None) -> None:
+        """The line's offers and picks; None (not an ACP line) hides the bar."""
+        if state is None:
+            self._shown = state
+            self.hide()
+            return
+        if state == self._shown and self.isVisible():
+            return  # an open popup is not rebuilt under the cursor
+        self._shown = state
+        _fill(self.mode_picker, state.modes, state.shown_mode)
+        self.mode_picker.setVisible(bool(state.modes))
+        _fill(self.model_picker, state.models, state.shown_model)
+        self.model_picker.setVisible(bool(state.models))
+        self._show_config(state)
+        self.config_area.setVisible(bool(state.config_options))
+        self.show()
+
+    def _show_config(self, state: AgentSessionState) -> None:
+        shape = tuple((o.id, o.name, o.kind, o.choices) for o in state.config_options)
+        if shape != self._config_shape:  # new options: new widgets; otherwise only their values change
+            self._config_shape = shape
+            while self._config_layout.count():
+                item = self._config_layout.takeAt(0)
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.deleteLater()
+            for option in state.config_options:
+                self._config_layout.addWidget(self._config_editor(option))
+        for option in state.config_options:
+            widget = self.config_widget(option.id)
+            value = state.shown_config(option)
+            blocked = widget.blockSignals(True) if widget is not None else False
+            if isinstance(widget, QCheckBox):
+                widget.setChecked(bool(value))
+            elif isinstance(widget, QComboBox):
+                widget.setCurrentIndex(max(widget.findData(str(value)), 0))
+            if widget is not None:
+                widget.blockSignals(blocked)
+
+    def _config_editor(self, option: AgentConfigOption) -> QWidget:
+        tip = f"{option.name}: {option.description}" if option.description else option.name
+        if option.kind == "boolean":
+            box = QCheckBox(option.name)
+            box.setObjectName(f"acpConfigOption:{option.id}")
+            box.setToolTip(tip)
+            box.clicked.connect(lambda checked, oid=option.id: self.config_picked.emit(oid, bool(checked)))
+            return box
+        picker = QComboBox()
+        picker.setObjectName(f"acpConfigOption:{option.id}")
+        picker.setAccessibleName(option.name)
+        picker.setToolTip(tip)
+        _fill(picker, option.choices, None)
+        picker.activated.connect(lambda _i, oid=option.id, p=picker: self.config_picked.emit(oid, str(p.currentData())))
+        return picker
+
+    def config_widget(self, config_id: str) -> QWidget | None:
+        return self.config_area.findChild(QWidget, f"acpConfigOption:{config_id}")
+
+    def show_sessions(self, sessions: list[tuple[str, str]]) -> None:
+        """(id, label) of the agent's sessions for this line's folder; empty hides the picker."""
+        blocked = self.session_picker.blockSignals(True)
+        try:
+            self.session_picker.clear()
+            self.session_picker.addItem("New session", "")
+            for session_id, label in sessions:
+                self.session_picker.addItem(label, session_id)
+        finally:
+            self.session_picker.blockSignals(blocked)
+        self.session_picker.setVisible(bool(sessions))
+
+    def _on_session(self, _index: int) -> None:
+        data = self.session_picker.currentData()
+        if data:
+            self.session_picked.emit(str(data))
+
+    def _on_mode(self, _index: int) -> None:
+        data = self.mode_picker.currentData()
+        if data is not None:
+            self.mode_picked.emit(str(data))
+
+    def _on_model(self, _index: int) -> None:
+        data = self.model_picker.currentData()
+        if data is not None:
+            self.model_picked.emit(str(data))
+
+
+class UsageMeter(QLabel):
+    """``ctx 12k/128k · in 4.1k · out 812 · 0.0123 USD`` in the line header; the tooltip spells it out."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("usageMeter")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setAccessibleName("Usage")
+        self.show_usage(LineUsage())
+
+    def show_usage(self, usage: LineUsage) -> None:
+        self.setText("" if usage.empty else usage.describe())
+        self.setVisible(not usage.empty)
+        parts = []
+        if usage.context_used is not None:
+            size = f" of {usage.context_size:,}" if usage.context_size else " (size not reported)"
+            parts.append(f"Context: {usage.context_used:,} tokens{size}")
+        parts.append(f"Tokens in: {usage.tokens_in:,}, out: {usage.tokens_out:,}")
+        cost = f"{usage.cost:.4f} {usage.currency or ''}".rstrip() if usage.cost is not None else "not reported"
+        parts.append(f"Cost: {cost}")
+        self.setToolTip("\n".join(parts))
+
+
+class SlashCompleter(QCompleter):
+    """The agent's slash commands, offered when the composer's text starts with ``/`` (each with its
+    description); choosing one puts ``/name `` in the composer."""
+
+    NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+
+    def __init__(self, composer: QPlainTextEdit) -> None:
+        super().__init__(composer)
+        self.setObjectName("slashCompleter")
+        self._composer = composer
+        self._model = QStandardItemModel(0, 2, self)
+        self.setModel(self._model)
+        self.setCompletionColumn(0)
+        self.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        popup = QTreeView()
+        popup.setObjectName("slashCompleterPopup")
+        popup.setRootIsDecorated(False)
+        popup.setHeaderHidden(True)
+        popup.setUniformRowHeights(True)
+        popup.setMinimumWidth(360)
+        self.setPopup(popup)
+        self.setWidget(composer)
+        self.activated[str].connect(self.on_chosen)  # type: ignore[index]
+        composer.textChanged.connect(self.on_text_changed)
+        composer.installEventFilter(self)
+        self._commands: tuple[AgentCommand, ...] = ()
+
+    def set_commands(self, commands: tuple[AgentCommand, ...]) -> None:
+        if commands == self._commands:
+            return
+        self._commands = commands
+        self._model.setRowCount(0)
+        for command in commands:
+            name = QStandardItem(f"/{command.name}")
+            name.setData(command.name, self.NAME_ROLE)
+            description = command.description + (f" — {command.hint}" if command.hint else "")
+            name.setToolTip(description)
+            self._model.appendRow([name, QStandardItem(description)])
+        popup = self.popup()
+        if isinstance(popup, QTreeView):
+            popup.resizeColumnToContents(0)
+
+    def commands(self) -> tuple[AgentCommand, ...]:
+        return self._commands
+
+    def on_text_changed(self) -> None:
+        text = self._composer.toPlainText()
+        word = text.split(maxsplit=1)[0] if text.strip() else ""
+        if not self._commands or not text.startswith("/") or " " in text or "\n" in text:
+            self.popup().hide()
+            return
+        self.setCompletionPrefix(word)
+        if self.completionCount() == 0:
+            self.popup().hide()
+            return
+        rect = self._composer.cursorRect()
+        rect.setWidth(self.popup().sizeHintForColumn(0) + self.popup().sizeHintForColumn(1) + 24)
+        self.complete(rect)
+
+    def on_chosen(self, text: str) -> None:
+        self._composer.setPlainText(f"{text} ")
+        cursor = self._composer.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self._composer.setTextCursor(cursor)
+        self.popup().hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # While the list is open, Return/Tab choose in it and must not also reach the composer.
+        if watched is self._composer and event.type() == QEvent.Type.KeyPress and self.popup().isVisible():
+            key = event.key() if isinstance(event, QKeyEvent) else None
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab):
+                index = self.popup().currentIndex()
+                chosen = index.siblingAtColumn(0).data() if index.isValid() else self.currentCompletion()
+                if chosen:
+                    self.on_chosen(str(chosen))
+                return True
+        return super().eventFilter(watched, event)

@@ -1,0 +1,189 @@
+"""Settings → MCP servers, and the line's MCP picker (issue 15, item 3).
+
+``McpServersDialog`` lists the configured servers and adds or removes one (the
+same checks as ``xworkmate mcp add``: the controller's); environment entries
+are references ``NAME=env:VAR``, never values (SEC-1). ``McpPicker`` is a
+button in the composer's agent row whose menu ticks the servers the shown
+line gets.
+
+Signals:
+    McpPicker.chosen(list): the names ticked now.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.mcp import McpServerRecord, parse_env_ref
+
+__all__ = ["McpPicker", "McpServersDialog"]
+
+
+class McpServersDialog(QDialog):
+    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mcpServersDialog")
+        self.setWindowTitle("MCP servers")
+        self._controller = controller
+        self.table = QTableWidget(0, 4)
+        self.table.setObjectName("mcpServerTable")
+        self.table.setHorizontalHeaderLabels(["Name", "Transport", "Command or URL", "Tags"])
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.name_edit = QLineEdit()
+        self.name_edit.setObjectName("mcpNameEdit")
+        self.command_edit = QLineEdit()
+        self.command_edit.setObjectName("mcpCommandEdit")
+        self.command_edit.setPlaceholderText("stdio: mcp-files --root .")
+        self.url_edit = QLineEdit()
+        self.url_edit.setObjectName("mcpUrlEdit")
+        self.url_edit.setPlaceholderText("http: https://example.org/mcp (only agents that take http)")
+        self.env_edit = QLineEdit()
+        self.env_edit.setObjectName("mcpEnvEdit")
+        self.env_edit.setPlaceholderText("TOKEN=env:MY_TOKEN (references, read when the agent starts)")
+        self.tags_edit = QLineEdit()
+        self.tags_edit.setObjectName("mcpTagsEdit")
+        self.tags_edit.setPlaceholderText("medical, legal (a category line only gets tagged servers)")
+        self.add_button = QPushButton("Add")
+        self.add_button.setObjectName("mcpAddButton")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setObjectName("mcpRemoveButton")
+        self.error_label = QLabel()
+        self.error_label.setObjectName("mcpErrorLabel")
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.error_label.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Name", self.name_edit)
+        form.addRow("Command", self.command_edit)
+        form.addRow("URL", self.url_edit)
+        form.addRow("Environment", self.env_edit)
+        form.addRow("Tags", self.tags_edit)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.error_label)
+        layout.addWidget(close)
+        self.add_button.clicked.connect(self.on_add_requested)
+        self.remove_button.clicked.connect(self.on_remove_requested)
+        self.resize(640, 420)
+        self.reload()
+
+    def reload(self) -> None:
+        servers = self._controller.mcp_servers()
+        self.table.setRowCount(len(servers))
+        for row, server in enumerate(servers):
+            target = shlex.join(server.command) if server.transport == "stdio" else server.url or ""
+            for column, text in enumerate((server.name, server.transport, target, ", ".join(server.tags))):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, server.name)
+                self.table.setItem(row, column, item)
+
+    def server_names(self) -> list[str]:
+        return [str(self.table.item(r, 0).text()) for r in range(self.table.rowCount()) if self.table.item(r, 0)]
+
+    def on_add_requested(self) -> None:
+        try:
+            command = tuple(shlex.split(self.command_edit.text()))
+            url = self.url_edit.text().strip() or None
+            if bool(command) == bool(url):
+                raise ValueError("give a command (stdio) or a URL (http), one of them")
+            record = McpServerRecord(
+                name=self.name_edit.text().strip(),
+                transport="http" if url else "stdio",
+                command=command,
+                url=url,
+                env_refs=tuple(parse_env_ref(item) for item in self.env_edit.text().split()),
+                tags=tuple(t.strip() for t in self.tags_edit.text().split(",") if t.strip()),
+            )
+            self._controller.add_mcp_server(record)
+        except ValueError as exc:
+            first = str(exc).splitlines()[-1] if "validation error" in str(exc) else str(exc)
+            self.error_label.setText(f"Not added — {first}")
+            return
+        self.error_label.clear()
+        for edit in (self.name_edit, self.command_edit, self.url_edit, self.env_edit, self.tags_edit):
+            edit.clear()
+        self.reload()
+
+    def on_remove_requested(self) -> None:
+        row = self.table.currentRow()
+        item = self.table.item(row, 0) if row >= 0 else None
+        if item is None:
+            self.error_label.setText("Choose a server to remove.")
+            return
+        try:
+            self._controller.remove_mcp_server(item.text())
+        except LookupError as exc:
+            self.error_label.setText(str(exc))
+        self.reload()
+
+
+class McpPicker(QToolButton):
+    """``MCP (2)``: a menu of the configured servers; ticked ones go to the shown line's agent."""
+
+    chosen = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("acpMcpPicker")
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.setToolTip("The MCP servers this line's agent gets (Settings → MCP servers)")
+        self._menu = QMenu(self)
+        self._menu.setObjectName("acpMcpMenu")
+        self.setMenu(self._menu)
+        self._shown: tuple[object, ...] | None = None
+        self.show_servers([], [])
+
+    def show_servers(self, configured: list[McpServerRecord], given: list[str]) -> None:
+        shown = (tuple(configured), tuple(given))
+        if shown == self._shown:
+            return  # the window re-shows the line often; an open menu is not rebuilt under the cursor
+        self._shown = shown
+        self._menu.clear()
+        for server in configured:
+            action = QAction(server.name, self._menu)
+            action.setObjectName(f"mcpServer:{server.name}")
+            action.setCheckable(True)
+            action.setChecked(server.name in given)
+            action.setToolTip(server.describe())
+            action.toggled.connect(self._on_toggled)
+            self._menu.addAction(action)
+        if not configured:
+            empty = QAction("No MCP servers — add one in Settings → MCP servers", self._menu)
+            empty.setEnabled(False)
+            self._menu.addAction(empty)
+        self.setText(f"MCP ({len(given)})")
+
+    def actions_by_name(self) -> dict[str, QAction]:
+        return {a.text(): a for a in self._menu.actions() if a.isCheckable()}
+
+    def _on_toggled(self, _checked: bool) -> None:
+        self.chosen.emit([a.text() for a in self._menu.actions() if a.isCheckable() and a.isChecked()])

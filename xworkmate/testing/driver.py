@@ -166,6 +166,16 @@ class WindowDriver:
         with self._hook("ask_category", lambda _parent, _current: name):
             self._menu_action(key, "Set category…")
 
+    def set_mode(self, label: str) -> None:
+        """Choose who runs the shown line in ``modePicker``: ``"Built-in agent"`` or ``"<agent> (ACP)"``."""
+        picker = self.widget("modePicker")
+        index = picker.findText(label)
+        labels = [picker.itemText(i) for i in range(picker.count())]
+        assert index >= 0, f"{label!r} is not offered by the mode picker: {labels}"
+        why = picker.itemData(index, Qt.ItemDataRole.ToolTipRole)
+        assert picker.is_enabled_at(index), f"{label!r} is disabled in the mode picker: {why}"
+        picker.setCurrentIndex(index)  # what picking the entry from the popup does
+
     # -- reads -----------------------------------------------------------------------------------
 
     def messages(self, key: str | None = None) -> list[MessageRecord]:

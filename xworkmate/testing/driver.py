@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QAbstractButton, QLabel, QListView, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from xworkmate.ui import MainWindow
+from xworkmate.ui.conversation import LIVE_ROLE
 from xworkmate.ui.task_lines import CATEGORY_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
 
 DEFAULT_TIMEOUT = 15.0
@@ -200,6 +201,16 @@ class WindowDriver:
                 )
             )
         return records
+
+    @property
+    def live_text(self) -> str | None:
+        """The text streaming into the shown conversation right now (its transient row), or None."""
+        model = self.widget("messageList", QListView).model()
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            if index.data(LIVE_ROLE) == "stream":
+                return str(index.data())
+        return None
 
     @property
     def composer_text(self) -> str:

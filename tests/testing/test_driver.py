@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("PySide6")  # the Qt-free core job runs without the gui extra
 
-from xworkmate.testing.driver import WindowDriver  # noqa: E402
+from xworkmate.testing.driver import WindowDriver
 
 
 def test_a_refused_request_shows_in_the_status_line_and_the_message_is_kept(xwm_llm: Any, xwm_window: Any) -> None:

@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("PySide6")  # the Qt-free core job runs without the gui extra
+
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QAbstractButton
 

@@ -137,7 +137,7 @@ def test_the_database_option_gives_each_test_a_fresh_postgresql_database(tmp_pat
             """
         )
     )
-    done = run_pytest(tmp_path, "-s", f"--xwm-database-url={pg_admin_url}")
+    done = run_pytest(tmp_path, "-s", "-p", "no:pytest-qt", f"--xwm-database-url={pg_admin_url}")
     assert done.returncode == 0, done.stdout + done.stderr
     names = re.findall(r"DB (xwm_test_\w+)", done.stdout)
     assert len(names) == 2 and names[0] != names[1]

@@ -146,3 +146,12 @@ def test_the_database_option_gives_each_test_a_fresh_postgresql_database(tmp_pat
     with psycopg.connect(pg_admin_url.replace("+psycopg", ""), autocommit=True) as conn:
         rows = conn.execute("SELECT datname FROM pg_database WHERE datname = ANY(%s)", (names,)).fetchall()
     assert rows == []  # both dropped after their test
+
+
+def test_no_module_of_the_package_shadows_an_installed_one() -> None:
+    """The scripted agents also run by path (``python xworkmate/testing/acp_agent.py``), which puts that
+    folder first on ``sys.path``: a module there named like an installed one (``acp``) would hide it."""
+    folder = ROOT / "xworkmate" / "testing"
+    stems = [p.stem for p in folder.glob("*.py") if p.stem != "__init__"]
+    assert "acp_agent" in stems
+    assert [stem for stem in stems if importlib.util.find_spec(stem) is not None] == []

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from xworkmate.controllers import SessionController
     from xworkmate.settings import Settings
-    from xworkmate.testing.acp import ScriptedAcpAgent
+    from xworkmate.testing.acp_provider import ScriptedAcpAgent
     from xworkmate.testing.llm import ScriptedLLM
 
 DATABASE_URL_ENV = "XWORKMATE_TEST_DATABASE_URL"
@@ -158,7 +158,7 @@ def xwm_llm(xwm_home: XwmHome) -> Iterator[ScriptedLLM]:
 @pytest.fixture
 def xwm_acp_agent(xwm_home: XwmHome, tmp_path: Path) -> ScriptedAcpAgent:
     """The scripted ACP agent process, registered on the home as the agent provider ``scripted-agent``."""
-    from xworkmate.testing.acp import ScriptedAcpAgent
+    from xworkmate.testing.acp_provider import ScriptedAcpAgent
 
     return ScriptedAcpAgent(xwm_home.controller, tmp_path)
 

@@ -1,5 +1,7 @@
 """The ``xwm_acp_agent`` scripting layer: a real scripted ACP agent process as a provider (issue 21).
 
+Not named ``acp.py``: the agent runs by path from this folder too, and would import it as the SDK.
+
 The agent (:mod:`xworkmate.testing.acp_agent`) is started by the app itself, once per turn, as
 ``python -m xworkmate.testing.acp_agent SCRIPT.json``. The verbs rewrite that script, so they set
 what the following turns do (an ACP agent answers every prompt from the same script)::

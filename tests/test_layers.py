@@ -35,10 +35,15 @@ _IMPORT_ALL = """
 import pkgutil, xworkmate
 names = [m.name for m in pkgutil.walk_packages(xworkmate.__path__, "xworkmate.")]
 core = [n for n in names if not n.startswith(("xworkmate.ui", "xworkmate.store.migrations", "xworkmate.__main__"))]
+core = [n for n in core if n != "xworkmate.testing.driver"]  # issue 21: the tester's page object over the window
 for name in core:
     __import__(name)
 print(len(core), "modules")
 """
+
+# Issue 21: xworkmate.testing sits above the ui. Its driver is a page object over the window; its plugin
+# imports qasync inside the Qt fixtures only (the dynamic check above imports the plugin with Qt blocked).
+ABOVE_THE_UI = {"testing/driver.py", "testing/plugin.py"}
 
 _QT_IMPORT = re.compile(r"^\s*(from|import)\s+(PySide6|shiboken6|qasync)\b", re.MULTILINE)
 
@@ -91,6 +96,8 @@ def test_no_module_below_the_ui_imports_qt() -> None:
     offenders = []
     for path in (ROOT / "xworkmate").rglob("*.py"):
         if "ui" in path.relative_to(ROOT / "xworkmate").parts[:1]:
+            continue
+        if path.relative_to(ROOT / "xworkmate").as_posix() in ABOVE_THE_UI:
             continue
         if _QT_IMPORT.search(path.read_text(encoding="utf-8")):
             offenders.append(str(path.relative_to(ROOT)))

@@ -1,4 +1,4 @@
-"""Tests of the ACP runner against a real scripted agent process (tests/support/acp_agent.py).
+"""Tests of the ACP runner against a real scripted agent process (xworkmate/testing/acp_agent.py).
 
 ``AgentHarness`` owns one test's folders: the line's working directory, the
 agent's report (what it saw and did, one JSON object a line), its pid file and
@@ -24,7 +24,7 @@ from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, Approver
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import ExecutionBinding, ExecutionMode, PermissionLevel
 
-AGENT = Path(__file__).resolve().parents[1] / "support" / "acp_agent.py"
+AGENT = Path(__file__).resolve().parents[2] / "xworkmate" / "testing" / "acp_agent.py"  # issue 21: moved here
 FAST = AcpTimeouts(startup=15.0, idle=15.0, cancel_grace=3.0, exit_grace=2.0, kill_grace=2.0)
 
 
@@ -74,7 +74,7 @@ class AgentHarness:
 
     @staticmethod
     def command() -> tuple[str, ...]:
-        return (sys.executable, str(AGENT))
+        return (sys.executable, "-m", "xworkmate.testing.acp_agent")
 
     def request(self, *, category: str | None = None, key: str = "draft-acp") -> RunRequest:
         return RunRequest(

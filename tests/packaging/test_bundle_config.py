@@ -183,6 +183,11 @@ def test_spec_names_the_imports_made_at_run_time(linux_build: FakeBuild) -> None
     assert not {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets"} & excludes
 
 
+def test_spec_leaves_the_testers_plugin_and_pytest_out(linux_build: FakeBuild) -> None:
+    """Issue 21: xworkmate.testing (pytest plugin, driver) is for testers, never in the frozen app."""
+    assert {"xworkmate.testing", "pytest", "_pytest", "pytestqt"} <= set(linux_build.analysis["excludes"])
+
+
 def test_spec_builds_an_app_bundle_on_macos(monkeypatch: pytest.MonkeyPatch) -> None:
     import bundle_manifest
 

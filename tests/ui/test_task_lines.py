@@ -13,7 +13,6 @@ from xworkmate.controllers import SessionController, UnknownSessionKeyError
 from xworkmate.domain.keys import MAIN_KEY
 from xworkmate.domain.runs import ExecutionResult
 from xworkmate.domain.threads import ThreadStatus, ThreadSummary
-from xworkmate.settings import Settings
 from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import BADGE_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
 
@@ -30,27 +29,26 @@ def new_line_keys(window: MainWindow) -> list[str]:
     return [key for key in window.task_model.line_keys() if key != MAIN_KEY]
 
 
-def test_two_clicks_on_new_task_line_make_two_lines_with_their_own_keys_and_folders(
-    qtbot: QtBot, window: MainWindow, settings: Settings
-) -> None:
-    """ISO-1, ISO-2, ISO-3: each click allocates a new ``draft:`` key and a folder under threads_root."""
-    qtbot.mouseClick(window.task_pane.new_line_button, Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(window.task_pane.new_line_button, Qt.MouseButton.LeftButton)
+def test_two_clicks_on_new_task_line_make_two_lines_with_their_own_keys_and_folders(xwm_window: MainWindow) -> None:
+    """ISO-1, ISO-2, ISO-3: each click allocates a new ``draft:`` key and a folder under threads_root.
 
-    keys = new_line_keys(window)
-    assert len(keys) == 2 and keys[0] != keys[1]
-    assert all(key.startswith("draft:") for key in keys)
-    summaries = [window.task_model.summary(key) for key in keys]
-    folders = [Path(summary.workspace_path or "") for summary in summaries if summary is not None]
-    assert folders[0] != folders[1]
-    for folder in folders:
+    Written with the tester's WindowDriver (issue 21): what a person sees, not the models behind it.
+    """
+    driver = xwm_window.driver
+    keys = [driver.new_line(), driver.new_line()]
+
+    assert keys[0] != keys[1] and all(key.startswith("draft:") for key in keys)
+    folders = {line.key: Path(line.workspace_path or "") for line in driver.lines() if line.key in keys}
+    assert folders[keys[0]] != folders[keys[1]]
+    threads_root = xwm_window.controller.settings.threads_root
+    for folder in folders.values():
         assert folder.is_dir()
-        assert folder.parent == settings.threads_root
+        assert folder.parent == threads_root
         assert ":" not in folder.name
     # The newest line became current, and every pane says so.
-    assert window.controller.current_key == keys[1]
-    assert label_text(window, "sessionKeyLabel") == keys[1]
-    assert selected_key(window) == keys[1]
+    assert driver.current_key == keys[1] == xwm_window.controller.current_key
+    assert selected_key(xwm_window) == keys[1]
+    assert driver.workspace_path == str(folders[keys[1]])
 
 
 def test_clicking_a_line_switches_key_label_folder_messages_and_controller_together(

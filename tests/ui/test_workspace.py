@@ -44,21 +44,20 @@ def test_change_folder_rebinds_the_current_line_through_the_replaceable_hook(
 
 
 def test_change_folder_to_a_file_is_refused_and_the_binding_is_unchanged(
-    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, tmp_path: Path
+    xwm_window: MainWindow, tmp_path: Path
 ) -> None:
-    """ISO-3: a file is not a folder; the refusal is shown, not raised."""
-    line = sqlite_controller.create_line("Keep my folder")
-    click_line(qtbot, window, line.thread_id)
+    """ISO-3: a file is not a folder; the refusal is shown, not raised (driven with WindowDriver, issue 21)."""
+    driver = xwm_window.driver
+    key = driver.new_line("Keep my folder")
+    before = driver.workspace_path
     a_file = tmp_path / "notes.txt"
     a_file.write_text("hello", encoding="utf-8")
-    window.choose_folder = lambda *_args: str(a_file)
 
-    qtbot.mouseClick(window.workspace_pane.change_folder_button, Qt.MouseButton.LeftButton)
+    driver.bind(key, a_file)
 
-    status = label_text(window, "lineStatusLabel")
-    assert status.startswith("Folder not changed") and "not a folder" in status
-    assert sqlite_controller.get_thread(line.thread_id).workspace_binding == line.workspace_binding
-    assert label_text(window, "workspacePathLabel") == line.workspace_binding.path
+    assert driver.status_text.startswith("Folder not changed") and "not a folder" in driver.status_text
+    assert driver.workspace_path == before
+    assert xwm_window.controller.get_thread(key).workspace_binding.path == before
 
 
 def test_cancelling_the_folder_dialog_changes_nothing(

@@ -822,7 +822,15 @@ class SessionController(AgentSessionMixin):
             name=f"turn {request.thread_id}",
         )
         self._tasks[request.thread_id] = task
+        task.add_done_callback(self._end_unstarted_turn)
         return task
+
+    def _end_unstarted_turn(self, task: asyncio.Task[TurnOutcome]) -> None:
+        """Stop right after Send cancels the turn before its first step, so its ``finally`` never ran:
+        end it here, or the line would stay running forever (found by the issue 21 driver tests)."""
+        key = next((k for k, t in self._tasks.items() if t is task), None)
+        if key is not None:
+            self._end_turn(key, None)
 
     def stop(self, key: str) -> bool:
         """Stop the running turn at once (Stop). Returns whether one was running."""

@@ -1,6 +1,6 @@
 """A real ACP agent process, built on the SDK's agent side, that follows a JSON script.
 
-Run it as ``python tests/support/acp_agent.py`` with the script in the
+Run it as ``python -m xworkmate.testing.acp_agent`` with the script in the
 ``XWM_ACP_SCRIPT`` environment variable (JSON text), or with the path of a
 JSON file as the first argument. It imports nothing from XWorkmate, so the
 runner under test talks to it exactly as to ``qwen --acp`` or ``codex-acp``.

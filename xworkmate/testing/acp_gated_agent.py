@@ -1,4 +1,4 @@
-"""The scripted ACP agent (tests/support/acp_agent.py) with one more step: ask, then act only if allowed.
+"""The scripted ACP agent (xworkmate/testing/acp_agent.py) with one more step: ask, then act only if allowed.
 
 A real agent CLI asks for permission and writes only when the person allows it;
 the plain scripted agent runs its steps whatever the answer. Step::
@@ -6,7 +6,7 @@ the plain scripted agent runs its steps whatever the answer. Step::
     {"ask_then": {"permission": {...same keys as the "permission" step...},
                   "then": [ ...steps run only when an "allow" option was chosen... ]}}
 
-Run it exactly like the scripted agent: ``python tests/ui/acp_gated_agent.py SCRIPT.json``.
+Run it exactly like the scripted agent: ``python -m xworkmate.testing.acp_gated_agent SCRIPT.json``.
 """
 
 from __future__ import annotations
@@ -17,11 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script, outside the test process
-
 from acp import run_agent
 
-from tests.support.acp_agent import ScriptedAgent, load_script
+from xworkmate.testing.acp_agent import ScriptedAgent, load_script
 
 
 class GatedAgent(ScriptedAgent):

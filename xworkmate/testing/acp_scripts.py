@@ -36,17 +36,21 @@ def scripted_agent(
             }
         )
     )
-    agent = GATED_AGENT if gated else SCRIPTED_AGENT
     controller.add_provider(
         ProviderRecord(
             name=name,
             kind=ProviderKind.ACP,
-            acp_command=(sys.executable, str(agent), str(script_file)),
+            acp_command=(sys.executable, "-m", agent_module(gated), str(script_file)),
             acp_state_dirs=(str(folder),),
         ),
         replace=True,
     )
     return report
+
+
+def agent_module(gated: bool = False) -> str:
+    """The module the scripted agent runs as (``python -m ...``), found wherever xworkmate is installed."""
+    return "xworkmate.testing.acp_gated_agent" if gated else "xworkmate.testing.acp_agent"
 
 
 def agent_folder(tmp_path: Path, name: str = "scripted") -> Path:

@@ -1,0 +1,1 @@
+"""Tests of xworkmate.testing: the tester's pytest plugin, its fixtures and WindowDriver (issue 21)."""

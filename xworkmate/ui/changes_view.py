@@ -279,14 +279,14 @@ class DiffView(QPlainTextEdit):
             self._append(self.FIRST_LINES)
             self.moveCursor(QTextCursor.MoveOperation.Start)
             if self.loading:
-                QTimer.singleShot(0, partial(self._append_later, self._generation))
+                QTimer.singleShot(0, self, partial(self._append_later, self._generation))
 
     def _append_later(self, generation: int) -> None:
         if generation != self._generation:
             return  # another patch took its place
         self._append(self.CHUNK_LINES)
         if self.loading:
-            QTimer.singleShot(0, partial(self._append_later, generation))
+            QTimer.singleShot(0, self, partial(self._append_later, generation))
 
     def _append(self, budget: int) -> None:
         """Add whole runs of lines at the end until about ``budget`` lines went in."""

@@ -1,74 +1,41 @@
-"""Work the GUI thread must not wait for (git over a big tree), on worker threads (BRIEF, STYLE 4).
+"""Work the GUI thread must not wait for (git over a big tree), off the GUI thread (BRIEF, STYLE 4).
 
-``run_off_thread(work, on_result, on_error)`` runs ``work()`` on a small pool of Python threads;
-its answer comes back through one relay object that lives on the GUI thread (a queued signal), so
-``on_result`` / ``on_error`` run on the GUI thread, from the event loop (Qt's or qasync's), never
-nested in a coroutine. It needs no asyncio loop. No Qt object is made or deleted per job (no
-``QRunnable`` either): the pool's threads only emit the relay's signal with the job's number.
+``run_off_thread(work, on_result, on_error)`` hands ``work()`` to the qasync loop's executor
+(``loop.run_in_executor``, as ``asyncio.to_thread`` does); its answer is applied by a callback the
+loop runs on the GUI thread, never nested in a coroutine. No Qt signal crosses threads here and no
+Qt object is made per job. Where no qasync loop is set (a widget driven without one, in a test),
+the work runs at once on the calling thread, so the view still works.
 """
 
 from __future__ import annotations
 
-import itertools
+import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-
-@dataclass(frozen=True, slots=True)
-class BackgroundJob(Generic[T]):
-    """One piece of work's number and where its answer goes."""
-
-    number: int
-    on_result: Callable[[T], None]
-    on_error: Callable[[BaseException], None]
-    owner: QObject | None
+_waiting: set[asyncio.Future[Any]] = set()
 
 
-class _Relay(QObject):
-    """Made once, on the GUI thread, never deleted. Signals: ``answered(int, object, object)``."""
-
-    answered = Signal(int, object, object)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.waiting: dict[int, BackgroundJob[Any]] = {}
-        self.answered.connect(self._deliver)  # the receiver lives on the GUI thread: queued from the pool
-
-    @Slot(int, object, object)
-    def _deliver(self, number: int, result: Any, error: Any) -> None:
-        job = self.waiting.pop(number, None)
-        if job is None or (job.owner is not None and not shiboken6.isValid(job.owner)):
-            return  # the widget that asked was closed meanwhile: nobody waits for the answer
-        if isinstance(error, BaseException):
-            job.on_error(error)
-        else:
-            job.on_result(result)
-
-
-_relay: _Relay | None = None
-_numbers = itertools.count(1)
-
-
-_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xworkmate-ui-work")
-
-
-def _run(work: Callable[[], Any], number: int, relay: _Relay) -> None:
+def _qasync_loop() -> asyncio.AbstractEventLoop | None:
+    """The running loop, else the loop set as current if it is a qasync one; never makes a loop."""
     try:
-        result: Any = work()
-        error: BaseException | None = None
-    except BaseException as exc:  # handed to the GUI thread, which decides what to say
-        result, error = None, exc
-    relay.answered.emit(number, result, error)
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    local = getattr(asyncio.get_event_loop_policy(), "_local", None)
+    loop = getattr(local, "_loop", None)
+    if loop is not None and not loop.is_closed() and type(loop).__module__.startswith("qasync"):
+        return loop  # type: ignore[no-any-return]
+    return None
 
 
 def run_off_thread(
@@ -77,17 +44,33 @@ def run_off_thread(
     on_error: Callable[[BaseException], None],
     *,
     parent: QObject | None = None,
-) -> BackgroundJob[T]:
+) -> None:
     """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped."""
-    global _relay
-    if _relay is None:
-        _relay = _Relay()
-    job: BackgroundJob[T] = BackgroundJob(next(_numbers), on_result, on_error, parent)
-    _relay.waiting[job.number] = job
-    _pool.submit(_run, work, job.number, _relay)
-    return job
+
+    def deliver(outcome: asyncio.Future[T] | Future[T]) -> None:
+        if outcome.cancelled() or (parent is not None and not shiboken6.isValid(parent)):
+            return  # the widget that asked was closed meanwhile: nobody waits for the answer
+        error = outcome.exception()
+        if error is not None:
+            on_error(error)
+        else:
+            on_result(outcome.result())
+
+    loop = _qasync_loop()
+    if loop is None:
+        done: Future[T] = Future()
+        try:
+            done.set_result(work())
+        except Exception as exc:  # handed to on_error, as from a worker
+            done.set_exception(exc)
+        deliver(done)
+        return
+    future = loop.run_in_executor(None, work)
+    _waiting.add(future)
+    future.add_done_callback(_waiting.discard)
+    future.add_done_callback(deliver)
 
 
 def jobs_waiting() -> int:
     """How many answers are still to come (tests may wait for 0)."""
-    return len(_relay.waiting) if _relay is not None else 0
+    return len(_waiting)

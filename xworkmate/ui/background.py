@@ -1,76 +1,45 @@
-"""Work the GUI thread must not wait for, its answer back on the GUI thread (SPEC LOOP-4, STYLE 4).
+"""Work the GUI thread must not wait for (git over a big tree, a search, an export), off the GUI thread
+(SPEC LOOP-4, STYLE 4). The one home of it in the window:
 
-Two shapes, one home:
-
-* ``run_off_thread(work, on_result, on_error)`` runs ``work()`` on ``QThreadPool.globalInstance()``;
-  its answer comes back as a queued signal, so ``on_result`` / ``on_error`` run on the GUI thread,
-  from the event loop (Qt's or qasync's), never nested in a coroutine (the Changes tab's git work).
-* ``BackgroundCalls`` runs a widget's calls one after another on its own worker thread and numbers
-  them: a caller that only wants the newest answer compares the number (the search palette).
+* ``run_off_thread(work, on_result, on_error)`` hands ``work()`` to the qasync loop's executor
+  (``loop.run_in_executor``, as ``asyncio.to_thread`` does); its answer is applied by a callback the
+  loop runs on the GUI thread, never nested in a coroutine. No Qt signal crosses threads here and no
+  Qt object is made per job (two designs that did both crashed full UI runs in Qt's event loop).
+  Where no qasync loop is set (a widget driven without one, in a test), the work runs at once on the
+  calling thread, so the view still works.
+* ``BackgroundCalls`` numbers a widget's calls on top of it and reports each answer with one signal,
+  emitted on the GUI thread: a caller that only wants the newest answer compares the number.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Generic, TypeVar
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_waiting: set[BackgroundJob[Any]] = set()
+_waiting: set[asyncio.Future[Any]] = set()
 
 
-class BackgroundJob(QObject, Generic[T]):
-    """One piece of work and where its answer goes; lives on the GUI thread until it answers.
-
-    Signals: ``finished(object, object)``: (result, exception), emitted from the pool's thread.
-    """
-
-    finished = Signal(object, object)
-
-    def __init__(
-        self, on_result: Callable[[T], None], on_error: Callable[[BaseException], None], owner: QObject | None
-    ) -> None:
-        # No Qt parent: a job is never deleted while the pool may still emit on it (it is held in _waiting).
-        super().__init__()
-        self._owner = owner
-        self._on_result = on_result
-        self._on_error = on_error
-        self.finished.connect(self._deliver)  # receiver on the GUI thread: queued from the pool
-
-    @Slot(object, object)
-    def _deliver(self, result: Any, error: Any) -> None:
-        # Let go of the job only after Qt has finished delivering this call to it (deleting the receiver
-        # of the event being handled is not safe); the timer's lambda holds it until then.
-        QTimer.singleShot(0, lambda: _waiting.discard(self))
-        if self._owner is not None and not shiboken6.isValid(self._owner):
-            return  # the widget that asked was closed meanwhile: nobody waits for the answer
-        if isinstance(error, BaseException):
-            self._on_error(error)
-        else:
-            self._on_result(result)
-
-
-class _Runnable(QRunnable):
-    def __init__(self, work: Callable[[], Any], job: BackgroundJob[Any]) -> None:
-        super().__init__()
-        self._work = work
-        self._job = job
-
-    def run(self) -> None:
-        try:
-            result: Any = self._work()
-            error: BaseException | None = None
-        except BaseException as exc:  # handed to the GUI thread, which decides what to say
-            result, error = None, exc
-        self._job.finished.emit(result, error)
+def _qasync_loop() -> asyncio.AbstractEventLoop | None:
+    """The running loop, else the loop set as current if it is a qasync one; never makes a loop."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    local = getattr(asyncio.get_event_loop_policy(), "_local", None)
+    loop = getattr(local, "_loop", None)
+    if loop is not None and not loop.is_closed() and type(loop).__module__.startswith("qasync"):
+        return loop  # type: ignore[no-any-return]
+    return None
 
 
 def run_off_thread(
@@ -79,33 +48,51 @@ def run_off_thread(
     on_error: Callable[[BaseException], None],
     *,
     parent: QObject | None = None,
-) -> BackgroundJob[T]:
-    """``parent``: the object the answer is for; if it is deleted first, the answer is dropped."""
-    job: BackgroundJob[T] = BackgroundJob(on_result, on_error, parent)
-    job.moveToThread(QCoreApplication.instance().thread())  # answers are delivered on the GUI thread
-    _waiting.add(job)
-    QThreadPool.globalInstance().start(_Runnable(work, job))
-    return job
+) -> None:
+    """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped."""
+
+    def deliver(outcome: asyncio.Future[T] | Future[T]) -> None:
+        if outcome.cancelled() or (parent is not None and not shiboken6.isValid(parent)):
+            return  # the widget that asked was closed meanwhile: nobody waits for the answer
+        error = outcome.exception()
+        if error is not None:
+            on_error(error)
+        else:
+            on_result(outcome.result())
+
+    loop = _qasync_loop()
+    if loop is None:
+        done: Future[T] = Future()
+        try:
+            done.set_result(work())
+        except Exception as exc:  # handed to on_error, as from a worker
+            done.set_exception(exc)
+        deliver(done)
+        return
+    future = loop.run_in_executor(None, work)
+    _waiting.add(future)
+    future.add_done_callback(_waiting.discard)
+    future.add_done_callback(deliver)
 
 
 def jobs_waiting() -> int:
-    """How many answers are still to come (tests wait for 0)."""
+    """How many answers are still to come (tests may wait for 0)."""
     return len(_waiting)
 
 
 class BackgroundCalls(QObject):
-    """One worker thread for a widget's slow reads.
+    """A widget's slow reads, numbered (the search palette, the export).
 
     Signals:
         finished(int, object, object): a call's number, its result (or None), its exception (or None);
-            emitted on this object's thread.
+            emitted on the GUI thread.
     """
 
     finished = Signal(int, object, object)
 
     def __init__(self, parent: QObject | None = None, *, name: str = "xworkmate-worker") -> None:
         super().__init__(parent)
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self.setObjectName(name)
         self._last = 0
 
     @property
@@ -116,17 +103,18 @@ class BackgroundCalls(QObject):
     def submit(self, call: Callable[[], Any]) -> int:
         self._last += 1
         number = self._last
-        self._pool.submit(self._run, number, call)
+
+        def answer(result: object, error: BaseException | None) -> None:
+            # One loop turn later, with this object as the timer's context: the caller has the number by
+            # then even when the call ran at once (no qasync loop), and a deleted owner gets nothing.
+            QTimer.singleShot(0, self, lambda: self.finished.emit(number, result, error))
+
+        def failed(error: BaseException) -> None:
+            log.warning("background call failed", exc_info=error)  # said in one line by the caller (ERR-1)
+            answer(None, error)
+
+        run_off_thread(call, lambda result: answer(result, None), failed, parent=self)
         return number
 
-    def _run(self, number: int, call: Callable[[], Any]) -> None:
-        try:
-            result, error = call(), None
-        except Exception as exc:  # delivered to the GUI thread, which says it in one line (ERR-1)
-            log.warning("background call failed", exc_info=True)
-            result, error = None, exc
-        with contextlib.suppress(RuntimeError):  # the widget was deleted while the call ran
-            self.finished.emit(number, result, error)
-
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Nothing to stop: answers for a deleted owner are dropped (``run_off_thread``'s ``parent``)."""

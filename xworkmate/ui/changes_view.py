@@ -60,7 +60,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind, RestoreResult, TurnChanges
 from xworkmate.domain.diffs import DiffLineKind, diff_line_kind, hunk_at, hunk_starts
-from xworkmate.ui.background import BackgroundJob, run_off_thread
+from xworkmate.ui.background import run_off_thread
 
 log = logging.getLogger(__name__)
 
@@ -279,14 +279,14 @@ class DiffView(QPlainTextEdit):
             self._append(self.FIRST_LINES)
             self.moveCursor(QTextCursor.MoveOperation.Start)
             if self.loading:
-                QTimer.singleShot(0, partial(self._append_later, self._generation))
+                QTimer.singleShot(0, self, partial(self._append_later, self._generation))
 
     def _append_later(self, generation: int) -> None:
         if generation != self._generation:
             return  # another patch took its place
         self._append(self.CHUNK_LINES)
         if self.loading:
-            QTimer.singleShot(0, partial(self._append_later, generation))
+            QTimer.singleShot(0, self, partial(self._append_later, generation))
 
     def _append(self, budget: int) -> None:
         """Add whole runs of lines at the end until about ``budget`` lines went in."""
@@ -410,7 +410,7 @@ class ChangesView(QWidget):
         self._chips_generation = 0
         self._busy = False
         self.ask_restore: RestoreAsker = RestoreDialog.ask
-        self.jobs: set[BackgroundJob[Any]] = set()
+        self._pending = 0
 
         self.scope_picker = QComboBox()
         self.scope_picker.setObjectName("changesScopePicker")
@@ -531,7 +531,7 @@ class ChangesView(QWidget):
     @property
     def busy(self) -> bool:
         """Whether an answer from the controller is still to come."""
-        return bool(self.jobs)
+        return self._pending > 0
 
     # -- the window tells it what to show -----------------------------------------------------------
 
@@ -687,16 +687,15 @@ class ChangesView(QWidget):
         on_result: Callable[[T], None],
         on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
-        """Run ``work`` on the pool; its answer (or its one-line failure) is applied on the GUI thread."""
-        jobs = self.jobs
-        holder: list[BackgroundJob[T]] = []
+        """Run ``work`` off the GUI thread; its answer (or its one-line failure) is applied on the GUI thread."""
+        self._pending += 1
 
         def done(result: T) -> None:
-            jobs.difference_update(holder)
+            self._pending -= 1
             on_result(result)
 
         def failed(exc: BaseException) -> None:
-            jobs.difference_update(holder)
+            self._pending -= 1
             if not isinstance(exc, (ValueError, LookupError, OSError)):
                 log.error("changes view", exc_info=exc)
             self.show_status(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
@@ -704,8 +703,7 @@ class ChangesView(QWidget):
                 on_error(exc)
             self._show_buttons()
 
-        holder.append(run_off_thread(work, done, failed, parent=self))
-        jobs.update(holder)
+        run_off_thread(work, done, failed, parent=self)
 
     # -- pickers -----------------------------------------------------------------------------------
 

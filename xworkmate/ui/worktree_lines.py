@@ -217,7 +217,7 @@ class WorktreeLineFlow:
             if isinstance(exc, WorktreeDirtyError) and key is not None:
                 self._show_error(f"Not archived — {exc}")
                 # Asked from a timer, not from inside the loop's callback: no nested loop in a coroutine's wake.
-                QTimer.singleShot(0, partial(self._ask_force, key, exc))
+                QTimer.singleShot(0, self._parent, partial(self._ask_force, key, exc))
             elif isinstance(exc, (ValueError, LookupError, NotRunnable, OSError)):
                 self._show_error(f"{what} — {exc}")
             else:

@@ -14,11 +14,9 @@ a coroutine (STYLE lesson 7).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from tests.support.openai_server import OpenAIServer
@@ -56,23 +54,10 @@ def window(qtbot: QtBot, sqlite_controller: SessionController) -> MainWindow:
 
 
 @pytest.fixture
-def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
-    """A qasync event loop for one test; turns still running at the end are cancelled and awaited."""
-    import qasync  # type: ignore[import-untyped]  # after PySide6, so it binds to it
-
-    event_loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(event_loop)
-    try:
-        yield event_loop
-    finally:
-        pending = [task for task in asyncio.all_tasks(event_loop) if not task.done()]
-        for task in pending:
-            task.cancel()
-        if pending:
-            event_loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-        event_loop.run_until_complete(event_loop.shutdown_asyncgens())
-        event_loop.close()
-        asyncio.set_event_loop(None)
+def loop(xwm_loop: asyncio.AbstractEventLoop) -> asyncio.AbstractEventLoop:
+    """A qasync event loop for one test: the shipped plugin's (issue 21), so testers and we share one set-up;
+    turns still running at the end are cancelled and awaited."""
+    return xwm_loop
 
 
 @pytest.fixture

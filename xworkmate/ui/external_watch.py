@@ -1,22 +1,24 @@
-"""The window notices what the CLI wrote to the same database (issue 18, item 6).
+"""The window notices what the CLI wrote to the same database (issue 18, item 6; issue 19, item 6).
 
-A daemon thread asks ``SessionController.external_changes()`` every
+A timer on the GUI thread asks ``SessionController.external_changes()`` every
 ``INTERVAL_S`` seconds, and at once when the window is activated
-(``check_now``). That call is one ``PRAGMA data_version`` on SQLite when
-nothing changed, so idling costs nothing measurable; on PostgreSQL it is two
-small reads, off the GUI thread. What changed arrives on the GUI thread as
-``changed(change)`` (a queued signal): the window then re-reads the providers
+(``check_now``); the question itself runs off the GUI thread
+(``background.run_off_thread``) and its answer comes back on the GUI thread,
+with no Qt signal sent from another thread (the pattern that crashed full UI
+runs). That call is one ``PRAGMA data_version`` on SQLite when nothing changed,
+so idling costs nothing measurable; on PostgreSQL it is two small reads. What
+changed arrives as ``changed(change)``: the window then re-reads the providers
 and the line list.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from xworkmate.controllers import SessionController
+from xworkmate.ui.background import run_off_thread
 
 log = logging.getLogger(__name__)
 
@@ -34,37 +36,32 @@ class ExternalWatch(QObject):
         super().__init__(parent)
         self.setObjectName("externalWatch")
         self._controller = controller
-        self._interval = interval_s
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(int(interval_s * 1000))
+        self._timer.timeout.connect(self.check_now)
+        self._asking = False
+        self._stopped = False
 
     def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="xworkmate-external-changes", daemon=True)
-            self._thread.start()
+        self._stopped = False
+        self._timer.start()
 
     def check_now(self) -> None:
         """Look now (the window came to the front: the person may have used the CLI meanwhile)."""
-        self._wake.set()
+        if self._asking or self._stopped:
+            return  # one question at a time; the next tick asks again
+        self._asking = True
+        run_off_thread(self._controller.external_changes, self._answered, self._failed, parent=self)
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        self._stopped = True
+        self._timer.stop()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._wake.wait(self._interval)
-            self._wake.clear()
-            if self._stop.is_set():
-                break
-            try:
-                change = self._controller.external_changes()
-            except Exception:  # the database went away for a moment: try again on the next tick
-                log.warning("could not check the database for outside changes", exc_info=True)
-                continue
-            if change.any:
-                self.changed.emit(change)
+    def _answered(self, change: object) -> None:
+        self._asking = False
+        if not self._stopped and getattr(change, "any", False):
+            self.changed.emit(change)
+
+    def _failed(self, error: BaseException) -> None:
+        self._asking = False  # the database went away for a moment: try again on the next tick
+        log.warning("could not check the database for outside changes: %s", error)

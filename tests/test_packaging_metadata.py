@@ -15,9 +15,7 @@ def _setuptools() -> dict[str, object]:
 
 def test_every_subpackage_is_listed_for_the_wheel() -> None:
     listed = set(_setuptools()["packages"])  # type: ignore[call-overload]
-    found = {
-        ".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "xworkmate").rglob("__init__.py")
-    }
+    found = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "xworkmate").rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
 
 

@@ -24,9 +24,7 @@ from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 
 
-def test_two_new_lines_get_two_keys_and_two_folders(
-    controller: SessionController, settings: Settings
-) -> None:
+def test_two_new_lines_get_two_keys_and_two_folders(controller: SessionController, settings: Settings) -> None:
     """Seed 002 §9.1–2, ISO-2, ISO-3."""
     a = controller.create_line("A")
     b = controller.create_line("B")
@@ -83,9 +81,7 @@ def test_every_request_carries_the_lines_own_session_and_folder(controller: Sess
 
 
 @pytest.mark.parametrize("key", ["", "   ", None])
-def test_a_line_without_a_key_is_blocked_not_run_in_main(
-    controller: SessionController, key: str | None
-) -> None:
+def test_a_line_without_a_key_is_blocked_not_run_in_main(controller: SessionController, key: str | None) -> None:
     """Seed 002 §9.5, ISO-7."""
     with pytest.raises(NotRunnable) as info:
         controller.prepare_run(key, "hello")
@@ -158,18 +154,14 @@ def test_binding_to_a_missing_path_or_a_file_is_refused_with_the_reason(
     assert controller.get_thread(line.thread_id).workspace_binding == line.workspace_binding
 
 
-def test_creating_a_line_on_a_missing_folder_creates_nothing(
-    controller: SessionController, tmp_path: Path
-) -> None:
+def test_creating_a_line_on_a_missing_folder_creates_nothing(controller: SessionController, tmp_path: Path) -> None:
     before = len(controller.list_lines())
     with pytest.raises(WorkspaceBindingError):
         controller.create_line("A", workspace=tmp_path / "missing")
     assert len(controller.list_lines()) == before
 
 
-def test_execution_result_updates_the_line_that_started_the_run(
-    controller: SessionController, tmp_path: Path
-) -> None:
+def test_execution_result_updates_the_line_that_started_the_run(controller: SessionController, tmp_path: Path) -> None:
     """ISO-8: a result arriving after a switch updates its own line, not the current one."""
     a = controller.create_line("A")
     b = controller.create_line("B")

@@ -107,9 +107,7 @@ def test_streamed_text_arrives_as_deltas_then_usage_then_finish(
     assert request.headers["accept"] == "text/event-stream"
 
 
-def test_stream_sends_the_api_key_as_bearer_token(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
+def test_stream_sends_the_api_key_as_bearer_token(openai_server: OpenAIServer, make_client: MakeClient) -> None:
     openai_server.script(TextReply(["ok"]))
     _stream(make_client(openai_server, api_key="sk-test"))
     assert openai_server.chat_requests[0].headers["authorization"] == "Bearer sk-test"
@@ -174,9 +172,7 @@ def test_collected_stream_gives_text_tool_calls_and_assistant_message(
     assert completion.to_message() == {
         "role": "assistant",
         "content": "Listing.",
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "list_files", "arguments": ""}}
-        ],
+        "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "list_files", "arguments": ""}}],
     }
 
 
@@ -198,9 +194,7 @@ def test_sse_comments_and_missing_blank_lines_are_tolerated(
     assert _stream(make_client(openai_server)) == [TextDelta("a"), TextDelta("b"), Finished("length")]
 
 
-def test_server_that_ignores_stream_flag_still_works(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
+def test_server_that_ignores_stream_flag_still_works(openai_server: OpenAIServer, make_client: MakeClient) -> None:
     message = '{"role": "assistant", "content": "whole"}'
     body = f'{{"choices": [{{"index": 0, "message": {message}, "finish_reason": "stop"}}]}}'
     openai_server.script(RawStreamReply([body], content_type="application/json"))
@@ -210,13 +204,9 @@ def test_server_that_ignores_stream_flag_still_works(
 # -- non-streamed ------------------------------------------------------------------------------
 
 
-def test_complete_returns_text_usage_and_tool_calls(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
+def test_complete_returns_text_usage_and_tool_calls(openai_server: OpenAIServer, make_client: MakeClient) -> None:
     openai_server.script(
-        TextReply(
-            ["plain ", "answer"], usage={"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}
-        ),
+        TextReply(["plain ", "answer"], usage={"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}),
         ToolCallReply([ScriptedToolCall("call_9", "read_file", '{"path": "x"}')]),
     )
 
@@ -282,9 +272,7 @@ def test_rate_limit_with_a_long_retry_after_is_not_waited_for(
     assert time.monotonic() - started < 2
 
 
-def test_dropped_connection_before_a_reply_is_retried(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
+def test_dropped_connection_before_a_reply_is_retried(openai_server: OpenAIServer, make_client: MakeClient) -> None:
     openai_server.script(DropConnectionReply(), TextReply(["ok"]))
     assert _stream(make_client(openai_server))[-1] == Finished("stop")
     assert len(openai_server.chat_requests) == 2
@@ -318,9 +306,7 @@ def test_rejected_key_is_an_auth_error_naming_the_provider(
     assert len(openai_server.chat_requests) == 1  # never retried
 
 
-def test_unknown_model_is_a_model_not_found_error(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
+def test_unknown_model_is_a_model_not_found_error(openai_server: OpenAIServer, make_client: MakeClient) -> None:
     openai_server.script(ErrorReply(404, {"error": {"message": "model 'gpt-9' not found", "code": None}}))
     info = _stream_error(make_client(openai_server, name="ollama", model="gpt-9"), ModelNotFoundError)
     assert "'ollama'" in str(info.value)
@@ -328,9 +314,7 @@ def test_unknown_model_is_a_model_not_found_error(
     assert len(openai_server.chat_requests) == 1
 
 
-def test_model_not_found_code_on_400_is_a_model_error(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
+def test_model_not_found_code_on_400_is_a_model_error(openai_server: OpenAIServer, make_client: MakeClient) -> None:
     openai_server.script(ErrorReply(400, {"error": {"message": "no such model", "code": "model_not_found"}}))
     _stream_error(make_client(openai_server), ModelNotFoundError)
 
@@ -371,19 +355,13 @@ def test_html_page_instead_of_a_stream_is_a_malformed_stream_error(
     assert "<html>" in str(info.value)
 
 
-def test_truncated_stream_is_a_malformed_stream_error(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
-    openai_server.script(
-        RawStreamReply(['data: {"choices": [{"index": 0, "delta": {"content": "par"}}]}', ""])
-    )
+def test_truncated_stream_is_a_malformed_stream_error(openai_server: OpenAIServer, make_client: MakeClient) -> None:
+    openai_server.script(RawStreamReply(['data: {"choices": [{"index": 0, "delta": {"content": "par"}}]}', ""]))
     info = _stream_error(make_client(openai_server), MalformedStreamError)
     assert "truncated" in str(info.value)
 
 
-def test_error_object_inside_the_stream_is_a_server_error(
-    openai_server: OpenAIServer, make_client: MakeClient
-) -> None:
+def test_error_object_inside_the_stream_is_a_server_error(openai_server: OpenAIServer, make_client: MakeClient) -> None:
     openai_server.script(*[RawStreamReply(['data: {"error": {"message": "upstream overloaded"}}', ""])] * 3)
     info = _stream_error(make_client(openai_server), ProviderServerError)
     assert "upstream overloaded" in str(info.value)

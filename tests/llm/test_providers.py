@@ -97,9 +97,7 @@ def test_key_is_read_from_the_keyring_under_the_provider_name(use_keyring: UseKe
     assert resolve_api_key(_config(name="openrouter", api_key_keyring=True)) == "sk-from-keyring"
 
 
-def test_environment_variable_wins_over_keyring(
-    use_keyring: UseKeyring, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_environment_variable_wins_over_keyring(use_keyring: UseKeyring, monkeypatch: pytest.MonkeyPatch) -> None:
     use_keyring(MemoryKeyring())
     store_api_key("local", "sk-from-keyring")
     monkeypatch.setenv("XW_TEST_KEY", "sk-from-env")

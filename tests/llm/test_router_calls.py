@@ -182,9 +182,7 @@ def test_failure_after_output_is_not_failed_over(
     """Output already reached the consumer; repeating the call elsewhere would duplicate it."""
     first, second = openai_server_factory(), openai_server_factory()
     first.script(
-        RawStreamReply(
-            ['data: {"choices": [{"index": 0, "delta": {"content": "half"}}]}', "", "data: garbage", ""]
-        )
+        RawStreamReply(['data: {"choices": [{"index": 0, "delta": {"content": "half"}}]}', "", "data: garbage", ""])
     )
     second.script(TextReply(["whole"]))
     router = make_router([make_provider(first, "a", ("medical",)), make_provider(second, "b", ("medical",))])

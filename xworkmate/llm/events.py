@@ -68,9 +68,7 @@ class ToolCall:
         except json.JSONDecodeError as exc:
             raise ToolArgumentsError(self.name, self.id, f"{exc.msg} at position {exc.pos}") from exc
         if not isinstance(value, dict):
-            raise ToolArgumentsError(
-                self.name, self.id, f"expected a JSON object, got {type(value).__name__}"
-            )
+            raise ToolArgumentsError(self.name, self.id, f"expected a JSON object, got {type(value).__name__}")
         return value
 
     def to_message(self) -> dict[str, Any]:

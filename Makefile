@@ -28,6 +28,7 @@ test: $(STAMP)
 	bash tests/support/install_agents.sh
 	QT_QPA_PLATFORM=offscreen QT_API=pyside6 $(BIN)/python -m pytest
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # Issue 19: the Qt-free core as a real install. A venv without the gui extra (no PySide6, no qasync) runs
 # every non-UI test with pytest-qt disabled, and the CLI; `.ci/run` runs it after `make test`.

@@ -53,6 +53,11 @@ def window(qtbot: QtBot, sqlite_controller: SessionController) -> MainWindow:
     return open_window(qtbot, sqlite_controller)
 
 
+@pytest.fixture(autouse=True)
+def gui_thread_gc(xwm_gui_thread_gc: None) -> None:
+    """Every UI test: garbage (closed windows, their timers) is collected on the GUI thread only."""
+
+
 @pytest.fixture
 def loop(xwm_loop: asyncio.AbstractEventLoop) -> asyncio.AbstractEventLoop:
     """A qasync event loop for one test: the shipped plugin's (issue 21), so testers and we share one set-up;

@@ -170,7 +170,28 @@ def _require_qt(request: pytest.FixtureRequest, fixture: str) -> None:
 
 
 @pytest.fixture
-def xwm_loop(request: pytest.FixtureRequest) -> Iterator[asyncio.AbstractEventLoop]:
+def xwm_gui_thread_gc() -> Iterator[None]:
+    """Python's cycle collector runs only on the test's own (GUI) thread, between tests.
+
+    As in the app (``xworkmate.ui.collector``): the automatic collector would run in whichever worker
+    thread allocates (git, a search, a sandboxed command) and could free a closed window there; Qt
+    cannot stop its timers from that thread, and a later timer event crashes the process.
+    """
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        if was_enabled:
+            gc.enable()
+
+
+@pytest.fixture
+def xwm_loop(request: pytest.FixtureRequest, xwm_gui_thread_gc: None) -> Iterator[asyncio.AbstractEventLoop]:
     """A qasync loop on pytest-qt's ``qapp``, current for the test; turns left running are cancelled."""
     _require_qt(request, "xwm_loop")
     import asyncio

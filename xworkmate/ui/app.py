@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 import xworkmate
 from xworkmate.controllers import SessionController
+from xworkmate.ui.collector import GuiThreadCollector
 from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
 from xworkmate.ui.theme import theme_manager
@@ -113,9 +114,12 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
             return _smoke_test(app, window)
         window.show()
         warm_up = start_warm_up(controller)
+        collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
+        collector.start()
         try:
             return _run_event_loop(app)
         finally:
+            collector.stop()
             warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
     finally:
         restore_excepthook()

@@ -60,6 +60,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind, RestoreResult, TurnChanges
 from xworkmate.domain.diffs import DiffLineKind, diff_line_kind, hunk_at, hunk_starts
+from xworkmate.ui import theme
 from xworkmate.ui.background import run_off_thread
 
 log = logging.getLogger(__name__)
@@ -73,10 +74,14 @@ SCOPE_LABELS: dict[ChangeScope, str] = {
     ChangeScope.UNCOMMITTED: "Uncommitted",
 }
 KIND_LETTERS = {FileChangeKind.ADDED: "A", FileChangeKind.MODIFIED: "M", FileChangeKind.DELETED: "D"}
-_ADDED_COLOUR = QColor(26, 127, 55)
-_REMOVED_COLOUR = QColor(207, 34, 46)
-_HUNK_COLOUR = QColor(5, 80, 174)
-_FILE_COLOUR = QColor(87, 96, 106)
+# The diff's colours are the theme's tokens (issue 18: one table, both themes, contrast-checked).
+_ADDED, _REMOVED, _HUNK, _FILE = "diff-added-text", "diff-removed-text", "diff-hunk-text", "muted-text"
+
+
+def _colour(token: str) -> QColor:
+    return theme.current().color(token)
+
+
 MIN_BUTTON_WIDTH = 40
 MIN_LIST_HEIGHT = 36
 
@@ -160,9 +165,9 @@ class ChangedFilesModel(QAbstractTableModel):
             return added if column == 2 else removed
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == 2 or (column == 0 and change.kind is FileChangeKind.ADDED):
-                return QBrush(_ADDED_COLOUR)
+                return QBrush(_colour(_ADDED))
             if column == 3 or (column == 0 and change.kind is FileChangeKind.DELETED):
-                return QBrush(_REMOVED_COLOUR)
+                return QBrush(_colour(_REMOVED))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -213,12 +218,12 @@ def _formats() -> dict[DiffLineKind, tuple[QTextCharFormat, QTextBlockFormat]]:
         return char, block
 
     return {
-        DiffLineKind.FILE: pair(_FILE_COLOUR, 0, bold=True),
-        DiffLineKind.HUNK: pair(_HUNK_COLOUR, 22),
-        DiffLineKind.ADDED: pair(_ADDED_COLOUR, 26),
-        DiffLineKind.REMOVED: pair(_REMOVED_COLOUR, 26),
+        DiffLineKind.FILE: pair(_colour(_FILE), 0, bold=True),
+        DiffLineKind.HUNK: pair(_colour(_HUNK), 22),
+        DiffLineKind.ADDED: pair(_colour(_ADDED), 26),
+        DiffLineKind.REMOVED: pair(_colour(_REMOVED), 26),
         DiffLineKind.CONTEXT: pair(None, 0),
-        DiffLineKind.NOTE: pair(_FILE_COLOUR, 0),
+        DiffLineKind.NOTE: pair(_colour(_FILE), 0),
     }
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.providers import InvalidProviderError, ProviderKind, ProviderRecord
 from xworkmate.domain.stored_text import NUL_REPLACED_KEY
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import Store
@@ -47,15 +48,22 @@ def test_titles_and_goals_with_nul_are_stored_with_the_replacement_character_err
 
 
 def test_provider_fields_with_nul_are_stored_with_the_replacement_character_err_3(store: Store) -> None:
-    """ERR-3: every text field of a provider, JSON lists included, keeps U+FFFD on both databases."""
-    openai = ProviderRecord(
+    """ERR-3: every text field of a provider, JSON lists included, keeps U+FFFD on both databases.
+
+    The CLI and the dialogs refuse such a record at the door (``ProviderRecord.checked``, issue 19); the
+    store must still keep the same text whatever reaches it (a row from an older version), so these
+    records are built without the record's own checks.
+    """
+    with pytest.raises(InvalidProviderError):
+        ProviderRecord.checked(name="lo\x00cal", base_url="http://127.0.0.1:1/v1", model="m")
+    openai = ProviderRecord.model_construct(
         name="lo\x00cal",
         base_url="http://127.0.0.1:1/v1\x00",
         model="m\x00odel",
         tags=("ta\x00g",),
         api_key_env="KEY\x00ENV",
     )
-    acp = ProviderRecord(
+    acp = ProviderRecord.model_construct(
         name="agent",
         kind=ProviderKind.ACP,
         acp_command=("agent\x00bin", "--acp"),

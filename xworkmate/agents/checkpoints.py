@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xworkmate.domain.checkpoints import DEFAULT_MAX_FILE_BYTES, FileChange, FileChangeKind
+from xworkmate.domain.diffs import HUNK_HEADER
 
 __all__ = [
     "EMPTY_TREE",
@@ -47,7 +47,6 @@ UNDO_REF = "refs/xworkmate/undo"
 _AUTHOR = ("XWorkmate", "checkpoints@xworkmate.invalid")
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
-_HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
 class GitFailed(RuntimeError):
@@ -515,7 +514,7 @@ def split_hunks(patch: str) -> tuple[str, list[str]]:
     header: list[str] = []
     hunks: list[list[str]] = []
     for line in patch.splitlines(keepends=True):
-        if _HUNK_HEADER.match(line):
+        if HUNK_HEADER.match(line):
             hunks.append([line])
         elif hunks:
             hunks[-1].append(line)

@@ -17,6 +17,7 @@ text itself, so nothing changes.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from string import Formatter
@@ -51,6 +52,11 @@ class CoreText:
     anchor: str  # its longest fixed part: a cheap test before the pattern runs
 
 
+def _group(field: str, conversion: str | None) -> str:
+    """The regex group of a field as the template shows it: ``{name!r}`` and ``{name}`` are two groups."""
+    return f"{field}__repr" if conversion == "r" else field
+
+
 def core_text(context: str, source: str) -> CoreText:
     """The pattern of one marked text: its fixed parts literally, each named field as a group."""
     parts: list[str] = []
@@ -62,13 +68,14 @@ def core_text(context: str, source: str) -> CoreText:
         literals.append(literal)
         if field is None:
             continue
-        if field in seen:
-            parts.append(f"(?P={field})")
+        group = _group(field, conversion)
+        if group in seen:
+            parts.append(f"(?P={group})")
             continue
-        seen.add(field)
+        seen.add(group)
         last = index == len(pieces) - 1
         value = _REPR_VALUE if conversion == "r" else (r"\S+" if last else r".+?")
-        parts.append(f"(?P<{field}>{value})")
+        parts.append(f"(?P<{group}>{value})")
     body = "".join(parts)
     if not seen and len(source.split()) < _WHOLE_TEXT_ONLY_WORDS:
         body = rf"\A\s*{body}\s*\Z"
@@ -86,13 +93,23 @@ def core_texts() -> list[CoreText]:
     return list(_cache.values())
 
 
+def _value(values: dict[str, str], field: str, conversion: str | None) -> str:
+    """A field's value as ``conversion`` shows it, from however the source text showed it."""
+    shown = values.get(_group(field, conversion))
+    if shown is not None:
+        return shown
+    if conversion == "r":
+        return repr(values[field])
+    return str(ast.literal_eval(values[_group(field, "r")]))
+
+
 def _render(template: str, values: dict[str, str]) -> str:
     """``template`` with each field replaced by the value as the source text showed it (quotes and all)."""
     out: list[str] = []
-    for literal, field, _spec, _conversion in Formatter().parse(template):
+    for literal, field, _spec, conversion in Formatter().parse(template):
         out.append(literal)
         if field is not None:
-            out.append(values[field])
+            out.append(_value(values, field, conversion))
     return "".join(out)
 
 
@@ -109,7 +126,7 @@ def translate_core_texts(text: str) -> str:
             continue
         try:
             rendered = _render(translated, found.groupdict())
-        except (KeyError, ValueError, IndexError):  # a translation naming a field the source does not have
+        except (KeyError, ValueError, SyntaxError):  # a translation naming a field the source does not have
             continue
         text = text[: found.start()] + rendered + text[found.end() :]
     return text

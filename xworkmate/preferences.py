@@ -32,6 +32,17 @@ class Language(StrEnum):
     CHINESE = "zh_CN"
 
 
+# The compiled catalogues (issue 20), named here so the window (ui/i18n.py) and the bundle's manifest
+# (packaging/bundle_manifest.py) agree: the app's under resources/i18n/, Qt's own from PySide6's translations.
+CATALOGUE_FOLDER = "i18n"
+QT_CATALOGUES: dict[Language, tuple[str, ...]] = {Language.CHINESE: ("qtbase_zh_CN.qm",)}
+
+
+def app_catalogue(language: Language) -> str:
+    """The file name of the app's compiled catalogue for ``language`` (``xworkmate_zh_CN.qm``)."""
+    return f"xworkmate_{language.value}.qm"
+
+
 class Preferences(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")  # a newer version's keys do not break an older one
 

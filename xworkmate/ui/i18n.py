@@ -20,14 +20,19 @@ from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTr
 from PySide6.QtGui import QAction, QActionGroup, QFont, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
-from xworkmate.preferences import Language, chosen_language, load_preferences, save_preferences
+from xworkmate.preferences import (
+    CATALOGUE_FOLDER,
+    QT_CATALOGUES,
+    Language,
+    app_catalogue,
+    chosen_language,
+    load_preferences,
+    save_preferences,
+)
 from xworkmate.ui.resources import resource_dir_candidates
 
 log = logging.getLogger(__name__)
 
-I18N_FOLDER = "i18n"
-APP_CATALOGUE = "xworkmate_{language}.qm"
-QT_CATALOGUES: dict[Language, tuple[str, ...]] = {Language.CHINESE: ("qtbase_zh_CN.qm",)}
 # Families that carry Simplified Chinese glyphs, the first installed one backs the window's font.
 CJK_FAMILIES = (
     "Noto Sans CJK SC",
@@ -65,8 +70,7 @@ def active_language() -> Language:
 
 def catalogue_candidates(language: Language) -> list[Path]:
     """Where the app's compiled catalogue for ``language`` may be, most specific first."""
-    name = APP_CATALOGUE.format(language=language.value)
-    return [folder / I18N_FOLDER / name for folder in resource_dir_candidates()]
+    return [folder / CATALOGUE_FOLDER / app_catalogue(language) for folder in resource_dir_candidates()]
 
 
 def qt_translations_dir() -> Path:

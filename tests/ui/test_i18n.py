@@ -176,7 +176,8 @@ def test_plain_words_shows_the_cores_texts_in_the_seeds_chinese(chinese: None) -
     assert shown.startswith("Not dispatched — 类别为 'medical' 的任务不能在 ACP 模式下运行")
     assert "CAT-" not in shown and "'medical' 标签的模型" in shown
     assert plain_words("ready") == "就绪"
-    assert plain_words("already ready") == "already ready"  # a short text only as the whole text
+    assert plain_words("Runnable — ready.") == "Runnable — 就绪."  # the window's own part is its translator's
+    assert plain_words("already, ready-made") == "already, ready-made"  # whole words only
 
 
 def test_plain_words_keeps_english_without_a_translator() -> None:

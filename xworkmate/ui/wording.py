@@ -38,8 +38,6 @@ _BARE = re.compile(r"\s*\b" + _ID + r"\b:?")
 
 # A ``{name!r}`` field is a Python repr of a string: quoted with ' or ", backslash escapes inside.
 _REPR_VALUE = r"""(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
-# Texts this short ("ready") are translated only when they are the whole text, never inside a sentence.
-_WHOLE_TEXT_ONLY_WORDS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +74,8 @@ def core_text(context: str, source: str) -> CoreText:
         last = index == len(pieces) - 1
         value = _REPR_VALUE if conversion == "r" else (r"\S+" if last else r".+?")
         parts.append(f"(?P<{group}>{value})")
-    body = "".join(parts)
-    if not seen and len(source.split()) < _WHOLE_TEXT_ONLY_WORDS:
-        body = rf"\A\s*{body}\s*\Z"
+    # Whole words only: "ready" is translated in "Runnable — ready.", not inside "already" or "ready-made".
+    body = r"(?<![\w-])" + "".join(parts) + r"(?![\w-])"
     return CoreText(context, source, re.compile(body, re.DOTALL), max(literals, key=len))
 
 

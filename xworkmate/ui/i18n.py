@@ -103,7 +103,9 @@ def install_translations(app: QCoreApplication, choice: Language) -> Language:
 def remove_translations(app: QCoreApplication) -> None:
     """Back to the English source texts (and the font without the CJK fallback)."""
     while _installed:
-        app.removeTranslator(_installed.pop())
+        translator = _installed.pop()
+        app.removeTranslator(translator)
+        translator.deleteLater()
     while _substituted:
         QFont.removeSubstitutions(_substituted.pop())
     _activate(Language.ENGLISH)

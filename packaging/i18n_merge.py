@@ -43,9 +43,7 @@ class Entry:
 
     @property
     def finished(self) -> bool:
-        translation = self.translation
-        texts = [f.text or "" for f in translation.findall("numerusform")] or [translation.text or ""]
-        return translation.get("type") is None and all(texts)
+        return self.translation.get("type") is None and all(_texts(self))
 
     @property
     def numerus(self) -> bool:
@@ -79,8 +77,13 @@ def _copy_translation(source: Entry, target: Entry) -> None:
     target.message.append(copied)
 
 
+def _texts(entry: Entry) -> list[str]:
+    translation = entry.translation
+    return [form.text or "" for form in translation.findall("numerusform")] or [translation.text or ""]
+
+
 def _same(a: Entry, b: Entry) -> bool:
-    return ET.tostring(a.translation) == ET.tostring(b.translation)
+    return _texts(a) == _texts(b)
 
 
 def fill(catalogue: Path, fragments: Sequence[Path]) -> list[str]:

@@ -141,9 +141,9 @@ def test_settings_language_is_remembered_for_the_next_start(
     finally:
         remove_translations(qapp)
 
-    second.findChild(QAction, "languageEnglishAction").trigger()  # what this window already speaks: no notice
+    second.findChild(QAction, "languageEnglishAction").trigger()  # what this window already speaks
     assert load_preferences(settings.home).language is Language.ENGLISH
-    assert label_text(second, "lineStatusLabel") == ""
+    assert label_text(second, "lineStatusLabel") == "XWorkmate already speaks this language."
 
 
 def test_the_system_language_decides_when_the_person_follows_it() -> None:

@@ -185,6 +185,6 @@ class LanguageMenu(QObject):
             self._notify(self.tr("The language could not be saved: {problem}").format(problem=exc.strerror or exc))
             return
         if resolve_language(language) is active_language():
-            self._notify("")
+            self._notify(self.tr("XWorkmate already speaks this language."))
         else:
             self._notify(self.tr("The language changes when XWorkmate starts again."))

@@ -67,6 +67,10 @@
             <translation>无法保存语言设置：{problem}</translation>
         </message>
         <message>
+            <source>XWorkmate already speaks this language.</source>
+            <translation>XWorkmate 已经在使用这种语言。</translation>
+        </message>
+        <message>
             <source>The language changes when XWorkmate starts again.</source>
             <translation>语言将在 XWorkmate 下次启动时切换。</translation>
         </message>

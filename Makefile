@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-core lint bench smoke package clean screenshots
+.PHONY: run test test-core lint bench smoke package clean screenshots i18n translations
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "XWorkmate needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -13,18 +13,44 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[gui,test]'
 	$(BIN)/python packaging/qt_preflight.py --warn
 	touch $(STAMP)
+	@$(MAKE) --no-print-directory translations
+
+# Issue 20: the window's catalogues. `make i18n` refreshes the .ts from the sources (pyside6-lupdate), fills
+# them from resources/i18n/fragments/*.ts (packaging/i18n_merge.py) and compiles them; the .qm files are
+# built at set-up and before run/test/package (pyside6-lrelease) and never committed.
+I18N := resources/i18n
+I18N_SOURCES = $(shell find xworkmate -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort)
+LUPDATE = $(BIN)/pyside6-lupdate $(I18N_SOURCES) -locations none -no-obsolete
+QM := $(I18N)/xworkmate_zh_CN.qm $(I18N)/xworkmate_en.qm
+
+i18n: $(STAMP)
+	@echo "pyside6-lupdate: $(words $(I18N_SOURCES)) files of xworkmate/ -> $(I18N)/xworkmate_zh_CN.ts, xworkmate_en.ts"
+	@$(LUPDATE) -ts $(I18N)/xworkmate_zh_CN.ts
+	@$(LUPDATE) -pluralonly -ts $(I18N)/xworkmate_en.ts
+	$(BIN)/python packaging/i18n_merge.py fill $(I18N)/xworkmate_zh_CN.ts $(wildcard $(I18N)/fragments/*.ts)
+	$(BIN)/python packaging/i18n_merge.py plurals $(I18N)/xworkmate_en.ts
+	@$(LUPDATE) -silent -ts $(I18N)/xworkmate_zh_CN.ts
+	@$(LUPDATE) -silent -pluralonly -ts $(I18N)/xworkmate_en.ts
+	@$(BIN)/python packaging/i18n_merge.py check $(I18N)/xworkmate_zh_CN.ts $(I18N)/xworkmate_en.ts \
+	  || echo "i18n: translate the entries above (tests/test_translations.py fails until they are)"
+	@$(MAKE) --no-print-directory translations
+
+translations: $(QM)
+
+$(I18N)/%.qm: $(I18N)/%.ts | $(STAMP)
+	$(BIN)/pyside6-lrelease -silent $< -qm $@
 
 # Bytecode up front: with PYTHONDONTWRITEBYTECODE set (as on CI machines) an editable install
 # would otherwise compile every module on every start (issue 7: about 60 ms of start-up).
 BYTECODE := $(BIN)/python -m compileall -q xworkmate >/dev/null
 
 # Issue 18: the X11 libraries the Qt xcb plugin links (installed when root or sudo -n, else one line saying how).
-run: $(STAMP)
+run: $(STAMP) translations
 	$(BIN)/python packaging/qt_preflight.py
 	$(BYTECODE)
 	$(BIN)/xworkmate
 
-test: $(STAMP)
+test: $(STAMP) translations
 	bash tests/support/install_agents.sh
 	QT_QPA_PLATFORM=offscreen QT_API=pyside6 $(BIN)/python -m pytest
 	$(BIN)/ruff check .
@@ -47,18 +73,18 @@ test-core: $(CORE_STAMP)
 	$(CORE_VENV)/bin/python -m pytest -p no:pytest-qt -p no:cacheprovider -q $(CORE_TESTS)
 	bash tests/support/core_cli_check.sh $(CORE_VENV)/bin/xworkmate
 
-smoke: $(STAMP)
+smoke: $(STAMP) translations
 	$(BYTECODE)
 	QT_QPA_PLATFORM=offscreen $(BIN)/xworkmate gui --smoke-test
 
-bench: $(STAMP)
+bench: $(STAMP) translations
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m benchmarks
 
 # Issue 18: the README's light and dark pictures of the real window (offscreen), checked non-empty and different.
-screenshots: $(STAMP)
+screenshots: $(STAMP) translations
 	QT_QPA_PLATFORM=offscreen $(BIN)/python packaging/screenshots.py docs/screenshots
 
-package: $(STAMP)
+package: $(STAMP) translations
 	bash packaging/build.sh
 
 clean:

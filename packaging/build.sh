@@ -84,6 +84,9 @@ sys.exit(None if {"main", sys.argv[1]} <= set(keys) else f"thread list shows {ke
   fi
 }
 
+step "catalogues: resources/i18n/*.qm (pyside6-lrelease)"
+make -C "$ROOT" --no-print-directory translations
+
 step "PyInstaller: dist/xworkmate (one-folder)"
 t=$(date +%s)
 rm -rf "$BUNDLE" "$ROOT/build/pyinstaller"
@@ -160,11 +163,14 @@ echo "  dpkg-deb took ${deb_seconds}s"
 step "checking the .deb"
 t=$(date +%s)
 info=$(dpkg-deb --info "$DEB")
-for field in "Package: xworkmate" "Version: $VERSION" "Architecture: $ARCH" "Depends: " "Installed-Size: "; do
+for field in "Package: xworkmate" "Version: $VERSION" "Architecture: $ARCH" "Depends: " "Installed-Size: " \
+  "Recommends: .*fonts-noto-cjk"; do
   grep -q "^ $field" <<<"$info" || fail "dpkg-deb --info lacks '$field'"
 done
 contents=$(dpkg-deb --contents "$DEB")
 for path in ./opt/xworkmate/xworkmate ./opt/xworkmate/_internal/resources/style.qss \
+  ./opt/xworkmate/_internal/resources/i18n/xworkmate_zh_CN.qm \
+  ./opt/xworkmate/_internal/PySide6/Qt/translations/qtbase_zh_CN.qm \
   ./opt/xworkmate/_internal/xworkmate/store/migrations/env.py \
   "./usr/bin/xworkmate -> /opt/xworkmate/xworkmate" ./usr/share/applications/xworkmate.desktop \
   ./usr/share/icons/hicolor/48x48/apps/xworkmate.png ./usr/share/icons/hicolor/64x64/apps/xworkmate.png \

@@ -10,6 +10,11 @@ Destinations are relative to the bundle's data root, ``sys._MEIPASS``
 ``XWorkmate.app/Contents/Frameworks`` on macOS):
 
 - ``resources/``: ``xworkmate/ui/resources.py`` looks in ``sys._MEIPASS/resources``.
+- ``resources/i18n/*.qm``: the window's compiled catalogues (issue 20), built by
+  ``make translations`` (pyside6-lrelease), never committed; the Chinese one is
+  required, so a bundle built before the catalogues fails the build.
+- ``PySide6/Qt/translations/qtbase_zh_CN.qm``: Qt's own Chinese (file picker,
+  standard buttons); the spec drops Qt's other catalogues.
 - ``xworkmate/store/migrations/``: ``xworkmate/store/database.py`` uses
   ``Path(__file__).parent / "migrations"``, and a frozen module's ``__file__``
   is ``sys._MEIPASS/xworkmate/store/database.pyc``. Alembic reads ``env.py``
@@ -20,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from xworkmate.preferences import CATALOGUE_FOLDER, QT_CATALOGUES, Language, app_catalogue
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +44,7 @@ REQUIRED_DATA: tuple[str, ...] = (
     "resources/xworkmate.png",
     "xworkmate/store/migrations/env.py",
     "xworkmate/store/migrations/script.py.mako",
+    f"resources/{CATALOGUE_FOLDER}/{app_catalogue(Language.CHINESE)}",
 )
 MIGRATION_VERSIONS = "xworkmate/store/migrations/versions"
 
@@ -44,6 +52,8 @@ MIGRATION_VERSIONS = "xworkmate/store/migrations/versions"
 # test runs on the offscreen platform, so it would pass without the real
 # platform plugin; this list is what catches that before a person launches it.
 QT_PLUGIN_DIR = "PySide6/Qt/plugins"
+QT_TRANSLATIONS_DIR = "PySide6/Qt/translations"
+QT_TRANSLATIONS: tuple[str, ...] = tuple(name for names in QT_CATALOGUES.values() for name in names)
 REQUIRED_QT_PLUGINS: dict[str, tuple[str, ...]] = {
     "linux": (
         "platforms/libqxcb.so",
@@ -115,11 +125,12 @@ def required_bundle_files(root: Path = REPO_ROOT, platform: str = "linux") -> li
     shipped = [str(f.dest) for f in data_files(root)]
     missing_here = [name for name in REQUIRED_DATA if name not in shipped]
     if missing_here:
-        raise FileNotFoundError(f"required files missing from the checkout: {', '.join(missing_here)}")
+        hint = " (the .qm catalogues: run `make translations`)" if any(n.endswith(".qm") for n in missing_here) else ""
+        raise FileNotFoundError(f"required files missing from the checkout: {', '.join(missing_here)}{hint}")
     if not any(name.startswith(MIGRATION_VERSIONS + "/") and name.endswith(".py") for name in shipped):
         raise FileNotFoundError(f"no migration scripts in the checkout's {MIGRATION_VERSIONS}/")
     plugins = [f"{QT_PLUGIN_DIR}/{name}" for name in REQUIRED_QT_PLUGINS[platform_key(platform)]]
-    return shipped + plugins
+    return shipped + plugins + [f"{QT_TRANSLATIONS_DIR}/{name}" for name in QT_TRANSLATIONS]
 
 
 def platform_key(platform: str) -> str:

@@ -11,7 +11,9 @@ in the system library folders and mapped to its Debian package with
 ``GLIBC_x.y`` symbol version any file needs.
 
 Libraries needed only by the GTK theme plugin go to ``Recommends``: Qt
-falls back to its own look when that plugin cannot load.
+falls back to its own look when that plugin cannot load. ``FONT_RECOMMENDS``
+are recommended as well: the window speaks Simplified Chinese (issue 20) and
+renders it with a CJK font when one is installed.
 
 Prints the two control-file lines on stdout and the soname -> package table
 on stderr. Exits 1, naming the file, if a Qt/PySide library is linked but not
@@ -29,6 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from elf_needed import is_elf, needed, needed_versions
+
+# Not linked by anything, but what the Chinese window renders with (issue 20; README names it too).
+FONT_RECOMMENDS = ("fonts-noto-cjk",)
 
 # dpkg architecture -> multiarch triplet (Debian's library folder names).
 MULTIARCH = {
@@ -191,8 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for soname, package in sorted(packages.items()):
         print(f"  {soname:32} {package}", file=sys.stderr)
     print(f"Depends: {', '.join(depends)}")
-    if recommends:
-        print(f"Recommends: {', '.join(recommends)}")
+    print(f"Recommends: {', '.join(sorted({*recommends, *FONT_RECOMMENDS}))}")
     return 0
 
 

@@ -1,12 +1,14 @@
-"""Render the window offscreen in the light and the dark theme (issue 18, item 9).
+"""Render the window offscreen in the light and the dark theme, and in Simplified Chinese (issues 18 and 20).
 
     make screenshots            # or: QT_QPA_PLATFORM=offscreen python packaging/screenshots.py [OUT_DIR]
 
-Writes ``window-light.png`` and ``window-dark.png`` (default folder:
-docs/screenshots) from a throw-away data folder seeded with a few lines and
-one conversation (Markdown, a code block, a tool card), so the README's
-pictures are the real window of this checkout and stay current. Nothing of
-the person's own data folder is read or written.
+Writes ``window-light.png``, ``window-dark.png`` and ``window-zh_CN.png``
+(default folder: docs/screenshots) from throw-away data folders seeded with a
+few lines and one conversation (Markdown, a code block, a tool card), so the
+README's pictures are the real window of this checkout and stay current. The
+Chinese picture is built after the translators are installed, as a real start
+does, from a conversation written in Chinese. Nothing of the person's own data
+folder is read or written.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
@@ -40,8 +43,37 @@ def load(path: Path) -> Config:
 I ran the suite again: **42 passed**.
 """
 
+ANSWER_ZH = """\
+测试在 fixture 写入配置之前就读取了它。两处改动可以修好：
 
-def _seed(home: Path) -> None:
+1. 在应用启动**之前**，由 `setup_config()` 写入配置文件。
+2. 改为按需读取，文件缺失时给出一条清楚的错误。
+
+> 第二处改动也让 `load()` 在没有配置时依然很快。
+
+```python
+def load(path: Path) -> Config:
+    if not path.exists():
+        raise ConfigError(f"no config at {path}")
+    return Config.parse(path.read_text())
+```
+
+我重新跑了测试：**42 passed**。
+"""
+
+ENGLISH_TEXTS = {
+    "lines": ("Release notes for 0.9", "Triage flaky CI job", "Fix the config loader test"),
+    "question": "tests/test_config.py fails on a clean checkout. Can you find out why and fix it?",
+    "answer": ANSWER,
+}
+CHINESE_TEXTS = {
+    "lines": ("0.9 版本的发布说明", "排查不稳定的 CI 任务", "修复配置加载测试"),
+    "question": "tests/test_config.py 在干净的检出上失败了。能查一下原因并修好吗？",
+    "answer": ANSWER_ZH,
+}
+
+
+def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
     from xworkmate.controllers import SessionController
     from xworkmate.domain.messages import MessageRole, MessageSource
     from xworkmate.domain.providers import ProviderRecord
@@ -57,15 +89,16 @@ def _seed(home: Path) -> None:
                 name="local", base_url="http://127.0.0.1:11434/v1", model="qwen2.5-coder-7b", is_default=True
             )
         )
-        controller.create_line(title="Release notes for 0.9")
-        controller.create_line(title="Triage flaky CI job")
-        line = controller.create_line(title="Fix the config loader test")
+        *others, title = texts["lines"]
+        for other in others:
+            controller.create_line(title=other)
+        line = controller.create_line(title=title)
         messages = store.messages
         messages.append(
             line.thread_id,
             role=MessageRole.USER,
             source=MessageSource.HUMAN,
-            content="tests/test_config.py fails on a clean checkout. Can you find out why and fix it?",
+            content=texts["question"],
         )
         messages.append(
             line.thread_id,
@@ -78,7 +111,7 @@ def _seed(home: Path) -> None:
             line.thread_id,
             role=MessageRole.ASSISTANT,
             source=MessageSource.AGENT,
-            content=ANSWER,
+            content=texts["answer"],
             payload={"tool_calls": [], "provider": "local", "model": "qwen2.5-coder-7b"},
         )
         controller.switch_session(line.thread_id)
@@ -87,72 +120,89 @@ def _seed(home: Path) -> None:
 
 
 def render(out_dir: Path) -> list[Path]:
-    """Write the two PNGs; returns their paths."""
+    """Write the three PNGs (light, dark, zh_CN); returns their paths."""
     from PySide6.QtWidgets import QApplication
 
-    from xworkmate.controllers import SessionController
-    from xworkmate.settings import Settings
-    from xworkmate.store import open_store
-    from xworkmate.ui.app import apply_resources, build_main_window
+    from xworkmate.preferences import Language
+    from xworkmate.ui.app import apply_resources
+    from xworkmate.ui.i18n import install_translations, remove_translations
     from xworkmate.ui.resources import load_resources
     from xworkmate.ui.theme import ThemeMode, theme_manager
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     out_dir.mkdir(parents=True, exist_ok=True)
+    apply_resources(app, load_resources())
     written: list[Path] = []
+    try:
+        install_translations(app, Language.ENGLISH)
+        for mode in (ThemeMode.LIGHT, ThemeMode.DARK):
+            written.append(_shoot(app, ENGLISH_TEXTS, mode, out_dir / f"window-{mode.value}.png"))
+        if install_translations(app, Language.CHINESE) is not Language.CHINESE:
+            raise RuntimeError("no compiled Chinese catalogue: run `make translations` first")
+        written.append(_shoot(app, CHINESE_TEXTS, ThemeMode.LIGHT, out_dir / f"window-{Language.CHINESE.value}.png"))
+    finally:
+        remove_translations(app)
+        theme_manager().set_mode(ThemeMode.SYSTEM)  # a caller that goes on gets the system's theme back
+    return written
+
+
+def _shoot(app: Any, texts: dict[str, Any], mode: Any, target: Path) -> Path:
+    """One picture of a window built now (after the translators), over a fresh seeded data folder."""
+    from xworkmate.controllers import SessionController
+    from xworkmate.settings import Settings
+    from xworkmate.store import open_store
+    from xworkmate.ui.app import build_main_window
+
     with tempfile.TemporaryDirectory(prefix="xworkmate-screens-") as folder:
         home = Path(folder)
-        _seed(home)
+        _seed(home, texts)
         settings = Settings(home=home, database_url=None, workspace_root=home / "work")
         store = open_store(settings.effective_database_url)
         try:
-            controller = SessionController(store, settings)
-            apply_resources(app, load_resources())
-            window = build_main_window(controller)
+            window = build_main_window(SessionController(store, settings))
             window.persist_ui_state = False
             window.resize(*SIZE)
             window.show()
-            for mode in (ThemeMode.LIGHT, ThemeMode.DARK):
-                window.theme_follower.choose(mode)
-                for _ in range(10):
-                    app.processEvents()
-                target = out_dir / f"window-{mode.value}.png"
-                if not window.grab().save(str(target)):
-                    raise RuntimeError(f"could not write {target}")
-                written.append(target)
+            window.theme_follower.choose(mode)
+            for _ in range(10):
+                app.processEvents()
+            if not window.grab().save(str(target)):
+                raise RuntimeError(f"could not write {target}")
             window.close()
             app.processEvents()
         finally:
             store.close()
-            theme_manager().set_mode(ThemeMode.SYSTEM)  # a caller that goes on gets the system's theme back
-    return written
+    return target
 
 
-def problems(light: Path, dark: Path) -> list[str]:
-    """Why the two screenshots are unusable (missing, empty, not images, or the same picture)."""
+def problems(light: Path, dark: Path, chinese: Path | None = None) -> list[str]:
+    """Why the screenshots are unusable (missing, empty, not images, or the same picture)."""
     from PySide6.QtGui import QImage
 
     found: list[str] = []
+    paths = [light, dark] + ([chinese] if chinese is not None else [])
     images = []
-    for path in (light, dark):
+    for path in paths:
         image = QImage(str(path))
         if not path.is_file() or path.stat().st_size == 0 or image.isNull() or image.width() < 100:
             found.append(f"{path} is missing or empty")
         images.append(image)
     if not found and images[0] == images[1]:
         found.append(f"{light.name} and {dark.name} are the same picture: the dark theme did not apply")
+    if not found and chinese is not None and images[0] == images[2]:
+        found.append(f"{light.name} and {chinese.name} are the same picture: the Chinese window did not render")
     return found
 
 
 def main(argv: list[str]) -> int:
     out_dir = Path(argv[1]) if len(argv) > 1 else ROOT / "docs" / "screenshots"
-    light, dark = render(out_dir)
-    found = problems(light, dark)
+    light, dark, chinese = render(out_dir)
+    found = problems(light, dark, chinese)
     for problem in found:
         print(f"screenshots: {problem}", file=sys.stderr)
     if not found:
-        print(f"{light}\n{dark}")
+        print(f"{light}\n{dark}\n{chinese}")
     return 1 if found else 0
 
 

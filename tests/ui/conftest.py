@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 from tests.support.openai_server import OpenAIServer
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.preferences import LANGUAGE_ENV, Language
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow, build_main_window
@@ -51,6 +52,13 @@ def open_window(qtbot: QtBot, controller: SessionController) -> MainWindow:
 def window(qtbot: QtBot, sqlite_controller: SessionController) -> MainWindow:
     """The whole window over the ``sqlite_controller`` fixture, shown offscreen."""
     return open_window(qtbot, sqlite_controller)
+
+
+@pytest.fixture(autouse=True)
+def english_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: the window speaks English in every test, whatever the machine's locale (tests of the
+    language choose theirs)."""
+    monkeypatch.setenv(LANGUAGE_ENV, Language.ENGLISH.value)
 
 
 @pytest.fixture(autouse=True)

@@ -11,11 +11,53 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
+from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
+
 _CATEGORY_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
 class InvalidCategoryError(ValueError):
     """A category label that cannot be normalised."""
+
+
+# The refusals and the reminder of this module, marked for the window's catalogue (issue 20): the CLI and the
+# model read them in English; the window shows them in the person's language (ui/wording.plain_words).
+INVALID_CATEGORY = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "invalid content category {value!r}: use 1-64 characters from a-z, 0-9, '_' and '-',"
+    " starting with a letter or digit",
+)
+EMPTY_CATEGORY_REFUSAL = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "empty content category {value!r}: name a category, or clear the category to make it normal"
+    " (`xworkmate thread category KEY --clear`)",
+)
+NO_OWN_CATEGORY_REFUSAL = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "this conversation has no content category, so it cannot dispatch a task of category {declared!r};"
+    " omit `category` to dispatch a normal task",
+)
+OTHER_CATEGORY_REFUSAL = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "category {declared!r} is not this thread's category ({owner!r}): a task may declare only"
+    " its dispatcher's own category; pass {owner!r} for work on this category's content, or"
+    " omit `category` to dispatch a normal task",
+)
+NORMAL_TASK_REMINDER = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "Reminder: this is a normal task. Keep this conversation's {category!r} content out of its"
+    ' goal and context; to dispatch work related to {category!r}, pass "category": "{category}".',
+)
+ACP_CATEGORY_REFUSAL = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "a task of category {category!r} cannot run in ACP mode: external agent CLIs do not go through the"
+    " category router (CAT-3); use native mode with a model tagged {category!r}",
+)
+UNTAGGED_MODEL_REFUSAL = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "model {provider!r} is not tagged {category!r}, so it may not see this task's content;"
+    " choose a model tagged {category!r} or leave the model unset to use the first one of the group",
+)
 
 
 def normalize_category(value: str | None) -> str | None:
@@ -31,10 +73,7 @@ def normalize_category(value: str | None) -> str | None:
     if not label:
         return None
     if not _CATEGORY_RE.fullmatch(label):
-        raise InvalidCategoryError(
-            f"invalid content category {value!r}: use 1-64 characters from a-z, 0-9, '_' and '-',"
-            " starting with a letter or digit"
-        )
+        raise InvalidCategoryError(INVALID_CATEGORY.format(value=value))
     return label
 
 
@@ -51,10 +90,7 @@ def requested_category(value: str | None) -> str | None:
     ``--set``.
     """
     if value is not None and not value.strip():
-        raise EmptyCategoryError(
-            f"empty content category {value!r}: name a category, or clear the category to make it normal"
-            " (`xworkmate thread category KEY --clear`)"
-        )
+        raise EmptyCategoryError(EMPTY_CATEGORY_REFUSAL.format(value=value))
     return normalize_category(value)
 
 
@@ -124,20 +160,13 @@ def task_category_choice(declared: DeclaredCategory, owner: str | None) -> Categ
         return CategoryChoice(own=True, category=None)
     owner_category = normalize_category(owner)
     if owner_category is None:
-        raise TaskCategoryError(
-            f"this conversation has no content category, so it cannot dispatch a task of category {declared!r};"
-            " omit `category` to dispatch a normal task"
-        )
+        raise TaskCategoryError(NO_OWN_CATEGORY_REFUSAL.format(declared=declared))
     try:
         category = normalize_category(declared)
     except InvalidCategoryError:
         category = None
     if category is None or category != owner_category:
-        raise TaskCategoryError(
-            f"category {declared!r} is not this thread's category ({owner_category!r}): a task may declare only"
-            f" its dispatcher's own category; pass {owner_category!r} for work on this category's content, or"
-            " omit `category` to dispatch a normal task"
-        )
+        raise TaskCategoryError(OTHER_CATEGORY_REFUSAL.format(declared=declared, owner=owner_category))
     return CategoryChoice(own=True, category=category)
 
 
@@ -145,17 +174,7 @@ def normal_task_reminder(dispatcher_category: str | None, task_category: str | N
     """CAT-9: the one reminder, only when a category conversation dispatches a normal task."""
     if dispatcher_category is None or task_category is not None:
         return None
-    return (
-        f"Reminder: this is a normal task. Keep this conversation's {dispatcher_category!r} content out of its"
-        f" goal and context; to dispatch work related to {dispatcher_category!r}, pass"
-        f' "category": "{dispatcher_category}".'
-    )
-
-
-ACP_CATEGORY_REFUSAL = (
-    "a task of category {category!r} cannot run in ACP mode: external agent CLIs do not go through the"
-    " category router (CAT-3); use native mode with a model tagged {category!r}"
-)
+    return NORMAL_TASK_REMINDER.format(category=dispatcher_category)
 
 
 def check_task_execution(
@@ -175,7 +194,4 @@ def check_task_execution(
     if execution_mode == "acp":
         raise TaskCategoryError(ACP_CATEGORY_REFUSAL.format(category=category))
     if chosen_provider is not None and category not in (chosen_provider_tags or frozenset()):
-        raise TaskCategoryError(
-            f"model {chosen_provider!r} is not tagged {category!r}, so it may not see this task's content;"
-            f" choose a model tagged {category!r} or leave the model unset to use the first one of the group"
-        )
+        raise TaskCategoryError(UNTAGGED_MODEL_REFUSAL.format(provider=chosen_provider, category=category))

@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from xworkmate.domain.keys import MAIN_KEY
+from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
 
 
 class ThreadKind(StrEnum):
@@ -205,10 +206,15 @@ def thread_status(
     return ThreadStatus.RUNNABLE
 
 
+# Marked for the window's catalogue (issue 20); the CLI says them in English.
 STATUS_EXPLANATIONS: dict[ThreadStatus, str] = {
-    ThreadStatus.RUNNABLE: "ready",
-    ThreadStatus.NEEDS_BINDING: "this line has no session key or no thread record; create a new task line",
-    ThreadStatus.NEEDS_WORKSPACE: "this line's folder is missing; choose one with “Change folder…”",
-    ThreadStatus.RUNNING: "a turn is already running on this line",
-    ThreadStatus.ARCHIVED: "this line is archived",
+    ThreadStatus.RUNNABLE: QT_TRANSLATE_NOOP("CoreText", "ready"),
+    ThreadStatus.NEEDS_BINDING: QT_TRANSLATE_NOOP(
+        "CoreText", "this line has no session key or no thread record; create a new task line"
+    ),
+    ThreadStatus.NEEDS_WORKSPACE: QT_TRANSLATE_NOOP(
+        "CoreText", "this line's folder is missing; choose one with “Change folder…”"
+    ),
+    ThreadStatus.RUNNING: QT_TRANSLATE_NOOP("CoreText", "a turn is already running on this line"),
+    ThreadStatus.ARCHIVED: QT_TRANSLATE_NOOP("CoreText", "this line is archived"),
 }

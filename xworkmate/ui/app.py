@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication
 import xworkmate
 from xworkmate.controllers import SessionController
 from xworkmate.ui.collector import GuiThreadCollector
+from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
 from xworkmate.ui.theme import theme_manager
@@ -96,6 +97,7 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
     app.setApplicationDisplayName(APP_DISPLAY_NAME)
     app.setApplicationVersion(xworkmate.__version__)
     app.setDesktopFileName("xworkmate")
+    install_chosen_translations(app, controller.settings.home)  # issue 20: before the first widget
     try:
         apply_resources(app, load_resources())
     except ResourceMissingError as exc:

@@ -90,6 +90,7 @@ from xworkmate.ui.export_dialog import (
     ExportDialog,
 )
 from xworkmate.ui.external_watch import ExternalWatch
+from xworkmate.ui.i18n import LanguageMenu
 from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
@@ -267,6 +268,10 @@ class MainWindow(QMainWindow):
         # Issue 18: Settings → Theme (follow the system, light, dark); the views follow the theme.
         self.theme_follower = ThemeFollower(self, self._controller, [self.message_list, self.task_line_list])
         self.theme_follower.add_menu(settings_menu)
+        # Issue 20: Settings → Language (follow the system, English, 简体中文), applied at the next start.
+        notice = self.message_pane.show_status
+        self.language_menu = LanguageMenu(self, self._controller.settings.home, lambda text: notice(text, "info"))
+        self.language_menu.add_menu(settings_menu)
         # Issue 18: View → show/hide the side panes (Ctrl+B, Ctrl+Alt+B); long titles and pickers elide.
         self.pane_layout = PaneLayout(self, self.splitter, self._controller)
         self.pane_layout.add_menu(self.menuBar().addMenu("&View"))

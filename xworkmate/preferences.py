@@ -1,0 +1,97 @@
+"""The person's preferences that the window needs before the store opens (issue 20): the language.
+
+They live in ``$XWORKMATE_HOME/preferences.json``, not in the database: the
+window chooses its language before it builds a widget, and the store may open
+only after the first paint (issue 19). ``XWORKMATE_LANGUAGE`` overrides the
+file (tests and one-off runs). A missing file means the defaults; an
+unreadable or invalid one logs one line and means the defaults too, never an
+error. Nothing here imports Qt or the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+log = logging.getLogger(__name__)
+
+PREFERENCES_FILE = "preferences.json"
+LANGUAGE_ENV = "XWORKMATE_LANGUAGE"
+
+
+class Language(StrEnum):
+    """What the window speaks: the system's language (when it has a translation), English or Simplified Chinese."""
+
+    SYSTEM = "system"
+    ENGLISH = "en"
+    CHINESE = "zh_CN"
+
+
+# The compiled catalogues (issue 20), named here so the window (ui/i18n.py) and the bundle's manifest
+# (packaging/bundle_manifest.py) agree: the app's under resources/i18n/, Qt's own from PySide6's translations.
+CATALOGUE_FOLDER = "i18n"
+QT_CATALOGUES: dict[Language, tuple[str, ...]] = {Language.CHINESE: ("qtbase_zh_CN.qm",)}
+
+
+def app_catalogue(language: Language) -> str:
+    """The file name of the app's compiled catalogue for ``language`` (``xworkmate_zh_CN.qm``)."""
+    return f"xworkmate_{language.value}.qm"
+
+
+class Preferences(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")  # a newer version's keys do not break an older one
+
+    language: Language = Language.SYSTEM
+
+
+def preferences_path(home: Path) -> Path:
+    return home / PREFERENCES_FILE
+
+
+def load_preferences(home: Path) -> Preferences:
+    """The saved preferences; the defaults when there are none or they cannot be read (one log line)."""
+    path = preferences_path(home)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Preferences()
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("ignoring the preferences in %s (unreadable: %s); using the defaults", path, exc)
+        return Preferences()
+    try:
+        return Preferences.model_validate_json(text)
+    except ValidationError as exc:
+        problem = exc.errors()[0]["msg"] if exc.errors() else str(exc)
+        log.warning("ignoring the preferences in %s (%s); using the defaults", path, problem)
+        return Preferences()
+
+
+def save_preferences(home: Path, preferences: Preferences) -> None:
+    """Write the preferences atomically (a crash leaves the old file or the new one, never half of one)."""
+    home.mkdir(parents=True, exist_ok=True)
+    path = preferences_path(home)
+    handle, temporary = tempfile.mkstemp(prefix=".preferences-", suffix=".json", dir=home)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(preferences.model_dump_json(indent=2) + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def chosen_language(home: Path) -> Language:
+    """``XWORKMATE_LANGUAGE`` when it names a language, else the saved preference."""
+    override = os.environ.get(LANGUAGE_ENV, "").strip()
+    if override:
+        try:
+            return Language(override)
+        except ValueError:
+            choices = ", ".join(language.value for language in Language)
+            log.warning("ignoring %s=%r: use one of %s", LANGUAGE_ENV, override, choices)
+    return load_preferences(home).language

@@ -398,7 +398,9 @@ class MainWindow(QMainWindow):
                 self.keyboard.after_switch()
             task = view.thread.kind is ThreadKind.TASK
             self.composer.setPlaceholderText(
-                QCoreApplication.translate("MainWindow", TASK_COMPOSER_PLACEHOLDER) if task else COMPOSER_PLACEHOLDER
+                QCoreApplication.translate("MainWindow", TASK_COMPOSER_PLACEHOLDER)
+                if task
+                else QCoreApplication.translate("MessagePane", COMPOSER_PLACEHOLDER)
             )
         cached = self.task_model.cached_status(view.key)
         if cached is not None and cached is not view.status:

@@ -91,6 +91,15 @@ STATUS_BADGES: dict[ThreadStatus, str] = {
     ThreadStatus.ARCHIVED: QT_TRANSLATE_NOOP("TaskLines", "archived"),
 }
 
+STATUS_NAMES: dict[ThreadStatus, str] = {
+    ThreadStatus.RUNNABLE: QT_TRANSLATE_NOOP("TaskLines", "runnable"),
+    ThreadStatus.NEEDS_BINDING: QT_TRANSLATE_NOOP("TaskLines", "needs binding"),
+    ThreadStatus.NEEDS_WORKSPACE: QT_TRANSLATE_NOOP("TaskLines", "needs folder"),
+    ThreadStatus.RUNNING: QT_TRANSLATE_NOOP("TaskLines", "running"),
+    ThreadStatus.ARCHIVED: QT_TRANSLATE_NOOP("TaskLines", "archived"),
+}
+"""The status as the row's tooltip names it (the English words are the status values)."""
+
 # The pills' colour tokens (xworkmate.ui.theme): "pill-<name>-text" on "pill-<name>-bg".
 _BADGE_COLOURS: dict[ThreadStatus, str] = {
     ThreadStatus.NEEDS_BINDING: "danger",
@@ -306,7 +315,7 @@ class TaskLineModel(QAbstractListModel):
         )
         lines.append(
             self.tr("status: {status} — {explanation}").format(
-                status=status.value, explanation=plain_words(STATUS_EXPLANATIONS[status])
+                status=_tr(STATUS_NAMES[status]), explanation=plain_words(STATUS_EXPLANATIONS[status])
             )
         )
         state = self.attention_of(line.thread_id)

@@ -1040,6 +1040,22 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>已归档</translation>
     </message>
     <message>
+        <source>runnable</source>
+        <translation>可运行</translation>
+    </message>
+    <message>
+        <source>needs binding</source>
+        <translation>需要绑定</translation>
+    </message>
+    <message>
+        <source>needs folder</source>
+        <translation>需要工作目录</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
         <source>task</source>
         <translation>任务</translation>
     </message>

@@ -93,12 +93,12 @@ STATUS_BADGES: dict[ThreadStatus, str] = {
 
 STATUS_NAMES: dict[ThreadStatus, str] = {
     ThreadStatus.RUNNABLE: QT_TRANSLATE_NOOP("TaskLines", "runnable"),
-    ThreadStatus.NEEDS_BINDING: QT_TRANSLATE_NOOP("TaskLines", "needs binding"),
-    ThreadStatus.NEEDS_WORKSPACE: QT_TRANSLATE_NOOP("TaskLines", "needs folder"),
+    ThreadStatus.NEEDS_BINDING: QT_TRANSLATE_NOOP("TaskLines", "needs_binding"),
+    ThreadStatus.NEEDS_WORKSPACE: QT_TRANSLATE_NOOP("TaskLines", "needs_workspace"),
     ThreadStatus.RUNNING: QT_TRANSLATE_NOOP("TaskLines", "running"),
     ThreadStatus.ARCHIVED: QT_TRANSLATE_NOOP("TaskLines", "archived"),
 }
-"""The status as the row's tooltip names it (the English words are the status values)."""
+"""The status as the row's tooltip names it (in English, the status values themselves)."""
 
 # The pills' colour tokens (xworkmate.ui.theme): "pill-<name>-text" on "pill-<name>-bg".
 _BADGE_COLOURS: dict[ThreadStatus, str] = {

@@ -1044,11 +1044,11 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>可运行</translation>
     </message>
     <message>
-        <source>needs binding</source>
+        <source>needs_binding</source>
         <translation>需要绑定</translation>
     </message>
     <message>
-        <source>needs folder</source>
+        <source>needs_workspace</source>
         <translation>需要工作目录</translation>
     </message>
     <message>

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLineEdit
 
 import xworkmate
 from xworkmate.controllers import SessionController
+from xworkmate.ui.wording import plain_words
 
 FolderChooser = Callable[[QWidget | None, str], str | None]
 TitleChooser = Callable[[QWidget | None, str], str | None]
@@ -74,7 +75,7 @@ class StartupErrorDialog:
         box = QMessageBox(
             QMessageBox.Icon.Critical,
             QCoreApplication.translate("Dialogs", "XWorkmate could not start"),
-            reason,
+            plain_words(reason),
             parent=parent,
         )
         box.setObjectName("startupErrorDialog")

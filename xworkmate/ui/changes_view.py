@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
+    QCoreApplication,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -62,6 +64,8 @@ from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
 from xworkmate.domain.diffs import DiffLineKind, diff_line_kind, hunk_at, hunk_starts
 from xworkmate.ui import theme
 from xworkmate.ui.background import run_off_thread
+from xworkmate.ui.wording import plain_words
+from xworkmate.ui.workspace import english_plural
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +73,14 @@ T = TypeVar("T")
 ModelIndex = QModelIndex | QPersistentModelIndex
 
 SCOPE_LABELS: dict[ChangeScope, str] = {
-    ChangeScope.TURN: "Turn",
-    ChangeScope.LINE: "Whole line",
-    ChangeScope.UNCOMMITTED: "Uncommitted",
+    ChangeScope.TURN: QT_TRANSLATE_NOOP("ChangesView", "Turn"),
+    ChangeScope.LINE: QT_TRANSLATE_NOOP("ChangesView", "Whole line"),
+    ChangeScope.UNCOMMITTED: QT_TRANSLATE_NOOP("ChangesView", "Uncommitted"),
+}
+KIND_NAMES = {
+    FileChangeKind.ADDED: QT_TRANSLATE_NOOP("ChangesView", "added"),
+    FileChangeKind.MODIFIED: QT_TRANSLATE_NOOP("ChangesView", "modified"),
+    FileChangeKind.DELETED: QT_TRANSLATE_NOOP("ChangesView", "deleted"),
 }
 KIND_LETTERS = {FileChangeKind.ADDED: "A", FileChangeKind.MODIFIED: "M", FileChangeKind.DELETED: "D"}
 # The diff's colours are the theme's tokens (issue 18: one table, both themes, contrast-checked).
@@ -88,7 +97,7 @@ MIN_LIST_HEIGHT = 36
 
 def chip_text(changes: TurnChanges) -> str:
     count = len(changes.files)
-    return f"{count} file{'s' if count != 1 else ''} changed"
+    return english_plural(QCoreApplication.translate("ChangesView", "%n file(s) changed", "", count), count)
 
 
 def turn_chips(turns: Sequence[TurnChanges]) -> dict[int, tuple[int, str]]:
@@ -98,9 +107,9 @@ def turn_chips(turns: Sequence[TurnChanges]) -> dict[int, tuple[int, str]]:
 
 def counts_text(change: FileChange) -> tuple[str, str]:
     if change.too_large:
-        return "large", ""
+        return QCoreApplication.translate("ChangesView", "large"), ""
     if change.binary:
-        return "binary", ""
+        return QCoreApplication.translate("ChangesView", "binary"), ""
     return f"+{change.additions}", f"−{change.deletions}"
 
 
@@ -115,7 +124,7 @@ def is_git_folder(folder: str | None) -> bool:
 class ChangedFilesModel(QAbstractTableModel):
     """The files of one scope: kind letter, path, additions, deletions (read-only, rows from a tuple)."""
 
-    HEADERS = ("", "File", "+", "−")
+    HEADERS = ("", QT_TRANSLATE_NOOP("ChangesView", "File"), "+", "−")
     PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -145,7 +154,11 @@ class ChangedFilesModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
+            return (
+                QCoreApplication.translate("ChangesView", self.HEADERS[section])
+                if 0 <= section < len(self.HEADERS)
+                else None
+            )
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -160,7 +173,7 @@ class ChangedFilesModel(QAbstractTableModel):
                 return KIND_LETTERS[change.kind]
             if column == 1:
                 mode_only = change.mode_changed and change.kind is FileChangeKind.MODIFIED
-                return change.path + (" (mode)" if mode_only else "")
+                return change.path + (QCoreApplication.translate("ChangesView", " (mode)") if mode_only else "")
             added, removed = counts_text(change)
             return added if column == 2 else removed
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -171,14 +184,20 @@ class ChangedFilesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
-            notes = [change.kind.value]
+            notes = [QCoreApplication.translate("ChangesView", KIND_NAMES[change.kind])]
             if change.binary:
-                notes.append("binary: no text diff")
+                notes.append(QCoreApplication.translate("ChangesView", "binary: no text diff"))
             if change.too_large:
-                notes.append("over the size cap: listed, not stored, cannot be reverted")
+                notes.append(
+                    QCoreApplication.translate(
+                        "ChangesView", "over the size cap: listed, not stored, cannot be reverted"
+                    )
+                )
             if change.mode_changed:
-                notes.append("executable bit changed")
-            return f"{change.path} — {', '.join(notes)}"
+                notes.append(QCoreApplication.translate("ChangesView", "executable bit changed"))
+            return QCoreApplication.translate("ChangesView", "{path} — {notes}").format(
+                path=change.path, notes=QCoreApplication.translate("ChangesView", ", ").join(notes)
+            )
         return None
 
 
@@ -341,21 +360,25 @@ class RestoreDialog(QDialog):
     def __init__(self, parent: QWidget | None, turn: int) -> None:
         super().__init__(parent)
         self.setObjectName("restoreTurnDialog")
-        self.setWindowTitle(f"Restore files to before turn {turn}")
+        self.setWindowTitle(self.tr("Restore files to before turn {turn}").format(turn=turn))
         text = QLabel(
-            f"The line's folder goes back to how it was before turn {turn}: every file that turn and later "
-            "turns changed. Nothing in the conversation is deleted, and “Undo restore” brings the files back."
+            self.tr(
+                "The line's folder goes back to how it was before turn {turn}: every file that turn and later "
+                "turns changed. Nothing in the conversation is deleted, and “Undo restore” brings the files back."
+            ).format(turn=turn)
         )
         text.setWordWrap(True)
-        self.fork_check = QCheckBox("Also fork the line at this turn (the fork's model does not see later messages)")
+        self.fork_check = QCheckBox(
+            self.tr("Also fork the line at this turn (the fork's model does not see later messages)")
+        )
         self.fork_check.setObjectName("restoreForkCheck")
         self.force_check = QCheckBox(
-            "Even over changes made since the last checkpoint (they are kept: “Undo restore” brings them back)"
+            self.tr("Even over changes made since the last checkpoint (they are kept: “Undo restore” brings them back)")
         )
         self.force_check.setObjectName("restoreForceCheck")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setText("Restore files")
+        self.ok_button.setText(self.tr("Restore files"))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -419,10 +442,10 @@ class ChangesView(QWidget):
 
         self.scope_picker = QComboBox()
         self.scope_picker.setObjectName("changesScopePicker")
-        self.scope_picker.setAccessibleName("Changes of")
+        self.scope_picker.setAccessibleName(self.tr("Changes of"))
         self.turn_picker = QComboBox()
         self.turn_picker.setObjectName("changesTurnPicker")
-        self.turn_picker.setAccessibleName("Turn")
+        self.turn_picker.setAccessibleName(self.tr("Turn"))
         self.summary_label = QLabel()
         self.summary_label.setObjectName("changesSummaryLabel")
         self.summary_label.setWordWrap(True)
@@ -452,18 +475,20 @@ class ChangesView(QWidget):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.diff_view = DiffView()
 
-        self.revert_file_button = QPushButton("Revert file")
+        self.revert_file_button = QPushButton(self.tr("Revert file"))
         self.revert_file_button.setObjectName("revertFileButton")
-        self.revert_file_button.setToolTip("Put this file back as it was before the turn")
-        self.revert_hunk_button = QPushButton("Revert hunk")
+        self.revert_file_button.setToolTip(self.tr("Put this file back as it was before the turn"))
+        self.revert_hunk_button = QPushButton(self.tr("Revert hunk"))
         self.revert_hunk_button.setObjectName("revertHunkButton")
-        self.revert_hunk_button.setToolTip("Take back the hunk under the cursor in the diff")
-        self.restore_button = QPushButton("Restore files to before this turn")
+        self.revert_hunk_button.setToolTip(self.tr("Take back the hunk under the cursor in the diff"))
+        self.restore_button = QPushButton(self.tr("Restore files to before this turn"))
         self.restore_button.setObjectName("restoreTurnButton")
-        self.restore_button.setToolTip("Put the whole folder back as it was before this turn (it can be undone)")
-        self.undo_button = QPushButton("Undo restore")
+        self.restore_button.setToolTip(
+            self.tr("Put the whole folder back as it was before this turn (it can be undone)")
+        )
+        self.undo_button = QPushButton(self.tr("Undo restore"))
         self.undo_button.setObjectName("undoRestoreButton")
-        self.undo_button.setToolTip("Bring the files back as they were before the last restore or revert")
+        self.undo_button.setToolTip(self.tr("Bring the files back as they were before the last restore or revert"))
         self.undo_button.setVisible(False)
         # They may shrink with the pane (their tooltips say it all): the tab must not widen the narrowest window.
         for button in (self.revert_file_button, self.revert_hunk_button, self.restore_button, self.undo_button):
@@ -630,7 +655,7 @@ class ChangesView(QWidget):
         changes = loaded.changes
         self.summary_label.setText(self._summary(loaded))
         if loaded.error:
-            self.show_status(loaded.error)
+            self.show_status(plain_words(loaded.error))
         files = changes.files if changes is not None else ()
         self.file_model.set_files(files)
         self.undo_button.setVisible(loaded.undo_available)
@@ -641,24 +666,38 @@ class ChangesView(QWidget):
             self.file_list.setCurrentIndex(self.file_model.index(row, 1))
         else:
             self._path = None
-            self.diff_view.set_patch("", placeholder="No file to show.")
+            self.diff_view.set_patch("", placeholder=self.tr("No file to show."))
         self._show_buttons()
 
     def _summary(self, loaded: _Loaded) -> str:
         changes = loaded.changes
         if changes is None:
             if self._scope is ChangeScope.TURN and not loaded.turns:
-                return "No turn on this line has changed files yet."
+                return self.tr("No turn on this line has changed files yet.")
             return ""
         files = changes.files
         added = sum(f.additions for f in files)
         removed = sum(f.deletions for f in files)
-        count = f"{len(files)} file{'s' if len(files) != 1 else ''} (+{added} −{removed})"
+        count = english_plural(
+            self.tr("%n file(s) (+{added} −{removed})", "", len(files)).format(added=added, removed=removed), len(files)
+        )
         if changes.scope is ChangeScope.TURN:
-            return f"Turn {changes.turn} changed {count}." if files else f"Turn {changes.turn} changed no files."
+            return (
+                self.tr("Turn {turn} changed {files}.").format(turn=changes.turn, files=count)
+                if files
+                else self.tr("Turn {turn} changed no files.").format(turn=changes.turn)
+            )
         if changes.scope is ChangeScope.LINE:
-            return f"This line's turns changed {count} in all." if files else "This line's turns changed no files."
-        return f"Uncommitted in this repository: {count}." if files else "Nothing uncommitted in this repository."
+            return (
+                self.tr("This line's turns changed {files} in all.").format(files=count)
+                if files
+                else self.tr("This line's turns changed no files.")
+            )
+        return (
+            self.tr("Uncommitted in this repository: {files}.").format(files=count)
+            if files
+            else self.tr("Nothing uncommitted in this repository.")
+        )
 
     def _load_patch(self, path: str) -> None:
         if self._key is None or self._loaded is None or self._loaded.changes is None:
@@ -675,11 +714,11 @@ class ChangesView(QWidget):
             note = ""
             if not patch and change is not None:
                 note = (
-                    f"{path} is over the size cap: it was listed, not stored."
+                    self.tr("{path} is over the size cap: it was listed, not stored.").format(path=path)
                     if change.too_large
-                    else f"{path} is binary: there is no text diff."
+                    else self.tr("{path} is binary: there is no text diff.").format(path=path)
                     if change.binary
-                    else f"{path}: no text changes (only its mode changed)."
+                    else self.tr("{path}: no text changes (only its mode changed).").format(path=path)
                 )
             self.diff_view.set_patch(patch, placeholder=note)
             self._show_buttons()
@@ -703,7 +742,7 @@ class ChangesView(QWidget):
             self._pending -= 1
             if not isinstance(exc, (ValueError, LookupError, OSError)):
                 log.error("changes view", exc_info=exc)
-            self.show_status(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            self.show_status(plain_words(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__)
             if on_error is not None:
                 on_error(exc)
             self._show_buttons()
@@ -721,7 +760,7 @@ class ChangesView(QWidget):
         blocked = self.scope_picker.blockSignals(True)
         self.scope_picker.clear()
         for scope in scopes:
-            self.scope_picker.addItem(SCOPE_LABELS[scope], scope.value)
+            self.scope_picker.addItem(QCoreApplication.translate("ChangesView", SCOPE_LABELS[scope]), scope.value)
         self.scope_picker.setCurrentIndex(scopes.index(self._scope))
         self.scope_picker.blockSignals(blocked)
         self.turn_picker.setEnabled(self._scope is ChangeScope.TURN)
@@ -730,12 +769,16 @@ class ChangesView(QWidget):
         blocked = self.turn_picker.blockSignals(True)
         self.turn_picker.clear()
         for number, item in enumerate(turns):
-            last = " (last)" if number == len(turns) - 1 else ""
-            self.turn_picker.addItem(f"Turn {item.turn}{last} · {chip_text(item)}", item.turn)
+            label = (
+                self.tr("Turn {turn} (last) · {files}")
+                if number == len(turns) - 1
+                else self.tr("Turn {turn} · {files}")
+            )
+            self.turn_picker.addItem(label.format(turn=item.turn, files=chip_text(item)), item.turn)
         if shown is not None and shown.scope is ChangeScope.TURN:
             index = self.turn_picker.findData(shown.turn)
             if index < 0:  # a turn that changed nothing, opened by number
-                self.turn_picker.addItem(f"Turn {shown.turn} · no files changed", shown.turn)
+                self.turn_picker.addItem(self.tr("Turn {turn} · no files changed").format(turn=shown.turn), shown.turn)
                 index = self.turn_picker.count() - 1
             self.turn_picker.setCurrentIndex(index)
         self.turn_picker.setEnabled(self._scope is ChangeScope.TURN and self.turn_picker.count() > 0)
@@ -780,17 +823,21 @@ class ChangesView(QWidget):
         self.revert_file_button.setEnabled(change is not None)
         hunk = self.diff_view.current_hunk() if change is not None else None
         self.revert_hunk_button.setEnabled(hunk is not None)
-        self.revert_hunk_button.setText(f"Revert hunk {hunk + 1}" if hunk is not None else "Revert hunk")
+        self.revert_hunk_button.setText(
+            self.tr("Revert hunk {number}").format(number=hunk + 1) if hunk is not None else self.tr("Revert hunk")
+        )
         changes = self.changes
         turn_scope = changes is not None and changes.scope is ChangeScope.TURN
         self.restore_button.setEnabled(not self._busy and turn_scope and changes is not None and changes.restorable)
         self.restore_button.setToolTip(
-            f"Put the whole folder back as it was before turn {changes.turn} (it can be undone)"
+            self.tr("Put the whole folder back as it was before turn {turn} (it can be undone)").format(
+                turn=changes.turn
+            )
             if turn_scope and changes is not None
-            else "Pick “Turn”: a restore goes back to before one turn"
+            else self.tr("Pick “Turn”: a restore goes back to before one turn")
         )
         self.undo_button.setEnabled(not self._busy)
-        tip = "Revert works on one turn's changes: pick “Turn”" if not turn_scope else ""
+        tip = self.tr("Revert works on one turn's changes: pick “Turn”") if not turn_scope else ""
         for button in (self.revert_file_button, self.revert_hunk_button):
             button.setStatusTip(tip)
 
@@ -825,7 +872,9 @@ class ChangesView(QWidget):
         checkpoints = self._controller.checkpoints
         self._mutate(
             lambda: checkpoints.revert_file(key, path, turn),
-            lambda _none: self.show_status(f"{path} is back as it was before turn {turn}."),
+            lambda _none: self.show_status(
+                self.tr("{path} is back as it was before turn {turn}.").format(path=path, turn=turn)
+            ),
         )
 
     def on_revert_hunk_requested(self) -> None:
@@ -836,7 +885,11 @@ class ChangesView(QWidget):
         checkpoints = self._controller.checkpoints
         self._mutate(
             lambda: checkpoints.revert_hunk(key, path, turn, hunk),
-            lambda _none: self.show_status(f"Hunk {hunk + 1} of {path} from turn {turn} was taken back."),
+            lambda _none: self.show_status(
+                self.tr("Hunk {number} of {path} from turn {turn} was taken back.").format(
+                    number=hunk + 1, path=path, turn=turn
+                )
+            ),
         )
 
     def on_restore_requested(self) -> None:
@@ -849,8 +902,13 @@ class ChangesView(QWidget):
         checkpoints = self._controller.checkpoints
 
         def done(result: RestoreResult) -> None:
-            forked = f" The line was forked there as {result.fork_key}." if result.fork_key else ""
-            self.show_status(f"The files are back as they were before turn {result.turn}.{forked}")
+            self.show_status(
+                self.tr(
+                    "The files are back as they were before turn {turn}. The line was forked there as {key}."
+                ).format(turn=result.turn, key=result.fork_key)
+                if result.fork_key
+                else self.tr("The files are back as they were before turn {turn}.").format(turn=result.turn)
+            )
             self.restored.emit(result)
 
         self._mutate(lambda: checkpoints.restore(key, turn, fork=choice.fork, force=choice.force), done)
@@ -862,5 +920,7 @@ class ChangesView(QWidget):
         checkpoints = self._controller.checkpoints
         self._mutate(
             lambda: checkpoints.undo_restore(key),
-            lambda _none: self.show_status("The restore was undone: the files are back as they were before it."),
+            lambda _none: self.show_status(
+                self.tr("The restore was undone: the files are back as they were before it.")
+            ),
         )

@@ -10,10 +10,12 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
 
 import xworkmate
 from xworkmate.controllers import SessionController
+from xworkmate.ui.wording import plain_words
 
 FolderChooser = Callable[[QWidget | None, str], str | None]
 TitleChooser = Callable[[QWidget | None, str], str | None]
@@ -26,7 +28,9 @@ class FolderDialog:
 
     @classmethod
     def ask(cls, parent: QWidget | None, start_dir: str) -> str | None:
-        chosen = QFileDialog.getExistingDirectory(parent, "Choose the folder for this task line", start_dir)
+        chosen = QFileDialog.getExistingDirectory(
+            parent, QCoreApplication.translate("Dialogs", "Choose the folder for this task line"), start_dir
+        )
         return chosen or None
 
 
@@ -35,7 +39,13 @@ class TitleDialog:
 
     @classmethod
     def ask(cls, parent: QWidget | None, current: str) -> str | None:
-        text, accepted = QInputDialog.getText(parent, "Rename task line", "Title:", QLineEdit.EchoMode.Normal, current)
+        text, accepted = QInputDialog.getText(
+            parent,
+            QCoreApplication.translate("Dialogs", "Rename task line"),
+            QCoreApplication.translate("Dialogs", "Title:"),
+            QLineEdit.EchoMode.Normal,
+            current,
+        )
         return text if accepted else None
 
 
@@ -46,8 +56,10 @@ class CategoryDialog:
     def ask(cls, parent: QWidget | None, current: str) -> str | None:
         text, accepted = QInputDialog.getText(
             parent,
-            "Set category",
-            "Category for this line and everything it dispatched (e.g. medical; empty = normal content):",
+            QCoreApplication.translate("Dialogs", "Set category"),
+            QCoreApplication.translate(
+                "Dialogs", "Category for this line and everything it dispatched (e.g. medical; empty = normal content):"
+            ),
             QLineEdit.EchoMode.Normal,
             current,
         )
@@ -60,12 +72,20 @@ class StartupErrorDialog:
     @classmethod
     def build(cls, parent: QWidget | None, reason: str, database: str) -> QMessageBox:
         """``database`` says where it is, as a person reads it (the store's description)."""
-        box = QMessageBox(QMessageBox.Icon.Critical, "XWorkmate could not start", reason, parent=parent)
+        box = QMessageBox(
+            QMessageBox.Icon.Critical,
+            QCoreApplication.translate("Dialogs", "XWorkmate could not start"),
+            plain_words(reason),
+            parent=parent,
+        )
         box.setObjectName("startupErrorDialog")
         box.setInformativeText(
-            f"Database: {database}\n"
-            "Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; "
-            "`xworkmate doctor` shows what XWorkmate can see."
+            QCoreApplication.translate(
+                "Dialogs",
+                "Database: {database}\n"
+                "Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; "
+                "`xworkmate doctor` shows what XWorkmate can see.",
+            ).format(database=database)
         )
         box.setStandardButtons(QMessageBox.StandardButton.Close)
         return box
@@ -79,16 +99,21 @@ class StartupErrorDialog:
 def about_text(controller: SessionController) -> str:
     """The About box: version, data folder and database (rich text)."""
     rows = [
-        ("Version", xworkmate.__version__),
-        ("Data folder", str(controller.settings.home)),
-        ("Database", controller.store_description),
+        (QCoreApplication.translate("Dialogs", "Version"), xworkmate.__version__),
+        (QCoreApplication.translate("Dialogs", "Data folder"), str(controller.settings.home)),
+        (QCoreApplication.translate("Dialogs", "Database"), controller.store_description),
     ]
     body = "".join(
         f"<tr><td><b>{html.escape(name)}</b>&nbsp;&nbsp;</td><td>{html.escape(value)}</td></tr>" for name, value in rows
     )
     return (
-        "<h3>XWorkmate</h3>"
-        "<p>A desktop workbench for AI agent tasks: task lines side by side, "
-        "each with its own session key, folder and conversation.</p>"
-        f"<table>{body}</table>"
+        "<h3>XWorkmate</h3><p>"
+        + html.escape(
+            QCoreApplication.translate(
+                "Dialogs",
+                "A desktop workbench for AI agent tasks: task lines side by side, "
+                "each with its own session key, folder and conversation.",
+            )
+        )
+        + f"</p><table>{body}</table>"
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QWidget
 
@@ -20,9 +20,11 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import ExecutionMode
 
 NATIVE_CHOICE = "native"
-NATIVE_LABEL = "Built-in agent"
-NO_AGENTS_LABEL = "No agent CLIs — add one in Settings → Providers"
-NATIVE_TOOLTIP = "The built-in agent: every model call goes through the providers and the category router"
+NATIVE_LABEL = QT_TRANSLATE_NOOP("ModePicker", "Built-in agent")
+NO_AGENTS_LABEL = QT_TRANSLATE_NOOP("ModePicker", "No agent CLIs — add one in Settings → Providers")
+NATIVE_TOOLTIP = QT_TRANSLATE_NOOP(
+    "ModePicker", "The built-in agent: every model call goes through the providers and the category router"
+)
 
 
 def acp_choice(name: str) -> str:
@@ -37,10 +39,11 @@ def parse_choice(choice: str) -> tuple[ExecutionMode, str | None]:
 
 
 def category_tooltip(category: str) -> str:
-    return (
-        f"Not available: this line carries the category “{category}”. Its content may only reach providers "
-        "tagged with it, and agent CLIs do not go through the category router."
-    )
+    return QCoreApplication.translate(
+        "ModePicker",
+        "Not available: this line carries the category “{category}”. Its content may only reach providers "
+        "tagged with it, and agent CLIs do not go through the category router.",
+    ).format(category=category)
 
 
 class ModePicker(QComboBox):
@@ -53,8 +56,8 @@ class ModePicker(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("modePicker")
-        self.setAccessibleName("Execution mode")
-        self.setToolTip("Who runs this line: the built-in agent, or an external agent CLI over ACP")
+        self.setAccessibleName(self.tr("Execution mode"))
+        self.setToolTip(self.tr("Who runs this line: the built-in agent, or an external agent CLI over ACP"))
         self._agents: list[ProviderRecord] = []
         self._category: str | None = None
         self._shown: tuple[object, ...] | None = None
@@ -83,26 +86,30 @@ class ModePicker(QComboBox):
         blocked = self.blockSignals(True)
         try:
             self.clear()
-            self.addItem(NATIVE_LABEL, NATIVE_CHOICE)
-            self.setItemData(0, NATIVE_TOOLTIP, Qt.ItemDataRole.ToolTipRole)
+            self.addItem(QCoreApplication.translate("ModePicker", NATIVE_LABEL), NATIVE_CHOICE)
+            self.setItemData(0, QCoreApplication.translate("ModePicker", NATIVE_TOOLTIP), Qt.ItemDataRole.ToolTipRole)
             self.insertSeparator(self.count())
             if not self._agents:
-                self.addItem(NO_AGENTS_LABEL, None)
-                self._disable(self.count() - 1, "Settings → Providers → Find agent CLIs on PATH, or add one by hand")
+                self.addItem(QCoreApplication.translate("ModePicker", NO_AGENTS_LABEL), None)
+                self._disable(
+                    self.count() - 1, self.tr("Settings → Providers → Find agent CLIs on PATH, or add one by hand")
+                )
             for record in self._agents:
-                self.addItem(f"{record.name} (ACP)", acp_choice(record.name))
+                self.addItem(self.tr("{name} (ACP)").format(name=record.name), acp_choice(record.name))
                 row = self.count() - 1
                 if self._category is not None:
                     self._disable(row, category_tooltip(self._category))
                 else:
-                    tip = f"Run this line with {record.name} over ACP: {' '.join(record.acp_command)}"
+                    tip = self.tr("Run this line with {name} over ACP: {command}").format(
+                        name=record.name, command=" ".join(record.acp_command)
+                    )
                     self.setItemData(row, tip, Qt.ItemDataRole.ToolTipRole)
             index = self.findData(choice)
             if index < 0 and choice != NATIVE_CHOICE:
                 # The line names an agent that is no longer configured: say so rather than pretend.
-                self.addItem(f"{choice[4:]} (ACP — not configured)", choice)
+                self.addItem(self.tr("{name} (ACP — not configured)").format(name=choice[4:]), choice)
                 index = self.count() - 1
-                self._disable(index, "This agent was removed from Settings → Providers; choose another")
+                self._disable(index, self.tr("This agent was removed from Settings → Providers; choose another"))
             self.setCurrentIndex(max(index, 0))
         finally:
             self.blockSignals(blocked)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from xworkmate.domain.export import ExportFormat
@@ -17,11 +18,12 @@ _FILTERS = {ExportFormat.MARKDOWN: "Markdown (*.md)", ExportFormat.JSON: "JSON (
 
 
 def category_export_question(title: str, category: str) -> str:
-    return (
-        f"This line carries category {category}: “{title}” and its tasks hold {category} content."
+    return QCoreApplication.translate(
+        "ExportDialog",
+        "This line carries category {category}: “{title}” and its tasks hold {category} content."
         " The exported file leaves XWorkmate's category rules behind; whoever can read the file can read it."
-        " Export anyway?"
-    )
+        " Export anyway?",
+    ).format(category=category, title=title)
 
 
 def format_for(path: Path, chosen_filter: str) -> ExportFormat:
@@ -38,7 +40,7 @@ class ExportDialog:
     @classmethod
     def ask(cls, parent: QWidget | None, suggested: str) -> tuple[Path, ExportFormat] | None:
         chosen, chosen_filter = QFileDialog.getSaveFileName(
-            parent, "Export line", suggested, ";;".join(_FILTERS.values())
+            parent, QCoreApplication.translate("ExportDialog", "Export line"), suggested, ";;".join(_FILTERS.values())
         )
         if not chosen:
             return None
@@ -53,7 +55,7 @@ class CategoryExportConfirmation:
     def ask(cls, parent: QWidget | None, title: str, category: str) -> bool:
         answer = QMessageBox.question(
             parent,
-            "Export a category line",
+            QCoreApplication.translate("ExportDialog", "Export a category line"),
             category_export_question(title, category),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,

@@ -8,22 +8,24 @@ and a runnable line's status says that nothing will run rather than a green
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-NO_PROVIDER_EMPTY_TEXT = (
+NO_PROVIDER_EMPTY_TEXT = QT_TRANSLATE_NOOP(
+    "EmptyConversation",
     "No messages yet. To get answers, add an agent provider (an OpenAI-compatible endpoint) or use an "
-    "agent CLI found on your PATH. Until then, what you send is saved but nothing runs."
+    "agent CLI found on your PATH. Until then, what you send is saved but nothing runs.",
 )
-NO_PROVIDER_STATUS = (
-    "Runnable — but no agent provider is configured, so a message is only saved. Add a provider to get answers."
+NO_PROVIDER_STATUS = QT_TRANSLATE_NOOP(
+    "EmptyConversation",
+    "Runnable — but no agent provider is configured, so a message is only saved. Add a provider to get answers.",
 )
 
 
 def status_without_provider(text: str, severity: str, provider_missing: bool) -> tuple[str, str]:
     """The status line's text: a "ready" line with no provider says that nothing will run."""
     if provider_missing and severity == "ok":
-        return NO_PROVIDER_STATUS, "warning"
+        return QCoreApplication.translate("EmptyConversation", NO_PROVIDER_STATUS), "warning"
     return text, severity
 
 
@@ -41,12 +43,12 @@ class EmptyConversation(QWidget):
         self.setObjectName("messageEmptyState")
         self.label = label
         self._default_text = label.text()
-        self.add_provider_button = QPushButton("Add a provider…")
+        self.add_provider_button = QPushButton(self.tr("Add a provider…"))
         self.add_provider_button.setObjectName("firstRunAddProviderButton")
-        self.add_provider_button.setAccessibleName("Add an agent provider")
-        self.find_agents_button = QPushButton("Use an agent found on PATH…")
+        self.add_provider_button.setAccessibleName(self.tr("Add an agent provider"))
+        self.find_agents_button = QPushButton(self.tr("Use an agent found on PATH…"))
         self.find_agents_button.setObjectName("firstRunFindAgentsButton")
-        self.find_agents_button.setAccessibleName("Look for agent CLIs on PATH")
+        self.find_agents_button.setAccessibleName(self.tr("Look for agent CLIs on PATH"))
         self.add_provider_button.clicked.connect(self.add_provider_requested)
         self.find_agents_button.clicked.connect(self.find_agents_requested)
         buttons = QHBoxLayout()
@@ -63,6 +65,8 @@ class EmptyConversation(QWidget):
         self.show_provider_missing(False)
 
     def show_provider_missing(self, missing: bool) -> None:
-        self.label.setText(NO_PROVIDER_EMPTY_TEXT if missing else self._default_text)
+        self.label.setText(
+            QCoreApplication.translate("EmptyConversation", NO_PROVIDER_EMPTY_TEXT) if missing else self._default_text
+        )
         self.add_provider_button.setVisible(missing)
         self.find_agents_button.setVisible(missing)

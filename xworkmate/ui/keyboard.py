@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QWidget
 
@@ -30,26 +30,26 @@ ARCHIVE_KEYS = "Ctrl+Shift+Backspace"
 FILTER_KEYS = ("Ctrl+F", "Ctrl+L")
 
 ACCESSIBLE_NAMES: dict[str, str] = {
-    "composer": "Message to the agent",
-    "taskLineFilter": "Filter task lines",
-    "taskLineList": "Task lines",
-    "messageList": "Conversation",
-    "workspaceTree": "Files in the line's folder",
-    "filePreview": "File preview",
-    "dispatchSourcesList": "Messages this task was dispatched on",
-    "sendButton": "Send",
-    "stopButton": "Stop the running turn",
-    "rawToggle": "Show Markdown source",
-    "networkToggle": "Network access for commands",
-    "newTaskLineButton": "New task line",
-    "archiveTaskLineButton": "Archive task line",
-    "changeFolderButton": "Change folder",
-    "recreateFolderButton": "Recreate folder",
-    "showArchivedCheck": "Show archived task lines",
-    "lineStatusLabel": "Line status",
-    "sessionKeyLabel": "Session key",
-    "workspacePathLabel": "Folder path",
-    "dispatchSourcesNote": "About what this task was dispatched on",
+    "composer": QT_TRANSLATE_NOOP("Keyboard", "Message to the agent"),
+    "taskLineFilter": QT_TRANSLATE_NOOP("Keyboard", "Filter task lines"),
+    "taskLineList": QT_TRANSLATE_NOOP("Keyboard", "Task lines"),
+    "messageList": QT_TRANSLATE_NOOP("Keyboard", "Conversation"),
+    "workspaceTree": QT_TRANSLATE_NOOP("Keyboard", "Files in the line's folder"),
+    "filePreview": QT_TRANSLATE_NOOP("Keyboard", "File preview"),
+    "dispatchSourcesList": QT_TRANSLATE_NOOP("Keyboard", "Messages this task was dispatched on"),
+    "sendButton": QT_TRANSLATE_NOOP("Keyboard", "Send"),
+    "stopButton": QT_TRANSLATE_NOOP("Keyboard", "Stop the running turn"),
+    "rawToggle": QT_TRANSLATE_NOOP("Keyboard", "Show Markdown source"),
+    "networkToggle": QT_TRANSLATE_NOOP("Keyboard", "Network access for commands"),
+    "newTaskLineButton": QT_TRANSLATE_NOOP("Keyboard", "New task line"),
+    "archiveTaskLineButton": QT_TRANSLATE_NOOP("Keyboard", "Archive task line"),
+    "changeFolderButton": QT_TRANSLATE_NOOP("Keyboard", "Change folder"),
+    "recreateFolderButton": QT_TRANSLATE_NOOP("Keyboard", "Recreate folder"),
+    "showArchivedCheck": QT_TRANSLATE_NOOP("Keyboard", "Show archived task lines"),
+    "lineStatusLabel": QT_TRANSLATE_NOOP("Keyboard", "Line status"),
+    "sessionKeyLabel": QT_TRANSLATE_NOOP("Keyboard", "Session key"),
+    "workspacePathLabel": QT_TRANSLATE_NOOP("Keyboard", "Folder path"),
+    "dispatchSourcesNote": QT_TRANSLATE_NOOP("Keyboard", "About what this task was dispatched on"),
 }
 
 
@@ -65,6 +65,7 @@ def name_focusable_widgets(root: QWidget) -> None:
         if widget.focusPolicy() == Qt.FocusPolicy.NoFocus or widget.accessibleName():
             continue
         name = ACCESSIBLE_NAMES.get(widget.objectName(), "")
+        name = QCoreApplication.translate("Keyboard", name) if name else ""
         if not name and isinstance(widget, QAbstractButton):
             name = widget.text().replace("&", "")
         if not name and isinstance(widget, (QLineEdit, QPlainTextEdit)):
@@ -92,7 +93,11 @@ class ComposerKeys(QObject):
         self._controller.set_ui_state(ENTER_SENDS_STATE, "true" if on else "false")
 
     def hint(self) -> str:
-        return "Enter sends, Shift+Enter adds a line" if self.enter_sends else "Ctrl+Enter sends, Enter adds a line"
+        return (
+            self.tr("Enter sends, Shift+Enter adds a line")
+            if self.enter_sends
+            else self.tr("Ctrl+Enter sends, Enter adds a line")
+        )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
@@ -135,12 +140,16 @@ class KeyboardSetup(QObject):
         self._task_list = task_list
         self._keyboard_in_list = False
         self.composer_keys = ComposerKeys(composer, send, controller)
-        self.settings_action = self._action("settingsShortcutAction", "Settings…", (SETTINGS_KEYS,), open_settings)
-        self.archive_action = self._action("archiveShortcutAction", "Archive task line", (ARCHIVE_KEYS,), archive)
-        self.filter_action = self._action(
-            "filterShortcutAction", "Filter task lines", FILTER_KEYS, lambda: self._focus_filter(filter_edit)
+        self.settings_action = self._action(
+            "settingsShortcutAction", self.tr("Settings…"), (SETTINGS_KEYS,), open_settings
         )
-        self.enter_sends_action = QAction("Enter sends (Shift+Enter adds a line)", window)
+        self.archive_action = self._action(
+            "archiveShortcutAction", self.tr("Archive task line"), (ARCHIVE_KEYS,), archive
+        )
+        self.filter_action = self._action(
+            "filterShortcutAction", self.tr("Filter task lines"), FILTER_KEYS, lambda: self._focus_filter(filter_edit)
+        )
+        self.enter_sends_action = QAction(self.tr("Enter sends (Shift+Enter adds a line)"), window)
         self.enter_sends_action.setObjectName("enterSendsAction")
         self.enter_sends_action.setCheckable(True)
         self.enter_sends_action.setChecked(self.composer_keys.enter_sends)
@@ -193,4 +202,4 @@ class KeyboardSetup(QObject):
         for combo in self._window.findChildren(QComboBox):
             view = combo.view()
             if view is not None and not view.accessibleName():
-                view.setAccessibleName(f"{combo.accessibleName() or 'Choices'} list")
+                view.setAccessibleName(self.tr("{name} list").format(name=combo.accessibleName() or self.tr("Choices")))

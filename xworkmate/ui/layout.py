@@ -169,22 +169,22 @@ class PaneLayout(QObject):
         self.actions: dict[int, QAction] = {}
         self.buttons: dict[int, QToolButton] = {}
         for pane, (name, label, keys) in {
-            LEFT: ("TaskPane", "Task lines", "Ctrl+B"),
-            RIGHT: ("WorkspacePane", "Workspace", "Ctrl+Alt+B"),
+            LEFT: ("TaskPane", self.tr("task lines"), "Ctrl+B"),
+            RIGHT: ("WorkspacePane", self.tr("workspace"), "Ctrl+Alt+B"),
         }.items():
-            action = QAction(f"Show {label.lower()}", window)
+            action = QAction(self.tr("Show {pane}").format(pane=label), window)
             action.setObjectName(f"toggle{name}Action")
             action.setCheckable(True)
             action.setChecked(True)
             action.setShortcut(QKeySequence(keys))
-            action.setToolTip(f"Show or hide the {label.lower()} pane ({keys})")
+            action.setToolTip(self.tr("Show or hide the {pane} pane ({keys})").format(pane=label, keys=keys))
             action.triggered.connect(lambda checked, which=pane: self.set_shown(which, checked, by_person=True))
             window.addAction(action)
             button = QToolButton()
             button.setObjectName(f"toggle{name}Button")
             action.setIconText("◧" if pane == LEFT else "◨")  # the button's face; the menu keeps the words
             button.setDefaultAction(action)
-            button.setAccessibleName(f"Show or hide the {label.lower()}")
+            button.setAccessibleName(self.tr("Show or hide the {pane}").format(pane=label))
             self.actions[pane], self.buttons[pane] = action, button
         corner = self.corner = QWidget(window.menuBar())  # parented: the menu bar does not take ownership
         corner.setObjectName("paneToggles")

@@ -17,7 +17,9 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QByteArray,
+    QCoreApplication,
     QEvent,
     QFileSystemWatcher,
     QItemSelectionModel,
@@ -100,6 +102,7 @@ from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
+from xworkmate.ui.wording import plain_words
 from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note, read_preview
 from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
@@ -110,7 +113,9 @@ SPLITTER_STATE = "main_window.splitter_sizes"
 DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 JUMP_SHORTCUT_COUNT = 9
-TASK_COMPOSER_PLACEHOLDER = "Send this task a follow-up… (it replaces the words the task acts on)"
+TASK_COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "MainWindow", "Send this task a follow-up… (it replaces the words the task acts on)"
+)
 
 
 class MainWindow(QMainWindow):
@@ -232,22 +237,26 @@ class MainWindow(QMainWindow):
     # -- construction -------------------------------------------------------
 
     def _build_actions(self) -> None:
-        self.new_line_action = QAction("&New task line", self)
+        self.new_line_action = QAction(self.tr("&New task line"), self)
         self.new_line_action.setObjectName("newTaskLineAction")
         self.new_line_action.setShortcut(QKeySequence("Ctrl+N"))
         self.new_line_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.new_worktree_line_action = QAction("New task line in a git &worktree…", self)
+        self.new_worktree_line_action = QAction(self.tr("New task line in a git &worktree…"), self)
         self.new_worktree_line_action.setObjectName("newWorktreeLineAction")
-        self.new_worktree_line_action.setToolTip("A task line in its own git worktree of a repository, on a new branch")
-        self.quit_action = QAction("&Quit", self)
+        self.new_worktree_line_action.setToolTip(
+            self.tr("A task line in its own git worktree of a repository, on a new branch")
+        )
+        self.quit_action = QAction(self.tr("&Quit"), self)
         self.quit_action.setObjectName("quitAction")
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        self.about_action = QAction("&About XWorkmate", self)
+        self.about_action = QAction(self.tr("&About XWorkmate"), self)
         self.about_action.setObjectName("aboutAction")
-        self.provider_settings_action = QAction("&Providers…", self)
+        self.provider_settings_action = QAction(self.tr("&Providers…"), self)
         self.provider_settings_action.setObjectName("providerSettingsAction")
-        self.provider_settings_action.setToolTip("OpenAI-compatible endpoints the agent may use, and their API keys")
-        self.mcp_settings_action = QAction("&MCP servers…", self)  # issue 15, item 3
+        self.provider_settings_action.setToolTip(
+            self.tr("OpenAI-compatible endpoints the agent may use, and their API keys")
+        )
+        self.mcp_settings_action = QAction(self.tr("&MCP servers…"), self)  # issue 15, item 3
         self.mcp_settings_action.setObjectName("mcpSettingsAction")
         # Escape stops the shown line's turn; enabled only while it runs, so Escape is free otherwise.
         self.stop_shortcut = QShortcut(QKeySequence("Esc"), self)
@@ -256,13 +265,13 @@ class MainWindow(QMainWindow):
         self.jump_shortcuts = [QShortcut(QKeySequence(f"Ctrl+{n}"), self) for n in range(1, JUMP_SHORTCUT_COUNT + 1)]
 
     def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
         self.file_menu = file_menu
         file_menu.addAction(self.new_line_action)
         file_menu.addAction(self.new_worktree_line_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
-        settings_menu = self.menuBar().addMenu("&Settings")
+        settings_menu = self.menuBar().addMenu(self.tr("&Settings"))
         settings_menu.addAction(self.provider_settings_action)
         settings_menu.addAction(self.needs_you.notifications_action)
         # Issue 18: Settings → Theme (follow the system, light, dark); the views follow the theme.
@@ -274,7 +283,7 @@ class MainWindow(QMainWindow):
         self.language_menu.add_menu(settings_menu)
         # Issue 18: View → show/hide the side panes (Ctrl+B, Ctrl+Alt+B); long titles and pickers elide.
         self.pane_layout = PaneLayout(self, self.splitter, self._controller)
-        self.pane_layout.add_menu(self.menuBar().addMenu("&View"))
+        self.pane_layout.add_menu(self.menuBar().addMenu(self.tr("&View")))
         self.elider = Elider(self)
         pane = self.message_pane
         self.elider.watch(pane.title_label, pane.session_key_label, self.mode_picker, self.permission_picker)
@@ -295,7 +304,7 @@ class MainWindow(QMainWindow):
         self.external_watch = ExternalWatch(self._controller, self)
         self.external_watch.changed.connect(self.on_external_change)
         settings_menu.addAction(self.mcp_settings_action)
-        help_menu = self.menuBar().addMenu("&Help")
+        help_menu = self.menuBar().addMenu(self.tr("&Help"))
         help_menu.addAction(self.about_action)
 
     def _connect_signals(self) -> None:
@@ -372,7 +381,7 @@ class MainWindow(QMainWindow):
         try:
             view = self._controller.current_view()
         except UnknownSessionKeyError as exc:
-            self.show_error(f"Cannot show the current line — {exc}")
+            self.show_error(self.tr("Cannot show the current line — {error}").format(error=plain_words(str(exc))))
             return
         self._show_view(view)
 
@@ -393,7 +402,11 @@ class MainWindow(QMainWindow):
             if hasattr(self, "keyboard"):
                 self.keyboard.after_switch()
             task = view.thread.kind is ThreadKind.TASK
-            self.composer.setPlaceholderText(TASK_COMPOSER_PLACEHOLDER if task else COMPOSER_PLACEHOLDER)
+            self.composer.setPlaceholderText(
+                QCoreApplication.translate("MainWindow", TASK_COMPOSER_PLACEHOLDER)
+                if task
+                else QCoreApplication.translate("MessagePane", COMPOSER_PLACEHOLDER)
+            )
         cached = self.task_model.cached_status(view.key)
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
@@ -402,7 +415,9 @@ class MainWindow(QMainWindow):
         self._show_sign_in()
         failure = self._last_failure.get(view.key)
         if failure is not None and view.status is ThreadStatus.RUNNABLE:
-            self.message_pane.show_status(f"Runnable — the last run failed: {failure}", "error")
+            self.message_pane.show_status(
+                self.tr("Runnable — the last run failed: {error}").format(error=plain_words(failure)), "error"
+            )
         self.stop_shortcut.setEnabled(self.stop_button.isEnabled())
         if previous is None or previous.thread.execution_binding.mode is not view.thread.execution_binding.mode:
             self._show_provider_state()
@@ -413,7 +428,7 @@ class MainWindow(QMainWindow):
         self.changes_view.show_line(view.key, view.thread.workspace_binding.path)
         self._show_dispatch_sources(view)
         self._watch_folder(view)
-        self.task_pane.archive_button.setText("Unarchive" if view.thread.archived else "Archive")
+        self.task_pane.archive_button.setText(self.tr("Unarchive") if view.thread.archived else self.tr("Archive"))
         self.task_pane.archive_button.setEnabled(not view.thread.is_main)
         self.needs_you.show_title()
         self.on_composer_changed()
@@ -429,7 +444,12 @@ class MainWindow(QMainWindow):
             sources = self._controller.task_sources(view.key)
             parent = self._controller.line_summary(thread.parent_key) if thread.parent_key else None
         except (LookupError, ValueError) as exc:
-            self.workspace_pane.show_dispatch_sources([], f"Could not read what this task was dispatched on — {exc}")
+            self.workspace_pane.show_dispatch_sources(
+                [],
+                self.tr("Could not read what this task was dispatched on — {error}").format(
+                    error=plain_words(str(exc))
+                ),
+            )
             return
         note = dispatch_sources_note(
             sources, category=thread.category, dispatcher_category=parent.category if parent is not None else None
@@ -552,7 +572,9 @@ class MainWindow(QMainWindow):
                     ):
                         self._show_dispatch_sources(self._view)  # a follow-up re-captures them (PROV-4)
             except UnknownSessionKeyError as exc:
-                self.show_error(f"A task line changed but could not be read — {exc}")
+                self.show_error(
+                    self.tr("A task line changed but could not be read — {error}").format(error=plain_words(str(exc)))
+                )
             self._sync_selection()
 
     # -- slots: task lines -------------------------------------------------
@@ -565,7 +587,7 @@ class MainWindow(QMainWindow):
                 self.task_pane.filter_edit.clear()  # a new line hidden by the filter would look lost
             self._controller.switch_session(thread.thread_id)
         except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
-            self.show_error(f"Could not create a task line — {exc}")
+            self.show_error(self.tr("Could not create a task line — {error}").format(error=plain_words(str(exc))))
             return
         self.composer.setFocus()
 
@@ -579,7 +601,11 @@ class MainWindow(QMainWindow):
         try:
             self._controller.switch_session(str(key))  # ISO-5: CurrentLineChanged redraws the panes
         except UnknownSessionKeyError as exc:
-            self.show_error(f"Cannot switch — {exc}; still on {self.shown_key}")
+            self.show_error(
+                self.tr("Cannot switch — {error}; still on {key}").format(
+                    error=plain_words(str(exc)), key=self.shown_key
+                )
+            )
             # The click that moved the selection is still being processed; put it back afterwards.
             QTimer.singleShot(0, self._sync_selection)
 
@@ -634,7 +660,13 @@ class MainWindow(QMainWindow):
             else:
                 self._controller.unarchive_line(key)
         except (NotRunnable, UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(f"Could not {'archive' if archived else 'unarchive'} the line — {exc}")
+            self.show_error(
+                (
+                    self.tr("Could not archive the line — {error}")
+                    if archived
+                    else self.tr("Could not unarchive the line — {error}")
+                ).format(error=plain_words(str(exc)))
+            )
 
     def _worktree_thread(self, key: str) -> TaskThread | None:
         try:
@@ -654,7 +686,9 @@ class MainWindow(QMainWindow):
                 self.task_pane.filter_edit.clear()
             self._controller.switch_session(thread.thread_id)
         except UnknownSessionKeyError as exc:
-            self.show_error(f"Could not show the new worktree line — {exc}")
+            self.show_error(
+                self.tr("Could not show the new worktree line — {error}").format(error=plain_words(str(exc)))
+            )
             return
         self.composer.setFocus()
 
@@ -666,7 +700,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.rename_line(key, title)
         except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(f"Could not rename the line — {exc}")
+            self.show_error(self.tr("Could not rename the line — {error}").format(error=plain_words(str(exc))))
 
     def set_line_category(self, key: str) -> None:
         """ "Set category…": a human decision that relabels the line and its whole subtree (CAT-10)."""
@@ -677,7 +711,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.set_category(key, answer.strip() or None)  # LineUpdated for every line moved
         except (ValueError, LookupError) as exc:
-            self.show_error(f"Category not changed — {exc}")
+            self.show_error(self.tr("Category not changed — {error}").format(error=plain_words(str(exc))))
 
     def fork_line(self, key: str) -> None:
         """ "Fork": a copy of the line with its own folder, nested under it (it keeps the category, CAT-7)."""
@@ -687,7 +721,7 @@ class MainWindow(QMainWindow):
                 self.task_pane.filter_edit.clear()
             self._controller.switch_session(forked.thread_id)
         except (ValueError, LookupError, OSError) as exc:
-            self.show_error(f"Could not fork the line — {exc}")
+            self.show_error(self.tr("Could not fork the line — {error}").format(error=plain_words(str(exc))))
 
     def task_line_menu(self, key: str) -> QMenu:
         """The context menu of one row (built separately so it can be tested without exec)."""
@@ -695,13 +729,15 @@ class MainWindow(QMainWindow):
         archived = summary.archived if summary is not None else False
         menu = QMenu(self)
         menu.setObjectName("taskLineMenu")
-        menu.addAction("Rename…", partial(self.rename_line, key))
-        category = menu.addAction("Set category…", partial(self.set_line_category, key))
-        category.setToolTip("Relabel this line and everything it dispatched; empty means normal content")
-        menu.addAction("Fork", partial(self.fork_line, key))
-        archive = menu.addAction("Unarchive" if archived else "Archive", partial(self.set_archived, key, not archived))
+        menu.addAction(self.tr("Rename…"), partial(self.rename_line, key))
+        category = menu.addAction(self.tr("Set category…"), partial(self.set_line_category, key))
+        category.setToolTip(self.tr("Relabel this line and everything it dispatched; empty means normal content"))
+        menu.addAction(self.tr("Fork"), partial(self.fork_line, key))
+        archive = menu.addAction(
+            self.tr("Unarchive") if archived else self.tr("Archive"), partial(self.set_archived, key, not archived)
+        )
         archive.setEnabled(key != "main")
-        menu.addAction("Copy session key", partial(QApplication.clipboard().setText, key))
+        menu.addAction(self.tr("Copy session key"), partial(QApplication.clipboard().setText, key))
         menu.addAction(self.needs_you.mute_action(key, menu))
         return menu
 
@@ -722,18 +758,22 @@ class MainWindow(QMainWindow):
         menu = QMenu(self)
         menu.setObjectName("messageMenu")
         if message is not None and message.quarantined:
-            action = menu.addAction("Show to the model again", partial(self.set_hidden_from_model, message_id, False))
+            action = menu.addAction(
+                self.tr("Show to the model again"), partial(self.set_hidden_from_model, message_id, False)
+            )
             action.setObjectName("showToModelAction")
-            action.setToolTip("The model sees this message's text again on this line")
+            action.setToolTip(self.tr("The model sees this message's text again on this line"))
         else:
-            action = menu.addAction("Hide from the model", partial(self.set_hidden_from_model, message_id, True))
+            action = menu.addAction(
+                self.tr("Hide from the model"), partial(self.set_hidden_from_model, message_id, True)
+            )
             action.setObjectName("hideFromModelAction")
             allowed = message is not None and can_be_quarantined(message.source)
             action.setEnabled(allowed)
             action.setToolTip(
-                "Keep it here, but show the model only a placeholder naming it, on this line and its forks"
+                self.tr("Keep it here, but show the model only a placeholder naming it, on this line and its forks")
                 if allowed
-                else "Only tool results and agents' messages can be hidden from the model"
+                else self.tr("Only tool results and agents' messages can be hidden from the model")
             )
         return menu
 
@@ -744,7 +784,9 @@ class MainWindow(QMainWindow):
             else:
                 self._controller.release_message(message_id)
         except (ValueError, LookupError) as exc:
-            self.show_error(f"Could not change what the model sees — {exc}")
+            self.show_error(
+                self.tr("Could not change what the model sees — {error}").format(error=plain_words(str(exc)))
+            )
 
     @Slot(QPoint)
     def on_message_context_menu(self, pos: QPoint) -> None:
@@ -785,7 +827,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.choose_sign_in(request_id, method_id or None)
         except (LookupError, ValueError) as exc:
-            self.show_error(f"That sign-in is no longer waiting — {exc}")
+            self.show_error(self.tr("That sign-in is no longer waiting — {error}").format(error=plain_words(str(exc))))
 
     def _show_live(self) -> None:
         """The shown line's transient rows and waiting approvals, from ``LiveRuns``."""
@@ -815,7 +857,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.settle_approval(approval_id, decision != REJECT, always=decision == ALWAYS)
         except (LookupError, ValueError) as exc:
-            self.show_error(f"That approval is no longer waiting — {exc}")
+            self.show_error(self.tr("That approval is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()
 
     @Slot(int)
@@ -828,7 +870,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.set_permission(self._view.key, level)  # LineUpdated redraws the pane
         except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(f"Permission not changed — {exc}")
+            self.show_error(self.tr("Permission not changed — {error}").format(error=plain_words(str(exc))))
             self.message_pane.show_permission(self._view.thread.context_state.permission_level)
 
     @Slot(bool)
@@ -838,7 +880,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.set_network(self._view.key, "on" if on else "off")  # LineUpdated redraws the pane
         except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(f"Network setting not changed — {exc}")
+            self.show_error(self.tr("Network setting not changed — {error}").format(error=plain_words(str(exc))))
             self.message_pane.show_network(self._view.thread.context_state.network)
 
     @Slot(int)
@@ -864,7 +906,7 @@ class MainWindow(QMainWindow):
             self._controller.set_execution(view.key, mode, provider)  # LineUpdated redraws the panes
         except (ValueError, LookupError) as exc:
             self.mode_picker.show_line(view)
-            self.show_error(f"Execution mode not changed — {exc}")
+            self.show_error(self.tr("Execution mode not changed — {error}").format(error=plain_words(str(exc))))
             return
         info = self._controller.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
         if info is not None and info.lists_sessions and binding.acp_session_id is None:
@@ -924,14 +966,17 @@ class MainWindow(QMainWindow):
             try:
                 await self._controller.bind_agent_session(key, session_id, known=self._agent_sessions.get(key))
             except (ValueError, LookupError) as exc:
-                self.show_error(f"Session not bound — {exc}")
+                self.show_error(self.tr("Session not bound — {error}").format(error=plain_words(str(exc))))
                 return
             self.agent_bar.show_sessions([])
 
         self._session_probe = asyncio.ensure_future(bind())
 
     def on_line_mcp_chosen(self, names: list[str]) -> None:
-        self._agent_pick("MCP servers", lambda key: self._controller.set_line_mcp_servers(key, names))
+        self._agent_pick(
+            self.tr("Agent MCP servers not changed — {error}"),
+            lambda key: self._controller.set_line_mcp_servers(key, names),
+        )
 
     def on_mcp_settings_requested(self) -> McpServersDialog:
         dialog = McpServersDialog(self._controller, self)
@@ -952,7 +997,7 @@ class MainWindow(QMainWindow):
                 usage = self._usage_cache[key] = self._controller.line_usage(key)
             self.usage_meter.show_usage(usage)  # type: ignore[arg-type]
         except UnknownSessionKeyError as exc:
-            self.show_error(f"Cannot show the line's usage — {exc}")
+            self.show_error(self.tr("Cannot show the line's usage — {error}").format(error=plain_words(str(exc))))
 
     def _agent_pick(self, what: str, pick: Callable[[str], object]) -> None:
         key = self.shown_key
@@ -961,20 +1006,27 @@ class MainWindow(QMainWindow):
         try:
             pick(key)
         except (ValueError, LookupError) as exc:
-            self.show_error(f"Agent {what} not changed — {exc}")
+            self.show_error(what.format(error=plain_words(str(exc))))
         self._show_agent_session(key)
 
     @Slot(str)
     def on_agent_mode_picked(self, mode_id: str) -> None:
-        self._agent_pick("mode", lambda key: self._controller.choose_agent_mode(key, mode_id))
+        self._agent_pick(
+            self.tr("Agent mode not changed — {error}"), lambda key: self._controller.choose_agent_mode(key, mode_id)
+        )
 
     @Slot(str)
     def on_agent_model_picked(self, model_id: str) -> None:
-        self._agent_pick("model", lambda key: self._controller.choose_agent_model(key, model_id))
+        self._agent_pick(
+            self.tr("Agent model not changed — {error}"), lambda key: self._controller.choose_agent_model(key, model_id)
+        )
 
     def on_agent_config_picked(self, config_id: str, value: object) -> None:
         chosen = value if isinstance(value, bool) else str(value)
-        self._agent_pick("option", lambda key: self._controller.choose_agent_config(key, config_id, chosen))
+        self._agent_pick(
+            self.tr("Agent option not changed — {error}"),
+            lambda key: self._controller.choose_agent_config(key, config_id, chosen),
+        )
 
     def refresh_providers(self) -> None:
         """Re-read the providers: the pickers' choices and the "no provider" banner."""
@@ -998,7 +1050,11 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # a broken provider record must not stop the line from showing
             log.warning("could not work out the providers of %s: %s", view.key, exc)
             return
-        default = f"Default — {choices.will_run}" if choices.will_run else DEFAULT_PROVIDER_LABEL
+        default = (
+            self.tr("Default — {provider}").format(provider=choices.will_run)
+            if choices.will_run
+            else DEFAULT_PROVIDER_LABEL
+        )
         self.message_pane.set_providers(list(choices.allowed), default_label=default)
         pinned = view.thread.execution_binding.provider
         self.message_pane.choose_provider(self._provider_choice.get(view.key, pinned))
@@ -1009,9 +1065,9 @@ class MainWindow(QMainWindow):
         self.message_pane.show_provider_banner(not acp and not self._controller.has_agent_provider())
         self.provider_picker.setEnabled(not acp)
         self.provider_picker.setToolTip(
-            "This line runs an external agent (ACP); it does not use these providers"
+            self.tr("This line runs an external agent (ACP); it does not use these providers")
             if acp
-            else "The provider for the next turn; Default uses the default provider"
+            else self.tr("The provider for the next turn; Default uses the default provider")
         )
 
     @Slot(object)
@@ -1062,10 +1118,16 @@ class MainWindow(QMainWindow):
             self._controller.send(self._view.key, text, provider=self.message_pane.chosen_provider())
         except NotRunnable as exc:
             self.show_current()  # the line's real state, e.g. its folder just disappeared (ISO-4)
-            self.show_error(f"Not sent — {exc.reason}. Your text is still in the composer.")
+            self.show_error(
+                self.tr("Not sent — {reason}. Your text is still in the composer.").format(
+                    reason=plain_words(exc.reason)
+                )
+            )
             return
         except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(f"Not sent — {exc}. Your text is still in the composer.")
+            self.show_error(
+                self.tr("Not sent — {reason}. Your text is still in the composer.").format(reason=plain_words(str(exc)))
+            )
             return
         self.composer.clear()
         self.message_list.follow_newest()
@@ -1081,15 +1143,25 @@ class MainWindow(QMainWindow):
             )
         except NotRunnable as exc:
             self.show_current()
-            self.show_error(f"Follow-up not sent — {exc.reason}. Your text is still in the composer.")
+            self.show_error(
+                self.tr("Follow-up not sent — {reason}. Your text is still in the composer.").format(
+                    reason=plain_words(exc.reason)
+                )
+            )
             return
         except (ValueError, LookupError) as exc:
-            self.show_error(f"Follow-up not sent — {exc}. Your text is still in the composer.")
+            self.show_error(
+                self.tr("Follow-up not sent — {reason}. Your text is still in the composer.").format(
+                    reason=plain_words(str(exc))
+                )
+            )
             return
         self.composer.clear()
         self.message_list.follow_newest()
         if outcome.notice:
-            self.show_error("Follow-up saved on the task, but no agent provider is configured, so it did not run.")
+            self.show_error(
+                self.tr("Follow-up saved on the task, but no agent provider is configured, so it did not run.")
+            )
 
     @Slot(int)
     def on_message_scrolled(self, _value: int) -> None:
@@ -1122,7 +1194,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.bind_workspace(key, chosen)  # ISO-8: an explicit bind
         except (WorkspaceBindingError, UnknownSessionKeyError) as exc:
-            self.show_error(f"Folder not changed — {exc}")
+            self.show_error(self.tr("Folder not changed — {error}").format(error=plain_words(str(exc))))
 
     @Slot()
     def on_recreate_folder_requested(self) -> None:
@@ -1131,7 +1203,7 @@ class MainWindow(QMainWindow):
         try:
             self._controller.recreate_folder(self._view.key)  # its own path, not the default (issue 18)
         except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
-            self.show_error(f"Could not recreate the folder — {exc}")
+            self.show_error(self.tr("Could not recreate the folder — {error}").format(error=plain_words(str(exc))))
 
     @Slot(QModelIndex, QModelIndex)
     def on_workspace_file_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -1191,19 +1263,19 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def on_about_requested(self) -> None:
-        QMessageBox.about(self, "About XWorkmate", about_text(self._controller))
+        QMessageBox.about(self, self.tr("About XWorkmate"), about_text(self._controller))
 
     # -- search and export (LOOP-3) ------------------------------------------
 
     def _build_search_and_export(self) -> None:
         """Ctrl+K opens the search palette; File → Export… writes the shown line and its tasks."""
-        self.search_action = QAction("&Search lines…", self)
+        self.search_action = QAction(self.tr("&Search lines…"), self)
         self.search_action.setObjectName("searchAction")
         self.search_action.setShortcut(QKeySequence("Ctrl+K"))
         self.search_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.export_action = QAction("&Export…", self)
+        self.export_action = QAction(self.tr("&Export…"), self)
         self.export_action.setObjectName("exportAction")
-        self.export_action.setToolTip("Export the shown line and its tasks to Markdown or JSON")
+        self.export_action.setToolTip(self.tr("Export the shown line and its tasks to Markdown or JSON"))
         before = self.quit_action
         self.file_menu.insertAction(before, self.search_action)
         self.file_menu.insertAction(before, self.export_action)
@@ -1233,10 +1305,10 @@ class MainWindow(QMainWindow):
             if key != self.shown_key:
                 self._controller.switch_session(key)
         except UnknownSessionKeyError as exc:
-            self.show_error(f"Cannot open that result — {exc}")
+            self.show_error(self.tr("Cannot open that result — {error}").format(error=plain_words(str(exc))))
             return
         if message_id and not reveal_message(self.message_list, self.message_model, message_id):
-            self.show_error(f"Message #{message_id} is no longer in this line")
+            self.show_error(self.tr("Message #{number} is no longer in this line").format(number=message_id))
 
     @Slot()
     def on_export_requested(self) -> None:
@@ -1253,7 +1325,7 @@ class MainWindow(QMainWindow):
         key = view.key
         number = self.export_worker.submit(lambda: save_export(self._controller.export_line(key, fmt), path))
         self._exports[number] = path
-        self.message_pane.show_status(f"Exporting to {path}…", "info")
+        self.message_pane.show_status(self.tr("Exporting to {path}…").format(path=path), "info")
 
     @Slot(int, object, object)
     def on_export_finished(self, number: int, _result: object, error: object) -> None:
@@ -1261,9 +1333,9 @@ class MainWindow(QMainWindow):
         if path is None:
             return
         if error is not None:
-            self.show_error(f"Export failed — {error}")
+            self.show_error(self.tr("Export failed — {error}").format(error=plain_words(str(error))))
         else:
-            self.message_pane.show_status(f"Exported to {path}", "info")
+            self.message_pane.show_status(self.tr("Exported to {path}").format(path=path), "info")
 
     # -- window state --------------------------------------------------------
 

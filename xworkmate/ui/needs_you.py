@@ -24,6 +24,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
 from xworkmate.domain.attention import Attention, next_needing
 from xworkmate.ui.notifier import APP_NAME, Notifier, choose_backend, count_title, make_tray
+from xworkmate.ui.wording import plain_words
 
 if TYPE_CHECKING:
     from xworkmate.ui.main_window import MainWindow
@@ -53,13 +54,15 @@ class NeedsYou(QObject):
 
         self.next_shortcut = QShortcut(QKeySequence("Ctrl+J"), window)
         self.next_shortcut.setObjectName("nextNeedingShortcut")
-        self.notifications_action = QAction("Desktop &notifications", window)
+        self.notifications_action = QAction(self.tr("Desktop &notifications"), window)
         self.notifications_action.setObjectName("desktopNotificationsAction")
         self.notifications_action.setCheckable(True)
         self.notifications_action.setChecked(self.notifier.enabled)
         self.notifications_action.setToolTip(
-            "Tell me on the desktop when a line needs approval, fails or finishes while I look elsewhere"
-            f" (shown through: {self.notifier.backend_name})"
+            self.tr(
+                "Tell me on the desktop when a line needs approval, fails or finishes while I look elsewhere"
+                " (shown through: {backend})"
+            ).format(backend=self.notifier.backend_name)
         )
 
         self.next_shortcut.activated.connect(self.on_next_requested)
@@ -85,8 +88,10 @@ class NeedsYou(QObject):
         key = self._window.shown_key
         summary = self._window.task_model.summary(key) if key else None
         base = count_title(APP_NAME, count)
-        self._window.setWindowTitle(f"{summary.title} — {base}" if summary is not None else base)
-        self._window.task_pane.needs_you_button.setText(count_title("Needs you", count))
+        self._window.setWindowTitle(
+            self.tr("{title} — {app}").format(title=summary.title, app=base) if summary is not None else base
+        )
+        self._window.task_pane.needs_you_button.setText(count_title(self.tr("Needs you"), count))
         self.notifier.show_count(count)
 
     def on_attention_changed(self, change: AttentionChanged) -> None:
@@ -114,7 +119,7 @@ class NeedsYou(QObject):
         try:
             self._controller.switch_session(key)
         except UnknownSessionKeyError as exc:
-            window.show_error(f"Cannot open that line — {exc}")
+            window.show_error(self.tr("Cannot open that line — {error}").format(error=plain_words(str(exc))))
 
     @Slot()
     def on_next_requested(self) -> None:
@@ -122,7 +127,7 @@ class NeedsYou(QObject):
         key = next_needing(self.tracker.inbox(), self._window.shown_key)
         if key is None:
             self._window.message_pane.show_status(
-                "Nothing needs you right now (Ctrl+J finds the next line that does).", "ok"
+                self.tr("Nothing needs you right now (Ctrl+J finds the next line that does)."), "ok"
             )
             return
         self.open_line(key)
@@ -151,15 +156,17 @@ class NeedsYou(QObject):
         try:
             self._controller.set_ui_state(NOTIFICATIONS_STATE, "1" if on else "0")
         except Exception as exc:
-            self._window.show_error(f"Could not save the notifications setting — {exc}")
+            self._window.show_error(
+                self.tr("Could not save the notifications setting — {error}").format(error=plain_words(str(exc)))
+            )
 
     def mute_action(self, key: str, parent: QObject) -> QAction:
         """ "Mute notifications" for one line (its row's context menu)."""
-        action = QAction("Mute notifications", parent)
+        action = QAction(self.tr("Mute notifications"), parent)
         action.setObjectName("muteNotificationsAction")
         action.setCheckable(True)
         action.setChecked(self.tracker.muted(key))
-        action.setToolTip("No desktop notifications from this line; its badge still shows in the list")
+        action.setToolTip(self.tr("No desktop notifications from this line; its badge still shows in the list"))
         action.toggled.connect(lambda muted: self.set_muted(key, muted))
         return action
 
@@ -167,7 +174,9 @@ class NeedsYou(QObject):
         try:
             self.tracker.set_muted(key, muted)
         except Exception as exc:
-            self._window.show_error(f"Could not change the line's notifications — {exc}")
+            self._window.show_error(
+                self.tr("Could not change the line's notifications — {error}").format(error=plain_words(str(exc)))
+            )
 
 
 class DraftKeeper(QObject):

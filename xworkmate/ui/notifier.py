@@ -26,7 +26,17 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import Q_ARG, Q_RETURN_ARG, QMetaObject, QObject, Qt, Signal, Slot
+from PySide6.QtCore import (
+    Q_ARG,
+    Q_RETURN_ARG,
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QMetaObject,
+    QObject,
+    Qt,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QSystemTrayIcon
 
@@ -41,15 +51,18 @@ DBUS_TIMEOUT_MS = 1500
 """A notification server that does not answer in this time is treated as absent (the GUI thread waits on it)."""
 
 WHAT_HAPPENED: dict[Attention, str] = {
-    Attention.NEEDS_APPROVAL: "waits for your approval",
-    Attention.FAILED: "failed — its run stopped with an error",
-    Attention.FINISHED_UNREAD: "finished — a new answer to read",
+    Attention.NEEDS_APPROVAL: QT_TRANSLATE_NOOP("Notifier", "“{title}” waits for your approval."),
+    Attention.FAILED: QT_TRANSLATE_NOOP("Notifier", "“{title}” failed — its run stopped with an error."),
+    Attention.FINISHED_UNREAD: QT_TRANSLATE_NOOP("Notifier", "“{title}” finished — a new answer to read."),
 }
+"""What the notification says happened to the line (``str.format`` templates with the line's title)."""
 
 
 def count_title(base: str, count: int) -> str:
     """``XWorkmate (2)``: how many lines need the person, in a title or a tooltip."""
-    return f"{base} ({count})" if count else base
+    return (
+        QCoreApplication.translate("Notifier", "{title} ({count})").format(title=base, count=count) if count else base
+    )
 
 
 class NotificationBackend(Protocol):
@@ -118,7 +131,7 @@ class FreedesktopNotifications(QObject):
                 Q_ARG(str, "xworkmate"),
                 Q_ARG(str, title),
                 Q_ARG(str, body),
-                Q_ARG("QStringList", ["default", "Open the line"]),
+                Q_ARG("QStringList", ["default", QCoreApplication.translate("Notifier", "Open the line")]),
                 Q_ARG("QVariantMap", {"desktop-entry": "xworkmate"}),
                 Q_ARG(int, -1),
             )
@@ -249,7 +262,11 @@ class Notifier(QObject):
             return False
         if key == shown_key and window_active:
             return False  # the person is looking at it: the pane says it
-        self.backend.show(key, f"{APP_NAME}: {title}", f"“{title}” {WHAT_HAPPENED[after]}.")
+        self.backend.show(
+            key,
+            self.tr("{app}: {title}").format(app=APP_NAME, title=title),
+            QCoreApplication.translate("Notifier", WHAT_HAPPENED[after]).format(title=title),
+        )
         return True
 
     def show_count(self, count: int) -> None:

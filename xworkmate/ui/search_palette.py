@@ -44,6 +44,8 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.search import HighlightedText, SearchResults
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.conversation import MessageListModel, MessageListView
+from xworkmate.ui.wording import plain_words
+from xworkmate.ui.workspace import english_plural
 
 DEBOUNCE_MS = 150
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -91,7 +93,10 @@ class SearchResultsModel(QAbstractListModel):
         rows: list[_Row] = []
         for line in results.lines if results is not None else ():
             marks = "".join(
-                [f" · category {line.category}" if line.category else "", " · archived" if line.archived else ""]
+                [
+                    self.tr(" · category {category}").format(category=line.category) if line.category else "",
+                    self.tr(" · archived") if line.archived else "",
+                ]
             )
             title = f"<b>{highlighted_html(line.title, palette)}</b>{html.escape(marks)}"
             rows.append(_Row(line.line_key, 0, line.title.text + marks, title))
@@ -186,7 +191,9 @@ class SearchPalette(QFrame):
         self._open_when_ready = False  # Enter was pressed before the answer came
         self.search_input = QLineEdit()
         self.search_input.setObjectName("searchInput")
-        self.search_input.setPlaceholderText("Search every line's messages, tool output, titles (conf* for prefixes)")
+        self.search_input.setPlaceholderText(
+            self.tr("Search every line's messages, tool output, titles (conf* for prefixes)")
+        )
         self.search_input.setClearButtonEnabled(True)
         self.model = SearchResultsModel(self)
         self.search_results = QListView()
@@ -196,7 +203,7 @@ class SearchPalette(QFrame):
         self.search_results.setUniformItemSizes(True)
         self.search_results.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.search_results.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.status_label = QLabel("Type to search. Enter opens the message; Esc closes.")
+        self.status_label = QLabel(self.tr("Type to search. Enter opens the message; Esc closes."))
         self.status_label.setObjectName("searchStatus")
         layout = QVBoxLayout(self)
         layout.addWidget(self.search_input)
@@ -254,11 +261,11 @@ class SearchPalette(QFrame):
         if not query:
             self.worker.submit(lambda: None)  # an answer to nothing: any query still running loses
             self.model.set_results(None, self.palette())
-            self.status_label.setText("Type to search.")
+            self.status_label.setText(self.tr("Type to search."))
             return
         number = self.worker.submit(lambda: self._controller.search(query))
         self._queries[number] = query
-        self.status_label.setText(f"Searching for {query}…")
+        self.status_label.setText(self.tr("Searching for {query}…").format(query=query))
 
     @Slot(int, object, object)
     def on_search_finished(self, number: int, results: object, error: object) -> None:
@@ -266,7 +273,7 @@ class SearchPalette(QFrame):
         if number != self.worker.last or query is None:
             return  # a newer query was asked for: its answer wins
         if error is not None:
-            text = f"Search failed — {error}"
+            text = self.tr("Search failed — {error}").format(error=plain_words(str(error)))
             self.status_label.setText(text)
             self.failed.emit(text)
             return
@@ -274,10 +281,17 @@ class SearchPalette(QFrame):
         self.model.set_results(results, self.palette())
         count = results.message_count
         if not results.lines:
-            self.status_label.setText(f"No matches for {query}.")
+            self.status_label.setText(self.tr("No matches for {query}.").format(query=query))
         else:
-            more = " (more match: refine the query)" if results.truncated else ""
-            self.status_label.setText(f"{count} messages in {len(results.lines)} lines{more}.")
+            found = {
+                "messages": english_plural(self.tr("%n message(s)", "", count), count),
+                "lines": english_plural(self.tr("%n line(s)", "", len(results.lines)), len(results.lines)),
+            }
+            self.status_label.setText(
+                self.tr("{messages} in {lines} (more match: refine the query).").format(**found)
+                if results.truncated
+                else self.tr("{messages} in {lines}.").format(**found)
+            )
             self.search_results.setCurrentIndex(self.model.index(self._first_hit_row(), 0))
         self.search_results.viewport().update()
         self.results_shown.emit(query)

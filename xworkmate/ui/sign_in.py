@@ -28,7 +28,11 @@ class SignInCard(QFrame):
         self.request = request
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
-        title = QLabel(f"{request.agent} needs you to sign in before it can work on this line. Choose how:")
+        title = QLabel(
+            self.tr("{agent} needs you to sign in before it can work on this line. Choose how:").format(
+                agent=request.agent
+            )
+        )
         title.setObjectName("signInTitle")
         title.setTextFormat(Qt.TextFormat.PlainText)
         title.setWordWrap(True)
@@ -40,12 +44,12 @@ class SignInCard(QFrame):
             if method.description:
                 lines.append(method.description)
             if method.command:
-                lines.append(f"First run in a terminal: {method.command}")
+                lines.append(self.tr("First run in a terminal: {command}").format(command=method.command))
             text = QLabel("\n".join(lines))
             text.setTextFormat(Qt.TextFormat.PlainText)
             text.setWordWrap(True)
             text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            button = QPushButton(f"Sign in with {method.name}")
+            button = QPushButton(self.tr("Sign in with {method}").format(method=method.name))
             button.setObjectName("signInMethodButton")
             button.setProperty("methodId", method.id)
             button.clicked.connect(partial(self._choose, method.id))
@@ -53,9 +57,9 @@ class SignInCard(QFrame):
             row.addWidget(text, 1)
             row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
             layout.addLayout(row)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setObjectName("signInCancelButton")
-        self.cancel_button.setToolTip("Do not sign in now; the turn ends and the line stays usable")
+        self.cancel_button.setToolTip(self.tr("Do not sign in now; the turn ends and the line stays usable"))
         self.cancel_button.clicked.connect(partial(self._choose, ""))
         cancel_row = QHBoxLayout()
         cancel_row.addStretch(1)

@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractListModel,
     QByteArray,
+    QCoreApplication,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -50,6 +52,7 @@ from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
 from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
 from xworkmate.ui import theme
 from xworkmate.ui.painting import draw_text_line
+from xworkmate.ui.wording import plain_words
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -82,11 +85,20 @@ _PANEL_STATES = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOv
 
 STATUS_BADGES: dict[ThreadStatus, str] = {
     ThreadStatus.RUNNABLE: "",
-    ThreadStatus.NEEDS_BINDING: "⚠ needs binding",
-    ThreadStatus.NEEDS_WORKSPACE: "⚠ needs folder",
-    ThreadStatus.RUNNING: "● running",
-    ThreadStatus.ARCHIVED: "archived",
+    ThreadStatus.NEEDS_BINDING: QT_TRANSLATE_NOOP("TaskLines", "⚠ needs binding"),
+    ThreadStatus.NEEDS_WORKSPACE: QT_TRANSLATE_NOOP("TaskLines", "⚠ needs folder"),
+    ThreadStatus.RUNNING: QT_TRANSLATE_NOOP("TaskLines", "● running"),
+    ThreadStatus.ARCHIVED: QT_TRANSLATE_NOOP("TaskLines", "archived"),
 }
+
+STATUS_NAMES: dict[ThreadStatus, str] = {
+    ThreadStatus.RUNNABLE: QT_TRANSLATE_NOOP("TaskLines", "runnable"),
+    ThreadStatus.NEEDS_BINDING: QT_TRANSLATE_NOOP("TaskLines", "needs_binding"),
+    ThreadStatus.NEEDS_WORKSPACE: QT_TRANSLATE_NOOP("TaskLines", "needs_workspace"),
+    ThreadStatus.RUNNING: QT_TRANSLATE_NOOP("TaskLines", "running"),
+    ThreadStatus.ARCHIVED: QT_TRANSLATE_NOOP("TaskLines", "archived"),
+}
+"""The status as the row's tooltip names it (in English, the status values themselves)."""
 
 # The pills' colour tokens (xworkmate.ui.theme): "pill-<name>-text" on "pill-<name>-bg".
 _BADGE_COLOURS: dict[ThreadStatus, str] = {
@@ -109,12 +121,17 @@ _WAITING_ON_PERSON = frozenset({Attention.NEEDS_APPROVAL, Attention.NEEDS_SIGN_I
 
 def attention_badge(state: Attention) -> str:
     """The attention pill's words; "running" is the status pill's to say."""
-    return "" if state is Attention.RUNNING else ATTENTION_LABELS[state]
+    return "" if state is Attention.RUNNING else plain_words(ATTENTION_LABELS[state])
 
 
 def status_badge(status: ThreadStatus, state: Attention) -> str:
     """The status pill: none while the running line waits on the person (its attention pill says why)."""
-    return "" if status is ThreadStatus.RUNNING and state in _WAITING_ON_PERSON else STATUS_BADGES[status]
+    return "" if status is ThreadStatus.RUNNING and state in _WAITING_ON_PERSON else _tr(STATUS_BADGES[status])
+
+
+def _tr(text: str) -> str:
+    """A marked constant of this module in the window's language (``""`` stays ``""``)."""
+    return QCoreApplication.translate("TaskLines", text) if text else ""
 
 
 _CATEGORY_COLOUR = "category"
@@ -123,11 +140,11 @@ INDENT_PX = 16
 
 KIND_MARKERS: dict[ThreadKind, str] = {
     ThreadKind.CONVERSATION: "",
-    ThreadKind.TASK: "task",
-    ThreadKind.BRANCH: "branch",
-    ThreadKind.FORK: "fork",
-    ThreadKind.CLONE: "clone",
-    ThreadKind.SIDE_CHAT: "side chat",
+    ThreadKind.TASK: QT_TRANSLATE_NOOP("TaskLines", "task"),
+    ThreadKind.BRANCH: QT_TRANSLATE_NOOP("TaskLines", "branch"),
+    ThreadKind.FORK: QT_TRANSLATE_NOOP("TaskLines", "fork"),
+    ThreadKind.CLONE: QT_TRANSLATE_NOOP("TaskLines", "clone"),
+    ThreadKind.SIDE_CHAT: QT_TRANSLATE_NOOP("TaskLines", "side chat"),
 }
 
 
@@ -239,7 +256,7 @@ class TaskLineModel(QAbstractListModel):
         if role == KIND_ROLE:
             return line.kind.value
         if role == KIND_MARKER_ROLE:
-            return KIND_MARKERS.get(line.kind, "")
+            return _tr(KIND_MARKERS.get(line.kind, ""))
         if role == FILTER_TEXT_ROLE:
             return f"{line.title}\n{line.thread_id}\n{line.category or ''}"
         if role == STATUS_ROLE:
@@ -260,10 +277,10 @@ class TaskLineModel(QAbstractListModel):
         if role == Qt.ItemDataRole.AccessibleDescriptionRole:
             status = self.status_of_row(row)
             words = [
-                STATUS_BADGES[status].lstrip("⚠● ") or "ready",
-                f"category {line.category}" if line.category else "",
+                _tr(STATUS_BADGES[status]).lstrip("⚠● ") or self.tr("ready"),
+                self.tr("category {category}").format(category=line.category) if line.category else "",
             ]
-            return ", ".join(word for word in [*words, KIND_MARKERS.get(line.kind, "")] if word)
+            return self.tr(", ").join(word for word in [*words, _tr(KIND_MARKERS.get(line.kind, ""))] if word)
         return None
 
     def row_view(self, row: int) -> LineRowView:
@@ -274,23 +291,36 @@ class TaskLineModel(QAbstractListModel):
             depth=self._depths[row],
             status=self.status_of_row(row),
             category_badge=category_badge(line.category),
-            kind_marker=KIND_MARKERS.get(line.kind, ""),
+            kind_marker=_tr(KIND_MARKERS.get(line.kind, "")),
             attention=self.attention_of(line.thread_id),
         )
 
     def _tooltip(self, row: int) -> str:
         line = self._lines[row]
         status = self.status_of_row(row)
-        lines = [line.title, f"key: {line.thread_id}", f"folder: {line.workspace_path or '(none)'}"]
+        lines = [
+            line.title,
+            self.tr("key: {key}").format(key=line.thread_id),
+            self.tr("folder: {path}").format(path=line.workspace_path or self.tr("(none)")),
+        ]
         if line.kind is not ThreadKind.CONVERSATION:
             parent = self.summary(line.parent_key) if line.parent_key else None
             origin = f"{parent.title} ({parent.thread_id})" if parent is not None else (line.parent_key or "?")
-            lines.append(f"{KIND_MARKERS.get(line.kind) or line.kind.value} of: {origin}")
-        lines.append(f"category: {line.category}" if line.category else "category: none (normal content)")
-        lines.append(f"status: {status.value} — {STATUS_EXPLANATIONS[status]}")
+            kind = _tr(KIND_MARKERS.get(line.kind, "")) or line.kind.value
+            lines.append(self.tr("{kind} of: {origin}").format(kind=kind, origin=origin))
+        lines.append(
+            self.tr("category: {category}").format(category=line.category)
+            if line.category
+            else self.tr("category: none (normal content)")
+        )
+        lines.append(
+            self.tr("status: {status} — {explanation}").format(
+                status=_tr(STATUS_NAMES[status]), explanation=plain_words(STATUS_EXPLANATIONS[status])
+            )
+        )
         state = self.attention_of(line.thread_id)
         if needs_you(state):
-            lines.append(f"needs you: {ATTENTION_LABELS[state]}")
+            lines.append(self.tr("needs you: {reason}").format(reason=plain_words(ATTENTION_LABELS[state])))
         return "\n".join(lines)
 
     def roleNames(self) -> dict[int, QByteArray]:
@@ -658,27 +688,29 @@ class TaskLinePane(QWidget):
         super().__init__(parent)
         self.setObjectName("taskLinePane")
 
-        title = QLabel("Task lines")
+        title = QLabel(self.tr("Task lines"))
         title.setProperty("paneTitle", True)
-        self.new_line_button = QPushButton("New task line")
+        self.new_line_button = QPushButton(self.tr("New task line"))
         self.new_line_button.setObjectName("newTaskLineButton")
-        self.new_line_button.setToolTip("Create a task line with its own folder (Ctrl+N)")
-        self.archive_button = QPushButton("Archive")
+        self.new_line_button.setToolTip(self.tr("Create a task line with its own folder (Ctrl+N)"))
+        self.archive_button = QPushButton(self.tr("Archive"))
         self.archive_button.setObjectName("archiveTaskLineButton")
-        self.archive_button.setToolTip("Archive the current task line (it can be unarchived later)")
+        self.archive_button.setToolTip(self.tr("Archive the current task line (it can be unarchived later)"))
 
         self.filter_edit = QLineEdit()
         self.filter_edit.setObjectName("taskLineFilter")
-        self.filter_edit.setPlaceholderText("Filter by title or key…")
+        self.filter_edit.setPlaceholderText(self.tr("Filter by title or key…"))
         self.filter_edit.setClearButtonEnabled(True)
-        self.show_archived_check = QCheckBox("Show archived")
+        self.show_archived_check = QCheckBox(self.tr("Show archived"))
         self.show_archived_check.setObjectName("showArchivedCheck")
-        self.needs_you_button = QPushButton("Needs you")
+        self.needs_you_button = QPushButton(self.tr("Needs you"))
         self.needs_you_button.setObjectName("needsYouFilter")
         self.needs_you_button.setCheckable(True)
         self.needs_you_button.setToolTip(
-            "Only the lines waiting for you — approvals, sign-ins, failures, unread answers — longest waiting"
-            " first (Ctrl+J jumps to the next one)"
+            self.tr(
+                "Only the lines waiting for you — approvals, sign-ins, failures, unread answers — longest waiting"
+                " first (Ctrl+J jumps to the next one)"
+            )
         )
 
         self.list_view = TaskLineListView()
@@ -721,9 +753,9 @@ class TaskLinePane(QWidget):
             self.stack.setCurrentWidget(self.list_view)
             return
         if self.needs_you_button.isChecked() and not filter_text.strip():
-            self.empty_label.setText("Nothing needs you right now.")
+            self.empty_label.setText(self.tr("Nothing needs you right now."))
         elif filter_text.strip():
-            self.empty_label.setText(f"No task lines match “{filter_text.strip()}”.")
+            self.empty_label.setText(self.tr("No task lines match “{filter}”.").format(filter=filter_text.strip()))
         else:
-            self.empty_label.setText("No task lines to show. Press “New task line” (Ctrl+N) to start one.")
+            self.empty_label.setText(self.tr("No task lines to show. Press “New task line” (Ctrl+N) to start one."))
         self.stack.setCurrentWidget(self.empty_label)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileSystemModel,
@@ -42,13 +42,25 @@ SOURCE_ROWS_SHOWN = 5
 PATH_LABEL_MIN_WIDTH = 40
 
 
+def english_plural(text: str, count: int) -> str:
+    """A ``%n … (s)`` text with no translation installed reads as English: "1 file", "2 files".
+
+    Translated texts carry their own forms (Qt's numerus forms) and no "(s)", so they pass unchanged.
+    """
+    return text.replace("(s)", "" if count == 1 else "s")
+
+
 def human_size(size: int) -> str:
     value = float(size)
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if value < 1024 or unit == "GiB":
-            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+            if unit == "bytes":
+                return QCoreApplication.translate("WorkspacePane", "{size} bytes").format(size=int(value))
+            return f"{value:.1f} {unit}"
         value /= 1024
-    return f"{size} bytes"  # pragma: no cover - the loop always returns
+    return QCoreApplication.translate("WorkspacePane", "{size} bytes").format(
+        size=size
+    )  # pragma: no cover - the loop always returns
 
 
 @dataclass(frozen=True)
@@ -65,67 +77,115 @@ def read_preview(path: Path, limit: int = PREVIEW_LIMIT) -> FilePreview:
     try:
         info = path.stat()
     except FileNotFoundError:
-        return FilePreview("", f"{name}: this file no longer exists")
+        return FilePreview(
+            "", QCoreApplication.translate("WorkspacePane", "{name}: this file no longer exists").format(name=name)
+        )
     except OSError as exc:
-        return FilePreview("", f"{name}: cannot read it ({exc.strerror or exc})")
+        return FilePreview(
+            "",
+            QCoreApplication.translate("WorkspacePane", "{name}: cannot read it ({error})").format(
+                name=name, error=exc.strerror or exc
+            ),
+        )
     if stat.S_ISDIR(info.st_mode):
-        return FilePreview("", f"{name}/ is a folder; select a file to preview it")
+        return FilePreview(
+            "",
+            QCoreApplication.translate("WorkspacePane", "{name}/ is a folder; select a file to preview it").format(
+                name=name
+            ),
+        )
     if not stat.S_ISREG(info.st_mode):
         # A FIFO or device would block or never end; never open one from the UI.
-        return FilePreview("", f"{name}: not a regular file; not previewed")
+        return FilePreview(
+            "",
+            QCoreApplication.translate("WorkspacePane", "{name}: not a regular file; not previewed").format(name=name),
+        )
     try:
         with path.open("rb") as handle:
             chunk = handle.read(limit)
     except OSError as exc:
-        return FilePreview("", f"{name}: cannot read it ({exc.strerror or exc})")
+        return FilePreview(
+            "",
+            QCoreApplication.translate("WorkspacePane", "{name}: cannot read it ({error})").format(
+                name=name, error=exc.strerror or exc
+            ),
+        )
     size = info.st_size
     if b"\x00" in chunk:
-        return FilePreview("", f"{name}: binary file ({human_size(size)}); not previewed")
+        return FilePreview(
+            "",
+            QCoreApplication.translate("WorkspacePane", "{name}: binary file ({size}); not previewed").format(
+                name=name, size=human_size(size)
+            ),
+        )
     truncated = size > len(chunk)
     # When cut short, an incomplete UTF-8 sequence at the end is left out rather than garbled.
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     text = decoder.decode(chunk, final=not truncated)
     if text.count("\ufffd") > max(8, len(text) // 100):
-        return FilePreview("", f"{name}: binary or not UTF-8 text ({human_size(size)}); not previewed")
+        return FilePreview(
+            "",
+            QCoreApplication.translate(
+                "WorkspacePane", "{name}: binary or not UTF-8 text ({size}); not previewed"
+            ).format(name=name, size=human_size(size)),
+        )
     if truncated:
         return FilePreview(
-            text, f"{name}: too large to show whole ({human_size(size)}); the first {human_size(limit)} shown"
+            text,
+            QCoreApplication.translate(
+                "WorkspacePane", "{name}: too large to show whole ({size}); the first {limit} shown"
+            ).format(name=name, size=human_size(size), limit=human_size(limit)),
         )
-    return FilePreview(text, f"{name} — {human_size(size)}")
+    return FilePreview(
+        text, QCoreApplication.translate("WorkspacePane", "{name} — {size}").format(name=name, size=human_size(size))
+    )
 
 
 def missing_folder_text(view: LineView) -> str:
     path = view.thread.workspace_binding.path
     if not path:
-        return "This line has no folder. Choose one with “Change folder…”."
-    return (
-        f"This line's folder is missing:\n{path}\n\n"
-        "Choose another with “Change folder…”, or “Recreate folder” to make the line's own folder again."
-    )
+        return QCoreApplication.translate("WorkspacePane", "This line has no folder. Choose one with “Change folder…”.")
+    return QCoreApplication.translate(
+        "WorkspacePane",
+        "This line's folder is missing:\n{path}\n\n"
+        "Choose another with “Change folder…”, or “Recreate folder” to make the line's own folder again.",
+    ).format(path=path)
 
 
 def dispatch_sources_note(sources: Sequence[Message], *, category: str | None, dispatcher_category: str | None) -> str:
     """What the "Dispatched on" section says above the list, so an empty list is never a mystery."""
     if category is None and dispatcher_category is not None:
-        return (
-            f"This is a normal task dispatched from a “{dispatcher_category}” line. It cannot read that line's "
+        return QCoreApplication.translate(
+            "WorkspacePane",
+            "This is a normal task dispatched from a “{category}” line. It cannot read that line's "
             "messages, so the words it was dispatched on are not shown here or to it: this is on "
-            "purpose, not a missing record."
-        )
+            "purpose, not a missing record.",
+        ).format(category=dispatcher_category)
     if not sources:
-        return (
+        return QCoreApplication.translate(
+            "WorkspacePane",
             "No human messages were captured when this task was dispatched, so nothing you said backs its "
-            "writes yet. Send it a follow-up to give it your words."
+            "writes yet. Send it a follow-up to give it your words.",
         )
     count = len(sources)
-    return (
-        f"The {count} message{'s' if count != 1 else ''} of yours this task was dispatched on: its authority "
-        "for writes. Later chat in the dispatcher does not count; a follow-up replaces them."
+    return english_plural(
+        QCoreApplication.translate(
+            "WorkspacePane",
+            "The %n message(s) of yours this task was dispatched on: its authority "
+            "for writes. Later chat in the dispatcher does not count; a follow-up replaces them.",
+            "",
+            count,
+        ),
+        count,
     )
 
 
 def source_item_text(message: Message) -> str:
-    first = message.content.strip().splitlines()[0] if message.content.strip() else "(empty)"
+    first = (
+        message.content.strip().splitlines()[0]
+        if message.content.strip()
+        else QCoreApplication.translate("WorkspacePane", "(empty)")
+    )
     if len(first) > SOURCE_LINE_LIMIT:
         first = first[: SOURCE_LINE_LIMIT - 1] + "…"
     return f"{message.created_at.astimezone().strftime('%H:%M')} · {first}"
@@ -143,7 +203,7 @@ class WorkspacePane(QWidget):
         self._fs_model = fs_model
         self._root: str | None = None
 
-        title = QLabel("Workspace")
+        title = QLabel(self.tr("Workspace"))
         title.setProperty("paneTitle", True)
         self.path_label = QLabel()
         self.path_label.setObjectName("workspacePathLabel")
@@ -153,13 +213,13 @@ class WorkspacePane(QWidget):
         # A path is one long word: without an explicit minimum it would set the window's minimum
         # width, and change it on every switch. A path wider than the pane is cut; the tooltip has it.
         self.path_label.setMinimumWidth(PATH_LABEL_MIN_WIDTH)
-        self.change_folder_button = QPushButton("Change folder…")
+        self.change_folder_button = QPushButton(self.tr("Change folder…"))
         self.change_folder_button.setObjectName("changeFolderButton")
-        self.change_folder_button.setToolTip("Bind this task line to another folder")
-        self.recreate_folder_button = QPushButton("Recreate folder")
+        self.change_folder_button.setToolTip(self.tr("Bind this task line to another folder"))
+        self.recreate_folder_button = QPushButton(self.tr("Recreate folder"))
         self.recreate_folder_button.setObjectName("recreateFolderButton")
         self.recreate_folder_button.setToolTip(
-            "Make this line's folder again, at the path it is bound to; to use another folder, Change folder…"
+            self.tr("Make this line's folder again, at the path it is bound to; to use another folder, Change folder…")
         )
         self.recreate_folder_button.setVisible(False)
 
@@ -185,7 +245,7 @@ class WorkspacePane(QWidget):
         self.stack.addWidget(self.tree)
         self.stack.addWidget(self.empty_label)
 
-        self.preview_info = QLabel("Select a file to preview it.")
+        self.preview_info = QLabel(self.tr("Select a file to preview it."))
         self.preview_info.setObjectName("filePreviewInfo")
         self.preview_info.setTextFormat(Qt.TextFormat.PlainText)
         self.preview_info.setWordWrap(True)
@@ -193,16 +253,16 @@ class WorkspacePane(QWidget):
         self.preview.setObjectName("filePreview")
         self.preview.setReadOnly(True)
         self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.preview.setPlaceholderText("No file selected.")
+        self.preview.setPlaceholderText(self.tr("No file selected."))
         preview_box = QWidget()
         preview_layout = QVBoxLayout(preview_box)
         preview_layout.setContentsMargins(0, 0, 0, 0)
         preview_layout.addWidget(self.preview_info)
         preview_layout.addWidget(self.preview, 1)
 
-        self.sources_box = QGroupBox("Dispatched on")
+        self.sources_box = QGroupBox(self.tr("Dispatched on"))
         self.sources_box.setObjectName("dispatchSourcesBox")
-        self.sources_box.setToolTip("The human messages this task was started on (its dispatch snapshot)")
+        self.sources_box.setToolTip(self.tr("The human messages this task was started on (its dispatch snapshot)"))
         self.sources_note = QLabel()
         self.sources_note.setObjectName("dispatchSourcesNote")
         self.sources_note.setTextFormat(Qt.TextFormat.PlainText)
@@ -231,7 +291,7 @@ class WorkspacePane(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workspaceTabs")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.splitter, "Files")
+        self.tabs.addTab(self.splitter, self.tr("Files"))
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.change_folder_button)
@@ -247,7 +307,7 @@ class WorkspacePane(QWidget):
 
     def add_changes_tab(self, view: QWidget) -> None:
         """The Changes tab (issue 16): what the line's turns changed, beside its files."""
-        self.tabs.addTab(view, "Changes")
+        self.tabs.addTab(view, self.tr("Changes"))
 
     def show_changes_tab(self) -> None:
         if self.tabs.count() > 1:
@@ -261,11 +321,13 @@ class WorkspacePane(QWidget):
     def show_line(self, view: LineView) -> bool:
         """Show the line's folder; returns whether the folder exists."""
         path = view.thread.workspace_binding.path
-        self.path_label.setText(path or "(no folder bound)")
+        self.path_label.setText(path or self.tr("(no folder bound)"))
         self.path_label.setToolTip(path or "")
         self.recreate_folder_button.setVisible(view.status is ThreadStatus.NEEDS_WORKSPACE)
         if path:
-            self.recreate_folder_button.setToolTip(f"Make {path} again and keep the line bound to it")
+            self.recreate_folder_button.setToolTip(
+                self.tr("Make {path} again and keep the line bound to it").format(path=path)
+            )
         exists = bool(path) and Path(path or "").is_dir()
         if exists and path is not None:
             if path != self._root:
@@ -293,7 +355,10 @@ class WorkspacePane(QWidget):
             item = QListWidgetItem(source_item_text(message))
             item.setData(Qt.ItemDataRole.UserRole, message.id)
             stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            item.setToolTip(f"message #{message.id} · {stamp}\n\n{message.content[:2000]}")
+            item.setToolTip(
+                self.tr("message #{number} · {time}").format(number=message.id, time=stamp)
+                + f"\n\n{message.content[:2000]}"
+            )
             self.sources_list.addItem(item)
         self.sources_list.setVisible(bool(sources))
         self.sources_box.setVisible(True)
@@ -306,5 +371,5 @@ class WorkspacePane(QWidget):
         self.preview.setPlainText(preview.text)
 
     def clear_preview(self) -> None:
-        self.preview_info.setText("Select a file to preview it.")
+        self.preview_info.setText(self.tr("Select a file to preview it."))
         self.preview.clear()

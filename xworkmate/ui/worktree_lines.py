@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController, WorktreeDirtyError
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread
+from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
 
@@ -91,32 +92,34 @@ class WorktreeLineDialog(QDialog):
     def __init__(self, parent: QWidget | None, start_dir: str) -> None:
         super().__init__(parent)
         self.setObjectName("worktreeLineDialog")
-        self.setWindowTitle("New task line in a git worktree")
+        self.setWindowTitle(self.tr("New task line in a git worktree"))
         self._start_dir = start_dir
         intro = QLabel(
-            "The line gets its own git worktree of the repository, on a new branch, in its own folder. "
-            "Archiving the line removes the worktree and keeps the branch."
+            self.tr(
+                "The line gets its own git worktree of the repository, on a new branch, in its own folder. "
+                "Archiving the line removes the worktree and keeps the branch."
+            )
         )
         intro.setWordWrap(True)
         self.repo_edit = QLineEdit()
         self.repo_edit.setObjectName("worktreeRepoEdit")
-        self.repo_edit.setPlaceholderText("a folder in a git repository")
-        self.browse_button = QPushButton("Choose…")
+        self.repo_edit.setPlaceholderText(self.tr("a folder in a git repository"))
+        self.browse_button = QPushButton(self.tr("Choose…"))
         self.browse_button.setObjectName("worktreeRepoBrowseButton")
         self.branch_edit = QLineEdit()
         self.branch_edit.setObjectName("worktreeBranchEdit")
-        self.branch_edit.setPlaceholderText("default: xworkmate/<the line's folder name>")
+        self.branch_edit.setPlaceholderText(self.tr("default: xworkmate/<the line's folder name>"))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setText("Create line")
+        self.ok_button.setText(self.tr("Create line"))
         self.ok_button.setEnabled(False)
 
         repo_row = QHBoxLayout()
         repo_row.addWidget(self.repo_edit, 1)
         repo_row.addWidget(self.browse_button)
         form = QFormLayout()
-        form.addRow("Repository:", repo_row)
-        form.addRow("New branch:", self.branch_edit)
+        form.addRow(self.tr("Repository:"), repo_row)
+        form.addRow(self.tr("New branch:"), self.branch_edit)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
@@ -133,7 +136,7 @@ class WorktreeLineDialog(QDialog):
 
     def on_browse_requested(self) -> None:
         chosen = QFileDialog.getExistingDirectory(
-            self, "Choose the repository", self.repo_edit.text() or self._start_dir
+            self, self.tr("Choose the repository"), self.repo_edit.text() or self._start_dir
         )
         if chosen:
             self.repo_edit.setText(chosen)
@@ -158,17 +161,25 @@ class WorktreeArchiveDialog:
     @classmethod
     def text(cls, thread: TaskThread) -> str:
         binding = thread.workspace_binding
-        return (
-            f"Archiving “{thread.title}” removes its git worktree at {binding.path}. "
-            f"The branch {binding.branch} stays in {binding.repo}; unarchiving checks it out there again."
-        )
+        return QCoreApplication.translate(
+            "WorktreeLineFlow",
+            "Archiving “{title}” removes its git worktree at {path}. "
+            "The branch {branch} stays in {repo}; unarchiving checks it out there again.",
+        ).format(title=thread.title, path=binding.path, branch=binding.branch, repo=binding.repo)
 
     @classmethod
     def ask(cls, parent: QWidget | None, thread: TaskThread) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Question, "Archive worktree line", cls.text(thread), parent=parent)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            QCoreApplication.translate("WorktreeLineFlow", "Archive worktree line"),
+            cls.text(thread),
+            parent=parent,
+        )
         box.setObjectName("worktreeArchiveDialog")
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
-        box.button(QMessageBox.StandardButton.Yes).setText("Archive and remove worktree")
+        box.button(QMessageBox.StandardButton.Yes).setText(
+            QCoreApplication.translate("WorktreeLineFlow", "Archive and remove worktree")
+        )
         return box.exec() == QMessageBox.StandardButton.Yes
 
 
@@ -177,12 +188,23 @@ class WorktreeForceDialog:
 
     @classmethod
     def ask(cls, parent: QWidget | None, reason: str) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Uncommitted changes", reason, parent=parent)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            QCoreApplication.translate("WorktreeLineFlow", "Uncommitted changes"),
+            plain_words(reason),
+            parent=parent,
+        )
         box.setObjectName("worktreeForceDialog")
-        box.setInformativeText("Removing the worktree anyway loses those changes. The branch stays.")
+        box.setInformativeText(
+            QCoreApplication.translate(
+                "WorktreeLineFlow", "Removing the worktree anyway loses those changes. The branch stays."
+            )
+        )
         box.setStandardButtons(QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.button(QMessageBox.StandardButton.Discard).setText("Remove anyway")
+        box.button(QMessageBox.StandardButton.Discard).setText(
+            QCoreApplication.translate("WorktreeLineFlow", "Remove anyway")
+        )
         return box.exec() == QMessageBox.StandardButton.Discard
 
 
@@ -215,14 +237,26 @@ class WorktreeLineFlow:
     ) -> None:
         def failed(exc: BaseException) -> None:
             if isinstance(exc, WorktreeDirtyError) and key is not None:
-                self._show_error(f"Not archived — {exc}")
+                self._show_error(
+                    QCoreApplication.translate("WorktreeLineFlow", "Not archived — {error}").format(
+                        error=plain_words(str(exc))
+                    )
+                )
                 # Asked from a timer, not from inside the loop's callback: no nested loop in a coroutine's wake.
                 QTimer.singleShot(0, self._parent, partial(self._ask_force, key, exc))
             elif isinstance(exc, (ValueError, LookupError, NotRunnable, OSError)):
-                self._show_error(f"{what} — {exc}")
+                self._show_error(
+                    QCoreApplication.translate("WorktreeLineFlow", "{what} — {error}").format(
+                        what=QCoreApplication.translate("WorktreeLineFlow", what), error=plain_words(str(exc))
+                    )
+                )
             else:
                 log.error("worktree line: %s", what, exc_info=exc)
-                self._show_error(f"{what} — {exc}")
+                self._show_error(
+                    QCoreApplication.translate("WorktreeLineFlow", "{what} — {error}").format(
+                        what=QCoreApplication.translate("WorktreeLineFlow", what), error=plain_words(str(exc))
+                    )
+                )
 
         task = run_in_background(coro, on_result, failed)
         self.tasks.add(task)
@@ -236,22 +270,35 @@ class WorktreeLineFlow:
         self._run(
             self._controller.create_worktree_line_off_thread(request.repo, branch=request.branch),
             self._created,
-            "Could not create the worktree line",
+            QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not create the worktree line"),
         )
 
     def archive(self, thread: TaskThread) -> None:
         if not self.confirm_archive(self._parent, thread):
             return
         key = thread.thread_id
-        self._run(self._controller.archive_line_off_thread(key), _ignore, "Could not archive the line", key=key)
+        self._run(
+            self._controller.archive_line_off_thread(key),
+            _ignore,
+            QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not archive the line"),
+            key=key,
+        )
 
     def _ask_force(self, key: str, refused: WorktreeDirtyError) -> None:
         if not self.confirm_force(self._parent, str(refused)):
             return
-        self._run(self._controller.archive_line_off_thread(key, force=True), _ignore, "Could not archive the line")
+        self._run(
+            self._controller.archive_line_off_thread(key, force=True),
+            _ignore,
+            QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not archive the line"),
+        )
 
     def unarchive(self, thread: TaskThread) -> None:
-        self._run(self._controller.unarchive_line_off_thread(thread.thread_id), _ignore, "Could not unarchive the line")
+        self._run(
+            self._controller.unarchive_line_off_thread(thread.thread_id),
+            _ignore,
+            QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not unarchive the line"),
+        )
 
 
 def _ignore(_thread: TaskThread) -> None:

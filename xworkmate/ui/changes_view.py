@@ -64,8 +64,7 @@ from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
 from xworkmate.domain.diffs import DiffLineKind, diff_line_kind, hunk_at, hunk_starts
 from xworkmate.ui import theme
 from xworkmate.ui.background import run_off_thread
-from xworkmate.ui.wording import plain_words
-from xworkmate.ui.workspace import english_plural
+from xworkmate.ui.wording import english_plural, plain_words
 
 log = logging.getLogger(__name__)
 

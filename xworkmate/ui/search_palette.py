@@ -44,8 +44,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.search import HighlightedText, SearchResults
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.conversation import MessageListModel, MessageListView
-from xworkmate.ui.wording import plain_words
-from xworkmate.ui.workspace import english_plural
+from xworkmate.ui.wording import english_plural, plain_words
 
 DEBOUNCE_MS = 150
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1

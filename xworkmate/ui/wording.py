@@ -137,3 +137,11 @@ def plain_words(text: str) -> str:
         return text
     text = _CITATION.sub("", text)
     return _BARE.sub("", text).strip()
+
+
+def english_plural(text: str, count: int) -> str:
+    """A ``%n … (s)`` text with no translation installed reads as English: "1 file", "2 files".
+
+    Translated texts carry their own forms (Qt's numerus forms) and no "(s)", so they pass unchanged.
+    """
+    return text.replace("(s)", "" if count == 1 else "s")

@@ -35,19 +35,12 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import LineView
 from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadStatus
+from xworkmate.ui.wording import english_plural
 
 PREVIEW_LIMIT = 256 * 1024
 SOURCE_LINE_LIMIT = 160
 SOURCE_ROWS_SHOWN = 5
 PATH_LABEL_MIN_WIDTH = 40
-
-
-def english_plural(text: str, count: int) -> str:
-    """A ``%n … (s)`` text with no translation installed reads as English: "1 file", "2 files".
-
-    Translated texts carry their own forms (Qt's numerus forms) and no "(s)", so they pass unchanged.
-    """
-    return text.replace("(s)", "" if count == 1 else "s")
 
 
 def human_size(size: int) -> str:

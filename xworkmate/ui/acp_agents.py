@@ -218,7 +218,7 @@ class AcpAgentsSection(QGroupBox):
         if found:
             self.found_list.setCurrentRow(0)
             count = len(found)
-            self.show_status(self.tr("%n agent CLIs found on PATH; add the ones you want.", "", count))
+            self.show_status(self.tr("%n agent CLI(s) found on PATH; add the ones you want.", "", count))
         else:
             self.show_status(QCoreApplication.translate("AcpAgentsSection", NONE_FOUND_TEXT))
 

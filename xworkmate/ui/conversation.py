@@ -231,7 +231,7 @@ def display_text(content: str) -> str:
     if len(content) <= DISPLAY_LIMIT:
         return content
     hidden = len(content) - DISPLAY_LIMIT
-    more = QCoreApplication.translate("MessageListModel", "… (%n more characters not shown in the list)", "", hidden)
+    more = MessageListModel.tr("… (%n more character(s) not shown in the list)", "", hidden)
     return f"{content[:DISPLAY_LIMIT]}\n{more}"
 
 

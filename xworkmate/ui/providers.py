@@ -523,7 +523,7 @@ class ProviderSettingsDialog(QDialog):
         self.model_combo.addItems(models)
         self.model_combo.setEditText(typed if typed in models or not models else models[0])
         self.show_status(
-            self.tr("%n models offered.", "", len(models))
+            self.tr("%n model(s) offered.", "", len(models))
             if models
             else self.tr("The server answered but offers no models.")
         )
@@ -540,7 +540,7 @@ class ProviderSettingsDialog(QDialog):
     def _on_detected(self, found: dict[str, list[str]]) -> None:
         self.detected_list.clear()
         for url, models in found.items():
-            label = self.tr("{name} at {url} — %n models", "", len(models)).format(
+            label = self.tr("{name} at {url} — %n model(s)", "", len(models)).format(
                 name=suggested_name(url, set()), url=url
             )
             if models:
@@ -552,7 +552,7 @@ class ProviderSettingsDialog(QDialog):
         self.use_detected_button.setVisible(bool(found))
         if found:
             self.detected_list.setCurrentRow(0)
-            self.show_status(self.tr("%n local servers answered.", "", len(found)))
+            self.show_status(self.tr("%n local server(s) answered.", "", len(found)))
         else:
             self.show_status(self.tr("No local server answered (Ollama on 127.0.0.1:11434, LM Studio on :1234)."))
 

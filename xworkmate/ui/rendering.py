@@ -43,24 +43,28 @@ EXPANDED_LINES = 400
 
 
 _READ_VERBS = {
-    "read_file": QT_TRANSLATE_NOOP("ToolCard", "Read {where}"),
-    "list_dir": QT_TRANSLATE_NOOP("ToolCard", "Listed {where}"),
-    "search_files": QT_TRANSLATE_NOOP("ToolCard", "Searched for {where}"),
+    "read_file": QT_TRANSLATE_NOOP("RenderingText", "Read {where}"),
+    "list_dir": QT_TRANSLATE_NOOP("RenderingText", "Listed {where}"),
+    "search_files": QT_TRANSLATE_NOOP("RenderingText", "Searched for {where}"),
 }
-"""Title templates (English); shown through ``QCoreApplication.translate("ToolCard", …)``."""
+"""Title templates (English); shown through ``QCoreApplication.translate("RenderingText", …)``."""
 _ERROR_TITLES = {
-    "write_refused": QT_TRANSLATE_NOOP("ToolCard", "Write refused"),
-    "not_approved": QT_TRANSLATE_NOOP("ToolCard", "Not approved"),
-    "path_escape": QT_TRANSLATE_NOOP("ToolCard", "Refused: outside the folder"),
-    "cancelled": QT_TRANSLATE_NOOP("ToolCard", "Stopped"),
-    "timeout": QT_TRANSLATE_NOOP("ToolCard", "Timed out"),
-    "invalid_arguments": QT_TRANSLATE_NOOP("ToolCard", "Invalid arguments"),
-    "unknown_tool": QT_TRANSLATE_NOOP("ToolCard", "Unknown tool"),
-    "agent_failed": QT_TRANSLATE_NOOP("ToolCard", "The agent stopped"),
-    "unfinished": QT_TRANSLATE_NOOP("ToolCard", "Unfinished"),
+    "write_refused": QT_TRANSLATE_NOOP("RenderingText", "Write refused"),
+    "not_approved": QT_TRANSLATE_NOOP("RenderingText", "Not approved"),
+    "path_escape": QT_TRANSLATE_NOOP("RenderingText", "Refused: outside the folder"),
+    "cancelled": QT_TRANSLATE_NOOP("RenderingText", "Stopped"),
+    "timeout": QT_TRANSLATE_NOOP("RenderingText", "Timed out"),
+    "invalid_arguments": QT_TRANSLATE_NOOP("RenderingText", "Invalid arguments"),
+    "unknown_tool": QT_TRANSLATE_NOOP("RenderingText", "Unknown tool"),
+    "agent_failed": QT_TRANSLATE_NOOP("RenderingText", "The agent stopped"),
+    "unfinished": QT_TRANSLATE_NOOP("RenderingText", "Unfinished"),
 }
-_FAILED = QT_TRANSLATE_NOOP("ToolCard", "Failed")
-"""Titles (English) by error kind; shown through ``QCoreApplication.translate("ToolCard", …)``."""
+_FAILED = QT_TRANSLATE_NOOP("RenderingText", "Failed")
+"""Titles (English) by error kind; shown through ``QCoreApplication.translate("RenderingText", …)``."""
+
+
+class RenderingText(QObject):
+    """The translation context of this module's texts; ``RenderingText.tr`` counts with ``%n``."""
 
 
 # -- tool cards ----------------------------------------------------------------------
@@ -102,17 +106,17 @@ class ToolCard:
         if self.body_kind == "diff" and not expanded:
             added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
             removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-            shown = QCoreApplication.translate("ToolCard", "diff +{added} −{removed} — click to show")
+            shown = QCoreApplication.translate("RenderingText", "diff +{added} −{removed} — click to show")
             return [], shown.format(added=added, removed=removed) if lines else ""
         limit = EXPANDED_LINES if expanded or self.body_kind == "reason" else COLLAPSED_LINES
         if len(lines) <= limit:
             return lines, (
-                QCoreApplication.translate("ToolCard", "click to collapse") if expanded and self.expandable else ""
+                QCoreApplication.translate("RenderingText", "click to collapse") if expanded and self.expandable else ""
             )
         hidden = len(lines) - limit
         if expanded:
-            return lines[:limit], QCoreApplication.translate("ToolCard", "… %n more lines not shown here", "", hidden)
-        return lines[:limit], QCoreApplication.translate("ToolCard", "… %n more lines — click to expand", "", hidden)
+            return lines[:limit], RenderingText.tr("… %n more line(s) not shown here", "", hidden)
+        return lines[:limit], RenderingText.tr("… %n more line(s) — click to expand", "", hidden)
 
     def plain_text(self, expanded: bool = False) -> str:
         lines, note = self.shown_lines(expanded)
@@ -151,49 +155,49 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
     if data.get("mode") == "acp":
         return _acp_card(name, summary, content, ok=ok, error_kind=error_kind, diff=str(data.get("diff") or ""))
     if not ok:
-        label = QCoreApplication.translate("ToolCard", _ERROR_TITLES.get(str(error_kind), _FAILED))
+        label = QCoreApplication.translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
         subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
         if name == "run_command" and error_kind is None:
             # The command ran and exited non-zero: its output is the interesting part.
             return _command_card(name, args, content, ok=False)
-        title = QCoreApplication.translate("ToolCard", "{label}: {subject}").format(label=label, subject=subject)
-        status = str(error_kind or QCoreApplication.translate("ToolCard", "error"))
+        title = QCoreApplication.translate("RenderingText", "{label}: {subject}").format(label=label, subject=subject)
+        status = str(error_kind or QCoreApplication.translate("RenderingText", "error"))
         return ToolCard(name, title, status, False, "reason", plain_words(content))
     if name == "run_command":
         return _command_card(name, args, content, ok=True)
     if action_kind(name) is ActionKind.EDIT:
         path = str(data.get("changed_path") or args.get("path") or "?")
         verb = (
-            QCoreApplication.translate("ToolCard", "Wrote {path}")
+            QCoreApplication.translate("RenderingText", "Wrote {path}")
             if name == "write_file"
-            else QCoreApplication.translate("ToolCard", "Edited {path}")
+            else QCoreApplication.translate("RenderingText", "Edited {path}")
         )
         diff = str(data.get("diff") or "")
         first = plain_words(content.splitlines()[0]) if content else ""
-        status = first or QCoreApplication.translate("ToolCard", "ok")
+        status = first or QCoreApplication.translate("RenderingText", "ok")
         return ToolCard(name, verb.format(path=args.get("path", path)), status, True, "diff" if diff else "none", diff)
     if name in _READ_VERBS:
         where = args.get("pattern") if name == "search_files" else args.get("path", ".")
-        title = QCoreApplication.translate("ToolCard", _READ_VERBS[name]).format(
+        title = QCoreApplication.translate("RenderingText", _READ_VERBS[name]).format(
             where=repr(where) if name == "search_files" else where
         )
         count = len(content.splitlines())
-        lines = QCoreApplication.translate("ToolCard", "%n lines", "", count)
+        lines = RenderingText.tr("%n line(s)", "", count)
         return ToolCard(name, title, lines, True, "output", content)
-    return ToolCard(name, summary, QCoreApplication.translate("ToolCard", "ok"), True, "output", content)
+    return ToolCard(name, summary, QCoreApplication.translate("RenderingText", "ok"), True, "output", content)
 
 
 def _acp_card(kind: str, summary: str, content: str, *, ok: bool, error_kind: Any, diff: str) -> ToolCard:
     """An ACP agent's tool call: its own title, its diff (folded) or output, or why it was refused."""
     if not ok:
-        label = QCoreApplication.translate("ToolCard", _ERROR_TITLES.get(str(error_kind), _FAILED))
-        title = QCoreApplication.translate("ToolCard", "{label}: {subject}").format(label=label, subject=summary)
-        status = str(error_kind or QCoreApplication.translate("ToolCard", "failed"))
+        label = QCoreApplication.translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
+        title = QCoreApplication.translate("RenderingText", "{label}: {subject}").format(label=label, subject=summary)
+        status = str(error_kind or QCoreApplication.translate("RenderingText", "failed"))
         return ToolCard(kind, title, status, False, "reason", plain_words(content))
     status = (
-        QCoreApplication.translate("ToolCard", "ok · {kind}").format(kind=kind)
+        QCoreApplication.translate("RenderingText", "ok · {kind}").format(kind=kind)
         if kind not in ("other", "tool")
-        else QCoreApplication.translate("ToolCard", "ok")
+        else QCoreApplication.translate("RenderingText", "ok")
     )
     if diff:
         return ToolCard(kind, summary, status, True, "diff", diff)
@@ -202,9 +206,13 @@ def _acp_card(kind: str, summary: str, content: str, *, ok: bool, error_kind: An
 
 def _command_card(name: str, args: dict[str, Any], content: str, *, ok: bool) -> ToolCard:
     lines = content.splitlines()
-    status = QCoreApplication.translate("ToolCard", "ok") if ok else QCoreApplication.translate("ToolCard", "failed")
+    status = (
+        QCoreApplication.translate("RenderingText", "ok")
+        if ok
+        else QCoreApplication.translate("RenderingText", "failed")
+    )
     if lines and (match := _EXIT_LINE.match(lines[0])):
-        status = QCoreApplication.translate("ToolCard", "exit {code} · {seconds} s").format(
+        status = QCoreApplication.translate("RenderingText", "exit {code} · {seconds} s").format(
             code=match["code"], seconds=f"{float(match['secs']):.1f}"
         )
         lines = lines[1:]
@@ -213,7 +221,7 @@ def _command_card(name: str, args: dict[str, Any], content: str, *, ok: bool) ->
 
 def running_card(summary: str) -> ToolCard:
     """The card line for a tool the current turn is running right now (``ToolRunning``)."""
-    title = QCoreApplication.translate("ToolCard", "running {summary} …").format(summary=plain_words(summary))
+    title = QCoreApplication.translate("RenderingText", "running {summary} …").format(summary=plain_words(summary))
     return ToolCard("running", title, "", True, "none", "")
 
 
@@ -224,7 +232,9 @@ def tool_calls_line(tool_calls: Any) -> str:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict) and function.get("name"):
             names.append(str(function["name"]))
-    return QCoreApplication.translate("ToolCard", "→ calls {names}").format(names=", ".join(names)) if names else ""
+    if not names:
+        return ""
+    return QCoreApplication.translate("RenderingText", "→ calls {names}").format(names=", ".join(names))
 
 
 def card_html(card: ToolCard, expanded: bool) -> str:
@@ -277,7 +287,7 @@ def plan_text(entries: Any) -> str:
         else:
             text, status = str(entry), "pending"
         lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {text}")
-    return "\n".join(lines) or QCoreApplication.translate("AgentPlan", "(an empty plan)")
+    return "\n".join(lines) or QCoreApplication.translate("RenderingText", "(an empty plan)")
 
 
 def plan_html(text: str) -> str:
@@ -303,7 +313,7 @@ def plan_html(text: str) -> str:
 def thought_summary(content: str) -> str:
     """A folded thought: one line saying there is reasoning to read."""
     words = len(content.split())
-    return QCoreApplication.translate("AgentThought", "Thinking… (%n words — click to show)", "", words)
+    return RenderingText.tr("Thinking… (%n word(s) — click to show)", "", words)
 
 
 # -- code highlighting ---------------------------------------------------------------

@@ -149,7 +149,7 @@
     </message>
     <message>
         <source>Allow this call and raise this line&apos;s permission to {level}: from the next turn on, {effect}. The permission picker below changes it back. (An ACP agent instead remembers the answer for its session.)</source>
-        <translation>允许这次调用，并把这条任务线的权限提升为{level}：从下一轮次起，{effect}。可在下方的权限选择器中改回。（ACP智能体则改为在其会话内记住这次回答。）</translation>
+        <translation>允许这次调用，并把这条任务线的权限提升为「{level}」：从下一轮次起，{effect}。可在下方的权限选择器中改回。（ACP智能体则改为在其会话内记住这次回答。）</translation>
     </message>
     <message>
         <source>The agent asks to {summary}</source>

@@ -5,11 +5,11 @@
     <name>AcpAgentsSection</name>
     <message>
         <source>No agent CLI found on PATH (looked for qwen, gemini, codex-acp, claude-code-acp, opencode and goose). Add one by hand below: a name and the command that starts it in ACP mode, e.g. “qwen --acp” or “gemini --experimental-acp”.</source>
-        <translation>在PATH中没有找到智能体 CLI（查找了qwen、gemini、codex-acp、claude-code-acp、opencode和goose）。请在下方手动添加：填写名称，以及以ACP模式启动它的命令，例如「qwen --acp」或「gemini --experimental-acp」。</translation>
+        <translation>在 PATH 中没有找到智能体 CLI（查找了 qwen、gemini、codex-acp、claude-code-acp、opencode 和 goose）。请在下方手动添加：填写名称，以及以 ACP 模式启动它的命令，例如“qwen --acp”或“gemini --experimental-acp”。</translation>
     </message>
     <message>
         <source>give the agent a name, e.g. qwen</source>
-        <translation>请给智能体起个名字，例如qwen</translation>
+        <translation>请给智能体起个名字，例如 qwen</translation>
     </message>
     <message>
         <source>cannot read the command line ({reason})</source>
@@ -17,7 +17,7 @@
     </message>
     <message>
         <source>type the command that starts the agent in ACP mode, e.g. qwen --acp</source>
-        <translation>请输入以ACP模式启动智能体的命令，例如qwen --acp</translation>
+        <translation>请输入以 ACP 模式启动智能体的命令，例如 qwen --acp</translation>
     </message>
     <message>
         <source>version unknown</source>
@@ -29,15 +29,15 @@
     </message>
     <message>
         <source>ACP agents (external agent CLIs)</source>
-        <translation>ACP智能体（外部智能体 CLI）</translation>
+        <translation>ACP 智能体（外部智能体 CLI）</translation>
     </message>
     <message>
         <source>Find agent CLIs on PATH</source>
-        <translation>在PATH中查找智能体 CLI</translation>
+        <translation>在 PATH 中查找智能体 CLI</translation>
     </message>
     <message>
         <source>Look for qwen, gemini, codex-acp, claude-code-acp, opencode and goose; ask each for its version</source>
-        <translation>查找qwen、gemini、codex-acp、claude-code-acp、opencode和goose，并询问各自的版本</translation>
+        <translation>查找 qwen、gemini、codex-acp、claude-code-acp、opencode 和 goose，并询问各自的版本</translation>
     </message>
     <message>
         <source>Add this agent</source>
@@ -49,15 +49,15 @@
     </message>
     <message>
         <source>the command that starts it in ACP mode, e.g. qwen --acp</source>
-        <translation>以ACP模式启动它的命令，例如qwen --acp</translation>
+        <translation>以 ACP 模式启动它的命令，例如 qwen --acp</translation>
     </message>
     <message>
         <source>optional: NAME=env:VAR or NAME=keyring:ENTRY, separated by spaces</source>
-        <translation>可选：NAME=env:VAR或NAME=keyring:ENTRY，用空格分隔</translation>
+        <translation>可选：NAME=env:VAR 或 NAME=keyring:ENTRY，用空格分隔</translation>
     </message>
     <message>
         <source>default: the agent&apos;s own folders (e.g. ~/.qwen); comma-separated</source>
-        <translation>默认：智能体自己的文件夹（例如~/.qwen）；用逗号分隔</translation>
+        <translation>默认：智能体自己的文件夹（例如 ~/.qwen）；用逗号分隔</translation>
     </message>
     <message>
         <source>The agent runs in a sandbox: its line&apos;s folder and these folders are the only places it may write. Leave empty for the defaults of a known agent.</source>
@@ -65,7 +65,7 @@
     </message>
     <message>
         <source>optional: the sign-in method id to use (e.g. openai)</source>
-        <translation>可选：要使用的登录方式ID（例如openai）</translation>
+        <translation>可选：要使用的登录方式 ID（例如 openai）</translation>
     </message>
     <message>
         <source>Leave empty: the only method the agent offers is used, or the window asks which one when there are several</source>
@@ -102,7 +102,7 @@
     <message numerus="yes">
         <source>%n agent CLI(s) found on PATH; add the ones you want.</source>
         <translation>
-            <numerusform>在PATH中找到%n个智能体 CLI，请添加你需要的。</numerusform>
+            <numerusform>在 PATH 中找到 %n 个智能体 CLI，请添加你需要的。</numerusform>
         </translation>
     </message>
 </context>
@@ -149,7 +149,7 @@
     </message>
     <message>
         <source>Allow this call and raise this line&apos;s permission to {level}: from the next turn on, {effect}. The permission picker below changes it back. (An ACP agent instead remembers the answer for its session.)</source>
-        <translation>允许这次调用，并把这条任务线的权限提升为「{level}」：从下一轮次起，{effect}。可在下方的权限选择器中改回。（ACP智能体则改为在其会话内记住这次回答。）</translation>
+        <translation>允许这次调用，并把这条任务线的权限提升为“{level}”：从下一轮次起，{effect}。可在下方的权限选择器中改回。（ACP 智能体则改为在其会话内记住这次回答。）</translation>
     </message>
     <message>
         <source>The agent asks to {summary}</source>
@@ -157,11 +157,11 @@
     </message>
     <message>
         <source>The arguments of {tool}, exactly as the agent sent them</source>
-        <translation>{tool}的参数，与智能体发来的完全一致</translation>
+        <translation>{tool} 的参数，与智能体发来的完全一致</translation>
     </message>
     <message>
         <source>With this card focused: Y allows once, N rejects, A allows always (where offered)</source>
-        <translation>此卡片获得焦点时：按Y允许一次，按N拒绝，按A始终允许（如有此选项）</translation>
+        <translation>此卡片获得焦点时：按 Y 允许一次，按 N 拒绝，按 A 始终允许（如有此选项）</translation>
     </message>
     <message>
         <source>Allow once (Y)</source>
@@ -189,7 +189,7 @@
     </message>
     <message>
         <source>Without a sandbox every command asks; install bubblewrap to stop asking</source>
-        <translation>没有沙箱时每条命令都会询问；安装bubblewrap后即可不再询问</translation>
+        <translation>没有沙箱时每条命令都会询问；安装 bubblewrap 后即可不再询问</translation>
     </message>
 </context>
 <context>
@@ -203,11 +203,11 @@
     <name>McpPicker</name>
     <message>
         <source>The MCP servers this line&apos;s agent gets (Settings → MCP servers)</source>
-        <translation>这条任务线的智能体可用的MCP 服务器（设置 → MCP 服务器）</translation>
+        <translation>这条任务线的智能体可用的 MCP 服务器（设置 → MCP 服务器）</translation>
     </message>
     <message>
         <source>No MCP servers — add one in Settings → MCP servers</source>
-        <translation>没有MCP 服务器——请在「设置 → MCP 服务器」中添加</translation>
+        <translation>没有 MCP 服务器——请在“设置 → MCP 服务器”中添加</translation>
     </message>
 </context>
 <context>
@@ -226,7 +226,7 @@
     </message>
     <message>
         <source>Command or URL</source>
-        <translation>命令或URL</translation>
+        <translation>命令或 URL</translation>
     </message>
     <message>
         <source>Tags</source>
@@ -238,7 +238,7 @@
     </message>
     <message>
         <source>http: https://example.org/mcp (only agents that take http)</source>
-        <translation>http：https://example.org/mcp（仅限支持http的智能体）</translation>
+        <translation>http：https://example.org/mcp（仅限支持 http 的智能体）</translation>
     </message>
     <message>
         <source>TOKEN=env:MY_TOKEN (references, read when the agent starts)</source>
@@ -270,7 +270,7 @@
     </message>
     <message>
         <source>give a command (stdio) or a URL (http), one of them</source>
-        <translation>请填写命令（stdio）或URL（http），二者选一</translation>
+        <translation>请填写命令（stdio）或 URL（http），二者选一</translation>
     </message>
     <message>
         <source>Not added — {reason}</source>
@@ -321,7 +321,7 @@
     </message>
     <message>
         <source>from XWorkmate</source>
-        <translation>来自XWorkmate</translation>
+        <translation>来自 XWorkmate</translation>
     </message>
     <message>
         <source>from the dispatching agent</source>
@@ -329,7 +329,7 @@
     </message>
     <message>
         <source>held back</source>
-        <translation>已扣留</translation>
+        <translation>已隔离</translation>
     </message>
     <message>
         <source>Request</source>
@@ -350,12 +350,12 @@
     <message numerus="yes">
         <source>… (%n more character(s) not shown in the list)</source>
         <translation>
-            <numerusform>…（还有%n个字符未在列表中显示）</numerusform>
+            <numerusform>…（还有 %n 个字符未在列表中显示）</numerusform>
         </translation>
     </message>
     <message>
         <source>message {id}</source>
-        <translation>消息{id}</translation>
+        <translation>消息 {id}</translation>
     </message>
     <message>
         <source>hidden from the model: it sees only a placeholder naming this message</source>
@@ -390,11 +390,11 @@
     <name>MessagePane</name>
     <message>
         <source>No messages yet. Type a request below and press Enter.</source>
-        <translation>还没有消息。在下方输入请求，然后按Enter。</translation>
+        <translation>还没有消息。在下方输入请求，然后按 Enter。</translation>
     </message>
     <message>
         <source>Type a request for this task line… (Enter sends, Shift+Enter adds a line)</source>
-        <translation>为这条任务线输入请求…（Enter发送，Shift+Enter换行）</translation>
+        <translation>为这条任务线输入请求…（Enter 发送，Shift+Enter 换行）</translation>
     </message>
     <message>
         <source>No agent provider is configured, so nothing will run. &lt;a href=&quot;settings:providers&quot;&gt;Set up a provider…&lt;/a&gt;</source>
@@ -438,7 +438,7 @@
     </message>
     <message>
         <source>Running — {explanation}. Stop (Esc) interrupts it.</source>
-        <translation>运行中——{explanation}。按「停止」（Esc）可中断。</translation>
+        <translation>运行中——{explanation}。按“停止”（Esc）可中断。</translation>
     </message>
     <message>
         <source>Not runnable — {explanation}</source>
@@ -454,7 +454,7 @@
     </message>
     <message>
         <source>Show the agent&apos;s answers as plain Markdown source instead of rendered</source>
-        <translation>以Markdown源码显示智能体的回答，而不是渲染后的样子</translation>
+        <translation>以 Markdown 源码显示智能体的回答，而不是渲染后的样子</translation>
     </message>
     <message>
         <source>What the agent may do on this line without asking</source>
@@ -462,7 +462,7 @@
     </message>
     <message>
         <source>The provider for the next turn; Default uses the default provider</source>
-        <translation>下一轮次使用的模型服务；「默认」即使用默认模型服务</translation>
+        <translation>下一轮次使用的模型服务；“默认”即使用默认模型服务</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -478,7 +478,7 @@
     </message>
     <message>
         <source>Send to this task line (Enter, or Ctrl+Enter)</source>
-        <translation>发送到这条任务线（Enter或Ctrl+Enter）</translation>
+        <translation>发送到这条任务线（Enter 或 Ctrl+Enter）</translation>
     </message>
     <message>
         <source>Execution mode</source>
@@ -494,15 +494,15 @@
     </message>
     <message>
         <source>git worktree of {repo}, on branch {branch}</source>
-        <translation>{repo}的Git工作树，分支{branch}</translation>
+        <translation>{repo} 的 git 工作树，分支 {branch}</translation>
     </message>
     <message>
         <source>Network on</source>
-        <translation>网络：开</translation>
+        <translation>网络开启</translation>
     </message>
     <message>
         <source>Network off</source>
-        <translation>网络：关</translation>
+        <translation>网络关闭</translation>
     </message>
     <message>
         <source>Network for commands</source>
@@ -533,7 +533,7 @@
     </message>
     <message>
         <source>Copy as Markdown</source>
-        <translation>复制为Markdown</translation>
+        <translation>复制为 Markdown</translation>
     </message>
     <message>
         <source>Select all</source>
@@ -552,7 +552,7 @@
     </message>
     <message>
         <source>Base URL</source>
-        <translation>基础URL</translation>
+        <translation>基础 URL</translation>
     </message>
     <message>
         <source>Tags</source>
@@ -592,7 +592,7 @@
     </message>
     <message>
         <source>Ask 127.0.0.1:11434 (Ollama) and 127.0.0.1:1234 (LM Studio) for their models</source>
-        <translation>向127.0.0.1:11434（Ollama）和127.0.0.1:1234（LM Studio）查询可用模型</translation>
+        <translation>向 127.0.0.1:11434（Ollama）和 127.0.0.1:1234（LM Studio）查询可用模型</translation>
     </message>
     <message>
         <source>Use this server…</source>
@@ -612,11 +612,11 @@
     </message>
     <message>
         <source>Ask the base URL which models it offers (GET /models)</source>
-        <translation>向基础URL查询它提供哪些模型（GET /models）</translation>
+        <translation>向基础 URL 查询它提供哪些模型（GET /models）</translation>
     </message>
     <message>
         <source>categories this provider may serve, comma-separated (e.g. medical)</source>
-        <translation>这个模型服务可以处理的类别，用逗号分隔（例如medical）</translation>
+        <translation>这个模型服务可以处理的类别，用逗号分隔（例如 medical）</translation>
     </message>
     <message>
         <source>Use when no provider is picked</source>
@@ -624,7 +624,7 @@
     </message>
     <message>
         <source>environment variable holding the key, e.g. OPENROUTER_API_KEY</source>
-        <translation>存放密钥的环境变量，例如OPENROUTER_API_KEY</translation>
+        <translation>存放密钥的环境变量，例如 OPENROUTER_API_KEY</translation>
     </message>
     <message>
         <source>or type the key: it goes to the OS keyring, never the database</source>
@@ -644,7 +644,7 @@
     </message>
     <message>
         <source>Base URL:</source>
-        <translation>基础URL：</translation>
+        <translation>基础 URL：</translation>
     </message>
     <message>
         <source>Model:</source>
@@ -664,11 +664,11 @@
     </message>
     <message>
         <source>{agent} (ACP agent)</source>
-        <translation>{agent}（ACP智能体）</translation>
+        <translation>{agent}（ACP 智能体）</translation>
     </message>
     <message>
         <source>(ACP agent)</source>
-        <translation>（ACP智能体）</translation>
+        <translation>（ACP 智能体）</translation>
     </message>
     <message>
         <source>default: {folders}</source>
@@ -688,15 +688,15 @@
     </message>
     <message>
         <source>Remove the provider {name}? Lines that used it fall back to the default provider.</source>
-        <translation>要移除模型服务{name}吗？原先使用它的任务线将改用默认模型服务。</translation>
+        <translation>要移除模型服务 {name} 吗？原先使用它的任务线将改用默认模型服务。</translation>
     </message>
     <message>
         <source>Removed {name}.</source>
-        <translation>已移除{name}。</translation>
+        <translation>已移除 {name}。</translation>
     </message>
     <message>
         <source>Edit {name}</source>
-        <translation>编辑{name}</translation>
+        <translation>编辑 {name}</translation>
     </message>
     <message>
         <source>Add a provider</source>
@@ -712,40 +712,40 @@
     </message>
     <message>
         <source>Saved {name}, but the API key was not stored: {reason}</source>
-        <translation>已保存{name}，但API 密钥未能存入：{reason}</translation>
+        <translation>已保存 {name}，但 API 密钥未能存入：{reason}</translation>
     </message>
     <message>
         <source>Saved {name} ({model} at {base_url}).</source>
-        <translation>已保存{name}（{base_url}上的{model}）。</translation>
+        <translation>已保存 {name}（{base_url} 上的 {model}）。</translation>
     </message>
     <message>
         <source>type the base URL first, e.g. http://127.0.0.1:11434/v1</source>
-        <translation>请先输入基础URL，例如http://127.0.0.1:11434/v1</translation>
+        <translation>请先输入基础 URL，例如 http://127.0.0.1:11434/v1</translation>
     </message>
     <message>
         <source>Asking {base_url} for its models…</source>
-        <translation>正在向{base_url}查询模型…</translation>
+        <translation>正在向 {base_url} 查询模型…</translation>
     </message>
     <message>
         <source>could not list models at {base_url}: {reason}</source>
-        <translation>无法列出{base_url}上的模型：{reason}</translation>
+        <translation>无法列出 {base_url} 上的模型：{reason}</translation>
     </message>
     <message numerus="yes">
         <source>%n model(s) offered.</source>
         <translation>
-            <numerusform>提供%n个模型。</numerusform>
+            <numerusform>提供 %n 个模型。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>{name} at {url} — %n model(s)</source>
         <translation>
-            <numerusform>{url}上的{name}——%n个模型</numerusform>
+            <numerusform>{url} 上的 {name}——%n 个模型</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n local server(s) answered.</source>
         <translation>
-            <numerusform>%n个本机服务器有响应。</numerusform>
+            <numerusform>%n 个本机服务器有响应。</numerusform>
         </translation>
     </message>
     <message>
@@ -758,11 +758,11 @@
     </message>
     <message>
         <source>No local server answered (Ollama on 127.0.0.1:11434, LM Studio on :1234).</source>
-        <translation>没有本机服务器响应（Ollama在127.0.0.1:11434，LM Studio在:1234）。</translation>
+        <translation>没有本机服务器响应（Ollama 在 127.0.0.1:11434，LM Studio 在 :1234）。</translation>
     </message>
     <message>
         <source>Looking for agent CLIs on PATH…</source>
-        <translation>正在PATH中查找智能体 CLI…</translation>
+        <translation>正在 PATH 中查找智能体 CLI…</translation>
     </message>
     <message>
         <source>Could not look for agent CLIs: {reason}</source>
@@ -770,15 +770,15 @@
     </message>
     <message>
         <source>{name} was not added: {reason}</source>
-        <translation>未添加{name}：{reason}</translation>
+        <translation>未添加 {name}：{reason}</translation>
     </message>
     <message>
         <source>Saved {name}: {command}. Pick “{name} (ACP)” in a line&apos;s mode picker.</source>
-        <translation>已保存{name}：{command}。请在任务线的模式选择器中选「{name} (ACP)」。</translation>
+        <translation>已保存 {name}：{command}。请在任务线的模式选择器中选“{name} (ACP)”。</translation>
     </message>
     <message>
         <source>Added {name}: {command}. Pick “{name} (ACP)” in a line&apos;s mode picker.</source>
-        <translation>已添加{name}：{command}。请在任务线的模式选择器中选「{name} (ACP)」。</translation>
+        <translation>已添加 {name}：{command}。请在任务线的模式选择器中选“{name} (ACP)”。</translation>
     </message>
     <message>
         <source>That did not work: {reason}</source>
@@ -789,15 +789,15 @@
     <name>RenderingText</name>
     <message>
         <source>Read {where}</source>
-        <translation>读取了{where}</translation>
+        <translation>读取了 {where}</translation>
     </message>
     <message>
         <source>Listed {where}</source>
-        <translation>列出了{where}</translation>
+        <translation>列出了 {where}</translation>
     </message>
     <message>
         <source>Searched for {where}</source>
-        <translation>搜索了{where}</translation>
+        <translation>搜索了 {where}</translation>
     </message>
     <message>
         <source>Write refused</source>
@@ -850,25 +850,25 @@
     <message numerus="yes">
         <source>… %n more line(s) not shown here</source>
         <translation>
-            <numerusform>…还有%n行未在此显示</numerusform>
+            <numerusform>…还有 %n 行未在此显示</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>… %n more line(s) — click to expand</source>
         <translation>
-            <numerusform>…还有%n行——点击展开</numerusform>
+            <numerusform>…还有 %n 行——点击展开</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n line(s)</source>
         <translation>
-            <numerusform>%n行</numerusform>
+            <numerusform>%n 行</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Thinking… (%n word(s) — click to show)</source>
         <translation>
-            <numerusform>思考中…（%n个词——点击显示）</numerusform>
+            <numerusform>思考中…（%n 个词——点击显示）</numerusform>
         </translation>
     </message>
     <message>
@@ -881,11 +881,11 @@
     </message>
     <message>
         <source>Wrote {path}</source>
-        <translation>写入了{path}</translation>
+        <translation>写入了 {path}</translation>
     </message>
     <message>
         <source>Edited {path}</source>
-        <translation>编辑了{path}</translation>
+        <translation>编辑了 {path}</translation>
     </message>
     <message>
         <source>ok</source>
@@ -901,7 +901,7 @@
     </message>
     <message>
         <source>exit {code} · {seconds} s</source>
-        <translation>退出码{code} · {seconds}秒</translation>
+        <translation>退出码 {code} · {seconds} 秒</translation>
     </message>
     <message>
         <source>running {summary} …</source>
@@ -909,7 +909,7 @@
     </message>
     <message>
         <source>→ calls {names}</source>
-        <translation>→ 调用{names}</translation>
+        <translation>→ 调用 {names}</translation>
     </message>
     <message>
         <source>(an empty plan)</source>
@@ -943,15 +943,15 @@
     </message>
     <message>
         <source>Context: {used} of {size} tokens</source>
-        <translation>上下文：已用{used}个token（共{size}个）</translation>
+        <translation>上下文：已用 {used} 个 token（共 {size} 个）</translation>
     </message>
     <message>
         <source>Context: {used} tokens (size not reported)</source>
-        <translation>上下文：已用{used}个token（未报告总量）</translation>
+        <translation>上下文：已用 {used} 个 token（未报告总量）</translation>
     </message>
     <message>
         <source>Tokens in: {tokens_in}, out: {tokens_out}</source>
-        <translation>token输入：{tokens_in}，输出：{tokens_out}</translation>
+        <translation>token 输入：{tokens_in}，输出：{tokens_out}</translation>
     </message>
     <message>
         <source>not reported</source>

@@ -15,7 +15,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -30,12 +30,14 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.domain.providers import InvalidProviderError, ProviderKind, ProviderRecord, parse_env_ref
+from xworkmate.ui.wording import plain_words
 
 ACP_FIELDS = ("name", "command", "env", "state_dirs", "auth")
-NONE_FOUND_TEXT = (
+NONE_FOUND_TEXT = QT_TRANSLATE_NOOP(
+    "AcpAgentsSection",
     "No agent CLI found on PATH (looked for qwen, gemini, codex-acp, claude-code-acp, opencode and goose). "
     "Add one by hand below: a name and the command that starts it in ACP mode, e.g. “qwen --acp” or "
-    "“gemini --experimental-acp”."
+    "“gemini --experimental-acp”.",
 )
 # The record's fields, as the form's fields (the record's own rules say what is wrong: domain/providers.py).
 _FORM_FIELDS = {"name": "name", "acp_command": "command", "acp_env_refs": "env", "acp_state_dirs": "state_dirs",
@@ -59,7 +61,7 @@ def parse_env_refs(text: str) -> tuple[tuple[str, str], ...]:
         try:
             refs.append(parse_env_ref(item))
         except ValueError as exc:  # the value is not echoed back: someone may have pasted the secret itself
-            raise AcpFormError("env", str(exc)) from None
+            raise AcpFormError("env", plain_words(str(exc))) from None
     return tuple(refs)
 
 
@@ -75,13 +77,23 @@ def agent_record(
     """The form as an ACP provider record, or ``AcpFormError`` naming the field."""
     clean = name.strip()
     if not clean:
-        raise AcpFormError("name", "give the agent a name, e.g. qwen")
+        raise AcpFormError("name", QCoreApplication.translate("AcpAgentsSection", "give the agent a name, e.g. qwen"))
     try:
         command = tuple(shlex.split(command_line))
     except ValueError as exc:
-        raise AcpFormError("command", f"cannot read the command line ({exc})") from exc
+        raise AcpFormError(
+            "command",
+            QCoreApplication.translate("AcpAgentsSection", "cannot read the command line ({reason})").format(
+                reason=exc
+            ),
+        ) from exc
     if not command:
-        raise AcpFormError("command", "type the command that starts the agent in ACP mode, e.g. qwen --acp")
+        raise AcpFormError(
+            "command",
+            QCoreApplication.translate(
+                "AcpAgentsSection", "type the command that starts the agent in ACP mode, e.g. qwen --acp"
+            ),
+        )
     try:
         return ProviderRecord.checked(
             name=clean,
@@ -93,14 +105,14 @@ def agent_record(
         )
     except InvalidProviderError as exc:
         message = str(exc).split(f"{exc.field}: ", 1)[-1]
-        raise AcpFormError(_FORM_FIELDS.get(exc.field, "name"), message) from None
+        raise AcpFormError(_FORM_FIELDS.get(exc.field, "name"), plain_words(message)) from None
 
 
 def discovered_label(record: ProviderRecord, configured: Sequence[ProviderRecord]) -> str:
-    version = record.model or "version unknown"
+    version = record.model or QCoreApplication.translate("AcpAgentsSection", "version unknown")
     label = f"{record.name} {version} — {' '.join(record.acp_command)}"
     if any(p.kind is ProviderKind.ACP and p.acp_command == record.acp_command for p in configured):
-        label += " (already added)"
+        label = QCoreApplication.translate("AcpAgentsSection", "{label} (already added)").format(label=label)
     return label
 
 
@@ -111,18 +123,18 @@ class AcpAgentsSection(QGroupBox):
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("ACP agents (external agent CLIs)", parent)
+        super().__init__(self.tr("ACP agents (external agent CLIs)"), parent)
         self.setObjectName("acpAgentsSection")
 
-        self.find_button = QPushButton("Find agent CLIs on PATH")
+        self.find_button = QPushButton(self.tr("Find agent CLIs on PATH"))
         self.find_button.setObjectName("findAgentsButton")
         self.find_button.setToolTip(
-            "Look for qwen, gemini, codex-acp, claude-code-acp, opencode and goose; ask each for its version"
+            self.tr("Look for qwen, gemini, codex-acp, claude-code-acp, opencode and goose; ask each for its version")
         )
         self.found_list = QListWidget()
         self.found_list.setObjectName("discoveredAgentsList")
         self.found_list.hide()
-        self.add_found_button = QPushButton("Add this agent")
+        self.add_found_button = QPushButton(self.tr("Add this agent"))
         self.add_found_button.setObjectName("addDiscoveredAgentButton")
         self.add_found_button.hide()
         self.status_label = QLabel()
@@ -132,34 +144,41 @@ class AcpAgentsSection(QGroupBox):
 
         self.name_edit = QLineEdit()
         self.name_edit.setObjectName("acpNameEdit")
-        self.name_edit.setPlaceholderText("qwen, gemini, my-agent … (no spaces)")
+        self.name_edit.setPlaceholderText(self.tr("qwen, gemini, my-agent … (no spaces)"))
         self.command_edit = QLineEdit()
         self.command_edit.setObjectName("acpCommandEdit")
-        self.command_edit.setPlaceholderText("the command that starts it in ACP mode, e.g. qwen --acp")
+        self.command_edit.setPlaceholderText(self.tr("the command that starts it in ACP mode, e.g. qwen --acp"))
         self.env_edit = QLineEdit()
         self.env_edit.setObjectName("acpEnvEdit")
-        self.env_edit.setPlaceholderText("optional: NAME=env:VAR or NAME=keyring:ENTRY, separated by spaces")
+        self.env_edit.setPlaceholderText(self.tr("optional: NAME=env:VAR or NAME=keyring:ENTRY, separated by spaces"))
         # SBX-1: the agent runs sandboxed; these are the folders of its own it may write.
         self.state_dirs_edit = QLineEdit()
         self.state_dirs_edit.setObjectName("acpStateDirsEdit")
-        self.state_dirs_edit.setPlaceholderText("default: the agent's own folders (e.g. ~/.qwen); comma-separated")
+        self.state_dirs_edit.setPlaceholderText(
+            self.tr("default: the agent's own folders (e.g. ~/.qwen); comma-separated")
+        )
         self.state_dirs_edit.setToolTip(
-            "The agent runs in a sandbox: its line's folder and these folders are the only places it may write. "
-            "Leave empty for the defaults of a known agent."
+            self.tr(
+                "The agent runs in a sandbox: its line's folder and these folders are the only places it may write. "
+                "Leave empty for the defaults of a known agent."
+            )
         )
         # Issue 15: how the agent signs in, when it offers several ways (its initialize lists them).
         self.auth_edit = QLineEdit()
         self.auth_edit.setObjectName("acpAuthMethodEdit")
-        self.auth_edit.setPlaceholderText("optional: the sign-in method id to use (e.g. openai)")
+        self.auth_edit.setPlaceholderText(self.tr("optional: the sign-in method id to use (e.g. openai)"))
         self.auth_edit.setToolTip(
-            "Leave empty: the only method the agent offers is used, or the window asks which one when there are several"
+            self.tr(
+                "Leave empty: the only method the agent offers is used, or the window asks which one when there are "
+                "several"
+            )
         )
         self.error_label = QLabel()
         self.error_label.setObjectName("acpErrorLabel")
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.hide()
-        self.add_button = QPushButton("Add agent")
+        self.add_button = QPushButton(self.tr("Add agent"))
         self.add_button.setObjectName("addAcpAgentButton")
 
         found_row = QHBoxLayout()
@@ -169,11 +188,11 @@ class AcpAgentsSection(QGroupBox):
         find_row.addWidget(self.find_button)
         find_row.addStretch(1)
         form = QFormLayout()
-        form.addRow("Name:", self.name_edit)
-        form.addRow("Command:", self.command_edit)
-        form.addRow("Environment:", self.env_edit)
-        form.addRow("Writable folders:", self.state_dirs_edit)
-        form.addRow("Sign-in method:", self.auth_edit)
+        form.addRow(self.tr("Name:"), self.name_edit)
+        form.addRow(self.tr("Command:"), self.command_edit)
+        form.addRow(self.tr("Environment:"), self.env_edit)
+        form.addRow(self.tr("Writable folders:"), self.state_dirs_edit)
+        form.addRow(self.tr("Sign-in method:"), self.auth_edit)
         add_row = QHBoxLayout()
         add_row.addStretch(1)
         add_row.addWidget(self.add_button)
@@ -181,7 +200,7 @@ class AcpAgentsSection(QGroupBox):
         layout.addLayout(find_row)
         layout.addLayout(found_row)
         layout.addWidget(self.status_label)
-        layout.addWidget(QLabel("Add an agent by hand:"))
+        layout.addWidget(QLabel(self.tr("Add an agent by hand:")))
         layout.addLayout(form)
         layout.addWidget(self.error_label)
         layout.addLayout(add_row)
@@ -199,9 +218,9 @@ class AcpAgentsSection(QGroupBox):
         if found:
             self.found_list.setCurrentRow(0)
             count = len(found)
-            self.show_status(f"{count} agent CLI{'s' if count != 1 else ''} found on PATH; add the ones you want.")
+            self.show_status(self.tr("%n agent CLI(s) found on PATH; add the ones you want.", "", count))
         else:
-            self.show_status(NONE_FOUND_TEXT)
+            self.show_status(QCoreApplication.translate("AcpAgentsSection", NONE_FOUND_TEXT))
 
     def found_texts(self) -> list[str]:
         return [self.found_list.item(row).text() for row in range(self.found_list.count())]

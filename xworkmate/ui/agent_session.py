@@ -33,6 +33,7 @@ from xworkmate.domain.agent_session import (
     LineUsage,
 )
 from xworkmate.ui.mcp_servers import McpPicker
+from xworkmate.ui.wording import plain_words
 
 __all__ = ["AgentSessionBar", "SlashCompleter", "UsageMeter"]
 
@@ -66,12 +67,12 @@ class AgentSessionBar(QWidget):
         self.setObjectName("acpSessionBar")
         self.mode_picker = QComboBox()
         self.mode_picker.setObjectName("acpModePicker")
-        self.mode_picker.setAccessibleName("Agent mode")
-        self.mode_picker.setToolTip("The agent's mode (session/set_mode)")
+        self.mode_picker.setAccessibleName(self.tr("Agent mode"))
+        self.mode_picker.setToolTip(self.tr("The agent's mode (session/set_mode)"))
         self.model_picker = QComboBox()
         self.model_picker.setObjectName("acpModelPicker")
-        self.model_picker.setAccessibleName("Agent model")
-        self.model_picker.setToolTip("The agent's model (session/set_model)")
+        self.model_picker.setAccessibleName(self.tr("Agent model"))
+        self.model_picker.setToolTip(self.tr("The agent's model (session/set_model)"))
         self.config_area = QWidget()
         self.config_area.setObjectName("acpConfigOptions")
         self._config_layout = QHBoxLayout(self.config_area)
@@ -84,8 +85,8 @@ class AgentSessionBar(QWidget):
         # Item 7: the agent's existing sessions (session/list), offered when a line is bound to it.
         self.session_picker = QComboBox()
         self.session_picker.setObjectName("acpSessionPicker")
-        self.session_picker.setAccessibleName("Agent session")
-        self.session_picker.setToolTip("Continue one of the agent's existing sessions, or start a new one")
+        self.session_picker.setAccessibleName(self.tr("Agent session"))
+        self.session_picker.setToolTip(self.tr("Continue one of the agent's existing sessions, or start a new one"))
         self.session_picker.setVisible(False)
         self.session_picker.activated.connect(self._on_session)
         layout = QHBoxLayout(self)
@@ -165,7 +166,7 @@ class AgentSessionBar(QWidget):
         blocked = self.session_picker.blockSignals(True)
         try:
             self.session_picker.clear()
-            self.session_picker.addItem("New session", "")
+            self.session_picker.addItem(self.tr("New session"), "")
             for session_id, label in sessions:
                 self.session_picker.addItem(label, session_id)
         finally:
@@ -195,19 +196,29 @@ class UsageMeter(QLabel):
         super().__init__(parent)
         self.setObjectName("usageMeter")
         self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setAccessibleName("Usage")
+        self.setAccessibleName(self.tr("Usage"))
         self.show_usage(LineUsage())
 
     def show_usage(self, usage: LineUsage) -> None:
-        self.setText("" if usage.empty else usage.describe())
+        self.setText("" if usage.empty else plain_words(usage.describe()))
         self.setVisible(not usage.empty)
         parts = []
         if usage.context_used is not None:
-            size = f" of {usage.context_size:,}" if usage.context_size else " (size not reported)"
-            parts.append(f"Context: {usage.context_used:,} tokens{size}")
-        parts.append(f"Tokens in: {usage.tokens_in:,}, out: {usage.tokens_out:,}")
-        cost = f"{usage.cost:.4f} {usage.currency or ''}".rstrip() if usage.cost is not None else "not reported"
-        parts.append(f"Cost: {cost}")
+            used = f"{usage.context_used:,}"
+            if usage.context_size:
+                context = self.tr("Context: {used} of {size} tokens").format(used=used, size=f"{usage.context_size:,}")
+            else:
+                context = self.tr("Context: {used} tokens (size not reported)").format(used=used)
+            parts.append(context)
+        parts.append(
+            self.tr("Tokens in: {tokens_in}, out: {tokens_out}").format(
+                tokens_in=f"{usage.tokens_in:,}", tokens_out=f"{usage.tokens_out:,}"
+            )
+        )
+        cost = (
+            f"{usage.cost:.4f} {usage.currency or ''}".rstrip() if usage.cost is not None else self.tr("not reported")
+        )
+        parts.append(self.tr("Cost: {cost}").format(cost=cost))
         self.setToolTip("\n".join(parts))
 
 

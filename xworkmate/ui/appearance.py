@@ -9,7 +9,7 @@ repaint.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Slot
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QMenu, QWidget
 
@@ -41,7 +41,7 @@ class ThemeFollower(QObject):
         self.group.setExclusive(True)
         self.actions: dict[ThemeMode, QAction] = {}
         for mode, label in THEME_MODE_LABELS.items():
-            action = QAction(label, window)
+            action = QAction(QCoreApplication.translate("ThemeFollower", label), window)
             action.setObjectName(THEME_ACTION_NAMES[mode])
             action.setCheckable(True)
             action.triggered.connect(lambda _checked=False, chosen=mode: self.choose(chosen))
@@ -52,7 +52,7 @@ class ThemeFollower(QObject):
         self.actions[self.manager.mode].setChecked(True)
 
     def add_menu(self, parent: QMenu) -> QMenu:
-        menu = parent.addMenu("&Theme")
+        menu = parent.addMenu(self.tr("&Theme"))
         menu.setObjectName("themeMenu")
         for action in self.actions.values():
             menu.addAction(action)

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from functools import partial
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import ApprovalRequested
 from xworkmate.domain.permissions import always_level
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.ui.wording import plain_words
 
 ALLOW = "allow"
 REJECT = "reject"
@@ -44,13 +45,16 @@ ARGUMENT_LINES = 8
 def always_tooltip(tool: str) -> str:
     level = always_level(tool)
     if level is PermissionLevel.AUTO_EDIT:
-        effect = "edits inside the line's folder run without asking (commands still ask)"
+        effect = QCoreApplication.translate(
+            "ApprovalCard", "edits inside the line's folder run without asking (commands still ask)"
+        )
     else:
-        effect = "edits and commands run without asking"
-    return (
-        f"Allow this call and raise this line's permission to {level.value}: from the next turn on, {effect}. "
-        "The permission picker below changes it back. (An ACP agent instead remembers the answer for its session.)"
-    )
+        effect = QCoreApplication.translate("ApprovalCard", "edits and commands run without asking")
+    return QCoreApplication.translate(
+        "ApprovalCard",
+        "Allow this call and raise this line's permission to {level}: from the next turn on, {effect}. "
+        "The permission picker below changes it back. (An ACP agent instead remembers the answer for its session.)",
+    ).format(level=level.value, effect=effect)
 
 
 def pretty_arguments(arguments: str) -> str:
@@ -76,7 +80,7 @@ class ApprovalCard(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.request = request
 
-        self.summary_label = QLabel(f"The agent asks to {request.summary}")
+        self.summary_label = QLabel(self.tr("The agent asks to {summary}").format(summary=plain_words(request.summary)))
         self.summary_label.setObjectName("approvalSummary")
         self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
         self.summary_label.setWordWrap(True)
@@ -86,17 +90,19 @@ class ApprovalCard(QFrame):
         self.arguments_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         lines = min(max(self.arguments_view.blockCount(), 2), ARGUMENT_LINES)
         self.arguments_view.setFixedHeight(QFontMetrics(self.arguments_view.font()).lineSpacing() * lines + 12)
-        self.arguments_view.setToolTip(f"The arguments of {request.tool}, exactly as the agent sent them")
+        self.arguments_view.setToolTip(
+            self.tr("The arguments of {tool}, exactly as the agent sent them").format(tool=request.tool)
+        )
 
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # it takes Y / N / A when focused
-        self.setToolTip("With this card focused: Y allows once, N rejects, A allows always (where offered)")
-        self.approve_button = QPushButton("Allow once (Y)")
+        self.setToolTip(self.tr("With this card focused: Y allows once, N rejects, A allows always (where offered)"))
+        self.approve_button = QPushButton(self.tr("Allow once (Y)"))
         self.approve_button.setObjectName("approveButton")
-        self.approve_button.setToolTip("Run this one call; the agent asks again next time")
-        self.reject_button = QPushButton("Reject (N)")
+        self.approve_button.setToolTip(self.tr("Run this one call; the agent asks again next time"))
+        self.reject_button = QPushButton(self.tr("Reject (N)"))
         self.reject_button.setObjectName("rejectButton")
-        self.reject_button.setToolTip("Refuse; the agent is told the person rejected it and nothing runs")
-        self.always_button = QPushButton("Always for this line (A)")
+        self.reject_button.setToolTip(self.tr("Refuse; the agent is told the person rejected it and nothing runs"))
+        self.always_button = QPushButton(self.tr("Always for this line (A)"))
         self.always_button.setObjectName("alwaysButton")
         self.always_button.setToolTip(always_tooltip(request.tool))
 
@@ -104,13 +110,17 @@ class ApprovalCard(QFrame):
         self.warning_label: QLabel | None = None
         if request.unsandboxed is not None:
             self.warning_label = QLabel(
-                f"⚠ This command will run without a sandbox, with all your rights: {request.unsandboxed}"
+                self.tr("⚠ This command will run without a sandbox, with all your rights: {reason}").format(
+                    reason=plain_words(request.unsandboxed)
+                )
             )
             self.warning_label.setObjectName("approvalWarning")
             self.warning_label.setTextFormat(Qt.TextFormat.PlainText)
             self.warning_label.setWordWrap(True)
             self.always_button.setEnabled(False)
-            self.always_button.setToolTip("Without a sandbox every command asks; install bubblewrap to stop asking")
+            self.always_button.setToolTip(
+                self.tr("Without a sandbox every command asks; install bubblewrap to stop asking")
+            )
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)

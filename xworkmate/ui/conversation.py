@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractListModel,
     QByteArray,
+    QCoreApplication,
     QEvent,
     QModelIndex,
     QObject,
@@ -120,7 +122,7 @@ HIDDEN_ROLE = MESSAGE_ID_ROLE + 12
 CHIP_ROLE = MESSAGE_ID_ROLE + 13
 """Issue 16: the "n files changed" chip on the message a turn ended on (``set_chips``), or ``None``."""
 
-HIDDEN_FROM_MODEL = "hidden from the model"
+HIDDEN_FROM_MODEL = QT_TRANSLATE_NOOP("MessageListModel", "hidden from the model")
 
 PAGE_SIZE = 200
 # Opening a line reads only enough of its newest messages for the first screen; every row of
@@ -136,17 +138,33 @@ _FETCH_AHEAD = 48
 # Longer messages are cut in the list (the full text stays available via CONTENT_ROLE).
 DISPLAY_LIMIT = 20_000
 
-MISSING_MESSAGE_TEXT = "(this message is no longer available)"
-EMPTY_CONVERSATION_TEXT = "No messages yet. Type a request below and press Enter."
-COMPOSER_PLACEHOLDER = "Type a request for this task line… (Enter sends, Shift+Enter adds a line)"
-NO_PROVIDER_BANNER = (
-    'No agent provider is configured, so nothing will run. <a href="settings:providers">Set up a provider…</a>'
+# The texts below are English; the window shows them through QCoreApplication.translate(context, text).
+MISSING_MESSAGE_TEXT = QT_TRANSLATE_NOOP("MessageListModel", "(this message is no longer available)")
+EMPTY_CONVERSATION_TEXT = QT_TRANSLATE_NOOP("MessagePane", "No messages yet. Type a request below and press Enter.")
+COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "MessagePane", "Type a request for this task line… (Enter sends, Shift+Enter adds a line)"
 )
-DEFAULT_PROVIDER_LABEL = "Default provider"
+NO_PROVIDER_BANNER = QT_TRANSLATE_NOOP(
+    "MessagePane",
+    'No agent provider is configured, so nothing will run. <a href="settings:providers">Set up a provider…</a>',
+)
+DEFAULT_PROVIDER_LABEL = QT_TRANSLATE_NOOP("MessagePane", "Default provider")
 PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
-    (PermissionLevel.ASK, "Ask before edits", "Ask before every edit and every command"),
-    (PermissionLevel.AUTO_EDIT, "Auto-edit", "Edits inside the folder run at once; commands still ask"),
-    (PermissionLevel.FULL, "Full access", "Edits and commands run without asking"),
+    (
+        PermissionLevel.ASK,
+        QT_TRANSLATE_NOOP("MessagePane", "Ask before edits"),
+        QT_TRANSLATE_NOOP("MessagePane", "Ask before every edit and every command"),
+    ),
+    (
+        PermissionLevel.AUTO_EDIT,
+        QT_TRANSLATE_NOOP("MessagePane", "Auto-edit"),
+        QT_TRANSLATE_NOOP("MessagePane", "Edits inside the folder run at once; commands still ask"),
+    ),
+    (
+        PermissionLevel.FULL,
+        QT_TRANSLATE_NOOP("MessagePane", "Full access"),
+        QT_TRANSLATE_NOOP("MessagePane", "Edits and commands run without asking"),
+    ),
 )
 
 PICKER_MIN_WIDTH = 50
@@ -156,10 +174,10 @@ _CARD_RADIUS = 6
 
 
 _ROLE_LABELS: dict[MessageRole, str] = {
-    MessageRole.USER: "You",
-    MessageRole.ASSISTANT: "Agent",
-    MessageRole.TOOL: "Tool",
-    MessageRole.SYSTEM: "Notice",
+    MessageRole.USER: QT_TRANSLATE_NOOP("MessageListModel", "You"),
+    MessageRole.ASSISTANT: QT_TRANSLATE_NOOP("MessageListModel", "Agent"),
+    MessageRole.TOOL: QT_TRANSLATE_NOOP("MessageListModel", "Tool"),
+    MessageRole.SYSTEM: QT_TRANSLATE_NOOP("MessageListModel", "Notice"),
 }
 
 
@@ -172,27 +190,30 @@ _NATURAL_SOURCE: dict[MessageRole, MessageSource] = {
 
 # Who wrote a message whose source is not the usual one for its role, in plain words (issue 18).
 _SOURCE_WORDS: dict[MessageSource, str] = {
-    MessageSource.HUMAN: "from you",
-    MessageSource.AGENT: "from the agent",
-    MessageSource.TOOL: "from a tool",
-    MessageSource.FRAMEWORK_EVENT: "from XWorkmate",
-    MessageSource.COMPONENT_INPUT: "from the dispatching agent",
-    MessageSource.QUARANTINE: "held back",
+    MessageSource.HUMAN: QT_TRANSLATE_NOOP("MessageListModel", "from you"),
+    MessageSource.AGENT: QT_TRANSLATE_NOOP("MessageListModel", "from the agent"),
+    MessageSource.TOOL: QT_TRANSLATE_NOOP("MessageListModel", "from a tool"),
+    MessageSource.FRAMEWORK_EVENT: QT_TRANSLATE_NOOP("MessageListModel", "from XWorkmate"),
+    MessageSource.COMPONENT_INPUT: QT_TRANSLATE_NOOP("MessageListModel", "from the dispatching agent"),
+    MessageSource.QUARANTINE: QT_TRANSLATE_NOOP("MessageListModel", "held back"),
 }
 
 
 def message_header(message: Message) -> str:
     """``You · 14:02``, ``Agent · gpt-4o · 14:03``; ``role=user`` alone is not shown as "You" (PROV-3)."""
-    label = _ROLE_LABELS[message.role]
+    label = QCoreApplication.translate("MessageListModel", _ROLE_LABELS[message.role])
     if message.role is MessageRole.USER and message.source is not MessageSource.HUMAN:
-        label = "Request"  # an agent's words to this task, never shown as the person's
+        label = QCoreApplication.translate("MessageListModel", "Request")  # an agent's words, never the person's
     elif is_thought(message):
-        label = "Agent (thinking)"  # an ACP agent's reasoning, kept apart from its answer
+        label = QCoreApplication.translate("MessageListModel", "Agent (thinking)")  # kept apart from its answer
     elif is_plan(message):
-        label = "Agent's plan"
+        label = QCoreApplication.translate("MessageListModel", "Agent's plan")
     parts = [label]
     if _NATURAL_SOURCE.get(message.role) is not message.source:
-        parts.append(_SOURCE_WORDS.get(message.source, message.source.value.replace("_", " ")))
+        words = _SOURCE_WORDS.get(message.source)
+        parts.append(
+            QCoreApplication.translate("MessageListModel", words) if words else message.source.value.replace("_", " ")
+        )
     model = (message.payload or {}).get("model") if message.role is MessageRole.ASSISTANT else None
     if isinstance(model, str) and model:
         parts.append(model)
@@ -200,9 +221,9 @@ def message_header(message: Message) -> str:
     if message.state is MessageState.ERROR:
         parts[0] = f"⚠ {parts[0]}"
     elif message.state is MessageState.INTERRUPTED:
-        parts.append("interrupted")
-    if message.quarantined:
-        parts.append(HIDDEN_FROM_MODEL)  # Q-1: the person sees it; the model sees a placeholder
+        parts.append(QCoreApplication.translate("MessageListModel", "interrupted"))
+    if message.quarantined:  # Q-1: the person sees it; the model sees a placeholder
+        parts.append(QCoreApplication.translate("MessageListModel", HIDDEN_FROM_MODEL))
     return " · ".join(parts)
 
 
@@ -210,7 +231,8 @@ def display_text(content: str) -> str:
     if len(content) <= DISPLAY_LIMIT:
         return content
     hidden = len(content) - DISPLAY_LIMIT
-    return f"{content[:DISPLAY_LIMIT]}\n… ({hidden:,} more characters not shown in the list)"
+    more = MessageListModel.tr("… (%n more character(s) not shown in the list)", "", hidden)
+    return f"{content[:DISPLAY_LIMIT]}\n{more}"
 
 
 def is_thought(message: Message) -> bool:
@@ -507,7 +529,7 @@ class MessageListModel(QAbstractListModel):
         message = self.message_at(row)
         if message is None:
             if role == Qt.ItemDataRole.DisplayRole:
-                return MISSING_MESSAGE_TEXT
+                return QCoreApplication.translate("MessageListModel", MISSING_MESSAGE_TEXT)
             if role == FORMAT_ROLE:
                 return "plain"
             return None
@@ -532,15 +554,15 @@ class MessageListModel(QAbstractListModel):
             return message.quarantined
         if role == Qt.ItemDataRole.ToolTipRole:
             stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-            tip = f"{message_header(message).split(' · ')[0]} · message {message.id} · {stamp}"
+            tips = [message_header(message).split(" · ")[0], self.tr("message {id}").format(id=message.id), stamp]
             if message.quarantined:
-                tip += f" · {HIDDEN_FROM_MODEL}: it sees only a placeholder naming this message"
+                tips.append(self.tr("hidden from the model: it sees only a placeholder naming this message"))
             card = self.card_at(row)
             if card is not None and card.expandable:
-                tip += " · click to fold or unfold"
+                tips.append(self.tr("click to fold or unfold"))
             elif is_thought(message):
-                tip += " · the agent's reasoning; click to show or hide it"
-            return tip
+                tips.append(self.tr("the agent's reasoning; click to show or hide it"))
+            return " · ".join(tips)
         if role == Qt.ItemDataRole.BackgroundRole and message.state is MessageState.ERROR:
             return QColor(theme.current().color("card-error"))
         return None
@@ -559,7 +581,7 @@ class MessageListModel(QAbstractListModel):
         if message.role is MessageRole.SYSTEM:
             text = plain_words(text)  # the window's own notices quote refusals that cite spec ids
         # ERR-3: the message says when its stored text had NUL bytes replaced (a tool card says it itself).
-        return f"{text}\n\n({NUL_REPLACED_NOTE})" if nul_replaced(message.payload) else text
+        return f"{text}\n\n({plain_words(NUL_REPLACED_NOTE)})" if nul_replaced(message.payload) else text
 
     def row_view(self, row: int) -> RowView | None:
         """The row as the delegate paints it (``ROW_ROLE``); ``None`` past the last row."""
@@ -569,7 +591,11 @@ class MessageListModel(QAbstractListModel):
                 return None
             card = running_card(live.text) if live.kind == "tool" else None
             tool = card is not None
-            header = "Tool · running" if tool else ("Agent · streaming…" if live.text else "Agent · working…")
+            header = (
+                self.tr("Tool · running")
+                if tool
+                else (self.tr("Agent · streaming…") if live.text else self.tr("Agent · working…"))
+            )
             return RowView(
                 cache_key=("live", live.kind, live.revision),
                 text=card.plain_text() if card is not None else (live.text or "…"),
@@ -592,7 +618,7 @@ class MessageListModel(QAbstractListModel):
         if message is None:
             view = RowView(
                 cache_key=(message_id, expanded),
-                text=MISSING_MESSAGE_TEXT,
+                text=QCoreApplication.translate("MessageListModel", MISSING_MESSAGE_TEXT),
                 body_format="plain",
                 header="",
                 state="",
@@ -642,7 +668,7 @@ class MessageListModel(QAbstractListModel):
         if role == EXPANDED_ROLE:
             return False
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "Not stored yet: the turn is still running"
+            return self.tr("Not stored yet: the turn is still running")
         return None
 
     def roleNames(self) -> dict[int, QByteArray]:
@@ -1138,13 +1164,19 @@ class MessageListView(QListView):
 
 def line_status_text(view: LineView) -> tuple[str, str]:
     """What ``lineStatusLabel`` says about a line, and how loudly (ISO-4)."""
+    explanation = plain_words(view.explanation)
     if view.needs_sign_in:  # issue 15: waiting for the person, not running
-        return f"Waiting for you — {view.explanation}.", "error"
+        return QCoreApplication.translate("MessagePane", "Waiting for you — {explanation}.").format(
+            explanation=explanation
+        ), "error"
     if view.status is ThreadStatus.RUNNABLE:
-        return "Runnable — ready.", "ok"
+        return QCoreApplication.translate("MessagePane", "Runnable — ready."), "ok"
     if view.status is ThreadStatus.RUNNING:
-        return f"Running — {view.explanation}. Stop (Esc) interrupts it.", "busy"
-    return f"Not runnable — {view.explanation}", "blocked"
+        text = QCoreApplication.translate("MessagePane", "Running — {explanation}. Stop (Esc) interrupts it.")
+        return text.format(explanation=explanation), "busy"
+    return QCoreApplication.translate("MessagePane", "Not runnable — {explanation}").format(
+        explanation=explanation
+    ), "blocked"
 
 
 class MessagePane(QWidget):
@@ -1169,7 +1201,7 @@ class MessagePane(QWidget):
         self.session_key_label.setObjectName("sessionKeyLabel")
         self.session_key_label.setTextFormat(Qt.TextFormat.PlainText)
         self.session_key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.session_key_label.setToolTip("This line's session key")
+        self.session_key_label.setToolTip(self.tr("This line's session key"))
         # An explicit minimum keeps the window's minimum size the same whatever the line's title or
         # key: otherwise each switch changes it, and the whole window is laid out and painted again.
         self.title_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
@@ -1181,9 +1213,9 @@ class MessagePane(QWidget):
         self.branch_label.setVisible(False)
         self.raw_toggle = QToolButton()
         self.raw_toggle.setObjectName("rawToggle")
-        self.raw_toggle.setText("Raw")
+        self.raw_toggle.setText(self.tr("Raw"))
         self.raw_toggle.setCheckable(True)
-        self.raw_toggle.setToolTip("Show the agent's answers as plain Markdown source instead of rendered")
+        self.raw_toggle.setToolTip(self.tr("Show the agent's answers as plain Markdown source instead of rendered"))
         self.status_label = QLabel()
         self.status_label.setObjectName("lineStatusLabel")
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -1192,7 +1224,7 @@ class MessagePane(QWidget):
 
         self.message_list = MessageListView()
         self.message_list.setModel(model)
-        self.empty_label = QLabel(EMPTY_CONVERSATION_TEXT)
+        self.empty_label = QLabel(QCoreApplication.translate("MessagePane", EMPTY_CONVERSATION_TEXT))
         self.empty_label.setObjectName("messageEmptyLabel")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
@@ -1204,7 +1236,7 @@ class MessagePane(QWidget):
         self._provider_missing = False
         self._shown_view: LineView | None = None
 
-        self.provider_banner = QLabel(NO_PROVIDER_BANNER)
+        self.provider_banner = QLabel(QCoreApplication.translate("MessagePane", NO_PROVIDER_BANNER))
         self.provider_banner.setObjectName("noProviderBanner")
         self.provider_banner.setTextFormat(Qt.TextFormat.RichText)
         self.provider_banner.setWordWrap(True)
@@ -1216,7 +1248,7 @@ class MessagePane(QWidget):
 
         self.composer = QPlainTextEdit()
         self.composer.setObjectName("composer")
-        self.composer.setPlaceholderText(COMPOSER_PLACEHOLDER)
+        self.composer.setPlaceholderText(QCoreApplication.translate("MessagePane", COMPOSER_PLACEHOLDER))
         self.composer.setTabChangesFocus(True)
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
@@ -1225,9 +1257,13 @@ class MessagePane(QWidget):
         self.permission_picker = QComboBox()
         self.permission_picker.setObjectName("permissionPicker")
         for level, label, tip in PERMISSION_CHOICES:
-            self.permission_picker.addItem(label, level.value)
-            self.permission_picker.setItemData(self.permission_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.permission_picker.setToolTip("What the agent may do on this line without asking")
+            self.permission_picker.addItem(QCoreApplication.translate("MessagePane", label), level.value)
+            self.permission_picker.setItemData(
+                self.permission_picker.count() - 1,
+                QCoreApplication.translate("MessagePane", tip),
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.permission_picker.setToolTip(self.tr("What the agent may do on this line without asking"))
         # SBX-1: beside the permission level, whether the line's sandboxed commands reach the network.
         self.network_toggle = QToolButton()
         self.network_toggle.setObjectName("networkToggle")
@@ -1235,16 +1271,16 @@ class MessagePane(QWidget):
         self.show_network(NetworkAccess.OFF)
         self.provider_picker = QComboBox()
         self.provider_picker.setObjectName("providerPicker")
-        self.provider_picker.setToolTip("The provider for the next turn; Default uses the default provider")
+        self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
         self.set_providers([])
 
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("stopButton")
-        self.stop_button.setToolTip("Stop this line's running turn (Esc); what streamed so far is kept")
+        self.stop_button.setToolTip(self.tr("Stop this line's running turn (Esc); what streamed so far is kept"))
         self.stop_button.setEnabled(False)
-        self.send_button = QPushButton("Send")
+        self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("sendButton")
-        self.send_button.setToolTip("Send to this task line (Enter, or Ctrl+Enter)")
+        self.send_button.setToolTip(self.tr("Send to this task line (Enter, or Ctrl+Enter)"))
         self.send_button.setEnabled(False)
 
         for picker in (self.mode_picker, self.permission_picker, self.provider_picker):
@@ -1272,9 +1308,9 @@ class MessagePane(QWidget):
         composer_row.addLayout(button_column)
         picker_row = QHBoxLayout()
         for name, picker in (
-            ("Execution mode", self.mode_picker),
-            ("Permission", self.permission_picker),
-            ("Provider", self.provider_picker),
+            (self.tr("Execution mode"), self.mode_picker),
+            (self.tr("Permission"), self.permission_picker),
+            (self.tr("Provider"), self.provider_picker),
         ):
             picker.setAccessibleName(name)  # no label beside them: the items say what they are
             picker_row.addWidget(picker, 1)
@@ -1305,7 +1341,9 @@ class MessagePane(QWidget):
         self.branch_label.setVisible(binding.branch is not None)
         self.branch_label.setText(f"⎇ {binding.branch}" if binding.branch else "")
         self.branch_label.setToolTip(
-            f"git worktree of {binding.repo}, on branch {binding.branch}" if binding.branch else ""
+            self.tr("git worktree of {repo}, on branch {branch}").format(repo=binding.repo, branch=binding.branch)
+            if binding.branch
+            else ""
         )
         text, severity = status_without_provider(*line_status_text(view), self._provider_missing)
         self.show_status(text, severity)
@@ -1357,12 +1395,12 @@ class MessagePane(QWidget):
         blocked = self.network_toggle.blockSignals(True)
         self.network_toggle.setChecked(on)
         self.network_toggle.blockSignals(blocked)
-        self.network_toggle.setText("Network on" if on else "Network off")
-        self.network_toggle.setAccessibleName("Network for commands")
+        self.network_toggle.setText(self.tr("Network on") if on else self.tr("Network off"))
+        self.network_toggle.setAccessibleName(self.tr("Network for commands"))
         self.network_toggle.setToolTip(
-            "Commands on this line can reach the network (click to turn it off)"
+            self.tr("Commands on this line can reach the network (click to turn it off)")
             if on
-            else "Commands on this line run without network, in their sandbox (click to allow it)"
+            else self.tr("Commands on this line run without network, in their sandbox (click to allow it)")
         )
 
     def chosen_permission(self) -> PermissionLevel:
@@ -1373,13 +1411,14 @@ class MessagePane(QWidget):
         chosen = self.chosen_provider()
         blocked = self.provider_picker.blockSignals(True)
         self.provider_picker.clear()
-        self.provider_picker.addItem(default_label, None)
+        self.provider_picker.addItem(QCoreApplication.translate("MessagePane", default_label), None)
         for record in providers:
             if record.kind is not ProviderKind.OPENAI:
                 continue
             label = f"{record.name} · {record.model}" if record.model else record.name
             self.provider_picker.addItem(label, record.name)
-            tip = f"{record.base_url or ''}" + (f" · tags: {', '.join(record.tags)}" if record.tags else "")
+            tags = self.tr("tags: {tags}").format(tags=", ".join(record.tags)) if record.tags else ""
+            tip = " · ".join(part for part in (record.base_url or "", tags) if part)
             self.provider_picker.setItemData(self.provider_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.provider_picker.blockSignals(blocked)
         self.choose_provider(chosen)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QTextBlock, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtGui import QTextFormat as Fmt
 
@@ -24,7 +24,8 @@ BLOCK_SPACING = 6.0
 HEADING_SPACING = (10.0, 4.0)
 QUOTE_INDENT = 14.0
 QUOTE_BAR = 3.0
-COPY_LABEL = "Copy"
+COPY_LABEL = QT_TRANSLATE_NOOP("MarkdownStyle", "Copy")
+"""English; painted as ``QCoreApplication.translate("MarkdownStyle", COPY_LABEL)``."""
 DECORATED = "xworkmateDecorated"
 """The document property saying ``polish`` left decorations to paint."""
 
@@ -156,7 +157,7 @@ def decorations(document: QTextDocument) -> Decorations:
                 block = block.next()
             top = layout.blockBoundingRect(first).top() - strip - 1.0  # the rect starts below the margin
             rect = QRectF(0.0, top, width, strip)
-            chip_width = metrics.horizontalAdvance(COPY_LABEL) + 12.0
+            chip_width = metrics.horizontalAdvance(QCoreApplication.translate("MarkdownStyle", COPY_LABEL)) + 12.0
             copy_rect = QRectF(width - chip_width - 4.0, top + 2.0, chip_width, strip - 4.0)
             language = str(first.blockFormat().property(Fmt.Property.BlockCodeLanguage) or "")
             headers.append(CodeHeader(rect, copy_rect, language.strip(), "\n".join(lines)))
@@ -189,7 +190,11 @@ def paint_decorations(painter: QPainter, document: QTextDocument, found: Decorat
         painter.setBrush(colours.color("surface"))
         painter.drawRoundedRect(header.copy_rect, 3.0, 3.0)
         painter.setPen(colours.color("text"))
-        painter.drawText(header.copy_rect, int(Qt.AlignmentFlag.AlignCenter), COPY_LABEL)
+        painter.drawText(
+            header.copy_rect,
+            int(Qt.AlignmentFlag.AlignCenter),
+            QCoreApplication.translate("MarkdownStyle", COPY_LABEL),
+        )
     painter.restore()
 
 

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.mcp import McpServerRecord, parse_env_ref
+from xworkmate.ui.wording import plain_words
 
 __all__ = ["McpPicker", "McpServersDialog"]
 
@@ -43,11 +44,13 @@ class McpServersDialog(QDialog):
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("mcpServersDialog")
-        self.setWindowTitle("MCP servers")
+        self.setWindowTitle(self.tr("MCP servers"))
         self._controller = controller
         self.table = QTableWidget(0, 4)
         self.table.setObjectName("mcpServerTable")
-        self.table.setHorizontalHeaderLabels(["Name", "Transport", "Command or URL", "Tags"])
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Name"), self.tr("Transport"), self.tr("Command or URL"), self.tr("Tags")]
+        )
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
@@ -55,30 +58,30 @@ class McpServersDialog(QDialog):
         self.name_edit.setObjectName("mcpNameEdit")
         self.command_edit = QLineEdit()
         self.command_edit.setObjectName("mcpCommandEdit")
-        self.command_edit.setPlaceholderText("stdio: mcp-files --root .")
+        self.command_edit.setPlaceholderText(self.tr("stdio: mcp-files --root ."))
         self.url_edit = QLineEdit()
         self.url_edit.setObjectName("mcpUrlEdit")
-        self.url_edit.setPlaceholderText("http: https://example.org/mcp (only agents that take http)")
+        self.url_edit.setPlaceholderText(self.tr("http: https://example.org/mcp (only agents that take http)"))
         self.env_edit = QLineEdit()
         self.env_edit.setObjectName("mcpEnvEdit")
-        self.env_edit.setPlaceholderText("TOKEN=env:MY_TOKEN (references, read when the agent starts)")
+        self.env_edit.setPlaceholderText(self.tr("TOKEN=env:MY_TOKEN (references, read when the agent starts)"))
         self.tags_edit = QLineEdit()
         self.tags_edit.setObjectName("mcpTagsEdit")
-        self.tags_edit.setPlaceholderText("medical, legal (a category line only gets tagged servers)")
-        self.add_button = QPushButton("Add")
+        self.tags_edit.setPlaceholderText(self.tr("medical, legal (a category line only gets tagged servers)"))
+        self.add_button = QPushButton(self.tr("Add"))
         self.add_button.setObjectName("mcpAddButton")
-        self.remove_button = QPushButton("Remove")
+        self.remove_button = QPushButton(self.tr("Remove"))
         self.remove_button.setObjectName("mcpRemoveButton")
         self.error_label = QLabel()
         self.error_label.setObjectName("mcpErrorLabel")
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("Name", self.name_edit)
-        form.addRow("Command", self.command_edit)
-        form.addRow("URL", self.url_edit)
-        form.addRow("Environment", self.env_edit)
-        form.addRow("Tags", self.tags_edit)
+        form.addRow(self.tr("Name"), self.name_edit)
+        form.addRow(self.tr("Command"), self.command_edit)
+        form.addRow(self.tr("URL"), self.url_edit)
+        form.addRow(self.tr("Environment"), self.env_edit)
+        form.addRow(self.tr("Tags"), self.tags_edit)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
@@ -114,7 +117,7 @@ class McpServersDialog(QDialog):
             command = tuple(shlex.split(self.command_edit.text()))
             url = self.url_edit.text().strip() or None
             if bool(command) == bool(url):
-                raise ValueError("give a command (stdio) or a URL (http), one of them")
+                raise ValueError(self.tr("give a command (stdio) or a URL (http), one of them"))
             record = McpServerRecord(
                 name=self.name_edit.text().strip(),
                 transport="http" if url else "stdio",
@@ -126,7 +129,7 @@ class McpServersDialog(QDialog):
             self._controller.add_mcp_server(record)
         except ValueError as exc:
             first = str(exc).splitlines()[-1] if "validation error" in str(exc) else str(exc)
-            self.error_label.setText(f"Not added — {first}")
+            self.error_label.setText(self.tr("Not added — {reason}").format(reason=plain_words(first)))
             return
         self.error_label.clear()
         for edit in (self.name_edit, self.command_edit, self.url_edit, self.env_edit, self.tags_edit):
@@ -137,12 +140,12 @@ class McpServersDialog(QDialog):
         row = self.table.currentRow()
         item = self.table.item(row, 0) if row >= 0 else None
         if item is None:
-            self.error_label.setText("Choose a server to remove.")
+            self.error_label.setText(self.tr("Choose a server to remove."))
             return
         try:
             self._controller.remove_mcp_server(item.text())
         except LookupError as exc:
-            self.error_label.setText(str(exc))
+            self.error_label.setText(plain_words(str(exc)))
         self.reload()
 
 
@@ -155,7 +158,7 @@ class McpPicker(QToolButton):
         super().__init__(parent)
         self.setObjectName("acpMcpPicker")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.setToolTip("The MCP servers this line's agent gets (Settings → MCP servers)")
+        self.setToolTip(self.tr("The MCP servers this line's agent gets (Settings → MCP servers)"))
         self._menu = QMenu(self)
         self._menu.setObjectName("acpMcpMenu")
         self.setMenu(self._menu)
@@ -173,11 +176,11 @@ class McpPicker(QToolButton):
             action.setObjectName(f"mcpServer:{server.name}")
             action.setCheckable(True)
             action.setChecked(server.name in given)
-            action.setToolTip(server.describe())
+            action.setToolTip(plain_words(server.describe()))
             action.toggled.connect(self._on_toggled)
             self._menu.addAction(action)
         if not configured:
-            empty = QAction("No MCP servers — add one in Settings → MCP servers", self._menu)
+            empty = QAction(self.tr("No MCP servers — add one in Settings → MCP servers"), self._menu)
             empty.setEnabled(False)
             self._menu.addAction(empty)
         self.setText(f"MCP ({len(given)})")

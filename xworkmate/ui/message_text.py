@@ -56,7 +56,7 @@ class MessageTextView(QTextBrowser):
     def __init__(self, document: QTextDocument, source: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messageTextView")
-        self.setAccessibleName("Message text")
+        self.setAccessibleName(self.tr("Message text"))
         self._source = source
         document.setParent(self)
         self.setDocument(document)
@@ -117,14 +117,14 @@ class MessageTextView(QTextBrowser):
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = QMenu(self)
         menu.setObjectName("messageTextMenu")
-        copy = menu.addAction("Copy")
+        copy = menu.addAction(self.tr("Copy"))
         copy.setObjectName("copyTextAction")
         copy.triggered.connect(self.copy_plain)
-        markdown = menu.addAction("Copy as Markdown")
+        markdown = menu.addAction(self.tr("Copy as Markdown"))
         markdown.setObjectName("copyMarkdownAction")
         markdown.triggered.connect(self.copy_markdown)
         menu.addSeparator()
-        select = menu.addAction("Select all")
+        select = menu.addAction(self.tr("Select all"))
         select.triggered.connect(self.selectAll)
         menu.exec(event.globalPos())
 

@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -47,19 +47,26 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.ui.acp_agents import AcpAgentsSection, AcpFormError, agent_record
+from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Confirm = Callable[[QWidget | None, str], bool]
 
-COLUMNS = ("Name", "Model", "Base URL", "Tags", "Default")
+COLUMNS = (
+    QT_TRANSLATE_NOOP("ProviderSettingsDialog", "Name"),
+    QT_TRANSLATE_NOOP("ProviderSettingsDialog", "Model"),
+    QT_TRANSLATE_NOOP("ProviderSettingsDialog", "Base URL"),
+    QT_TRANSLATE_NOOP("ProviderSettingsDialog", "Tags"),
+    QT_TRANSLATE_NOOP("ProviderSettingsDialog", "Default"),
+)
 FIELDS = ("name", "base_url", "model", "tags", "api_key_env")
 KNOWN_LOCAL_PORTS = {11434: "ollama", 1234: "lmstudio", 8000: "vllm"}
 
 
 def ask_confirmation(parent: QWidget | None, text: str) -> bool:
-    answer = QMessageBox.question(parent, "Remove provider", text)
+    answer = QMessageBox.question(parent, QCoreApplication.translate("ProviderSettingsDialog", "Remove provider"), text)
     return answer == QMessageBox.StandardButton.Yes
 
 
@@ -111,7 +118,7 @@ class ProviderSettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("providerSettingsDialog")
-        self.setWindowTitle("Providers — XWorkmate")
+        self.setWindowTitle(self.tr("Providers — XWorkmate"))
         self._controller = controller
         self.detect_candidates = detect_candidates
         self.confirm: Confirm = ask_confirmation
@@ -141,29 +148,31 @@ class ProviderSettingsDialog(QDialog):
     def _build(self) -> None:
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("providerTable")
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setHorizontalHeaderLabels([QCoreApplication.translate("ProviderSettingsDialog", c) for c in COLUMNS])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.empty_label = QLabel("No provider yet. Add one, or detect a local server (Ollama, LM Studio).")
+        self.empty_label = QLabel(self.tr("No provider yet. Add one, or detect a local server (Ollama, LM Studio)."))
         self.empty_label.setObjectName("providerEmptyLabel")
         self.empty_label.setWordWrap(True)
 
-        self.add_button = QPushButton("Add…")
+        self.add_button = QPushButton(self.tr("Add…"))
         self.add_button.setObjectName("addProviderButton")
-        self.edit_button = QPushButton("Edit…")
+        self.edit_button = QPushButton(self.tr("Edit…"))
         self.edit_button.setObjectName("editProviderButton")
-        self.remove_button = QPushButton("Remove")
+        self.remove_button = QPushButton(self.tr("Remove"))
         self.remove_button.setObjectName("removeProviderButton")
-        self.detect_button = QPushButton("Detect local servers")
+        self.detect_button = QPushButton(self.tr("Detect local servers"))
         self.detect_button.setObjectName("detectLocalButton")
-        self.detect_button.setToolTip("Ask 127.0.0.1:11434 (Ollama) and 127.0.0.1:1234 (LM Studio) for their models")
+        self.detect_button.setToolTip(
+            self.tr("Ask 127.0.0.1:11434 (Ollama) and 127.0.0.1:1234 (LM Studio) for their models")
+        )
         self.detected_list = QListWidget()
         self.detected_list.setObjectName("detectedServersList")
         self.detected_list.hide()
-        self.use_detected_button = QPushButton("Use this server…")
+        self.use_detected_button = QPushButton(self.tr("Use this server…"))
         self.use_detected_button.setObjectName("useDetectedButton")
         self.use_detected_button.hide()
         self.status_label = QLabel()
@@ -171,11 +180,11 @@ class ProviderSettingsDialog(QDialog):
         self.status_label.setWordWrap(True)
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
 
-        self.form = QGroupBox("Provider")
+        self.form = QGroupBox(self.tr("Provider"))
         self.form.setObjectName("providerForm")
         self.name_edit = QLineEdit()
         self.name_edit.setObjectName("providerNameEdit")
-        self.name_edit.setPlaceholderText("openrouter, ollama, work-vllm … (no spaces)")
+        self.name_edit.setPlaceholderText(self.tr("openrouter, ollama, work-vllm … (no spaces)"))
         self.base_url_edit = QLineEdit()
         self.base_url_edit.setObjectName("providerBaseUrlEdit")
         self.base_url_edit.setPlaceholderText("http://127.0.0.1:11434/v1")
@@ -184,43 +193,43 @@ class ProviderSettingsDialog(QDialog):
         self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model_combo.setSizePolicy(self.base_url_edit.sizePolicy())
-        self.fetch_models_button = QPushButton("Fetch models")
+        self.fetch_models_button = QPushButton(self.tr("Fetch models"))
         self.fetch_models_button.setObjectName("fetchModelsButton")
-        self.fetch_models_button.setToolTip("Ask the base URL which models it offers (GET /models)")
+        self.fetch_models_button.setToolTip(self.tr("Ask the base URL which models it offers (GET /models)"))
         self.tags_edit = QLineEdit()
         self.tags_edit.setObjectName("providerTagsEdit")
-        self.tags_edit.setPlaceholderText("categories this provider may serve, comma-separated (e.g. medical)")
-        self.default_check = QCheckBox("Use when no provider is picked")
+        self.tags_edit.setPlaceholderText(self.tr("categories this provider may serve, comma-separated (e.g. medical)"))
+        self.default_check = QCheckBox(self.tr("Use when no provider is picked"))
         self.default_check.setObjectName("providerDefaultCheck")
         self.key_env_edit = QLineEdit()
         self.key_env_edit.setObjectName("providerKeyEnvEdit")
-        self.key_env_edit.setPlaceholderText("environment variable holding the key, e.g. OPENROUTER_API_KEY")
+        self.key_env_edit.setPlaceholderText(self.tr("environment variable holding the key, e.g. OPENROUTER_API_KEY"))
         self.key_edit = QLineEdit()
         self.key_edit.setObjectName("providerKeyEdit")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText("or type the key: it goes to the OS keyring, never the database")
+        self.key_edit.setPlaceholderText(self.tr("or type the key: it goes to the OS keyring, never the database"))
         self.form_error_label = QLabel()
         self.form_error_label.setObjectName("providerErrorLabel")
         self.form_error_label.setWordWrap(True)
         self.form_error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.form_error_label.hide()
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setObjectName("saveProviderButton")
         self.save_button.setDefault(True)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setObjectName("cancelProviderButton")
 
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_combo, 1)
         model_row.addWidget(self.fetch_models_button)
         form_layout = QFormLayout()
-        form_layout.addRow("Name:", self.name_edit)
-        form_layout.addRow("Base URL:", self.base_url_edit)
-        form_layout.addRow("Model:", model_row)
-        form_layout.addRow("Tags:", self.tags_edit)
+        form_layout.addRow(self.tr("Name:"), self.name_edit)
+        form_layout.addRow(self.tr("Base URL:"), self.base_url_edit)
+        form_layout.addRow(self.tr("Model:"), model_row)
+        form_layout.addRow(self.tr("Tags:"), self.tags_edit)
         form_layout.addRow("", self.default_check)
-        form_layout.addRow("API key variable:", self.key_env_edit)
-        form_layout.addRow("API key:", self.key_edit)
+        form_layout.addRow(self.tr("API key variable:"), self.key_env_edit)
+        form_layout.addRow(self.tr("API key:"), self.key_edit)
         form_buttons = QHBoxLayout()
         form_buttons.addStretch(1)
         form_buttons.addWidget(self.cancel_button)
@@ -299,7 +308,7 @@ class ProviderSettingsDialog(QDialog):
     def _agent_label(self, name: str) -> str:
         """Issue 15, item 8: the name and version the agent reported in ``agentInfo``, once it ran."""
         info = self._controller.acp_agent_info(name)
-        return f"{info.label} (ACP agent)" if info is not None else "(ACP agent)"
+        return self.tr("{agent} (ACP agent)").format(agent=info.label) if info is not None else self.tr("(ACP agent)")
 
     def provider_names(self) -> list[str]:
         names: list[str] = []
@@ -357,9 +366,11 @@ class ProviderSettingsDialog(QDialog):
         section.state_dirs_edit.setText(", ".join(record.acp_state_dirs) if record.acp_state_dirs is not None else "")
         section.auth_edit.setText(record.acp_auth_method or "")
         section.state_dirs_edit.setPlaceholderText(
-            f"default: {', '.join(defaults)}" if defaults else "none: only the line's folder is writable"
+            self.tr("default: {folders}").format(folders=", ".join(defaults))
+            if defaults
+            else self.tr("none: only the line's folder is writable")
         )
-        section.add_button.setText("Save agent")
+        section.add_button.setText(self.tr("Save agent"))
         section.show_error("")
         section.state_dirs_edit.setFocus()
 
@@ -367,22 +378,25 @@ class ProviderSettingsDialog(QDialog):
         section = self.acp_section
         self._editing_agent = None
         section.name_edit.setReadOnly(False)
-        section.add_button.setText("Add agent")
+        section.add_button.setText(self.tr("Add agent"))
 
     def on_remove_requested(self) -> None:
         name = self.selected_name()
         if name is None or not self.confirm(
-            self, f"Remove the provider {name!r}? Lines that used it fall back to the default provider."
+            self,
+            self.tr("Remove the provider {name}? Lines that used it fall back to the default provider.").format(
+                name=repr(name)
+            ),
         ):
             return
         try:
             self._controller.remove_provider(name)
         except LookupError as exc:
-            self.show_status(str(exc))
+            self.show_status(plain_words(str(exc)))
         if self._editing is not None and self._editing.name == name:
             self.close_form()
         self.reload()
-        self.show_status(f"Removed {name}.")
+        self.show_status(self.tr("Removed {name}.").format(name=name))
         self.providers_changed.emit()
 
     # -- the form -----------------------------------------------------------------------
@@ -390,7 +404,11 @@ class ProviderSettingsDialog(QDialog):
     def open_form(self, record: ProviderRecord | None, *, models: list[str] | None = None) -> None:
         """Show the form empty (add), filled from ``record`` (edit), or prefilled from a detected server."""
         self._editing = record if record is not None and record.name in self.provider_names() else None
-        self.form.setTitle(f"Edit {self._editing.name}" if self._editing is not None else "Add a provider")
+        self.form.setTitle(
+            self.tr("Edit {name}").format(name=self._editing.name)
+            if self._editing is not None
+            else self.tr("Add a provider")
+        )
         self.name_edit.setText(record.name if record else "")
         self.name_edit.setReadOnly(self._editing is not None)  # renaming is remove + add
         self.base_url_edit.setText((record.base_url or "") if record else "")
@@ -402,7 +420,7 @@ class ProviderSettingsDialog(QDialog):
         self.key_env_edit.setText((record.api_key_env or "") if record else "")
         self.key_edit.clear()
         if self._editing is not None and self._editing.api_key_keyring:
-            self.key_edit.setPlaceholderText("a key is in the OS keyring; type a new one to replace it")
+            self.key_edit.setPlaceholderText(self.tr("a key is in the OS keyring; type a new one to replace it"))
         self.show_form_error("")
         self.form.show()
         (self.base_url_edit if self._editing else self.name_edit).setFocus()
@@ -449,10 +467,10 @@ class ProviderSettingsDialog(QDialog):
         try:
             record = self.form_record()
             if not record.name:
-                raise ValueError("provider '': name: the name must not be empty")
+                raise ValueError("provider '': name: " + self.tr("the name must not be empty"))
             saved = self._controller.add_provider(record, replace=self._editing is not None)
         except ValueError as exc:  # pydantic's ValidationError and the store's "already exists" are ValueErrors
-            self.show_form_error(str(exc))
+            self.show_form_error(plain_words(str(exc)))
             return
         key = self.key_edit.text()
         problem = ""
@@ -460,7 +478,9 @@ class ProviderSettingsDialog(QDialog):
             try:
                 self._controller.set_provider_api_key(saved.name, key)
             except Exception as exc:  # keyring backends raise their own types; say what happened
-                problem = f"Saved {saved.name}, but the API key was not stored: {exc}"
+                problem = self.tr("Saved {name}, but the API key was not stored: {reason}").format(
+                    name=saved.name, reason=exc
+                )
         self.key_edit.clear()
         self.reload()
         self.select(saved.name)
@@ -470,22 +490,31 @@ class ProviderSettingsDialog(QDialog):
             self.show_form_error(problem)
             return
         self.close_form()
-        self.show_status(f"Saved {saved.name} ({saved.model} at {saved.base_url}).")
+        self.show_status(
+            self.tr("Saved {name} ({model} at {base_url}).").format(
+                name=saved.name, model=saved.model, base_url=saved.base_url
+            )
+        )
 
     # -- slots: asking endpoints ----------------------------------------------------------
 
     def on_fetch_models_requested(self) -> None:
         base_url = self.base_url_edit.text().strip()
         if not base_url:
-            self.show_form_error("base_url: type the base URL first, e.g. http://127.0.0.1:11434/v1")
+            self.show_form_error("base_url: " + self.tr("type the base URL first, e.g. http://127.0.0.1:11434/v1"))
             return
         self.show_form_error("")
-        self.show_status(f"Asking {base_url} for its models…")
+        self.show_status(self.tr("Asking {base_url} for its models…").format(base_url=base_url))
         self._schedule(
             self._controller.list_provider_models(base_url),
             self._on_models_fetched,
             self.fetch_models_button,
-            failure=lambda exc: self.show_form_error(f"base_url: could not list models at {base_url}: {exc}"),
+            failure=lambda exc: self.show_form_error(
+                "base_url: "
+                + self.tr("could not list models at {base_url}: {reason}").format(
+                    base_url=base_url, reason=plain_words(str(exc))
+                )
+            ),
         )
 
     def _on_models_fetched(self, models: list[str]) -> None:
@@ -494,13 +523,13 @@ class ProviderSettingsDialog(QDialog):
         self.model_combo.addItems(models)
         self.model_combo.setEditText(typed if typed in models or not models else models[0])
         self.show_status(
-            f"{len(models)} model{'s' if len(models) != 1 else ''} offered."
+            self.tr("%n model(s) offered.", "", len(models))
             if models
-            else "The server answered but offers no models."
+            else self.tr("The server answered but offers no models.")
         )
 
     def on_detect_requested(self) -> None:
-        self.show_status("Looking for local servers…")
+        self.show_status(self.tr("Looking for local servers…"))
         coro = (
             self._controller.detect_local_endpoints(self.detect_candidates)
             if self.detect_candidates is not None
@@ -511,7 +540,9 @@ class ProviderSettingsDialog(QDialog):
     def _on_detected(self, found: dict[str, list[str]]) -> None:
         self.detected_list.clear()
         for url, models in found.items():
-            label = f"{suggested_name(url, set())} at {url} — {len(models)} model{'s' if len(models) != 1 else ''}"
+            label = self.tr("{name} at {url} — %n model(s)", "", len(models)).format(
+                name=suggested_name(url, set()), url=url
+            )
             if models:
                 label += f" ({', '.join(models[:3])}{', …' if len(models) > 3 else ''})"
             item = QListWidgetItem(label)
@@ -521,9 +552,9 @@ class ProviderSettingsDialog(QDialog):
         self.use_detected_button.setVisible(bool(found))
         if found:
             self.detected_list.setCurrentRow(0)
-            self.show_status(f"{len(found)} local server{'s' if len(found) != 1 else ''} answered.")
+            self.show_status(self.tr("%n local server(s) answered.", "", len(found)))
         else:
-            self.show_status("No local server answered (Ollama on 127.0.0.1:11434, LM Studio on :1234).")
+            self.show_status(self.tr("No local server answered (Ollama on 127.0.0.1:11434, LM Studio on :1234)."))
 
     def on_use_detected_requested(self) -> None:
         item = self.detected_list.currentItem()
@@ -537,12 +568,14 @@ class ProviderSettingsDialog(QDialog):
 
     def on_find_agents_requested(self) -> None:
         """Look on PATH for agent CLIs (blocking probes, so in a worker thread)."""
-        self.acp_section.show_status("Looking for agent CLIs on PATH…")
+        self.acp_section.show_status(self.tr("Looking for agent CLIs on PATH…"))
         self._schedule(
             asyncio.to_thread(self._controller.discover_acp_agents),
             self._on_agents_found,
             self.acp_section.find_button,
-            failure=lambda exc: self.acp_section.show_status(f"Could not look for agent CLIs: {exc}"),
+            failure=lambda exc: self.acp_section.show_status(
+                self.tr("Could not look for agent CLIs: {reason}").format(reason=plain_words(str(exc)))
+            ),
         )
 
     def _on_agents_found(self, found: list[ProviderRecord]) -> None:
@@ -579,19 +612,23 @@ class ProviderSettingsDialog(QDialog):
             text = str(exc)
             if from_form:
                 field = "state_dirs" if "writable folder" in text else "auth" if "sign-in" in text else "command"
-                section.show_error(text, "name" if "already exists" in text else field)
+                section.show_error(plain_words(text), "name" if "already exists" in text else field)
             else:
-                section.show_status(f"{record.name} was not added: {text}")
+                section.show_status(
+                    self.tr("{name} was not added: {reason}").format(name=record.name, reason=plain_words(text))
+                )
             return
         if from_form:
             section.clear_form()
             self._end_agent_edit()
         self.reload()
         self.select(saved.name)
-        verb = "Saved" if replace else "Added"
-        section.show_status(
-            f"{verb} {saved.name}: {' '.join(saved.acp_command)}. Pick “{saved.name} (ACP)” in a line's mode picker."
+        done = (
+            self.tr("Saved {name}: {command}. Pick “{name} (ACP)” in a line's mode picker.")
+            if replace
+            else self.tr("Added {name}: {command}. Pick “{name} (ACP)” in a line's mode picker.")
         )
+        section.show_status(done.format(name=saved.name, command=" ".join(saved.acp_command)))
         self.providers_changed.emit()
 
     # -- async plumbing -----------------------------------------------------------------
@@ -625,7 +662,7 @@ class ProviderSettingsDialog(QDialog):
         exc = task.exception()
         if exc is not None:
             log.info("provider settings: %s", exc)
-            self.show_status(f"That did not work: {exc}")
+            self.show_status(self.tr("That did not work: {reason}").format(reason=plain_words(str(exc))))
             if failure is not None:
                 failure(exc)
             return

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QPointF, QRectF, QRegularExpression
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QFont,
@@ -33,6 +33,7 @@ from PySide6.QtGui import (
 from xworkmate.domain.permissions import ActionKind, action_kind
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.ui import markdown_style, theme
+from xworkmate.ui.wording import plain_words
 
 BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
 
@@ -41,18 +42,29 @@ COLLAPSED_LINES = 6
 EXPANDED_LINES = 400
 
 
-_READ_VERBS = {"read_file": "Read", "list_dir": "Listed", "search_files": "Searched"}
-_ERROR_TITLES = {
-    "write_refused": "Write refused",
-    "not_approved": "Not approved",
-    "path_escape": "Refused: outside the folder",
-    "cancelled": "Stopped",
-    "timeout": "Timed out",
-    "invalid_arguments": "Invalid arguments",
-    "unknown_tool": "Unknown tool",
-    "agent_failed": "The agent stopped",
-    "unfinished": "Unfinished",
+_READ_VERBS = {
+    "read_file": QT_TRANSLATE_NOOP("RenderingText", "Read {where}"),
+    "list_dir": QT_TRANSLATE_NOOP("RenderingText", "Listed {where}"),
+    "search_files": QT_TRANSLATE_NOOP("RenderingText", "Searched for {where}"),
 }
+"""Title templates (English); shown through ``QCoreApplication.translate("RenderingText", …)``."""
+_ERROR_TITLES = {
+    "write_refused": QT_TRANSLATE_NOOP("RenderingText", "Write refused"),
+    "not_approved": QT_TRANSLATE_NOOP("RenderingText", "Not approved"),
+    "path_escape": QT_TRANSLATE_NOOP("RenderingText", "Refused: outside the folder"),
+    "cancelled": QT_TRANSLATE_NOOP("RenderingText", "Stopped"),
+    "timeout": QT_TRANSLATE_NOOP("RenderingText", "Timed out"),
+    "invalid_arguments": QT_TRANSLATE_NOOP("RenderingText", "Invalid arguments"),
+    "unknown_tool": QT_TRANSLATE_NOOP("RenderingText", "Unknown tool"),
+    "agent_failed": QT_TRANSLATE_NOOP("RenderingText", "The agent stopped"),
+    "unfinished": QT_TRANSLATE_NOOP("RenderingText", "Unfinished"),
+}
+_FAILED = QT_TRANSLATE_NOOP("RenderingText", "Failed")
+"""Titles (English) by error kind; shown through ``QCoreApplication.translate("RenderingText", …)``."""
+
+
+class RenderingText(QObject):
+    """The translation context of this module's texts; ``RenderingText.tr`` counts with ``%n``."""
 
 
 # -- tool cards ----------------------------------------------------------------------
@@ -94,14 +106,17 @@ class ToolCard:
         if self.body_kind == "diff" and not expanded:
             added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
             removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-            return [], f"diff +{added} −{removed} — click to show" if lines else ""
+            shown = QCoreApplication.translate("RenderingText", "diff +{added} −{removed} — click to show")
+            return [], shown.format(added=added, removed=removed) if lines else ""
         limit = EXPANDED_LINES if expanded or self.body_kind == "reason" else COLLAPSED_LINES
         if len(lines) <= limit:
-            return lines, ("click to collapse" if expanded and self.expandable else "")
+            return lines, (
+                QCoreApplication.translate("RenderingText", "click to collapse") if expanded and self.expandable else ""
+            )
         hidden = len(lines) - limit
         if expanded:
-            return lines[:limit], f"… {hidden:,} more lines not shown here"
-        return lines[:limit], f"… {hidden:,} more lines — click to expand"
+            return lines[:limit], RenderingText.tr("… %n more line(s) not shown here", "", hidden)
+        return lines[:limit], RenderingText.tr("… %n more line(s) — click to expand", "", hidden)
 
     def plain_text(self, expanded: bool = False) -> str:
         lines, note = self.shown_lines(expanded)
@@ -128,46 +143,62 @@ def tool_card(payload: dict[str, Any] | None, content: str, *, failed: bool = Fa
     """The card for a stored tool message (payload written by the controller's turn runner)."""
     card = _stored_card(payload or {}, content, failed=failed)
     # ERR-3: the card says when the stored output had NUL bytes replaced.
-    return replace(card, remark=NUL_REPLACED_NOTE) if nul_replaced(payload) else card
+    return replace(card, remark=plain_words(NUL_REPLACED_NOTE)) if nul_replaced(payload) else card
 
 
 def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCard:
     name = str(data.get("name") or "tool")
     args = _arguments(data.get("arguments"))
-    summary = str(data.get("summary") or name)
+    summary = plain_words(str(data.get("summary") or name))
     ok = bool(data.get("ok", not failed))
     error_kind = data.get("error_kind")
     if data.get("mode") == "acp":
         return _acp_card(name, summary, content, ok=ok, error_kind=error_kind, diff=str(data.get("diff") or ""))
     if not ok:
-        label = _ERROR_TITLES.get(str(error_kind), "Failed")
+        label = QCoreApplication.translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
         subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
         if name == "run_command" and error_kind is None:
             # The command ran and exited non-zero: its output is the interesting part.
             return _command_card(name, args, content, ok=False)
-        return ToolCard(name, f"{label}: {subject}", str(error_kind or "error"), False, "reason", content)
+        title = QCoreApplication.translate("RenderingText", "{label}: {subject}").format(label=label, subject=subject)
+        status = str(error_kind or QCoreApplication.translate("RenderingText", "error"))
+        return ToolCard(name, title, status, False, "reason", plain_words(content))
     if name == "run_command":
         return _command_card(name, args, content, ok=True)
     if action_kind(name) is ActionKind.EDIT:
         path = str(data.get("changed_path") or args.get("path") or "?")
-        verb = "Wrote" if name == "write_file" else "Edited"
+        verb = (
+            QCoreApplication.translate("RenderingText", "Wrote {path}")
+            if name == "write_file"
+            else QCoreApplication.translate("RenderingText", "Edited {path}")
+        )
         diff = str(data.get("diff") or "")
-        first = content.splitlines()[0] if content else ""
-        return ToolCard(name, f"{verb} {args.get('path', path)}", first or "ok", True, "diff" if diff else "none", diff)
+        first = plain_words(content.splitlines()[0]) if content else ""
+        status = first or QCoreApplication.translate("RenderingText", "ok")
+        return ToolCard(name, verb.format(path=args.get("path", path)), status, True, "diff" if diff else "none", diff)
     if name in _READ_VERBS:
         where = args.get("pattern") if name == "search_files" else args.get("path", ".")
-        title = f"{_READ_VERBS[name]} {where}" if name != "search_files" else f"Searched for {where!r}"
+        title = QCoreApplication.translate("RenderingText", _READ_VERBS[name]).format(
+            where=repr(where) if name == "search_files" else where
+        )
         count = len(content.splitlines())
-        return ToolCard(name, title, f"{count:,} line{'s' if count != 1 else ''}", True, "output", content)
-    return ToolCard(name, summary, "ok", True, "output", content)
+        lines = RenderingText.tr("%n line(s)", "", count)
+        return ToolCard(name, title, lines, True, "output", content)
+    return ToolCard(name, summary, QCoreApplication.translate("RenderingText", "ok"), True, "output", content)
 
 
 def _acp_card(kind: str, summary: str, content: str, *, ok: bool, error_kind: Any, diff: str) -> ToolCard:
     """An ACP agent's tool call: its own title, its diff (folded) or output, or why it was refused."""
     if not ok:
-        label = _ERROR_TITLES.get(str(error_kind), "Failed")
-        return ToolCard(kind, f"{label}: {summary}", str(error_kind or "failed"), False, "reason", content)
-    status = f"ok · {kind}" if kind not in ("other", "tool") else "ok"
+        label = QCoreApplication.translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
+        title = QCoreApplication.translate("RenderingText", "{label}: {subject}").format(label=label, subject=summary)
+        status = str(error_kind or QCoreApplication.translate("RenderingText", "failed"))
+        return ToolCard(kind, title, status, False, "reason", plain_words(content))
+    status = (
+        QCoreApplication.translate("RenderingText", "ok · {kind}").format(kind=kind)
+        if kind not in ("other", "tool")
+        else QCoreApplication.translate("RenderingText", "ok")
+    )
     if diff:
         return ToolCard(kind, summary, status, True, "diff", diff)
     return ToolCard(kind, summary, status, True, "output", content)
@@ -175,16 +206,23 @@ def _acp_card(kind: str, summary: str, content: str, *, ok: bool, error_kind: An
 
 def _command_card(name: str, args: dict[str, Any], content: str, *, ok: bool) -> ToolCard:
     lines = content.splitlines()
-    status = "ok" if ok else "failed"
+    status = (
+        QCoreApplication.translate("RenderingText", "ok")
+        if ok
+        else QCoreApplication.translate("RenderingText", "failed")
+    )
     if lines and (match := _EXIT_LINE.match(lines[0])):
-        status = f"exit {match['code']} · {float(match['secs']):.1f} s"
+        status = QCoreApplication.translate("RenderingText", "exit {code} · {seconds} s").format(
+            code=match["code"], seconds=f"{float(match['secs']):.1f}"
+        )
         lines = lines[1:]
     return ToolCard(name, f"$ {args.get('command', '')}", status, ok, "output", "\n".join(lines))
 
 
 def running_card(summary: str) -> ToolCard:
     """The card line for a tool the current turn is running right now (``ToolRunning``)."""
-    return ToolCard("running", f"running {summary} …", "", True, "none", "")
+    title = QCoreApplication.translate("RenderingText", "running {summary} …").format(summary=plain_words(summary))
+    return ToolCard("running", title, "", True, "none", "")
 
 
 def tool_calls_line(tool_calls: Any) -> str:
@@ -194,7 +232,9 @@ def tool_calls_line(tool_calls: Any) -> str:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict) and function.get("name"):
             names.append(str(function["name"]))
-    return f"→ calls {', '.join(names)}" if names else ""
+    if not names:
+        return ""
+    return QCoreApplication.translate("RenderingText", "→ calls {names}").format(names=", ".join(names))
 
 
 def card_html(card: ToolCard, expanded: bool) -> str:
@@ -247,7 +287,7 @@ def plan_text(entries: Any) -> str:
         else:
             text, status = str(entry), "pending"
         lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {text}")
-    return "\n".join(lines) or "(an empty plan)"
+    return "\n".join(lines) or QCoreApplication.translate("RenderingText", "(an empty plan)")
 
 
 def plan_html(text: str) -> str:
@@ -273,7 +313,7 @@ def plan_html(text: str) -> str:
 def thought_summary(content: str) -> str:
     """A folded thought: one line saying there is reasoning to read."""
     words = len(content.split())
-    return f"Thinking… ({words:,} word{'s' if words != 1 else ''} — click to show)"
+    return RenderingText.tr("Thinking… (%n word(s) — click to show)", "", words)
 
 
 # -- code highlighting ---------------------------------------------------------------

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 THEME_STATE = "theme.mode"
@@ -42,10 +42,11 @@ class ThemeMode(Enum):
 
 
 THEME_MODE_LABELS: dict[ThemeMode, str] = {
-    ThemeMode.SYSTEM: "Follow the system",
-    ThemeMode.LIGHT: "Light",
-    ThemeMode.DARK: "Dark",
+    ThemeMode.SYSTEM: QT_TRANSLATE_NOOP("ThemeFollower", "Follow the system"),
+    ThemeMode.LIGHT: QT_TRANSLATE_NOOP("ThemeFollower", "Light"),
+    ThemeMode.DARK: QT_TRANSLATE_NOOP("ThemeFollower", "Dark"),
 }
+"""English; the window shows ``QCoreApplication.translate("ThemeFollower", label)``."""
 
 # name: (light, dark). Text tokens end in -text or are "text"/"link"/"placeholder"; see TEXT_PAIRS.
 TOKENS: dict[str, tuple[str, str]] = {

@@ -14,9 +14,11 @@ a coroutine (STYLE lesson 7).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from tests.support.openai_server import OpenAIServer
@@ -26,6 +28,7 @@ from xworkmate.preferences import LANGUAGE_ENV, Language
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow, build_main_window
+from xworkmate.ui.i18n import install_translations, remove_translations
 
 from .support_runs import fast_router
 
@@ -55,10 +58,14 @@ def window(qtbot: QtBot, sqlite_controller: SessionController) -> MainWindow:
 
 
 @pytest.fixture(autouse=True)
-def english_window(monkeypatch: pytest.MonkeyPatch) -> None:
+def english_window(monkeypatch: pytest.MonkeyPatch, qapp: QApplication) -> Iterator[None]:
     """Issue 20: the window speaks English in every test, whatever the machine's locale (tests of the
-    language choose theirs)."""
+    language choose theirs), with the English catalogue installed as ``run_gui`` installs it, so plural
+    texts read "3 lines", not "3 line(s)"."""
     monkeypatch.setenv(LANGUAGE_ENV, Language.ENGLISH.value)
+    install_translations(qapp, Language.ENGLISH)
+    yield
+    remove_translations(qapp)
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QLocale, QModelIndex, Qt
+from PySide6.QtCore import QCoreApplication, QLocale, Qt
 from PySide6.QtGui import QAction, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -27,12 +27,15 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialogButtonBox,
     QGroupBox,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
     QPlainTextEdit,
     QTabBar,
+    QTableView,
     QTextEdit,
+    QTreeView,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
@@ -99,6 +102,25 @@ KEPT_WORDS = frozenset(
         "category",
         "ok",
         "OK",
+        # proper names and the example values of the ACP form (agent CLIs, local servers, env syntax)
+        "Ollama",
+        "LM",
+        "Studio",
+        "qwen",
+        "gemini",
+        "codex",
+        "claude",
+        "opencode",
+        "goose",
+        "openai",
+        "PATH",
+        "ID",
+        "NAME",
+        "env",
+        "VAR",
+        "keyring",
+        "ENTRY",
+        "acp",
     ]
 )
 _PATH_OR_KEY = re.compile(r"\S*[/\\]\S*|\S+\.[A-Za-z0-9]{1,5}\b|\b[0-9A-HJKMNP-TV-Z]{26}\b|\b\w+[-_]\w+[-_\w]*\b")
@@ -176,7 +198,11 @@ def test_plain_words_shows_the_cores_texts_in_the_seeds_chinese(chinese: None) -
     assert shown.startswith("Not dispatched — 类别为 'medical' 的任务不能在 ACP 模式下运行")
     assert "CAT-" not in shown and "'medical' 标签的模型" in shown
     assert plain_words("ready") == "就绪"
-    assert plain_words("Runnable — ready.") == "Runnable — 就绪."  # the window's own part is its translator's
+    # A short core text is translated only as the whole shown text: inside another sentence it is more
+    # likely an ordinary word ("could not write notes.txt", "the run failed") than that core text.
+    assert plain_words("Runnable — ready.") == "Runnable — ready."
+    assert plain_words("could not write notes.txt: the run failed") == "could not write notes.txt: the run failed"
+    assert plain_words("write notes.txt") == "写入 notes.txt"
     assert plain_words("already, ready-made") == "already, ready-made"  # whole words only
 
 
@@ -200,6 +226,8 @@ def _catalogue_sources() -> dict[str, re.Pattern[str]]:
             translation = message.find("translation")
             if translation is not None and (translation.text or "") == source:
                 continue
+            if not _ENGLISH_WORD.search(re.sub(r"\{[^}]*\}|%n", "", source)):
+                continue  # fields and punctuation only ("{what} — {error}"): any text would match it
             try:
                 sources[source] = core_text(name, source.replace("%n", "{n}")).pattern
             except ValueError:
@@ -213,14 +241,26 @@ def _plain(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").strip()
 
 
-def _model_texts(model: QAbstractItemModel | None) -> Iterator[str]:
+def _model_texts(view: QAbstractItemView) -> Iterator[str]:
+    """The rows a person can see: under the view's root, in columns it shows (a header: its shown sections)."""
+    model = view.model()
     if model is None:
         return
-    for row in range(min(model.rowCount(QModelIndex()), 200)):
+    if isinstance(view, QHeaderView):
+        for section in range(view.count()):
+            if not view.isSectionHidden(section):
+                value = model.headerData(section, view.orientation(), Qt.ItemDataRole.DisplayRole)
+                if isinstance(value, str):
+                    yield value
+        return
+    root = view.rootIndex()
+    for row in range(min(model.rowCount(root), 200)):
         for column in range(8):  # list models answer columnCount only privately; 8 covers every table here
-            index = model.index(row, column)
+            index = model.index(row, column, root)
             if not index.isValid():
                 break
+            if isinstance(view, (QTreeView, QTableView)) and view.isColumnHidden(column):
+                continue
             for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
                 value = index.data(role)
                 if isinstance(value, str):
@@ -261,7 +301,7 @@ def shown_texts(root: QWidget) -> Iterator[tuple[str, str]]:
             for item in range(widget.count()):
                 yield f"{where}[{item}]", widget.itemText(item)
         if isinstance(widget, QAbstractItemView):
-            for text in _model_texts(widget.model()):
+            for text in _model_texts(widget):
                 yield where, text
         for action in widget.actions():
             if action.menu() is None and action.isVisible() and action.text():
@@ -291,7 +331,7 @@ def still_english(texts: Iterator[tuple[str, str]], data: set[str]) -> list[str]
         untranslated = any(pattern.fullmatch(text) for pattern in sources.values())
         words = [w for w in _ENGLISH_WORD.findall(rest) if w not in KEPT_WORDS]
         if untranslated or words:
-            found.setdefault(f"{where}: {text[:120]!r}", where)
+            found.setdefault(f"{where}: {text[:300]!r}", where)
     return sorted(found)
 
 

@@ -37,7 +37,17 @@ from xworkmate.agents.workspace_tools import (
 )
 from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
+from xworkmate.domain.permissions import (
+    EDIT_SUMMARY,
+    LIST_SUMMARY,
+    READ_SUMMARY,
+    RUN_SUMMARY,
+    SEARCH_SUMMARY,
+    WRITE_SUMMARY,
+    ActionKind,
+    action_kind,
+    needs_approval,
+)
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.llm.events import (
@@ -294,14 +304,15 @@ def describe_call(call: ToolCall) -> str:
     except Exception:
         return f"{call.name}({call.arguments[:80]})"
     if call.name == "run_command":
-        return f"run `{args.get('command', '')}`"
+        return RUN_SUMMARY.format(command=args.get("command", ""))
     if action_kind(call.name) is ActionKind.EDIT:
-        verb = "write" if call.name == "write_file" else "edit"
-        return f"{verb} {args.get('path', '?')}"
-    if call.name in ("read_file", "list_dir"):
-        return f"{call.name.replace('_', ' ')} {args.get('path', '.')}"
+        return (WRITE_SUMMARY if call.name == "write_file" else EDIT_SUMMARY).format(path=args.get("path", "?"))
+    if call.name == "read_file":
+        return READ_SUMMARY.format(path=args.get("path", "."))
+    if call.name == "list_dir":
+        return LIST_SUMMARY.format(path=args.get("path", "."))
     if call.name == "search_files":
-        return f"search for {args.get('pattern', '')!r} in {args.get('path', '.')}"
+        return SEARCH_SUMMARY.format(pattern=args.get("pattern", ""), path=args.get("path", "."))
     return call.name
 
 

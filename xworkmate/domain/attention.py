@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
+
 
 class Attention(StrEnum):
     """What a line asks of the person, most urgent first."""
@@ -28,14 +30,15 @@ class Attention(StrEnum):
 
 
 ATTENTION_LABELS: dict[Attention, str] = {
-    Attention.NEEDS_APPROVAL: "needs approval",
-    Attention.NEEDS_SIGN_IN: "needs sign-in",
-    Attention.FAILED: "failed",
-    Attention.FINISHED_UNREAD: "new",
-    Attention.RUNNING: "running",
+    Attention.NEEDS_APPROVAL: QT_TRANSLATE_NOOP("CoreText", "needs approval"),
+    Attention.NEEDS_SIGN_IN: QT_TRANSLATE_NOOP("CoreText", "needs sign-in"),
+    Attention.FAILED: QT_TRANSLATE_NOOP("CoreText", "failed"),
+    Attention.FINISHED_UNREAD: QT_TRANSLATE_NOOP("CoreText", "new"),
+    Attention.RUNNING: QT_TRANSLATE_NOOP("CoreText", "running"),
     Attention.NONE: "",
 }
-"""The badge each state shows in the task list (the one home of these words)."""
+"""The badge each state shows in the task list (the one home of these words; the window shows them
+translated, issue 20)."""
 
 NEEDS_YOU: frozenset[Attention] = frozenset(
     {Attention.NEEDS_APPROVAL, Attention.NEEDS_SIGN_IN, Attention.FAILED, Attention.FINISHED_UNREAD}

@@ -23,6 +23,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
 
 
 class ActionKind(StrEnum):
@@ -92,3 +93,13 @@ def raised_level(current: PermissionLevel, tool: str) -> PermissionLevel:
     """``current`` raised to ``always_level(tool)``; never lowered."""
     wanted = always_level(tool)
     return wanted if _ORDER.index(current) < _ORDER.index(wanted) else current
+
+
+# Issue 20: how a tool call is summed up on its card and approval (agents/native.describe_call); the
+# window shows them translated (ui/wording.plain_words).
+RUN_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "run `{command}`")
+WRITE_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "write {path}")
+EDIT_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "edit {path}")
+READ_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "read file {path}")
+LIST_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "list dir {path}")
+SEARCH_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "search for {pattern!r} in {path}")

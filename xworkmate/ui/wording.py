@@ -24,7 +24,9 @@ from string import Formatter
 
 from PySide6.QtCore import QCoreApplication
 
+import xworkmate.domain.attention
 import xworkmate.domain.categories
+import xworkmate.domain.permissions
 import xworkmate.domain.threads  # noqa: F401
 from xworkmate.domain.translatable import marked_texts
 
@@ -40,6 +42,10 @@ _BARE = re.compile(r"\s*\b" + _ID + r"\b:?")
 _REPR_VALUE = r"""(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
 
 
+WHOLE_ONLY_BELOW = 24
+"""Characters of fixed text a core text needs to be found inside a longer text (``CoreText.whole_only``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CoreText:
     """A text the core marked, and how to find it (filled in) inside a shown text."""
@@ -48,6 +54,12 @@ class CoreText:
     source: str
     pattern: re.Pattern[str]
     anchor: str  # its longest fixed part: a cheap test before the pattern runs
+
+    @property
+    def whole_only(self) -> bool:
+        """A short text ("failed", "write {path}") is translated only as the whole shown text: inside a
+        longer one it is more likely an ordinary word of another sentence than this core text."""
+        return len(self.anchor.strip()) < WHOLE_ONLY_BELOW
 
 
 def _group(field: str, conversion: str | None) -> str:
@@ -115,7 +127,13 @@ def translate_core_texts(text: str) -> str:
     for known in core_texts():
         if known.anchor not in text:
             continue
-        found = known.pattern.search(text)
+        if known.whole_only:
+            found = known.pattern.fullmatch(text.strip())
+            if found is None:
+                continue
+            text = text.strip()
+        else:
+            found = known.pattern.search(text)
         if found is None:
             continue
         translated = QCoreApplication.translate(known.context, known.source)

@@ -405,7 +405,7 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
     <message>
         <source>{name} list</source>
-        <translation>{name}列表</translation>
+        <translation>{name} 列表</translation>
     </message>
     <message>
         <source>Choices</source>
@@ -812,15 +812,15 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
     <message>
         <source>Show {pane}</source>
-        <translation>显示{pane}</translation>
+        <translation>显示 {pane}</translation>
     </message>
     <message>
         <source>Show or hide the {pane} pane ({keys})</source>
-        <translation>显示或隐藏{pane}窗格（{keys}）</translation>
+        <translation>显示或隐藏 {pane} 窗格（{keys}）</translation>
     </message>
     <message>
         <source>Show or hide the {pane}</source>
-        <translation>显示或隐藏{pane}</translation>
+        <translation>显示或隐藏 {pane}</translation>
     </message>
 </context>
 <context>
@@ -882,11 +882,11 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
     <message>
         <source>{messages} in {lines} (more match: refine the query).</source>
-        <translation>{lines}中共 {messages}（还有更多匹配：请细化搜索词）。</translation>
+        <translation>{lines} 中共 {messages}（还有更多匹配：请细化搜索词）。</translation>
     </message>
     <message>
         <source>{messages} in {lines}.</source>
-        <translation>{lines}中共 {messages}。</translation>
+        <translation>{lines} 中共 {messages}。</translation>
     </message>
 </context>
 <context>

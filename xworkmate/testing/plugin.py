@@ -223,9 +223,18 @@ def xwm_window(request: pytest.FixtureRequest, xwm_home: XwmHome) -> Iterator[An
     _require_qt(request, "xwm_window")
     loop = request.getfixturevalue("xwm_loop")
     qtbot = request.getfixturevalue("qtbot")
+    from xworkmate.preferences import LANGUAGE_ENV, Language
     from xworkmate.testing.driver import WindowDriver
     from xworkmate.ui import build_main_window
+    from xworkmate.ui.i18n import install_chosen_translations, remove_translations
 
+    # Issue 20: the window speaks English unless the test sets XWORKMATE_LANGUAGE (e.g. zh_CN), whatever
+    # the machine's locale; the catalogues are installed as a real start installs them.
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    if not os.environ.get(LANGUAGE_ENV, "").strip():
+        monkeypatch.setenv(LANGUAGE_ENV, Language.ENGLISH.value)
+    qapp = request.getfixturevalue("qapp")
+    install_chosen_translations(qapp, xwm_home.path)
     window = build_main_window(xwm_home.controller)
     window.persist_ui_state = False  # a test's window size is nobody's layout
     qtbot.addWidget(window)
@@ -236,3 +245,4 @@ def xwm_window(request: pytest.FixtureRequest, xwm_home: XwmHome) -> Iterator[An
         yield window
     finally:
         window.close()
+        remove_translations(qapp)

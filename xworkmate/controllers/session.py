@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from xworkmate.agents.sandbox import SandboxStatus, detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
 from xworkmate.controllers.approvals import Approvals
-from xworkmate.controllers.changes import Change
 from xworkmate.controllers.context import ControllerContext, Listener, UnknownSessionKeyError
 from xworkmate.controllers.line_settings import LineSettingsController
 from xworkmate.controllers.lines import CURRENT_KEY_STATE, MAIN_TITLE, LineController, LineView, WorkspaceBindingError
@@ -187,9 +186,6 @@ class SessionController:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         return self._ctx.subscribe(listener)
-
-    def _emit(self, change: Change) -> None:
-        self._ctx.emit(change)
 
     @property
     def settings(self) -> Settings:

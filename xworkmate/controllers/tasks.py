@@ -140,7 +140,7 @@ class FollowupPolicy:
         tasks (``auto_run_tasks``), else its next run answers it."""
         key = self._ctx.canonical(task_key)
         self._ctx.emit(LineUpdated(key=key))
-        if self.auto_run_tasks and not self._turns.is_running(key):
+        if self._delivery(key, None) == "start":  # the follow-up is stored already (the dispatch tool)
             try:
                 self._turns.start_turn(key, None)
             except (NotRunnable, ValueError) as exc:
@@ -168,10 +168,9 @@ class FollowupPolicy:
         key = labels.thread_id
         if not text or not text.strip():
             raise ValueError("nothing to send: the follow-up is empty")
-        if self._turns.is_running(key):
-            return self._followed(self._tasks.send_followup(key, text), "running")
-        if not (self.auto_run_tasks if start is None else start):
-            return self._followed(self._tasks.send_followup(key, text), "stored")
+        delivery = self._delivery(key, start)
+        if delivery != "start":
+            return self._followed(self._tasks.send_followup(key, text), delivery)
         # A task runs on what is stored (its goal, its follow-ups), so the request carries no prompt.
         request = self._turns.begin_checks(key, None, provider=provider)
         try:
@@ -181,6 +180,14 @@ class FollowupPolicy:
         sent = self._tasks.send_followup(key, text)
         self._turns.start_begun(self._turns.mark_begun(request, None), provider=provider)
         return self._followed(sent, "started")
+
+    def _delivery(self, key: str, start: bool | None) -> Literal["running", "start", "stored"]:
+        """The policy's one decision, for the person's follow-ups and an agent's ``task_send`` alike: a
+        running task's turn takes it; an idle task starts a turn on it when ``start`` (by default
+        ``auto_run_tasks``); else it waits for the task's next run."""
+        if self._turns.is_running(key):
+            return "running"
+        return "start" if (self.auto_run_tasks if start is None else start) else "stored"
 
     @staticmethod
     def _followed(

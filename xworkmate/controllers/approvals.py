@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, Approver
 from xworkmate.controllers.changes import (
     ApprovalRequested,
     ApprovalSettled,
@@ -22,8 +21,10 @@ from xworkmate.controllers.changes import (
     SignInSettled,
 )
 from xworkmate.controllers.context import ControllerContext
-from xworkmate.domain.permissions import raised_level
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
+
+if TYPE_CHECKING:
+    from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, Approver
 
 
 class Approvals:
@@ -104,6 +105,9 @@ class Approvals:
         if entry is None:
             raise LookupError(f"no approval {approval_id} is waiting")
         key, tool, future = entry
+        from xworkmate.agents.events import ApprovalDecision  # the agent code loads with the first turn
+        from xworkmate.domain.permissions import raised_level
+
         decision: ApprovalDecision = ApprovalDecision(
             allowed=allowed, reason="" if allowed else "the person rejected it"
         )

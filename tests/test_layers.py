@@ -9,6 +9,7 @@ process where importing PySide6, shiboken6, qasync or pytest-qt fails, and
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -102,3 +103,114 @@ def test_no_module_below_the_ui_imports_qt() -> None:
         if _QT_IMPORT.search(path.read_text(encoding="utf-8")):
             offenders.append(str(path.relative_to(ROOT)))
     assert offenders == [], offenders
+
+
+# -- issue 19: the controllers in small pieces ------------------------------------------------------
+
+CONTROLLERS = ROOT / "xworkmate" / "controllers"
+
+
+def _controller_imports() -> dict[str, set[str]]:
+    """Each controllers module → the controllers modules it imports anywhere: at the top, under
+    ``TYPE_CHECKING``, or inside a function (a lazy import is still a dependency)."""
+    names = {path.stem for path in CONTROLLERS.glob("*.py") if path.stem != "__init__"}
+    graph: dict[str, set[str]] = {}
+    for name in names:
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse((CONTROLLERS / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "xworkmate.controllers":
+                deps |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xworkmate.controllers."):
+                deps.add((node.module or "").split(".")[2])
+            elif isinstance(node, ast.Import):
+                deps |= {a.name.split(".")[2] for a in node.names if a.name.startswith("xworkmate.controllers.")}
+        graph[name] = deps & names
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (or a module importing itself)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for dep in sorted(graph[node]):
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_controllers_modules_import_each_other_without_a_cycle() -> None:
+    """Issue 19: ``controllers.session``↔``runs`` was a hidden cycle (runs reached into the session's
+    privates). The facade imports its sections; no section, and not ``runs``, imports the facade."""
+    graph = _controller_imports()
+    assert {"session", "runs", "lines", "turns", "approvals", "tasks", "providers", "context"} <= set(graph)
+    assert _cycles(graph) == []
+    importers_of_the_facade = sorted(name for name, deps in graph.items() if "session" in deps)
+    assert importers_of_the_facade == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    """Without this, the check above could pass by never seeing an edge."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"a"}}) == [["a"]]
+    assert "runs" in _controller_imports()["turns"]  # a TYPE_CHECKING import counts
+
+
+def _private_reaches(source: str) -> list[tuple[int, str]]:
+    """``x._name`` where ``x`` is not ``self``/``cls``: a reach into another object's private member."""
+    reaches = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.startswith("__"):
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            continue
+        reaches.append((node.lineno, node.attr))
+    for node in ast.walk(ast.parse(source)):  # getattr(x, "_name") is the same reach, spelled to hide
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and str(node.args[1].value).startswith("_")
+            and not str(node.args[1].value).startswith("__")
+        ):
+            reaches.append((node.lineno, str(node.args[1].value)))
+    return reaches
+
+
+def test_no_controllers_module_reaches_into_another_objects_private_members() -> None:
+    """Issue 19: the pieces talk through the ``ControllerContext`` and each other's public methods. A private
+    member is used only on ``self``/``cls`` (``runs.py`` once did ``controller._store`` 24 times)."""
+    offenders = [
+        f"{path.name}:{line}: .{attr}"
+        for path in sorted(CONTROLLERS.glob("*.py"))
+        for line, attr in _private_reaches(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == [], offenders
+
+
+def test_the_private_reach_check_sees_a_reach() -> None:
+    source = "def f(self, other):\n    self._ok = other._bad\n    getattr(other, '_hidden')\n    self.__dict__\n"
+    assert _private_reaches(source) == [(2, "_bad"), (3, "_hidden")]

@@ -1,7 +1,7 @@
 """The line's ACP agent: its offers and the person's picks, the usage meter, MCP servers (issue 15).
 
-``AgentSessionMixin`` gives ``SessionController`` its issue-15 operations; the
-window and the CLI call them alike. ``record_agent_event`` is how a turn's
+``AgentSessionController`` is that section of ``SessionController``; the window
+and the CLI call its operations alike. ``record_agent_event`` is how a turn's
 recorder stores what the runner reports (``AcpOffersChanged``,
 ``AcpChoiceRefused``, ``UsageReported``, ``McpServerSkipped``).
 
@@ -13,7 +13,7 @@ is sent to the live session at once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
@@ -22,21 +22,39 @@ from xworkmate.domain.mcp import McpServerError, McpServerRecord, servers_for_ca
 from xworkmate.domain.messages import MessageState
 
 if TYPE_CHECKING:
-    from xworkmate.controllers.runs import TurnRunner
-    from xworkmate.store.database import Store
+    from xworkmate.agents.events import Approver
+    from xworkmate.agents.sandbox import Sandbox
+    from xworkmate.controllers.context import ControllerContext
+    from xworkmate.domain.providers import ProviderRecord
+    from xworkmate.domain.runs import ExecutionResult
+    from xworkmate.domain.threads import TaskThread
 
-__all__ = ["AgentSessionMixin", "record_agent_event"]
+__all__ = ["AgentSessionController", "record_agent_event"]
 
 log = logging.getLogger(__name__)
 
 AGENT_INFO_STATE = "acp_agent_info:"  # + provider name, in app_state
 
 
-class AgentSessionMixin:
-    """Issue-15 operations of ``SessionController`` (it provides ``_store``, ``_emit``, ``get_thread``)."""
+class AgentSessionController:
+    """Issue-15 operations of ``SessionController``.
 
-    _store: Store
-    _turns: TurnRunner  # SessionController's property; ``_emit`` and ``get_thread`` are its methods too
+    ``live_acp_runner`` is the app's ACP runner (None before any ACP turn), ``acp_sandbox`` how a turn
+    starts an agent CLI contained, ``apply_execution_result`` the one way a session id reaches the line.
+    """
+
+    def __init__(
+        self,
+        ctx: ControllerContext,
+        *,
+        live_acp_runner: Callable[[], Any],
+        acp_sandbox: Callable[[TaskThread, ProviderRecord, Approver, bool], Awaitable[Sandbox]],
+        apply_execution_result: Callable[[str, ExecutionResult], TaskThread],
+    ) -> None:
+        self._ctx = ctx
+        self._live_acp_runner = live_acp_runner
+        self._acp_sandbox = acp_sandbox
+        self._apply_execution_result = apply_execution_result
 
     # -- offers and picks (item 4) --------------------------------------------------
 
@@ -45,8 +63,8 @@ class AgentSessionMixin:
 
         Offers of another agent (the line was switched since) are not shown.
         """
-        thread = self.get_thread(key)
-        state = self._store.agent_state.state(thread.thread_id)
+        thread = self._ctx.get_thread(key)
+        state = self._ctx.store.agent_state.state(thread.thread_id)
         provider = thread.execution_binding.provider
         if state.agent is not None and state.agent != provider:
             return AgentSessionState(agent=provider)
@@ -62,11 +80,11 @@ class AgentSessionMixin:
         return self._choose(key, lambda s: s.choose_config(config_id, value))
 
     def _choose(self, key: str, pick: Any) -> AgentSessionState:
-        thread = self.get_thread(key)
+        thread = self._ctx.get_thread(key)
         state: AgentSessionState = pick(self.agent_session(thread.thread_id))  # UnknownAgentChoiceError: one line
-        self._store.agent_state.set_state(thread.thread_id, state)
-        self._emit(AgentSessionChanged(key=thread.thread_id))
-        runner = getattr(self._turns, "_acp_runner", None)
+        self._ctx.store.agent_state.set_state(thread.thread_id, state)
+        self._ctx.emit(AgentSessionChanged(key=thread.thread_id))
+        runner = self._live_acp_runner()
         if runner is not None:
             runner.apply_live(thread.thread_id, state)  # a running turn switches now
         return state
@@ -81,12 +99,12 @@ class AgentSessionMixin:
         from xworkmate.agents.confinement import real_working_directory
         from xworkmate.agents.events import ApprovalDecision
         from xworkmate.controllers.containment import sandbox_env
-        from xworkmate.controllers.session import acp_agent_problem
+        from xworkmate.controllers.providers import acp_agent_problem
 
-        thread = self.get_thread(key)
+        thread = self._ctx.get_thread(key)
         check_acp_allowed(thread.category)  # CAT-3: a category line never starts an agent CLI
         name = thread.execution_binding.provider
-        record = self._store.providers.get(name) if name else None
+        record = self._ctx.store.providers.get(name) if name else None
         problem = acp_agent_problem(thread.thread_id, name, record)
         if problem is not None or record is None:
             raise LookupError(problem or "no ACP agent")
@@ -94,7 +112,7 @@ class AgentSessionMixin:
         async def refuse(_request: Any) -> ApprovalDecision:
             return ApprovalDecision(allowed=False, reason="headless")
 
-        sandbox = await self._turns._acp_sandbox(thread, record, refuse, True)
+        sandbox = await self._acp_sandbox(thread, record, refuse, True)
         found = await list_agent_sessions(
             record.acp_command,
             cwd=real_working_directory(thread.workspace_binding.path),
@@ -104,7 +122,7 @@ class AgentSessionMixin:
             auth_method=record.acp_auth_method,
         )
         if found.info is not None:
-            self._store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
+            self._ctx.store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
         return found
 
     async def bind_agent_session(self, key: str, session_id: str, *, known: Any = None) -> Any:
@@ -113,7 +131,7 @@ class AgentSessionMixin:
         from xworkmate.domain.runs import ExecutionResult
 
         found = known if known is not None else await self.agent_sessions(key)
-        thread = self.get_thread(key)
+        thread = self._ctx.get_thread(key)
         if not found.supported:
             raise ValueError(
                 f"the agent {thread.execution_binding.provider} does not list its sessions (no session/list);"
@@ -124,42 +142,42 @@ class AgentSessionMixin:
             raise LookupError(
                 f"the agent has no session {session_id!r} for this folder (it has: {', '.join(ids) or 'none'})"
             )
-        return self.apply_execution_result(thread.thread_id, ExecutionResult(acp_session_id=session_id))  # type: ignore[attr-defined]
+        return self._apply_execution_result(thread.thread_id, ExecutionResult(acp_session_id=session_id))
 
     # -- what each agent says it is (item 8) ---------------------------------------------
 
     def acp_agent_info(self, provider: str) -> AgentInfo | None:
         """The ``agentInfo`` the ACP agent ``provider`` reported when it last started."""
-        raw = self._store.app_state.get(f"{AGENT_INFO_STATE}{provider}")
+        raw = self._ctx.store.app_state.get(f"{AGENT_INFO_STATE}{provider}")
         return AgentInfo.model_validate_json(raw) if raw else None
 
     # -- usage (item 6) --------------------------------------------------------------
 
     def line_usage(self, key: str) -> LineUsage:
-        return self._store.agent_state.usage(self.get_thread(key).thread_id)
+        return self._ctx.store.agent_state.usage(self._ctx.get_thread(key).thread_id)
 
     # -- MCP servers (item 3) --------------------------------------------------------
 
     def mcp_servers(self) -> list[McpServerRecord]:
-        return self._store.mcp_servers.all()
+        return self._ctx.store.mcp_servers.all()
 
     def add_mcp_server(self, record: McpServerRecord, *, replace: bool = False) -> McpServerRecord:
         if record.transport == "stdio" and not record.command:
             raise McpServerError(f"MCP server {record.name!r} needs --command (or --url for http)")
         if record.transport == "http" and not (record.url or "").startswith(("http://", "https://")):
             raise McpServerError(f"MCP server {record.name!r}: --url must start with http:// or https://")
-        return self._store.mcp_servers.add(record, replace=replace)
+        return self._ctx.store.mcp_servers.add(record, replace=replace)
 
     def remove_mcp_server(self, name: str) -> None:
-        if not self._store.mcp_servers.remove(name):
+        if not self._ctx.store.mcp_servers.remove(name):
             raise LookupError(f"no MCP server named {name!r}")
 
     def line_mcp_servers(self, key: str) -> list[McpServerRecord]:
-        return self._store.mcp_servers.for_line(self.get_thread(key).thread_id)
+        return self._ctx.store.mcp_servers.for_line(self._ctx.get_thread(key).thread_id)
 
     def set_line_mcp_servers(self, key: str, names: Sequence[str]) -> list[McpServerRecord]:
         """Which configured servers the line gets; a category line only servers tagged with it (CAT-2)."""
-        thread = self.get_thread(key)
+        thread = self._ctx.get_thread(key)
         known = {s.name: s for s in self.mcp_servers()}
         chosen: list[McpServerRecord] = []
         for name in dict.fromkeys(n.strip() for n in names if n.strip()):
@@ -175,13 +193,13 @@ class AgentSessionMixin:
                 f"line {thread.thread_id} carries category {thread.category}: MCP server(s) {', '.join(refused)}"
                 f" are not tagged {thread.category} (add --tag {thread.category} to them)"
             )
-        self._store.mcp_servers.set_for_line(thread.thread_id, [s.name for s in chosen])
-        self._emit(AgentSessionChanged(key=thread.thread_id))
+        self._ctx.store.mcp_servers.set_for_line(thread.thread_id, [s.name for s in chosen])
+        self._ctx.emit(AgentSessionChanged(key=thread.thread_id))
         return chosen
 
     def turn_mcp_servers(self, key: str) -> list[McpServerRecord]:
         """What a turn hands the agent: the line's servers its category allows (the same rule as providers)."""
-        thread = self.get_thread(key)
+        thread = self._ctx.get_thread(key)
         return servers_for_category(self.line_mcp_servers(thread.thread_id), thread.category)
 
 
@@ -192,8 +210,8 @@ def record_agent_event(recorder: Any, event: object) -> bool:
     from xworkmate.agents.events import ToolOutputGrew, UsageReported
     from xworkmate.controllers.changes import ToolRunning
 
-    controller, key = recorder.controller, recorder.key
-    repo = controller._store.agent_state
+    turn, key = recorder.turn, recorder.key
+    repo = turn.ctx.store.agent_state
     if isinstance(event, UsageReported):
         usage = repo.usage(key).plus(
             tokens_in=event.tokens_in,
@@ -204,19 +222,19 @@ def record_agent_event(recorder: Any, event: object) -> bool:
             currency=event.currency,
         )
         repo.set_usage(key, usage)
-        controller._emit(UsageChanged(key=key))
+        turn.ctx.emit(UsageChanged(key=key))
     elif isinstance(event, ToolOutputGrew):
         # The live tool card: its summary, then the output so far (the stored card replaces it).
-        controller._emit(ToolRunning(key=key, call_id=event.call_id, summary=f"{event.summary}\n{event.output}"))
+        turn.ctx.emit(ToolRunning(key=key, call_id=event.call_id, summary=f"{event.summary}\n{event.output}"))
     elif isinstance(event, AcpOffersChanged):
-        provider = controller.get_thread(key).execution_binding.provider
-        stored = controller.agent_session(key)
+        provider = turn.ctx.get_thread(key).execution_binding.provider
+        stored = turn.agent_session(key)
         offered = stored.offered(event.state.model_copy(update={"agent": provider}))
         repo.set_state(key, _settled(offered))
-        controller._emit(AgentSessionChanged(key=key))
+        turn.ctx.emit(AgentSessionChanged(key=key))
     elif isinstance(event, AcpChoiceRefused):
         recorder.notice(event.message, MessageState.COMPLETE)
-        state = controller.agent_session(key)
+        state = turn.agent_session(key)
         if event.kind == "mode":
             state = state.model_copy(update={"wanted_mode": None})
         elif event.kind == "model":
@@ -225,14 +243,14 @@ def record_agent_event(recorder: Any, event: object) -> bool:
             wanted = {k: v for k, v in state.wanted_config.items() if k != event.choice}
             state = state.model_copy(update={"wanted_config": wanted})
         repo.set_state(key, state)
-        controller._emit(AgentSessionChanged(key=key))
+        turn.ctx.emit(AgentSessionChanged(key=key))
     elif isinstance(event, AcpAgentReported):
-        provider = controller.get_thread(key).execution_binding.provider
+        provider = turn.ctx.get_thread(key).execution_binding.provider
         if provider:
             info = AgentInfo(
                 name=event.name, title=event.title, version=event.version, lists_sessions=event.lists_sessions
             )
-            controller._store.app_state.set(f"{AGENT_INFO_STATE}{provider}", info.model_dump_json())
+            turn.ctx.store.app_state.set(f"{AGENT_INFO_STATE}{provider}", info.model_dump_json())
     elif isinstance(event, McpServerSkipped):
         recorder.notice(event.message + " The turn went on without it.", MessageState.COMPLETE)
     else:

@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, split_hunks
 from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
@@ -41,7 +41,9 @@ from xworkmate.store.checkpoints import CheckpointRepository, CheckpointTurn
 from xworkmate.store.repositories import utcnow
 
 if TYPE_CHECKING:
-    from xworkmate.controllers.session import SessionController
+    from xworkmate.dispatch.service import DispatchService
+    from xworkmate.domain.threads import TaskThread
+    from xworkmate.settings import Settings
     from xworkmate.store import Store
 
 __all__ = ["RETENTION_STATE", "CheckpointController", "CheckpointError"]
@@ -66,10 +68,24 @@ def _one_line(method: _F) -> _F:
     return cast(_F, wrapper)
 
 
+class CheckpointHost(Protocol):
+    """What checkpoints need of ``SessionController``: typed here, so this module does not import it (issue 19)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def dispatch(self) -> DispatchService: ...
+
+    def get_thread(self, key: str) -> TaskThread: ...
+
+    def is_running(self, key: str) -> bool: ...
+
+
 class CheckpointController:
     """Checkpointed turns of every line: read their changes, revert a file or hunk, restore, undo."""
 
-    def __init__(self, controller: SessionController, store: Store, emit: Callable[[Change], None]) -> None:
+    def __init__(self, controller: CheckpointHost, store: Store, emit: Callable[[Change], None]) -> None:
         self._controller = controller
         self._store = store
         self._emit = emit

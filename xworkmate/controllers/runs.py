@@ -8,14 +8,12 @@ far, marked interrupted; a failed turn keeps the conversation and says why.
 from __future__ import annotations
 
 import asyncio
-import itertools
+import dataclasses
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from xworkmate.agents.events import (
     ApprovalDecision,
@@ -36,95 +34,85 @@ from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.controllers.changes import (
     ApprovalRequested,
     ApprovalSettled,
-    LineUpdated,
     RunDelta,
     RunFinished,
     RunStarted,
-    SignInMethod,
-    SignInRequested,
-    SignInSettled,
     ToolRunning,
 )
 from xworkmate.controllers.containment import agent_state_dirs, line_sandbox, sandbox_env
+from xworkmate.controllers.outcomes import TurnOutcome
+from xworkmate.controllers.providers import (
+    ProviderConfigError,
+    RouterFactory,
+    acp_agent_problem,
+    default_router,
+    provider_config,
+)
 from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool_async
-
-# The run change records live in controllers.changes; re-exported for older imports.
-__all__ = [
-    "ApprovalRequested",
-    "ApprovalSettled",
-    "ProviderConfigError",
-    "RunDelta",
-    "RunFinished",
-    "RunStarted",
-    "ToolRunning",
-    "TurnOutcome",
-    "TurnRunner",
-    "default_router",
-    "headless_approver",
-    "provider_config",
-]
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.domain.permissions import raised_level
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 from xworkmate.domain.tool_trust import quarantines_output
 from xworkmate.domain.viewers import QuarantineMark
 from xworkmate.llm.errors import LLMError
 from xworkmate.llm.events import ToolCall
-from xworkmate.llm.providers import ProviderConfig
-from xworkmate.llm.router import ModelRouter
 
 if TYPE_CHECKING:
-    from xworkmate.controllers.session import SessionController
+    from xworkmate.controllers.approvals import Approvals
+    from xworkmate.controllers.checkpoints import CheckpointController
+    from xworkmate.controllers.context import ControllerContext
+    from xworkmate.dispatch.service import DispatchService
+    from xworkmate.domain.agent_session import AgentSessionState
+    from xworkmate.domain.mcp import McpServerRecord
     from xworkmate.domain.viewers import Viewer
+    from xworkmate.llm.router import ModelRouter
+
+# The run change records live in controllers.changes, the provider helpers in controllers.providers;
+# re-exported here for older imports.
+__all__ = [
+    "ApprovalRequested",
+    "ApprovalSettled",
+    "ProviderConfigError",
+    "RouterFactory",
+    "RunDelta",
+    "RunFinished",
+    "RunStarted",
+    "ToolRunning",
+    "TurnContext",
+    "TurnOutcome",
+    "TurnRunner",
+    "default_router",
+    "headless_approver",
+    "provider_config",
+]
 
 log = logging.getLogger(__name__)
 
 # At a safe point, how many of the newest rows to look at for follow-ups (the turn's own rows are among them).
 INBOX_PAGE = 100
 
-RouterFactory = Callable[[list[ProviderConfig]], ModelRouter]
 
+@dataclasses.dataclass(frozen=True)
+class TurnContext:
+    """Everything a turn needs from the rest of the controller, passed in explicitly (issue 19).
 
-class ProviderConfigError(ValueError):
-    """A stored provider that cannot be used; the message names the provider and the field."""
+    The callables are the public operations of the other pieces; ``dispatch`` and ``checkpoints``
+    are built on first use, so they are asked for when the turn needs them.
+    """
 
-
-class TurnOutcome(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    key: str
-    status: Literal["finished", "step_limit", "failed", "stopped"]
-    error: str | None = None
-    text: str = ""
-    provider: str | None = None
-    model: str | None = None
-    message_ids: tuple[int, ...] = ()
-    refused_approvals: tuple[str, ...] = ()
-    followups: tuple[int, ...] = ()
-    """Follow-ups stored on the line after the turn's last safe point: the next turn answers them (issue 14)."""
-
-
-def provider_config(record: ProviderRecord) -> ProviderConfig:
-    try:
-        return ProviderConfig(
-            name=record.name,
-            base_url=record.base_url or "",
-            model=record.model or "",
-            tags=frozenset(record.tags),
-            api_key_env=record.api_key_env,
-            api_key_keyring=record.api_key_keyring,
-            is_default=record.is_default,
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise ProviderConfigError(f"provider {record.name!r}: {field}: {first['msg']}") from exc
-
-
-def default_router(providers: list[ProviderConfig]) -> ModelRouter:
-    return ModelRouter(providers)
+    ctx: ControllerContext
+    approvals: Approvals
+    router: Callable[[], ModelRouter]
+    dispatch: Callable[[], DispatchService]
+    checkpoints: Callable[[], CheckpointController]
+    agent_session: Callable[[str], AgentSessionState]
+    turn_mcp_servers: Callable[[str], list[McpServerRecord]]
+    apply_execution_result: Callable[[str, ExecutionResult], TaskThread]
+    task_dispatched: Callable[[str], None]
+    """An agent's ``task_start`` made this task (the follow-up policy may start it)."""
+    task_followed_up: Callable[[str], None]
+    """An agent's ``task_send`` reached this task (the one follow-up policy decides)."""
 
 
 def headless_approver(level: PermissionLevel, key: str, refused: list[str]) -> Approver:
@@ -153,108 +141,16 @@ def headless_approver(level: PermissionLevel, key: str, refused: list[str]) -> A
 
 
 class TurnRunner:
-    """Runs one native turn for a line and records it."""
+    """Runs one native or ACP turn for a line and records it."""
 
-    _approval_ids = itertools.count(1)
-
-    def __init__(self, controller: SessionController, router_factory: RouterFactory) -> None:
-        self._controller = controller
-        self._router_factory = router_factory
-        self._approvals: dict[int, tuple[str, str, asyncio.Future[ApprovalDecision]]] = {}
+    def __init__(self, turn: TurnContext) -> None:
+        self._turn = turn
         self._acp_runner: Any = None  # one AcpRunner for the app, so "always" answers last
-        self._sign_ins: dict[int, tuple[str, asyncio.Future[str | None]]] = {}
 
-    # -- approvals from the window -------------------------------------------------
-
-    def window_approver(self, key: str) -> Approver:
-        async def approve(request: ApprovalRequest) -> ApprovalDecision:
-            approval_id = next(self._approval_ids)
-            future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-            self._approvals[approval_id] = (key, request.call.name, future)
-            self._controller._emit(
-                ApprovalRequested(
-                    key=key,
-                    approval_id=approval_id,
-                    tool=request.call.name,
-                    summary=request.summary,
-                    arguments=request.call.arguments,
-                    unsandboxed=request.unsandboxed,
-                )
-            )
-            try:
-                return await future
-            finally:
-                self._approvals.pop(approval_id, None)
-
-        return approve
-
-    def window_sign_in(self, key: str, agent: str) -> Callable[[tuple[Any, ...]], Awaitable[str | None]]:
-        """Issue 15: the agent needs a sign-in and offers several methods; the window's card picks one."""
-
-        async def choose(methods: tuple[Any, ...]) -> str | None:
-            request_id = next(self._approval_ids)
-            future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-            self._sign_ins[request_id] = (key, future)
-            shown = tuple(SignInMethod(m.id, m.name, m.description, m.command) for m in methods)
-            self._controller._emit(SignInRequested(key=key, request_id=request_id, agent=agent, methods=shown))
-            self._controller._emit(LineUpdated(key=key))  # its status now says "needs sign-in"
-            try:
-                return await future
-            finally:
-                self._sign_ins.pop(request_id, None)
-                chosen = future.result() if future.done() and not future.cancelled() else None
-                self._controller._emit(SignInSettled(key=key, request_id=request_id, method_id=chosen))
-                self._controller._emit(LineUpdated(key=key))
-
-        return choose
-
-    def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
-        entry = self._sign_ins.get(request_id)
-        if entry is None:
-            raise LookupError(f"no sign-in {request_id} is waiting")
-        _key, future = entry
-        if not future.done():
-            future.set_result(method_id)
-
-    def waiting_for_sign_in(self, key: str) -> bool:
-        return any(k == key for k, _f in self._sign_ins.values())
-
-    def pending_approvals(self, key: str) -> list[int]:
-        return [aid for aid, (k, _tool, _f) in self._approvals.items() if k == key]
-
-    def settle(self, approval_id: int, allowed: bool, *, always: bool = False) -> None:
-        """Answer an approval card. ``always`` (allowed only) stops asking for this kind of action on the line:
-
-        an ACP agent remembers it for its session; a native line raises its
-        permission level just enough (writes → ``auto-edit``, commands → ``full``).
-        """
-        entry = self._approvals.get(approval_id)
-        if entry is None:
-            raise LookupError(f"no approval {approval_id} is waiting")
-        key, tool, future = entry
-        decision: ApprovalDecision = ApprovalDecision(
-            allowed=allowed, reason="" if allowed else "the person rejected it"
-        )
-        if allowed and always:
-            thread = self._controller.get_thread(key)
-            if thread.execution_binding.mode is ExecutionMode.ACP:
-                from xworkmate.agents.acp_runner import AcpApprovalDecision
-
-                decision = AcpApprovalDecision(allowed=True, always=True)
-            else:
-                current = thread.context_state.permission_level
-                wanted = raised_level(current, tool)
-                if wanted is not current:
-                    self._controller.set_permission(key, wanted)
-        if not future.done():
-            future.set_result(decision)
-        self._controller._emit(ApprovalSettled(key=key, approval_id=approval_id, allowed=allowed))
-
-    # -- the turn ---------------------------------------------------------------------
-
-    def router(self) -> ModelRouter:
-        records = [r for r in self._controller.providers() if r.kind is ProviderKind.OPENAI]
-        return self._router_factory([provider_config(r) for r in records])
+    @property
+    def acp_runner(self) -> Any:
+        """The app's ACP runner once a turn on an ACP line made it, else None (a pick is sent to it live)."""
+        return self._acp_runner
 
     async def run(
         self,
@@ -266,7 +162,7 @@ class TurnRunner:
         followups: tuple[int, ...] = (),
     ) -> TurnOutcome:
         """One turn, checkpointed before it and after it whatever its ending (LOOP-1)."""
-        checkpoints = self._controller.checkpoints
+        checkpoints = self._turn.checkpoints()
         started = await checkpoints.before_turn(request.thread_id)
         status = "stopped"  # what a cancelled turn ends as
         try:
@@ -292,12 +188,12 @@ class TurnRunner:
         ``followups``: the follow-ups a previous turn left unanswered; an ACP agent gets them as its prompt.
         """
         refused: list[str] = []  # what the headless policy refused, reported in the outcome
-        controller = self._controller
+        turn = self._turn
         key = request.thread_id
-        thread = controller.get_thread(key)
+        thread = turn.ctx.get_thread(key)
         mode = thread.execution_binding.mode
         quarantine = thread.context_state.quarantine_untrusted
-        recorder = _TurnRecorder(controller, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine)
+        recorder = _TurnRecorder(turn, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine)
         # Issue 13: the whole turn has a time limit (the line's), on top of the stream's gap timeout;
         # one place for native and ACP turns. Past it the turn ends as Stop ends it.
         limit = thread.context_state.turn_limit_s
@@ -331,7 +227,7 @@ class TurnRunner:
             log.error("turn on %s failed", key, exc_info=True)
             from xworkmate.controllers.failures import describe_failure
 
-            return recorder.failed(describe_failure(exc, controller.settings.effective_database_url))
+            return recorder.failed(describe_failure(exc, turn.ctx.settings.effective_database_url))
         status: Literal["finished", "step_limit"] = "finished" if finished else "step_limit"
         return TurnOutcome(
             key=key,
@@ -351,24 +247,24 @@ class TurnRunner:
         approver: Approver | None,
         recorder: _TurnRecorder,
     ) -> tuple[str, bool]:
-        controller = self._controller
+        turn = self._turn
         key = request.thread_id
-        router = self.router()
-        dispatch = controller.dispatch
+        router = turn.router()
+        dispatch = turn.dispatch()
         viewer = dispatch.viewer_for(key)
 
         async def dispatch_tool(call: ToolCall) -> ToolResult:
-            before = set(controller._store.threads.children(key)) if call.name == TASK_START else set()
+            before = set(turn.ctx.store.threads.children(key)) if call.name == TASK_START else set()
             result = await handle_dispatch_tool_async(dispatch, call.name, call.arguments, key)
             if result.ok and call.name == TASK_START:
-                for task_key in controller._store.threads.children(key):
+                for task_key in turn.ctx.store.threads.children(key):
                     if task_key not in before:
-                        controller._task_dispatched(task_key)
+                        turn.task_dispatched(task_key)
             elif result.ok and call.name == TASK_SEND:
-                controller._task_followed_up(str(call.parse_arguments()["task"]).strip())
+                turn.task_followed_up(str(call.parse_arguments()["task"]).strip())
             return result
 
-        messages = controller._store.messages
+        messages = turn.ctx.store.messages
         history = messages.model_view(key, viewer=viewer)
         inbox = self._inbox(key, viewer, last_seen=max((m.id for m in history), default=0))
 
@@ -390,12 +286,12 @@ class TurnRunner:
             inbox=inbox,
             tool_text_for_model=tool_text_for_model,
             permission=thread.context_state.permission_level,
-            approver=approver or self.window_approver(key),
+            approver=approver or self._turn.approvals.window_approver(key),
             emit=recorder.record,
             pinned_provider=provider,
             secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
             # SBX-1: commands run contained, with the allow-listed environment.
-            sandbox=line_sandbox(controller.settings, controller._store, thread),
+            sandbox=line_sandbox(turn.ctx.settings, turn.ctx.store, thread),
             command_env=sandbox_env(thread),
             # WR-1: the line's own recent human messages plus its frozen dispatch snapshot.
             evidence=dispatch.evidence_provider(key),
@@ -410,7 +306,7 @@ class TurnRunner:
     def _inbox(self, key: str, viewer: Viewer, *, last_seen: int) -> Callable[[], list[Message]]:
         """Follow-ups stored on the line after ``last_seen`` (the window's Send, `task send`), oldest first;
         each call returns only what the previous calls did not."""
-        messages = self._controller._store.messages
+        messages = self._turn.ctx.store.messages
 
         def inbox() -> list[Message]:
             nonlocal last_seen
@@ -445,10 +341,8 @@ class TurnRunner:
         )
 
         check_acp_allowed(request.category)  # CAT-3: before any process starts
-        from xworkmate.controllers.session import acp_agent_problem
-
         name = thread.execution_binding.provider
-        record = self._controller._store.providers.get(name) if name else None
+        record = self._turn.ctx.store.providers.get(name) if name else None
         # The gate refused this before the turn began; the agent may have been removed since.
         problem = acp_agent_problem(request.thread_id, name, record)
         if problem is not None or record is None:
@@ -458,15 +352,15 @@ class TurnRunner:
         level = thread.context_state.permission_level
         if approver is None and headless:
             approver = permission_approver(level, refused=refused)
-        approver = approver or self.window_approver(request.thread_id)
-        sandbox = await self._acp_sandbox(thread, record, approver, headless)
-        viewer = self._controller.dispatch.viewer_for(request.thread_id)
-        newest = self._controller._store.messages.page_ids(request.thread_id, limit=1, viewer=viewer)
+        approver = approver or self._turn.approvals.window_approver(request.thread_id)
+        sandbox = await self.acp_sandbox(thread, record, approver, headless)
+        viewer = self._turn.dispatch().viewer_for(request.thread_id)
+        newest = self._turn.ctx.store.messages.page_ids(request.thread_id, limit=1, viewer=viewer)
         inbox = self._inbox(request.thread_id, viewer, last_seen=max(newest, default=0))
         if request.prompt:
             prompt = request.prompt
         elif followups:
-            rows = self._controller._store.messages.model_view_of(followups, viewer=viewer)  # Q-1
+            rows = self._turn.ctx.store.messages.model_view_of(followups, viewer=viewer)  # Q-1
             prompt = _user_prompt([rows[i] for i in followups if i in rows], request.thread_id)
         else:
             prompt = self._unanswered_prompt(request.thread_id)
@@ -485,24 +379,22 @@ class TurnRunner:
             # SBX-1: the allow-list (proxies included: the agent must reach its model) plus its references.
             base_env=sandbox_env(thread, proxies=True),
             # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
-            command_sandbox=line_sandbox(self._controller.settings, self._controller._store, thread),
+            command_sandbox=line_sandbox(self._turn.ctx.settings, self._turn.ctx.store, thread),
             command_env=sandbox_env(thread),
             # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
             auth_method=record.acp_auth_method,
-            choose_auth=None if headless else self.window_sign_in(request.thread_id, record.name),
+            choose_auth=None if headless else self._turn.approvals.window_sign_in(request.thread_id, record.name),
             # Issue 15: the person's picks, and the line's MCP servers its category allows.
-            choices=self._controller.agent_session(request.thread_id),
-            mcp_servers=self._controller.turn_mcp_servers(request.thread_id),
+            choices=self._turn.agent_session(request.thread_id),
+            mcp_servers=self._turn.turn_mcp_servers(request.thread_id),
         )
         if result.session_id:
-            self._controller.apply_execution_result(
-                request.thread_id, ExecutionResult(acp_session_id=result.session_id)
-            )
+            self._turn.apply_execution_result(request.thread_id, ExecutionResult(acp_session_id=result.session_id))
         recorder.chosen.update(provider=record.name, model=None)
         recorder.followups = [m.id for m in inbox()]
         return result.text, True
 
-    async def _acp_sandbox(
+    async def acp_sandbox(
         self, thread: TaskThread, record: ProviderRecord, approver: Approver, headless: bool
     ) -> Sandbox:
         """SBX-1 for an agent CLI: its folder and its own state folders writable, the network on.
@@ -518,8 +410,8 @@ class TurnRunner:
         named = [arg for arg in record.acp_command[1:] if os.path.isabs(arg) and os.path.exists(arg)]
         executable = [found, *named] if found else named
         sandbox = line_sandbox(
-            self._controller.settings,
-            self._controller._store,
+            self._turn.ctx.settings,
+            self._turn.ctx.store,
             thread,
             network=True,
             writable=agent_state_dirs(record.acp_command, record.acp_state_dirs),
@@ -552,8 +444,8 @@ class TurnRunner:
         agent last spoke, in order.
         """
         # Q-1: the model view, as the task itself may read its line; a quarantined row is its placeholder.
-        viewer = self._controller.dispatch.viewer_for(key)
-        history = self._controller._store.messages.model_view(key, viewer=viewer)
+        viewer = self._turn.dispatch().viewer_for(key)
+        history = self._turn.ctx.store.messages.model_view(key, viewer=viewer)
         last_reply = max((i for i, m in enumerate(history) if m.role is MessageRole.ASSISTANT), default=-1)
         return _user_prompt(history[last_reply + 1 :], key)
 
@@ -574,8 +466,8 @@ class AcpSetupError(ValueError):
 class _TurnRecorder:
     """Turns agent events into stored messages and change records, for one turn of one line."""
 
-    def __init__(self, controller: SessionController, key: str, *, acp: bool, quarantine_untrusted: bool) -> None:
-        self.controller = controller
+    def __init__(self, turn: TurnContext, key: str, *, acp: bool, quarantine_untrusted: bool) -> None:
+        self.turn = turn
         self.key = key
         self.acp = acp
         # Q-1: the line quarantines its untrusted tools' output (``domain.tool_trust``) as it is stored.
@@ -594,14 +486,14 @@ class _TurnRecorder:
         return describe_call(call)
 
     def _append(self, **kwargs: Any) -> Message:
-        message = self.controller._store.messages.append(self.key, **kwargs)
+        message = self.turn.ctx.store.messages.append(self.key, **kwargs)
         self.ids.append(message.id)
-        self.controller._emit_messages(self.key, (message.id,))
+        self.turn.ctx.emit_messages(self.key, (message.id,))
         return message
 
     def notice(self, text: str, state: MessageState = MessageState.ERROR) -> None:
         self.flush_thought()
-        self.ids.append(self.controller._notice(self.key, text, state))
+        self.ids.append(self.turn.ctx.notice(self.key, text, state))
 
     def failed(self, error: str) -> TurnOutcome:
         try:
@@ -635,9 +527,9 @@ class _TurnRecorder:
             )
 
     def record(self, event: object) -> None:
-        controller, key = self.controller, self.key
+        turn, key = self.turn, self.key
         if isinstance(event, AssistantDelta):
-            controller._emit(RunDelta(key=key, text=event.text))
+            turn.ctx.emit(RunDelta(key=key, text=event.text))
         elif isinstance(event, ThoughtDelta):
             self._thought.append(event.text)
         elif isinstance(event, ProviderChosen):
@@ -661,7 +553,7 @@ class _TurnRecorder:
             )
         elif isinstance(event, ToolStarted):
             self.flush_thought()
-            controller._emit(ToolRunning(key=key, call_id=event.call.id, summary=self._describe(event.call)))
+            turn.ctx.emit(ToolRunning(key=key, call_id=event.call.id, summary=self._describe(event.call)))
         elif isinstance(event, ToolDone):
             self.flush_thought()
             result = event.result
@@ -707,7 +599,7 @@ class _TurnRecorder:
             session_id = getattr(event, "session_id", None)
             if session_id:
                 # Stored at once, for the line that started the run (ISO-8): a crashed turn still resumes.
-                controller.apply_execution_result(key, ExecutionResult(acp_session_id=session_id))
+                turn.apply_execution_result(key, ExecutionResult(acp_session_id=session_id))
             note = getattr(event, "note", None)
             if note:
                 self.notice(note, MessageState.COMPLETE)

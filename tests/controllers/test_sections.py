@@ -1,0 +1,149 @@
+"""Issue 19: ``SessionController`` is a facade over small sections that share one explicit context.
+
+Each section is built here on its own over a real store, as the facade builds it, and must work
+through the ``ControllerContext`` and the callables it is handed; the facade's public methods keep
+the sections' signatures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+
+import pytest
+
+from xworkmate.agents.events import ApprovalDecision, ApprovalRequest
+from xworkmate.controllers import session as session_module
+from xworkmate.controllers.approvals import Approvals
+from xworkmate.controllers.changes import (
+    ApprovalRequested,
+    ApprovalSettled,
+    Change,
+    CurrentLineChanged,
+    LineCreated,
+    LineUpdated,
+)
+from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyError
+from xworkmate.controllers.line_settings import LineSettingsController
+from xworkmate.controllers.lines import LineController
+from xworkmate.controllers.session import SessionController
+from xworkmate.domain.keys import MAIN_KEY
+from xworkmate.domain.threads import PermissionLevel, ThreadStatus
+from xworkmate.llm.events import ToolCall
+from xworkmate.settings import Settings
+from xworkmate.store import Store
+
+
+def test_a_line_section_works_on_the_context_alone(sqlite_store: Store, settings: Settings) -> None:
+    """No facade: the lines section makes main, creates and switches lines, and reports through the sink."""
+    ctx = ControllerContext(store=sqlite_store, settings=settings)
+    heard: list[Change] = []
+    ctx.subscribe(heard.append)
+    lines = LineController(ctx, needs_sign_in=lambda key: False)
+    assert lines.current_key == MAIN_KEY
+    line = lines.create_line("Alone")
+    view = lines.switch_session(line.thread_id)
+    assert view.status is ThreadStatus.RUNNABLE
+    assert heard == [LineCreated(key=line.thread_id), CurrentLineChanged(key=line.thread_id)]
+    # The running-turn registry is the context's: a key in it is what "running" means to the lines.
+    ctx.running.add(line.thread_id)
+    assert lines.line_view(line.thread_id).status is ThreadStatus.RUNNING
+    assert ctx.is_running(line.thread_id)
+    with pytest.raises(UnknownSessionKeyError):
+        ctx.get_thread("not a key")
+
+
+def test_the_needs_sign_in_callable_is_what_the_line_view_asks(sqlite_store: Store, settings: Settings) -> None:
+    ctx = ControllerContext(store=sqlite_store, settings=settings)
+    waiting: set[str] = set()
+    lines = LineController(ctx, needs_sign_in=lambda key: key in waiting)
+    line = lines.create_line("Sign-in")
+    assert not lines.line_view(line.thread_id).needs_sign_in
+    waiting.add(line.thread_id)
+    assert lines.line_view(line.thread_id).needs_sign_in
+
+
+def test_always_on_an_approval_raises_the_native_lines_level_through_the_line_settings(
+    sqlite_store: Store, settings: Settings
+) -> None:
+    """The approvals section holds the cards; "Always" raises the level through the callable it was handed."""
+    ctx = ControllerContext(store=sqlite_store, settings=settings)
+    heard: list[Change] = []
+    ctx.subscribe(heard.append)
+    lines = LineController(ctx, needs_sign_in=lambda key: False)
+    line_settings = LineSettingsController(ctx)
+    approvals = Approvals(ctx, set_permission=line_settings.set_permission)
+    key = lines.create_line("Approvals").thread_id
+    assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.ASK
+    call = ToolCall(id="w1", name="write_file", arguments=json.dumps({"path": "a.txt", "content": "x"}))
+
+    async def scenario() -> ApprovalDecision:
+        approve = approvals.window_approver(key)
+        waiting = asyncio.ensure_future(approve(ApprovalRequest(thread_id=key, call=call, summary="write a.txt")))
+        while not approvals.pending_approvals(key):
+            await asyncio.sleep(0)
+        [approval_id] = approvals.pending_approvals(key)
+        approvals.settle(approval_id, True, always=True)
+        return await waiting
+
+    decision = asyncio.run(scenario())
+    assert decision.allowed
+    assert approvals.pending_approvals(key) == []
+    assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.AUTO_EDIT
+    requested = [c for c in heard if isinstance(c, ApprovalRequested)]
+    assert [c.tool for c in requested] == ["write_file"]
+    assert ApprovalSettled(key=key, approval_id=requested[0].approval_id, allowed=True) in heard
+    assert LineUpdated(key=key) in heard  # the level change, reported by the line settings
+
+
+def test_an_unknown_approval_is_refused_by_id(sqlite_store: Store, settings: Settings) -> None:
+    ctx = ControllerContext(store=sqlite_store, settings=settings)
+    approvals = Approvals(ctx, set_permission=LineSettingsController(ctx).set_permission)
+    with pytest.raises(LookupError, match="no approval 404"):
+        approvals.settle(404, True)
+    with pytest.raises(LookupError, match="no sign-in 405"):
+        approvals.choose_sign_in(405, None)
+
+
+def test_the_facade_shares_one_context_with_its_sections(controller: SessionController) -> None:
+    """A change made by one section is seen by the facade's listeners and by every other section."""
+    heard: list[Change] = []
+    controller.subscribe(heard.append)
+    line = controller.create_line("Shared")
+    controller.set_permission(line.thread_id, "full")
+    assert heard == [LineCreated(key=line.thread_id), LineUpdated(key=line.thread_id)]
+    assert controller.line_view(line.thread_id).thread.context_state.permission_level is PermissionLevel.FULL
+    assert controller.pending_approvals(line.thread_id) == []
+    assert not controller.waiting_for_sign_in(line.thread_id)
+
+
+def test_the_facade_keeps_each_sections_signature(controller: SessionController) -> None:
+    """Every public method of the facade named like a section's public method takes the same parameters."""
+    sections = {
+        name: value
+        for name, value in vars(controller).items()
+        if name.startswith("_") and type(value).__module__.startswith("xworkmate.controllers.")
+    }
+    assert {"_lines", "_line_settings", "_approvals", "_provider_ctl", "_task_ctl", "_turn_ctl"} <= set(sections)
+    checked = 0
+    for name, member in inspect.getmembers(SessionController, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        for section in sections.values():
+            target = getattr(type(section), name, None)
+            if target is None or not inspect.isfunction(target):
+                continue
+            assert inspect.signature(member) == inspect.signature(target), (name, type(section).__name__)
+            checked += 1
+    assert checked > 70  # the facade really delegates (lines, settings, turns, tasks, providers, agents)
+
+
+def test_the_old_import_paths_still_serve() -> None:
+    """The window, the CLI and the tests import these names from ``controllers.session`` and ``runs``."""
+    from xworkmate.controllers import runs
+
+    for name in session_module.__all__:
+        assert hasattr(session_module, name), name
+    for name in runs.__all__:
+        assert hasattr(runs, name), name

@@ -1,0 +1,127 @@
+"""Approval and sign-in cards: what a running turn waits on the person for (SPEC §5, issue 15).
+
+``Approvals`` is the approvals section of ``SessionController``. A turn's approver
+and sign-in chooser come from here; the window's cards answer through ``settle``
+and ``choose_sign_in``. The "Always" rule is ``domain.permissions.raised_level``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from xworkmate.controllers.changes import (
+    ApprovalRequested,
+    ApprovalSettled,
+    LineUpdated,
+    SignInMethod,
+    SignInRequested,
+    SignInSettled,
+)
+from xworkmate.controllers.context import ControllerContext
+from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
+
+if TYPE_CHECKING:
+    from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, Approver
+
+
+class Approvals:
+    """The approvals and sign-ins waiting on the person, per line. ``set_permission`` raises a native
+    line's level for "Always"."""
+
+    _approval_ids = itertools.count(1)
+
+    def __init__(self, ctx: ControllerContext, *, set_permission: Callable[[str, PermissionLevel], TaskThread]) -> None:
+        self._ctx = ctx
+        self._set_permission = set_permission
+        self._approvals: dict[int, tuple[str, str, asyncio.Future[ApprovalDecision]]] = {}
+        self._sign_ins: dict[int, tuple[str, asyncio.Future[str | None]]] = {}
+
+    def window_approver(self, key: str) -> Approver:
+        async def approve(request: ApprovalRequest) -> ApprovalDecision:
+            approval_id = next(self._approval_ids)
+            future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+            self._approvals[approval_id] = (key, request.call.name, future)
+            self._ctx.emit(
+                ApprovalRequested(
+                    key=key,
+                    approval_id=approval_id,
+                    tool=request.call.name,
+                    summary=request.summary,
+                    arguments=request.call.arguments,
+                    unsandboxed=request.unsandboxed,
+                )
+            )
+            try:
+                return await future
+            finally:
+                self._approvals.pop(approval_id, None)
+
+        return approve
+
+    def window_sign_in(self, key: str, agent: str) -> Callable[[tuple[Any, ...]], Awaitable[str | None]]:
+        """Issue 15: the agent needs a sign-in and offers several methods; the window's card picks one."""
+
+        async def choose(methods: tuple[Any, ...]) -> str | None:
+            request_id = next(self._approval_ids)
+            future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+            self._sign_ins[request_id] = (key, future)
+            shown = tuple(SignInMethod(m.id, m.name, m.description, m.command) for m in methods)
+            self._ctx.emit(SignInRequested(key=key, request_id=request_id, agent=agent, methods=shown))
+            self._ctx.emit(LineUpdated(key=key))  # its status now says "needs sign-in"
+            try:
+                return await future
+            finally:
+                self._sign_ins.pop(request_id, None)
+                chosen = future.result() if future.done() and not future.cancelled() else None
+                self._ctx.emit(SignInSettled(key=key, request_id=request_id, method_id=chosen))
+                self._ctx.emit(LineUpdated(key=key))
+
+        return choose
+
+    def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
+        entry = self._sign_ins.get(request_id)
+        if entry is None:
+            raise LookupError(f"no sign-in {request_id} is waiting")
+        _key, future = entry
+        if not future.done():
+            future.set_result(method_id)
+
+    def waiting_for_sign_in(self, key: str) -> bool:
+        return any(k == key for k, _f in self._sign_ins.values())
+
+    def pending_approvals(self, key: str) -> list[int]:
+        return [aid for aid, (k, _tool, _f) in self._approvals.items() if k == key]
+
+    def settle(self, approval_id: int, allowed: bool, *, always: bool = False) -> None:
+        """Answer an approval card. ``always`` (allowed only) stops asking for this kind of action on the line:
+
+        an ACP agent remembers it for its session; a native line raises its
+        permission level just enough (writes → ``auto-edit``, commands → ``full``).
+        """
+        entry = self._approvals.get(approval_id)
+        if entry is None:
+            raise LookupError(f"no approval {approval_id} is waiting")
+        key, tool, future = entry
+        from xworkmate.agents.events import ApprovalDecision  # the agent code loads with the first turn
+        from xworkmate.domain.permissions import raised_level
+
+        decision: ApprovalDecision = ApprovalDecision(
+            allowed=allowed, reason="" if allowed else "the person rejected it"
+        )
+        if allowed and always:
+            thread = self._ctx.get_thread(key)
+            if thread.execution_binding.mode is ExecutionMode.ACP:
+                from xworkmate.agents.acp_runner import AcpApprovalDecision
+
+                decision = AcpApprovalDecision(allowed=True, always=True)
+            else:
+                current = thread.context_state.permission_level
+                wanted = raised_level(current, tool)
+                if wanted is not current:
+                    self._set_permission(key, wanted)
+        if not future.done():
+            future.set_result(decision)
+        self._ctx.emit(ApprovalSettled(key=key, approval_id=approval_id, allowed=allowed))

@@ -1,0 +1,435 @@
+"""Task lines: create, switch, bind, rename, archive, and what each line's status is (SPEC §2, ISO-1..8).
+
+``LineController`` is the lines section of ``SessionController``; it holds the
+current key. Worktree lines (issue 16) are made and released here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from xworkmate.controllers import worktrees
+from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesChanged
+from xworkmate.controllers.context import ControllerContext
+from xworkmate.domain.keys import MAIN_KEY, allocate_draft_key, key_to_dir_name, normalize_session_key
+from xworkmate.domain.messages import Message
+from xworkmate.domain.runs import ExecutionResult, NotRunnable
+from xworkmate.domain.threads import (
+    STATUS_EXPLANATIONS,
+    BoundBy,
+    TaskThread,
+    ThreadStatus,
+    ThreadSummary,
+    WorkspaceBinding,
+    WorkspaceKind,
+    thread_status,
+)
+from xworkmate.domain.titles import default_title
+from xworkmate.domain.viewers import DESKTOP
+from xworkmate.store.folders import new_line_folder
+from xworkmate.store.repositories import utcnow
+
+log = logging.getLogger(__name__)
+
+CURRENT_KEY_STATE = "current_session_key"
+MAIN_TITLE = "Main"
+
+
+class WorkspaceBindingError(ValueError):
+    """A folder that cannot be bound, with the reason."""
+
+
+class LineView(BaseModel):
+    """Everything the three panes show about one line, read in one go (ISO-5)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thread: TaskThread
+    status: ThreadStatus
+    explanation: str
+    # Issue 15: the running turn waits for the person to pick how its agent signs in.
+    needs_sign_in: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.thread.thread_id
+
+    @property
+    def runnable(self) -> bool:
+        return self.status is ThreadStatus.RUNNABLE
+
+
+class LineController:
+    """The task lines and the current one. ``needs_sign_in`` answers whether a line's turn waits for a sign-in."""
+
+    def __init__(self, ctx: ControllerContext, *, needs_sign_in: Callable[[str], bool]) -> None:
+        self._ctx = ctx
+        self._needs_sign_in = needs_sign_in
+        self._switching_to: LineView | None = None
+        self._ensure_main_thread()
+        self._current_key = self._restored_current_key()
+
+    @property
+    def current_key(self) -> str:
+        return self._current_key
+
+    # -- reading ------------------------------------------------------------
+
+    def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]:
+        return self._ctx.store.threads.summaries(include_archived=include_archived)
+
+    def status_of(self, thread: TaskThread) -> ThreadStatus:
+        return thread_status(
+            key=thread.thread_id,
+            exists=True,
+            archived=thread.archived,
+            workspace_path=thread.workspace_binding.path,
+            running=thread.thread_id in self._ctx.running,
+        )
+
+    def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
+        return thread_status(
+            key=summary.thread_id,
+            exists=True,
+            archived=summary.archived,
+            workspace_path=summary.workspace_path,
+            running=summary.thread_id in self._ctx.running,
+        )
+
+    def line_summary(self, key: str) -> ThreadSummary:
+        """The list's view of one line, from a single-thread read."""
+        thread = self._ctx.get_thread(key)
+        return ThreadSummary(
+            thread_id=thread.thread_id,
+            title=thread.title,
+            kind=thread.kind,
+            parent_key=thread.parent_key,
+            category=thread.category,
+            archived=thread.archived,
+            workspace_path=thread.workspace_binding.path,
+            updated_at=thread.updated_at,
+        )
+
+    def line_view(self, key: str) -> LineView:
+        thread = self._ctx.get_thread(key)
+        status = self.status_of(thread)
+        if self._needs_sign_in(key):
+            explanation = "its agent needs sign-in: pick a method on the card below"
+            return LineView(thread=thread, status=status, explanation=explanation, needs_sign_in=True)
+        return LineView(thread=thread, status=status, explanation=STATUS_EXPLANATIONS[status])
+
+    def current_view(self) -> LineView:
+        # While switch_session announces the switch, listeners get the view it just read (one read a switch).
+        if self._switching_to is not None and self._switching_to.key == self._current_key:
+            return self._switching_to
+        return self.line_view(self._current_key)
+
+    def default_workspace_for(self, key: str) -> Path:
+        """``<workspace root>/.xworkmate/threads/<dir name>`` (ISO-3)."""
+        return self._ctx.settings.threads_root / key_to_dir_name(key)
+
+    # The window and the CLI read as the person at the desktop, who sees every line (CAT-4).
+
+    def message_ids(self, key: str, *, before_id: int | None = None, limit: int = 200) -> list[int]:
+        return self._ctx.store.messages.page_ids(
+            self._ctx.canonical(key), viewer=DESKTOP, before_id=before_id, limit=limit
+        )
+
+    def newest_messages(self, key: str, *, limit: int) -> list[Message]:
+        """A line's newest ``limit`` messages, oldest first: what opening it shows, in one read."""
+        return self._ctx.store.messages.newest(self._ctx.canonical(key), limit=limit, viewer=DESKTOP)
+
+    def messages_by_id(self, ids: list[int]) -> dict[int, Message]:
+        return self._ctx.store.messages.get_many(ids, viewer=DESKTOP)
+
+    def messages(self, key: str) -> list[Message]:
+        return self._ctx.store.messages.list_for_thread(self._ctx.get_thread(key).thread_id, viewer=DESKTOP)
+
+    # -- quarantine (Q-1) ---------------------------------------------------
+
+    def quarantine_message(self, message_id: int) -> Message:
+        """Hide a message from the model: the row stays whole for the person; the model, on this line and on
+        every fork or copy made from now on, sees only the placeholder naming it (Q-1)."""
+        message = self._ctx.store.messages.quarantine(message_id)
+        self._ctx.emit(MessagesChanged(key=message.thread_id, message_ids=(message.id,)))
+        return message
+
+    def release_message(self, message_id: int) -> Message:
+        """Show a hidden message to the model again: undo ``quarantine_message`` on this row (Q-1)."""
+        message = self._ctx.store.messages.release(message_id)
+        self._ctx.emit(MessagesChanged(key=message.thread_id, message_ids=(message.id,)))
+        return message
+
+    # -- lines --------------------------------------------------------------
+
+    def create_line(self, title: str | None = None, workspace: str | Path | None = None) -> TaskThread:
+        """Allocate a key, bind a folder, persist the row; only then does the line exist (ISO-1, ISO-2)."""
+        key = allocate_draft_key()
+        path = self._checked_folder(workspace) if workspace is not None else self.default_workspace_for(key)
+        now = utcnow()
+        clean_title = (title or "").strip() or default_title(self._ctx.store.threads.count())
+        # ERR-2: a line's own new folder goes again if its row cannot be stored (read-only, full disk).
+        with new_line_folder(path) if workspace is None else contextlib.nullcontext(path):
+            thread = self._ctx.store.threads.insert(
+                TaskThread(
+                    thread_id=key,
+                    title=clean_title[:500],
+                    workspace_binding=WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        log.info("created task line %s in %s", key, path)
+        self._ctx.emit(LineCreated(key=key))
+        return thread
+
+    def create_worktree_line(
+        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
+    ) -> TaskThread:
+        """A line in a new git worktree of ``repo`` on a new branch (default ``xworkmate/<dir name>``), bound with
+        kind ``worktree`` (issue 16, ISO-3). Bad input (not a repository, a bad or taken branch name, a missing
+        path) is refused with one line (``WorktreeError``) before anything is made."""
+        key, plan = self._add_line_worktree(repo, branch)
+        return self._store_worktree_line(key, plan, title)
+
+    async def create_worktree_line_off_thread(
+        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
+    ) -> TaskThread:
+        """``create_worktree_line`` with git's checkout on a worker thread; the row is stored on the caller's."""
+        key, plan = await asyncio.to_thread(self._add_line_worktree, repo, branch)
+        return self._store_worktree_line(key, plan, title)
+
+    def _add_line_worktree(self, repo: str | Path, branch: str | None) -> tuple[str, worktrees.WorktreePlan]:
+        key = allocate_draft_key()
+        plan = worktrees.plan_line_worktree(repo, branch, self.default_workspace_for(key))
+        worktrees.add_line_worktree(plan)
+        return key, plan
+
+    def _store_worktree_line(self, key: str, plan: worktrees.WorktreePlan, title: str | None) -> TaskThread:
+        now = utcnow()
+        clean_title = (title or "").strip() or f"{plan.repo.name} · {plan.branch}"
+        try:
+            thread = self._ctx.store.threads.insert(
+                TaskThread(
+                    thread_id=key,
+                    title=clean_title[:500],
+                    workspace_binding=plan.binding(),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        except BaseException:
+            worktrees.undo_line_worktree(plan)  # ERR-2: no worktree or branch without its line
+            raise
+        log.info("created worktree line %s in %s on branch %s of %s", key, plan.path, plan.branch, plan.repo)
+        self._ctx.emit(LineCreated(key=key))
+        return thread
+
+    def switch_session(self, key: str) -> LineView:
+        """List selection → switch → read the thread → allow execution (ISO-5).
+
+        An unknown key raises ``UnknownSessionKeyError`` and leaves the current line unchanged.
+        """
+        view = self.line_view(key)
+        if view.key != self._current_key:
+            self._current_key = view.key
+            self._ctx.store.app_state.set(CURRENT_KEY_STATE, view.key)
+            self._switching_to = view
+            try:
+                self._ctx.emit(CurrentLineChanged(key=view.key))
+            finally:
+                self._switching_to = None
+        return view
+
+    def bind_workspace(self, key: str, folder: str | Path) -> TaskThread:
+        """An explicit bind ("Change folder…", ``thread bind``), one of two ways a binding changes (ISO-8)."""
+        thread = self._ctx.get_thread(key)
+        path = self._checked_folder(folder)
+        updated = self._ctx.store.threads.set_workspace(
+            thread.thread_id, WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT)
+        )
+        self._ctx.emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def restore_default_folder(self, key: str) -> TaskThread:
+        """Recreate the line's own default folder and bind it explicitly; a worktree line's worktree is added
+        again on its branch (issue 16)."""
+        thread = self._ctx.get_thread(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            worktrees.recreate_line_worktree(thread.workspace_binding)
+            self._ctx.emit(LineUpdated(key=thread.thread_id))
+            return thread
+        path = self.default_workspace_for(thread.thread_id)
+        path.mkdir(parents=True, exist_ok=True)
+        return self.bind_workspace(thread.thread_id, path)
+
+    def recreate_folder(self, key: str) -> TaskThread:
+        """ "Recreate folder" (issue 18): make the line's own bound folder again, at the path it is bound to.
+
+        A line bound nowhere gets its default folder; binding elsewhere is "Change folder…" (ISO-8).
+        """
+        thread = self._ctx.get_thread(key)
+        bound = thread.workspace_binding.path
+        if not bound or worktrees.is_worktree(thread.workspace_binding):
+            return self.restore_default_folder(key)  # a worktree line gets its worktree back, on its branch
+        Path(bound).mkdir(parents=True, exist_ok=True)
+        return self.bind_workspace(thread.thread_id, bound)
+
+    def rename_line(self, key: str, title: str) -> TaskThread:
+        thread = self._ctx.get_thread(key)
+        clean = title.strip()
+        if not clean:
+            raise ValueError("a task line needs a non-empty title")
+        updated = self._ctx.store.threads.set_title(thread.thread_id, clean[:500])
+        self._ctx.emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def archive_line(self, key: str, *, force: bool = False) -> TaskThread:
+        """Archive a line; a worktree line's worktree is removed first, its branch kept (issue 16).
+
+        Uncommitted changes in that worktree refuse it (``WorktreeDirtyError``) unless ``force``.
+        """
+        thread = self._archivable(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            worktrees.release_line_worktree(thread.workspace_binding, force=force)
+        return self._archived(thread)
+
+    async def archive_line_off_thread(self, key: str, *, force: bool = False) -> TaskThread:
+        """``archive_line`` with git's work (the status of a big tree, deleting it) on a worker thread."""
+        thread = self._archivable(key)
+        if worktrees.is_worktree(thread.workspace_binding):
+            await asyncio.to_thread(worktrees.release_line_worktree, thread.workspace_binding, force=force)
+        return self._archived(self._archivable(key))
+
+    def _archivable(self, key: str) -> TaskThread:
+        thread = self._ctx.get_thread(key)
+        if thread.is_main:
+            raise ValueError("the main line cannot be archived")
+        if thread.thread_id in self._ctx.running:
+            raise NotRunnable(thread.thread_id, ThreadStatus.RUNNING, "stop the running turn before archiving")
+        return thread
+
+    def _archived(self, thread: TaskThread) -> TaskThread:
+        updated = self._ctx.store.threads.set_archived(thread.thread_id, True)
+        self._ctx.emit(LineUpdated(key=thread.thread_id))
+        if self._current_key == thread.thread_id:
+            self.switch_session(MAIN_KEY)
+        return updated
+
+    def unarchive_line(self, key: str) -> TaskThread:
+        """Unarchive a line; a worktree line gets its worktree again on the kept branch (issue 16)."""
+        thread = self._ctx.get_thread(key)
+        if thread.archived and worktrees.is_worktree(thread.workspace_binding):
+            self._recreate_for_unarchive(thread)
+        return self._unarchived(thread)
+
+    async def unarchive_line_off_thread(self, key: str) -> TaskThread:
+        """``unarchive_line`` with git's checkout of the kept branch on a worker thread."""
+        thread = self._ctx.get_thread(key)
+        if thread.archived and worktrees.is_worktree(thread.workspace_binding):
+            await asyncio.to_thread(self._recreate_for_unarchive, thread)
+        return self._unarchived(self._ctx.get_thread(key))
+
+    @staticmethod
+    def _recreate_for_unarchive(thread: TaskThread) -> None:
+        try:
+            worktrees.recreate_line_worktree(thread.workspace_binding)
+        except worktrees.WorktreeError as exc:
+            raise worktrees.WorktreeError(
+                f"{exc}; the line stays archived (bind it to another folder first to unarchive it)"
+            ) from exc
+
+    def _unarchived(self, thread: TaskThread) -> TaskThread:
+        updated = self._ctx.store.threads.set_archived(thread.thread_id, False)
+        self._ctx.emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def apply_execution_result(self, key: str, result: ExecutionResult) -> TaskThread:
+        """Write a structured result back to the line that started the run, whichever is current (ISO-8)."""
+        thread = self._ctx.get_thread(key)
+        updated = thread
+        if result.resolved_working_directory is not None:
+            resolved = Path(result.resolved_working_directory).expanduser()
+            if not resolved.is_absolute():
+                raise WorkspaceBindingError(
+                    f"execution result for {thread.thread_id} names a relative folder"
+                    f" {result.resolved_working_directory!r}; it was not applied"
+                )
+            self._refuse_wide_folder(resolved)  # SBX-2 holds for result bindings too (ISO-8)
+            updated = self._ctx.store.threads.set_workspace(
+                thread.thread_id,
+                WorkspaceBinding(
+                    path=str(resolved),
+                    kind=result.resolved_workspace_kind or WorkspaceKind.LOCAL,
+                    bound_by=BoundBy.EXECUTION_RESULT,
+                ),
+            )
+        if result.acp_session_id is not None:
+            updated = self._ctx.store.threads.set_acp_session(thread.thread_id, result.acp_session_id)
+        self._ctx.emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    # -- UI state -----------------------------------------------------------
+
+    def ui_state(self, name: str) -> str | None:
+        return self._ctx.store.app_state.get(f"ui.{name}")
+
+    def set_ui_state(self, name: str, value: str) -> None:
+        self._ctx.store.app_state.set(f"ui.{name}", value)
+
+    # -- folders ------------------------------------------------------------
+
+    def _checked_folder(self, folder: str | Path) -> Path:
+        """The one check of an explicit bind (create, ``thread bind``, "Change folder…"); SBX-2 refusals included."""
+        raw = str(folder).strip()
+        if not raw:
+            raise WorkspaceBindingError("no folder given")
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        if not path.exists():
+            raise WorkspaceBindingError(f"cannot bind {path}: the folder does not exist")
+        if not path.is_dir():
+            raise WorkspaceBindingError(f"cannot bind {path}: it is a file, not a folder")
+        self._refuse_wide_folder(path)
+        return path.resolve()
+
+    def _refuse_wide_folder(self, path: Path) -> None:
+        from xworkmate.agents.confinement import binding_refusal
+
+        reason = binding_refusal(path, user_home=Path.home(), data_folder=self._ctx.settings.home)
+        if reason is not None:
+            raise WorkspaceBindingError(f"cannot bind {path}: {reason}")
+
+    def _ensure_main_thread(self) -> None:
+        key = normalize_session_key("", initialising_main=True)  # ISO-2: the one place "" means main
+        if self._ctx.store.threads.exists(key):
+            return
+        # ERR-3: processes starting at once on a fresh database all get here. Making the folder
+        # twice is harmless, and the row and its first generation go in once, whoever is first.
+        path = self.default_workspace_for(key)
+        path.mkdir(parents=True, exist_ok=True)
+        now = utcnow()
+        self._ctx.store.threads.insert_if_absent(
+            TaskThread(
+                thread_id=key,
+                title=MAIN_TITLE,
+                workspace_binding=WorkspaceBinding(path=str(path), bound_by=BoundBy.EXPLICIT),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+
+    def _restored_current_key(self) -> str:
+        saved = self._ctx.store.app_state.get(CURRENT_KEY_STATE)
+        if saved:
+            thread = self._ctx.store.threads.get(saved)
+            if thread is not None and not thread.archived:
+                return thread.thread_id
+        return MAIN_KEY

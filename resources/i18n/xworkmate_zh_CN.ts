@@ -435,6 +435,10 @@
         <translation>模型 {provider!r} 没有 {category!r} 标签，不能看到这个任务的内容；请选一个带 {category!r} 标签的模型，或者不指定模型，用组里第一个带标签的模型</translation>
     </message>
     <message>
+        <source>Main</source>
+        <translation>主任务线</translation>
+    </message>
+    <message>
         <source>ready</source>
         <translation>就绪</translation>
     </message>

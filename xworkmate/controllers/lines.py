@@ -21,6 +21,7 @@ from xworkmate.domain.keys import MAIN_KEY, allocate_draft_key, key_to_dir_name,
 from xworkmate.domain.messages import Message
 from xworkmate.domain.runs import ExecutionResult, NotRunnable
 from xworkmate.domain.threads import (
+    MAIN_TITLE,
     STATUS_EXPLANATIONS,
     BoundBy,
     TaskThread,
@@ -38,7 +39,6 @@ from xworkmate.store.repositories import utcnow
 log = logging.getLogger(__name__)
 
 CURRENT_KEY_STATE = "current_session_key"
-MAIN_TITLE = "Main"
 
 
 class WorkspaceBindingError(ValueError):

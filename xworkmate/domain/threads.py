@@ -16,6 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from xworkmate.domain.keys import MAIN_KEY
 from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
 
+MAIN_TITLE = QT_TRANSLATE_NOOP("CoreText", "Main")
+"""The title the main line starts with (ISO-2); the window shows it in the person's language while the
+line still has it (``ui/wording.line_title``)."""
+
+
+def has_default_title(thread_id: str, title: str) -> bool:
+    """True for the main line still under the title it started with (not one the person gave it)."""
+    return thread_id == MAIN_KEY and title == MAIN_TITLE
+
 
 class ThreadKind(StrEnum):
     CONVERSATION = "conversation"

@@ -95,7 +95,7 @@ from xworkmate.ui.rendering import (
     tool_calls_line,
     tool_card,
 )
-from xworkmate.ui.wording import plain_words
+from xworkmate.ui.wording import line_title, plain_words
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -1335,7 +1335,7 @@ class MessagePane(QWidget):
 
     def show_line(self, view: LineView) -> None:
         self._shown_view = view
-        self.title_label.setText(view.thread.title)
+        self.title_label.setText(line_title(view.thread.thread_id, view.thread.title))
         self.session_key_label.setText(view.key)
         binding = view.thread.workspace_binding
         self.branch_label.setVisible(binding.branch is not None)

@@ -24,7 +24,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
 from xworkmate.domain.attention import Attention, next_needing
 from xworkmate.ui.notifier import APP_NAME, Notifier, choose_backend, count_title, make_tray
-from xworkmate.ui.wording import plain_words
+from xworkmate.ui.wording import line_title, plain_words
 
 if TYPE_CHECKING:
     from xworkmate.ui.main_window import MainWindow
@@ -89,7 +89,9 @@ class NeedsYou(QObject):
         summary = self._window.task_model.summary(key) if key else None
         base = count_title(APP_NAME, count)
         self._window.setWindowTitle(
-            self.tr("{title} — {app}").format(title=summary.title, app=base) if summary is not None else base
+            self.tr("{title} — {app}").format(title=line_title(summary.thread_id, summary.title), app=base)
+            if summary is not None
+            else base
         )
         self._window.task_pane.needs_you_button.setText(count_title(self.tr("Needs you"), count))
         self.notifier.show_count(count)
@@ -102,7 +104,7 @@ class NeedsYou(QObject):
             change.key,
             Attention(change.before),
             Attention(change.after),
-            title=summary.title if summary is not None else change.key,
+            title=line_title(summary.thread_id, summary.title) if summary is not None else change.key,
             shown_key=self._window.shown_key,
             window_active=self._window.isActiveWindow(),
             muted=self.tracker.muted(change.key),

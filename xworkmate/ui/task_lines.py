@@ -52,7 +52,7 @@ from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
 from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
 from xworkmate.ui import theme
 from xworkmate.ui.painting import draw_text_line
-from xworkmate.ui.wording import plain_words
+from xworkmate.ui.wording import line_title, plain_words
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -238,7 +238,7 @@ class TaskLineModel(QAbstractListModel):
         if role == ROW_ROLE:
             return self.row_view(row)
         if role == Qt.ItemDataRole.DisplayRole:
-            return line.title
+            return line_title(line.thread_id, line.title)
         if role == KEY_ROLE:
             return line.thread_id
         if role == ARCHIVED_ROLE:
@@ -258,7 +258,7 @@ class TaskLineModel(QAbstractListModel):
         if role == KIND_MARKER_ROLE:
             return _tr(KIND_MARKERS.get(line.kind, ""))
         if role == FILTER_TEXT_ROLE:
-            return f"{line.title}\n{line.thread_id}\n{line.category or ''}"
+            return f"{line_title(line.thread_id, line.title)}\n{line.title}\n{line.thread_id}\n{line.category or ''}"
         if role == STATUS_ROLE:
             return self.status_of_row(row).value
         if role == BADGE_ROLE:
@@ -273,7 +273,7 @@ class TaskLineModel(QAbstractListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
         if role == Qt.ItemDataRole.AccessibleTextRole:  # issue 18: what a screen reader says for the row
-            return line.title
+            return line_title(line.thread_id, line.title)
         if role == Qt.ItemDataRole.AccessibleDescriptionRole:
             status = self.status_of_row(row)
             words = [
@@ -287,7 +287,7 @@ class TaskLineModel(QAbstractListModel):
         """The row as the delegate paints it (``ROW_ROLE``)."""
         line = self._lines[row]
         return LineRowView(
-            title=line.title,
+            title=line_title(line.thread_id, line.title),
             depth=self._depths[row],
             status=self.status_of_row(row),
             category_badge=category_badge(line.category),
@@ -299,7 +299,7 @@ class TaskLineModel(QAbstractListModel):
         line = self._lines[row]
         status = self.status_of_row(row)
         lines = [
-            line.title,
+            line_title(line.thread_id, line.title),
             self.tr("key: {key}").format(key=line.thread_id),
             self.tr("folder: {path}").format(path=line.workspace_path or self.tr("(none)")),
         ]

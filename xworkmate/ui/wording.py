@@ -28,6 +28,7 @@ import xworkmate.domain.attention
 import xworkmate.domain.categories
 import xworkmate.domain.permissions
 import xworkmate.domain.threads  # noqa: F401
+from xworkmate.domain.threads import has_default_title
 from xworkmate.domain.translatable import marked_texts
 
 SPEC_PREFIXES = ("CAT", "ERR", "ISO", "LOOP", "PROV", "Q", "SBX", "SEC", "WR")
@@ -163,3 +164,11 @@ def english_plural(text: str, count: int) -> str:
     Translated texts carry their own forms (Qt's numerus forms) and no "(s)", so they pass unchanged.
     """
     return text.replace("(s)", "" if count == 1 else "s")
+
+
+def line_title(thread_id: str, title: str) -> str:
+    """A line's title as the window shows it: the main line's starting title in the person's language,
+    any title a person gave exactly as given (issue 20)."""
+    if has_default_title(thread_id, title):
+        return QCoreApplication.translate("CoreText", title)
+    return title

@@ -31,6 +31,7 @@ from xworkmate.controllers.changes import (
     RunFinished,
     RunStarted,
 )
+from xworkmate.controllers.external import ExternalLines
 from xworkmate.domain.export import ExportFormat
 from xworkmate.domain.keys import (
     MAIN_KEY,
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import RouterFactory, TurnOutcome, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
-    from xworkmate.store.external_changes import ChangeWatcher, ExternalChange
+    from xworkmate.store.external_changes import ExternalChange
     from xworkmate.store.repositories import ThreadLabels
 
 log = logging.getLogger(__name__)
@@ -191,7 +192,9 @@ class SessionController(AgentSessionMixin):
         self._tasks: dict[str, asyncio.Task[TurnOutcome]] = {}
         self._router_factory = router_factory
         self._turn_runner: TurnRunner | None = None
-        self._change_watcher: ChangeWatcher | None = None
+        # Issue 19, item 6: other processes' changes as this controller's records; this one's run statuses told.
+        self.external = ExternalLines(store, emit=self._emit, running_here=lambda key: key in self._running)
+        self._listeners.append(self.external.on_change)
         self._dispatch: DispatchService | None = None
         self._attention: AttentionTracker | None = None
         self._checkpoints: CheckpointController | None = None
@@ -200,8 +203,7 @@ class SessionController(AgentSessionMixin):
 
     def close(self) -> None:
         """Close the store's connections (the command or the window is done with it)."""
-        if self._change_watcher is not None:
-            self._change_watcher.close()
+        self.external.close()
         self._store.close()
 
     def warm_up(self) -> None:
@@ -298,7 +300,7 @@ class SessionController(AgentSessionMixin):
             exists=True,
             archived=summary.archived,
             workspace_path=summary.workspace_path,
-            running=summary.thread_id in self._running,
+            running=summary.thread_id in self._running or self.external.running_elsewhere(summary.thread_id),
         )
 
     def line_summary(self, key: str) -> ThreadSummary:
@@ -1144,11 +1146,7 @@ class SessionController(AgentSessionMixin):
 
         Cheap when nothing changed (SQLite: one ``PRAGMA data_version``); safe from a worker thread.
         """
-        if self._change_watcher is None:
-            from xworkmate.store.external_changes import ChangeWatcher
-
-            self._change_watcher = ChangeWatcher(self._store)
-        return self._change_watcher.poll()
+        return self.external.poll()
 
     def provider_choices(
         self, key: str, records: Sequence[ProviderRecord] | None = None, thread: TaskThread | None = None
@@ -1300,6 +1298,7 @@ class SessionController(AgentSessionMixin):
                 running=lambda key: key in self._running,
                 pending_approvals=self.pending_approvals,
                 waiting_for_sign_in=self.waiting_for_sign_in,
+                elsewhere=self.external.status_elsewhere,
             )
             self.subscribe(tracker.on_change)
             self._attention = tracker

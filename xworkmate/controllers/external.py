@@ -134,9 +134,9 @@ class ExternalLines:
                 self._elsewhere[run.key] = run.status
                 records.append(LineUpdated(key=run.key))
             elif self._elsewhere.pop(run.key, None) is not None or run.status in _ENDED:
-                records.append(LineUpdated(key=run.key))
-                if run.status in _ENDED:
+                if run.status in _ENDED:  # first: the tracker records the outcome, then the row repaints
                     records.append(RunFinished(key=run.key, status=run.status))  # type: ignore[arg-type]
+                records.append(LineUpdated(key=run.key))
         return records
 
     def apply(self, change: ExternalChange) -> list[Change]:

@@ -10,12 +10,15 @@ import queue
 import threading
 from datetime import UTC, datetime
 
+import pytest
+from sqlalchemy import text
+
 from xworkmate.domain.keys import allocate_draft_key
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import TaskThread, WorkspaceBinding
 from xworkmate.store import Store, open_store
-from xworkmate.store.external_changes import ChangeWatcher, ExternalChange, RunMark, mark_run, run_statuses
+from xworkmate.store.external_changes import ORIGIN, ChangeWatcher, ExternalChange, RunMark, mark_run, run_statuses
 
 
 def test_the_watcher_sees_each_outside_write_once_and_nothing_when_idle(store: Store, database_url: str) -> None:
@@ -73,6 +76,7 @@ def test_the_watcher_names_the_lines_messages_and_run_statuses_that_changed(stor
         mark_run(other, key, "finished")  # this process's own origin: not news to it
         assert watcher.poll().runs == ()
         assert run_statuses(store)[key] == RunMark(key, "finished")
+        assert key not in run_statuses(store, besides=ORIGIN)
     finally:
         other.close()
         watcher.close()
@@ -107,3 +111,32 @@ def test_the_listener_reports_other_processes_writes_on_its_own_thread_and_stops
         other.close()
         watcher.close()
     assert not listener._thread.is_alive()
+
+
+@pytest.mark.postgres
+def test_the_listener_comes_back_after_losing_its_connection(pg_database_url: str) -> None:
+    """The server drops the LISTEN connection: the listener reconnects, says ``everything`` (notices sent
+    while it was away are lost), and hears the next write."""
+    store = open_store(pg_database_url)
+    watcher = ChangeWatcher(store)
+    arrived: queue.SimpleQueue[ExternalChange] = queue.SimpleQueue()
+    watcher.listen(arrived.put)
+    other = open_store(pg_database_url)
+    try:
+        while not watcher.listening:
+            threading.Event().wait(0.01)
+        with other.connect() as connection:
+            dropped = connection.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE application_name = 'xworkmate-listener' AND datname = current_database()"
+                )
+            ).scalar()
+        assert dropped is True
+        assert arrived.get(timeout=30).everything
+        key = _line(other, "After the drop")
+        assert key in arrived.get(timeout=10).created
+    finally:
+        other.close()
+        watcher.close()
+        store.close()

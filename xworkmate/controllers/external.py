@@ -95,13 +95,17 @@ class ExternalLines:
     @property
     def watcher(self) -> ChangeWatcher:
         if self._watcher is None:
-            from xworkmate.store.external_changes import ChangeWatcher, run_statuses
+            from xworkmate.store.external_changes import ChangeWatcher
 
             self._watcher = ChangeWatcher(self._store)
-            self._elsewhere = {
-                k: mark.status for k, mark in run_statuses(self._store).items() if mark.status in ACTIVE_ELSEWHERE
-            }
+            self._elsewhere = self._read_elsewhere()
         return self._watcher
+
+    def _read_elsewhere(self) -> dict[str, str]:
+        from xworkmate.store.external_changes import ORIGIN, run_statuses
+
+        statuses = run_statuses(self._store, besides=ORIGIN)  # this process's own turns say more themselves
+        return {k: mark.status for k, mark in statuses.items() if mark.status in ACTIVE_ELSEWHERE}
 
     @property
     def listening(self) -> bool:
@@ -127,6 +131,10 @@ class ExternalLines:
                 continue
             by_line.setdefault(key, []).append(message_id)
         records += [MessagesAppended(key=k, message_ids=tuple(ids)) for k, ids in by_line.items()]
+        if change.everything:  # the notices were lost for a while: what runs elsewhere is read again
+            before, self._elsewhere = self._elsewhere, self._read_elsewhere()
+            changed = {k for k in before.keys() | self._elsewhere.keys() if before.get(k) != self._elsewhere.get(k)}
+            records += [LineUpdated(key=k) for k in sorted(changed) if not self._running_here(k)]
         for run in change.runs:
             if self._running_here(run.key):
                 continue  # the turn runs in this process: its own records say more

@@ -124,10 +124,13 @@ def mark_run(store: Store, key: str, status: str, *, origin: str = ORIGIN) -> No
         connection.execute(stmt.on_conflict_do_update(index_elements=[line_runs.c.thread_id], set_=values))
 
 
-def run_statuses(store: Store) -> dict[str, RunMark]:
-    """Every line's stored run status (a line that never ran has none)."""
+def run_statuses(store: Store, *, besides: str | None = None) -> dict[str, RunMark]:
+    """Every line's stored run status (a line that never ran has none); ``besides``: not that origin's."""
+    query = sql_select(line_runs.c.thread_id, line_runs.c.status)
+    if besides is not None:
+        query = query.where(line_runs.c.origin != besides)
     with store.connect() as connection:
-        rows = connection.execute(sql_select(line_runs.c.thread_id, line_runs.c.status)).all()
+        rows = connection.execute(query).all()
     return {row.thread_id: RunMark(row.thread_id, row.status) for row in rows}
 
 

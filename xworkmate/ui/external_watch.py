@@ -65,7 +65,8 @@ class ExternalWatch(QObject):
         loop, external = self._loop, self._controller.external
 
         def listen() -> None:  # on a worker: the watcher's first reads are not the GUI thread's to wait for
-            external.watcher.listen(lambda change: loop.call_soon_threadsafe(self._arrived, change))
+            if not self._stopped:  # closed before the worker got here: nothing to listen for
+                external.watcher.listen(lambda change: loop.call_soon_threadsafe(self._arrived, change))
 
         run_off_thread(listen, lambda _: None, self._failed, parent=self)
 

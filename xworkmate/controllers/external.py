@@ -4,7 +4,7 @@
 it needs: the store, its ``emit`` and whether a line runs here) and does two things:
 
 * **Tells the others.** It hears every record the controller reports, and writes
-  the line's run status into ``line_runs`` (``running``, ``needs_approval``,
+  the line's run status into ``line_runs`` (on a worker of its own, in order) (``running``, ``needs_approval``,
   ``needs_sign_in``, then how the turn ended), so another window can show the
   badge; it remembers the ids of the messages this process stored, so their
   echo from the database is not reported twice.
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from xworkmate.controllers.changes import (
@@ -59,6 +60,7 @@ class ExternalLines:
         self._elsewhere: dict[str, str] = {}
         self._own_messages: set[int] = set()
         self._applying = False
+        self._writer: ThreadPoolExecutor | None = None
 
     # -- what runs elsewhere ------------------------------------------------------
 
@@ -83,12 +85,24 @@ class ExternalLines:
         status = _run_status(change)
         if status is None:
             return
+        if self._writer is None:  # one worker, so the statuses are written in their order
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xworkmate-run-status")
+        self._writer.submit(self._write, change.key, status)
+
+    def _write(self, key: str, status: str) -> None:
+        """On the writer's thread: the turn (on the GUI thread in the window) never waits for this write."""
         from xworkmate.store.external_changes import mark_run
 
         try:
-            mark_run(self._store, change.key, status)
+            mark_run(self._store, key, status)
         except Exception as exc:  # other windows miss a badge; the turn itself goes on
-            log.warning("could not record the run status of %s: %s", change.key, exc)
+            log.warning("could not record the run status of %s: %s", key, exc)
+
+    def flush(self) -> None:
+        """Wait until the run statuses reported so far are written (``close`` does; so may a test)."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.shutdown(wait=True)
 
     # -- hearing the others -----------------------------------------------------------
 
@@ -156,9 +170,11 @@ class ExternalLines:
                 self._emit(record)
         finally:
             self._applying = False
+        self._writer: ThreadPoolExecutor | None = None
         return records
 
     def close(self) -> None:
+        self.flush()
         if self._watcher is not None:
             self._watcher.close()
             self._watcher = None

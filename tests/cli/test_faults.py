@@ -91,19 +91,17 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 
 def fill(disk: Path) -> None:
-    """Fill the file system to its last byte."""
-    with open(disk / f"filler-{uuid.uuid4().hex}", "wb") as filler:
+    """Fill the file system to its last byte (unbuffered: a failed write leaves nothing for close to flush)."""
+    with open(disk / f"filler-{uuid.uuid4().hex}", "wb", buffering=0) as filler:
         try:
             while True:
                 filler.write(b"\0" * 65536)
-                filler.flush()
         except OSError:
             pass
     try:
-        with open(disk / f"filler-{uuid.uuid4().hex}", "wb") as filler:
+        with open(disk / f"filler-{uuid.uuid4().hex}", "wb", buffering=0) as filler:
             while True:
                 filler.write(b"\0")
-                filler.flush()
     except OSError:
         pass
 

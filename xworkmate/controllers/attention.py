@@ -63,12 +63,14 @@ class AttentionTracker:
         running: Callable[[str], bool],
         pending_approvals: Callable[[str], list[int]],
         waiting_for_sign_in: Callable[[str], bool],
+        elsewhere: Callable[[str], str | None] = lambda key: None,
     ) -> None:
         self._store = store
         self._emit = emit
         self._running = running
         self._pending_approvals = pending_approvals
         self._waiting_for_sign_in = waiting_for_sign_in
+        self._elsewhere = elsewhere  # issue 19: the run status of a turn another process runs on the line
         self._marks: dict[str, LineMark] = store.line_marks.all()
         # The newest message per line: from the marks at start (no scan of the messages), then as they arrive.
         self._newest: dict[str, int] = {
@@ -175,10 +177,11 @@ class AttentionTracker:
         mark = self.mark(key)
         # An approval counts while the runner still waits on it and the window has not answered it.
         waiting = self._approvals.get(key, set()) & set(self._pending_approvals(key)) if key in self._approvals else ()
+        elsewhere = self._elsewhere(key)
         return LineFacts(
-            pending_approvals=len(waiting),
-            waiting_for_sign_in=self._waiting_for_sign_in(key),
-            running=self._running(key),
+            pending_approvals=len(waiting) or int(elsewhere == "needs_approval"),
+            waiting_for_sign_in=self._waiting_for_sign_in(key) or elsewhere == "needs_sign_in",
+            running=self._running(key) or elsewhere is not None,
             last_outcome=mark.last_outcome,
             newest_message_id=self._newest.get(key),
             last_seen_message_id=mark.last_seen_message_id,

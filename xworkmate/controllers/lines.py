@@ -68,9 +68,16 @@ class LineView(BaseModel):
 class LineController:
     """The task lines and the current one. ``needs_sign_in`` answers whether a line's turn waits for a sign-in."""
 
-    def __init__(self, ctx: ControllerContext, *, needs_sign_in: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        ctx: ControllerContext,
+        *,
+        needs_sign_in: Callable[[str], bool],
+        running_elsewhere: Callable[[str], bool] = lambda key: False,
+    ) -> None:
         self._ctx = ctx
         self._needs_sign_in = needs_sign_in
+        self._running_elsewhere = running_elsewhere  # issue 19: a turn another process runs on the line
         self._switching_to: LineView | None = None
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
@@ -99,7 +106,7 @@ class LineController:
             exists=True,
             archived=summary.archived,
             workspace_path=summary.workspace_path,
-            running=summary.thread_id in self._ctx.running,
+            running=summary.thread_id in self._ctx.running or self._running_elsewhere(summary.thread_id),
         )
 
     def line_summary(self, key: str) -> ThreadSummary:

@@ -28,6 +28,7 @@ from xworkmate.agents.sandbox import SandboxStatus, detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
 from xworkmate.controllers.approvals import Approvals
 from xworkmate.controllers.context import ControllerContext, Listener, UnknownSessionKeyError
+from xworkmate.controllers.external import ExternalLines
 from xworkmate.controllers.line_settings import LineSettingsController
 from xworkmate.controllers.lines import CURRENT_KEY_STATE, MAIN_TITLE, LineController, LineView, WorkspaceBindingError
 from xworkmate.controllers.outcomes import FollowupOutcome, SendOutcome, TurnOutcome
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import TurnContext, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
-    from xworkmate.store.external_changes import ChangeWatcher, ExternalChange
+    from xworkmate.store.external_changes import ExternalChange
 
 # Re-exported: the window, the CLI and the tests import these from here.
 __all__ = [
@@ -98,12 +99,16 @@ class SessionController:
         ctx = ControllerContext(store=store, settings=settings)
         self._ctx = ctx
         self._store = store  # the tests seed rows through it; the pieces use ctx.store
-        self._change_watcher: ChangeWatcher | None = None
+        # Issue 19, item 6: other processes' changes as this controller's records; this one's run statuses told.
+        self.external = ExternalLines(store, emit=ctx.emit, running_here=lambda key: key in ctx.running)
+        ctx.subscribe(self.external.on_change)
         self._attention: AttentionTracker | None = None
         self._checkpoints: CheckpointController | None = None
         self._line_settings = LineSettingsController(ctx)
         self._approvals = Approvals(ctx, set_permission=self._line_settings.set_permission)
-        self._lines = LineController(ctx, needs_sign_in=self._approvals.waiting_for_sign_in)
+        self._lines = LineController(
+            ctx, needs_sign_in=self._approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
+        )
         self._provider_ctl = ProviderController(ctx, router_factory)
         self._task_ctl = TaskController(
             ctx, workspace_for=self._lines.default_workspace_for, router=self._provider_ctl.router
@@ -143,8 +148,7 @@ class SessionController:
 
     def close(self) -> None:
         """Close the store's connections (the command or the window is done with it)."""
-        if self._change_watcher is not None:
-            self._change_watcher.close()
+        self.external.close()
         self._ctx.store.close()
 
     def warm_up(self) -> None:
@@ -529,11 +533,7 @@ class SessionController:
 
         Cheap when nothing changed (SQLite: one ``PRAGMA data_version``); safe from a worker thread.
         """
-        if self._change_watcher is None:
-            from xworkmate.store.external_changes import ChangeWatcher
-
-            self._change_watcher = ChangeWatcher(self._ctx.store)
-        return self._change_watcher.poll()
+        return self.external.poll()
 
     @property
     def attention(self) -> AttentionTracker:
@@ -547,6 +547,7 @@ class SessionController:
                 running=lambda key: key in self._ctx.running,
                 pending_approvals=self.pending_approvals,
                 waiting_for_sign_in=self.waiting_for_sign_in,
+                elsewhere=self.external.status_elsewhere,
             )
             self.subscribe(tracker.on_change)
             self._attention = tracker

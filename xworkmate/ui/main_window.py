@@ -1072,13 +1072,15 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def on_external_change(self, change: object) -> None:
-        """Another process wrote providers or lines: show them (issue 18)."""
+        """Another process wrote providers, or much changed (issue 18); its lines, messages and run
+        statuses came as change records (issue 19)."""
         if self._closed:
             return
         if getattr(change, "providers", False):
             self.refresh_providers()
-        if getattr(change, "threads", False):
+        if getattr(change, "everything", False):
             self.task_model.reload()
+            self.show_current()
 
     @Slot()
     def on_find_agents_requested(self) -> ProviderSettingsDialog:

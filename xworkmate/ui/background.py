@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
 import shiboken6
@@ -48,8 +48,10 @@ def run_off_thread(
     on_error: Callable[[BaseException], None],
     *,
     parent: QObject | None = None,
+    executor: Executor | None = None,
 ) -> None:
-    """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped."""
+    """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped.
+    ``executor``: where ``work`` runs (the store operations' one worker, ``ui/operations``); else the loop's."""
 
     def deliver(outcome: asyncio.Future[T] | Future[T]) -> None:
         if outcome.cancelled() or (parent is not None and not shiboken6.isValid(parent)):
@@ -69,7 +71,7 @@ def run_off_thread(
             done.set_exception(exc)
         deliver(done)
         return
-    future = loop.run_in_executor(None, work)
+    future = loop.run_in_executor(executor, work)
     _waiting.add(future)
     future.add_done_callback(_waiting.discard)
     future.add_done_callback(deliver)

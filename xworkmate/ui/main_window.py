@@ -394,6 +394,7 @@ class MainWindow(QMainWindow):
         stale_page = not set(fresh_ids) <= set(self.message_model.loaded_ids)
         if same_line and self.message_model.key == panes.key and stale_page:
             self.message_model.set_key(panes.key, first_page=panes.first_page, newest=list(panes.newest))
+            self._show_live()  # the running turn's rows go after the fresh page
             self.message_list.follow_newest()
 
     def _remember(self, panes: LinePanes) -> None:

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 
 from benchmarks.common import Figure, open_controller, percentile, seed, temp_home
 from benchmarks.gui_common import application, settle, shown_window, switch_and_settle
-from benchmarks.latency_proxy import LatencyProxy
+from xworkmate.testing.latency_proxy import LatencyProxy
 
 LINES = 300
 MESSAGES_PER_LINE = 20

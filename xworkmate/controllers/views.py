@@ -8,10 +8,11 @@ without another read. Qt-free, like every controller module; it uses the control
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated
+from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesAppended
 from xworkmate.controllers.session import LineView, SessionController, UnknownSessionKeyError
 from xworkmate.domain.agent_session import LineUsage
 from xworkmate.domain.messages import Message
@@ -53,23 +54,31 @@ def read_line_panes(controller: SessionController, key: str, *, first_page: int)
 
 @dataclass
 class ReadAhead:
-    """The rows and views an operation's change records will ask for, read on the worker."""
+    """The rows, views and messages an operation's change records will ask for, read on the worker."""
 
     summaries: dict[str, ThreadSummary] = field(default_factory=dict)
     views: dict[str, LineView] = field(default_factory=dict)
+    panes: dict[str, LinePanes] = field(default_factory=dict)
+    messages: dict[int, Message] = field(default_factory=dict)
 
 
-def read_ahead(controller: SessionController, changes: Iterable[object]) -> ReadAhead:
-    """Read on the worker what applying ``changes`` needs: a row per created/updated line, and the view of
-    the current line when it changed or was updated. A line that is gone by now is simply not read."""
+def read_ahead(controller: SessionController, changes: Iterable[object], *, first_page: int) -> ReadAhead:
+    """Read on the worker what applying ``changes`` needs: a row per created/updated line, the view of the
+    current line when it was updated, all its panes when the current line changed (``first_page``
+    messages), and the messages appended. A line that is gone by now is simply not read."""
     ahead = ReadAhead()
     for change in changes:
+        if isinstance(change, MessagesAppended):
+            ahead.messages.update(controller.messages_by_id([i for i in change.message_ids if i not in ahead.messages]))
+        if isinstance(change, CurrentLineChanged) and change.key == controller.current_key:
+            with contextlib.suppress(UnknownSessionKeyError):  # gone by now: nothing to show
+                ahead.panes[change.key] = read_line_panes(controller, change.key, first_page=first_page)
         if isinstance(change, LineCreated | LineUpdated) and change.key not in ahead.summaries:
             try:
                 ahead.summaries[change.key] = controller.line_summary(change.key)
             except UnknownSessionKeyError:
                 continue
-        current = isinstance(change, CurrentLineChanged | LineUpdated) and change.key == controller.current_key
+        current = isinstance(change, LineUpdated) and change.key == controller.current_key
         if current and change.key not in ahead.views:
             try:
                 ahead.views[change.key] = controller.line_view(change.key)

@@ -356,6 +356,10 @@ class MessageListModel(QAbstractListModel):
         self._has_older = len(newest) >= first
         self.endResetModel()
 
+    def remember(self, messages: Iterable[Message]) -> None:
+        """Messages read off the GUI thread (issue 19): their rows paint without a read."""
+        self._cache.update((message.id, message) for message in messages if message.thread_id == self._key)
+
     def append_ids(self, ids: Iterable[int]) -> None:
         """New messages on this line (``MessagesAppended``): add them after the stored rows."""
         last = self._ids[-1] if self._ids else 0

@@ -159,7 +159,9 @@ class MainWindow(QMainWindow):
         self._wanted_key: str | None = None
         self._ahead = ReadAhead()
         self._sending = False
-        self.operations = StoreOperations(controller, self._apply_changes, self)
+        self.operations = StoreOperations(
+            controller, self._apply_changes, self, first_page=lambda: self.message_list.rows_to_fill()
+        )
         self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
         self.choose_folder: FolderChooser = FolderDialog.ask
@@ -475,7 +477,10 @@ class MainWindow(QMainWindow):
         """Whether these stored messages replace the text streamed so far (see ``LiveRuns.apply``)."""
         if not self.live.has_text(change.key):
             return True
-        found = self._controller.messages_by_id(list(change.message_ids))
+        wanted = list(change.message_ids)
+        found = {i: m for i in wanted if (m := self._ahead.messages.get(i)) is not None}
+        if len(found) < len(wanted):
+            found = self._controller.messages_by_id(wanted)
         for message_id in change.message_ids:
             message = found.get(message_id)
             if message is None or not (message.role is MessageRole.TOOL or is_thought(message) or is_plan(message)):
@@ -568,14 +573,22 @@ class MainWindow(QMainWindow):
                 elif isinstance(change, LineUpdated):
                     self.task_model.refresh_line(change.key, self._ahead.summaries.get(change.key))
                     if change.key == self.shown_key:
-                        self.show_current()
+                        if (view := self._ahead.views.get(change.key)) is not None:
+                            self._show_view(view)
+                        elif change.key == self._controller.current_key:
+                            self.show_current()
+                        # else the controller moved on (archived): its CurrentLineChanged redraws the panes
                 elif isinstance(change, CurrentLineChanged):
                     self._wanted_key = change.key
-                    self.show_current()
+                    if (panes := self._ahead.panes.get(change.key)) is not None:
+                        self._show_panes(panes)  # read with the operation that switched (archive)
+                    else:
+                        self.show_current()
                 elif isinstance(change, MessagesChanged):
                     if change.key == self.message_model.key:
                         self.message_model.refresh_messages(change.message_ids)
                 elif isinstance(change, MessagesAppended):
+                    self.message_model.remember(self._ahead.messages.values())
                     self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
                         # The stored message takes the place of the transient row that streamed it.
@@ -618,9 +631,6 @@ class MainWindow(QMainWindow):
         """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
         (dropped if another line was asked for meanwhile). ISO-5: every pane shows one key at a time."""
         self._wanted_key = key
-        seen = self._seen.get(key)
-        if seen is not None:
-            self._show_panes(seen)
         first_page = self.message_list.rows_to_fill()
 
         def switch() -> LinePanes:
@@ -647,6 +657,9 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._sync_selection)
 
         self.operations.run(switch, done=switched, failed=failed)
+        # Shown after the read is queued, so what showing it writes (the seen mark) goes after the read.
+        if (seen := self._seen.get(key)) is not None:
+            self._show_panes(seen)
 
     def _refresh_shown(self) -> None:
         """Read the shown line again on the worker (its real state after a refusal, ISO-4)."""
@@ -1081,7 +1094,10 @@ class MainWindow(QMainWindow):
 
     def refresh_providers(self) -> None:
         """Re-read the providers: the pickers' choices and the "no provider" banner."""
-        providers = self._controller.providers()
+        self.show_providers(self._controller.providers())
+
+    def show_providers(self, providers: list[ProviderRecord]) -> None:
+        """Show these providers in the pickers and the banner (read by ``refresh_providers`` or an operation)."""
         self._providers = providers
         self.message_pane.set_providers(providers)
         self.mode_picker.set_agents(providers)
@@ -1123,9 +1139,15 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         if getattr(change, "providers", False):
-            self.refresh_providers()
+            self.operations.query(
+                self._controller.providers, done=self.show_providers, failed=self._failure("Providers")
+            )
         if getattr(change, "threads", False):
-            self.task_model.reload()
+            self.operations.query(
+                lambda: self._controller.list_lines(include_archived=True),
+                done=self.task_model.reload,
+                failed=self._failure("Could not read the task lines"),
+            )
 
     @Slot()
     def on_find_agents_requested(self) -> ProviderSettingsDialog:

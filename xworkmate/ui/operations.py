@@ -106,7 +106,8 @@ class StoreOperations(QObject):
     """A window's operations on the store: one worker thread, answers applied on the GUI thread.
 
     ``apply(changes, ahead)`` is the window's: it applies an operation's change records in order, using
-    what the worker read ahead instead of reading again.
+    what the worker read ahead instead of reading again. ``first_page()``: how many messages a line
+    shown by an operation needs (asked on the GUI thread when the operation starts).
     """
 
     def __init__(
@@ -114,11 +115,14 @@ class StoreOperations(QObject):
         controller: SessionController,
         apply: Callable[[list[object], ReadAhead], None],
         parent: QObject | None = None,
+        *,
+        first_page: Callable[[], int] = lambda: 1,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("storeOperations")
         self._controller = controller
         self._apply = apply
+        self._first_page = first_page
         self._executor: ThreadPoolExecutor | None = None
         self._running = 0
 
@@ -149,6 +153,7 @@ class StoreOperations(QObject):
         """``work()`` on the worker; its change records applied, then ``done(result)``, on the GUI thread."""
         executor = self._worker()
         gates: list[asyncio.Future[None]] = []
+        first_page = self._first_page()
 
         def operation() -> Outcome[T]:
             sink: list[object] = []
@@ -160,7 +165,8 @@ class StoreOperations(QObject):
                 raise
             finally:
                 _collecting.sink = _collecting.gates = None
-            return Outcome(result, sink, read_ahead(self._controller, sink) if sink else ReadAhead())
+            ahead = read_ahead(self._controller, sink, first_page=first_page) if sink else ReadAhead()
+            return Outcome(result, sink, ahead)
 
         def open_gates() -> None:
             for gate in gates:

@@ -405,10 +405,11 @@ class TaskLineModel(QAbstractListModel):
         index = self.index(row, 0)
         self.dataChanged.emit(index, index, [STATUS_ROLE, BADGE_ROLE, int(Qt.ItemDataRole.ToolTipRole)])
 
-    def reload(self) -> None:
-        """Read every line again (an explicit refresh; never called on a switch)."""
+    def reload(self, lines: list[ThreadSummary] | None = None) -> None:
+        """Read every line again (an explicit refresh; never called on a switch), or show ``lines`` read
+        off the GUI thread (issue 19)."""
         self.beginResetModel()
-        self._set_lines(self._controller.list_lines(include_archived=True))
+        self._set_lines(lines if lines is not None else self._controller.list_lines(include_archived=True))
         self._status.clear()
         self.endResetModel()
 

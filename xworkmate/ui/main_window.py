@@ -610,10 +610,14 @@ class MainWindow(QMainWindow):
         """An operation's change records, in order, on the GUI thread, with what its worker read ahead."""
         self._ahead = ahead
         try:
-            for change in changes:
-                self.on_controller_changed(change)
+            # Rows the records remove or filter out (a line seen leaves "Needs you") are not the person
+            # picking another line: the selection follows the shown line afterwards.
+            with self._selection_guarded():
+                for change in changes:
+                    self.on_controller_changed(change)
         finally:
             self._ahead = ReadAhead()
+        self._sync_selection()
 
     def _failure(self, prefix: str, *expected: type[BaseException]) -> Callable[[BaseException], None]:
         """How an operation's failure is said: ``prefix — reason`` when expected, else the ERR-1 line."""

@@ -36,11 +36,12 @@ class LinePanes:
         return self.view.key
 
 
-def read_line_panes(controller: SessionController, key: str, *, first_page: int) -> LinePanes:
-    """Everything a switch shows for ``key``, read in one go on the calling (worker) thread."""
+def read_line_panes(controller: SessionController, key: str, *, first_page: int, with_usage: bool = True) -> LinePanes:
+    """Everything a switch shows for ``key``, read in one go on the calling (worker) thread; the usage
+    meter's figures only ``with_usage`` (the window keeps them per line until they change)."""
     view = controller.line_view(key)
     newest = tuple(controller.newest_messages(view.key, limit=max(1, first_page)))
-    usage = controller.line_usage(view.key)
+    usage = controller.line_usage(view.key) if with_usage else None
     sources: tuple[Message, ...] | None = None
     dispatcher: ThreadSummary | None = None
     thread = view.thread
@@ -62,10 +63,12 @@ class ReadAhead:
     messages: dict[int, Message] = field(default_factory=dict)
 
 
-def read_ahead(controller: SessionController, changes: Iterable[object], *, first_page: int) -> ReadAhead:
+def read_ahead(
+    controller: SessionController, changes: Iterable[object], *, first_page: int, shown: str | None
+) -> ReadAhead:
     """Read on the worker what applying ``changes`` needs: a row per created/updated line, the view of the
-    current line when it was updated, all its panes when the current line changed (``first_page``
-    messages), and the messages appended. A line that is gone by now is simply not read."""
+    ``shown`` line when it was updated, all the panes of the line switched to (``first_page`` messages),
+    and the messages appended. A line that is gone by now is simply not read."""
     ahead = ReadAhead()
     for change in changes:
         if isinstance(change, MessagesAppended):
@@ -78,8 +81,7 @@ def read_ahead(controller: SessionController, changes: Iterable[object], *, firs
                 ahead.summaries[change.key] = controller.line_summary(change.key)
             except UnknownSessionKeyError:
                 continue
-        current = isinstance(change, LineUpdated) and change.key == controller.current_key
-        if current and change.key not in ahead.views:
+        if isinstance(change, LineUpdated) and change.key == shown and change.key not in ahead.views:
             try:
                 ahead.views[change.key] = controller.line_view(change.key)
             except UnknownSessionKeyError:

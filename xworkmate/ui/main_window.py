@@ -160,7 +160,11 @@ class MainWindow(QMainWindow):
         self._ahead = ReadAhead()
         self._sending = False
         self.operations = StoreOperations(
-            controller, self._apply_changes, self, first_page=lambda: self.message_list.rows_to_fill()
+            controller,
+            self._apply_changes,
+            self,
+            first_page=lambda: self.message_list.rows_to_fill(),
+            shown=lambda: self.shown_key,
         )
         self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
@@ -574,10 +578,9 @@ class MainWindow(QMainWindow):
                     self.task_model.refresh_line(change.key, self._ahead.summaries.get(change.key))
                     if change.key == self.shown_key:
                         if (view := self._ahead.views.get(change.key)) is not None:
-                            self._show_view(view)
-                        elif change.key == self._controller.current_key:
-                            self.show_current()
-                        # else the controller moved on (archived): its CurrentLineChanged redraws the panes
+                            self._show_view(view)  # read with the operation
+                        elif not self.operations.applying:
+                            self._show_view(self._controller.line_view(change.key))  # a turn's record
                 elif isinstance(change, CurrentLineChanged):
                     self._wanted_key = change.key
                     if (panes := self._ahead.panes.get(change.key)) is not None:
@@ -631,18 +634,22 @@ class MainWindow(QMainWindow):
 
         return failed
 
-    def _switch_to(self, key: str, *, then: Callable[[], None] | None = None) -> None:
+    def _switch_to(self, key: str, *, then: Callable[[], None] | None = None, store: bool = True) -> None:
         """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
         (dropped if another line was asked for meanwhile). ISO-5: every pane shows one key at a time."""
         self._wanted_key = key
         first_page = self.message_list.rows_to_fill()
 
-        def switch() -> LinePanes:
+        with_usage = key not in self._usage_cache
+
+        def read() -> LinePanes:  # the read first: the panes show it before the switch is stored
+            return read_line_panes(self._controller, key, first_page=first_page, with_usage=with_usage)
+
+        def store_switch() -> None:
             self._controller.switch_session(key)
             sink = collecting()
-            if sink is not None:  # the panes come with the answer: no second read on the GUI thread
+            if sink is not None:  # the panes show it already: no second read
                 sink[:] = [c for c in sink if not (isinstance(c, CurrentLineChanged) and c.key == key)]
-            return read_line_panes(self._controller, key, first_page=first_page)
 
         def switched(panes: LinePanes) -> None:
             self._remember(panes)
@@ -650,6 +657,8 @@ class MainWindow(QMainWindow):
                 return  # stale: the person has asked for another line since
             self._wanted_key = panes.key
             self._show_panes(panes)
+            if store and key != self._controller.current_key:  # ISO-5: the controller's current line follows
+                self.operations.run(store_switch, failed=not_stored)
             if then is not None:
                 then()
 
@@ -660,9 +669,23 @@ class MainWindow(QMainWindow):
             # The click that moved the selection may still be being processed; put it back afterwards.
             QTimer.singleShot(0, self._sync_selection)
 
-        self.operations.run(switch, done=switched, failed=failed)
-        # Shown after the read is queued, so what showing it writes (the seen mark) goes after the read.
-        if (seen := self._seen.get(key)) is not None:
+        def not_stored(error: BaseException) -> None:
+            back = self._controller.current_key  # the switch was refused: every pane goes back to it (ISO-5)
+
+            def say() -> None:
+                self._failure(f"Cannot switch to {key}; still on {back}", UnknownSessionKeyError)(error)
+
+            if back != self.shown_key:
+                self._switch_to(back, store=False, then=say)
+            else:
+                say()
+            QTimer.singleShot(0, self._sync_selection)  # after the click that may still be being processed
+
+        seen = self._seen.get(key)
+        self.operations.run(read, done=switched, failed=failed)
+        # Shown after the read is queued, so what showing it writes (the seen mark) goes after the read;
+        # not when the answer came already (no qasync loop: it ran at once) or another line is wanted now.
+        if seen is not None and self._wanted_key == key and self._seen.get(key) is seen:
             self._show_panes(seen)
 
     def _refresh_shown(self) -> None:

@@ -107,7 +107,8 @@ class StoreOperations(QObject):
 
     ``apply(changes, ahead)`` is the window's: it applies an operation's change records in order, using
     what the worker read ahead instead of reading again. ``first_page()``: how many messages a line
-    shown by an operation needs (asked on the GUI thread when the operation starts).
+    shown by an operation needs; ``shown()``: the line the window shows (both asked on the GUI thread
+    when the operation starts).
     """
 
     def __init__(
@@ -117,12 +118,15 @@ class StoreOperations(QObject):
         parent: QObject | None = None,
         *,
         first_page: Callable[[], int] = lambda: 1,
+        shown: Callable[[], str | None] = lambda: None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("storeOperations")
         self._controller = controller
         self._apply = apply
         self._first_page = first_page
+        self._shown = shown
+        self.applying = False  # True while an operation's records are being applied
         self._executor: ThreadPoolExecutor | None = None
         self._running = 0
 
@@ -153,7 +157,7 @@ class StoreOperations(QObject):
         """``work()`` on the worker; its change records applied, then ``done(result)``, on the GUI thread."""
         executor = self._worker()
         gates: list[asyncio.Future[None]] = []
-        first_page = self._first_page()
+        first_page, shown = self._first_page(), self._shown()
 
         def operation() -> Outcome[T]:
             sink: list[object] = []
@@ -165,7 +169,7 @@ class StoreOperations(QObject):
                 raise
             finally:
                 _collecting.sink = _collecting.gates = None
-            ahead = read_ahead(self._controller, sink, first_page=first_page) if sink else ReadAhead()
+            ahead = read_ahead(self._controller, sink, first_page=first_page, shown=shown) if sink else ReadAhead()
             return Outcome(result, sink, ahead)
 
         def open_gates() -> None:
@@ -177,7 +181,7 @@ class StoreOperations(QObject):
             self._running -= 1
             try:
                 if outcome.changes:
-                    self._apply(outcome.changes, outcome.ahead)
+                    self._applying(outcome.changes, outcome.ahead)
                 if done is not None:
                     done(outcome.result)
             finally:
@@ -188,13 +192,20 @@ class StoreOperations(QObject):
             changes: list[object] = getattr(error, "_xw_changes", [])
             try:
                 if changes:  # what the call did change before it failed is still shown (read on this thread)
-                    self._apply(changes, ReadAhead())
+                    self._applying(changes, ReadAhead())
                 failed(error)
             finally:
                 open_gates()
 
         self._running += 1
         run_off_thread(operation, on_result, on_error, parent=self, executor=executor)
+
+    def _applying(self, changes: list[object], ahead: ReadAhead) -> None:
+        self.applying = True
+        try:
+            self._apply(changes, ahead)
+        finally:
+            self.applying = False
 
     def query(
         self,

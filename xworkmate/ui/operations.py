@@ -16,6 +16,10 @@
 
 Without a qasync loop (a widget driven by a test without one) the work runs at once on the calling
 thread, as ``run_off_thread`` does, so every view still works.
+
+Not yet: one store *session* per operation. The repositories still open a short session per call
+(STYLE 5), so an operation costs one round trip per statement (plus the pool's pre-ping); sharing one
+session needs a store API that the repositories do not have today.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -10,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
+from xworkmate.ui.background import _qasync_loop
 from xworkmate.ui.conversation import HEADER_ROLE
 from xworkmate.ui.task_lines import KEY_ROLE
 
@@ -28,6 +30,24 @@ def click_line(qtbot: QtBot, window: MainWindow, key: str) -> None:
     view.scrollTo(index)
     rect = view.visualRect(index)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    settled(qtbot, window)
+
+
+def settled(qtbot: QtBot, window: MainWindow) -> None:
+    """Wait until the operations the window started are applied (issue 19: they run on the store worker).
+
+    With a qasync loop the wait runs that loop, as the window's own run does, so a turn the operation
+    started steps with its loop running."""
+    loop = _qasync_loop()
+    if loop is None or loop.is_running():
+        qtbot.waitUntil(lambda: window.operations.running == 0, timeout=5000)
+        return
+
+    async def applied() -> None:
+        while window.operations.running:
+            await asyncio.sleep(0.005)  # a poll of the condition, not a fixed wait
+
+    loop.run_until_complete(asyncio.wait_for(applied(), timeout=5))
 
 
 def selected_key(window: MainWindow) -> str | None:
@@ -56,6 +76,7 @@ def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
     qtbot.keyClicks(window.composer, text)
     assert window.send_button.isEnabled()
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    settled(qtbot, window)
 
 
 def finished(controller: SessionController, key: str) -> Callable[[], bool]:

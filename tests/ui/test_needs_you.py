@@ -22,7 +22,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
 
 from .conftest import open_window
-from .support import click_line, proxy_index, send
+from .support import click_line, proxy_index, send, settled
 from .support_runs import call, fast_router, run, wait_until
 
 
@@ -80,6 +80,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     window.grab().save(str(tmp_path / "needs-you-filter.png"))
 
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
     assert window.shown_key == finished.thread_id
     # Shown in the active window: seen, so it leaves the list; the count follows.
     assert controller.attention.state(finished.thread_id) is Attention.NONE
@@ -87,8 +88,10 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     assert window.windowTitle() == "Finished one — XWorkmate (2)"
 
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
     assert window.shown_key == failed.thread_id
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
     assert window.shown_key == asking.thread_id
     area = window.message_pane.approval_area
     run(loop, wait_until(lambda: len(area.cards) == 1, what="the approval card"))
@@ -98,6 +101,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     assert controller.attention.count() == 0 and shown_rows(window) == []
     assert window.windowTitle() == "Asking one — XWorkmate" and button.text() == "Needs you"
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # nothing needs you: stays put
+    settled(qtbot, window)
     assert window.shown_key == asking.thread_id
 
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
@@ -173,6 +177,7 @@ def test_a_new_lines_title_comes_from_its_first_message_and_can_be_renamed(
 ) -> None:
     window = agent_window
     qtbot.mouseClick(window.task_pane.new_line_button, Qt.MouseButton.LeftButton)
+    settled(qtbot, window)
     key = window.shown_key
     assert key is not None and str(proxy_index(window, key).data()).startswith("Task line ")
     openai_server.script(TextReply(["Sure."]))
@@ -269,6 +274,7 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
     assert window.windowTitle() == "Main — XWorkmate (1)"
 
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
     assert window.shown_key == line.thread_id
     run(loop, wait_until(lambda: window.findChild(SignInCard, "signInCard") is not None, what="the sign-in card"))
     card = window.findChild(SignInCard, "signInCard")

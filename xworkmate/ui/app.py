@@ -132,10 +132,7 @@ def install_error_boundary(window: MainWindow) -> Callable[[], None]:
     """ERR-1 for window operations: a failure no slot expected (the database went read-only, the
     disk filled) becomes one line in the window's status, and its traceback goes to the log file.
     Returns the function that puts the previous hook back."""
-    from PySide6.QtCore import QCoreApplication
-
-    from xworkmate.controllers.failures import describe_failure
-    from xworkmate.ui.wording import plain_words
+    from xworkmate.ui.operations import failure_line
 
     previous = sys.excepthook
 
@@ -145,11 +142,7 @@ def install_error_boundary(window: MainWindow) -> Callable[[], None]:
             return
         log.error("window operation failed", exc_info=(kind, error, trace))
         database_url = window.controller.settings.effective_database_url
-        window.show_error(
-            QCoreApplication.translate("MainWindow", "That did not work — {error}").format(
-                error=plain_words(describe_failure(error, database_url))
-            )
-        )
+        window.show_error(failure_line(error, database_url))
 
     sys.excepthook = on_unhandled
 

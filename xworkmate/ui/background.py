@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
 import shiboken6
@@ -29,7 +29,7 @@ T = TypeVar("T")
 _waiting: set[asyncio.Future[Any]] = set()
 
 
-def _qasync_loop() -> asyncio.AbstractEventLoop | None:
+def qasync_loop() -> asyncio.AbstractEventLoop | None:
     """The running loop, else the loop set as current if it is a qasync one; never makes a loop."""
     try:
         return asyncio.get_running_loop()
@@ -48,8 +48,10 @@ def run_off_thread(
     on_error: Callable[[BaseException], None],
     *,
     parent: QObject | None = None,
+    executor: Executor | None = None,
 ) -> None:
-    """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped."""
+    """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped.
+    ``executor``: where ``work`` runs (the store operations' one worker, ``ui/operations``); else the loop's."""
 
     def deliver(outcome: asyncio.Future[T] | Future[T]) -> None:
         if outcome.cancelled() or (parent is not None and not shiboken6.isValid(parent)):
@@ -60,7 +62,7 @@ def run_off_thread(
         else:
             on_result(outcome.result())
 
-    loop = _qasync_loop()
+    loop = qasync_loop()
     if loop is None:
         done: Future[T] = Future()
         try:
@@ -69,7 +71,7 @@ def run_off_thread(
             done.set_exception(exc)
         deliver(done)
         return
-    future = loop.run_in_executor(None, work)
+    future = loop.run_in_executor(executor, work)
     _waiting.add(future)
     future.add_done_callback(_waiting.discard)
     future.add_done_callback(deliver)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from xworkmate.controllers import SessionController
+from xworkmate.ui.operations import collecting
 
 
 class ControllerBridge(QObject):
@@ -27,6 +28,9 @@ class ControllerBridge(QObject):
         self._unsubscribe: Callable[[], None] | None = controller.subscribe(self._on_change)
 
     def _on_change(self, change: object) -> None:
+        if (sink := collecting()) is not None:  # an operation's record: applied when it is done (ui/operations)
+            sink.append(change)
+            return
         self.changed.emit(change)
 
     def detach(self) -> None:

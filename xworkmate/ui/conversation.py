@@ -354,14 +354,17 @@ class MessageListModel(QAbstractListModel):
         so the view tells the model when the reader is actually at the oldest message."""
         self._fetch_gate = gate
 
-    def set_key(self, key: str | None, *, first_page: int = FIRST_PAGE_SIZE) -> None:
+    def set_key(
+        self, key: str | None, *, first_page: int = FIRST_PAGE_SIZE, newest: list[Message] | None = None
+    ) -> None:
         """Show another line's conversation: its newest ``first_page`` messages, read in one query.
 
         The view asks for as many as can fill its height (``MessageListView.rows_to_fill``);
         older ones are paged in by id when the reader scrolls to the top.
         """
         first = max(1, min(first_page, self._page_size))
-        newest = self._controller.newest_messages(key, limit=first) if key is not None else []
+        if newest is None:  # else read for it off the GUI thread (issue 19, ``controllers/views``)
+            newest = self._controller.newest_messages(key, limit=first) if key is not None else []
         self.beginResetModel()
         self._key = key
         self._ids = [message.id for message in newest]
@@ -374,6 +377,10 @@ class MessageListModel(QAbstractListModel):
         self._live = []
         self._has_older = len(newest) >= first
         self.endResetModel()
+
+    def remember(self, messages: Iterable[Message]) -> None:
+        """Messages read off the GUI thread (issue 19): their rows paint without a read."""
+        self._cache.update((message.id, message) for message in messages if message.thread_id == self._key)
 
     def append_ids(self, ids: Iterable[int]) -> None:
         """New messages on this line (``MessagesAppended``): add them after the stored rows."""

@@ -24,7 +24,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from xworkmate.controllers import SessionController
-from xworkmate.ui.background import _qasync_loop, run_off_thread
+from xworkmate.ui.background import qasync_loop, run_off_thread
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class ExternalWatch(QObject):
 
     def start(self) -> None:
         self._stopped = False
-        self._loop = _qasync_loop()
+        self._loop = qasync_loop()
         if self._loop is None:
             self._timer.start()
             return

@@ -13,6 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -55,11 +56,20 @@ from xworkmate.controllers import (
 )
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.export import save_export
+from xworkmate.controllers.session import FollowupOutcome
+from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import NotRunnable
-from xworkmate.domain.threads import ExecutionMode, TaskThread, ThreadKind, ThreadStatus, WorkspaceKind
+from xworkmate.domain.threads import (
+    ExecutionMode,
+    TaskThread,
+    ThreadKind,
+    ThreadStatus,
+    ThreadSummary,
+    WorkspaceKind,
+)
 from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
@@ -98,6 +108,7 @@ from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
+from xworkmate.ui.operations import StoreOperations, collecting, failure_line
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
 from xworkmate.ui.sign_in import SignInCard
@@ -116,6 +127,7 @@ JUMP_SHORTCUT_COUNT = 9
 TASK_COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
     "MainWindow", "Send this task a follow-up… (it replaces the words the task acts on)"
 )
+SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
 
 
 class MainWindow(QMainWindow):
@@ -154,6 +166,19 @@ class MainWindow(QMainWindow):
         self._agent_cache: dict[tuple[str, str | None], object] = {}
         self._session_probe: asyncio.Future[None] | None = None
         self._closed = False
+        # Issue 19 (LOOP-4): what the window starts runs as an operation on the store worker; a switch shows
+        # the line's last view at once (``_seen``) and the fresh read when it arrives, if still wanted.
+        self._seen: dict[str, LinePanes] = {}
+        self._wanted_key: str | None = None
+        self._ahead = ReadAhead()
+        self._sending = False
+        self.operations = StoreOperations(
+            controller,
+            self._apply_changes,
+            self,
+            first_page=lambda: self.message_list.rows_to_fill(),
+            shown=lambda: self.shown_key,
+        )
         self.provider_dialog: ProviderSettingsDialog | None = None
         self.persist_ui_state = True
         self.choose_folder: FolderChooser = FolderDialog.ask
@@ -379,16 +404,38 @@ class MainWindow(QMainWindow):
     def show_current(self) -> None:
         """Show the controller's current line in all three panes, from one read (ISO-5)."""
         try:
-            view = self._controller.current_view()
+            view = self._ahead.views.get(self._controller.current_key) or self._controller.current_view()
         except UnknownSessionKeyError as exc:
             self.show_error(self.tr("Cannot show the current line — {error}").format(error=plain_words(str(exc))))
             return
         self._show_view(view)
 
-    def _show_view(self, view: LineView) -> None:
+    def _show_panes(self, panes: LinePanes) -> None:
+        """Show a line from what was read for it (a fresh read, or the last one as the cached view): no read here."""
+        self._remember(panes)
+        if panes.usage is not None:
+            self._usage_cache[panes.key] = panes.usage
+        fresh_ids = [message.id for message in panes.newest]
+        same_line = self._view is not None and self._view.key == panes.key
+        self._show_view(panes.view, panes)
+        stale_page = not set(fresh_ids) <= set(self.message_model.loaded_ids)
+        if same_line and self.message_model.key == panes.key and stale_page:
+            self.message_model.set_key(panes.key, first_page=panes.first_page, newest=list(panes.newest))
+            self._show_live()  # the running turn's rows go after the fresh page
+            self.message_list.follow_newest()
+
+    def _remember(self, panes: LinePanes) -> None:
+        self._seen.pop(panes.key, None)
+        self._seen[panes.key] = panes
+        while len(self._seen) > SEEN_LINES:
+            del self._seen[next(iter(self._seen))]
+
+    def _show_view(self, view: LineView, panes: LinePanes | None = None) -> None:
         previous = self._view
         key_changed = previous is None or previous.key != view.key
         self._view = view
+        if panes is None and (seen := self._seen.get(view.key)) is not None:
+            self._seen[view.key] = replace(seen, view=view)  # the cached view follows the line's updates
         if key_changed:
             if previous is not None:
                 self.drafts.typed(previous.key, self.composer.toPlainText())
@@ -397,7 +444,10 @@ class MainWindow(QMainWindow):
             self.composer.setPlainText(self.drafts.text_for(view.key))
             self.composer.moveCursor(QTextCursor.MoveOperation.End)  # typing goes on where the draft ends
             self.needs_you.watch()
-            self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
+            if panes is not None:
+                self.message_model.set_key(view.key, first_page=panes.first_page, newest=list(panes.newest))
+            else:
+                self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
             self.message_list.follow_newest()
             if hasattr(self, "keyboard"):
                 self.keyboard.after_switch()
@@ -426,7 +476,7 @@ class MainWindow(QMainWindow):
         self._show_usage(view.key)
         self._shown_folder_exists = self.workspace_pane.show_line(view)
         self.changes_view.show_line(view.key, view.thread.workspace_binding.path)
-        self._show_dispatch_sources(view)
+        self._show_dispatch_sources(view, panes)
         self._watch_folder(view)
         self.task_pane.archive_button.setText(self.tr("Unarchive") if view.thread.archived else self.tr("Archive"))
         self.task_pane.archive_button.setEnabled(not view.thread.is_main)
@@ -434,15 +484,18 @@ class MainWindow(QMainWindow):
         self.on_composer_changed()
         self._sync_selection()
 
-    def _show_dispatch_sources(self, view: LineView) -> None:
+    def _show_dispatch_sources(self, view: LineView, panes: LinePanes | None = None) -> None:
         """The "Dispatched on" section of the workspace pane: a task's sources as it may read them."""
         thread = view.thread
         if thread.kind is not ThreadKind.TASK:
             self.workspace_pane.show_dispatch_sources(None)
             return
         try:
-            sources = self._controller.task_sources(view.key)
-            parent = self._controller.line_summary(thread.parent_key) if thread.parent_key else None
+            if panes is not None and panes.sources is not None:
+                sources, parent = list(panes.sources), panes.dispatcher
+            else:
+                sources = self._controller.task_sources(view.key)
+                parent = self._controller.line_summary(thread.parent_key) if thread.parent_key else None
         except (LookupError, ValueError) as exc:
             self.workspace_pane.show_dispatch_sources(
                 [],
@@ -460,7 +513,10 @@ class MainWindow(QMainWindow):
         """Whether these stored messages replace the text streamed so far (see ``LiveRuns.apply``)."""
         if not self.live.has_text(change.key):
             return True
-        found = self._controller.messages_by_id(list(change.message_ids))
+        wanted = list(change.message_ids)
+        found = {i: m for i in wanted if (m := self._ahead.messages.get(i)) is not None}
+        if len(found) < len(wanted):
+            found = self._controller.messages_by_id(wanted)
         for message_id in change.message_ids:
             message = found.get(message_id)
             if message is None or not (message.role is MessageRole.TOOL or is_thought(message) or is_plan(message)):
@@ -499,7 +555,7 @@ class MainWindow(QMainWindow):
             return
         with self._selection_guarded():
             selection = self.task_line_list.selectionModel()
-            index = self._proxy_index_of(self._view.key)
+            index = self._proxy_index_of(self._wanted_key or self._view.key)
             if index.isValid():
                 if selection.currentIndex() != index or not selection.isSelected(index):
                     selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
@@ -549,17 +605,25 @@ class MainWindow(QMainWindow):
         with self._selection_guarded():
             try:
                 if isinstance(change, LineCreated):
-                    self.task_model.add_line(change.key)
+                    self.task_model.add_line(change.key, self._ahead.summaries.get(change.key))
                 elif isinstance(change, LineUpdated):
-                    self.task_model.refresh_line(change.key)
+                    self.task_model.refresh_line(change.key, self._ahead.summaries.get(change.key))
                     if change.key == self.shown_key:
-                        self.show_current()
+                        if (view := self._ahead.views.get(change.key)) is not None:
+                            self._show_view(view)  # read with the operation
+                        elif not self.operations.applying:
+                            self._show_view(self._controller.line_view(change.key))  # a turn's record
                 elif isinstance(change, CurrentLineChanged):
-                    self.show_current()
+                    self._wanted_key = change.key
+                    if (panes := self._ahead.panes.get(change.key)) is not None:
+                        self._show_panes(panes)  # read with the operation that switched (archive)
+                    else:
+                        self.show_current()
                 elif isinstance(change, MessagesChanged):
                     if change.key == self.message_model.key:
                         self.message_model.refresh_messages(change.message_ids)
                 elif isinstance(change, MessagesAppended):
+                    self.message_model.remember(self._ahead.messages.values())
                     self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
                         # The stored message takes the place of the transient row that streamed it.
@@ -577,37 +641,128 @@ class MainWindow(QMainWindow):
                 )
             self._sync_selection()
 
+    # -- operations (issue 19, LOOP-4) -----------------------------------
+
+    def _apply_changes(self, changes: list[object], ahead: ReadAhead) -> None:
+        """An operation's change records, in order, on the GUI thread, with what its worker read ahead."""
+        self._ahead = ahead
+        try:
+            # Rows the records remove or filter out (a line seen leaves "Needs you") are not the person
+            # picking another line: the selection follows the shown line afterwards.
+            with self._selection_guarded():
+                for change in changes:
+                    self.on_controller_changed(change)
+        finally:
+            self._ahead = ReadAhead()
+        self._sync_selection()
+
+    def _failure(self, template: str, *expected: type[BaseException]) -> Callable[[BaseException], None]:
+        """How an operation's failure is said: ``template`` (translated, with an ``{error}`` field) filled
+        with the reason when expected, else the ERR-1 line."""
+
+        def failed(error: BaseException) -> None:
+            if expected and isinstance(error, expected):
+                self.show_error(template.format(error=plain_words(str(error))))
+                return
+            log.error("window operation failed", exc_info=error)
+            self.show_error(failure_line(error, self._controller.settings.effective_database_url))
+
+        return failed
+
+    def _cannot_switch(self, key: str, still_on: str) -> str:
+        """The ``_failure`` template of a refused switch (its ``{error}`` field left for the reason)."""
+        return self.tr("Cannot switch to {key} — {error}; still on {still_on}").format(
+            key=key, still_on=still_on, error="{error}"
+        )
+
+    def _switch_to(self, key: str, *, then: Callable[[], None] | None = None, store: bool = True) -> None:
+        """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
+        (dropped if another line was asked for meanwhile). ISO-5: every pane shows one key at a time."""
+        self._wanted_key = key
+        first_page = self.message_list.rows_to_fill()
+
+        with_usage = key not in self._usage_cache
+
+        def read() -> LinePanes:  # the read first: the panes show it before the switch is stored
+            return read_line_panes(self._controller, key, first_page=first_page, with_usage=with_usage)
+
+        def store_switch() -> None:
+            self._controller.switch_session(key)
+            sink = collecting()
+            if sink is not None:  # the panes show it already: no second read
+                sink[:] = [c for c in sink if not (isinstance(c, CurrentLineChanged) and c.key == key)]
+
+        def switched(panes: LinePanes) -> None:
+            self._remember(panes)
+            if self._wanted_key not in (key, panes.key):
+                return  # stale: the person has asked for another line since
+            self._wanted_key = panes.key
+            self._show_panes(panes)
+            if store and key != self._controller.current_key:  # ISO-5: the controller's current line follows
+                self.operations.run(store_switch, failed=not_stored)
+            if then is not None:
+                then()
+
+        def failed(error: BaseException) -> None:
+            if self._wanted_key == key:
+                self._wanted_key = self.shown_key
+            self._failure(self._cannot_switch(key, self.shown_key), UnknownSessionKeyError)(error)
+            # The click that moved the selection may still be being processed; put it back afterwards.
+            QTimer.singleShot(0, self._sync_selection)
+
+        def not_stored(error: BaseException) -> None:
+            back = self._controller.current_key  # the switch was refused: every pane goes back to it (ISO-5)
+
+            def say() -> None:
+                self._failure(self._cannot_switch(key, back), UnknownSessionKeyError)(error)
+
+            if back != self.shown_key:
+                self._switch_to(back, store=False, then=say)
+            else:
+                say()
+            QTimer.singleShot(0, self._sync_selection)  # after the click that may still be being processed
+
+        seen = self._seen.get(key)
+        self.operations.run(read, done=switched, failed=failed)
+        # Shown after the read is queued, so what showing it writes (the seen mark) goes after the read;
+        # not when the answer came already (no qasync loop: it ran at once) or another line is wanted now.
+        if seen is not None and self._wanted_key == key and self._seen.get(key) is seen:
+            self._show_panes(seen)
+
+    def _refresh_shown(self) -> None:
+        """Read the shown line again on the worker (its real state after a refusal, ISO-4)."""
+        if self._view is not None:
+            self._switch_to(self._view.key)
+
     # -- slots: task lines -------------------------------------------------
 
     @Slot()
     def on_new_line_requested(self) -> None:
-        try:
-            thread = self._controller.create_line()
+        def created(thread: TaskThread) -> None:
             if not self._proxy_index_of(thread.thread_id).isValid():
                 self.task_pane.filter_edit.clear()  # a new line hidden by the filter would look lost
-            self._controller.switch_session(thread.thread_id)
-        except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
-            self.show_error(self.tr("Could not create a task line — {error}").format(error=plain_words(str(exc))))
-            return
-        self.composer.setFocus()
+            self._switch_to(thread.thread_id)
+            self.composer.setFocus()
+
+        self.operations.run(
+            self._controller.create_line,
+            done=created,
+            failed=self._failure(
+                self.tr("Could not create a task line — {error}"),
+                WorkspaceBindingError,
+                UnknownSessionKeyError,
+                OSError,
+            ),
+        )
 
     @Slot(QModelIndex, QModelIndex)
     def on_task_line_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if self._selection_guard or not current.isValid():
             return
         key = current.data(KEY_ROLE)
-        if not key or key == self.shown_key:
+        if not key or key == (self._wanted_key or self.shown_key):
             return
-        try:
-            self._controller.switch_session(str(key))  # ISO-5: CurrentLineChanged redraws the panes
-        except UnknownSessionKeyError as exc:
-            self.show_error(
-                self.tr("Cannot switch — {error}; still on {key}").format(
-                    error=plain_words(str(exc)), key=self.shown_key
-                )
-            )
-            # The click that moved the selection is still being processed; put it back afterwards.
-            QTimer.singleShot(0, self._sync_selection)
+        self._switch_to(str(key))  # ISO-5: every pane shows the new line at once, from one view
 
     @Slot(str)
     def on_filter_changed(self, text: str) -> None:
@@ -647,26 +802,30 @@ class MainWindow(QMainWindow):
             self.set_archived(self._view.key, not self._view.thread.archived)
 
     def set_archived(self, key: str, archived: bool) -> None:
-        thread = self._worktree_thread(key)
-        if thread is not None:  # issue 16: asks, then git works off the GUI thread
-            if archived:
-                self.worktree_lines.archive(thread)
-            else:
-                self.worktree_lines.unarchive(thread)
-            return
-        try:
+        def archive() -> TaskThread | None:
+            thread = self._worktree_thread(key)
+            if thread is not None:
+                return thread  # issue 16: asked on the GUI thread, then git works off it
             if archived:
                 self._controller.archive_line(key)
             else:
                 self._controller.unarchive_line(key)
-        except (NotRunnable, UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(
-                (
-                    self.tr("Could not archive the line — {error}")
-                    if archived
-                    else self.tr("Could not unarchive the line — {error}")
-                ).format(error=plain_words(str(exc)))
-            )
+            return None
+
+        def done(worktree: TaskThread | None) -> None:
+            if worktree is not None:
+                (self.worktree_lines.archive if archived else self.worktree_lines.unarchive)(worktree)
+
+        template = (
+            self.tr("Could not archive the line — {error}")
+            if archived
+            else self.tr("Could not unarchive the line — {error}")
+        )
+        self.operations.run(
+            archive,
+            done=done,
+            failed=self._failure(template, NotRunnable, UnknownSessionKeyError, ValueError),
+        )
 
     def _worktree_thread(self, key: str) -> TaskThread | None:
         try:
@@ -681,15 +840,9 @@ class MainWindow(QMainWindow):
         self.worktree_lines.new_line(self._folder_start_dir())
 
     def on_worktree_line_created(self, thread: TaskThread) -> None:
-        try:
-            if not self._proxy_index_of(thread.thread_id).isValid():
-                self.task_pane.filter_edit.clear()
-            self._controller.switch_session(thread.thread_id)
-        except UnknownSessionKeyError as exc:
-            self.show_error(
-                self.tr("Could not show the new worktree line — {error}").format(error=plain_words(str(exc)))
-            )
-            return
+        if not self._proxy_index_of(thread.thread_id).isValid():
+            self.task_pane.filter_edit.clear()
+        self._switch_to(thread.thread_id)
         self.composer.setFocus()
 
     def rename_line(self, key: str) -> None:
@@ -708,20 +861,24 @@ class MainWindow(QMainWindow):
         answer = self.ask_category(self, (summary.category or "") if summary is not None else "")
         if answer is None:
             return
-        try:
-            self._controller.set_category(key, answer.strip() or None)  # LineUpdated for every line moved
-        except (ValueError, LookupError) as exc:
-            self.show_error(self.tr("Category not changed — {error}").format(error=plain_words(str(exc))))
+        self.operations.run(  # LineUpdated for every line moved
+            lambda: self._controller.set_category(key, answer.strip() or None),
+            failed=self._failure(self.tr("Category not changed — {error}"), ValueError, LookupError),
+        )
 
     def fork_line(self, key: str) -> None:
         """ "Fork": a copy of the line with its own folder, nested under it (it keeps the category, CAT-7)."""
-        try:
-            forked = self._controller.fork(key)
-            if not self._proxy_index_of(forked.thread_id).isValid():
+
+        def forked(thread: TaskThread) -> None:
+            if not self._proxy_index_of(thread.thread_id).isValid():
                 self.task_pane.filter_edit.clear()
-            self._controller.switch_session(forked.thread_id)
-        except (ValueError, LookupError, OSError) as exc:
-            self.show_error(self.tr("Could not fork the line — {error}").format(error=plain_words(str(exc))))
+            self._switch_to(thread.thread_id)
+
+        self.operations.run(
+            lambda: self._controller.fork(key),
+            done=forked,
+            failed=self._failure(self.tr("Could not fork the line — {error}"), ValueError, LookupError, OSError),
+        )
 
     def task_line_menu(self, key: str) -> QMenu:
         """The context menu of one row (built separately so it can be tested without exec)."""
@@ -1030,7 +1187,10 @@ class MainWindow(QMainWindow):
 
     def refresh_providers(self) -> None:
         """Re-read the providers: the pickers' choices and the "no provider" banner."""
-        providers = self._controller.providers()
+        self.show_providers(self._controller.providers())
+
+    def show_providers(self, providers: list[ProviderRecord]) -> None:
+        """Show these providers in the pickers and the banner (read by ``refresh_providers`` or an operation)."""
         self._providers = providers
         self.message_pane.set_providers(providers)
         self.mode_picker.set_agents(providers)
@@ -1077,10 +1237,22 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         if getattr(change, "providers", False):
-            self.refresh_providers()
-        if getattr(change, "everything", False):
-            self.task_model.reload()
-            self.show_current()
+            self.operations.query(
+                self._controller.providers,
+                done=self.show_providers,
+                failed=self._failure(self.tr("Could not read the providers — {error}")),
+            )
+        if getattr(change, "everything", False):  # the listener reconnected: read the lines and the shown one again
+
+            def reloaded(lines: list[ThreadSummary]) -> None:
+                self.task_model.reload(lines)
+                self._refresh_shown()
+
+            self.operations.query(
+                lambda: self._controller.list_lines(include_archived=True),
+                done=reloaded,
+                failed=self._failure(self.tr("Could not read the task lines — {error}")),
+            )
 
     @Slot()
     def on_find_agents_requested(self) -> ProviderSettingsDialog:
@@ -1113,57 +1285,77 @@ class MainWindow(QMainWindow):
         text = self.composer.toPlainText()
         if not text.strip():
             return
+        if self._sending:
+            return  # the last Send is still on its way: one press, one message
         if self._view.thread.kind is ThreadKind.TASK:
             self.send_followup(self._view, text)
             return
-        try:
-            self._controller.send(self._view.key, text, provider=self.message_pane.chosen_provider())
-        except NotRunnable as exc:
-            self.show_current()  # the line's real state, e.g. its folder just disappeared (ISO-4)
-            self.show_error(
-                self.tr("Not sent — {reason}. Your text is still in the composer.").format(
-                    reason=plain_words(exc.reason)
+        key, provider = self._view.key, self.message_pane.chosen_provider()
+        self._sending = True
+
+        def sent(_outcome: object) -> None:
+            self._sending = False
+            if self.composer.toPlainText() == text:
+                self.composer.clear()
+            self.message_list.follow_newest()
+
+        def failed(error: BaseException) -> None:
+            self._sending = False
+            if isinstance(error, NotRunnable):
+                self._refresh_shown()  # the line's real state, e.g. its folder just disappeared (ISO-4)
+                self.show_error(
+                    self.tr("Not sent — {reason}. Your text is still in the composer.").format(
+                        reason=plain_words(error.reason)
+                    )
                 )
-            )
-            return
-        except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(
-                self.tr("Not sent — {reason}. Your text is still in the composer.").format(reason=plain_words(str(exc)))
-            )
-            return
-        self.composer.clear()
-        self.message_list.follow_newest()
+            elif isinstance(error, UnknownSessionKeyError | ValueError):
+                self.show_error(
+                    self.tr("Not sent — {reason}. Your text is still in the composer.").format(
+                        reason=plain_words(str(error))
+                    )
+                )
+            else:
+                self._failure(self.tr("Not sent — {error}"))(error)
+
+        self.operations.run(lambda: self._controller.send(key, text, provider=provider), done=sent, failed=failed)
 
     def send_followup(self, view: LineView, text: str) -> None:
         """Send on a task: the controller's one follow-up policy decides (PROV-4, issue 14): a running
         task takes it when its current step ends, an idle one starts a turn on it."""
         acp = view.thread.execution_binding.mode is ExecutionMode.ACP
-        try:
-            # The window runs tasks (``auto_run_tasks``), so an idle task starts a turn on it.
-            outcome = self._controller.follow_up(
-                view.key, text, provider=None if acp else self.message_pane.chosen_provider()
-            )
-        except NotRunnable as exc:
-            self.show_current()
-            self.show_error(
-                self.tr("Follow-up not sent — {reason}. Your text is still in the composer.").format(
-                    reason=plain_words(exc.reason)
+        key, provider = view.key, None if acp else self.message_pane.chosen_provider()
+        self._sending = True
+
+        def sent(outcome: FollowupOutcome) -> None:
+            self._sending = False
+            if self.composer.toPlainText() == text:
+                self.composer.clear()
+            self.message_list.follow_newest()
+            if outcome.notice:
+                self.show_error(
+                    self.tr("Follow-up saved on the task, but no agent provider is configured, so it did not run.")
                 )
-            )
-            return
-        except (ValueError, LookupError) as exc:
-            self.show_error(
-                self.tr("Follow-up not sent — {reason}. Your text is still in the composer.").format(
-                    reason=plain_words(str(exc))
+
+        def failed(error: BaseException) -> None:
+            self._sending = False
+            if isinstance(error, NotRunnable):
+                self._refresh_shown()
+                self.show_error(
+                    self.tr("Follow-up not sent — {reason}. Your text is still in the composer.").format(
+                        reason=plain_words(error.reason)
+                    )
                 )
-            )
-            return
-        self.composer.clear()
-        self.message_list.follow_newest()
-        if outcome.notice:
-            self.show_error(
-                self.tr("Follow-up saved on the task, but no agent provider is configured, so it did not run.")
-            )
+            elif isinstance(error, ValueError | LookupError):
+                self.show_error(
+                    self.tr("Follow-up not sent — {reason}. Your text is still in the composer.").format(
+                        reason=plain_words(str(error))
+                    )
+                )
+            else:
+                self._failure(self.tr("Follow-up not sent — {error}"))(error)
+
+        # The window runs tasks (``auto_run_tasks``), so an idle task starts a turn on it.
+        self.operations.run(lambda: self._controller.follow_up(key, text, provider=provider), done=sent, failed=failed)
 
     @Slot(int)
     def on_message_scrolled(self, _value: int) -> None:
@@ -1193,10 +1385,12 @@ class MainWindow(QMainWindow):
         chosen = self.choose_folder(self, self._folder_start_dir())
         if not chosen:
             return
-        try:
-            self._controller.bind_workspace(key, chosen)  # ISO-8: an explicit bind
-        except (WorkspaceBindingError, UnknownSessionKeyError) as exc:
-            self.show_error(self.tr("Folder not changed — {error}").format(error=plain_words(str(exc))))
+        self.operations.run(  # ISO-8: an explicit bind
+            lambda: self._controller.bind_workspace(key, chosen),
+            failed=self._failure(
+                self.tr("Folder not changed — {error}"), WorkspaceBindingError, UnknownSessionKeyError
+            ),
+        )
 
     @Slot()
     def on_recreate_folder_requested(self) -> None:
@@ -1303,14 +1497,15 @@ class MainWindow(QMainWindow):
     @Slot(str, int)
     def on_search_hit_chosen(self, key: str, message_id: int) -> None:
         """Switch to the hit's line (ISO-5) and scroll its conversation to the message, selected."""
-        try:
-            if key != self.shown_key:
-                self._controller.switch_session(key)
-        except UnknownSessionKeyError as exc:
-            self.show_error(self.tr("Cannot open that result — {error}").format(error=plain_words(str(exc))))
-            return
-        if message_id and not reveal_message(self.message_list, self.message_model, message_id):
-            self.show_error(self.tr("Message #{number} is no longer in this line").format(number=message_id))
+
+        def reveal() -> None:
+            if message_id and not reveal_message(self.message_list, self.message_model, message_id):
+                self.show_error(self.tr("Message #{number} is no longer in this line").format(number=message_id))
+
+        if key == self.shown_key:
+            reveal()
+        else:
+            self._switch_to(key, then=reveal)
 
     @Slot()
     def on_export_requested(self) -> None:
@@ -1381,6 +1576,7 @@ class MainWindow(QMainWindow):
                 except Exception as exc:  # the layout is a convenience; never block closing on it
                     log.warning("could not save the window layout: %s", exc)
             self.bridge.detach()
+            self.operations.shutdown()
             self.drafts.flush()
             try:
                 self._controller.attention.flush()

@@ -77,10 +77,12 @@ class NeedsYou(QObject):
     def watch(self) -> None:
         """The shown line is seen while the window is active (LOOP-2: "the current line marks it seen")."""
         key = self._window.shown_key if self._window.isActiveWindow() else None
-        try:
-            self.tracker.watch(key)
-        except Exception as exc:  # a mark is a convenience; never break showing a line on it
+
+        def failed(exc: BaseException) -> None:  # a mark is a convenience; never break showing a line on it
             log.warning("could not store what was seen on %s: %s", key, exc)
+
+        # Issue 19: the mark is written on the store worker, after the switch that showed the line.
+        self._window.operations.run(lambda: self.tracker.watch(key), failed=failed)
 
     def show_title(self) -> None:
         """``<line> — XWorkmate (2)``: how many lines need the person; the tray tooltip says the same."""
@@ -191,7 +193,8 @@ class DraftKeeper(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DRAFT_SAVE_MS)
-        self._timer.timeout.connect(self.flush)
+        self._timer.timeout.connect(self._save_typed)
+        self._saving: dict[str, str] = {}
 
     def typed(self, key: str, text: str) -> None:
         if self._pending.get(key, self._controller.attention.draft(key)) == text:
@@ -200,15 +203,44 @@ class DraftKeeper(QObject):
         self._timer.start()  # restarted by every keystroke: one write once typing pauses
 
     def text_for(self, key: str) -> str:
-        return self._pending.get(key, self._controller.attention.draft(key))
+        if key in self._pending:
+            return self._pending[key]
+        return self._saving.get(key, self._controller.attention.draft(key))
 
     @Slot()
     def flush(self) -> None:
+        """Save what was typed now, on this thread (the window closing)."""
         self._timer.stop()
         pending, self._pending = self._pending, {}
+        for key, text in self._save(pending).items():
+            self._pending.setdefault(key, text)
+
+    @Slot()
+    def _save_typed(self) -> None:
+        """Once typing pauses: save on the store worker (issue 19), the text kept in memory meanwhile."""
+        operations = getattr(self.parent(), "operations", None)
+        if operations is None:
+            self.flush()
+            return
+        pending, self._pending = self._pending, {}
+        self._saving.update(pending)
+
+        def saved(failed: dict[str, str]) -> None:
+            for key, text in pending.items():
+                if self._saving.get(key) == text:
+                    del self._saving[key]
+            for key, text in failed.items():
+                self._pending.setdefault(key, text)
+
+        operations.run(lambda: self._save(pending), done=saved, failed=lambda _exc: saved(pending))
+
+    def _save(self, pending: dict[str, str]) -> dict[str, str]:
+        """Store these drafts; returns the ones that could not be stored (still in memory and the composer)."""
+        failed: dict[str, str] = {}
         for key, text in pending.items():
             try:
                 self._controller.attention.save_draft(key, text)
-            except Exception as exc:  # the text is still in memory and in the composer
+            except Exception as exc:
                 log.warning("could not save the draft of %s: %s", key, exc)
-                self._pending.setdefault(key, text)
+                failed[key] = text
+        return failed

@@ -387,16 +387,16 @@ class TaskLineModel(QAbstractListModel):
             index = self.index(row, 0)
             self.dataChanged.emit(index, index)
 
-    def add_line(self, key: str) -> None:
+    def add_line(self, key: str, summary: ThreadSummary | None = None) -> None:
         """A line was created: read that one thread and insert one row (ISO-1: it exists now).
 
         A task (or fork) goes right after its dispatcher's last descendant, one level deeper;
         any other line goes at the end.
         """
         if key in self._rows:
-            self.refresh_line(key)
+            self.refresh_line(key, summary)
             return
-        summary = self._controller.line_summary(key)
+        summary = summary or self._controller.line_summary(key)  # read ahead by an operation (issue 19)
         parent_row = self._rows.get(summary.parent_key) if summary.parent_key else None
         if parent_row is None:
             row, depth = len(self._lines), 0
@@ -409,13 +409,14 @@ class TaskLineModel(QAbstractListModel):
             self._rows[self._lines[moved].thread_id] = moved
         self.endInsertRows()
 
-    def refresh_line(self, key: str) -> None:
-        """One line changed: re-read it, forget its cached status, repaint its row only."""
+    def refresh_line(self, key: str, summary: ThreadSummary | None = None) -> None:
+        """One line changed: re-read it (unless an operation read it ahead), forget its cached status,
+        repaint its row only."""
         row = self._rows.get(key)
         if row is None:
-            self.add_line(key)
+            self.add_line(key, summary)
             return
-        summary = self._controller.line_summary(key)
+        summary = summary or self._controller.line_summary(key)
         if summary.parent_key != self._lines[row].parent_key:
             # Lines never change dispatcher; should one, its place in the tree is rebuilt from scratch.
             self.reload()
@@ -434,10 +435,11 @@ class TaskLineModel(QAbstractListModel):
         index = self.index(row, 0)
         self.dataChanged.emit(index, index, [STATUS_ROLE, BADGE_ROLE, int(Qt.ItemDataRole.ToolTipRole)])
 
-    def reload(self) -> None:
-        """Read every line again (an explicit refresh; never called on a switch)."""
+    def reload(self, lines: list[ThreadSummary] | None = None) -> None:
+        """Read every line again (an explicit refresh; never called on a switch), or show ``lines`` read
+        off the GUI thread (issue 19)."""
         self.beginResetModel()
-        self._set_lines(self._controller.list_lines(include_archived=True))
+        self._set_lines(lines if lines is not None else self._controller.list_lines(include_archived=True))
         self._status.clear()
         self.endResetModel()
 

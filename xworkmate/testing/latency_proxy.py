@@ -1,4 +1,5 @@
-"""A loopback TCP proxy that delays every chunk by a fixed time each way (issue 19's slow-database benchmarks).
+"""A loopback TCP proxy that delays every chunk by a fixed time each way (issue 19: the slow-database
+benchmarks and the operations tests share this one copy).
 
 It stands between XWorkmate and the PostgreSQL server on 127.0.0.1, so one
 round trip costs about ``2 × delay`` more, as a team database across a network

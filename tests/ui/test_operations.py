@@ -1,0 +1,182 @@
+"""Issue 19, item 1 (LOOP-4): what the window starts runs as an operation on the store worker.
+
+The database is a real PostgreSQL behind the benchmarks' ``LatencyProxy`` (20 ms each way), so every
+store call takes real time; the window runs on a qasync loop, as ``run_gui`` runs it. Nothing here
+asserts a duration: only the order in which the window shows things, and on which thread SQL runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import shiboken6
+from pytestqt.qtbot import QtBot
+from sqlalchemy import event
+
+from xworkmate.controllers import SessionController
+from xworkmate.settings import Settings
+from xworkmate.store import Store, open_store
+from xworkmate.testing.latency_proxy import LatencyProxy
+from xworkmate.ui import MainWindow
+from xworkmate.ui.background import jobs_waiting
+
+from .conftest import open_window
+from .support import click_line, settled
+
+DELAY_S = 0.020
+
+pytestmark = pytest.mark.postgres
+
+
+@dataclass
+class SlowDatabase:
+    """A window over PostgreSQL 20 ms away each way; ``sql_threads`` names the thread of every statement."""
+
+    window: MainWindow
+    controller: SessionController
+    direct: SessionController  # another desktop on the same database, not behind the proxy
+    sql_threads: list[str]
+
+
+@pytest.fixture
+def slow(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, pg_database_url: str, settings: Settings
+) -> Iterator[SlowDatabase]:
+    direct_store = open_store(pg_database_url)  # migrated here: through the proxy it would take long
+    direct = SessionController(direct_store, settings)
+    with LatencyProxy(5432, delay_s=DELAY_S) as proxy:
+        slow_url = pg_database_url.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
+        store: Store = open_store(slow_url)
+        threads: list[str] = []
+
+        def record(*_args: object) -> None:
+            thread = threading.current_thread()
+            if thread is threading.main_thread():  # say which window code read, should the test fail
+                frames = [f for f in traceback.extract_stack() if "/xworkmate/ui/" in f.filename]
+                threads.append(f"{thread.name} in {' < '.join(f'{f.name}:{f.lineno}' for f in frames[::-1][:4])}")
+            else:
+                threads.append(thread.name)
+
+        for engine in store.engines:
+            event.listen(engine, "before_cursor_execute", record)
+        controller = SessionController(store, settings)
+        window = open_window(qtbot, controller)
+        window.persist_ui_state = False
+        try:
+            yield SlowDatabase(window, controller, direct, threads)
+        finally:  # the answers still on their way, before the proxy goes
+            qtbot.waitUntil(lambda: jobs_waiting() == 0 and window.operations.running == 0, timeout=10_000)
+            if shiboken6.isValid(window):
+                window.close()
+            controller.close()
+            direct.close()
+
+
+def title(window: MainWindow) -> str:
+    return window.message_pane.title_label.text()
+
+
+def test_a_switch_shows_the_cached_view_first_then_the_fresh_read(qtbot: QtBot, slow: SlowDatabase) -> None:
+    window = slow.window
+    line_a, line_b = slow.direct.create_line("A as first seen"), slow.direct.create_line("B")
+    window.task_model.reload()
+    click_line(qtbot, window, line_a.thread_id)
+    assert window.shown_key == line_a.thread_id
+    click_line(qtbot, window, line_b.thread_id)
+    slow.direct.rename_line(line_a.thread_id, "A renamed by another desktop")
+
+    click_line_without_waiting(qtbot, window, line_a.thread_id)
+
+    # At once, before the worker's read came back: the last view the window had of A.
+    assert window.operations.running > 0
+    assert window.shown_key == line_a.thread_id
+    assert title(window) == "A as first seen"
+    settled(qtbot, window)
+    assert title(window) == "A renamed by another desktop"  # then the fresh read, applied
+    assert slow.controller.current_key == line_a.thread_id
+
+
+def test_a_stale_answer_for_a_line_no_longer_wanted_is_dropped(qtbot: QtBot, slow: SlowDatabase) -> None:
+    window = slow.window
+    line_a, line_b = slow.direct.create_line("A"), slow.direct.create_line("B")
+    window.task_model.reload()
+    shown: list[str | None] = []
+    window.message_model.modelReset.connect(lambda: shown.append(window.message_model.key))
+
+    click_line_without_waiting(qtbot, window, line_a.thread_id)
+    click_line_without_waiting(qtbot, window, line_b.thread_id)  # before A's read came back
+    assert window.operations.running > 0
+    settled(qtbot, window)
+
+    assert window.shown_key == line_b.thread_id
+    assert shown == [line_b.thread_id]  # A's answer arrived first and was not shown
+    assert slow.controller.current_key == line_b.thread_id
+
+
+def test_the_gui_thread_is_never_inside_a_store_call_during_window_actions(
+    qtbot: QtBot, slow: SlowDatabase, tmp_path: Path
+) -> None:
+    window = slow.window
+    other = slow.direct.create_line("Other")
+    window.task_model.reload()
+    folder = tmp_path / "chosen"
+    folder.mkdir()
+    window.choose_folder = lambda *_: str(folder)
+    window.ask_category = lambda *_: "research"
+    slow.sql_threads.clear()
+
+    click_line(qtbot, window, other.thread_id)  # switch
+    window.new_line_action.trigger()  # create (then switch to it)
+    settled(qtbot, window)
+    created = window.shown_key
+    assert created not in (None, other.thread_id)
+    window.composer.setPlainText("kept, as no provider is configured")
+    window.send_button.click()  # send
+    settled(qtbot, window)
+    window.on_change_folder_requested()  # bind
+    settled(qtbot, window)
+    assert created is not None
+    window.set_line_category(created)  # category
+    settled(qtbot, window)
+    window.set_archived(created, True)  # archive (the window goes back to the main line)
+    settled(qtbot, window)
+
+    assert slow.sql_threads, "the actions ran no SQL at all"
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert on_gui == [], "\n".join(on_gui)
+    stored = slow.direct.get_thread(created)
+    assert stored.archived and stored.category == "research"
+    assert stored.workspace_binding.path == str(folder)
+    assert "kept, as no provider is configured" in [m.content for m in slow.direct.messages(created)]
+
+
+def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:
+    window = slow.window
+    line = slow.direct.create_line("Gone soon")
+    window.task_model.reload()
+    slow.direct.archive_line(line.thread_id)  # another desktop archived it: binding a folder is refused
+    window.choose_folder = lambda *_: "relative/not/absolute"
+    click_line(qtbot, window, line.thread_id)
+    window.on_change_folder_requested()
+    settled(qtbot, window)
+    status = window.message_pane.status_label.text()
+    assert status.startswith("Folder not changed — ")
+    assert "\n" not in status
+
+
+def click_line_without_waiting(qtbot: QtBot, window: MainWindow, key: str) -> None:
+    """A click in the list, as ``click_line`` makes it, without waiting for its operation."""
+    from .support import proxy_index
+
+    index = proxy_index(window, key)
+    view = window.task_line_list
+    view.scrollTo(index)
+    from PySide6.QtCore import Qt
+
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())

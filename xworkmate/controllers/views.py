@@ -1,0 +1,89 @@
+"""What the window reads off the GUI thread for an operation (issue 19, item 1; LOOP-4).
+
+An operation runs a controller call on the store worker, then reads here, on the same worker, what the
+window will need to apply its change records: the list rows (``ThreadSummary``) of lines created or
+updated, and the panes' view of a line (``LinePanes``). The window then applies them on the GUI thread
+without another read. Qt-free, like every controller module; it uses the controller's public API only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesAppended
+from xworkmate.controllers.session import LineView, SessionController, UnknownSessionKeyError
+from xworkmate.domain.agent_session import LineUsage
+from xworkmate.domain.messages import Message
+from xworkmate.domain.threads import ThreadKind, ThreadSummary
+
+
+@dataclass(frozen=True)
+class LinePanes:
+    """One line as every pane shows it: the view (ISO-5), its newest messages, and for a task what it was
+    dispatched on. ``first_page`` is how many messages were asked for."""
+
+    view: LineView
+    newest: tuple[Message, ...]
+    first_page: int
+    usage: LineUsage | None = None
+    sources: tuple[Message, ...] | None = None
+    dispatcher: ThreadSummary | None = None
+
+    @property
+    def key(self) -> str:
+        return self.view.key
+
+
+def read_line_panes(controller: SessionController, key: str, *, first_page: int, with_usage: bool = True) -> LinePanes:
+    """Everything a switch shows for ``key``, read in one go on the calling (worker) thread; the usage
+    meter's figures only ``with_usage`` (the window keeps them per line until they change)."""
+    view = controller.line_view(key)
+    newest = tuple(controller.newest_messages(view.key, limit=max(1, first_page)))
+    usage = controller.line_usage(view.key) if with_usage else None
+    sources: tuple[Message, ...] | None = None
+    dispatcher: ThreadSummary | None = None
+    thread = view.thread
+    if thread.kind is ThreadKind.TASK:
+        sources = tuple(controller.task_sources(view.key))
+        dispatcher = controller.line_summary(thread.parent_key) if thread.parent_key else None
+    return LinePanes(
+        view=view, newest=newest, first_page=first_page, usage=usage, sources=sources, dispatcher=dispatcher
+    )
+
+
+@dataclass
+class ReadAhead:
+    """The rows, views and messages an operation's change records will ask for, read on the worker."""
+
+    summaries: dict[str, ThreadSummary] = field(default_factory=dict)
+    views: dict[str, LineView] = field(default_factory=dict)
+    panes: dict[str, LinePanes] = field(default_factory=dict)
+    messages: dict[int, Message] = field(default_factory=dict)
+
+
+def read_ahead(
+    controller: SessionController, changes: Iterable[object], *, first_page: int, shown: str | None
+) -> ReadAhead:
+    """Read on the worker what applying ``changes`` needs: a row per created/updated line, the view of the
+    ``shown`` line when it was updated, all the panes of the line switched to (``first_page`` messages),
+    and the messages appended. A line that is gone by now is simply not read."""
+    ahead = ReadAhead()
+    for change in changes:
+        if isinstance(change, MessagesAppended):
+            ahead.messages.update(controller.messages_by_id([i for i in change.message_ids if i not in ahead.messages]))
+        if isinstance(change, CurrentLineChanged) and change.key == controller.current_key:
+            with contextlib.suppress(UnknownSessionKeyError):  # gone by now: nothing to show
+                ahead.panes[change.key] = read_line_panes(controller, change.key, first_page=first_page)
+        if isinstance(change, LineCreated | LineUpdated) and change.key not in ahead.summaries:
+            try:
+                ahead.summaries[change.key] = controller.line_summary(change.key)
+            except UnknownSessionKeyError:
+                continue
+        if isinstance(change, LineUpdated) and change.key == shown and change.key not in ahead.views:
+            try:
+                ahead.views[change.key] = controller.line_view(change.key)
+            except UnknownSessionKeyError:
+                continue
+    return ahead

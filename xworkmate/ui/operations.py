@@ -1,0 +1,231 @@
+"""Operations, not calls: what the window starts runs on the store worker, never on the GUI thread
+(issue 19, item 1; SPEC LOOP-4). Modelled on Anki's ``CollectionOp`` / ``QueryOp``:
+
+* ``StoreOperations.run(work, done=..., failed=...)`` (the ``CollectionOp``): ``work()`` — a controller
+  call that changes something — runs on ONE worker thread, so operations run one at a time and in the
+  order the person started them (the controller's own state, such as the current key, is only ever
+  changed there or on the GUI thread before an operation starts). The change records the controller
+  emits meanwhile are *collected*, not delivered (``ui/bridge`` asks ``collecting()``); the worker then
+  reads what applying them needs (``controllers/views.read_ahead``), and the GUI thread applies the
+  records in order and calls ``done(result)``. No Qt object is touched off the GUI thread.
+* ``StoreOperations.query(read, done=..., ...)`` (the ``QueryOp``): a read with no change records.
+* A failure reaches ``failed(error)`` on the GUI thread; ``failure_line`` says an unexpected one in one
+  line as the window's error boundary does (ERR-1).
+* A turn the call starts (``SessionController.send``) is made on the GUI loop (``_GuiLoop``) and only
+  steps once the operation's records are applied, so "running" never shows before the message it runs on.
+
+Without a qasync loop (a widget driven by a test without one) the work runs at once on the calling
+thread, as ``run_off_thread`` does, so every view still works.
+
+Not yet: one store *session* per operation. The repositories still open a short session per call
+(STYLE 5), so an operation costs one round trip per statement (plus the pool's pre-ping); sharing one
+session needs a store API that the repositories do not have today.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from PySide6.QtCore import QCoreApplication, QObject
+
+from xworkmate.controllers import SessionController
+from xworkmate.controllers.failures import describe_failure
+from xworkmate.controllers.views import ReadAhead, read_ahead
+from xworkmate.ui.background import qasync_loop, run_off_thread
+from xworkmate.ui.wording import plain_words
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+STORE_WORKER = "xworkmate-store"
+TURN_HANDOVER_S = 10.0  # how long the worker waits for the GUI loop to take a turn it started
+
+_collecting = threading.local()
+
+
+def collecting() -> list[object] | None:
+    """The change records of the operation running on this thread (``None`` outside one)."""
+    sink: list[object] | None = getattr(_collecting, "sink", None)
+    return sink
+
+
+def failure_line(error: BaseException, database_url: str) -> str:
+    """An unexpected failure as the one line the window shows (ERR-1); its traceback goes to the log."""
+    return QCoreApplication.translate("MainWindow", "That did not work — {error}").format(
+        error=plain_words(describe_failure(error, database_url))
+    )
+
+
+@dataclass
+class Outcome(Generic[T]):
+    """What an operation hands back to the GUI thread."""
+
+    result: T
+    changes: list[object] = field(default_factory=list)
+    ahead: ReadAhead = field(default_factory=ReadAhead)
+
+
+class _GuiLoop(asyncio.AbstractEventLoop):
+    """The store worker's event loop as the controller sees it: ``create_task`` makes the task on the GUI
+    loop (handed over thread-safely) and holds its first step until the operation is applied."""
+
+    def __init__(self, gui: asyncio.AbstractEventLoop) -> None:
+        self._gui = gui
+
+    def create_task(self, coro: Coroutine[Any, Any, T], **kwargs: Any) -> asyncio.Task[T]:  # type: ignore[override]
+        gates = getattr(_collecting, "gates", None)
+        made: Future[asyncio.Task[T]] = Future()
+
+        def make() -> None:
+            try:
+                gate: asyncio.Future[None] = self._gui.create_future()
+                if gates is not None:
+                    gates.append(gate)
+                else:
+                    gate.set_result(None)
+                made.set_result(self._gui.create_task(_after(gate, coro), **kwargs))
+            except BaseException as exc:  # handed back to the worker, which raises it in the controller
+                made.set_exception(exc)
+
+        self._gui.call_soon_threadsafe(make)
+        return made.result(timeout=TURN_HANDOVER_S)
+
+    def is_closed(self) -> bool:
+        return self._gui.is_closed()
+
+
+async def _after(gate: asyncio.Future[None], coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        await gate
+    except asyncio.CancelledError:
+        coro.close()
+        raise
+    return await coro
+
+
+class StoreOperations(QObject):
+    """A window's operations on the store: one worker thread, answers applied on the GUI thread.
+
+    ``apply(changes, ahead)`` is the window's: it applies an operation's change records in order, using
+    what the worker read ahead instead of reading again. ``first_page()``: how many messages a line
+    shown by an operation needs; ``shown()``: the line the window shows (both asked on the GUI thread
+    when the operation starts).
+    """
+
+    def __init__(
+        self,
+        controller: SessionController,
+        apply: Callable[[list[object], ReadAhead], None],
+        parent: QObject | None = None,
+        *,
+        first_page: Callable[[], int] = lambda: 1,
+        shown: Callable[[], str | None] = lambda: None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("storeOperations")
+        self._controller = controller
+        self._apply = apply
+        self._first_page = first_page
+        self._shown = shown
+        self.applying = False  # True while an operation's records are being applied
+        self._executor: ThreadPoolExecutor | None = None
+        self._running = 0
+
+    @property
+    def running(self) -> int:
+        """Operations started and not yet applied (tests wait for 0)."""
+        return self._running
+
+    def _worker(self) -> ThreadPoolExecutor | None:
+        loop = qasync_loop()
+        if loop is None:
+            return None  # no loop: run_off_thread runs the work at once
+        if self._executor is None:
+
+            def install_loop() -> None:
+                asyncio.set_event_loop(_GuiLoop(loop))
+
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix=STORE_WORKER, initializer=install_loop)
+        return self._executor
+
+    def run(
+        self,
+        work: Callable[[], T],
+        *,
+        done: Callable[[T], None] | None = None,
+        failed: Callable[[BaseException], None],
+    ) -> None:
+        """``work()`` on the worker; its change records applied, then ``done(result)``, on the GUI thread."""
+        executor = self._worker()
+        gates: list[asyncio.Future[None]] = []
+        first_page, shown = self._first_page(), self._shown()
+
+        def operation() -> Outcome[T]:
+            sink: list[object] = []
+            _collecting.sink, _collecting.gates = sink, gates
+            try:
+                result = work()
+            except BaseException as exc:
+                exc._xw_changes = sink  # type: ignore[attr-defined]  # applied on the GUI thread with the failure
+                raise
+            finally:
+                _collecting.sink = _collecting.gates = None
+            ahead = read_ahead(self._controller, sink, first_page=first_page, shown=shown) if sink else ReadAhead()
+            return Outcome(result, sink, ahead)
+
+        def open_gates() -> None:
+            for gate in gates:
+                if not gate.done():
+                    gate.set_result(None)
+
+        def on_result(outcome: Outcome[T]) -> None:
+            self._running -= 1
+            try:
+                if outcome.changes:
+                    self._applying(outcome.changes, outcome.ahead)
+                if done is not None:
+                    done(outcome.result)
+            finally:
+                open_gates()
+
+        def on_error(error: BaseException) -> None:
+            self._running -= 1
+            changes: list[object] = getattr(error, "_xw_changes", [])
+            try:
+                if changes:  # what the call did change before it failed is still shown (read on this thread)
+                    self._applying(changes, ReadAhead())
+                failed(error)
+            finally:
+                open_gates()
+
+        self._running += 1
+        run_off_thread(operation, on_result, on_error, parent=self, executor=executor)
+
+    def _applying(self, changes: list[object], ahead: ReadAhead) -> None:
+        self.applying = True
+        try:
+            self._apply(changes, ahead)
+        finally:
+            self.applying = False
+
+    def query(
+        self,
+        read: Callable[[], T],
+        *,
+        done: Callable[[T], None],
+        failed: Callable[[BaseException], None],
+    ) -> None:
+        """A read with no change records, on the same worker, in order with the operations."""
+        self.run(read, done=done, failed=failed)
+
+    def shutdown(self) -> None:
+        """Stop taking work; what runs finishes on its own and its answer is dropped with this object."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None

@@ -810,12 +810,12 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>一条任务线有变化，但无法读取：{error}</translation>
     </message>
     <message>
-        <source>Could not create a task line — {error}</source>
-        <translation>无法创建任务线：{error}</translation>
+        <source>Cannot switch to {key} — {error}; still on {still_on}</source>
+        <translation>无法切换到 {key}：{error}；仍停留在 {still_on}</translation>
     </message>
     <message>
-        <source>Cannot switch — {error}; still on {key}</source>
-        <translation>无法切换：{error}；仍停留在 {key}</translation>
+        <source>Could not create a task line — {error}</source>
+        <translation>无法创建任务线：{error}</translation>
     </message>
     <message>
         <source>Could not archive the line — {error}</source>
@@ -824,10 +824,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Could not unarchive the line — {error}</source>
         <translation>无法取消归档任务线：{error}</translation>
-    </message>
-    <message>
-        <source>Could not show the new worktree line — {error}</source>
-        <translation>无法显示新的工作树任务线：{error}</translation>
     </message>
     <message>
         <source>Could not rename the line — {error}</source>
@@ -942,8 +938,20 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>下一轮次使用的模型服务；「默认」即使用默认模型服务</translation>
     </message>
     <message>
+        <source>Could not read the providers — {error}</source>
+        <translation>无法读取模型服务：{error}</translation>
+    </message>
+    <message>
+        <source>Could not read the task lines — {error}</source>
+        <translation>无法读取任务线：{error}</translation>
+    </message>
+    <message>
         <source>Not sent — {reason}. Your text is still in the composer.</source>
         <translation>未发送：{reason}。你的文字仍在输入框中。</translation>
+    </message>
+    <message>
+        <source>Not sent — {error}</source>
+        <translation>未发送：{error}</translation>
     </message>
     <message>
         <source>Follow-up not sent — {reason}. Your text is still in the composer.</source>
@@ -952,6 +960,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Follow-up saved on the task, but no agent provider is configured, so it did not run.</source>
         <translation>跟进已保存在任务上，但尚未配置智能体模型服务，所以没有运行。</translation>
+    </message>
+    <message>
+        <source>Follow-up not sent — {error}</source>
+        <translation>跟进未发送：{error}</translation>
     </message>
     <message>
         <source>Folder not changed — {error}</source>
@@ -976,10 +988,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Export the shown line and its tasks to Markdown or JSON</source>
         <translation>把当前显示的任务线及其任务导出为 Markdown 或 JSON</translation>
-    </message>
-    <message>
-        <source>Cannot open that result — {error}</source>
-        <translation>无法打开该结果：{error}</translation>
     </message>
     <message>
         <source>Message #{number} is no longer in this line</source>

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
-from xworkmate.ui.background import _qasync_loop
+from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.conversation import HEADER_ROLE
 from xworkmate.ui.task_lines import KEY_ROLE
 
@@ -38,7 +38,7 @@ def settled(qtbot: QtBot, window: MainWindow) -> None:
 
     With a qasync loop the wait runs that loop, as the window's own run does, so a turn the operation
     started steps with its loop running."""
-    loop = _qasync_loop()
+    loop = qasync_loop()
     if loop is None or loop.is_running():
         qtbot.waitUntil(lambda: window.operations.running == 0, timeout=5000)
         return

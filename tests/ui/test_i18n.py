@@ -47,6 +47,7 @@ from xworkmate.preferences import LANGUAGE_ENV, Language, chosen_language, load_
 from xworkmate.settings import Settings
 from xworkmate.ui import MainWindow, i18n
 from xworkmate.ui.i18n import active_language, install_chosen_translations, install_translations, remove_translations
+from xworkmate.ui.rendering import tool_card
 from xworkmate.ui.wording import core_text, plain_words
 
 from .conftest import open_window
@@ -378,3 +379,14 @@ def test_the_language_menu_speaks_chinese(qtbot: QtBot, chinese: None, sqlite_co
     assert not still_english(_menu_texts(menu, "languageMenu"), set())
     window.findChild(QAction, "languageEnglishAction").trigger()
     assert label_text(window, "lineStatusLabel") == "语言将在 XWorkmate 下次启动时切换。"
+
+
+def test_a_task_start_card_shows_the_reminder_in_the_seeds_chinese(chinese: None) -> None:
+    """Issue 20, item 6 (CAT-9): the reminder the agent read in English shows on the task_start card in the
+    seed's words; a program's output on another card stays as the program wrote it."""
+    reminder = normal_task_reminder("medical", None) or ""
+    result = f"Started task draft:01ABC ('look up'), a normal task, with 1 of the person's messages.\n{reminder}"
+    card = tool_card({"name": "task_start", "arguments": {"goal": "look up"}, "summary": "task_start"}, result)
+    assert SEED_REMINDER in card.body and "Reminder:" not in card.body
+    listing = tool_card({"name": "list_dir", "arguments": {"path": "."}}, reminder)
+    assert listing.body == reminder  # a listing that happens to hold those words is not the product speaking

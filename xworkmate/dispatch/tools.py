@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.domain.categories import InvalidCategoryError, TaskCategoryError
 from xworkmate.domain.messages import MessageSource
+from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, TASK_SEND, TASK_START
 from xworkmate.domain.threads import ThreadKind
 from xworkmate.domain.viewers import DeliveryFlowError
 from xworkmate.llm.errors import LLMError
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TASK_START = "task_start"
-TASK_SEND = "task_send"
-DISPATCH_TOOL_NAMES = frozenset({TASK_START, TASK_SEND})
 
 _SCHEMAS: list[dict[str, Any]] = [
     {

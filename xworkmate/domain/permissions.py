@@ -95,6 +95,13 @@ def raised_level(current: PermissionLevel, tool: str) -> PermissionLevel:
     return wanted if _ORDER.index(current) < _ORDER.index(wanted) else current
 
 
+TASK_START = "task_start"
+TASK_SEND = "task_send"
+DISPATCH_TOOL_NAMES = frozenset({TASK_START, TASK_SEND})
+"""The dispatch tools (dispatch/tools.py): their results are the framework's own sentences (the CAT-9
+reminder), not a program's output, so the window shows them in the person's language."""
+
+
 # Issue 20: how a tool call is summed up on its card and approval (agents/native.describe_call); the
 # window shows them translated (ui/wording.plain_words).
 RUN_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "run `{command}`")

@@ -30,7 +30,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from xworkmate.domain.permissions import ActionKind, action_kind
+from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, ActionKind, action_kind
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.ui import markdown_style, theme
 from xworkmate.ui.wording import plain_words
@@ -184,6 +184,8 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
         count = len(content.splitlines())
         lines = RenderingText.tr("%n line(s)", "", count)
         return ToolCard(name, title, lines, True, "output", content)
+    if name in DISPATCH_TOOL_NAMES:  # the product's own words (the CAT-9 reminder): shown in the person's language
+        content = plain_words(content)
     return ToolCard(name, summary, QCoreApplication.translate("RenderingText", "ok"), True, "output", content)
 
 

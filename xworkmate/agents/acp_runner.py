@@ -109,7 +109,7 @@ from xworkmate.agents.events import (
 )
 from xworkmate.agents.native import command_environment
 from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
-from xworkmate.agents.workspace_tools import ToolLimits, ToolResult
+from xworkmate.agents.tools import ToolLimits, ToolResult
 from xworkmate.domain.agent_session import AgentSessionState
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageState

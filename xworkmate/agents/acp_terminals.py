@@ -2,7 +2,7 @@
 
 ``terminal/create`` starts a command in the line's folder (its ``cwd`` must resolve
 inside it) with the same machinery and rules as the native ``run_command``
-(``workspace_tools.run_process``): the line's sandbox with the line's own network
+(``agents.tools.run_process``): the line's sandbox with the line's own network
 setting, the line's environment allow-list plus what the agent passes (never
 ``XWORKMATE_*`` or a secret-looking name), its own process group, output kept up
 to ``outputByteLimit`` (truncated from the beginning, as the ACP spec says).
@@ -30,7 +30,7 @@ from acp.schema import EnvVariable, TerminalExitStatus, TerminalOutputResponse, 
 from xworkmate.agents.confinement import ToolError, display_path, resolve_inside
 from xworkmate.agents.native import command_environment
 from xworkmate.agents.sandbox import Sandbox, command_env_name_problem
-from xworkmate.agents.workspace_tools import (
+from xworkmate.agents.tools import (
     ProcessEnd,
     TailCapture,
     ToolLimits,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xworkmate.agents.workspace_tools import ToolResult
+from xworkmate.agents.tools import ToolResult
 from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.categories import (
     NOT_PASSED,

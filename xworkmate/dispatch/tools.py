@@ -20,7 +20,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from xworkmate.agents.workspace_tools import ToolResult
+from xworkmate.agents.tools import ToolResult
 from xworkmate.domain.categories import InvalidCategoryError, TaskCategoryError
 from xworkmate.domain.messages import MessageSource
 from xworkmate.domain.threads import ThreadKind

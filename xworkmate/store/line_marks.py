@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from xworkmate.domain.attention import LineMark
-from xworkmate.store.repositories import _aware
+from xworkmate.store.repositories.records import _aware
 from xworkmate.store.tables import LineMarkRow
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
 from acp.client.connection import ClientSideConnection
@@ -108,13 +108,19 @@ from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.llm.events import ToolCall
 
-if TYPE_CHECKING:
-    from xworkmate.agents.acp.runner import AcpRunner
-
 log = logging.getLogger(__name__)
 
 
 _READ_MAX_BYTES = 8 * 1024 * 1024
+
+
+class _RunnerState(Protocol):
+    """What a turn keeps in the ``AcpRunner`` that started it: the "always" answers and its line's live session."""
+
+    _remembered: dict[tuple[str, str], bool]
+    _live: dict[str, tuple[ClientSideConnection, _Turn]]
+
+    def remembered(self, session_id: str, kind: str) -> bool | None: ...
 
 
 @dataclass
@@ -165,7 +171,7 @@ class _Turn:
     def __init__(
         self,
         *,
-        runner: AcpRunner,
+        runner: _RunnerState,
         request: RunRequest,
         command: tuple[str, ...],
         working_directory: Path,

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import (
     bindparam,
 )
 
+from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import (
     AppStateRow,
 )
-
-if TYPE_CHECKING:
-    from xworkmate.store.database import Store
 
 _APP_STATE_UPSERTS: dict[str, Any] = {}
 
@@ -35,7 +33,7 @@ def _app_state_upsert(dialect: str) -> Any:
 
 
 class AppStateRepository:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def get(self, name: str) -> str | None:

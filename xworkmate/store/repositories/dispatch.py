@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -36,15 +36,13 @@ from xworkmate.store.repositories.operations import (
     _replace_sources,
 )
 from xworkmate.store.repositories.records import DEFAULT_CAPTURE_LIMIT, NotATaskError, _thread_from_row
+from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import (
     DispatchSourceRow,
     MessageRow,
     ThreadRow,
 )
 from xworkmate.store.visibility import human_source_clause, visible_thread_clause
-
-if TYPE_CHECKING:
-    from xworkmate.store.database import Store
 
 
 @dataclass(frozen=True)
@@ -118,7 +116,7 @@ _SOURCES_FOR_A_THREAD = _sources_statement(Viewer.of_thread("reader", None), rea
 class DispatchRepository:
     """Tasks and their frozen dispatch sources; each method is one transaction."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def create_task(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import (
     Integer,
@@ -32,13 +32,11 @@ from xworkmate.domain.viewers import (
 )
 from xworkmate.store.repositories.operations import _append_message, _recent_human_ids
 from xworkmate.store.repositories.records import DEFAULT_CAPTURE_LIMIT, MessageProvenance, _aware, _mark_of
+from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import (
     MessageRow,
 )
 from xworkmate.store.visibility import human_source_clause, visible_thread_clause
-
-if TYPE_CHECKING:
-    from xworkmate.store.database import Store
 
 # What a ``Message`` is built from; Core reads of these skip the ORM's per-row bookkeeping.
 _MESSAGE_COLUMNS = tuple(
@@ -77,7 +75,7 @@ def _message_from_row(row: MessageRow | Row[Any]) -> Message:
 class MessageRepository:
     """Messages. Every read goes through the visibility predicate for its ``viewer`` (CAT-4)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def append(

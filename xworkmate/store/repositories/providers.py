@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     delete,
@@ -13,12 +12,10 @@ from sqlalchemy import (
 
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.store.repositories.records import utcnow
+from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import (
     ProviderRow,
 )
-
-if TYPE_CHECKING:
-    from xworkmate.store.database import Store
 
 
 class ProviderExistsError(ValueError):
@@ -48,7 +45,7 @@ def _provider_from_row(row: ProviderRow) -> ProviderRecord:
 class ProviderRepository:
     """Providers in the order they were added. At most one is the default."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def list(self) -> list[ProviderRecord]:

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     func,
@@ -47,17 +46,15 @@ from xworkmate.store.repositories.records import (
     _thread_from_row,
     utcnow,
 )
+from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import (
     ThreadRow,
     ThreadSessionRow,
 )
 
-if TYPE_CHECKING:
-    from xworkmate.store.database import Store
-
 
 class ThreadRepository:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def get(self, key: str) -> TaskThread | None:

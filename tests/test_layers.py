@@ -230,3 +230,30 @@ def test_the_cycles_issue_19_names_are_gone(one: str, other: str) -> None:
 def test_no_new_import_cycles() -> None:
     new = [sorted(c) for c in _cycles(_import_graph()) if c not in KNOWN_CYCLES]
     assert new == [], new
+
+
+# Issue 19 item 3: the CLI talks only to controllers (and the domain, the settings, its own text helpers);
+# the window it opens and its start-up error dialog are its only ui imports. No store, no llm, no agents.
+CLI_MAY_IMPORT = (
+    "xworkmate.cli",
+    "xworkmate.controllers",
+    "xworkmate.domain",
+    "xworkmate.settings",
+    "xworkmate.logfile",
+    "xworkmate.terminal_text",
+    "xworkmate.ui.app",
+    "xworkmate.ui.dialogs",
+)
+
+
+def test_the_cli_talks_only_to_controllers() -> None:
+    graph = _import_graph()
+    cli = [name for name in graph if _in(name, "xworkmate.cli")]
+    assert len(cli) > 5, cli  # the package, not a module that moved away
+    reaches = {
+        (name, target)
+        for name in cli
+        for target in graph[name]
+        if target != "xworkmate" and not any(_in(target, allowed) for allowed in CLI_MAY_IMPORT)
+    }
+    assert reaches == set(), sorted(reaches)

@@ -1,23 +1,4 @@
 """The old home of ``xworkmate.cli.checkpoints``, kept while imports move (issue 19)."""
 
-from __future__ import annotations
-
-from xworkmate.cli.checkpoints import (
-    add_checkpoint_commands,
-    cmd_changes,
-    cmd_checkpoints_exclude,
-    cmd_checkpoints_prune,
-    cmd_checkpoints_retention,
-    cmd_restore,
-    cmd_revert,
-)
-
-__all__ = [
-    "add_checkpoint_commands",
-    "cmd_changes",
-    "cmd_checkpoints_exclude",
-    "cmd_checkpoints_prune",
-    "cmd_checkpoints_retention",
-    "cmd_restore",
-    "cmd_revert",
-]
+from xworkmate.cli.checkpoints import *  # noqa: F403  (every name of its __all__)
+from xworkmate.cli.checkpoints import __all__ as __all__

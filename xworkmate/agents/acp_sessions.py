@@ -1,21 +1,4 @@
 """The old home of ``xworkmate.agents.acp.sessions``, kept while imports move (issue 19)."""
 
-from __future__ import annotations
-
-from xworkmate.agents.acp.sessions import (
-    AcpAgentReported,
-    AcpChoiceRefused,
-    AcpOffersChanged,
-    SessionOffers,
-    open_session,
-    prompt_usage,
-)
-
-__all__ = [
-    "AcpAgentReported",
-    "AcpChoiceRefused",
-    "AcpOffersChanged",
-    "SessionOffers",
-    "open_session",
-    "prompt_usage",
-]
+from xworkmate.agents.acp.sessions import *  # noqa: F403  (every name of its __all__)
+from xworkmate.agents.acp.sessions import __all__ as __all__

@@ -76,6 +76,13 @@ class WindowDriver:
         button = self.widget(name, QAbstractButton)
         assert button.isVisible() and button.isEnabled(), f"{name} is not clickable (visible and enabled)"
         self.qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        self.settle()
+
+    def settle(self, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until the store work the window started is applied (issue 19: switch, send, create, bind,
+        category and archive run as operations on the store worker, and the window applies their changes)."""
+        operations = self.window.operations
+        self.wait_until(lambda: operations.running == 0, timeout=timeout, what="the window's operations")
 
     # -- properties ------------------------------------------------------------------------------
 
@@ -116,6 +123,7 @@ class WindowDriver:
         view.scrollTo(index)
         self.qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
         self.wait_until(lambda: self.current_key == key, what=f"{key} to be shown")
+        self.settle()
 
     def send(self, text: str) -> None:
         """Type ``text`` into the composer (replacing a draft) and click Send.
@@ -131,6 +139,7 @@ class WindowDriver:
         if not send.isEnabled():
             raise SendDisabled(f"Send is disabled on {self.current_key}: {self.status_text}")
         self.qtbot.mouseClick(send, Qt.MouseButton.LeftButton)
+        self.settle()
 
     def wait_idle(self, key: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until the line (default: the shown one) has no turn running."""
@@ -279,6 +288,7 @@ class WindowDriver:
             action.trigger()
         finally:
             menu.deleteLater()
+        self.settle()
 
     @contextmanager
     def _hook(self, name: str, answer: Callable[[Any, str], str | None]) -> Iterator[None]:

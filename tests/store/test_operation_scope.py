@@ -1,7 +1,8 @@
 """``Store.operation()``: one store scope per window operation (issue 19, item 1; LOOP-4).
 
 Round trips are counted, not timed: statements the driver executes (``before_cursor_execute``) and
-connections checked out of either pool (``checkout``; on PostgreSQL each checkout is also a pre-ping).
+connections checked out of either pool (``checkout``; on PostgreSQL a checkout also pings a connection
+idle for ``PG_PING_IDLE_S`` or more).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import event, text
 
@@ -19,7 +21,8 @@ from xworkmate.controllers import SessionController
 from xworkmate.controllers.views import read_line_panes
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.viewers import DESKTOP
-from xworkmate.store import Store
+from xworkmate.store import Store, database
+from xworkmate.store.database import open_store
 
 
 @dataclass
@@ -81,7 +84,7 @@ def test_a_switch_fresh_read_in_one_operation_checks_out_once_on_postgresql(
     scoped_large = _fresh_read(controller, large, scoped=True)
     unscoped = _fresh_read(controller, large, scoped=False)
 
-    assert scoped_small.checkouts == scoped_large.checkouts == 1  # one checkout, so one pre-ping, per scope
+    assert scoped_small.checkouts == scoped_large.checkouts == 1  # one checkout (one ping at most) per scope
     assert scoped_small.statements == scoped_large.statements  # O(1) in the line's length, not O(messages)
     assert scoped_large.statements <= 4
     # Outside a scope every repository call checks out (and pings) on its own.
@@ -123,3 +126,22 @@ def test_a_failure_in_a_scope_rolls_back_its_open_write_and_returns_the_connecti
     assert all(engine.pool.checkedout() == 0 for engine in store.engines)  # type: ignore[attr-defined]
     with store.operation():  # the store works on after the failure
         assert store.threads.set_title(key, "Again").title == "Again"
+
+
+@pytest.mark.postgres
+def test_a_pooled_connection_the_server_dropped_is_replaced_at_checkout(
+    pg_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pinged when idle (``PG_PING_IDLE_S``, here 0): a connection the server closed meanwhile is replaced,
+    and the read works, as with the pool's own pre-ping."""
+    store = open_store(pg_database_url)
+    try:
+        with store.connect() as connection:
+            pid = connection.execute(text("SELECT pg_backend_pid()")).scalar()
+        with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
+            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+        monkeypatch.setattr(database, "PG_PING_IDLE_S", 0.0)
+        with store.operation(), store.connect() as connection:
+            assert connection.execute(text("SELECT pg_backend_pid()")).scalar() != pid
+    finally:
+        store.close()

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DisconnectionError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -44,6 +44,9 @@ SQLITE_LOCKED_ATTEMPTS = 4
 PG_POOL_SIZE = 2
 PG_POOL_OVERFLOW = 3
 PG_FULL_RETRY_S = 10.0
+# A pooled PostgreSQL connection idle longer than this is pinged as it is checked out; one used more
+# recently is trusted (a switch's reads follow each other by milliseconds, and a ping is a round trip).
+PG_PING_IDLE_S = 1.0
 # ERR-3: the advisory lock key that serialises schema upgrades on one PostgreSQL database ("xwmigrat").
 PG_MIGRATION_LOCK = 0x78776D6967726174
 
@@ -210,6 +213,32 @@ def _connect_when_server_has_room(dialect: Any, _record: Any, cargs: Any, cparam
         pause = min(pause * 2, 1.0)
 
 
+def _ping_when_idle(engine: Engine) -> None:
+    """The pool's pre-ping, only for a connection idle for ``PG_PING_IDLE_S`` or more: a dead one is
+    replaced at checkout (``DisconnectionError``, SQLAlchemy's pessimistic recipe), as before."""
+
+    def used(_dbapi_connection: Any, record: Any, *_args: Any) -> None:
+        record.info["xw_used"] = time.monotonic()
+
+    def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get("xw_used", 0.0) < PG_PING_IDLE_S:
+            return
+        dialect = engine.dialect
+        try:
+            alive = dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as exc:
+            if not dialect.is_disconnect(exc, dbapi_connection, None):
+                raise
+            alive = False
+        if not alive:
+            raise DisconnectionError("the server closed the pooled connection")
+        record.info["xw_used"] = time.monotonic()
+
+    event.listen(engine, "connect", used)
+    event.listen(engine, "checkin", used)
+    event.listen(engine, "checkout", checkout)
+
+
 def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engine:
     """An engine for this URL; ``autocommit`` for the readers' own pool (no BEGIN/ROLLBACK per read)."""
     try:
@@ -222,7 +251,6 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
         if url.drivername == "postgresql":
             url = url.set(drivername="postgresql+psycopg")
         kwargs["connect_args"] = {"connect_timeout": 5}
-        kwargs["pool_pre_ping"] = True
         kwargs["pool_size"] = PG_POOL_SIZE  # ERR-3: many processes share one server's connection slots
         kwargs["max_overflow"] = PG_POOL_OVERFLOW
     elif backend == "sqlite":
@@ -245,6 +273,7 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
             event.listen(engine, "begin", _begin_immediate)
     elif backend == "postgresql":
         event.listen(engine, "do_connect", _connect_when_server_has_room)
+        _ping_when_idle(engine)
     return engine
 
 

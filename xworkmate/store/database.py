@@ -279,7 +279,7 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
 
 class _Scope:
     """What ``Store.operation()`` holds on one thread: one reader and one writer connection, each checked
-    out (and, on PostgreSQL, pre-pinged) at most once, when the scope first needs it."""
+    out (on PostgreSQL, pinged only when idle: ``PG_PING_IDLE_S``) at most once, when first needed."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -351,8 +351,8 @@ class Store:
         """One operation's scope on this thread (issue 19, item 1: one store session per operation).
 
         Every ``read``/``connect`` inside it uses ONE connection from the readers' pool, and every
-        ``session``/``begin`` ONE connection from the writers' pool: a checkout (and PostgreSQL's
-        pre-ping) once per scope instead of once per repository call. A nested scope is the outer one.
+        ``session``/``begin`` ONE connection from the writers' pool: a checkout (and at most one
+        PostgreSQL ping) per scope instead of one per repository call. A nested scope is the outer one.
         Each write still commits when its own ``session``/``begin`` block ends, as outside a scope: a
         SQLite write lock (or a PostgreSQL row lock) is never held across the operation's other work
         (such as handing a turn to the GUI loop, ``ui/operations``), and what a failed operation wrote

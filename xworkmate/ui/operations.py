@@ -18,7 +18,7 @@ Without a qasync loop (a widget driven by a test without one) the work runs at o
 thread, as ``run_off_thread`` does, so every view still works.
 
 One store scope per operation (``Store.operation``, through ``SessionController.operation``): the work
-and its read-ahead check out one connection per pool, pre-pinged once, instead of one per repository
+and its read-ahead check out one connection per pool (pinged at most once) instead of one per repository
 call; each write still commits at the end of its own block (see ``Store.operation`` for why).
 """
 

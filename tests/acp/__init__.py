@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xworkmate.agents.acp_runner import AcpRunner, AcpTimeouts, AcpTurnResult
+from xworkmate.agents.acp import AcpRunner, AcpTimeouts, AcpTurnResult
 from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, Approver
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import ExecutionBinding, ExecutionMode, PermissionLevel

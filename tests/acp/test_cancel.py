@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.acp import AgentHarness, Outcome, assert_reaped, run_concurrently
-from xworkmate.agents.acp_runner import AcpRunner, AcpTimeouts
+from xworkmate.agents.acp import AcpRunner, AcpTimeouts
 from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, AssistantDelta, AssistantDone, ToolDone
 from xworkmate.domain.messages import MessageState
 

@@ -168,7 +168,7 @@ def test_cli_missing_agent_binary_is_one_line(home: Path) -> None:
 
 def test_stop_does_not_wait_out_the_cancel_grace_period(sqlite_controller: SessionController, tmp_path: Path) -> None:
     """An agent that ends its turn on session/cancel is let go at once, not after the grace period."""
-    from xworkmate.agents.acp_runner import AcpRunner, AcpTimeouts
+    from xworkmate.agents.acp import AcpRunner, AcpTimeouts
 
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working…"}, {"hang": True}])

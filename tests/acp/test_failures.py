@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp import AgentHarness, Outcome, assert_reaped, run_concurrently
-from xworkmate.agents.acp_runner import (
+from xworkmate.agents.acp import (
     AcpAgentExited,
     AcpAgentTimeout,
     AcpAuthError,

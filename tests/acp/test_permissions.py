@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp import AgentHarness, assert_reaped, slow_approver
-from xworkmate.agents.acp_runner import (
+from xworkmate.agents.acp import (
     AcpApprovalDecision,
     AcpRunner,
     AcpTimeouts,

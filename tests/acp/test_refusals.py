@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp import AgentHarness
-from xworkmate.agents.acp_runner import (
+from xworkmate.agents.acp import (
     AcpCategoryError,
     AcpCommandNotFound,
     AcpEnvironmentError,

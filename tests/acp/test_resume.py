@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp import AgentHarness, Outcome, run_concurrently
-from xworkmate.agents.acp_runner import AcpSessionReady
+from xworkmate.agents.acp import AcpSessionReady
 from xworkmate.agents.events import AssistantDelta, AssistantDone
 
 Scenarios = dict[str, tuple[AgentHarness, Outcome, Outcome]]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp import AgentHarness, assert_reaped
-from xworkmate.agents.acp_runner import AcpSessionReady
+from xworkmate.agents.acp import AcpSessionReady
 from xworkmate.agents.events import (
     AssistantDelta,
     AssistantDone,

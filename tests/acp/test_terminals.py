@@ -22,7 +22,7 @@ import pytest
 from tests.acp import AgentHarness
 from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
-from xworkmate.agents.acp_runner import AcpRunner, AcpTimeouts, permission_approver
+from xworkmate.agents.acp import AcpRunner, AcpTimeouts, permission_approver
 from xworkmate.agents.events import ToolDone
 from xworkmate.agents.sandbox import Sandbox, SandboxPolicy, detect_sandbox
 from xworkmate.controllers import SessionController

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from xworkmate.agents.confinement import LinkedFileError, open_confined_file, resolve_file_inside
-from xworkmate.agents.workspace_tools import (
+from xworkmate.agents.tools import (
     ToolContext,
     dispatch_tool_call,
     read_file,

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xworkmate.agents.confinement import ToolError
-from xworkmate.agents.workspace_tools import ToolContext, edit_file, read_file, search_files, write_file
+from xworkmate.agents.tools import ToolContext, edit_file, read_file, search_files, write_file
 from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.messages import MessageSource
 

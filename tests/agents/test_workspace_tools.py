@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from xworkmate.agents import workspace_tools
 from xworkmate.agents.confinement import PathEscapeError, ToolError
-from xworkmate.agents.workspace_tools import (
+from xworkmate.agents.tools import (
     TOOL_NAMES,
     ToolContext,
     ToolLimits,
+    ToolResult,
     dispatch_tool_call,
     dispatch_tool_call_async,
     edit_file,
@@ -32,6 +32,7 @@ from xworkmate.agents.workspace_tools import (
     tool_schemas,
     write_file,
 )
+from xworkmate.agents.tools import dispatch as tool_dispatch
 from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.messages import MessageSource
 
@@ -67,7 +68,7 @@ def ctx(workspace: Path) -> ToolContext:
     return _context(workspace)
 
 
-def _call(ctx: ToolContext, name: str, **arguments: object) -> workspace_tools.ToolResult:
+def _call(ctx: ToolContext, name: str, **arguments: object) -> ToolResult:
     return dispatch_tool_call(name, json.dumps(arguments), ctx)
 
 
@@ -410,7 +411,7 @@ def test_internal_error_is_logged_and_never_escapes(
     def broken(*_args: object, **_kwargs: object) -> str:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setitem(workspace_tools._READERS, "list_dir", broken)
+    monkeypatch.setitem(tool_dispatch._READERS, "list_dir", broken)
     result = dispatch_tool_call("list_dir", "{}", ctx)
     assert not result.ok and result.error_kind == "internal_error"
     assert "disk on fire" not in result.content

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from xworkmate.agents.confinement import ToolError
-from xworkmate.agents.workspace_tools import ToolContext, dispatch_tool_call, edit_file, write_file
+from xworkmate.agents.tools import ToolContext, dispatch_tool_call, edit_file, write_file
 from xworkmate.agents.write_gate import EvidenceMessage, RefusalReason, WriteGate, WriteRefused
 from xworkmate.domain.messages import Message, MessageRole, MessageSource
 

@@ -99,7 +99,8 @@ def test_task_send_reaches_only_tasks_this_conversation_started(
     assert not result.ok and "not a task this conversation started" in result.content
     missing = handle_dispatch_tool(service, "task_send", {"task": "draft:nope", "text": "hi"}, first.thread_id)
     assert not missing.ok and "no task line" in missing.content
-    assert service.handle_tool("task_send", json.dumps({"task": task.key, "text": "hi"}), first.thread_id).ok
+    sent = handle_dispatch_tool(service, "task_send", json.dumps({"task": task.key, "text": "hi"}), first.thread_id)
+    assert sent.ok
 
 
 def test_task_send_adds_no_category_reminder_even_from_a_category_conversation(

@@ -1,4 +1,4 @@
-"""SPEC §1: the UI imports only controllers, domain types, settings and PySide6; no SQL, no HTTP."""
+"""SPEC §1: the UI imports only controllers, domain types, settings (and preferences) and PySide6; no SQL, no HTTP."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from pathlib import Path
 import xworkmate.ui
 
 UI_DIR = Path(xworkmate.ui.__file__).resolve().parent
-ALLOWED_OURS = ("xworkmate.controllers", "xworkmate.domain", "xworkmate.settings", "xworkmate.ui")
+# ``xworkmate.preferences`` sits beside ``settings``: the person's choices read before the store opens (issue 20).
+ALLOWED_OURS = (
+    "xworkmate.controllers",
+    "xworkmate.domain",
+    "xworkmate.settings",
+    "xworkmate.preferences",
+    "xworkmate.ui",
+)
 FORBIDDEN_THIRD_PARTY = ("sqlalchemy", "alembic", "httpx", "psycopg", "sqlite3", "keyring", "PyQt5", "PyQt6")
 
 

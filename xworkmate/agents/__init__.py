@@ -12,7 +12,7 @@ from xworkmate.agents.confinement import (
     WorkingDirectoryError,
     resolve_inside,
 )
-from xworkmate.agents.workspace_tools import (
+from xworkmate.agents.tools import (
     TOOL_NAMES,
     CommandOutcome,
     ToolContext,

@@ -24,16 +24,11 @@ from acp.interfaces import Client
 from acp.schema import ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
 
 from xworkmate import __version__
-from xworkmate.agents.acp_runner import (
-    AUTH_REQUIRED,
-    AcpAuthError,
-    AcpRequestFailed,
-    AcpTimeouts,
-    _AgentProcess,
-    _find_executable,
-    agent_environment,
-    command_label,
-)
+from xworkmate.agents.acp.approvals import agent_environment
+from xworkmate.agents.acp.errors import AUTH_REQUIRED, AcpAuthError, AcpRequestFailed, command_label
+from xworkmate.agents.acp.process import _AgentProcess
+from xworkmate.agents.acp.reports import AcpTimeouts
+from xworkmate.agents.acp.runner import _find_executable
 from xworkmate.agents.sandbox import Sandbox
 from xworkmate.domain.agent_session import AgentInfo
 

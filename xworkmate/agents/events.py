@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from xworkmate.agents.workspace_tools import ToolResult
+from xworkmate.agents.tools import ToolResult
 from xworkmate.domain.messages import MessageState
 from xworkmate.llm.events import ToolCall
 

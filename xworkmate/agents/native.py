@@ -29,7 +29,7 @@ from xworkmate.agents.events import (
     UsageReported,
 )
 from xworkmate.agents.sandbox import Sandbox, looks_secret
-from xworkmate.agents.workspace_tools import (
+from xworkmate.agents.tools import (
     ToolContext,
     ToolResult,
     dispatch_tool_call_async,

@@ -12,7 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from xworkmate.store import StoreOpenError, database_failure
 
-__all__ = ["describe_failure"]
+__all__ = ["describe_failure", "is_database_failure"]
 
 
 def describe_failure(exc: BaseException, database_url: str) -> str:
@@ -24,3 +24,8 @@ def describe_failure(exc: BaseException, database_url: str) -> str:
         return f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
     first = str(exc).strip().splitlines()
     return f"unexpected error: {first[0] if first else type(exc).__name__} (details in the log file)"
+
+
+def is_database_failure(exc: BaseException) -> bool:
+    """The database failed (ERR-1 gives it its own exit code): it could not be opened, or a statement failed."""
+    return isinstance(exc, (SQLAlchemyError, StoreOpenError))

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.categories import (
     NOT_PASSED,
@@ -397,14 +396,6 @@ class DispatchService:
     def quarantine_placeholder(message_id: int) -> str:
         """Q-1: the standard text the model sees instead of a quarantined message."""
         return quarantine_placeholder(message_id)
-
-    # -- the agent-facing tools --------------------------------------------------------------
-
-    def handle_tool(self, name: str, arguments_json: str, dispatcher_key: str) -> ToolResult:
-        """``task_start`` / ``task_send`` from the native loop; see ``xworkmate.dispatch.tools``."""
-        from xworkmate.dispatch.tools import handle_dispatch_tool
-
-        return handle_dispatch_tool(self, name, arguments_json, dispatcher_key)
 
     # -- internals ---------------------------------------------------------------------------
 

@@ -18,18 +18,16 @@ import copy
 import json
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from xworkmate.agents.workspace_tools import ToolResult
+from xworkmate.agents.tools import ToolResult
+from xworkmate.dispatch.service import DispatchError, DispatchService, UnknownThreadError
 from xworkmate.domain.categories import InvalidCategoryError, TaskCategoryError
 from xworkmate.domain.messages import MessageSource
 from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, TASK_SEND, TASK_START
 from xworkmate.domain.threads import ThreadKind
 from xworkmate.domain.viewers import DeliveryFlowError
 from xworkmate.llm.errors import LLMError
-
-if TYPE_CHECKING:
-    from xworkmate.dispatch.service import DispatchService
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +126,6 @@ def handle_dispatch_tool(
     Every failure is a ``ToolResult`` with ``ok=False`` and a message the model
     can act on; nothing raises.
     """
-    from xworkmate.dispatch.service import DispatchError, UnknownThreadError
-
     if name not in DISPATCH_TOOL_NAMES:
         return _error(name, f"no dispatch tool named {name!r}", "unknown_tool")
     try:
@@ -176,8 +172,6 @@ def _task_start(service: DispatchService, args: Mapping[str, Any], dispatcher_ke
 
 
 def _task_send(service: DispatchService, args: Mapping[str, Any], dispatcher_key: str) -> ToolResult:
-    from xworkmate.dispatch.service import DispatchError
-
     task_key = _string(TASK_SEND, args, "task", required=True).strip()
     text = _string(TASK_SEND, args, "text", required=True)
     dispatcher = service.labels(dispatcher_key)

@@ -9,16 +9,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, select
 
 from xworkmate.domain.agent_session import AgentSessionState, LineUsage
 from xworkmate.domain.mcp import McpServerRecord
+from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import LineAgentStateRow, LineMcpServerRow, LineUsageRow, McpServerRow
-
-if TYPE_CHECKING:
-    from xworkmate.store.database import Store
 
 __all__ = ["AgentStateRepository", "McpServerExistsError", "McpServerRepository"]
 
@@ -28,7 +25,7 @@ def _now() -> datetime:
 
 
 class AgentStateRepository:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def state(self, key: str) -> AgentSessionState:
@@ -90,7 +87,7 @@ def _server(row: McpServerRow) -> McpServerRecord:
 
 
 class McpServerRepository:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def all(self) -> list[McpServerRecord]:

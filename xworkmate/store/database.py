@@ -33,6 +33,15 @@ from sqlalchemy.exc import ArgumentError, DisconnectionError, NoSuchModuleError,
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from xworkmate.store.agent_state import AgentStateRepository, McpServerRepository
+from xworkmate.store.line_marks import LineMarkRepository
+from xworkmate.store.repositories import (
+    AppStateRepository,
+    MessageRepository,
+    ProviderRepository,
+    ThreadRepository,
+)
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
 # ERR-3: how long one SQLite statement waits for another process's lock, and how often a wait that
@@ -318,22 +327,11 @@ class Store:
         # ROLLBACK round trips (on PostgreSQL, half of what a read cost; issue 7, evidence figure).
         self._reader = reader if reader is not None else engine.execution_options(isolation_level="AUTOCOMMIT")
         self._read_sessions = sessionmaker(self._reader, expire_on_commit=False)
-        from xworkmate.store.repositories import (
-            AppStateRepository,
-            MessageRepository,
-            ProviderRepository,
-            ThreadRepository,
-        )
-
         self.threads = ThreadRepository(self)
         self.providers = ProviderRepository(self)
         self.messages = MessageRepository(self)
         self.app_state = AppStateRepository(self)
-        from xworkmate.store.line_marks import LineMarkRepository
-
         self.line_marks = LineMarkRepository(self)  # issue 17: seen, outcome, mute, draft per line
-        from xworkmate.store.agent_state import AgentStateRepository, McpServerRepository
-
         self.agent_state = AgentStateRepository(self)  # issue 15: agent offers, usage (0012)
         self.mcp_servers = McpServerRepository(self)
 

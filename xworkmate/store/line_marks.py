@@ -8,16 +8,14 @@ it is typed without reading first.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select
 
 from xworkmate.domain.attention import LineMark
-from xworkmate.store.repositories import _aware
+from xworkmate.store.repositories.records import _aware
+from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import LineMarkRow
-
-if TYPE_CHECKING:
-    from xworkmate.store.database import Store
 
 _COLUMNS = (
     "last_seen_message_id",
@@ -45,7 +43,7 @@ def _mark_from(row: Any) -> LineMark:
 class LineMarkRepository:
     """``line_marks`` rows; a line without a row has the defaults of ``LineMark``."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def all(self) -> dict[str, LineMark]:

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Mapper
 
 from xworkmate.domain.search import SearchQuery, index_terms, searchable_text
 from xworkmate.domain.viewers import Viewer
-from xworkmate.store.repositories import _aware
+from xworkmate.store.repositories.records import _aware
 from xworkmate.store.tables import MessageRow, ThreadRow
 from xworkmate.store.visibility import visible_thread_clause
 

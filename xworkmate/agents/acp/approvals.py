@@ -1,0 +1,117 @@
+"""The agent's environment (``env:`` references resolved) and its permission requests: which need a person's
+approval at a line's level, and how a call is described to them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from xworkmate.agents.acp.errors import AcpEnvironmentError
+from xworkmate.agents.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+)
+from xworkmate.agents.native import command_environment
+from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
+from xworkmate.domain.threads import PermissionLevel
+from xworkmate.llm.events import ToolCall
+
+
+def resolve_env_refs(refs: Sequence[tuple[str, str]], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``ProviderRecord.acp_env_refs`` → values: ``env:NAME`` reads our environment, ``keyring:ENTRY``
+    the OS keyring (service ``xworkmate``). Secrets never come from the database (SPEC §7)."""
+    source = os.environ if environ is None else environ
+    resolved: dict[str, str] = {}
+    for name, ref in refs:
+        scheme, _, target = ref.partition(":")
+        if scheme == "env" and target:
+            value = source.get(target)
+            if not value:
+                raise AcpEnvironmentError(f"{name} for the agent comes from ${target}, which is not set")
+        elif scheme == "keyring" and target:
+            import keyring
+
+            from xworkmate.llm.providers import KEYRING_SERVICE
+
+            try:
+                value = keyring.get_password(KEYRING_SERVICE, target)
+            except Exception as exc:  # any backend failure: say which entry
+                raise AcpEnvironmentError(f"{name} for the agent: cannot read keyring entry {target!r}: {exc}") from exc
+            if not value:
+                raise AcpEnvironmentError(f"{name} for the agent: the keyring has no entry {target!r}")
+        else:
+            # The reference is not echoed: someone may have pasted the secret itself.
+            raise AcpEnvironmentError(f"{name} for the agent: its reference is neither env:NAME nor keyring:ENTRY")
+        resolved[name] = value
+    return resolved
+
+
+def agent_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The agent's environment: ours without anything that looks like a secret, plus ``extra``."""
+    env = command_environment()
+    env.update(extra or {})
+    return env
+
+
+def needs_acp_approval(kind: str, level: PermissionLevel) -> bool:
+    """Which permission requests of an agent go to a person, by the line's permission level.
+
+    The native loop's rule (domain/permissions.py): reads never wait; ``auto-edit``
+    lets edits through; ``full`` lets everything through. Locations outside the
+    working directory are refused before this is asked.
+    """
+    return needs_approval(kind, level)
+
+
+def permission_approver(level: PermissionLevel, *, refused: list[str] | None = None) -> Approver:
+    """Answers for ``xworkmate run``, where no one is at the window to approve.
+
+    ``full`` allows; ``auto-edit`` allows edits (ACP kinds edit/delete/move) and
+    refuses the rest (execute, fetch…); ``ask`` refuses, saying how to allow it.
+    """
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        kind = request.call.name
+        if request.unsandboxed is not None:
+            # SBX-1: what cannot be contained is never run headless, whatever the permission level.
+            reason = (
+                f"{request.summary} was not run on line {request.thread_id}:"
+                f" it cannot run in a sandbox here ({request.unsandboxed})"
+            )
+            if refused is not None:
+                refused.append(reason)
+            return ApprovalDecision(allowed=False, reason=reason)
+        if not needs_approval(kind, level):
+            return ApprovalDecision(allowed=True)
+        key = request.thread_id
+        fix = (
+            f"`xworkmate thread set {key} --permission full`"
+            if level is PermissionLevel.AUTO_EDIT or action_kind(kind) is not ActionKind.EDIT
+            else f"`xworkmate thread set {key} --permission auto-edit` (edits) or `--permission full`"
+        )
+        reason = (
+            f"{request.summary} ({kind}) needs approval on line {key} (permission level {level.value})"
+            f" and no one is at the window; allow it with {fix}"
+        )
+        if refused is not None:
+            refused.append(reason)
+        return ApprovalDecision(allowed=False, reason=reason)
+
+    return approve
+
+
+def describe_acp_call(call: ToolCall) -> str:
+    """A one-line description of an ACP tool call (its title, and where) for cards and approvals."""
+    try:
+        args = call.parse_arguments()
+    except Exception:
+        return call.name
+    title = str(args.get("title") or call.name)
+    locations = [str(p) for p in args.get("locations") or []]
+    shown = [p for p in locations if p not in title and os.path.basename(p) not in title]
+    if shown:
+        more = f" +{len(shown) - 2}" if len(shown) > 2 else ""
+        return f"{title} ({', '.join(shown[:2])}{more})"
+    return title

@@ -1,0 +1,136 @@
+"""``AcpRunner``: spawns the agent CLI for a turn, speaks ACP with it and reaps it however the turn ends."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from typing import cast
+
+from acp.client.connection import ClientSideConnection
+
+from xworkmate.agents.acp.approvals import agent_environment
+from xworkmate.agents.acp.errors import AcpCommandNotFound, AcpWorkingDirectoryError, check_acp_allowed
+from xworkmate.agents.acp.process import _AgentProcess
+from xworkmate.agents.acp.reports import AcpTimeouts, AcpTurnResult, AuthChooser
+from xworkmate.agents.acp.terminals import TurnTerminals
+from xworkmate.agents.acp.turn import _Turn
+from xworkmate.agents.confinement import (
+    WorkingDirectoryError,
+    real_working_directory,
+)
+from xworkmate.agents.events import (
+    Approver,
+    EventSink,
+)
+from xworkmate.agents.sandbox import Sandbox
+from xworkmate.domain.agent_session import AgentSessionState
+from xworkmate.domain.mcp import McpServerRecord
+from xworkmate.domain.runs import RunRequest
+from xworkmate.domain.threads import PermissionLevel
+
+
+class AcpRunner:
+    """Runs ACP turns. One instance may serve many lines at once; it remembers "always" answers
+    per (ACP session, tool kind) for as long as it lives."""
+
+    def __init__(self, timeouts: AcpTimeouts | None = None) -> None:
+        self.timeouts = timeouts or AcpTimeouts()
+        self._remembered: dict[tuple[str, str], bool] = {}
+        self._live: dict[str, tuple[ClientSideConnection, _Turn]] = {}  # line → its open session (issue 15)
+
+    def apply_live(self, thread_id: str, choices: AgentSessionState) -> bool:
+        """Send the person's picks to the line's running turn, if it has an open session; True if it had."""
+        live = self._live.get(thread_id)
+        if live is None:
+            return False
+        connection, turn = live
+        if turn.offers is None or turn.session_id is None:
+            return False
+        task = asyncio.ensure_future(turn.offers.apply_choices(connection, turn.session_id, choices))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return True
+
+    def remembered(self, session_id: str, kind: str) -> bool | None:
+        """The "always" answer given for this session and tool kind, if any."""
+        return self._remembered.get((session_id, kind))
+
+    def forget(self, session_id: str) -> None:
+        for key in [k for k in self._remembered if k[0] == session_id]:
+            del self._remembered[key]
+
+    async def run_turn(
+        self,
+        request: RunRequest,
+        *,
+        command: Sequence[str],
+        env: Mapping[str, str],
+        prompt: str,
+        acp_session_id: str | None,
+        approver: Approver,
+        emit: EventSink,
+        permission_level: PermissionLevel,
+        provider: str | None = None,
+        sandbox: Sandbox | None = None,
+        base_env: Mapping[str, str] | None = None,
+        command_sandbox: Sandbox | None = None,
+        command_env: Mapping[str, str] | None = None,
+        auth_method: str | None = None,
+        choose_auth: AuthChooser | None = None,
+        choices: AgentSessionState | None = None,
+        mcp_servers: Sequence[McpServerRecord] = (),
+    ) -> AcpTurnResult:
+        """One prompt turn of the agent ``command`` in ``request.working_directory``.
+
+        ``env`` is added to the agent's environment (``base_env``, else ours minus
+        secret-looking names); pass the provider's resolved references here.
+        ``auth_method``: the sign-in method the person chose for this agent, used up front;
+        otherwise, when the agent answers "authentication required", its only method, else
+        ``choose_auth`` asks (None: refuse in one line naming the methods).
+        ``sandbox`` contains the agent process and everything it starts (SBX-1);
+        the caller decides, with the person, whether to run without one.
+        ``command_sandbox`` and ``command_env``: the line's own sandbox (its network setting)
+        and environment allow-list for the agent's terminals; without a usable sandbox every
+        terminal asks, saying so. ``choices``: the person's picks of mode, model and config options,
+        sent once the session is open (issue 15, item 4). ``mcp_servers``: the line's MCP servers,
+        passed as the agent's mcpCapabilities allow (item 3). Raises
+        ``AcpCategoryError`` for a category line and ``AcpAgentError`` subclasses
+        for everything the agent does wrong; cancelling the task cancels the turn.
+        """
+        check_acp_allowed(request.category)  # CAT-3, before anything starts
+        command = tuple(command)
+        child_env = {**base_env, **env} if base_env is not None else agent_environment(env)
+        executable = _find_executable(command, child_env)
+        try:
+            working_directory = real_working_directory(request.working_directory)
+        except WorkingDirectoryError as exc:
+            raise AcpWorkingDirectoryError(command, str(exc)) from None
+        turn = _Turn(
+            runner=self,
+            request=request,
+            command=command,
+            working_directory=working_directory,
+            approver=approver,
+            emit=cast(Callable[[object], None], emit),
+            level=permission_level,
+            provider=provider,
+        )
+        turn.auth_method, turn.choose_auth = auth_method, choose_auth
+        turn.choices, turn.mcp_servers = choices, tuple(mcp_servers)
+        turn.terminals = TurnTerminals(working_directory, sandbox=command_sandbox, env=command_env)
+        agent = _AgentProcess(command, self.timeouts)
+        await agent.start(executable, working_directory, child_env, sandbox)
+        try:
+            return await turn.drive(agent, prompt, acp_session_id)
+        finally:
+            await agent.close_reaped()
+
+
+def _find_executable(command: tuple[str, ...], env: Mapping[str, str]) -> str:
+    if not command or not command[0].strip():
+        raise AcpCommandNotFound(command, "the provider has no command configured")
+    found = shutil.which(command[0], path=env.get("PATH", os.defpath))
+    if found is None:
+        raise AcpCommandNotFound(command, f"no executable {command[0]!r} on PATH")
+    return found

@@ -1,0 +1,173 @@
+"""``xworkmate COMMAND``: the parser of every command family, and ``main``, which runs one (ERR-1)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from xworkmate import __version__
+from xworkmate.cli.agent import add_mcp_parser
+from xworkmate.cli.checkpoints import add_checkpoint_commands
+from xworkmate.cli.common import (
+    EXIT_DATABASE,
+    EXIT_ERROR,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_SYSTEM,
+    CliError,
+    Command,
+    _settings,
+    log,
+)
+from xworkmate.cli.providers import add_provider_parser
+from xworkmate.cli.search import add_search_and_export_commands
+from xworkmate.cli.tasks import add_run_parser, add_task_and_messages_parsers
+from xworkmate.cli.threads import add_thread_parser
+from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
+from xworkmate.controllers.app import LLMError, describe_database_url, open_controller
+from xworkmate.controllers.failures import describe_failure, is_database_failure
+from xworkmate.domain.categories import InvalidCategoryError
+from xworkmate.domain.keys import InvalidSessionKeyError
+from xworkmate.domain.runs import NotRunnable
+from xworkmate.logfile import install_log_file
+from xworkmate.terminal_text import escape_for_terminal, json_text
+
+
+def cmd_gui(args: argparse.Namespace, controller: SessionController) -> int:
+    if args.smoke_test:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from xworkmate.ui.app import run_gui
+
+    return run_gui(controller, smoke_test=args.smoke_test)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="xworkmate", description="XWorkmate: a desktop workbench for AI agent tasks.")
+    parser.add_argument("--version", action="version", version=f"xworkmate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    gui = sub.add_parser("gui", help="open the window")
+    gui.add_argument("--smoke-test", action="store_true", help="build the main window offscreen, print ok, exit")
+    gui.set_defaults(func=cmd_gui)
+
+    add_thread_parser(sub)
+    add_mcp_parser(sub)
+    add_provider_parser(sub)
+    add_task_and_messages_parsers(sub)
+
+    doctor = sub.add_parser("doctor", help="which sandbox contains agents, the database, keyring and agents found")
+    doctor.add_argument("--json", action="store_true")
+    doctor.set_defaults(func=cmd_doctor, doctor=True)
+    add_run_parser(sub)
+    add_checkpoint_commands(sub)  # changes, restore, revert, checkpoints (LOOP-1)
+    add_search_and_export_commands(sub)  # LOOP-3
+    return parser
+
+
+def cmd_doctor(args: argparse.Namespace, controller: SessionController | None = None) -> int:
+    """Print which sandbox contains agents and why, the database, the keyring and the agents found."""
+    from xworkmate.controllers.doctor import gather_facts
+
+    facts = gather_facts(_settings())
+    if args.json:
+        print(json_text([{"name": f.name, "ok": f.ok, "detail": f.detail} for f in facts]))
+    else:
+        width = max(len(f.name) for f in facts)
+        for fact in facts:
+            print(f"{'ok ' if fact.ok else '!! '} {fact.name.ljust(width)}  {escape_for_terminal(fact.detail)}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. ERR-1: every failure ends as one line on stderr and an exit code of its kind;
+    the traceback, when there is one, goes to the log file under the data folder."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Command | None = getattr(args, "func", None)
+    if func is None:
+        args = parser.parse_args(["gui", *(argv or [])])
+        func = cmd_gui
+    if func is cmd_gui and (missing := missing_gui_modules()):
+        # Issue 19: the core installs without Qt; the window says in one line how to get it.
+        return _fail(
+            f"the window needs {' and '.join(missing)}, which are not installed: "
+            "pip install 'xworkmate[gui]' (the command line works without them)",
+            EXIT_ERROR,
+            window=False,
+            database_url="",
+        )
+    window = func is cmd_gui and not getattr(args, "smoke_test", False)
+    database_url = ""
+    log_path: Path | None = None
+    try:
+        settings = _settings()
+        database_url = settings.effective_database_url
+        log_path = install_log_file(settings.home)
+        if getattr(args, "doctor", False):
+            return cmd_doctor(args)  # needs no open store: a broken database is one of its facts
+        controller = open_controller(settings)
+        try:
+            return func(args, controller)
+        finally:
+            controller.close()
+    except _REFUSALS as exc:
+        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        return _fail(message, EXIT_ERROR, window=window, database_url=database_url)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED, window=False, database_url=database_url)
+    except Exception as exc:  # the database, the system, or a bug of ours: one line, the traceback to the log
+        log.error("command failed", exc_info=True)
+        message = describe_failure(exc, database_url)
+        if log_path is not None:
+            message = message.replace("the log file", str(log_path))
+        return _fail(message, _failure_code(exc), window=window, database_url=database_url)
+
+
+def missing_gui_modules() -> list[str]:
+    """The window's own dependencies (the ``gui`` extra) that this installation lacks."""
+    import importlib.util
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):
+            return True
+
+    return [name for name in ("PySide6", "qasync") if absent(name)]
+
+
+def _failure_code(exc: Exception) -> int:
+    if is_database_failure(exc):
+        return EXIT_DATABASE
+    return EXIT_SYSTEM if isinstance(exc, OSError) else EXIT_INTERNAL
+
+
+# Failures that are the product saying no: one line, exit 1, no traceback anywhere.
+_REFUSALS: tuple[type[BaseException], ...] = (
+    CliError,
+    UnknownSessionKeyError,
+    InvalidSessionKeyError,
+    WorkspaceBindingError,
+    NotRunnable,
+    InvalidCategoryError,
+    LookupError,
+    ValueError,
+    LLMError,
+)
+
+
+def _fail(message: str, code: int, *, window: bool, database_url: str) -> int:
+    """Say it in one line on stderr; when the window was to open, also in a dialog (ERR-1)."""
+    line = escape_for_terminal(message.strip() or "failed")  # control characters shown as escapes: one line
+    print(f"xworkmate: error: {line}", file=sys.stderr)
+    if window:
+        try:
+            from xworkmate.ui.dialogs import StartupErrorDialog
+
+            StartupErrorDialog.ask(None, line, describe_database_url(database_url))
+        except Exception:  # no display: the line on stderr is all there is
+            log.warning("could not show the start-up error dialog", exc_info=True)
+    return code

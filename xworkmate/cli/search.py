@@ -1,0 +1,82 @@
+"""``xworkmate search`` and ``xworkmate export`` (SPEC LOOP-3, §8), beside ``cli.py``.
+
+``search QUERY [--line KEY] [--json] [--limit N]`` prints the hits grouped by line, matches in
+``[brackets]``; ``export KEY --format md|json [-o FILE]`` writes a line and its tasks, to
+stdout without ``-o``. Both read as the person at the desktop (CAT-4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from xworkmate.cli.common import add_command
+from xworkmate.controllers import SessionController
+from xworkmate.controllers.export import ExportWriteError, save_export
+from xworkmate.domain.export import ExportFormat
+from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT
+from xworkmate.terminal_text import escape_for_terminal, json_text
+
+__all__ = ["add_search_and_export_commands"]
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return number
+
+
+def cmd_search(args: argparse.Namespace, controller: SessionController) -> int:
+    results = controller.search(args.query, line=args.line, limit=args.limit)
+    if args.json:
+        print(json_text(results.model_dump(mode="json")))
+        return 0
+    if not results.lines:
+        print(f"no matches for {escape_for_terminal(args.query)!s}")
+        return 0
+    for line in results.lines:
+        marks = "".join(
+            [f" [category {line.category}]" if line.category else "", " [archived]" if line.archived else ""]
+        )
+        print(f"{escape_for_terminal(line.title.marked())} ({line.line_key}){marks}")
+        for hit in line.hits:
+            when = hit.created_at.strftime("%Y-%m-%d %H:%M")
+            print(f"  #{hit.message_id} {hit.role} {when}  {escape_for_terminal(hit.snippet.marked())}")
+    if results.truncated:
+        print(f"(more than {args.limit} messages match; narrow the query or raise --limit)")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, controller: SessionController) -> int:
+    from xworkmate.cli.common import CliError
+
+    text = controller.export_line(args.key, ExportFormat(args.format))
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        path = save_export(text, Path(args.output).expanduser())
+    except ExportWriteError as exc:
+        raise CliError(str(exc)) from exc
+    print(f"exported {args.key} to {path}")
+    return 0
+
+
+def add_search_and_export_commands(sub: Any) -> None:
+    """Add the two commands to ``build_parser``'s subcommands."""
+    search = add_command(sub, "search", cmd_search, "search every line's messages, tool output and titles")
+    search.add_argument("query")
+    search.add_argument("--line", metavar="KEY", help="only this line")
+    search.add_argument("--limit", type=_positive, default=DEFAULT_SEARCH_LIMIT, metavar="N", help="messages at most")
+
+    export = sub.add_parser("export", help="export a line and its tasks to Markdown or JSON")
+    export.add_argument("key")
+    export.add_argument("--format", choices=[f.value for f in ExportFormat], default=ExportFormat.MARKDOWN.value)
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    export.set_defaults(func=cmd_export)

@@ -1,0 +1,180 @@
+"""What the repositories return and raise beside the domain models, and the row conversions they share."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Row,
+    bindparam,
+    select,
+)
+
+from xworkmate.domain.messages import MessageSource
+from xworkmate.domain.threads import (
+    BoundBy,
+    ContextState,
+    ExecutionBinding,
+    ExecutionMode,
+    NetworkAccess,
+    PermissionLevel,
+    TaskThread,
+    ThreadKind,
+    WorkspaceBinding,
+    WorkspaceKind,
+)
+from xworkmate.domain.viewers import (
+    QuarantineMark,
+    Viewer,
+)
+from xworkmate.store.tables import (
+    MessageRow,
+    ThreadRow,
+    ThreadSessionRow,
+)
+
+# PROV-1: how many of the dispatcher's recent human messages a task is dispatched on.
+DEFAULT_CAPTURE_LIMIT = 12
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(value: datetime) -> datetime:
+    # SQLite hands back naive datetimes; everything we write is UTC.
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+_THREAD_COLUMNS = tuple(ThreadRow.__table__.c)
+# Built once: the statements a switch runs (building a select per call cost as much as running it).
+_THREAD_BY_KEY = select(*_THREAD_COLUMNS).where(ThreadRow.thread_id == bindparam("key"))
+
+
+def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
+    return TaskThread(
+        thread_id=row.thread_id,
+        title=row.title,
+        kind=ThreadKind(row.kind),
+        parent_key=row.parent_key,
+        category=row.category,
+        archived=row.archived,
+        workspace_binding=WorkspaceBinding(
+            path=row.workspace_path,
+            kind=WorkspaceKind(row.workspace_kind),
+            bound_by=BoundBy(row.workspace_bound_by),
+            repo=row.worktree_repo,
+            branch=row.worktree_branch,
+        ),
+        execution_binding=ExecutionBinding(
+            mode=ExecutionMode(row.execution_mode),
+            provider=row.provider,
+            model=row.model,
+            acp_session_id=row.acp_session_id,
+        ),
+        context_state=ContextState(
+            model=row.context_model,
+            selected_skills=tuple(json.loads(row.selected_skills or "[]")),
+            permission_level=PermissionLevel(row.permission_level),
+            network=NetworkAccess.ON if row.network_access else NetworkAccess.OFF,
+            command_env_names=tuple(json.loads(row.command_env_names or "[]")),
+            turn_limit_s=row.turn_limit_s,
+            quarantine_untrusted=row.quarantine_untrusted,
+        ),
+        created_at=_aware(row.created_at),
+        updated_at=_aware(row.updated_at),
+    )
+
+
+_SUMMARY_COLUMNS = (
+    ThreadRow.thread_id,
+    ThreadRow.title,
+    ThreadRow.kind,
+    ThreadRow.parent_key,
+    ThreadRow.category,
+    ThreadRow.archived,
+    ThreadRow.workspace_path,
+    ThreadRow.updated_at,
+)
+
+
+class CategoryConflictError(ValueError):
+    """CAT-7 / CAT-10 at the application layer: a relabel the database trigger would refuse or undo."""
+
+
+class NotATaskError(ValueError):
+    """A follow-up or a dispatch-source read on a thread that is not a dispatched task."""
+
+
+@dataclass(frozen=True)
+class ThreadLabels:
+    """What the category and provenance rules need of a thread, beyond ``TaskThread``."""
+
+    thread_id: str
+    kind: ThreadKind
+    parent_key: str | None
+    category: str | None
+    category_own: bool
+    seal_level: int
+    current_session_id: int | None
+
+    def viewer(self) -> Viewer:
+        return Viewer.of_thread(self.thread_id, self.category)
+
+
+@dataclass(frozen=True)
+class SessionGeneration:
+    """One session generation of a thread (PROV-2). ``ended_at is None`` for the current one."""
+
+    id: int
+    thread_id: str
+    generation: int
+    started_at: datetime
+    ended_at: datetime | None
+    end_reason: str | None
+
+
+@dataclass(frozen=True)
+class MessageProvenance:
+    """Where a stored message belongs and what the model may see of it (PROV-2, Q-1)."""
+
+    id: int
+    thread_id: str
+    session_id: int | None
+    source: MessageSource
+    model_visible_text: str | None
+    mark: QuarantineMark | None
+
+    @property
+    def quarantined(self) -> bool:
+        return self.mark is not None
+
+
+def _labels_from_row(row: ThreadRow) -> ThreadLabels:
+    return ThreadLabels(
+        thread_id=row.thread_id,
+        kind=ThreadKind(row.kind),
+        parent_key=row.parent_key,
+        category=row.category,
+        category_own=row.category_own,
+        seal_level=row.seal_level,
+        current_session_id=row.current_session_id,
+    )
+
+
+def _generation_from_row(row: ThreadSessionRow) -> SessionGeneration:
+    return SessionGeneration(
+        id=row.id,
+        thread_id=row.thread_id,
+        generation=row.generation,
+        started_at=_aware(row.started_at),
+        ended_at=_aware(row.ended_at) if row.ended_at is not None else None,
+        end_reason=row.end_reason,
+    )
+
+
+def _mark_of(row: MessageRow) -> QuarantineMark | None:
+    return QuarantineMark(message_id=row.quarantine_message_id) if row.quarantined else None

@@ -1,0 +1,308 @@
+"""``ThreadRepository``: lines and tasks, their bindings, categories (CAT-7, CAT-10) and session generations
+(PROV-2).
+"""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import (
+    func,
+    select,
+    update,
+)
+
+from xworkmate.domain.categories import requested_category
+from xworkmate.domain.threads import (
+    ExecutionBinding,
+    NetworkAccess,
+    PermissionLevel,
+    TaskThread,
+    ThreadKind,
+    ThreadSummary,
+    WorkspaceBinding,
+)
+from xworkmate.domain.viewers import (
+    NeutralThreadStatus,
+    Viewer,
+)
+from xworkmate.store.repositories.operations import (
+    _current_session_id,
+    _insert_thread,
+    _insert_thread_if_absent,
+    _start_generation,
+    _subtree_levels,
+    _summary_from,
+)
+from xworkmate.store.repositories.records import (
+    _SUMMARY_COLUMNS,
+    _THREAD_BY_KEY,
+    CategoryConflictError,
+    SessionGeneration,
+    ThreadLabels,
+    _aware,
+    _generation_from_row,
+    _labels_from_row,
+    _thread_from_row,
+    utcnow,
+)
+from xworkmate.store.sessions import Sessions
+from xworkmate.store.tables import (
+    ThreadRow,
+    ThreadSessionRow,
+)
+
+
+class ThreadRepository:
+    def __init__(self, store: Sessions) -> None:
+        self._store = store
+
+    def get(self, key: str) -> TaskThread | None:
+        """One thread by key: one primary-key read, never a scan (Core: it runs on every switch)."""
+        with self._store.connect() as connection:
+            row = connection.execute(_THREAD_BY_KEY, {"key": key}).first()
+        return _thread_from_row(row) if row is not None else None
+
+    def exists(self, key: str) -> bool:
+        with self._store.read() as session:
+            return session.get(ThreadRow, key) is not None
+
+    def insert(self, thread: TaskThread, *, category_own: bool = False, seal_level: int = 0) -> TaskThread:
+        """Persist a thread and start its first session generation.
+
+        Under a category parent the CAT-7 trigger copies the parent's category
+        unless ``category_own`` (only task threads set it), and refuses another
+        category with ``IntegrityError``.
+        """
+        with self._store.session() as session:
+            return _thread_from_row(_insert_thread(session, thread, category_own=category_own, seal_level=seal_level))
+
+    def insert_if_absent(self, thread: TaskThread) -> bool:
+        """Persist a thread and its first generation unless its key is taken; True if this call stored it.
+
+        For a line every process may create on its first start, ``main`` (ERR-3).
+        """
+        with self._store.session() as session:
+            return _insert_thread_if_absent(session, thread)
+
+    def labels(self, key: str) -> ThreadLabels | None:
+        with self._store.read() as session:
+            row = session.get(ThreadRow, key)
+            return _labels_from_row(row) if row is not None else None
+
+    def viewer(self, key: str) -> Viewer:
+        """The thread as a reader, with its category as it is now (CAT-4)."""
+        labels = self.labels(key)
+        if labels is None:
+            raise KeyError(key)
+        return labels.viewer()
+
+    def summaries(self, *, include_archived: bool = False) -> list[ThreadSummary]:
+        """Every line for the list, oldest first; only the small columns (ISO-9)."""
+        stmt = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.thread_id)
+        if not include_archived:
+            stmt = stmt.where(ThreadRow.archived.is_(False))
+        with self._store.read() as session:
+            return [_summary_from(r) for r in session.execute(stmt)]
+
+    def summaries_for(
+        self, viewer: Viewer, *, include_archived: bool = False
+    ) -> list[ThreadSummary | NeutralThreadStatus]:
+        """The list as ``viewer`` may see it: lines it may not read show a neutral status (CAT-4)."""
+        stmt = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.thread_id)
+        if not include_archived:
+            stmt = stmt.where(ThreadRow.archived.is_(False))
+        with self._store.read() as session:
+            reader = viewer
+            if not viewer.sees_everything and viewer.thread_id is not None:
+                current = session.scalar(select(ThreadRow.category).where(ThreadRow.thread_id == viewer.thread_id))
+                reader = Viewer.of_thread(viewer.thread_id, current)
+            out: list[ThreadSummary | NeutralThreadStatus] = []
+            for r in session.execute(stmt):
+                if reader.can_read(r.category):
+                    out.append(_summary_from(r))
+                else:
+                    out.append(
+                        NeutralThreadStatus(
+                            thread_id=r.thread_id,
+                            kind=ThreadKind(r.kind),
+                            parent_key=r.parent_key,
+                            archived=r.archived,
+                            updated_at=_aware(r.updated_at),
+                        )
+                    )
+            return out
+
+    def count(self) -> int:
+        with self._store.read() as session:
+            return int(session.scalar(select(func.count()).select_from(ThreadRow)) or 0)
+
+    def children(self, key: str) -> list[str]:
+        with self._store.read() as session:
+            return list(
+                session.scalars(
+                    select(ThreadRow.thread_id)
+                    .where(ThreadRow.parent_key == key)
+                    .order_by(ThreadRow.created_at, ThreadRow.thread_id)
+                )
+            )
+
+    def workspace_paths(self) -> list[str]:
+        """Every folder some line is bound to, archived lines included (SBX-1 hides them from the others)."""
+        with self._store.read() as session:
+            rows = session.scalars(
+                select(ThreadRow.workspace_path).where(ThreadRow.workspace_path.is_not(None)).distinct()
+            )
+            return [path for path in rows if path]
+
+    def subtree(self, key: str) -> list[str]:
+        """The thread and all its descendants, parents before children."""
+        with self._store.read() as session:
+            if session.get(ThreadRow, key) is None:
+                raise KeyError(key)
+            return [k for level in _subtree_levels(session, key) for k in level]
+
+    def _update(self, key: str, **values: object) -> TaskThread:
+        values["updated_at"] = utcnow()
+        with self._store.session() as session:
+            result = session.execute(update(ThreadRow).where(ThreadRow.thread_id == key).values(**values))
+            if result.rowcount == 0:  # type: ignore[attr-defined]
+                raise KeyError(key)
+            row = session.get(ThreadRow, key, populate_existing=True)
+            assert row is not None
+            return _thread_from_row(row)
+
+    def set_workspace(self, key: str, binding: WorkspaceBinding) -> TaskThread:
+        return self._update(
+            key,
+            workspace_path=binding.path,
+            workspace_kind=binding.kind.value,
+            workspace_bound_by=binding.bound_by.value,
+            worktree_repo=binding.repo,
+            worktree_branch=binding.branch,
+        )
+
+    def set_acp_session(self, key: str, acp_session_id: str | None) -> TaskThread:
+        return self._update(key, acp_session_id=acp_session_id)
+
+    def set_permission(self, key: str, level: PermissionLevel) -> TaskThread:
+        return self._update(key, permission_level=level.value)
+
+    def set_sandbox(
+        self, key: str, *, network: NetworkAccess | None = None, command_env_names: tuple[str, ...] | None = None
+    ) -> TaskThread:
+        """SBX-1: the line's network setting and the variables its commands receive."""
+        values: dict[str, object] = {}
+        if network is not None:
+            values["network_access"] = network is NetworkAccess.ON
+        if command_env_names is not None:
+            values["command_env_names"] = json.dumps(list(command_env_names))
+        return self._update(key, **values)
+
+    def set_turn_limit(self, key: str, seconds: int) -> TaskThread:
+        """How long one turn on the line may run (issue 13)."""
+        return self._update(key, turn_limit_s=seconds)
+
+    def set_quarantine_untrusted(self, key: str, on: bool) -> TaskThread:
+        """Q-1: whether the output of the line's untrusted tools is stored quarantined."""
+        return self._update(key, quarantine_untrusted=on)
+
+    def set_execution(self, key: str, binding: ExecutionBinding) -> TaskThread:
+        return self._update(
+            key,
+            execution_mode=binding.mode.value,
+            provider=binding.provider,
+            model=binding.model,
+            acp_session_id=binding.acp_session_id,
+        )
+
+    def set_archived(self, key: str, archived: bool) -> TaskThread:
+        return self._update(key, archived=archived)
+
+    def set_title(self, key: str, title: str) -> TaskThread:
+        return self._update(key, title=title)
+
+    def touch(self, key: str) -> None:
+        self._update(key)
+
+    def set_category(self, key: str, category: str | None) -> list[str]:
+        """CAT-10: relabel the thread and its whole subtree, normal tasks included; returns the keys moved.
+
+        A thread under a category parent may only take the parent's category
+        (or, if it is a task with its own category, become normal): anything
+        else is what the CAT-7 trigger refuses, so it is refused here first
+        with a clear message. A blank label is refused too; ``None`` clears.
+
+        The CAT-7 triggers check every row against its parent and its children
+        (0003, 0005), so no single level may be relabelled while its neighbours
+        still hold the old category. In one transaction the subtree is cleared
+        parents first (nothing is checked under a normal parent), then labelled
+        children first (each parent then agrees with children already moved).
+        """
+        label = requested_category(category)
+        with self._store.session() as session:
+            row = session.get(ThreadRow, key)
+            if row is None:
+                raise KeyError(key)
+            parent = session.get(ThreadRow, row.parent_key) if row.parent_key is not None else None
+            ceiling = parent.category if parent is not None else None
+            # A task with its own category may become normal under its category parent (CAT-5).
+            if ceiling is not None and label != ceiling and not (label is None and row.category_own):
+                raise CategoryConflictError(
+                    f"{key} is inside a {ceiling!r} conversation ({row.parent_key}), so it can only"
+                    f" carry {ceiling!r}: relabel the top of that tree instead (CAT-7)"
+                )
+            levels = _subtree_levels(session, key)
+            now = utcnow()
+            passes = [(levels, None)] if label is None else [(levels, None), (levels[::-1], label)]
+            for ordered, value in passes:
+                for level in ordered:
+                    session.execute(
+                        update(ThreadRow)
+                        .where(ThreadRow.thread_id.in_(level))
+                        .values(category=value, updated_at=now)
+                        .execution_options(synchronize_session=False)
+                    )
+            return [k for level in levels for k in level]
+
+    def set_seal_level(self, key: str, level: int) -> list[str]:
+        """Seal the thread and its subtree (CAT-10: independent of categories); returns the keys sealed."""
+        if level < 0:
+            raise ValueError("a seal level is 0 (open) or more")
+        with self._store.session() as session:
+            if session.get(ThreadRow, key) is None:
+                raise KeyError(key)
+            keys = [k for lvl in _subtree_levels(session, key) for k in lvl]
+            session.execute(
+                update(ThreadRow)
+                .where(ThreadRow.thread_id.in_(keys))
+                .values(seal_level=level, updated_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
+            return keys
+
+    # -- session generations (PROV-2) ------------------------------------------------------
+
+    def current_session(self, key: str) -> SessionGeneration:
+        with self._store.session() as session:
+            current = session.get(ThreadSessionRow, _current_session_id(session, key))
+            assert current is not None
+            return _generation_from_row(current)
+
+    def sessions(self, key: str) -> list[SessionGeneration]:
+        with self._store.read() as session:
+            rows = session.scalars(
+                select(ThreadSessionRow).where(ThreadSessionRow.thread_id == key).order_by(ThreadSessionRow.generation)
+            )
+            return [_generation_from_row(r) for r in rows]
+
+    def rotate_session(self, key: str, *, reason: str = "compaction") -> SessionGeneration:
+        """End the current generation and start the next. Messages and dispatch sources are untouched."""
+        now = utcnow()
+        with self._store.session() as session:
+            current = session.get(ThreadSessionRow, _current_session_id(session, key))
+            assert current is not None
+            current.ended_at = now
+            current.end_reason = reason[:32]
+            session.flush()
+            return _generation_from_row(_start_generation(session, key, now=now))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -198,6 +199,10 @@ class SessionController:
     @property
     def store_description(self) -> str:
         return self._ctx.store.description
+
+    def operation(self) -> AbstractContextManager[None]:
+        """One store scope for the work of one window operation on this thread (``Store.operation``)."""
+        return self._ctx.store.operation()
 
     @property
     def current_key(self) -> str:

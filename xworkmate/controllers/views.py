@@ -11,12 +11,34 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesAppended
-from xworkmate.controllers.session import LineView, SessionController, UnknownSessionKeyError
+from xworkmate.controllers.context import UnknownSessionKeyError
+from xworkmate.controllers.lines import LineView
 from xworkmate.domain.agent_session import LineUsage
 from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
+
+
+class LineReads(Protocol):
+    """The part of ``SessionController``'s public API read here (named, not imported: no section of the
+    controllers imports the facade, tests/test_layers)."""
+
+    @property
+    def current_key(self) -> str: ...
+
+    def line_view(self, key: str) -> LineView: ...
+
+    def line_summary(self, key: str) -> ThreadSummary: ...
+
+    def newest_messages(self, key: str, *, limit: int) -> list[Message]: ...
+
+    def messages_by_id(self, ids: list[int]) -> dict[int, Message]: ...
+
+    def task_sources(self, task_key: str) -> list[Message]: ...
+
+    def line_usage(self, key: str) -> LineUsage: ...
 
 
 @dataclass(frozen=True)
@@ -36,7 +58,7 @@ class LinePanes:
         return self.view.key
 
 
-def read_line_panes(controller: SessionController, key: str, *, first_page: int, with_usage: bool = True) -> LinePanes:
+def read_line_panes(controller: LineReads, key: str, *, first_page: int, with_usage: bool = True) -> LinePanes:
     """Everything a switch shows for ``key``, read in one go on the calling (worker) thread; the usage
     meter's figures only ``with_usage`` (the window keeps them per line until they change)."""
     view = controller.line_view(key)
@@ -63,9 +85,7 @@ class ReadAhead:
     messages: dict[int, Message] = field(default_factory=dict)
 
 
-def read_ahead(
-    controller: SessionController, changes: Iterable[object], *, first_page: int, shown: str | None
-) -> ReadAhead:
+def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: int, shown: str | None) -> ReadAhead:
     """Read on the worker what applying ``changes`` needs: a row per created/updated line, the view of the
     ``shown`` line when it was updated, all the panes of the line switched to (``first_page`` messages),
     and the messages appended. A line that is gone by now is simply not read."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DisconnectionError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -52,6 +53,9 @@ SQLITE_LOCKED_ATTEMPTS = 4
 PG_POOL_SIZE = 2
 PG_POOL_OVERFLOW = 3
 PG_FULL_RETRY_S = 10.0
+# A pooled PostgreSQL connection idle longer than this is pinged as it is checked out; one used more
+# recently is trusted (a switch's reads follow each other by milliseconds, and a ping is a round trip).
+PG_PING_IDLE_S = 1.0
 # ERR-3: the advisory lock key that serialises schema upgrades on one PostgreSQL database ("xwmigrat").
 PG_MIGRATION_LOCK = 0x78776D6967726174
 
@@ -218,6 +222,32 @@ def _connect_when_server_has_room(dialect: Any, _record: Any, cargs: Any, cparam
         pause = min(pause * 2, 1.0)
 
 
+def _ping_when_idle(engine: Engine) -> None:
+    """The pool's pre-ping, only for a connection idle for ``PG_PING_IDLE_S`` or more: a dead one is
+    replaced at checkout (``DisconnectionError``, SQLAlchemy's pessimistic recipe), as before."""
+
+    def used(_dbapi_connection: Any, record: Any, *_args: Any) -> None:
+        record.info["xw_used"] = time.monotonic()
+
+    def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get("xw_used", 0.0) < PG_PING_IDLE_S:
+            return
+        dialect = engine.dialect
+        try:
+            alive = dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as exc:
+            if not dialect.is_disconnect(exc, dbapi_connection, None):
+                raise
+            alive = False
+        if not alive:
+            raise DisconnectionError("the server closed the pooled connection")
+        record.info["xw_used"] = time.monotonic()
+
+    event.listen(engine, "connect", used)
+    event.listen(engine, "checkin", used)
+    event.listen(engine, "checkout", checkout)
+
+
 def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engine:
     """An engine for this URL; ``autocommit`` for the readers' own pool (no BEGIN/ROLLBACK per read)."""
     try:
@@ -230,7 +260,6 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
         if url.drivername == "postgresql":
             url = url.set(drivername="postgresql+psycopg")
         kwargs["connect_args"] = {"connect_timeout": 5}
-        kwargs["pool_pre_ping"] = True
         kwargs["pool_size"] = PG_POOL_SIZE  # ERR-3: many processes share one server's connection slots
         kwargs["max_overflow"] = PG_POOL_OVERFLOW
     elif backend == "sqlite":
@@ -253,14 +282,46 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
             event.listen(engine, "begin", _begin_immediate)
     elif backend == "postgresql":
         event.listen(engine, "do_connect", _connect_when_server_has_room)
+        _ping_when_idle(engine)
     return engine
 
 
+class _Scope:
+    """What ``Store.operation()`` holds on one thread: one reader and one writer connection, each checked
+    out (on PostgreSQL, pinged only when idle: ``PG_PING_IDLE_S``) at most once, when first needed."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._reader: Connection | None = None
+        self._writer: Connection | None = None
+
+    def reader(self) -> Connection:
+        if self._reader is None:
+            self._reader = self._store._reader.connect()
+        return self._reader
+
+    def writer(self) -> Connection:
+        if self._writer is None:
+            self._writer = self._store.engine.connect()
+        return self._writer
+
+    def close(self, failed: bool) -> None:
+        for connection in (self._writer, self._reader):
+            if connection is None:
+                continue
+            if failed and connection.in_transaction():
+                connection.rollback()
+            connection.close()
+        self._reader = self._writer = None
+
+
 class Store:
-    """One database. Every operation opens its own short ``Session`` (STYLE 5)."""
+    """One database. Every repository call opens its own short ``Session`` (STYLE 5), or, inside
+    ``with store.operation():``, shares the one connection per pool the operation holds."""
 
     def __init__(self, engine: Engine, reader: Engine | None = None) -> None:
         self.engine = engine
+        self._local = threading.local()  # the scope of the operation running on each thread
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         # Reads are single statements: on an autocommit pool of their own they need no BEGIN and
         # ROLLBACK round trips (on PostgreSQL, half of what a read cost; issue 7, evidence figure).
@@ -284,27 +345,87 @@ class Store:
         return _describe(self.engine.url)
 
     @contextmanager
+    def operation(self) -> Iterator[None]:
+        """One operation's scope on this thread (issue 19, item 1: one store session per operation).
+
+        Every ``read``/``connect`` inside it uses ONE connection from the readers' pool, and every
+        ``session``/``begin`` ONE connection from the writers' pool: a checkout (and at most one
+        PostgreSQL ping) per scope instead of one per repository call. A nested scope is the outer one.
+        Each write still commits when its own ``session``/``begin`` block ends, as outside a scope: a
+        SQLite write lock (or a PostgreSQL row lock) is never held across the operation's other work
+        (such as handing a turn to the GUI loop, ``ui/operations``), and what a failed operation wrote
+        before it failed stays written, as its change records say. Leaving the scope returns both
+        connections, rolling back any transaction a failure left open. Thread-local, not a contextvar:
+        a task created inside the scope must not inherit the worker's connections.
+        """
+        if getattr(self._local, "scope", None) is not None:
+            yield
+            return
+        scope = _Scope(self)
+        self._local.scope = scope
+        failed = True
+        try:
+            yield
+            failed = False
+        finally:
+            self._local.scope = None
+            scope.close(failed)
+
+    def _scope(self) -> _Scope | None:
+        scope: _Scope | None = getattr(self._local, "scope", None)
+        return scope
+
+    @contextmanager
     def session(self) -> Iterator[Session]:
-        with self._sessions() as session, session.begin():
+        """An ORM session in a write transaction, committed on leaving (on SQLite, ``BEGIN IMMEDIATE``)."""
+        scope = self._scope()
+        if scope is None:
+            with self._sessions() as session, session.begin():
+                yield session
+            return
+        connection = scope.writer()
+        with self._joined(connection), self._sessions(bind=connection) as session, session.begin():
             yield session
 
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A session for reading: autocommit, each statement sees the latest committed data."""
-        with self._read_sessions() as session:
+        scope = self._scope()
+        with self._read_sessions(bind=scope.reader()) if scope else self._read_sessions() as session:
             yield session
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
         """A Core connection for reading, from the autocommit pool (no ORM unit of work, no transaction)."""
+        scope = self._scope()
+        if scope is not None:
+            yield scope.reader()
+            return
         with self._reader.connect() as connection:
             yield connection
 
     @contextmanager
     def begin(self) -> Iterator[Connection]:
         """A Core connection in a transaction, committed on leaving."""
-        with self.engine.begin() as connection:
+        scope = self._scope()
+        if scope is None:
+            with self.engine.begin() as connection:
+                yield connection
+            return
+        connection = scope.writer()
+        with self._joined(connection):
             yield connection
+
+    @staticmethod
+    @contextmanager
+    def _joined(connection: Connection) -> Iterator[None]:
+        """The scope's writer in a transaction: its own, committed on leaving, or (nested in another
+        write block of the same scope) the one already open, which that block commits."""
+        if connection.in_transaction():
+            yield
+            return
+        with connection.begin():
+            yield
 
     def close(self) -> None:
         self.engine.dispose()

@@ -17,9 +17,9 @@
 Without a qasync loop (a widget driven by a test without one) the work runs at once on the calling
 thread, as ``run_off_thread`` does, so every view still works.
 
-Not yet: one store *session* per operation. The repositories still open a short session per call
-(STYLE 5), so an operation costs one round trip per statement (plus the pool's pre-ping); sharing one
-session needs a store API that the repositories do not have today.
+One store scope per operation (``Store.operation``, through ``SessionController.operation``): the work
+and its read-ahead check out one connection per pool (pinged at most once) instead of one per repository
+call; each write still commits at the end of its own block (see ``Store.operation`` for why).
 """
 
 from __future__ import annotations
@@ -168,15 +168,16 @@ class StoreOperations(QObject):
 
         def operation() -> Outcome[T]:
             sink: list[object] = []
-            _collecting.sink, _collecting.gates = sink, gates
-            try:
-                result = work()
-            except BaseException as exc:
-                exc._xw_changes = sink  # type: ignore[attr-defined]  # applied on the GUI thread with the failure
-                raise
-            finally:
-                _collecting.sink = _collecting.gates = None
-            ahead = read_ahead(self._controller, sink, first_page=first_page, shown=shown) if sink else ReadAhead()
+            with self._controller.operation():  # one store connection per pool for the work and its read-ahead
+                _collecting.sink, _collecting.gates = sink, gates
+                try:
+                    result = work()
+                except BaseException as exc:
+                    exc._xw_changes = sink  # type: ignore[attr-defined]  # applied on the GUI thread with the failure
+                    raise
+                finally:
+                    _collecting.sink = _collecting.gates = None
+                ahead = read_ahead(self._controller, sink, first_page=first_page, shown=shown) if sink else ReadAhead()
             return Outcome(result, sink, ahead)
 
         def open_gates() -> None:

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain.threads import TaskThread
 from xworkmate.ui import MainWindow
 from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.conversation import HEADER_ROLE
@@ -31,6 +32,15 @@ def click_line(qtbot: QtBot, window: MainWindow, key: str) -> None:
     rect = view.visualRect(index)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     settled(qtbot, window)
+
+
+def open_new_line(qtbot: QtBot, window: MainWindow, title: str, *, permission: str | None = None) -> TaskThread:
+    """A new line made by the controller (at ``permission``, if given), clicked in the list as a person does."""
+    line = window.controller.create_line(title)
+    if permission is not None:
+        window.controller.set_permission(line.thread_id, permission)
+    click_line(qtbot, window, line.thread_id)
+    return line
 
 
 def settled(qtbot: QtBot, window: MainWindow) -> None:

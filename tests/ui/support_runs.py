@@ -1,4 +1,4 @@
-"""Driving turns from the window: a fast router, a polling wait for the qasync loop, small readers."""
+"""Driving turns from the window: a fast router, a polling wait for the qasync loop, scripted turns, small readers."""
 
 from __future__ import annotations
 
@@ -8,10 +8,15 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from tests.support.openai_server import ScriptedToolCall
+from pytestqt.qtbot import QtBot
+
+from tests.support.openai_server import OpenAIServer, Reply, ScriptedToolCall, TextReply, ToolCallReply
+from xworkmate.controllers import SessionController
 from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy, Timeouts
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import LIVE_ROLE, ROLE_ROLE
+
+from .support import finished, send
 
 T = TypeVar("T")
 
@@ -38,6 +43,37 @@ async def wait_until(predicate: Callable[[], bool], *, timeout: float = RUN_TIME
 
 def run(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float = RUN_TIMEOUT) -> T:
     return loop.run_until_complete(asyncio.wait_for(coro, timeout))
+
+
+def turn_on(
+    loop: asyncio.AbstractEventLoop,
+    server: OpenAIServer,
+    controller: SessionController,
+    key: str,
+    words: str,
+    *replies: Reply,
+) -> None:
+    """Script the agent's ``replies`` and run one turn on ``key`` to its end, from the controller (no click)."""
+    server.script(*replies)
+    run(loop, controller.run_turn(key, words))
+
+
+def send_and_finish(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, window: MainWindow, words: str, *, what: str = "the turn to finish"
+) -> None:
+    """Type ``words`` on the shown line and click Send, as a person does; wait until that line's turn is over."""
+    key = window.shown_key
+    assert key is not None
+    send(qtbot, window, words)
+    run(loop, wait_until(finished(window.controller, key), what=what))
+
+
+def write_request(server: OpenAIServer) -> None:
+    """The agent asks to create hello.txt (an edit: at the Ask level it waits for approval), then says "Done."."""
+    server.script(
+        ToolCallReply([call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")]),
+        TextReply(["Done."]),
+    )
 
 
 def live_text(window: MainWindow) -> str | None:

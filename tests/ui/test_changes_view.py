@@ -28,8 +28,8 @@ from xworkmate.ui.changes_view import ChangedFilesModel, ChangesView, DiffView, 
 from xworkmate.ui.conversation import CHIP_ROLE, MESSAGE_ID_ROLE
 
 from .conftest import open_window
-from .support import click_line, finished, send
-from .support_runs import call, run, wait_until
+from .support import click_line, finished, open_new_line, send
+from .support_runs import call, run, send_and_finish, wait_until
 
 TURN_1 = (
     "printf 'one\\ntwo\\nthree\\nfour\\nfive\\nsix\\nseven\\neight\\nnine\\nten\\n' > notes.txt;"
@@ -46,17 +46,11 @@ def idle(loop: asyncio.AbstractEventLoop, view: ChangesView) -> None:
 
 
 def turn(
-    qtbot: QtBot,
-    loop: asyncio.AbstractEventLoop,
-    window: MainWindow,
-    server: OpenAIServer,
-    key: str,
-    command: str,
-    words: str,
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, window: MainWindow, server: OpenAIServer, command: str, words: str
 ) -> None:
+    """A turn on the shown line whose agent runs ``command`` in the line's folder, sent as a person does."""
     server.script(ToolCallReply([call("run_command", command=command)]), TextReply([f"Done: {words}."]))
-    send(qtbot, window, words)
-    run(loop, wait_until(finished(window.controller, key), what="the turn to finish"))
+    send_and_finish(qtbot, loop, window, words)
 
 
 def chip_rows(window: MainWindow) -> dict[int, str]:
@@ -118,13 +112,11 @@ def test_chip_opens_the_turn_and_its_hunk_file_and_folder_are_reverted_restored_
 ) -> None:
     window = agent_window
     view = window.changes_view
-    line = agent_controller.create_line("Edits")
-    agent_controller.set_permission(line.thread_id, "full")
+    line = open_new_line(qtbot, window, "Edits", permission="full")
     folder = Path(line.workspace_binding.path or "")
-    click_line(qtbot, window, line.thread_id)
 
-    turn(qtbot, loop, window, openai_server, line.thread_id, TURN_1, "write the notes")
-    turn(qtbot, loop, window, openai_server, line.thread_id, TURN_2, "edit the notes")
+    turn(qtbot, loop, window, openai_server, TURN_1, "write the notes")
+    turn(qtbot, loop, window, openai_server, TURN_2, "edit the notes")
     run(loop, wait_until(lambda: len(chip_rows(window)) == 2, what="a chip on each turn"))
     chips = chip_rows(window)
     assert list(chips.values()) == ["2 files changed", "3 files changed"]
@@ -205,11 +197,9 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
 ) -> None:
     window = agent_window
     view = window.changes_view
-    line = agent_controller.create_line("Fork me")
-    agent_controller.set_permission(line.thread_id, "full")
+    line = open_new_line(qtbot, window, "Fork me", permission="full")
     folder = Path(line.workspace_binding.path or "")
-    click_line(qtbot, window, line.thread_id)
-    turn(qtbot, loop, window, openai_server, line.thread_id, TURN_1, "write the notes")
+    turn(qtbot, loop, window, openai_server, TURN_1, "write the notes")
     window.workspace_pane.show_changes_tab()
     idle(loop, view)
     assert view.shown_turn == 1

@@ -27,8 +27,8 @@ from xworkmate.ui.conversation import LIVE_ROLE, MESSAGE_ID_ROLE, MessageListMod
 from xworkmate.ui.live_runs import LiveRow
 
 from .conftest import open_window
-from .support import click_line, finished, label_text, message_headers, message_texts, send
-from .support_runs import call, live_text, run, tool_rows, wait_until
+from .support import click_line, finished, label_text, message_headers, message_texts, open_new_line, send
+from .support_runs import call, live_text, run, send_and_finish, tool_rows, wait_until, write_request
 
 
 def test_streamed_text_grows_in_a_transient_row_then_the_stored_message_replaces_it(
@@ -39,8 +39,7 @@ def test_streamed_text_grows_in_a_transient_row_then_the_stored_message_replaces
     openai_server: OpenAIServer,
 ) -> None:
     window = agent_window
-    line = agent_controller.create_line("Streaming")
-    click_line(qtbot, window, line.thread_id)
+    line = open_new_line(qtbot, window, "Streaming")
     chunks = ["Hello ", "from ", "the ", "**streaming** ", "agent", "."]
     final = "".join(chunks)
     openai_server.script(TextReply(chunks, delay=0.08))
@@ -81,8 +80,7 @@ def test_stop_mid_stream_keeps_the_partial_answer_interrupted_and_the_line_runs_
     openai_server: OpenAIServer,
 ) -> None:
     window = agent_window
-    line = agent_controller.create_line("Stopped")
-    click_line(qtbot, window, line.thread_id)
+    line = open_new_line(qtbot, window, "Stopped")
     openai_server.script(HangReply(chunks=["partial ", "answer"]), TextReply(["second turn"]))
     send(qtbot, window, "tell me a long story")
     run(loop, wait_until(lambda: live_text(window) == "partial answer", what="the streamed text"))
@@ -137,14 +135,10 @@ def test_an_approval_card_lets_the_write_through_or_refuses_it(
 ) -> None:
     """WR-1 with permission ``ask``: the write waits for the person; the quote is the person's own words."""
     window = agent_window
-    line = agent_controller.create_line("Approvals")
+    line = open_new_line(qtbot, window, "Approvals")
     target = Path(line.workspace_binding.path or "", "hello.txt")
-    click_line(qtbot, window, line.thread_id)
     assert window.permission_picker.currentData() == PermissionLevel.ASK.value
-    openai_server.script(
-        ToolCallReply([call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")]),
-        TextReply(["Done."]),
-    )
+    write_request(openai_server)
     send(qtbot, window, "Please create hello.txt containing a friendly greeting")
     area = window.message_pane.approval_area
     run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the approval card"))
@@ -186,16 +180,14 @@ def test_a_refused_write_shows_the_refusal_reason(
 ) -> None:
     """WR-1: a quote the person never wrote is refused; the card says why, in error style."""
     window = agent_window
-    line = agent_controller.create_line("Refused")
-    click_line(qtbot, window, line.thread_id)
+    line = open_new_line(qtbot, window, "Refused")
     window.permission_picker.setCurrentIndex(window.permission_picker.findData(PermissionLevel.FULL.value))
     assert agent_controller.get_thread(line.thread_id).context_state.permission_level is PermissionLevel.FULL
     openai_server.script(
         ToolCallReply([call("write_file", path="evil.txt", content="x", quote="the user asked me to")]),
         TextReply(["Sorry."]),
     )
-    send(qtbot, window, "tidy up the readme a little")
-    run(loop, wait_until(finished(agent_controller, line.thread_id)))
+    send_and_finish(qtbot, loop, window, "tidy up the readme a little")
     assert not Path(line.workspace_binding.path or "", "evil.txt").exists()
     [row] = tool_rows(window)
     index = window.message_model.index(row, 0)
@@ -213,9 +205,7 @@ def test_a_command_card_shows_the_command_and_its_output_folded_then_unfolded(
     openai_server: OpenAIServer,
 ) -> None:
     window = agent_window
-    line = agent_controller.create_line("Commands")
-    agent_controller.set_permission(line.thread_id, "full")
-    click_line(qtbot, window, line.thread_id)
+    line = open_new_line(qtbot, window, "Commands", permission="full")
     command = "sleep 0.3; seq 1 20"
     openai_server.script(ToolCallReply([call("run_command", command=command)]), TextReply(["Counted."]))
     send(qtbot, window, "count to twenty")
@@ -347,8 +337,7 @@ def test_a_failed_turn_shows_why_and_leaves_the_line_runnable(
 
     window = agent_window
     openai_server.script(ErrorReply(401, {"error": {"message": "bad key"}}))
-    send(qtbot, window, "hello?")
-    run(loop, wait_until(finished(agent_controller, "main"), what="the failure"))
+    send_and_finish(qtbot, loop, window, "hello?", what="the failure")
     texts = message_texts(window)
     assert texts[0] == "hello?" and texts[-1].startswith("The run failed:") and "local" in texts[-1]
     assert window.message_model.live_rows == []

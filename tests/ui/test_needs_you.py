@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import ErrorReply, OpenAIServer, TextReply, ToolCallReply
+from tests.support.openai_server import ErrorReply, OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.attention import Attention
 from xworkmate.domain.providers import ProviderRecord
@@ -22,8 +22,8 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
 
 from .conftest import open_window
-from .support import click_line, proxy_index, send, settled
-from .support_runs import call, fast_router, run, wait_until
+from .support import click_line, open_new_line, proxy_index, send, settled
+from .support_runs import fast_router, run, send_and_finish, turn_on, wait_until, write_request
 
 
 def activate(qtbot: QtBot, window: QWidget) -> None:
@@ -34,13 +34,6 @@ def activate(qtbot: QtBot, window: QWidget) -> None:
 def shown_rows(window: MainWindow) -> list[str]:
     proxy = window.task_proxy
     return [str(proxy.index(row, 0).data(KEY_ROLE)) for row in range(proxy.rowCount())]
-
-
-def write_request(openai_server: OpenAIServer) -> None:
-    openai_server.script(
-        ToolCallReply([call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")]),
-        TextReply(["Done."]),
-    )
 
 
 def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
@@ -58,10 +51,10 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     asking = controller.create_line("Asking one")
     keys = finished.thread_id, failed.thread_id, asking.thread_id
 
-    openai_server.script(TextReply(["All done."]))
-    run(loop, controller.run_turn(finished.thread_id, "summarise"))
-    openai_server.script(ErrorReply(401, {"error": {"message": "bad key"}}))
-    run(loop, controller.run_turn(failed.thread_id, "hello?"))
+    turn_on(loop, openai_server, controller, finished.thread_id, "summarise", TextReply(["All done."]))
+    turn_on(
+        loop, openai_server, controller, failed.thread_id, "hello?", ErrorReply(401, {"error": {"message": "bad key"}})
+    )
     write_request(openai_server)
     turn = controller.start_turn(asking.thread_id, "Please create hello.txt containing a greeting")
     run(loop, wait_until(lambda: controller.attention.state(asking.thread_id) is Attention.NEEDS_APPROVAL))
@@ -123,8 +116,7 @@ def test_the_focused_approval_card_answers_y_n_and_a(
 ) -> None:
     window = agent_window
     activate(qtbot, window)
-    line = agent_controller.create_line("Keys")
-    click_line(qtbot, window, line.thread_id)
+    line = open_new_line(qtbot, window, "Keys")
     write_request(openai_server)
     send(qtbot, window, "Please create hello.txt containing a greeting")
     area = window.message_pane.approval_area
@@ -181,8 +173,7 @@ def test_a_new_lines_title_comes_from_its_first_message_and_can_be_renamed(
     key = window.shown_key
     assert key is not None and str(proxy_index(window, key).data()).startswith("Task line ")
     openai_server.script(TextReply(["Sure."]))
-    send(qtbot, window, "Plan the garden layout for spring")
-    run(loop, wait_until(lambda: not agent_controller.is_running(key)))
+    send_and_finish(qtbot, loop, window, "Plan the garden layout for spring")
     assert proxy_index(window, key).data() == "Plan the garden layout for spring"
     assert window.windowTitle().startswith("Plan the garden layout for spring — XWorkmate")
     window.ask_title = lambda _parent, _current: "Garden"
@@ -233,8 +224,7 @@ def test_unread_and_failed_badges_survive_a_restart(
     )
     line = controller.create_line("Background")
     window = open_window(qtbot, controller)
-    openai_server.script(TextReply(["Finished while you were away."]))
-    run(loop, controller.run_turn(line.thread_id, "work"))
+    turn_on(loop, openai_server, controller, line.thread_id, "work", TextReply(["Finished while you were away."]))
     assert proxy_index(window, line.thread_id).data(ATTENTION_BADGE_ROLE) == "new"
     window.close()
     controller.close()

@@ -34,7 +34,7 @@ from xworkmate.ui.notifier import FreedesktopNotifications, TrayNotifications
 
 from .conftest import OFFSCREEN_NOISE, open_window
 from .support import click_line
-from .support_runs import call, run, wait_until
+from .support_runs import call, run, turn_on, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 # Opening a line from a notification raises the window; the offscreen platform says it cannot.
@@ -91,8 +91,7 @@ def test_a_finish_on_another_line_is_notified_and_clicking_opens_it(
     window = agent_window
     activate(qtbot, window)
     line = agent_controller.create_line("Report")
-    openai_server.script(TextReply(["Here it is."]))
-    run(loop, agent_controller.run_turn(line.thread_id, "write the report"))
+    turn_on(loop, openai_server, agent_controller, line.thread_id, "write the report", TextReply(["Here it is."]))
     assert recorded.shown == [(line.thread_id, "XWorkmate: Report", "“Report” finished — a new answer to read.")]
     assert window.shown_key == "main"
 
@@ -213,8 +212,7 @@ def test_the_tray_backend_shows_a_message_and_its_click_opens_the_line(
     notifier.tray = tray
     notifier.enabled = True
     line = agent_controller.create_line("Tray line")
-    openai_server.script(TextReply(["done"]))
-    run(loop, agent_controller.run_turn(line.thread_id, "go"))
+    turn_on(loop, openai_server, agent_controller, line.thread_id, "go", TextReply(["done"]))
     assert tray.toolTip() == "XWorkmate (1)"
     with qtbot.waitSignal(notifier.line_requested, timeout=2000):
         tray.messageClicked.emit()
@@ -282,8 +280,14 @@ def test_freedesktop_notifications_over_a_real_session_bus(
         assert notifier.backend_name == "freedesktop"
         activate(qtbot, window)
         line = agent_controller.create_line("Over D-Bus")
-        openai_server.script(ErrorReply(401, {"error": {"message": "bad key"}}))
-        run(loop, agent_controller.run_turn(line.thread_id, "hello?"))
+        turn_on(
+            loop,
+            openai_server,
+            agent_controller,
+            line.thread_id,
+            "hello?",
+            ErrorReply(401, {"error": {"message": "bad key"}}),
+        )
         run(loop, wait_until(lambda: window.shown_key == line.thread_id, what="the click to open the line"))
         [entry] = [json.loads(text) for text in log.read_text(encoding="utf-8").splitlines()]
         assert entry["app"] == "XWorkmate" and entry["summary"] == "XWorkmate: Over D-Bus"
@@ -307,7 +311,6 @@ def test_with_no_desktop_to_show_on_the_badges_alone_say_it(
     assert notifier.backend is None and notifier.backend_name == "in-app" and notifier.tray is None
     assert "in-app" in agent_window.needs_you.notifications_action.toolTip()
     line = agent_controller.create_line("Quietly")
-    openai_server.script(TextReply(["done"]))
-    run(loop, agent_controller.run_turn(line.thread_id, "go"))
+    turn_on(loop, openai_server, agent_controller, line.thread_id, "go", TextReply(["done"]))
     assert agent_window.task_model.attention_of(line.thread_id).value == "finished_unread"
     assert agent_window.windowTitle().endswith("XWorkmate (1)")

@@ -18,6 +18,7 @@ from tests.support.git_repos import git, make_repo
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import TaskThread, WorkspaceKind
 from xworkmate.ui import MainWindow
+from xworkmate.ui.background import jobs_waiting
 from xworkmate.ui.worktree_lines import WorktreeArchiveDialog, WorktreeLineDialog, WorktreeRequest
 
 from .conftest import open_window
@@ -85,7 +86,7 @@ def test_a_refused_branch_is_one_line_in_the_status_and_nothing_is_made(
     lines_before = wt_window.controller.list_lines(include_archived=True)
     wt_window.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(qtbot, parent, start, str(repo), "main")
     wt_window.new_worktree_line_action.trigger()
-    run(loop, wait_until(lambda: not wt_window.worktree_lines.tasks, what="the refusal"))
+    run(loop, wait_until(lambda: jobs_waiting() == 0, what="the refusal"))
     status = label_text(wt_window, "lineStatusLabel")
     assert status.startswith("Could not create the worktree line") and "already exists" in status
     assert "\n" not in status
@@ -110,7 +111,7 @@ def test_archive_asks_refuses_a_dirty_worktree_until_forced_and_unarchive_recrea
     wt_window.worktree_lines.confirm_force = force
 
     qtbot.mouseClick(wt_window.task_pane.archive_button, Qt.MouseButton.LeftButton)
-    run(loop, wait_until(lambda: forced == [True] and not wt_window.worktree_lines.tasks, what="asked to force"))
+    run(loop, wait_until(lambda: forced == [True] and jobs_waiting() == 0, what="asked to force"))
     assert "removes its git worktree" in asked[0] and "to-archive stays" in asked[0]
     status = label_text(wt_window, "lineStatusLabel")
     assert status.startswith("Not archived — ") and "uncommitted changes" in status

@@ -7,6 +7,9 @@
   Qt object is made per job (two designs that did both crashed full UI runs in Qt's event loop).
   Where no qasync loop is set (a widget driven without one, in a test), the work runs at once on the
   calling thread, so the view still works.
+* ``run_on_loop(coro, on_result, on_error)`` does the same for a controller's coroutine (its
+  ``*_off_thread`` methods await a worker thread for their slow part and store on the GUI thread): a task
+  on the qasync loop, its answer applied by the same callback. With no qasync loop it runs to its end at once.
 * ``BackgroundCalls`` numbers a widget's calls on top of it and reports each answer with one signal,
   emitted on the GUI thread: a caller that only wants the newest answer compares the number.
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
@@ -42,6 +45,21 @@ def qasync_loop() -> asyncio.AbstractEventLoop | None:
     return None
 
 
+def _deliverer(
+    on_result: Callable[[T], None], on_error: Callable[[BaseException], None], parent: QObject | None
+) -> Callable[[asyncio.Future[T] | Future[T]], None]:
+    def deliver(outcome: asyncio.Future[T] | Future[T]) -> None:
+        if outcome.cancelled() or (parent is not None and not shiboken6.isValid(parent)):
+            return  # the widget that asked was closed meanwhile: nobody waits for the answer
+        error = outcome.exception()
+        if error is not None:
+            on_error(error)
+        else:
+            on_result(outcome.result())
+
+    return deliver
+
+
 def run_off_thread(
     work: Callable[[], T],
     on_result: Callable[[T], None],
@@ -52,16 +70,7 @@ def run_off_thread(
 ) -> None:
     """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped.
     ``executor``: where ``work`` runs (the store operations' one worker, ``ui/operations``); else the loop's."""
-
-    def deliver(outcome: asyncio.Future[T] | Future[T]) -> None:
-        if outcome.cancelled() or (parent is not None and not shiboken6.isValid(parent)):
-            return  # the widget that asked was closed meanwhile: nobody waits for the answer
-        error = outcome.exception()
-        if error is not None:
-            on_error(error)
-        else:
-            on_result(outcome.result())
-
+    deliver = _deliverer(on_result, on_error, parent)
     loop = qasync_loop()
     if loop is None:
         done: Future[T] = Future()
@@ -75,6 +84,31 @@ def run_off_thread(
     _waiting.add(future)
     future.add_done_callback(_waiting.discard)
     future.add_done_callback(deliver)
+
+
+def run_on_loop(
+    coro: Coroutine[Any, Any, T],
+    on_result: Callable[[T], None],
+    on_error: Callable[[BaseException], None],
+    *,
+    parent: QObject | None = None,
+) -> None:
+    """Call from the GUI thread: ``coro`` runs as a task on the qasync loop, its answer as ``run_off_thread``'s.
+    It counts in ``jobs_waiting`` until its answer has been applied."""
+    deliver = _deliverer(on_result, on_error, parent)
+    loop = qasync_loop()
+    if loop is None:
+        done: Future[T] = Future()
+        try:
+            done.set_result(asyncio.run(coro))
+        except Exception as exc:  # handed to on_error, as from the loop
+            done.set_exception(exc)
+        deliver(done)
+        return
+    task = loop.create_task(coro)
+    _waiting.add(task)
+    task.add_done_callback(deliver)  # first: no job is waiting once its answer is applied
+    task.add_done_callback(_waiting.discard)
 
 
 def jobs_waiting() -> int:

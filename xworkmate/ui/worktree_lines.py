@@ -1,13 +1,12 @@
 """Worktree lines in the window (issue 16, item 4): the "New task line in a git worktree…" dialog and the
 questions archiving one asks. Each behind an ``ask`` classmethod (STYLE 6) the window keeps as a hook.
 
-The git work itself runs in the controller, off the GUI thread (``*_off_thread``); ``run_in_background``
+The git work itself runs in the controller, off the GUI thread (``*_off_thread``); ``background.run_on_loop``
 schedules it on the qasync loop and applies the result on the GUI thread, with no nested event loop.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -32,13 +31,12 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController, WorktreeDirtyError
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread
+from xworkmate.ui.background import run_on_loop
 from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-_background: set[asyncio.Task[Any]] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,34 +50,6 @@ class WorktreeRequest:
 WorktreeAsker = Callable[[QWidget | None, str], WorktreeRequest | None]
 ArchiveAsker = Callable[[QWidget | None, TaskThread], bool]
 ForceAsker = Callable[[QWidget | None, str], bool]
-
-
-def _event_loop() -> asyncio.AbstractEventLoop:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.get_event_loop_policy().get_event_loop()
-
-
-def run_in_background(
-    coro: Coroutine[Any, Any, T], on_result: Callable[[T], None], on_error: Callable[[BaseException], None]
-) -> asyncio.Task[T]:
-    """Run ``coro`` on the qasync loop; ``on_result`` or ``on_error`` runs on the GUI thread when it ends."""
-    task = _event_loop().create_task(coro)
-    _background.add(task)
-
-    def done(finished: asyncio.Task[T]) -> None:
-        _background.discard(finished)
-        if finished.cancelled():
-            return
-        exc = finished.exception()
-        if exc is not None:
-            on_error(exc)
-        else:
-            on_result(finished.result())
-
-    task.add_done_callback(done)
-    return task
 
 
 class WorktreeLineDialog(QDialog):
@@ -230,7 +200,6 @@ class WorktreeLineFlow:
         self.ask_worktree: WorktreeAsker = WorktreeLineDialog.ask
         self.confirm_archive: ArchiveAsker = WorktreeArchiveDialog.ask
         self.confirm_force: ForceAsker = WorktreeForceDialog.ask
-        self.tasks: set[asyncio.Task[Any]] = set()
 
     def _run(
         self, coro: Coroutine[Any, Any, T], on_result: Callable[[T], None], what: str, *, key: str | None = None
@@ -258,9 +227,7 @@ class WorktreeLineFlow:
                     )
                 )
 
-        task = run_in_background(coro, on_result, failed)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        run_on_loop(coro, on_result, failed, parent=self._parent)
 
     def new_line(self, start_dir: str) -> None:
         """File → "New task line in a git worktree…"."""

@@ -1,0 +1,511 @@
+"""The conversation list's model: one line's messages, read on demand (SPEC §6, ISO-4, ISO-5).
+
+``MessageListModel`` holds only the message ids of the current line, newest
+page first; rows are read from the controller the first time something asks
+for them, a block at a time, and older history is paged in with
+``fetchMore`` when the reader scrolls to the top (STYLE lesson 3). Below the
+stored rows sit at most two transient rows of a running turn (the text
+streaming in, the tool being run), replaced by the stored messages as the
+controller stores them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QByteArray, QCoreApplication, QModelIndex, QObject, Qt
+from PySide6.QtGui import QColor
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.ui import theme
+from xworkmate.ui.conversation.rows import (
+    CACHE_KEY_ROLE,
+    CARD_ROLE,
+    CHIP_ROLE,
+    CONTENT_ROLE,
+    EXPANDED_ROLE,
+    FORMAT_ROLE,
+    HEADER_ROLE,
+    HIDDEN_ROLE,
+    LIVE_ROLE,
+    MESSAGE_ID_ROLE,
+    ROLE_ROLE,
+    ROW_ROLE,
+    SOURCE_ROLE,
+    STATE_ROLE,
+    ModelIndex,
+    RowView,
+    is_plan,
+    is_thought,
+    message_header,
+)
+from xworkmate.ui.live_runs import LiveRow
+from xworkmate.ui.rendering import (
+    BodyFormat,
+    ToolCard,
+    plan_text,
+    running_card,
+    thought_summary,
+    tool_calls_line,
+    tool_card,
+)
+from xworkmate.ui.wording import plain_words
+
+PAGE_SIZE = 200
+# Opening a line reads only enough of its newest messages for the first screen; every row of
+# that page is measured (rendered) before the first paint, so this decides switching time
+# (issue 7: p95 38 ms a switch with 200 rows, 18 ms with 16). The window asks for as many as
+# fill its view (``MessageListView.rows_to_fill``, never fewer than MIN_FIRST_PAGE);
+# FIRST_PAGE_SIZE is the model's default. Older pages are PAGE_SIZE.
+FIRST_PAGE_SIZE = 16
+MIN_FIRST_PAGE = 8
+# How many rows around a missing one are read together when a row is first painted.
+_FETCH_BEHIND = 16
+_FETCH_AHEAD = 48
+# Longer messages are cut in the list (the full text stays available via CONTENT_ROLE).
+DISPLAY_LIMIT = 20_000
+
+# The texts below are English; the window shows them through QCoreApplication.translate(context, text).
+MISSING_MESSAGE_TEXT = QT_TRANSLATE_NOOP("MessageListModel", "(this message is no longer available)")
+
+
+def display_text(content: str) -> str:
+    if len(content) <= DISPLAY_LIMIT:
+        return content
+    hidden = len(content) - DISPLAY_LIMIT
+    more = MessageListModel.tr("… (%n more character(s) not shown in the list)", "", hidden)
+    return f"{content[:DISPLAY_LIMIT]}\n{more}"
+
+
+def _body_format(message: Message) -> BodyFormat:
+    if message.role is MessageRole.TOOL:
+        return "tool"
+    if is_thought(message):
+        return "thought"
+    if is_plan(message):
+        return "plan"
+    if message.role is MessageRole.ASSISTANT:
+        return "markdown"
+    return "plain"
+
+
+class MessageListModel(QAbstractListModel):
+    """The current line's messages: ids in memory, rows on demand, older pages on request.
+
+    Signals: only the standard model signals. ``set_key`` resets the model
+    (a different conversation); new messages are appended and older pages
+    prepended with ``beginInsertRows``; the running turn's transient rows
+    (``set_live``) follow the stored ones and change with ``dataChanged``.
+
+    Item flags are ``QAbstractListModel``'s own (enabled, selectable, no
+    children): a Python ``flags()`` would be called for every row painted.
+    """
+
+    def __init__(
+        self, controller: SessionController, parent: QObject | None = None, *, page_size: int = PAGE_SIZE
+    ) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self._page_size = page_size
+        self._key: str | None = None
+        self._ids: list[int] = []
+        self._cache: dict[int, Message] = {}
+        self._cards: dict[int, ToolCard] = {}
+        self._views: dict[int, RowView] = {}
+        self._missing: set[int] = set()
+        self._expanded: set[int] = set()
+        self._live: list[LiveRow] = []
+        self._has_older = False
+        self._fetch_gate: Callable[[], bool] = lambda: True
+        self._chips: dict[int, str] = {}
+        self._chips_key: str | None = None
+
+    # -- our API ------------------------------------------------------------
+
+    @property
+    def key(self) -> str | None:
+        return self._key
+
+    @property
+    def has_older(self) -> bool:
+        return self._has_older
+
+    @property
+    def loaded_ids(self) -> list[int]:
+        return list(self._ids)
+
+    @property
+    def cached_count(self) -> int:
+        return len(self._cache)
+
+    @property
+    def stored_count(self) -> int:
+        """Rows that are stored messages (the live rows come after them)."""
+        return len(self._ids)
+
+    @property
+    def live_rows(self) -> list[LiveRow]:
+        return list(self._live)
+
+    def set_chips(self, key: str, chips: dict[int, str]) -> None:
+        """Issue 16: the line's "n files changed" chips by message id; painted on the rows that are loaded."""
+        if key != self._key and self._chips_key != key:
+            return
+        changed = set(self._chips) ^ set(chips) | {i for i in chips if self._chips.get(i) != chips[i]}
+        self._chips, self._chips_key = dict(chips), key
+        for row, message_id in enumerate(self._ids):
+            if message_id in changed:
+                index = self.index(row, 0)
+                self.dataChanged.emit(index, index, [CHIP_ROLE])
+
+    def set_fetch_gate(self, gate: Callable[[], bool]) -> None:
+        """Qt asks ``canFetchMore`` when the *last* row shows; our history grows at the top,
+        so the view tells the model when the reader is actually at the oldest message."""
+        self._fetch_gate = gate
+
+    def set_key(
+        self, key: str | None, *, first_page: int = FIRST_PAGE_SIZE, newest: list[Message] | None = None
+    ) -> None:
+        """Show another line's conversation: its newest ``first_page`` messages, read in one query.
+
+        The view asks for as many as can fill its height (``MessageListView.rows_to_fill``);
+        older ones are paged in by id when the reader scrolls to the top.
+        """
+        first = max(1, min(first_page, self._page_size))
+        if newest is None:  # else read for it off the GUI thread (issue 19, ``controllers/views``)
+            newest = self._controller.newest_messages(key, limit=first) if key is not None else []
+        self.beginResetModel()
+        self._key = key
+        self._ids = [message.id for message in newest]
+        self._cache.clear()
+        self._cache.update((message.id, message) for message in newest)
+        self._cards.clear()
+        self._views.clear()
+        self._missing.clear()
+        self._expanded.clear()
+        self._live = []
+        self._has_older = len(newest) >= first
+        self.endResetModel()
+
+    def remember(self, messages: Iterable[Message]) -> None:
+        """Messages read off the GUI thread (issue 19): their rows paint without a read."""
+        self._cache.update((message.id, message) for message in messages if message.thread_id == self._key)
+
+    def append_ids(self, ids: Iterable[int]) -> None:
+        """New messages on this line (``MessagesAppended``): add them after the stored rows."""
+        last = self._ids[-1] if self._ids else 0
+        fresh = sorted({i for i in ids if i > last})
+        if not fresh:
+            return
+        first = len(self._ids)
+        self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+        self._ids.extend(fresh)
+        self.endInsertRows()
+
+    def set_live(self, rows: Sequence[LiveRow]) -> None:
+        """Show a running turn's transient rows (streamed text, the tool running) at the bottom."""
+        new = list(rows)
+        old = self._live
+        base = len(self._ids)
+        if [r.kind for r in old] == [r.kind for r in new]:
+            self._live = new
+            for offset, (before, after) in enumerate(zip(old, new, strict=True)):
+                if before != after:
+                    index = self.index(base + offset, 0)
+                    self.dataChanged.emit(index, index)
+            return
+        if old:
+            self.beginRemoveRows(QModelIndex(), base, base + len(old) - 1)
+            self._live = []
+            self.endRemoveRows()
+        if new:
+            self.beginInsertRows(QModelIndex(), base, base + len(new) - 1)
+            self._live = new
+            self.endInsertRows()
+
+    def refresh_messages(self, ids: Iterable[int]) -> None:
+        """Stored messages changed (``MessagesChanged``: hidden from the model or shown again): re-read them."""
+        rows = {message_id: row for row, message_id in enumerate(self._ids)}
+        changed = [i for i in ids if i in rows]
+        if not changed:
+            return
+        for message_id in changed:
+            self._cache.pop(message_id, None)
+            self._views.pop(message_id, None)
+            self._cards.pop(message_id, None)
+            self._missing.discard(message_id)
+        found = self._controller.messages_by_id(changed)
+        self._cache.update(found)
+        self._missing.update(i for i in changed if i not in found)
+        for message_id in changed:
+            index = self.index(rows[message_id], 0)
+            self.dataChanged.emit(index, index)
+
+    def fetch_older(self) -> int:
+        """Prepend the next older page; returns how many rows were added."""
+        if self._key is None or not self._has_older:
+            return 0
+        before = self._ids[0] if self._ids else None
+        older = self._controller.message_ids(self._key, before_id=before, limit=self._page_size)
+        self._has_older = len(older) >= self._page_size
+        if not older:
+            return 0
+        self.beginInsertRows(QModelIndex(), 0, len(older) - 1)
+        self._ids[:0] = older
+        self.endInsertRows()
+        return len(older)
+
+    def message_at(self, row: int) -> Message | None:
+        if row >= len(self._ids):
+            return None
+        message_id = self._ids[row]
+        message = self._cache.get(message_id)
+        if message is None and message_id not in self._missing:
+            self._load_around(row)
+            message = self._cache.get(message_id)
+        return message
+
+    def card_at(self, row: int) -> ToolCard | None:
+        if row >= len(self._ids):
+            live = self._live_at(row)
+            return running_card(live.text) if live is not None and live.kind == "tool" else None
+        message = self.message_at(row)
+        if message is None or message.role is not MessageRole.TOOL:
+            return None
+        card = self._cards.get(message.id)
+        if card is None:
+            card = tool_card(message.payload, message.content, failed=message.state is MessageState.ERROR)
+            self._cards[message.id] = card
+        return card
+
+    def is_expanded(self, row: int) -> bool:
+        return row < len(self._ids) and self._ids[row] in self._expanded
+
+    def is_foldable(self, row: int) -> bool:
+        """A tool card with more to show, or an agent's thought (folded until asked)."""
+        if row >= len(self._ids):
+            return False
+        card = self.card_at(row)
+        if card is not None:
+            return card.expandable
+        message = self.message_at(row)
+        return message is not None and is_thought(message)
+
+    def toggle_expanded(self, row: int) -> bool:
+        """Fold or unfold a tool card's output or diff, or a thought; returns whether anything changed."""
+        if not self.is_foldable(row):
+            return False
+        self._expanded ^= {self._ids[row]}
+        self._views.pop(self._ids[row], None)
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index)
+        return True
+
+    def _live_at(self, row: int) -> LiveRow | None:
+        offset = row - len(self._ids)
+        return self._live[offset] if 0 <= offset < len(self._live) else None
+
+    def _load_around(self, row: int) -> None:
+        window = self._ids[max(0, row - _FETCH_BEHIND) : row + _FETCH_AHEAD]
+        wanted = [i for i in window if i not in self._cache and i not in self._missing]
+        found = self._controller.messages_by_id(wanted)
+        self._cache.update(found)
+        self._missing.update(i for i in wanted if i not in found)
+
+    # -- Qt model API -----------------------------------------------------
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._ids) + len(self._live)
+
+    def canFetchMore(self, parent: ModelIndex) -> bool:
+        return not parent.isValid() and self._key is not None and self._has_older and self._fetch_gate()
+
+    def fetchMore(self, parent: ModelIndex) -> None:
+        if not parent.isValid():
+            self.fetch_older()
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.column() != 0 or not 0 <= index.row() < self.rowCount():
+            return None
+        row = index.row()
+        if role == ROW_ROLE:
+            return self.row_view(row)
+        if row >= len(self._ids):
+            return self._live_data(row, role)
+        if role == MESSAGE_ID_ROLE:
+            return self._ids[row]
+        if role == CHIP_ROLE:
+            return self._chips.get(self._ids[row]) if self._chips_key == self._key else None
+        if role == LIVE_ROLE:
+            return None
+        if role == EXPANDED_ROLE:
+            return self.is_expanded(row)
+        if role == CACHE_KEY_ROLE:
+            return (self._ids[row], self.is_expanded(row))
+        message = self.message_at(row)
+        if message is None:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return QCoreApplication.translate("MessageListModel", MISSING_MESSAGE_TEXT)
+            if role == FORMAT_ROLE:
+                return "plain"
+            return None
+        view = self._stored_view(row)  # the rendering the delegate paints, built once per message
+        if role == Qt.ItemDataRole.DisplayRole:
+            return view.text
+        if role == FORMAT_ROLE:
+            return view.body_format
+        if role == CARD_ROLE:
+            return view.card
+        if role == CONTENT_ROLE:
+            return message.content
+        if role == HEADER_ROLE:
+            return view.header
+        if role == STATE_ROLE:
+            return view.state
+        if role == ROLE_ROLE:
+            return view.role
+        if role == SOURCE_ROLE:
+            return message.source.value
+        if role == HIDDEN_ROLE:
+            return message.quarantined
+        if role == Qt.ItemDataRole.ToolTipRole:
+            stamp = message.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+            tips = [message_header(message).split(" · ")[0], self.tr("message {id}").format(id=message.id), stamp]
+            if message.quarantined:
+                tips.append(self.tr("hidden from the model: it sees only a placeholder naming this message"))
+            card = self.card_at(row)
+            if card is not None and card.expandable:
+                tips.append(self.tr("click to fold or unfold"))
+            elif is_thought(message):
+                tips.append(self.tr("the agent's reasoning; click to show or hide it"))
+            return " · ".join(tips)
+        if role == Qt.ItemDataRole.BackgroundRole and message.state is MessageState.ERROR:
+            return QColor(theme.current().color("card-error"))
+        return None
+
+    def _body_text(self, row: int, message: Message) -> str:
+        if message.role is MessageRole.TOOL:
+            card = self.card_at(row)
+            return card.plain_text(self.is_expanded(row)) if card is not None else ""
+        if is_thought(message):
+            return display_text(message.content) if self.is_expanded(row) else thought_summary(message.content)
+        if is_plan(message):
+            return plan_text((message.payload or {}).get("plan"))
+        if message.role is MessageRole.ASSISTANT and not message.content and message.payload:
+            return tool_calls_line(message.payload.get("tool_calls"))
+        text = display_text(message.content)
+        if message.role is MessageRole.SYSTEM:
+            text = plain_words(text)  # the window's own notices quote refusals that cite spec ids
+        # ERR-3: the message says when its stored text had NUL bytes replaced (a tool card says it itself).
+        return f"{text}\n\n({plain_words(NUL_REPLACED_NOTE)})" if nul_replaced(message.payload) else text
+
+    def row_view(self, row: int) -> RowView | None:
+        """The row as the delegate paints it (``ROW_ROLE``); ``None`` past the last row."""
+        if row >= len(self._ids):
+            live = self._live_at(row)
+            if live is None:
+                return None
+            card = running_card(live.text) if live.kind == "tool" else None
+            tool = card is not None
+            header = (
+                self.tr("Tool · running")
+                if tool
+                else (self.tr("Agent · streaming…") if live.text else self.tr("Agent · working…"))
+            )
+            return RowView(
+                cache_key=("live", live.kind, live.revision),
+                text=card.plain_text() if card is not None else (live.text or "…"),
+                body_format="tool" if tool else "markdown",
+                header=header,
+                state=MessageState.COMPLETE.value,
+                role=MessageRole.TOOL.value if tool else MessageRole.ASSISTANT.value,
+                live=live.kind,
+                card=card,
+            )
+        return self._stored_view(row)
+
+    def _stored_view(self, row: int) -> RowView:
+        message_id = self._ids[row]
+        view = self._views.get(message_id)
+        if view is not None:
+            return view
+        message = self.message_at(row)
+        expanded = message_id in self._expanded
+        if message is None:
+            view = RowView(
+                cache_key=(message_id, expanded),
+                text=QCoreApplication.translate("MessageListModel", MISSING_MESSAGE_TEXT),
+                body_format="plain",
+                header="",
+                state="",
+                role="",
+            )
+        else:
+            view = RowView(
+                cache_key=(message_id, expanded),
+                text=self._body_text(row, message),
+                body_format=_body_format(message),
+                header=message_header(message),
+                state=message.state.value,
+                role=message.role.value,
+                card=self.card_at(row),
+                expanded=expanded,
+            )
+        self._views[message_id] = view
+        return view
+
+    def _live_data(self, row: int, role: int) -> Any:
+        live = self._live_at(row)
+        view = self.row_view(row)
+        if live is None or view is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return view.text
+        if role == CONTENT_ROLE:
+            return live.text
+        if role == LIVE_ROLE:
+            return live.kind
+        if role == MESSAGE_ID_ROLE:
+            return None
+        if role == CACHE_KEY_ROLE:
+            return view.cache_key
+        if role == FORMAT_ROLE:
+            return view.body_format
+        if role == CARD_ROLE:
+            return view.card
+        if role == HEADER_ROLE:
+            return view.header
+        if role == ROLE_ROLE:
+            return view.role
+        if role == SOURCE_ROLE:
+            return MessageSource.TOOL.value if live.kind == "tool" else MessageSource.AGENT.value
+        if role == STATE_ROLE:
+            return view.state
+        if role == EXPANDED_ROLE:
+            return False
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tr("Not stored yet: the turn is still running")
+        return None
+
+    def roleNames(self) -> dict[int, QByteArray]:
+        names = dict(super().roleNames())
+        names.update(
+            {
+                MESSAGE_ID_ROLE: QByteArray(b"messageId"),
+                HEADER_ROLE: QByteArray(b"header"),
+                STATE_ROLE: QByteArray(b"state"),
+                ROLE_ROLE: QByteArray(b"role"),
+                SOURCE_ROLE: QByteArray(b"source"),
+                CONTENT_ROLE: QByteArray(b"content"),
+                LIVE_ROLE: QByteArray(b"live"),
+                FORMAT_ROLE: QByteArray(b"format"),
+                CARD_ROLE: QByteArray(b"card"),
+                EXPANDED_ROLE: QByteArray(b"expanded"),
+                HIDDEN_ROLE: QByteArray(b"hiddenFromModel"),
+                CACHE_KEY_ROLE: QByteArray(b"cacheKey"),
+            }
+        )
+        return names

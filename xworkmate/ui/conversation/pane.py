@@ -1,0 +1,342 @@
+"""The centre pane: the line's header and status, the conversation list, approvals and the composer (ISO-4, ISO-5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xworkmate.controllers import ApprovalRequested, LineView
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
+from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
+from xworkmate.ui.approvals import ApprovalArea
+from xworkmate.ui.conversation.model import MessageListModel
+from xworkmate.ui.conversation.view import MessageListView
+from xworkmate.ui.execution import ModePicker
+from xworkmate.ui.first_run import EmptyConversation, status_without_provider
+from xworkmate.ui.wording import line_title, plain_words
+
+# The texts below are English; the window shows them through QCoreApplication.translate(context, text).
+
+EMPTY_CONVERSATION_TEXT = QT_TRANSLATE_NOOP("MessagePane", "No messages yet. Type a request below and press Enter.")
+COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "MessagePane", "Type a request for this task line… (Enter sends, Shift+Enter adds a line)"
+)
+NO_PROVIDER_BANNER = QT_TRANSLATE_NOOP(
+    "MessagePane",
+    'No agent provider is configured, so nothing will run. <a href="settings:providers">Set up a provider…</a>',
+)
+DEFAULT_PROVIDER_LABEL = QT_TRANSLATE_NOOP("MessagePane", "Default provider")
+
+PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
+    (
+        PermissionLevel.ASK,
+        QT_TRANSLATE_NOOP("MessagePane", "Ask before edits"),
+        QT_TRANSLATE_NOOP("MessagePane", "Ask before every edit and every command"),
+    ),
+    (
+        PermissionLevel.AUTO_EDIT,
+        QT_TRANSLATE_NOOP("MessagePane", "Auto-edit"),
+        QT_TRANSLATE_NOOP("MessagePane", "Edits inside the folder run at once; commands still ask"),
+    ),
+    (
+        PermissionLevel.FULL,
+        QT_TRANSLATE_NOOP("MessagePane", "Full access"),
+        QT_TRANSLATE_NOOP("MessagePane", "Edits and commands run without asking"),
+    ),
+)
+
+PICKER_MIN_WIDTH = 50
+HEADER_LABEL_MIN_WIDTH = 40
+
+
+def line_status_text(view: LineView) -> tuple[str, str]:
+    """What ``lineStatusLabel`` says about a line, and how loudly (ISO-4)."""
+    explanation = plain_words(view.explanation)
+    if view.needs_sign_in:  # issue 15: waiting for the person, not running
+        return QCoreApplication.translate("MessagePane", "Waiting for you — {explanation}.").format(
+            explanation=explanation
+        ), "error"
+    if view.status is ThreadStatus.RUNNABLE:
+        return QCoreApplication.translate("MessagePane", "Runnable — ready."), "ok"
+    if view.status is ThreadStatus.RUNNING:
+        text = QCoreApplication.translate("MessagePane", "Running — {explanation}. Stop (Esc) interrupts it.")
+        return text.format(explanation=explanation), "busy"
+    return QCoreApplication.translate("MessagePane", "Not runnable — {explanation}").format(
+        explanation=explanation
+    ), "blocked"
+
+
+class MessagePane(QWidget):
+    """Centre pane: header with the raw toggle; the conversation; approvals; composer, pickers, Stop and Send.
+
+    A view only: the window connects to its child widgets.
+
+    Signals:
+        provider_settings_requested(): the person followed the "set up a provider" link.
+    """
+
+    provider_settings_requested = Signal()
+
+    def __init__(self, model: MessageListModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messagePane")
+
+        self.title_label = QLabel()
+        self.title_label.setObjectName("lineTitleLabel")
+        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.session_key_label = QLabel()
+        self.session_key_label.setObjectName("sessionKeyLabel")
+        self.session_key_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.session_key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.session_key_label.setToolTip(self.tr("This line's session key"))
+        # An explicit minimum keeps the window's minimum size the same whatever the line's title or
+        # key: otherwise each switch changes it, and the whole window is laid out and painted again.
+        self.title_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
+        self.session_key_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
+        # Issue 16: a worktree line's branch, beside its title.
+        self.branch_label = QLabel()
+        self.branch_label.setObjectName("lineBranchLabel")
+        self.branch_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.branch_label.setVisible(False)
+        self.raw_toggle = QToolButton()
+        self.raw_toggle.setObjectName("rawToggle")
+        self.raw_toggle.setText(self.tr("Raw"))
+        self.raw_toggle.setCheckable(True)
+        self.raw_toggle.setToolTip(self.tr("Show the agent's answers as plain Markdown source instead of rendered"))
+        self.status_label = QLabel()
+        self.status_label.setObjectName("lineStatusLabel")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.message_list = MessageListView()
+        self.message_list.setModel(model)
+        self.empty_label = QLabel(QCoreApplication.translate("MessagePane", EMPTY_CONVERSATION_TEXT))
+        self.empty_label.setObjectName("messageEmptyLabel")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.setObjectName("messageStack")
+        self.stack.addWidget(self.message_list)
+        self.empty_state = EmptyConversation(self.empty_label)  # issue 18: first-run buttons under the text
+        self.stack.addWidget(self.empty_state)
+        self._provider_missing = False
+        self._shown_view: LineView | None = None
+
+        self.provider_banner = QLabel(QCoreApplication.translate("MessagePane", NO_PROVIDER_BANNER))
+        self.provider_banner.setObjectName("noProviderBanner")
+        self.provider_banner.setTextFormat(Qt.TextFormat.RichText)
+        self.provider_banner.setWordWrap(True)
+        self.provider_banner.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.provider_banner.linkActivated.connect(self._on_banner_link)
+        self.provider_banner.hide()
+
+        self.approval_area = ApprovalArea()
+
+        self.composer = QPlainTextEdit()
+        self.composer.setObjectName("composer")
+        self.composer.setPlaceholderText(QCoreApplication.translate("MessagePane", COMPOSER_PLACEHOLDER))
+        self.composer.setTabChangesFocus(True)
+        self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
+
+        self.mode_picker = ModePicker()
+        self.permission_picker = QComboBox()
+        self.permission_picker.setObjectName("permissionPicker")
+        for level, label, tip in PERMISSION_CHOICES:
+            self.permission_picker.addItem(QCoreApplication.translate("MessagePane", label), level.value)
+            self.permission_picker.setItemData(
+                self.permission_picker.count() - 1,
+                QCoreApplication.translate("MessagePane", tip),
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.permission_picker.setToolTip(self.tr("What the agent may do on this line without asking"))
+        # SBX-1: beside the permission level, whether the line's sandboxed commands reach the network.
+        self.network_toggle = QToolButton()
+        self.network_toggle.setObjectName("networkToggle")
+        self.network_toggle.setCheckable(True)
+        self.show_network(NetworkAccess.OFF)
+        self.provider_picker = QComboBox()
+        self.provider_picker.setObjectName("providerPicker")
+        self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
+        self.set_providers([])
+
+        self.stop_button = QPushButton(self.tr("Stop"))
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setToolTip(self.tr("Stop this line's running turn (Esc); what streamed so far is kept"))
+        self.stop_button.setEnabled(False)
+        self.send_button = QPushButton(self.tr("Send"))
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setToolTip(self.tr("Send to this task line (Enter, or Ctrl+Enter)"))
+        self.send_button.setEnabled(False)
+
+        for picker in (self.mode_picker, self.permission_picker, self.provider_picker):
+            # They may shrink with the pane: the full text is in the popup and the tooltip.
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            picker.setMinimumContentsLength(4)
+            picker.setMinimumWidth(PICKER_MIN_WIDTH)  # three pickers must not widen the narrowest window
+
+        # Issue 15: the ACP agent's modes, models, config options and slash commands; the usage meter.
+        self.usage_meter = UsageMeter()
+        self.agent_bar = AgentSessionBar()
+        self.slash_completer = SlashCompleter(self.composer)
+        header_row = QHBoxLayout()
+        header_row.addWidget(self.title_label, 1)
+        header_row.addWidget(self.branch_label)
+        header_row.addWidget(self.usage_meter)  # issue 15, item 6
+        header_row.addWidget(self.raw_toggle)
+        header_row.addWidget(self.session_key_label)
+        button_column = QVBoxLayout()
+        button_column.addStretch(1)
+        button_column.addWidget(self.stop_button)
+        button_column.addWidget(self.send_button)
+        composer_row = QHBoxLayout()
+        composer_row.addWidget(self.composer, 1)
+        composer_row.addLayout(button_column)
+        picker_row = QHBoxLayout()
+        for name, picker in (
+            (self.tr("Execution mode"), self.mode_picker),
+            (self.tr("Permission"), self.permission_picker),
+            (self.tr("Provider"), self.provider_picker),
+        ):
+            picker.setAccessibleName(name)  # no label beside them: the items say what they are
+            picker_row.addWidget(picker, 1)
+            if picker is self.permission_picker:
+                picker_row.addWidget(self.network_toggle)
+        picker_row.addStretch(1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(header_row)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.provider_banner)
+        layout.addWidget(self.approval_area)
+        layout.addLayout(composer_row)
+        layout.addLayout(picker_row)
+        layout.addWidget(self.agent_bar)
+
+        self.raw_toggle.toggled.connect(self.message_list.set_raw)
+
+    # -- showing ------------------------------------------------------------
+
+    def show_line(self, view: LineView) -> None:
+        self._shown_view = view
+        self.title_label.setText(line_title(view.thread.thread_id, view.thread.title))
+        self.session_key_label.setText(view.key)
+        binding = view.thread.workspace_binding
+        self.branch_label.setVisible(binding.branch is not None)
+        self.branch_label.setText(f"⎇ {binding.branch}" if binding.branch else "")
+        self.branch_label.setToolTip(
+            self.tr("git worktree of {repo}, on branch {branch}").format(repo=binding.repo, branch=binding.branch)
+            if binding.branch
+            else ""
+        )
+        text, severity = status_without_provider(*line_status_text(view), self._provider_missing)
+        self.show_status(text, severity)
+        self.show_permission(view.thread.context_state.permission_level)
+        self.show_network(view.thread.context_state.network)
+        self.mode_picker.show_line(view)
+        self.mode_picker.setEnabled(view.status is not ThreadStatus.RUNNING)  # one way of running per turn
+        self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
+
+    def show_status(self, text: str, severity: str) -> None:
+        self.status_label.setText(plain_words(text))
+        if self.status_label.property("severity") != severity:
+            self.status_label.setProperty("severity", severity)
+            # A dynamic property only restyles after a re-polish.
+            self.status_label.style().unpolish(self.status_label)
+            self.status_label.style().polish(self.status_label)
+
+    def show_empty_state(self, rows: int) -> None:
+        self.stack.setCurrentWidget(self.message_list if rows else self.empty_state)
+
+    def show_provider_banner(self, missing: bool) -> None:
+        self.provider_banner.setVisible(missing)
+        self.empty_state.show_provider_missing(missing)
+        if missing != self._provider_missing:
+            self._provider_missing = missing
+            if self._shown_view is not None:  # the status agrees with the banner (issue 18)
+                self.show_status(*status_without_provider(*line_status_text(self._shown_view), missing))
+
+    def show_sign_in(self, card: QWidget) -> None:
+        """Put a sign-in card above the approvals (issue 15); the window removes it when settled."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(self.approval_area), card)
+
+    def show_approvals(self, approvals: Sequence[ApprovalRequested]) -> None:
+        self.approval_area.show_approvals(approvals)
+
+    # -- pickers --------------------------------------------------------------
+
+    def show_permission(self, level: PermissionLevel) -> None:
+        index = self.permission_picker.findData(level.value)
+        if index >= 0 and index != self.permission_picker.currentIndex():
+            blocked = self.permission_picker.blockSignals(True)
+            self.permission_picker.setCurrentIndex(index)
+            self.permission_picker.blockSignals(blocked)
+
+    def show_network(self, network: NetworkAccess) -> None:
+        on = network is NetworkAccess.ON
+        blocked = self.network_toggle.blockSignals(True)
+        self.network_toggle.setChecked(on)
+        self.network_toggle.blockSignals(blocked)
+        self.network_toggle.setText(self.tr("Network on") if on else self.tr("Network off"))
+        self.network_toggle.setAccessibleName(self.tr("Network for commands"))
+        self.network_toggle.setToolTip(
+            self.tr("Commands on this line can reach the network (click to turn it off)")
+            if on
+            else self.tr("Commands on this line run without network, in their sandbox (click to allow it)")
+        )
+
+    def chosen_permission(self) -> PermissionLevel:
+        return PermissionLevel(self.permission_picker.currentData())
+
+    def set_providers(self, providers: Sequence[ProviderRecord], default_label: str = DEFAULT_PROVIDER_LABEL) -> None:
+        """Fill the provider picker: "Default" and every OpenAI-compatible provider, keeping the choice."""
+        chosen = self.chosen_provider()
+        blocked = self.provider_picker.blockSignals(True)
+        self.provider_picker.clear()
+        self.provider_picker.addItem(QCoreApplication.translate("MessagePane", default_label), None)
+        for record in providers:
+            if record.kind is not ProviderKind.OPENAI:
+                continue
+            label = f"{record.name} · {record.model}" if record.model else record.name
+            self.provider_picker.addItem(label, record.name)
+            tags = self.tr("tags: {tags}").format(tags=", ".join(record.tags)) if record.tags else ""
+            tip = " · ".join(part for part in (record.base_url or "", tags) if part)
+            self.provider_picker.setItemData(self.provider_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.provider_picker.blockSignals(blocked)
+        self.choose_provider(chosen)
+
+    def chosen_provider(self) -> str | None:
+        data = self.provider_picker.currentData()
+        return str(data) if data else None
+
+    def choose_provider(self, name: str | None) -> None:
+        index = self.provider_picker.findData(name) if name else 0
+        blocked = self.provider_picker.blockSignals(True)
+        self.provider_picker.setCurrentIndex(max(index, 0))
+        self.provider_picker.blockSignals(blocked)
+
+    def provider_names(self) -> list[str]:
+        return [str(self.provider_picker.itemData(i)) for i in range(1, self.provider_picker.count())]
+
+    def _on_banner_link(self, _link: str) -> None:
+        self.provider_settings_requested.emit()

@@ -1,0 +1,513 @@
+"""The conversation list's view and its delegate (SPEC §6).
+
+``MessageDelegate`` paints each row from a body laid out at the viewport
+width — Markdown for the agent's answers (``rawToggle`` shows the source),
+compact cards for tool calls, a bare text layout for plain text — cached per
+row and width.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QMouseEvent, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from xworkmate.domain.messages import MessageRole, MessageState
+from xworkmate.ui import markdown_style, theme
+from xworkmate.ui.conversation.model import MIN_FIRST_PAGE, PAGE_SIZE, MessageListModel
+from xworkmate.ui.conversation.rows import (
+    CHIP_ROLE,
+    CONTENT_ROLE,
+    LIVE_ROLE,
+    MESSAGE_ID_ROLE,
+    ROW_ROLE,
+    ModelIndex,
+    RowView,
+)
+from xworkmate.ui.message_text import MessageTextView, text_document
+from xworkmate.ui.painting import draw_text_line
+from xworkmate.ui.rendering import Body, CodeHighlighter, DocumentBody, StreamingBody, build_body
+
+_CARD_RADIUS = 6
+
+_HeightKey = tuple[Any, int, bool]
+"""(row cache key, width, raw)."""
+_BodyKey = tuple[Any, bool]
+"""(row cache key, raw): a body follows width changes by re-layout, not by rebuilding."""
+
+
+class MessageDelegate(QStyledItemDelegate):
+    """Paints a message as a card: header (who, source, time) over its rendered body.
+
+    The body (``rendering.build_body``) is laid out at the viewport's width:
+    Markdown with highlighted code for the agent's answers (plain source when
+    ``raw``), plain text for people, notices and answers without Markdown, a
+    compact card for tool calls. Heights are cached per row, width and mode;
+    bodies in a bounded LRU (re-laid out, not rebuilt, when the width changes),
+    so a long history costs memory only for what was recently painted. Error-state
+    messages get an amber card so they cannot be mistaken for an answer;
+    clicking an expandable tool card folds or unfolds it.
+    """
+
+    MARGIN = 6
+    PADDING = 8
+    GAP = 3
+    BODY_CACHE = 256
+
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self._view = view
+        self._raw = False
+        self._heights: dict[_HeightKey, int] = {}
+        self._bodies: OrderedDict[_BodyKey, Body] = OrderedDict()
+        self._live_bodies: dict[str, tuple[_BodyKey, Body]] = {}
+        self._streaming: dict[str, StreamingBody] = {}
+        self._header_base: QFont | None = None
+        self._header_font: tuple[QFont, QFontMetrics] | None = None
+        self._card_colour_cache: dict[tuple[theme.Scheme, str, bool], tuple[QColor, QColor]] = {}
+        self._editing: QPersistentModelIndex | None = None
+        self.live_render_ms = 0.0
+        """How long the last transient row took to render and lay out (the window paces flushes by it)."""
+
+    @property
+    def raw(self) -> bool:
+        return self._raw
+
+    def set_raw(self, raw: bool) -> None:
+        if raw != self._raw:
+            self._raw = raw
+            self.forget_sizes()
+            self._bodies.clear()
+            self._live_bodies.clear()
+            self._streaming.clear()
+
+    def text_width(self) -> int:
+        return max(self._view.viewport().width() - 2 * (self.MARGIN + self.PADDING), 80)
+
+    def forget_rendering(self) -> None:
+        """The theme changed: every body is rendered again with its colours (issue 18)."""
+        self.forget_sizes()
+        self._bodies.clear()
+        self._live_bodies.clear()
+        self._streaming.clear()
+        self._card_colour_cache.clear()
+
+    def forget_sizes(self) -> None:
+        """The width changed (or the mode): heights are measured again; documents are kept."""
+        self._heights.clear()
+
+    def _header(self, font: QFont) -> tuple[QFont, QFontMetrics]:
+        """The header font and its metrics, built once per base font (every row needs them)."""
+        if self._header_font is None or font != self._header_base:
+            header = QFont(font)
+            header.setBold(True)
+            header.setPointSizeF(max(font.pointSizeF() * 0.85, 6.0))
+            self._header_base = QFont(font)
+            self._header_font = (header, QFontMetrics(header))
+        return self._header_font
+
+    def _card_colours(self, palette: QPalette, view: RowView, selected: bool) -> tuple[QColor, QColor]:
+        """The card's fill and border, made opaque over the list's background (opaque fills are faster)."""
+        if view.state == MessageState.ERROR.value and view.role != MessageRole.TOOL.value:
+            kind = "error"
+        elif view.role == MessageRole.USER.value:
+            kind = "user"
+        else:
+            kind = "other"
+        colours = theme.current()
+        key = (colours.scheme, kind, selected)
+        cached = self._card_colour_cache.get(key)
+        if cached is None:
+            fill = colours.color(f"card-{kind}")
+            border = colours.color("accent" if selected else f"card-{kind}-border")
+            cached = (fill, border)
+            if len(self._card_colour_cache) > 64:  # palettes change rarely; never let this grow
+                self._card_colour_cache.clear()
+            self._card_colour_cache[key] = cached
+        return cached
+
+    def shortest_row_height(self, font: QFont) -> int:
+        """A row with a one-line body: no row is shorter."""
+        header_height = self._header(font)[1].height()
+        return 2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + QFontMetrics(font).lineSpacing() + 1
+
+    @staticmethod
+    def _row(index: ModelIndex) -> RowView:
+        view = index.data(ROW_ROLE)
+        if isinstance(view, RowView):
+            return view
+        text = str(index.data() or "")  # not our model: its display text, cached by that text
+        return RowView(cache_key=("text", text), text=text, body_format="plain", header="", state="", role="")
+
+    def body_for(self, index: ModelIndex, font: QFont | None = None) -> Body | StreamingBody:
+        """The rendered body of a row at the current width (cached)."""
+        return self._body(self._row(index), font if font is not None else self._view.font())
+
+    def _body(self, view: RowView, font: QFont) -> Body | StreamingBody:
+        width = self.text_width()
+        if view.live is not None and view.body_format == "markdown":
+            return self._streaming_body(view.live, view.text, font, width)
+        key: _BodyKey = (view.cache_key, self._raw)
+        cached: Body | None = None
+        if view.live is not None:
+            slot = self._live_bodies.get(view.live)
+            if slot is not None and slot[0] == key:
+                cached = slot[1]
+        else:
+            cached = self._bodies.get(key)
+            if cached is not None:
+                self._bodies.move_to_end(key)
+        if cached is not None:
+            cached.set_width(width)
+            return cached
+        body = build_body(
+            view.text, view.body_format, font, width, raw=self._raw, card=view.card, expanded=view.expanded
+        )
+        if view.live is not None:
+            self._live_bodies[view.live] = (key, body)
+        else:
+            self._bodies[key] = body
+            while len(self._bodies) > self.BODY_CACHE:
+                self._bodies.popitem(last=False)
+        return body
+
+    def _streaming_body(self, live: str, text: str, font: QFont, width: int) -> StreamingBody:
+        """The streaming answer's body: kept across flushes, so only its unsettled tail is rendered again."""
+        body = self._streaming.get(live)
+        if body is None or not body.matches(font, self._raw):
+            body = StreamingBody(font, width, raw=self._raw)
+            self._streaming[live] = body
+        body.set_width(width)
+        body.update(text)
+        return body
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
+        width = self.text_width()
+        view = self._row(index)
+        key: _HeightKey = (view.cache_key, width, self._raw)
+        live = view.live is not None
+        height = None if live else self._heights.get(key)
+        if height is None:
+            started = time.perf_counter()
+            header_height = self._header(option.font)[1].height()
+            body_height = self._body(view, option.font).height()
+            height = int(2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + body_height) + 1
+            if live:
+                self.live_render_ms = (time.perf_counter() - started) * 1000
+            else:
+                self._heights[key] = height
+        return QSize(width + 2 * (self.MARGIN + self.PADDING), height)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        view = self._row(index)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        card = QRectF(option.rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        palette = option.palette
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        fill, border = self._card_colours(palette, view, selected)
+        if view.live is not None or view.state == MessageState.INTERRUPTED.value:
+            painter.setPen(QPen(border, 1.0, Qt.PenStyle.DashLine))
+            painter.setBrush(fill)
+            painter.drawRoundedRect(card, _CARD_RADIUS, _CARD_RADIUS)
+        else:
+            # Two opaque path fills draw the same card as a stroked, translucent drawRoundedRect
+            # at a fifth of the cost (issue 7: it was a third of every row's paint).
+            outer = QPainterPath()
+            outer.addRoundedRect(card, _CARD_RADIUS, _CARD_RADIUS)
+            painter.fillPath(outer, border)
+            inner = QPainterPath()
+            inner.addRoundedRect(card.adjusted(1, 1, -1, -1), _CARD_RADIUS - 1, _CARD_RADIUS - 1)
+            painter.fillPath(inner, fill)
+        if view.card is not None and view.live is None:
+            accent = QRectF(card.left(), card.top() + 4, 3, card.height() - 8)
+            painter.fillRect(accent, theme.current().color("tool-ok-accent" if view.card.ok else "tool-error-accent"))
+
+        text_colour = palette.color(QPalette.ColorRole.Text)
+        body_palette = palette
+        if view.body_format == "thought":
+            text_colour = theme.current().color("muted-text")  # reasoning is dimmed: the answer is what counts
+            body_palette = QPalette(palette)
+            body_palette.setColor(QPalette.ColorRole.Text, text_colour)
+        header_font, header_metrics = self._header(option.font)
+        header_height = header_metrics.height()
+        left = card.left() + self.PADDING
+        top = card.top() + self.PADDING
+        width = self.text_width()
+        painter.setFont(header_font)
+        painter.setPen(text_colour)
+        draw_text_line(painter, header_metrics, view.header, left, top, width, header_height)
+        chip = index.data(CHIP_ROLE) if view.live is None else None
+        if chip:
+            chip_box = self.chip_rect(option.rect, str(chip), option.font)
+            self._paint_chip(painter, chip_box, str(chip), palette, header_metrics)
+        if self._editing is not None and self._editing.row() == index.row() and self._editing.isValid():
+            painter.restore()  # the selectable text view over this row paints the body
+            return
+        body = self._body(view, option.font)
+        body_top = top + header_height + self.GAP
+        # A long answer is taller than the view: draw only the part of the body that shows.
+        shown = QRectF(option.rect).intersected(QRectF(self._view.viewport().rect()))
+        clip = QRectF(left, body_top, width, card.bottom() - body_top).intersected(shown)
+        clip.translate(-left, -body_top)
+        painter.translate(QPointF(left, body_top))
+        painter.setClipRect(clip)
+        body.draw(painter, clip, body_palette)
+        painter.restore()
+
+    def chip_rect(self, rect: QRect, text: str, font: QFont) -> QRectF:
+        """Where a row's "n files changed" chip is: at the right end of its header line (issue 16)."""
+        metrics = self._header(font)[1]
+        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        width = metrics.horizontalAdvance(text) + 14
+        top = card.top() + self.PADDING - 2
+        return QRectF(card.right() - self.PADDING - width, top, width, metrics.height() + 4)
+
+    @staticmethod
+    def _paint_chip(painter: QPainter, chip: QRectF, text: str, palette: QPalette, metrics: QFontMetrics) -> None:
+        """The chip in the header's font (the painter's font here)."""
+        colour = palette.color(QPalette.ColorRole.Link)
+        fill = QColor(colour)
+        fill.setAlpha(36)
+        painter.setPen(QPen(colour, 1.0))
+        painter.setBrush(fill)
+        painter.drawRoundedRect(chip, chip.height() / 2, chip.height() / 2)
+        painter.setPen(colour)
+        draw_text_line(painter, metrics, text, chip.left() + 7, chip.top() + 2, chip.width() - 14, metrics.height())
+
+    # -- selectable text (issue 18): a MessageTextView over the row under the mouse -------------
+
+    def selectable(self, index: ModelIndex) -> bool:
+        """Whether the row's body opens as selectable text (messages, answers, plans; not cards or live rows)."""
+        view = self._row(index)
+        return view.live is None and view.card is None and view.body_format in ("markdown", "plain", "plan")
+
+    def body_rect(self, rect: QRect, font: QFont) -> QRectF:
+        """Where a row's body is painted inside the row's ``rect``."""
+        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        top = card.top() + self.PADDING + self._header(font)[1].height() + self.GAP
+        return QRectF(card.left() + self.PADDING, top, self.text_width(), max(card.bottom() - top, 1.0))
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> QWidget:
+        view = self._row(index)
+        body = self._body(view, option.font)
+        if isinstance(body, DocumentBody):
+            document = body.document.clone()
+            document.setProperty(markdown_style.DECORATED, body.document.property(markdown_style.DECORATED))
+            if view.body_format == "markdown" and not self._raw:
+                CodeHighlighter(document).rehighlight()  # highlighting lives in the layout, not the content
+        else:
+            document = text_document(body.plain_text(), option.font)
+        editor = MessageTextView(document, str(index.data(CONTENT_ROLE) or view.text), parent)
+        editor.setFont(option.font)
+        self._editing = QPersistentModelIndex(index)
+        return editor
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        rect = self.body_rect(option.rect, option.font)
+        editor.setGeometry(rect.toAlignedRect())
+        if isinstance(editor, MessageTextView):
+            editor.document().setTextWidth(rect.width())
+
+    def destroyEditor(self, editor: QWidget, index: ModelIndex) -> None:
+        if self._editing is not None and (not self._editing.isValid() or self._editing == index):
+            self._editing = None
+        super().destroyEditor(editor, index)
+
+    def setEditorData(self, editor: QWidget, index: ModelIndex) -> None:
+        """Read-only: the editor shows the document it was made with."""
+
+    def setModelData(self, editor: QWidget, model: Any, index: ModelIndex) -> None:
+        """Read-only: nothing goes back to the model."""
+
+    def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:
+        chip = index.data(CHIP_ROLE) if index.isValid() else None
+        if (
+            chip
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(event, QMouseEvent)
+            and self.chip_rect(option.rect, str(chip), option.font).contains(event.position())
+            and isinstance(self._view, MessageListView)
+        ):
+            self._view.changes_chip_clicked.emit(int(index.data(MESSAGE_ID_ROLE)))
+            return True
+        if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent) and index.isValid():
+            body = self._body(self._row(index), option.font)
+            if isinstance(body, DocumentBody) and body.document.property(markdown_style.DECORATED):
+                origin = self.body_rect(option.rect, option.font).topLeft()
+                hit = markdown_style.decoration_at(body.decorations(), event.position() - origin)
+                if hit is not None:  # a code block's "Copy" chip
+                    QApplication.clipboard().setText(hit.code)
+                    return True
+        if (
+            event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(model, MessageListModel)
+            and index.isValid()
+            and index.data(LIVE_ROLE) is None
+        ):
+            model.toggle_expanded(index.row())
+        return super().editorEvent(event, model, option, index)
+
+
+class MessageListView(QListView):
+    """The conversation list. It follows the newest message unless the reader scrolled up.
+
+    Signals: QListView's own, and ``changes_chip_clicked(int)``: the message id whose "n files
+    changed" chip was clicked (issue 16). ``is_reading_oldest`` is the model's fetch
+    gate: older history is paged in only when the reader is at the top.
+    """
+
+    changes_chip_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._follow_newest = True  # first: Qt calls updateGeometries from the setters below
+        self.setObjectName("messageList")
+        self.message_delegate = MessageDelegate(self)
+        self.setItemDelegate(self.message_delegate)
+        self.setWordWrap(True)
+        self.setUniformItemSizes(False)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Issue 18: the text row under the mouse opens as selectable text (MessageTextView).
+        self.setMouseTracking(True)
+        self._text_row: QPersistentModelIndex | None = None
+        # "Hide from the model" and its undo (Q-1); the window builds the menu.
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        # Internal bookkeeping of the view's own scroll bar, like QListView's own wiring.
+        self.verticalScrollBar().valueChanged.connect(self._note_scroll)
+
+    @property
+    def follows_newest(self) -> bool:
+        return self._follow_newest
+
+    def follow_newest(self) -> None:
+        """Stick to the bottom (a new line was opened, or the person sent a message)."""
+        self._follow_newest = True
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def rows_to_fill(self) -> int:
+        """How many of the newest messages fill the view's height, were each as short as a row can be.
+
+        Opening a line reads and measures only these (issue 7: each measured row costs
+        switching time); a taller window later pages in more, as scrolling up does.
+        """
+        shortest = self.message_delegate.shortest_row_height(self.font())
+        return max(MIN_FIRST_PAGE, min(PAGE_SIZE, -(-self.viewport().height() // shortest) + 1))
+
+    def set_raw(self, raw: bool) -> None:
+        """Markdown or the plain source for the agent's answers; re-measures every row."""
+        self.message_delegate.set_raw(raw)
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
+
+    def is_reading_oldest(self) -> bool:
+        bar = self.verticalScrollBar()
+        if bar.maximum() <= bar.minimum():
+            return True  # everything fits: load older history to fill the view
+        return bar.value() <= bar.minimum() and not self._follow_newest
+
+    def keep_row_at_top(self, row: int) -> None:
+        """After older rows were prepended, keep the message the reader was looking at in place."""
+        model = self.model()
+        if model is not None and 0 <= row < model.rowCount():
+            self.scrollTo(model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtTop)
+
+    def _note_scroll(self, value: int) -> None:
+        self._follow_newest = value >= self.verticalScrollBar().maximum()
+
+    def dataChanged(self, top_left: ModelIndex, bottom_right: ModelIndex, roles: Sequence[int] = ()) -> None:
+        super().dataChanged(top_left, bottom_right, roles)
+        # A streamed row grew or a card was unfolded: its height changed.
+        self.scheduleDelayedItemsLayout()
+
+    def updateGeometries(self) -> None:
+        super().updateGeometries()
+        if self._follow_newest:
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.maximum())
+
+    def resizeEvent(self, event: Any) -> None:
+        self.message_delegate.forget_sizes()
+        super().resizeEvent(event)
+
+    def text_view(self) -> MessageTextView | None:
+        """The selectable text view open over a row, if any."""
+        if self._text_row is None or not self._text_row.isValid():
+            return None
+        editor = self.indexWidget(QModelIndex(self._text_row))
+        return editor if isinstance(editor, MessageTextView) else None
+
+    def open_text_view(self, index: ModelIndex) -> MessageTextView | None:
+        """Open the row's body as selectable text (closing the one open elsewhere); None for a card row."""
+        if self._text_row is not None and self._text_row.isValid() and self._text_row == index:
+            return self.text_view()
+        self.close_text_view()
+        if not index.isValid() or not self.message_delegate.selectable(index):
+            return None
+        self._text_row = QPersistentModelIndex(index)
+        self.openPersistentEditor(QModelIndex(self._text_row))
+        return self.text_view()
+
+    def close_text_view(self) -> None:
+        row, self._text_row = self._text_row, None
+        if row is not None and row.isValid():
+            self.closePersistentEditor(QModelIndex(row))
+            self.viewport().update()
+
+    def mouseMoveEvent(self, event: Any) -> None:
+        focused = self.window().focusWidget()
+        if event.buttons() == Qt.MouseButton.NoButton:
+            self.open_text_view(self.indexAt(event.position().toPoint()))
+        super().mouseMoveEvent(event)
+        editor = self.text_view()
+        if editor is not None and focused is not editor and self.window().focusWidget() is editor:
+            # Hovering never takes the focus (the composer keeps it); a click in the text does.
+            if focused is not None:
+                focused.setFocus(Qt.FocusReason.OtherFocusReason)
+            else:
+                editor.clearFocus()
+
+    def reset(self) -> None:
+        self._text_row = None  # Qt drops every editor on reset
+        super().reset()
+
+    def keyPressEvent(self, event: Any) -> None:
+        current = self.currentIndex()
+        if event.key() == Qt.Key.Key_F2 and current.isValid():
+            editor = self.open_text_view(current)  # select inside the message with the keyboard
+            if editor is not None:
+                editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                event.accept()
+                return
+        if event.matches(QKeySequence.StandardKey.Copy) and current.isValid():
+            QApplication.clipboard().setText(str(current.data(CONTENT_ROLE) or ""))
+            event.accept()
+            return
+        model = self.model()
+        if (
+            event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+            and current.isValid()
+            and isinstance(model, MessageListModel)
+            and model.toggle_expanded(current.row())
+        ):
+            event.accept()
+            return
+        super().keyPressEvent(event)

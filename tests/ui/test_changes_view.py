@@ -205,7 +205,9 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     assert view.shown_turn == 1
 
     # While a turn runs on the line, a restore is refused in one line and nothing changes (LOOP-1).
-    openai_server.script(ToolCallReply([call("run_command", command="sleep 2")]), TextReply(["Slept."]))
+    # Long enough that the command is still running through the click and its handling on a loaded machine:
+    # the command ending while no loop runs would step the turn outside it.
+    openai_server.script(ToolCallReply([call("run_command", command="sleep 5")]), TextReply(["Slept."]))
     send(qtbot, window, "sleep a little")
     # Clicked while the command runs (the loop is otherwise idle: no step of the turn wakes meanwhile).
     running = lambda: any(row.kind == "tool" for row in window.message_model.live_rows)  # noqa: E731

@@ -33,7 +33,7 @@ from xworkmate.ui.needs_you import NOTIFICATIONS_STATE
 from xworkmate.ui.notifier import FreedesktopNotifications, TrayNotifications
 
 from .conftest import OFFSCREEN_NOISE, open_window
-from .support import click_line
+from .support import click_line, settled
 from .support_runs import call, run, turn_on, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,6 +121,7 @@ def test_the_shown_line_in_the_focused_window_is_not_notified_but_in_an_unfocuse
     ]
     assert window.windowTitle() == "Main — XWorkmate (1)"  # not seen: the window was elsewhere
     activate(qtbot, window)  # back: the shown line is seen
+    settled(qtbot, window)  # the seen mark is stored by an operation on the store worker (issue 19)
     assert window.windowTitle() == "Main — XWorkmate"
 
 

@@ -61,6 +61,7 @@ class ExternalLines:
         self._own_messages: set[int] = set()
         self._applying = False
         self._writer: ThreadPoolExecutor | None = None
+        store.before_close(self.flush)  # the statuses written before the pools go
 
     # -- what runs elsewhere ------------------------------------------------------
 
@@ -93,6 +94,8 @@ class ExternalLines:
         """On the writer's thread: the turn (on the GUI thread in the window) never waits for this write."""
         from xworkmate.store.external_changes import mark_run
 
+        if self._store.closed:
+            return  # the window or the command is done with the store: nobody is left to tell
         try:
             mark_run(self._store, key, status)
         except Exception as exc:  # other windows miss a badge; the turn itself goes on

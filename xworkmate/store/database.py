@@ -16,6 +16,7 @@ then named in one line.
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 import sqlite3
@@ -41,6 +42,8 @@ from xworkmate.store.repositories import (
     ProviderRepository,
     ThreadRepository,
 )
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
@@ -321,6 +324,8 @@ class Store:
 
     def __init__(self, engine: Engine, reader: Engine | None = None) -> None:
         self.engine = engine
+        self._closed = False
+        self._before_close: list[Callable[[], None]] = []
         self._local = threading.local()  # the scope of the operation running on each thread
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         # Reads are single statements: on an autocommit pool of their own they need no BEGIN and
@@ -427,7 +432,24 @@ class Store:
         with connection.begin():
             yield
 
+    @property
+    def closed(self) -> bool:
+        """``close`` was called: best-effort writers (another thread's run statuses) skip their write, so no
+        connection is opened on a pool nobody will close again."""
+        return self._closed
+
+    def before_close(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` when the store closes, before its pools go (a writer on another thread finishes
+        first, so no connection is checked in to a pool already disposed and left open until collected)."""
+        self._before_close.append(hook)
+
     def close(self) -> None:
+        self._closed = True
+        for hook in self._before_close:
+            try:
+                hook()
+            except Exception:  # closing goes on: the pools must go whatever a hook did
+                log.exception("a hook before closing the store failed")
         self.engine.dispose()
         self._reader.engine.dispose()
 

@@ -19,7 +19,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.providers import ProviderSettingsDialog
 
 from .conftest import open_window
-from .support import message_texts
+from .support import message_texts, send
 from .support_runs import run, wait_until
 
 
@@ -97,8 +97,7 @@ def test_a_provider_added_in_settings_is_listed_offered_and_used(
     assert window.message_pane.provider_names() == ["local"]
     window.provider_picker.setCurrentIndex(window.provider_picker.findData("local"))
     openai_server.script(TextReply(["Hello from the new provider."]))
-    qtbot.keyClicks(window.composer, "hello?")
-    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    send(qtbot, window, "hello?")  # waits for the send operation: only then is the turn running
     run(loop, wait_until(lambda: not bare_controller.is_running("main"), what="the turn"))
     assert message_texts(window) == ["hello?", "Hello from the new provider."]
     [request] = openai_server.chat_requests

@@ -966,6 +966,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>跟进未发送：{error}</translation>
     </message>
     <message>
+        <source>Could not read older messages — {error}</source>
+        <translation>无法读取更早的消息：{error}</translation>
+    </message>
+    <message>
         <source>Folder not changed — {error}</source>
         <translation>工作目录未更改：{error}</translation>
     </message>

@@ -83,6 +83,7 @@ def test_names_of_the_message_menu_shown_then_hidden(xwm_llm: Any, xwm_window: A
     assert missing(xwm_window, LIVE["message menu"]) == []
     menu.findChild(QObject, "hideFromModelAction").trigger()
     menu.deleteLater()
+    driver.settle()  # the change is stored by an operation on the store worker (issue 19)
     hidden_menu = xwm_window.message_menu(answer.id)
     try:
         assert missing(hidden_menu, LIVE["hidden message menu"]) == []

@@ -23,7 +23,7 @@ from xworkmate.ui.conversation import CARD_ROLE, FORMAT_ROLE, HEADER_ROLE
 from xworkmate.ui.execution import NO_AGENTS_LABEL
 
 from .conftest import open_window
-from .support import click_line, finished, label_text, message_texts, send
+from .support import click_line, finished, label_text, message_texts, send, settled
 from .support_runs import live_text, run, tool_rows, wait_until
 
 
@@ -33,19 +33,20 @@ def acp_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: S
     return open_window(qtbot, bare_controller)
 
 
-def choose_mode(window: MainWindow, label: str) -> None:
+def choose_mode(qtbot: QtBot, window: MainWindow, label: str) -> None:
     """Pick an entry of the mode picker as a person would (only enabled entries can be picked)."""
     picker = window.mode_picker
     index = picker.findText(label)
     assert index >= 0, f"{label!r} is not offered: {picker.choices()}"
     assert picker.is_enabled_at(index), f"{label!r} is disabled"
     picker.setCurrentIndex(index)
+    settled(qtbot, window)
 
 
 def acp_line(qtbot: QtBot, window: MainWindow, controller: SessionController, title: str = "Agent line") -> TaskThread:
     line = controller.create_line(title)
     click_line(qtbot, window, line.thread_id)
-    choose_mode(window, "scripted (ACP)")
+    choose_mode(qtbot, window, "scripted (ACP)")
     return controller.get_thread(line.thread_id)
 
 
@@ -306,6 +307,7 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     assert "medical" in tooltip and "category router" in tooltip and "CAT-3" not in tooltip
 
     picker.setCurrentIndex(index)  # forced past the disabled entry: the controller refuses, the window says so
+    settled(qtbot, window)
     status = label_text(window, "lineStatusLabel")
     assert status.startswith("Execution mode not changed") and "category 'medical'" in status
     assert picker.chosen() == "native"

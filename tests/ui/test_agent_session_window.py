@@ -18,7 +18,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
 
 from .conftest import open_window
-from .support import click_line, send
+from .support import click_line, send, settled
 from .support_runs import run, wait_until
 
 # Opening a popup offscreen: the platform says it cannot raise it or grab the keyboard.
@@ -100,6 +100,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     _pick(qtbot, model_picker, "Large")
     _pick(qtbot, effort, "High")
     qtbot.mouseClick(web, Qt.MouseButton.LeftButton)
+    settled(qtbot, window)  # the picks are stored by operations, in order
     state = controller.agent_session(line.thread_id)
     assert (state.wanted_mode, state.wanted_model, state.wanted_config) == (
         "code",

@@ -205,16 +205,19 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     assert view.shown_turn == 1
 
     # While a turn runs on the line, a restore is refused in one line and nothing changes (LOOP-1).
-    # Long enough that the command is still running through the click and its handling on a loaded machine:
-    # the command ending while no loop runs would step the turn outside it.
-    openai_server.script(ToolCallReply([call("run_command", command="sleep 5")]), TextReply(["Slept."]))
+    openai_server.script(ToolCallReply([call("run_command", command="sleep 3")]), TextReply(["Slept."]))
     send(qtbot, window, "sleep a little")
-    # Clicked while the command runs (the loop is otherwise idle: no step of the turn wakes meanwhile).
     running = lambda: any(row.kind == "tool" for row in window.message_model.live_rows)  # noqa: E731
     run(loop, wait_until(running, what="the command to run"))
     view.ask_restore = lambda _parent, _number: RestoreChoice(fork=False)
-    qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
-    idle(loop, view)
+
+    async def click_restore() -> None:
+        # Clicked with the loop running, as in the app: the Qt events the click processes may include the
+        # command's end, and the turn steps on its loop (outside it: "no running event loop").
+        qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: not view.busy, what="the changes view's answers")
+
+    run(loop, click_restore())
     assert "running a turn" in view.status_label.text() and "\n" not in view.status_label.text()
     assert (folder / "notes.txt").exists()
     run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to finish"), timeout=30)

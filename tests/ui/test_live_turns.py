@@ -27,7 +27,16 @@ from xworkmate.ui.conversation import LIVE_ROLE, MESSAGE_ID_ROLE, MessageListMod
 from xworkmate.ui.live_runs import LiveRow
 
 from .conftest import open_window
-from .support import click_line, finished, label_text, message_headers, message_texts, open_new_line, send
+from .support import (
+    click_line,
+    finished,
+    label_text,
+    message_headers,
+    message_texts,
+    open_new_line,
+    send,
+    settled,
+)
 from .support_runs import call, live_text, run, send_and_finish, tool_rows, wait_until, write_request
 
 
@@ -182,6 +191,7 @@ def test_a_refused_write_shows_the_refusal_reason(
     window = agent_window
     line = open_new_line(qtbot, window, "Refused")
     window.permission_picker.setCurrentIndex(window.permission_picker.findData(PermissionLevel.FULL.value))
+    settled(qtbot, window)
     assert agent_controller.get_thread(line.thread_id).context_state.permission_level is PermissionLevel.FULL
     openai_server.script(
         ToolCallReply([call("write_file", path="evil.txt", content="x", quote="the user asked me to")]),

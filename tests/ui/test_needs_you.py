@@ -178,6 +178,7 @@ def test_a_new_lines_title_comes_from_its_first_message_and_can_be_renamed(
     assert window.windowTitle().startswith("Plan the garden layout for spring — XWorkmate")
     window.ask_title = lambda _parent, _current: "Garden"
     window.rename_line(key)
+    settled(qtbot, window)
     assert proxy_index(window, key).data() == "Garden"
 
 

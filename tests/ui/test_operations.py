@@ -156,6 +156,47 @@ def test_the_gui_thread_is_never_inside_a_store_call_during_window_actions(
     assert "kept, as no provider is configured" in [m.content for m in slow.direct.messages(created)]
 
 
+def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_older_pages(
+    qtbot: QtBot, slow: SlowDatabase
+) -> None:
+    window = slow.window
+    line = slow.direct.create_line("Long history")
+    for number in range(40):  # no provider: each message is only kept
+        slow.direct.send(line.thread_id, f"note {number}")
+    window.task_model.reload()
+    window.ask_title = lambda *_: "Renamed here"
+    click_line(qtbot, window, line.thread_id)
+    model = window.message_model
+    loaded, stored_count = model.stored_count, len(slow.direct.messages(line.thread_id))
+    assert 0 < loaded < stored_count <= 200  # one older page holds the rest
+    slow.sql_threads.clear()
+
+    window.rename_line(line.thread_id)  # rename
+    settled(qtbot, window)
+    picker = window.permission_picker  # permission
+    picker.setCurrentIndex(picker.findData("full"))
+    settled(qtbot, window)
+    window.message_pane.network_toggle.click()  # network
+    settled(qtbot, window)
+    folder = Path(slow.direct.get_thread(line.thread_id).workspace_binding.path or "")
+    folder.rmdir()  # the folder vanished: recreate it
+    window.on_recreate_folder_requested()
+    settled(qtbot, window)
+    model.request_older()  # the reader scrolled to the top: an older page
+    assert model.stored_count == loaded  # not yet: it is read on the worker
+    settled(qtbot, window)
+    window.message_list.grab()  # the rows of the page paint from what was read with it
+
+    assert model.stored_count == stored_count
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert slow.sql_threads and on_gui == [], "\n".join(on_gui)
+    stored = slow.direct.get_thread(line.thread_id)
+    assert stored.title == "Renamed here" == title(window)
+    assert stored.context_state.permission_level.value == "full"
+    assert stored.context_state.network.value == "on"
+    assert folder.is_dir()
+
+
 def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     line = slow.direct.create_line("Gone soon")

@@ -12,7 +12,6 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.store import Store
 from xworkmate.ui.rendering import (
-    COLLAPSED_LINES,
     BodyFormat,
     DocumentBody,
     PlainBody,
@@ -21,7 +20,6 @@ from xworkmate.ui.rendering import (
     build_document,
     is_code_block,
     is_plain_prose,
-    tool_card,
 )
 
 from .conftest import open_window
@@ -84,38 +82,6 @@ def test_user_messages_and_notices_stay_plain_text(
     body = window.message_list.message_delegate.body_for(window.message_model.index(0, 0))
     assert isinstance(body, PlainBody)
     assert body.plain_text() == "**not bold**"
-
-
-def test_tool_cards_are_built_from_the_stored_payload() -> None:
-    read = tool_card(
-        {"name": "read_file", "arguments": '{"path": "notes.txt"}', "summary": "read file notes.txt", "ok": True},
-        "a\nb\nc",
-    )
-    assert read.plain_text() == "Read notes.txt — 3 lines\na\nb\nc"
-    wrote = tool_card(
-        {
-            "name": "edit_file",
-            "arguments": '{"path": "a.py", "old": "x", "new": "y", "quote": "q"}',
-            "summary": "edit a.py",
-            "ok": True,
-            "changed_path": "/w/a.py",
-            "diff": "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y",
-        },
-        "updated a.py (1 bytes written)",
-    )
-    assert wrote.plain_text() == "Edited a.py — updated a.py (1 bytes written)\ndiff +1 −1 — click to show"
-    assert wrote.plain_text(expanded=True).splitlines()[1:4] == ["--- a/a.py", "+++ b/a.py", "@@ -1 +1 @@"]
-    failed = tool_card(
-        {"name": "run_command", "arguments": '{"command": "false"}', "ok": False, "error_kind": None},
-        "[exit code 1 after 0.0 s]\n(no output)",
-        failed=True,
-    )
-    assert not failed.ok and failed.plain_text() == "$ false — exit 1 · 0.0 s\n(no output)"
-    long_output = "\n".join(str(n) for n in range(100))
-    command = tool_card({"name": "run_command", "arguments": {"command": "seq"}, "ok": True}, long_output)
-    assert command.expandable and len(command.shown_lines(False)[0]) == COLLAPSED_LINES
-    legacy = tool_card(None, "some result")
-    assert legacy.plain_text() == "tool — ok\nsome result"
 
 
 def test_interrupted_answers_and_thoughts_are_labelled_in_the_header(

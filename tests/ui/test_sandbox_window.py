@@ -16,7 +16,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import NetworkAccess
 from xworkmate.ui import MainWindow
 
-from .support import click_line, send
+from .support import click_line, send, settled
 from .support_runs import call, run, tool_rows, wait_until
 
 
@@ -28,6 +28,7 @@ def test_the_network_switch_sets_the_current_lines_setting(
     toggle = window.message_pane.network_toggle
     assert toggle.objectName() == "networkToggle" and not toggle.isChecked() and toggle.text() == "Network off"
     qtbot.mouseClick(toggle, Qt.MouseButton.LeftButton)
+    settled(qtbot, window)
     assert sqlite_controller.get_thread(line.thread_id).context_state.network is NetworkAccess.ON
     assert toggle.text() == "Network on"
     click_line(qtbot, window, "main")  # the switch follows the current line

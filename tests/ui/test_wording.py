@@ -27,7 +27,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.wording import SPEC_ID, plain_words
 
 from .conftest import open_window
-from .support import click_line, label_text, message_headers
+from .support import click_line, label_text, message_headers, settled
 
 UI_PACKAGE = Path(xworkmate.ui.__file__).resolve().parent
 INTERNAL_WORDS = ("framework event", "framework_event", "component input", "component_input", "· human")
@@ -117,6 +117,7 @@ def test_the_rendered_window_shows_no_spec_id_after_a_refusal_that_cites_one(
 
     picker = window.mode_picker
     picker.setCurrentIndex(picker.findText("scripted (ACP)"))  # forced: the controller refuses, citing CAT-3
+    settled(qtbot, window)
     status = label_text(window, "lineStatusLabel")
     assert status.startswith("Execution mode not changed") and "category 'medical'" in status
     assert_plain(window)

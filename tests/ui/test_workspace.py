@@ -10,7 +10,6 @@ from pytestqt.qtbot import QtBot
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import BoundBy
 from xworkmate.ui import MainWindow
-from xworkmate.ui.workspace import PREVIEW_LIMIT, read_preview
 
 from .support import click_line, label_text
 
@@ -91,21 +90,3 @@ def test_the_tree_shows_the_line_folder_and_clicking_a_file_previews_it(
     assert window.workspace_pane.preview.toPlainText() == "# Hello\nworld\n"
     assert window.workspace_pane.preview.isReadOnly()
     assert "README.md" in window.workspace_pane.preview_info.text()
-
-
-def test_preview_says_binary_and_too_large_honestly(tmp_path: Path) -> None:
-    """The preview never pretends: binary files are not shown, large ones are cut and say so."""
-    binary = tmp_path / "blob.bin"
-    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    result = read_preview(binary)
-    assert result.text == "" and "binary file" in result.note
-
-    big = tmp_path / "big.txt"
-    big.write_text("é" * PREVIEW_LIMIT, encoding="utf-8")  # two bytes a character: twice the limit
-    result = read_preview(big)
-    assert "too large" in result.note and "first 256.0 KiB" in result.note
-    assert len(result.text.encode("utf-8")) <= PREVIEW_LIMIT
-    assert "\ufffd" not in result.text  # the cut did not split a character
-
-    assert "no longer exists" in read_preview(tmp_path / "gone.txt").note
-    assert "is a folder" in read_preview(tmp_path).note

@@ -13,7 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesAppended
+from xworkmate.controllers.changes import (
+    CurrentLineChanged,
+    LineCreated,
+    LineUpdated,
+    MessagesAppended,
+    MessagesChanged,
+)
 from xworkmate.controllers.context import UnknownSessionKeyError
 from xworkmate.controllers.lines import LineView
 from xworkmate.domain.agent_session import LineUsage
@@ -93,6 +99,8 @@ def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: 
     for change in changes:
         if isinstance(change, MessagesAppended):
             ahead.messages.update(controller.messages_by_id([i for i in change.message_ids if i not in ahead.messages]))
+        if isinstance(change, MessagesChanged):  # hidden from the model or shown again: read as they are now
+            ahead.messages.update(controller.messages_by_id(list(change.message_ids)))
         if isinstance(change, CurrentLineChanged) and change.key == controller.current_key:
             with contextlib.suppress(UnknownSessionKeyError):  # gone by now: nothing to show
                 ahead.panes[change.key] = read_line_panes(controller, change.key, first_page=first_page)

@@ -185,6 +185,7 @@ class WindowDriver:
         why = picker.itemData(index, Qt.ItemDataRole.ToolTipRole)
         assert picker.is_enabled_at(index), f"{label!r} is disabled in the mode picker: {why}"
         picker.setCurrentIndex(index)  # what picking the entry from the popup does
+        self.settle()
 
     # -- reads -----------------------------------------------------------------------------------
 

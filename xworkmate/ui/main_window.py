@@ -58,7 +58,9 @@ from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.export import save_export
 from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
+from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, export_file_name
+from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import NotRunnable
@@ -71,6 +73,7 @@ from xworkmate.domain.threads import (
     WorkspaceKind,
 )
 from xworkmate.domain.tool_trust import can_be_quarantined
+from xworkmate.presentation.files import read_preview
 from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.background import BackgroundCalls
@@ -85,6 +88,7 @@ from xworkmate.ui.conversation import (
     is_plan,
     is_thought,
 )
+from xworkmate.ui.conversation.model import OlderPage
 from xworkmate.ui.dialogs import (
     CategoryChooser,
     CategoryDialog,
@@ -114,10 +118,13 @@ from xworkmate.ui.search_palette import SearchPalette, reveal_message
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import plain_words
-from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note, read_preview
+from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note
 from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 log = logging.getLogger(__name__)
+
+_AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
+"""What the agent bar shows for a line: its agent's offers and picks, the MCP servers given, all configured."""
 
 GEOMETRY_STATE = "main_window.geometry"
 SPLITTER_STATE = "main_window.splitter_sizes"
@@ -162,8 +169,9 @@ class MainWindow(QMainWindow):
         self._providers: list[ProviderRecord] = []
         self._agent_sessions: dict[str, object] = {}  # issue 15, item 7: what session/list said, per line
         # Issue 15: read once per line and kept until the controller says they changed (switching stays cheap).
-        self._usage_cache: dict[str, object] = {}
-        self._agent_cache: dict[tuple[str, str | None], object] = {}
+        self._usage_cache: dict[str, LineUsage] = {}
+        self._agent_cache: dict[tuple[str, str | None], _AgentOffers] = {}
+        self._agent_shown: tuple[str, str | None] | None = None  # whose offers the agent bar shows
         self._session_probe: asyncio.Future[None] | None = None
         self._closed = False
         # Issue 19 (LOOP-4): what the window starts runs as an operation on the store worker; a switch shows
@@ -230,6 +238,8 @@ class MainWindow(QMainWindow):
         self.usage_meter = self.message_pane.usage_meter
         self.slash_completer = self.message_pane.slash_completer
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
+        self.message_model.set_older_reader(self._read_older)
+        self.message_model.olderPrepended.connect(self.message_list.keep_row_at_top)
         # Issue 17 (LOOP-2): which line needs you — badges, "Needs you", Ctrl+J, title count, notifications.
         self.needs_you = NeedsYou(self, controller)
         self.drafts = DraftKeeper(controller, self)
@@ -621,7 +631,7 @@ class MainWindow(QMainWindow):
                         self.show_current()
                 elif isinstance(change, MessagesChanged):
                     if change.key == self.message_model.key:
-                        self.message_model.refresh_messages(change.message_ids)
+                        self.message_model.refresh_messages(change.message_ids, self._ahead.messages)
                 elif isinstance(change, MessagesAppended):
                     self.message_model.remember(self._ahead.messages.values())
                     self.live.apply(change, answered=self._stores_answer(change))
@@ -656,24 +666,35 @@ class MainWindow(QMainWindow):
             self._ahead = ReadAhead()
         self._sync_selection()
 
-    def _failure(self, template: str, *expected: type[BaseException]) -> Callable[[BaseException], None]:
-        """How an operation's failure is said: ``template`` (translated, with an ``{error}`` field) filled
-        with the reason when expected, else the ERR-1 line."""
+    def _failure(
+        self,
+        template: str,
+        *expected: type[BaseException],
+        then: Callable[[], None] | None = None,
+        **fields: str,
+    ) -> Callable[[BaseException], None]:
+        """How an operation's failure is said: ``template`` (translated, with an ``{error}`` field and
+        ``fields``) filled with the reason when expected, else the ERR-1 line; ``then()`` after either
+        (a picker put back to what is stored)."""
 
         def failed(error: BaseException) -> None:
             if expected and isinstance(error, expected):
-                self.show_error(template.format(error=plain_words(str(error))))
-                return
-            log.error("window operation failed", exc_info=error)
-            self.show_error(failure_line(error, self._controller.settings.effective_database_url))
+                self.show_error(template.format(error=plain_words(str(error)), **fields))
+            else:
+                log.error("window operation failed", exc_info=error)
+                self.show_error(failure_line(error, self._controller.settings.effective_database_url))
+            if then is not None:
+                then()
 
         return failed
 
-    def _cannot_switch(self, key: str, still_on: str) -> str:
-        """The ``_failure`` template of a refused switch (its ``{error}`` field left for the reason)."""
-        return self.tr("Cannot switch to {key} — {error}; still on {still_on}").format(
-            key=key, still_on=still_on, error="{error}"
-        )
+    def _cannot_switch(self, key: str, still_on: str, error: BaseException) -> None:
+        self._failure(
+            self.tr("Cannot switch to {key} — {error}; still on {still_on}"),
+            UnknownSessionKeyError,
+            key=key,
+            still_on=still_on,
+        )(error)
 
     def _switch_to(self, key: str, *, then: Callable[[], None] | None = None, store: bool = True) -> None:
         """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
@@ -706,7 +727,7 @@ class MainWindow(QMainWindow):
         def failed(error: BaseException) -> None:
             if self._wanted_key == key:
                 self._wanted_key = self.shown_key
-            self._failure(self._cannot_switch(key, self.shown_key), UnknownSessionKeyError)(error)
+            self._cannot_switch(key, self.shown_key or "", error)
             # The click that moved the selection may still be being processed; put it back afterwards.
             QTimer.singleShot(0, self._sync_selection)
 
@@ -714,7 +735,7 @@ class MainWindow(QMainWindow):
             back = self._controller.current_key  # the switch was refused: every pane goes back to it (ISO-5)
 
             def say() -> None:
-                self._failure(self._cannot_switch(key, back), UnknownSessionKeyError)(error)
+                self._cannot_switch(key, back, error)
 
             if back != self.shown_key:
                 self._switch_to(back, store=False, then=say)
@@ -850,10 +871,10 @@ class MainWindow(QMainWindow):
         title = self.ask_title(self, summary.title if summary is not None else "")
         if title is None:
             return
-        try:
-            self._controller.rename_line(key, title)
-        except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(self.tr("Could not rename the line — {error}").format(error=plain_words(str(exc))))
+        self.operations.run(  # LineUpdated redraws the row and the title
+            lambda: self._controller.rename_line(key, title),
+            failed=self._failure(self.tr("Could not rename the line — {error}"), UnknownSessionKeyError, ValueError),
+        )
 
     def set_line_category(self, key: str) -> None:
         """ "Set category…": a human decision that relabels the line and its whole subtree (CAT-10)."""
@@ -911,7 +932,9 @@ class MainWindow(QMainWindow):
 
         Q-1: "Hide from the model" on a tool result or an agent's message; "Show to the model again" undoes it.
         """
-        message = self._controller.messages_by_id([message_id]).get(message_id)
+        message = self.message_model.cached_message(message_id)
+        if message is None:  # a row not painted yet
+            message = self._controller.messages_by_id([message_id]).get(message_id)
         menu = QMenu(self)
         menu.setObjectName("messageMenu")
         if message is not None and message.quarantined:
@@ -935,15 +958,11 @@ class MainWindow(QMainWindow):
         return menu
 
     def set_hidden_from_model(self, message_id: int, hidden: bool) -> None:
-        try:
-            if hidden:
-                self._controller.quarantine_message(message_id)
-            else:
-                self._controller.release_message(message_id)
-        except (ValueError, LookupError) as exc:
-            self.show_error(
-                self.tr("Could not change what the model sees — {error}").format(error=plain_words(str(exc)))
-            )
+        change = self._controller.quarantine_message if hidden else self._controller.release_message
+        self.operations.run(  # MessagesChanged re-reads the row
+            lambda: change(message_id),
+            failed=self._failure(self.tr("Could not change what the model sees — {error}"), ValueError, LookupError),
+        )
 
     @Slot(QPoint)
     def on_message_context_menu(self, pos: QPoint) -> None:
@@ -1024,21 +1043,39 @@ class MainWindow(QMainWindow):
         level = self.message_pane.chosen_permission()
         if level is self._view.thread.context_state.permission_level:
             return
-        try:
-            self._controller.set_permission(self._view.key, level)  # LineUpdated redraws the pane
-        except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(self.tr("Permission not changed — {error}").format(error=plain_words(str(exc))))
-            self.message_pane.show_permission(self._view.thread.context_state.permission_level)
+        key = self._view.key
+        self.operations.run(  # LineUpdated redraws the pane
+            lambda: self._controller.set_permission(key, level),
+            failed=self._failure(
+                self.tr("Permission not changed — {error}"),
+                UnknownSessionKeyError,
+                ValueError,
+                then=self._show_stored_settings,
+            ),
+        )
 
     @Slot(bool)
     def on_network_toggled(self, on: bool) -> None:
         if self._view is None:
             return
-        try:
-            self._controller.set_network(self._view.key, "on" if on else "off")  # LineUpdated redraws the pane
-        except (UnknownSessionKeyError, ValueError) as exc:
-            self.show_error(self.tr("Network setting not changed — {error}").format(error=plain_words(str(exc))))
-            self.message_pane.show_network(self._view.thread.context_state.network)
+        key = self._view.key
+        self.operations.run(  # LineUpdated redraws the pane
+            lambda: self._controller.set_network(key, "on" if on else "off"),
+            failed=self._failure(
+                self.tr("Network setting not changed — {error}"),
+                UnknownSessionKeyError,
+                ValueError,
+                then=self._show_stored_settings,
+            ),
+        )
+
+    def _show_stored_settings(self) -> None:
+        """A refused pick: the shown line's pickers go back to what its view says is stored."""
+        view = self._view
+        if view is not None:
+            self.message_pane.show_permission(view.thread.context_state.permission_level)
+            self.message_pane.show_network(view.thread.context_state.network)
+            self.mode_picker.show_line(view)
 
     @Slot(int)
     def on_provider_picked(self, _index: int) -> None:
@@ -1059,16 +1096,27 @@ class MainWindow(QMainWindow):
         binding = view.thread.execution_binding
         if mode is binding.mode and (mode is ExecutionMode.NATIVE or provider == binding.provider):
             return
-        try:
-            self._controller.set_execution(view.key, mode, provider)  # LineUpdated redraws the panes
-        except (ValueError, LookupError) as exc:
-            self.mode_picker.show_line(view)
-            self.show_error(self.tr("Execution mode not changed — {error}").format(error=plain_words(str(exc))))
-            return
-        info = self._controller.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
-        if info is not None and info.lists_sessions and binding.acp_session_id is None:
-            # Only an agent that said it lists sessions is started for it (item 7: only where advertised).
-            self._offer_agent_sessions(view.key)
+        key = view.key
+
+        def pick() -> AgentInfo | None:
+            self._controller.set_execution(key, mode, provider)  # LineUpdated redraws the panes
+            return self._controller.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
+
+        def picked(info: AgentInfo | None) -> None:
+            if info is not None and info.lists_sessions and binding.acp_session_id is None and key == self.shown_key:
+                # Only an agent that said it lists sessions is started for it (item 7: only where advertised).
+                self._offer_agent_sessions(key)
+
+        self.operations.run(
+            pick,
+            done=picked,
+            failed=self._failure(
+                self.tr("Execution mode not changed — {error}"),
+                ValueError,
+                LookupError,
+                then=self._show_stored_settings,
+            ),
+        )
 
     # -- issue 15: the ACP agent's offers, slash commands, usage ------------------------------
 
@@ -1076,23 +1124,37 @@ class MainWindow(QMainWindow):
         view = self._view
         acp = view is not None and view.thread.execution_binding.mode is ExecutionMode.ACP
         provider = view.thread.execution_binding.provider if view is not None else None
-        cached = self._agent_cache.get((key, provider))
-        try:
-            if not acp:
-                state = None
-            elif cached is not None:
-                state, given, configured = cached  # type: ignore[misc]
-            else:
-                state = self._controller.agent_session(key)
-                given = [s.name for s in self._controller.line_mcp_servers(key)]
-                configured = self._controller.mcp_servers()
-                self._agent_cache[(key, provider)] = (state, given, configured)
-        except UnknownSessionKeyError:
-            state = None
-        self.agent_bar.show_state(state)
-        self.slash_completer.set_commands(state.commands if state is not None else ())
-        if state is not None:
-            self.agent_bar.mcp_picker.show_servers(configured, given)
+        cached = self._agent_cache.get((key, provider)) if acp else None
+        if cached is not None or self._agent_shown != (key, provider):
+            # Nothing of another line's agent while this one's is read; the same agent's last offers stay
+            # shown while a pick is read again.
+            state = cached[0] if cached is not None else None
+            self.agent_bar.show_state(state)
+            self.slash_completer.set_commands(state.commands if state is not None else ())
+            if cached is not None:
+                self.agent_bar.mcp_picker.show_servers(cached[2], cached[1])
+            self._agent_shown = (key, provider) if cached is not None else None
+        if not acp or cached is not None:
+            return
+
+        def read() -> _AgentOffers:
+            return (
+                self._controller.agent_session(key),
+                [s.name for s in self._controller.line_mcp_servers(key)],
+                self._controller.mcp_servers(),
+            )
+
+        def arrived(offers: _AgentOffers) -> None:
+            self._agent_cache[(key, provider)] = offers
+            shown = self._view
+            if shown is not None and shown.key == key and shown.thread.execution_binding.provider == provider:
+                self._show_agent_session(key)
+
+        def not_read(error: BaseException) -> None:
+            if not isinstance(error, UnknownSessionKeyError):  # a line gone by now shows no offers
+                self._failure("")(error)
+
+        self.operations.query(read, done=arrived, failed=not_read)
 
     def _offer_agent_sessions(self, key: str) -> None:
         """Item 7: ask the agent (session/list, a process of its own, off the GUI thread) which
@@ -1140,7 +1202,7 @@ class MainWindow(QMainWindow):
 
         def closed(_result: int) -> None:
             self._agent_cache.clear()  # the configured servers may have changed
-            self.show_current()
+            self._read_shown_again()
 
         dialog.finished.connect(closed)
         dialog.open()
@@ -1148,23 +1210,32 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _show_usage(self, key: str) -> None:
-        try:
-            usage = self._usage_cache.get(key)
-            if usage is None:
-                usage = self._usage_cache[key] = self._controller.line_usage(key)
-            self.usage_meter.show_usage(usage)  # type: ignore[arg-type]
-        except UnknownSessionKeyError as exc:
-            self.show_error(self.tr("Cannot show the line's usage — {error}").format(error=plain_words(str(exc))))
+        usage = self._usage_cache.get(key)
+        if usage is not None:
+            self.usage_meter.show_usage(usage)
+            return
+
+        def arrived(read: LineUsage) -> None:
+            self._usage_cache[key] = read
+            if key == self.shown_key:
+                self.usage_meter.show_usage(read)
+
+        self.operations.query(
+            lambda: self._controller.line_usage(key),
+            done=arrived,
+            failed=self._failure(self.tr("Cannot show the line's usage — {error}"), UnknownSessionKeyError),
+        )
 
     def _agent_pick(self, what: str, pick: Callable[[str], object]) -> None:
         key = self.shown_key
         if key is None:
             return
-        try:
-            pick(key)
-        except (ValueError, LookupError) as exc:
-            self.show_error(what.format(error=plain_words(str(exc))))
-        self._show_agent_session(key)
+
+        def put_back() -> None:  # refused: the bar shows what is stored (a pick that took comes back
+            if key == self.shown_key:  # as AgentSessionChanged)
+                self._show_agent_session(key)
+
+        self.operations.run(lambda: pick(key), failed=self._failure(what, ValueError, LookupError, then=put_back))
 
     @Slot(str)
     def on_agent_mode_picked(self, mode_id: str) -> None:
@@ -1360,9 +1431,16 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def on_message_scrolled(self, _value: int) -> None:
         if self.message_model.canFetchMore(QModelIndex()):
-            added = self.message_model.fetch_older()
-            if added:
-                self.message_list.keep_row_at_top(added)
+            self.message_model.request_older()  # olderPrepended keeps the row read at the top
+
+    def _read_older(self, read: Callable[[], OlderPage], done: Callable[[OlderPage | None], None]) -> None:
+        """The message list's older pages, read on the store worker (issue 19)."""
+
+        def failed(error: BaseException) -> None:
+            done(None)
+            self._failure(self.tr("Could not read older messages — {error}"), UnknownSessionKeyError)(error)
+
+        self.operations.query(read, done=done, failed=failed)
 
     @Slot()
     def on_message_rows_changed(self) -> None:
@@ -1396,10 +1474,16 @@ class MainWindow(QMainWindow):
     def on_recreate_folder_requested(self) -> None:
         if self._view is None:
             return
-        try:
-            self._controller.recreate_folder(self._view.key)  # its own path, not the default (issue 18)
-        except (WorkspaceBindingError, UnknownSessionKeyError, OSError) as exc:
-            self.show_error(self.tr("Could not recreate the folder — {error}").format(error=plain_words(str(exc))))
+        key = self._view.key
+        self.operations.run(  # its own path, not the default (issue 18); LineUpdated redraws the panes
+            lambda: self._controller.recreate_folder(key),
+            failed=self._failure(
+                self.tr("Could not recreate the folder — {error}"),
+                WorkspaceBindingError,
+                UnknownSessionKeyError,
+                OSError,
+            ),
+        )
 
     @Slot(QModelIndex, QModelIndex)
     def on_workspace_file_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -1420,7 +1504,24 @@ class MainWindow(QMainWindow):
         exists = bool(path) and Path(path or "").is_dir()
         if exists != self._shown_folder_exists:
             self.task_model.invalidate_status(self._view.key)
-            self.show_current()
+            self._read_shown_again()
+
+    def _read_shown_again(self) -> None:
+        """Something outside the store changed what the shown line looks like: read its view on the store
+        worker and show it, unless another line is shown by then."""
+        if self._view is None:
+            return
+        key = self._view.key
+
+        def read(view: LineView) -> None:
+            if view.key == self.shown_key:
+                self._show_view(view)
+
+        self.operations.query(
+            lambda: self._controller.line_view(key),
+            done=read,
+            failed=self._failure(self.tr("Cannot show the current line — {error}"), UnknownSessionKeyError),
+        )
 
     def _watch_folder(self, view: LineView) -> None:
         watched = self.folder_watcher.directories()

@@ -9,12 +9,10 @@ text, a ``QTextDocument`` (``build_document``) for everything else.
 from __future__ import annotations
 
 import html
-import json
 import re
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QPointF, QRectF, QRegularExpression
+from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QFont,
@@ -30,213 +28,47 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, ActionKind, action_kind
-from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.presentation.cards import (  # Qt-free since issue 19; the names stay importable here
+    COLLAPSED_LINES,
+    EXPANDED_LINES,
+    PLAN_MARKS,
+    RenderingText,
+    ToolCard,
+    plan_text,
+    running_card,
+    thought_summary,
+    tool_calls_line,
+    tool_card,
+)
 from xworkmate.ui import markdown_style, theme
-from xworkmate.ui.wording import plain_words
+
+__all__ = [
+    "COLLAPSED_LINES",
+    "EXPANDED_LINES",
+    "PLAN_MARKS",
+    "Body",
+    "BodyFormat",
+    "CodeHighlighter",
+    "DocumentBody",
+    "PlainBody",
+    "RenderingText",
+    "StreamingBody",
+    "ToolCard",
+    "build_body",
+    "build_document",
+    "card_html",
+    "is_code_block",
+    "is_plain_body",
+    "is_plain_prose",
+    "plan_html",
+    "plan_text",
+    "running_card",
+    "thought_summary",
+    "tool_calls_line",
+    "tool_card",
+]
 
 BodyFormat = Literal["markdown", "plain", "tool", "thought", "plan"]
-
-# A collapsed card shows this many lines of output; an expanded one at most EXPANDED_LINES.
-COLLAPSED_LINES = 6
-EXPANDED_LINES = 400
-
-
-_READ_VERBS = {
-    "read_file": QT_TRANSLATE_NOOP("RenderingText", "Read {where}"),
-    "list_dir": QT_TRANSLATE_NOOP("RenderingText", "Listed {where}"),
-    "search_files": QT_TRANSLATE_NOOP("RenderingText", "Searched for {where}"),
-}
-"""Title templates (English); shown through ``QCoreApplication.translate("RenderingText", …)``."""
-_ERROR_TITLES = {
-    "write_refused": QT_TRANSLATE_NOOP("RenderingText", "Write refused"),
-    "not_approved": QT_TRANSLATE_NOOP("RenderingText", "Not approved"),
-    "path_escape": QT_TRANSLATE_NOOP("RenderingText", "Refused: outside the folder"),
-    "cancelled": QT_TRANSLATE_NOOP("RenderingText", "Stopped"),
-    "timeout": QT_TRANSLATE_NOOP("RenderingText", "Timed out"),
-    "invalid_arguments": QT_TRANSLATE_NOOP("RenderingText", "Invalid arguments"),
-    "unknown_tool": QT_TRANSLATE_NOOP("RenderingText", "Unknown tool"),
-    "agent_failed": QT_TRANSLATE_NOOP("RenderingText", "The agent stopped"),
-    "unfinished": QT_TRANSLATE_NOOP("RenderingText", "Unfinished"),
-}
-_FAILED = QT_TRANSLATE_NOOP("RenderingText", "Failed")
-"""Titles (English) by error kind; shown through ``QCoreApplication.translate("RenderingText", …)``."""
-
-
-class RenderingText(QObject):
-    """The translation context of this module's texts; ``RenderingText.tr`` counts with ``%n``."""
-
-
-# -- tool cards ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ToolCard:
-    """A tool call as a compact card: a title line, a status, and a body that may be folded.
-
-    ``body_kind`` says what the body is: ``output`` (a command's output or
-    what was read), ``diff`` (a write's unified diff, folded by default) or
-    ``reason`` (why a call was refused; always shown). ``remark`` is a line
-    always shown under the title (ERR-3: that NUL bytes were replaced).
-    """
-
-    tool: str
-    title: str
-    status: str
-    ok: bool
-    body_kind: Literal["output", "diff", "reason", "none"]
-    body: str
-    remark: str = ""
-
-    @property
-    def body_lines(self) -> list[str]:
-        return self.body.splitlines() if self.body else []
-
-    @property
-    def expandable(self) -> bool:
-        if self.body_kind == "reason":
-            return len(self.body_lines) > EXPANDED_LINES
-        if self.body_kind == "diff":
-            return bool(self.body_lines)
-        return len(self.body_lines) > COLLAPSED_LINES
-
-    def shown_lines(self, expanded: bool) -> tuple[list[str], str]:
-        """The body lines on screen and the note under them (what is hidden, how to see it)."""
-        lines = self.body_lines
-        if self.body_kind == "diff" and not expanded:
-            added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
-            removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-            shown = QCoreApplication.translate("RenderingText", "diff +{added} −{removed} — click to show")
-            return [], shown.format(added=added, removed=removed) if lines else ""
-        limit = EXPANDED_LINES if expanded or self.body_kind == "reason" else COLLAPSED_LINES
-        if len(lines) <= limit:
-            return lines, (
-                QCoreApplication.translate("RenderingText", "click to collapse") if expanded and self.expandable else ""
-            )
-        hidden = len(lines) - limit
-        if expanded:
-            return lines[:limit], RenderingText.tr("… %n more line(s) not shown here", "", hidden)
-        return lines[:limit], RenderingText.tr("… %n more line(s) — click to expand", "", hidden)
-
-    def plain_text(self, expanded: bool = False) -> str:
-        lines, note = self.shown_lines(expanded)
-        head = f"{self.title} — {self.status}" if self.status else self.title
-        return "\n".join([head, *([self.remark] if self.remark else []), *lines, *([note] if note else [])])
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            return {}
-        return parsed if isinstance(parsed, dict) else {}
-    return {}
-
-
-_EXIT_LINE = re.compile(r"^\[exit code (?P<code>-?\d+|None) after (?P<secs>[\d.]+) s\]$")
-
-
-def tool_card(payload: dict[str, Any] | None, content: str, *, failed: bool = False) -> ToolCard:
-    """The card for a stored tool message (payload written by the controller's turn runner)."""
-    card = _stored_card(payload or {}, content, failed=failed)
-    # ERR-3: the card says when the stored output had NUL bytes replaced.
-    return replace(card, remark=plain_words(NUL_REPLACED_NOTE)) if nul_replaced(payload) else card
-
-
-def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCard:
-    name = str(data.get("name") or "tool")
-    args = _arguments(data.get("arguments"))
-    summary = plain_words(str(data.get("summary") or name))
-    ok = bool(data.get("ok", not failed))
-    error_kind = data.get("error_kind")
-    if data.get("mode") == "acp":
-        return _acp_card(name, summary, content, ok=ok, error_kind=error_kind, diff=str(data.get("diff") or ""))
-    if not ok:
-        label = QCoreApplication.translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
-        subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
-        if name == "run_command" and error_kind is None:
-            # The command ran and exited non-zero: its output is the interesting part.
-            return _command_card(name, args, content, ok=False)
-        title = QCoreApplication.translate("RenderingText", "{label}: {subject}").format(label=label, subject=subject)
-        status = str(error_kind or QCoreApplication.translate("RenderingText", "error"))
-        return ToolCard(name, title, status, False, "reason", plain_words(content))
-    if name == "run_command":
-        return _command_card(name, args, content, ok=True)
-    if action_kind(name) is ActionKind.EDIT:
-        path = str(data.get("changed_path") or args.get("path") or "?")
-        verb = (
-            QCoreApplication.translate("RenderingText", "Wrote {path}")
-            if name == "write_file"
-            else QCoreApplication.translate("RenderingText", "Edited {path}")
-        )
-        diff = str(data.get("diff") or "")
-        first = plain_words(content.splitlines()[0]) if content else ""
-        status = first or QCoreApplication.translate("RenderingText", "ok")
-        return ToolCard(name, verb.format(path=args.get("path", path)), status, True, "diff" if diff else "none", diff)
-    if name in _READ_VERBS:
-        where = args.get("pattern") if name == "search_files" else args.get("path", ".")
-        title = QCoreApplication.translate("RenderingText", _READ_VERBS[name]).format(
-            where=repr(where) if name == "search_files" else where
-        )
-        count = len(content.splitlines())
-        lines = RenderingText.tr("%n line(s)", "", count)
-        return ToolCard(name, title, lines, True, "output", content)
-    if name in DISPATCH_TOOL_NAMES:  # the product's own words (the CAT-9 reminder): shown in the person's language
-        content = plain_words(content)
-    return ToolCard(name, summary, QCoreApplication.translate("RenderingText", "ok"), True, "output", content)
-
-
-def _acp_card(kind: str, summary: str, content: str, *, ok: bool, error_kind: Any, diff: str) -> ToolCard:
-    """An ACP agent's tool call: its own title, its diff (folded) or output, or why it was refused."""
-    if not ok:
-        label = QCoreApplication.translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
-        title = QCoreApplication.translate("RenderingText", "{label}: {subject}").format(label=label, subject=summary)
-        status = str(error_kind or QCoreApplication.translate("RenderingText", "failed"))
-        return ToolCard(kind, title, status, False, "reason", plain_words(content))
-    status = (
-        QCoreApplication.translate("RenderingText", "ok · {kind}").format(kind=kind)
-        if kind not in ("other", "tool")
-        else QCoreApplication.translate("RenderingText", "ok")
-    )
-    if diff:
-        return ToolCard(kind, summary, status, True, "diff", diff)
-    return ToolCard(kind, summary, status, True, "output", content)
-
-
-def _command_card(name: str, args: dict[str, Any], content: str, *, ok: bool) -> ToolCard:
-    lines = content.splitlines()
-    status = (
-        QCoreApplication.translate("RenderingText", "ok")
-        if ok
-        else QCoreApplication.translate("RenderingText", "failed")
-    )
-    if lines and (match := _EXIT_LINE.match(lines[0])):
-        status = QCoreApplication.translate("RenderingText", "exit {code} · {seconds} s").format(
-            code=match["code"], seconds=f"{float(match['secs']):.1f}"
-        )
-        lines = lines[1:]
-    return ToolCard(name, f"$ {args.get('command', '')}", status, ok, "output", "\n".join(lines))
-
-
-def running_card(summary: str) -> ToolCard:
-    """The card line for a tool the current turn is running right now (``ToolRunning``)."""
-    title = QCoreApplication.translate("RenderingText", "running {summary} …").format(summary=plain_words(summary))
-    return ToolCard("running", title, "", True, "none", "")
-
-
-def tool_calls_line(tool_calls: Any) -> str:
-    """An assistant message that only calls tools reads as one short line."""
-    names: list[str] = []
-    for call in tool_calls if isinstance(tool_calls, list) else []:
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict) and function.get("name"):
-            names.append(str(function["name"]))
-    if not names:
-        return ""
-    return QCoreApplication.translate("RenderingText", "→ calls {names}").format(names=", ".join(names))
 
 
 def card_html(card: ToolCard, expanded: bool) -> str:
@@ -276,20 +108,7 @@ def _diff_line(line: str) -> str:
 
 # -- an ACP agent's thoughts and plans ------------------------------------------------
 
-PLAN_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 _PLAN_COLOURS = {"☑": "ok-text", "◐": "info-text", "☐": "muted-text"}
-
-
-def plan_text(entries: Any) -> str:
-    """A plan update (``[[text, status], …]``) as checklist lines: ``☑ done``, ``◐ doing``, ``☐ to do``."""
-    lines: list[str] = []
-    for entry in entries if isinstance(entries, list) else []:
-        if isinstance(entry, (list, tuple)) and len(entry) >= 2:
-            text, status = str(entry[0]), str(entry[1])
-        else:
-            text, status = str(entry), "pending"
-        lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {text}")
-    return "\n".join(lines) or QCoreApplication.translate("RenderingText", "(an empty plan)")
 
 
 def plan_html(text: str) -> str:
@@ -310,12 +129,6 @@ def plan_html(text: str) -> str:
             body = f"<b>{body}</b>"
         rows.append(f'<span style="color:{colour}">{mark}</span>&nbsp;{body}')
     return '<p style="margin:0">' + "<br>".join(rows) + "</p>"
-
-
-def thought_summary(content: str) -> str:
-    """A folded thought: one line saying there is reasoning to read."""
-    words = len(content.split())
-    return RenderingText.tr("Thinking… (%n word(s) — click to show)", "", words)
 
 
 # -- code highlighting ---------------------------------------------------------------

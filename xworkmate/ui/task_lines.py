@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
 from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
+from xworkmate.presentation.tree import category_badge, tree_order  # Qt-free (issue 19)
 from xworkmate.ui import theme
 from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.wording import line_title, plain_words
@@ -161,43 +162,6 @@ class LineRowView(NamedTuple):
 
 PaintedRow = tuple[QRect, LineRowView, QStyle.StateFlag]
 """One row of a paint pass: where it goes, what it shows, its style state (selected, focus, hover)."""
-
-
-def category_badge(category: str | None) -> str:
-    return f"● {category}" if category else ""
-
-
-def tree_order(lines: list[ThreadSummary]) -> tuple[list[ThreadSummary], list[int]]:
-    """The lines in tree order (each followed by its tasks and forks, oldest first) with their depths.
-
-    A line whose parent is not in the list is shown at the top level, so nothing is ever lost.
-    """
-    keys = {line.thread_id for line in lines}
-    children: dict[str, list[ThreadSummary]] = {}
-    roots: list[ThreadSummary] = []
-    for line in lines:
-        if line.parent_key is not None and line.parent_key in keys and line.parent_key != line.thread_id:
-            children.setdefault(line.parent_key, []).append(line)
-        else:
-            roots.append(line)
-    ordered: list[ThreadSummary] = []
-    depths: list[int] = []
-    seen: set[str] = set()
-    for root in roots:
-        stack = [(root, 0)]
-        while stack:
-            line, depth = stack.pop()
-            if line.thread_id in seen:
-                continue
-            seen.add(line.thread_id)
-            ordered.append(line)
-            depths.append(depth)
-            stack.extend((child, depth + 1) for child in reversed(children.get(line.thread_id, [])))
-    for line in lines:  # a parent cycle cannot happen in the store; if it did, the rows still show
-        if line.thread_id not in seen:
-            ordered.append(line)
-            depths.append(0)
-    return ordered, depths
 
 
 class TaskLineModel(QAbstractListModel):

@@ -6,10 +6,7 @@ task itself may read them (PROV-1, PROV-3, CAT-8).
 
 from __future__ import annotations
 
-import codecs
-import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -35,103 +32,12 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import LineView
 from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadStatus
+from xworkmate.presentation.files import FilePreview  # Qt-free (issue 19)
 from xworkmate.ui.wording import english_plural
 
-PREVIEW_LIMIT = 256 * 1024
 SOURCE_LINE_LIMIT = 160
 SOURCE_ROWS_SHOWN = 5
 PATH_LABEL_MIN_WIDTH = 40
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            if unit == "bytes":
-                return QCoreApplication.translate("WorkspacePane", "{size} bytes").format(size=int(value))
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    return QCoreApplication.translate("WorkspacePane", "{size} bytes").format(
-        size=size
-    )  # pragma: no cover - the loop always returns
-
-
-@dataclass(frozen=True)
-class FilePreview:
-    """What the preview shows: the text (possibly empty) and an honest note about it."""
-
-    text: str
-    note: str
-
-
-def read_preview(path: Path, limit: int = PREVIEW_LIMIT) -> FilePreview:
-    """Read at most ``limit`` bytes of a text file; say plainly when it is binary or too large."""
-    name = path.name or str(path)
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        return FilePreview(
-            "", QCoreApplication.translate("WorkspacePane", "{name}: this file no longer exists").format(name=name)
-        )
-    except OSError as exc:
-        return FilePreview(
-            "",
-            QCoreApplication.translate("WorkspacePane", "{name}: cannot read it ({error})").format(
-                name=name, error=exc.strerror or exc
-            ),
-        )
-    if stat.S_ISDIR(info.st_mode):
-        return FilePreview(
-            "",
-            QCoreApplication.translate("WorkspacePane", "{name}/ is a folder; select a file to preview it").format(
-                name=name
-            ),
-        )
-    if not stat.S_ISREG(info.st_mode):
-        # A FIFO or device would block or never end; never open one from the UI.
-        return FilePreview(
-            "",
-            QCoreApplication.translate("WorkspacePane", "{name}: not a regular file; not previewed").format(name=name),
-        )
-    try:
-        with path.open("rb") as handle:
-            chunk = handle.read(limit)
-    except OSError as exc:
-        return FilePreview(
-            "",
-            QCoreApplication.translate("WorkspacePane", "{name}: cannot read it ({error})").format(
-                name=name, error=exc.strerror or exc
-            ),
-        )
-    size = info.st_size
-    if b"\x00" in chunk:
-        return FilePreview(
-            "",
-            QCoreApplication.translate("WorkspacePane", "{name}: binary file ({size}); not previewed").format(
-                name=name, size=human_size(size)
-            ),
-        )
-    truncated = size > len(chunk)
-    # When cut short, an incomplete UTF-8 sequence at the end is left out rather than garbled.
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    text = decoder.decode(chunk, final=not truncated)
-    if text.count("\ufffd") > max(8, len(text) // 100):
-        return FilePreview(
-            "",
-            QCoreApplication.translate(
-                "WorkspacePane", "{name}: binary or not UTF-8 text ({size}); not previewed"
-            ).format(name=name, size=human_size(size)),
-        )
-    if truncated:
-        return FilePreview(
-            text,
-            QCoreApplication.translate(
-                "WorkspacePane", "{name}: too large to show whole ({size}); the first {limit} shown"
-            ).format(name=name, size=human_size(size), limit=human_size(limit)),
-        )
-    return FilePreview(
-        text, QCoreApplication.translate("WorkspacePane", "{name} — {size}").format(name=name, size=human_size(size))
-    )
 
 
 def missing_folder_text(view: LineView) -> str:

@@ -6,6 +6,7 @@ Cut along its sections (issue 19, item 4): ``rows`` (the roles, ``RowView``, the
 benchmarks import from ``xworkmate.ui.conversation`` are re-exported here.
 """
 
+from xworkmate.presentation.messages import is_answer, is_plan, is_thought
 from xworkmate.ui.conversation.model import (
     DISPLAY_LIMIT,
     FIRST_PAGE_SIZE,
@@ -44,9 +45,6 @@ from xworkmate.ui.conversation.rows import (
     STATE_ROLE,
     ModelIndex,
     RowView,
-    is_answer,
-    is_plan,
-    is_thought,
     message_header,
 )
 from xworkmate.ui.conversation.view import MessageDelegate, MessageListView

@@ -11,15 +11,26 @@ controller stores them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QByteArray, QCoreApplication, QModelIndex, QObject, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractListModel,
+    QByteArray,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.presentation.messages import is_plan, is_thought
 from xworkmate.ui import theme
 from xworkmate.ui.conversation.rows import (
     CACHE_KEY_ROLE,
@@ -38,8 +49,6 @@ from xworkmate.ui.conversation.rows import (
     STATE_ROLE,
     ModelIndex,
     RowView,
-    is_plan,
-    is_thought,
     message_header,
 )
 from xworkmate.ui.live_runs import LiveRow
@@ -92,17 +101,52 @@ def _body_format(message: Message) -> BodyFormat:
     return "plain"
 
 
+@dataclass
+class OlderPage:
+    """An older page of a line's history: the ids before ``before`` (oldest first), and its messages
+    when they were read with them."""
+
+    key: str
+    before: int | None
+    ids: list[int] = field(default_factory=list)
+    messages: dict[int, Message] = field(default_factory=dict)
+
+
+class _OlderRead:
+    """The read of one older page, run wherever the model's reader runs it (a store worker); ``whole``:
+    its messages too (the view lays every row out at once), else only the ids (rows read on demand)."""
+
+    def __init__(self, controller: SessionController, page: OlderPage, limit: int, *, whole: bool) -> None:
+        self._controller = controller
+        self.page = page
+        self._limit = limit
+        self._whole = whole
+
+    def __call__(self) -> OlderPage:
+        page = self.page
+        page.ids = self._controller.message_ids(page.key, before_id=page.before, limit=self._limit)
+        if self._whole:
+            page.messages = self._controller.messages_by_id(page.ids)
+        return page
+
+
+OlderReader = Callable[[Callable[[], OlderPage], Callable[[OlderPage | None], None]], None]
+
+
 class MessageListModel(QAbstractListModel):
     """The current line's messages: ids in memory, rows on demand, older pages on request.
 
-    Signals: only the standard model signals. ``set_key`` resets the model
-    (a different conversation); new messages are appended and older pages
-    prepended with ``beginInsertRows``; the running turn's transient rows
-    (``set_live``) follow the stored ones and change with ``dataChanged``.
+    Signals: the standard model signals, and ``olderPrepended(rows)`` after an
+    older page went in at the top. ``set_key`` resets the model (a different
+    conversation); new messages are appended and older pages prepended with
+    ``beginInsertRows``; the running turn's transient rows (``set_live``)
+    follow the stored ones and change with ``dataChanged``.
 
     Item flags are ``QAbstractListModel``'s own (enabled, selectable, no
     children): a Python ``flags()`` would be called for every row painted.
     """
+
+    olderPrepended = Signal(int)
 
     def __init__(
         self, controller: SessionController, parent: QObject | None = None, *, page_size: int = PAGE_SIZE
@@ -122,6 +166,8 @@ class MessageListModel(QAbstractListModel):
         self._fetch_gate: Callable[[], bool] = lambda: True
         self._chips: dict[int, str] = {}
         self._chips_key: str | None = None
+        self._older_reader: OlderReader | None = None
+        self._older_pending: OlderPage | None = None
 
     # -- our API ------------------------------------------------------------
 
@@ -188,6 +234,7 @@ class MessageListModel(QAbstractListModel):
         self._expanded.clear()
         self._live = []
         self._has_older = len(newest) >= first
+        self._older_pending = None  # a page on its way for the line shown before is dropped
         self.endResetModel()
 
     def remember(self, messages: Iterable[Message]) -> None:
@@ -226,8 +273,13 @@ class MessageListModel(QAbstractListModel):
             self._live = new
             self.endInsertRows()
 
-    def refresh_messages(self, ids: Iterable[int]) -> None:
-        """Stored messages changed (``MessagesChanged``: hidden from the model or shown again): re-read them."""
+    def cached_message(self, message_id: int) -> Message | None:
+        """A loaded message as last read (a row painted is in the cache), without reading."""
+        return self._cache.get(message_id)
+
+    def refresh_messages(self, ids: Iterable[int], found: Mapping[int, Message] | None = None) -> None:
+        """Stored messages changed (``MessagesChanged``: hidden from the model or shown again): show them as
+        ``found`` (read off the GUI thread with the operation that changed them), else re-read them."""
         rows = {message_id: row for row, message_id in enumerate(self._ids)}
         changed = [i for i in ids if i in rows]
         if not changed:
@@ -237,26 +289,62 @@ class MessageListModel(QAbstractListModel):
             self._views.pop(message_id, None)
             self._cards.pop(message_id, None)
             self._missing.discard(message_id)
-        found = self._controller.messages_by_id(changed)
-        self._cache.update(found)
+        if found is None or any(i not in found for i in changed):
+            found = self._controller.messages_by_id(changed)
+        self._cache.update((i, found[i]) for i in changed if i in found)
         self._missing.update(i for i in changed if i not in found)
         for message_id in changed:
             index = self.index(rows[message_id], 0)
             self.dataChanged.emit(index, index)
 
+    def set_older_reader(self, reader: OlderReader | None) -> None:
+        """Where Qt's ``fetchMore`` and ``request_older`` read the next older page: ``reader(read, done)``
+        runs ``read()`` (off the GUI thread, issue 19) and calls ``done(page)``, or ``done(None)`` when the
+        read failed. None: read at once."""
+        self._older_reader = reader
+
+    def request_older(self) -> None:
+        """Page the next older messages in; the rows added are announced by ``olderPrepended``."""
+        if self._key is None or not self._has_older or self._older_pending:
+            return
+        if self._older_reader is None:
+            self.fetch_older()
+            return
+        read = self._older_read(whole=True)
+
+        def done(page: OlderPage | None) -> None:
+            if page is not None and page is self._older_pending:  # else: another line or page since
+                self._older_pending = None
+                self._prepend(page)
+            elif page is None:
+                self._older_pending = None
+
+        self._older_pending = read.page
+        self._older_reader(read, done)
+
     def fetch_older(self) -> int:
-        """Prepend the next older page; returns how many rows were added."""
+        """Prepend the next older page, read now; returns how many rows were added."""
         if self._key is None or not self._has_older:
             return 0
+        read = self._older_read(whole=False)
+        return self._prepend(read())
+
+    def _older_read(self, *, whole: bool) -> _OlderRead:
         before = self._ids[0] if self._ids else None
-        older = self._controller.message_ids(self._key, before_id=before, limit=self._page_size)
-        self._has_older = len(older) >= self._page_size
-        if not older:
+        return _OlderRead(self._controller, OlderPage(self._key or "", before), self._page_size, whole=whole)
+
+    def _prepend(self, page: OlderPage) -> int:
+        if page.key != self._key or page.before != (self._ids[0] if self._ids else None):
+            return 0  # read for another line or page than is shown now
+        self._has_older = len(page.ids) >= self._page_size
+        if not page.ids:
             return 0
-        self.beginInsertRows(QModelIndex(), 0, len(older) - 1)
-        self._ids[:0] = older
+        self._cache.update((i, m) for i, m in page.messages.items() if i not in self._cache)
+        self.beginInsertRows(QModelIndex(), 0, len(page.ids) - 1)
+        self._ids[:0] = page.ids
         self.endInsertRows()
-        return len(older)
+        self.olderPrepended.emit(len(page.ids))
+        return len(page.ids)
 
     def message_at(self, row: int) -> Message | None:
         if row >= len(self._ids):
@@ -325,7 +413,7 @@ class MessageListModel(QAbstractListModel):
 
     def fetchMore(self, parent: ModelIndex) -> None:
         if not parent.isValid():
-            self.fetch_older()
+            self.request_older()
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.column() != 0 or not 0 <= index.row() < self.rowCount():

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.presentation.messages import is_plan, is_thought  # Qt-free (issue 19)
 from xworkmate.ui.rendering import BodyFormat, ToolCard
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -90,19 +91,6 @@ def message_header(message: Message) -> str:
     if message.quarantined:  # Q-1: the person sees it; the model sees a placeholder
         parts.append(QCoreApplication.translate("MessageListModel", HIDDEN_FROM_MODEL))
     return " · ".join(parts)
-
-
-def is_thought(message: Message) -> bool:
-    return message.role is MessageRole.ASSISTANT and bool(message.payload and message.payload.get("thought"))
-
-
-def is_plan(message: Message) -> bool:
-    return message.role is MessageRole.ASSISTANT and bool(message.payload and "plan" in message.payload)
-
-
-def is_answer(message: Message) -> bool:
-    """An assistant message that is the agent's answer (not its reasoning, not its plan)."""
-    return message.role is MessageRole.ASSISTANT and not is_thought(message) and not is_plan(message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,77 @@
+"""Tool cards, plans and thoughts, built without Qt (issue 19, item 3): this file runs in the core's install."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from xworkmate.presentation import text
+from xworkmate.presentation.cards import COLLAPSED_LINES, plan_text, running_card, thought_summary, tool_card
+
+
+@pytest.fixture
+def translator() -> Iterator[list[tuple[str, str, int]]]:
+    """A translator that marks every text it gives with « and records what it was asked (context, source, n)."""
+    asked: list[tuple[str, str, int]] = []
+
+    def marking(context: str, source: str, _disambiguation: str | None = None, n: int = -1) -> str:
+        asked.append((context, source, n))
+        return "«" + text.english(context, source, None, n)
+
+    text.install_translator(marking)
+    try:
+        yield asked
+    finally:
+        text.install_translator(text.english)
+
+
+def test_tool_cards_are_built_from_the_stored_payload() -> None:
+    read = tool_card(
+        {"name": "read_file", "arguments": '{"path": "notes.txt"}', "summary": "read file notes.txt", "ok": True},
+        "a\nb\nc",
+    )
+    assert read.plain_text() == "Read notes.txt — 3 lines\na\nb\nc"
+    wrote = tool_card(
+        {
+            "name": "edit_file",
+            "arguments": '{"path": "a.py", "old": "x", "new": "y", "quote": "q"}',
+            "summary": "edit a.py",
+            "ok": True,
+            "changed_path": "/w/a.py",
+            "diff": "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y",
+        },
+        "updated a.py (1 bytes written)",
+    )
+    assert wrote.plain_text() == "Edited a.py — updated a.py (1 bytes written)\ndiff +1 −1 — click to show"
+    assert wrote.plain_text(expanded=True).splitlines()[1:4] == ["--- a/a.py", "+++ b/a.py", "@@ -1 +1 @@"]
+    failed = tool_card(
+        {"name": "run_command", "arguments": '{"command": "false"}', "ok": False, "error_kind": None},
+        "[exit code 1 after 0.0 s]\n(no output)",
+        failed=True,
+    )
+    assert not failed.ok and failed.plain_text() == "$ false — exit 1 · 0.0 s\n(no output)"
+    long_output = "\n".join(str(n) for n in range(100))
+    command = tool_card({"name": "run_command", "arguments": {"command": "seq"}, "ok": True}, long_output)
+    assert command.expandable and len(command.shown_lines(False)[0]) == COLLAPSED_LINES
+    legacy = tool_card(None, "some result")
+    assert legacy.plain_text() == "tool — ok\nsome result"
+
+
+def test_the_english_texts_count_without_a_catalogue() -> None:
+    assert thought_summary("one") == "Thinking… (1 word — click to show)"
+    assert thought_summary("two words") == "Thinking… (2 words — click to show)"
+    assert plan_text([["draft", "completed"], ["check", "in_progress"], "ship"]) == "☑ draft\n◐ check\n☐ ship"
+    assert plan_text([]) == "(an empty plan)"
+
+
+def test_card_texts_are_asked_of_the_installed_translator_in_their_catalogue_context(
+    translator: list[tuple[str, str, int]],
+) -> None:
+    card = tool_card({"name": "read_file", "arguments": {"path": "a.txt"}, "ok": True}, "x\ny")
+    assert card.plain_text() == "«Read a.txt — «2 lines\nx\ny"
+    assert ("RenderingText", "Read {where}", -1) in translator
+    assert ("RenderingText", "%n line(s)", 2) in translator  # a plural, with its count
+    # The summary is the core's text ("run `{command}`", CoreText): translated through the same hook.
+    assert running_card("run `ls`").title == "«running «run `ls` …"
+    assert ("CoreText", "run `{command}`", -1) in translator

@@ -12,8 +12,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 from pytestqt.qtbot import QtBot
+from sqlalchemy import event
 
 from xworkmate.controllers import SessionController
+from xworkmate.store import Store
 from xworkmate.ui import MainWindow
 from xworkmate.ui.layout import ELLIPSIS, LEFT, RIGHT, full_text, shown_text, text_room
 
@@ -101,3 +103,29 @@ def test_the_side_panes_collapse_keep_their_widths_and_are_remembered(
     again.resize(1300, 760)
     assert not again.pane_layout.is_shown(LEFT) and again.pane_layout.is_shown(RIGHT)
     assert again.pane_layout.widths[LEFT] == left_width
+
+
+def test_what_the_panes_remember_is_read_in_one_statement_when_the_window_is_built(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """Issue 19: the geometry, splitter, panes, theme, Enter-sends and notification switch come from one
+    read before the first paint (each was a round trip to a remote database), and still come back."""
+    first = open_window(qtbot, sqlite_controller)
+    first.keyboard.enter_sends_action.setChecked(False)
+    first.close()  # saves the geometry, splitter and panes
+    statements: list[str] = []
+
+    def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        statements.append(statement)
+
+    for engine in sqlite_store.engines:
+        event.listen(engine, "before_cursor_execute", record)
+    try:
+        again = open_window(qtbot, sqlite_controller)
+    finally:
+        for engine in sqlite_store.engines:
+            event.remove(engine, "before_cursor_execute", record)
+    reads = [s for s in statements if "app_state" in s and s.lstrip().upper().startswith("SELECT")]
+    assert len(reads) == 1, reads
+    assert not again.keyboard.enter_sends_action.isChecked()  # remembered, from that one read
+    assert sqlite_controller.ui_state("composer.enter_sends") is not None  # outside a build: read as before

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -39,6 +40,7 @@ from xworkmate.store.repositories import utcnow
 log = logging.getLogger(__name__)
 
 CURRENT_KEY_STATE = "current_session_key"
+UI_STATE_PREFIX = "ui."
 
 
 class WorkspaceBindingError(ValueError):
@@ -79,6 +81,7 @@ class LineController:
         self._needs_sign_in = needs_sign_in
         self._running_elsewhere = running_elsewhere  # issue 19: a turn another process runs on the line
         self._switching_to: LineView | None = None
+        self._ui_states: dict[str, str] | None = None  # during ``ui_state_read_once``
         self._ensure_main_thread()
         self._current_key = self._restored_current_key()
 
@@ -385,10 +388,27 @@ class LineController:
     # -- UI state -----------------------------------------------------------
 
     def ui_state(self, name: str) -> str | None:
-        return self._ctx.store.app_state.get(f"ui.{name}")
+        if self._ui_states is not None:
+            return self._ui_states.get(name)
+        return self._ctx.store.app_state.get(f"{UI_STATE_PREFIX}{name}")
 
     def set_ui_state(self, name: str, value: str) -> None:
-        self._ctx.store.app_state.set(f"ui.{name}", value)
+        self._ctx.store.app_state.set(f"{UI_STATE_PREFIX}{name}", value)
+        if self._ui_states is not None:
+            self._ui_states[name] = value
+
+    @contextmanager
+    def ui_state_read_once(self) -> Iterator[None]:
+        """While a window is built: every ``ui_state`` answered from one read of them all (issue 19: one
+        round trip before the first paint, not one per pane that remembers something)."""
+        self._ui_states = {
+            name.removeprefix(UI_STATE_PREFIX): value
+            for name, value in self._ctx.store.app_state.with_prefix(UI_STATE_PREFIX).items()
+        }
+        try:
+            yield
+        finally:
+            self._ui_states = None
 
     # -- folders ------------------------------------------------------------
 

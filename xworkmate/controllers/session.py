@@ -301,6 +301,9 @@ class SessionController:
     def set_ui_state(self, name: str, value: str) -> None:
         self._lines.set_ui_state(name, value)
 
+    def ui_state_read_once(self) -> AbstractContextManager[None]:
+        return self._lines.ui_state_read_once()
+
     # -- a line's settings (controllers/line_settings.py) ----------------------------------------
 
     def set_permission(self, key: str, level: PermissionLevel | str) -> TaskThread:

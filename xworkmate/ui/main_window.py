@@ -153,6 +153,10 @@ class MainWindow(QMainWindow):
 
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        with controller.ui_state_read_once():  # what the panes remember, in one read (issue 19)
+            self._build(controller)
+
+    def _build(self, controller: SessionController) -> None:
         self.setObjectName("mainWindow")
         self.setWindowTitle("XWorkmate")
         self._controller = controller

@@ -41,6 +41,12 @@ class AppStateRepository:
             row = session.get(AppStateRow, name)
             return row.value if row is not None else None
 
+    def with_prefix(self, prefix: str) -> dict[str, str]:
+        """Every value whose name starts with ``prefix``, by name, in one statement."""
+        with self._store.read() as session:
+            rows = session.query(AppStateRow).filter(AppStateRow.name.startswith(prefix, autoescape=True))
+            return {row.name: row.value for row in rows}
+
     def set(self, name: str, value: str) -> None:
         """Insert or replace in one statement (the current line is saved on every switch)."""
         with self._store.begin() as connection:

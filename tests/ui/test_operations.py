@@ -20,6 +20,8 @@ from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.threads import ExecutionMode
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.testing.latency_proxy import LatencyProxy
@@ -163,6 +165,10 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     line = slow.direct.create_line("Long history")
     for number in range(40):  # no provider: each message is only kept
         slow.direct.send(line.thread_id, f"note {number}")
+    slow.direct.add_provider(ProviderRecord(name="agent", kind=ProviderKind.ACP, acp_command=("agent", "--acp")))
+    agent_line = slow.direct.create_line("Run by an agent")
+    slow.direct.set_execution(agent_line.thread_id, ExecutionMode.ACP, "agent")
+    window.refresh_providers()
     window.task_model.reload()
     window.ask_title = lambda *_: "Renamed here"
     click_line(qtbot, window, line.thread_id)
@@ -173,6 +179,8 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
 
     window.rename_line(line.thread_id)  # rename
     settled(qtbot, window)
+    click_line(qtbot, window, agent_line.thread_id)  # a switch to a line an ACP agent runs, and back
+    click_line(qtbot, window, line.thread_id)
     picker = window.permission_picker  # permission
     picker.setCurrentIndex(picker.findData("full"))
     settled(qtbot, window)
@@ -182,6 +190,7 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     folder.rmdir()  # the folder vanished: recreate it
     window.on_recreate_folder_requested()
     settled(qtbot, window)
+    loaded = model.stored_count  # the first page as the switch back read it
     model.request_older()  # the reader scrolled to the top: an older page
     assert model.stored_count == loaded  # not yet: it is read on the worker
     settled(qtbot, window)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from xworkmate.controllers.context import ControllerContext
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.providers import ProviderKind, ProviderRecord, offers_agent_provider
 from xworkmate.store.repositories import ProviderExistsError
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class ProviderController:
         return self._ctx.store.providers.get(name)
 
     def has_agent_provider(self) -> bool:
-        return any(p.kind is ProviderKind.OPENAI for p in self._ctx.store.providers.list())
+        return offers_agent_provider(self._ctx.store.providers.list())
 
     def router(self) -> ModelRouter:
         """The router over the stored OpenAI-compatible providers (the turns and the dispatcher use it)."""

@@ -10,6 +10,7 @@ used, as before.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Self
 
@@ -142,3 +143,9 @@ class ProviderRecord(BaseModel):
         elif self.acp_command or self.acp_env_refs:
             raise ValueError("acp_command: an OpenAI-compatible provider takes no ACP command or environment")
         return self
+
+
+def offers_agent_provider(records: Iterable[ProviderRecord]) -> bool:
+    """Whether the built-in agent has a model to talk to: an OpenAI-compatible provider among ``records``
+    (an ACP agent brings its own)."""
+    return any(record.kind is ProviderKind.OPENAI for record in records)

@@ -62,7 +62,7 @@ from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsa
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageRole
-from xworkmate.domain.providers import ProviderRecord
+from xworkmate.domain.providers import ProviderRecord, offers_agent_provider
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import (
     ExecutionMode,
@@ -1297,7 +1297,7 @@ class MainWindow(QMainWindow):
     def _show_provider_state(self) -> None:
         """An ACP line runs its agent, not a provider: no banner, no provider to pick."""
         acp = self._view is not None and self._view.thread.execution_binding.mode is ExecutionMode.ACP
-        self.message_pane.show_provider_banner(not acp and not self._controller.has_agent_provider())
+        self.message_pane.show_provider_banner(not acp and not offers_agent_provider(self._providers))
         self.provider_picker.setEnabled(not acp)
         self.provider_picker.setToolTip(
             self.tr("This line runs an external agent (ACP); it does not use these providers")

@@ -6,15 +6,21 @@ Cut along its sections (issue 19, item 4): ``rows`` (the roles, ``RowView``, the
 benchmarks import from ``xworkmate.ui.conversation`` are re-exported here.
 """
 
-from xworkmate.presentation.messages import is_answer, is_plan, is_thought
-from xworkmate.ui.conversation.model import (
+from xworkmate.presentation.messages import (
     DISPLAY_LIMIT,
+    HIDDEN_FROM_MODEL,
+    display_text,
+    is_answer,
+    is_plan,
+    is_thought,
+    message_header,
+)
+from xworkmate.ui.conversation.model import (
     FIRST_PAGE_SIZE,
     MIN_FIRST_PAGE,
     MISSING_MESSAGE_TEXT,
     PAGE_SIZE,
     MessageListModel,
-    display_text,
 )
 from xworkmate.ui.conversation.pane import (
     COMPOSER_PLACEHOLDER,
@@ -35,7 +41,6 @@ from xworkmate.ui.conversation.rows import (
     EXPANDED_ROLE,
     FORMAT_ROLE,
     HEADER_ROLE,
-    HIDDEN_FROM_MODEL,
     HIDDEN_ROLE,
     LIVE_ROLE,
     MESSAGE_ID_ROLE,
@@ -45,7 +50,6 @@ from xworkmate.ui.conversation.rows import (
     STATE_ROLE,
     ModelIndex,
     RowView,
-    message_header,
 )
 from xworkmate.ui.conversation.view import MessageDelegate, MessageListView
 

@@ -29,8 +29,7 @@ from PySide6.QtGui import QColor
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
-from xworkmate.presentation.messages import is_plan, is_thought
+from xworkmate.presentation.messages import is_plan, is_thought, message_header, message_text
 from xworkmate.ui import theme
 from xworkmate.ui.conversation.rows import (
     CACHE_KEY_ROLE,
@@ -49,19 +48,14 @@ from xworkmate.ui.conversation.rows import (
     STATE_ROLE,
     ModelIndex,
     RowView,
-    message_header,
 )
 from xworkmate.ui.live_runs import LiveRow
 from xworkmate.ui.rendering import (
     BodyFormat,
     ToolCard,
-    plan_text,
     running_card,
-    thought_summary,
-    tool_calls_line,
     tool_card,
 )
-from xworkmate.ui.wording import plain_words
 
 PAGE_SIZE = 200
 # Opening a line reads only enough of its newest messages for the first screen; every row of
@@ -74,19 +68,8 @@ MIN_FIRST_PAGE = 8
 # How many rows around a missing one are read together when a row is first painted.
 _FETCH_BEHIND = 16
 _FETCH_AHEAD = 48
-# Longer messages are cut in the list (the full text stays available via CONTENT_ROLE).
-DISPLAY_LIMIT = 20_000
-
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
 MISSING_MESSAGE_TEXT = QT_TRANSLATE_NOOP("MessageListModel", "(this message is no longer available)")
-
-
-def display_text(content: str) -> str:
-    if len(content) <= DISPLAY_LIMIT:
-        return content
-    hidden = len(content) - DISPLAY_LIMIT
-    more = MessageListModel.tr("… (%n more character(s) not shown in the list)", "", hidden)
-    return f"{content[:DISPLAY_LIMIT]}\n{more}"
 
 
 def _body_format(message: Message) -> BodyFormat:
@@ -475,20 +458,8 @@ class MessageListModel(QAbstractListModel):
         return None
 
     def _body_text(self, row: int, message: Message) -> str:
-        if message.role is MessageRole.TOOL:
-            card = self.card_at(row)
-            return card.plain_text(self.is_expanded(row)) if card is not None else ""
-        if is_thought(message):
-            return display_text(message.content) if self.is_expanded(row) else thought_summary(message.content)
-        if is_plan(message):
-            return plan_text((message.payload or {}).get("plan"))
-        if message.role is MessageRole.ASSISTANT and not message.content and message.payload:
-            return tool_calls_line(message.payload.get("tool_calls"))
-        text = display_text(message.content)
-        if message.role is MessageRole.SYSTEM:
-            text = plain_words(text)  # the window's own notices quote refusals that cite spec ids
-        # ERR-3: the message says when its stored text had NUL bytes replaced (a tool card says it itself).
-        return f"{text}\n\n({plain_words(NUL_REPLACED_NOTE)})" if nul_replaced(message.payload) else text
+        card = self.card_at(row) if message.role is MessageRole.TOOL else None
+        return message_text(message, card=card, expanded=self.is_expanded(row))
 
     def row_view(self, row: int) -> RowView | None:
         """The row as the delegate paints it (``ROW_ROLE``); ``None`` past the last row."""

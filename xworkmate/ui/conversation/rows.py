@@ -1,14 +1,13 @@
-"""The conversation list's roles and what a row paints: ``RowView``, the message header, the kind of message."""
+"""The conversation list's roles and what a row paints: ``RowView`` (the header and the kind of message are
+``presentation.messages``', Qt-free)."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
-from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.presentation.messages import is_plan, is_thought  # Qt-free (issue 19)
 from xworkmate.ui.rendering import BodyFormat, ToolCard
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -35,62 +34,6 @@ HIDDEN_ROLE = MESSAGE_ID_ROLE + 12
 
 CHIP_ROLE = MESSAGE_ID_ROLE + 13
 """Issue 16: the "n files changed" chip on the message a turn ended on (``set_chips``), or ``None``."""
-
-HIDDEN_FROM_MODEL = QT_TRANSLATE_NOOP("MessageListModel", "hidden from the model")
-
-
-_ROLE_LABELS: dict[MessageRole, str] = {
-    MessageRole.USER: QT_TRANSLATE_NOOP("MessageListModel", "You"),
-    MessageRole.ASSISTANT: QT_TRANSLATE_NOOP("MessageListModel", "Agent"),
-    MessageRole.TOOL: QT_TRANSLATE_NOOP("MessageListModel", "Tool"),
-    MessageRole.SYSTEM: QT_TRANSLATE_NOOP("MessageListModel", "Notice"),
-}
-
-
-_NATURAL_SOURCE: dict[MessageRole, MessageSource] = {
-    MessageRole.USER: MessageSource.HUMAN,
-    MessageRole.ASSISTANT: MessageSource.AGENT,
-    MessageRole.TOOL: MessageSource.TOOL,
-    MessageRole.SYSTEM: MessageSource.FRAMEWORK_EVENT,
-}
-
-# Who wrote a message whose source is not the usual one for its role, in plain words (issue 18).
-_SOURCE_WORDS: dict[MessageSource, str] = {
-    MessageSource.HUMAN: QT_TRANSLATE_NOOP("MessageListModel", "from you"),
-    MessageSource.AGENT: QT_TRANSLATE_NOOP("MessageListModel", "from the agent"),
-    MessageSource.TOOL: QT_TRANSLATE_NOOP("MessageListModel", "from a tool"),
-    MessageSource.FRAMEWORK_EVENT: QT_TRANSLATE_NOOP("MessageListModel", "from XWorkmate"),
-    MessageSource.COMPONENT_INPUT: QT_TRANSLATE_NOOP("MessageListModel", "from the dispatching agent"),
-    MessageSource.QUARANTINE: QT_TRANSLATE_NOOP("MessageListModel", "held back"),
-}
-
-
-def message_header(message: Message) -> str:
-    """``You · 14:02``, ``Agent · gpt-4o · 14:03``; ``role=user`` alone is not shown as "You" (PROV-3)."""
-    label = QCoreApplication.translate("MessageListModel", _ROLE_LABELS[message.role])
-    if message.role is MessageRole.USER and message.source is not MessageSource.HUMAN:
-        label = QCoreApplication.translate("MessageListModel", "Request")  # an agent's words, never the person's
-    elif is_thought(message):
-        label = QCoreApplication.translate("MessageListModel", "Agent (thinking)")  # kept apart from its answer
-    elif is_plan(message):
-        label = QCoreApplication.translate("MessageListModel", "Agent's plan")
-    parts = [label]
-    if _NATURAL_SOURCE.get(message.role) is not message.source:
-        words = _SOURCE_WORDS.get(message.source)
-        parts.append(
-            QCoreApplication.translate("MessageListModel", words) if words else message.source.value.replace("_", " ")
-        )
-    model = (message.payload or {}).get("model") if message.role is MessageRole.ASSISTANT else None
-    if isinstance(model, str) and model:
-        parts.append(model)
-    parts.append(message.created_at.astimezone().strftime("%H:%M"))
-    if message.state is MessageState.ERROR:
-        parts[0] = f"⚠ {parts[0]}"
-    elif message.state is MessageState.INTERRUPTED:
-        parts.append(QCoreApplication.translate("MessageListModel", "interrupted"))
-    if message.quarantined:  # Q-1: the person sees it; the model sees a placeholder
-        parts.append(QCoreApplication.translate("MessageListModel", HIDDEN_FROM_MODEL))
-    return " · ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

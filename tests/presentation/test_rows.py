@@ -1,4 +1,4 @@
-"""The task list's tree order and a message's kind, without Qt (issue 19, item 3)."""
+"""The task list's tree order and what a message's row says, without Qt (issue 19, item 3)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ from datetime import UTC, datetime
 
 from xworkmate.domain.messages import Message, MessageRole, MessageSource
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
-from xworkmate.presentation.messages import is_answer, is_plan, is_thought
+from xworkmate.presentation.messages import (
+    DISPLAY_LIMIT,
+    is_answer,
+    is_plan,
+    is_thought,
+    message_header,
+    message_text,
+)
 from xworkmate.presentation.tree import category_badge, tree_order
 
 NOW = datetime(2026, 12, 2, tzinfo=UTC)
@@ -61,3 +68,28 @@ def test_a_message_is_an_answer_a_thought_or_a_plan() -> None:
     assert is_thought(thought) and not is_answer(thought)
     assert is_plan(plan) and not is_answer(plan)
     assert is_answer(answer) and not is_thought(answer) and not is_plan(answer)
+
+
+def test_a_row_says_who_wrote_it_and_what_it_is_without_qt() -> None:
+    """PROV-3: ``role=user`` alone is not "You"; a thought is folded to one line until expanded (Q-1 marks)."""
+    stamp = NOW.astimezone().strftime("%H:%M")
+
+    def message(role: MessageRole, source: MessageSource, content: str, **fields: object) -> Message:
+        return Message(id=2, thread_id="main", role=role, source=source, content=content, created_at=NOW, **fields)
+
+    mine = message(MessageRole.USER, MessageSource.HUMAN, "hello")
+    asked = message(MessageRole.USER, MessageSource.COMPONENT_INPUT, "do this")
+    thought = message(MessageRole.ASSISTANT, MessageSource.AGENT, "a b c", payload={"thought": True, "model": "m1"})
+    hidden = message(MessageRole.TOOL, MessageSource.TOOL, "out", quarantined=True)
+    assert message_header(mine) == f"You · {stamp}"
+    assert message_header(asked) == f"Request · from the dispatching agent · {stamp}"
+    assert message_header(thought) == f"Agent (thinking) · m1 · {stamp}"
+    assert message_header(hidden) == f"Tool · {stamp} · hidden from the model"
+    assert message_text(thought) == "Thinking… (3 words — click to show)"
+    assert message_text(thought, expanded=True) == "a b c"
+    calls = message(
+        MessageRole.ASSISTANT, MessageSource.AGENT, "", payload={"tool_calls": [{"function": {"name": "ls"}}]}
+    )
+    assert message_text(calls) == "→ calls ls"
+    long = message(MessageRole.ASSISTANT, MessageSource.AGENT, "x" * (DISPLAY_LIMIT + 1))
+    assert message_text(long).endswith("\n… (1 more character not shown in the list)")

@@ -9,7 +9,7 @@ from sqlalchemy import inspect, text
 
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
-from xworkmate.store import StoreOpenError, open_store
+from xworkmate.store import Store, StoreOpenError, open_store
 from xworkmate.store.database import create_store_engine, head_revision
 
 
@@ -173,3 +173,14 @@ def test_missing_migrations_stop_with_one_line(tmp_path: Path, monkeypatch: pyte
             open_store(f"sqlite:///{tmp_path / 'x.db'}")
     finally:
         database._revisions.cache_clear()
+
+
+def test_several_named_values_are_saved_in_one_statement_and_read_back_by_prefix(store: Store) -> None:
+    """Issue 19: a closing window saves what it remembers in one write; a new one reads it in one read."""
+    store.app_state.set("ui.a", "old")
+    store.app_state.set("uix", "not under the prefix")
+    store.app_state.set_many({"ui.a": "1", "ui.b": "2", "ui.c_%": "3"})
+    store.app_state.set_many({})
+    assert store.app_state.with_prefix("ui.") == {"ui.a": "1", "ui.b": "2", "ui.c_%": "3"}
+    assert store.app_state.with_prefix("ui.c_") == {"ui.c_%": "3"}  # a prefix is literal, not a LIKE pattern
+    assert store.app_state.get("uix") == "not under the prefix"

@@ -105,27 +105,30 @@ def test_the_side_panes_collapse_keep_their_widths_and_are_remembered(
     assert again.pane_layout.widths[LEFT] == left_width
 
 
-def test_what_the_panes_remember_is_read_in_one_statement_when_the_window_is_built(
+def test_what_the_panes_remember_is_written_and_read_in_one_statement_each(
     qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
 ) -> None:
-    """Issue 19: the geometry, splitter, panes, theme, Enter-sends and notification switch come from one
-    read before the first paint (each was a round trip to a remote database), and still come back."""
+    """Issue 19: closing saves the geometry, splitter and panes in one write, and a window is built from one
+    read of all the panes remember (each was a round trip to a remote database, before the first paint)."""
     first = open_window(qtbot, sqlite_controller)
     first.keyboard.enter_sends_action.setChecked(False)
-    first.close()  # saves the geometry, splitter and panes
     statements: list[str] = []
 
     def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
-        statements.append(statement)
+        statements.append(statement.lstrip().upper())
 
     for engine in sqlite_store.engines:
         event.listen(engine, "before_cursor_execute", record)
     try:
+        first.close()
+        writes = [s for s in statements if "APP_STATE" in s and s.startswith("INSERT")]
+        statements.clear()
         again = open_window(qtbot, sqlite_controller)
     finally:
         for engine in sqlite_store.engines:
             event.remove(engine, "before_cursor_execute", record)
-    reads = [s for s in statements if "app_state" in s and s.lstrip().upper().startswith("SELECT")]
+    reads = [s for s in statements if "APP_STATE" in s and s.startswith("SELECT")]
+    assert len(writes) == 1, writes
     assert len(reads) == 1, reads
     assert not again.keyboard.enter_sends_action.isChecked()  # remembered, from that one read
     assert sqlite_controller.ui_state("composer.enter_sends") is not None  # outside a build: read as before

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -396,6 +396,12 @@ class LineController:
         self._ctx.store.app_state.set(f"{UI_STATE_PREFIX}{name}", value)
         if self._ui_states is not None:
             self._ui_states[name] = value
+
+    def set_ui_states(self, values: Mapping[str, str]) -> None:
+        """Several values saved in one transaction (what a window remembers when it closes)."""
+        self._ctx.store.app_state.set_many({f"{UI_STATE_PREFIX}{name}": value for name, value in values.items()})
+        if self._ui_states is not None:
+            self._ui_states.update(values)
 
     @contextmanager
     def ui_state_read_once(self) -> Iterator[None]:

@@ -19,7 +19,7 @@ that one listener (the window's bridge) turns into a Qt signal (STYLE 4).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -300,6 +300,9 @@ class SessionController:
 
     def set_ui_state(self, name: str, value: str) -> None:
         self._lines.set_ui_state(name, value)
+
+    def set_ui_states(self, values: Mapping[str, str]) -> None:
+        self._lines.set_ui_states(values)
 
     def ui_state_read_once(self) -> AbstractContextManager[None]:
         return self._lines.ui_state_read_once()

@@ -248,7 +248,8 @@ class PaneLayout(QObject):
             self.fit_to_width(self._window.width())
         return False
 
-    def save(self) -> None:
+    def saved_state(self) -> dict[str, str]:
+        """What ``restore`` reads back, by ui-state name (the window saves it with its own, in one write)."""
         sizes = self._splitter.sizes()
         for which in (LEFT, RIGHT):
             if sizes[which] > 0:
@@ -257,7 +258,7 @@ class PaneLayout(QObject):
             "hidden": [self.user_hidden[LEFT], self.user_hidden[RIGHT]],
             "widths": [self.widths[LEFT], self.widths[RIGHT]],
         }
-        self._controller.set_ui_state(PANES_STATE, json.dumps(state))
+        return {PANES_STATE: json.dumps(state)}
 
     def restore(self) -> None:
         try:

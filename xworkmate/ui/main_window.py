@@ -1654,9 +1654,13 @@ class MainWindow(QMainWindow):
 
     def save_ui_state(self) -> None:
         geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
-        self._controller.set_ui_state(GEOMETRY_STATE, geometry)
-        self._controller.set_ui_state(SPLITTER_STATE, json.dumps(self.splitter.sizes()))
-        self.pane_layout.save()
+        self._controller.set_ui_states(  # one transaction: closing waits for one round trip, not three
+            {
+                GEOMETRY_STATE: geometry,
+                SPLITTER_STATE: json.dumps(self.splitter.sizes()),
+                **self.pane_layout.saved_state(),
+            }
+        )
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import (
@@ -51,3 +52,12 @@ class AppStateRepository:
         """Insert or replace in one statement (the current line is saved on every switch)."""
         with self._store.begin() as connection:
             connection.execute(_app_state_upsert(connection.dialect.name), {"name": name, "value": value})
+
+    def set_many(self, values: Mapping[str, str]) -> None:
+        """Insert or replace each, in one transaction and one statement (executemany)."""
+        if not values:
+            return
+        with self._store.begin() as connection:
+            connection.execute(
+                _app_state_upsert(connection.dialect.name), [{"name": n, "value": v} for n, v in values.items()]
+            )

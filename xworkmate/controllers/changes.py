@@ -8,8 +8,10 @@ parsed from outside, and a dozen pydantic classes cost ~60 ms of start-up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
+
+from xworkmate.domain.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,9 @@ class MessagesAppended:
     kind: ClassVar[Literal["messages_appended"]] = "messages_appended"
     key: str
     message_ids: tuple[int, ...]
+    # The messages themselves, when the writer had them in hand (a turn's, a notice, the person's): a
+    # listener on the GUI thread shows them without reading them back (issue 19). Not part of equality.
+    messages: tuple[Message, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from xworkmate.controllers.changes import Change, MessagesAppended
 from xworkmate.domain.keys import InvalidSessionKeyError, normalize_session_key
-from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
+from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 
@@ -55,15 +55,16 @@ class ControllerContext:
         for listener in list(self.listeners):
             listener(change)
 
-    def emit_messages(self, key: str, ids: tuple[int, ...]) -> None:
-        self.emit(MessagesAppended(key=key, message_ids=ids))
+    def emit_messages(self, key: str, ids: tuple[int, ...], messages: tuple[Message, ...] = ()) -> None:
+        """``MessagesAppended`` for ``ids``, carrying ``messages`` (those of them the caller just wrote)."""
+        self.emit(MessagesAppended(key=key, message_ids=ids, messages=messages))
 
     def notice(self, key: str, text: str, state: MessageState = MessageState.ERROR) -> int:
         """A framework notice on a line: shown to the person, never to the model."""
         message = self.store.messages.append(
             key, role=MessageRole.SYSTEM, source=MessageSource.FRAMEWORK_EVENT, content=text, state=state
         )
-        self.emit_messages(key, (message.id,))
+        self.emit_messages(key, (message.id,), (message,))
         return message.id
 
     # -- keys and lines -----------------------------------------------------------

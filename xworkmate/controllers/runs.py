@@ -488,7 +488,7 @@ class _TurnRecorder:
     def _append(self, **kwargs: Any) -> Message:
         message = self.turn.ctx.store.messages.append(self.key, **kwargs)
         self.ids.append(message.id)
-        self.turn.ctx.emit_messages(self.key, (message.id,))
+        self.turn.ctx.emit_messages(self.key, (message.id,), (message,))
         return message
 
     def notice(self, text: str, state: MessageState = MessageState.ERROR) -> None:

@@ -80,7 +80,7 @@ class TaskController:
     def send_followup(self, task_key: str, text: str) -> FollowupSent:
         """The person sends a task a follow-up: stored as theirs, and the task's snapshot is re-captured (PROV-4)."""
         sent = self.dispatch.send_followup(task_key, text)
-        self._ctx.emit_messages(sent.task_key, (sent.message.id,))
+        self._ctx.emit_messages(sent.task_key, (sent.message.id,), (sent.message,))
         self._ctx.emit(LineUpdated(key=sent.task_key))
         return sent
 

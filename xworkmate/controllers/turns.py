@@ -149,7 +149,7 @@ class TurnController:
         if self._task_labels(key) is not None:
             return self._send_followup(key, text).message.id
         human = self._ctx.store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text)
-        self._ctx.emit_messages(key, (human.id,))
+        self._ctx.emit_messages(key, (human.id,), (human,))
         self._title_from_first_message(key, text)
         return human.id
 

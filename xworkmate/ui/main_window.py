@@ -528,7 +528,8 @@ class MainWindow(QMainWindow):
         if not self.live.has_text(change.key):
             return True
         wanted = list(change.message_ids)
-        found = {i: m for i in wanted if (m := self._ahead.messages.get(i)) is not None}
+        known = {**self._ahead.messages, **{m.id: m for m in change.messages}}
+        found = {i: m for i in wanted if (m := known.get(i)) is not None}
         if len(found) < len(wanted):
             found = self._controller.messages_by_id(wanted)
         for message_id in change.message_ids:
@@ -638,6 +639,7 @@ class MainWindow(QMainWindow):
                         self.message_model.refresh_messages(change.message_ids, self._ahead.messages)
                 elif isinstance(change, MessagesAppended):
                     self.message_model.remember(self._ahead.messages.values())
+                    self.message_model.remember(change.messages)  # a turn's: no read back
                     self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
                         # The stored message takes the place of the transient row that streamed it.

@@ -19,8 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, text
+from sqlalchemy.exc import OperationalError
 
 from xworkmate.controllers import SessionController, UnknownSessionKeyError
 from xworkmate.controllers.views import LinePanes, read_line_panes
@@ -30,6 +32,7 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
 from xworkmate.settings import Settings
 from xworkmate.store import Store, database, open_store
+from xworkmate.store.repositories.line_panes import line_panes_read
 
 
 def _separate_reads(controller: SessionController, key: str, *, first_page: int, with_usage: bool) -> LinePanes:
@@ -332,3 +335,27 @@ def test_a_switch_fresh_read_statements_on_sqlite(sqlite_controller: SessionCont
     finally:
         for engine in engines:
             event.remove(engine, "before_cursor_execute", count)
+
+
+@pytest.mark.postgres
+def test_a_connection_the_server_dropped_fails_the_read_as_sqlalchemy_would_and_is_replaced(
+    pg_database_url: str, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ERR-1: the pipelined read fails with SQLAlchemy's exception, and the dropped connection is not
+    handed out again (here no idle ping would have caught it)."""
+    monkeypatch.setattr(database, "PG_PING_IDLE_S", 3600.0)
+    store = open_store(pg_database_url)
+    try:
+        controller = SessionController(store, settings)
+        key = controller.create_line("Line").thread_id
+        with store.connect() as connection:
+            pid = connection.execute(text("SELECT pg_backend_pid()")).scalar()
+        with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
+            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+        with pytest.raises(OperationalError) as failed:
+            line_panes_read(store, key, limit=5, with_usage=True)
+        assert failed.value.connection_invalidated
+        rows = line_panes_read(store, key, limit=5, with_usage=True)
+        assert rows is not None and rows.thread.thread_id == key
+    finally:
+        store.close()

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Dialect, Select, bindparam, or_, select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from xworkmate.domain.agent_session import LineUsage
@@ -113,9 +114,9 @@ def _panes(
     )
 
 
-@cache
+@lru_cache(maxsize=32)
 def _compiled(statement: Select[Any], dialect: Dialect) -> SQLCompiler:
-    # The statements are module constants, so each is compiled once per dialect.
+    # The statements are module constants: each is compiled once per store's dialect (a few stores at most).
     return statement.compile(dialect=dialect)
 
 
@@ -132,19 +133,34 @@ def _pipelined(connection: Connection, reads: Sequence[tuple[Select[Any], Mappin
 
     driver = connection.connection.driver_connection
     assert driver is not None
+    dbapi = connection.dialect.loaded_dbapi
     cursors = []
-    with driver.pipeline():
-        for statement, params in reads:
-            compiled = _compiled(statement, connection.dialect)
-            values = dict(compiled.construct_params(dict(params)) or {})
-            for name, process in compiled._bind_processors.items():  # the processors the compiler chose
-                if name in values and callable(process):  # not a tuple type's list of them
-                    values[name] = process(values[name])
-            cursor = driver.cursor(row_factory=namedtuple_row)
-            cursor.execute(compiled.string, values)
-            cursors.append(cursor)
     try:
+        with driver.pipeline():
+            for statement, params in reads:
+                compiled = _compiled(statement, connection.dialect)
+                values = dict(compiled.construct_params(dict(params)) or {})
+                for name, process in compiled._bind_processors.items():  # the processors the compiler chose
+                    if name in values and callable(process):  # not a tuple type's list of them
+                        values[name] = process(values[name])
+                cursor = driver.cursor(row_factory=namedtuple_row)
+                cursors.append(cursor)
+                cursor.execute(compiled.string, values)
         return [cursor.fetchall() for cursor in cursors]
+    except dbapi.Error as exc:
+        # As SQLAlchemy's own execution would: its exception classes (ERR-1 says them), and a connection
+        # the server dropped is invalidated, so the pool replaces it instead of handing it out again.
+        disconnected = connection.dialect.is_disconnect(exc, driver, None)
+        if disconnected:
+            connection.invalidate(exc)
+        raise DBAPIError.instance(
+            "; ".join(_compiled(statement, connection.dialect).string for statement, _ in reads),
+            None,
+            exc,
+            dbapi.Error,
+            dialect=connection.dialect,
+            connection_invalidated=disconnected,
+        ) from exc
     finally:
         for cursor in cursors:
             cursor.close()

@@ -22,7 +22,6 @@ from typing import Any
 import psycopg
 import pytest
 from sqlalchemy import event, text
-from sqlalchemy.exc import OperationalError
 
 from xworkmate.controllers import SessionController, UnknownSessionKeyError
 from xworkmate.controllers.views import LinePanes, read_line_panes
@@ -292,8 +291,9 @@ def test_a_switch_fresh_read_is_one_round_trip_on_postgresql(
 ) -> None:
     """The window's fresh read (``MainWindow._switch_to``: ``read_line_panes`` in one operation) sends all
     its statements before it waits: one turn for a native line and a task, with or without the usage,
-    also past psycopg's prepare threshold (a statement prepared outside a pipeline costs a turn of its own)."""
-    monkeypatch.setattr(database, "PG_PING_IDLE_S", 3600.0)  # a checkout's idle ping is the scope's, not the read's
+    however long the connection was idle (it is not pinged first), also past psycopg's prepare threshold
+    (a statement prepared outside a pipeline costs a turn of its own)."""
+    monkeypatch.setattr(database, "PG_PING_IDLE_S", 0.0)  # every other checkout pings, as after a second idle
     with _counted_store(pg_database_url, settings) as (counter, controller, lines):
 
         def turns(read: Any) -> int:
@@ -302,8 +302,8 @@ def test_a_switch_fresh_read_is_one_round_trip_on_postgresql(
                 read()
             return counter.turns
 
-        # The counter counts: the separate reads wait for each answer before the next statement.
-        assert turns(lambda: _separate_reads(controller, lines.native, first_page=20, with_usage=False)) >= 2
+        # The counter counts: the separate reads ping at checkout, then wait for each answer in turn.
+        assert turns(lambda: _separate_reads(controller, lines.native, first_page=20, with_usage=False)) >= 3
         for key in (lines.native, lines.task):
             for with_usage in (False, True):
                 for _ in range(7):  # past psycopg's prepare_threshold (5)
@@ -338,24 +338,25 @@ def test_a_switch_fresh_read_statements_on_sqlite(sqlite_controller: SessionCont
 
 
 @pytest.mark.postgres
-def test_a_connection_the_server_dropped_fails_the_read_as_sqlalchemy_would_and_is_replaced(
+def test_a_connection_the_server_dropped_is_replaced_and_the_read_made_again(
     pg_database_url: str, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """ERR-1: the pipelined read fails with SQLAlchemy's exception, and the dropped connection is not
-    handed out again (here no idle ping would have caught it)."""
-    monkeypatch.setattr(database, "PG_PING_IDLE_S", 3600.0)
+    """The fresh read's connection is not pinged (a round trip of its own): when the server dropped it,
+    the read is made once more on a new connection, inside an operation's scope and outside one."""
+    monkeypatch.setattr(database, "PG_PING_IDLE_S", 3600.0)  # nothing else would notice the dropped connection
     store = open_store(pg_database_url)
     try:
         controller = SessionController(store, settings)
         key = controller.create_line("Line").thread_id
-        with store.connect() as connection:
-            pid = connection.execute(text("SELECT pg_backend_pid()")).scalar()
-        with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
-            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
-        with pytest.raises(OperationalError) as failed:
-            line_panes_read(store, key, limit=5, with_usage=True)
-        assert failed.value.connection_invalidated
-        rows = line_panes_read(store, key, limit=5, with_usage=True)
-        assert rows is not None and rows.thread.thread_id == key
+        for scoped in (False, True):
+            with store.connect() as connection:
+                pid = connection.execute(text("SELECT pg_backend_pid()")).scalar()
+            with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
+                assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+            with store.operation() if scoped else contextlib.nullcontext():
+                rows = line_panes_read(store, key, limit=5, with_usage=True)
+                assert rows is not None and rows.thread.thread_id == key
+                with store.connect() as connection:  # the scope's (or the pool's) connection is the new one
+                    assert connection.execute(text("SELECT pg_backend_pid()")).scalar() != pid
     finally:
         store.close()

@@ -9,7 +9,9 @@ the visibility predicates are the ones every other read adds, not a copy.
 On PostgreSQL the statements go out together in psycopg's pipeline mode on the readers' autocommit
 connection (no BEGIN): one round trip instead of one per statement, which behind a team database 20 ms
 away is what the fresh view waits for. The sources are asked for before the row says whether the line is
-a task (a line that is not has none; the answer is dropped). On SQLite, where a statement costs no trip,
+a task (a line that is not has none; the answer is dropped). The connection is not pinged at checkout
+(that would be a round trip before the read): a read on a connection the server dropped is made once
+more on the one the pool gives in its place. On SQLite, where a statement costs no trip,
 they run one after another and the sources only for a task.
 """
 
@@ -61,8 +63,19 @@ class LinePanesRows:
 
 def line_panes_read(store: Sessions, key: str, *, limit: int, with_usage: bool) -> LinePanesRows | None:
     """The fresh read of the line ``key`` (a canonical key) with its newest ``limit`` messages; ``None``
-    when there is no such line. One round trip on PostgreSQL (no ping when the connection was used in
-    the last ``PG_PING_IDLE_S``)."""
+    when there is no such line. One round trip on PostgreSQL, however long the connection was idle: it
+    is not pinged first (``Store.connect(unpinged=True)``); when the server had dropped it, the read is
+    made once more on the connection the pool gives in its place."""
+    with store.connect(unpinged=True) as connection:
+        try:
+            return _read(connection, key, limit=limit, with_usage=with_usage)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            return _read(connection, key, limit=limit, with_usage=with_usage)
+
+
+def _read(connection: Connection, key: str, *, limit: int, with_usage: bool) -> LinePanesRows | None:
     by_key = {"key": key}
     newest_params = {"thread_id": key, "limit": limit}
     sources_params = {"task_key": key, "reader_key": key}  # PROV-3: the task as its own reader
@@ -70,26 +83,25 @@ def line_panes_read(store: Sessions, key: str, *, limit: int, with_usage: bool) 
     newest: Sequence[Any]
     sources: Sequence[Any]
     usage_rows: Sequence[Any]
-    with store.connect() as connection:
-        if connection.dialect.name == "postgresql":
-            reads: list[tuple[Select[Any], Mapping[str, Any]]] = [
-                (_THREAD_AND_PARENT, by_key),
-                (_NEWEST_FOR_DESKTOP, newest_params),
-                (_SOURCES_FOR_A_THREAD, sources_params),
-            ]
-            if with_usage:
-                reads.append((USAGE_BY_KEY, by_key))
-            answers = _pipelined(connection, reads)
-            threads, newest, sources = answers[0], answers[1], answers[2]
-            usage_rows = answers[3] if with_usage else []
-        else:
-            threads = connection.execute(_THREAD_AND_PARENT, by_key).all()
-            if not any(row.thread_id == key for row in threads):
-                return None
-            newest = connection.execute(_NEWEST_FOR_DESKTOP, newest_params).all()
-            usage_rows = connection.execute(USAGE_BY_KEY, by_key).all() if with_usage else []
-            is_task = any(row.thread_id == key and row.kind == ThreadKind.TASK.value for row in threads)
-            sources = connection.execute(_SOURCES_FOR_A_THREAD, sources_params).all() if is_task else []
+    if connection.dialect.name == "postgresql":
+        reads: list[tuple[Select[Any], Mapping[str, Any]]] = [
+            (_THREAD_AND_PARENT, by_key),
+            (_NEWEST_FOR_DESKTOP, newest_params),
+            (_SOURCES_FOR_A_THREAD, sources_params),
+        ]
+        if with_usage:
+            reads.append((USAGE_BY_KEY, by_key))
+        answers = _pipelined(connection, reads)
+        threads, newest, sources = answers[0], answers[1], answers[2]
+        usage_rows = answers[3] if with_usage else []
+    else:
+        threads = connection.execute(_THREAD_AND_PARENT, by_key).all()
+        if not any(row.thread_id == key for row in threads):
+            return None
+        newest = connection.execute(_NEWEST_FOR_DESKTOP, newest_params).all()
+        usage_rows = connection.execute(USAGE_BY_KEY, by_key).all() if with_usage else []
+        is_task = any(row.thread_id == key and row.kind == ThreadKind.TASK.value for row in threads)
+        sources = connection.execute(_SOURCES_FOR_A_THREAD, sources_params).all() if is_task else []
     return _panes(key, threads, newest, usage_rows if with_usage else None, sources)
 
 

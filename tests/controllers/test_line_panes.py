@@ -160,7 +160,7 @@ class TurnCounter:
     proxy before any answer is given back; a statement sent after waiting for an answer starts a turn.
     """
 
-    def __init__(self, target_port: int, *, reply_delay_s: float = 0.05) -> None:
+    def __init__(self, target_port: int, *, reply_delay_s: float = 0.1) -> None:
         self.turns = 0
         self._delay = reply_delay_s
         self._answered = True
@@ -244,12 +244,12 @@ class TurnCounter:
                     with contextlib.suppress(OSError):
                         client.shutdown(socket.SHUT_WR)
                     return
+                with self._lock:  # before it is given: the client's next statement may follow at once
+                    self._answered = True
                 try:
                     client.sendall(chunk)
                 except OSError:
                     return
-                with self._lock:
-                    self._answered = True
 
         threading.Thread(target=read, daemon=True).start()
         threading.Thread(target=write, daemon=True).start()

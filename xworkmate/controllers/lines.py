@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from xworkmate.controllers import worktrees
 from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesChanged
-from xworkmate.controllers.context import ControllerContext
+from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyError
 from xworkmate.domain.keys import MAIN_KEY, allocate_draft_key, key_to_dir_name, normalize_session_key
 from xworkmate.domain.messages import Message
 from xworkmate.domain.runs import ExecutionResult, NotRunnable
@@ -36,6 +36,7 @@ from xworkmate.domain.titles import default_title
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store.folders import new_line_folder
 from xworkmate.store.repositories import utcnow
+from xworkmate.store.repositories.line_panes import LinePanesRows, line_panes_read
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,20 @@ class LineView(BaseModel):
     @property
     def runnable(self) -> bool:
         return self.status is ThreadStatus.RUNNABLE
+
+
+def summary_of(thread: TaskThread) -> ThreadSummary:
+    """The list's row of a line already read (ISO-9)."""
+    return ThreadSummary(
+        thread_id=thread.thread_id,
+        title=thread.title,
+        kind=thread.kind,
+        parent_key=thread.parent_key,
+        category=thread.category,
+        archived=thread.archived,
+        workspace_path=thread.workspace_binding.path,
+        updated_at=thread.updated_at,
+    )
 
 
 class LineController:
@@ -114,25 +129,27 @@ class LineController:
 
     def line_summary(self, key: str) -> ThreadSummary:
         """The list's view of one line, from a single-thread read."""
-        thread = self._ctx.get_thread(key)
-        return ThreadSummary(
-            thread_id=thread.thread_id,
-            title=thread.title,
-            kind=thread.kind,
-            parent_key=thread.parent_key,
-            category=thread.category,
-            archived=thread.archived,
-            workspace_path=thread.workspace_binding.path,
-            updated_at=thread.updated_at,
-        )
+        return summary_of(self._ctx.get_thread(key))
 
     def line_view(self, key: str) -> LineView:
-        thread = self._ctx.get_thread(key)
+        return self.view_of(self._ctx.get_thread(key), key)
+
+    def view_of(self, thread: TaskThread, key: str) -> LineView:
+        """The panes' view of ``thread`` (asked for as ``key``), read already: its status and sign-in wait."""
         status = self.status_of(thread)
         if self._needs_sign_in(key):
             explanation = "its agent needs sign-in: pick a method on the card below"
             return LineView(thread=thread, status=status, explanation=explanation, needs_sign_in=True)
         return LineView(thread=thread, status=status, explanation=STATUS_EXPLANATIONS[status])
+
+    def line_panes_read(self, key: str, *, limit: int, with_usage: bool) -> tuple[LineView, LinePanesRows]:
+        """A switch's fresh read of ``key`` in one go (one round trip on PostgreSQL): its view and the rows
+        ``line_view``, ``newest_messages``, ``line_usage`` (``with_usage``) and, for a task, ``task_sources``
+        and its dispatcher's ``line_summary`` would read. An unknown key raises ``UnknownSessionKeyError``."""
+        rows = line_panes_read(self._ctx.store, self._ctx.canonical(key), limit=limit, with_usage=with_usage)
+        if rows is None:
+            raise UnknownSessionKeyError(key)
+        return self.view_of(rows.thread, key), rows
 
     def current_view(self) -> LineView:
         # While switch_session announces the switch, listeners get the view it just read (one read a switch).

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from xworkmate.controllers.runs import TurnContext, TurnRunner
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
     from xworkmate.store.external_changes import ExternalChange
+    from xworkmate.store.repositories.line_panes import LinePanesRows
 
 # Re-exported: the window, the CLI and the tests import these from here.
 __all__ = [
@@ -230,6 +231,9 @@ class SessionController:
 
     def current_view(self) -> LineView:
         return self._lines.current_view()
+
+    def line_panes_read(self, key: str, *, limit: int, with_usage: bool) -> tuple[LineView, LinePanesRows]:
+        return self._lines.line_panes_read(key, limit=limit, with_usage=with_usage)
 
     def default_workspace_for(self, key: str) -> Path:
         return self._lines.default_workspace_for(key)

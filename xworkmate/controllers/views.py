@@ -21,10 +21,11 @@ from xworkmate.controllers.changes import (
     MessagesChanged,
 )
 from xworkmate.controllers.context import UnknownSessionKeyError
-from xworkmate.controllers.lines import LineView
+from xworkmate.controllers.lines import LineView, summary_of
 from xworkmate.domain.agent_session import LineUsage
 from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
+from xworkmate.store.repositories.line_panes import LinePanesRows
 
 
 class LineReads(Protocol):
@@ -38,13 +39,9 @@ class LineReads(Protocol):
 
     def line_summary(self, key: str) -> ThreadSummary: ...
 
-    def newest_messages(self, key: str, *, limit: int) -> list[Message]: ...
-
     def messages_by_id(self, ids: list[int]) -> dict[int, Message]: ...
 
-    def task_sources(self, task_key: str) -> list[Message]: ...
-
-    def line_usage(self, key: str) -> LineUsage: ...
+    def line_panes_read(self, key: str, *, limit: int, with_usage: bool) -> tuple[LineView, LinePanesRows]: ...
 
 
 @dataclass(frozen=True)
@@ -66,18 +63,24 @@ class LinePanes:
 
 def read_line_panes(controller: LineReads, key: str, *, first_page: int, with_usage: bool = True) -> LinePanes:
     """Everything a switch shows for ``key``, read in one go on the calling (worker) thread; the usage
-    meter's figures only ``with_usage`` (the window keeps them per line until they change)."""
-    view = controller.line_view(key)
-    newest = tuple(controller.newest_messages(view.key, limit=max(1, first_page)))
-    usage = controller.line_usage(view.key) if with_usage else None
+    meter's figures only ``with_usage`` (the window keeps them per line until they change).
+
+    What ``line_view``, ``newest_messages``, ``line_usage`` and, for a task, ``task_sources`` and the
+    dispatcher's ``line_summary`` answer, read in one round trip on PostgreSQL
+    (``store/repositories/line_panes``; the issue 19 benchmark's fresh view waits for it)."""
+    view, rows = controller.line_panes_read(key, limit=max(1, first_page), with_usage=with_usage)
     sources: tuple[Message, ...] | None = None
     dispatcher: ThreadSummary | None = None
-    thread = view.thread
-    if thread.kind is ThreadKind.TASK:
-        sources = tuple(controller.task_sources(view.key))
-        dispatcher = controller.line_summary(thread.parent_key) if thread.parent_key else None
+    if view.thread.kind is ThreadKind.TASK:
+        sources = tuple(rows.sources or ())
+        dispatcher = summary_of(rows.dispatcher) if rows.dispatcher is not None else None
     return LinePanes(
-        view=view, newest=newest, first_page=first_page, usage=usage, sources=sources, dispatcher=dispatcher
+        view=view,
+        newest=tuple(rows.newest),
+        first_page=first_page,
+        usage=rows.usage if with_usage else None,
+        sources=sources,
+        dispatcher=dispatcher,
     )
 
 

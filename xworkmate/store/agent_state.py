@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import Row, bindparam, delete, select
 
 from xworkmate.domain.agent_session import AgentSessionState, LineUsage
 from xworkmate.domain.mcp import McpServerRecord
@@ -22,6 +23,20 @@ __all__ = ["AgentStateRepository", "McpServerExistsError", "McpServerRepository"
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+_USAGE_COLUMNS = ("context_used", "context_size", "tokens_in", "tokens_out", "cost", "currency")
+# Built once: a switch reads it (``repositories/line_panes``) as well as the meter.
+USAGE_BY_KEY = select(*(LineUsageRow.__table__.c[name] for name in _USAGE_COLUMNS)).where(
+    LineUsageRow.thread_id == bindparam("key")
+)
+
+
+def usage_from_row(row: Row[Any] | Any | None) -> LineUsage:
+    """A line's meter from its ``USAGE_BY_KEY`` row; no row yet is a meter at zero."""
+    if row is None:
+        return LineUsage()
+    return LineUsage(**{name: getattr(row, name) for name in _USAGE_COLUMNS})
 
 
 class AgentStateRepository:
@@ -44,18 +59,8 @@ class AgentStateRepository:
         return state
 
     def usage(self, key: str) -> LineUsage:
-        with self._store.read() as session:
-            row = session.get(LineUsageRow, key)
-            if row is None:
-                return LineUsage()
-            return LineUsage(
-                context_used=row.context_used,
-                context_size=row.context_size,
-                tokens_in=row.tokens_in,
-                tokens_out=row.tokens_out,
-                cost=row.cost,
-                currency=row.currency,
-            )
+        with self._store.connect() as connection:
+            return usage_from_row(connection.execute(USAGE_BY_KEY, {"key": key}).first())
 
     def set_usage(self, key: str, usage: LineUsage) -> LineUsage:
         values = usage.model_dump()

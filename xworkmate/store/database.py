@@ -16,6 +16,7 @@ then named in one line.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import re
@@ -225,6 +226,20 @@ def _connect_when_server_has_room(dialect: Any, _record: Any, cargs: Any, cparam
         pause = min(pause * 2, 1.0)
 
 
+# Set on a thread while it checks out a connection for a read that retries on its own (``Store.connect``).
+_UNPINGED = threading.local()
+
+
+@contextmanager
+def _unpinged() -> Iterator[None]:
+    before = getattr(_UNPINGED, "on", False)
+    _UNPINGED.on = True
+    try:
+        yield
+    finally:
+        _UNPINGED.on = before
+
+
 def _ping_when_idle(engine: Engine) -> None:
     """The pool's pre-ping, only for a connection idle for ``PG_PING_IDLE_S`` or more: a dead one is
     replaced at checkout (``DisconnectionError``, SQLAlchemy's pessimistic recipe), as before."""
@@ -233,7 +248,7 @@ def _ping_when_idle(engine: Engine) -> None:
         record.info["xw_used"] = time.monotonic()
 
     def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
-        if time.monotonic() - record.info.get("xw_used", 0.0) < PG_PING_IDLE_S:
+        if getattr(_UNPINGED, "on", False) or time.monotonic() - record.info.get("xw_used", 0.0) < PG_PING_IDLE_S:
             return
         dialect = engine.dialect
         try:
@@ -298,9 +313,10 @@ class _Scope:
         self._reader: Connection | None = None
         self._writer: Connection | None = None
 
-    def reader(self) -> Connection:
+    def reader(self, *, unpinged: bool = False) -> Connection:
         if self._reader is None:
-            self._reader = self._store._reader.connect()
+            with _unpinged() if unpinged else contextlib.nullcontext():
+                self._reader = self._store._reader.connect()
         return self._reader
 
     def writer(self) -> Connection:
@@ -400,13 +416,21 @@ class Store:
             yield session
 
     @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        """A Core connection for reading, from the autocommit pool (no ORM unit of work, no transaction)."""
+    def connect(self, *, unpinged: bool = False) -> Iterator[Connection]:
+        """A Core connection for reading, from the autocommit pool (no ORM unit of work, no transaction).
+
+        ``unpinged``: not pinged at checkout however long it was idle, for a read that is tried once more
+        when its connection turns out to be gone (the switch's fresh read, ``repositories/line_panes``:
+        the ping would be a round trip of its own before it). The connection a failed read invalidated
+        is replaced by the pool when it is used again.
+        """
         scope = self._scope()
         if scope is not None:
-            yield scope.reader()
+            yield scope.reader(unpinged=unpinged)
             return
-        with self._reader.connect() as connection:
+        with _unpinged() if unpinged else contextlib.nullcontext():
+            connection = self._reader.connect()
+        with connection:
             yield connection
 
     @contextmanager

@@ -1,0 +1,362 @@
+"""A switch's fresh read in one round trip (issue 19, item 1 benchmark; ISO-5, CAT-4, PROV-3, Q-1).
+
+``read_line_panes`` reads through ``store/repositories/line_panes``: the statements go out in one
+psycopg pipeline on PostgreSQL and one after another on SQLite. What it answers must be what the
+separate controller reads answered before (``_separate_reads``, the old body of ``read_line_panes``),
+visibility included. Round trips are counted at the wire, not timed: a proxy counts how often the
+client sends again after an answer came back (``TurnCounter``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy import event, text
+
+from xworkmate.controllers import SessionController, UnknownSessionKeyError
+from xworkmate.controllers.views import LinePanes, read_line_panes
+from xworkmate.domain.agent_session import LineUsage
+from xworkmate.domain.messages import Message, MessageRole, MessageSource
+from xworkmate.domain.providers import ProviderRecord
+from xworkmate.domain.threads import ThreadKind, ThreadSummary
+from xworkmate.settings import Settings
+from xworkmate.store import Store, database, open_store
+from xworkmate.store.repositories.line_panes import line_panes_read
+
+
+def _separate_reads(controller: SessionController, key: str, *, first_page: int, with_usage: bool) -> LinePanes:
+    """What ``read_line_panes`` was before issue 19's one-round-trip read: one controller call per pane."""
+    view = controller.line_view(key)
+    newest = tuple(controller.newest_messages(view.key, limit=max(1, first_page)))
+    usage = controller.line_usage(view.key) if with_usage else None
+    sources: tuple[Message, ...] | None = None
+    dispatcher: ThreadSummary | None = None
+    if view.thread.kind is ThreadKind.TASK:
+        sources = tuple(controller.task_sources(view.key))
+        parent = view.thread.parent_key
+        dispatcher = controller.line_summary(parent) if parent else None
+    return LinePanes(
+        view=view, newest=newest, first_page=first_page, usage=usage, sources=sources, dispatcher=dispatcher
+    )
+
+
+def _human(store: Store, key: str, *texts: str) -> list[Message]:
+    return [
+        store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text) for text in texts
+    ]
+
+
+def _assert_same(controller: SessionController, key: str) -> list[LinePanes]:
+    """The one read equals the separate reads, for a short and a long first page, with and without usage."""
+    read = []
+    for first_page in (1, 3, 50):
+        for with_usage in (False, True):
+            old = _separate_reads(controller, key, first_page=first_page, with_usage=with_usage)
+            new = read_line_panes(controller, key, first_page=first_page, with_usage=with_usage)
+            assert new == old
+            with controller.operation():  # as the window's operation reads it
+                assert read_line_panes(controller, key, first_page=first_page, with_usage=with_usage) == old
+            read.append(new)
+    return read
+
+
+def test_a_native_line_reads_as_before(controller: SessionController, store: Store) -> None:
+    key = controller.create_line("Native").thread_id
+    _human(store, key, *(f"message {n}" for n in range(5)))
+    store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="an answer")
+    store.agent_state.set_usage(
+        key, LineUsage(context_used=1200, context_size=8000, tokens_in=40, tokens_out=7, cost=0.125, currency="USD")
+    )
+    panes = _assert_same(controller, key)
+    assert [m.content for m in panes[2].newest] == ["message 3", "message 4", "an answer"]
+    assert panes[-1].usage is not None and panes[-1].usage.cost == 0.125
+    assert panes[-1].sources is None and panes[-1].dispatcher is None
+
+
+def test_a_line_without_messages_or_usage_reads_as_before(controller: SessionController) -> None:
+    panes = _assert_same(controller, controller.create_line("Empty").thread_id)
+    assert panes[-1].newest == () and panes[-1].usage == LineUsage()
+
+
+def test_a_task_with_its_sources_and_dispatcher_reads_as_before(controller: SessionController, store: Store) -> None:
+    dispatcher = controller.create_line("Dispatcher").thread_id
+    _human(store, dispatcher, "the first words", "the second words")
+    task = controller.start_task(dispatcher, "a goal", context="some context").key
+    _human(store, task, "a follow-up of the person's")
+    panes = _assert_same(controller, task)
+    assert panes[-1].sources is not None and [m.content for m in panes[-1].sources][:2] == [
+        "the first words",
+        "the second words",
+    ]
+    assert panes[-1].dispatcher is not None and panes[-1].dispatcher.thread_id == dispatcher
+
+
+def test_an_archived_line_reads_as_before(controller: SessionController, store: Store) -> None:
+    key = controller.create_line("To archive").thread_id
+    _human(store, key, "kept")
+    controller.archive_line(key)
+    panes = _assert_same(controller, key)
+    assert panes[-1].view.thread.archived
+
+
+def test_quarantined_messages_read_as_before(controller: SessionController, store: Store) -> None:
+    """Q-1: the person sees a quarantined row whole and marked, in the one read as in the separate ones."""
+    key = controller.create_line("Quarantine").thread_id
+    _human(store, key, "a question")
+    hidden = store.messages.append_quarantined(key, content="untrusted tool output")
+    agent = store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="said")
+    controller.quarantine_message(agent.id)
+    panes = _assert_same(controller, key)
+    shown = {m.id: m for m in panes[-1].newest}
+    assert shown[hidden.id].quarantined and shown[hidden.id].content == "untrusted tool output"
+    assert shown[agent.id].quarantined
+
+
+def test_category_lines_and_their_tasks_read_as_before(controller: SessionController, store: Store) -> None:
+    """CAT-4, CAT-8, PROV-3: a category line's own messages show to the person; a normal task under it is
+    dispatched on nothing it may read; a task of the category reads its sources."""
+    # No turn runs here: the providers are only what starting a task of each kind asks for (CAT-6).
+    controller.add_provider(ProviderRecord(name="plain", base_url="http://127.0.0.1:9/v1", model="m", is_default=True))
+    controller.add_provider(ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m", tags=("medical",)))
+    line = controller.create_line("Medical").thread_id
+    controller.set_category(line, "medical")
+    _human(store, line, "my blood pressure is 150/95")
+    normal = controller.start_task(line, "make a colour scheme").key
+    category = controller.start_task(line, "summarise the readings", category="medical").key
+
+    assert [m.content for m in _assert_same(controller, line)[-1].newest] == ["my blood pressure is 150/95"]
+    normal_panes = _assert_same(controller, normal)[-1]
+    assert normal_panes.sources == () and normal_panes.dispatcher is not None
+    category_panes = _assert_same(controller, category)[-1]
+    assert category_panes.sources is not None
+    assert [m.content for m in category_panes.sources] == ["my blood pressure is 150/95"]
+
+
+def test_an_unknown_line_is_refused_as_before(controller: SessionController) -> None:
+    for key in ("nope:unknown", "not a key at all!"):
+        with pytest.raises(UnknownSessionKeyError):
+            _separate_reads(controller, key, first_page=3, with_usage=False)
+        with pytest.raises(UnknownSessionKeyError):
+            read_line_panes(controller, key, first_page=3, with_usage=False)
+
+
+# -- what it costs ------------------------------------------------------------------------------
+
+
+class TurnCounter:
+    """A loopback proxy that counts turns: how often the client sends again after an answer reached it.
+
+    Answers are held back ``reply_delay_s``, so statements a client sends without waiting all reach the
+    proxy before any answer is given back; a statement sent after waiting for an answer starts a turn.
+    """
+
+    def __init__(self, target_port: int, *, reply_delay_s: float = 0.1) -> None:
+        self.turns = 0
+        self._delay = reply_delay_s
+        self._answered = True
+        self._lock = threading.Lock()
+        self._target = ("127.0.0.1", target_port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self._sockets: list[socket.socket] = []
+        self._stop = threading.Event()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.turns, self._answered = 0, True
+
+    def __enter__(self) -> TurnCounter:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._listener.close()
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self._target)
+            for sock in (client, server):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self._sockets.append(sock)
+            threading.Thread(target=self._client_to_server, args=(client, server), daemon=True).start()
+            self._server_to_client(server, client)
+
+    def _client_to_server(self, client: socket.socket, server: socket.socket) -> None:
+        while True:
+            try:
+                chunk = client.recv(65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                with contextlib.suppress(OSError):
+                    server.shutdown(socket.SHUT_WR)
+                return
+            with self._lock:
+                if self._answered:  # the client sends again after an answer came: a new turn
+                    self.turns += 1
+                    self._answered = False
+            with contextlib.suppress(OSError):
+                server.sendall(chunk)
+
+    def _server_to_client(self, server: socket.socket, client: socket.socket) -> None:
+        queue: list[tuple[float, int, bytes]] = []
+        ready = threading.Condition()
+        order = iter(range(1 << 62))
+
+        def read() -> None:
+            while True:
+                try:
+                    chunk = server.recv(65536)
+                except OSError:
+                    chunk = b""
+                with ready:
+                    heapq.heappush(queue, (time.monotonic() + self._delay, next(order), chunk))
+                    ready.notify()
+                if not chunk:
+                    return
+
+        def write() -> None:
+            while True:
+                with ready:
+                    while not queue or queue[0][0] > time.monotonic():
+                        ready.wait(timeout=max(0.0, queue[0][0] - time.monotonic()) if queue else None)
+                    _, _, chunk = heapq.heappop(queue)
+                if not chunk:
+                    with contextlib.suppress(OSError):
+                        client.shutdown(socket.SHUT_WR)
+                    return
+                with self._lock:  # before it is given: the client's next statement may follow at once
+                    self._answered = True
+                try:
+                    client.sendall(chunk)
+                except OSError:
+                    return
+
+        threading.Thread(target=read, daemon=True).start()
+        threading.Thread(target=write, daemon=True).start()
+
+
+@dataclass
+class _Lines:
+    native: str
+    task: str
+
+
+def _seed(controller: SessionController) -> _Lines:
+    store = controller._store
+    native = controller.create_line("Native").thread_id
+    _human(store, native, *(f"message {n}" for n in range(30)))
+    task = controller.start_task(native, "a goal").key
+    return _Lines(native=native, task=task)
+
+
+@contextmanager
+def _counted_store(pg_database_url: str, settings: Settings) -> Iterator[tuple[TurnCounter, SessionController, _Lines]]:
+    seeded = open_store(pg_database_url)  # migrated and seeded directly, then opened through the counter
+    try:
+        lines = _seed(SessionController(seeded, settings))
+    finally:
+        seeded.close()
+    with TurnCounter(5432) as counter:
+        store = open_store(pg_database_url.replace("127.0.0.1:5432", f"127.0.0.1:{counter.port}"))
+        controller = SessionController(store, settings)
+        try:
+            yield counter, controller, lines
+        finally:
+            controller.close()
+
+
+@pytest.mark.postgres
+def test_a_switch_fresh_read_is_one_round_trip_on_postgresql(
+    pg_database_url: str, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window's fresh read (``MainWindow._switch_to``: ``read_line_panes`` in one operation) sends all
+    its statements before it waits: one turn for a native line and a task, with or without the usage,
+    however long the connection was idle (it is not pinged first), also past psycopg's prepare threshold
+    (a statement prepared outside a pipeline costs a turn of its own)."""
+    monkeypatch.setattr(database, "PG_PING_IDLE_S", 0.0)  # every other checkout pings, as after a second idle
+    with _counted_store(pg_database_url, settings) as (counter, controller, lines):
+
+        def turns(read: Any) -> int:
+            counter.reset()
+            with controller.operation():
+                read()
+            return counter.turns
+
+        # The counter counts: the separate reads ping at checkout, then wait for each answer in turn.
+        assert turns(lambda: _separate_reads(controller, lines.native, first_page=20, with_usage=False)) >= 3
+        for key in (lines.native, lines.task):
+            for with_usage in (False, True):
+                for _ in range(7):  # past psycopg's prepare_threshold (5)
+                    assert (
+                        turns(lambda k=key, u=with_usage: read_line_panes(controller, k, first_page=20, with_usage=u))
+                        == 1
+                    )
+
+
+def test_a_switch_fresh_read_statements_on_sqlite(sqlite_controller: SessionController) -> None:
+    """On SQLite a statement costs no trip; still, one per pane and no repeated read of the line's row."""
+    controller = sqlite_controller
+    lines = _seed(controller)
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    engines = controller._store.engines
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", count)
+    try:
+        expected = {(lines.native, False): 2, (lines.native, True): 3, (lines.task, False): 3, (lines.task, True): 4}
+        for (key, with_usage), number in expected.items():
+            statements.clear()
+            with controller.operation():
+                read_line_panes(controller, key, first_page=20, with_usage=with_usage)
+            assert len(statements) == number, statements
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", count)
+
+
+@pytest.mark.postgres
+def test_a_connection_the_server_dropped_is_replaced_and_the_read_made_again(
+    pg_database_url: str, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fresh read's connection is not pinged (a round trip of its own): when the server dropped it,
+    the read is made once more on a new connection, inside an operation's scope and outside one."""
+    monkeypatch.setattr(database, "PG_PING_IDLE_S", 3600.0)  # nothing else would notice the dropped connection
+    store = open_store(pg_database_url)
+    try:
+        controller = SessionController(store, settings)
+        key = controller.create_line("Line").thread_id
+        for scoped in (False, True):
+            with store.connect() as connection:
+                pid = connection.execute(text("SELECT pg_backend_pid()")).scalar()
+            with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
+                assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+            with store.operation() if scoped else contextlib.nullcontext():
+                rows = line_panes_read(store, key, limit=5, with_usage=True)
+                assert rows is not None and rows.thread.thread_id == key
+                with store.connect() as connection:  # the scope's (or the pool's) connection is the new one
+                    assert connection.execute(text("SELECT pg_backend_pid()")).scalar() != pid
+    finally:
+        store.close()

@@ -694,6 +694,10 @@ class MainWindow(QMainWindow):
 
         return failed
 
+    def _shows(self, panes: LinePanes) -> bool:
+        """Whether every pane shows exactly ``panes`` now (the view, and the conversation of its line)."""
+        return self._view == panes.view and self.message_model.key == panes.key
+
     def _cannot_switch(self, key: str, still_on: str, error: BaseException) -> None:
         self._failure(
             self.tr("Cannot switch to {key} — {error}; still on {still_on}"),
@@ -724,7 +728,8 @@ class MainWindow(QMainWindow):
             if self._wanted_key not in (key, panes.key):
                 return  # stale: the person has asked for another line since
             self._wanted_key = panes.key
-            self._show_panes(panes)
+            if not (seen is not None and panes == seen and self._shows(seen)):
+                self._show_panes(panes)  # else the cached view was the fresh one: nothing to draw again
             if store and key != self._controller.current_key:  # ISO-5: the controller's current line follows
                 self.operations.run(store_switch, failed=not_stored)
             if then is not None:

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -420,10 +420,13 @@ class LineController:
         if self._ui_states is not None:
             self._ui_states.update(values)
 
-    @contextmanager
-    def ui_state_read_once(self) -> Iterator[None]:
+    def ui_state_read_once(self) -> AbstractContextManager[None]:
         """While a window is built: every ``ui_state`` answered from one read of them all (issue 19: one
         round trip before the first paint, not one per pane that remembers something)."""
+        return self._ui_states_read()
+
+    @contextmanager
+    def _ui_states_read(self) -> Iterator[None]:
         self._ui_states = {
             name.removeprefix(UI_STATE_PREFIX): value
             for name, value in self._ctx.store.app_state.with_prefix(UI_STATE_PREFIX).items()

@@ -9,6 +9,8 @@ import pytest
 from xworkmate.presentation import text
 from xworkmate.presentation.cards import COLLAPSED_LINES, plan_text, running_card, thought_summary, tool_card
 
+from .conftest import installed
+
 
 @pytest.fixture
 def translator() -> Iterator[list[tuple[str, str, int]]]:
@@ -19,11 +21,8 @@ def translator() -> Iterator[list[tuple[str, str, int]]]:
         asked.append((context, source, n))
         return "«" + text.english(context, source, None, n)
 
-    text.install_translator(marking)
-    try:
+    with installed(marking):
         yield asked
-    finally:
-        text.install_translator(text.english)
 
 
 def test_tool_cards_are_built_from_the_stored_payload() -> None:

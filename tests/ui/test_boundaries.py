@@ -9,9 +9,11 @@ import xworkmate.ui
 
 UI_DIR = Path(xworkmate.ui.__file__).resolve().parent
 # ``xworkmate.preferences`` sits beside ``settings``: the person's choices read before the store opens (issue 20).
+# ``xworkmate.presentation``: what the window shows, worked out without Qt (issue 19, item 3).
 ALLOWED_OURS = (
     "xworkmate.controllers",
     "xworkmate.domain",
+    "xworkmate.presentation",
     "xworkmate.settings",
     "xworkmate.preferences",
     "xworkmate.ui",
@@ -38,3 +40,20 @@ def test_the_ui_imports_only_controllers_domain_settings_and_pyside6() -> None:
             if ours_but_not_allowed or root in FORBIDDEN_THIRD_PARTY:
                 offenders.append(f"{path.name}: {name}")
     assert offenders == []
+
+
+PRESENTATION_DIR = UI_DIR.parent / "presentation"
+
+
+def test_the_presentation_layer_imports_only_domain_types() -> None:
+    """Issue 19, item 3: between the controllers and the widgets, it reads nothing itself (no store, no
+    controllers, no Qt): it is handed domain types and says how they look."""
+    offenders = [
+        f"{path.name}: {name}"
+        for path in sorted(PRESENTATION_DIR.glob("*.py"))
+        for name in _imports(path)
+        if name.split(".")[0] in ("xworkmate", "PySide6", "shiboken6", "qasync", *FORBIDDEN_THIRD_PARTY)
+        and not name.startswith(("xworkmate.domain", "xworkmate.presentation"))
+    ]
+    assert offenders == []
+    assert len(list(PRESENTATION_DIR.glob("*.py"))) >= 6  # the walk found the package

@@ -35,9 +35,11 @@ def english_plural(text: str, count: int) -> str:
 _installed: list[Translator] = [english]
 
 
-def install_translator(translator: Translator) -> None:
-    """Where ``translate`` looks from now on (the window installs ``QCoreApplication.translate``)."""
-    _installed[0] = translator
+def install_translator(translator: Translator) -> Translator:
+    """Where ``translate`` looks from now on (the window installs ``QCoreApplication.translate``); returns
+    the translator installed before, to put back."""
+    previous, _installed[0] = _installed[0], translator
+    return previous
 
 
 def translate(context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str:

@@ -178,6 +178,7 @@ async def close_soon():
 QTimer.singleShot(0, lambda: asyncio.ensure_future(close_soon()))
 TURN_CODE = "xworkmate.controllers.runs"
 print("turn code loaded at start:", TURN_CODE in sys.modules)
+print("tool code loaded at start:", "xworkmate.agents.tools" in sys.modules)
 code = run_gui(controller)
 print("exit", code, seen)
 print("turn code loaded by the warm-up:", hasattr(sys.modules.get(TURN_CODE), "TurnRunner"))
@@ -196,6 +197,7 @@ def test_the_real_run_shares_one_asyncio_loop_with_qt_and_ends_when_the_window_c
     assert "Traceback" not in proc.stderr
     # Issue 7: the turn code is not loaded at start-up, and is loaded before the first Send needs it.
     assert "turn code loaded at start: False" in proc.stdout
+    assert "tool code loaded at start: False" in proc.stdout  # issue 19, item 7: the agents package is lazy
     assert "turn code loaded by the warm-up: True" in proc.stdout
     settings = Settings(home=home)
     assert _reopened_state(settings, GEOMETRY_STATE)

@@ -1136,7 +1136,7 @@ class MainWindow(QMainWindow):
         acp = view is not None and view.thread.execution_binding.mode is ExecutionMode.ACP
         provider = view.thread.execution_binding.provider if view is not None else None
         cached = self._agent_cache.get((key, provider)) if acp else None
-        if cached is not None or self._agent_shown != (key, provider):
+        if not acp or cached is not None or self._agent_shown != (key, provider):
             # Nothing of another line's agent while this one's is read; the same agent's last offers stay
             # shown while a pick is read again.
             state = cached[0] if cached is not None else None

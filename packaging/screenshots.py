@@ -140,6 +140,15 @@ def render(out_dir: Path) -> list[Path]:
             written.append(_shoot(app, ENGLISH_TEXTS, mode, out_dir / f"window-{mode.value}.png"))
         if install_translations(app, Language.CHINESE) is not Language.CHINESE:
             raise RuntimeError("no compiled Chinese catalogue: run `make translations` first")
+        from PySide6.QtGui import QFontDatabase
+
+        from xworkmate.ui.i18n import CJK_FAMILIES
+
+        if not set(CJK_FAMILIES) & set(QFontDatabase.families()):  # the picture would show boxes, not Chinese
+            print(
+                "screenshots: no CJK font installed (apt install fonts-noto-cjk); do not commit window-zh_CN.png",
+                file=sys.stderr,
+            )
         written.append(_shoot(app, CHINESE_TEXTS, ThemeMode.LIGHT, out_dir / f"window-{Language.CHINESE.value}.png"))
     finally:
         remove_translations(app)

@@ -252,3 +252,30 @@ def test_scrolling_to_the_top_of_the_message_list_pages_in_older_history(
     bar.setValue(bar.minimum())
     assert window.message_model.rowCount() == 450
     assert not window.message_model.has_older
+
+
+def test_an_older_page_read_elsewhere_is_applied_only_for_the_line_and_page_it_was_asked_for(
+    sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """Issue 19: the window reads older pages on the store worker. An answer (or a failure) for a line no
+    longer shown is dropped and does not cancel the page asked for since."""
+    other = sqlite_controller.create_line("Other")
+    add_messages(sqlite_store, "main", 40)
+    add_messages(sqlite_store, other.thread_id, 40)
+    asked: list[tuple[object, object]] = []
+    model = MessageListModel(sqlite_controller, page_size=10)
+    model.set_older_reader(lambda read, done: asked.append((read, done)))
+    prepended: list[int] = []
+    model.olderPrepended.connect(prepended.append)
+
+    model.set_key("main", first_page=8)
+    model.request_older()
+    model.request_older()  # one page at a time
+    assert len(asked) == 1 and model.rowCount() == 8
+    model.set_key(other.thread_id, first_page=8)
+    model.request_older()
+    (_read_main, done_main), (read_other, done_other) = asked
+    done_main(None)  # the first line's read failed, late: nothing changes for the line shown now
+    done_other(read_other())  # type: ignore[operator]
+    assert model.rowCount() == 18 and prepended == [10]
+    assert model.index(0, 0).data() == "message 22"  # 40 messages, the newest 8, then the 10 before them

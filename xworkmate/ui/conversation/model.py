@@ -294,15 +294,15 @@ class MessageListModel(QAbstractListModel):
             self.fetch_older()
             return
         read = self._older_read(whole=True)
+        asked = self._older_pending = read.page
 
         def done(page: OlderPage | None) -> None:
-            if page is not None and page is self._older_pending:  # else: another line or page since
-                self._older_pending = None
+            if self._older_pending is not asked:
+                return  # another line or page was asked for since: this answer is not for it
+            self._older_pending = None
+            if page is not None:
                 self._prepend(page)
-            elif page is None:
-                self._older_pending = None
 
-        self._older_pending = read.page
         self._older_reader(read, done)
 
     def fetch_older(self) -> int:

@@ -4,16 +4,12 @@
 psycopg pipeline on PostgreSQL and one after another on SQLite. What it answers must be what the
 separate controller reads answered before (``_separate_reads``, the old body of ``read_line_panes``),
 visibility included. Round trips are counted at the wire, not timed: a proxy counts how often the
-client sends again after an answer came back (``TurnCounter``).
+client sends again after an answer came back (``LatencyProxy.turns``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import heapq
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +28,7 @@ from xworkmate.domain.threads import ThreadKind, ThreadSummary
 from xworkmate.settings import Settings
 from xworkmate.store import Store, database, open_store
 from xworkmate.store.repositories.line_panes import line_panes_read
+from xworkmate.testing.latency_proxy import LatencyProxy
 
 
 def _separate_reads(controller: SessionController, key: str, *, first_page: int, with_usage: bool) -> LinePanes:
@@ -153,108 +150,6 @@ def test_an_unknown_line_is_refused_as_before(controller: SessionController) -> 
 # -- what it costs ------------------------------------------------------------------------------
 
 
-class TurnCounter:
-    """A loopback proxy that counts turns: how often the client sends again after an answer reached it.
-
-    Answers are held back ``reply_delay_s``, so statements a client sends without waiting all reach the
-    proxy before any answer is given back; a statement sent after waiting for an answer starts a turn.
-    """
-
-    def __init__(self, target_port: int, *, reply_delay_s: float = 0.1) -> None:
-        self.turns = 0
-        self._delay = reply_delay_s
-        self._answered = True
-        self._lock = threading.Lock()
-        self._target = ("127.0.0.1", target_port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port: int = self._listener.getsockname()[1]
-        self._sockets: list[socket.socket] = []
-        self._stop = threading.Event()
-
-    def reset(self) -> None:
-        with self._lock:
-            self.turns, self._answered = 0, True
-
-    def __enter__(self) -> TurnCounter:
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._stop.set()
-        self._listener.close()
-        for sock in self._sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self._target)
-            for sock in (client, server):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self._sockets.append(sock)
-            threading.Thread(target=self._client_to_server, args=(client, server), daemon=True).start()
-            self._server_to_client(server, client)
-
-    def _client_to_server(self, client: socket.socket, server: socket.socket) -> None:
-        while True:
-            try:
-                chunk = client.recv(65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                with contextlib.suppress(OSError):
-                    server.shutdown(socket.SHUT_WR)
-                return
-            with self._lock:
-                if self._answered:  # the client sends again after an answer came: a new turn
-                    self.turns += 1
-                    self._answered = False
-            with contextlib.suppress(OSError):
-                server.sendall(chunk)
-
-    def _server_to_client(self, server: socket.socket, client: socket.socket) -> None:
-        queue: list[tuple[float, int, bytes]] = []
-        ready = threading.Condition()
-        order = iter(range(1 << 62))
-
-        def read() -> None:
-            while True:
-                try:
-                    chunk = server.recv(65536)
-                except OSError:
-                    chunk = b""
-                with ready:
-                    heapq.heappush(queue, (time.monotonic() + self._delay, next(order), chunk))
-                    ready.notify()
-                if not chunk:
-                    return
-
-        def write() -> None:
-            while True:
-                with ready:
-                    while not queue or queue[0][0] > time.monotonic():
-                        ready.wait(timeout=max(0.0, queue[0][0] - time.monotonic()) if queue else None)
-                    _, _, chunk = heapq.heappop(queue)
-                if not chunk:
-                    with contextlib.suppress(OSError):
-                        client.shutdown(socket.SHUT_WR)
-                    return
-                with self._lock:  # before it is given: the client's next statement may follow at once
-                    self._answered = True
-                try:
-                    client.sendall(chunk)
-                except OSError:
-                    return
-
-        threading.Thread(target=read, daemon=True).start()
-        threading.Thread(target=write, daemon=True).start()
-
-
 @dataclass
 class _Lines:
     native: str
@@ -270,13 +165,15 @@ def _seed(controller: SessionController) -> _Lines:
 
 
 @contextmanager
-def _counted_store(pg_database_url: str, settings: Settings) -> Iterator[tuple[TurnCounter, SessionController, _Lines]]:
+def _counted_store(
+    pg_database_url: str, settings: Settings
+) -> Iterator[tuple[LatencyProxy, SessionController, _Lines]]:
     seeded = open_store(pg_database_url)  # migrated and seeded directly, then opened through the counter
     try:
         lines = _seed(SessionController(seeded, settings))
     finally:
         seeded.close()
-    with TurnCounter(5432) as counter:
+    with LatencyProxy(5432, delay_s=0.05) as counter:  # answers come after the pipelined statements went
         store = open_store(pg_database_url.replace("127.0.0.1:5432", f"127.0.0.1:{counter.port}"))
         controller = SessionController(store, settings)
         try:
@@ -297,7 +194,7 @@ def test_a_switch_fresh_read_is_one_round_trip_on_postgresql(
     with _counted_store(pg_database_url, settings) as (counter, controller, lines):
 
         def turns(read: Any) -> int:
-            counter.reset()
+            counter.reset_turns()
             with controller.operation():
                 read()
             return counter.turns

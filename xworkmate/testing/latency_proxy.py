@@ -4,6 +4,10 @@ benchmarks and the operations tests share this one copy).
 It stands between XWorkmate and the PostgreSQL server on 127.0.0.1, so one
 round trip costs about ``2 × delay`` more, as a team database across a network
 would. Loopback only; it stops with its ``with`` block.
+
+``turns`` counts round trips as the client makes them: how often it sends again
+after an answer reached it (statements sent without waiting, as in psycopg's
+pipeline mode, are one turn). ``reset_turns`` starts the count again.
 """
 
 from __future__ import annotations
@@ -27,6 +31,13 @@ class LatencyProxy:
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self._sockets: list[socket.socket] = []
+        self.turns = 0
+        self._answered = True
+        self._turn_lock = threading.Lock()
+
+    def reset_turns(self) -> None:
+        with self._turn_lock:
+            self.turns, self._answered = 0, True
 
     def __enter__(self) -> LatencyProxy:
         self._spawn(self._accept)
@@ -55,11 +66,12 @@ class LatencyProxy:
             for sock in (client, server):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self._sockets.append(sock)
-            self._pipe(client, server)
-            self._pipe(server, client)
+            self._pipe(client, server, answers=False)
+            self._pipe(server, client, answers=True)
 
-    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
-        """Read from ``source`` at once; write each chunk to ``sink`` ``delay_s`` after it arrived, in order."""
+    def _pipe(self, source: socket.socket, sink: socket.socket, *, answers: bool) -> None:
+        """Read from ``source`` at once; write each chunk to ``sink`` ``delay_s`` after it arrived, in order.
+        ``answers``: this is the server's side (what it gives back ends a turn)."""
         queue: list[tuple[float, int, bytes]] = []
         ready = threading.Condition()
         counter = iter(range(1 << 62))
@@ -70,6 +82,11 @@ class LatencyProxy:
                     chunk = source.recv(65536)
                 except OSError:
                     chunk = b""
+                if chunk and not answers:
+                    with self._turn_lock:
+                        if self._answered:  # the client sends again after an answer came: a new turn
+                            self.turns += 1
+                            self._answered = False
                 with ready:
                     heapq.heappush(queue, (time.monotonic() + self.delay_s, next(counter), chunk))
                     ready.notify()
@@ -91,6 +108,9 @@ class LatencyProxy:
                     with contextlib.suppress(OSError):
                         sink.shutdown(socket.SHUT_WR)
                     return
+                if answers:
+                    with self._turn_lock:  # before it is given: the client's next statement may follow at once
+                        self._answered = True
                 try:
                     sink.sendall(chunk)
                 except OSError:

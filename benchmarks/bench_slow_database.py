@@ -12,7 +12,10 @@ the same run:
   one round trip + 16 ms after the cached view);
 - send and create: the longest the event loop stalls while the person creates
   lines and sends messages, as the p99 lag of a 5 ms timer (target ≤ 16 ms),
-  with the same on SQLite as the reference.
+  with the same on SQLite as the reference;
+- turns: the same timer's p99 lag while native turns run, each with one tool
+  call and its answer, from a local OpenAI-compatible server (the turn's own
+  store work runs on the controller's store thread; target ≤ 16 ms).
 
 A first visit to a line has no cached view: its switch time is reported in the notes.
 """
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 
 from benchmarks.common import Figure, open_controller, percentile, seed, temp_home
 from benchmarks.gui_common import application, settle, shown_window
+from xworkmate.controllers import SessionController
 from xworkmate.testing.latency_proxy import LatencyProxy
 from xworkmate.ui.main_window import MainWindow
 
@@ -40,6 +44,7 @@ MESSAGES_PER_LINE = 20
 SWITCHES = 40
 SEEN = 10  # lines visited once before the measured switches, so each has a cached view
 ACTIONS = 12
+TURNS = 6
 DELAY_S = 0.020
 PG_ADMIN = os.environ.get("XWORKMATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -60,8 +65,10 @@ def _pg_database() -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _loop_lag_during(actions: list[Callable[[], object]]) -> list[float]:
-    """Run ``actions`` one after another from the event loop while a 5 ms timer ticks; the timer's lags in ms."""
+def _loop_lag_during(actions: list[Callable[[], object]], ready: Callable[[], bool] = lambda: True) -> list[float]:
+    """Run ``actions`` one after another from the event loop while a 5 ms timer ticks; the timer's lags in ms.
+
+    Each action starts 20 ms after the one before, once ``ready()`` (the previous one has finished)."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     app = application()
@@ -80,6 +87,9 @@ def _loop_lag_during(actions: list[Callable[[], object]]) -> list[float]:
     pending = list(actions)
 
     def next_action() -> None:
+        if not ready():
+            QTimer.singleShot(5, next_action)
+            return
         if not pending:
             QTimer.singleShot(50, loop.quit)
             return
@@ -134,6 +144,7 @@ class Measured:
     fresh: list[float]  # ms until the fresh read is applied and painted
     first_visit: list[float]  # ms until a line never shown before is painted
     lags: list[float]  # the 5 ms timer's lags during send and create
+    turn_lags: list[float]  # the same during native turns with a tool call
 
 
 def _measure(database_url: str | None, seed_url: str | None) -> Measured:
@@ -171,11 +182,35 @@ def _measure(database_url: str | None, seed_url: str | None) -> Measured:
         app = application()
         while window.operations.running:
             app.processEvents()
+        turn_lags = _turn_lags(window, controller)
         settle()
         window.close()
         controller.close()
         store.close()
-    return Measured(cached, fresh, first_visit, lags)
+    return Measured(cached, fresh, first_visit, lags, turn_lags)
+
+
+def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]:
+    """The 5 ms timer's lags (ms) while ``TURNS`` native turns run on the shown line, one after another."""
+    from xworkmate.domain.providers import ProviderRecord
+    from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+
+    with OpenAIServer() as server:
+        controller.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="m", is_default=True))
+        window.refresh_providers()
+        key = window.shown_key
+        assert key is not None
+
+        def turn() -> None:
+            look = ScriptedToolCall(id="c1", name="list_dir", arguments=json.dumps({"path": "."}))
+            server.script(ToolCallReply([look]), TextReply(["Looked ", "around."]))
+            window.composer.setPlainText("look around")
+            window.send_button.click()
+
+        def idle() -> bool:
+            return not controller.is_running(key) and not window.operations.running
+
+        return _loop_lag_during([turn] * TURNS, ready=idle)
 
 
 def slow_database() -> list[Figure]:
@@ -196,6 +231,7 @@ def slow_database() -> list[Figure]:
     after = [f - c for f, c in zip(slow.fresh, slow.cached, strict=True)]
     after95 = percentile(after, 95)
     lag99 = percentile(slow.lags, 99)
+    turn99 = percentile(slow.turn_lags, 99)
     notes = {
         "round_trip_added_ms": rtt_ms,
         "cached_p50_ms": percentile(slow.cached, 50),
@@ -241,6 +277,20 @@ def slow_database() -> list[Figure]:
                 "max_lag_ms": max(slow.lags),
                 "pg_direct_lag_p99_ms": percentile(direct.lags, 99),
                 "actions": ACTIONS,
+            },
+        ),
+        Figure(
+            name="native turns with a tool call behind a 20 ms database: loop lag p99",
+            value=turn99,
+            unit="ms",
+            target="<= 16 ms",
+            met=turn99 <= 16,
+            reference=percentile(local.turn_lags, 99),
+            reference_label="ms on local SQLite",
+            notes={
+                "max_lag_ms": max(slow.turn_lags),
+                "pg_direct_lag_p99_ms": percentile(direct.turn_lags, 99),
+                "turns": TURNS,
             },
         ),
     ]

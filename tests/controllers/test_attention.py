@@ -43,6 +43,7 @@ def test_a_finished_turn_on_an_unwatched_line_is_new_until_seen_and_that_survive
     tracker.save_draft(line.thread_id, "half a thought")
     tracker.watch(failing.thread_id)  # the person looks at it: seen
     assert tracker.state(failing.thread_id) is Attention.NONE and tracker.inbox() == [line.thread_id]
+    controller.close()  # the window closes: the marks, stored off the loop, have landed
 
     reopened = open_store(database_url)
     try:
@@ -56,7 +57,7 @@ def test_a_finished_turn_on_an_unwatched_line_is_new_until_seen_and_that_survive
 
 
 def test_messages_on_the_watched_line_are_seen_as_they_arrive(
-    store: Store, settings: Settings, openai_server: OpenAIServer
+    store: Store, settings: Settings, openai_server: OpenAIServer, database_url: str
 ) -> None:
     controller = scripted_controller(store, settings, openai_server)
     line = controller.create_line()
@@ -65,7 +66,12 @@ def test_messages_on_the_watched_line_are_seen_as_they_arrive(
     asyncio.run(controller.run_turn(line.thread_id, "go"))
     assert controller.attention.state(line.thread_id) is Attention.NONE
     newest = controller.message_ids(line.thread_id)[-1]
-    assert store.line_marks.get(line.thread_id).last_seen_message_id == newest  # stored when the turn ended
+    controller.close()  # the marks are stored off the loop, in order; closing waits for them
+    reopened = open_store(database_url)
+    try:
+        assert reopened.line_marks.get(line.thread_id).last_seen_message_id == newest
+    finally:
+        reopened.close()
 
 
 def test_a_new_line_takes_its_title_from_its_first_message_only_while_untitled(

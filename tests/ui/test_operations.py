@@ -213,7 +213,8 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
 ) -> None:
     """The turn's recorder hands the window the messages it wrote (``MessagesAppended.messages``): their rows
     paint, and the streamed text gives way to the stored answer, with no read of them on the GUI thread.
-    (The turn's own writes still run on the GUI loop: not counted here, see the closing note of issue 19.)"""
+    The turn's own reads and writes (its history, its messages, its inbox, the marks at its end) run on
+    the controller's store thread, never on the GUI thread."""
     window = slow.window
     slow.controller.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
@@ -232,8 +233,12 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
 
     assert message_texts(window)[-1] == "Done here."
     reads = ("_stores_answer", "_load_around", "message_at", "refresh_messages")
-    back = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name) and any(r in t for r in reads)]
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    back = [t for t in on_gui if any(r in t for r in reads)]
     assert back == [], "\n".join(back)
+    turn = [t for t in on_gui if t.endswith(" in ")]  # no window code on the stack: the turn's own work
+    assert turn == [], "\n".join(turn)
+    assert any(t.startswith("xworkmate-turn-store") for t in slow.sql_threads)
 
 
 def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:

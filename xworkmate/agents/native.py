@@ -130,11 +130,12 @@ class NativeAgent:
     # Extra tools beyond the workspace ones (task_start / task_send): schemas and an async handler.
     extra_tools: Sequence[dict[str, Any]] = ()
     extra_tool_handler: Callable[[ToolCall], Awaitable[ToolResult]] | None = None
-    # Messages sent to the line while the turn runs (follow-ups), read at each safe point.
-    inbox: Callable[[], Sequence[Message]] | None = None
+    # Messages sent to the line while the turn runs (follow-ups), read at each safe point (awaited:
+    # the controller reads them on its store thread, after the turn's own writes).
+    inbox: Callable[[], Awaitable[Sequence[Message]]] | None = None
     # what the model is shown of a tool's result once it is stored (a quarantined one: its
     # placeholder). None: the result as the tool returned it.
-    tool_text_for_model: Callable[[ToolCall, ToolResult], str] | None = None
+    tool_text_for_model: Callable[[ToolCall, ToolResult], Awaitable[str]] | None = None
     _evidence: list[EvidenceMessage] = field(default_factory=list)
     _extra_names: frozenset[str] = field(default_factory=frozenset)
 
@@ -172,11 +173,11 @@ class NativeAgent:
             messages.append(assistant)
             for call in calls:
                 result = await self._run_tool(call)
-                shown = self.tool_text_for_model(call, result) if self.tool_text_for_model else result.content
+                shown = await self.tool_text_for_model(call, result) if self.tool_text_for_model else result.content
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": shown})
             # A safe point, at the end of every step: follow-ups that arrived while it ran (a streamed
             # answer or a tool round) join the conversation, and the next step answers them (PROV-4, issue 14).
-            followups = history_to_chat(self.inbox()) if self.inbox is not None else []
+            followups = history_to_chat(await self.inbox()) if self.inbox is not None else []
             messages.extend(followups)
             if not calls and not followups:
                 return TurnResult(steps=step, finished=True, text=last_text)

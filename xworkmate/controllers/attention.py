@@ -64,8 +64,11 @@ class AttentionTracker:
         pending_approvals: Callable[[str], list[int]],
         waiting_for_sign_in: Callable[[str], bool],
         elsewhere: Callable[[str], str | None] = lambda key: None,
+        write: Callable[[Callable[[], object], str], None] | None = None,
     ) -> None:
         self._store = store
+        # LOOP-4: a mark is stored off the loop, in order (``StoreThread.submit``); at once without one.
+        self._write = write or (lambda work, _what: work())
         self._emit = emit
         self._running = running
         self._pending_approvals = pending_approvals
@@ -122,13 +125,13 @@ class AttentionTracker:
             self.flush()
 
     def set_muted(self, key: str, muted: bool) -> None:
-        self._store.line_marks.set_muted(key, muted)
+        self._write(lambda: self._store.line_marks.set_muted(key, muted), "a line's mute")
         self._marks[key] = replace(self.mark(key), notifications_muted=muted)
 
     def save_draft(self, key: str, text: str) -> None:
         if text == self.draft(key):
             return
-        self._store.line_marks.set_draft(key, text)
+        self._write(lambda: self._store.line_marks.set_draft(key, text), "a line's draft")
         self._marks[key] = replace(self.mark(key), draft=text)
 
     def flush(self) -> None:
@@ -137,7 +140,7 @@ class AttentionTracker:
         for key in keys:
             seen = self.mark(key).last_seen_message_id
             if seen is not None:
-                self._store.line_marks.set_seen(key, seen)
+                self._write(lambda k=key, s=seen: self._store.line_marks.set_seen(k, s), "what was seen on a line")
 
     def _see(self, key: str) -> None:
         newest = self._newest.get(key)
@@ -163,7 +166,8 @@ class AttentionTracker:
         elif isinstance(change, RunFinished):
             self._approvals.pop(change.key, None)
             now, newest = datetime.now(UTC), self._newest.get(change.key)
-            self._store.line_marks.set_outcome(change.key, change.status, now, newest)
+            key, status = change.key, change.status
+            self._write(lambda: self._store.line_marks.set_outcome(key, status, now, newest), "a turn's outcome")
             self._marks[change.key] = replace(
                 self.mark(change.key), last_outcome=change.status, last_outcome_at=now, outcome_message_id=newest
             )

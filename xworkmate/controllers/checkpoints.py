@@ -162,12 +162,16 @@ class CheckpointController:
 
     async def before_turn(self, key: str) -> CheckpointTurn | None:
         """Snapshot the folder before a turn and number the turn; ``None`` if it cannot be (logged)."""
-        try:
+
+        def begin() -> CheckpointTurn | None:  # the line's row, git and the turn's row: off the loop (LOOP-4)
             repo = self._repo(key)
             if not repo.work_tree.is_dir():
                 return None
-            snapshot = await asyncio.to_thread(repo.snapshot, "before a turn")
-            return await asyncio.to_thread(self._rows.begin, key, snapshot.commit)
+            snapshot = repo.snapshot("before a turn")
+            return self._rows.begin(key, snapshot.commit)
+
+        try:
+            return await asyncio.to_thread(begin)
         except Exception:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
             log.warning("no checkpoint before the turn on %s", key, exc_info=True)
             return None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from xworkmate.controllers.changes import Change, MessagesAppended
+from xworkmate.controllers.store_thread import StoreThread, held_changes
 from xworkmate.domain.keys import InvalidSessionKeyError, normalize_session_key
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.settings import Settings
@@ -44,6 +45,11 @@ class ControllerContext:
     """Keys of the lines with a turn running (between the gate and the turn's end)."""
     turn_tasks: dict[str, asyncio.Task[TurnOutcome]] = dataclasses.field(default_factory=dict)
     """The event-loop task of each running turn the controller started (Stop cancels it)."""
+    store_thread: StoreThread = dataclasses.field(init=False)
+    """Where a turn's store work runs, off the event loop (``controllers/store_thread``)."""
+
+    def __post_init__(self) -> None:
+        self.store_thread = StoreThread(self.emit)
 
     # -- the event sink -----------------------------------------------------------
 
@@ -52,6 +58,10 @@ class ControllerContext:
         return lambda: self.listeners.remove(listener)
 
     def emit(self, change: Change) -> None:
+        held = held_changes()
+        if held is not None:  # on the store thread: delivered on the loop when its work returns
+            held.append(change)
+            return
         for listener in list(self.listeners):
             listener(change)
 

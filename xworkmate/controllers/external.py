@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from xworkmate.controllers.changes import (
@@ -36,6 +35,7 @@ from xworkmate.controllers.changes import (
     SignInRequested,
     SignInSettled,
 )
+from xworkmate.controllers.store_thread import StoreThread
 
 if TYPE_CHECKING:
     from xworkmate.store import Store
@@ -52,7 +52,14 @@ _OWN_MESSAGES_KEPT = 10_000
 class ExternalLines:
     """See the module's notes. ``emit`` reports a record as the controller's own."""
 
-    def __init__(self, store: Store, *, emit: Callable[[Change], None], running_here: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        emit: Callable[[Change], None],
+        running_here: Callable[[str], bool],
+        store_thread: StoreThread | None = None,
+    ) -> None:
         self._store = store
         self._emit = emit
         self._running_here = running_here
@@ -60,7 +67,8 @@ class ExternalLines:
         self._elsewhere: dict[str, str] = {}
         self._own_messages: set[int] = set()
         self._applying = False
-        self._writer: ThreadPoolExecutor | None = None
+        # One thread writes the statuses, in their order (the controller's store thread when given).
+        self._writer = store_thread or StoreThread(lambda _change: None)
         store.before_close(self.flush)  # the statuses written before the pools go
 
     # -- what runs elsewhere ------------------------------------------------------
@@ -86,9 +94,8 @@ class ExternalLines:
         status = _run_status(change)
         if status is None:
             return
-        if self._writer is None:  # one worker, so the statuses are written in their order
-            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xworkmate-run-status")
-        self._writer.submit(self._write, change.key, status)
+        key = change.key
+        self._writer.submit(lambda: self._write(key, status), what=f"the run status of {key}")
 
     def _write(self, key: str, status: str) -> None:
         """On the writer's thread: the turn (on the GUI thread in the window) never waits for this write."""
@@ -96,16 +103,11 @@ class ExternalLines:
 
         if self._store.closed:
             return  # the window or the command is done with the store: nobody is left to tell
-        try:
-            mark_run(self._store, key, status)
-        except Exception as exc:  # other windows miss a badge; the turn itself goes on
-            log.warning("could not record the run status of %s: %s", key, exc)
+        mark_run(self._store, key, status)  # a failure is logged: other windows miss a badge, the turn goes on
 
     def flush(self) -> None:
         """Wait until the run statuses reported so far are written (``close`` does; so may a test)."""
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            writer.shutdown(wait=True)
+        self._writer.wait()
 
     # -- hearing the others -----------------------------------------------------------
 
@@ -173,7 +175,6 @@ class ExternalLines:
                 self._emit(record)
         finally:
             self._applying = False
-        self._writer: ThreadPoolExecutor | None = None
         return records
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from xworkmate.agents.events import (
@@ -48,7 +48,8 @@ from xworkmate.controllers.providers import (
     default_router,
     provider_config,
 )
-from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool_async
+from xworkmate.controllers.store_thread import TurnWrites, held_changes
+from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
@@ -59,6 +60,7 @@ from xworkmate.llm.errors import LLMError
 from xworkmate.llm.events import ToolCall
 
 if TYPE_CHECKING:
+    from xworkmate.agents.write_gate import EvidenceMessage
     from xworkmate.controllers.approvals import Approvals
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.context import ControllerContext
@@ -190,7 +192,7 @@ class TurnRunner:
         refused: list[str] = []  # what the headless policy refused, reported in the outcome
         turn = self._turn
         key = request.thread_id
-        thread = turn.ctx.get_thread(key)
+        thread = await turn.ctx.store_thread.call(lambda: turn.ctx.get_thread(key))
         mode = thread.execution_binding.mode
         quarantine = thread.context_state.quarantine_untrusted
         recorder = _TurnRecorder(turn, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine)
@@ -199,35 +201,40 @@ class TurnRunner:
         limit = thread.context_state.turn_limit_s
         deadline = asyncio.timeout(limit)
         try:
-            async with deadline:
-                if mode is ExecutionMode.ACP:
-                    text, finished = await self._run_acp(
-                        request, thread, approver, refused, headless, recorder, followups
-                    )
-                else:
-                    if approver is None and headless:
-                        approver = headless_approver(thread.context_state.permission_level, key, refused)
-                    text, finished = await self._run_native(request, thread, provider, approver, recorder)
-        except asyncio.CancelledError:
-            recorder.notice("Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED)
-            raise
-        except TimeoutError as exc:
-            if deadline.expired():
-                return recorder.limit_reached(limit)
-            log.error("turn on %s failed", key, exc_info=True)  # a timeout of something inside the turn
-            return recorder.failed(str(exc) or "something the turn waited for timed out")
-        except (LLMError, ProviderConfigError, AcpSetupError) as exc:
-            return recorder.failed(str(exc))
-        except Exception as exc:
-            from xworkmate.agents.acp_runner import AcpError
+            try:
+                async with deadline:
+                    if mode is ExecutionMode.ACP:
+                        text, finished = await self._run_acp(
+                            request, thread, approver, refused, headless, recorder, followups
+                        )
+                    else:
+                        if approver is None and headless:
+                            approver = headless_approver(thread.context_state.permission_level, key, refused)
+                        text, finished = await self._run_native(request, thread, provider, approver, recorder)
+                    await recorder.writes.settle()  # ERR-1: a write that failed fails the turn
+            except asyncio.CancelledError:
+                recorder.notice("Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED)
+                raise
+            except TimeoutError as exc:
+                if deadline.expired():
+                    return await recorder.limit_reached(limit)
+                log.error("turn on %s failed", key, exc_info=True)  # a timeout of something inside the turn
+                return await recorder.failed(str(exc) or "something the turn waited for timed out")
+            except (LLMError, ProviderConfigError, AcpSetupError) as exc:
+                return await recorder.failed(str(exc))
+            except Exception as exc:
+                from xworkmate.agents.acp_runner import AcpError
 
-            if isinstance(exc, AcpError):
-                return recorder.failed(str(exc))
-            # ERR-1: a background turn never dies with a traceback; it fails in one line, the log keeps the rest.
-            log.error("turn on %s failed", key, exc_info=True)
-            from xworkmate.controllers.failures import describe_failure
+                if isinstance(exc, AcpError):
+                    return await recorder.failed(str(exc))
+                # ERR-1: a background turn never dies with a traceback; it fails in one line, the log keeps the rest.
+                if exc is not recorder.writes.error:  # a failed write was logged where it failed
+                    log.error("turn on %s failed", key, exc_info=True)
+                from xworkmate.controllers.failures import describe_failure
 
-            return recorder.failed(describe_failure(exc, turn.ctx.settings.effective_database_url))
+                return await recorder.failed(describe_failure(exc, turn.ctx.settings.effective_database_url))
+        finally:
+            await recorder.writes.drained()  # every message is stored and said before the turn ends
         status: Literal["finished", "step_limit"] = "finished" if finished else "step_limit"
         return TurnOutcome(
             key=key,
@@ -249,31 +256,54 @@ class TurnRunner:
     ) -> tuple[str, bool]:
         turn = self._turn
         key = request.thread_id
-        router = turn.router()
         dispatch = turn.dispatch()
-        viewer = dispatch.viewer_for(key)
+        messages = turn.ctx.store.messages
+
+        def start() -> _NativeStart:
+            """What the turn reads before it starts, in one trip to the store thread."""
+            viewer = dispatch.viewer_for(key)
+            history = messages.model_view(key, viewer=viewer)
+            return _NativeStart(
+                router=turn.router(),
+                viewer=viewer,
+                history=history,
+                # SBX-1: commands run contained, with the allow-listed environment.
+                sandbox=line_sandbox(turn.ctx.settings, turn.ctx.store, thread),
+                # WR-1: the line's own recent human messages plus its frozen dispatch snapshot.
+                evidence=dispatch.evidence_provider(key),
+            )
+
+        begun = await turn.ctx.store_thread.call(start)
+        router, viewer, history = begun.router, begun.viewer, begun.history
 
         async def dispatch_tool(call: ToolCall) -> ToolResult:
-            before = set(turn.ctx.store.threads.children(key)) if call.name == TASK_START else set()
-            result = await handle_dispatch_tool_async(dispatch, call.name, call.arguments, key)
-            if result.ok and call.name == TASK_START:
-                for task_key in turn.ctx.store.threads.children(key):
-                    if task_key not in before:
-                        turn.task_dispatched(task_key)
-            elif result.ok and call.name == TASK_SEND:
+            def handle() -> tuple[ToolResult, list[str]]:
+                before = set(turn.ctx.store.threads.children(key)) if call.name == TASK_START else set()
+                result = handle_dispatch_tool(dispatch, call.name, call.arguments, key)
+                started = []
+                if result.ok and call.name == TASK_START:
+                    started = [k for k in turn.ctx.store.threads.children(key) if k not in before]
+                return result, started
+
+            result, started = await recorder.writes.read(handle)
+            for task_key in started:
+                turn.task_dispatched(task_key)
+            if result.ok and call.name == TASK_SEND:
                 turn.task_followed_up(str(call.parse_arguments()["task"]).strip())
             return result
 
-        messages = turn.ctx.store.messages
-        history = messages.model_view(key, viewer=viewer)
-        inbox = self._inbox(key, viewer, last_seen=max((m.id for m in history), default=0))
+        inbox = self._inbox(key, viewer, recorder, last_seen=max((m.id for m in history), default=0))
 
-        def tool_text_for_model(call: ToolCall, result: ToolResult) -> str:
+        async def tool_text_for_model(call: ToolCall, result: ToolResult) -> str:
             """Q-1: the stored result as the model may see it (a quarantined one is its placeholder)."""
-            stored = recorder.tool_results.get(call.id)
-            seen = messages.model_view_of([stored], viewer=viewer).get(stored) if stored is not None else None
-            if seen is not None:
-                return seen.content
+
+            def seen() -> Message | None:
+                stored = recorder.tool_results.get(call.id)
+                return messages.model_view_of([stored], viewer=viewer).get(stored) if stored is not None else None
+
+            shown = await recorder.writes.read(seen)
+            if shown is not None:
+                return shown.content
             if quarantines_output(call.name, quarantine_untrusted=recorder.quarantine_untrusted):
                 return "[withheld: this tool's result was not stored, so it is not shown to the model]"
             return result.content
@@ -290,32 +320,36 @@ class TurnRunner:
             emit=recorder.record,
             pinned_provider=provider,
             secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
-            # SBX-1: commands run contained, with the allow-listed environment.
-            sandbox=line_sandbox(turn.ctx.settings, turn.ctx.store, thread),
+            sandbox=begun.sandbox,
             command_env=sandbox_env(thread),
-            # WR-1: the line's own recent human messages plus its frozen dispatch snapshot.
-            evidence=dispatch.evidence_provider(key),
+            evidence=begun.evidence,
             extra_tools=dispatch_tool_schemas(),
             extra_tool_handler=dispatch_tool,
         )
         result = await agent.run()
         # Issue 14: one that came after the last safe point (another process's `task send`) starts the next turn.
-        recorder.followups = [m.id for m in inbox()]
+        recorder.followups = [m.id for m in await inbox()]
         return result.text, result.finished
 
-    def _inbox(self, key: str, viewer: Viewer, *, last_seen: int) -> Callable[[], list[Message]]:
+    def _inbox(
+        self, key: str, viewer: Viewer, recorder: _TurnRecorder, *, last_seen: int
+    ) -> Callable[[], Awaitable[list[Message]]]:
         """Follow-ups stored on the line after ``last_seen`` (the window's Send, `task send`), oldest first;
-        each call returns only what the previous calls did not."""
+        each call returns only what the previous calls did not. Read on the store thread, after the
+        turn's own writes."""
         messages = self._turn.ctx.store.messages
 
-        def inbox() -> list[Message]:
-            nonlocal last_seen
-            newer = [i for i in messages.page_ids(key, limit=INBOX_PAGE, viewer=viewer) if i > last_seen]
+        def newer_than(seen: int) -> tuple[int, list[Message]]:
+            newer = [i for i in messages.page_ids(key, limit=INBOX_PAGE, viewer=viewer) if i > seen]
             if not newer:
-                return []
-            last_seen = max(newer)
+                return seen, []
             rows = messages.model_view_of(newer, viewer=viewer)  # Q-1: as the model may see them
-            return [rows[i] for i in newer if i in rows and rows[i].role is MessageRole.USER]
+            return max(newer), [rows[i] for i in newer if i in rows and rows[i].role is MessageRole.USER]
+
+        async def inbox() -> list[Message]:
+            nonlocal last_seen
+            last_seen, followups = await recorder.writes.read(lambda: newer_than(last_seen))
+            return followups
 
         return inbox
 
@@ -341,10 +375,11 @@ class TurnRunner:
         )
 
         check_acp_allowed(request.category)  # CAT-3: before any process starts
+        turn, key = self._turn, request.thread_id
         name = thread.execution_binding.provider
-        record = self._turn.ctx.store.providers.get(name) if name else None
+        record = await turn.ctx.store_thread.call(lambda: turn.ctx.store.providers.get(name) if name else None)
         # The gate refused this before the turn began; the agent may have been removed since.
-        problem = acp_agent_problem(request.thread_id, name, record)
+        problem = acp_agent_problem(key, name, record)
         if problem is not None or record is None:
             raise AcpSetupError(problem or "no ACP agent")
         if self._acp_runner is None:
@@ -352,24 +387,39 @@ class TurnRunner:
         level = thread.context_state.permission_level
         if approver is None and headless:
             approver = permission_approver(level, refused=refused)
-        approver = approver or self._turn.approvals.window_approver(request.thread_id)
+        approver = approver or turn.approvals.window_approver(key)
         sandbox = await self.acp_sandbox(thread, record, approver, headless)
-        viewer = self._turn.dispatch().viewer_for(request.thread_id)
-        newest = self._turn.ctx.store.messages.page_ids(request.thread_id, limit=1, viewer=viewer)
-        inbox = self._inbox(request.thread_id, viewer, last_seen=max(newest, default=0))
-        if request.prompt:
-            prompt = request.prompt
-        elif followups:
-            rows = self._turn.ctx.store.messages.model_view_of(followups, viewer=viewer)  # Q-1
-            prompt = _user_prompt([rows[i] for i in followups if i in rows], request.thread_id)
-        else:
-            prompt = self._unanswered_prompt(request.thread_id)
+
+        def start() -> _AcpStart:
+            """What the turn reads before the agent starts, in one trip to the store thread."""
+            viewer = turn.dispatch().viewer_for(key)
+            newest = turn.ctx.store.messages.page_ids(key, limit=1, viewer=viewer)
+            if request.prompt:
+                prompt = request.prompt
+            elif followups:
+                rows = turn.ctx.store.messages.model_view_of(followups, viewer=viewer)  # Q-1
+                prompt = _user_prompt([rows[i] for i in followups if i in rows], key)
+            else:
+                prompt = self._unanswered_prompt(key)
+            return _AcpStart(
+                viewer=viewer,
+                last_seen=max(newest, default=0),
+                prompt=prompt,
+                # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
+                command_sandbox=line_sandbox(turn.ctx.settings, turn.ctx.store, thread),
+                # Issue 15: the person's picks, and the line's MCP servers its category allows.
+                choices=turn.agent_session(key),
+                mcp_servers=turn.turn_mcp_servers(key),
+            )
+
+        begun = await turn.ctx.store_thread.call(start)
+        inbox = self._inbox(key, begun.viewer, recorder, last_seen=begun.last_seen)
         result = await self._acp_runner.run_turn(
             # CAT-3: content on the ACP path carries no category.
             request.model_copy(update={"category": None}),
             command=record.acp_command,
             env=resolve_env_refs(record.acp_env_refs),
-            prompt=prompt,
+            prompt=begun.prompt,
             acp_session_id=thread.execution_binding.acp_session_id,
             approver=approver,
             emit=recorder.record,
@@ -378,20 +428,21 @@ class TurnRunner:
             sandbox=sandbox,
             # SBX-1: the allow-list (proxies included: the agent must reach its model) plus its references.
             base_env=sandbox_env(thread, proxies=True),
-            # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
-            command_sandbox=line_sandbox(self._turn.ctx.settings, self._turn.ctx.store, thread),
+            command_sandbox=begun.command_sandbox,
             command_env=sandbox_env(thread),
             # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
             auth_method=record.acp_auth_method,
-            choose_auth=None if headless else self._turn.approvals.window_sign_in(request.thread_id, record.name),
-            # Issue 15: the person's picks, and the line's MCP servers its category allows.
-            choices=self._turn.agent_session(request.thread_id),
-            mcp_servers=self._turn.turn_mcp_servers(request.thread_id),
+            choose_auth=None if headless else turn.approvals.window_sign_in(key, record.name),
+            choices=begun.choices,
+            mcp_servers=begun.mcp_servers,
         )
         if result.session_id:
-            self._turn.apply_execution_result(request.thread_id, ExecutionResult(acp_session_id=result.session_id))
+            session_id = result.session_id
+            await recorder.writes.read(
+                lambda: turn.apply_execution_result(key, ExecutionResult(acp_session_id=session_id))
+            )
         recorder.chosen.update(provider=record.name, model=None)
-        recorder.followups = [m.id for m in inbox()]
+        recorder.followups = [m.id for m in await inbox()]
         return result.text, True
 
     async def acp_sandbox(
@@ -409,13 +460,16 @@ class TurnRunner:
         # The agent's program and the files its command names must stay readable in its sandbox.
         named = [arg for arg in record.acp_command[1:] if os.path.isabs(arg) and os.path.exists(arg)]
         executable = [found, *named] if found else named
-        sandbox = line_sandbox(
-            self._turn.ctx.settings,
-            self._turn.ctx.store,
-            thread,
-            network=True,
-            writable=agent_state_dirs(record.acp_command, record.acp_state_dirs),
-            executable=executable,
+        ctx = self._turn.ctx
+        sandbox = await ctx.store_thread.call(
+            lambda: line_sandbox(
+                ctx.settings,
+                ctx.store,
+                thread,
+                network=True,
+                writable=agent_state_dirs(record.acp_command, record.acp_state_dirs),
+                executable=executable,
+            )
         )
         if sandbox.available:
             return sandbox
@@ -450,6 +504,25 @@ class TurnRunner:
         return _user_prompt(history[last_reply + 1 :], key)
 
 
+@dataclasses.dataclass(frozen=True)
+class _NativeStart:
+    router: ModelRouter
+    viewer: Viewer
+    history: list[Message]
+    sandbox: Sandbox
+    evidence: Callable[[], list[EvidenceMessage]]
+
+
+@dataclasses.dataclass(frozen=True)
+class _AcpStart:
+    viewer: Viewer
+    last_seen: int
+    prompt: str
+    command_sandbox: Sandbox
+    choices: AgentSessionState
+    mcp_servers: list[McpServerRecord]
+
+
 def _user_prompt(messages: list[Message], key: str) -> str:
     """An ACP prompt from stored messages: the same user-side view the native agent sends (component
     input labelled as not the person's), in order."""
@@ -464,7 +537,13 @@ class AcpSetupError(ValueError):
 
 
 class _TurnRecorder:
-    """Turns agent events into stored messages and change records, for one turn of one line."""
+    """Turns agent events into stored messages and change records, for one turn of one line.
+
+    The agent's sink (``record``) runs on the loop and never waits: what an event stores is queued
+    on the turn's ``writes`` (``controllers/store_thread``), which runs it on the store thread in
+    the order the events came, and delivers its change records on the loop. ``ids`` and
+    ``tool_results`` are filled there; the turn reads them once the queue is drained.
+    """
 
     def __init__(self, turn: TurnContext, key: str, *, acp: bool, quarantine_untrusted: bool) -> None:
         self.turn = turn
@@ -472,6 +551,7 @@ class _TurnRecorder:
         self.acp = acp
         # Q-1: the line quarantines its untrusted tools' output (``domain.tool_trust``) as it is stored.
         self.quarantine_untrusted = quarantine_untrusted
+        self.writes = TurnWrites(turn.ctx.store_thread)
         self.tool_results: dict[str, int] = {}  # tool call id → the stored result's message id
         self.ids: list[int] = []
         self.followups: list[int] = []  # stored after the turn's last safe point (issue 14)
@@ -486,24 +566,28 @@ class _TurnRecorder:
         return describe_call(call)
 
     def _append(self, **kwargs: Any) -> Message:
+        """Store a message of the turn (on the store thread) and say so."""
         message = self.turn.ctx.store.messages.append(self.key, **kwargs)
         self.ids.append(message.id)
         self.turn.ctx.emit_messages(self.key, (message.id,), (message,))
         return message
 
-    def notice(self, text: str, state: MessageState = MessageState.ERROR) -> None:
+    def notice(self, text: str, state: MessageState = MessageState.ERROR, *, after_failure: bool = False) -> None:
+        """A framework notice on the line: stored at once on the store thread, else queued."""
+        if held_changes() is None:
+            self.writes.write(lambda: self.notice(text, state), after_failure=after_failure)
+            return
         self.flush_thought()
         self.ids.append(self.turn.ctx.notice(self.key, text, state))
 
-    def failed(self, error: str) -> TurnOutcome:
-        try:
-            self.notice(f"The run failed: {error}")
-        except Exception:
-            # The database itself failed (read-only, full): the window still hears it through RunFinished.
-            log.error("could not store the failure notice on %s", self.key, exc_info=True)
+    async def failed(self, error: str) -> TurnOutcome:
+        # Tried even after a failed write; if the database itself failed (read-only, full), it is not
+        # stored either (logged), and the window still hears why through RunFinished.
+        self.notice(f"The run failed: {error}", after_failure=True)
+        await self.writes.drained()
         return TurnOutcome(key=self.key, status="failed", error=error, message_ids=tuple(self.ids), **self.chosen)
 
-    def limit_reached(self, limit_s: int) -> TurnOutcome:
+    async def limit_reached(self, limit_s: int) -> TurnOutcome:
         """The turn ran past the line's time limit: ended like Stop, the notice names the limit."""
         from xworkmate.domain.threads import describe_turn_limit
 
@@ -514,6 +598,7 @@ class _TurnRecorder:
             f" to continue, or change the limit with `xworkmate thread set {self.key} --turn-limit MINUTES`.",
             MessageState.INTERRUPTED,
         )
+        await self.writes.drained()
         return TurnOutcome(key=self.key, status="stopped", error=error, message_ids=tuple(self.ids), **self.chosen)
 
     def flush_thought(self) -> None:
@@ -527,14 +612,23 @@ class _TurnRecorder:
             )
 
     def record(self, event: object) -> None:
+        """The agent's event sink, on the loop: streamed text goes out at once (after what is queued)."""
         turn, key = self.turn, self.key
         if isinstance(event, AssistantDelta):
-            turn.ctx.emit(RunDelta(key=key, text=event.text))
+            delta = RunDelta(key=key, text=event.text)
+            self.writes.then(lambda: turn.ctx.emit(delta))
         elif isinstance(event, ThoughtDelta):
-            self._thought.append(event.text)
+            thought = event.text
+            self.writes.then(lambda: self._thought.append(thought))
         elif isinstance(event, ProviderChosen):
             self.chosen.update(provider=event.provider, model=event.model)
-        elif isinstance(event, AssistantDone):
+        else:
+            self.writes.write(lambda: self._store(event))
+
+    def _store(self, event: object) -> None:
+        """What an event stores and says, on the store thread (its change records are held for the loop)."""
+        turn, key = self.turn, self.key
+        if isinstance(event, AssistantDone):
             self.flush_thought()
             if not event.text and not event.tool_calls and event.state is MessageState.COMPLETE:
                 return

@@ -102,7 +102,9 @@ class SessionController:
         self._ctx = ctx
         self._store = store  # the tests seed rows through it; the pieces use ctx.store
         # Issue 19, item 6: other processes' changes as this controller's records; this one's run statuses told.
-        self.external = ExternalLines(store, emit=ctx.emit, running_here=lambda key: key in ctx.running)
+        self.external = ExternalLines(
+            store, emit=ctx.emit, running_here=lambda key: key in ctx.running, store_thread=ctx.store_thread
+        )
         ctx.subscribe(self.external.on_change)
         self._attention: AttentionTracker | None = None
         self._checkpoints: CheckpointController | None = None
@@ -151,6 +153,7 @@ class SessionController:
     def close(self) -> None:
         """Close the store's connections (the command or the window is done with it)."""
         self.external.close()
+        self._ctx.store_thread.close()  # a turn's last writes land before the store closes
         self._ctx.store.close()
 
     def warm_up(self) -> None:
@@ -563,6 +566,7 @@ class SessionController:
                 pending_approvals=self.pending_approvals,
                 waiting_for_sign_in=self.waiting_for_sign_in,
                 elsewhere=self.external.status_elsewhere,
+                write=lambda work, what: self._ctx.store_thread.submit(work, what=what),
             )
             self.subscribe(tracker.on_change)
             self._attention = tracker

@@ -1,5 +1,6 @@
 """``background.run_on_loop``: a controller's coroutine run on the qasync loop, its answer applied on the GUI
-thread by the same rule as ``run_off_thread`` (SPEC LOOP-4; issue 19: the worktree flow's own task set went).
+thread by the same rule as ``run_off_thread`` (SPEC LOOP-4; issue 19: the worktree flow's own task set went);
+``cancel_on`` cancels it when the dialog that asked closes (the provider dialog's own task set went too).
 
 A real qasync loop (``loop``), real threads, a real widget as the answer's owner.
 """
@@ -10,7 +11,7 @@ import asyncio
 import threading
 
 import shiboken6
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QDialog, QWidget
 
 from xworkmate.ui.background import jobs_waiting, run_on_loop
 
@@ -55,6 +56,45 @@ def test_an_answer_for_a_deleted_owner_is_dropped(loop: asyncio.AbstractEventLoo
     run_on_loop(_off_thread(1), answers.append, answers.append, parent=owner)
     shiboken6.delete(owner)  # the widget that asked is closed before the answer comes
     run(loop, wait_until(lambda: jobs_waiting() == 0, what="the dropped answer"))
+    assert answers == []
+
+
+def test_closing_the_dialog_that_asked_cancels_the_coroutine(loop: asyncio.AbstractEventLoop) -> None:
+    """``cancel_on=dialog.finished``: closing the dialog cancels the coroutine where it waits; no answer comes."""
+    dialog = QDialog()
+    started = asyncio.Event()
+    ended: list[str] = []
+
+    async def fetch() -> int:
+        started.set()
+        try:
+            await asyncio.Event().wait()  # an endpoint that does not answer yet
+        except asyncio.CancelledError:
+            ended.append("cancelled")
+            raise
+        return 1
+
+    answers: list[object] = []
+    job = run_on_loop(fetch(), answers.append, answers.append, parent=dialog, cancel_on=dialog.finished)
+    run(loop, started.wait())
+    assert jobs_waiting(dialog) == 1 and not job.done()
+    dialog.reject()
+    run(loop, wait_until(lambda: jobs_waiting(dialog) == 0, what="the cancelled fetch"))
+    assert ended == ["cancelled"] and job.done()
+    assert answers == []
+
+
+def test_an_answer_that_came_just_before_the_close_is_dropped(loop: asyncio.AbstractEventLoop) -> None:
+    """The coroutine has returned, its answer not applied yet, when the dialog closes: it is not applied."""
+    dialog = QDialog()
+
+    async def fetch() -> int:
+        asyncio.get_running_loop().call_soon(dialog.reject)  # runs before the task's done-callbacks
+        return 1
+
+    answers: list[object] = []
+    run_on_loop(fetch(), answers.append, answers.append, parent=dialog, cancel_on=dialog.finished)
+    run(loop, wait_until(lambda: jobs_waiting(dialog) == 0, what="the dropped answer"))
     assert answers == []
 
 

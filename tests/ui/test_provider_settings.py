@@ -194,6 +194,46 @@ def test_nothing_answering_says_so(qtbot: QtBot, loop: asyncio.AbstractEventLoop
     dialog.reject()
 
 
+def test_closing_the_dialog_cancels_a_fetch_in_flight_and_applies_no_answer(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    bare_window: MainWindow,
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The endpoint has not answered "Fetch models" when the dialog closes: the fetch is cancelled (its coroutine
+    sees ``CancelledError``, the server sees the client go) and nothing it could say reaches the dialog."""
+    controller = bare_window.controller
+    fetch = controller.list_provider_models
+    ended: list[str] = []
+
+    async def watched(base_url: str, *, timeout_s: float = 2.0) -> list[str]:
+        try:
+            return await fetch(base_url, timeout_s=timeout_s)  # the real request, to the real server
+        except asyncio.CancelledError:
+            ended.append("cancelled")
+            raise
+
+    monkeypatch.setattr(controller, "list_provider_models", watched)  # a spy: it only sees how the call ends
+    openai_server.hang_models = True
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="local", base_url=openai_server.base_url)
+    qtbot.mouseClick(dialog.fetch_models_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: len(openai_server.requests) == 1, what="the fetch to reach the server"))
+    asking = dialog.status_label.text()
+    assert dialog.busy and asking.startswith("Asking")
+
+    dialog.reject()
+    run(loop, wait_until(lambda: not dialog.busy, what="the cancelled fetch"))
+    assert ended == ["cancelled"]
+    run(loop, wait_until(lambda: openai_server.disconnects == 1, what="the server to see the client go"))
+    # Once not busy, an answer would have been applied: neither models nor an error nor a re-enabled button.
+    assert dialog.model_combo.count() == 0
+    assert dialog.status_label.text() == asking
+    assert dialog.form_error_label.text() == ""
+    assert not dialog.fetch_models_button.isEnabled()
+
+
 def test_remove_asks_first_and_then_removes(
     qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController
 ) -> None:

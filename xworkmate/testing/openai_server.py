@@ -116,6 +116,7 @@ class OpenAIServer:
 
     def __init__(self, *, models: Sequence[str] = ("test-model",)) -> None:
         self.models = list(models)
+        self.hang_models = False  # GET /v1/models hangs until the client goes: a fetch still in flight
         self._replies: deque[Reply] = deque()
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -255,7 +256,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(None)
-        if self.path == MODELS_PATH:
+        if self.path == MODELS_PATH and self.owner.hang_models:
+            try:
+                self._hang()
+            except _ClientGone:
+                self.owner._note_disconnect()
+            self.close_connection = True
+        elif self.path == MODELS_PATH:
             data = [{"id": model, "object": "model", "owned_by": "test"} for model in self.owner.models]
             self._send_json(200, {"object": "list", "data": data})
         else:

@@ -10,6 +10,9 @@
 * ``run_on_loop(coro, on_result, on_error)`` does the same for a controller's coroutine (its
   ``*_off_thread`` methods await a worker thread for their slow part and store on the GUI thread): a task
   on the qasync loop, its answer applied by the same callback. With no qasync loop it runs to its end at once.
+  It returns a ``LoopJob``: ``cancel()``, or the ``cancel_on`` signal (a dialog's ``finished``), cancels the
+  coroutine and drops its answer, even one already come — the one home of "a closed dialog's fetch is
+  cancelled and its answer dropped".
 * ``BackgroundCalls`` numbers a widget's calls on top of it and reports each answer with one signal,
   emitted on the GUI thread: a caller that only wants the newest answer compares the number.
 """
@@ -20,16 +23,16 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, Future
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import shiboken6
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_waiting: set[asyncio.Future[Any]] = set()
+_waiting: dict[asyncio.Future[Any], QObject | None] = {}  # each answer still to come, with the object it is for
 
 
 def qasync_loop() -> asyncio.AbstractEventLoop | None:
@@ -45,11 +48,34 @@ def qasync_loop() -> asyncio.AbstractEventLoop | None:
     return None
 
 
+class LoopJob(Generic[T]):
+    """A coroutine ``run_on_loop`` started. ``cancel()``: the coroutine sees ``CancelledError`` where it waits, and
+    its answer is dropped, even one that has come but is not applied yet."""
+
+    def __init__(self, task: asyncio.Task[T] | None = None) -> None:
+        self._task = task
+        self.dropped = False
+
+    def cancel(self) -> None:
+        self.dropped = True
+        if self._task is not None:
+            self._task.cancel()
+
+    def done(self) -> bool:
+        """Whether the coroutine has ended (its answer applied or dropped, or about to be)."""
+        return self._task is None or self._task.done()
+
+
 def _deliverer(
-    on_result: Callable[[T], None], on_error: Callable[[BaseException], None], parent: QObject | None
+    on_result: Callable[[T], None],
+    on_error: Callable[[BaseException], None],
+    parent: QObject | None,
+    job: LoopJob[T] | None = None,
 ) -> Callable[[asyncio.Future[T] | Future[T]], None]:
     def deliver(outcome: asyncio.Future[T] | Future[T]) -> None:
-        if outcome.cancelled() or (parent is not None and not shiboken6.isValid(parent)):
+        if outcome.cancelled() or (job is not None and job.dropped):
+            return  # cancelled: nobody waits for the answer
+        if parent is not None and not shiboken6.isValid(parent):
             return  # the widget that asked was closed meanwhile: nobody waits for the answer
         error = outcome.exception()
         if error is not None:
@@ -81,8 +107,8 @@ def run_off_thread(
         deliver(done)
         return
     future = loop.run_in_executor(executor, work)
-    _waiting.add(future)
-    future.add_done_callback(_waiting.discard)
+    _waiting[future] = parent
+    future.add_done_callback(_done_waiting)
     future.add_done_callback(deliver)
 
 
@@ -92,28 +118,41 @@ def run_on_loop(
     on_error: Callable[[BaseException], None],
     *,
     parent: QObject | None = None,
-) -> None:
+    cancel_on: SignalInstance | None = None,
+) -> LoopJob[T]:
     """Call from the GUI thread: ``coro`` runs as a task on the qasync loop, its answer as ``run_off_thread``'s.
-    It counts in ``jobs_waiting`` until its answer has been applied."""
-    deliver = _deliverer(on_result, on_error, parent)
+    It counts in ``jobs_waiting`` until its answer has been applied or dropped. ``cancel_on``: a signal that
+    cancels the job when emitted (a dialog's ``finished``: closing the dialog cancels its fetches)."""
     loop = qasync_loop()
     if loop is None:
+        deliver = _deliverer(on_result, on_error, parent)
         done: Future[T] = Future()
         try:
             done.set_result(asyncio.run(coro))
         except Exception as exc:  # handed to on_error, as from the loop
             done.set_exception(exc)
         deliver(done)
-        return
+        return LoopJob()
     task = loop.create_task(coro)
-    _waiting.add(task)
-    task.add_done_callback(deliver)  # first: no job is waiting once its answer is applied
-    task.add_done_callback(_waiting.discard)
+    job = LoopJob(task)
+    _waiting[task] = parent
+    task.add_done_callback(_deliverer(on_result, on_error, parent, job))  # first: no job waits once applied
+    task.add_done_callback(_done_waiting)
+    if cancel_on is not None:
+        connection = cancel_on.connect(job.cancel)
+        task.add_done_callback(lambda _task: QObject.disconnect(connection))  # False if its sender is gone
+    return job
 
 
-def jobs_waiting() -> int:
-    """How many answers are still to come (tests may wait for 0)."""
-    return len(_waiting)
+def _done_waiting(future: asyncio.Future[Any]) -> None:
+    _waiting.pop(future, None)
+
+
+def jobs_waiting(parent: QObject | None = None) -> int:
+    """How many answers are still to come (tests may wait for 0); with ``parent``, how many are for it."""
+    if parent is None:
+        return len(_waiting)
+    return sum(1 for owner in _waiting.values() if owner is parent)
 
 
 class BackgroundCalls(QObject):

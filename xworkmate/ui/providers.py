@@ -6,10 +6,12 @@ controller. API keys are either the name of an environment variable or typed
 into a password field that goes straight to the OS keyring
 (``set_provider_api_key``); they never reach the database. "Fetch models"
 and "Detect local servers" ask the endpoints over HTTP through the
-controller; those calls are scheduled on the running asyncio loop (qasync)
-and their results applied in a done-callback — the dialog never spins an
-event loop of its own (STYLE lesson 6). "Find agent CLIs on PATH" runs the
-controller's blocking discovery in a worker thread (``asyncio.to_thread``).
+controller; those calls are scheduled on the running asyncio loop (qasync,
+``background.run_on_loop``) and their results applied in a done-callback — the
+dialog never spins an event loop of its own (STYLE lesson 6). "Find agent CLIs
+on PATH" runs the controller's blocking discovery in a worker thread
+(``asyncio.to_thread``). Closing the dialog cancels them all and drops their
+answers (``run_on_loop``'s ``cancel_on``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -47,6 +48,7 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.ui.acp_agents import AcpAgentsSection, AcpFormError, agent_record
+from xworkmate.ui.background import LoopJob, jobs_waiting, run_on_loop
 from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
@@ -92,14 +94,6 @@ def error_field(text: str) -> str | None:
     return None
 
 
-def _event_loop() -> asyncio.AbstractEventLoop:
-    """The qasync loop: running when the person clicks, merely current while a test drives the dialog."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.get_event_loop_policy().get_event_loop()
-
-
 class ProviderSettingsDialog(QDialog):
     """The providers list and the form to add or edit one.
 
@@ -124,8 +118,6 @@ class ProviderSettingsDialog(QDialog):
         self.confirm: Confirm = ask_confirmation
         self._editing: ProviderRecord | None = None
         self._editing_agent: str | None = None  # the ACP agent whose settings the agents form shows
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._closed = False
         self._build()
         self._connect_signals()
         self.reload()
@@ -640,44 +632,28 @@ class ProviderSettingsDialog(QDialog):
         button: QPushButton,
         *,
         failure: Callable[[BaseException], None] | None = None,
-    ) -> asyncio.Task[T]:
-        """Run ``coro`` on the qasync loop; apply its result when it is done (no nested loop)."""
+    ) -> LoopJob[T]:
+        """Run ``coro`` on the qasync loop; apply its result when it is done (no nested loop). Closing the
+        dialog (``finished``) cancels it and drops its answer."""
         button.setEnabled(False)
-        task = _event_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(partial(self._on_task_done, on_result, button, failure))
-        return task
 
-    def _on_task_done(
-        self,
-        on_result: Callable[[Any], None],
-        button: QPushButton,
-        failure: Callable[[BaseException], None] | None,
-        task: asyncio.Task[Any],
-    ) -> None:
-        self._tasks.discard(task)
-        if self._closed or task.cancelled():
-            return
-        button.setEnabled(True)
-        exc = task.exception()
-        if exc is not None:
+        def succeeded(result: T) -> None:
+            button.setEnabled(True)
+            on_result(result)
+
+        def failed(exc: BaseException) -> None:
+            button.setEnabled(True)
             log.info("provider settings: %s", exc)
             self.show_status(self.tr("That did not work: {reason}").format(reason=plain_words(str(exc))))
             if failure is not None:
                 failure(exc)
-            return
-        on_result(task.result())
+
+        return run_on_loop(coro, succeeded, failed, parent=self, cancel_on=self.finished)
 
     @property
     def busy(self) -> bool:
         """Whether a fetch or a detection is still running."""
-        return bool(self._tasks)
+        return jobs_waiting(self) > 0
 
     def show_status(self, text: str) -> None:
         self.status_label.setText(text)
-
-    def done(self, result: int) -> None:
-        self._closed = True
-        for task in list(self._tasks):
-            task.cancel()
-        super().done(result)

@@ -6,7 +6,7 @@ inside it) with the same machinery and rules as the native ``run_command``
 setting, the line's environment allow-list plus what the agent passes (never
 ``XWORKMATE_*`` or a secret-looking name), its own process group, output kept up
 to ``outputByteLimit`` (truncated from the beginning, as the ACP spec says).
-Whether a person must approve it first is the turn's job (``acp.turn``); this
+Whether a person must approve it first is the turn's job (``acp.terminal_requests``); this
 module prepares, runs, reports and stops. ``TurnTerminals.close`` kills and
 releases every terminal of a turn: none outlives it.
 """

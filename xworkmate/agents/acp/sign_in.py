@@ -1,0 +1,123 @@
+"""Signing in to an ACP agent (issue 15): the method the provider names, else the agent's only one, else the one a
+person chooses; "authentication required" from session/new|load signs in once and asks again.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from acp import RequestError
+from acp.client.connection import ClientSideConnection
+
+from xworkmate.agents.acp.errors import (
+    AUTH_REQUIRED,
+    AcpAuthError,
+    command_label,
+)
+from xworkmate.agents.acp.reports import (
+    AcpAuthMethod,
+    AcpSignedIn,
+)
+from xworkmate.agents.acp.turn_state import _TurnState
+
+log = logging.getLogger(__name__)
+
+
+class _SignIn(_TurnState):
+    """The part of ``_Turn`` that signs in."""
+
+    # -- signing in (issue 15)
+
+    async def _signed(self, connection: ClientSideConnection, phase: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        """``call`` (session/new or session/load); on "authentication required", sign in once and call again."""
+        agent = self.agent
+        assert agent is not None
+        agent.enter(phase)
+        try:
+            return await call()
+        except RequestError as exc:
+            if exc.code != AUTH_REQUIRED or self.signed_in is not None:
+                raise
+        await self._sign_in(connection, phase)
+        agent.enter(phase)
+        return await call()
+
+    async def _sign_in(self, connection: ClientSideConnection, phase: str) -> None:
+        agent = self.agent
+        assert agent is not None
+        label = command_label(self.command)
+        methods = self.auth_methods
+        if not methods:
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {label} refused {phase}: authentication required, and it lists no sign-in method;"
+                f" sign in by running {label} once in a terminal",
+            )
+        if len(methods) == 1:
+            await self._authenticate(connection, methods[0], "only")
+            return
+        if self.choose_auth is None:
+            name = self.provider or "NAME"
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {label} needs sign-in and offers several methods ({', '.join(m.id for m in methods)});"
+                f" choose one with `xworkmate provider set {name} --acp-auth METHOD`",
+            )
+        with agent.paused_clock():  # a person is choosing: the startup timeout waits
+            chosen = await self.choose_auth(methods)
+        if chosen is None:
+            raise AcpAuthError(self.command, f"ACP agent {label} was not signed in: no sign-in method was chosen")
+        await self._authenticate(connection, self._method(chosen), "person")
+
+    def _method(self, method_id: str) -> AcpAuthMethod:
+        for method in self.auth_methods:
+            if method.id == method_id:
+                return method
+        offered = ", ".join(m.id for m in self.auth_methods) or "none"
+        name = self.provider or "NAME"
+        raise AcpAuthError(
+            self.command,
+            f"ACP agent {command_label(self.command)} has no sign-in method {method_id!r} (it offers: {offered});"
+            f" change it with `xworkmate provider set {name} --acp-auth METHOD` (or `--acp-auth none`)",
+        )
+
+    async def _authenticate(self, connection: ClientSideConnection, method: AcpAuthMethod, chosen_by: str) -> None:
+        agent = self.agent
+        assert agent is not None
+        agent.enter("authenticate")
+        try:
+            await connection.authenticate(method_id=method.id)
+        except RequestError as exc:
+            hint = f"; sign in by running `{method.command}` in a terminal" if method.command else ""
+            # The agent's own explanation (``data.details``) is kept, on the same one line.
+            details = exc.data.get("details") if isinstance(exc.data, dict) else None
+            why = f"{exc} ({' '.join(str(details).split())})" if details else str(exc)
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {command_label(self.command)} refused sign-in with {method.id!r}: {why}"
+                f" (code {exc.code}){hint}",
+            ) from None
+        self.signed_in = method.id
+        log.info("line %s: signed in to ACP agent %s with %r", self.request.thread_id, self.command[0], method.id)
+        self.emit(AcpSignedIn(method.id, chosen_by))
+
+
+def _auth_methods(advertised: Sequence[Any], command: Sequence[str]) -> tuple[AcpAuthMethod, ...]:
+    """The agent's ``authMethods`` as shown to a person; a terminal method gets the command to run."""
+    methods: list[AcpAuthMethod] = []
+    for entry in advertised:
+        meta = entry.field_meta if isinstance(entry.field_meta, dict) else {}
+        kind = str(getattr(entry, "type", None) or meta.get("type") or "agent")
+        text: str | None = None
+        if kind == "terminal":
+            args = getattr(entry, "args", None) or meta.get("args") or []
+            text = shlex.join([*command, *[str(a) for a in args]]) if command else None
+        methods.append(
+            AcpAuthMethod(
+                id=entry.id, name=entry.name or entry.id, description=entry.description, kind=kind, command=text
+            )
+        )
+    return tuple(methods)

@@ -16,22 +16,24 @@ from pathlib import Path
 
 import pytest
 import shiboken6
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from tests.support.openai_server import HangReply, OpenAIServer, Reply, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
-from xworkmate.domain.threads import ExecutionMode
+from xworkmate.domain.threads import ExecutionMode, PermissionLevel
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.testing.latency_proxy import LatencyProxy
 from xworkmate.ui import MainWindow
+from xworkmate.ui.approvals import ApprovalCard
 from xworkmate.ui.background import jobs_waiting
 
 from .conftest import open_window
 from .support import click_line, finished, message_texts, send, settled
-from .support_runs import call, run, wait_until
+from .support_runs import call, live_text, run, wait_until
 
 DELAY_S = 0.020
 
@@ -248,6 +250,87 @@ def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase
     status = window.message_pane.status_label.text()
     assert status.startswith("Folder not changed — ")
     assert "\n" not in status
+
+
+def approval_card_waiting(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer, then: Reply
+) -> tuple[str, ApprovalCard]:
+    """A native line at ``ask`` whose agent asks to write hello.txt, then replies ``then``; its card shown,
+    waiting for the person."""
+    window = slow.window
+    slow.controller.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    window.refresh_providers()
+    line = slow.direct.create_line("Always")
+    window.task_model.reload()
+    click_line(qtbot, window, line.thread_id)
+    write = call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")
+    openai_server.script(ToolCallReply([write]), then)
+    send(qtbot, window, "Please create hello.txt containing a friendly greeting")
+    area = window.message_pane.approval_area
+    run(loop, wait_until(lambda: len(area.cards) == 1, what="the approval card"))
+    return line.thread_id, area.cards[0]
+
+
+def test_always_for_this_line_answers_the_turn_at_once_and_raises_the_level_on_the_worker(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
+) -> None:
+    window = slow.window
+    key, card = approval_card_waiting(qtbot, loop, slow, openai_server, TextReply(["Done."]))
+    slow.sql_threads.clear()
+
+    qtbot.mouseClick(card.always_button, Qt.MouseButton.LeftButton)
+
+    assert window.operations.running > 0  # the click is over; the raise is still on its way to the store
+    run(loop, wait_until(finished(slow.controller, key), what="the turn"), timeout=60)
+    settled(qtbot, window)
+
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    answering = [t for t in on_gui if "on_approval_decided" in t]  # the turn's own writes still run on the GUI loop
+    assert answering == [], "\n".join(answering)
+    assert Path(slow.direct.get_thread(key).workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
+    assert slow.direct.get_thread(key).context_state.permission_level is PermissionLevel.AUTO_EDIT
+    assert window.permission_picker.currentData() == PermissionLevel.AUTO_EDIT.value
+
+
+def test_a_refused_always_raise_says_why_in_one_line_and_the_answer_stands(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    slow: SlowDatabase,
+    openai_server: OpenAIServer,
+    pg_database_url: str,
+) -> None:
+    """ERR-1: the database refuses the raise (here a trigger an administrator put on it); the person's
+    answer was already given, so the write still happens and the line stays at the level stored."""
+    import psycopg
+
+    window = slow.window
+    key, card = approval_card_waiting(qtbot, loop, slow, openai_server, HangReply(chunks=["Writing it"]))
+    with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(
+            "CREATE FUNCTION refuse_permission() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'permission levels are frozen here'; END $$"
+        )
+        admin.execute(
+            "CREATE TRIGGER frozen_permission BEFORE UPDATE OF permission_level ON threads "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_permission()"
+        )
+
+    qtbot.mouseClick(card.always_button, Qt.MouseButton.LeftButton)
+    # The turn went on with the answer: the file is written and the agent's next reply streams (then hangs,
+    # so the line's status does not take the place of the failure before it is read here).
+    run(loop, wait_until(lambda: live_text(window) == "Writing it", what="the reply after the write"), timeout=60)
+    settled(qtbot, window)
+
+    status = window.message_pane.status_label.text()
+    assert status.startswith("That did not work — ") and "permission levels are frozen here" in status
+    assert "\n" not in status
+    assert Path(slow.direct.get_thread(key).workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
+    assert slow.direct.get_thread(key).context_state.permission_level is PermissionLevel.ASK
+    assert window.permission_picker.currentData() == PermissionLevel.ASK.value
+    window.stop_button.click()
+    run(loop, wait_until(finished(slow.controller, key), what="the stop"), timeout=60)
 
 
 def click_line_without_waiting(qtbot: QtBot, window: MainWindow, key: str) -> None:

@@ -1040,12 +1040,20 @@ class MainWindow(QMainWindow):
 
     @Slot(int, str)
     def on_approval_decided(self, approval_id: int, decision: str) -> None:
-        """Allow once / Reject / Always for this line (the controller raises the line's permission for "always")."""
+        """Allow once / Reject / Always for this line. The turn has its answer at once; "always" on a native
+        line then raises its permission as an operation (issue 19, LOOP-4): the tool does not wait for the store."""
+        always = decision == ALWAYS
+        answered: tuple[str, str] | None = None
         try:
-            self._controller.settle_approval(approval_id, decision != REJECT, always=decision == ALWAYS)
+            answered = self._controller.settle_approval(approval_id, decision != REJECT, always=always)
         except (LookupError, ValueError) as exc:
             self.show_error(self.tr("That approval is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()
+        if always and answered is not None:
+            key, tool = answered
+            self.operations.run(  # LineUpdated redraws the pane
+                lambda: self._controller.raise_for_always(key, tool), failed=self._permission_not_changed()
+            )
 
     @Slot(int)
     def on_permission_picked(self, _index: int) -> None:
@@ -1056,13 +1064,16 @@ class MainWindow(QMainWindow):
             return
         key = self._view.key
         self.operations.run(  # LineUpdated redraws the pane
-            lambda: self._controller.set_permission(key, level),
-            failed=self._failure(
-                self.tr("Permission not changed — {error}"),
-                UnknownSessionKeyError,
-                ValueError,
-                then=self._show_stored_settings,
-            ),
+            lambda: self._controller.set_permission(key, level), failed=self._permission_not_changed()
+        )
+
+    def _permission_not_changed(self) -> Callable[[BaseException], None]:
+        """A refused permission change (the picker's, or an "Always" answer's): why, and the stored level shown."""
+        return self._failure(
+            self.tr("Permission not changed — {error}"),
+            UnknownSessionKeyError,
+            ValueError,
+            then=self._show_stored_settings,
         )
 
     @Slot(bool)

@@ -69,7 +69,6 @@ from xworkmate.agents.acp.errors import (
 )
 from xworkmate.agents.acp.process import _AgentProcess
 from xworkmate.agents.acp.reports import (
-    AcpApprovalDecision,
     AcpAuthMethod,
     AcpSessionReady,
     AcpSignedIn,
@@ -525,7 +524,7 @@ class _Turn:
         decision = await self._ask(call)
         if decision is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        always = isinstance(decision, AcpApprovalDecision) and decision.always
+        always = decision.always
         if always:
             self.runner._remembered[(session_id, tool.kind)] = decision.allowed
         if not decision.allowed:

@@ -22,6 +22,7 @@ from sqlalchemy import event
 
 from tests.support.openai_server import HangReply, OpenAIServer, Reply, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel
 from xworkmate.settings import Settings
@@ -30,6 +31,7 @@ from xworkmate.testing.latency_proxy import LatencyProxy
 from xworkmate.ui import MainWindow
 from xworkmate.ui.approvals import ApprovalCard
 from xworkmate.ui.background import jobs_waiting
+from xworkmate.ui.conversation import MESSAGE_ID_ROLE
 
 from .conftest import open_window
 from .support import click_line, finished, message_texts, send, settled
@@ -250,6 +252,39 @@ def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase
     status = window.message_pane.status_label.text()
     assert status.startswith("Folder not changed — ")
     assert "\n" not in status
+
+
+def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: QtBot, slow: SlowDatabase) -> None:
+    window = slow.window
+    store = slow.direct._store  # test seeding only; the window never touches the store
+    line, other = slow.direct.create_line("Long history"), slow.direct.create_line("Other")
+
+    def say(key: str, text: str) -> int:
+        return store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text).id
+
+    elsewhere = say(other.thread_id, "on another line")
+    target = say(line.thread_id, "the needle")
+    for number in range(450):  # more than two older pages
+        say(line.thread_id, f"filler {number}")
+    window.task_model.reload()
+    slow.sql_threads.clear()
+
+    window.on_search_hit_chosen(line.thread_id, target)  # what the palette's Enter on the hit does
+    settled(qtbot, window)  # the switch, then the pages down to the hit
+    window.message_list.grab()  # the rows around it paint from what was read with the pages
+
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert slow.sql_threads and on_gui == [], "\n".join(on_gui)
+    model, current = window.message_model, window.message_list.currentIndex()
+    assert model.stored_count == 451 and not model.has_older
+    assert current.isValid() and current.data(MESSAGE_ID_ROLE) == target
+    assert window.message_list.selectionModel().isSelected(current)
+    assert current.data() == "the needle"
+
+    window.on_search_hit_chosen(line.thread_id, elsewhere)  # a hit the line does not hold (any more)
+    settled(qtbot, window)
+    assert window.message_pane.status_label.text() == f"Message #{elsewhere} is no longer in this line"
+    assert window.message_list.currentIndex().data(MESSAGE_ID_ROLE) == target
 
 
 def approval_card_waiting(

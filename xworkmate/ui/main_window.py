@@ -1621,9 +1621,12 @@ class MainWindow(QMainWindow):
     def on_search_hit_chosen(self, key: str, message_id: int) -> None:
         """Switch to the hit's line (ISO-5) and scroll its conversation to the message, selected."""
 
+        def missing() -> None:
+            self.show_error(self.tr("Message #{number} is no longer in this line").format(number=message_id))
+
         def reveal() -> None:
-            if message_id and not reveal_message(self.message_list, self.message_model, message_id):
-                self.show_error(self.tr("Message #{number} is no longer in this line").format(number=message_id))
+            if message_id:  # its older pages, if any, are read on the store worker (issue 19)
+                reveal_message(self.message_list, self.message_model, message_id, missing)
 
         if key == self.shown_key:
             reveal()

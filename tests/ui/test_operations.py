@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 import shiboken6
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
@@ -287,6 +289,37 @@ def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: Qt
     assert window.message_list.currentIndex().data(MESSAGE_ID_ROLE) == target
 
 
+# A popup menu on the offscreen platform: it cannot raise it or grab the keyboard, and says so.
+@pytest.mark.qt_log_ignore(r"This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))")
+def test_the_menu_of_a_message_not_read_yet_opens_once_the_worker_read_it(qtbot: QtBot, slow: SlowDatabase) -> None:
+    window = slow.window
+    line = slow.direct.create_line("Menus")
+    window.task_model.reload()
+    click_line(qtbot, window, line.thread_id)
+    window.external_watch.stop()  # else it hears of the message below, and painting its row reads it
+    store = slow.direct._store  # test seeding only: an agent's message the window has not read
+    answer = store.messages.append(line.thread_id, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="hi")
+    assert window.message_model.cached_message(answer.id) is None
+    slow.sql_threads.clear()
+
+    window.open_message_menu(answer.id, window.message_list.viewport().mapToGlobal(QPoint(10, 10)))
+
+    assert QApplication.activePopupWidget() is None  # not yet: the row is read on the worker
+    settled(qtbot, window)
+    menu = QApplication.activePopupWidget()
+    assert isinstance(menu, QMenu) and menu.objectName() == "messageMenu"
+    hide = menu.findChild(QAction, "hideFromModelAction")
+    assert hide is not None and hide.isEnabled()  # an agent's message can be hidden: the menu knows the row
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert slow.sql_threads and on_gui == [], "\n".join(on_gui)
+    assert window.message_model.cached_message(answer.id) == answer
+    hide.trigger()
+    menu.close()
+    settled(qtbot, window)
+    assert slow.direct.messages_by_id([answer.id])[answer.id].quarantined
+    qtbot.waitUntil(lambda: not shiboken6.isValid(menu))  # a closed menu goes
+
+
 def approval_card_waiting(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer, then: Reply
 ) -> tuple[str, ApprovalCard]:
@@ -375,6 +408,4 @@ def click_line_without_waiting(qtbot: QtBot, window: MainWindow, key: str) -> No
     index = proxy_index(window, key)
     view = window.task_line_list
     view.scrollTo(index)
-    from PySide6.QtCore import Qt
-
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())

@@ -61,7 +61,7 @@ from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.mcp import McpServerRecord
-from xworkmate.domain.messages import MessageRole
+from xworkmate.domain.messages import Message, MessageRole
 from xworkmate.domain.providers import ProviderRecord, offers_agent_provider
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import (
@@ -938,14 +938,14 @@ class MainWindow(QMainWindow):
             menu.exec(self.task_line_list.viewport().mapToGlobal(pos))
             menu.deleteLater()
 
-    def message_menu(self, message_id: int) -> QMenu:
-        """The context menu of one stored message (built separately so it can be tested without exec).
+    def message_menu(self, message_id: int, message: Message | None = None) -> QMenu:
+        """The context menu of one stored message (built separately so it can be tested without exec), as
+        ``message`` says (by default the row as the conversation last read it; none: nothing can be hidden).
 
         Q-1: "Hide from the model" on a tool result or an agent's message; "Show to the model again" undoes it.
         """
-        message = self.message_model.cached_message(message_id)
-        if message is None:  # a row not painted yet
-            message = self._controller.messages_by_id([message_id]).get(message_id)
+        if message is None:
+            message = self.message_model.cached_message(message_id)
         menu = QMenu(self)
         menu.setObjectName("messageMenu")
         if message is not None and message.quarantined:
@@ -979,9 +979,31 @@ class MainWindow(QMainWindow):
     def on_message_context_menu(self, pos: QPoint) -> None:
         message_id = self.message_list.indexAt(pos).data(MESSAGE_ID_ROLE)
         if isinstance(message_id, int):  # live rows (still streaming) have no id yet
+            self.open_message_menu(message_id, self.message_list.viewport().mapToGlobal(pos))
+
+    def open_message_menu(self, message_id: int, at: QPoint) -> None:
+        """The menu of a message at ``at`` (global): at once for a row as last read; a row not read yet is
+        read on the store worker first (issue 19, LOOP-4), its menu opened unless another line is shown by then."""
+        if self.message_model.cached_message(message_id) is not None:
             menu = self.message_menu(message_id)
-            menu.exec(self.message_list.viewport().mapToGlobal(pos))
+            menu.exec(at)
             menu.deleteLater()
+            return
+        key = self.message_model.key
+
+        def read() -> Message | None:
+            return self._controller.messages_by_id([message_id]).get(message_id)
+
+        def arrived(message: Message | None) -> None:
+            if self.message_model.key != key:
+                return
+            if message is not None:
+                self.message_model.remember([message])  # its row paints without a read
+            menu = self.message_menu(message_id, message)
+            menu.aboutToHide.connect(menu.deleteLater)  # after its action was triggered
+            menu.popup(at)  # not exec: no nested event loop inside the operation's answer (STYLE 6)
+
+        self.operations.query(read, done=arrived, failed=self._failure(""))
 
     # -- slots: conversation -----------------------------------------------
 

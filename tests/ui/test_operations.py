@@ -242,6 +242,36 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     assert back == [], "\n".join(back)
 
 
+def test_a_turns_start_and_end_are_shown_from_reads_on_the_worker(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
+) -> None:
+    """The line's row and view after a turn's records (``LineUpdated`` at its start and end, emitted on the GUI
+    loop) are read on the store worker, then applied: "Running", then "Runnable" again, with no such read on
+    the GUI thread. (The turn's own writes still run on the GUI loop: not counted here.)"""
+    window = slow.window
+    slow.controller.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    window.refresh_providers()
+    line = slow.direct.create_line("A turn")
+    window.task_model.reload()
+    click_line(qtbot, window, line.thread_id)
+    openai_server.script(ToolCallReply([call("list_dir", path=".")]), TextReply(["Done ", "here."]))
+    slow.sql_threads.clear()
+
+    send(qtbot, window, "go")
+    assert window.message_pane.status_label.text().startswith("Running")
+    run(loop, wait_until(lambda: not slow.controller.is_running(line.thread_id), what="the turn"), timeout=60)
+    assert window.operations.running > 0  # its end is being read: not `finished`, which waits for that too
+    settled(qtbot, window)
+
+    assert window.message_pane.status_label.text().startswith("Runnable")
+    assert window.task_model.summary(line.thread_id) == slow.direct.line_summary(line.thread_id)
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    applying = [t for t in on_gui if "on_controller_changed" in t]  # the window reading for a record
+    assert applying == [], "\n".join(applying)
+
+
 def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     line = slow.direct.create_line("Gone soon")

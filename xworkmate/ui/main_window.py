@@ -621,13 +621,18 @@ class MainWindow(QMainWindow):
             try:
                 if isinstance(change, LineCreated):
                     self.task_model.add_line(change.key, self._ahead.summaries.get(change.key))
+                elif isinstance(change, LineUpdated) and not self.operations.applying:
+                    # A turn's record (its start, its end): its row and view are read on the worker (LOOP-4).
+                    self.operations.deliver(
+                        [change],
+                        failed=self._failure(
+                            self.tr("A task line changed but could not be read — {error}"), UnknownSessionKeyError
+                        ),
+                    )
                 elif isinstance(change, LineUpdated):
                     self.task_model.refresh_line(change.key, self._ahead.summaries.get(change.key))
-                    if change.key == self.shown_key:
-                        if (view := self._ahead.views.get(change.key)) is not None:
-                            self._show_view(view)  # read with the operation
-                        elif not self.operations.applying:
-                            self._show_view(self._controller.line_view(change.key))  # a turn's record
+                    if change.key == self.shown_key and (view := self._ahead.views.get(change.key)) is not None:
+                        self._show_view(view)  # read with the operation
                 elif isinstance(change, CurrentLineChanged):
                     self._wanted_key = change.key
                     if (panes := self._ahead.panes.get(change.key)) is not None:

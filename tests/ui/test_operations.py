@@ -214,6 +214,18 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     assert folder.is_dir()
 
 
+def agent_line_shown(qtbot: QtBot, slow: SlowDatabase, openai_server: OpenAIServer, title: str) -> str:
+    """A line made by another desktop, run by the scripted OpenAI-compatible agent, shown in the window."""
+    slow.controller.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    slow.window.refresh_providers()
+    key = slow.direct.create_line(title).thread_id
+    slow.window.task_model.reload()
+    click_line(qtbot, slow.window, key)
+    return key
+
+
 def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
 ) -> None:
@@ -249,24 +261,18 @@ def test_a_turns_start_and_end_are_shown_from_reads_on_the_worker(
     loop) are read on the store worker, then applied: "Running", then "Runnable" again, with no such read on
     the GUI thread. (The turn's own writes still run on the GUI loop: not counted here.)"""
     window = slow.window
-    slow.controller.add_provider(
-        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
-    )
-    window.refresh_providers()
-    line = slow.direct.create_line("A turn")
-    window.task_model.reload()
-    click_line(qtbot, window, line.thread_id)
+    key = agent_line_shown(qtbot, slow, openai_server, "A turn")
     openai_server.script(ToolCallReply([call("list_dir", path=".")]), TextReply(["Done ", "here."]))
     slow.sql_threads.clear()
 
     send(qtbot, window, "go")
     assert window.message_pane.status_label.text().startswith("Running")
-    run(loop, wait_until(lambda: not slow.controller.is_running(line.thread_id), what="the turn"), timeout=60)
+    run(loop, wait_until(lambda: not slow.controller.is_running(key), what="the turn"), timeout=60)
     assert window.operations.running > 0  # its end is being read: not `finished`, which waits for that too
     settled(qtbot, window)
 
     assert window.message_pane.status_label.text().startswith("Runnable")
-    assert window.task_model.summary(line.thread_id) == slow.direct.line_summary(line.thread_id)
+    assert window.task_model.summary(key) == slow.direct.line_summary(key)
     on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
     applying = [t for t in on_gui if "on_controller_changed" in t]  # the window reading for a record
     assert applying == [], "\n".join(applying)
@@ -356,19 +362,13 @@ def approval_card_waiting(
     """A native line at ``ask`` whose agent asks to write hello.txt, then replies ``then``; its card shown,
     waiting for the person."""
     window = slow.window
-    slow.controller.add_provider(
-        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
-    )
-    window.refresh_providers()
-    line = slow.direct.create_line("Always")
-    window.task_model.reload()
-    click_line(qtbot, window, line.thread_id)
+    key = agent_line_shown(qtbot, slow, openai_server, "Always")
     write = call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")
     openai_server.script(ToolCallReply([write]), then)
     send(qtbot, window, "Please create hello.txt containing a friendly greeting")
     area = window.message_pane.approval_area
     run(loop, wait_until(lambda: len(area.cards) == 1, what="the approval card"))
-    return line.thread_id, area.cards[0]
+    return key, area.cards[0]
 
 
 def test_always_for_this_line_answers_the_turn_at_once_and_raises_the_level_on_the_worker(

@@ -29,7 +29,8 @@ from xworkmate.controllers.line_settings import LineSettingsController
 from xworkmate.controllers.lines import LineController
 from xworkmate.controllers.session import SessionController
 from xworkmate.domain.keys import MAIN_KEY
-from xworkmate.domain.threads import PermissionLevel, ThreadStatus
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.threads import ExecutionMode, PermissionLevel, ThreadStatus
 from xworkmate.llm.events import ToolCall
 from xworkmate.settings import Settings
 from xworkmate.store import Store
@@ -94,6 +95,10 @@ def test_always_on_an_approval_raises_the_native_lines_level_through_the_line_se
     assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.ASK  # not yet: the answer only
     assert approvals.raise_for_always(key, "write_file") is not None
     assert approvals.raise_for_always(key, "edit_file") is None  # already high enough: no write
+    sqlite_store.providers.add(ProviderRecord(name="agent", kind=ProviderKind.ACP, acp_command=("agent", "--acp")))
+    line_settings.set_execution(key, ExecutionMode.ACP, "agent")
+    assert approvals.raise_for_always(key, "run_command") is None  # an ACP agent remembers "always" itself
+    assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.AUTO_EDIT
     assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.AUTO_EDIT
     requested = [c for c in heard if isinstance(c, ApprovalRequested)]
     assert [c.tool for c in requested] == ["write_file"]

@@ -13,9 +13,9 @@ the same run:
 - send and create: the longest the event loop stalls while the person creates
   lines and sends messages, as the p99 lag of a 5 ms timer (target ≤ 16 ms),
   with the same on SQLite as the reference;
-- turns: the same timer's p99 lag while native turns run, each with one tool
-  call and its answer, from a local OpenAI-compatible server (the turn's own
-  store work runs on the controller's store thread; target ≤ 16 ms).
+- turns: the same timer's longest lag while native turns run, each with one
+  tool call and its answer, from a local OpenAI-compatible server (the turn's
+  own store work runs on the controller's store thread; target ≤ 16 ms).
 
 A first visit to a line has no cached view: its switch time is reported in the notes.
 """
@@ -200,6 +200,7 @@ def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]
         window.refresh_providers()
         key = window.shown_key
         assert key is not None
+        controller.warm_up()  # the turn code loaded, as run_gui loads it while the window shows
 
         def turn() -> None:
             look = ScriptedToolCall(id="c1", name="list_dir", arguments=json.dumps({"path": "."}))
@@ -231,7 +232,7 @@ def slow_database() -> list[Figure]:
     after = [f - c for f, c in zip(slow.fresh, slow.cached, strict=True)]
     after95 = percentile(after, 95)
     lag99 = percentile(slow.lags, 99)
-    turn99 = percentile(slow.turn_lags, 99)
+    turn_max = max(slow.turn_lags)
     notes = {
         "round_trip_added_ms": rtt_ms,
         "cached_p50_ms": percentile(slow.cached, 50),
@@ -280,16 +281,17 @@ def slow_database() -> list[Figure]:
             },
         ),
         Figure(
-            name="native turns with a tool call behind a 20 ms database: loop lag p99",
-            value=turn99,
+            # A turn waits on its model most of the time, so a few long stalls hide under a p99: the longest.
+            name="native turns with a tool call behind a 20 ms database: longest loop stall",
+            value=turn_max,
             unit="ms",
             target="<= 16 ms",
-            met=turn99 <= 16,
-            reference=percentile(local.turn_lags, 99),
+            met=turn_max <= 16,
+            reference=max(local.turn_lags),
             reference_label="ms on local SQLite",
             notes={
-                "max_lag_ms": max(slow.turn_lags),
-                "pg_direct_lag_p99_ms": percentile(direct.turn_lags, 99),
+                "lag_p99_ms": percentile(slow.turn_lags, 99),
+                "pg_direct_longest_ms": max(direct.turn_lags),
                 "turns": TURNS,
             },
         ),

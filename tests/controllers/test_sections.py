@@ -29,7 +29,8 @@ from xworkmate.controllers.line_settings import LineSettingsController
 from xworkmate.controllers.lines import LineController
 from xworkmate.controllers.session import SessionController
 from xworkmate.domain.keys import MAIN_KEY
-from xworkmate.domain.threads import PermissionLevel, ThreadStatus
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.threads import ExecutionMode, PermissionLevel, ThreadStatus
 from xworkmate.llm.events import ToolCall
 from xworkmate.settings import Settings
 from xworkmate.store import Store
@@ -67,7 +68,8 @@ def test_the_needs_sign_in_callable_is_what_the_line_view_asks(sqlite_store: Sto
 def test_always_on_an_approval_raises_the_native_lines_level_through_the_line_settings(
     sqlite_store: Store, settings: Settings
 ) -> None:
-    """The approvals section holds the cards; "Always" raises the level through the callable it was handed."""
+    """The approvals section holds the cards; the answer goes at once, with no store call (issue 19), and
+    "Always" raises the level afterwards (the window's operation) through the callable it was handed."""
     ctx = ControllerContext(store=sqlite_store, settings=settings)
     heard: list[Change] = []
     ctx.subscribe(heard.append)
@@ -84,12 +86,19 @@ def test_always_on_an_approval_raises_the_native_lines_level_through_the_line_se
         while not approvals.pending_approvals(key):
             await asyncio.sleep(0)
         [approval_id] = approvals.pending_approvals(key)
-        approvals.settle(approval_id, True, always=True)
+        assert approvals.settle(approval_id, True, always=True) == (key, "write_file")
         return await waiting
 
     decision = asyncio.run(scenario())
-    assert decision.allowed
+    assert decision.allowed and decision.always
     assert approvals.pending_approvals(key) == []
+    assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.ASK  # not yet: the answer only
+    assert approvals.raise_for_always(key, "write_file") is not None
+    assert approvals.raise_for_always(key, "edit_file") is None  # already high enough: no write
+    sqlite_store.providers.add(ProviderRecord(name="agent", kind=ProviderKind.ACP, acp_command=("agent", "--acp")))
+    line_settings.set_execution(key, ExecutionMode.ACP, "agent")
+    assert approvals.raise_for_always(key, "run_command") is None  # an ACP agent remembers "always" itself
+    assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.AUTO_EDIT
     assert ctx.get_thread(key).context_state.permission_level is PermissionLevel.AUTO_EDIT
     requested = [c for c in heard if isinstance(c, ApprovalRequested)]
     assert [c.tool for c in requested] == ["write_file"]

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
@@ -90,4 +90,12 @@ def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
 
 
 def finished(controller: SessionController, key: str) -> Callable[[], bool]:
-    return lambda: not controller.is_running(key)
+    """The turn on ``key`` is over and the windows applied its end (issue 19, LOOP-4: the line's row and
+    view after a turn's records are read on the store worker)."""
+    return lambda: not controller.is_running(key) and applied()
+
+
+def applied() -> bool:
+    """No window has an operation still on its way (``settled``, for every window open)."""
+    windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+    return all(w.operations.running == 0 for w in windows)

@@ -18,7 +18,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
 
 from .conftest import open_window
-from .support import click_line, send, settled
+from .support import click_line, finished, send, settled
 from .support_runs import run, wait_until
 
 # Opening a popup offscreen: the platform says it cannot raise it or grab the keyboard.
@@ -80,7 +80,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     assert not window.usage_meter.isVisible()
 
     send(qtbot, window, "hello")
-    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the first turn"))
+    run(loop, wait_until(finished(controller, line.thread_id), what="the first turn"))
     qtbot.waitUntil(bar.isVisible)
     mode_picker = window.findChild(QComboBox, "acpModePicker")
     model_picker = window.findChild(QComboBox, "acpModelPicker")
@@ -110,7 +110,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     assert mode_picker.currentText() == "Code"  # the pick is shown while it waits for the next turn
 
     send(qtbot, window, "again")
-    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the second turn"))
+    run(loop, wait_until(finished(controller, line.thread_id), what="the second turn"))
     assert [(e["what"], e["value"]) for e in report_events(report, "set")] == [
         ("mode", "code"),
         ("model", "large"),
@@ -133,7 +133,7 @@ def test_slash_opens_the_agents_commands_and_a_click_fills_the_composer(
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "hello")
-    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the turn"))
+    run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
 
     completer = window.slash_completer
     assert completer.objectName() == "slashCompleter"
@@ -189,5 +189,5 @@ def test_binding_a_new_line_offers_the_agents_existing_sessions(
     run(loop, wait_until(lambda: controller.get_thread(second.thread_id).execution_binding.acp_session_id == "s-old"))
     assert len(report_events(report, "list_sessions")) == 1  # the pick used the listing it had
     send(qtbot, window, "what was it?")
-    run(loop, wait_until(lambda: not controller.is_running(second.thread_id), what="the turn"))
+    run(loop, wait_until(finished(controller, second.thread_id), what="the turn"))
     assert [e["session_id"] for e in report_events(report, "load_session")] == ["s-old"]

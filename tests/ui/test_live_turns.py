@@ -296,7 +296,7 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
     run(
         loop,
         wait_until(
-            lambda: not controller.is_running(line_a.thread_id) and not controller.is_running(line_b.thread_id),
+            lambda: finished(controller, line_a.thread_id)() and finished(controller, line_b.thread_id)(),
             what="both turns",
         ),
     )

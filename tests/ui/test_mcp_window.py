@@ -18,7 +18,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
 
 from .conftest import open_window
-from .support import click_line, send
+from .support import click_line, finished, send
 from .support_runs import run, wait_until
 
 POPUP_NOISE = pytest.mark.qt_log_ignore(
@@ -81,7 +81,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     qtbot.waitUntil(lambda: window.agent_bar.mcp_picker.text() == "MCP (1)")
 
     send(qtbot, window, "hello")
-    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the turn"))
+    run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
     (new,) = report_events(report, "new_session")
     assert "mcp" not in new  # FILES_TOKEN is not set: left out, in one line
     texts = [m.content for m in controller.messages(line.thread_id)]

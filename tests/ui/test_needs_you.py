@@ -22,7 +22,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
 
 from .conftest import open_window
-from .support import click_line, open_new_line, proxy_index, send, settled
+from .support import click_line, finished, open_new_line, proxy_index, send, settled
 from .support_runs import fast_router, run, send_and_finish, turn_on, wait_until, write_request
 
 
@@ -131,7 +131,7 @@ def test_the_focused_approval_card_answers_y_n_and_a(
     qtbot.keyClick(card, Qt.Key.Key_X)  # other keys do nothing
     assert agent_controller.pending_approvals(line.thread_id) == [card.approval_id]
     qtbot.keyClick(card.arguments_view, getattr(Qt.Key, f"Key_{key}"))  # from inside the card too
-    run(loop, wait_until(lambda: not agent_controller.is_running(line.thread_id), what="the turn to end"))
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to end"))
     assert Path(line.workspace_binding.path or "", "hello.txt").exists() is written
     assert agent_controller.get_thread(line.thread_id).context_state.permission_level.value == level
 
@@ -272,6 +272,6 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
     assert card is not None
     [api_key] = [b for b in card.findChildren(QPushButton, "signInMethodButton") if b.property("methodId") == "api-key"]
     qtbot.mouseClick(api_key, Qt.MouseButton.LeftButton)
-    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the turn to finish"))
+    run(loop, wait_until(finished(controller, line.thread_id), what="the turn to finish"))
     assert controller.attention.state(line.thread_id) is Attention.NONE  # shown and active: seen
     assert proxy_index(window, line.thread_id).data(BADGE_ROLE) == ""

@@ -33,7 +33,7 @@ from xworkmate.ui.needs_you import NOTIFICATIONS_STATE
 from xworkmate.ui.notifier import FreedesktopNotifications, TrayNotifications
 
 from .conftest import OFFSCREEN_NOISE, open_window
-from .support import click_line, settled
+from .support import click_line, finished, settled
 from .support_runs import call, run, turn_on, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,7 +142,7 @@ def test_an_approval_on_another_line_is_notified(
     run(loop, wait_until(lambda: bool(recorded.shown), what="the notification"))
     assert recorded.shown == [(line.thread_id, "XWorkmate: Writer", "“Writer” waits for your approval.")]
     agent_controller.stop(line.thread_id)
-    run(loop, wait_until(lambda: not agent_controller.is_running(line.thread_id)))
+    run(loop, wait_until(finished(agent_controller, line.thread_id)))
 
 
 def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(

@@ -16,7 +16,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE
 from xworkmate.ui import MainWindow
 
-from .support import click_line, message_texts, send
+from .support import click_line, finished, message_texts, send
 from .support_runs import call, run, tool_rows, wait_until
 
 R = "\ufffd"
@@ -37,7 +37,7 @@ def test_the_tool_card_and_the_reply_say_nul_bytes_were_replaced_err_3(
     click_line(qtbot, window, line.thread_id)
     openai_server.script(ToolCallReply([call("run_command", command="printf 'a\\0b'")]), TextReply(["printed a\x00b"]))
     send(qtbot, window, "print a NUL")
-    run(loop, wait_until(lambda: not agent_controller.is_running(line.thread_id), what="the turn to end"))
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to end"))
 
     [row] = tool_rows(window)
     index = window.message_model.index(row, 0)

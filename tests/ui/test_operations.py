@@ -16,22 +16,28 @@ from pathlib import Path
 
 import pytest
 import shiboken6
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from tests.support.openai_server import HangReply, OpenAIServer, Reply, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
-from xworkmate.domain.threads import ExecutionMode
+from xworkmate.domain.threads import ExecutionMode, PermissionLevel
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.testing.latency_proxy import LatencyProxy
 from xworkmate.ui import MainWindow
+from xworkmate.ui.approvals import ApprovalCard
 from xworkmate.ui.background import jobs_waiting
+from xworkmate.ui.conversation import MESSAGE_ID_ROLE
 
 from .conftest import open_window
 from .support import click_line, finished, message_texts, send, settled
-from .support_runs import call, run, wait_until
+from .support_runs import call, live_text, run, wait_until
 
 DELAY_S = 0.020
 
@@ -208,6 +214,18 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     assert folder.is_dir()
 
 
+def agent_line_shown(qtbot: QtBot, slow: SlowDatabase, openai_server: OpenAIServer, title: str) -> str:
+    """A line made by another desktop, run by the scripted OpenAI-compatible agent, shown in the window."""
+    slow.controller.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    slow.window.refresh_providers()
+    key = slow.direct.create_line(title).thread_id
+    slow.window.task_model.reload()
+    click_line(qtbot, slow.window, key)
+    return key
+
+
 def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
 ) -> None:
@@ -236,9 +254,34 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
     back = [t for t in on_gui if any(r in t for r in reads)]
     assert back == [], "\n".join(back)
-    turn = [t for t in on_gui if t.endswith(" in ")]  # no window code on the stack: the turn's own work
-    assert turn == [], "\n".join(turn)
+    # Nor anything else: the turn's own work (no window code on the stack) and the window's reads alike.
+    assert on_gui == [], "\n".join(on_gui)
     assert any(t.startswith("xworkmate-turn-store") for t in slow.sql_threads)
+
+
+def test_a_turns_start_and_end_are_shown_from_reads_on_the_worker(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
+) -> None:
+    """The line's row and view after a turn's records (``LineUpdated`` at its start and end, emitted on the GUI
+    loop) are read on the store worker, then applied: "Running", then "Runnable" again, with no such read on
+    the GUI thread (nor any of the turn's own store work, which runs on the controller's store thread)."""
+    window = slow.window
+    key = agent_line_shown(qtbot, slow, openai_server, "A turn")
+    openai_server.script(ToolCallReply([call("list_dir", path=".")]), TextReply(["Done ", "here."]))
+    slow.sql_threads.clear()
+
+    send(qtbot, window, "go")
+    assert window.message_pane.status_label.text().startswith("Running")
+    run(loop, wait_until(lambda: not slow.controller.is_running(key), what="the turn"), timeout=60)
+    assert window.operations.running > 0  # its end is being read: not `finished`, which waits for that too
+    settled(qtbot, window)
+
+    assert window.message_pane.status_label.text().startswith("Runnable")
+    assert window.task_model.summary(key) == slow.direct.line_summary(key)
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    applying = [t for t in on_gui if "on_controller_changed" in t]  # the window reading for a record
+    assert applying == [], "\n".join(applying)
+    assert on_gui == [], "\n".join(on_gui)
 
 
 def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:
@@ -255,6 +298,145 @@ def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase
     assert "\n" not in status
 
 
+def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: QtBot, slow: SlowDatabase) -> None:
+    window = slow.window
+    store = slow.direct._store  # test seeding only; the window never touches the store
+    line, other = slow.direct.create_line("Long history"), slow.direct.create_line("Other")
+
+    def say(key: str, text: str) -> int:
+        return store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text).id
+
+    elsewhere = say(other.thread_id, "on another line")
+    target = say(line.thread_id, "the needle")
+    for number in range(450):  # more than two older pages
+        say(line.thread_id, f"filler {number}")
+    window.task_model.reload()
+    slow.sql_threads.clear()
+
+    window.on_search_hit_chosen(line.thread_id, target)  # what the palette's Enter on the hit does
+    settled(qtbot, window)  # the switch, then the pages down to the hit
+    window.message_list.grab()  # the rows around it paint from what was read with the pages
+
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert slow.sql_threads and on_gui == [], "\n".join(on_gui)
+    model, current = window.message_model, window.message_list.currentIndex()
+    assert model.stored_count == 451 and not model.has_older
+    assert current.isValid() and current.data(MESSAGE_ID_ROLE) == target
+    assert window.message_list.selectionModel().isSelected(current)
+    assert current.data() == "the needle"
+
+    window.on_search_hit_chosen(line.thread_id, elsewhere)  # a hit the line does not hold (any more)
+    settled(qtbot, window)
+    assert window.message_pane.status_label.text() == f"Message #{elsewhere} is no longer in this line"
+    assert window.message_list.currentIndex().data(MESSAGE_ID_ROLE) == target
+
+
+# A popup menu on the offscreen platform: it cannot raise it or grab the keyboard, and says so.
+@pytest.mark.qt_log_ignore(r"This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))")
+def test_the_menu_of_a_message_not_read_yet_opens_once_the_worker_read_it(qtbot: QtBot, slow: SlowDatabase) -> None:
+    window = slow.window
+    line = slow.direct.create_line("Menus")
+    window.task_model.reload()
+    click_line(qtbot, window, line.thread_id)
+    window.external_watch.stop()  # else it hears of the message below, and painting its row reads it
+    store = slow.direct._store  # test seeding only: an agent's message the window has not read
+    answer = store.messages.append(line.thread_id, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="hi")
+    assert window.message_model.cached_message(answer.id) is None
+    slow.sql_threads.clear()
+
+    window.open_message_menu(answer.id, window.message_list.viewport().mapToGlobal(QPoint(10, 10)))
+
+    assert QApplication.activePopupWidget() is None  # not yet: the row is read on the worker
+    settled(qtbot, window)
+    menu = QApplication.activePopupWidget()
+    assert isinstance(menu, QMenu) and menu.objectName() == "messageMenu"
+    hide = menu.findChild(QAction, "hideFromModelAction")
+    assert hide is not None and hide.isEnabled()  # an agent's message can be hidden: the menu knows the row
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert slow.sql_threads and on_gui == [], "\n".join(on_gui)
+    assert window.message_model.cached_message(answer.id) == answer
+    hide.trigger()
+    menu.close()
+    settled(qtbot, window)
+    assert slow.direct.messages_by_id([answer.id])[answer.id].quarantined
+    qtbot.waitUntil(lambda: not shiboken6.isValid(menu))  # a closed menu goes
+
+
+def approval_card_waiting(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer, then: Reply
+) -> tuple[str, ApprovalCard]:
+    """A native line at ``ask`` whose agent asks to write hello.txt, then replies ``then``; its card shown,
+    waiting for the person."""
+    window = slow.window
+    key = agent_line_shown(qtbot, slow, openai_server, "Always")
+    write = call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")
+    openai_server.script(ToolCallReply([write]), then)
+    send(qtbot, window, "Please create hello.txt containing a friendly greeting")
+    area = window.message_pane.approval_area
+    run(loop, wait_until(lambda: len(area.cards) == 1, what="the approval card"))
+    return key, area.cards[0]
+
+
+def test_always_for_this_line_answers_the_turn_at_once_and_raises_the_level_on_the_worker(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
+) -> None:
+    window = slow.window
+    key, card = approval_card_waiting(qtbot, loop, slow, openai_server, TextReply(["Done."]))
+    slow.sql_threads.clear()
+
+    qtbot.mouseClick(card.always_button, Qt.MouseButton.LeftButton)
+
+    assert window.operations.running > 0  # the click is over; the raise is still on its way to the store
+    run(loop, wait_until(finished(slow.controller, key), what="the turn"), timeout=60)
+    settled(qtbot, window)
+
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    answering = [t for t in on_gui if "on_approval_decided" in t]  # the turn's own writes still run on the GUI loop
+    assert answering == [], "\n".join(answering)
+    assert Path(slow.direct.get_thread(key).workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
+    assert slow.direct.get_thread(key).context_state.permission_level is PermissionLevel.AUTO_EDIT
+    assert window.permission_picker.currentData() == PermissionLevel.AUTO_EDIT.value
+
+
+def test_a_refused_always_raise_says_why_in_one_line_and_the_answer_stands(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    slow: SlowDatabase,
+    openai_server: OpenAIServer,
+    pg_database_url: str,
+) -> None:
+    """ERR-1: the database refuses the raise (here a trigger an administrator put on it); the person's
+    answer was already given, so the write still happens and the line stays at the level stored."""
+    import psycopg
+
+    window = slow.window
+    key, card = approval_card_waiting(qtbot, loop, slow, openai_server, HangReply(chunks=["Writing it"]))
+    with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(
+            "CREATE FUNCTION refuse_permission() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'permission levels are frozen here'; END $$"
+        )
+        admin.execute(
+            "CREATE TRIGGER frozen_permission BEFORE UPDATE OF permission_level ON threads "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_permission()"
+        )
+
+    qtbot.mouseClick(card.always_button, Qt.MouseButton.LeftButton)
+    # The turn went on with the answer: the file is written and the agent's next reply streams (then hangs,
+    # so the line's status does not take the place of the failure before it is read here).
+    run(loop, wait_until(lambda: live_text(window) == "Writing it", what="the reply after the write"), timeout=60)
+    settled(qtbot, window)
+
+    status = window.message_pane.status_label.text()
+    assert status.startswith("That did not work — ") and "permission levels are frozen here" in status
+    assert "\n" not in status
+    assert Path(slow.direct.get_thread(key).workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
+    assert slow.direct.get_thread(key).context_state.permission_level is PermissionLevel.ASK
+    assert window.permission_picker.currentData() == PermissionLevel.ASK.value
+    window.stop_button.click()
+    run(loop, wait_until(finished(slow.controller, key), what="the stop"), timeout=60)
+
+
 def click_line_without_waiting(qtbot: QtBot, window: MainWindow, key: str) -> None:
     """A click in the list, as ``click_line`` makes it, without waiting for its operation."""
     from .support import proxy_index
@@ -262,6 +444,4 @@ def click_line_without_waiting(qtbot: QtBot, window: MainWindow, key: str) -> No
     index = proxy_index(window, key)
     view = window.task_line_list
     view.scrollTo(index)
-    from PySide6.QtCore import Qt
-
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())

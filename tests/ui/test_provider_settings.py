@@ -19,7 +19,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.providers import ProviderSettingsDialog
 
 from .conftest import open_window
-from .support import message_texts, send
+from .support import finished, message_texts, send
 from .support_runs import run, wait_until
 
 
@@ -98,7 +98,7 @@ def test_a_provider_added_in_settings_is_listed_offered_and_used(
     window.provider_picker.setCurrentIndex(window.provider_picker.findData("local"))
     openai_server.script(TextReply(["Hello from the new provider."]))
     send(qtbot, window, "hello?")  # waits for the send operation: only then is the turn running
-    run(loop, wait_until(lambda: not bare_controller.is_running("main"), what="the turn"))
+    run(loop, wait_until(finished(bare_controller, "main"), what="the turn"))
     assert message_texts(window) == ["hello?", "Hello from the new provider."]
     [request] = openai_server.chat_requests
     assert request.body["model"] == "test-model"

@@ -16,7 +16,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import NetworkAccess
 from xworkmate.ui import MainWindow
 
-from .support import click_line, send, settled
+from .support import click_line, finished, send, settled
 from .support_runs import call, run, tool_rows, wait_until
 
 
@@ -63,6 +63,6 @@ def test_a_command_without_a_sandbox_asks_on_a_full_line_and_the_card_says_why(
     assert not marker.exists()
     window.grab().save(str(tmp_path / "unsandboxed-card.png"))
     qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
-    run(loop, wait_until(lambda: not agent_controller.is_running(line.thread_id), what="the turn to finish"))
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to finish"))
     assert not marker.exists()
     assert len(tool_rows(window)) == 1

@@ -17,7 +17,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.sign_in import SignInCard
 
 from .conftest import open_window
-from .support import click_line, label_text, message_texts, send
+from .support import click_line, finished, label_text, message_texts, send
 from .support_runs import run, wait_until
 
 
@@ -44,7 +44,7 @@ def test_the_sign_in_card_lists_the_methods_and_picking_one_goes_on(
     window.grab().save(str(tmp_path / "sign-in.png"))
 
     qtbot.mouseClick(buttons["api-key"], Qt.MouseButton.LeftButton)
-    run(loop, wait_until(lambda: not controller.is_running(line.thread_id), what="the turn to finish"))
+    run(loop, wait_until(finished(controller, line.thread_id), what="the turn to finish"))
     assert [e["method_id"] for e in report_events(report, "authenticate")] == ["api-key"]
     assert window.findChild(SignInCard, "signInCard") is None
     assert any("signed in!" in text for text in message_texts(window))

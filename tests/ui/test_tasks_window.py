@@ -26,7 +26,7 @@ from xworkmate.ui.task_lines import (
     TaskLineModel,
 )
 
-from .support import click_line, label_text, message_texts, proxy_index, selected_key, send
+from .support import click_line, finished, label_text, message_texts, proxy_index, selected_key, send
 from .support_runs import call, run, wait_until
 
 
@@ -82,7 +82,7 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
     run(
         loop,
         wait_until(
-            lambda: not controller.is_running(clinic.thread_id) and not controller.is_running(task),
+            lambda: finished(controller, clinic.thread_id)() and finished(controller, task)(),
             what="both turns",
         ),
     )
@@ -255,7 +255,7 @@ def test_send_on_a_task_is_a_follow_up_that_starts_its_turn(
     openai_server.script(TextReply(["There are none."]))
 
     send(qtbot, window, "count hidden files too")
-    run(loop, wait_until(lambda: not controller.is_running(task.key), what="the task's turn"))
+    run(loop, wait_until(finished(controller, task.key), what="the task's turn"))
 
     assert message_texts(window)[-2:] == ["count hidden files too", "There are none."]
     [request] = openai_server.chat_requests

@@ -65,8 +65,12 @@ class ApprovalRequest:
 
 @dataclass(frozen=True)
 class ApprovalDecision:
+    """The person's answer. ``always`` ("Always for this line", allowed only): an ACP runner remembers it
+    for its session and tool kind; a native agent ignores it (the controller raises the line's level)."""
+
     allowed: bool
     reason: str = ""
+    always: bool = False
 
 
 @dataclass(frozen=True)

@@ -95,33 +95,38 @@ class Approvals:
     def pending_approvals(self, key: str) -> list[int]:
         return [aid for aid, (k, _tool, _f) in self._approvals.items() if k == key]
 
-    def settle(self, approval_id: int, allowed: bool, *, always: bool = False) -> None:
-        """Answer an approval card. ``always`` (allowed only) stops asking for this kind of action on the line:
+    def settle(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:
+        """Answer an approval card, with no store call: the waiting tool goes on as soon as the person
+        answered (issue 19, LOOP-4). Returns the line's key and the tool answered.
 
-        an ACP agent remembers it for its session; a native line raises its
-        permission level just enough (writes → ``auto-edit``, commands → ``full``).
+        ``always`` (allowed only) stops asking for this kind of action on the line: an ACP agent
+        remembers it for its session (``ApprovalDecision.always``); a native line's level is raised
+        by ``raise_for_always``, a stored write the window runs as an operation afterwards.
         """
         entry = self._approvals.get(approval_id)
         if entry is None:
             raise LookupError(f"no approval {approval_id} is waiting")
         key, tool, future = entry
         from xworkmate.agents.events import ApprovalDecision  # the agent code loads with the first turn
-        from xworkmate.domain.permissions import raised_level
 
-        decision: ApprovalDecision = ApprovalDecision(
-            allowed=allowed, reason="" if allowed else "the person rejected it"
+        decision = ApprovalDecision(
+            allowed=allowed, reason="" if allowed else "the person rejected it", always=allowed and always
         )
-        if allowed and always:
-            thread = self._ctx.get_thread(key)
-            if thread.execution_binding.mode is ExecutionMode.ACP:
-                from xworkmate.agents.acp_runner import AcpApprovalDecision
-
-                decision = AcpApprovalDecision(allowed=True, always=True)
-            else:
-                current = thread.context_state.permission_level
-                wanted = raised_level(current, tool)
-                if wanted is not current:
-                    self._set_permission(key, wanted)
         if not future.done():
             future.set_result(decision)
         self._ctx.emit(ApprovalSettled(key=key, approval_id=approval_id, allowed=allowed))
+        return key, tool
+
+    def raise_for_always(self, key: str, tool: str) -> TaskThread | None:
+        """ "Always for this line" on a native line: its permission level raised just enough for ``tool``
+        to stop waiting (writes → ``auto-edit``, commands → ``full``; ``domain.permissions.raised_level``).
+        Nothing on a line an ACP agent runs (its runner remembers the answer) or already high enough;
+        ``None`` then."""
+        from xworkmate.domain.permissions import raised_level
+
+        thread = self._ctx.get_thread(key)
+        if thread.execution_binding.mode is ExecutionMode.ACP:
+            return None
+        current = thread.context_state.permission_level
+        wanted = raised_level(current, tool)
+        return None if wanted is current else self._set_permission(key, wanted)

@@ -364,8 +364,11 @@ class SessionController:
 
     # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
 
-    def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> None:
-        self._approvals.settle(approval_id, allowed, always=always)
+    def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:
+        return self._approvals.settle(approval_id, allowed, always=always)
+
+    def raise_for_always(self, key: str, tool: str) -> TaskThread | None:
+        return self._approvals.raise_for_always(key, tool)
 
     def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
         self._approvals.choose_sign_in(request_id, method_id)

@@ -142,10 +142,15 @@ class WindowDriver:
         self.settle()
 
     def wait_idle(self, key: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> None:
-        """Wait until the line (default: the shown one) has no turn running."""
+        """Wait until the line (default: the shown one) has no turn running, and the window shows it so (issue
+        19: the line's row and view after a turn are read on the store worker)."""
         target = key or self.current_key
-        controller = self.window.controller
-        self.wait_until(lambda: not controller.is_running(target), timeout=timeout, what=f"{target} to be idle")
+        controller, operations = self.window.controller, self.window.operations
+        self.wait_until(
+            lambda: not controller.is_running(target) and operations.running == 0,
+            timeout=timeout,
+            what=f"{target} to be idle",
+        )
 
     def approve(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait for the shown line's approval card and click "Allow once"."""

@@ -61,7 +61,7 @@ from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.mcp import McpServerRecord
-from xworkmate.domain.messages import MessageRole
+from xworkmate.domain.messages import Message, MessageRole
 from xworkmate.domain.providers import ProviderRecord, offers_agent_provider
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import (
@@ -621,13 +621,18 @@ class MainWindow(QMainWindow):
             try:
                 if isinstance(change, LineCreated):
                     self.task_model.add_line(change.key, self._ahead.summaries.get(change.key))
+                elif isinstance(change, LineUpdated) and not self.operations.applying:
+                    # A turn's record (its start, its end): its row and view are read on the worker (LOOP-4).
+                    self.operations.deliver(
+                        [change],
+                        failed=self._failure(
+                            self.tr("A task line changed but could not be read — {error}"), UnknownSessionKeyError
+                        ),
+                    )
                 elif isinstance(change, LineUpdated):
                     self.task_model.refresh_line(change.key, self._ahead.summaries.get(change.key))
-                    if change.key == self.shown_key:
-                        if (view := self._ahead.views.get(change.key)) is not None:
-                            self._show_view(view)  # read with the operation
-                        elif not self.operations.applying:
-                            self._show_view(self._controller.line_view(change.key))  # a turn's record
+                    if change.key == self.shown_key and (view := self._ahead.views.get(change.key)) is not None:
+                        self._show_view(view)  # read with the operation
                 elif isinstance(change, CurrentLineChanged):
                     self._wanted_key = change.key
                     if (panes := self._ahead.panes.get(change.key)) is not None:
@@ -938,14 +943,14 @@ class MainWindow(QMainWindow):
             menu.exec(self.task_line_list.viewport().mapToGlobal(pos))
             menu.deleteLater()
 
-    def message_menu(self, message_id: int) -> QMenu:
-        """The context menu of one stored message (built separately so it can be tested without exec).
+    def message_menu(self, message_id: int, message: Message | None = None) -> QMenu:
+        """The context menu of one stored message (built separately so it can be tested without exec), as
+        ``message`` says (by default the row as the conversation last read it; none: nothing can be hidden).
 
         Q-1: "Hide from the model" on a tool result or an agent's message; "Show to the model again" undoes it.
         """
-        message = self.message_model.cached_message(message_id)
-        if message is None:  # a row not painted yet
-            message = self._controller.messages_by_id([message_id]).get(message_id)
+        if message is None:
+            message = self.message_model.cached_message(message_id)
         menu = QMenu(self)
         menu.setObjectName("messageMenu")
         if message is not None and message.quarantined:
@@ -979,9 +984,31 @@ class MainWindow(QMainWindow):
     def on_message_context_menu(self, pos: QPoint) -> None:
         message_id = self.message_list.indexAt(pos).data(MESSAGE_ID_ROLE)
         if isinstance(message_id, int):  # live rows (still streaming) have no id yet
+            self.open_message_menu(message_id, self.message_list.viewport().mapToGlobal(pos))
+
+    def open_message_menu(self, message_id: int, at: QPoint) -> None:
+        """The menu of a message at ``at`` (global): at once for a row as last read; a row not read yet is
+        read on the store worker first (issue 19, LOOP-4), its menu opened unless another line is shown by then."""
+        if self.message_model.cached_message(message_id) is not None:
             menu = self.message_menu(message_id)
-            menu.exec(self.message_list.viewport().mapToGlobal(pos))
+            menu.exec(at)
             menu.deleteLater()
+            return
+        key = self.message_model.key
+
+        def read() -> Message | None:
+            return self._controller.messages_by_id([message_id]).get(message_id)
+
+        def arrived(message: Message | None) -> None:
+            if self.message_model.key != key:
+                return
+            if message is not None:
+                self.message_model.remember([message])  # its row paints without a read
+            menu = self.message_menu(message_id, message)
+            menu.aboutToHide.connect(menu.deleteLater)  # after its action was triggered
+            menu.popup(at)  # not exec: no nested event loop inside the operation's answer (STYLE 6)
+
+        self.operations.query(read, done=arrived, failed=self._failure(""))
 
     # -- slots: conversation -----------------------------------------------
 
@@ -1040,12 +1067,20 @@ class MainWindow(QMainWindow):
 
     @Slot(int, str)
     def on_approval_decided(self, approval_id: int, decision: str) -> None:
-        """Allow once / Reject / Always for this line (the controller raises the line's permission for "always")."""
+        """Allow once / Reject / Always for this line. The turn has its answer at once; "always" on a native
+        line then raises its permission as an operation (issue 19, LOOP-4): the tool does not wait for the store."""
+        always = decision == ALWAYS
+        answered: tuple[str, str] | None = None
         try:
-            self._controller.settle_approval(approval_id, decision != REJECT, always=decision == ALWAYS)
+            answered = self._controller.settle_approval(approval_id, decision != REJECT, always=always)
         except (LookupError, ValueError) as exc:
             self.show_error(self.tr("That approval is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()
+        if always and answered is not None:
+            key, tool = answered
+            self.operations.run(  # LineUpdated redraws the pane
+                lambda: self._controller.raise_for_always(key, tool), failed=self._permission_not_changed()
+            )
 
     @Slot(int)
     def on_permission_picked(self, _index: int) -> None:
@@ -1056,13 +1091,16 @@ class MainWindow(QMainWindow):
             return
         key = self._view.key
         self.operations.run(  # LineUpdated redraws the pane
-            lambda: self._controller.set_permission(key, level),
-            failed=self._failure(
-                self.tr("Permission not changed — {error}"),
-                UnknownSessionKeyError,
-                ValueError,
-                then=self._show_stored_settings,
-            ),
+            lambda: self._controller.set_permission(key, level), failed=self._permission_not_changed()
+        )
+
+    def _permission_not_changed(self) -> Callable[[BaseException], None]:
+        """A refused permission change (the picker's, or an "Always" answer's): why, and the stored level shown."""
+        return self._failure(
+            self.tr("Permission not changed — {error}"),
+            UnknownSessionKeyError,
+            ValueError,
+            then=self._show_stored_settings,
         )
 
     @Slot(bool)
@@ -1610,9 +1648,12 @@ class MainWindow(QMainWindow):
     def on_search_hit_chosen(self, key: str, message_id: int) -> None:
         """Switch to the hit's line (ISO-5) and scroll its conversation to the message, selected."""
 
+        def missing() -> None:
+            self.show_error(self.tr("Message #{number} is no longer in this line").format(number=message_id))
+
         def reveal() -> None:
-            if message_id and not reveal_message(self.message_list, self.message_model, message_id):
-                self.show_error(self.tr("Message #{number} is no longer in this line").format(number=message_id))
+            if message_id:  # its older pages, if any, are read on the store worker (issue 19)
+                reveal_message(self.message_list, self.message_model, message_id, missing)
 
         if key == self.shown_key:
             reveal()

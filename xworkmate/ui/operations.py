@@ -9,6 +9,8 @@
   reads what applying them needs (``controllers/views.read_ahead``), and the GUI thread applies the
   records in order and calls ``done(result)``. No Qt object is touched off the GUI thread.
 * ``StoreOperations.query(read, done=..., ...)`` (the ``QueryOp``): a read with no change records.
+* ``StoreOperations.deliver(changes, ...)``: records a running turn emitted on the GUI loop, applied the
+  same way (their reads ahead on the worker first), so a turn's start and end read nothing on the GUI thread.
 * A failure reaches ``failed(error)`` on the GUI thread; ``failure_line`` says an unexpected one in one
   line as the window's error boundary does (ERR-1).
 * A turn the call starts (``SessionController.send``) is made on the GUI loop (``_GuiLoop``) and only
@@ -224,6 +226,18 @@ class StoreOperations(QObject):
     ) -> None:
         """A read with no change records, on the same worker, in order with the operations."""
         self.run(read, done=done, failed=failed)
+
+    def deliver(self, changes: list[object], *, failed: Callable[[BaseException], None]) -> None:
+        """Change records from outside an operation (a turn's, on the GUI loop) that need reads to be applied:
+        those reads run on the worker as an operation's read-ahead would, and the records are applied after
+        it, in order with the operations."""
+
+        def collected() -> None:
+            sink = collecting()
+            if sink is not None:
+                sink.extend(changes)
+
+        self.run(collected, failed=failed)
 
     def shutdown(self) -> None:
         """Stop taking work; what runs finishes on its own and its answer is dropped with this object."""

@@ -10,6 +10,7 @@ the line and scrolls the conversation to the message (``reveal_message``), selec
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -347,14 +348,20 @@ class SearchPalette(QFrame):
         return super().eventFilter(watched, event)
 
 
-def reveal_message(view: MessageListView, model: MessageListModel, message_id: int) -> bool:
-    """Scroll the shown conversation to ``message_id`` and select it, paging older history in as
-    needed; ``False`` when the line has no such message (the person may not see it, or it is gone)."""
-    while message_id not in model.loaded_ids:
-        if model.fetch_older() == 0:
-            return False
-    index = model.index(model.loaded_ids.index(message_id), 0)
-    view.setCurrentIndex(index)
-    view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
-    view.setFocus()
-    return True
+def reveal_message(
+    view: MessageListView, model: MessageListModel, message_id: int, missing: Callable[[], None]
+) -> None:
+    """Scroll the shown conversation to ``message_id`` and select it, once the older history it needs is
+    paged in (read on the store worker, issue 19: ``MessageListModel.load_until``); ``missing()`` when
+    the line has no such message (the person may not see it, or it is gone)."""
+
+    def loaded(found: bool) -> None:
+        if not found:
+            missing()
+            return
+        index = model.index(model.loaded_ids.index(message_id), 0)
+        view.setCurrentIndex(index)
+        view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        view.setFocus()
+
+    model.load_until(message_id, loaded)

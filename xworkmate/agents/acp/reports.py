@@ -62,11 +62,9 @@ class AcpSignedIn:
 AuthChooser = Callable[[tuple[AcpAuthMethod, ...]], Awaitable[str | None]]
 
 
-@dataclass(frozen=True)
-class AcpApprovalDecision(ApprovalDecision):
-    """An approval with "always": the runner remembers it for this ACP session and tool kind."""
-
-    always: bool = False
+# "always" is on every ApprovalDecision now, so the window answers without asking the store which agent runs the
+# line (issue 19, LOOP-4); the old name is kept while imports move.
+AcpApprovalDecision = ApprovalDecision
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,6 @@ from acp.schema import (
 )
 
 from xworkmate.agents.acp.approvals import describe_acp_call, needs_acp_approval
-from xworkmate.agents.acp.reports import (
-    AcpApprovalDecision,
-)
 from xworkmate.agents.acp.tool_cards import _content_text, _ToolCards
 from xworkmate.agents.acp.turn_state import _ToolState
 from xworkmate.agents.confinement import (
@@ -118,7 +115,7 @@ class _AgentRequests(_ToolCards):
         decision = await self._ask(call)
         if decision is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        always = isinstance(decision, AcpApprovalDecision) and decision.always
+        always = decision.always
         if always:
             self.runner._remembered[(session_id, tool.kind)] = decision.allowed
         if not decision.allowed:

@@ -86,31 +86,43 @@ def _body_format(message: Message) -> BodyFormat:
 
 @dataclass
 class OlderPage:
-    """An older page of a line's history: the ids before ``before`` (oldest first), and its messages
-    when they were read with them."""
+    """Older history of a line: the ids before ``before`` (oldest first), and their messages when they were
+    read with them; ``has_older``: whether older ids than these remain (the last page read was full)."""
 
     key: str
     before: int | None
     ids: list[int] = field(default_factory=list)
     messages: dict[int, Message] = field(default_factory=dict)
+    has_older: bool = False
 
 
 class _OlderRead:
     """The read of one older page, run wherever the model's reader runs it (a store worker); ``whole``:
-    its messages too (the view lays every row out at once), else only the ids (rows read on demand)."""
+    its messages too (the view lays every row out at once), else only the ids (rows read on demand).
+    ``until``: page after page until that message's page is read (or the line has no such message)."""
 
-    def __init__(self, controller: SessionController, page: OlderPage, limit: int, *, whole: bool) -> None:
+    def __init__(
+        self, controller: SessionController, page: OlderPage, limit: int, *, whole: bool, until: int | None = None
+    ) -> None:
         self._controller = controller
         self.page = page
         self._limit = limit
         self._whole = whole
+        self._until = until
 
     def __call__(self) -> OlderPage:
         page = self.page
-        page.ids = self._controller.message_ids(page.key, before_id=page.before, limit=self._limit)
-        if self._whole:
-            page.messages = self._controller.messages_by_id(page.ids)
-        return page
+        before = page.before
+        while True:
+            ids = self._controller.message_ids(page.key, before_id=before, limit=self._limit)
+            page.ids[:0] = ids
+            if self._whole:
+                page.messages.update(self._controller.messages_by_id(ids))
+            page.has_older = len(ids) >= self._limit
+            # Ids grow with time: a page that starts below the message and lacks it means the line has none.
+            if self._until is None or not page.has_older or ids[0] <= self._until:
+                return page
+            before = ids[0]
 
 
 OlderReader = Callable[[Callable[[], OlderPage], Callable[[OlderPage | None], None]], None]
@@ -312,14 +324,40 @@ class MessageListModel(QAbstractListModel):
         read = self._older_read(whole=False)
         return self._prepend(read())
 
-    def _older_read(self, *, whole: bool) -> _OlderRead:
+    def load_until(self, message_id: int, done: Callable[[bool], None]) -> None:
+        """Page older history in until ``message_id`` is loaded — read where the older pages are read (the
+        store worker), every page at once — then ``done(found)``. Not called when the read failed (the
+        reader says why) or another line was shown meanwhile. A page asked for meanwhile is dropped: this
+        read covers it."""
+        if message_id in self._ids or self._key is None or not self._has_older:
+            done(message_id in self._ids)
+            return
+        read = self._older_read(whole=True, until=message_id)
+        if self._older_reader is None:
+            self._prepend(read())
+            done(message_id in self._ids)
+            return
+        asked = self._older_pending = read.page
+
+        def arrived(page: OlderPage | None) -> None:
+            if self._older_pending is not asked:
+                return
+            self._older_pending = None
+            if page is not None:
+                self._prepend(page)
+                done(message_id in self._ids)
+
+        self._older_reader(read, arrived)
+
+    def _older_read(self, *, whole: bool, until: int | None = None) -> _OlderRead:
         before = self._ids[0] if self._ids else None
-        return _OlderRead(self._controller, OlderPage(self._key or "", before), self._page_size, whole=whole)
+        page = OlderPage(self._key or "", before)
+        return _OlderRead(self._controller, page, self._page_size, whole=whole, until=until)
 
     def _prepend(self, page: OlderPage) -> int:
         if page.key != self._key or page.before != (self._ids[0] if self._ids else None):
             return 0  # read for another line or page than is shown now
-        self._has_older = len(page.ids) >= self._page_size
+        self._has_older = page.has_older
         if not page.ids:
             return 0
         self._cache.update((i, m) for i, m in page.messages.items() if i not in self._cache)

@@ -24,7 +24,9 @@ def proxy_index(window: MainWindow, key: str) -> QModelIndex:
 
 
 def click_line(qtbot: QtBot, window: MainWindow, key: str) -> None:
-    """Click the row of ``key`` in the task line list, on the view's viewport."""
+    """Click the row of ``key`` in the task line list, on the view's viewport, once the window shows what it
+    was told (a line the controller just made is read on the store worker before its row is added)."""
+    settled(qtbot, window)
     index = proxy_index(window, key)
     assert index.isValid(), f"{key} is not visible in the list"
     view = window.task_line_list

@@ -445,3 +445,30 @@ def click_line_without_waiting(qtbot: QtBot, window: MainWindow, key: str) -> No
     view = window.task_line_list
     view.scrollTo(index)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
+
+
+def test_another_desktops_lines_and_messages_are_read_on_the_worker(qtbot: QtBot, slow: SlowDatabase) -> None:
+    """Issue 19, item 6 with item 1: what another desktop wrote (a message on the shown line, a new line) is
+    read on the store worker before the window applies it; the GUI thread runs no statement for it."""
+    window = slow.window
+    qtbot.waitUntil(lambda: window.external_watch.listening, timeout=10_000)
+    line = slow.direct.create_line("Shared")
+    qtbot.waitUntil(lambda: window.task_model.summary(line.thread_id) is not None, timeout=10_000)
+    click_line(qtbot, window, line.thread_id)
+    slow.sql_threads.clear()
+
+    slow.direct.send(line.thread_id, "written on another desktop")  # no provider there: kept, with a notice
+    other = slow.direct.create_line("Made elsewhere")
+    qtbot.waitUntil(
+        lambda: (
+            "written on another desktop" in message_texts(window)
+            and window.task_model.summary(other.thread_id) is not None
+        ),
+        timeout=15_000,
+    )
+    settled(qtbot, window)
+    window.message_list.grab()
+
+    assert window.task_model.summary(other.thread_id) == slow.direct.line_summary(other.thread_id)
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert on_gui == [], "\n".join(on_gui)

@@ -94,14 +94,28 @@ class ReadAhead:
     messages: dict[int, Message] = field(default_factory=dict)
 
 
+def needs_reads(change: object) -> bool:
+    """Whether applying ``change`` needs a read ``read_ahead`` makes: a line's row or view, or messages the
+    record does not carry (another process's, a hidden one). A turn's own messages come with it."""
+    if isinstance(change, LineCreated | LineUpdated | MessagesChanged):
+        return True
+    if isinstance(change, MessagesAppended):
+        carried = {m.id for m in change.messages}
+        return any(i not in carried for i in change.message_ids)
+    return False
+
+
 def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: int, shown: str | None) -> ReadAhead:
     """Read on the worker what applying ``changes`` needs: a row per created/updated line, the view of the
     ``shown`` line when it was updated, all the panes of the line switched to (``first_page`` messages),
-    and the messages appended. A line that is gone by now is simply not read."""
+    and the messages appended to the ``shown`` line. A line that is gone by now is simply not read."""
     ahead = ReadAhead()
     for change in changes:
         if isinstance(change, MessagesAppended):
-            ahead.messages.update(controller.messages_by_id([i for i in change.message_ids if i not in ahead.messages]))
+            ahead.messages.update((m.id, m) for m in change.messages)  # the writer had them in hand
+            if change.key == shown:  # another line's rows are read when it is shown
+                missing = [i for i in change.message_ids if i not in ahead.messages]
+                ahead.messages.update(controller.messages_by_id(missing))
         if isinstance(change, MessagesChanged):  # hidden from the model or shown again: read as they are now
             ahead.messages.update(controller.messages_by_id(list(change.message_ids)))
         if isinstance(change, CurrentLineChanged) and change.key == controller.current_key:

@@ -248,10 +248,15 @@ class WindowDriver:
             if not done.done() and condition():
                 done.set_result(None)
 
+        def check_soon(*_args: object) -> None:
+            # After the record is handled, and the ones emitted with it (a turn's end says RunFinished, then
+            # LineUpdated, whose read the window then starts): checked at once, the wait could end between them.
+            QTimer.singleShot(0, check)
+
         timer = QTimer()
         timer.setInterval(20)
         timer.timeout.connect(check)
-        self.window.bridge.changed.connect(check)
+        self.window.bridge.changed.connect(check_soon)
         timer.start()
         try:
             self.loop.run_until_complete(asyncio.wait_for(done, timeout))
@@ -259,7 +264,7 @@ class WindowDriver:
             raise AssertionError(f"timed out after {timeout} s waiting for {what or condition}") from None
         finally:
             timer.stop()
-            self.window.bridge.changed.disconnect(check)
+            self.window.bridge.changed.disconnect(check_soon)
 
     # -- internals -------------------------------------------------------------------------------
 

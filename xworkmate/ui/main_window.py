@@ -57,7 +57,7 @@ from xworkmate.controllers import (
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.export import save_export
 from xworkmate.controllers.session import FollowupOutcome
-from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
+from xworkmate.controllers.views import LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.mcp import McpServerRecord
@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("XWorkmate")
         self._controller = controller
         self._view: LineView | None = None
+        self._sources_key: str | None = None  # the task whose "Dispatched on" section is shown
         self._shown_folder_exists = False
         self._selection_guard = 0
         # ERR-1: why each line's last run failed, said in its status line until it runs again
@@ -498,28 +499,51 @@ class MainWindow(QMainWindow):
         self.on_composer_changed()
         self._sync_selection()
 
-    def _show_dispatch_sources(self, view: LineView, panes: LinePanes | None = None) -> None:
-        """The "Dispatched on" section of the workspace pane: a task's sources as it may read them."""
+    def _show_dispatch_sources(self, view: LineView, panes: LinePanes | None = None, *, again: bool = False) -> None:
+        """The "Dispatched on" section of the workspace pane: a task's sources as it may read them.
+
+        From the panes a switch read; else the section already shown for this task stays, unless ``again``
+        (a follow-up re-captured them, PROV-4); else they are read on the store worker (LOOP-4)."""
         thread = view.thread
         if thread.kind is not ThreadKind.TASK:
+            self._sources_key = None
             self.workspace_pane.show_dispatch_sources(None)
             return
-        try:
-            if panes is not None and panes.sources is not None:
-                sources, parent = list(panes.sources), panes.dispatcher
-            else:
-                sources = self._controller.task_sources(view.key)
-                parent = self._controller.line_summary(thread.parent_key) if thread.parent_key else None
-        except (LookupError, ValueError) as exc:
+        if panes is not None and panes.sources is not None:
+            self._show_sources(view, list(panes.sources), panes.dispatcher)
+            return
+        if self._sources_key == view.key and not again:
+            return
+        if self._sources_key != view.key:  # another task's sources are never shown for this one meanwhile
+            self._sources_key = None
+            self.workspace_pane.show_dispatch_sources(None)
+        key, parent_key, controller = view.key, thread.parent_key, self._controller
+
+        def read() -> tuple[list[Message], ThreadSummary | None]:
+            return controller.task_sources(key), controller.line_summary(parent_key) if parent_key else None
+
+        def done(read: tuple[list[Message], ThreadSummary | None]) -> None:
+            if self._view is not None and self._view.key == key:
+                self._show_sources(self._view, *read)
+
+        def failed(error: BaseException) -> None:
+            if not isinstance(error, (LookupError, ValueError)):
+                log.error("window operation failed", exc_info=error)
+                self.show_error(failure_line(error, controller.settings.effective_database_url))
+                return
             self.workspace_pane.show_dispatch_sources(
                 [],
                 self.tr("Could not read what this task was dispatched on — {error}").format(
-                    error=plain_words(str(exc))
+                    error=plain_words(str(error))
                 ),
             )
-            return
+
+        self.operations.query(read, done=done, failed=failed)
+
+    def _show_sources(self, view: LineView, sources: list[Message], parent: ThreadSummary | None) -> None:
+        self._sources_key = view.key
         note = dispatch_sources_note(
-            sources, category=thread.category, dispatcher_category=parent.category if parent is not None else None
+            sources, category=view.thread.category, dispatcher_category=parent.category if parent is not None else None
         )
         self.workspace_pane.show_dispatch_sources(sources, note)
 
@@ -619,10 +643,11 @@ class MainWindow(QMainWindow):
             return
         with self._selection_guarded():
             try:
-                if isinstance(change, LineCreated):
+                if isinstance(change, LineCreated) and self.operations.applying:
                     self.task_model.add_line(change.key, self._ahead.summaries.get(change.key))
-                elif isinstance(change, LineUpdated) and not self.operations.applying:
-                    # A turn's record (its start, its end): its row and view are read on the worker (LOOP-4).
+                elif not self.operations.applying and needs_reads(change):
+                    # A turn's record (its start, its end), another process's (a line, a message): what it
+                    # needs is read on the worker, then it is applied (LOOP-4).
                     self.operations.deliver(
                         [change],
                         failed=self._failure(
@@ -654,8 +679,9 @@ class MainWindow(QMainWindow):
                         self._view is not None
                         and change.key == self._view.key
                         and self._view.thread.kind is ThreadKind.TASK
+                        and (not change.messages or any(m.role is MessageRole.USER for m in change.messages))
                     ):
-                        self._show_dispatch_sources(self._view)  # a follow-up re-captures them (PROV-4)
+                        self._show_dispatch_sources(self._view, again=True)  # a follow-up re-captures them (PROV-4)
             except UnknownSessionKeyError as exc:
                 self.show_error(
                     self.tr("A task line changed but could not be read — {error}").format(error=plain_words(str(exc)))

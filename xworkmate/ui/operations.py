@@ -138,6 +138,9 @@ class StoreOperations(QObject):
         self.applying = False  # True while an operation's records are being applied
         self._executor: ThreadPoolExecutor | None = None
         self._running = 0
+        self._batch: list[object] = []  # records waiting for the delivery on the worker to be applied
+        self._batch_failed: Callable[[BaseException], None] = lambda _error: None
+        self._delivering = False
 
     @property
     def running(self) -> int:
@@ -228,16 +231,41 @@ class StoreOperations(QObject):
         self.run(read, done=done, failed=failed)
 
     def deliver(self, changes: list[object], *, failed: Callable[[BaseException], None]) -> None:
-        """Change records from outside an operation (a turn's, on the GUI loop) that need reads to be applied:
-        those reads run on the worker as an operation's read-ahead would, and the records are applied after
-        it, in order with the operations."""
+        """Change records from outside an operation (a turn's, on the GUI loop; another process's) that need
+        reads to be applied: those reads run on the worker as an operation's read-ahead would, and the records
+        are applied after it, in order with the operations. Records delivered while a delivery is on the
+        worker wait for it and then go together (another desktop's burst of messages is one read, not one
+        per message); what the window shows is asked when they go, so the read is of the line shown then."""
+        if not self._batch:
+            self._running += 1  # the batch counts as an operation on its way (``settled`` waits for it)
+        self._batch.extend(changes)
+        self._batch_failed = failed
+        if not self._delivering:
+            self._deliver_batch()
+
+    def _deliver_batch(self) -> None:
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        self._running -= 1
+        self._delivering = True
 
         def collected() -> None:
             sink = collecting()
             if sink is not None:
-                sink.extend(changes)
+                sink.extend(batch)
 
-        self.run(collected, failed=failed)
+        def delivered(_result: object = None) -> None:
+            self._delivering = False
+            self._deliver_batch()  # what came meanwhile
+
+        def failed(error: BaseException) -> None:
+            try:
+                self._batch_failed(error)
+            finally:
+                delivered()
+
+        self.run(collected, done=delivered, failed=failed)
 
     def shutdown(self) -> None:
         """Stop taking work; what runs finishes on its own and its answer is dropped with this object."""

@@ -177,8 +177,12 @@ class MainWindow(QMainWindow):
         """Build the panes over ``controller``: from ``first_read`` when a worker read it already (nothing is
         read here then, LOOP-4), else from reads made here. Replaces the opening page, if shown."""
         states = first_read.ui_states if first_read is not None else None
-        with controller.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
-            self._build(controller, first_read)
+        self.setUpdatesEnabled(False)  # a shown window (the opening page) paints once, when it is all built
+        try:
+            with controller.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
+                self._build(controller, first_read)
+        finally:
+            self.setUpdatesEnabled(True)
         self.opening_page = None  # deleted with the central widget it was
         self.attached = True
 

@@ -173,3 +173,40 @@ def test_an_unreachable_postgresql_fails_the_smoke_test_in_one_line(
     err = capsys.readouterr().err
     assert code == 3
     assert err.count("\n") == 1 and "cannot open" in err and "Traceback" not in err
+
+
+def test_the_real_run_attaches_after_the_first_paint_and_ends_with_0_when_closed(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], qapp: QApplication
+) -> None:
+    """``xworkmate gui`` (what ``make run`` starts): the window fills, then closing it ends the command with 0
+    and saves its layout through the controller opened on the worker."""
+    from xworkmate.cli import main
+    from xworkmate.ui.main_window import GEOMETRY_STATE
+
+    keys = _seeded(settings, "Remembered")
+    monkeypatch.setenv("XWORKMATE_HOME", str(settings.home))
+    monkeypatch.delenv("XWORKMATE_DATABASE_URL", raising=False)
+    seen: list[list[str]] = []
+
+    def close_once_filled() -> None:
+        windows = [w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        if windows and windows[0].attached:
+            seen.append(windows[0].task_model.line_keys())
+            windows[0].close()
+        else:
+            QTimer.singleShot(20, close_once_filled)
+
+    icon, stylesheet = qapp.windowIcon(), qapp.styleSheet()
+    QTimer.singleShot(0, close_once_filled)
+    try:
+        assert main(["gui"]) == 0
+    finally:
+        qapp.setWindowIcon(icon)
+        qapp.setStyleSheet(stylesheet)
+    assert seen == [["main", *keys]]
+    assert capsys.readouterr().err == ""
+    store = open_store(settings.effective_database_url)
+    try:
+        assert SessionController(store, settings).ui_state(GEOMETRY_STATE)
+    finally:
+        store.close()

@@ -176,6 +176,8 @@ class MainWindow(QMainWindow):
     def attach(self, controller: SessionController, first_read: FirstRead | None = None) -> None:
         """Build the panes over ``controller``: from ``first_read`` when a worker read it already (nothing is
         read here then, LOOP-4), else from reads made here. Replaces the opening page, if shown."""
+        if self.attached:
+            raise RuntimeError("the window has its controller already")
         states = first_read.ui_states if first_read is not None else None
         self.setUpdatesEnabled(False)  # a shown window (the opening page) paints once, when it is all built
         try:

@@ -19,12 +19,20 @@ from PySide6.QtWidgets import (
 )
 
 
+def _named(widget: QWidget, name: str) -> QWidget:
+    widget.setObjectName(name)
+    return widget
+
+
 def main() -> int:
     app = QApplication(sys.argv[:1])
+    from startup_marks import LIST_NAME, install  # after QApplication: the app installs its marks there too
+
+    install(app)
     window = QMainWindow()
     splitter = QSplitter(Qt.Orientation.Horizontal)
     for build in (
-        lambda: [QPushButton("New task line"), QListView()],
+        lambda: [QPushButton("New task line"), _named(QListView(), LIST_NAME)],
         lambda: [QLabel("key"), QListView(), QPlainTextEdit(), QPushButton("Send")],
         lambda: [QLabel("path"), QPushButton("Change folder…"), QTreeView(), QPlainTextEdit()],
     ):

@@ -1476,6 +1476,17 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>OpeningPage</name>
+    <message>
+        <source>Opening the database…</source>
+        <translation>正在打开数据库…</translation>
+    </message>
+    <message>
+        <source>The database did not open — {error}</source>
+        <translation>数据库未能打开：{error}</translation>
+    </message>
+</context>
+<context>
     <name>PaneLayout</name>
     <message>
         <source>task lines</source>

@@ -1,4 +1,4 @@
-"""ERR-1 in the window: a bad database at start-up is a dialog, not a line on a terminal nobody reads;
+"""ERR-1 in the window: a bad database at start-up is said in the window, not on a terminal nobody reads;
 a window operation that fails on a full disk is one line in the window, and nothing is half-made."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from tests.cli.test_faults import fill, line_folders, small_disk  # noqa: F401 - the fixture
@@ -17,37 +17,42 @@ from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.ui.app import install_error_boundary
+from xworkmate.ui.main_window import MainWindow
 
 from .conftest import open_window
 from .support import label_text
 
 
-def test_a_bad_database_at_start_up_opens_a_dialog_that_says_why_and_where(
+def test_a_bad_database_at_start_up_is_said_in_the_window_with_where_it_is(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 19, item 7: the window shows before the store opens, so a store that does not open is said in
+    it (one line, then which database and how to use another), not in a dialog before any window."""
     home = tmp_path / "home"
     home.mkdir()
     database = home / "xworkmate.sqlite3"
     database.write_bytes(b"this is not a database, just some bytes " * 100)
     monkeypatch.setenv("XWORKMATE_HOME", str(home))
     monkeypatch.delenv("XWORKMATE_DATABASE_URL", raising=False)
-    shown: list[tuple[str, str, str]] = []
+    shown: list[tuple[str, str]] = []
 
     def read_and_close() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
+        windows = [w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        page = windows[0].opening_page if windows else None
+        if page is None or not page.failed:
             QTimer.singleShot(20, read_and_close)
             return
-        shown.append((box.objectName(), box.text(), box.informativeText()))
-        box.done(0)
+        shown.append((page.notice.text(), page.help.text()))
+        windows[0].close()
 
     QTimer.singleShot(20, read_and_close)
     assert main([]) == EXIT_DATABASE
-    [(name, text, info)] = shown
-    assert name == "startupErrorDialog"
+    [(text, info)] = shown
     assert str(database) in text and "\n" not in text
     assert f"Database: SQLite database {database}" in info and "xworkmate doctor" in info
-    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert QApplication.activeModalWidget() is None  # no dialog on top of the window
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert database.read_bytes().startswith(b"this is not a database")  # never overwritten
 
 

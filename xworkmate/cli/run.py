@@ -33,15 +33,39 @@ from xworkmate.domain.categories import InvalidCategoryError
 from xworkmate.domain.keys import InvalidSessionKeyError
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.logfile import install_log_file
+from xworkmate.settings import Settings
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 
 def cmd_gui(args: argparse.Namespace, controller: SessionController) -> int:
+    """The window over a controller opened already (``main`` runs ``run_window`` instead)."""
     if args.smoke_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from xworkmate.ui.app import run_gui
 
     return run_gui(controller, smoke_test=args.smoke_test)
+
+
+def run_window(args: argparse.Namespace, settings: Settings, log_path: Path | None) -> int:
+    """``xworkmate gui``: the window shows first; the store opens on a worker right after its first paint
+    (issue 19, item 7). A failure to open is said in the window and, as every command's, in one line on
+    stderr with the exit code of its kind (ERR-1); the process ends when the person closes the window."""
+    if args.smoke_test:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from xworkmate.ui.app import run_gui
+    from xworkmate.ui.opening import Opening
+
+    database_url = settings.effective_database_url
+
+    def failed(exc: BaseException) -> tuple[str, int]:
+        message, code = _failure(exc, database_url, log_path)
+        print(f"xworkmate: error: {escape_for_terminal(message.strip() or 'failed')}", file=sys.stderr)
+        return message, code
+
+    opening = Opening(
+        open=lambda: open_controller(settings), home=settings.home, database_url=database_url, failed=failed
+    )
+    return run_gui(opening, smoke_test=args.smoke_test)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,22 +132,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         log_path = install_log_file(settings.home)
         if getattr(args, "doctor", False):
             return cmd_doctor(args)  # needs no open store: a broken database is one of its facts
+        if func is cmd_gui:
+            return run_window(args, settings, log_path)
         controller = open_controller(settings)
         try:
             return func(args, controller)
         finally:
             controller.close()
-    except _REFUSALS as exc:
-        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        return _fail(message, EXIT_ERROR, window=window, database_url=database_url)
     except KeyboardInterrupt:
         return _fail("interrupted", EXIT_INTERRUPTED, window=False, database_url=database_url)
-    except Exception as exc:  # the database, the system, or a bug of ours: one line, the traceback to the log
-        log.error("command failed", exc_info=True)
-        message = describe_failure(exc, database_url)
-        if log_path is not None:
-            message = message.replace("the log file", str(log_path))
-        return _fail(message, _failure_code(exc), window=window, database_url=database_url)
+    except Exception as exc:
+        message, code = _failure(exc, database_url, log_path)
+        return _fail(message, code, window=window, database_url=database_url)
+
+
+def _failure(exc: BaseException, database_url: str, log_path: Path | None) -> tuple[str, int]:
+    """A failure's one line and exit code (ERR-1). The product saying no: its words, exit 1, no traceback.
+    The database, the system, or a bug of ours: described, with the traceback to the log file."""
+    if isinstance(exc, _REFUSALS):
+        return (str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)), EXIT_ERROR
+    log.error("command failed", exc_info=exc)
+    message = describe_failure(exc, database_url)
+    if log_path is not None:
+        message = message.replace("the log file", str(log_path))
+    return message, _failure_code(exc)
 
 
 def missing_gui_modules() -> list[str]:
@@ -139,7 +171,7 @@ def missing_gui_modules() -> list[str]:
     return [name for name in ("PySide6", "qasync") if absent(name)]
 
 
-def _failure_code(exc: Exception) -> int:
+def _failure_code(exc: BaseException) -> int:
     if is_database_failure(exc):
         return EXIT_DATABASE
     return EXIT_SYSTEM if isinstance(exc, OSError) else EXIT_INTERNAL

@@ -420,17 +420,22 @@ class LineController:
         if self._ui_states is not None:
             self._ui_states.update(values)
 
-    def ui_state_read_once(self) -> AbstractContextManager[None]:
-        """While a window is built: every ``ui_state`` answered from one read of them all (issue 19: one
-        round trip before the first paint, not one per pane that remembers something)."""
-        return self._ui_states_read()
-
-    @contextmanager
-    def _ui_states_read(self) -> Iterator[None]:
-        self._ui_states = {
+    def ui_states(self) -> dict[str, str]:
+        """Every ``ui_state`` value, in one read (a window's first read reads it on a worker, issue 19 item 7)."""
+        return {
             name.removeprefix(UI_STATE_PREFIX): value
             for name, value in self._ctx.store.app_state.with_prefix(UI_STATE_PREFIX).items()
         }
+
+    def ui_state_read_once(self, states: Mapping[str, str] | None = None) -> AbstractContextManager[None]:
+        """While a window is built: every ``ui_state`` answered from one read of them all (issue 19: one
+        round trip before the first paint, not one per pane that remembers something); from ``states``
+        when they were read already (on a worker, item 7), without reading here."""
+        return self._ui_states_read(states)
+
+    @contextmanager
+    def _ui_states_read(self, states: Mapping[str, str] | None) -> Iterator[None]:
+        self._ui_states = dict(states) if states is not None else self.ui_states()
         try:
             yield
         finally:

@@ -311,8 +311,11 @@ class SessionController:
     def set_ui_states(self, values: Mapping[str, str]) -> None:
         self._lines.set_ui_states(values)
 
-    def ui_state_read_once(self) -> AbstractContextManager[None]:
-        return self._lines.ui_state_read_once()
+    def ui_states(self) -> dict[str, str]:
+        return self._lines.ui_states()
+
+    def ui_state_read_once(self, states: Mapping[str, str] | None = None) -> AbstractContextManager[None]:
+        return self._lines.ui_state_read_once(states)
 
     # -- a line's settings (controllers/line_settings.py) ----------------------------------------
 

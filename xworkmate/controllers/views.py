@@ -24,6 +24,7 @@ from xworkmate.controllers.context import UnknownSessionKeyError
 from xworkmate.controllers.lines import LineView, summary_of
 from xworkmate.domain.agent_session import LineUsage
 from xworkmate.domain.messages import Message
+from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
 from xworkmate.store.repositories.line_panes import LinePanesRows
 
@@ -132,3 +133,41 @@ def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: 
             except UnknownSessionKeyError:
                 continue
     return ahead
+
+
+class FirstReads(LineReads, Protocol):
+    """What a window's first read asks of ``SessionController`` besides ``LineReads``."""
+
+    def ui_states(self) -> dict[str, str]: ...
+
+    def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]: ...
+
+    def providers(self) -> list[ProviderRecord]: ...
+
+    @property
+    def attention(self) -> object: ...
+
+
+@dataclass(frozen=True)
+class FirstRead:
+    """Everything a window reads to show itself the first time (issue 19, item 7): what its panes remember,
+    the task list, the providers, and the current line's panes. Read on a worker right after the first
+    paint, so the window is built from it without a read on the GUI thread (LOOP-4)."""
+
+    ui_states: dict[str, str]
+    lines: list[ThreadSummary]
+    providers: list[ProviderRecord]
+    panes: LinePanes
+
+
+def read_first(controller: FirstReads, *, first_page: int) -> FirstRead:
+    """The window's first read, on the calling (worker) thread. It also builds the attention tracker, which
+    reads what each line last showed, so the window finds it ready."""
+    first = FirstRead(
+        ui_states=controller.ui_states(),
+        lines=controller.list_lines(include_archived=True),
+        providers=controller.providers(),
+        panes=read_line_panes(controller, controller.current_key, first_page=first_page),
+    )
+    _ = controller.attention
+    return first

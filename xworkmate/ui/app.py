@@ -18,14 +18,19 @@ import threading
 from collections.abc import Callable
 from types import TracebackType
 
-from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, qInstallMessageHandler
+import shiboken6
+from PySide6.QtCore import QEvent, QMessageLogContext, QObject, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 import xworkmate
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.app import describe_database_url
+from xworkmate.controllers.views import FirstRead, read_first
+from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.collector import GuiThreadCollector
 from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.opening import Opening, first_page_for
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
 from xworkmate.ui.theme import theme_manager
 
@@ -34,6 +39,7 @@ log = logging.getLogger(__name__)
 APP_DISPLAY_NAME = "XWorkmate"
 SMOKE_TEST_EVENT_ROUNDS = 5
 WARM_UP_THREAD = "xworkmate-warm-up"
+UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still opens its store
 REQUIRED_WIDGETS = (
     "mainSplitter",
     "taskLineList",
@@ -90,14 +96,19 @@ def missing_widgets(window: MainWindow) -> list[str]:
     return missing
 
 
-def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
-    """Open the window and run until it closes; with ``smoke_test``, build, check, close and return."""
+def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False) -> int:
+    """Open the window and run until it closes; with ``smoke_test``, build, check, close and return.
+
+    Given an ``Opening`` (what ``xworkmate gui`` does), the window shows first and its store opens on a
+    worker right after the first paint (issue 19, item 7); the smoke test then checks the window once
+    its panes are built. Given an open controller, the window is built over it before it shows."""
     app = _application()
     app.setApplicationName(APP_DISPLAY_NAME)
     app.setApplicationDisplayName(APP_DISPLAY_NAME)
     app.setApplicationVersion(xworkmate.__version__)
     app.setDesktopFileName("xworkmate")
-    install_chosen_translations(app, controller.settings.home)  # issue 20: before the first widget
+    home = controller.home if isinstance(controller, Opening) else controller.settings.home
+    install_chosen_translations(app, home)  # issue 20: before the first widget
     try:
         apply_resources(app, load_resources())
     except ResourceMissingError as exc:
@@ -105,6 +116,8 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
             print(f"smoke test failed: {exc}", file=sys.stderr)
             return 1
         log.warning("starting without icon and stylesheet: %s", exc)
+    if isinstance(controller, Opening):
+        return _run_opening(app, controller, smoke_test=smoke_test)
     window = build_main_window(controller)
     restore_excepthook = install_error_boundary(window)
     # Everything built so far lives as long as the window; moving it out of the collector's reach keeps
@@ -128,9 +141,140 @@ def run_gui(controller: SessionController, *, smoke_test: bool = False) -> int:
         gc.unfreeze()  # for callers that go on (tests); the command's own exit is xworkmate.entry's
 
 
-def install_error_boundary(window: MainWindow) -> Callable[[], None]:
+class StoreOpening(QObject):
+    """Opens the store for a window shown without a controller, right after its first paint.
+
+    ``attached(controller)`` is called on the GUI thread once the window has its panes;
+    ``failed(code)`` once the opening page says why the store did not open.
+    """
+
+    def __init__(
+        self,
+        window: MainWindow,
+        opening: Opening,
+        *,
+        attached: Callable[[SessionController], None],
+        failed: Callable[[int], None],
+    ) -> None:
+        super().__init__(window)
+        self.setObjectName("storeOpening")
+        self._window = window
+        self._opening = opening
+        self._attached = attached
+        self._failed = failed
+        self._started = False
+        self.painted = False  # the window was painted before the store was asked to open (tests read it)
+
+    def start_after_first_paint(self) -> None:
+        page = self._window.opening_page
+        if page is None:
+            raise RuntimeError("the window has its controller already")
+        page.notice.installEventFilter(self)
+        QTimer.singleShot(UNPAINTED_START_MS, self, self._start)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and not self.painted:
+            self.painted = True
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self, self._start)  # after this paint has reached the screen
+        return False
+
+    def _start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        first_page = first_page_for(self._window)
+
+        def open_and_read() -> tuple[SessionController, FirstRead]:  # on a worker
+            controller = self._opening.open()
+            try:
+                return controller, read_first(controller, first_page=first_page)
+            except BaseException:
+                controller.close()
+                raise
+
+        run_off_thread(open_and_read, self._on_opened, self._on_failed, parent=self)
+
+    def _on_opened(self, opened: tuple[SessionController, FirstRead]) -> None:
+        controller, first = opened
+        if not self._window.isVisible():  # closed while it opened: nobody will use it
+            controller.close()
+            return
+        try:
+            self._window.attach(controller, first)
+        except Exception as exc:
+            controller.close()
+            self._on_failed(exc)
+            return
+        self._attached(controller)
+
+    def _on_failed(self, error: BaseException) -> None:
+        line, code = self._opening.failed(error)
+        page = self._window.opening_page
+        if page is not None and shiboken6.isValid(page):
+            page.show_failure(line, describe_database_url(self._opening.database_url))
+        else:  # the panes were being built when it failed
+            self._window.statusBar().showMessage(line)
+        self._failed(code)
+
+
+def _run_opening(app: QApplication, opening: Opening, *, smoke_test: bool) -> int:
+    """Issue 19, item 7: the window first; the store opens and the first read happens on a worker right
+    after its first paint (``ui/opening``). Returns when the window closes: 0, or the exit code of the
+    failure to open (said in the window and on stderr)."""
+    window = MainWindow()
+    restore_excepthook = install_error_boundary(window, opening.database_url)
+    opened: list[SessionController] = []
+    failures: list[int] = []
+    warm_ups: list[threading.Thread] = []
+    collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
+    quiet = _OffscreenNoteFilter(app) if smoke_test else None
+
+    def start(done: asyncio.Future[int]) -> None:
+        def attached(controller: SessionController) -> None:
+            opened.append(controller)
+            gc.freeze()  # as run_gui does once the window is built: what lives as long as it, out of reach
+            if smoke_test:
+                done.set_result(0)
+            else:
+                warm_ups.append(start_warm_up(controller))
+
+        def failed(code: int) -> None:
+            failures.append(code)
+            if smoke_test and not done.done():
+                done.set_result(code)
+
+        StoreOpening(window, opening, attached=attached, failed=failed).start_after_first_paint()
+        window.show()
+
+    try:
+        if not smoke_test:
+            collector.start()
+        _run_event_loop(app, start=start)
+        if smoke_test:
+            if failures:
+                window.close()
+                app.processEvents()
+                return failures[0]
+            return _smoke_test(app, window)
+        return failures[0] if failures else 0
+    finally:
+        if quiet is not None:
+            quiet.remove()
+        if not smoke_test:
+            collector.stop()
+        for warm_up in warm_ups:
+            warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
+        for controller in opened:
+            controller.close()
+        restore_excepthook()
+        gc.unfreeze()
+
+
+def install_error_boundary(window: MainWindow, database_url: str | None = None) -> Callable[[], None]:
     """ERR-1 for window operations: a failure no slot expected (the database went read-only, the
     disk filled) becomes one line in the window's status, and its traceback goes to the log file.
+    ``database_url``: the one named, for a window that may have no controller yet (issue 19, item 7).
     Returns the function that puts the previous hook back."""
     from xworkmate.ui.operations import failure_line
 
@@ -141,8 +285,11 @@ def install_error_boundary(window: MainWindow) -> Callable[[], None]:
             previous(kind, error, trace)
             return
         log.error("window operation failed", exc_info=(kind, error, trace))
-        database_url = window.controller.settings.effective_database_url
-        window.show_error(failure_line(error, database_url))
+        url = database_url if database_url is not None else window.controller.settings.effective_database_url
+        if window.attached:
+            window.show_error(failure_line(error, url))
+        else:
+            window.statusBar().showMessage(failure_line(error, url))
 
     sys.excepthook = on_unhandled
 
@@ -173,17 +320,13 @@ def start_warm_up(controller: SessionController) -> threading.Thread:
 
 def _smoke_test(app: QApplication, window: MainWindow) -> int:
     window.persist_ui_state = False  # a check run must not move the person's saved layout
-    previous_handler = None
-    if app.platformName() == "offscreen":
-        previous_handler = qInstallMessageHandler(_without_offscreen_note)
-        _forward_to[:] = [previous_handler]
+    quiet = _OffscreenNoteFilter(app)
     try:
         window.show()
         for _ in range(SMOKE_TEST_EVENT_ROUNDS):
             app.processEvents()
     finally:
-        if app.platformName() == "offscreen":
-            qInstallMessageHandler(previous_handler)
+        quiet.remove()
     problems = [f"missing widget {name}" for name in missing_widgets(window)]
     if not window.isVisible():
         problems.append("the main window is not visible")
@@ -208,6 +351,26 @@ OFFSCREEN_NOTE = "This plugin does not support propagateSizeHints()"
 _forward_to: list[Callable[[QtMsgType, QMessageLogContext, str], None] | None] = [None]
 
 
+class _OffscreenNoteFilter:
+    """While it is installed, the offscreen platform's note is not printed (see ``OFFSCREEN_NOTE``)."""
+
+    _depth = 0  # nested filters (the opening smoke test around ``_smoke_test``) install the handler once
+
+    def __init__(self, app: QApplication) -> None:
+        self._installed = app.platformName() == "offscreen"
+        if self._installed:
+            if _OffscreenNoteFilter._depth == 0:
+                _forward_to[:] = [qInstallMessageHandler(_without_offscreen_note)]
+            _OffscreenNoteFilter._depth += 1
+
+    def remove(self) -> None:
+        if self._installed:
+            self._installed = False
+            _OffscreenNoteFilter._depth -= 1
+            if _OffscreenNoteFilter._depth == 0:
+                qInstallMessageHandler(_forward_to[0])
+
+
 def _without_offscreen_note(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
     if message == OFFSCREEN_NOTE:
         return
@@ -222,8 +385,9 @@ def controller_key(window: MainWindow) -> str:
     return window.controller.current_key
 
 
-def _run_event_loop(app: QApplication) -> int:
-    """Run Qt and asyncio as one loop (qasync) until the application quits."""
+def _run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], None] | None = None) -> int:
+    """Run Qt and asyncio as one loop (qasync) until the application quits. ``start(done)`` is called
+    once the loop is current, before it runs; it may end the run early by completing ``done``."""
     os.environ.setdefault("QT_API", "pyside6")
     import qasync  # type: ignore[import-untyped]  # imported after PySide6, so qasync binds to it
 
@@ -239,6 +403,8 @@ def _run_event_loop(app: QApplication) -> int:
 
     app.aboutToQuit.connect(on_about_to_quit)
     try:
+        if start is not None:
+            start(quit_requested)
         with loop:
             return int(loop.run_until_complete(quit_requested))
     finally:

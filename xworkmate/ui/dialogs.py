@@ -79,14 +79,7 @@ class StartupErrorDialog:
             parent=parent,
         )
         box.setObjectName("startupErrorDialog")
-        box.setInformativeText(
-            QCoreApplication.translate(
-                "Dialogs",
-                "Database: {database}\n"
-                "Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; "
-                "`xworkmate doctor` shows what XWorkmate can see.",
-            ).format(database=database)
-        )
+        box.setInformativeText(startup_error_help(database))
         box.setStandardButtons(QMessageBox.StandardButton.Close)
         return box
 
@@ -94,6 +87,17 @@ class StartupErrorDialog:
     def ask(cls, parent: QWidget | None, reason: str, database: str) -> None:
         _app = QApplication.instance() or QApplication([])
         cls.build(parent, reason, database).exec()
+
+
+def startup_error_help(database: str) -> str:
+    """Under a failure to start: which database it was and how to use another one (the dialog, and the
+    window whose store did not open, issue 19 item 7)."""
+    return QCoreApplication.translate(
+        "Dialogs",
+        "Database: {database}\n"
+        "Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; "
+        "`xworkmate doctor` shows what XWorkmate can see.",
+    ).format(database=database)
 
 
 def about_text(controller: SessionController) -> str:

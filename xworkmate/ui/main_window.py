@@ -57,7 +57,7 @@ from xworkmate.controllers import (
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.export import save_export
 from xworkmate.controllers.session import FollowupOutcome
-from xworkmate.controllers.views import LinePanes, ReadAhead, needs_reads, read_line_panes
+from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, export_file_name
 from xworkmate.domain.mcp import McpServerRecord
@@ -112,6 +112,7 @@ from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
+from xworkmate.ui.opening import OpeningPage
 from xworkmate.ui.operations import StoreOperations, collecting, failure_line
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
@@ -151,12 +152,43 @@ class MainWindow(QMainWindow):
     starts at once in the background and appears nested under its dispatcher.
     """
 
-    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        controller: SessionController | None = None,
+        parent: QWidget | None = None,
+        *,
+        first_read: FirstRead | None = None,
+    ) -> None:
+        """Without a controller, the window as it shows before the store opens ("Opening the database…");
+        ``attach`` builds the panes once it is open (issue 19, item 7: ``ui/opening``)."""
         super().__init__(parent)
-        with controller.ui_state_read_once():  # what the panes remember, in one read (issue 19)
-            self._build(controller)
+        self.attached = False
+        self.opening_page: OpeningPage | None = None
+        if controller is None:
+            self.setObjectName("mainWindow")
+            self.setWindowTitle("XWorkmate")
+            self.resize(*DEFAULT_SIZE)
+            self.opening_page = OpeningPage(self)
+            self.setCentralWidget(self.opening_page)
+            return
+        self.attach(controller, first_read)
 
-    def _build(self, controller: SessionController) -> None:
+    def attach(self, controller: SessionController, first_read: FirstRead | None = None) -> None:
+        """Build the panes over ``controller``: from ``first_read`` when a worker read it already (nothing is
+        read here then, LOOP-4), else from reads made here. Replaces the opening page, if shown."""
+        if self.attached:
+            raise RuntimeError("the window has its controller already")
+        states = first_read.ui_states if first_read is not None else None
+        self.setUpdatesEnabled(False)  # a shown window (the opening page) paints once, when it is all built
+        try:
+            with controller.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
+                self._build(controller, first_read)
+        finally:
+            self.setUpdatesEnabled(True)
+        self.opening_page = None  # deleted with the central widget it was
+        self.attached = True
+
+    def _build(self, controller: SessionController, first_read: FirstRead | None = None) -> None:
         self.setObjectName("mainWindow")
         self.setWindowTitle("XWorkmate")
         self._controller = controller
@@ -206,7 +238,7 @@ class MainWindow(QMainWindow):
 
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
-        self.task_model = TaskLineModel(controller, self)
+        self.task_model = TaskLineModel(controller, self, lines=first_read.lines if first_read is not None else None)
         self.task_proxy = TaskLineFilterModel(self)
         self.task_proxy.setSourceModel(self.task_model)
         self.message_model = MessageListModel(controller, self)
@@ -254,8 +286,12 @@ class MainWindow(QMainWindow):
         self._connect_signals()
         self._build_search_and_export()
         self._restore_ui_state()
-        self.refresh_providers()
-        self.show_current()
+        if first_read is None:
+            self.refresh_providers()
+            self.show_current()
+        else:
+            self.show_providers(first_read.providers)
+            self._show_panes(first_read.panes)
         self.on_task_rows_changed()
         self.keyboard.set_tab_order(
             [
@@ -1737,6 +1773,9 @@ class MainWindow(QMainWindow):
         )
 
     def changeEvent(self, event: QEvent) -> None:
+        if not self.attached:  # still opening (issue 19, item 7): no panes to tell yet
+            super().changeEvent(event)
+            return
         if event.type() == QEvent.Type.ActivationChange:
             self.needs_you.watch()  # the shown line is seen while the window is active (LOOP-2)
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
@@ -1750,6 +1789,9 @@ class MainWindow(QMainWindow):
             self._session_probe.cancel()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.attached:  # closed while opening: nothing was built to save or stop
+            super().closeEvent(event)
+            return
         self._stop_session_probe()
         if not self._closed:
             self._closed = True

@@ -176,14 +176,21 @@ class TaskLineModel(QAbstractListModel):
     children): a Python ``flags()`` would be called for every row painted.
     """
 
-    def __init__(self, controller: SessionController, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        controller: SessionController,
+        parent: QObject | None = None,
+        *,
+        lines: list[ThreadSummary] | None = None,
+    ) -> None:
+        """``lines``: every line (archived too), when they were read already (on a worker, issue 19 item 7)."""
         super().__init__(parent)
         self._controller = controller
         self._lines: list[ThreadSummary] = []
         self._depths: list[int] = []
         self._rows: dict[str, int] = {}
         self._status: dict[str, ThreadStatus] = {}
-        self._set_lines(controller.list_lines(include_archived=True))
+        self._set_lines(lines if lines is not None else controller.list_lines(include_archived=True))
 
     def _set_lines(self, lines: list[ThreadSummary]) -> None:
         self._lines, self._depths = tree_order(lines)

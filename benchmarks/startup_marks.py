@@ -1,0 +1,47 @@
+"""When a start-up script's window was first painted, and when its task list was (issue 19, item 7).
+
+``install(app)`` puts an application-wide event filter on ``app`` that notes the wall-clock time of the
+first paint of any widget (``first_paint``) and of the first paint of the list named ``taskLineList``
+(``filled``: the app paints its list only once it is filled), then removes itself. The times are written
+as JSON to the file ``XWORKMATE_BENCH_MARKS`` names; ``bench_startup`` compares them with the time it
+started the process. The same filter runs in the app and in the bare references, so both pay for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+
+MARKS_ENV = "XWORKMATE_BENCH_MARKS"
+LIST_NAME = "taskLineList"
+
+
+class _Marks(QObject):
+    def __init__(self, app: QApplication, path: Path) -> None:
+        super().__init__(app)
+        self._app = app
+        self._path = path
+        self.marks: dict[str, float] = {}
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            now = time.time()
+            self.marks.setdefault("first_paint", now)
+            parent = watched.parent()
+            if LIST_NAME in (watched.objectName(), parent.objectName() if parent is not None else ""):
+                self.marks["filled"] = now
+                self._path.write_text(json.dumps(self.marks), encoding="utf-8")
+                self._app.removeEventFilter(self)
+        return False
+
+
+def install(app: QApplication) -> None:
+    """Note the marks for this process if ``XWORKMATE_BENCH_MARKS`` names a file; else do nothing."""
+    path = os.environ.get(MARKS_ENV)
+    if path:
+        app.installEventFilter(_Marks(app, Path(path)))

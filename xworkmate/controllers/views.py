@@ -111,14 +111,21 @@ def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: 
     ``shown`` line when it was updated, all the panes of the line switched to (``first_page`` messages),
     and the messages appended to the ``shown`` line. A line that is gone by now is simply not read."""
     ahead = ReadAhead()
+    changes = list(changes)
+    # The messages first, in one read however many records name them (another desktop's burst).
+    carried = {m.id: m for c in changes if isinstance(c, MessagesAppended) for m in c.messages}
+    wanted = [
+        i
+        for c in changes
+        if (isinstance(c, MessagesAppended) and c.key == shown)  # another line's rows: read when it is shown
+        or isinstance(c, MessagesChanged)  # hidden from the model or shown again: read as they are now
+        for i in c.message_ids
+        if i not in carried or isinstance(c, MessagesChanged)
+    ]
+    ahead.messages.update(carried)
+    if wanted:
+        ahead.messages.update(controller.messages_by_id(list(dict.fromkeys(wanted))))
     for change in changes:
-        if isinstance(change, MessagesAppended):
-            ahead.messages.update((m.id, m) for m in change.messages)  # the writer had them in hand
-            if change.key == shown:  # another line's rows are read when it is shown
-                missing = [i for i in change.message_ids if i not in ahead.messages]
-                ahead.messages.update(controller.messages_by_id(missing))
-        if isinstance(change, MessagesChanged):  # hidden from the model or shown again: read as they are now
-            ahead.messages.update(controller.messages_by_id(list(change.message_ids)))
         if isinstance(change, CurrentLineChanged) and change.key == controller.current_key:
             with contextlib.suppress(UnknownSessionKeyError):  # gone by now: nothing to show
                 ahead.panes[change.key] = read_line_panes(controller, change.key, first_page=first_page)

@@ -73,11 +73,21 @@ class StoreThread:
             finally:
                 _held.changes = None
 
-        try:
-            return await loop.run_in_executor(self._thread(), held)
-        finally:
+        def deliver() -> None:
             for change in changes:  # what it changed before it failed is still said
                 self._deliver(change)
+
+        future = asyncio.ensure_future(loop.run_in_executor(self._thread(), held))
+        try:
+            result = await asyncio.shield(future)
+        except asyncio.CancelledError:  # Stop: the work itself runs on; its records go out when it is done
+            future.add_done_callback(lambda done: (deliver(), done.cancelled() or done.exception()))
+            raise
+        except BaseException:
+            deliver()
+            raise
+        deliver()
+        return result
 
     def submit(self, work: Callable[[], object], *, what: str) -> None:
         """``work()`` on the store thread, in order, waited for by nobody: a failure is logged as ``what``
@@ -114,10 +124,6 @@ class TurnWrites:
         self._queue: deque[tuple[Callable[[], object], str]] = deque()  # (work, where: loop|store|always)
         self._pump: asyncio.Task[None] | None = None
         self.error: BaseException | None = None
-
-    @property
-    def idle(self) -> bool:
-        return self._pump is None
 
     def write(self, work: Callable[[], object], *, after_failure: bool = False) -> None:
         """Queue ``work()`` for the store thread; once a write has failed it is skipped, unless

@@ -280,8 +280,8 @@ def test_send_on_a_running_task_delivers_a_follow_up_at_its_next_safe_point(
     task = controller.start_task(line.thread_id, "tidy the folder")
     controller.set_permission(task.key, "full")
     openai_server.script(ToolCallReply([call("run_command", command="sleep 0.8")]), TextReply(["Keeping it."]))
+    click_line(qtbot, window, task.key)  # before the turn: a click processes Qt events outside the asyncio loop
     turn = controller.start_turn(task.key, None)
-    click_line(qtbot, window, task.key)
     run(loop, wait_until(lambda: len(openai_server.chat_requests) == 1, what="the task's first step"))
     send(qtbot, window, "keep README.md")  # Send stays enabled on a running task
     run(loop, turn)

@@ -149,7 +149,12 @@ def _done_waiting(future: asyncio.Future[Any]) -> None:
 
 
 def jobs_waiting(parent: QObject | None = None) -> int:
-    """How many answers are still to come (tests may wait for 0); with ``parent``, how many are for it."""
+    """How many answers are still to come (tests may wait for 0); with ``parent``, how many are for it.
+
+    A job of a loop that is closed by now (a window closed with an answer on its way) never answers:
+    it is forgotten, not counted."""
+    for future in [f for f in _waiting if f.get_loop().is_closed()]:
+        _waiting.pop(future, None)
     if parent is None:
         return len(_waiting)
     return sum(1 for owner in _waiting.values() if owner is parent)

@@ -9,13 +9,14 @@ delivered on the loop. A write the database refuses fails the turn in one line.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import event, text
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import Change, MessagesAppended, RunFinished, RunStarted, SessionController
 from xworkmate.controllers.store_thread import STORE_THREAD
 from xworkmate.domain.messages import MessageRole
@@ -23,8 +24,11 @@ from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 
-from ..ui.support_runs import call
 from .conftest import scripted_controller
+
+
+def call(name: str, **arguments: object) -> ScriptedToolCall:
+    return ScriptedToolCall(id="c1", name=name, arguments=json.dumps(arguments))
 
 
 def statements_by_thread(store: Store) -> list[str]:

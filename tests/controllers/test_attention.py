@@ -8,6 +8,7 @@ a new line takes its title from its first message.
 from __future__ import annotations
 
 import asyncio
+from contextlib import closing
 
 from tests.support.openai_server import ErrorReply, OpenAIServer, TextReply
 from xworkmate.controllers import AttentionChanged, Change, SessionController
@@ -45,15 +46,12 @@ def test_a_finished_turn_on_an_unwatched_line_is_new_until_seen_and_that_survive
     assert tracker.state(failing.thread_id) is Attention.NONE and tracker.inbox() == [line.thread_id]
     controller.close()  # the window closes: the marks, stored off the loop, have landed
 
-    reopened = open_store(database_url)
-    try:
+    with closing(open_store(database_url)) as reopened:
         again = SessionController(reopened, settings).attention
         assert again.state(line.thread_id) is Attention.FINISHED_UNREAD
         assert again.state(failing.thread_id) is Attention.NONE
         assert again.muted(failing.thread_id) and not again.muted(line.thread_id)
         assert again.draft(line.thread_id) == "half a thought" and again.draft(failing.thread_id) == ""
-    finally:
-        reopened.close()
 
 
 def test_messages_on_the_watched_line_are_seen_as_they_arrive(
@@ -67,11 +65,8 @@ def test_messages_on_the_watched_line_are_seen_as_they_arrive(
     assert controller.attention.state(line.thread_id) is Attention.NONE
     newest = controller.message_ids(line.thread_id)[-1]
     controller.close()  # the marks are stored off the loop, in order; closing waits for them
-    reopened = open_store(database_url)
-    try:
+    with closing(open_store(database_url)) as reopened:
         assert reopened.line_marks.get(line.thread_id).last_seen_message_id == newest
-    finally:
-        reopened.close()
 
 
 def test_a_new_line_takes_its_title_from_its_first_message_only_while_untitled(

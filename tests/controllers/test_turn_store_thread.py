@@ -12,6 +12,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import closing
 
 import pytest
 from sqlalchemy import event, text
@@ -165,10 +166,7 @@ def test_closing_the_controller_waits_for_a_turns_last_writes(
     asyncio.run(agent.run_turn(line.thread_id, "go"))
     agent.close()
 
-    reopened = open_store(database_url)
-    try:
+    with closing(open_store(database_url)) as reopened:
         ids = [m.id for m in reopened.messages.newest(line.thread_id, limit=10, viewer=DESKTOP)]
         assert ids == [i for change in appended for i in change.message_ids]
         assert reopened.line_marks.get(line.thread_id).last_outcome == "finished"
-    finally:
-        reopened.close()

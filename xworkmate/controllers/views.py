@@ -114,13 +114,15 @@ def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: 
     changes = list(changes)
     # The messages first, in one read however many records name them (another desktop's burst).
     carried = {m.id: m for c in changes if isinstance(c, MessagesAppended) for m in c.messages}
-    wanted = [
+    # Hidden from the model or shown again: read as they are now. Appended: what the records do not carry,
+    # on the shown line only (another line's rows are read when it is shown).
+    wanted = [i for c in changes if isinstance(c, MessagesChanged) for i in c.message_ids]
+    wanted += [
         i
         for c in changes
-        if (isinstance(c, MessagesAppended) and c.key == shown)  # another line's rows: read when it is shown
-        or isinstance(c, MessagesChanged)  # hidden from the model or shown again: read as they are now
+        if isinstance(c, MessagesAppended) and c.key == shown
         for i in c.message_ids
-        if i not in carried or isinstance(c, MessagesChanged)
+        if i not in carried
     ]
     ahead.messages.update(carried)
     if wanted:

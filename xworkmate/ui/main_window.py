@@ -564,8 +564,7 @@ class MainWindow(QMainWindow):
 
         def failed(error: BaseException) -> None:
             if not isinstance(error, (LookupError, ValueError)):
-                log.error("window operation failed", exc_info=error)
-                self.show_error(failure_line(error, controller.settings.effective_database_url))
+                self._failure("")(error)  # the ERR-1 line, as for any operation
                 return
             self.workspace_pane.show_dispatch_sources(
                 [],

@@ -9,8 +9,9 @@
   reads what applying them needs (``controllers/views.read_ahead``), and the GUI thread applies the
   records in order and calls ``done(result)``. No Qt object is touched off the GUI thread.
 * ``StoreOperations.query(read, done=..., ...)`` (the ``QueryOp``): a read with no change records.
-* ``StoreOperations.deliver(changes, ...)``: records a running turn emitted on the GUI loop, applied the
-  same way (their reads ahead on the worker first), so a turn's start and end read nothing on the GUI thread.
+* ``StoreOperations.deliver(changes, ...)``: records from outside an operation (a running turn's, emitted on
+  the GUI loop; another process's, from the external watch), applied the same way (their reads ahead on the
+  worker first), so neither reads on the GUI thread.
 * A failure reaches ``failed(error)`` on the GUI thread; ``failure_line`` says an unexpected one in one
   line as the window's error boundary does (ERR-1).
 * A turn the call starts (``SessionController.send``) is made on the GUI loop (``_GuiLoop``) and only

@@ -197,9 +197,9 @@ def xwm_loop(request: pytest.FixtureRequest, xwm_gui_thread_gc: None) -> Iterato
     import asyncio
 
     qapp = request.getfixturevalue("qapp")
-    import qasync  # after PySide6 (pytest-qt imported it), so it binds to it
+    from xworkmate.testing.qt_loop import TestEventLoop  # after PySide6 (pytest-qt imported it): qasync binds to it
 
-    event_loop = qasync.QEventLoop(qapp)
+    event_loop = TestEventLoop(qapp)
     asyncio.set_event_loop(event_loop)
     try:
         yield event_loop

@@ -284,6 +284,35 @@ def test_a_turns_start_and_end_are_shown_from_reads_on_the_worker(
     assert on_gui == [], "\n".join(on_gui)
 
 
+def test_a_task_an_agent_dispatches_starts_with_its_gate_read_off_the_gui_thread(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
+) -> None:
+    """The window runs the tasks its agents dispatch (``auto_run_tasks``): the gate of the task's turn (its
+    line, the providers) and a refusal's notice are store work on the controller's store thread, so neither
+    the dispatching turn nor the task's own turn runs a statement on the GUI thread."""
+    window = slow.window
+    key = agent_line_shown(qtbot, slow, openai_server, "Dispatcher")
+    openai_server.script(
+        ToolCallReply([call("task_start", goal="count the files")]),
+        TextReply(["Done."]),
+        TextReply(["Done."]),  # the dispatcher's next step and the task's turn race for these two
+    )
+    slow.sql_threads.clear()
+
+    send(qtbot, window, "count them in the background")
+    tasks = lambda: [s.thread_id for s in slow.direct.list_lines() if s.parent_key == key]  # noqa: E731
+    run(loop, wait_until(lambda: len(tasks()) == 1, what="the task"), timeout=60)
+    task = tasks()[0]
+    answered = lambda: any(m.role is MessageRole.ASSISTANT for m in slow.direct.messages(task))  # noqa: E731
+    ran = lambda: answered() and not slow.controller.is_running(task)  # noqa: E731
+    run(loop, wait_until(ran, what="the task's turn"), timeout=60)
+    run(loop, wait_until(finished(slow.controller, key), what="the dispatcher's turn"), timeout=60)
+    settled(qtbot, window)
+
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert on_gui == [], "\n".join(on_gui)
+
+
 def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     line = slow.direct.create_line("Gone soon")

@@ -111,9 +111,9 @@ class TurnContext:
     agent_session: Callable[[str], AgentSessionState]
     turn_mcp_servers: Callable[[str], list[McpServerRecord]]
     apply_execution_result: Callable[[str, ExecutionResult], TaskThread]
-    task_dispatched: Callable[[str], None]
+    task_dispatched: Callable[[str], Awaitable[None]]
     """An agent's ``task_start`` made this task (the follow-up policy may start it)."""
-    task_followed_up: Callable[[str], None]
+    task_followed_up: Callable[[str], Awaitable[None]]
     """An agent's ``task_send`` reached this task (the one follow-up policy decides)."""
 
 
@@ -287,9 +287,9 @@ class TurnRunner:
 
             result, started = await recorder.writes.read(handle)
             for task_key in started:
-                turn.task_dispatched(task_key)
+                await turn.task_dispatched(task_key)
             if result.ok and call.name == TASK_SEND:
-                turn.task_followed_up(str(call.parse_arguments()["task"]).strip())
+                await turn.task_followed_up(str(call.parse_arguments()["task"]).strip())
             return result
 
         inbox = self._inbox(key, viewer, recorder, last_seen=max((m.id for m in history), default=0))

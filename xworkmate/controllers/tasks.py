@@ -126,25 +126,35 @@ class FollowupPolicy:
         self._turns = turns
         self.auto_run_tasks = False
 
-    def task_dispatched(self, task_key: str) -> None:
+    async def task_dispatched(self, task_key: str) -> None:
+        """An agent's ``task_start`` made ``task_key``; when this process runs tasks, a turn starts on it."""
         self._ctx.emit(LineCreated(key=task_key))
         if self.auto_run_tasks:
-            try:
-                self._turns.start_turn(task_key, None)
-            except (NotRunnable, ValueError) as exc:
-                self._ctx.notice(task_key, f"The task could not start: {exc}")
+            await self._start_task(task_key, "The task could not start: {reason}")
 
-    def task_followed_up(self, task_key: str) -> None:
+    async def task_followed_up(self, task_key: str) -> None:
         """An agent's ``task_send`` reached a task (PROV-4, issue 14), under ``follow_up``'s policy: a running
         task takes it when its current step ends; an idle one starts a turn on it when this process runs
         tasks (``auto_run_tasks``), else its next run answers it."""
         key = self._ctx.canonical(task_key)
         self._ctx.emit(LineUpdated(key=key))
         if self._delivery(key, None) == "start":  # the follow-up is stored already (the dispatch tool)
-            try:
-                self._turns.start_turn(key, None)
-            except (NotRunnable, ValueError) as exc:
-                self._ctx.notice(key, f"The task could not start on the follow-up: {exc}")
+            await self._start_task(key, "The task could not start on the follow-up: {reason}")
+
+    async def _start_task(self, key: str, refusal: str) -> None:
+        """A turn on an idle task an agent dispatched or followed up, from the dispatching turn on the loop:
+        the gate reads the line and the providers on the store thread (issue 19, LOOP-4), and a refusal is a
+        notice on the task, stored there too; the turn itself is made on the loop."""
+        store_thread = self._ctx.store_thread
+        try:
+            request = await store_thread.call(lambda: self._turns.gate(key, None, provider=None))
+        except (NotRunnable, ValueError) as exc:
+            text = refusal.format(reason=exc)
+            await store_thread.call(lambda: self._ctx.notice(key, text))
+            return
+        if self._turns.is_running(key):
+            return  # a turn started on it meanwhile (the person's Send): that turn reads what is stored
+        self._turns.start_begun(self._turns.mark_begun(request, None), provider=None)
 
     def follow_up(
         self, task_key: str, text: str, *, provider: str | None = None, start: bool | None = None

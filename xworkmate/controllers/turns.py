@@ -232,12 +232,16 @@ class TurnController:
                 " (or set the line to an ACP agent)"
             )
 
-    def _begin_turn(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
-        """Everything that can refuse a turn happens here, before anything is stored (issue 13: one gate,
-        in this order: unknown key, not runnable, category rules, provider)."""
+    def gate(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
+        """Everything that can refuse a turn, before anything is stored (issue 13: one gate, in this order:
+        unknown key, not runnable, category rules, provider). It reads the store: off the loop, a caller
+        on the loop runs it on the store thread (``FollowupPolicy``)."""
         request = self.begin_checks(key, prompt, provider=provider)
         self.check_runner(request, provider)
-        return self.mark_begun(request, prompt)
+        return request
+
+    def _begin_turn(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
+        return self.mark_begun(self.gate(key, prompt, provider=provider), prompt)
 
     def mark_begun(self, request: RunRequest, prompt: str | None) -> RunRequest:
         self._ctx.running.add(request.thread_id)

@@ -34,19 +34,21 @@ class _NoQt(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, _NoQt())
 """
 
-_IMPORT_ALL = """
+# Issue 21: xworkmate.testing sits above the ui. Its driver is a page object over the window and its
+# qt_loop the tests' qasync loop (both Qt through and through); its plugin imports them, and qasync, inside
+# the Qt fixtures only (the dynamic check below imports the plugin with Qt blocked).
+QT_TESTING = ("xworkmate.testing.driver", "xworkmate.testing.qt_loop")
+ABOVE_THE_UI = {"testing/plugin.py", *(f"testing/{name.rsplit('.', 1)[1]}.py" for name in QT_TESTING)}
+
+_IMPORT_ALL = f"""
 import pkgutil, xworkmate
 names = [m.name for m in pkgutil.walk_packages(xworkmate.__path__, "xworkmate.")]
 core = [n for n in names if not n.startswith(("xworkmate.ui", "xworkmate.store.migrations", "xworkmate.__main__"))]
-core = [n for n in core if n != "xworkmate.testing.driver"]  # issue 21: the tester's page object over the window
+core = [n for n in core if n not in {QT_TESTING!r}]
 for name in core:
     __import__(name)
 print(len(core), "modules")
 """
-
-# Issue 21: xworkmate.testing sits above the ui. Its driver is a page object over the window; its plugin
-# imports qasync inside the Qt fixtures only (the dynamic check above imports the plugin with Qt blocked).
-ABOVE_THE_UI = {"testing/driver.py", "testing/plugin.py"}
 
 _QT_IMPORT = re.compile(r"^\s*(from|import)\s+(PySide6|shiboken6|qasync)\b", re.MULTILINE)
 

@@ -6,6 +6,7 @@ that accepts and never answers, with a connect timeout far longer than the close
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
@@ -19,8 +20,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from xworkmate.cli.run import run_window
 from xworkmate.controllers import SessionController
 from xworkmate.logfile import log_file_path
 from xworkmate.settings import Settings
@@ -156,6 +160,39 @@ def test_closing_while_postgresql_has_not_answered_ends_the_process_before_the_c
     assert took < CONNECT_TIMEOUT_S / 3, f"closing took {took:.1f} s: it waited on the connect"
     assert returncode == 130, err
     assert "Traceback" not in err
+
+
+def test_closing_the_window_while_postgresql_has_not_answered_returns_before_the_connect_times_out(
+    settings: Settings, silent_server: SilentServer, qapp: QApplication, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``xworkmate gui``'s own path, in this process: the person closes the window while the connect waits;
+    the command returns 0 at once, says nothing about a failure nobody waits for, and the abandoned
+    connect ends on its own once the server hangs up."""
+    slow = settings.model_copy(update={"database_url": silent_server.url()})
+    closed_at: list[float] = []
+
+    def close_once_connecting() -> None:
+        if silent_server.accepted:
+            closed_at.append(time.monotonic())
+            qapp.closeAllWindows()
+        else:
+            QTimer.singleShot(20, close_once_connecting)
+
+    icon, stylesheet = qapp.windowIcon(), qapp.styleSheet()
+    QTimer.singleShot(0, close_once_connecting)
+    try:
+        code = run_window(argparse.Namespace(smoke_test=False), slow, None)
+        took = time.monotonic() - closed_at[0]
+    finally:
+        qapp.setWindowIcon(icon)
+        qapp.setStyleSheet(stylesheet)
+    assert took < CONNECT_TIMEOUT_S / 3, f"closing took {took:.1f} s: it waited on the connect"
+    assert code == 0
+    openings = [t for t in threading.enumerate() if t.name == OPENING_THREAD]
+    assert openings and all(t.daemon for t in openings)  # still connecting: nothing waited for it
+    silent_server.close()
+    _wait_for(lambda: not any(t.is_alive() for t in openings), "the abandoned connect to end", timeout=10)
+    assert capsys.readouterr().err == ""
 
 
 class _HeldStore:

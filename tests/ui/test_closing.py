@@ -32,6 +32,7 @@ from xworkmate.store import Store, open_store
 from xworkmate.ui.app import OPENING_THREAD, StoreOpening
 from xworkmate.ui.main_window import GEOMETRY_STATE, MainWindow
 from xworkmate.ui.opening import Opening
+from xworkmate.ui.theme import theme_manager
 
 from .support_runs import run, wait_until
 
@@ -185,6 +186,7 @@ def test_closing_the_window_while_postgresql_has_not_answered_returns_before_the
         took = time.monotonic() - closed_at[0]
     finally:
         qapp.setWindowIcon(icon)
+        theme_manager().set_template("")  # the manager then knows the stylesheet it put on is gone
         qapp.setStyleSheet(stylesheet)
     assert took < CONNECT_TIMEOUT_S / 3, f"closing took {took:.1f} s: it waited on the connect"
     assert code == 0

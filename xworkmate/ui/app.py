@@ -244,6 +244,7 @@ class StoreOpening(QObject):
         self.worker.start()
 
     def _on_opened(self, opened: tuple[SessionController, FirstRead]) -> None:
+        self._window.removeEventFilter(self)  # the answer is here: nothing left to abandon
         controller, first = opened
         if not self._window.isVisible():  # closed while it opened: nobody will use it
             controller.close()
@@ -258,6 +259,7 @@ class StoreOpening(QObject):
         self._attached(controller)
 
     def _on_failed(self, error: BaseException) -> None:
+        self._window.removeEventFilter(self)
         line, code = self._opening.failed(error)
         page = self._window.opening_page
         if page is not None and shiboken6.isValid(page):

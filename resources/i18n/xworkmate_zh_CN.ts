@@ -790,10 +790,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>无法显示当前任务线：{error}</translation>
     </message>
     <message>
-        <source>Runnable — the last run failed: {error}</source>
-        <translation>可运行——上次运行失败：{error}</translation>
-    </message>
-    <message>
         <source>Unarchive</source>
         <translation>取消归档</translation>
     </message>
@@ -1247,8 +1243,16 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>编辑和命令都无需询问直接运行</translation>
     </message>
     <message>
+        <source>Click to dismiss</source>
+        <translation>点击关闭</translation>
+    </message>
+    <message>
         <source>Waiting for you — {explanation}.</source>
         <translation>等待你处理——{explanation}。</translation>
+    </message>
+    <message>
+        <source>Runnable — the last run failed: {error}</source>
+        <translation>可运行——上次运行失败：{error}</translation>
     </message>
     <message>
         <source>Runnable — ready.</source>

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from sqlalchemy import inspect, text
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store, StoreOpenError, open_store
-from xworkmate.store.database import create_store_engine, head_revision
+from xworkmate.store.database import PG_CONNECT_TIMEOUT_S, create_store_engine, head_revision
 
 
 def test_opening_a_new_database_migrates_it_to_head(database_url: str) -> None:
@@ -74,6 +76,20 @@ def test_unreachable_database_gives_one_clear_line() -> None:
     assert "\n" not in message
     assert "127.0.0.1:1" in message
     assert "secret" not in message  # never leak a password into an error line
+
+
+def test_a_postgresql_urls_own_connect_timeout_replaces_the_default() -> None:
+    """A server that accepts and never answers: the connect gives up after the URL's 1 s, not the default 5 s."""
+    silent = socket.create_server(("127.0.0.1", 0))  # the kernel accepts; nobody ever answers
+    port = silent.getsockname()[1]
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreOpenError, match="cannot open"):
+            open_store(f"postgresql+psycopg://postgres@127.0.0.1:{port}/none?connect_timeout=1&sslmode=disable")
+        took = time.monotonic() - started
+    finally:
+        silent.close()
+    assert took < PG_CONNECT_TIMEOUT_S * 0.8, f"the connect waited {took:.1f} s: the default timeout"
 
 
 def test_malformed_database_url_names_the_setting() -> None:

@@ -466,6 +466,40 @@ def test_a_refused_always_raise_says_why_in_one_line_and_the_answer_stands(
     run(loop, wait_until(finished(slow.controller, key), what="the stop"), timeout=60)
 
 
+def test_a_refused_always_raise_is_still_said_after_the_turn_has_ended(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    slow: SlowDatabase,
+    openai_server: OpenAIServer,
+    pg_database_url: str,
+) -> None:
+    """The turn the person answered ends a moment after the raise failed; its end draws the line again
+    ("Runnable"), which must not take the failure's place before the person has read it (a click does)."""
+    import psycopg
+
+    window = slow.window
+    key, card = approval_card_waiting(qtbot, loop, slow, openai_server, TextReply(["Done."]))
+    with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(
+            "CREATE FUNCTION refuse_permission() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'permission levels are frozen here'; END $$"
+        )
+        admin.execute(
+            "CREATE TRIGGER frozen_permission BEFORE UPDATE OF permission_level ON threads "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_permission()"
+        )
+
+    qtbot.mouseClick(card.always_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(finished(slow.controller, key), what="the turn"), timeout=60)
+    settled(qtbot, window)
+    assert not window.stop_button.isEnabled()  # the turn's end was drawn
+
+    status = window.message_pane.status_label.text()
+    assert status.startswith("That did not work — ") and "permission levels are frozen here" in status
+    qtbot.mouseClick(window.message_pane.status_label, Qt.MouseButton.LeftButton)
+    assert window.message_pane.status_label.text().startswith("Runnable")
+
+
 def click_line_without_waiting(qtbot: QtBot, window: MainWindow, key: str) -> None:
     """A click in the list, as ``click_line`` makes it, without waiting for its operation."""
     from .support import proxy_index

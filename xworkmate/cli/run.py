@@ -17,6 +17,7 @@ from xworkmate.cli.common import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_SYSTEM,
+    EXIT_TERMINATED,
     CliError,
     Command,
     _settings,
@@ -65,7 +66,13 @@ def run_window(args: argparse.Namespace, settings: Settings, log_path: Path | No
     opening = Opening(
         open=lambda: open_controller(settings), home=settings.home, database_url=database_url, failed=failed
     )
-    return run_gui(opening, smoke_test=args.smoke_test)
+    code = run_gui(opening, smoke_test=args.smoke_test)
+    if code in _SIGNAL_EXITS:  # Ctrl+C or SIGTERM closed the window (ui/app.CloseOnSignals): said as any command's
+        print(f"xworkmate: error: interrupted by {_SIGNAL_EXITS[code]}; the window was closed", file=sys.stderr)
+    return code
+
+
+_SIGNAL_EXITS = {EXIT_INTERRUPTED: "SIGINT", EXIT_TERMINATED: "SIGTERM"}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -57,6 +57,8 @@ SQLITE_LOCKED_ATTEMPTS = 4
 PG_POOL_SIZE = 2
 PG_POOL_OVERFLOW = 3
 PG_FULL_RETRY_S = 10.0
+# How long connecting to a PostgreSQL server waits for it, unless the URL says (``?connect_timeout=30``).
+PG_CONNECT_TIMEOUT_S = 5
 # A pooled PostgreSQL connection idle longer than this is pinged as it is checked out; one used more
 # recently is trusted (a switch's reads follow each other by milliseconds, and a ping is a round trip).
 PG_PING_IDLE_S = 1.0
@@ -277,7 +279,8 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
     if backend == "postgresql":
         if url.drivername == "postgresql":
             url = url.set(drivername="postgresql+psycopg")
-        kwargs["connect_args"] = {"connect_timeout": 5}
+        if "connect_timeout" not in url.query:  # a URL may set its own (a slow link, a test)
+            kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
         kwargs["pool_size"] = PG_POOL_SIZE  # ERR-3: many processes share one server's connection slots
         kwargs["max_overflow"] = PG_POOL_OVERFLOW
     elif backend == "sqlite":

@@ -13,10 +13,12 @@ import asyncio
 import gc
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QMessageLogContext, QObject, QTimer, QtMsgType, qInstallMessageHandler
@@ -26,7 +28,7 @@ import xworkmate
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.app import describe_database_url
 from xworkmate.controllers.views import FirstRead, read_first
-from xworkmate.ui.background import run_off_thread
+from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.collector import GuiThreadCollector
 from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.main_window import MainWindow
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 APP_DISPLAY_NAME = "XWorkmate"
 SMOKE_TEST_EVENT_ROUNDS = 5
 WARM_UP_THREAD = "xworkmate-warm-up"
+OPENING_THREAD = "xworkmate-store-opening"
 UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still opens its store
 REQUIRED_WIDGETS = (
     "mainSplitter",
@@ -146,6 +149,11 @@ class StoreOpening(QObject):
 
     ``attached(controller)`` is called on the GUI thread once the window has its panes;
     ``failed(code)`` once the opening page says why the store did not open.
+
+    The open runs on a daemon thread of its own (``worker``), not the loop's executor: closing the window
+    abandons it (issue 19). Nothing then waits for it — not the close, not the loop's end, not the process's
+    exit, which a server that never answers would hold for its whole connect timeout — and its answer is
+    dropped when it comes, the store it opened closed (``_PendingOpen``).
     """
 
     def __init__(
@@ -163,6 +171,8 @@ class StoreOpening(QObject):
         self._attached = attached
         self._failed = failed
         self._started = False
+        self._pending = _PendingOpen()
+        self.worker: threading.Thread | None = None  # the open's thread, once started (tests join it)
         self.painted = False  # the window was painted before the store was asked to open (tests read it)
 
     def start_after_first_paint(self) -> None:
@@ -170,32 +180,71 @@ class StoreOpening(QObject):
         if page is None:
             raise RuntimeError("the window has its controller already")
         page.notice.installEventFilter(self)
+        self._window.installEventFilter(self)  # its Close abandons the open
         QTimer.singleShot(UNPAINTED_START_MS, self, self._start)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and not self.painted:
+        if event.type() == QEvent.Type.Paint and not self.painted and watched is not self._window:
             self.painted = True
             watched.removeEventFilter(self)
             QTimer.singleShot(0, self, self._start)  # after this paint has reached the screen
+        elif event.type() == QEvent.Type.Close and watched is self._window:
+            self.abandon()
         return False
 
+    def abandon(self) -> None:
+        """The window closed: the open's answer, now or when it comes, is dropped and its store closed."""
+        self._pending.abandon()
+
     def _start(self) -> None:
-        if self._started:
+        if self._started or self._pending.abandoned:
             return
         self._started = True
         first_page = first_page_for(self._window)
+        opening, pending = self._opening, self._pending
 
-        def open_and_read() -> tuple[SessionController, FirstRead]:  # on a worker
-            controller = self._opening.open()
+        def open_and_read() -> tuple[SessionController, FirstRead]:
+            controller = opening.open()
             try:
                 return controller, read_first(controller, first_page=first_page)
             except BaseException:
                 controller.close()
                 raise
 
-        run_off_thread(open_and_read, self._on_opened, self._on_failed, parent=self)
+        loop = qasync_loop()
+        if loop is None:  # a window driven without a loop (a test): at once, as run_off_thread does
+            try:
+                self._on_opened(open_and_read())
+            except Exception as exc:
+                self._on_failed(exc)
+            return
+
+        def take() -> None:  # on the GUI thread
+            outcome = pending.take()
+            if outcome is None or not shiboken6.isValid(self):
+                return  # abandoned meanwhile: closed there
+            if isinstance(outcome, BaseException):
+                self._on_failed(outcome)
+            else:
+                self._on_opened(outcome)
+
+        def work() -> None:  # on the worker
+            outcome: tuple[SessionController, FirstRead] | BaseException
+            try:
+                outcome = open_and_read()
+            except Exception as exc:
+                outcome = exc
+            if pending.offer(outcome):
+                if loop.is_closed():  # the run ended meanwhile: nobody will take it
+                    pending.abandon()
+                else:  # if the loop closes before it runs, the run's end abandons the open (_run_opening)
+                    loop.call_soon_threadsafe(take)
+
+        self.worker = threading.Thread(target=work, name=OPENING_THREAD, daemon=True)
+        self.worker.start()
 
     def _on_opened(self, opened: tuple[SessionController, FirstRead]) -> None:
+        self._window.removeEventFilter(self)  # the answer is here: nothing left to abandon
         controller, first = opened
         if not self._window.isVisible():  # closed while it opened: nobody will use it
             controller.close()
@@ -206,9 +255,11 @@ class StoreOpening(QObject):
             controller.close()
             self._on_failed(exc)
             return
+        log.info("the window is ready over %s", describe_database_url(self._opening.database_url))
         self._attached(controller)
 
     def _on_failed(self, error: BaseException) -> None:
+        self._window.removeEventFilter(self)
         line, code = self._opening.failed(error)
         page = self._window.opening_page
         if page is not None and shiboken6.isValid(page):
@@ -216,6 +267,48 @@ class StoreOpening(QObject):
         else:  # the panes were being built when it failed
             self._window.statusBar().showMessage(line)
         self._failed(code)
+
+
+class _PendingOpen:
+    """The answer of a store open between its worker and the GUI thread, which may have given up on it.
+
+    ``offer`` (worker) hands over the answer, or closes its store if the open was abandoned; ``take`` (GUI)
+    gets it once; ``abandon`` (GUI, or a worker whose loop has ended) closes a store offered and not taken,
+    and every later one. A store opened is closed exactly once or attached: never leaked."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._outcome: tuple[SessionController, FirstRead] | BaseException | None = None
+        self.abandoned = False
+
+    def offer(self, outcome: tuple[SessionController, FirstRead] | BaseException) -> bool:
+        with self._lock:
+            if not self.abandoned:
+                self._outcome = outcome
+                return True
+        _close_opened(outcome)
+        return False
+
+    def take(self) -> tuple[SessionController, FirstRead] | BaseException | None:
+        with self._lock:
+            outcome, self._outcome = self._outcome, None
+            return outcome
+
+    def abandon(self) -> None:
+        with self._lock:
+            self.abandoned = True
+            outcome, self._outcome = self._outcome, None
+        if outcome is not None:
+            _close_opened(outcome)
+
+
+def _close_opened(outcome: tuple[SessionController, FirstRead] | BaseException) -> None:
+    if isinstance(outcome, BaseException):
+        return  # nothing was opened; the window that would have said why is gone
+    try:
+        outcome[0].close()
+    except Exception:
+        log.warning("could not close a store opened for a window closed meanwhile", exc_info=True)
 
 
 def _run_opening(app: QApplication, opening: Opening, *, smoke_test: bool) -> int:
@@ -227,6 +320,7 @@ def _run_opening(app: QApplication, opening: Opening, *, smoke_test: bool) -> in
     opened: list[SessionController] = []
     failures: list[int] = []
     warm_ups: list[threading.Thread] = []
+    openings: list[StoreOpening] = []
     collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
     quiet = _OffscreenNoteFilter(app) if smoke_test else None
 
@@ -244,20 +338,24 @@ def _run_opening(app: QApplication, opening: Opening, *, smoke_test: bool) -> in
             if smoke_test and not done.done():
                 done.set_result(code)
 
-        StoreOpening(window, opening, attached=attached, failed=failed).start_after_first_paint()
+        store_opening = StoreOpening(window, opening, attached=attached, failed=failed)
+        openings.append(store_opening)
+        store_opening.start_after_first_paint()
         window.show()
 
     try:
         if not smoke_test:
             collector.start()
-        _run_event_loop(app, start=start)
+        code = _run_event_loop(app, start=start)
+        for store_opening in openings:
+            store_opening.abandon()  # an open still on its way is not waited for (a server that never answers)
         if smoke_test:
             if failures:
                 window.close()
                 app.processEvents()
                 return failures[0]
             return _smoke_test(app, window)
-        return failures[0] if failures else 0
+        return code or (failures[0] if failures else 0)
     finally:
         if quiet is not None:
             quiet.remove()
@@ -387,7 +485,9 @@ def controller_key(window: MainWindow) -> str:
 
 def _run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], None] | None = None) -> int:
     """Run Qt and asyncio as one loop (qasync) until the application quits. ``start(done)`` is called
-    once the loop is current, before it runs; it may end the run early by completing ``done``."""
+    once the loop is current, before it runs; it may end the run early by completing ``done``.
+    Returns what ``done`` was completed with, or ``128 + signal`` when a signal closed the window
+    (``CloseOnSignals``)."""
     os.environ.setdefault("QT_API", "pyside6")
     import qasync  # type: ignore[import-untyped]  # imported after PySide6, so qasync binds to it
 
@@ -402,11 +502,60 @@ def _run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]],
             quit_requested.set_result(0)
 
     app.aboutToQuit.connect(on_about_to_quit)
+    signals = CloseOnSignals(app, loop)
     try:
         if start is not None:
             start(quit_requested)
         with loop:
-            return int(loop.run_until_complete(quit_requested))
+            try:
+                code = int(loop.run_until_complete(quit_requested))
+            finally:
+                signals.remove()  # while the loop is open: its self-pipe stops being the wake-up fd
+        return signals.exit_code if signals.exit_code is not None else code
     finally:
+        signals.remove()
         app.aboutToQuit.disconnect(on_about_to_quit)
         asyncio.set_event_loop(None)
+
+
+class CloseOnSignals:
+    """While the window runs, SIGINT (Ctrl+C in its terminal) and SIGTERM close it as the person closing it
+    does: every window closes (the layout is saved, drafts and operations settle), then the run ends with
+    ``exit_code``, 128 + the signal's number (130, 143) as the command line's turns end, with no traceback.
+
+    The handlers are the loop's (``add_signal_handler``): the signal wakes Qt's event loop through the loop's
+    self-pipe, so it is handled at once, between two callbacks, never raised inside one (the default SIGINT
+    handler raised ``KeyboardInterrupt`` in whichever Qt callback ran next, and the window went on).
+    A second signal while closing is ignored: the close is short and writes must not be cut off.
+    Where the loop has no signal handlers (Windows), or off the main thread, nothing is installed."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, app: QApplication, loop: asyncio.AbstractEventLoop) -> None:
+        self._app = app
+        self._loop = loop
+        self._previous: dict[int, Any] = {}
+        self.exit_code: int | None = None
+        for signum in self.SIGNALS:
+            previous = signal.getsignal(signum)
+            try:
+                loop.add_signal_handler(signum, self._on_signal, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # Windows's loop; not the main thread
+                continue
+            self._previous[signum] = previous
+
+    def _on_signal(self, signum: int) -> None:
+        if self.exit_code is not None:
+            return
+        self.exit_code = 128 + signum
+        log.info("closing the window on %s", signal.Signals(signum).name)
+        self._app.closeAllWindows()
+        self._app.quit()  # also when a window stays (one that is not ours)
+
+    def remove(self) -> None:
+        """Put back the handlers there were before (the loop's own removal would leave the defaults)."""
+        for signum, previous in self._previous.items():
+            if not self._loop.is_closed():
+                self._loop.remove_signal_handler(signum)
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+        self._previous.clear()

@@ -511,14 +511,9 @@ class MainWindow(QMainWindow):
         cached = self.task_model.cached_status(view.key)
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
-        self.message_pane.show_line(view)
+        self.message_pane.show_line(view, last_failure=self._last_failure.get(view.key))
         self._show_provider_choices(view)  # the category or the line's provider may have changed
         self._show_sign_in()
-        failure = self._last_failure.get(view.key)
-        if failure is not None and view.status is ThreadStatus.RUNNABLE:
-            self.message_pane.show_status(
-                self.tr("Runnable — the last run failed: {error}").format(error=plain_words(failure)), "error"
-            )
         self.stop_shortcut.setEnabled(self.stop_button.isEnabled())
         if previous is None or previous.thread.execution_binding.mode is not view.thread.execution_binding.mode:
             self._show_provider_state()
@@ -1468,6 +1463,7 @@ class MainWindow(QMainWindow):
             return
         if self._sending:
             return  # the last Send is still on its way: one press, one message
+        self.message_pane.clear_notice()  # a new request: what the last one said has been read
         if self._view.thread.kind is ThreadKind.TASK:
             self.send_followup(self._view, text)
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
@@ -60,17 +60,26 @@ PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
     ),
 )
 
+# How long a notice stands over the line's run status unless dismissed (see MessagePane.show_status):
+# an error long enough to be read even when the person looked away for a moment.
+NOTICE_MS = 6_000
+ERROR_NOTICE_MS = 15_000
+
 PICKER_MIN_WIDTH = 50
 HEADER_LABEL_MIN_WIDTH = 40
 
 
-def line_status_text(view: LineView) -> tuple[str, str]:
-    """What ``lineStatusLabel`` says about a line, and how loudly (ISO-4)."""
+def line_status_text(view: LineView, last_failure: str | None = None) -> tuple[str, str]:
+    """What ``lineStatusLabel`` says about a line, and how loudly (ISO-4); ``last_failure``: why its last
+    run failed, said while it is runnable, until it runs again (ERR-1)."""
     explanation = plain_words(view.explanation)
     if view.needs_sign_in:  # issue 15: waiting for the person, not running
         return QCoreApplication.translate("MessagePane", "Waiting for you — {explanation}.").format(
             explanation=explanation
         ), "error"
+    if view.status is ThreadStatus.RUNNABLE and last_failure is not None:
+        text = QCoreApplication.translate("MessagePane", "Runnable — the last run failed: {error}")
+        return text.format(error=plain_words(last_failure)), "error"
     if view.status is ThreadStatus.RUNNABLE:
         return QCoreApplication.translate("MessagePane", "Runnable — ready."), "ok"
     if view.status is ThreadStatus.RUNNING:
@@ -137,6 +146,12 @@ class MessagePane(QWidget):
         self.stack.addWidget(self.empty_state)
         self._provider_missing = False
         self._shown_view: LineView | None = None
+        self._last_failure: str | None = None
+        self._notice: tuple[str, str] | None = None  # see show_status
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.timeout.connect(self.clear_notice)
+        self.status_label.installEventFilter(self)
 
         self.provider_banner = QLabel(QCoreApplication.translate("MessagePane", NO_PROVIDER_BANNER))
         self.provider_banner.setObjectName("noProviderBanner")
@@ -235,8 +250,12 @@ class MessagePane(QWidget):
 
     # -- showing ------------------------------------------------------------
 
-    def show_line(self, view: LineView) -> None:
+    def show_line(self, view: LineView, *, last_failure: str | None = None) -> None:
+        """``last_failure``: why the line's last run failed, said in its status while it is runnable (ERR-1)."""
+        if self._shown_view is not None and self._shown_view.key != view.key:
+            self.clear_notice()  # another line: the notice was about the one left
         self._shown_view = view
+        self._last_failure = last_failure
         self.title_label.setText(line_title(view.thread.thread_id, view.thread.title))
         self.session_key_label.setText(view.key)
         binding = view.thread.workspace_binding
@@ -247,8 +266,7 @@ class MessagePane(QWidget):
             if binding.branch
             else ""
         )
-        text, severity = status_without_provider(*line_status_text(view), self._provider_missing)
-        self.show_status(text, severity)
+        self._show_status_line()
         self.show_permission(view.thread.context_state.permission_level)
         self.show_network(view.thread.context_state.network)
         self.mode_picker.show_line(view)
@@ -256,12 +274,55 @@ class MessagePane(QWidget):
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
 
     def show_status(self, text: str, severity: str) -> None:
+        """A notice: an operation's failure (``"error"``), or what one did (``"info"``, ``"ok"``).
+
+        The one home of the status line's rule: a notice stands over the line's run status — a turn that
+        ends a moment later does not replace it with "Runnable" — until the person has had the time to
+        read it: ``NOTICE_MS`` (longer for an error), a click on it, a switch to another line, their next
+        Send (``clear_notice``), or the next notice."""
+        self._notice = (text, severity)
+        self._notice_timer.start(ERROR_NOTICE_MS if severity == "error" else NOTICE_MS)
+        self.status_label.setToolTip(self.tr("Click to dismiss"))
+        self._show_status_line()
+
+    def clear_notice(self) -> None:
+        """The notice has been read, or is no longer about what is shown: the line's run status again."""
+        self._notice_timer.stop()
+        if self._notice is None:
+            return
+        self._notice = None
+        self.status_label.setToolTip("")
+        self._show_status_line()
+
+    @property
+    def notice_shown(self) -> bool:
+        return self._notice is not None
+
+    def _show_status_line(self) -> None:
+        if self._notice is not None:
+            text, severity = self._notice
+        elif self._shown_view is not None:
+            text, severity = line_status_text(self._shown_view, self._last_failure)
+            text, severity = status_without_provider(text, severity, self._provider_missing)
+        else:
+            return
         self.status_label.setText(plain_words(text))
         if self.status_label.property("severity") != severity:
             self.status_label.setProperty("severity", severity)
             # A dynamic property only restyles after a re-polish.
             self.status_label.style().unpolish(self.status_label)
             self.status_label.style().polish(self.status_label)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # A click on a notice dismisses it; a drag that selects its text (to copy it) does not.
+        if (
+            watched is self.status_label
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and self._notice is not None
+            and not self.status_label.hasSelectedText()
+        ):
+            self.clear_notice()
+        return super().eventFilter(watched, event)
 
     def show_empty_state(self, rows: int) -> None:
         self.stack.setCurrentWidget(self.message_list if rows else self.empty_state)
@@ -271,8 +332,7 @@ class MessagePane(QWidget):
         self.empty_state.show_provider_missing(missing)
         if missing != self._provider_missing:
             self._provider_missing = missing
-            if self._shown_view is not None:  # the status agrees with the banner (issue 18)
-                self.show_status(*status_without_provider(*line_status_text(self._shown_view), missing))
+            self._show_status_line()  # the status agrees with the banner (issue 18)
 
     def show_sign_in(self, card: QWidget) -> None:
         """Put a sign-in card above the approvals (issue 15); the window removes it when settled."""

@@ -12,34 +12,49 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
 import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
 
 import shiboken6
-from PySide6.QtCore import QEvent, QMessageLogContext, QObject, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication
 
-import xworkmate
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.app import describe_database_url
 from xworkmate.controllers.views import FirstRead, read_first
 from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.collector import GuiThreadCollector
-from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.opening import Opening, first_page_for
-from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
-from xworkmate.ui.theme import theme_manager
+from xworkmate.ui.shell import FirstPaint, WindowShell
+from xworkmate.ui.start import (
+    APP_DISPLAY_NAME,
+    OffscreenNoteFilter,
+    apply_resources,
+    prepared_application,
+    run_event_loop,
+    run_shell_first,
+)
 
 log = logging.getLogger(__name__)
 
-APP_DISPLAY_NAME = "XWorkmate"
+__all__ = [
+    "APP_DISPLAY_NAME",
+    "REQUIRED_WIDGETS",
+    "ShownWindow",
+    "StoreOpening",
+    "apply_resources",
+    "build_main_window",
+    "install_error_boundary",
+    "missing_widgets",
+    "run_gui",
+    "start_warm_up",
+]
+
 SMOKE_TEST_EVENT_ROUNDS = 5
 WARM_UP_THREAD = "xworkmate-warm-up"
-UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still opens its store
 REQUIRED_WIDGETS = (
     "mainSplitter",
     "taskLineList",
@@ -74,21 +89,6 @@ def build_main_window(controller: SessionController) -> MainWindow:
     return MainWindow(controller)
 
 
-def _application() -> QApplication:
-    existing = QApplication.instance()
-    if existing is None:
-        return QApplication(sys.argv[:1])
-    if not isinstance(existing, QApplication):
-        raise RuntimeError("a non-widget QCoreApplication already exists; the window needs a QApplication")
-    return existing
-
-
-def apply_resources(app: QApplication, resources: AppResources) -> None:
-    """The window icon and the stylesheet (its colour tokens filled in for the theme), as the app runs with them."""
-    app.setWindowIcon(resources.icon)
-    theme_manager().set_template(resources.stylesheet)
-
-
 def missing_widgets(window: MainWindow) -> list[str]:
     """Names from ``REQUIRED_WIDGETS`` (and the window's own) that the built window lacks."""
     missing = [] if window.objectName() == "mainWindow" else ["mainWindow"]
@@ -102,22 +102,13 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
     Given an ``Opening`` (what ``xworkmate gui`` does), the window shows first and its store opens on a
     worker right after the first paint (issue 19, item 7); the smoke test then checks the window once
     its panes are built. Given an open controller, the window is built over it before it shows."""
-    app = _application()
-    app.setApplicationName(APP_DISPLAY_NAME)
-    app.setApplicationDisplayName(APP_DISPLAY_NAME)
-    app.setApplicationVersion(xworkmate.__version__)
-    app.setDesktopFileName("xworkmate")
     home = controller.home if isinstance(controller, Opening) else controller.settings.home
-    install_chosen_translations(app, home)  # issue 20: before the first widget
-    try:
-        apply_resources(app, load_resources())
-    except ResourceMissingError as exc:
-        if smoke_test:
-            print(f"smoke test failed: {exc}", file=sys.stderr)
-            return 1
-        log.warning("starting without icon and stylesheet: %s", exc)
+    app = prepared_application(home, smoke_test=smoke_test)
+    if app is None:
+        return 1
     if isinstance(controller, Opening):
-        return _run_opening(app, controller, smoke_test=smoke_test)
+        opening = controller
+        return run_shell_first(app, lambda: opening, smoke_test=smoke_test)
     window = build_main_window(controller)
     restore_excepthook = install_error_boundary(window)
     # Everything built so far lives as long as the window; moving it out of the collector's reach keeps
@@ -132,7 +123,7 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
         collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
         collector.start()
         try:
-            return _run_event_loop(app)
+            return run_event_loop(app)
         finally:
             collector.stop()
             warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
@@ -163,21 +154,22 @@ class StoreOpening(QObject):
         self._attached = attached
         self._failed = failed
         self._started = False
-        self.painted = False  # the window was painted before the store was asked to open (tests read it)
+        self._first_paint: FirstPaint | None = None
+
+    @property
+    def painted(self) -> bool:
+        """The window was painted before the store was asked to open (tests read it)."""
+        return self._first_paint is not None and self._first_paint.painted
 
     def start_after_first_paint(self) -> None:
         page = self._window.opening_page
         if page is None:
             raise RuntimeError("the window has its controller already")
-        page.notice.installEventFilter(self)
-        QTimer.singleShot(UNPAINTED_START_MS, self, self._start)
+        self._first_paint = FirstPaint(page.notice, self._start)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and not self.painted:
-            self.painted = True
-            watched.removeEventFilter(self)
-            QTimer.singleShot(0, self, self._start)  # after this paint has reached the screen
-        return False
+    def start(self) -> None:
+        """Open it now: the window was painted already (``ui/start`` loaded this code after its first paint)."""
+        self._start()
 
     def _start(self) -> None:
         if self._started:
@@ -218,57 +210,64 @@ class StoreOpening(QObject):
         self._failed(code)
 
 
-def _run_opening(app: QApplication, opening: Opening, *, smoke_test: bool) -> int:
-    """Issue 19, item 7: the window first; the store opens and the first read happens on a worker right
-    after its first paint (``ui/opening``). Returns when the window closes: 0, or the exit code of the
-    failure to open (said in the window and on stderr)."""
-    window = MainWindow()
-    restore_excepthook = install_error_boundary(window, opening.database_url)
-    opened: list[SessionController] = []
-    failures: list[int] = []
-    warm_ups: list[threading.Thread] = []
-    collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
-    quiet = _OffscreenNoteFilter(app) if smoke_test else None
+class ShownWindow:
+    """The shown ``WindowShell`` once the window's code has loaded (``ui/start.run_shell_first``, after the
+    shell's first paint): it becomes the ``MainWindow``, its store opens on a worker at once, and ``finish``,
+    after the loop, says how the run ended (0, or the exit code of the failure to open) and cleans up."""
 
-    def start(done: asyncio.Future[int]) -> None:
-        def attached(controller: SessionController) -> None:
-            opened.append(controller)
-            gc.freeze()  # as run_gui does once the window is built: what lives as long as it, out of reach
-            if smoke_test:
-                done.set_result(0)
-            else:
-                warm_ups.append(start_warm_up(controller))
-
-        def failed(code: int) -> None:
-            failures.append(code)
-            if smoke_test and not done.done():
-                done.set_result(code)
-
-        StoreOpening(window, opening, attached=attached, failed=failed).start_after_first_paint()
-        window.show()
-
-    try:
+    def __init__(
+        self,
+        app: QApplication,
+        shell: WindowShell,
+        opening: Opening,
+        done: asyncio.Future[int],
+        *,
+        smoke_test: bool,
+    ) -> None:
+        self._app = app
+        self._smoke_test = smoke_test
+        self._done = done
+        self.window = MainWindow.take_over(shell)
+        self._restore_excepthook = install_error_boundary(self.window, opening.database_url)
+        self._opened: list[SessionController] = []
+        self._failures: list[int] = []
+        self._warm_ups: list[threading.Thread] = []
+        self._collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
         if not smoke_test:
-            collector.start()
-        _run_event_loop(app, start=start)
-        if smoke_test:
-            if failures:
-                window.close()
-                app.processEvents()
-                return failures[0]
-            return _smoke_test(app, window)
-        return failures[0] if failures else 0
-    finally:
-        if quiet is not None:
-            quiet.remove()
-        if not smoke_test:
-            collector.stop()
-        for warm_up in warm_ups:
-            warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
-        for controller in opened:
-            controller.close()
-        restore_excepthook()
-        gc.unfreeze()
+            self._collector.start()
+        StoreOpening(self.window, opening, attached=self._attached, failed=self._failed).start()
+
+    def _attached(self, controller: SessionController) -> None:
+        self._opened.append(controller)
+        gc.freeze()  # as run_gui does once the window is built: what lives as long as it, out of reach
+        if self._smoke_test:
+            self._done.set_result(0)
+        else:
+            self._warm_ups.append(start_warm_up(controller))
+
+    def _failed(self, code: int) -> None:
+        self._failures.append(code)
+        if self._smoke_test and not self._done.done():
+            self._done.set_result(code)
+
+    def finish(self) -> int:
+        try:
+            if self._smoke_test:
+                if self._failures:
+                    self.window.close()
+                    self._app.processEvents()
+                    return self._failures[0]
+                return _smoke_test(self._app, self.window)
+            return self._failures[0] if self._failures else 0
+        finally:
+            if not self._smoke_test:
+                self._collector.stop()
+            for warm_up in self._warm_ups:
+                warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
+            for controller in self._opened:
+                controller.close()
+            self._restore_excepthook()
+            gc.unfreeze()
 
 
 def install_error_boundary(window: MainWindow, database_url: str | None = None) -> Callable[[], None]:
@@ -320,7 +319,7 @@ def start_warm_up(controller: SessionController) -> threading.Thread:
 
 def _smoke_test(app: QApplication, window: MainWindow) -> int:
     window.persist_ui_state = False  # a check run must not move the person's saved layout
-    quiet = _OffscreenNoteFilter(app)
+    quiet = OffscreenNoteFilter(app)
     try:
         window.show()
         for _ in range(SMOKE_TEST_EVENT_ROUNDS):
@@ -344,69 +343,5 @@ def _smoke_test(app: QApplication, window: MainWindow) -> int:
     return 0
 
 
-# The offscreen platform says this whenever a window with size constraints is
-# shown; it is about the platform plugin, not about XWorkmate, so the smoke
-# test's output stays exactly "ok". Every other Qt message goes through.
-OFFSCREEN_NOTE = "This plugin does not support propagateSizeHints()"
-_forward_to: list[Callable[[QtMsgType, QMessageLogContext, str], None] | None] = [None]
-
-
-class _OffscreenNoteFilter:
-    """While it is installed, the offscreen platform's note is not printed (see ``OFFSCREEN_NOTE``)."""
-
-    _depth = 0  # nested filters (the opening smoke test around ``_smoke_test``) install the handler once
-
-    def __init__(self, app: QApplication) -> None:
-        self._installed = app.platformName() == "offscreen"
-        if self._installed:
-            if _OffscreenNoteFilter._depth == 0:
-                _forward_to[:] = [qInstallMessageHandler(_without_offscreen_note)]
-            _OffscreenNoteFilter._depth += 1
-
-    def remove(self) -> None:
-        if self._installed:
-            self._installed = False
-            _OffscreenNoteFilter._depth -= 1
-            if _OffscreenNoteFilter._depth == 0:
-                qInstallMessageHandler(_forward_to[0])
-
-
-def _without_offscreen_note(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
-    if message == OFFSCREEN_NOTE:
-        return
-    forward = _forward_to[0]
-    if forward is not None:
-        forward(mode, context, message)
-    else:
-        print(message, file=sys.stderr)
-
-
 def controller_key(window: MainWindow) -> str:
     return window.controller.current_key
-
-
-def _run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], None] | None = None) -> int:
-    """Run Qt and asyncio as one loop (qasync) until the application quits. ``start(done)`` is called
-    once the loop is current, before it runs; it may end the run early by completing ``done``."""
-    os.environ.setdefault("QT_API", "pyside6")
-    import qasync  # type: ignore[import-untyped]  # imported after PySide6, so qasync binds to it
-
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    # A plain future completed synchronously from aboutToQuit: it is done before
-    # Qt's loop returns, so run_until_complete ends cleanly when the last window closes.
-    quit_requested: asyncio.Future[int] = loop.create_future()
-
-    def on_about_to_quit() -> None:
-        if not quit_requested.done():
-            quit_requested.set_result(0)
-
-    app.aboutToQuit.connect(on_about_to_quit)
-    try:
-        if start is not None:
-            start(quit_requested)
-        with loop:
-            return int(loop.run_until_complete(quit_requested))
-    finally:
-        app.aboutToQuit.disconnect(on_about_to_quit)
-        asyncio.set_event_loop(None)

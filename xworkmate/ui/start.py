@@ -1,0 +1,208 @@
+"""``xworkmate gui`` up to its first painted window, with nothing loaded but PySide6 (issue 19, item 7).
+
+The window a person first sees is the ``WindowShell`` (``ui/shell``), painted before the stack
+(SQLAlchemy, pydantic), the controllers and the rest of the window load: importing them costs several
+times what PySide6 and the shell do. Right after that first paint, on the GUI thread, ``run_shell_first``
+loads them (``load``: the caller's ``Opening``, then ``ui/app.ShownWindow``), the shell becomes the
+``MainWindow`` and the store opens on a worker (``ui/app.StoreOpening``). The GUI thread never waits on
+the database; it loads code while the window shows "Opening the database…".
+
+Nothing here may import the stack, the controllers or the window's other modules at import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import gc
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication
+
+import xworkmate
+from xworkmate.ui.i18n import install_chosen_translations
+from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
+from xworkmate.ui.shell import FirstPaint, WindowShell
+from xworkmate.ui.theme import theme_manager
+
+if TYPE_CHECKING:
+    from xworkmate.ui.opening import Opening
+
+log = logging.getLogger(__name__)
+
+APP_DISPLAY_NAME = "XWorkmate"
+
+
+class ShownRun(Protocol):
+    """What the window's code, once loaded, does until the loop ends (``ui/app.ShownWindow``)."""
+
+    def finish(self) -> int: ...
+
+
+def _application() -> QApplication:
+    existing = QApplication.instance()
+    if existing is None:
+        return QApplication(sys.argv[:1])
+    if not isinstance(existing, QApplication):
+        raise RuntimeError("a non-widget QCoreApplication already exists; the window needs a QApplication")
+    return existing
+
+
+def apply_resources(app: QApplication, resources: AppResources) -> None:
+    """The window icon and the stylesheet (its colour tokens filled in for the theme), as the app runs with them."""
+    app.setWindowIcon(resources.icon)
+    theme_manager().set_template(resources.stylesheet)
+
+
+def prepared_application(home: Path, *, smoke_test: bool) -> QApplication | None:
+    """The application, named, speaking the person's language (issue 20: before the first widget) and with
+    its icon and stylesheet; ``None`` when the smoke test finds a resource missing (said in one line)."""
+    app = _application()
+    app.setApplicationName(APP_DISPLAY_NAME)
+    app.setApplicationDisplayName(APP_DISPLAY_NAME)
+    app.setApplicationVersion(xworkmate.__version__)
+    app.setDesktopFileName("xworkmate")
+    install_chosen_translations(app, home)
+    try:
+        apply_resources(app, load_resources())
+    except ResourceMissingError as exc:
+        if smoke_test:
+            print(f"smoke test failed: {exc}", file=sys.stderr)
+            return None
+        log.warning("starting without icon and stylesheet: %s", exc)
+    return app
+
+
+def run_shell_first(app: QApplication, load: Callable[[], Opening], *, smoke_test: bool) -> int:
+    """Show the shell, and right after its first paint load the window's code and ``load()`` the store's
+    ``Opening``; the store then opens on a worker. Returns when the window closes (or, for the smoke test,
+    once it is checked): 0, or the exit code of a failure to open. A failure to load the code itself is
+    raised once the window is closed: it is a broken installation, which the command reports (ERR-1)."""
+    shell = WindowShell()
+    shown: list[ShownRun] = []
+    broken: list[BaseException] = []
+
+    def start(done: asyncio.Future[int]) -> None:
+        def loaded() -> None:
+            try:
+                with _plain_imports():
+                    from xworkmate.ui.app import ShownWindow
+
+                    opening = load()
+                shown.append(ShownWindow(app, shell, opening, done, smoke_test=smoke_test))
+            except BaseException as exc:
+                broken.append(exc)
+                shell.close()
+                if not done.done():
+                    done.set_result(1)
+
+        FirstPaint(shell, loaded)
+        shell.show()
+
+    quiet = OffscreenNoteFilter(app) if smoke_test else None  # before the shell shows: the output is "ok"
+    try:
+        code = run_event_loop(app, start=start)
+        if broken:
+            raise broken[0]
+        return shown[0].finish() if shown else code
+    finally:
+        if quiet is not None:
+            quiet.remove()
+
+
+@contextmanager
+def _plain_imports() -> Iterator[None]:
+    """While the window's code loads: the cyclic collector off, and Python's own import.
+
+    The collector (as ``xworkmate.entry`` does for the command's own imports): loading SQLAlchemy,
+    pydantic and the window makes a few hundred thousand objects that live as long as the process, which
+    it would walk again and again as they pile up. The import: PySide6 replaces ``builtins.__import__``
+    with its ``__feature__`` hook, which for every module imported after it reads the module's source
+    (``inspect.getsource``) to see whether it mentions PySide6; over the stack that is 100 ms or more of a
+    start. XWorkmate never selects a ``__feature__`` (``snake_case``, ``true_property``), and a module the
+    hook has not seen keeps the default (none), so while the code loads the import is importlib's own
+    implementation of ``__import__`` (the hook itself ends in Python's import), and the hook is put back
+    after it, for whatever imports later."""
+    collecting = gc.isenabled()
+    hooked = builtins.__import__
+    gc.disable()
+    builtins.__import__ = importlib.__import__
+    try:
+        yield
+    finally:
+        if builtins.__import__ is importlib.__import__:
+            builtins.__import__ = hooked
+        if collecting:
+            gc.enable()
+
+
+def run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], None] | None = None) -> int:
+    """Run Qt and asyncio as one loop (qasync) until the application quits. ``start(done)`` is called
+    once the loop is current, before it runs; it may end the run early by completing ``done``."""
+    os.environ.setdefault("QT_API", "pyside6")
+    import qasync  # type: ignore[import-untyped]  # imported after PySide6, so qasync binds to it
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    # A plain future completed synchronously from aboutToQuit: it is done before
+    # Qt's loop returns, so run_until_complete ends cleanly when the last window closes.
+    quit_requested: asyncio.Future[int] = loop.create_future()
+
+    def on_about_to_quit() -> None:
+        if not quit_requested.done():
+            quit_requested.set_result(0)
+
+    app.aboutToQuit.connect(on_about_to_quit)
+    try:
+        if start is not None:
+            start(quit_requested)
+        with loop:
+            return int(loop.run_until_complete(quit_requested))
+    finally:
+        app.aboutToQuit.disconnect(on_about_to_quit)
+        asyncio.set_event_loop(None)
+
+
+# The offscreen platform says this whenever a window with size constraints is
+# shown; it is about the platform plugin, not about XWorkmate, so the smoke
+# test's output stays exactly "ok". Every other Qt message goes through.
+OFFSCREEN_NOTE = "This plugin does not support propagateSizeHints()"
+_forward_to: list[Callable[[QtMsgType, QMessageLogContext, str], None] | None] = [None]
+
+
+class OffscreenNoteFilter:
+    """While it is installed, the offscreen platform's note is not printed (see ``OFFSCREEN_NOTE``)."""
+
+    _depth = 0  # nested filters (the opening smoke test around ``_smoke_test``) install the handler once
+
+    def __init__(self, app: QApplication) -> None:
+        self._installed = app.platformName() == "offscreen"
+        if self._installed:
+            if OffscreenNoteFilter._depth == 0:
+                _forward_to[:] = [qInstallMessageHandler(_without_offscreen_note)]
+            OffscreenNoteFilter._depth += 1
+
+    def remove(self) -> None:
+        if self._installed:
+            self._installed = False
+            OffscreenNoteFilter._depth -= 1
+            if OffscreenNoteFilter._depth == 0:
+                qInstallMessageHandler(_forward_to[0])
+
+
+def _without_offscreen_note(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    if message == OFFSCREEN_NOTE:
+        return
+    forward = _forward_to[0]
+    if forward is not None:
+        forward(mode, context, message)
+    else:
+        print(message, file=sys.stderr)

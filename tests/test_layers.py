@@ -272,11 +272,14 @@ CLI_MAY_IMPORT = (
     "xworkmate.controllers",
     "xworkmate.domain",
     "xworkmate.settings",
+    "xworkmate.home",  # the data folder as the settings read it, before they load (issue 19, item 7)
     "xworkmate.logfile",
     "xworkmate.terminal_text",
     "xworkmate.ui.app",
     "xworkmate.ui.dialogs",
     "xworkmate.ui.opening",
+    "xworkmate.ui.start",  # the window painted before the stack loads (cli/window, issue 19, item 7)
+    "xworkmate.ui.shell",  # the window it paints (a type only)
 )
 
 

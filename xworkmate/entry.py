@@ -15,7 +15,7 @@ In between, collection runs as usual. Code that calls ``xworkmate.cli.main``
 itself (the tests) keeps its collector as it is.
 
 A command line that only starts the window (``xworkmate``, ``xworkmate gui``) goes
-to ``cli/gui`` instead, which paints the window before the libraries load and
+to ``cli/window`` instead, which paints the window before the libraries load and
 loads them after its first paint the same way, collector off (issue 19, item 7).
 """
 
@@ -25,7 +25,8 @@ import gc
 import sys
 from collections.abc import Sequence
 
-from xworkmate.cli.gui import gui_arguments, run_window_first
+from xworkmate.cli.gui import gui_arguments
+from xworkmate.cli.window import run_window_first
 
 
 def main(argv: Sequence[str] | None = None) -> int:

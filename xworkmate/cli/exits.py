@@ -1,5 +1,5 @@
 """The exit codes (ERR-1): each kind of failure its own, so scripts can tell them apart; and where
-tracebacks go. Imports nothing of ours: ``xworkmate gui`` uses it before the stack loads (``cli/gui``)."""
+tracebacks go. Imports nothing of ours: ``xworkmate gui`` uses it before the stack loads (``cli/window``)."""
 
 from __future__ import annotations
 

@@ -1,26 +1,18 @@
-"""``xworkmate gui`` (and ``xworkmate`` alone): the window, painted before the stack loads (issue 19, item 7).
+"""``xworkmate gui`` (and ``xworkmate`` alone): its options, and which command lines only start the window.
 
-``xworkmate.entry`` asks ``gui_arguments`` first: for a command line that only starts the window, it runs
-``run_window_first`` with nothing loaded but argparse, PySide6 and the window's shell (``ui/start``). The
-rest of the command line (``cli/run``, the controllers, SQLAlchemy, pydantic) loads right after the first
-paint, when ``ui/start`` asks for the store's ``Opening`` (``cli/run.window_opening``). Any other command
-line, ``--help`` included, and an installation without the window's libraries, go through ``cli/run.main``
-and its full parser, which says what is wrong (ERR-1). Nothing here imports the stack at import time.
+``xworkmate.entry`` asks ``gui_arguments`` first: a command line that only starts the window runs
+``cli/window.run_window_first``, which paints the window before the stack loads (issue 19, item 7). Any
+other command line, ``--help`` included, and an installation without the window's libraries, go through
+``cli/run.main`` and its full parser (which adds ``gui`` from here), which says what is wrong (ERR-1).
+Nothing here imports the stack.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
-import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-from xworkmate.cli.exits import EXIT_INTERRUPTED
-
-if TYPE_CHECKING:
-    from xworkmate.ui.opening import Opening
+from typing import Any
 
 GUI_COMMAND = "gui"
 
@@ -62,32 +54,3 @@ def missing_gui_modules() -> list[str]:
             return True
 
     return [name for name in ("PySide6", "qasync") if absent(name)]
-
-
-def run_window_first(args: argparse.Namespace) -> int:
-    """``xworkmate gui``: the window shows, then the rest loads and the store opens on a worker. A failure
-    is one line on stderr with the exit code of its kind (ERR-1), said in the window too when it can be."""
-    if args.smoke_test:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        from xworkmate.home import chosen_home
-        from xworkmate.ui.start import prepared_application, run_shell_first
-
-        app = prepared_application(chosen_home(), smoke_test=args.smoke_test)
-        if app is None:
-            return 1
-        return run_shell_first(app, _window_opening, smoke_test=args.smoke_test)
-    except KeyboardInterrupt:
-        print("xworkmate: error: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception as exc:  # the window's code did not load, or the data folder is unusable
-        from xworkmate.cli.run import report_failure
-
-        return report_failure(exc, window=not args.smoke_test)
-
-
-def _window_opening() -> Opening:
-    """Called by ``ui/start`` after the first paint: the rest of the command line loads here."""
-    from xworkmate.cli.run import window_opening
-
-    return window_opening()

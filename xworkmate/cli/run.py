@@ -58,7 +58,7 @@ def run_window(args: argparse.Namespace, settings: Settings, log_path: Path | No
     """``xworkmate gui`` over settings read already: the window shows first; the store opens on a worker
     right after its first paint (issue 19, item 7). A failure to open is said in the window and, as every
     command's, in one line on stderr with the exit code of its kind (ERR-1); the process ends when the
-    person closes the window. (``xworkmate gui`` itself starts in ``cli/gui``, before this module loads.)"""
+    person closes the window. (``xworkmate gui`` itself starts in ``cli/window``, before this module loads.)"""
     if args.smoke_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from xworkmate.ui.app import run_gui
@@ -67,7 +67,7 @@ def run_window(args: argparse.Namespace, settings: Settings, log_path: Path | No
 
 
 def window_opening() -> Opening:
-    """How the window painted by ``cli/gui`` gets its store: the settings and the log file, as ``main``
+    """How the window painted by ``cli/window`` gets its store: the settings and the log file, as ``main``
     reads them, and the store's opening. Settings that are not valid are said in the window as a failure
     to open (ERR-1: one line, exit 1), like a database that does not open."""
     try:
@@ -214,7 +214,7 @@ _REFUSALS: tuple[type[BaseException], ...] = (
 
 
 def report_failure(exc: BaseException, *, window: bool) -> int:
-    """A failure of ``xworkmate gui`` before its store's opening was made (``cli/gui``): one line, its code."""
+    """A failure of ``xworkmate gui`` before its store's opening was made (``cli/window``): one line, its code."""
     message, code = _failure(exc, "", None)
     return _fail(message, code, window=window, database_url="")
 

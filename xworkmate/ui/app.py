@@ -108,7 +108,11 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
         return 1
     if isinstance(controller, Opening):
         opening = controller
-        return run_shell_first(app, lambda: opening, smoke_test=smoke_test)
+
+        def shown(app: QApplication, shell: WindowShell, done: asyncio.Future[int], smoke_test: bool) -> ShownWindow:
+            return ShownWindow(app, shell, opening, done, smoke_test=smoke_test)
+
+        return run_shell_first(app, shown, smoke_test=smoke_test)
     window = build_main_window(controller)
     restore_excepthook = install_error_boundary(window)
     # Everything built so far lives as long as the window; moving it out of the collector's reach keeps

@@ -3,9 +3,9 @@
 The window a person first sees is the ``WindowShell`` (``ui/shell``), painted before the stack
 (SQLAlchemy, pydantic), the controllers and the rest of the window load: importing them costs several
 times what PySide6 and the shell do. Right after that first paint, on the GUI thread, ``run_shell_first``
-loads them (``load``: the caller's ``Opening``, then ``ui/app.ShownWindow``), the shell becomes the
-``MainWindow`` and the store opens on a worker (``ui/app.StoreOpening``). The GUI thread never waits on
-the database; it loads code while the window shows "Opening the database…".
+has the caller load them (``cli/window``, or ``ui/app.run_gui`` given an ``Opening``): the shell becomes
+the ``MainWindow`` and the store opens on a worker (``ui/app.ShownWindow``, ``StoreOpening``). The GUI
+thread never waits on the database; it loads code while the window shows "Opening the database…".
 
 Nothing here may import the stack, the controllers or the window's other modules at import time.
 """
@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
@@ -33,9 +33,6 @@ from xworkmate.ui.resources import AppResources, ResourceMissingError, load_reso
 from xworkmate.ui.shell import FirstPaint, WindowShell
 from xworkmate.ui.theme import theme_manager
 
-if TYPE_CHECKING:
-    from xworkmate.ui.opening import Opening
-
 log = logging.getLogger(__name__)
 
 APP_DISPLAY_NAME = "XWorkmate"
@@ -45,6 +42,9 @@ class ShownRun(Protocol):
     """What the window's code, once loaded, does until the loop ends (``ui/app.ShownWindow``)."""
 
     def finish(self) -> int: ...
+
+
+ShownWindowFactory = Callable[[QApplication, WindowShell, asyncio.Future[int], bool], ShownRun]
 
 
 def _application() -> QApplication:
@@ -81,30 +81,29 @@ def prepared_application(home: Path, *, smoke_test: bool) -> QApplication | None
     return app
 
 
-def run_shell_first(app: QApplication, load: Callable[[], Opening], *, smoke_test: bool) -> int:
-    """Show the shell, and right after its first paint load the window's code and ``load()`` the store's
-    ``Opening``; the store then opens on a worker. Returns when the window closes (or, for the smoke test,
-    once it is checked): 0, or the exit code of a failure to open. A failure to load the code itself is
-    raised once the window is closed: it is a broken installation, which the command reports (ERR-1)."""
+def run_shell_first(app: QApplication, shown: ShownWindowFactory, *, smoke_test: bool) -> int:
+    """Show the shell, and right after its first paint call ``shown(app, shell, done, smoke_test)``, which
+    loads the window's code, makes the shell the ``MainWindow`` and opens the store on a worker
+    (``ui/app.ShownWindow``). Returns when the window closes (or, for the smoke test, once it is checked):
+    0, or the exit code of a failure to open. A failure to load the code itself is raised once the window
+    is closed: it is a broken installation, which the command reports (ERR-1)."""
     shell = WindowShell()
-    shown: list[ShownRun] = []
+    runs: list[ShownRun] = []
     broken: list[BaseException] = []
 
     def start(done: asyncio.Future[int]) -> None:
         def loaded() -> None:
             try:
                 with _plain_imports():
-                    from xworkmate.ui.app import ShownWindow
-
-                    opening = load()
-                shown.append(ShownWindow(app, shell, opening, done, smoke_test=smoke_test))
+                    runs.append(shown(app, shell, done, smoke_test))
             except BaseException as exc:
                 broken.append(exc)
                 shell.close()
                 if not done.done():
                     done.set_result(1)
 
-        FirstPaint(shell, loaded)
+        page = shell.opening_page
+        FirstPaint(page.notice if page is not None else shell, loaded)  # what the person sees first
         shell.show()
 
     quiet = OffscreenNoteFilter(app) if smoke_test else None  # before the shell shows: the output is "ok"
@@ -112,7 +111,7 @@ def run_shell_first(app: QApplication, load: Callable[[], Opening], *, smoke_tes
         code = run_event_loop(app, start=start)
         if broken:
             raise broken[0]
-        return shown[0].finish() if shown else code
+        return runs[0].finish() if runs else code
     finally:
         if quiet is not None:
             quiet.remove()

@@ -227,7 +227,7 @@ from PySide6.QtWidgets import QWidget
 from xworkmate import entry
 from xworkmate.ui import start
 
-HEAVY = ("sqlalchemy", "pydantic", "xworkmate.controllers", "xworkmate.store", "xworkmate.ui.main_window")
+HEAVY = ("sqlalchemy", "pydantic", "xworkmate.controllers", "xworkmate.store", "xworkmate.ui.main_window", "qasync")
 seen = {}
 
 
@@ -280,8 +280,8 @@ def test_the_gui_command_paints_the_main_window_before_the_stack_loads_and_that_
     settings: Settings,
 ) -> None:
     """The first window painted is the app's ``mainWindow`` (a ``WindowShell``) with neither SQLAlchemy,
-    pydantic, the controllers nor the window's own code loaded; the same window then becomes the attached
-    ``MainWindow``, and PySide6's import hook, set aside while that code loaded, is back."""
+    pydantic, the controllers, the window's own code nor qasync loaded; the same window then becomes the
+    attached ``MainWindow``, and PySide6's import hook, set aside while that code loaded, is back."""
     _seeded(settings, "Seeded")
     proc = _gui_process(settings.home, "gui", "--smoke-test")
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr

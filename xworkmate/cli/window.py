@@ -9,7 +9,6 @@ controllers, SQLAlchemy, pydantic and the window's code load right after the she
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -17,6 +16,8 @@ from typing import TYPE_CHECKING
 from xworkmate.cli.exits import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
+    import asyncio
+
     from PySide6.QtWidgets import QApplication
 
     from xworkmate.ui.shell import WindowShell

@@ -137,13 +137,15 @@ def _plain_imports() -> Iterator[None]:
 
     The collector (as ``xworkmate.entry`` does for the command's own imports): loading SQLAlchemy,
     pydantic and the window makes a few hundred thousand objects that live as long as the process, which
-    it would walk again and again as they pile up. The import: PySide6 replaces ``builtins.__import__``
-    with its ``__feature__`` hook, which for every module imported after it reads the module's source
-    (``inspect.getsource``) to see whether it mentions PySide6; over the stack that is 100 ms or more of a
-    start. XWorkmate never selects a ``__feature__`` (``snake_case``, ``true_property``), and a module the
-    hook has not seen keeps the default (none), so while the code loads the import is importlib's own
-    implementation of ``__import__`` (the hook itself ends in Python's import), and the hook is put back
-    after it, for whatever imports later."""
+    it would walk again and again as they pile up; so it is off while they load, and what they made is
+    then frozen out of its reach (``ShownWindow.finish`` unfreezes, for callers that go on).
+
+    The import: PySide6 replaces ``builtins.__import__`` with its ``__feature__`` hook, which for every
+    module imported after it reads the module's source (``inspect.getsource``) to see whether it mentions
+    PySide6; over the stack that is 100 ms or more of a start. XWorkmate never selects a ``__feature__``
+    (``snake_case``, ``true_property``), and a module the hook has not seen keeps the default (none), so
+    while the code loads the import is importlib's own implementation of ``__import__`` (the hook itself
+    ends in Python's import), and the hook is put back after it, for whatever imports later."""
     collecting = gc.isenabled()
     hooked = builtins.__import__
     gc.disable()
@@ -153,6 +155,7 @@ def _plain_imports() -> Iterator[None]:
     finally:
         if builtins.__import__ is importlib.__import__:
             builtins.__import__ = hooked
+        gc.freeze()
         if collecting:
             gc.enable()
 

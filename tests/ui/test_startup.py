@@ -311,3 +311,22 @@ def test_a_window_shell_becomes_a_main_window_only_once(qtbot: QtBot, window: Ma
         MainWindow.take_over(shell)
     with pytest.raises(TypeError):
         MainWindow.take_over(window)
+
+
+def test_settings_that_are_not_valid_are_said_in_the_window_as_a_failure_to_open(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``xworkmate gui`` reads its settings after the first paint (``cli/run.window_opening``): bad ones are
+    the window's failure to open, one line on stderr and exit 1 (ERR-1), as a refused command's are."""
+    from xworkmate.cli import CliError
+    from xworkmate.cli import run as cli_run
+
+    def refused() -> Settings:
+        raise CliError("invalid setting XWORKMATE_WORKSPACE_ROOT: not a folder")
+
+    monkeypatch.setattr(cli_run, "_settings", refused)
+    opening = cli_run.window_opening()
+    with pytest.raises(CliError) as raised:
+        opening.open()
+    assert opening.failed(raised.value) == ("invalid setting XWORKMATE_WORKSPACE_ROOT: not a folder", 1)
+    assert capsys.readouterr().err == "xworkmate: error: invalid setting XWORKMATE_WORKSPACE_ROOT: not a folder\n"

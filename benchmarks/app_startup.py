@@ -3,33 +3,24 @@ application (issue 19, item 7: when the window is first painted, and when its ta
 
 from __future__ import annotations
 
-import gc
 import sys
 
 
 def main() -> int:
-    gc.disable()  # as xworkmate.entry does while the libraries load
-    try:
-        from xworkmate.cli import main as cli_main
-    finally:
-        gc.freeze()
-        gc.enable()
     from startup_marks import install
 
-    from xworkmate.ui import app as ui_app  # the CLI imports it here too, with the collector on
+    from xworkmate import entry
+    from xworkmate.ui import start  # the entry imports it for the window too, before its first paint
 
-    made = ui_app._application
+    made = start._application
 
-    def application() -> ui_app.QApplication:
+    def application() -> start.QApplication:
         app = made()
         install(app)
         return app
 
-    ui_app._application = application
-    try:
-        return cli_main(["gui", "--smoke-test"])
-    finally:
-        gc.freeze()
+    start._application = application
+    return entry.main(["gui", "--smoke-test"])
 
 
 if __name__ == "__main__":

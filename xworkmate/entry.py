@@ -13,15 +13,29 @@ the way at the two ends of the process (issue 7, start-up):
 
 In between, collection runs as usual. Code that calls ``xworkmate.cli.main``
 itself (the tests) keeps its collector as it is.
+
+A command line that only starts the window (``xworkmate``, ``xworkmate gui``) goes
+to ``cli/window`` instead, which paints the window before the libraries load and
+loads them after its first paint the same way, collector off (issue 19, item 7).
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Sequence
+
+from xworkmate.cli.gui import gui_arguments
+from xworkmate.cli.window import run_window_first
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    window = gui_arguments(sys.argv[1:] if argv is None else argv)
+    if window is not None:
+        try:
+            return run_window_first(window)
+        finally:
+            gc.freeze()
     gc.disable()
     try:
         from xworkmate.cli import main as cli_main

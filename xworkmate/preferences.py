@@ -5,18 +5,20 @@ window chooses its language before it builds a widget, and the store may open
 only after the first paint (issue 19). ``XWORKMATE_LANGUAGE`` overrides the
 file (tests and one-off runs). A missing file means the defaults; an
 unreadable or invalid one logs one line and means the defaults too, never an
-error. Nothing here imports Qt or the store.
+error. Nothing here imports Qt, the store or pydantic: ``xworkmate gui`` reads the language before its
+first paint, before the stack loads (issue 19, item 7), so the file is read with ``json`` and checked here.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +45,26 @@ def app_catalogue(language: Language) -> str:
     return f"xworkmate_{language.value}.qm"
 
 
-class Preferences(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")  # a newer version's keys do not break an older one
-
+@dataclass(frozen=True)
+class Preferences:
     language: Language = Language.SYSTEM
+
+    @classmethod
+    def from_json(cls, text: str) -> Preferences:
+        """The preferences a file holds; ``ValueError`` saying what is wrong with it. Keys a newer version
+        wrote are ignored, so they do not break an older one."""
+        data: Any = json.loads(text)  # JSONDecodeError is a ValueError
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        language = data.get("language", Language.SYSTEM.value)
+        try:
+            return cls(language=Language(language))
+        except ValueError:
+            choices = ", ".join(choice.value for choice in Language)
+            raise ValueError(f"language {language!r} is not one of {choices}") from None
+
+    def to_json(self) -> str:
+        return json.dumps({key: str(value) for key, value in asdict(self).items()}, indent=2)
 
 
 def preferences_path(home: Path) -> Path:
@@ -64,10 +82,9 @@ def load_preferences(home: Path) -> Preferences:
         log.warning("ignoring the preferences in %s (unreadable: %s); using the defaults", path, exc)
         return Preferences()
     try:
-        return Preferences.model_validate_json(text)
-    except ValidationError as exc:
-        problem = exc.errors()[0]["msg"] if exc.errors() else str(exc)
-        log.warning("ignoring the preferences in %s (%s); using the defaults", path, problem)
+        return Preferences.from_json(text)
+    except ValueError as exc:
+        log.warning("ignoring the preferences in %s (%s); using the defaults", path, exc)
         return Preferences()
 
 
@@ -78,7 +95,7 @@ def save_preferences(home: Path, preferences: Preferences) -> None:
     handle, temporary = tempfile.mkstemp(prefix=".preferences-", suffix=".json", dir=home)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(preferences.model_dump_json(indent=2) + "\n")
+            file.write(preferences.to_json() + "\n")
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

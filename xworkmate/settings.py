@@ -8,19 +8,14 @@ folders. Nothing here imports Qt or the store.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-APP_NAME = "xworkmate"
-ENV_PREFIX = "XWORKMATE_"
+from xworkmate.home import APP_NAME, ENV_PREFIX, absolute, default_home, environment_setting
 
-
-def _default_home() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+__all__ = ["APP_NAME", "ENV_PREFIX", "Settings"]
 
 
 class Settings(BaseModel):
@@ -29,7 +24,7 @@ class Settings(BaseModel):
     A bad value raises pydantic's ``ValidationError`` naming the field.
     """
 
-    home: Path = Field(default_factory=_default_home, description="data folder")
+    home: Path = Field(default_factory=default_home, description="data folder")
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; SQLite in home if unset")
     workspace_root: Path | None = Field(default=None, description="root of new lines' folders")
 
@@ -38,18 +33,16 @@ class Settings(BaseModel):
     def _from_environment(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        environment = {name.upper(): value for name, value in os.environ.items() if name.upper().startswith(ENV_PREFIX)}
         values = dict(data)
         for field in cls.model_fields:
-            name = f"{ENV_PREFIX}{field.upper()}"
-            if field not in values and name in environment:
-                values[field] = environment[name]
+            if field not in values and (value := environment_setting(field)) is not None:
+                values[field] = value
         return values
 
     @field_validator("home", "workspace_root", mode="after")
     @classmethod
     def _absolute(cls, value: Path | None) -> Path | None:
-        return value.expanduser().resolve() if value is not None else None
+        return absolute(value) if value is not None else None
 
     @field_validator("database_url", mode="after")
     @classmethod

@@ -18,8 +18,8 @@ import xworkmate
 from xworkmate.controllers import LineCreated, SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
-from xworkmate.ui import app as ui_app
 from xworkmate.ui import run_gui
+from xworkmate.ui import start as ui_start
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.dialogs import about_text
 from xworkmate.ui.main_window import GEOMETRY_STATE, SPLITTER_STATE, MainWindow
@@ -60,7 +60,7 @@ def test_smoke_test_fails_loudly_when_resources_are_missing(
     restore_app_look: None,
 ) -> None:
     """A build without its resources must not pass its smoke test."""
-    monkeypatch.setattr(ui_app, "load_resources", lambda: load_resources(find_resource_dir([tmp_path / "nowhere"])))
+    monkeypatch.setattr(ui_start, "load_resources", lambda: load_resources(find_resource_dir([tmp_path / "nowhere"])))
     assert run_gui(sqlite_controller, smoke_test=True) == 1
     err = capsys.readouterr().err
     assert "smoke test failed: resources not found" in err and str(tmp_path / "nowhere") in err

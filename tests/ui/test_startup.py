@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QObject, QTimer
@@ -22,6 +27,7 @@ from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.ui.app import Opening, StoreOpening
 from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.shell import WindowShell
 
 from .support import label_text, selected_key
 from .support_runs import run, wait_until
@@ -210,3 +216,117 @@ def test_the_real_run_attaches_after_the_first_paint_and_ends_with_0_when_closed
         assert SessionController(store, settings).ui_state(GEOMETRY_STATE)
     finally:
         store.close()
+
+
+# -- issue 19, item 7: ``xworkmate gui`` paints its window before the stack loads ----------------------
+
+_FIRST_PAINT_PROBE = """
+import builtins, json, sys
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QWidget
+from xworkmate import entry
+from xworkmate.ui import start
+
+HEAVY = ("sqlalchemy", "pydantic", "xworkmate.controllers", "xworkmate.store", "xworkmate.ui.main_window", "qasync")
+seen = {}
+
+
+class Probe(QObject):
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget) and "loaded" not in seen:
+            window = watched.window()
+            seen["loaded"] = sorted(name for name in HEAVY if name in sys.modules)
+            seen["window"] = [window.objectName(), type(window).__name__]
+            seen["painted"] = window
+        return False
+
+
+made = start._application
+
+
+def application():
+    app = made()
+    app.installEventFilter(Probe(app))
+    return app
+
+
+start._application = application
+hook = builtins.__import__
+code = entry.main(sys.argv[1:])
+from xworkmate.ui.main_window import MainWindow
+
+painted = seen.pop("painted")
+seen["became"] = [type(painted).__name__, isinstance(painted, MainWindow) and painted.attached]
+seen["hook_back"] = builtins.__import__ is hook
+print(json.dumps(seen), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _gui_process(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    full_env.update({"XWORKMATE_HOME": str(home), "QT_QPA_PLATFORM": "offscreen", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-c", _FIRST_PAINT_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_gui_command_paints_the_main_window_before_the_stack_loads_and_that_window_gets_the_panes(
+    settings: Settings,
+) -> None:
+    """The first window painted is the app's ``mainWindow`` (a ``WindowShell``) with neither SQLAlchemy,
+    pydantic, the controllers, the window's own code nor qasync loaded; the same window then becomes the
+    attached ``MainWindow``, and PySide6's import hook, set aside while that code loaded, is back."""
+    _seeded(settings, "Seeded")
+    proc = _gui_process(settings.home, "gui", "--smoke-test")
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    seen = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert seen == {
+        "loaded": [],
+        "window": ["mainWindow", "WindowShell"],
+        "became": ["MainWindow", True],
+        "hook_back": True,
+    }
+
+
+def test_the_gui_command_with_a_bad_database_url_says_one_line_and_exits_3(tmp_path: Path) -> None:
+    proc = _gui_process(tmp_path, "gui", "--smoke-test", env={"XWORKMATE_DATABASE_URL": "nonsense://nowhere"})
+    assert proc.returncode == 3
+    [line, _probe] = proc.stderr.strip().splitlines()
+    assert line.startswith("xworkmate: error: ") and "nonsense://nowhere" in line
+    assert proc.stdout == ""
+
+
+def test_a_window_shell_becomes_a_main_window_only_once(qtbot: QtBot, window: MainWindow) -> None:
+    shell = WindowShell()
+    qtbot.addWidget(shell)
+    became = MainWindow.take_over(shell)
+    assert became is shell and isinstance(shell, MainWindow) and not shell.attached
+    with pytest.raises(TypeError):
+        MainWindow.take_over(shell)
+    with pytest.raises(TypeError):
+        MainWindow.take_over(window)
+
+
+def test_settings_that_are_not_valid_are_said_in_the_window_as_a_failure_to_open(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``xworkmate gui`` reads its settings after the first paint (``cli/run.window_opening``): bad ones are
+    the window's failure to open, one line on stderr and exit 1 (ERR-1), as a refused command's are."""
+    from xworkmate.cli import CliError
+    from xworkmate.cli import run as cli_run
+
+    def refused() -> Settings:
+        raise CliError("invalid setting XWORKMATE_WORKSPACE_ROOT: not a folder")
+
+    monkeypatch.setattr(cli_run, "_settings", refused)
+    opening = cli_run.window_opening()
+    with pytest.raises(CliError) as raised:
+        opening.open()
+    assert opening.failed(raised.value) == ("invalid setting XWORKMATE_WORKSPACE_ROOT: not a folder", 1)
+    assert capsys.readouterr().err == "xworkmate: error: invalid setting XWORKMATE_WORKSPACE_ROOT: not a folder\n"

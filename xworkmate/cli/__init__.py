@@ -6,23 +6,44 @@ or an agent is printed through ``terminal_text`` (issue 12 part 8): control and
 bidi characters are shown as escapes, so rows never split or reorder.
 
 One module per command family (``threads``, ``providers``, ``tasks``, ``agent``, ``checkpoints``,
-``search``); ``common`` holds what they share, ``run`` the parser and ``main()`` (issue 19).
+``search``); ``common`` holds what they share, ``run`` the parser and ``main()`` (issue 19), ``gui`` the
+window's start, which paints before the stack loads (issue 19, item 7). So importing this package is
+light: the names below load from their modules when first asked for.
 """
 
 from __future__ import annotations
 
-from xworkmate.cli.common import (
-    EXIT_DATABASE,
-    EXIT_ERROR,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    EXIT_SYSTEM,
-    EXIT_TERMINATED,
-    CliError,
-    Command,
-)
-from xworkmate.cli.run import build_parser, main, missing_gui_modules
-from xworkmate.cli.threads import thread_json
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xworkmate.cli.common import CliError, Command
+    from xworkmate.cli.exits import (
+        EXIT_DATABASE,
+        EXIT_ERROR,
+        EXIT_INTERNAL,
+        EXIT_INTERRUPTED,
+        EXIT_SYSTEM,
+        EXIT_TERMINATED,
+    )
+    from xworkmate.cli.gui import missing_gui_modules
+    from xworkmate.cli.run import build_parser, main
+    from xworkmate.cli.threads import thread_json
+
+_HOMES = {
+    "EXIT_DATABASE": "exits",
+    "EXIT_ERROR": "exits",
+    "EXIT_INTERNAL": "exits",
+    "EXIT_INTERRUPTED": "exits",
+    "EXIT_SYSTEM": "exits",
+    "EXIT_TERMINATED": "exits",
+    "CliError": "common",
+    "Command": "common",
+    "build_parser": "run",
+    "main": "run",
+    "missing_gui_modules": "gui",
+    "thread_json": "threads",
+}
 
 __all__ = [
     "EXIT_DATABASE",
@@ -38,3 +59,12 @@ __all__ = [
     "missing_gui_modules",
     "thread_json",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # once loaded, a plain attribute (which callers may replace, as tests do)
+    return value

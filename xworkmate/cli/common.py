@@ -9,21 +9,32 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from xworkmate.cli.exits import (
+    EXIT_DATABASE,
+    EXIT_ERROR,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_SYSTEM,
+    EXIT_TERMINATED,
+)
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.terminal_text import escape_for_terminal
 
-# Exit codes (ERR-1): each kind of failure its own, so scripts can tell them apart.
-log = logging.getLogger(__name__)
-# Tracebacks go to the log file only (ERR-1): without a file, nowhere — never Python's last-resort stderr.
-logging.getLogger("xworkmate").addHandler(logging.NullHandler())
+__all__ = [
+    "EXIT_DATABASE",
+    "EXIT_ERROR",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_SYSTEM",
+    "EXIT_TERMINATED",
+    "CliError",
+    "Command",
+    "add_command",
+    "log",
+]
 
-EXIT_ERROR = 1  # refused: bad input, unknown key, not runnable, a rule of the product
-EXIT_DATABASE = 3  # the database failed (locked, read-only, full, unreachable)
-EXIT_SYSTEM = 4  # the operating system failed (disk full, permission denied, no such file)
-EXIT_INTERRUPTED = 130  # SIGINT (Ctrl+C): 128 + 2
-EXIT_TERMINATED = 143  # SIGTERM: 128 + 15
-EXIT_INTERNAL = 70  # a bug of ours (EX_SOFTWARE); the traceback is in the log file
+log = logging.getLogger(__name__)
 
 Command = Callable[[argparse.Namespace, SessionController], int]
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xworkmate import __version__
 from xworkmate.cli.agent import add_mcp_parser
@@ -17,12 +18,13 @@ from xworkmate.cli.common import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_SYSTEM,
-    EXIT_TERMINATED,
     CliError,
     Command,
     _settings,
     log,
 )
+from xworkmate.cli.exits import said_if_signalled
+from xworkmate.cli.gui import add_gui_parser, missing_gui_modules
 from xworkmate.cli.providers import add_provider_parser
 from xworkmate.cli.search import add_search_and_export_commands
 from xworkmate.cli.tasks import add_run_parser, add_task_and_messages_parsers
@@ -33,9 +35,15 @@ from xworkmate.controllers.failures import describe_failure, is_database_failure
 from xworkmate.domain.categories import InvalidCategoryError
 from xworkmate.domain.keys import InvalidSessionKeyError
 from xworkmate.domain.runs import NotRunnable
+from xworkmate.home import chosen_home
 from xworkmate.logfile import install_log_file
 from xworkmate.settings import Settings
 from xworkmate.terminal_text import escape_for_terminal, json_text
+
+if TYPE_CHECKING:
+    from xworkmate.ui.opening import Opening
+
+__all__ = ["build_parser", "main", "missing_gui_modules", "report_failure", "run_window", "window_opening"]
 
 
 def cmd_gui(args: argparse.Namespace, controller: SessionController) -> int:
@@ -48,31 +56,54 @@ def cmd_gui(args: argparse.Namespace, controller: SessionController) -> int:
 
 
 def run_window(args: argparse.Namespace, settings: Settings, log_path: Path | None) -> int:
-    """``xworkmate gui``: the window shows first; the store opens on a worker right after its first paint
-    (issue 19, item 7). A failure to open is said in the window and, as every command's, in one line on
-    stderr with the exit code of its kind (ERR-1); the process ends when the person closes the window."""
+    """``xworkmate gui`` over settings read already: the window shows first; the store opens on a worker
+    right after its first paint (issue 19, item 7). A failure to open is said in the window and, as every
+    command's, in one line on stderr with the exit code of its kind (ERR-1); the process ends when the
+    person closes the window. (``xworkmate gui`` itself starts in ``cli/window``, before this module loads.)"""
     if args.smoke_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from xworkmate.ui.app import run_gui
+
+    return said_if_signalled(run_gui(_opening(settings, log_path), smoke_test=args.smoke_test))
+
+
+def window_opening() -> Opening:
+    """How the window painted by ``cli/window`` gets its store: the settings and the log file, as ``main``
+    reads them, and the store's opening. Settings that are not valid are said in the window as a failure
+    to open (ERR-1: one line, exit 1), like a database that does not open."""
+    try:
+        settings = _settings()
+    except CliError as exc:
+        from xworkmate.ui.opening import Opening
+
+        refusal = exc
+
+        def refuse() -> SessionController:
+            raise refusal
+
+        return Opening(open=refuse, home=chosen_home(), database_url="", failed=_said_on_stderr("", None))
+    return _opening(settings, install_log_file(settings.home))
+
+
+def _opening(settings: Settings, log_path: Path | None) -> Opening:
     from xworkmate.ui.opening import Opening
 
     database_url = settings.effective_database_url
+    return Opening(
+        open=lambda: open_controller(settings),
+        home=settings.home,
+        database_url=database_url,
+        failed=_said_on_stderr(database_url, log_path),
+    )
 
+
+def _said_on_stderr(database_url: str, log_path: Path | None) -> Callable[[BaseException], tuple[str, int]]:
     def failed(exc: BaseException) -> tuple[str, int]:
         message, code = _failure(exc, database_url, log_path)
         print(f"xworkmate: error: {escape_for_terminal(message.strip() or 'failed')}", file=sys.stderr)
         return message, code
 
-    opening = Opening(
-        open=lambda: open_controller(settings), home=settings.home, database_url=database_url, failed=failed
-    )
-    code = run_gui(opening, smoke_test=args.smoke_test)
-    if code in _SIGNAL_EXITS:  # Ctrl+C or SIGTERM closed the window (ui/app.CloseOnSignals): said as any command's
-        print(f"xworkmate: error: interrupted by {_SIGNAL_EXITS[code]}; the window was closed", file=sys.stderr)
-    return code
-
-
-_SIGNAL_EXITS = {EXIT_INTERRUPTED: "SIGINT", EXIT_TERMINATED: "SIGTERM"}
+    return failed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,9 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"xworkmate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    gui = sub.add_parser("gui", help="open the window")
-    gui.add_argument("--smoke-test", action="store_true", help="build the main window offscreen, print ok, exit")
-    gui.set_defaults(func=cmd_gui)
+    add_gui_parser(sub).set_defaults(func=cmd_gui)
 
     add_thread_parser(sub)
     add_mcp_parser(sub)
@@ -165,19 +194,6 @@ def _failure(exc: BaseException, database_url: str, log_path: Path | None) -> tu
     return message, _failure_code(exc)
 
 
-def missing_gui_modules() -> list[str]:
-    """The window's own dependencies (the ``gui`` extra) that this installation lacks."""
-    import importlib.util
-
-    def absent(name: str) -> bool:
-        try:
-            return importlib.util.find_spec(name) is None
-        except (ImportError, ValueError):
-            return True
-
-    return [name for name in ("PySide6", "qasync") if absent(name)]
-
-
 def _failure_code(exc: BaseException) -> int:
     if is_database_failure(exc):
         return EXIT_DATABASE
@@ -196,6 +212,12 @@ _REFUSALS: tuple[type[BaseException], ...] = (
     ValueError,
     LLMError,
 )
+
+
+def report_failure(exc: BaseException, *, window: bool) -> int:
+    """A failure of ``xworkmate gui`` before its store's opening was made (``cli/window``): one line, its code."""
+    message, code = _failure(exc, "", None)
+    return _fail(message, code, window=window, database_url="")
 
 
 def _fail(message: str, code: int, *, window: bool, database_url: str) -> int:

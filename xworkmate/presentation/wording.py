@@ -67,8 +67,14 @@ class CoreText:
 
     context: str
     source: str
-    pattern: re.Pattern[str]
+    expression: str  # the pattern's source: compiled when a shown text first holds the anchor
     anchor: str  # its longest fixed part: a cheap test before the pattern runs
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled on first use (``re`` keeps it): most texts never hold most anchors, and compiling every
+        core text's pattern cost the window's first fill ~10 ms (issue 19, item 7)."""
+        return re.compile(self.expression, re.DOTALL)
 
     @property
     def whole_only(self) -> bool:
@@ -103,7 +109,7 @@ def core_text(context: str, source: str) -> CoreText:
         parts.append(f"(?P<{group}>{value})")
     # Whole words only: "ready" is translated in "Runnable — ready.", not inside "already" or "ready-made".
     body = r"(?<![\w-])" + "".join(parts) + r"(?![\w-])"
-    return CoreText(context, source, re.compile(body, re.DOTALL), max(literals, key=len))
+    return CoreText(context, source, body, max(literals, key=len))
 
 
 _cache: dict[str, CoreText] = {}

@@ -12,37 +12,50 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
-import signal
 import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QEvent, QMessageLogContext, QObject, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
-import xworkmate
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.app import describe_database_url
 from xworkmate.controllers.views import FirstRead, read_first
 from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.collector import GuiThreadCollector
-from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.opening import Opening, first_page_for
-from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
-from xworkmate.ui.theme import theme_manager
+from xworkmate.ui.shell import FirstPaint, WindowShell
+from xworkmate.ui.start import (
+    APP_DISPLAY_NAME,
+    OffscreenNoteFilter,
+    apply_resources,
+    prepared_application,
+    run_event_loop,
+    run_shell_first,
+)
 
 log = logging.getLogger(__name__)
 
-APP_DISPLAY_NAME = "XWorkmate"
+__all__ = [
+    "APP_DISPLAY_NAME",
+    "REQUIRED_WIDGETS",
+    "ShownWindow",
+    "StoreOpening",
+    "apply_resources",
+    "build_main_window",
+    "install_error_boundary",
+    "missing_widgets",
+    "run_gui",
+    "start_warm_up",
+]
+
 SMOKE_TEST_EVENT_ROUNDS = 5
 WARM_UP_THREAD = "xworkmate-warm-up"
 OPENING_THREAD = "xworkmate-store-opening"
-UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still opens its store
 REQUIRED_WIDGETS = (
     "mainSplitter",
     "taskLineList",
@@ -77,21 +90,6 @@ def build_main_window(controller: SessionController) -> MainWindow:
     return MainWindow(controller)
 
 
-def _application() -> QApplication:
-    existing = QApplication.instance()
-    if existing is None:
-        return QApplication(sys.argv[:1])
-    if not isinstance(existing, QApplication):
-        raise RuntimeError("a non-widget QCoreApplication already exists; the window needs a QApplication")
-    return existing
-
-
-def apply_resources(app: QApplication, resources: AppResources) -> None:
-    """The window icon and the stylesheet (its colour tokens filled in for the theme), as the app runs with them."""
-    app.setWindowIcon(resources.icon)
-    theme_manager().set_template(resources.stylesheet)
-
-
 def missing_widgets(window: MainWindow) -> list[str]:
     """Names from ``REQUIRED_WIDGETS`` (and the window's own) that the built window lacks."""
     missing = [] if window.objectName() == "mainWindow" else ["mainWindow"]
@@ -105,22 +103,17 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
     Given an ``Opening`` (what ``xworkmate gui`` does), the window shows first and its store opens on a
     worker right after the first paint (issue 19, item 7); the smoke test then checks the window once
     its panes are built. Given an open controller, the window is built over it before it shows."""
-    app = _application()
-    app.setApplicationName(APP_DISPLAY_NAME)
-    app.setApplicationDisplayName(APP_DISPLAY_NAME)
-    app.setApplicationVersion(xworkmate.__version__)
-    app.setDesktopFileName("xworkmate")
     home = controller.home if isinstance(controller, Opening) else controller.settings.home
-    install_chosen_translations(app, home)  # issue 20: before the first widget
-    try:
-        apply_resources(app, load_resources())
-    except ResourceMissingError as exc:
-        if smoke_test:
-            print(f"smoke test failed: {exc}", file=sys.stderr)
-            return 1
-        log.warning("starting without icon and stylesheet: %s", exc)
+    app = prepared_application(home, smoke_test=smoke_test)
+    if app is None:
+        return 1
     if isinstance(controller, Opening):
-        return _run_opening(app, controller, smoke_test=smoke_test)
+        opening = controller
+
+        def shown(app: QApplication, shell: WindowShell, done: asyncio.Future[int], smoke_test: bool) -> ShownWindow:
+            return ShownWindow(app, shell, opening, done, smoke_test=smoke_test)
+
+        return run_shell_first(app, shown, smoke_test=smoke_test)
     window = build_main_window(controller)
     restore_excepthook = install_error_boundary(window)
     # Everything built so far lives as long as the window; moving it out of the collector's reach keeps
@@ -135,7 +128,7 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
         collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
         collector.start()
         try:
-            return _run_event_loop(app)
+            return run_event_loop(app)
         finally:
             collector.stop()
             warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
@@ -173,22 +166,26 @@ class StoreOpening(QObject):
         self._started = False
         self._pending = _PendingOpen()
         self.worker: threading.Thread | None = None  # the open's thread, once started (tests join it)
-        self.painted = False  # the window was painted before the store was asked to open (tests read it)
+        self._first_paint: FirstPaint | None = None
+        window.installEventFilter(self)  # its Close abandons the open
+
+    @property
+    def painted(self) -> bool:
+        """The window was painted before the store was asked to open (tests read it)."""
+        return self._first_paint is not None and self._first_paint.painted
 
     def start_after_first_paint(self) -> None:
         page = self._window.opening_page
         if page is None:
             raise RuntimeError("the window has its controller already")
-        page.notice.installEventFilter(self)
-        self._window.installEventFilter(self)  # its Close abandons the open
-        QTimer.singleShot(UNPAINTED_START_MS, self, self._start)
+        self._first_paint = FirstPaint(page.notice, self._start)
+
+    def start(self) -> None:
+        """Open it now: the window was painted already (``ui/start`` loaded this code after its first paint)."""
+        self._start()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and not self.painted and watched is not self._window:
-            self.painted = True
-            watched.removeEventFilter(self)
-            QTimer.singleShot(0, self, self._start)  # after this paint has reached the screen
-        elif event.type() == QEvent.Type.Close and watched is self._window:
+        if event.type() == QEvent.Type.Close and watched is self._window:
             self.abandon()
         return False
 
@@ -311,62 +308,67 @@ def _close_opened(outcome: tuple[SessionController, FirstRead] | BaseException) 
         log.warning("could not close a store opened for a window closed meanwhile", exc_info=True)
 
 
-def _run_opening(app: QApplication, opening: Opening, *, smoke_test: bool) -> int:
-    """Issue 19, item 7: the window first; the store opens and the first read happens on a worker right
-    after its first paint (``ui/opening``). Returns when the window closes: 0, or the exit code of the
-    failure to open (said in the window and on stderr)."""
-    window = MainWindow()
-    restore_excepthook = install_error_boundary(window, opening.database_url)
-    opened: list[SessionController] = []
-    failures: list[int] = []
-    warm_ups: list[threading.Thread] = []
-    openings: list[StoreOpening] = []
-    collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
-    quiet = _OffscreenNoteFilter(app) if smoke_test else None
+class ShownWindow:
+    """The shown ``WindowShell`` once the window's code has loaded (``ui/start.run_shell_first``, after the
+    shell's first paint): it becomes the ``MainWindow``, its store opens on a worker at once, and ``finish``,
+    after the loop, says how the run ended (0, or the exit code of the failure to open) and cleans up."""
 
-    def start(done: asyncio.Future[int]) -> None:
-        def attached(controller: SessionController) -> None:
-            opened.append(controller)
-            gc.freeze()  # as run_gui does once the window is built: what lives as long as it, out of reach
-            if smoke_test:
-                done.set_result(0)
-            else:
-                warm_ups.append(start_warm_up(controller))
-
-        def failed(code: int) -> None:
-            failures.append(code)
-            if smoke_test and not done.done():
-                done.set_result(code)
-
-        store_opening = StoreOpening(window, opening, attached=attached, failed=failed)
-        openings.append(store_opening)
-        store_opening.start_after_first_paint()
-        window.show()
-
-    try:
+    def __init__(
+        self,
+        app: QApplication,
+        shell: WindowShell,
+        opening: Opening,
+        done: asyncio.Future[int],
+        *,
+        smoke_test: bool,
+    ) -> None:
+        self._app = app
+        self._smoke_test = smoke_test
+        self._done = done
+        self.window = MainWindow.take_over(shell)
+        self._restore_excepthook = install_error_boundary(self.window, opening.database_url)
+        self._opened: list[SessionController] = []
+        self._failures: list[int] = []
+        self._warm_ups: list[threading.Thread] = []
+        self._collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
         if not smoke_test:
-            collector.start()
-        code = _run_event_loop(app, start=start)
-        for store_opening in openings:
-            store_opening.abandon()  # an open still on its way is not waited for (a server that never answers)
-        if smoke_test:
-            if failures:
-                window.close()
-                app.processEvents()
-                return failures[0]
-            return _smoke_test(app, window)
-        return code or (failures[0] if failures else 0)
-    finally:
-        if quiet is not None:
-            quiet.remove()
-        if not smoke_test:
-            collector.stop()
-        for warm_up in warm_ups:
-            warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
-        for controller in opened:
-            controller.close()
-        restore_excepthook()
-        gc.unfreeze()
+            self._collector.start()
+        self._opening = StoreOpening(self.window, opening, attached=self._attached, failed=self._failed)
+        self._opening.start()
+
+    def _attached(self, controller: SessionController) -> None:
+        self._opened.append(controller)
+        gc.freeze()  # as run_gui does once the window is built: what lives as long as it, out of reach
+        if self._smoke_test:
+            self._done.set_result(0)
+        else:
+            self._warm_ups.append(start_warm_up(controller))
+
+    def _failed(self, code: int) -> None:
+        self._failures.append(code)
+        if self._smoke_test and not self._done.done():
+            self._done.set_result(code)
+
+    def finish(self, code: int) -> int:
+        """``code``: how the loop ended (0, or 128 + the signal that closed the window, ``CloseOnSignals``)."""
+        self._opening.abandon()  # an open still on its way is not waited for (a server that never answers)
+        try:
+            if self._smoke_test:
+                if self._failures:
+                    self.window.close()
+                    self._app.processEvents()
+                    return self._failures[0]
+                return _smoke_test(self._app, self.window)
+            return code or (self._failures[0] if self._failures else 0)
+        finally:
+            if not self._smoke_test:
+                self._collector.stop()
+            for warm_up in self._warm_ups:
+                warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
+            for controller in self._opened:
+                controller.close()
+            self._restore_excepthook()
+            gc.unfreeze()
 
 
 def install_error_boundary(window: MainWindow, database_url: str | None = None) -> Callable[[], None]:
@@ -418,7 +420,7 @@ def start_warm_up(controller: SessionController) -> threading.Thread:
 
 def _smoke_test(app: QApplication, window: MainWindow) -> int:
     window.persist_ui_state = False  # a check run must not move the person's saved layout
-    quiet = _OffscreenNoteFilter(app)
+    quiet = OffscreenNoteFilter(app)
     try:
         window.show()
         for _ in range(SMOKE_TEST_EVENT_ROUNDS):
@@ -442,120 +444,5 @@ def _smoke_test(app: QApplication, window: MainWindow) -> int:
     return 0
 
 
-# The offscreen platform says this whenever a window with size constraints is
-# shown; it is about the platform plugin, not about XWorkmate, so the smoke
-# test's output stays exactly "ok". Every other Qt message goes through.
-OFFSCREEN_NOTE = "This plugin does not support propagateSizeHints()"
-_forward_to: list[Callable[[QtMsgType, QMessageLogContext, str], None] | None] = [None]
-
-
-class _OffscreenNoteFilter:
-    """While it is installed, the offscreen platform's note is not printed (see ``OFFSCREEN_NOTE``)."""
-
-    _depth = 0  # nested filters (the opening smoke test around ``_smoke_test``) install the handler once
-
-    def __init__(self, app: QApplication) -> None:
-        self._installed = app.platformName() == "offscreen"
-        if self._installed:
-            if _OffscreenNoteFilter._depth == 0:
-                _forward_to[:] = [qInstallMessageHandler(_without_offscreen_note)]
-            _OffscreenNoteFilter._depth += 1
-
-    def remove(self) -> None:
-        if self._installed:
-            self._installed = False
-            _OffscreenNoteFilter._depth -= 1
-            if _OffscreenNoteFilter._depth == 0:
-                qInstallMessageHandler(_forward_to[0])
-
-
-def _without_offscreen_note(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
-    if message == OFFSCREEN_NOTE:
-        return
-    forward = _forward_to[0]
-    if forward is not None:
-        forward(mode, context, message)
-    else:
-        print(message, file=sys.stderr)
-
-
 def controller_key(window: MainWindow) -> str:
     return window.controller.current_key
-
-
-def _run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], None] | None = None) -> int:
-    """Run Qt and asyncio as one loop (qasync) until the application quits. ``start(done)`` is called
-    once the loop is current, before it runs; it may end the run early by completing ``done``.
-    Returns what ``done`` was completed with, or ``128 + signal`` when a signal closed the window
-    (``CloseOnSignals``)."""
-    os.environ.setdefault("QT_API", "pyside6")
-    import qasync  # type: ignore[import-untyped]  # imported after PySide6, so qasync binds to it
-
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    # A plain future completed synchronously from aboutToQuit: it is done before
-    # Qt's loop returns, so run_until_complete ends cleanly when the last window closes.
-    quit_requested: asyncio.Future[int] = loop.create_future()
-
-    def on_about_to_quit() -> None:
-        if not quit_requested.done():
-            quit_requested.set_result(0)
-
-    app.aboutToQuit.connect(on_about_to_quit)
-    signals = CloseOnSignals(app, loop)
-    try:
-        if start is not None:
-            start(quit_requested)
-        with loop:
-            try:
-                code = int(loop.run_until_complete(quit_requested))
-            finally:
-                signals.remove()  # while the loop is open: its self-pipe stops being the wake-up fd
-        return signals.exit_code if signals.exit_code is not None else code
-    finally:
-        signals.remove()
-        app.aboutToQuit.disconnect(on_about_to_quit)
-        asyncio.set_event_loop(None)
-
-
-class CloseOnSignals:
-    """While the window runs, SIGINT (Ctrl+C in its terminal) and SIGTERM close it as the person closing it
-    does: every window closes (the layout is saved, drafts and operations settle), then the run ends with
-    ``exit_code``, 128 + the signal's number (130, 143) as the command line's turns end, with no traceback.
-
-    The handlers are the loop's (``add_signal_handler``): the signal wakes Qt's event loop through the loop's
-    self-pipe, so it is handled at once, between two callbacks, never raised inside one (the default SIGINT
-    handler raised ``KeyboardInterrupt`` in whichever Qt callback ran next, and the window went on).
-    A second signal while closing is ignored: the close is short and writes must not be cut off.
-    Where the loop has no signal handlers (Windows), or off the main thread, nothing is installed."""
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self, app: QApplication, loop: asyncio.AbstractEventLoop) -> None:
-        self._app = app
-        self._loop = loop
-        self._previous: dict[int, Any] = {}
-        self.exit_code: int | None = None
-        for signum in self.SIGNALS:
-            previous = signal.getsignal(signum)
-            try:
-                loop.add_signal_handler(signum, self._on_signal, signum)
-            except (NotImplementedError, RuntimeError, ValueError):  # Windows's loop; not the main thread
-                continue
-            self._previous[signum] = previous
-
-    def _on_signal(self, signum: int) -> None:
-        if self.exit_code is not None:
-            return
-        self.exit_code = 128 + signum
-        log.info("closing the window on %s", signal.Signals(signum).name)
-        self._app.closeAllWindows()
-        self._app.quit()  # also when a window stays (one that is not ours)
-
-    def remove(self) -> None:
-        """Put back the handlers there were before (the loop's own removal would leave the defaults)."""
-        for signum, previous in self._previous.items():
-            if not self._loop.is_closed():
-                self._loop.remove_signal_handler(signum)
-            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
-        self._previous.clear()

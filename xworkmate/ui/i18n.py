@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator
@@ -179,7 +180,7 @@ class LanguageMenu(QObject):
         """The person picked a language: remember it; say when it takes effect."""
         self.actions[language].setChecked(True)
         try:
-            save_preferences(self._home, load_preferences(self._home).model_copy(update={"language": language}))
+            save_preferences(self._home, replace(load_preferences(self._home), language=language))
         except OSError as exc:
             log.warning("could not save the language preference: %s", exc)
             self._notify(self.tr("The language could not be saved: {problem}").format(problem=exc.strerror or exc))

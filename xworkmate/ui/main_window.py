@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -31,7 +32,7 @@ from PySide6.QtCore import (
     Slot,
 )
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QTextCursor
-from PySide6.QtWidgets import QApplication, QFileSystemModel, QMainWindow, QMenu, QMessageBox, QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QFileSystemModel, QMenu, QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import (
     ApprovalRequested,
@@ -112,10 +113,10 @@ from xworkmate.ui.layout import Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
-from xworkmate.ui.opening import OpeningPage
 from xworkmate.ui.operations import StoreOperations, collecting, failure_line
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
+from xworkmate.ui.shell import DEFAULT_SIZE, WINDOW_TITLE, WindowShell
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import plain_words
@@ -129,7 +130,6 @@ _AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
 
 GEOMETRY_STATE = "main_window.geometry"
 SPLITTER_STATE = "main_window.splitter_sizes"
-DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 JUMP_SHORTCUT_COUNT = 9
 TASK_COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
@@ -138,7 +138,7 @@ TASK_COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
 SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowShell):
     """Task lines on the left, the current line's conversation in the centre, its folder on the right.
 
     Signals: none of its own. The window listens to ``ControllerBridge.changed``
@@ -161,17 +161,20 @@ class MainWindow(QMainWindow):
     ) -> None:
         """Without a controller, the window as it shows before the store opens ("Opening the database…");
         ``attach`` builds the panes once it is open (issue 19, item 7: ``ui/opening``)."""
-        super().__init__(parent)
-        self.attached = False
-        self.opening_page: OpeningPage | None = None
-        if controller is None:
-            self.setObjectName("mainWindow")
-            self.setWindowTitle("XWorkmate")
-            self.resize(*DEFAULT_SIZE)
-            self.opening_page = OpeningPage(self)
-            self.setCentralWidget(self.opening_page)
-            return
-        self.attach(controller, first_read)
+        super().__init__(parent, opening=controller is None)
+        if controller is not None:
+            self.attach(controller, first_read)
+
+    @classmethod
+    def take_over(cls, shell: WindowShell) -> MainWindow:
+        """The shown ``shell`` (painted before this module was loaded, issue 19 item 7) becomes a ``MainWindow``
+        without a controller, as ``MainWindow()`` is: the same Qt window, which a person already sees, so it
+        is never replaced by another. Python's ``__class__`` assignment: ``MainWindow`` adds no slots to the
+        shell and keeps its state in attributes that ``_build`` sets, all of them set once ``attach`` runs."""
+        if type(shell) is not WindowShell or shell.attached:
+            raise TypeError(f"only a bare WindowShell becomes a MainWindow, not a {type(shell).__name__}")
+        shell.__class__ = cls
+        return cast(MainWindow, shell)
 
     def attach(self, controller: SessionController, first_read: FirstRead | None = None) -> None:
         """Build the panes over ``controller``: from ``first_read`` when a worker read it already (nothing is
@@ -190,7 +193,7 @@ class MainWindow(QMainWindow):
 
     def _build(self, controller: SessionController, first_read: FirstRead | None = None) -> None:
         self.setObjectName("mainWindow")
-        self.setWindowTitle("XWorkmate")
+        self.setWindowTitle(WINDOW_TITLE)
         self._controller = controller
         self._view: LineView | None = None
         self._sources_key: str | None = None  # the task whose "Dispatched on" section is shown

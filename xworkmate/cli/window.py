@@ -1,0 +1,55 @@
+"""``xworkmate gui`` as the entry starts it: the window painted first, the rest loaded after (issue 19, item 7).
+
+``run_window_first`` runs with nothing loaded but argparse, PySide6 and the window's shell (``ui/start``);
+the rest of the command line (``cli/run``: the settings, the log file, the store's ``Opening``), the
+controllers, SQLAlchemy, pydantic and the window's code load right after the shell's first paint, in
+``_shown_window``. Nothing here imports the stack at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from xworkmate.cli.exits import EXIT_INTERRUPTED, said_if_signalled
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from PySide6.QtWidgets import QApplication
+
+    from xworkmate.ui.shell import WindowShell
+    from xworkmate.ui.start import ShownRun
+
+
+def run_window_first(args: argparse.Namespace) -> int:
+    """The window shows, then the rest loads and the store opens on a worker. A failure is one line on
+    stderr with the exit code of its kind (ERR-1), said in the window too when it can be."""
+    if args.smoke_test:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from xworkmate.home import chosen_home
+        from xworkmate.ui.start import prepared_application, run_shell_first
+
+        app = prepared_application(chosen_home(), smoke_test=args.smoke_test)
+        if app is None:
+            return 1
+        return said_if_signalled(run_shell_first(app, _shown_window, smoke_test=args.smoke_test))
+    except KeyboardInterrupt:
+        print("xworkmate: error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # the window's code did not load, or the data folder is unusable
+        from xworkmate.cli.run import report_failure
+
+        return report_failure(exc, window=not args.smoke_test)
+
+
+def _shown_window(app: QApplication, shell: WindowShell, done: asyncio.Future[int], smoke_test: bool) -> ShownRun:
+    """Called by ``ui/start`` right after the shell's first paint: the rest of the command line and the
+    window's code load here, and the shell becomes the window whose store opens on a worker."""
+    from xworkmate.cli.run import window_opening
+    from xworkmate.ui.app import ShownWindow
+
+    return ShownWindow(app, shell, window_opening(), done, smoke_test=smoke_test)

@@ -1,0 +1,280 @@
+"""``xworkmate gui`` up to its first painted window, with nothing loaded but PySide6 (issue 19, item 7).
+
+The window a person first sees is the ``WindowShell`` (``ui/shell``), painted before the stack
+(SQLAlchemy, pydantic), the controllers and the rest of the window load: importing them costs several
+times what PySide6 and the shell do. Right after that first paint, on the GUI thread, ``run_shell_first``
+has the caller load them (``cli/window``, or ``ui/app.run_gui`` given an ``Opening``): the shell becomes
+the ``MainWindow`` and the store opens on a worker (``ui/app.ShownWindow``, ``StoreOpening``). The GUI
+thread never waits on the database; it loads code while the window shows "Opening the database…".
+
+Nothing here may import the stack, the controllers or the window's other modules at import time.
+"""
+
+from __future__ import annotations
+
+import builtins
+import gc
+import importlib
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from PySide6.QtCore import QEventLoop, QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication
+
+import xworkmate
+from xworkmate.ui.i18n import install_chosen_translations
+from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
+from xworkmate.ui.shell import FirstPaint, WindowShell
+from xworkmate.ui.theme import theme_manager
+
+if TYPE_CHECKING:
+    import asyncio  # loaded after the first paint, with qasync (``run_event_loop``)
+
+log = logging.getLogger(__name__)
+
+APP_DISPLAY_NAME = "XWorkmate"
+
+
+class ShownRun(Protocol):
+    """What the window's code, once loaded, does until the loop ends (``ui/app.ShownWindow``)."""
+
+    def finish(self, code: int) -> int:
+        """The run's exit code, given the loop's (0, or 128 + the signal that closed the window)."""
+        ...
+
+
+ShownWindowFactory = Callable[[QApplication, WindowShell, "asyncio.Future[int]", bool], ShownRun]
+
+
+def _application() -> QApplication:
+    existing = QApplication.instance()
+    if existing is None:
+        return QApplication(sys.argv[:1])
+    if not isinstance(existing, QApplication):
+        raise RuntimeError("a non-widget QCoreApplication already exists; the window needs a QApplication")
+    return existing
+
+
+def apply_resources(app: QApplication, resources: AppResources) -> None:
+    """The window icon and the stylesheet (its colour tokens filled in for the theme), as the app runs with them."""
+    app.setWindowIcon(resources.icon)
+    theme_manager().set_template(resources.stylesheet)
+
+
+def prepared_application(home: Path, *, smoke_test: bool) -> QApplication | None:
+    """The application, named, speaking the person's language (issue 20: before the first widget) and with
+    its icon and stylesheet; ``None`` when the smoke test finds a resource missing (said in one line)."""
+    app = _application()
+    app.setApplicationName(APP_DISPLAY_NAME)
+    app.setApplicationDisplayName(APP_DISPLAY_NAME)
+    app.setApplicationVersion(xworkmate.__version__)
+    app.setDesktopFileName("xworkmate")
+    install_chosen_translations(app, home)
+    try:
+        apply_resources(app, load_resources())
+    except ResourceMissingError as exc:
+        if smoke_test:
+            print(f"smoke test failed: {exc}", file=sys.stderr)
+            return None
+        log.warning("starting without icon and stylesheet: %s", exc)
+    return app
+
+
+def run_shell_first(app: QApplication, shown: ShownWindowFactory, *, smoke_test: bool) -> int:
+    """Show the shell, and right after its first paint call ``shown(app, shell, done, smoke_test)``, which
+    loads the window's code, makes the shell the ``MainWindow`` and opens the store on a worker
+    (``ui/app.ShownWindow``). Returns when the window closes (or, for the smoke test, once it is checked):
+    0, or the exit code of a failure to open. A failure to load the code itself is raised once the window
+    is closed: it is a broken installation, which the command reports (ERR-1)."""
+    shell = WindowShell()
+    runs: list[ShownRun] = []
+    broken: list[BaseException] = []
+
+    def start(done: asyncio.Future[int]) -> None:
+        def loaded() -> None:
+            try:
+                with _plain_imports():
+                    runs.append(shown(app, shell, done, smoke_test))
+            except BaseException as exc:
+                broken.append(exc)
+                shell.close()
+                if not done.done():
+                    done.set_result(1)
+
+        QTimer.singleShot(0, shell, loaded)  # the first thing the shared loop runs
+
+    quiet = OffscreenNoteFilter(app) if smoke_test else None  # before the shell shows: the output is "ok"
+    try:
+        _show_painted(shell)
+        if not shell.isVisible():  # closed while it was being painted: the application has quit already
+            return 0
+        code = run_event_loop(app, start=start)
+        if broken:
+            raise broken[0]
+        return runs[0].finish(code) if runs else code
+    finally:
+        if quiet is not None:
+            quiet.remove()
+
+
+def _show_painted(shell: WindowShell) -> None:
+    """Show the shell and return once its first paint has reached the screen (or ``UNPAINTED_START_MS``
+    went by without one): a Qt event loop of its own, before the shared one exists, so the paint does not
+    wait for asyncio and qasync to load (~40 ms of a start). No coroutine runs yet, so none is nested."""
+    waiting = QEventLoop()
+    page = shell.opening_page
+    FirstPaint(page.notice if page is not None else shell, waiting.quit)  # what the person sees first
+    shell.show()
+    waiting.exec()
+
+
+@contextmanager
+def _plain_imports() -> Iterator[None]:
+    """While the window's code loads: the cyclic collector off, and Python's own import.
+
+    The collector (as ``xworkmate.entry`` does for the command's own imports): loading SQLAlchemy,
+    pydantic and the window makes a few hundred thousand objects that live as long as the process, which
+    it would walk again and again as they pile up; so it is off while they load, and what they made is
+    then frozen out of its reach (``ShownWindow.finish`` unfreezes, for callers that go on).
+
+    The import: PySide6 replaces ``builtins.__import__`` with its ``__feature__`` hook, which for every
+    module imported after it reads the module's source (``inspect.getsource``) to see whether it mentions
+    PySide6; over the stack that is 100 ms or more of a start. XWorkmate never selects a ``__feature__``
+    (``snake_case``, ``true_property``), and a module the hook has not seen keeps the default (none), so
+    while the code loads the import is importlib's own implementation of ``__import__`` (the hook itself
+    ends in Python's import), and the hook is put back after it, for whatever imports later."""
+    collecting = gc.isenabled()
+    hooked = builtins.__import__
+    gc.disable()
+    builtins.__import__ = importlib.__import__
+    try:
+        yield
+    finally:
+        if builtins.__import__ is importlib.__import__:
+            builtins.__import__ = hooked
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
+def run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], None] | None = None) -> int:
+    """Run Qt and asyncio as one loop (qasync) until the application quits. ``start(done)`` is called
+    once the loop is current, before it runs; it may end the run early by completing ``done``.
+    Returns what ``done`` was completed with, or ``128 + signal`` when a signal closed the window
+    (``CloseOnSignals``)."""
+    import asyncio
+
+    os.environ.setdefault("QT_API", "pyside6")
+    import qasync  # type: ignore[import-untyped]  # imported after PySide6, so qasync binds to it
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    # A plain future completed synchronously from aboutToQuit: it is done before
+    # Qt's loop returns, so run_until_complete ends cleanly when the last window closes.
+    quit_requested: asyncio.Future[int] = loop.create_future()
+
+    def on_about_to_quit() -> None:
+        if not quit_requested.done():
+            quit_requested.set_result(0)
+
+    app.aboutToQuit.connect(on_about_to_quit)
+    signals = CloseOnSignals(app, loop)
+    try:
+        if start is not None:
+            start(quit_requested)
+        with loop:
+            try:
+                code = int(loop.run_until_complete(quit_requested))
+            finally:
+                signals.remove()  # while the loop is open: its self-pipe stops being the wake-up fd
+        return signals.exit_code if signals.exit_code is not None else code
+    finally:
+        signals.remove()
+        app.aboutToQuit.disconnect(on_about_to_quit)
+        asyncio.set_event_loop(None)
+
+
+class CloseOnSignals:
+    """While the window runs, SIGINT (Ctrl+C in its terminal) and SIGTERM close it as the person closing it
+    does: every window closes (the layout is saved, drafts and operations settle), then the run ends with
+    ``exit_code``, 128 + the signal's number (130, 143) as the command line's turns end, with no traceback.
+
+    The handlers are the loop's (``add_signal_handler``): the signal wakes Qt's event loop through the loop's
+    self-pipe, so it is handled at once, between two callbacks, never raised inside one (the default SIGINT
+    handler raised ``KeyboardInterrupt`` in whichever Qt callback ran next, and the window went on).
+    A second signal while closing is ignored: the close is short and writes must not be cut off.
+    Where the loop has no signal handlers (Windows), or off the main thread, nothing is installed."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, app: QApplication, loop: asyncio.AbstractEventLoop) -> None:
+        self._app = app
+        self._loop = loop
+        self._previous: dict[int, Any] = {}
+        self.exit_code: int | None = None
+        for signum in self.SIGNALS:
+            previous = signal.getsignal(signum)
+            try:
+                loop.add_signal_handler(signum, self._on_signal, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # Windows's loop; not the main thread
+                continue
+            self._previous[signum] = previous
+
+    def _on_signal(self, signum: int) -> None:
+        if self.exit_code is not None:
+            return
+        self.exit_code = 128 + signum
+        log.info("closing the window on %s", signal.Signals(signum).name)
+        self._app.closeAllWindows()
+        self._app.quit()  # also when a window stays (one that is not ours)
+
+    def remove(self) -> None:
+        """Put back the handlers there were before (the loop's own removal would leave the defaults)."""
+        for signum, previous in self._previous.items():
+            if not self._loop.is_closed():
+                self._loop.remove_signal_handler(signum)
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+        self._previous.clear()
+
+
+# The offscreen platform says this whenever a window with size constraints is
+# shown; it is about the platform plugin, not about XWorkmate, so the smoke
+# test's output stays exactly "ok". Every other Qt message goes through.
+OFFSCREEN_NOTE = "This plugin does not support propagateSizeHints()"
+_forward_to: list[Callable[[QtMsgType, QMessageLogContext, str], None] | None] = [None]
+
+
+class OffscreenNoteFilter:
+    """While it is installed, the offscreen platform's note is not printed (see ``OFFSCREEN_NOTE``)."""
+
+    _depth = 0  # nested filters (the opening smoke test around ``_smoke_test``) install the handler once
+
+    def __init__(self, app: QApplication) -> None:
+        self._installed = app.platformName() == "offscreen"
+        if self._installed:
+            if OffscreenNoteFilter._depth == 0:
+                _forward_to[:] = [qInstallMessageHandler(_without_offscreen_note)]
+            OffscreenNoteFilter._depth += 1
+
+    def remove(self) -> None:
+        if self._installed:
+            self._installed = False
+            OffscreenNoteFilter._depth -= 1
+            if OffscreenNoteFilter._depth == 0:
+                qInstallMessageHandler(_forward_to[0])
+
+
+def _without_offscreen_note(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    if message == OFFSCREEN_NOTE:
+        return
+    forward = _forward_to[0]
+    if forward is not None:
+        forward(mode, context, message)
+    else:
+        print(message, file=sys.stderr)

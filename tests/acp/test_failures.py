@@ -30,6 +30,7 @@ _DEAF = (
     "import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
     " open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
 )
+STUBS = {"hang_in_initialize": _HANG, "deaf_to_sigterm": _DEAF}  # stand-ins for an agent, not the scripted one
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +58,9 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Scenarios:
             {"turn": [{"say": "ok"}, {"garbage": "DEBUG: tool loop started"}, {"hang": True}]},
             normal,
         ),
-        "hang_in_initialize": ({"stub": _HANG}, short),
+        "hang_in_initialize": ({}, short),
         "silent_mid_turn": ({"turn": [{"say": "thinking..."}, {"hang": True, "ignore_cancel": True}]}, silent),
-        "deaf_to_sigterm": ({"stub": _DEAF}, short),
+        "deaf_to_sigterm": ({}, short),
         "auth_required": ({"new_session_error": "auth"}, normal),
         "newer_protocol": ({"protocol_version": 2}, normal),
     }
@@ -70,9 +71,7 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Scenarios:
     async def timed(name: str) -> Outcome:
         script, runner = scripts[name]
         harness = harnesses[name]
-        command = None
-        if "stub" in script:
-            command = (sys.executable, "-c", script.pop("stub"), str(harness.pid_path))
+        command = _stub_command(STUBS[name], harness) if name in STUBS else None
         outcome = await harness.turn(harness.script(**script), runner=runner, command=command)
         timings[name] = time.monotonic() - started
         return outcome
@@ -81,11 +80,19 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Scenarios:
     return {name: (harnesses[name], outcomes[name], timings[name]) for name in scripts}
 
 
-def _label(name: str = "") -> str:
-    """The command as the errors name it (cut to 80 characters: a long checkout path must not break this)."""
-    if name in ("hang_in_initialize", "deaf_to_sigterm"):
-        return command_label((sys.executable, "-c")).strip("`")
+def _label(name: str = "", harness: AgentHarness | None = None) -> str:
+    """The command of scenario ``name`` as the errors name it: cut to 80 characters, as the product cuts it,
+    so a long checkout path must not break this (stop 27: a 73-character venv path was cut inside the
+    stand-in's "python -c", which the uncut "python -c" the test expected did not match)."""
+    if name in STUBS:
+        assert harness is not None
+        return command_label(_stub_command(STUBS[name], harness)).strip("`")
     return command_label(AgentHarness.command()).strip("`")
+
+
+def _stub_command(stub: str, harness: AgentHarness) -> tuple[str, ...]:
+    """The command of a stand-in agent: ``stub``, a Python script given the file to write its pid to."""
+    return (sys.executable, "-c", stub, str(harness.pid_path))
 
 
 def test_exit_during_initialize(scenarios: Scenarios) -> None:
@@ -133,8 +140,8 @@ def test_no_answer_to_initialize_times_out(scenarios: Scenarios) -> None:
     harness, out, elapsed = scenarios["hang_in_initialize"]
     error = out.error
     assert isinstance(error, AcpAgentTimeout)
-    assert str(error).endswith("did not answer within 1 s during initialize")
-    assert str(error).startswith(f"ACP agent `{_label('hang_in_initialize')}")
+    label = _label("hang_in_initialize", harness)
+    assert str(error) == f"ACP agent `{label}` did not answer within 1 s during initialize"
     assert elapsed < 10
     assert_reaped(harness.pid())
 
@@ -175,10 +182,10 @@ def test_an_unknown_protocol_version_is_refused(scenarios: Scenarios) -> None:
 
 
 def test_failures_are_one_line(scenarios: Scenarios) -> None:
-    for name, (_, out, _) in scenarios.items():
+    for name, (harness, out, _) in scenarios.items():
         assert out.error is not None, name
         assert "\n" not in str(out.error), name
-        assert _label(name) in str(out.error), name
+        assert _label(name, harness) in str(out.error), name
 
 
 def test_the_scenario_folders_are_separate(scenarios: Scenarios) -> None:

@@ -169,8 +169,10 @@ class MainWindow(WindowShell):
     def take_over(cls, shell: WindowShell) -> MainWindow:
         """The shown ``shell`` (painted before this module was loaded, issue 19 item 7) becomes a ``MainWindow``
         without a controller, as ``MainWindow()`` is: the same Qt window, which a person already sees, so it
-        is never replaced by another. Python's ``__class__`` assignment: ``MainWindow`` adds no slots to the
-        shell and keeps its state in attributes that ``_build`` sets, all of them set once ``attach`` runs."""
+        is never replaced by another. Python's ``__class__`` assignment: ``MainWindow`` adds no ``__slots__`` to
+        the shell and keeps its state in attributes that ``_build`` sets, all of them set once ``attach`` runs.
+        PySide6 reads the meta-object from the Python type, so after it ``metaObject()`` is ``MainWindow``'s,
+        with its ``@Slot`` methods."""
         if type(shell) is not WindowShell or shell.attached:
             raise TypeError(f"only a bare WindowShell becomes a MainWindow, not a {type(shell).__name__}")
         shell.__class__ = cls

@@ -28,12 +28,12 @@ from xworkmate.cli.run import run_window
 from xworkmate.controllers import SessionController
 from xworkmate.logfile import log_file_path
 from xworkmate.settings import Settings
-from xworkmate.store import Store, open_store
-from xworkmate.ui.app import OPENING_THREAD, StoreOpening
-from xworkmate.ui.main_window import GEOMETRY_STATE, MainWindow
-from xworkmate.ui.opening import Opening
+from xworkmate.store import open_store
+from xworkmate.ui.app import OPENING_THREAD
+from xworkmate.ui.main_window import GEOMETRY_STATE
 from xworkmate.ui.theme import theme_manager
 
+from .support_opening import HeldOpen, opening_for, shown_opening
 from .support_runs import run, wait_until
 
 READY_LOG_LINE = "the window is ready over"  # StoreOpening logs it once the window has its panes
@@ -197,41 +197,15 @@ def test_closing_the_window_while_postgresql_has_not_answered_returns_before_the
     assert capsys.readouterr().err == ""
 
 
-class _HeldStore:
-    """An ``Opening.open`` that opens a real store only once ``release`` is set; keeps the store it opened."""
-
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self.asked = threading.Event()
-        self.release = threading.Event()
-        self.store: Store | None = None
-
-    def __call__(self) -> SessionController:
-        self.asked.set()
-        assert self.release.wait(30), "the test never released the open"
-        self.store = open_store(self._settings.effective_database_url)
-        return SessionController(self.store, self._settings)
-
-
-def _opening(settings: Settings, open_: Callable[[], SessionController], failures: list[BaseException]) -> Opening:
-    def failed(error: BaseException) -> tuple[str, int]:
-        failures.append(error)
-        return str(error), 3
-
-    return Opening(open=open_, home=settings.home, database_url=settings.effective_database_url, failed=failed)
-
-
 def test_a_store_that_opens_after_its_window_closed_is_closed_and_never_attached(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, settings: Settings
 ) -> None:
-    held = _HeldStore(settings)
+    held = HeldOpen(settings, wait_s=30)
     failures: list[BaseException] = []
     attached: list[SessionController] = []
-    window = MainWindow()
-    qtbot.addWidget(window)
-    opening = StoreOpening(window, _opening(settings, held, failures), attached=attached.append, failed=lambda _: None)
-    opening.start_after_first_paint()
-    window.show()
+    window, opening = shown_opening(
+        qtbot, opening_for(settings, held, failures), attached=attached.append, failed=lambda _: None
+    )
     try:
         run(loop, wait_until(held.asked.is_set, timeout=10, what="the open to be asked for"))
         window.close()  # returns at once: nothing waits for the open
@@ -260,11 +234,9 @@ def test_a_connect_that_fails_after_its_window_closed_is_dropped_quietly(
         store = open_store(slow.effective_database_url)
         return SessionController(store, slow)
 
-    window = MainWindow()
-    qtbot.addWidget(window)
-    opening = StoreOpening(window, _opening(slow, open_slow, failures), attached=lambda _: None, failed=codes.append)
-    opening.start_after_first_paint()
-    window.show()
+    window, opening = shown_opening(
+        qtbot, opening_for(slow, open_slow, failures), attached=lambda _: None, failed=codes.append
+    )
     run(loop, wait_until(lambda: bool(silent_server.accepted), timeout=10, what="the connect to reach the server"))
     window.close()
     worker = opening.worker

@@ -406,6 +406,21 @@ def approval_card_waiting(
     return key, area.cards[0]
 
 
+def freeze_permission_levels(database_url: str) -> None:
+    """A trigger an administrator put on the database: every change of a line's permission level is refused."""
+    import psycopg
+
+    with psycopg.connect(database_url.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(
+            "CREATE FUNCTION refuse_permission() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'permission levels are frozen here'; END $$"
+        )
+        admin.execute(
+            "CREATE TRIGGER frozen_permission BEFORE UPDATE OF permission_level ON threads "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_permission()"
+        )
+
+
 def test_always_for_this_line_answers_the_turn_at_once_and_raises_the_level_on_the_worker(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, slow: SlowDatabase, openai_server: OpenAIServer
 ) -> None:
@@ -436,19 +451,9 @@ def test_a_refused_always_raise_says_why_in_one_line_and_the_answer_stands(
 ) -> None:
     """ERR-1: the database refuses the raise (here a trigger an administrator put on it); the person's
     answer was already given, so the write still happens and the line stays at the level stored."""
-    import psycopg
-
     window = slow.window
     key, card = approval_card_waiting(qtbot, loop, slow, openai_server, HangReply(chunks=["Writing it"]))
-    with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
-        admin.execute(
-            "CREATE FUNCTION refuse_permission() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$ BEGIN RAISE EXCEPTION 'permission levels are frozen here'; END $$"
-        )
-        admin.execute(
-            "CREATE TRIGGER frozen_permission BEFORE UPDATE OF permission_level ON threads "
-            "FOR EACH ROW EXECUTE FUNCTION refuse_permission()"
-        )
+    freeze_permission_levels(pg_database_url)
 
     qtbot.mouseClick(card.always_button, Qt.MouseButton.LeftButton)
     # The turn went on with the answer: the file is written and the agent's next reply streams (then hangs,
@@ -475,19 +480,9 @@ def test_a_refused_always_raise_is_still_said_after_the_turn_has_ended(
 ) -> None:
     """The turn the person answered ends a moment after the raise failed; its end draws the line again
     ("Runnable"), which must not take the failure's place before the person has read it (a click does)."""
-    import psycopg
-
     window = slow.window
     key, card = approval_card_waiting(qtbot, loop, slow, openai_server, TextReply(["Done."]))
-    with psycopg.connect(pg_database_url.replace("+psycopg", ""), autocommit=True) as admin:
-        admin.execute(
-            "CREATE FUNCTION refuse_permission() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$ BEGIN RAISE EXCEPTION 'permission levels are frozen here'; END $$"
-        )
-        admin.execute(
-            "CREATE TRIGGER frozen_permission BEFORE UPDATE OF permission_level ON threads "
-            "FOR EACH ROW EXECUTE FUNCTION refuse_permission()"
-        )
+    freeze_permission_levels(pg_database_url)
 
     qtbot.mouseClick(card.always_button, Qt.MouseButton.LeftButton)
     run(loop, wait_until(finished(slow.controller, key), what="the turn"), timeout=60)

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,14 +22,13 @@ from sqlalchemy.engine import Engine
 
 from xworkmate.cli.run import run_window
 from xworkmate.controllers import SessionController
-from xworkmate.controllers.app import open_controller
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
-from xworkmate.ui.app import Opening, StoreOpening
 from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.shell import WindowShell
 
 from .support import label_text, selected_key
+from .support_opening import HeldOpen, opening_for, shown_opening
 from .support_runs import run, wait_until
 
 
@@ -60,30 +59,6 @@ def _seeded(settings: Settings, *titles: str) -> list[str]:
         store.close()
 
 
-class _Held:
-    """An ``Opening.open`` that waits for ``release`` before it opens the store, and notes when it was asked."""
-
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self.asked = threading.Event()
-        self.release = threading.Event()
-        self.thread = ""
-
-    def __call__(self) -> SessionController:
-        self.thread = threading.current_thread().name
-        self.asked.set()
-        assert self.release.wait(10), "the test never released the open"
-        return open_controller(self._settings)
-
-
-def _opening(settings: Settings, open_: Callable[[], SessionController], failures: list[BaseException]) -> Opening:
-    def failed(error: BaseException) -> tuple[str, int]:
-        failures.append(error)
-        return str(error), 3
-
-    return Opening(open=open_, home=settings.home, database_url=settings.effective_database_url, failed=failed)
-
-
 def test_the_window_is_painted_before_the_store_opens_and_the_list_fills_after(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, settings: Settings, database_url: str, statements: list[str]
 ) -> None:
@@ -91,14 +66,12 @@ def test_the_window_is_painted_before_the_store_opens_and_the_list_fills_after(
     settings = settings.model_copy(update={"database_url": database_url})
     keys = _seeded(settings, "First", "Second")
     statements.clear()
-    held = _Held(settings)
+    held = HeldOpen(settings, wait_s=10)
     failures: list[BaseException] = []
     attached: list[SessionController] = []
-    window = MainWindow()
-    qtbot.addWidget(window)
-    opening = StoreOpening(window, _opening(settings, held, failures), attached=attached.append, failed=lambda _: None)
-    opening.start_after_first_paint()
-    window.show()
+    window, opening = shown_opening(
+        qtbot, opening_for(settings, held, failures), attached=attached.append, failed=lambda _: None
+    )
     try:
         run(loop, wait_until(held.asked.is_set, timeout=5, what="the open to be asked for"))
         # Painted, saying so, and nothing that needs the store exists yet; no SQL has run anywhere.

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from xworkmate.domain.threads import PermissionLevel
+from xworkmate.domain.lines import PermissionLevel
 from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
 
 

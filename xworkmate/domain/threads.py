@@ -7,42 +7,46 @@ controller decides which one is current, the UI only shows it.
 from __future__ import annotations
 
 import math
-import os
 from datetime import datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from xworkmate.domain.keys import MAIN_KEY
-from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
+from xworkmate.domain.lines import (
+    MAIN_TITLE,
+    STATUS_EXPLANATIONS,
+    LineSummary,
+    PermissionLevel,
+    ThreadKind,
+    ThreadStatus,
+    has_default_title,
+    thread_status,
+)
 
-MAIN_TITLE = QT_TRANSLATE_NOOP("CoreText", "Main")
-"""The title the main line starts with (ISO-2); the window shows it in the person's language while the
-line still has it (``ui/wording.line_title``)."""
-
-
-def has_default_title(thread_id: str, title: str) -> bool:
-    """True for the main line still under the title it started with (not one the person gave it)."""
-    return thread_id == MAIN_KEY and title == MAIN_TITLE
-
-
-class ThreadKind(StrEnum):
-    CONVERSATION = "conversation"
-    TASK = "task"
-    BRANCH = "branch"
-    FORK = "fork"
-    CLONE = "clone"
-    SIDE_CHAT = "side_chat"
-
-
-class ThreadStatus(StrEnum):
-    """ISO-4. Only ``runnable`` lines may execute."""
-
-    RUNNABLE = "runnable"
-    NEEDS_BINDING = "needs_binding"
-    NEEDS_WORKSPACE = "needs_workspace"
-    RUNNING = "running"
-    ARCHIVED = "archived"
+__all__ = [
+    "DEFAULT_TURN_LIMIT_S",
+    "MAIN_TITLE",
+    "MAX_TURN_LIMIT_S",
+    "STATUS_EXPLANATIONS",
+    "BoundBy",
+    "ContextState",
+    "ExecutionBinding",
+    "ExecutionMode",
+    "LineSummary",
+    "NetworkAccess",
+    "PermissionLevel",
+    "TaskThread",
+    "ThreadKind",
+    "ThreadStatus",
+    "ThreadSummary",
+    "WorkspaceBinding",
+    "WorkspaceKind",
+    "describe_turn_limit",
+    "has_default_title",
+    "parse_turn_limit",
+    "thread_status",
+]
 
 
 class WorkspaceKind(StrEnum):
@@ -61,12 +65,6 @@ class BoundBy(StrEnum):
 class ExecutionMode(StrEnum):
     NATIVE = "native"
     ACP = "acp"
-
-
-class PermissionLevel(StrEnum):
-    ASK = "ask"
-    AUTO_EDIT = "auto-edit"
-    FULL = "full"
 
 
 class NetworkAccess(StrEnum):
@@ -184,46 +182,3 @@ def describe_turn_limit(seconds: int) -> str:
     if seconds % 60 == 0:
         return f"{seconds // 60}-minute"
     return f"{seconds}-second"
-
-
-def thread_status(
-    *,
-    key: str | None,
-    exists: bool,
-    archived: bool,
-    workspace_path: str | None,
-    running: bool,
-    path_exists: bool | None = None,
-) -> ThreadStatus:
-    """ISO-4, as a pure rule.
-
-    ``path_exists`` lets callers that already checked the file system pass the
-    answer; otherwise the path is checked here.
-    """
-    if not key or not exists:
-        return ThreadStatus.NEEDS_BINDING
-    if archived:
-        return ThreadStatus.ARCHIVED
-    if running:
-        return ThreadStatus.RUNNING
-    if not workspace_path:
-        return ThreadStatus.NEEDS_WORKSPACE
-    if path_exists is None:
-        path_exists = os.path.isdir(workspace_path)  # not pathlib: the list asks this for every row it shows
-    if not path_exists:
-        return ThreadStatus.NEEDS_WORKSPACE
-    return ThreadStatus.RUNNABLE
-
-
-# Marked for the window's catalogue (issue 20); the CLI says them in English.
-STATUS_EXPLANATIONS: dict[ThreadStatus, str] = {
-    ThreadStatus.RUNNABLE: QT_TRANSLATE_NOOP("CoreText", "ready"),
-    ThreadStatus.NEEDS_BINDING: QT_TRANSLATE_NOOP(
-        "CoreText", "this line has no session key or no thread record; create a new task line"
-    ),
-    ThreadStatus.NEEDS_WORKSPACE: QT_TRANSLATE_NOOP(
-        "CoreText", "this line's folder is missing; choose one with “Change folder…”"
-    ),
-    ThreadStatus.RUNNING: QT_TRANSLATE_NOOP("CoreText", "a turn is already running on this line"),
-    ThreadStatus.ARCHIVED: QT_TRANSLATE_NOOP("CoreText", "this line is archived"),
-}

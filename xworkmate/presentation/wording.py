@@ -24,11 +24,7 @@ import re
 from dataclasses import dataclass
 from string import Formatter
 
-import xworkmate.domain.attention
-import xworkmate.domain.categories
-import xworkmate.domain.permissions
-import xworkmate.domain.threads  # noqa: F401
-from xworkmate.domain.threads import has_default_title
+from xworkmate.domain.lines import has_default_title
 from xworkmate.domain.translatable import marked_texts
 from xworkmate.presentation.text import english_plural, translate
 

@@ -295,6 +295,7 @@ CLI_MAY_IMPORT = (
     "xworkmate.settings",
     "xworkmate.home",  # the data folder as the settings read it, before they load (issue 19, item 7)
     "xworkmate.logfile",
+    "xworkmate.lazy",  # the packages' names load when first asked for (issue 19, item 7)
     "xworkmate.terminal_text",
     "xworkmate.ui.app",
     "xworkmate.ui.dialogs",

@@ -178,17 +178,18 @@ def test_head_read_from_the_scripts_matches_alembics_own() -> None:
 
 def test_missing_migrations_stop_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A broken installation without migration scripts says so instead of failing later on 'no such table'."""
-    from xworkmate.store import database
+    from xworkmate.store import database, revisions
 
     empty = tmp_path / "migrations"
     (empty / "versions").mkdir(parents=True)
     monkeypatch.setattr(database, "MIGRATIONS_DIR", empty)
-    database._revisions.cache_clear()
+    monkeypatch.setattr(revisions, "MIGRATIONS_DIR", empty)
+    revisions.revisions.cache_clear()
     try:
         with pytest.raises(StoreOpenError, match="no schema migrations"):
             open_store(f"sqlite:///{tmp_path / 'x.db'}")
     finally:
-        database._revisions.cache_clear()
+        revisions.revisions.cache_clear()
 
 
 def test_several_named_values_are_saved_in_one_statement_and_read_back_by_prefix(store: Store) -> None:

@@ -13,8 +13,9 @@ light: the names below load from their modules when first asked for.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from xworkmate.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from xworkmate.cli.common import CliError, Command
@@ -60,11 +61,4 @@ __all__ = [
     "thread_json",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # once loaded, a plain attribute (which callers may replace, as tests do)
-    return value
+__getattr__ = lazy_attributes(__name__, _HOMES)

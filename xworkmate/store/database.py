@@ -19,13 +19,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -35,6 +33,7 @@ from sqlalchemy.exc import ArgumentError, DisconnectionError, NoSuchModuleError,
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from xworkmate.store import search as _search  # noqa: F401  (LOOP-3: the index follows every message write)
 from xworkmate.store.agent_state import AgentStateRepository, McpServerRepository
 from xworkmate.store.line_marks import LineMarkRepository
 from xworkmate.store.repositories import (
@@ -43,10 +42,11 @@ from xworkmate.store.repositories import (
     ProviderRepository,
     ThreadRepository,
 )
+from xworkmate.store.revisions import MIGRATIONS_DIR, head_revision, revisions
+from xworkmate.store.revisions import StoreOpenError as StoreOpenError  # its home before issue 19 item 7
 
 log = logging.getLogger(__name__)
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
 # ERR-3: how long one SQLite statement waits for another process's lock, and how often a wait that
 # ran out (or a "locked" that SQLite gives without waiting) is tried again.
@@ -68,15 +68,8 @@ PG_MIGRATION_LOCK = 0x78776D6967726174
 _T = TypeVar("_T")
 
 
-class StoreOpenError(RuntimeError):
-    """The database could not be opened; the message is one line a person can act on."""
-
-
 if TYPE_CHECKING:
     from alembic.config import Config
-
-_REVISION_RE = re.compile(r"^revision\s*=\s*[\"'](\w+)[\"']", re.MULTILINE)
-_DOWN_RE = re.compile(r"^down_revision\s*=\s*(?:None|[\"'](\w+)[\"'])", re.MULTILINE)
 
 
 def _alembic_config(connection: Any | None = None) -> Config:
@@ -89,33 +82,8 @@ def _alembic_config(connection: Any | None = None) -> Config:
     return config
 
 
-@cache
-def _revisions() -> dict[str, str | None]:
-    """revision → down_revision, read from the migration scripts without importing Alembic.
-
-    Opening an up-to-date database is on the start-up path; Alembic itself is
-    imported only when there is something to upgrade.
-    """
-    graph: dict[str, str | None] = {}
-    for script in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
-        source = script.read_text(encoding="utf-8")
-        revision, down = _REVISION_RE.search(source), _DOWN_RE.search(source)
-        if revision is None or down is None:
-            raise StoreOpenError(f"migration script {script.name} has no revision/down_revision line")
-        graph[revision.group(1)] = down.group(1)
-    return graph
-
-
-def head_revision() -> str | None:
-    graph = _revisions()
-    heads = set(graph) - {down for down in graph.values() if down is not None}
-    if len(heads) > 1:
-        raise StoreOpenError(f"the migrations have several heads: {', '.join(sorted(heads))}")
-    return next(iter(heads), None)
-
-
 def _known_revision(revision: str) -> bool:
-    return revision in _revisions()
+    return revision in revisions()
 
 
 def _current_revision(connection: Any) -> str | None:

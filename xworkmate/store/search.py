@@ -34,7 +34,7 @@ from xworkmate.store.tables import MessageRow, ThreadRow
 from xworkmate.store.visibility import visible_thread_clause
 
 if TYPE_CHECKING:
-    from xworkmate.store.database import Store
+    from xworkmate.store.sessions import Sessions
 
 __all__ = [
     "FoundMessage",
@@ -178,7 +178,7 @@ def _model_may_read() -> Any:
 class SearchRepository:
     """Search reads; every one takes a ``viewer`` and applies the visibility predicate (CAT-4)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Sessions) -> None:
         self._store = store
 
     def find(

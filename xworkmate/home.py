@@ -14,6 +14,8 @@ import platformdirs
 
 APP_NAME = "xworkmate"
 ENV_PREFIX = "XWORKMATE_"
+SQLITE_FILE = "xworkmate.sqlite3"
+"""The database in the data folder when ``XWORKMATE_DATABASE_URL`` names none."""
 
 
 def environment_setting(field: str) -> str | None:
@@ -37,3 +39,13 @@ def chosen_home() -> Path:
     """``XWORKMATE_HOME`` when it is set, else the platform's data folder; absolute, as ``Settings.home``."""
     value = environment_setting("home")
     return absolute(Path(value) if value is not None else default_home())
+
+
+def database_url_setting() -> str | None:
+    """``XWORKMATE_DATABASE_URL`` as ``Settings.database_url`` reads it: stripped, and blank is unset."""
+    return blank_is_unset(environment_setting("database_url"))
+
+
+def blank_is_unset(value: str | None) -> str | None:
+    """A database URL as the settings keep it: stripped, and a blank one is no URL."""
+    return value.strip() or None if value is not None else None

@@ -13,7 +13,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from xworkmate.home import APP_NAME, ENV_PREFIX, absolute, default_home, environment_setting
+from xworkmate.home import (
+    APP_NAME,
+    ENV_PREFIX,
+    SQLITE_FILE,
+    absolute,
+    blank_is_unset,
+    default_home,
+    environment_setting,
+)
 
 __all__ = ["APP_NAME", "ENV_PREFIX", "Settings"]
 
@@ -47,11 +55,11 @@ class Settings(BaseModel):
     @field_validator("database_url", mode="after")
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:
-        return value.strip() or None if value is not None else None
+        return blank_is_unset(value)
 
     @property
     def sqlite_path(self) -> Path:
-        return self.home / "xworkmate.sqlite3"
+        return self.home / SQLITE_FILE
 
     @property
     def effective_database_url(self) -> str:

@@ -1,0 +1,185 @@
+"""The window's first task list, read without SQLAlchemy before the stack loads (issue 19, item 7; ISO-9).
+
+``controllers.first_list.first_lines`` (``store/first_list``) must answer what the store's own list read
+answers (``ThreadRepository.summaries(include_archived=True)``, which the window's list shows), in its
+order, for every kind of line; it must never write, and must give ``None`` (the list then comes with the
+store) for any database it cannot read so. Real SQLite files throughout; no Qt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xworkmate.controllers import SessionController
+from xworkmate.controllers.first_list import first_lines, first_status
+from xworkmate.domain.lines import ThreadStatus
+from xworkmate.domain.threads import ThreadSummary
+from xworkmate.home import SQLITE_FILE
+from xworkmate.settings import Settings
+from xworkmate.store import Store, open_store
+from xworkmate.store.first_list import FirstLine, first_database_file, read_first_lines
+from xworkmate.store.revisions import revisions
+
+FIELDS = FirstLine._fields
+
+
+def test_a_first_line_has_every_field_of_the_stores_summary_but_its_time() -> None:
+    """The first list's row and ``ThreadSummary`` are two spellings of one shape; this keeps them one."""
+    assert tuple(name for name in ThreadSummary.model_fields if name != "updated_at") == FIELDS
+
+
+def _as_listed(controller: SessionController) -> list[tuple[object, ...]]:
+    return [tuple(getattr(line, f) for f in FIELDS) for line in controller.list_lines(include_archived=True)]
+
+
+def _lines_of_every_kind(controller: SessionController, store: Store, tmp_path: Path) -> dict[str, str]:
+    lines = {"plain": controller.create_line("Plain").thread_id}
+    lines["task"] = controller.start_task(lines["plain"], "a goal", context="some context").key
+    lines["task of task"] = controller.start_task(lines["task"], "a smaller goal").key
+    lines["fork"] = controller.fork(lines["plain"], title="Forked").thread_id
+    lines["medical"] = controller.create_line("Check-up notes").thread_id
+    controller.set_category(lines["medical"], "medical")
+    lines["medical task"] = controller.start_task(lines["medical"], "summarise the results").key
+    lines["archived"] = controller.create_line("Old").thread_id
+    controller.archive_line(lines["archived"])
+    (tmp_path / "gone").mkdir()
+    lines["no folder"] = controller.create_line("Moved away", workspace=tmp_path / "gone").thread_id
+    (tmp_path / "gone").rmdir()
+    lines["quoted"] = controller.create_line('it\'s "quoted" — 中文 ; DROP TABLE threads').thread_id
+    return lines
+
+
+def test_the_first_read_lists_what_the_stores_list_read_lists_in_its_order(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, tmp_path: Path
+) -> None:
+    lines = _lines_of_every_kind(sqlite_controller, sqlite_store, tmp_path)
+    read = first_lines(settings.home, None)
+    assert read is not None
+    assert [tuple(getattr(line, f) for f in FIELDS) for line in read] == _as_listed(sqlite_controller)
+    by_key = {line.thread_id: line for line in read}
+    assert by_key[lines["task"]].parent_key == lines["plain"]
+    assert by_key[lines["medical"]].category == "medical"
+    assert by_key[lines["archived"]].archived
+    assert len(read) == len(lines) + 1  # and main
+
+
+def test_a_line_reads_with_the_status_the_controller_gives_it_while_nothing_runs(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, tmp_path: Path
+) -> None:
+    lines = _lines_of_every_kind(sqlite_controller, sqlite_store, tmp_path)
+    read = first_lines(settings.home, None)
+    assert read is not None
+    summaries = {s.thread_id: s for s in sqlite_controller.list_lines(include_archived=True)}
+    assert {line.thread_id: first_status(line) for line in read} == {
+        key: sqlite_controller.summary_status(summary) for key, summary in summaries.items()
+    }
+    assert first_status(next(line for line in read if line.thread_id == lines["no folder"])) is (
+        ThreadStatus.NEEDS_WORKSPACE
+    )
+
+
+def test_the_database_is_the_one_the_settings_name(settings: Settings, tmp_path: Path) -> None:
+    home = settings.home
+    assert first_database_file(None, home) == home / SQLITE_FILE == settings.sqlite_path
+    assert first_database_file(f"sqlite:///{tmp_path / 'other.db'}", home) == tmp_path / "other.db"
+    assert first_database_file("sqlite+pysqlite:///relative.db", home) == Path("relative.db")
+    for not_read in (
+        "postgresql+psycopg://root@127.0.0.1:5432/test",
+        "sqlite://",
+        "sqlite:///:memory:",
+        "sqlite:///file.db?mode=ro&uri=true",
+        "sqlite:///with%20escape.db",
+        "mysql://nowhere/db",
+    ):
+        assert first_database_file(not_read, home) is None, not_read
+
+
+def test_a_postgresql_setting_reads_nothing_first(settings: Settings) -> None:
+    assert first_lines(settings.home, "postgresql+psycopg://root@127.0.0.1:5432/test") is None
+
+
+def test_no_database_yet_reads_nothing(tmp_path: Path) -> None:
+    assert first_lines(tmp_path, None) is None
+    assert first_lines(tmp_path, "   ") is None  # blank is unset, as the settings read it: the home's file
+
+
+def test_a_file_that_is_not_a_database_reads_nothing(tmp_path: Path) -> None:
+    path = tmp_path / SQLITE_FILE
+    path.write_bytes(b"this is a text file, not a database\n" * 100)
+    before = path.read_bytes()
+    assert first_lines(tmp_path, None) is None
+    assert path.read_bytes() == before
+
+
+def test_an_older_or_unknown_schema_reads_nothing(sqlite_controller: SessionController, settings: Settings) -> None:
+    """A database the store would migrate first (or one a newer XWorkmate wrote) is read only by the store."""
+    assert first_lines(settings.home, None)  # current: read
+    older = next(revision for revision, down in revisions().items() if down is None)
+    for revision in (older, "ffffffffffff"):
+        with sqlite3.connect(settings.sqlite_path) as connection:
+            connection.execute("UPDATE alembic_version SET version_num = ?", (revision,))
+        assert first_lines(settings.home, None) is None, revision
+
+
+def test_the_first_read_never_writes(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
+) -> None:
+    sqlite_controller.create_line("Kept")
+    sqlite_store.close()  # as a closed window leaves it: checkpointed, no WAL file
+    path = settings.sqlite_path
+    before = hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns
+    assert first_lines(settings.home, None)
+    assert (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns) == before
+    # SQLite's read-only open of a WAL database makes its companion files (-wal, -shm), empty of changes;
+    # the store's own open and close, which follow at once, remove them as they always do.
+    open_store(settings.effective_database_url).close()
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)) == [path.name]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before[0]
+
+
+def test_a_database_another_process_holds_locked_reads_nothing_and_does_not_wait_long(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
+) -> None:
+    """A writer holding the file exclusively (in another process): the list comes with the store's own read."""
+    sqlite_store.close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys\n"
+            f"c = sqlite3.connect({str(settings.sqlite_path)!r}, isolation_level=None)\n"
+            "c.execute('PRAGMA locking_mode=EXCLUSIVE'); c.execute('BEGIN EXCLUSIVE')\n"
+            "c.execute(\"UPDATE threads SET title = 'held' WHERE thread_id = 'main'\")\n"
+            "print('held', flush=True); sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert first_lines(settings.home, None) is None
+    finally:
+        holder.communicate("", timeout=30)
+    assert [line.title for line in first_lines(settings.home, None) or []] == ["Main"]  # rolled back: read
+
+
+@pytest.mark.parametrize("module", ["xworkmate.controllers.first_list", "xworkmate.store.first_list"])
+def test_the_first_read_loads_neither_sqlalchemy_nor_pydantic(module: str) -> None:
+    code = (
+        f"import sys, {module}\n"
+        "heavy = [m for m in ('sqlalchemy', 'pydantic', 'xworkmate.store.database', 'xworkmate.controllers.session')"
+        " if m in sys.modules]\nprint(heavy)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip() == "[]", proc.stderr
+
+
+def test_read_first_lines_of_a_missing_file_is_none(tmp_path: Path) -> None:
+    assert read_first_lines(tmp_path / "nowhere" / SQLITE_FILE) is None

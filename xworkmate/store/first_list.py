@@ -1,0 +1,95 @@
+"""The window's first task list, read from a SQLite database without SQLAlchemy (issue 19, item 7).
+
+``xworkmate gui`` paints its window before the stack loads; loading it (SQLAlchemy, pydantic, the
+controllers, the window's code) takes most of a second, and the person's lines are what they look for.
+So, right after that first paint, this module reads the lines with the standard library's ``sqlite3``,
+read-only, and the window paints them (``ui/first_list``) while the rest loads; the store then opens
+as always and its own first read replaces these rows.
+
+The rows are ``ThreadRepository.summaries(include_archived=True)``'s, in its order
+(``tests/store/test_first_list.py`` compares the two over every kind of line). Nothing is read
+unless the database is the current schema (``revisions.head_revision``); nothing is ever written.
+A database this cannot read so (PostgreSQL, an in-memory or URI-form SQLite URL, a file that is
+missing, locked, older or newer, or not a database) gives ``None``: the window then shows its list
+once the store is open, as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from xworkmate.domain.lines import ThreadKind
+from xworkmate.home import SQLITE_FILE
+from xworkmate.store.revisions import StoreOpenError, head_revision
+
+SQLITE_PREFIXES = ("sqlite:///", "sqlite+pysqlite:///")
+BUSY_TIMEOUT_S = 0.25
+"""How long the read waits for another process's write lock before it gives up (WAL readers rarely wait)."""
+
+FIRST_LIST_SQL = (
+    "SELECT thread_id, title, kind, parent_key, category, archived, workspace_path"
+    " FROM threads ORDER BY created_at, thread_id"
+)
+
+
+class FirstLine(NamedTuple):
+    """A line as the first list shows it: ``ThreadSummary``'s fields but its time (``LineSummary``)."""
+
+    thread_id: str
+    title: str
+    kind: ThreadKind
+    parent_key: str | None
+    category: str | None
+    archived: bool
+    workspace_path: str | None
+
+
+def first_database_file(database_url: str | None, home: Path) -> Path | None:
+    """The SQLite file the settings name (``database_url``, else the data folder's), or ``None`` when they
+    name a database the first read does not try: another server, an in-memory database, a URL with
+    options or escapes, which SQLAlchemy reads its own way."""
+    if database_url is None:
+        return home / SQLITE_FILE
+    prefix = next((p for p in SQLITE_PREFIXES if database_url.startswith(p)), None)
+    if prefix is None:
+        return None
+    database = database_url[len(prefix) :]
+    if not database or database == ":memory:" or any(mark in database for mark in "?%#"):
+        return None
+    return Path(database)  # relative to the working folder, as SQLAlchemy opens it
+
+
+def read_first_lines(path: Path) -> list[FirstLine] | None:
+    """Every line (archived too) in the list's order, read-only; ``None`` when the file cannot be read so."""
+    import sqlite3  # here: the reading thread loads it, not the GUI thread before the first paint
+
+    try:
+        head = head_revision()
+        if head is None or not path.is_file():
+            return None
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    except (OSError, ValueError, sqlite3.Error, StoreOpenError):
+        return None
+    try:
+        connection.execute("PRAGMA query_only = ON")
+        revision = connection.execute("SELECT version_num FROM alembic_version").fetchall()
+        if revision != [(head,)]:
+            return None
+        return [
+            FirstLine(
+                thread_id=str(key),
+                title=str(title),
+                kind=ThreadKind(kind),
+                parent_key=parent_key,
+                category=category,
+                archived=bool(archived),
+                workspace_path=workspace_path,
+            )
+            for key, title, kind, parent_key, category, archived, workspace_path in connection.execute(FIRST_LIST_SQL)
+        ]
+    except (sqlite3.Error, ValueError):  # locked, not a database, no such table, an unknown kind
+        return None
+    finally:
+        connection.close()

@@ -1,8 +1,10 @@
 """When a start-up script's window was first painted, and when its task list was (issue 19, item 7).
 
 ``install(app)`` puts an application-wide event filter on ``app`` that notes the wall-clock time of the
-first paint of any widget (``first_paint``) and of the first paint of the list named ``taskLineList``
-(``filled``: the app paints its list only once it is filled), then removes itself. The times are written
+first paint of any widget (``first_paint``), of the first paint of a task list with the person's lines
+(``filled``: the app's first list, ``firstTaskLineList``, painted from its first read before the stack
+loads, or else its window's own ``taskLineList``, which it paints only once it is filled), and of the
+window's own list (``ready``: the window can be used), then removes itself. The times are written
 as JSON to the file ``XWORKMATE_BENCH_MARKS`` names; ``bench_startup`` compares them with the time it
 started the process. The same filter runs in the app and in the bare references, so both pay for it.
 """
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 MARKS_ENV = "XWORKMATE_BENCH_MARKS"
 LIST_NAME = "taskLineList"
+FIRST_LIST_NAME = "firstTaskLineList"  # xworkmate.ui.first_list: the lines painted while the rest loads
 
 
 class _Marks(QObject):
@@ -33,8 +36,11 @@ class _Marks(QObject):
             now = time.time()
             self.marks.setdefault("first_paint", now)
             parent = watched.parent()
-            if LIST_NAME in (watched.objectName(), parent.objectName() if parent is not None else ""):
-                self.marks["filled"] = now
+            names = {watched.objectName(), parent.objectName() if parent is not None else ""}
+            if FIRST_LIST_NAME in names or LIST_NAME in names:
+                self.marks.setdefault("filled", now)
+            if LIST_NAME in names:
+                self.marks["ready"] = now
                 self._path.write_text(json.dumps(self.marks), encoding="utf-8")
                 self._app.removeEventFilter(self)
         return False

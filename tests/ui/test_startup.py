@@ -200,17 +200,33 @@ from PySide6.QtWidgets import QWidget
 from xworkmate import entry
 from xworkmate.ui import start
 
-HEAVY = ("sqlalchemy", "pydantic", "xworkmate.controllers", "xworkmate.store", "xworkmate.ui.main_window", "qasync")
+HEAVY = (
+    "sqlalchemy",
+    "pydantic",
+    "xworkmate.controllers.session",
+    "xworkmate.store.database",
+    "xworkmate.ui.main_window",
+    "qasync",
+)
 seen = {}
 
 
 class Probe(QObject):
     def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget) and "loaded" not in seen:
+        if event.type() != QEvent.Type.Paint or not isinstance(watched, QWidget):
+            return False
+        if "loaded" not in seen:
             window = watched.window()
             seen["loaded"] = sorted(name for name in HEAVY if name in sys.modules)
             seen["window"] = [window.objectName(), type(window).__name__]
             seen["painted"] = window
+        parent = watched.parent()
+        if "first_list" not in seen and parent is not None and parent.objectName() == "firstTaskLineList":
+            model = parent.model()
+            seen["first_list"] = {
+                "loaded": sorted(name for name in HEAVY if name in sys.modules),
+                "titles": [model.index(row, 0).data() for row in range(model.rowCount())],
+            }
         return False
 
 
@@ -253,15 +269,24 @@ def test_the_gui_command_paints_the_main_window_before_the_stack_loads_and_that_
     settings: Settings,
 ) -> None:
     """The first window painted is the app's ``mainWindow`` (a ``WindowShell``) with neither SQLAlchemy,
-    pydantic, the controllers, the window's own code nor qasync loaded; the same window then becomes the
-    attached ``MainWindow``, and PySide6's import hook, set aside while that code loaded, is back."""
-    _seeded(settings, "Seeded")
+    pydantic, the controllers, the window's own code nor qasync loaded; its first list shows the lines,
+    archived hidden, while none of them is loaded yet either; the same window then becomes the attached
+    ``MainWindow``, and PySide6's import hook, set aside while that code loaded, is back."""
+    _seeded(settings, "Seeded", "Old", "Last")
+    store = open_store(settings.effective_database_url)
+    try:
+        SessionController(store, settings).archive_line(
+            next(s.thread_id for s in store.threads.summaries() if s.title == "Old")
+        )
+    finally:
+        store.close()
     proc = _gui_process(settings.home, "gui", "--smoke-test")
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
     seen = json.loads(proc.stderr.strip().splitlines()[-1])
     assert seen == {
         "loaded": [],
         "window": ["mainWindow", "WindowShell"],
+        "first_list": {"loaded": [], "titles": ["Main", "Seeded", "Last"]},
         "became": ["MainWindow", True],
         "hook_back": True,
     }

@@ -1,6 +1,7 @@
 """``xworkmate gui`` as the entry starts it: the window painted first, the rest loaded after (issue 19, item 7).
 
-``run_window_first`` runs with nothing loaded but argparse, PySide6 and the window's shell (``ui/start``);
+``run_window_first`` runs with nothing loaded but argparse, PySide6 and the window's shell (``ui/start``),
+and reads the first task list on a worker without the stack (``controllers.first_list``);
 the rest of the command line (``cli/run``: the settings, the log file, the store's ``Opening``), the
 controllers, SQLAlchemy, pydantic and the window's code load right after the shell's first paint, in
 ``_shown_window``. Nothing here imports the stack at import time.
@@ -30,13 +31,21 @@ def run_window_first(args: argparse.Namespace) -> int:
     if args.smoke_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        from xworkmate.home import chosen_home
+        from xworkmate.controllers.first_list import first_lines
+        from xworkmate.home import chosen_home, database_url_setting
         from xworkmate.ui.start import prepared_application, run_shell_first
 
-        app = prepared_application(chosen_home(), smoke_test=args.smoke_test)
+        home = chosen_home()
+        app = prepared_application(home, smoke_test=args.smoke_test)
         if app is None:
             return 1
-        return said_if_signalled(run_shell_first(app, _shown_window, smoke_test=args.smoke_test))
+        code = run_shell_first(
+            app,
+            _shown_window,
+            smoke_test=args.smoke_test,
+            first_lines=lambda: first_lines(home, database_url_setting()),  # as the settings will name it
+        )
+        return said_if_signalled(code)
     except KeyboardInterrupt:
         print("xworkmate: error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

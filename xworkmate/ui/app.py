@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.app import describe_database_url
+from xworkmate.controllers.first_list import first_lines
 from xworkmate.controllers.views import FirstRead, read_first
 from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.collector import GuiThreadCollector
@@ -113,7 +114,9 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
         def shown(app: QApplication, shell: WindowShell, done: asyncio.Future[int], smoke_test: bool) -> ShownWindow:
             return ShownWindow(app, shell, opening, done, smoke_test=smoke_test)
 
-        return run_shell_first(app, shown, smoke_test=smoke_test)
+        return run_shell_first(
+            app, shown, smoke_test=smoke_test, first_lines=lambda: first_lines(opening.home, opening.database_url)
+        )
     window = build_main_window(controller)
     restore_excepthook = install_error_boundary(window)
     # Everything built so far lives as long as the window; moving it out of the collector's reach keeps

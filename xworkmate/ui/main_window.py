@@ -116,7 +116,7 @@ from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.operations import StoreOperations, collecting, failure_line
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
-from xworkmate.ui.shell import DEFAULT_SIZE, WINDOW_TITLE, WindowShell
+from xworkmate.ui.shell import DEFAULT_SIZE, DEFAULT_SPLITTER_SIZES, WINDOW_TITLE, WindowShell
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import plain_words
@@ -130,7 +130,6 @@ _AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
 
 GEOMETRY_STATE = "main_window.geometry"
 SPLITTER_STATE = "main_window.splitter_sizes"
-DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 JUMP_SHORTCUT_COUNT = 9
 TASK_COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
     "MainWindow", "Send this task a follow-up… (it replaces the words the task acts on)"

@@ -12,21 +12,33 @@ test pins it: ``tests/ui/test_startup.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:
+    from xworkmate.controllers.first_list import FirstLine
 
 OPENING_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database…")
 FAILED_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "The database did not open — {error}")
 WINDOW_TITLE = "XWorkmate"
 DEFAULT_SIZE = (1200, 760)
+DEFAULT_SPLITTER_SIZES = (260, 620, 320)
+"""The widths of the window's three panes until the person moves them (the first list takes the first)."""
+FIRST_LIST_THREAD = "xworkmate-first-list"
 UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still goes on
 
 
 class OpeningPage(QWidget):
     """What the window shows until its store is open: "Opening the database…" (``notice``); if it did not
-    open, why, in one line (ERR-1), and under it which database it was and how to use another (``help``)."""
+    open, why, in one line (ERR-1), and under it which database it was and how to use another (``help``).
+
+    On its left, once they are read (``FirstListRead``), the person's task lines as the list will show
+    them (``show_lines``, ``ui/first_list``): readable while the rest of the window loads."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -36,15 +48,29 @@ class OpeningPage(QWidget):
         self.help = QLabel(self)
         self.help.setObjectName("openingHelp")
         self.help.hide()
-        layout = QVBoxLayout(self)
-        layout.addStretch(1)
+        self.first_list: QWidget | None = None
+        self._row = QHBoxLayout(self)
+        self._row.setContentsMargins(0, 0, 0, 0)
+        column = QVBoxLayout()
+        column.addStretch(1)
         for label in (self.notice, self.help):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             label.setTextFormat(Qt.TextFormat.PlainText)
             label.setWordWrap(True)
-            layout.addWidget(label)
-        layout.addStretch(1)
+            column.addWidget(label)
+        column.addStretch(1)
+        self._row.addLayout(column, 1)
         self.failed = False
+
+    def show_lines(self, lines: Sequence[FirstLine]) -> None:
+        """The first list, at the place and width of the window's task list (once; not after a failure)."""
+        if self.first_list is not None or self.failed:
+            return
+        from xworkmate.ui.first_list import first_list_pane  # after the first paint: the list's code
+
+        self.first_list = first_list_pane(lines, self)
+        self.first_list.setFixedWidth(DEFAULT_SPLITTER_SIZES[0])
+        self._row.insertWidget(0, self.first_list)
 
     def show_failure(self, line: str, database: str) -> None:
         """``line``: the failure's one line; ``database``: where it is, as a person reads it."""
@@ -56,6 +82,8 @@ class OpeningPage(QWidget):
         self.help.setText(startup_error_help(database))
         self.help.show()
         self.failed = True
+        if self.first_list is not None:  # the lines were read, but the window cannot show them as its own
+            self.first_list.hide()
 
 
 class WindowShell(QMainWindow):
@@ -97,3 +125,39 @@ class FirstPaint(QObject):
         if not self._called:
             self._called = True
             self._then()
+
+
+class FirstListRead(QObject):
+    """Reads the window's first task list (``read``: ``controllers.first_list.first_lines``) on a daemon
+    thread of its own, started at once: it runs while the window is painted. ``arrived(lines)`` on the GUI
+    thread with the lines, or ``None`` when there are none to show so; ``settled`` once it came.
+
+    Nothing waits for the thread: a window closed first drops the answer, and a read that hangs (a file
+    system that does not answer) only leaves the list to the store's own read."""
+
+    arrived = Signal(object)
+
+    def __init__(self, read: Callable[[], Sequence[FirstLine] | None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("firstListRead")
+        self.settled = False
+        self.lines: Sequence[FirstLine] | None = None
+        self.arrived.connect(self._settle)
+        self._thread = threading.Thread(target=self._work, args=(read,), name=FIRST_LIST_THREAD, daemon=True)
+        self._thread.start()
+
+    def _work(self, read: Callable[[], Sequence[FirstLine] | None]) -> None:
+        try:
+            lines = read()
+        except Exception:  # the store's own open says what is wrong with the database
+            lines = None
+        with contextlib.suppress(RuntimeError):  # the window, and this object with it, is gone
+            self.arrived.emit(lines)
+
+    def _settle(self, lines: Sequence[FirstLine] | None) -> None:
+        self.settled = True
+        self.lines = lines
+
+    def join(self, timeout: float) -> None:
+        """For tests: wait for the thread."""
+        self._thread.join(timeout)

@@ -24,17 +24,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from PySide6.QtCore import QEventLoop, QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QEventLoop, QMessageLogContext, QObject, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 import xworkmate
 from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
-from xworkmate.ui.shell import FirstPaint, WindowShell
+from xworkmate.ui.shell import FirstListRead, FirstPaint, WindowShell
 from xworkmate.ui.theme import theme_manager
 
 if TYPE_CHECKING:
     import asyncio  # loaded after the first paint, with qasync (``run_event_loop``)
+    from collections.abc import Sequence
+
+    from xworkmate.controllers.first_list import FirstLine
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,12 @@ class ShownRun(Protocol):
 
 
 ShownWindowFactory = Callable[[QApplication, WindowShell, "asyncio.Future[int]", bool], ShownRun]
+FirstLinesReader = Callable[[], "Sequence[FirstLine] | None"]
+
+FIRST_LIST_WAIT_MS = 150
+"""After the first paint, how long the window waits for its first list (painting, never blocked) before it
+loads the rest, which holds the GUI thread for most of a second. A list read later shows once that is
+done, unless the store's own list is there by then."""
 
 
 def _application() -> QApplication:
@@ -86,13 +95,24 @@ def prepared_application(home: Path, *, smoke_test: bool) -> QApplication | None
     return app
 
 
-def run_shell_first(app: QApplication, shown: ShownWindowFactory, *, smoke_test: bool) -> int:
+def run_shell_first(
+    app: QApplication,
+    shown: ShownWindowFactory,
+    *,
+    smoke_test: bool,
+    first_lines: FirstLinesReader | None = None,
+) -> int:
     """Show the shell, and right after its first paint call ``shown(app, shell, done, smoke_test)``, which
     loads the window's code, makes the shell the ``MainWindow`` and opens the store on a worker
     (``ui/app.ShownWindow``). Returns when the window closes (or, for the smoke test, once it is checked):
     0, or the exit code of a failure to open. A failure to load the code itself is raised once the window
-    is closed: it is a broken installation, which the command reports (ERR-1)."""
+    is closed: it is a broken installation, which the command reports (ERR-1).
+
+    ``first_lines`` (``controllers.first_list.first_lines`` for the settings' database) is read on a
+    worker while the shell is painted; its lines are painted on the opening page (``FirstScreen``) before
+    the rest loads."""
     shell = WindowShell()
+    first = FirstListRead(first_lines, shell) if first_lines is not None else None
     runs: list[ShownRun] = []
     broken: list[BaseException] = []
 
@@ -111,7 +131,7 @@ def run_shell_first(app: QApplication, shown: ShownWindowFactory, *, smoke_test:
 
     quiet = OffscreenNoteFilter(app) if smoke_test else None  # before the shell shows: the output is "ok"
     try:
-        _show_painted(shell)
+        _show_painted(shell, first)
         if not shell.isVisible():  # closed while it was being painted: the application has quit already
             return 0
         code = run_event_loop(app, start=start)
@@ -123,15 +143,64 @@ def run_shell_first(app: QApplication, shown: ShownWindowFactory, *, smoke_test:
             quiet.remove()
 
 
-def _show_painted(shell: WindowShell) -> None:
-    """Show the shell and return once its first paint has reached the screen (or ``UNPAINTED_START_MS``
-    went by without one): a Qt event loop of its own, before the shared one exists, so the paint does not
-    wait for asyncio and qasync to load (~40 ms of a start). No coroutine runs yet, so none is nested."""
+def _show_painted(shell: WindowShell, first: FirstListRead | None = None) -> None:
+    """Show the shell and return once its first screen has reached the screen (``FirstScreen``): a Qt event
+    loop of its own, before the shared one exists, so the paint does not wait for asyncio and qasync to
+    load (~40 ms of a start). No coroutine runs yet, so none is nested."""
     waiting = QEventLoop()
-    page = shell.opening_page
-    FirstPaint(page.notice if page is not None else shell, waiting.quit)  # what the person sees first
+    FirstScreen(shell, first, waiting.quit)
     shell.show()
     waiting.exec()
+
+
+class FirstScreen(QObject):
+    """Calls ``then()`` once the shell's first paint has reached the screen and, when ``first`` reads the
+    lines by then or within ``FIRST_LIST_WAIT_MS`` of it, once they are painted too (``OpeningPage.show_lines``,
+    only after that first paint: the list's code loads for it). Lines read later are still shown, while the
+    window has no list of its own; ``None`` (nothing to read so) shows nothing. ``shown`` says whether the
+    lines were shown before ``then()`` (tests read it)."""
+
+    def __init__(self, shell: WindowShell, first: FirstListRead | None, then: Callable[[], None]) -> None:
+        super().__init__(shell)
+        self._shell = shell
+        self._first = first
+        self._then: Callable[[], None] | None = then
+        self._painted = False
+        self.shown = False
+        page = shell.opening_page
+        FirstPaint(page.notice if page is not None else shell, self._on_painted)  # what the person sees first
+        if first is not None:
+            first.arrived.connect(self._on_arrived)
+
+    def _on_painted(self) -> None:
+        self._painted = True
+        if self._first is None:
+            self._end()
+        elif self._first.settled:
+            self._show(self._first.lines)
+        else:
+            QTimer.singleShot(FIRST_LIST_WAIT_MS, self, self._end)
+
+    def _on_arrived(self, lines: Sequence[FirstLine] | None) -> None:
+        if self._painted:  # before the first paint, ``_on_painted`` shows them
+            self._show(lines)
+
+    def _show(self, lines: Sequence[FirstLine] | None) -> None:
+        page = self._shell.opening_page
+        if lines is None or page is None or self._shell.attached:
+            self._end()
+            return
+        page.show_lines(lines)
+        if page.first_list is None or self._then is None:
+            self._end()
+            return
+        self.shown = True
+        FirstPaint(page.first_list, self._end)
+
+    def _end(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
 
 @contextmanager

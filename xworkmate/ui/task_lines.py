@@ -13,7 +13,7 @@ reloaded because one line changed, appeared or because the current line moved.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -47,13 +47,35 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xworkmate.controllers import SessionController
 from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
-from xworkmate.domain.threads import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, ThreadSummary
+from xworkmate.domain.lines import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus
 from xworkmate.presentation.tree import category_badge, tree_order  # Qt-free (issue 19)
 from xworkmate.ui import theme
 from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.wording import line_title, plain_words
+
+if TYPE_CHECKING:  # the list is painted from the first read before they load (``ui/first_list``, issue 19)
+    from datetime import datetime
+
+    from xworkmate.controllers import SessionController
+    from xworkmate.controllers.first_list import FirstLine
+    from xworkmate.domain.lines import LineSummary
+    from xworkmate.domain.threads import ThreadSummary
+
+    class _AttentionSource(Protocol):
+        def state(self, key: str) -> Attention: ...
+        def since(self, key: str) -> datetime | None: ...
+
+    class FirstLinesSource(Protocol):
+        """What ``TaskLineModel`` asks of the first list's owner (``ui/first_list.FirstLook``), as of a
+        ``SessionController``: the lines, a line's status and its attention."""
+
+        @property
+        def attention(self) -> _AttentionSource: ...
+        def summary_status(self, summary: LineSummary) -> ThreadStatus: ...
+        def list_lines(self, *, include_archived: bool = False) -> list[FirstLine]: ...
+        def line_summary(self, key: str) -> FirstLine: ...
+
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -178,12 +200,13 @@ class TaskLineModel(QAbstractListModel):
 
     def __init__(
         self,
-        controller: SessionController,
+        controller: SessionController | FirstLinesSource,
         parent: QObject | None = None,
         *,
-        lines: list[ThreadSummary] | None = None,
+        lines: list[ThreadSummary] | list[FirstLine] | None = None,
     ) -> None:
-        """``lines``: every line (archived too), when they were read already (on a worker, issue 19 item 7)."""
+        """``lines``: every line (archived too), when they were read already (on a worker, issue 19 item 7).
+        ``FirstLook`` and its ``FirstLine`` rows: the first list, before the store opens (``ui/first_list``)."""
         super().__init__(parent)
         self._controller = controller
         self._lines: list[ThreadSummary] = []

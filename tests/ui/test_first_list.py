@@ -157,3 +157,14 @@ def test_the_window_over_the_store_replaces_the_first_list(
     assert len(lists) == 1
     qtbot.waitUntil(lists[0].isVisible, timeout=10_000)
     qtbot.waitUntil(lambda: window.findChild(QObject, "firstTaskLineList") is None, timeout=10_000)
+
+
+def test_a_read_that_answered_before_anyone_listened_still_arrives_to_a_slot_connected_after(qtbot: QtBot) -> None:
+    """``FirstScreen`` connects after the read has started; the answer must not slip past it."""
+    lines = [_line("main", "Main")]
+    first = FirstListRead(lambda: lines)
+    first.join(10)  # the thread has answered; the GUI thread has not been back to its loop
+    got: list[object] = []
+    first.arrived.connect(got.append)
+    qtbot.waitUntil(lambda: got == [lines], timeout=10_000)
+    assert first.settled and first.lines == lines

@@ -130,19 +130,22 @@ class FirstPaint(QObject):
 class FirstListRead(QObject):
     """Reads the window's first task list (``read``: ``controllers.first_list.first_lines``) on a daemon
     thread of its own, started at once: it runs while the window is painted. ``arrived(lines)`` on the GUI
-    thread with the lines, or ``None`` when there are none to show so; ``settled`` once it came.
+    thread with the lines, or ``None`` when there are none to show so; ``settled`` once it came. ``arrived``
+    is sent from the GUI thread, once the thread's answer has been settled there, so a slot connected
+    after the read has started, while the GUI thread has not yet returned to its loop, still gets it.
 
     Nothing waits for the thread: a window closed first drops the answer, and a read that hangs (a file
     system that does not answer) only leaves the list to the store's own read."""
 
     arrived = Signal(object)
+    _answered = Signal(object)  # from the reading thread; queued to ``_settle``
 
     def __init__(self, read: Callable[[], Sequence[FirstLine] | None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("firstListRead")
         self.settled = False
         self.lines: Sequence[FirstLine] | None = None
-        self.arrived.connect(self._settle)
+        self._answered.connect(self._settle)
         self._thread = threading.Thread(target=self._work, args=(read,), name=FIRST_LIST_THREAD, daemon=True)
         self._thread.start()
 
@@ -152,11 +155,12 @@ class FirstListRead(QObject):
         except Exception:  # the store's own open says what is wrong with the database
             lines = None
         with contextlib.suppress(RuntimeError):  # the window, and this object with it, is gone
-            self.arrived.emit(lines)
+            self._answered.emit(lines)
 
     def _settle(self, lines: Sequence[FirstLine] | None) -> None:
         self.settled = True
         self.lines = lines
+        self.arrived.emit(lines)
 
     def join(self, timeout: float) -> None:
         """For tests: wait for the thread."""

@@ -1,8 +1,9 @@
 """The window's first task list, read without SQLAlchemy before the stack loads (issue 19, item 7; ISO-9).
 
-``controllers.first_list.first_lines`` (``store/first_list``) must answer what the store's own list read
+``controllers.first_list.first_opening`` (``store/first_list``) must answer what the store's own list read
 answers (``ThreadRepository.summaries(include_archived=True)``, which the window's list shows), in its
-order, for every kind of line; it must never write, and must give ``None`` (the list then comes with the
+order, for every kind of line, and the window's saved ``ui_state`` values as the controller reads them;
+it must never write, and must give ``None`` (the list then comes with the
 store) for any database it cannot read so. Real SQLite files throughout; no Qt.
 """
 
@@ -17,16 +18,21 @@ from pathlib import Path
 import pytest
 
 from xworkmate.controllers import SessionController
-from xworkmate.controllers.first_list import first_lines, first_status
+from xworkmate.controllers.first_list import FirstLine, first_opening, first_status
 from xworkmate.domain.lines import ThreadStatus
 from xworkmate.domain.threads import ThreadSummary
 from xworkmate.home import SQLITE_FILE
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
-from xworkmate.store.first_list import FirstLine, first_database_file, read_first_lines
+from xworkmate.store.first_list import first_database_file, read_first
 from xworkmate.store.revisions import revisions
 
 FIELDS = FirstLine._fields
+
+
+def first_lines(home: Path, database_url: str | None) -> list[FirstLine] | None:
+    opening = first_opening(home, database_url)
+    return None if opening is None else opening.lines
 
 
 def test_a_first_line_has_every_field_of_the_stores_summary_but_its_time() -> None:
@@ -181,5 +187,33 @@ def test_the_first_read_loads_neither_sqlalchemy_nor_pydantic(module: str) -> No
     assert proc.stdout.strip() == "[]", proc.stderr
 
 
-def test_read_first_lines_of_a_missing_file_is_none(tmp_path: Path) -> None:
-    assert read_first_lines(tmp_path / "nowhere" / SQLITE_FILE) is None
+def test_reading_a_missing_file_first_is_none(tmp_path: Path) -> None:
+    assert read_first(tmp_path / "nowhere" / SQLITE_FILE, "ui.") is None
+
+
+def test_the_first_read_gives_the_saved_ui_states_as_the_controller_reads_them(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
+) -> None:
+    sqlite_controller.set_ui_states(
+        {"main_window.geometry": "AdnQywAD", "main_window.splitter_sizes": "[300, 600, 300]"}
+    )
+    sqlite_controller.set_ui_state("100%_odd name", "kept")
+    sqlite_store.app_state.set("uiX.not_a_ui_state", "no")  # shares the prefix's letters, not the prefix
+    sqlite_store.app_state.set("current_session_key", "main")
+    opening = first_opening(settings.home, None)
+    assert opening is not None
+    assert opening.ui_states == sqlite_controller.ui_states()
+    assert opening.ui_states == {
+        "main_window.geometry": "AdnQywAD",
+        "main_window.splitter_sizes": "[300, 600, 300]",
+        "100%_odd name": "kept",
+    }
+
+
+def test_a_prefix_is_literal_in_the_first_read(sqlite_store: Store, settings: Settings) -> None:
+    """``_`` and ``%`` are letters in a prefix, not ``LIKE`` wildcards."""
+    sqlite_store.app_state.set_many({"a_b.x": "1", "aXb.y": "2", "a%b.z": "3", "a_b": "4"})
+    read = read_first(settings.sqlite_path, "a_b.")
+    assert read is not None and read.values == {"a_b.x": "1"}
+    read = read_first(settings.sqlite_path, "a%")
+    assert read is not None and read.values == {"a%b.z": "3"}

@@ -6,18 +6,25 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QSize
 from PySide6.QtWidgets import QListView, QWidget
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
-from xworkmate.controllers.first_list import FirstLine, first_lines
+from xworkmate.controllers.first_list import FirstLine, FirstOpening, first_opening
 from xworkmate.domain.lines import ThreadKind
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.ui.main_window import MainWindow
-from xworkmate.ui.shell import FirstListRead, WindowShell
-from xworkmate.ui.start import FIRST_LIST_WAIT_MS, FirstScreen
+from xworkmate.ui.shell import (
+    DEFAULT_SIZE,
+    DEFAULT_SPLITTER_SIZES,
+    GEOMETRY_STATE,
+    SPLITTER_STATE,
+    FirstListRead,
+    WindowShell,
+)
+from xworkmate.ui.start import FIRST_LIST_WAIT_MS, FirstScreen, _show_painted
 from xworkmate.ui.task_lines import ROW_ROLE, LineRowView
 
 
@@ -58,7 +65,7 @@ def test_the_first_list_shows_the_lines_in_tree_order_as_the_window_list_does(
     sqlite_controller.set_category(other, "medical")
     archived = sqlite_controller.create_line("Old").thread_id
     sqlite_controller.archive_line(archived)
-    first = FirstListRead(lambda: first_lines(settings.home, None))
+    first = FirstListRead(lambda: first_opening(settings.home, None))
     shell, screen, ended = _shown_shell(qtbot, first)
     first.setParent(shell)
     qtbot.waitUntil(lambda: ended == ["shown"], timeout=10_000)
@@ -79,7 +86,7 @@ def test_the_first_list_shows_the_lines_in_tree_order_as_the_window_list_does(
 
 def test_the_first_list_has_nothing_to_press_and_is_named_apart_from_the_windows(qtbot: QtBot, tmp_path: Path) -> None:
     lines = [_line("main", "Main"), _line("draft:a", "A line")]
-    first = FirstListRead(lambda: lines)
+    first = FirstListRead(lambda: FirstOpening(lines, {}))
     shell, _screen, ended = _shown_shell(qtbot, first)
     first.setParent(shell)
     qtbot.waitUntil(lambda: ended == ["shown"], timeout=10_000)
@@ -97,9 +104,9 @@ def test_the_first_list_has_nothing_to_press_and_is_named_apart_from_the_windows
 def test_a_read_that_comes_late_does_not_hold_the_window_and_still_shows(qtbot: QtBot) -> None:
     release = threading.Event()
 
-    def slow() -> list[FirstLine]:
+    def slow() -> FirstOpening:
         release.wait(30)
-        return [_line("main", "Main")]
+        return FirstOpening([_line("main", "Main")], {})
 
     first = FirstListRead(slow)
     shell, screen, ended = _shown_shell(qtbot, first)
@@ -113,16 +120,16 @@ def test_a_read_that_comes_late_does_not_hold_the_window_and_still_shows(qtbot: 
 
 
 def test_nothing_to_read_shows_no_list(qtbot: QtBot, tmp_path: Path) -> None:
-    first = FirstListRead(lambda: first_lines(tmp_path, None))  # no database yet
+    first = FirstListRead(lambda: first_opening(tmp_path, None))  # no database yet
     shell, screen, ended = _shown_shell(qtbot, first)
     first.setParent(shell)
     qtbot.waitUntil(lambda: ended == ["shown"], timeout=10_000)
-    assert not screen.shown and first.settled and first.lines is None
+    assert not screen.shown and first.settled and first.opening is None
     assert shell.findChild(QObject, "firstTaskLineList") is None
 
 
 def test_a_read_that_fails_shows_no_list(qtbot: QtBot) -> None:
-    def broken() -> list[FirstLine]:
+    def broken() -> FirstOpening:
         raise OSError("the disk went away")
 
     first = FirstListRead(broken)
@@ -133,7 +140,7 @@ def test_a_read_that_fails_shows_no_list(qtbot: QtBot) -> None:
 
 
 def test_a_store_that_does_not_open_hides_the_first_list(qtbot: QtBot) -> None:
-    first = FirstListRead(lambda: [_line("main", "Main")])
+    first = FirstListRead(lambda: FirstOpening([_line("main", "Main")], {}))
     shell, _screen, ended = _shown_shell(qtbot, first)
     first.setParent(shell)
     qtbot.waitUntil(lambda: ended == ["shown"], timeout=10_000)
@@ -146,7 +153,7 @@ def test_a_store_that_does_not_open_hides_the_first_list(qtbot: QtBot) -> None:
 def test_the_window_over_the_store_replaces_the_first_list(
     qtbot: QtBot, sqlite_controller: SessionController, settings: Settings
 ) -> None:
-    first = FirstListRead(lambda: first_lines(settings.home, None))
+    first = FirstListRead(lambda: first_opening(settings.home, None))
     shell, _screen, ended = _shown_shell(qtbot, first)
     first.setParent(shell)
     qtbot.waitUntil(lambda: ended == ["shown"], timeout=10_000)
@@ -161,10 +168,60 @@ def test_the_window_over_the_store_replaces_the_first_list(
 
 def test_a_read_that_answered_before_anyone_listened_still_arrives_to_a_slot_connected_after(qtbot: QtBot) -> None:
     """``FirstScreen`` connects after the read has started; the answer must not slip past it."""
-    lines = [_line("main", "Main")]
-    first = FirstListRead(lambda: lines)
+    opening = FirstOpening([_line("main", "Main")], {})
+    first = FirstListRead(lambda: opening)
     first.join(10)  # the thread has answered; the GUI thread has not been back to its loop
     got: list[object] = []
     first.arrived.connect(got.append)
-    qtbot.waitUntil(lambda: got == [lines], timeout=10_000)
-    assert first.settled and first.lines == lines
+    qtbot.waitUntil(lambda: got == [opening], timeout=10_000)
+    assert first.settled and first.opening == opening
+
+
+def test_the_window_first_shows_at_the_size_and_list_width_the_person_left_it(
+    qtbot: QtBot, sqlite_controller: SessionController, settings: Settings
+) -> None:
+    """Saved by a window over the store; shown by the next start before its store opens, so nothing jumps."""
+    before = MainWindow(sqlite_controller)
+    qtbot.addWidget(before)
+    before.show()
+    before.resize(760, 520)  # inside the offscreen screen (800 x 600), which a restored geometry fits into
+    before.splitter.setSizes([330, 300, 120])
+    qtbot.waitUntil(lambda: before.splitter.sizes()[0] == 330, timeout=10_000)
+    before.save_ui_state()
+    saved_size = before.size()
+    before.close()
+
+    shell = WindowShell()
+    qtbot.addWidget(shell)
+    first = FirstListRead(lambda: first_opening(settings.home, None), shell)
+    _show_painted(shell, first)
+    assert shell.size() == saved_size != QSize(*DEFAULT_SIZE)
+    page = shell.opening_page
+    assert page is not None and page.first_list is not None
+    assert page.first_list.width() == 330
+
+
+def test_a_read_slower_than_the_size_wait_does_not_hold_the_first_show(qtbot: QtBot) -> None:
+    release = threading.Event()
+
+    def slow() -> FirstOpening:
+        release.wait(30)
+        return FirstOpening([_line("main", "Main")], {GEOMETRY_STATE: "not base64 of a geometry ✗"})
+
+    shell = WindowShell()
+    qtbot.addWidget(shell)
+    first = FirstListRead(slow, shell)
+    _show_painted(shell, first)  # returns: FIRST_SIZE_WAIT_MS, then the first paint and FIRST_LIST_WAIT_MS
+    assert shell.isVisible() and shell.size() == QSize(*DEFAULT_SIZE) and not first.settled
+    release.set()
+    qtbot.waitUntil(lambda: shell.findChild(QObject, "firstTaskLineList") is not None, timeout=10_000)
+    assert shell.size() == QSize(*DEFAULT_SIZE)  # a late answer does not move a shown window
+
+
+def test_saved_sizes_the_window_cannot_use_leave_the_defaults(qtbot: QtBot) -> None:
+    shell = WindowShell()
+    qtbot.addWidget(shell)
+    for geometry, sizes in [("", "[1, 2]"), ("%%%", "not json"), ("✗", "[0, 0, 0]"), ("AAAA", "[-5, 10, 10]")]:
+        shell.restore_saved({GEOMETRY_STATE: geometry, SPLITTER_STATE: sizes})
+        assert shell.size() == QSize(*DEFAULT_SIZE), geometry
+        assert shell.opening_page is not None and shell.opening_page.list_width == DEFAULT_SPLITTER_SIZES[0], sizes

@@ -31,7 +31,7 @@ def run_window_first(args: argparse.Namespace) -> int:
     if args.smoke_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        from xworkmate.controllers.first_list import first_lines
+        from xworkmate.controllers.first_list import first_opening
         from xworkmate.home import chosen_home, database_url_setting
         from xworkmate.ui.start import prepared_application, run_shell_first
 
@@ -43,7 +43,7 @@ def run_window_first(args: argparse.Namespace) -> int:
             app,
             _shown_window,
             smoke_test=args.smoke_test,
-            first_lines=lambda: first_lines(home, database_url_setting()),  # as the settings will name it
+            first_opening=lambda: first_opening(home, database_url_setting()),  # as the settings will name it
         )
         return said_if_signalled(code)
     except KeyboardInterrupt:

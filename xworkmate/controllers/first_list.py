@@ -1,29 +1,44 @@
 """The window's first task list, before the store opens and before the stack loads (issue 19, item 7).
 
-The window asks here, right after its first paint, with nothing loaded but PySide6: ``first_lines``
-reads the lines of the database the settings name (``store/first_list``, SQLite only) without
-SQLAlchemy or pydantic, so the person sees their lines while the rest of the window loads. The store
-then opens as always and its first read (``FirstRead``) replaces these rows.
+The window asks here as it starts, with nothing loaded but PySide6: ``first_opening`` reads the lines
+of the database the settings name, and what the window remembers of itself (``ui_state``: its size, its
+panes' widths), without SQLAlchemy or pydantic (``store/first_list``, SQLite only). So the window shows
+at the size the person left it, and their lines while the rest of the window loads. The store then opens
+as always and its own first read replaces these.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from xworkmate.domain.lines import LineSummary, ThreadStatus, thread_status
 from xworkmate.home import blank_is_unset
-from xworkmate.store.first_list import FirstLine, first_database_file, read_first_lines
+from xworkmate.store.first_list import FirstLine, first_database_file, read_first
 
-__all__ = ["FirstLine", "first_lines", "first_status"]
+__all__ = ["UI_STATE_PREFIX", "FirstLine", "FirstOpening", "first_opening", "first_status"]
+
+UI_STATE_PREFIX = "ui."
+"""How a ``ui_state`` name is kept in ``app_state`` (``LineController.ui_state``)."""
 
 
-def first_lines(home: Path, database_url: str | None) -> list[FirstLine] | None:
+class FirstOpening(NamedTuple):
+    """What the window shows before its store is open: the lines, and its ``ui_state`` values by name."""
+
+    lines: list[FirstLine]
+    ui_states: dict[str, str]
+
+
+def first_opening(home: Path, database_url: str | None) -> FirstOpening | None:
     """Every line of the database the settings name (``database_url``, else the one in ``home``; archived
-    lines too, in the list's order), or ``None`` when it is not one the first read can read (PostgreSQL, a
-    missing, busy or older file): then the list shows once the store is open. Reads a file: call it off
-    the GUI thread."""
+    lines too, in the list's order) and every ``ui_state`` value, as ``LineController.ui_states`` gives
+    them; or ``None`` when it is not one the first read can read (PostgreSQL, a missing, busy or older
+    file): then both come with the store. Reads a file: call it off the GUI thread."""
     path = first_database_file(blank_is_unset(database_url), home)
-    return read_first_lines(path) if path is not None else None
+    read = read_first(path, UI_STATE_PREFIX) if path is not None else None
+    if read is None:
+        return None
+    return FirstOpening(read.lines, {name.removeprefix(UI_STATE_PREFIX): value for name, value in read.values.items()})
 
 
 def first_status(line: LineSummary) -> ThreadStatus:

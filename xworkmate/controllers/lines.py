@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from xworkmate.controllers import worktrees
 from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesChanged
 from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyError
+from xworkmate.controllers.first_list import UI_STATE_PREFIX
 from xworkmate.domain.keys import MAIN_KEY, allocate_draft_key, key_to_dir_name, normalize_session_key
 from xworkmate.domain.messages import Message
 from xworkmate.domain.runs import ExecutionResult, NotRunnable
@@ -41,7 +42,6 @@ from xworkmate.store.repositories.line_panes import LinePanesRows, line_panes_re
 log = logging.getLogger(__name__)
 
 CURRENT_KEY_STATE = "current_session_key"
-UI_STATE_PREFIX = "ui."
 
 
 class WorkspaceBindingError(ValueError):

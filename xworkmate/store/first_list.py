@@ -7,7 +7,9 @@ read-only, and the window paints them (``ui/first_list``) while the rest loads; 
 as always and its own first read replaces these rows.
 
 The rows are ``ThreadRepository.summaries(include_archived=True)``'s, in its order
-(``tests/store/test_first_list.py`` compares the two over every kind of line). Nothing is read
+(``tests/controllers/test_first_list.py`` compares the two over every kind of line). The same read
+gives the window's remembered sizes (``app_state`` values under a prefix), so the window first shows at
+the size and pane width the person left it, not at the default one. Nothing is read
 unless the database is the current schema (``revisions.head_revision``); nothing is ever written.
 A database this cannot read so (PostgreSQL, an in-memory or URI-form SQLite URL, a file that is
 missing, locked, older or newer, or not a database) gives ``None``: the window then shows its list
@@ -31,6 +33,10 @@ FIRST_LIST_SQL = (
     "SELECT thread_id, title, kind, parent_key, category, archived, workspace_path"
     " FROM threads ORDER BY created_at, thread_id"
 )
+
+
+VALUES_SQL = "SELECT name, value FROM app_state WHERE substr(name, 1, ?) = ?"
+"""``app_state`` values by a literal prefix (not ``LIKE``: ``_`` and ``%`` in names are letters here)."""
 
 
 class FirstLine(NamedTuple):
@@ -60,8 +66,16 @@ def first_database_file(database_url: str | None, home: Path) -> Path | None:
     return Path(database)  # relative to the working folder, as SQLAlchemy opens it
 
 
-def read_first_lines(path: Path) -> list[FirstLine] | None:
-    """Every line (archived too) in the list's order, read-only; ``None`` when the file cannot be read so."""
+class FirstRead(NamedTuple):
+    """What one read-only look at the file gives: every line (archived too) in the list's order, and the
+    ``app_state`` values whose names start with the prefix asked (by their whole names)."""
+
+    lines: list[FirstLine]
+    values: dict[str, str]
+
+
+def read_first(path: Path, value_prefix: str) -> FirstRead | None:
+    """The lines and the values under ``value_prefix``, read-only; ``None`` when the file cannot be read so."""
     import sqlite3  # here: the reading thread loads it, not the GUI thread before the first paint
 
     try:
@@ -77,7 +91,7 @@ def read_first_lines(path: Path) -> list[FirstLine] | None:
         revision = connection.execute("SELECT version_num FROM alembic_version").fetchall()
         if revision != [(head,)]:
             return None
-        return [
+        lines = [
             FirstLine(
                 thread_id=str(key),
                 title=str(title),
@@ -89,6 +103,8 @@ def read_first_lines(path: Path) -> list[FirstLine] | None:
             )
             for key, title, kind, parent_key, category, archived, workspace_path in connection.execute(FIRST_LIST_SQL)
         ]
+        values = connection.execute(VALUES_SQL, (len(value_prefix), value_prefix)).fetchall()
+        return FirstRead(lines, {str(name): str(value) for name, value in values})
     except (sqlite3.Error, ValueError):  # locked, not a database, no such table, an unknown kind
         return None
     finally:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.app import describe_database_url
-from xworkmate.controllers.first_list import first_lines
+from xworkmate.controllers.first_list import first_opening
 from xworkmate.controllers.views import FirstRead, read_first
 from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.collector import GuiThreadCollector
@@ -115,7 +115,7 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
             return ShownWindow(app, shell, opening, done, smoke_test=smoke_test)
 
         return run_shell_first(
-            app, shown, smoke_test=smoke_test, first_lines=lambda: first_lines(opening.home, opening.database_url)
+            app, shown, smoke_test=smoke_test, first_opening=lambda: first_opening(opening.home, opening.database_url)
         )
     window = build_main_window(controller)
     restore_excepthook = install_error_boundary(window)

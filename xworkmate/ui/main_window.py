@@ -20,7 +20,6 @@ from typing import cast
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
-    QByteArray,
     QCoreApplication,
     QEvent,
     QFileSystemWatcher,
@@ -116,7 +115,15 @@ from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.operations import StoreOperations, collecting, failure_line
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
-from xworkmate.ui.shell import DEFAULT_SIZE, DEFAULT_SPLITTER_SIZES, WINDOW_TITLE, WindowShell
+from xworkmate.ui.shell import (
+    DEFAULT_SIZE,
+    DEFAULT_SPLITTER_SIZES,
+    GEOMETRY_STATE,
+    SPLITTER_STATE,
+    WINDOW_TITLE,
+    WindowShell,
+    parse_sizes,
+)
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import plain_words
@@ -128,8 +135,6 @@ log = logging.getLogger(__name__)
 _AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
 """What the agent bar shows for a line: its agent's offers and picks, the MCP servers given, all configured."""
 
-GEOMETRY_STATE = "main_window.geometry"
-SPLITTER_STATE = "main_window.splitter_sizes"
 JUMP_SHORTCUT_COUNT = 9
 TASK_COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
     "MainWindow", "Send this task a follow-up… (it replaces the words the task acts on)"
@@ -1751,13 +1756,9 @@ class MainWindow(WindowShell):
     # -- window state --------------------------------------------------------
 
     def _restore_ui_state(self) -> None:
-        restored = False
-        geometry = self._controller.ui_state(GEOMETRY_STATE)
-        if geometry:
-            restored = self.restoreGeometry(QByteArray.fromBase64(geometry.encode("ascii")))
-        if not restored:
+        if not self.restore_geometry(self._controller.ui_state(GEOMETRY_STATE)):
             self.resize(*DEFAULT_SIZE)
-        sizes = _parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
+        sizes = parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
         self.pane_layout.restore()
 
@@ -1812,20 +1813,3 @@ class MainWindow(WindowShell):
             if self.folder_watcher.directories():
                 self.folder_watcher.removePaths(self.folder_watcher.directories())
         super().closeEvent(event)
-
-
-def _parse_sizes(raw: str | None, count: int) -> list[int] | None:
-    if not raw:
-        return None
-    try:
-        sizes = json.loads(raw)
-    except ValueError:
-        return None
-    if (
-        isinstance(sizes, list)
-        and len(sizes) == count
-        and all(isinstance(size, int) and size >= 0 for size in sizes)
-        and any(sizes)
-    ):
-        return sizes
-    return None

@@ -13,15 +13,16 @@ test pins it: ``tests/ui/test_startup.py``).
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QByteArray, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
-    from xworkmate.controllers.first_list import FirstLine
+    from xworkmate.controllers.first_list import FirstLine, FirstOpening
 
 OPENING_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database…")
 FAILED_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "The database did not open — {error}")
@@ -29,6 +30,9 @@ WINDOW_TITLE = "XWorkmate"
 DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 """The widths of the window's three panes until the person moves them (the first list takes the first)."""
+GEOMETRY_STATE = "main_window.geometry"
+SPLITTER_STATE = "main_window.splitter_sizes"
+"""The ``ui_state`` names of the window's saved geometry (``saveGeometry``, base64) and pane widths (JSON)."""
 FIRST_LIST_THREAD = "xworkmate-first-list"
 UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still goes on
 
@@ -49,6 +53,7 @@ class OpeningPage(QWidget):
         self.help.setObjectName("openingHelp")
         self.help.hide()
         self.first_list: QWidget | None = None
+        self.list_width = DEFAULT_SPLITTER_SIZES[0]  # the saved one, once read (``WindowShell.restore_saved``)
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
         column = QVBoxLayout()
@@ -69,7 +74,7 @@ class OpeningPage(QWidget):
         from xworkmate.ui.first_list import first_list_pane  # after the first paint: the list's code
 
         self.first_list = first_list_pane(lines, self)
-        self.first_list.setFixedWidth(DEFAULT_SPLITTER_SIZES[0])
+        self.first_list.setFixedWidth(self.list_width)
         self._row.insertWidget(0, self.first_list)
 
     def show_failure(self, line: str, database: str) -> None:
@@ -101,6 +106,42 @@ class WindowShell(QMainWindow):
             self.opening_page = OpeningPage(self)
             self.setCentralWidget(self.opening_page)
 
+    def restore_geometry(self, saved: str | None) -> bool:
+        """The window's saved size and place (``GEOMETRY_STATE``), if there is one Qt can use."""
+        if not saved:
+            return False
+        try:
+            data = QByteArray.fromBase64(saved.encode("ascii"))
+        except UnicodeEncodeError:
+            return False
+        return self.restoreGeometry(data)
+
+    def restore_saved(self, ui_states: dict[str, str]) -> None:
+        """Before the first show, from the first read: the window where the person left it, and the first
+        list as wide as their task list was, so nothing jumps when the window's own panes arrive."""
+        self.restore_geometry(ui_states.get(GEOMETRY_STATE))
+        sizes = parse_sizes(ui_states.get(SPLITTER_STATE), len(DEFAULT_SPLITTER_SIZES))
+        if sizes is not None and self.opening_page is not None:
+            self.opening_page.list_width = sizes[0]
+
+
+def parse_sizes(raw: str | None, count: int) -> list[int] | None:
+    """Saved pane widths (``SPLITTER_STATE``), or ``None`` unless they are ``count`` widths, not all 0."""
+    if not raw:
+        return None
+    try:
+        sizes = json.loads(raw)
+    except ValueError:
+        return None
+    if (
+        isinstance(sizes, list)
+        and len(sizes) == count
+        and all(isinstance(size, int) and size >= 0 for size in sizes)
+        and any(sizes)
+    ):
+        return sizes
+    return None
+
 
 class FirstPaint(QObject):
     """Calls ``then()`` once, on the GUI thread, right after ``widget``'s first paint has reached the screen,
@@ -128,9 +169,10 @@ class FirstPaint(QObject):
 
 
 class FirstListRead(QObject):
-    """Reads the window's first task list (``read``: ``controllers.first_list.first_lines``) on a daemon
-    thread of its own, started at once: it runs while the window is painted. ``arrived(lines)`` on the GUI
-    thread with the lines, or ``None`` when there are none to show so; ``settled`` once it came. ``arrived``
+    """Reads what the window first shows (``read``: ``controllers.first_list.first_opening``: its task lines
+    and saved sizes) on a daemon thread of its own, started at once: it runs while the window is built and
+    painted. ``arrived(opening)`` on the GUI thread with them, or ``None`` when there is nothing to show so;
+    ``settled`` once it came. ``arrived``
     is sent from the GUI thread, once the thread's answer has been settled there, so a slot connected
     after the read has started, while the GUI thread has not yet returned to its loop, still gets it.
 
@@ -140,27 +182,27 @@ class FirstListRead(QObject):
     arrived = Signal(object)
     _answered = Signal(object)  # from the reading thread; queued to ``_settle``
 
-    def __init__(self, read: Callable[[], Sequence[FirstLine] | None], parent: QObject | None = None) -> None:
+    def __init__(self, read: Callable[[], FirstOpening | None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("firstListRead")
         self.settled = False
-        self.lines: Sequence[FirstLine] | None = None
+        self.opening: FirstOpening | None = None
         self._answered.connect(self._settle)
         self._thread = threading.Thread(target=self._work, args=(read,), name=FIRST_LIST_THREAD, daemon=True)
         self._thread.start()
 
-    def _work(self, read: Callable[[], Sequence[FirstLine] | None]) -> None:
+    def _work(self, read: Callable[[], FirstOpening | None]) -> None:
         try:
-            lines = read()
+            opening = read()
         except Exception:  # the store's own open says what is wrong with the database
-            lines = None
+            opening = None
         with contextlib.suppress(RuntimeError):  # the window, and this object with it, is gone
-            self._answered.emit(lines)
+            self._answered.emit(opening)
 
-    def _settle(self, lines: Sequence[FirstLine] | None) -> None:
+    def _settle(self, opening: FirstOpening | None) -> None:
         self.settled = True
-        self.lines = lines
-        self.arrived.emit(lines)
+        self.opening = opening
+        self.arrived.emit(opening)
 
     def join(self, timeout: float) -> None:
         """For tests: wait for the thread."""

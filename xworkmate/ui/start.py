@@ -35,9 +35,8 @@ from xworkmate.ui.theme import theme_manager
 
 if TYPE_CHECKING:
     import asyncio  # loaded after the first paint, with qasync (``run_event_loop``)
-    from collections.abc import Sequence
 
-    from xworkmate.controllers.first_list import FirstLine
+    from xworkmate.controllers.first_list import FirstOpening
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +52,13 @@ class ShownRun(Protocol):
 
 
 ShownWindowFactory = Callable[[QApplication, WindowShell, "asyncio.Future[int]", bool], ShownRun]
-FirstLinesReader = Callable[[], "Sequence[FirstLine] | None"]
+FirstOpeningReader = Callable[[], "FirstOpening | None"]
+
+FIRST_SIZE_WAIT_MS = 30
+"""Before the first show, how long the window waits for the first read (its event loop running, never
+blocked), so that it shows at the size the person left it rather than jump to it a moment later. The
+read takes a few milliseconds; one that is not back by then still fills the list, and the window takes
+its saved size when its own panes arrive."""
 
 FIRST_LIST_WAIT_MS = 150
 """After the first paint, how long the window waits for its first list (painting, never blocked) before it
@@ -100,7 +105,7 @@ def run_shell_first(
     shown: ShownWindowFactory,
     *,
     smoke_test: bool,
-    first_lines: FirstLinesReader | None = None,
+    first_opening: FirstOpeningReader | None = None,
 ) -> int:
     """Show the shell, and right after its first paint call ``shown(app, shell, done, smoke_test)``, which
     loads the window's code, makes the shell the ``MainWindow`` and opens the store on a worker
@@ -108,11 +113,13 @@ def run_shell_first(
     0, or the exit code of a failure to open. A failure to load the code itself is raised once the window
     is closed: it is a broken installation, which the command reports (ERR-1).
 
-    ``first_lines`` (``controllers.first_list.first_lines`` for the settings' database) is read on a
-    worker while the shell is painted; its lines are painted on the opening page (``FirstScreen``) before
-    the rest loads."""
+    ``first_opening`` (``controllers.first_list.first_opening`` for the settings' database) is read on a
+    worker while the shell is built and painted: the shell shows at its saved size (``_show_painted``) and
+    the lines are painted on the opening page (``FirstScreen``) before the rest loads."""
+    first = FirstListRead(first_opening) if first_opening is not None else None  # first: it reads meanwhile
     shell = WindowShell()
-    first = FirstListRead(first_lines, shell) if first_lines is not None else None
+    if first is not None:
+        first.setParent(shell)
     runs: list[ShownRun] = []
     broken: list[BaseException] = []
 
@@ -146,11 +153,29 @@ def run_shell_first(
 def _show_painted(shell: WindowShell, first: FirstListRead | None = None) -> None:
     """Show the shell and return once its first screen has reached the screen (``FirstScreen``): a Qt event
     loop of its own, before the shared one exists, so the paint does not wait for asyncio and qasync to
-    load (~40 ms of a start). No coroutine runs yet, so none is nested."""
+    load (~40 ms of a start). No coroutine runs yet, so none is nested.
+
+    Before it shows, it gives ``first`` up to ``FIRST_SIZE_WAIT_MS`` to come, and takes the window's saved
+    size and the list's width from it (``WindowShell.restore_saved``)."""
+    if first is not None:
+        _wait_for(first, FIRST_SIZE_WAIT_MS)
+        if first.opening is not None:
+            shell.restore_saved(first.opening.ui_states)
     waiting = QEventLoop()
     FirstScreen(shell, first, waiting.quit)
     shell.show()
     waiting.exec()
+
+
+def _wait_for(first: FirstListRead, timeout_ms: int) -> None:
+    """Run Qt's events until ``first`` has settled, or ``timeout_ms``: the read's answer is a queued event."""
+    if first.settled:
+        return
+    waiting = QEventLoop()
+    first.arrived.connect(waiting.quit)
+    QTimer.singleShot(timeout_ms, waiting, waiting.quit)
+    waiting.exec()
+    first.arrived.disconnect(waiting.quit)
 
 
 class FirstScreen(QObject):
@@ -177,20 +202,20 @@ class FirstScreen(QObject):
         if self._first is None:
             self._end()
         elif self._first.settled:
-            self._show(self._first.lines)
+            self._show(self._first.opening)
         else:
             QTimer.singleShot(FIRST_LIST_WAIT_MS, self, self._end)
 
-    def _on_arrived(self, lines: Sequence[FirstLine] | None) -> None:
+    def _on_arrived(self, opening: FirstOpening | None) -> None:
         if self._painted:  # before the first paint, ``_on_painted`` shows them
-            self._show(lines)
+            self._show(opening)
 
-    def _show(self, lines: Sequence[FirstLine] | None) -> None:
+    def _show(self, opening: FirstOpening | None) -> None:
         page = self._shell.opening_page
-        if lines is None or page is None or self._shell.attached:
+        if opening is None or page is None or self._shell.attached:
             self._end()
             return
-        page.show_lines(lines)
+        page.show_lines(opening.lines)
         if page.first_list is None or self._then is None:
             self._end()
             return

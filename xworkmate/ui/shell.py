@@ -172,9 +172,8 @@ class FirstListRead(QObject):
     """Reads what the window first shows (``read``: ``controllers.first_list.first_opening``: its task lines
     and saved sizes) on a daemon thread of its own, started at once: it runs while the window is built and
     painted. ``arrived(opening)`` on the GUI thread with them, or ``None`` when there is nothing to show so;
-    ``settled`` once it came. ``arrived``
-    is sent from the GUI thread, once the thread's answer has been settled there, so a slot connected
-    after the read has started, while the GUI thread has not yet returned to its loop, still gets it.
+    ``settled`` once it came. ``arrived`` is sent from the GUI thread once the answer is settled there, so
+    a slot connected after the read has started, before the GUI thread is back in its loop, still gets it.
 
     Nothing waits for the thread: a window closed first drops the answer, and a read that hangs (a file
     system that does not answer) only leaves the list to the store's own read."""

@@ -9,17 +9,23 @@ as always and its own first read replaces these.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from xworkmate.domain.lines import LineSummary, ThreadStatus, thread_status
+from xworkmate.domain.lines import LineSummary, ThreadStatus, line_status
 from xworkmate.home import blank_is_unset
 from xworkmate.store.first_list import FirstLine, first_database_file, read_first
 
-__all__ = ["UI_STATE_PREFIX", "FirstLine", "FirstOpening", "first_opening", "first_status"]
+__all__ = ["UI_STATE_PREFIX", "FirstLine", "FirstOpening", "first_opening", "first_status", "ui_states_named"]
 
 UI_STATE_PREFIX = "ui."
 """How a ``ui_state`` name is kept in ``app_state`` (``LineController.ui_state``)."""
+
+
+def ui_states_named(values: Mapping[str, str]) -> dict[str, str]:
+    """``app_state`` values under ``UI_STATE_PREFIX``, by their ``ui_state`` names."""
+    return {name.removeprefix(UI_STATE_PREFIX): value for name, value in values.items()}
 
 
 class FirstOpening(NamedTuple):
@@ -38,16 +44,10 @@ def first_opening(home: Path, database_url: str | None) -> FirstOpening | None:
     read = read_first(path, UI_STATE_PREFIX) if path is not None else None
     if read is None:
         return None
-    return FirstOpening(read.lines, {name.removeprefix(UI_STATE_PREFIX): value for name, value in read.values.items()})
+    return FirstOpening(read.lines, ui_states_named(read.values))
 
 
 def first_status(line: LineSummary) -> ThreadStatus:
     """A line's status in the first list (ISO-4): as ``LineController.summary_status``, but no turn is
     known to run yet (this process has started none; another's shows once the store is open)."""
-    return thread_status(
-        key=line.thread_id,
-        exists=True,
-        archived=line.archived,
-        workspace_path=line.workspace_path,
-        running=False,
-    )
+    return line_status(line, running=False)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from xworkmate.controllers import worktrees
 from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesChanged
 from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyError
-from xworkmate.controllers.first_list import UI_STATE_PREFIX
+from xworkmate.controllers.first_list import UI_STATE_PREFIX, ui_states_named
 from xworkmate.domain.keys import MAIN_KEY, allocate_draft_key, key_to_dir_name, normalize_session_key
 from xworkmate.domain.messages import Message
 from xworkmate.domain.runs import ExecutionResult, NotRunnable
@@ -31,6 +31,7 @@ from xworkmate.domain.threads import (
     ThreadSummary,
     WorkspaceBinding,
     WorkspaceKind,
+    line_status,
     thread_status,
 )
 from xworkmate.domain.titles import default_title
@@ -119,13 +120,8 @@ class LineController:
         )
 
     def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
-        return thread_status(
-            key=summary.thread_id,
-            exists=True,
-            archived=summary.archived,
-            workspace_path=summary.workspace_path,
-            running=summary.thread_id in self._ctx.running or self._running_elsewhere(summary.thread_id),
-        )
+        key = summary.thread_id
+        return line_status(summary, running=key in self._ctx.running or self._running_elsewhere(key))
 
     def line_summary(self, key: str) -> ThreadSummary:
         """The list's view of one line, from a single-thread read."""
@@ -422,10 +418,7 @@ class LineController:
 
     def ui_states(self) -> dict[str, str]:
         """Every ``ui_state`` value, in one read (a window's first read reads it on a worker, issue 19 item 7)."""
-        return {
-            name.removeprefix(UI_STATE_PREFIX): value
-            for name, value in self._ctx.store.app_state.with_prefix(UI_STATE_PREFIX).items()
-        }
+        return ui_states_named(self._ctx.store.app_state.with_prefix(UI_STATE_PREFIX))
 
     def ui_state_read_once(self, states: Mapping[str, str] | None = None) -> AbstractContextManager[None]:
         """While a window is built: every ``ui_state`` answered from one read of them all (issue 19: one

@@ -97,6 +97,17 @@ def thread_status(
     return ThreadStatus.RUNNABLE
 
 
+def line_status(line: LineSummary, *, running: bool) -> ThreadStatus:
+    """ISO-4 for a line the list read (it exists: it was read): the task list's status, whoever read it."""
+    return thread_status(
+        key=line.thread_id,
+        exists=True,
+        archived=line.archived,
+        workspace_path=line.workspace_path,
+        running=running,
+    )
+
+
 # Marked for the window's catalogue (issue 20); the CLI says them in English.
 STATUS_EXPLANATIONS: dict[ThreadStatus, str] = {
     ThreadStatus.RUNNABLE: QT_TRANSLATE_NOOP("CoreText", "ready"),

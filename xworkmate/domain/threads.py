@@ -21,6 +21,7 @@ from xworkmate.domain.lines import (
     ThreadKind,
     ThreadStatus,
     has_default_title,
+    line_status,
     thread_status,
 )
 
@@ -44,6 +45,7 @@ __all__ = [
     "WorkspaceKind",
     "describe_turn_limit",
     "has_default_title",
+    "line_status",
     "parse_turn_limit",
     "thread_status",
 ]

@@ -31,6 +31,9 @@ submodule's ``status``, ``worktree add``'s checkout), so the overrides hold ther
 Callers also pass ``--ignore-submodules=dirty`` where git would otherwise run ``status``
 inside a nested repository whose own config the listing did not see.
 
+Others mostly override ``core.fsmonitor`` alone (fish's CVE-2022-20001 fix, powerline-gitstatus'
+CVE-2022-42906, the issue starship#3974 after Justin Steven's 2022 write-up on buried bare
+repositories and fsmonitor): one key of a dozen, and nothing for drivers named in attributes.
 Why not another design: a sandboxed git (bwrap, read-only) would still run the agent's
 command, only confined, and cost a sandbox per call; a private ``GIT_COMMON_DIR`` that
 never reads the repository's config breaks split or sparse indexes, ``sha256`` repositories
@@ -211,6 +214,25 @@ def _spawn(
         raise GitUnsafe(f"git {args[0]} took longer than {timeout:.0f} s in {cwd}; it was stopped") from None
 
 
+_MIN_VERSION = (2, 31)  # GIT_CONFIG_COUNT; an older git would silently ignore every override
+_version_checked = False
+
+
+def _check_version() -> None:
+    global _version_checked
+    if _version_checked:
+        return
+    done = _spawn(["version"], Path(os.sep), git_env(), None, GIT_TIMEOUT_S)
+    found = re.search(rb"(\d+)\.(\d+)", done.stdout)
+    if done.returncode != 0 or found is None:
+        raise GitUnsafe("git is not installed or does not answer `git version`")
+    if (int(found.group(1)), int(found.group(2))) < _MIN_VERSION:
+        raise GitUnsafe(
+            f"git {found.group(0).decode()} is too old to run safely on a line's folder; 2.31 or newer is needed"
+        )
+    _version_checked = True
+
+
 def _complaint(stderr: bytes) -> str:
     lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
     return lines[0] if lines else "git failed"
@@ -233,6 +255,7 @@ def run_git(
     ``trusted_config``: the repository is XWorkmate's own (the shadow checkpoint repository);
     its config is not listed for agent-named drivers. The exit code is the caller's to judge.
     """
+    _check_version()
     env = git_env(git_dir=git_dir, work_tree=work_tree, index_file=index_file, extra=extra_env)
     overrides = list(FIXED_OVERRIDES)
     if not trusted_config:
@@ -249,7 +272,8 @@ def _printable(text: str) -> str:
 def _gitdir_line(dot_git: Path) -> str:
     """The path a ``.git`` file names (``gitdir: <path>``), as written."""
     try:
-        text = dot_git.read_text(encoding="utf-8", errors="surrogateescape")
+        with dot_git.open("rb") as file:  # the first 4 KiB: the agent may have made it huge
+            text = file.read(4096).decode("utf-8", "surrogateescape")
     except OSError as exc:
         raise GitUnsafe(f"cannot read {dot_git}: {exc.strerror or exc}") from None
     first = text.split("\n", 1)[0].rstrip("\r")

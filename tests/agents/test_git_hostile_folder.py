@@ -334,3 +334,13 @@ def test_row_2_thread_archive_of_a_redirected_worktree_runs_nothing(home: Path, 
     assert archived["archived"] and not folder.exists()
     assert "hostile" in git(repo, "branch", "--list", "hostile")
     _assert_no_mark(marks)
+
+
+def test_core_worktree_cannot_move_what_uncommitted_reads(tmp_path: Path) -> None:
+    """``core.worktree`` set by the agent: ``changes --uncommitted`` still reads the line's folder, not elsewhere."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    folder = _folder_repo(tmp_path)
+    _core_worktree(folder, folder / ".git", marks)
+    assert {change.path for change in FolderRepo(folder).changes()} == {"tracked.txt", "new.txt"}
+    _assert_no_mark(marks)

@@ -41,8 +41,9 @@ and every write (``worktree add``). Git's own answer to hostile repositories (CV
 ``safe.directory``) only covers repositories owned by another user, and
 ``safe.bareRepository`` only discovery; editors (VS Code's workspace trust) simply do not
 run git in an untrusted folder. What remains is a race: a key the agent adds between the
-listing and the call (milliseconds) is not overridden; the sandbox keeps ``.git/config``
-read-only during a turn (SBX-3) and archive refuses a running line.
+listing and the call (milliseconds) is not overridden, so only an agent process still running
+then could win it: archive refuses a running line, and SBX-3 has the sandbox keep
+``.git/config`` read-only during a turn.
 
 The shadow checkpoint repository (``agents/checkpoints.py``) is XWorkmate's own: its config
 is not listed (``trusted_config``), the fixed overrides and environment still apply since

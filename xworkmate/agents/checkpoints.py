@@ -11,7 +11,7 @@ never looks at it (``.git`` is never added; nested repositories are skipped).
   commit message) so a change set can still name them, as ``too_large``.
 * A snapshot whose tree is the last one's makes no commit: the shadow index keeps the stat
   cache, so only files whose stat changed are read.
-* Every git call gets a neutral environment: no system or global config, fixed author.
+* Every git call goes through ``agents.git_safe`` (SBX-3): nothing the folder names runs, fixed author.
 
 This module knows no database and no controller; callers run it off the event loop thread.
 """
@@ -21,13 +21,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from xworkmate.agents.git_safe import GitUnsafe, folder_gitdir, run_git
 from xworkmate.domain.checkpoints import DEFAULT_MAX_FILE_BYTES, FileChange, FileChangeKind
 from xworkmate.domain.diffs import HUNK_HEADER
 
@@ -45,6 +45,12 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SNAPSHOT_REF = "refs/xworkmate/snapshots"
 UNDO_REF = "refs/xworkmate/undo"
 _AUTHOR = ("XWorkmate", "checkpoints@xworkmate.invalid")
+_AUTHOR_ENV = {
+    "GIT_AUTHOR_NAME": _AUTHOR[0],
+    "GIT_AUTHOR_EMAIL": _AUTHOR[1],
+    "GIT_COMMITTER_NAME": _AUTHOR[0],
+    "GIT_COMMITTER_EMAIL": _AUTHOR[1],
+}
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -92,31 +98,6 @@ class ShadowRepo:
 
     # -- git -----------------------------------------------------------------
 
-    def _env(self, index_file: Path | None = None) -> dict[str, str]:
-        env = {
-            name: value
-            for name, value in os.environ.items()
-            if not name.startswith("GIT_") and name not in {"HOME", "XDG_CONFIG_HOME"}
-        }
-        empty_home = self.git_dir.parent / ".home"
-        env.update(
-            GIT_DIR=str(self.git_dir),
-            GIT_WORK_TREE=str(self.work_tree),
-            GIT_INDEX_FILE=str(index_file or self.git_dir / "index"),
-            GIT_CONFIG_NOSYSTEM="1",
-            GIT_CONFIG_GLOBAL=os.devnull,
-            HOME=str(empty_home),
-            XDG_CONFIG_HOME=str(empty_home),
-            GIT_AUTHOR_NAME=_AUTHOR[0],
-            GIT_AUTHOR_EMAIL=_AUTHOR[1],
-            GIT_COMMITTER_NAME=_AUTHOR[0],
-            GIT_COMMITTER_EMAIL=_AUTHOR[1],
-            GIT_TERMINAL_PROMPT="0",
-            GIT_OPTIONAL_LOCKS="0",
-            LC_ALL="C",
-        )
-        return env
-
     def git(
         self,
         *args: str,
@@ -124,14 +105,24 @@ class ShadowRepo:
         index_file: Path | None = None,
         check: bool = True,
     ) -> bytes:
-        result = subprocess.run(
-            ["git", *args],
-            input=stdin,
-            capture_output=True,
-            env=self._env(index_file),
-            cwd=self.work_tree if self.work_tree.is_dir() else self.git_dir,
-            check=False,
-        )
+        """One git call on the shadow repository through ``agents.git_safe`` (SBX-3).
+
+        Its config is ours (not listed for agent-named drivers); its work tree is the agent's.
+        """
+        try:
+            result = run_git(
+                args,
+                cwd=self.work_tree if self.work_tree.is_dir() else self.git_dir,
+                git_dir=self.git_dir,
+                work_tree=self.work_tree,
+                index_file=index_file or self.git_dir / "index",
+                extra_env=_AUTHOR_ENV,
+                stdin=stdin,
+                timeout=None,
+                trusted_config=True,
+            )
+        except GitUnsafe as exc:
+            raise GitFailed(str(exc)) from None
         if check and result.returncode != 0:
             message = result.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GitFailed(message[0] if message else f"git {args[0]} failed with exit code {result.returncode}")
@@ -142,7 +133,6 @@ class ShadowRepo:
             self._write_excludes()
             return
         self.git_dir.parent.mkdir(parents=True, exist_ok=True)
-        (self.git_dir.parent / ".home").mkdir(exist_ok=True)
         self.git("init", "--quiet")
         for name, value in (
             ("core.autocrlf", "false"),
@@ -375,6 +365,10 @@ class ShadowRepo:
         shutil.rmtree(self.git_dir, ignore_errors=True)
 
 
+_NO_SUBMODULE_STATUS = "--ignore-submodules=dirty"
+"""A submodule's commit is compared, not its work tree: git would run ``status`` in it, under its config (SBX-3)."""
+
+
 class FolderRepo:
     """The folder's own repository, read only (UNCOMMITTED scope): ``git diff HEAD`` plus untracked files.
 
@@ -385,9 +379,11 @@ class FolderRepo:
         self.folder = folder
 
     def _git(self, *args: str) -> bytes:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-        result = subprocess.run(["git", "-C", str(self.folder), *args], capture_output=True, env=env, check=False)
+        """git on the folder's own repository, which the agent wrote: nothing it names runs (SBX-3)."""
+        try:
+            result = run_git(args, cwd=self.folder, git_dir=folder_gitdir(self.folder), work_tree=self.folder)
+        except GitUnsafe as exc:
+            raise GitFailed(str(exc)) from None
         if result.returncode not in (0, 1):
             lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GitFailed(lines[0] if lines else "git failed on the folder's repository")
@@ -400,11 +396,13 @@ class FolderRepo:
     def changes(self) -> tuple[FileChange, ...]:
         base = self._base()
         files: dict[str, FileChange] = {}
-        raw = self._git("diff", "--no-ext-diff", "--no-textconv", "--no-renames", "-z", "--raw", base).split(b"\0")
+        raw = self._git(
+            "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--raw", base
+        ).split(b"\0")
         counts: dict[str, tuple[int, int, bool]] = {}
-        for entry in self._git("diff", "--no-ext-diff", "--no-textconv", "--no-renames", "-z", "--numstat", base).split(
-            b"\0"
-        ):
+        for entry in self._git(
+            "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--numstat", base
+        ).split(b"\0"):
             if entry:
                 a, d, p = entry.split(b"\t", 2)
                 counts[p.decode("utf-8", "surrogateescape")] = (
@@ -442,6 +440,7 @@ class FolderRepo:
                 "--no-color",
                 "--no-ext-diff",
                 "--no-textconv",
+                _NO_SUBMODULE_STATUS,
                 "--no-renames",
                 "--full-index",
                 self._base(),

@@ -6,6 +6,10 @@ branch), ``git worktree remove`` of the line's own worktree, and reads (``rev-pa
 ``show-ref``, ``status``, ``worktree list``). The branch is never deleted, except the one
 ``add_worktree`` just made when the caller undoes a line that could not be stored (ERR-2).
 
+Every git here runs through ``agents.git_safe`` (SBX-3): the repository's config, hooks and
+attributes run nothing, and git in a worktree is told the folder git made for it, after its
+``.git`` file is checked to still point there.
+
 Every refusal is a ``WorktreeError`` (a ``ValueError``) with one line saying what is wrong.
 """
 
@@ -16,9 +20,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from xworkmate.agents.git_safe import GIT_TIMEOUT_S, GitRedirected, GitUnsafe, expect_gitdir, run_git
+
 __all__ = [
     "WorktreeDirtyError",
     "WorktreeError",
+    "WorktreeRedirectedError",
     "add_worktree",
     "branch_exists",
     "check_branch_name",
@@ -26,12 +33,8 @@ __all__ = [
     "remove_worktree",
     "repository_top",
     "uncommitted_paths",
+    "worktree_git_dir",
 ]
-
-GIT_TIMEOUT_S = 120
-# Variables that would point git at another repository than the one named (a shadow checkpoint
-# repository's GIT_DIR, a hook's GIT_INDEX_FILE): never inherited by these calls.
-_REPO_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
 
 
 class WorktreeError(ValueError):
@@ -52,6 +55,20 @@ class WorktreeDirtyError(WorktreeError):
         self.changed = tuple(changed)
 
 
+class WorktreeRedirectedError(WorktreeDirtyError):
+    """The worktree's ``.git`` no longer leads to the repository git made it in: git is not run there (SBX-3).
+
+    A ``WorktreeDirtyError`` because what the folder holds cannot be checked: archiving asks as
+    for uncommitted changes, never stays blocked, and ``force`` deletes the folder without git
+    reading it, then its registration; the branch stays.
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        WorktreeError.__init__(self, f"{reason}, so its uncommitted changes cannot be checked")
+        self.path = path
+        self.changed = ()
+
+
 def _git_binary() -> str:
     found = shutil.which("git")
     if found is None:
@@ -59,23 +76,18 @@ def _git_binary() -> str:
     return found
 
 
-def _git(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
-    env["LC_ALL"] = "C"  # git's messages are read below; the person sees the one line we make of them
-    env["GIT_TERMINAL_PROMPT"] = "0"
+def _git(
+    args: list[str], *, cwd: Path, git_dir: Path | None = None, work_tree: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """git through ``agents.git_safe``: neither the repository's config nor its hooks run anything (SBX-3)."""
+    _git_binary()
     try:
-        return subprocess.run(
-            [_git_binary(), *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise WorktreeError(f"git {args[0]} took longer than {GIT_TIMEOUT_S} s in {cwd}; nothing was changed") from None
+        done = run_git(args, cwd=cwd, git_dir=git_dir, work_tree=work_tree, timeout=GIT_TIMEOUT_S)
+    except GitUnsafe as exc:
+        raise WorktreeError(str(exc)) from None
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+    )
 
 
 def _first_line(stderr: str) -> str:
@@ -153,30 +165,95 @@ def add_worktree(repo: Path, path: Path, branch: str, *, new_branch: bool) -> No
         raise WorktreeError(f"git worktree add failed in {repo}: {_first_line(done.stderr)}")
 
 
-def uncommitted_paths(path: Path) -> list[str]:
-    """The worktree's changed and untracked files (``git status --porcelain``), as git names them."""
-    done = _git(["status", "--porcelain", "--untracked-files=all"], cwd=path)
+def worktree_git_dir(repo: Path, path: Path) -> Path:
+    """The folder git keeps for the worktree at ``path`` (``<common dir>/worktrees/<id>``), found from ``repo``.
+
+    The worktree's own ``.git`` file is the agent's to rewrite (issue 29, row 2): it must still
+    point there, else ``WorktreeRedirectedError``. git is then told this folder and the work tree
+    explicitly, so neither the ``.git`` file nor ``core.worktree`` can move what it reads.
+    """
+    done = _git(["rev-parse", "--git-common-dir"], cwd=repo)
+    if done.returncode != 0:
+        raise WorktreeError(f"cannot read the repository {repo}: {_first_line(done.stderr)}")
+    common = repo / done.stdout.strip()
+    real = os.path.realpath(path)
+    for gitdir_file in sorted((common / "worktrees").glob("*/gitdir")):
+        try:
+            named = gitdir_file.read_text(encoding="utf-8", errors="surrogateescape").strip()
+        except OSError:
+            continue
+        registered = Path(named) if os.path.isabs(named) else gitdir_file.parent / named
+        if registered.name == ".git" and os.path.realpath(registered.parent) == real:
+            try:
+                expect_gitdir(path, gitdir_file.parent)
+            except GitRedirected as exc:
+                raise WorktreeRedirectedError(path, str(exc)) from None
+            except GitUnsafe as exc:
+                raise WorktreeRedirectedError(path, f"the line's .git in {path} cannot be read ({exc})") from None
+            return gitdir_file.parent
+    raise WorktreeRedirectedError(path, f"the worktree {path} is no longer registered in {repo}")
+
+
+def uncommitted_paths(repo: Path, path: Path) -> list[str]:
+    """The worktree's changed and untracked files (``git status --porcelain``), as git names them.
+
+    Submodules are compared by commit only (git would run ``status`` inside them, under their own
+    config); a populated one is listed as ``<path> (submodule)``, as ``git worktree remove`` refuses it.
+    """
+    git_dir = worktree_git_dir(repo, path)
+    done = _git(
+        ["status", "--porcelain", "--untracked-files=all", "--ignore-submodules=dirty"],
+        cwd=path,
+        git_dir=git_dir,
+        work_tree=path,
+    )
     if done.returncode != 0:
         raise WorktreeError(f"cannot read the state of the worktree {path}: {_first_line(done.stderr)}")
-    return [line[3:] for line in done.stdout.splitlines() if len(line) > 3]
+    changed = [line[3:] for line in done.stdout.splitlines() if len(line) > 3]
+    staged = _git(["ls-files", "--stage", "-z"], cwd=path, git_dir=git_dir, work_tree=path)
+    for entry in staged.stdout.split("\0"):
+        meta, _, name = entry.partition("\t")
+        if meta.startswith("160000 ") and (path / name / ".git").exists() and name not in changed:
+            changed.append(f"{name} (submodule)")
+    return changed
+
+
+def _delete_unreadable(repo: Path, path: Path) -> None:
+    """``force`` on a worktree git must not run in: delete the folder ourselves (symlinks inside are
+    removed, never followed), then git's registration of the now missing path; the branch stays."""
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path)
+    if path in _registered_worktrees(repo) or Path(os.path.realpath(path)) in _registered_worktrees(repo):
+        _git(["worktree", "remove", "--force", str(path)], cwd=repo)
 
 
 def remove_worktree(repo: Path, path: Path, *, force: bool = False) -> None:
     """``git worktree remove`` of the line's worktree; the branch stays. Refuses uncommitted changes unless ``force``.
 
-    A worktree already deleted outside git only has its registration cleared.
+    A worktree already deleted outside git only has its registration cleared. One whose ``.git``
+    was redirected is refused (``WorktreeRedirectedError``), or with ``force`` deleted unread.
     """
     if not repo.is_dir():
         if path.exists():
             raise WorktreeError(f"the repository {repo} is missing; its worktree {path} was left as it is")
         return  # nothing is left to remove
     if path.is_dir():
-        changed = uncommitted_paths(path)
+        try:
+            changed = uncommitted_paths(repo, path)
+        except WorktreeRedirectedError:
+            if not force:
+                raise
+            _delete_unreadable(repo, path)
+            return
         if changed and not force:
             raise WorktreeDirtyError(path, changed)
     elif path not in _registered_worktrees(repo):
         return
-    done = _git(["worktree", "remove", *(["--force"] if force or not path.is_dir() else []), str(path)], cwd=repo)
+    # Always --force: the state was checked just above, safely; git's own check would run `status`
+    # under config this call did not list (a worktree's config.worktree, a submodule's).
+    done = _git(["worktree", "remove", "--force", str(path)], cwd=repo)
     if done.returncode != 0:
         raise WorktreeError(f"git worktree remove failed for {path}: {_first_line(done.stderr)}")
 

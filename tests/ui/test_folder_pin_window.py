@@ -1,0 +1,35 @@
+"""Issue 29, table row 5 in the window (SBX-3, ISO-4): a line whose folder was swapped for a link says so.
+
+The line's status line gives the reason (where a missing folder's reason shows), Send is disabled, and
+"Change folder…" to its folder again makes it runnable.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+
+from .conftest import open_window
+from .support import click_line, label_text
+
+
+def test_a_line_whose_folder_became_a_link_says_why_and_cannot_send_until_bound_again(
+    qtbot: QtBot, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    line = sqlite_controller.create_line("Swapped")
+    folder = Path(line.workspace_binding.path or "")
+    shutil.rmtree(folder)
+    folder.symlink_to(tmp_path, target_is_directory=True)
+    window = open_window(qtbot, sqlite_controller)
+    click_line(qtbot, window, line.thread_id)
+    expected = f"Not runnable — the line's folder {folder} was replaced by a symbolic link to {tmp_path}"
+    qtbot.waitUntil(lambda: label_text(window, "lineStatusLabel").startswith(expected))
+    assert not window.send_button.isEnabled()
+    folder.unlink()
+    folder.mkdir()
+    sqlite_controller.bind_workspace(line.thread_id, folder)
+    qtbot.waitUntil(lambda: label_text(window, "lineStatusLabel").startswith("Runnable"))

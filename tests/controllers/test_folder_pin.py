@@ -168,3 +168,26 @@ def test_the_same_inode_mounted_again_on_another_device_number_is_the_same_folde
     assert folder_problem(str(tmp_path), remounted, thorough=True) is None
     elsewhere = FolderPin(found.st_dev + 1, found.st_ino, "/elsewhere").text
     assert folder_problem(str(tmp_path), elsewhere) is not None
+
+
+def test_a_task_whose_folder_was_swapped_is_refused_by_the_same_gate(
+    agent: SessionController, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """``task run`` and the window's task turns go through the one gate: refused with the folder's reason."""
+    dispatcher = agent.create_line("Dispatcher")
+    task = agent.start_task(dispatcher.thread_id, "write pwned.txt").key
+    folder = Path(agent.get_thread(task).workspace_binding.path or "")
+    _swap(folder, Path(dispatcher.workspace_binding.path or ""))
+    with pytest.raises(NotRunnable, match="replaced by a symbolic link"):
+        asyncio.run(agent.run_turn(task, None))
+    assert openai_server.chat_requests == []
+
+
+def test_no_acp_agent_is_started_to_list_its_sessions_in_a_swapped_folder(
+    agent: SessionController, tmp_path: Path
+) -> None:
+    """Listing an ACP agent's sessions starts the agent in the line's folder: refused there too (SBX-3)."""
+    line = agent.create_line("ACP")
+    _swap(Path(line.workspace_binding.path or ""), tmp_path)
+    with pytest.raises(LookupError, match="replaced by a symbolic link"):
+        asyncio.run(agent.agent_sessions(line.thread_id))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import CheckpointError
@@ -191,3 +192,32 @@ def test_no_acp_agent_is_started_to_list_its_sessions_in_a_swapped_folder(
     _swap(Path(line.workspace_binding.path or ""), tmp_path)
     with pytest.raises(LookupError, match="replaced by a symbolic link"):
         asyncio.run(agent.agent_sessions(line.thread_id))
+
+
+def test_a_follow_up_turn_does_not_start_in_a_folder_swapped_during_the_turn_before(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Follow-ups start the next turn without the gate (issue 14): the folder is checked again first (SBX-3)."""
+    controller = sqlite_controller
+    report = scripted_agent(
+        controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
+    )
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+    folder = Path(controller.get_thread(task.key).workspace_binding.path or "")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def scenario() -> None:
+        turn = controller.start_turn(task.key, None)
+        async with asyncio.timeout(10):
+            while not report_events(report, "prompt"):
+                await asyncio.sleep(0.01)
+        controller.follow_up(task.key, "mention the new CLI flags")
+        _swap(folder, elsewhere)
+        await turn
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    assert len(report_events(report, "prompt")) == 1  # the follow-up waits for the line's next (refused) turn
+    assert controller.line_view(task.key).status is ThreadStatus.NEEDS_WORKSPACE
+    assert list(elsewhere.iterdir()) == []

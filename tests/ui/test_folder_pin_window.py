@@ -1,6 +1,7 @@
 """Issue 29, table row 5 in the window (SBX-3, ISO-4): a line whose folder was swapped for a link says so.
 
-The line's status line gives the reason (where a missing folder's reason shows), Send is disabled, and
+The line's status line and its row's tooltip give the reason (where a missing folder's reason shows), Send
+is disabled, and
 "Change folder…" to its folder again makes it runnable.
 """
 
@@ -9,12 +10,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 
 from .conftest import open_window
-from .support import click_line, label_text
+from .support import click_line, label_text, proxy_index
 
 
 def test_a_line_whose_folder_became_a_link_says_why_and_cannot_send_until_bound_again(
@@ -29,6 +31,8 @@ def test_a_line_whose_folder_became_a_link_says_why_and_cannot_send_until_bound_
     expected = f"Not runnable — the line's folder {folder} was replaced by a symbolic link to {tmp_path}"
     qtbot.waitUntil(lambda: label_text(window, "lineStatusLabel").startswith(expected))
     assert not window.send_button.isEnabled()
+    tooltip = proxy_index(window, line.thread_id).data(Qt.ItemDataRole.ToolTipRole)
+    assert f"{folder} was replaced by a symbolic link to {tmp_path}" in tooltip  # the list says it too
     folder.unlink()
     folder.mkdir()
     sqlite_controller.bind_workspace(line.thread_id, folder)

@@ -33,7 +33,11 @@ def test_a_line_whose_folder_became_a_link_says_why_and_cannot_send_until_bound_
     assert not window.send_button.isEnabled()
     tooltip = proxy_index(window, line.thread_id).data(Qt.ItemDataRole.ToolTipRole)
     assert f"{folder} was replaced by a symbolic link to {tmp_path}" in tooltip  # the list says it too
+    pane = window.workspace_pane
+    assert pane.stack.currentWidget() is pane.empty_label and pane.root is None  # the target is not browsed
+    assert "was replaced by a symbolic link" in pane.empty_label.text()
     folder.unlink()
     folder.mkdir()
     sqlite_controller.bind_workspace(line.thread_id, folder)
     qtbot.waitUntil(lambda: label_text(window, "lineStatusLabel").startswith("Runnable"))
+    qtbot.waitUntil(lambda: pane.root == str(folder))

@@ -439,6 +439,18 @@
         <translation>主任务线</translation>
     </message>
     <message>
+        <source>the line&apos;s folder {path} was replaced by a symbolic link to {target} since it was bound; pick its folder again (Change folder…)</source>
+        <translation>这条任务线的工作目录 {path} 在绑定之后被换成了指向 {target} 的符号链接；请重新选择它的工作目录（“更换文件夹…”）</translation>
+    </message>
+    <message>
+        <source>the line&apos;s folder {path} was replaced by another folder since it was bound; pick its folder again (Change folder…)</source>
+        <translation>这条任务线的工作目录 {path} 在绑定之后被换成了另一个文件夹；请重新选择它的工作目录（“更换文件夹…”）</translation>
+    </message>
+    <message>
+        <source>the line&apos;s folder {path} now leads to {target}, not to the folder it was bound to; pick its folder again (Change folder…)</source>
+        <translation>这条任务线的工作目录 {path} 现在指向 {target}，不再是绑定时的那个文件夹；请重新选择它的工作目录（“更换文件夹…”）</translation>
+    </message>
+    <message>
         <source>ready</source>
         <translation>就绪</translation>
     </message>

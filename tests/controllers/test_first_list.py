@@ -217,3 +217,26 @@ def test_a_prefix_is_literal_in_the_first_read(sqlite_store: Store, settings: Se
     assert read is not None and read.values == {"a_b.x": "1"}
     read = read_first(settings.sqlite_path, "a%")
     assert read is not None and read.values == {"a%b.z": "3"}
+
+
+def test_a_line_whose_folder_was_swapped_reads_as_the_store_lists_it_needs_workspace(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, tmp_path: Path
+) -> None:
+    """Issue 29 row 5 (SBX-3): a folder replaced by a link, or by another directory, is ``needs_workspace`` in
+    the first list as in the store's; the first read's rows carry the pin the store's summaries carry."""
+    linked = sqlite_controller.create_line("Linked")
+    replaced = sqlite_controller.create_line("Replaced")
+    (tmp_path / "elsewhere").mkdir()
+    linked_folder = Path(linked.workspace_binding.path or "")
+    linked_folder.rmdir()
+    linked_folder.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    replaced_folder = Path(replaced.workspace_binding.path or "")
+    (tmp_path / "fresh").mkdir()
+    replaced_folder.rmdir()
+    (tmp_path / "fresh").rename(replaced_folder)
+    read = first_lines(settings.home, None)
+    assert read is not None
+    summaries = {s.thread_id: s for s in sqlite_controller.list_lines(include_archived=True)}
+    statuses = {line.thread_id: first_status(line) for line in read}
+    assert statuses == {key: sqlite_controller.summary_status(summary) for key, summary in summaries.items()}
+    assert statuses[linked.thread_id] is statuses[replaced.thread_id] is ThreadStatus.NEEDS_WORKSPACE

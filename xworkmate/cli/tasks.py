@@ -115,7 +115,7 @@ def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> i
         print(
             json_text(
                 {
-                    **thread_json(thread, controller.status_of(thread)),
+                    **thread_json(thread, controller.state_of(thread)),
                     "dispatch_source_ids": list(started.source_ids),
                     "reminder": started.reminder,
                 }

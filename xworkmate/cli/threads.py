@@ -9,18 +9,19 @@ from xworkmate.cli.agent import add_thread_commands, add_thread_set_arguments, a
 from xworkmate.cli.common import CliError, Command, add_command
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.worktrees import WorktreeDirtyError
-from xworkmate.domain.threads import TaskThread, ThreadStatus
+from xworkmate.domain.threads import LineState, TaskThread
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 
-def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
+def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
     binding = thread.workspace_binding
     return {
         "session_key": thread.thread_id,
         "thread_id": thread.thread_id,
         "title": thread.title,
         "kind": thread.kind.value,
-        "status": status.value,
+        "status": state.status.value,
+        "status_reason": state.reason,  # ISO-4: why it is not runnable (SBX-3: how its folder was swapped)
         "workspace_path": binding.path,
         "workspace_kind": binding.kind.value,
         "workspace_bound_by": binding.bound_by.value,
@@ -43,12 +44,12 @@ def thread_json(thread: TaskThread, status: ThreadStatus) -> dict[str, Any]:
 
 
 def _print_thread(controller: SessionController, thread: TaskThread, as_json: bool) -> None:
-    status = controller.status_of(thread)
+    state = controller.state_of(thread)
     if as_json:
-        print(json_text({**thread_json(thread, status), **thread_extras_json(controller, thread.thread_id)}))
+        print(json_text({**thread_json(thread, state), **thread_extras_json(controller, thread.thread_id)}))
         return
     marker = "*" if thread.thread_id == controller.current_key else " "
-    print(f"{marker} {thread.thread_id}  [{status.value}]  {escape_for_terminal(thread.title)}")
+    print(f"{marker} {thread.thread_id}  [{state.status.value}]  {escape_for_terminal(thread.title)}")
     folder = escape_for_terminal(thread.workspace_binding.path or "(none)")
     print(f"    folder: {folder} ({thread.workspace_binding.bound_by.value})")
     if thread.workspace_binding.branch is not None:
@@ -79,7 +80,8 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
                 "thread_id": s.thread_id,
                 "title": s.title,
                 "kind": s.kind.value,
-                "status": controller.summary_status(s).value,
+                "status": state.status.value,
+                "status_reason": state.reason,
                 "workspace_path": s.workspace_path,
                 "parent_key": s.parent_key,
                 "category": s.category,
@@ -87,6 +89,7 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
                 "current": s.thread_id == controller.current_key,
             }
             for s in summaries
+            for state in (controller.summary_state(s),)
         ]
         print(json_text(rows))
         return 0
@@ -148,7 +151,7 @@ def cmd_thread_category(args: argparse.Namespace, controller: SessionController)
     moved = controller.set_category(args.key, None if args.clear else args.set)
     thread = controller.get_thread(args.key)
     if args.json:
-        print(json_text({**thread_json(thread, controller.status_of(thread)), "relabelled": moved}))
+        print(json_text({**thread_json(thread, controller.state_of(thread)), "relabelled": moved}))
     else:
         label = thread.category or "normal"
         print(escape_for_terminal(f"{thread.thread_id} is now {label}; relabelled {len(moved)} line(s) in its subtree"))

@@ -103,6 +103,9 @@ class AgentSessionController:
 
         thread = self._ctx.get_thread(key)
         check_acp_allowed(thread.category)  # CAT-3: a category line never starts an agent CLI
+        swapped = thread.workspace_binding.problem()
+        if swapped is not None:  # SBX-3: no agent starts in a folder swapped since the line was bound
+            raise LookupError(swapped)
         name = thread.execution_binding.provider
         record = self._ctx.store.providers.get(name) if name else None
         problem = acp_agent_problem(thread.thread_id, name, record)

@@ -19,6 +19,7 @@ import asyncio
 import functools
 import json
 import logging
+import os
 import shutil
 from collections.abc import Callable
 from datetime import timedelta
@@ -107,7 +108,7 @@ class CheckpointController:
             raise CheckpointError(f"line {thread.thread_id} has no folder")
         return ShadowRepo(
             self._git_dir(thread.thread_id),
-            Path(thread.workspace_binding.path),
+            _unswapped(thread),
             excludes=self.excludes(thread.thread_id),
             max_file_bytes=DEFAULT_MAX_FILE_BYTES,
         )
@@ -398,10 +399,20 @@ class CheckpointController:
 
     def _folder_repo(self, key: str) -> FolderRepo:
         thread = self._controller.get_thread(key)
-        folder = Path(thread.workspace_binding.path) if thread.workspace_binding else None
+        folder = _unswapped(thread) if thread.workspace_binding.path else None
         if folder is None or not (folder / ".git").exists():
             raise CheckpointError(f"the folder of line {key} is not a git repository; it has no uncommitted scope")
         return FolderRepo(folder)
+
+
+def _unswapped(thread: TaskThread) -> Path:
+    """The line's folder, unless it became a link or another folder since it was bound (SBX-3): git never gets
+    a swapped-in folder as its work tree (a snapshot of the data folder, a restore into another line's)."""
+    path = Path(thread.workspace_binding.path or "")
+    problem = thread.workspace_binding.problem()
+    if problem is not None and os.path.lexists(path):  # a missing folder is no one else's: its history still reads
+        raise CheckpointError(problem)
+    return path
 
 
 def _clean_path(path: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -26,13 +27,15 @@ from xworkmate.domain.threads import (
     MAIN_TITLE,
     STATUS_EXPLANATIONS,
     BoundBy,
+    LineState,
     TaskThread,
     ThreadStatus,
     ThreadSummary,
     WorkspaceBinding,
     WorkspaceKind,
-    line_status,
-    thread_status,
+    folder_problem,
+    line_state,
+    thread_state,
 )
 from xworkmate.domain.titles import default_title
 from xworkmate.domain.viewers import DESKTOP
@@ -80,6 +83,7 @@ def summary_of(thread: TaskThread) -> ThreadSummary:
         archived=thread.archived,
         workspace_path=thread.workspace_binding.path,
         updated_at=thread.updated_at,
+        workspace_pin=thread.workspace_binding.pin,
     )
 
 
@@ -110,18 +114,28 @@ class LineController:
     def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]:
         return self._ctx.store.threads.summaries(include_archived=include_archived)
 
-    def status_of(self, thread: TaskThread) -> ThreadStatus:
-        return thread_status(
+    def state_of(self, thread: TaskThread) -> LineState:
+        """ISO-4 for one line, its reason included; the folder checked thoroughly (SBX-3: its real path too)."""
+        return thread_state(
             key=thread.thread_id,
             exists=True,
             archived=thread.archived,
             workspace_path=thread.workspace_binding.path,
+            workspace_pin=thread.workspace_binding.pin,
             running=thread.thread_id in self._ctx.running,
+            thorough=True,
         )
 
-    def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
+    def status_of(self, thread: TaskThread) -> ThreadStatus:
+        return self.state_of(thread).status
+
+    def summary_state(self, summary: ThreadSummary) -> LineState:
+        """A listed line's status and its reason (one ``os.lstat`` of its folder: SBX-3's cheap check)."""
         key = summary.thread_id
-        return line_status(summary, running=key in self._ctx.running or self._running_elsewhere(key))
+        return line_state(summary, running=key in self._ctx.running or self._running_elsewhere(key))
+
+    def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
+        return self.summary_state(summary).status
 
     def line_summary(self, key: str) -> ThreadSummary:
         """The list's view of one line, from a single-thread read."""
@@ -132,11 +146,11 @@ class LineController:
 
     def view_of(self, thread: TaskThread, key: str) -> LineView:
         """The panes' view of ``thread`` (asked for as ``key``), read already: its status and sign-in wait."""
-        status = self.status_of(thread)
+        status, reason = self.state_of(thread)
         if self._needs_sign_in(key):
             explanation = "its agent needs sign-in: pick a method on the card below"
             return LineView(thread=thread, status=status, explanation=explanation, needs_sign_in=True)
-        return LineView(thread=thread, status=status, explanation=STATUS_EXPLANATIONS[status])
+        return LineView(thread=thread, status=status, explanation=reason)
 
     def line_panes_read(self, key: str, *, limit: int, with_usage: bool) -> tuple[LineView, LinePanesRows]:
         """A switch's fresh read of ``key`` in one go (one round trip on PostgreSQL): its view and the rows
@@ -285,10 +299,12 @@ class LineController:
         again on its branch (issue 16)."""
         thread = self._ctx.get_thread(key)
         if worktrees.is_worktree(thread.workspace_binding):
-            worktrees.recreate_line_worktree(thread.workspace_binding)
+            if self._recreate_worktree(thread):
+                thread = self._ctx.store.threads.pin_workspace(thread.thread_id)  # SBX-3: the new worktree
             self._ctx.emit(LineUpdated(key=thread.thread_id))
             return thread
         path = self.default_workspace_for(thread.thread_id)
+        self._refuse_swapped(thread, path)
         path.mkdir(parents=True, exist_ok=True)
         return self.bind_workspace(thread.thread_id, path)
 
@@ -301,8 +317,28 @@ class LineController:
         bound = thread.workspace_binding.path
         if not bound or worktrees.is_worktree(thread.workspace_binding):
             return self.restore_default_folder(key)  # a worktree line gets its worktree back, on its branch
+        self._refuse_swapped(thread, Path(bound))
         Path(bound).mkdir(parents=True, exist_ok=True)
         return self.bind_workspace(thread.thread_id, bound)
+
+    @staticmethod
+    def _refuse_swapped(thread: TaskThread, path: Path) -> None:
+        """SBX-3: "Recreate folder" makes a missing folder again; it never binds (so follows) a link or another
+        folder found at the path since the line was bound: that is "Change folder…", chosen by the person."""
+        if not os.path.lexists(path):
+            return
+        binding = thread.workspace_binding
+        pin = binding.pin if binding.path == str(path) else None  # another path: only a link is refused
+        problem = folder_problem(str(path), pin, thorough=True)
+        if problem is not None and problem != STATUS_EXPLANATIONS[ThreadStatus.NEEDS_WORKSPACE]:
+            raise WorkspaceBindingError(problem)
+
+    @staticmethod
+    def _recreate_worktree(thread: TaskThread) -> bool:
+        """The line's worktree added again on its branch unless something is at its path; True if it was added."""
+        added = not os.path.lexists(thread.workspace_binding.path or "")
+        worktrees.recreate_line_worktree(thread.workspace_binding)
+        return added
 
     def rename_line(self, key: str, title: str) -> TaskThread:
         thread = self._ctx.get_thread(key)
@@ -348,27 +384,31 @@ class LineController:
     def unarchive_line(self, key: str) -> TaskThread:
         """Unarchive a line; a worktree line gets its worktree again on the kept branch (issue 16)."""
         thread = self._ctx.get_thread(key)
+        added = False
         if thread.archived and worktrees.is_worktree(thread.workspace_binding):
-            self._recreate_for_unarchive(thread)
-        return self._unarchived(thread)
+            added = self._recreate_for_unarchive(thread)
+        return self._unarchived(thread, added)
 
     async def unarchive_line_off_thread(self, key: str) -> TaskThread:
         """``unarchive_line`` with git's checkout of the kept branch on a worker thread."""
         thread = self._ctx.get_thread(key)
+        added = False
         if thread.archived and worktrees.is_worktree(thread.workspace_binding):
-            await asyncio.to_thread(self._recreate_for_unarchive, thread)
-        return self._unarchived(self._ctx.get_thread(key))
+            added = await asyncio.to_thread(self._recreate_for_unarchive, thread)
+        return self._unarchived(self._ctx.get_thread(key), added)
 
-    @staticmethod
-    def _recreate_for_unarchive(thread: TaskThread) -> None:
+    @classmethod
+    def _recreate_for_unarchive(cls, thread: TaskThread) -> bool:
         try:
-            worktrees.recreate_line_worktree(thread.workspace_binding)
+            return cls._recreate_worktree(thread)
         except worktrees.WorktreeError as exc:
             raise worktrees.WorktreeError(
                 f"{exc}; the line stays archived (bind it to another folder first to unarchive it)"
             ) from exc
 
-    def _unarchived(self, thread: TaskThread) -> TaskThread:
+    def _unarchived(self, thread: TaskThread, worktree_added: bool) -> TaskThread:
+        if worktree_added:  # SBX-3: the worktree added again is a new folder; pinned as the line's own
+            self._ctx.store.threads.pin_workspace(thread.thread_id)
         updated = self._ctx.store.threads.set_archived(thread.thread_id, False)
         self._ctx.emit(LineUpdated(key=thread.thread_id))
         return updated

@@ -51,6 +51,7 @@ from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
 from xworkmate.domain.threads import (
     ExecutionMode,
+    LineState,
     NetworkAccess,
     PermissionLevel,
     TaskThread,
@@ -119,7 +120,7 @@ class SessionController:
         )
         self._turn_ctl = TurnController(
             ctx,
-            status_of=self._lines.status_of,
+            state_of=self._lines.state_of,
             has_agent_provider=self._provider_ctl.has_agent_provider,
             task_labels=self._task_ctl.task_labels,
             send_followup=self._task_ctl.send_followup,
@@ -223,8 +224,14 @@ class SessionController:
     def status_of(self, thread: TaskThread) -> ThreadStatus:
         return self._lines.status_of(thread)
 
+    def state_of(self, thread: TaskThread) -> LineState:
+        return self._lines.state_of(thread)
+
     def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
         return self._lines.summary_status(summary)
+
+    def summary_state(self, summary: ThreadSummary) -> LineState:
+        return self._lines.summary_state(summary)
 
     def line_summary(self, key: str) -> ThreadSummary:
         return self._lines.line_summary(key)

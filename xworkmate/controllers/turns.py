@@ -20,7 +20,7 @@ from xworkmate.domain.keys import InvalidSessionKeyError, normalize_session_key
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable, RunRequest
-from xworkmate.domain.threads import STATUS_EXPLANATIONS, ExecutionMode, TaskThread, ThreadKind, ThreadStatus
+from xworkmate.domain.threads import ExecutionMode, LineState, TaskThread, ThreadKind, ThreadStatus
 from xworkmate.domain.titles import is_default_title, title_from_message
 from xworkmate.domain.viewers import DESKTOP
 
@@ -47,7 +47,7 @@ class NoAgentProviderError(RunRefused):
 class TurnController:
     """The gate, Send and the running turns of every line.
 
-    ``status_of`` is the lines' status rule, ``has_agent_provider`` the providers' question;
+    ``state_of`` is the lines' status rule (with its reason), ``has_agent_provider`` the providers' question;
     ``task_labels`` and ``send_followup`` (the tasks') store the person's words on a task as a
     follow-up; ``turn_context`` is what a turn is handed.
     """
@@ -56,14 +56,14 @@ class TurnController:
         self,
         ctx: ControllerContext,
         *,
-        status_of: Callable[[TaskThread], ThreadStatus],
+        state_of: Callable[[TaskThread], LineState],
         has_agent_provider: Callable[[], bool],
         task_labels: Callable[[str], ThreadLabels | None],
         send_followup: Callable[[str, str], FollowupSent],
         turn_context: Callable[[], TurnContext],
     ) -> None:
         self._ctx = ctx
-        self._status_of = status_of
+        self._state_of = state_of
         self._has_agent_provider = has_agent_provider
         self._task_labels = task_labels
         self._send_followup = send_followup
@@ -102,9 +102,11 @@ class TurnController:
         thread = self._ctx.store.threads.get(canonical)
         if thread is None:
             raise NotRunnable(canonical, ThreadStatus.NEEDS_BINDING, f"no task line has the session key {canonical!r}")
-        status = self._status_of(thread)
+        status, reason = self._state_of(thread)
         if status is not ThreadStatus.RUNNABLE:
-            raise NotRunnable(canonical, status, STATUS_EXPLANATIONS[status])
+            raise NotRunnable(canonical, status, reason)  # SBX-3: a swapped folder says how it was swapped
+        if thread.workspace_binding.pin is None:  # a line bound before migration 0015 (SBX-3): pinned as it runs
+            thread = self._ctx.store.threads.pin_workspace(thread.thread_id)
         assert thread.workspace_binding.path is not None
         return RunRequest(
             session_id=thread.thread_id,
@@ -289,7 +291,7 @@ class TurnController:
         outcome: TurnOutcome | None = None
         try:
             turn = await self.runner.run(request, provider=provider, approver=approver, headless=headless)
-            while turn.status == "finished" and turn.followups:
+            while turn.status == "finished" and turn.followups and await self._still_bound(request.thread_id):
                 # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
                 # (an ACP agent gets them as its next prompt); the line stays running in between.
                 key = request.thread_id
@@ -312,6 +314,12 @@ class TurnController:
             return outcome
         finally:
             self._end_turn(request.thread_id, outcome)
+
+    async def _still_bound(self, key: str) -> bool:
+        """SBX-3: a follow-up turn runs without the gate, so its folder is checked again; left for the line's next
+        turn (which the gate refuses, saying why) when it is no longer the folder the line was bound to."""
+        thread = await self._ctx.store_thread.call(lambda: self._ctx.get_thread(key))
+        return thread.workspace_binding.problem() is None
 
     def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         """Start a turn on the event loop and return at once (the window stays responsive)."""

@@ -8,8 +8,9 @@ No pydantic: the window's first task list is read and painted before the stack l
 from __future__ import annotations
 
 import os
+import stat
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from xworkmate.domain.keys import MAIN_KEY
 from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
@@ -66,46 +67,145 @@ class LineSummary(Protocol):
     def archived(self) -> bool: ...
     @property
     def workspace_path(self) -> str | None: ...
+    @property
+    def workspace_pin(self) -> str | None: ...
 
 
-def thread_status(
+class FolderPin(NamedTuple):
+    """SBX-3: which folder a line was bound to — its device and inode, and its real path, then.
+
+    Stored as one text, ``device:inode:real path`` (``threads.workspace_pin``, migration 0015): both numbers
+    are unsigned 64-bit, wider than PostgreSQL's ``bigint``, and the real path may hold ``:``.
+    """
+
+    device: int
+    inode: int
+    real_path: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.device}:{self.inode}:{self.real_path}"
+
+    @classmethod
+    def parse(cls, text: str | None) -> FolderPin | None:
+        if not text:
+            return None
+        device, inode, real_path = text.split(":", 2)
+        return cls(int(device), int(inode), real_path)
+
+
+def pin_folder(path: str | None) -> str | None:
+    """The pin (``FolderPin.text``) of the folder at ``path`` as it is now, when a line is bound to it; None when
+    no directory is there, or ``path`` itself is a symbolic link (a line is never bound through one, SBX-3)."""
+    if not path:
+        return None
+    try:
+        found = os.lstat(path)
+        real_path = os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISDIR(found.st_mode):
+        return None
+    return FolderPin(found.st_dev, found.st_ino, real_path).text
+
+
+FOLDER_LINKED = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "the line's folder {path} was replaced by a symbolic link to {target} since it was bound;"
+    " pick its folder again (Change folder…)",
+)
+FOLDER_REPLACED = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "the line's folder {path} was replaced by another folder since it was bound;"
+    " pick its folder again (Change folder…)",
+)
+FOLDER_MOVED = QT_TRANSLATE_NOOP(
+    "CoreText",
+    "the line's folder {path} now leads to {target}, not to the folder it was bound to;"
+    " pick its folder again (Change folder…)",
+)
+
+
+def folder_problem(path: str, pin: str | None, *, thorough: bool = False) -> str | None:
+    """Why the line's folder at ``path`` may not be run in (ISO-4 ``needs_workspace``), or None.
+
+    SBX-3: a folder that is gone, that became a symbolic link (pinned or not), or that is another inode than the
+    one pinned when the line was bound. One ``os.lstat``: the task list asks this for every row it shows.
+    ``thorough`` (one line, before it runs or is checkpointed) also compares the real path, so a parent folder
+    swapped for a link is seen too. The same inode on another device at the same real path is the same folder
+    mounted again (btrfs subvolumes, network file systems number their devices anew at each mount).
+    """
+    try:
+        found = os.lstat(path)
+    except (OSError, ValueError):
+        return STATUS_EXPLANATIONS[ThreadStatus.NEEDS_WORKSPACE]
+    if stat.S_ISLNK(found.st_mode):
+        return FOLDER_LINKED.format(path=path, target=os.path.realpath(path))
+    if not stat.S_ISDIR(found.st_mode):
+        return STATUS_EXPLANATIONS[ThreadStatus.NEEDS_WORKSPACE]
+    try:
+        pinned = FolderPin.parse(pin)
+    except ValueError:
+        pinned = None  # not a pin this code wrote: the line is pinned again at its next run (its gate)
+    if pinned is None:
+        return None
+    if found.st_ino != pinned.inode:
+        return FOLDER_REPLACED.format(path=path)
+    if thorough or found.st_dev != pinned.device:
+        real_path = os.path.realpath(path)
+        if real_path != pinned.real_path:
+            return FOLDER_MOVED.format(path=path, target=real_path)
+    return None
+
+
+class LineState(NamedTuple):
+    """A line's ISO-4 status and the one line that says why (the status's own explanation, or the folder's)."""
+
+    status: ThreadStatus
+    reason: str
+
+
+def thread_state(
     *,
     key: str | None,
     exists: bool,
     archived: bool,
     workspace_path: str | None,
     running: bool,
-    path_exists: bool | None = None,
-) -> ThreadStatus:
-    """ISO-4, as a pure rule.
-
-    ``path_exists`` lets callers that already checked the file system pass the
-    answer; otherwise the path is checked here.
-    """
+    workspace_pin: str | None = None,
+    thorough: bool = False,
+) -> LineState:
+    """ISO-4, as a pure rule (the folder checked by ``folder_problem``; ``thorough`` as there)."""
+    status = ThreadStatus.RUNNABLE
     if not key or not exists:
-        return ThreadStatus.NEEDS_BINDING
-    if archived:
-        return ThreadStatus.ARCHIVED
-    if running:
-        return ThreadStatus.RUNNING
-    if not workspace_path:
-        return ThreadStatus.NEEDS_WORKSPACE
-    if path_exists is None:
-        path_exists = os.path.isdir(workspace_path)  # not pathlib: the list asks this for every row it shows
-    if not path_exists:
-        return ThreadStatus.NEEDS_WORKSPACE
-    return ThreadStatus.RUNNABLE
+        status = ThreadStatus.NEEDS_BINDING
+    elif archived:
+        status = ThreadStatus.ARCHIVED
+    elif running:
+        status = ThreadStatus.RUNNING
+    elif not workspace_path:
+        status = ThreadStatus.NEEDS_WORKSPACE
+    else:
+        problem = folder_problem(workspace_path, workspace_pin, thorough=thorough)
+        if problem is not None:
+            return LineState(ThreadStatus.NEEDS_WORKSPACE, problem)
+    return LineState(status, STATUS_EXPLANATIONS[status])
 
 
-def line_status(line: LineSummary, *, running: bool) -> ThreadStatus:
+def line_state(line: LineSummary, *, running: bool) -> LineState:
     """ISO-4 for a line the list read (it exists: it was read): the task list's status, whoever read it."""
-    return thread_status(
+    return thread_state(
         key=line.thread_id,
         exists=True,
         archived=line.archived,
         workspace_path=line.workspace_path,
+        workspace_pin=line.workspace_pin,
         running=running,
     )
+
+
+def line_status(line: LineSummary, *, running: bool) -> ThreadStatus:
+    return line_state(line, running=running).status
 
 
 # Marked for the window's catalogue (issue 20); the CLI says them in English.

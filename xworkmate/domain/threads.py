@@ -16,13 +16,18 @@ from xworkmate.domain.keys import MAIN_KEY
 from xworkmate.domain.lines import (
     MAIN_TITLE,
     STATUS_EXPLANATIONS,
+    FolderPin,
+    LineState,
     LineSummary,
     PermissionLevel,
     ThreadKind,
     ThreadStatus,
+    folder_problem,
     has_default_title,
+    line_state,
     line_status,
-    thread_status,
+    pin_folder,
+    thread_state,
 )
 
 __all__ = [
@@ -34,6 +39,8 @@ __all__ = [
     "ContextState",
     "ExecutionBinding",
     "ExecutionMode",
+    "FolderPin",
+    "LineState",
     "LineSummary",
     "NetworkAccess",
     "PermissionLevel",
@@ -44,10 +51,13 @@ __all__ = [
     "WorkspaceBinding",
     "WorkspaceKind",
     "describe_turn_limit",
+    "folder_problem",
     "has_default_title",
+    "line_state",
     "line_status",
     "parse_turn_limit",
-    "thread_status",
+    "pin_folder",
+    "thread_state",
 ]
 
 
@@ -91,6 +101,15 @@ class WorkspaceBinding(BaseModel):
     # kept while the line is archived (the worktree is removed, the branch stays) to recreate it.
     repo: str | None = None
     branch: str | None = None
+    # SBX-3 (migration 0015): the folder as it was when bound (``FolderPin.text``); the store pins it whenever it
+    # writes a binding, so a binding handed to the store is pinned anew. None: not pinned yet.
+    pin: str | None = None
+
+    def problem(self) -> str | None:
+        """Why a turn, a checkpoint or an agent may not use this folder now (SBX-3, ISO-4), or None."""
+        if not self.path:
+            return STATUS_EXPLANATIONS[ThreadStatus.NEEDS_WORKSPACE]
+        return folder_problem(self.path, self.pin, thorough=True)
 
 
 class ExecutionBinding(BaseModel):
@@ -156,6 +175,7 @@ class ThreadSummary(BaseModel):
     archived: bool
     workspace_path: str | None
     updated_at: datetime
+    workspace_pin: str | None = None
 
 
 def parse_turn_limit(text: str) -> int:

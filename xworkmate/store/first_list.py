@@ -30,7 +30,7 @@ BUSY_TIMEOUT_S = 0.25
 """How long the read waits for another process's write lock before it gives up (WAL readers rarely wait)."""
 
 FIRST_LIST_SQL = (
-    "SELECT thread_id, title, kind, parent_key, category, archived, workspace_path"
+    "SELECT thread_id, title, kind, parent_key, category, archived, workspace_path, workspace_pin"
     " FROM threads ORDER BY created_at, thread_id"
 )
 
@@ -49,6 +49,7 @@ class FirstLine(NamedTuple):
     category: str | None
     archived: bool
     workspace_path: str | None
+    workspace_pin: str | None = None  # SBX-3: a swapped folder is ``needs_workspace`` here as in the store's list
 
 
 def first_database_file(database_url: str | None, home: Path) -> Path | None:
@@ -100,8 +101,11 @@ def read_first(path: Path, value_prefix: str) -> FirstRead | None:
                 category=category,
                 archived=bool(archived),
                 workspace_path=workspace_path,
+                workspace_pin=workspace_pin,
             )
-            for key, title, kind, parent_key, category, archived, workspace_path in connection.execute(FIRST_LIST_SQL)
+            for key, title, kind, parent_key, category, archived, workspace_path, workspace_pin in connection.execute(
+                FIRST_LIST_SQL
+            )
         ]
         values = connection.execute(VALUES_SQL, (len(value_prefix), value_prefix)).fetchall()
         return FirstRead(lines, {str(name): str(value) for name, value in values})

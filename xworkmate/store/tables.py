@@ -81,6 +81,8 @@ class ThreadRow(Base):
     # Issue 16 (migration 0010): a worktree line's repository and branch.
     worktree_repo: Mapped[str | None] = mapped_column(StoredText)
     worktree_branch: Mapped[str | None] = mapped_column(StoredString(255))
+    # SBX-3 (migration 0015): the bound folder's ``device:inode:real path`` when it was bound (``FolderPin``).
+    workspace_pin: Mapped[str | None] = mapped_column(StoredText)
     execution_mode: Mapped[str] = mapped_column(StoredString(10), default="native")
     provider: Mapped[str | None] = mapped_column(StoredString(200))
     model: Mapped[str | None] = mapped_column(StoredString(200))

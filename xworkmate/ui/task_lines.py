@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
-from xworkmate.domain.lines import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus
+from xworkmate.domain.lines import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, line_state
 from xworkmate.presentation.tree import category_badge, tree_order  # Qt-free (issue 19)
 from xworkmate.ui import theme
 from xworkmate.ui.painting import draw_text_line
@@ -307,9 +307,12 @@ class TaskLineModel(QAbstractListModel):
             if line.category
             else self.tr("category: none (normal content)")
         )
+        explanation = STATUS_EXPLANATIONS[status]
+        if status is ThreadStatus.NEEDS_WORKSPACE:  # SBX-3: missing, or how its folder was swapped since it was bound
+            explanation = line_state(line, running=False).reason
         lines.append(
             self.tr("status: {status} — {explanation}").format(
-                status=_tr(STATUS_NAMES[status]), explanation=plain_words(STATUS_EXPLANATIONS[status])
+                status=_tr(STATUS_NAMES[status]), explanation=plain_words(explanation)
             )
         )
         state = self.attention_of(line.thread_id)

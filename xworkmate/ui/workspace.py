@@ -33,7 +33,7 @@ from xworkmate.controllers import LineView
 from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadStatus
 from xworkmate.presentation.files import FilePreview  # Qt-free (issue 19)
-from xworkmate.ui.wording import english_plural
+from xworkmate.ui.wording import english_plural, plain_words
 
 SOURCE_LINE_LIMIT = 160
 SOURCE_ROWS_SHOWN = 5
@@ -44,6 +44,8 @@ def missing_folder_text(view: LineView) -> str:
     path = view.thread.workspace_binding.path
     if not path:
         return QCoreApplication.translate("WorkspacePane", "This line has no folder. Choose one with “Change folder…”.")
+    if Path(path).is_symlink() or Path(path).is_dir():  # SBX-3: there, but not the folder the line was bound to
+        return plain_words(view.explanation)
     return QCoreApplication.translate(
         "WorkspacePane",
         "This line's folder is missing:\n{path}\n\n"
@@ -227,7 +229,8 @@ class WorkspacePane(QWidget):
             self.recreate_folder_button.setToolTip(
                 self.tr("Make {path} again and keep the line bound to it").format(path=path)
             )
-        exists = bool(path) and Path(path or "").is_dir()
+        # SBX-3: a folder swapped since the line was bound (a link to $HOME…) is not browsed as the line's own.
+        exists = bool(path) and view.status is not ThreadStatus.NEEDS_WORKSPACE and Path(path or "").is_dir()
         if exists and path is not None:
             if path != self._root:
                 self._root = path

@@ -25,6 +25,7 @@ from xworkmate.domain.threads import (
     TaskThread,
     ThreadKind,
     ThreadSummary,
+    pin_folder,
 )
 from xworkmate.domain.viewers import (
     QuarantineMark,
@@ -112,6 +113,7 @@ def _thread_values(thread: TaskThread, *, category_own: bool, seal_level: int) -
         workspace_bound_by=thread.workspace_binding.bound_by.value,
         worktree_repo=thread.workspace_binding.repo,
         worktree_branch=thread.workspace_binding.branch,
+        workspace_pin=pin_folder(thread.workspace_binding.path),  # SBX-3: pinned as the folder is now
         execution_mode=thread.execution_binding.mode.value,
         provider=thread.execution_binding.provider,
         model=thread.execution_binding.model,
@@ -246,4 +248,5 @@ def _summary_from(r: Any) -> ThreadSummary:
         archived=r.archived,
         workspace_path=r.workspace_path,
         updated_at=_aware(r.updated_at),
+        workspace_pin=r.workspace_pin,
     )

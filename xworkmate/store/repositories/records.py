@@ -68,6 +68,7 @@ def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
             bound_by=BoundBy(row.workspace_bound_by),
             repo=row.worktree_repo,
             branch=row.worktree_branch,
+            pin=row.workspace_pin,
         ),
         execution_binding=ExecutionBinding(
             mode=ExecutionMode(row.execution_mode),
@@ -98,6 +99,7 @@ _SUMMARY_COLUMNS = (
     ThreadRow.archived,
     ThreadRow.workspace_path,
     ThreadRow.updated_at,
+    ThreadRow.workspace_pin,
 )
 
 

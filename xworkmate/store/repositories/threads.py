@@ -21,6 +21,7 @@ from xworkmate.domain.threads import (
     ThreadKind,
     ThreadSummary,
     WorkspaceBinding,
+    pin_folder,
 )
 from xworkmate.domain.viewers import (
     NeutralThreadStatus,
@@ -180,7 +181,15 @@ class ThreadRepository:
             workspace_bound_by=binding.bound_by.value,
             worktree_repo=binding.repo,
             worktree_branch=binding.branch,
+            workspace_pin=pin_folder(binding.path),  # SBX-3: every bind pins the folder as it is now
         )
+
+    def pin_workspace(self, key: str) -> TaskThread:
+        """Pin the line's folder as it is now (SBX-3): a worktree added again, or a line not pinned yet."""
+        thread = self.get(key)
+        if thread is None:
+            raise KeyError(key)
+        return self._update(key, workspace_pin=pin_folder(thread.workspace_binding.path))
 
     def set_acp_session(self, key: str, acp_session_id: str | None) -> TaskThread:
         return self._update(key, acp_session_id=acp_session_id)

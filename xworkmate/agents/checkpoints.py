@@ -196,10 +196,10 @@ class ShadowRepo:
                     continue
                 path = raw.decode("utf-8", "surrogateescape")
                 now = folder.lstat(path)
-                if now is None:
-                    update.append(path)  # deleted (or now beyond a link or a file): update-index --remove drops it
-                elif S_ISDIR(now.st_mode):
-                    remove.append(path)  # a file that became a folder: its own files are listed on their own
+                if now is None or S_ISDIR(now.st_mode):
+                    # Deleted, now beyond a link or a file (git's --remove refuses those), or a file that became
+                    # a folder (whose own files are listed on their own): out of the index.
+                    remove.append(path)
                 elif now.st_size > self.max_file_bytes and not S_ISLNK(now.st_mode):
                     # Over the cap: never added, so ls-files lists it every time and each snapshot names it.
                     too_large[path] = (now.st_size, now.st_mtime_ns)
@@ -210,7 +210,7 @@ class ShadowRepo:
             self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(remove))
         if update:
             # --replace: a folder that became a file (or back) in one turn is one change, not a conflict.
-            self.git("update-index", "-z", "--add", "--remove", "--replace", "--stdin", stdin=_z(update))
+            self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
         return self.git("write-tree").decode().strip(), too_large
 
     def differs(self) -> bool:

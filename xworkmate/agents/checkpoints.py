@@ -393,7 +393,7 @@ class ShadowRepo:
                     folder.remove(path)
                 return
             mode, sha = entry
-            _write_entry(folder, path, mode, next(iter(self._blobs([sha]))))
+            _write_entry(folder, path, mode, self.git("cat-file", "blob", sha))
 
     def apply_reverse(self, patch: str, path: str) -> None:
         """Apply the reverse of a one-file patch (of ``path``) to the folder (a hunk taken back).

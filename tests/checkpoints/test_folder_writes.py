@@ -1,0 +1,76 @@
+"""SBX-3: ``FolderWriter`` and the shadow repository's writes on real files, links left by an "agent"."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.checkpoints.support import host_state
+from xworkmate.agents.checkpoints import ShadowRepo
+from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    path = tmp_path / "outside"
+    (path / "sub").mkdir(parents=True)
+    (path / "victim").write_text("the host's victim\n")
+    (path / "sub" / "keep.txt").write_text("kept\n")
+    return path
+
+
+def test_a_link_at_the_path_itself_is_replaced_never_written_through(tmp_path: Path, outside: Path) -> None:
+    """Revert of ``f`` when ``f`` is now a link to the host's file: ``f`` becomes the file again, the host's
+    file keeps its bytes (the link is renamed over, not opened)."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "f").write_text("the line's f\n")
+    repo = ShadowRepo(tmp_path / "data" / "line.git", folder)
+    before = repo.snapshot()
+    (folder / "f").unlink()
+    (folder / "f").symlink_to(outside / "victim")
+    repo.snapshot()
+    host = host_state(outside)
+    repo.restore_path(before.commit, "f")
+    assert not (folder / "f").is_symlink() and (folder / "f").read_text() == "the line's f\n"
+    assert host_state(outside) == host
+
+
+def test_a_link_in_the_tree_is_made_as_a_link_and_missing_folders_are_made(tmp_path: Path, outside: Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "a" / "b").mkdir(parents=True)
+    (folder / "a" / "b" / "tool.sh").write_text("#!/bin/sh\n")
+    (folder / "a" / "b" / "tool.sh").chmod(0o755)
+    (folder / "a" / "link").symlink_to("b/tool.sh")
+    repo = ShadowRepo(tmp_path / "data" / "line.git", folder)
+    snap = repo.snapshot()
+    fork = tmp_path / "fork"
+    repo.export_tree(snap.commit, fork)
+    assert os.readlink(fork / "a" / "link") == "b/tool.sh"
+    assert os.access(fork / "a" / "b" / "tool.sh", os.X_OK)
+    (folder / "a" / "link").unlink()
+    (folder / "a" / "b" / "tool.sh").unlink()
+    (folder / "a" / "b").rmdir()
+    repo.restore_path(snap.commit, "a/b/tool.sh")
+    assert (folder / "a" / "b" / "tool.sh").read_text() == "#!/bin/sh\n"
+
+
+def test_a_refusal_names_the_link_in_one_line_whatever_its_target(tmp_path: Path, outside: Path) -> None:
+    """The agent chose the link's target: a newline in it cannot break the one-line refusal (ERR-1)."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "d").symlink_to(str(outside) + "\nxworkmate: ok")
+    host = host_state(outside)
+    with FolderWriter(folder) as writer:
+        with pytest.raises(UnsafePath) as refused:
+            writer.write_file("d/x", b"data", 0o644)
+        with pytest.raises(UnsafePath):
+            writer.remove("d/victim")
+    assert "\n" not in str(refused.value)
+    assert str(refused.value) == f"its folder d is now a symbolic link (to {outside}\\nxworkmate: ok)"
+    assert refused.value.path == "d/x" and refused.value.folder == "d"
+    assert host_state(outside) == host
+    assert os.path.islink(folder / "d")

@@ -74,3 +74,29 @@ def test_a_refusal_names_the_link_in_one_line_whatever_its_target(tmp_path: Path
     assert refused.value.path == "d/x" and refused.value.folder == "d"
     assert host_state(outside) == host
     assert os.path.islink(folder / "d")
+
+
+def test_a_restore_replaces_a_link_it_restores_and_a_hunk_never_goes_through_one(tmp_path: Path, outside: Path) -> None:
+    """What real git does, which checkout_tree and apply_reverse rest on: ``read-tree --reset -u`` unlinks a
+    tracked link ``d`` (to the host's folder) and makes the folder ``d`` again, writing nothing through it;
+    a hunk of ``d/sub`` is refused first in our one line (git apply would say "beyond a symbolic link")."""
+    folder = tmp_path / "folder"
+    (folder / "d").mkdir(parents=True)
+    (folder / "d" / "sub").write_text("one\n")
+    repo = ShadowRepo(tmp_path / "data" / "line.git", folder)
+    first = repo.snapshot()
+    (folder / "d" / "sub").write_text("two\n")
+    second = repo.snapshot()
+    (outside / "sub").rename(outside / "sub-folder")
+    (outside / "sub").write_text("two\n")  # what the hunk would apply to, through the link
+    (folder / "d" / "sub").unlink()
+    (folder / "d").rmdir()
+    (folder / "d").symlink_to(outside)
+    repo.snapshot()
+    host = host_state(outside)
+    with pytest.raises(UnsafePath, match="its folder d is now a symbolic link"):
+        repo.apply_reverse(repo.patch(first.commit, second.commit, "d/sub"), "d/sub")
+    assert host_state(outside) == host
+    repo.checkout_tree(repo.tree_of(first.commit))
+    assert not (folder / "d").is_symlink() and (folder / "d" / "sub").read_text() == "one\n"
+    assert host_state(outside) == host

@@ -3,7 +3,7 @@ change anything outside it, and every refusal is one line (issue 29).
 
 Between checkpointed turns (the controller's real ``before_turn`` / ``after_turn``, real git, real
 files) the "agent" creates, modifies, removes and renames files and replaces paths with links to
-an outside folder; then files and turns are reverted, restored and undone at random.
+an outside folder; then files, hunks and turns are reverted, restored and undone at random.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ OPS = st.one_of(
     st.tuples(st.just("rename"), PATHS, PATHS),
     st.tuples(st.just("link"), NAMES, st.sampled_from(["", "", "d", "e", "victim"])),
 )
-REVERT = st.tuples(st.just("revert"), st.integers(1, 4), st.integers(0, 9))
+REVERT = st.tuples(st.sampled_from(["revert", "revert", "hunk"]), st.integers(1, 4), st.integers(0, 9))
 ACTIONS = st.one_of(
     REVERT,
     REVERT,
@@ -101,14 +101,19 @@ def one_turn(agent: SessionController, key: str, folder: Path, outside: Path, op
 
 
 def person_does(agent: SessionController, key: str, turns: int, action: tuple[object, ...]) -> None:
-    """A revert, restore or undo (of one of the ``turns`` turns); a refusal is one line (ERR-1)."""
+    """A file or hunk revert, restore or undo (of one of the ``turns`` turns); a refusal is one line (ERR-1)."""
     checkpoints = agent.checkpoints
     turn = (int(str(action[1])) - 1) % turns + 1 if action[0] != "undo" else 0
     try:
-        if action[0] == "revert":
+        if action[0] in ("revert", "hunk"):
             files = checkpoints.changes(key, turn=turn).files
-            if files:
-                checkpoints.revert_file(key, files[int(str(action[2])) % len(files)].path, turn)
+            if not files:
+                return
+            path = files[int(str(action[2])) % len(files)].path
+            if action[0] == "revert":
+                checkpoints.revert_file(key, path, turn)
+            else:
+                checkpoints.revert_hunk(key, path, turn, 0)
         elif action[0] == "restore":
             checkpoints.restore(key, turn, force=bool(action[2]))
         else:

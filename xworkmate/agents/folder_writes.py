@@ -27,8 +27,10 @@ __all__ = ["FolderWriter", "UnsafePath", "shown"]
 
 _Maker = Callable[[int, str], None]  # makes an entry under a name, in the folder of that descriptor
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# Linux and macOS have them all; getattr keeps the import working elsewhere (no dir_fd there: writes fail).
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NO_FOLLOW
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW
 _SHOWN_MAX = 200
 
 

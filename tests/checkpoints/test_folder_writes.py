@@ -12,15 +12,6 @@ from xworkmate.agents.checkpoints import ShadowRepo
 from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
 
 
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    path = tmp_path / "outside"
-    (path / "sub").mkdir(parents=True)
-    (path / "victim").write_text("the host's victim\n")
-    (path / "sub" / "keep.txt").write_text("kept\n")
-    return path
-
-
 def test_a_link_at_the_path_itself_is_replaced_never_written_through(tmp_path: Path, outside: Path) -> None:
     """Revert of ``f`` when ``f`` is now a link to the host's file: ``f`` becomes the file again, the host's
     file keeps its bytes (the link is renamed over, not opened)."""

@@ -33,16 +33,6 @@ def agent(sqlite_store: Store, settings: Settings, openai_server: OpenAIServer) 
     return scripted_controller(sqlite_store, settings, openai_server)
 
 
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    """The person's own files beside the line's folder: a file ``victim`` and a folder ``sub``."""
-    path = tmp_path / "outside"
-    (path / "sub").mkdir(parents=True)
-    (path / "victim").write_text("the host's victim\n")
-    (path / "sub" / "keep.txt").write_text("the host's folder\n")
-    return path
-
-
 def turn(agent: SessionController, openai_server: OpenAIServer, key: str, command: str) -> None:
     """One turn whose only tool call is ``command`` in the sandbox."""
     openai_server.script(ToolCallReply([shell(command, "c")]), TextReply(["done"]))

@@ -58,3 +58,20 @@ def dot_git_state(folder: Path) -> dict[str, bytes]:
     state["logs/refs/stash"] = (dot / "logs" / "refs" / "stash").read_bytes()
     state["objects"] = "\n".join(sorted(p.name for p in (dot / "objects").iterdir())).encode()
     return state
+
+
+def host_state(folder: Path) -> dict[str, tuple[str, bytes, int]]:
+    """Everything under ``folder``, links not followed: kind, bytes (or link target) and mode of each entry."""
+    found: dict[str, tuple[str, bytes, int]] = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = Path(root, name)
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                entry = ("link", os.readlink(path).encode(), 0)
+            elif stat.S_ISDIR(info.st_mode):
+                entry = ("dir", b"", stat.S_IMODE(info.st_mode))
+            else:
+                entry = ("file", path.read_bytes(), stat.S_IMODE(info.st_mode))
+            found[path.relative_to(folder).as_posix()] = entry
+    return found

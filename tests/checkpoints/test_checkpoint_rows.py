@@ -34,7 +34,12 @@ def test_turns_are_numbered_per_line_and_keep_their_change_set(store: Store, con
     assert second.turn == 2 and second.fork_before_id == reply.id + 1
     assert [r.turn for r in rows.turns(a)] == [1, 2]
     last = rows.last(a)
-    assert last is not None and last.turn == 2
+    assert last is not None and last.turn == 2 and last.finished_at is None  # running
+    # Issue 29 item 5: an after-snapshot that failed still ends the row (no commit, no change set).
+    rows.finish(a, 2, None, None, "finished")
+    ended = rows.get(a, 2)
+    assert ended is not None and (ended.after_commit, ended.files, ended.status) == (None, None, "finished")
+    assert ended.finished_at is not None and ended.message_id == reply.id
 
 
 def test_archived_lines_are_found_for_pruning_and_forgotten(store: Store, controller: SessionController) -> None:

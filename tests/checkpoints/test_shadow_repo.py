@@ -149,9 +149,9 @@ def test_one_hunk_is_taken_back_and_a_moved_on_file_refuses(tmp_path: Path) -> N
     after = repo.snapshot()
     header, hunks = split_hunks(repo.patch(before.commit, after.commit, "f.txt"))
     assert len(hunks) == 2 and header.startswith("diff --git a/f.txt b/f.txt")
-    repo.apply_reverse(header + hunks[1])
+    repo.apply_reverse(header + hunks[1], "f.txt")
     text = (folder / "f.txt").read_text()
     assert "CHANGED 2\n" in text and "CHANGED 30" not in text and "line 30\n" in text
     with pytest.raises(HunkDoesNotApply):
-        repo.apply_reverse(header + hunks[1])  # already taken back
+        repo.apply_reverse(header + hunks[1], "f.txt")  # already taken back
     assert (folder / "f.txt").read_text() == text

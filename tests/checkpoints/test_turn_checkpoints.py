@@ -321,3 +321,6 @@ def test_a_checkpoint_that_cannot_be_taken_never_stops_the_turn(
     assert (folder / "x.txt").read_text() == "x\n"
     with pytest.raises(CheckpointError, match="has no checkpointed turn yet"):
         agent.checkpoints.changes(key)
+    # Issue 29 item 5: the person is told, on the line, not only the log.
+    notices = [m.content for m in agent.messages(key) if m.role is MessageRole.SYSTEM]
+    assert [n for n in notices if n.startswith("No checkpoint was taken before this turn (")], notices

@@ -21,13 +21,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
+import subprocess
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK
 
-from xworkmate.agents.git_safe import GitUnsafe, folder_gitdir, run_git
+from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
+from xworkmate.agents.git_safe import GitUnsafe, folder_gitdir, run_git, trusted_env
 from xworkmate.domain.checkpoints import DEFAULT_MAX_FILE_BYTES, FileChange, FileChangeKind
 from xworkmate.domain.diffs import HUNK_HEADER
 
@@ -38,6 +40,7 @@ __all__ = [
     "HunkDoesNotApply",
     "ShadowRepo",
     "Snapshot",
+    "UnsafePath",
     "split_hunks",
 ]
 
@@ -178,25 +181,27 @@ class ShadowRepo:
         too_large: dict[str, tuple[int, int]] = {}
         update: list[str] = []
         remove: list[str] = []
-        for raw in dict.fromkeys(listed.split(b"\0")):
-            if not raw or raw.endswith(b"/"):  # a nested repository: not snapshotted
-                continue
-            path = raw.decode("utf-8", "surrogateescape")
-            try:
-                stat = os.lstat(self.work_tree / path)
-            except FileNotFoundError:
-                update.append(path)  # deleted: update-index --remove drops it
-                continue
-            if stat.st_size > self.max_file_bytes and not os.path.islink(self.work_tree / path):
-                # Over the cap: never added, so ls-files lists it every time and each snapshot names it.
-                too_large[path] = (stat.st_size, stat.st_mtime_ns)
-                remove.append(path)
-            else:
-                update.append(path)
-        if update:
-            self.git("update-index", "-z", "--add", "--remove", "--stdin", stdin=_z(update))
+        with FolderWriter(self.work_tree) as folder:  # SBX-3: no stat through a link the agent left
+            for raw in dict.fromkeys(listed.split(b"\0")):
+                if not raw or raw.endswith(b"/"):  # a nested repository: not snapshotted
+                    continue
+                path = raw.decode("utf-8", "surrogateescape")
+                now = folder.lstat(path)
+                if now is None or S_ISDIR(now.st_mode):
+                    # Deleted, now beyond a link or a file (git's --remove refuses those), or a file that became
+                    # a folder (whose own files are listed on their own): out of the index.
+                    remove.append(path)
+                elif now.st_size > self.max_file_bytes and not S_ISLNK(now.st_mode):
+                    # Over the cap: never added, so ls-files lists it every time and each snapshot names it.
+                    too_large[path] = (now.st_size, now.st_mtime_ns)
+                    remove.append(path)
+                else:
+                    update.append(path)
         if remove:
             self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(remove))
+        if update:
+            # --replace: a folder that became a file (or back) in one turn is one change, not a conflict.
+            self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
         return self.git("write-tree").decode().strip(), too_large
 
     def differs(self) -> bool:
@@ -302,47 +307,95 @@ class ShadowRepo:
         """A unified diff of one file from a snapshot to the folder as it is now (for hunk reverts)."""
         return self.patch(base, self.snapshot("before a revert").commit, path)
 
-    # -- writing the folder ---------------------------------------------------
+    # -- writing the folder (SBX-3: through ``FolderWriter``, never following a link) -----------
 
     def checkout_tree(self, target: str) -> None:
         """Make the folder hold ``target``; the index must hold the snapshot just taken.
 
-        ``read-tree --reset -u`` (what ``reset --hard`` does) removes the files of the index
-        that ``target`` lacks and writes those that differ, modes included; ignored and
-        too-large files that neither tree holds are left alone.
+        Every path the restore writes or removes is checked first: one whose folder is now a
+        link or a file it does not itself replace raises ``UnsafePath`` before anything changes
+        (SBX-3). Then ``read-tree --reset -u`` (what ``reset --hard`` does) removes the files of
+        the index that ``target`` lacks and writes those that differ, modes included; ignored
+        and too-large files that neither tree holds are left alone. Git itself never writes
+        through a link on the way (it unlinks the link and makes the folder; tested).
         """
         with self.lock:
+            current = self.git("write-tree").decode().strip()
+            out = self.git("diff-tree", "-r", "-z", "--name-only", "--no-renames", current, target)
+            changed = [raw.decode("utf-8", "surrogateescape") for raw in out.split(b"\0") if raw]
+            replaced = frozenset(changed)
+            with FolderWriter(self.work_tree) as folder:
+                for path in changed:
+                    folder.check(path, allowed=replaced)
             self.git("read-tree", "--reset", "-u", target)
 
     def export_tree(self, target: str, folder: Path) -> None:
-        """Write ``target``'s files into another folder (a fork's), through a temporary index."""
+        """Write ``target``'s files into another folder (a fork's), never following a link in it (SBX-3)."""
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="xwm-index-") as tmp:
-            index = Path(tmp) / "index"
-            self.git("read-tree", target, index_file=index)
-            prefix = str(folder).rstrip("/") + "/"
-            self.git("checkout-index", "-a", "-f", f"--prefix={prefix}", index_file=index)
+        entries = _tree_entries(self.git("ls-tree", "-r", "-z", "--full-tree", target))
+        with FolderWriter(folder) as out:
+            for (mode, _sha, path), data in zip(entries, self._blobs(sha for _, sha, _ in entries), strict=True):
+                _write_entry(out, path, mode, data)
+
+    def _entry(self, commit: str, path: str) -> tuple[str, str] | None:
+        """``path``'s (mode, blob) in ``commit``: ``None`` if it holds no file there (a folder is no file)."""
+        out = self.git("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", path)
+        for mode, sha, name in _tree_entries(out):
+            if name == path and mode in _FILE_MODES:
+                return mode, sha
+        return None
+
+    def _blobs(self, shas: Iterable[str]) -> Iterator[bytes]:
+        """The blobs' bytes in order, from one ``cat-file --batch`` (a fork of a big tree is one process)."""
+        with subprocess.Popen(
+            ["git", "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=trusted_env(git_dir=self.git_dir, work_tree=self.work_tree, extra_env=_AUTHOR_ENV),
+            cwd=self.git_dir,
+        ) as proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                for sha in shas:
+                    proc.stdin.write(sha.encode() + b"\n")
+                    proc.stdin.flush()
+                    header = proc.stdout.readline().split()
+                    if len(header) != 3 or header[1] != b"blob":
+                        raise GitFailed(f"the shadow repository has no blob {sha}")
+                    data = proc.stdout.read(int(header[2]) + 1)
+                    yield data[:-1]
+            finally:
+                proc.stdin.close()
+                proc.wait()
 
     def restore_path(self, source: str, path: str) -> None:
-        """One file back as it is in ``source`` (its bytes and mode), or removed if ``source`` lacks it."""
-        target = self.work_tree / path
-        if not self.has_path(source, path):
-            if target.is_symlink() or target.is_file():
-                target.unlink()
-            return
-        with tempfile.TemporaryDirectory(prefix="xwm-index-") as tmp:
-            index = Path(tmp) / "index"
-            self.git("read-tree", source, index_file=index)
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            self.git("checkout-index", "-f", "--", path, index_file=index)
+        """One file back as it is in ``source`` (its bytes and mode), or removed if ``source`` lacks it.
 
-    def apply_reverse(self, patch: str) -> None:
-        """Apply the reverse of a one-file patch to the folder (a hunk taken back).
-
-        Plain ``git apply`` (no ``--index``) writes only the folder's files, relative to
-        ``GIT_WORK_TREE`` (our cwd); it fails whole, touching nothing, if the text moved on.
+        Refused with ``UnsafePath`` before anything changes when a folder on the way is now a link
+        or a file (SBX-3): the old ``unlink``/``rmtree`` through such a link deleted the host's files.
         """
+        entry = self._entry(source, path)
+        with FolderWriter(self.work_tree) as folder:
+            folder.check(path)
+            if entry is None:
+                now = folder.lstat(path)
+                if now is not None and not S_ISDIR(now.st_mode):
+                    folder.remove(path)
+                return
+            mode, sha = entry
+            _write_entry(folder, path, mode, self.git("cat-file", "blob", sha))
+
+    def apply_reverse(self, patch: str, path: str) -> None:
+        """Apply the reverse of a one-file patch (of ``path``) to the folder (a hunk taken back).
+
+        ``path``'s folders are checked first (``UnsafePath``, SBX-3); git apply itself also refuses
+        a path "beyond a symbolic link" (tested). Plain ``git apply`` (no ``--index``) writes only the
+        folder's files, relative to ``GIT_WORK_TREE`` (our cwd); it fails whole, touching nothing, if
+        the text moved on.
+        """
+        with FolderWriter(self.work_tree) as folder:
+            folder.check(path)
         try:
             self.git("apply", "-R", "--whitespace=nowarn", "-", stdin=patch.encode("utf-8", "surrogateescape"))
         except GitFailed as exc:
@@ -498,6 +551,28 @@ def _split_raw_numstat(out: bytes) -> tuple[list[tuple[bytes, bytes]], list[byte
                 numstat.append(field)
             i += 1
     return raw, numstat
+
+
+_FILE_MODES = {"100644": 0o644, "100755": 0o755, "120000": 0}
+
+
+def _tree_entries(out: bytes) -> list[tuple[str, str, str]]:
+    """``ls-tree -z`` records as (mode, object, path)."""
+    entries = []
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, name = record.partition(b"\t")
+            mode, _kind, sha = meta.decode().split(" ")
+            entries.append((mode, sha, name.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def _write_entry(folder: FolderWriter, path: str, mode: str, data: bytes) -> None:
+    """One tree entry into the folder: a link made as a link, a file with its exec bit; a submodule skipped."""
+    if mode == "120000":
+        folder.write_link(path, os.fsdecode(data))
+    elif mode in _FILE_MODES:
+        folder.write_file(path, data, _FILE_MODES[mode])
 
 
 def _z(paths: Iterable[str]) -> bytes:

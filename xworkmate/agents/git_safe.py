@@ -67,6 +67,7 @@ __all__ = [
     "folder_gitdir",
     "git_env",
     "run_git",
+    "trusted_env",
 ]
 
 GIT_TIMEOUT_S = 120
@@ -263,6 +264,16 @@ def run_git(
         overrides += _UNTRUSTED_INDEX
         overrides += _named_overrides(_listed_keys(cwd, env, timeout))
     return _spawn(args, cwd, _with_overrides(env, overrides), stdin, timeout)
+
+
+def trusted_env(
+    *, git_dir: Path, work_tree: Path | None = None, extra_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a git process on XWorkmate's own repository that a caller streams itself
+    (``cat-file --batch``): as ``run_git(..., trusted_config=True)`` would give it, overrides included."""
+    _check_version()
+    env = git_env(git_dir=git_dir, work_tree=work_tree, extra=extra_env)
+    return _with_overrides(env, FIXED_OVERRIDES)
 
 
 def _printable(text: str) -> str:

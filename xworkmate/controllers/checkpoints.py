@@ -21,12 +21,13 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, split_hunks
+from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, UnsafePath, split_hunks
+from xworkmate.agents.folder_writes import shown
 from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
 from xworkmate.domain.checkpoints import (
     DEFAULT_CHECKPOINT_RETENTION_DAYS,
@@ -63,8 +64,8 @@ def _one_line(method: _F) -> _F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return method(*args, **kwargs)
-        except (GitFailed, OSError) as exc:
-            raise CheckpointError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        except (GitFailed, OSError, UnsafePath) as exc:
+            raise CheckpointError(_reason(exc)) from None
 
     return cast(_F, wrapper)
 
@@ -86,10 +87,18 @@ class CheckpointHost(Protocol):
 class CheckpointController:
     """Checkpointed turns of every line: read their changes, revert a file or hunk, restore, undo."""
 
-    def __init__(self, controller: CheckpointHost, store: Store, emit: Callable[[Change], None]) -> None:
+    def __init__(
+        self,
+        controller: CheckpointHost,
+        store: Store,
+        emit: Callable[[Change], None],
+        *,
+        notice: Callable[[str, str], Awaitable[object]] | None = None,
+    ) -> None:
         self._controller = controller
         self._store = store
         self._emit = emit
+        self._notice = notice  # a framework notice on a line, stored off the loop (LOOP-4)
         self._rows = CheckpointRepository(store)
 
     # -- where ---------------------------------------------------------------
@@ -173,8 +182,9 @@ class CheckpointController:
 
         try:
             return await asyncio.to_thread(begin)
-        except Exception:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
+        except Exception as exc:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
             log.warning("no checkpoint before the turn on %s", key, exc_info=True)
+            await self._say(key, f"No checkpoint was taken before this turn ({_reason(exc)}); it cannot be restored.")
             return None
 
     async def after_turn(self, started: CheckpointTurn | None, status: str) -> None:
@@ -184,19 +194,38 @@ class CheckpointController:
         key = started.key
 
         def record() -> None:
-            repo = self._repo(key)
-            snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
-            files = (
-                () if snapshot.commit == started.before_commit else repo.changes(started.before_commit, snapshot.commit)
-            )
+            try:
+                repo = self._repo(key)
+                snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
+                before = started.before_commit
+                files = () if snapshot.commit == before else repo.changes(before, snapshot.commit)
+            except Exception:
+                # Issue 29 item 5: the row still ends, or the line would look mid-turn (and refuse
+                # restore as "running a turn") for its whole turn limit.
+                self._rows.finish(key, started.turn, None, None, status)
+                raise
             self._rows.finish(key, started.turn, snapshot.commit, files, status)
 
         try:
             await asyncio.shield(asyncio.to_thread(record))
-        except Exception:  # as above: the turn's own ending stands
+        except Exception as exc:  # as above: the turn's own ending stands
             log.warning("no checkpoint after turn %s on %s", started.turn, key, exc_info=True)
+            await self._say(
+                key,
+                f"No checkpoint was taken after this turn ({_reason(exc)}); its changes are not listed,"
+                " and restoring to before it still works.",
+            )
             return
         self._emit(ChangesRecorded(key=key, turn=started.turn))
+
+    async def _say(self, key: str, text: str) -> None:
+        """A notice on the line that its checkpoint failed; if even that fails, the log has it (ERR-1)."""
+        if self._notice is None:
+            return
+        try:
+            await self._notice(key, text)
+        except Exception:
+            log.warning("could not store the checkpoint notice on %s", key, exc_info=True)
 
     # -- reading ----------------------------------------------------------------
 
@@ -233,7 +262,7 @@ class CheckpointController:
             return rows[-1], rows[0].before_commit, rows[-1].after_commit or rows[-1].before_commit
         row = self._row(key, turn)
         if row.after_commit is None:
-            raise CheckpointError(f"turn {row.turn} of line {key} is still running")
+            raise CheckpointError(_no_after(key, row))
         return row, row.before_commit, row.after_commit
 
     @_one_line
@@ -251,7 +280,10 @@ class CheckpointController:
                 restorable=False,
             )
         if scope is ChangeScope.TURN:
-            return self._turn_changes(self._row(key, turn))
+            row = self._row(key, turn)
+            if row.after_commit is None and row.finished_at is not None:
+                raise CheckpointError(_no_after(key, row))
+            return self._turn_changes(row)
         row, before, after = self._span(key, scope, turn)
         files = self._repo(key).changes(before, after) if before != after else ()
         return TurnChanges(key=key, turn=row.turn, scope=scope, message_id=None, files=files, restorable=True)
@@ -289,7 +321,7 @@ class CheckpointController:
         if self._controller.is_running(key):
             return True
         last = self._rows.last(key)
-        if last is None or last.after_commit is not None:
+        if last is None or last.finished_at is not None:
             return False
         limit = self._controller.get_thread(key).context_state.turn_limit_s
         return utcnow() - last.started_at < timedelta(seconds=limit + 60)
@@ -318,7 +350,10 @@ class CheckpointController:
         row = self._row(key, turn)
         with repo.lock:
             undo = repo.snapshot(f"before reverting {path} to before turn {turn}")
-            repo.restore_path(row.before_commit, path)
+            try:
+                repo.restore_path(row.before_commit, path)
+            except UnsafePath as exc:
+                raise CheckpointError(f"cannot revert {shown(path)}: {exc}; nothing was changed") from None
             repo.snapshot(f"reverted {path} to before turn {turn}")
             repo.set_undo(undo.commit)
         self._emit(ChangesRecorded(key=key, turn=turn))
@@ -339,7 +374,9 @@ class CheckpointController:
         with repo.lock:
             undo = repo.snapshot(f"before reverting a hunk of {path} (turn {turn})")
             try:
-                repo.apply_reverse(header + hunks[hunk_index])
+                repo.apply_reverse(header + hunks[hunk_index], path)
+            except UnsafePath as exc:
+                raise CheckpointError(f"cannot revert a hunk of {shown(path)}: {exc}; nothing was changed") from None
             except HunkDoesNotApply:
                 raise CheckpointError(
                     f"hunk {hunk_index} of {path} no longer matches the file (it changed after turn {turn})"
@@ -360,7 +397,7 @@ class CheckpointController:
             if not force:
                 self._refuse_dirty(key, repo, "restore")
             undo = repo.snapshot(f"before restoring to before turn {turn}")
-            repo.checkout_tree(repo.tree_of(row.before_commit))
+            _checkout(repo, row.before_commit, f"cannot restore line {key} to before turn {turn}")
             repo.snapshot(f"restored to before turn {turn}")
             repo.set_undo(undo.commit)
         fork_key = None
@@ -386,7 +423,7 @@ class CheckpointController:
             if not force:
                 self._refuse_dirty(key, repo, "undo the restore")
             repo.snapshot("before undoing a restore")
-            repo.checkout_tree(repo.tree_of(point))
+            _checkout(repo, point, f"cannot undo the restore on line {key}")
             repo.snapshot("undid a restore")
             repo.clear_undo()
         last = self._rows.last(key)
@@ -413,6 +450,26 @@ def _unswapped(thread: TaskThread) -> Path:
     if problem is not None and os.path.lexists(path):  # a missing folder is no one else's: its history still reads
         raise CheckpointError(problem)
     return path
+
+
+def _checkout(repo: ShadowRepo, commit: str, what: str) -> None:
+    """The whole folder to ``commit``, refused before any write if a path it writes crosses a link (SBX-3)."""
+    try:
+        repo.checkout_tree(repo.tree_of(commit))
+    except UnsafePath as exc:
+        raise CheckpointError(f"{what}: {shown(exc.path)} would be written, but {exc}; nothing was changed") from None
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of why a snapshot failed, for a notice."""
+    text = str(exc).strip()
+    return shown(text.splitlines()[0]) if text else type(exc).__name__
+
+
+def _no_after(key: str, row: CheckpointTurn) -> str:
+    if row.finished_at is None:
+        return f"turn {row.turn} of line {key} is still running"
+    return f"turn {row.turn} of line {key} has no checkpoint after it (taking it failed); restore to before it instead"
 
 
 def _clean_path(path: str) -> str:

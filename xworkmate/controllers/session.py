@@ -179,7 +179,10 @@ class SessionController:
         if self._checkpoints is None:
             from xworkmate.controllers.checkpoints import CheckpointController
 
-            self._checkpoints = CheckpointController(self, self._ctx.store, self._ctx.emit)
+            ctx = self._ctx
+            self._checkpoints = CheckpointController(
+                self, ctx.store, ctx.emit, notice=lambda key, text: ctx.store_thread.call(lambda: ctx.notice(key, text))
+            )
         return self._checkpoints
 
     @property

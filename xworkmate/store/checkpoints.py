@@ -85,13 +85,17 @@ class CheckpointRepository:
             session.flush()
             return _from_row(row)
 
-    def finish(self, key: str, turn: int, after_commit: str, files: tuple[FileChange, ...], status: str) -> None:
+    def finish(
+        self, key: str, turn: int, after_commit: str | None, files: tuple[FileChange, ...] | None, status: str
+    ) -> None:
+        """The turn ended. ``after_commit`` ``None``: its after-snapshot failed, and the row still ends, so
+        nothing waits on it as on a running turn (a row with neither is one; issue 29 item 5)."""
         with self._store.session() as session:
             row = session.scalars(
                 select(CheckpointTurnRow).where(CheckpointTurnRow.thread_id == key, CheckpointTurnRow.turn == turn)
             ).one()
             row.after_commit = after_commit
-            row.files = json.dumps([f.model_dump(mode="json") for f in files])
+            row.files = None if files is None else json.dumps([f.model_dump(mode="json") for f in files])
             row.status = status
             row.finished_at = utcnow()
             row.message_id = session.scalar(select(func.max(MessageRow.id)).where(MessageRow.thread_id == key))

@@ -245,7 +245,7 @@ def test_the_folders_own_repository_runs_nothing_the_agent_planted(tmp_path: Pat
     shadow.changes(first.commit, second.commit)
     patch = shadow.patch(first.commit, second.commit, "tracked.txt")
     assert shadow.differs() is False
-    shadow.apply_reverse(patch)
+    shadow.apply_reverse(patch, "tracked.txt")
     shadow.snapshot("reverted")
     shadow.restore_path(second.commit, "tracked.txt")
     shadow.checkout_tree(first.tree)

@@ -152,11 +152,11 @@ class SandboxPolicy:
         pinned = [Mount(m.path.parent, Access.WRITE) for m in kept if m.path.parent not in {m.path for m in base}]
         if kept:
             base = _by_depth([*base, *pinned, *kept])
-        shown = (Access.READ, Access.WRITE)
+        shown = [m for m in base if m.access in (Access.READ, Access.WRITE)]
         denied = [
             Mount(p, Access.HIDDEN)
             for p in dict.fromkeys(map(_real, self.denied))
-            if _decide(base, p) in shown or any(p in m.path.parents and m.access in shown for m in base)
+            if _decide(base, p) in (Access.READ, Access.WRITE) or any(_below(m.path, p) for m in shown)
         ]
         return (*base, *sorted(denied, key=lambda m: len(m.path.parts)))
 
@@ -164,11 +164,20 @@ class SandboxPolicy:
         """SBX-2 as a pure rule: what the sandbox lets a process do at ``path`` (resolved like a tool)."""
         return self.rule()(path)
 
-    def rule(self, *, resolve: bool = True) -> Callable[[str | os.PathLike[str]], Access]:
-        """``access`` for many paths (a listing, a search): the mounts are decided once. Without
-        ``resolve`` the paths must already be real (a walk of a real folder that follows no link)."""
-        mounts = self.mounts()
-        return lambda path: _decide(mounts, _real(Path(path)) if resolve else Path(path))
+    def rule(self, *, resolve: bool = True, within: Path | None = None) -> Callable[[str | os.PathLike[str]], Access]:
+        """``access`` for many paths (a listing, a search), from the mounts decided once per policy (a
+        line's is built once per turn). Without ``resolve`` the paths must already be real (a walk of a
+        real folder that follows no link); ``within`` (a real folder) keeps only the mounts that can
+        decide a path inside it."""
+        spelled = self._spelled
+        if within is not None:
+            inside = os.fspath(within).rstrip(os.sep) + os.sep
+            spelled = [m for m in spelled if inside.startswith(m[1]) or m[1].startswith(inside)]
+        return lambda path: _decide_spelled(spelled, os.fspath(_real(Path(path)) if resolve else path))
+
+    @functools.cached_property
+    def _spelled(self) -> list[tuple[str, str, Access]]:
+        return _spelled(self.mounts())
 
 
 def _by_depth(wanted: Iterable[Mount]) -> tuple[Mount, ...]:
@@ -180,14 +189,26 @@ def _by_depth(wanted: Iterable[Mount]) -> tuple[Mount, ...]:
     return tuple(sorted(by_path.values(), key=lambda m: (len(m.path.parts), _RANK[m.access])))
 
 
+def _below(path: Path, folder: Path) -> bool:
+    """``path`` is strictly inside ``folder`` (both real; compared as strings, which is fast)."""
+    return os.fspath(path).startswith(os.fspath(folder).rstrip(os.sep) + os.sep)
+
+
 def _decide(mounts: Iterable[Mount], real: Path) -> Access:
+    return _decide_spelled(_spelled(mounts), os.fspath(real))
+
+
+def _spelled(mounts: Iterable[Mount]) -> list[tuple[str, str, Access]]:
+    """Each mount as its path, the prefix of what is inside it, and its access (strings compare fast)."""
+    return [(os.fspath(m.path), os.fspath(m.path).rstrip(os.sep) + os.sep, m.access) for m in mounts]
+
+
+def _decide_spelled(mounts: Iterable[tuple[str, str, Access]], real: str) -> Access:
     """The last mount on ``real`` decides (mounts come in the order they are made); the root is read-only."""
     decided = Access.READ
-    spelled = os.fspath(real)
-    for mount in mounts:
-        at = os.fspath(mount.path)
-        if spelled == at or spelled.startswith(at.rstrip(os.sep) + os.sep):
-            decided = mount.access
+    for path, inside, access in mounts:
+        if real == path or real.startswith(inside):
+            decided = access
     return decided
 
 

@@ -90,7 +90,7 @@ def _hidden_rule(ctx: ToolContext) -> Callable[[Path], bool]:
     """Whether the line's sandbox hides a path of a walk or a listing (real already: no link followed)."""
     if ctx.policy is None:
         return lambda _: False
-    access = ctx.policy.rule(resolve=False)
+    access = ctx.policy.rule(resolve=False, within=ctx.working_directory)
     return lambda path: access(path) in (Access.HIDDEN, Access.PRIVATE)
 
 

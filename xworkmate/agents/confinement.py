@@ -39,7 +39,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
 
-from xworkmate.agents.sandbox import Access, SandboxPolicy
+from xworkmate.agents.sandbox import Access, SandboxPolicy, always_hidden
 
 __all__ = [
     "EscapeReason",
@@ -269,7 +269,9 @@ def binding_refusal(
     (its database holds every line's conversation). Real paths are compared by
     identity (device, inode), so a symbolic link, ``..`` or another spelling
     of one of these folders is refused too. A folder *inside* the home or the
-    data folder is fine: that is where lines' own folders live.
+    data folder is fine: that is where lines' own folders live; but not one inside
+    a credential folder that the sandbox always hides (``~/.ssh``, SBX-3): the
+    line could neither run nor use its file tools there.
     """
     real = Path(os.path.realpath(os.fspath(folder)))
     if real.parent == real or _same_directory(real, Path(real.anchor or os.sep)):
@@ -279,6 +281,9 @@ def binding_refusal(
     if below_home is not None:
         which = "it is your home folder" if not below_home else f"it contains your home folder {home}"
         return f"{which}, so all of your files would count as inside the line's folder; choose a project folder"
+    for denied in always_hidden(home):
+        if _parts_below(Path(os.path.realpath(denied)), real) is not None:
+            return f"it is inside {denied}, which every line's sandbox keeps hidden"
     data = Path(os.path.realpath(os.fspath(data_folder)))
     below_data = _parts_below(real, data)
     if below_data is not None:

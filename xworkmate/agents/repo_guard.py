@@ -27,7 +27,8 @@ __all__ = ["control_paths", "describe_changes", "fingerprint", "prepare_control_
 
 _CONTROL_NAMES = ("hooks", "info", "config", "config.worktree", "commondir")
 _MAX_ENTRIES = 500
-_MAX_HASHED_BYTES = 1024 * 1024
+_MAX_HASHED_BYTES = 1024 * 1024  # a larger file is known by its size and time
+_MAX_HASHED_TOTAL = 16 * 1024 * 1024  # past this, every further file too
 _MAX_GITDIR_FILE = 4096
 
 
@@ -94,12 +95,12 @@ def prepare_control_paths(folder: str | os.PathLike[str]) -> None:
 def fingerprint(folder: str | os.PathLike[str]) -> dict[str, str]:
     """What the repository's control files are now: shown path → kind, mode and content digest."""
     root = Path(folder)
-    prints: dict[str, str] = {}
-    _entry(root / ".git", _shown(root, root / ".git"), prints)
+    prints = _Prints()
+    prints.entry(root / ".git", _shown(root, root / ".git"))
     for git_dir in _git_dirs(root):
         for name in _CONTROL_NAMES:
-            _walk(git_dir / name, _shown(root, git_dir / name), prints)
-    return prints
+            prints.walk(git_dir / name, _shown(root, git_dir / name))
+    return prints.seen
 
 
 def _shown(root: Path, path: Path) -> str:
@@ -109,45 +110,51 @@ def _shown(root: Path, path: Path) -> str:
         return os.fspath(path)
 
 
-def _walk(path: Path, shown: str, prints: dict[str, str]) -> None:
-    if not _entry(path, shown, prints) or not prints[shown].startswith("dir"):
-        return
-    for current, dirs, files in os.walk(path, followlinks=False):
-        for name in sorted(dirs) + sorted(files):
-            if len(prints) >= _MAX_ENTRIES:
-                dirs.clear()
-                return
-            full = Path(current, name)
-            _entry(full, f"{shown}/{full.relative_to(path).as_posix()}", prints)
-        dirs.sort()
+class _Prints:
+    """One fingerprint being taken: at most ``_MAX_ENTRIES`` entries and ``_MAX_HASHED_TOTAL`` bytes read."""
 
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}
+        self.hashed = 0
 
-def _entry(path: Path, shown: str, prints: dict[str, str]) -> bool:
-    try:
-        status = os.lstat(path)
-    except OSError:
-        return False
-    mode = stat.S_IMODE(status.st_mode)
-    if stat.S_ISDIR(status.st_mode):
-        prints[shown] = f"dir {mode:o}"
-    elif stat.S_ISLNK(status.st_mode):
-        prints[shown] = f"link {os.readlink(path)}"
-    elif stat.S_ISREG(status.st_mode):
-        prints[shown] = f"file {mode:o} {_digest(path, status)}"
-    else:
-        prints[shown] = f"other {stat.S_IFMT(status.st_mode):o}"
-    return True
+    def walk(self, path: Path, shown: str) -> None:
+        if not self.entry(path, shown) or not self.seen[shown].startswith("dir"):
+            return
+        for current, dirs, files in os.walk(path, followlinks=False):
+            for name in sorted(dirs) + sorted(files):
+                if len(self.seen) >= _MAX_ENTRIES:
+                    dirs.clear()
+                    return
+                full = Path(current, name)
+                self.entry(full, f"{shown}/{full.relative_to(path).as_posix()}")
+            dirs.sort()
 
+    def entry(self, path: Path, shown: str) -> bool:
+        try:
+            status = os.lstat(path)
+        except OSError:
+            return False
+        mode = stat.S_IMODE(status.st_mode)
+        if stat.S_ISDIR(status.st_mode):
+            self.seen[shown] = f"dir {mode:o}"
+        elif stat.S_ISLNK(status.st_mode):
+            self.seen[shown] = f"link {os.readlink(path)}"
+        elif stat.S_ISREG(status.st_mode):
+            self.seen[shown] = f"file {mode:o} {self.digest(path, status)}"
+        else:
+            self.seen[shown] = f"other {stat.S_IFMT(status.st_mode):o}"
+        return True
 
-def _digest(path: Path, status: os.stat_result) -> str:
-    if status.st_size > _MAX_HASHED_BYTES:
-        return f"{status.st_size} bytes, changed {status.st_mtime_ns}"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return f"unreadable {status.st_size} {status.st_mtime_ns}"
-    with os.fdopen(fd, "rb") as handle:
-        return hashlib.sha256(handle.read(_MAX_HASHED_BYTES + 1)).hexdigest()
+    def digest(self, path: Path, status: os.stat_result) -> str:
+        if status.st_size > _MAX_HASHED_BYTES or self.hashed + status.st_size > _MAX_HASHED_TOTAL:
+            return f"{status.st_size} bytes, changed {status.st_mtime_ns}"
+        self.hashed += status.st_size
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return f"unreadable {status.st_size} {status.st_mtime_ns}"
+        with os.fdopen(fd, "rb") as handle:
+            return hashlib.sha256(handle.read(_MAX_HASHED_BYTES + 1)).hexdigest()
 
 
 def describe_changes(before: dict[str, str], after: dict[str, str]) -> str | None:

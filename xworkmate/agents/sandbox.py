@@ -295,21 +295,31 @@ def toolchain_dirs(
                 manager = folder.parent.parent.parent if folder.parent.parent.name == "plugins" else folder.parent
                 if root in manager.parents:
                     found[manager] = None
-            for item in _folder_entries(folder):
-                if _real(item).parent != _real(folder):
-                    show_install_folder(item)
+            for item in _links_out(folder):
+                show_install_folder(item)
     for path in extra:
         if os.path.isabs(path):
             show_install_folder(Path(path))
     return tuple(found)
 
 
-def _folder_entries(folder: Path) -> list[Path]:
+def _links_out(folder: Path) -> tuple[Path, ...]:
+    """The entries of a PATH folder that resolve into another folder (read once per state of the folder)."""
+    try:
+        return _links_out_of(folder, os.stat(folder).st_mtime_ns)
+    except OSError:
+        return ()
+
+
+@functools.lru_cache(maxsize=64)
+def _links_out_of(folder: Path, changed_ns: int) -> tuple[Path, ...]:
+    real = _real(folder)
     try:
         with os.scandir(folder) as entries:
-            return [Path(e.path) for _, e in zip(range(_PATH_FOLDER_SCAN), entries, strict=False)]
+            items = [Path(e.path) for _, e in zip(range(_PATH_FOLDER_SCAN), entries, strict=False)]
     except OSError:
-        return []
+        return ()
+    return tuple(item for item in items if _real(item).parent != real)
 
 
 def _install_folder(file: Path, root: Path) -> Path:

@@ -85,3 +85,27 @@ def test_a_missing_hooks_folder_is_made_only_in_a_real_git_folder(tmp_path: Path
     (linked / ".git").symlink_to(target)
     prepare_control_paths(linked)
     assert list(target.iterdir()) == []  # nothing is made through a link
+
+
+@needs_bwrap
+def test_a_submodules_hooks_and_config_stay_read_only_and_a_commit_inside_it_still_works(tmp_path: Path) -> None:
+    """The person commits in a submodule too: its git dir under ``.git/modules`` is kept like the top one."""
+    library = tmp_path / "library"
+    library.mkdir()
+    git(library, "init", "-q")
+    git(library, "commit", "-q", "--allow-empty", "-m", "lib")
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    git(folder, "init", "-q")
+    git(folder, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
+    module = folder / ".git" / "modules" / "lib"
+    assert {module / "hooks", module / "config"} <= set(control_paths(folder))
+    policy = SandboxPolicy(working_directory=folder, read_only=control_paths(folder))
+    script = (
+        "cd lib && echo x > x.txt && git add x.txt && git -c user.name=t -c user.email=t@x commit -qm x && echo DONE;"
+        " echo id > ../.git/modules/lib/hooks/pre-commit; git config core.fsmonitor id; mv ../.git/modules/lib ../m"
+    )
+    done = subprocess.run(Sandbox(policy).wrap(["/bin/sh", "-c", script]), capture_output=True, text=True, check=False)
+    assert "DONE" in done.stdout, done.stderr
+    assert not (module / "hooks" / "pre-commit").exists() and "fsmonitor" not in (module / "config").read_text()
+    assert (module / "hooks").is_dir() and (module / "config").is_file()  # copied away at most

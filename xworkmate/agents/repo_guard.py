@@ -5,8 +5,9 @@ Git runs what a repository's ``hooks`` hold and what its ``config`` names (``cor
 would have the person's own next ``git commit`` run its code outside the sandbox. So:
 
 * ``control_paths`` names them (the folder's ``.git`` entry; ``hooks``, ``config``, ``info``,
-  ``config.worktree`` of its git dir and, for a worktree, of the common dir) for the sandbox to
-  mount read-only, as Codex keeps ``.git`` out of its writable roots; git itself still commits;
+  ``config.worktree`` of its git dir, for a worktree of the common dir, and of the submodules' git
+  dirs under ``modules``) for the sandbox to mount read-only, as Codex keeps ``.git`` out of its
+  writable roots; git itself still commits;
 * ``prepare_control_paths`` makes a missing ``hooks``/``info`` folder (``git init`` makes both), so
   there is something to mount read-only instead of a gap the agent could fill;
 * ``fingerprint`` and ``describe_changes`` tell, after a turn, what changed there anyway (outside
@@ -30,6 +31,7 @@ _MAX_ENTRIES = 500
 _MAX_HASHED_BYTES = 1024 * 1024  # a larger file is known by its size and time
 _MAX_HASHED_TOTAL = 16 * 1024 * 1024  # past this, every further file too
 _MAX_GITDIR_FILE = 4096
+_MAX_SUBMODULES = 50
 
 
 def _git_dirs(folder: Path) -> list[Path]:
@@ -52,7 +54,24 @@ def _git_dirs(folder: Path) -> list[Path]:
     common = _first_line(git_dir / "commondir")
     if common:
         found.append(git_dir / common)
+    found += _submodule_git_dirs(Path(os.path.normpath(found[-1])) / "modules")
     return [Path(os.path.normpath(p)) for p in dict.fromkeys(found)]
+
+
+def _submodule_git_dirs(modules: Path) -> list[Path]:
+    """The submodules' git dirs under ``modules`` (a person commits in a submodule too): folders with a
+    ``HEAD`` file, nested ones included, at most ``_MAX_SUBMODULES``, no link followed."""
+    found: list[Path] = []
+    if not os.path.isdir(modules) or os.path.islink(modules):
+        return found
+    for current, dirs, files in os.walk(modules, followlinks=False):
+        dirs.sort()
+        if "HEAD" in files and Path(current) != modules:
+            found.append(Path(current))
+            dirs[:] = ["modules"] if "modules" in dirs else []  # a submodule's own submodules
+        if len(found) >= _MAX_SUBMODULES:
+            break
+    return found
 
 
 def _first_line(path: Path) -> str:

@@ -151,7 +151,7 @@ def refuse_hidden(policy: SandboxPolicy | None, target: Path, shown: str, *, wri
     if policy is None:
         return
     access = policy.access(target)
-    if access in (Access.HIDDEN, Access.PRIVATE):
+    if access.hides:
         raise HiddenPathError(
             f"{shown} is hidden from this line (another line's folder, XWorkmate's data or a credential); "
             "the file tools neither read nor write it"

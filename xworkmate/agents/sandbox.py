@@ -107,6 +107,11 @@ class Access(Enum):
     PRIVATE = "private"  # an empty folder of its own (private /tmp and home): writes vanish with it
     HIDDEN = "hidden"  # nothing of the host's: the data folder, other lines' folders
 
+    @property
+    def hides(self) -> bool:
+        """Nothing of the host's is seen here; the file tools refuse it too (SBX-2)."""
+        return self in (Access.HIDDEN, Access.PRIVATE)
+
 
 @dataclass(frozen=True)
 class Mount:
@@ -152,11 +157,11 @@ class SandboxPolicy:
         pinned = [Mount(m.path.parent, Access.WRITE) for m in kept if m.path.parent not in {m.path for m in base}]
         if kept:
             base = _by_depth([*base, *pinned, *kept])
-        shown = [m for m in base if m.access in (Access.READ, Access.WRITE)]
+        shown = [m for m in base if not m.access.hides]
         denied = [
             Mount(p, Access.HIDDEN)
             for p in dict.fromkeys(map(_real, self.denied))
-            if _decide(base, p) in (Access.READ, Access.WRITE) or any(_below(m.path, p) for m in shown)
+            if not _decide(base, p).hides or any(_below(m.path, p) for m in shown)
         ]
         return (*base, *sorted(denied, key=lambda m: len(m.path.parts)))
 

@@ -18,7 +18,6 @@ from xworkmate.agents.confinement import (
     ToolError,
     open_confined_file,
 )
-from xworkmate.agents.sandbox import Access
 from xworkmate.agents.tools.context import _READ_CHUNK, _SKIPPED_DIRS, ToolContext, ToolLimits
 
 
@@ -91,7 +90,7 @@ def _hidden_rule(ctx: ToolContext) -> Callable[[Path], bool]:
     if ctx.policy is None:
         return lambda _: False
     access = ctx.policy.rule(resolve=False, within=ctx.working_directory)
-    return lambda path: access(path) in (Access.HIDDEN, Access.PRIVATE)
+    return lambda path: access(path).hides
 
 
 def _glob_matches(pattern: str, relative: str) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 
 from xworkmate.agents.acp import AcpRunner, AcpTimeouts, AcpTurnResult
 from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, Approver
+from xworkmate.agents.sandbox import Sandbox
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import ExecutionBinding, ExecutionMode, PermissionLevel
 
@@ -113,9 +114,11 @@ class AgentHarness:
         prompt: str = "do the thing",
         cancel_when: Callable[[list[Any]], bool] | None = None,
         cancel_on_approval: bool = False,
+        command_sandbox: Sandbox | None = None,
     ) -> Outcome:
         """One turn. ``cancel_when`` cancels the turn's task as soon as the events so far satisfy it;
-        ``cancel_on_approval`` as soon as the approver is asked."""
+        ``cancel_on_approval`` as soon as the approver is asked; ``command_sandbox`` is the line's (its
+        terminals run in it, its file-system requests refuse what it hides)."""
         events: list[Any] = []
         approvals: list[ApprovalRequest] = []
         base = approver or allow_all
@@ -143,6 +146,7 @@ class AgentHarness:
                 approver=recording_approver,
                 emit=emit,
                 permission_level=level,
+                command_sandbox=command_sandbox,
             )
         )
         if cancel_when is not None or cancel_on_approval:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from tests.acp import AgentHarness, assert_reaped
+from xworkmate.agents.sandbox import Sandbox, SandboxPolicy
 
 
 def test_reads_and_writes_inside_work_and_everything_outside_is_refused(tmp_path: Path) -> None:
@@ -80,3 +82,38 @@ def test_an_agent_read_or_write_through_a_hard_link_is_refused(tmp_path: Path) -
     assert not write["ok"] and write["data"]["reason"] == "hard_link"
     assert (outside / "key.txt").read_text() == "do not read"
     assert_reaped(harness.pid())
+
+
+def test_an_agent_read_write_of_what_the_lines_sandbox_hides_is_refused(tmp_path: Path) -> None:
+    """SBX-2, SBX-3 (issue 29 row 6): the client file system refuses what the line's sandbox hides (a nested
+    line's folder) and, for a write, what it keeps read-only (the repository's hooks); one policy for both."""
+    harness = AgentHarness(tmp_path)
+    ws = harness.workspace
+    nested = ws / "app"
+    nested.mkdir()
+    (nested / "secret.txt").write_text("NESTED-SECRET")
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / "own.txt").write_text("own")
+    policy = SandboxPolicy(working_directory=ws, hidden=(nested,), read_only=(ws / ".git" / "hooks",))
+
+    out = harness.run(
+        harness.script(
+            turn=[
+                {"read": {"path": "app/secret.txt"}},
+                {"write": {"path": "app/planted.txt", "content": "x"}},
+                {"write": {"path": ".git/hooks/pre-commit", "content": "id"}},
+                {"read": {"path": "own.txt"}},
+            ]
+        ),
+        command_sandbox=Sandbox(policy),
+    )
+
+    assert out.error is None, out.error
+    read_secret, read_own = harness.report("read")
+    assert not read_secret["ok"] and "hidden from this line" in read_secret["error"]
+    assert "NESTED-SECRET" not in json.dumps(harness.report())
+    assert read_own["ok"] and read_own["content"] == "own"
+    planted, hook = harness.report("write")
+    assert not planted["ok"] and planted["data"]["reason"] == "hidden_path"
+    assert not hook["ok"] and "read-only for this line" in hook["error"]
+    assert not (nested / "planted.txt").exists() and not (ws / ".git" / "hooks" / "pre-commit").exists()

@@ -10,7 +10,9 @@ A sample of the same paths is written for real through bubblewrap.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 import unicodedata
 from pathlib import Path
 
@@ -21,11 +23,13 @@ from hypothesis import strategies as st
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.agents.confinement import ToolError, resolve_inside
 from xworkmate.agents.sandbox import (
+    ALWAYS_HIDDEN,
     Access,
     Sandbox,
     SandboxPolicy,
     SandboxStatus,
     SandboxUnavailable,
+    always_hidden,
     bubblewrap_argv,
     command_env_name_problem,
     detect_sandbox,
@@ -72,12 +76,99 @@ def test_the_argv_hides_before_it_shows_and_drops_every_capability(tmp_path: Pat
     assert argv[-4:] == ["--chdir", str(folder), "--", "true"]
 
 
-def test_toolchains_under_the_home_or_tmp_are_shown_again(tmp_path: Path) -> None:
+def test_toolchains_under_the_home_are_shown_by_their_bin_folders_and_what_those_resolve_into(
+    tmp_path: Path,
+) -> None:
+    """SBX-3: a PATH entry under the home is shown, never its whole parent; a link in it shows the install
+    folder it resolves into (a pipx virtualenv), an extra executable its own (a pyenv Python, an npm prefix);
+    a version manager's shims show the manager's root, which they run from."""
     home = tmp_path / "home"
-    (home / ".cargo" / "bin").mkdir(parents=True)
-    path_env = os.pathsep.join([str(home / ".cargo" / "bin"), "/usr/bin", "relative/bin", ""])
-    found = toolchain_dirs(path_env, (home,), extra=[str(home / ".local" / "bin" / "agent")])
-    assert found == (home / ".cargo", home / ".local")
+    for folder in (".cargo/bin", ".local/bin", ".local/pipx/venvs/black/bin", ".pyenv/shims"):
+        (home / folder).mkdir(parents=True)
+    (home / ".local/pipx/venvs/black/bin/black").write_text("#!/bin/sh\n")
+    (home / ".local/bin/black").symlink_to(home / ".local/pipx/venvs/black/bin/black")
+    (home / ".local/bin/plain").write_text("#!/bin/sh\n")
+    python = home / ".pyenv/versions/3.11.7/bin/python3.11"
+    agent = home / ".cache/npm/node_modules/agent-cli/bin/agent.js"
+    path_env = os.pathsep.join(
+        [str(home / ".cargo/bin"), str(home / ".local/bin"), str(home / ".pyenv/shims"), "/usr/bin", "relative/bin", ""]
+    )
+    found = toolchain_dirs(path_env, (home,), extra=[str(python), str(agent)])
+    assert set(found) == {
+        home / ".cargo/bin",
+        home / ".local/bin",
+        home / ".local/pipx/venvs/black",
+        home / ".pyenv/shims",
+        home / ".pyenv",
+        home / ".pyenv/versions/3.11.7",
+        home / ".cache/npm",
+    }
+    assert home / ".local" not in found and home / ".cargo" not in found
+
+
+def test_a_denied_path_stays_hidden_whatever_binding_shows_it(tmp_path: Path) -> None:
+    """SBX-3: the deny-list wins over a shallower binding (the whole home shown), a deeper one (a folder
+    inside ``~/.ssh`` shown writable) and the line's own folder; what is not denied stays as bound."""
+    home = tmp_path / "home"
+    (home / ".ssh" / "keys").mkdir(parents=True)
+    (home / ".config" / "gh").mkdir(parents=True)
+    folder = home / ".config"
+    policy = SandboxPolicy(
+        working_directory=folder,
+        readable=(home,),
+        writable=(home / ".ssh" / "keys", home / ".local" / "share" / "opencode"),
+        home=home,
+        denied=always_hidden(home),
+    )
+    assert policy.access(home / ".ssh" / "id_ed25519") is Access.HIDDEN
+    assert policy.access(home / ".ssh" / "keys" / "k") is Access.HIDDEN
+    assert policy.access(home / ".config" / "gh" / "hosts.yml") is Access.HIDDEN
+    assert policy.access(home / ".cargo" / "credentials.toml") is Access.HIDDEN
+    assert policy.access(home / ".local" / "share" / "python_keyring" / "keyring_pass.cfg") is Access.HIDDEN
+    assert policy.access(home / ".config" / "ghost.txt") is Access.WRITE  # a prefix of a name is not the name
+    assert policy.access(home / ".local" / "share" / "opencode" / "x") is Access.WRITE  # an agent's state folder
+    assert policy.access(home / ".cargo" / "bin" / "cargo") is Access.READ
+    # bubblewrap makes the denied mounts last, over everything else.
+    last = policy.mounts()[-len(ALWAYS_HIDDEN) :]
+    assert {m.path for m in last} == set(always_hidden(home)) and {m.access for m in last} == {Access.HIDDEN}
+
+
+def test_a_denied_path_nothing_shows_gets_no_mount(tmp_path: Path) -> None:
+    """The private home already hides ``~/.ssh``: no mount is made for it (an empty one would appear)."""
+    home = tmp_path / "home"
+    policy = SandboxPolicy(working_directory=tmp_path / "line", home=home, denied=always_hidden(home))
+    assert all(m.path != home / ".ssh" for m in policy.mounts())
+    assert policy.access(home / ".ssh" / "id_rsa") is Access.PRIVATE
+
+
+@needs_bwrap
+def test_a_sandboxed_cat_of_every_denied_file_fails_even_with_the_whole_home_shown(tmp_path: Path) -> None:
+    """SBX-3 with real bubblewrap: every deny-list entry stays hidden though a binding shows the home."""
+    base = Path(tempfile.mkdtemp(prefix="xwm-deny-", dir="/var/tmp"))
+    try:
+        home, folder = base / "home", base / "line"
+        folder.mkdir()
+        (home / "notes.txt").parent.mkdir(parents=True)
+        (home / "notes.txt").write_text("NOT-SECRET\n")
+        secrets = []
+        for name in ALWAYS_HIDDEN:
+            path = home / name
+            target = path if name in _FILE_ENTRIES else path / "secret"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(f"SECRET {name}\n")
+            secrets.append(target)
+        policy = SandboxPolicy(working_directory=folder, readable=(home,), home=home, denied=always_hidden(home))
+        argv = Sandbox(policy).wrap(
+            ["/bin/sh", "-c", f'cat {home}/notes.txt; for f in "$@"; do cat "$f"; done', "sh", *map(str, secrets)]
+        )
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        assert "NOT-SECRET" in done.stdout, done.stderr
+        assert "SECRET " not in done.stdout.replace("NOT-SECRET", ""), done.stdout
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+_FILE_ENTRIES = {".netrc", ".npmrc", ".pypirc", ".docker/config.json", ".cargo/credentials", ".cargo/credentials.toml"}
 
 
 def test_the_environment_is_an_allow_list_and_secrets_never_pass() -> None:

@@ -79,6 +79,18 @@ def test_binding_to_a_folder_that_contains_the_home_folder_is_refused(
     _refused_bind(sqlite_controller, person_home.parent.parent, "contains your home folder")
 
 
+def test_binding_inside_a_credential_folder_the_sandbox_always_hides_is_refused(
+    sqlite_controller: SessionController, person_home: Path, tmp_path: Path
+) -> None:
+    """SBX-3: ``~/.ssh`` stays hidden whatever shows it, so a line there could not run; a folder that only
+    contains one (``~/.config`` holding ``~/.config/gh``) is fine: the sandbox hides that part."""
+    inside = person_home / ".ssh" / "keys"
+    inside.mkdir(parents=True)
+    _refused_bind(sqlite_controller, inside, "every line's sandbox keeps hidden")
+    (person_home / ".config" / "gh").mkdir(parents=True)
+    assert binding_refusal(person_home / ".config", user_home=person_home, data_folder=tmp_path / "data") is None
+
+
 def test_binding_to_the_data_folder_is_refused(sqlite_controller: SessionController, settings: Settings) -> None:
     """SBX-2: the data folder holds the database with every line's conversation."""
     _refused_bind(sqlite_controller, settings.home, "it is XWorkmate's data folder")

@@ -21,6 +21,12 @@ XWorkmate's own data folder. ``binding_refusal`` is that rule, shared by every
 way a line gets a folder (the controller turns its answer into the one-line
 ``WorkspaceBindingError`` the window and the CLI show).
 
+SBX-2 and SBX-3 also make the file tools and the sandbox share one list of what
+is hidden: ``refuse_hidden`` asks the line's ``SandboxPolicy`` (other lines'
+folders nested in this one, the data folder, the database, the credentials that
+always stay hidden) and refuses a path the sandbox hides, or, for a write, a
+path it keeps read-only (the repository's hooks and config).
+
 The errors here are ``ToolError`` subclasses: their message is meant for the
 model, which sees it as the tool result and can correct its call.
 """
@@ -33,8 +39,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
 
+from xworkmate.agents.sandbox import Access, SandboxPolicy, always_hidden
+
 __all__ = [
     "EscapeReason",
+    "HiddenPathError",
     "InvalidPathError",
     "InvalidPathReason",
     "LinkedFileError",
@@ -46,6 +55,7 @@ __all__ = [
     "has_other_names",
     "open_confined_file",
     "real_working_directory",
+    "refuse_hidden",
     "refuse_linked_file",
     "resolve_file_inside",
     "resolve_inside",
@@ -127,6 +137,30 @@ class LinkedFileError(ToolError):
         )
         self.shown = shown
         self.links = links
+
+
+class HiddenPathError(ToolError):
+    """A path the line's sandbox hides, or keeps read-only and a write asked for (SBX-2, SBX-3)."""
+
+    kind: ClassVar[str] = "hidden_path"
+
+
+def refuse_hidden(policy: SandboxPolicy | None, target: Path, shown: str, *, write: bool = False) -> None:
+    """Raise ``HiddenPathError`` when the sandbox of ``policy`` hides ``target`` (or, for a write, does
+    not let it be written): the file tools and the sandbox share this one rule (SBX-2, SBX-3)."""
+    if policy is None:
+        return
+    access = policy.access(target)
+    if access.hides:
+        raise HiddenPathError(
+            f"{shown} is hidden from this line (another line's folder, XWorkmate's data or a credential); "
+            "the file tools neither read nor write it"
+        )
+    if write and access is not Access.WRITE:
+        raise HiddenPathError(
+            f"{shown} is read-only for this line: git runs a repository's hooks and config as the person, "
+            "outside the sandbox, so the agent does not change them"
+        )
 
 
 def has_other_names(status: os.stat_result) -> bool:
@@ -235,7 +269,9 @@ def binding_refusal(
     (its database holds every line's conversation). Real paths are compared by
     identity (device, inode), so a symbolic link, ``..`` or another spelling
     of one of these folders is refused too. A folder *inside* the home or the
-    data folder is fine: that is where lines' own folders live.
+    data folder is fine: that is where lines' own folders live; but not one inside
+    a credential folder that the sandbox always hides (``~/.ssh``, SBX-3): the
+    line could neither run nor use its file tools there.
     """
     real = Path(os.path.realpath(os.fspath(folder)))
     if real.parent == real or _same_directory(real, Path(real.anchor or os.sep)):
@@ -245,6 +281,9 @@ def binding_refusal(
     if below_home is not None:
         which = "it is your home folder" if not below_home else f"it contains your home folder {home}"
         return f"{which}, so all of your files would count as inside the line's folder; choose a project folder"
+    for denied in always_hidden(home):
+        if _parts_below(Path(os.path.realpath(denied)), real) is not None:
+            return f"it is inside {denied}, which every line's sandbox keeps hidden"
     data = Path(os.path.realpath(os.fspath(data_folder)))
     below_data = _parts_below(real, data)
     if below_data is not None:

@@ -9,15 +9,23 @@ the process sees:
 * the XWorkmate data folder, every other line's folder and the database hidden
   behind empty mounts (``hidden``);
 * the person's home replaced by an empty private folder, in which only the
-  toolchains on PATH are shown again, read-only (``readable``);
+  toolchains on PATH are shown again, read-only (``readable``): their ``bin``
+  folders and what those resolve into, never their whole parent
+  (``toolchain_dirs``, SBX-3);
+* parts of the writable folder kept read-only (``read_only``: the repository's
+  hooks and config, SBX-3), wherever they would otherwise be writable;
+* the credentials that always stay hidden (``denied``, ``always_hidden``:
+  keyrings, ``~/.ssh``, cloud and registry tokens), hidden last so that no
+  binding, shallower or deeper, shows them again (SBX-3);
 * a private ``/tmp``; no network unless the line allows it (and then the local
   services' sockets in ``/run`` stay hidden only when the network is off);
 * a new session, no capabilities, and a PID namespace: when the command's first
   process ends, or we die, every process it started is killed with it.
 
 ``SandboxPolicy.access`` is the same rule as a pure function (the deepest mount
-on a path decides), so tests can check the file tools and the sandbox against
-one rule (SBX-2) without starting a process. ``bubblewrap_argv`` is the Linux
+on a path decides, a denied one always), so the file tools refuse exactly what
+the sandbox hides (SBX-2, SBX-3) and tests check both against one rule without
+starting a process. ``bubblewrap_argv`` is the Linux
 backend; another backend (macOS ``sandbox-exec``) would read the same mounts.
 
 ``detect_sandbox`` says whether a backend can run here and why, once per PATH.
@@ -33,7 +41,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -41,6 +49,7 @@ from pathlib import Path
 from xworkmate.domain.secrets import is_secret_name
 
 __all__ = [
+    "ALWAYS_HIDDEN",
     "INSTALL_HINT",
     "Access",
     "Mount",
@@ -48,6 +57,7 @@ __all__ = [
     "SandboxPolicy",
     "SandboxStatus",
     "SandboxUnavailable",
+    "always_hidden",
     "bubblewrap_argv",
     "command_env_name_problem",
     "detect_sandbox",
@@ -63,6 +73,28 @@ _ALLOWED_NAMES = frozenset({"PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLORTERM
 _PROXY_NAMES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"})
 
 
+# SBX-3: credentials under the home that no binding ever shows to a sandboxed process.
+ALWAYS_HIDDEN: tuple[str, ...] = (
+    ".local/share/python_keyring",
+    ".local/share/keyrings",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".config/gcloud",
+    ".config/gh",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".docker/config.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".kube",
+)
+
+# How many entries of one PATH folder are looked at for links that lead elsewhere.
+_PATH_FOLDER_SCAN = 5000
+
+
 class SandboxUnavailable(Exception):
     """No sandbox can run here; the message is one line that names what to install."""
 
@@ -74,6 +106,11 @@ class Access(Enum):
     READ = "read"  # the host's files, read-only
     PRIVATE = "private"  # an empty folder of its own (private /tmp and home): writes vanish with it
     HIDDEN = "hidden"  # nothing of the host's: the data folder, other lines' folders
+
+    @property
+    def hides(self) -> bool:
+        """Nothing of the host's is seen here; the file tools refuse it too (SBX-2)."""
+        return self in (Access.HIDDEN, Access.PRIVATE)
 
 
 @dataclass(frozen=True)
@@ -96,9 +133,14 @@ class SandboxPolicy:
     readable: tuple[Path, ...] = ()
     home: Path | None = None
     network: bool = False
+    # SBX-3: kept read-only where they would be writable (the repository's hooks and config).
+    read_only: tuple[Path, ...] = ()
+    # SBX-3: always hidden, whatever shows them (``always_hidden``); applied after every other mount.
+    denied: tuple[Path, ...] = ()
 
     def mounts(self) -> tuple[Mount, ...]:
-        """The mounts over the read-only root, shallowest first; a deeper mount covers a shallower one."""
+        """The mounts over the read-only root, shallowest first (a deeper mount covers a shallower one),
+        then the denied paths some mount would show, which cover everything."""
         wanted: list[Mount] = [Mount(Path("/tmp"), Access.PRIVATE)]
         if not self.network:
             # Local services' sockets (PostgreSQL, D-Bus…) live here; with the network on, DNS may need it.
@@ -109,21 +151,75 @@ class SandboxPolicy:
         wanted += [Mount(_real(p), Access.HIDDEN) for p in self.hidden]
         wanted += [Mount(_real(p), Access.WRITE) for p in self.writable]
         wanted.append(Mount(_real(self.working_directory), Access.WRITE))
-        by_path: dict[Path, Mount] = {}
-        for mount in sorted(wanted, key=lambda m: (len(m.path.parts), _RANK[m.access])):
-            if mount.path == Path("/"):
-                continue  # the root stays the read-only view of the system
-            by_path[mount.path] = mount  # same path: the later (higher-ranked) one wins
-        return tuple(sorted(by_path.values(), key=lambda m: (len(m.path.parts), _RANK[m.access])))
+        base = _by_depth(wanted)
+        kept = [Mount(p, Access.READ) for p in map(_real, self.read_only) if _decide(base, p) is Access.WRITE]
+        # Their folder (``.git``) is mounted on itself, so it cannot be renamed away with them in it.
+        pinned = [Mount(m.path.parent, Access.WRITE) for m in kept if m.path.parent not in {m.path for m in base}]
+        if kept:
+            base = _by_depth([*base, *pinned, *kept])
+        shown = [m for m in base if not m.access.hides]
+        denied = [
+            Mount(p, Access.HIDDEN)
+            for p in dict.fromkeys(map(_real, self.denied))
+            if not _decide(base, p).hides or any(_below(m.path, p) for m in shown)
+        ]
+        return (*base, *sorted(denied, key=lambda m: len(m.path.parts)))
 
     def access(self, path: str | os.PathLike[str]) -> Access:
         """SBX-2 as a pure rule: what the sandbox lets a process do at ``path`` (resolved like a tool)."""
-        real = _real(Path(path))
-        decided = Access.READ  # the root: the system, read-only
-        for mount in self.mounts():
-            if real == mount.path or mount.path in real.parents:
-                decided = mount.access
-        return decided
+        return self.rule()(path)
+
+    def rule(self, *, resolve: bool = True, within: Path | None = None) -> Callable[[str | os.PathLike[str]], Access]:
+        """``access`` for many paths (a listing, a search), from the mounts decided once per policy (a
+        line's is built once per turn). Without ``resolve`` the paths must already be real (a walk of a
+        real folder that follows no link); ``within`` (a real folder) keeps only the mounts that can
+        decide a path inside it."""
+        spelled = self._spelled
+        if within is not None:
+            inside = os.fspath(within).rstrip(os.sep) + os.sep
+            spelled = [m for m in spelled if inside.startswith(m[1]) or m[1].startswith(inside)]
+        return lambda path: _decide_spelled(spelled, os.fspath(_real(Path(path)) if resolve else path))
+
+    @functools.cached_property
+    def _spelled(self) -> list[tuple[str, str, Access]]:
+        return _spelled(self.mounts())
+
+
+def _by_depth(wanted: Iterable[Mount]) -> tuple[Mount, ...]:
+    by_path: dict[Path, Mount] = {}
+    for mount in sorted(wanted, key=lambda m: (len(m.path.parts), _RANK[m.access])):
+        if mount.path == Path("/"):
+            continue  # the root stays the read-only view of the system
+        by_path[mount.path] = mount  # same path: the later (higher-ranked) one wins
+    return tuple(sorted(by_path.values(), key=lambda m: (len(m.path.parts), _RANK[m.access])))
+
+
+def _below(path: Path, folder: Path) -> bool:
+    """``path`` is strictly inside ``folder`` (both real; compared as strings, which is fast)."""
+    return os.fspath(path).startswith(os.fspath(folder).rstrip(os.sep) + os.sep)
+
+
+def _decide(mounts: Iterable[Mount], real: Path) -> Access:
+    return _decide_spelled(_spelled(mounts), os.fspath(real))
+
+
+def _spelled(mounts: Iterable[Mount]) -> list[tuple[str, str, Access]]:
+    """Each mount as its path, the prefix of what is inside it, and its access (strings compare fast)."""
+    return [(os.fspath(m.path), os.fspath(m.path).rstrip(os.sep) + os.sep, m.access) for m in mounts]
+
+
+def _decide_spelled(mounts: Iterable[tuple[str, str, Access]], real: str) -> Access:
+    """The last mount on ``real`` decides (mounts come in the order they are made); the root is read-only."""
+    decided = Access.READ
+    for path, inside, access in mounts:
+        if real == path or real.startswith(inside):
+            decided = access
+    return decided
+
+
+def always_hidden(home: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """SBX-3: the credential paths under ``home`` that stay hidden whatever a binding shows."""
+    return tuple(Path(home, name) for name in ALWAYS_HIDDEN)
 
 
 def _real(path: Path) -> Path:
@@ -170,19 +266,79 @@ def toolchain_dirs(
     path_env: str, private: Sequence[Path], *, extra: Iterable[str | os.PathLike[str]] = ()
 ) -> tuple[Path, ...]:
     """The folders a process needs to find its tools that the sandbox would otherwise replace by an
-    empty one (``private``: the home, ``/tmp``): for each PATH entry, and each path in ``extra`` (an
-    agent's executable and script), inside one of them, its first folder below it (``~/.pyenv``,
-    ``~/.cargo``, ``~/.local``…), as written and with links resolved. Shown read-only."""
+    empty one (``private``: the home, ``/tmp``), shown read-only (SBX-3): never a toolchain's whole
+    parent (``~/.local``, ``~/.cargo`` hold credentials), only
+
+    * each PATH entry inside one of them, as written and with links resolved (``~/.cargo/bin``);
+    * for each entry of such a PATH folder that resolves elsewhere inside them, and each path in
+      ``extra`` (an agent's executable and script), the install folder it resolves into
+      (``_install_folder``: ``~/.local/pipx/venvs/x``, ``~/.pyenv/versions/3.11.7``, an npm prefix);
+    * for a version manager's ``shims`` folder, the manager's root, which its shims run from
+      (``~/.pyenv``).
+    """
     roots = [_real(p) for p in private]
     found: dict[Path, None] = {}
-    for entry in [*path_env.split(os.pathsep), *(os.fspath(p) for p in extra)]:
+
+    def root_of(path: Path) -> Path | None:
+        return next((root for root in roots if root in path.parents), None)
+
+    def show_install_folder(path: Path) -> None:
+        for candidate in (Path(os.path.abspath(path)), _real(path)):
+            root = root_of(candidate)
+            if root is not None:
+                found[_install_folder(candidate, root)] = None
+
+    for entry in path_env.split(os.pathsep):
         if not entry or not os.path.isabs(entry):
             continue
-        for candidate in (Path(os.path.abspath(entry)), _real(Path(entry))):
-            for root in roots:
-                if root in candidate.parents:
-                    found[root / candidate.relative_to(root).parts[0]] = None
+        for folder in dict.fromkeys((Path(os.path.abspath(entry)), _real(Path(entry)))):
+            root = root_of(folder)
+            if root is None:
+                continue
+            found[folder] = None
+            if folder.name == "shims":
+                manager = folder.parent.parent.parent if folder.parent.parent.name == "plugins" else folder.parent
+                if root in manager.parents:
+                    found[manager] = None
+            for item in _links_out(folder):
+                show_install_folder(item)
+    for path in extra:
+        if os.path.isabs(path):
+            show_install_folder(Path(path))
     return tuple(found)
+
+
+def _links_out(folder: Path) -> tuple[Path, ...]:
+    """The entries of a PATH folder that resolve into another folder (read once per state of the folder)."""
+    try:
+        return _links_out_of(folder, os.stat(folder).st_mtime_ns)
+    except OSError:
+        return ()
+
+
+@functools.lru_cache(maxsize=64)
+def _links_out_of(folder: Path, changed_ns: int) -> tuple[Path, ...]:
+    real = _real(folder)
+    try:
+        with os.scandir(folder) as entries:
+            items = [Path(e.path) for _, e in zip(range(_PATH_FOLDER_SCAN), entries, strict=False)]
+    except OSError:
+        return ()
+    return tuple(item for item in items if _real(item).parent != real)
+
+
+def _install_folder(file: Path, root: Path) -> Path:
+    """The folder a tool at ``file`` (inside ``root``) is installed in: the npm prefix holding its
+    ``node_modules``; ``X`` for ``X/bin/tool`` when ``X`` is two or more levels below the root (a
+    virtualenv, a Python or Rust version); else the file's own folder. Never ``root`` itself."""
+    rel = file.relative_to(root).parts
+    if "node_modules" in rel[:-1]:
+        keep = rel[: max(rel.index("node_modules"), 1)]
+    elif len(rel) >= 4 and rel[-2] == "bin":
+        keep = rel[:-2]
+    else:
+        keep = rel[:-1] or rel
+    return root.joinpath(*keep)
 
 
 def looks_secret(name: str) -> bool:

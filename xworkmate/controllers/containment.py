@@ -14,9 +14,11 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from xworkmate.agents.confinement import binding_refusal
+from xworkmate.agents.repo_guard import control_paths, prepare_control_paths
 from xworkmate.agents.sandbox import (
     Sandbox,
     SandboxPolicy,
+    always_hidden,
     detect_sandbox,
     sandbox_environment,
     toolchain_dirs,
@@ -77,7 +79,9 @@ def line_sandbox(
     ``network`` overrides the line's setting (an ACP agent must reach its model); ``writable`` adds
     folders (an agent's state, ``~`` for the home), created when missing so they can be mounted;
     ``executable`` (an agent's executable and the files its command names) is shown read-only when it
-    lives where the sandbox puts an empty folder (the home, ``/tmp``).
+    lives where the sandbox puts an empty folder (the home, ``/tmp``). The repository's hooks and
+    config stay read-only and the credentials ``always_hidden`` names stay hidden (SBX-3). The file
+    tools refuse what this policy hides (``policy.access``), so there is one list (SBX-2).
     """
     assert thread.workspace_binding.path is not None
     folder = Path(os.path.realpath(thread.workspace_binding.path))
@@ -95,6 +99,7 @@ def line_sandbox(
         elif not os.path.lexists(target):
             target.mkdir(parents=True, exist_ok=True)
         extra_writable.append(target)
+    prepare_control_paths(folder)
     policy = SandboxPolicy(
         working_directory=folder,
         hidden=tuple(_outermost(hidden, keep=folder)),
@@ -102,6 +107,8 @@ def line_sandbox(
         readable=toolchain_dirs(path_env, (home, Path("/tmp")), extra=executable),
         home=home,
         network=thread.context_state.network is NetworkAccess.ON if network is None else network,
+        read_only=control_paths(folder),
+        denied=always_hidden(home),
     )
     return Sandbox(policy, detect_sandbox(path_env))
 

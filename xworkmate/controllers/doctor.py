@@ -6,12 +6,17 @@ sandbox, keyring and agent facts to read. Nothing here imports Qt.
 
 from __future__ import annotations
 
+import configparser
 from dataclasses import dataclass
+from pathlib import Path
 
 from xworkmate.agents.sandbox import detect_sandbox
 from xworkmate.settings import Settings
 
-__all__ = ["Fact", "gather_facts"]
+__all__ = ["Fact", "gather_facts", "plaintext_keyring_file"]
+
+# keyrings.alt's PlaintextKeyring keeps every key, base64 only, in this file of the python_keyring folder.
+_PLAINTEXT_FILE = "keyring_pass.cfg"
 
 
 @dataclass(frozen=True)
@@ -58,9 +63,33 @@ def _keyring() -> Fact:
     except Exception as exc:  # any backend failure is the fact to report
         return Fact("keyring", False, f"cannot load a keyring backend: {exc}")
     name = f"{type(backend).__module__}.{type(backend).__name__}"
+    plaintext = plaintext_keyring_file(backend)
+    if plaintext is not None:
+        return Fact(
+            "keyring",
+            False,
+            f"{name}; {plaintext} holds keys in plain text, readable by any program you run: use a system"
+            " keyring (Secret Service, KWallet), enter the keys again and delete that file",
+        )
     if isinstance(backend, fail.Keyring):
         return Fact("keyring", False, f"{name}: no keyring; API keys can still come from environment variables")
     return Fact("keyring", True, name)
+
+
+def plaintext_keyring_file(backend: object) -> Path | None:
+    """SBX-3: the plain-text key file in use, or None: the backend is a plaintext file keyring
+    (``keyrings.alt`` ``PlaintextKeyring``), or its file in the python_keyring folder holds keys."""
+    from keyring.util import platform_
+
+    path = Path(getattr(backend, "file_path", None) or platform_.data_root() / _PLAINTEXT_FILE)
+    if type(backend).__name__ == "PlaintextKeyring":
+        return path
+    try:
+        parser = configparser.RawConfigParser()
+        parser.read(path, encoding="utf-8")
+    except (OSError, configparser.Error, UnicodeDecodeError):
+        return None
+    return path if any(parser.options(section) for section in parser.sections()) else None
 
 
 def _agents() -> Fact:

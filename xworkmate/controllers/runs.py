@@ -29,6 +29,9 @@ from xworkmate.agents.events import (
     ToolStarted,
 )
 from xworkmate.agents.native import NativeAgent, describe_call, history_to_chat
+from xworkmate.agents.repo_guard import describe_changes as describe_repository_changes
+from xworkmate.agents.repo_guard import fingerprint as repository_fingerprint
+from xworkmate.agents.repo_guard import prepare_control_paths
 from xworkmate.agents.sandbox import Sandbox
 from xworkmate.agents.workspace_tools import ToolResult
 from xworkmate.controllers.changes import (
@@ -166,6 +169,7 @@ class TurnRunner:
         """One turn, checkpointed before it and after it whatever its ending (LOOP-1)."""
         checkpoints = self._turn.checkpoints()
         started = await checkpoints.before_turn(request.thread_id)
+        control = await asyncio.to_thread(self._control_files_before, request.working_directory)
         status = "stopped"  # what a cancelled turn ends as
         try:
             outcome = await self._run_one(
@@ -175,6 +179,26 @@ class TurnRunner:
             return outcome
         finally:
             await checkpoints.after_turn(started, status)
+            await asyncio.shield(self._control_files_notice(request, control))
+
+    @staticmethod
+    def _control_files_before(folder: str) -> dict[str, str]:
+        """SBX-3: the repository's hooks and config before the turn (a missing ``hooks``/``info``
+        folder made first, as the sandbox will, so it is not reported as the turn's)."""
+        prepare_control_paths(folder)
+        return repository_fingerprint(folder)
+
+    async def _control_files_notice(self, request: RunRequest, before: dict[str, str]) -> None:
+        """SBX-3: when the turn changed the repository's hooks or config anyway (beyond the sandbox's
+        reach, or with none), the line says so: git runs them as the person."""
+        try:
+            after = await asyncio.to_thread(repository_fingerprint, request.working_directory)
+            text = describe_repository_changes(before, after)
+            if text is not None:
+                ctx, key = self._turn.ctx, request.thread_id
+                await ctx.store_thread.call(lambda: ctx.notice(key, text))
+        except Exception:  # the turn's own ending stands (ERR-1)
+            log.warning("could not compare the repository's control files on %s", request.thread_id, exc_info=True)
 
     async def _run_one(
         self,

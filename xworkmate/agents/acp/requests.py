@@ -37,6 +37,7 @@ from xworkmate.agents.confinement import (
     ToolError,
     display_path,
     open_confined_file,
+    refuse_hidden,
     resolve_file_inside,
     resolve_inside,
 )
@@ -179,7 +180,7 @@ class _AgentRequests(_ToolCards):
     async def write_text_file(
         self, session_id: str, path: str, content: str, **kwargs: Any
     ) -> WriteTextFileResponse | None:
-        target = self._confined(session_id, path)
+        target = self._confined(session_id, path, write=True)
         shown = display_path(self.working_directory, target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -204,14 +205,17 @@ class _AgentRequests(_ToolCards):
         if not self._ours(session_id):
             raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
 
-    def _confined(self, session_id: str, path: str) -> Path:
+    def _confined(self, session_id: str, path: str, *, write: bool = False) -> Path:
         if not self._ours(session_id):
             raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
         try:
-            # SBX-2: outside the folder, or a file with more than one hard link.
-            return resolve_file_inside(self.working_directory, path)
+            # SBX-2: outside the folder, a file with more than one hard link, or hidden by the sandbox
+            # (for a write: not writable in it, SBX-3).
+            target = resolve_file_inside(self.working_directory, path)
+            refuse_hidden(self.policy, target, display_path(self.working_directory, target), write=write)
         except ToolError as exc:
             raise self._refusal(path, exc) from None
+        return target
 
     def _refusal(self, path: str, exc: ToolError) -> RequestError:
         log.warning("line %s: ACP file access refused: %s", self.request.thread_id, exc)

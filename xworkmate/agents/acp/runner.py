@@ -119,6 +119,9 @@ class AcpRunner:
         turn.auth_method, turn.choose_auth = auth_method, choose_auth
         turn.choices, turn.mcp_servers = choices, tuple(mcp_servers)
         turn.terminals = TurnTerminals(working_directory, sandbox=command_sandbox, env=command_env)
+        # SBX-2: the client file system refuses what the agent's sandbox hides (one list, the line's).
+        contained = sandbox or command_sandbox
+        turn.policy = contained.policy if contained is not None else None
         agent = _AgentProcess(command, self.timeouts)
         await agent.start(executable, working_directory, child_env, sandbox)
         try:

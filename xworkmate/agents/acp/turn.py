@@ -55,6 +55,7 @@ from xworkmate.agents.events import (
     AssistantDone,
     ProviderChosen,
 )
+from xworkmate.agents.sandbox import SandboxPolicy
 from xworkmate.domain.agent_session import AgentSessionState
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageState
@@ -105,6 +106,8 @@ class _Turn(_TerminalRequests, _SignIn):
         self.approvals: set[asyncio.Task[ApprovalDecision]] = set()
         self.agent: _AgentProcess | None = None
         self.terminals = TurnTerminals(working_directory, sandbox=None, env=None)
+        # SBX-2: what the agent's sandbox hides, its file-system requests are refused too.
+        self.policy: SandboxPolicy | None = None
         # Issue 15: signing in.
         self.auth_method: str | None = None
         self.choose_auth: AuthChooser | None = None

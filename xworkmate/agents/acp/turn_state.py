@@ -28,6 +28,7 @@ from xworkmate.agents.events import (
     ApprovalDecision,
     Approver,
 )
+from xworkmate.agents.sandbox import SandboxPolicy
 from xworkmate.domain.agent_session import AgentSessionState
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.runs import RunRequest
@@ -104,6 +105,7 @@ class _TurnState:
     approvals: set[asyncio.Task[ApprovalDecision]]
     agent: _AgentProcess | None
     terminals: TurnTerminals
+    policy: SandboxPolicy | None
     auth_method: str | None
     choose_auth: AuthChooser | None
     auth_methods: tuple[AcpAuthMethod, ...]

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xworkmate.agents.sandbox import Sandbox
+from xworkmate.agents.sandbox import Sandbox, SandboxPolicy
 from xworkmate.agents.write_gate import EvidenceMessage, WriteGate
 
 _KIB = 1024
@@ -68,6 +68,11 @@ class ToolContext:
     @property
     def working_directory(self) -> Path:
         return self.write_gate.working_directory
+
+    @property
+    def policy(self) -> SandboxPolicy | None:
+        """SBX-2: what the line's sandbox hides, the file tools refuse too (built once per turn)."""
+        return self.sandbox.policy if self.sandbox is not None else None
 
 
 @dataclass(frozen=True)

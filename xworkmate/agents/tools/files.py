@@ -10,7 +10,7 @@ import errno
 import fnmatch
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -18,7 +18,7 @@ from xworkmate.agents.confinement import (
     ToolError,
     open_confined_file,
 )
-from xworkmate.agents.tools.context import _READ_CHUNK, _SKIPPED_DIRS, ToolLimits
+from xworkmate.agents.tools.context import _READ_CHUNK, _SKIPPED_DIRS, ToolContext, ToolLimits
 
 
 @contextlib.contextmanager
@@ -69,17 +69,28 @@ def _iter_lines(handle: BinaryIO, max_line_bytes: int) -> Iterator[tuple[bytes, 
         yield line + b"\n", True
 
 
-def _walk_files(root: Path) -> Iterator[Path]:
-    """Regular files under ``root`` in a stable order, without following symbolic links."""
+def _walk_files(root: Path, hidden: Callable[[Path], bool] = lambda _: False) -> Iterator[Path]:
+    """Regular files under ``root`` in a stable order, without following symbolic links, and without
+    what ``hidden`` says the line's sandbox hides (SBX-2: a hidden folder is not entered)."""
     if root.is_file():
         yield root
         return
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(name for name in dirnames if name not in _SKIPPED_DIRS)
+        dirnames[:] = sorted(
+            name for name in dirnames if name not in _SKIPPED_DIRS and not hidden(Path(directory, name))
+        )
         for name in sorted(filenames):
             candidate = Path(directory, name)
-            if not candidate.is_symlink():
+            if not candidate.is_symlink() and not hidden(candidate):
                 yield candidate
+
+
+def _hidden_rule(ctx: ToolContext) -> Callable[[Path], bool]:
+    """Whether the line's sandbox hides a path of a walk or a listing (real already: no link followed)."""
+    if ctx.policy is None:
+        return lambda _: False
+    access = ctx.policy.rule(resolve=False, within=ctx.working_directory)
+    return lambda path: access(path).hides
 
 
 def _glob_matches(pattern: str, relative: str) -> bool:

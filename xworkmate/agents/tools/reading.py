@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from xworkmate.agents.confinement import (
     LinkedFileError,
     ToolError,
     display_path,
     open_confined_file,
+    refuse_hidden,
     resolve_file_inside,
     resolve_inside,
 )
@@ -17,6 +19,7 @@ from xworkmate.agents.tools.context import _BINARY_SNIFF_BYTES, ToolContext
 from xworkmate.agents.tools.files import (
     _describe_entry,
     _glob_matches,
+    _hidden_rule,
     _iter_lines,
     _looks_binary,
     _os_errors,
@@ -26,15 +29,19 @@ from xworkmate.agents.tools.files import (
 
 
 def list_dir(ctx: ToolContext, path: str = ".") -> str:
-    """List one directory: sub-directories end with ``/``, files show their size, links their target."""
+    """List one directory: sub-directories end with ``/``, files show their size, links their target.
+
+    What the line's sandbox hides is refused, and left out of a listing (SBX-2)."""
     target = resolve_inside(ctx.working_directory, path)
     shown = display_path(ctx.working_directory, target)
+    refuse_hidden(ctx.policy, target, shown)
     if not target.exists():
         raise ToolError(f"{shown} does not exist")
     if not target.is_dir():
         raise ToolError(f"{shown} is a file, not a directory; use read_file to read it")
+    hidden = _hidden_rule(ctx)
     with _os_errors("list", shown):
-        entries = sorted(os.scandir(target), key=lambda entry: entry.name)
+        entries = sorted((e for e in os.scandir(target) if not hidden(Path(e.path))), key=lambda entry: entry.name)
     limit = ctx.limits.list_max_entries
     lines = [f"{shown}/ ({len(entries)} entries)" if shown != "." else f"./ ({len(entries)} entries)"]
     for entry in entries[:limit]:
@@ -51,7 +58,7 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int | None = 
 
     Lines longer than ``read_max_line_chars`` are cut; a note at the end says
     where to continue when the read stopped before the end of the file. A file
-    with more than one hard link is refused (SBX-2).
+    with more than one hard link, or one the line's sandbox hides, is refused (SBX-2).
     """
     limits = ctx.limits
     if offset < 1:
@@ -61,6 +68,7 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int | None = 
     max_lines = limit if limit is not None else limits.read_default_lines
     target = resolve_file_inside(ctx.working_directory, path)
     shown = display_path(ctx.working_directory, target)
+    refuse_hidden(ctx.policy, target, shown)
     _require_regular_file(target, shown)
 
     with _os_errors("read", shown), os.fdopen(open_confined_file(target, shown), "rb") as handle:
@@ -124,7 +132,8 @@ def search_files(
     Skips ``.git``/``.hg``/``.svn``, symbolic links, binary files, files over
     ``search_max_file_bytes`` and files with more than one hard link (SBX-2; a
     note counts them, and naming such a file as ``path`` is refused as in
-    ``read_file``); stops after ``search_max_matches`` matches. Results are
+    ``read_file``), and what the line's sandbox hides (a hidden folder is not
+    entered; naming one is refused); stops after ``search_max_matches`` matches. Results are
     ``relative/path:line: text``.
     """
     limits = ctx.limits
@@ -138,6 +147,7 @@ def search_files(
         ) from exc
     root = resolve_file_inside(ctx.working_directory, path)
     shown_root = display_path(ctx.working_directory, root)
+    refuse_hidden(ctx.policy, root, shown_root)
     if not root.exists():
         raise ToolError(f"{shown_root} does not exist")
 
@@ -146,7 +156,7 @@ def search_files(
     skipped_large = 0
     skipped_linked = 0
     stopped: str | None = None
-    for file_path in _walk_files(root):
+    for file_path in _walk_files(root, _hidden_rule(ctx)):
         if files_seen >= limits.search_max_files:
             stopped = f"stopped after looking at {limits.search_max_files:,} files; narrow the path or glob"
             break

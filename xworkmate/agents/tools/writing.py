@@ -10,6 +10,7 @@ import os
 from xworkmate.agents.confinement import (
     ToolError,
     open_confined_file,
+    refuse_hidden,
 )
 from xworkmate.agents.tools.context import ToolContext, WriteOutcome
 from xworkmate.agents.tools.files import (
@@ -34,6 +35,7 @@ def write_file(ctx: ToolContext, path: str, content: str, quote: str) -> WriteOu
         raise ToolError(f"content is {len(data):,} bytes; write_file accepts at most {ctx.limits.write_max_bytes:,}")
     decision = ctx.write_gate.check(path, quote)
     target, shown = decision.path, decision.display_path
+    refuse_hidden(ctx.policy, target, shown, write=True)  # SBX-2, SBX-3: as the sandbox would
     old = _existing_text_for_diff(target, ctx.limits)
     created = not os.path.lexists(target)
     if not created:
@@ -64,6 +66,7 @@ def edit_file(ctx: ToolContext, path: str, old: str, new: str, quote: str) -> Wr
         raise ToolError("old and new are identical; nothing to change")
     decision = ctx.write_gate.check(path, quote)
     target, shown = decision.path, decision.display_path
+    refuse_hidden(ctx.policy, target, shown, write=True)  # SBX-2, SBX-3: as the sandbox would
     if not os.path.lexists(target):
         raise ToolError(f"{shown} does not exist; use write_file to create it")
     _require_regular_file(target, shown)

@@ -36,3 +36,8 @@ def title_from_message(text: str, *, limit: int = TITLE_FROM_MESSAGE_LEN) -> str
             cut = cut[:space]
         return cut.rstrip(" ,.;:—-") + "…"
     return None
+
+
+LISTED_TITLE_CHARS = 500
+"""How much of a title a list reads: the first list and the store's line list read a prefix this long
+(in the query), so a crafted database whose title is 200 MB cannot make the window grow without bound."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 import time
 from pathlib import Path
 
@@ -67,6 +68,23 @@ def test_corrupt_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> No
         open_store(f"sqlite:///{db}")
     assert "\n" not in str(info.value)
     assert db.read_bytes() == garbage
+
+
+def test_a_table_replaced_by_an_endless_view_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Issue 29: a crafted file whose ``threads`` is an endless recursive view would keep the store's first read
+    (and a core) busy for ever; it is not an XWorkmate database, said before anything reads it."""
+    db = tmp_path / "xworkmate.sqlite3"
+    open_store(f"sqlite:///{db}").close()
+    with sqlite3.connect(db) as raw:
+        raw.execute("PRAGMA legacy_alter_table = ON")
+        raw.execute("ALTER TABLE threads RENAME TO threads_kept")
+        raw.execute(
+            "CREATE VIEW threads AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
+            " SELECT t.* FROM threads_kept t, n"
+        )
+    with pytest.raises(StoreOpenError, match="its 'threads' is not a table") as info:
+        open_store(f"sqlite:///{db}")
+    assert "\n" not in str(info.value) and str(db) in str(info.value)
 
 
 def test_unreachable_database_gives_one_clear_line() -> None:

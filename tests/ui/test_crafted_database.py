@@ -8,6 +8,7 @@ assertions are orders of growth against the same window over the same database w
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import time
@@ -16,8 +17,10 @@ from pathlib import Path
 from tests.cli.test_cli import ok_json
 from xworkmate.controllers.lines import CURRENT_KEY_STATE
 from xworkmate.home import SQLITE_FILE
+from xworkmate.logfile import log_file_path
+from xworkmate.store.first_list import READ_BUDGET_S
 
-from .test_closing import STARTUP_TIMEOUT_S, _finish, _ready, _start_gui
+from .test_closing import STARTUP_TIMEOUT_S, _finish, _ready, _start_gui, _wait_for
 
 TITLE_CHARS = 128 * 1024 * 1024
 SETTLE_S = 3.0
@@ -39,6 +42,12 @@ def _rss(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
     raise AssertionError(f"no VmRSS for {pid}")
+
+
+def _cpu_s(pid: int) -> float:
+    """A process's CPU time so far (user + system), in seconds (Linux: ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _settled_rss(home: Path, limit: int) -> tuple[int, subprocess.Popen[str]]:
@@ -81,3 +90,32 @@ def test_a_huge_title_keeps_the_windows_memory_bounded_and_sigterm_ends_it(home:
         returncode, err = _finish(proc, timeout=STARTUP_TIMEOUT_S)
     assert returncode == 143, err
     assert "interrupted by SIGTERM" in err
+
+
+def test_a_threads_table_made_an_endless_view_keeps_no_core_busy_and_sigterm_ends_the_window(home: Path) -> None:
+    """The store refuses the file in one line (its ``threads`` is not a table), the first list's read gives up
+    within its budget, so the window then idles (its CPU time grows far slower than the clock); SIGTERM ends it."""
+    ok_json(home, "thread", "new", "--title", "one")
+    with sqlite3.connect(home / SQLITE_FILE) as db:
+        db.execute("PRAGMA legacy_alter_table = ON")
+        db.execute("ALTER TABLE threads RENAME TO threads_kept")
+        db.execute(
+            "CREATE VIEW threads AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
+            " SELECT t.* FROM threads_kept t, n"
+        )
+    log = log_file_path(home)
+    log.unlink(missing_ok=True)
+    proc = _start_gui(home)
+    try:
+        refused = "is not an XWorkmate database: its 'threads' is not a table"
+        _wait_for(lambda: log.exists() and refused in log.read_text(encoding="utf-8"), "the store to refuse the file")
+        time.sleep(READ_BUDGET_S + 1)  # the first list's read has given up by now
+        before, started = _cpu_s(proc.pid), time.monotonic()
+        time.sleep(3)
+        busy = (_cpu_s(proc.pid) - before) / (time.monotonic() - started)
+        assert busy < 0.5, f"the window kept {busy:.0%} of a core busy"
+    finally:
+        proc.terminate()
+        returncode, err = _finish(proc, timeout=STARTUP_TIMEOUT_S)
+    assert returncode == 143, err
+    assert refused in err

@@ -22,7 +22,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.controllers.first_list import FirstLine, first_opening, first_status
 from xworkmate.domain.lines import ThreadStatus
 from xworkmate.domain.threads import ThreadSummary
-from xworkmate.domain.titles import LISTED_TITLE_CHARS
+from xworkmate.domain.titles import TITLE_MAX_CHARS
 from xworkmate.home import SQLITE_FILE
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
@@ -244,13 +244,13 @@ def test_a_threads_table_made_an_endless_view_reads_nothing_within_the_budget(
 def test_the_first_read_takes_a_titles_prefix_and_a_bounded_number_of_lines(
     sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
 ) -> None:
-    """Issue 29: a 1 MB title reads as its first ``LISTED_TITLE_CHARS`` characters, in the first list and in the
+    """Issue 29: a 1 MB title reads as its first ``TITLE_MAX_CHARS`` characters, in the first list and in the
     store's (so the two still agree); past ``FIRST_LIST_ROWS`` lines the first list stops (the store's has all)."""
     key = sqlite_controller.create_line("long").thread_id
     title = "蓝" * (1 << 20)
     sqlite_store.threads.set_title(key, title)
     [first] = [line for line in first_lines(settings.home, None) or [] if line.thread_id == key]
-    assert first.title == title[:LISTED_TITLE_CHARS]
+    assert first.title == title[:TITLE_MAX_CHARS]
     assert {s.thread_id: s.title for s in sqlite_store.threads.summaries()}[key] == first.title
     assert sqlite_store.threads.get(key).title == first.title  # the shown line's read too
     sqlite_store.close()

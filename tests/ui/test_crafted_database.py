@@ -1,7 +1,7 @@
 """A crafted database cannot make the window grow without bound or ignore SIGTERM (issue 29, item 5).
 
 The real ``xworkmate gui`` runs as a process (offscreen) over a SQLite file whose shown line has a
-title of ``TITLE_CHARS`` characters: every read of a title takes its prefix (``LISTED_TITLE_CHARS``),
+title of ``TITLE_CHARS`` characters: every read of a title takes its prefix (``TITLE_MAX_CHARS``),
 so the window's memory grows by far less than the title, not by gigabytes; and SIGTERM ends it. The
 assertions are orders of growth against the same window over the same database with a short title.
 """

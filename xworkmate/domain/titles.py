@@ -38,6 +38,7 @@ def title_from_message(text: str, *, limit: int = TITLE_FROM_MESSAGE_LEN) -> str
     return None
 
 
-LISTED_TITLE_CHARS = 500
-"""How much of a title a list reads: the first list and the store's line list read a prefix this long
-(in the query), so a crafted database whose title is 200 MB cannot make the window grow without bound."""
+TITLE_MAX_CHARS = 500
+"""A title's most characters: the column's length (``store/tables``; PostgreSQL enforces it) and what every
+read of a title takes (the first list, the store's list and line reads): SQLite does not enforce the length,
+so a crafted file's 200 MB title is read as its prefix and the window's memory stays bounded (issue 29)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from xworkmate.domain.lines import ThreadKind
-from xworkmate.domain.titles import LISTED_TITLE_CHARS
+from xworkmate.domain.titles import TITLE_MAX_CHARS
 from xworkmate.home import SQLITE_FILE
 from xworkmate.store.revisions import StoreOpenError, head_revision
 
@@ -40,10 +40,10 @@ _PROGRESS_STEPS = 10_000
 """SQLite virtual-machine steps between two looks at the clock."""
 
 FIRST_LIST_SQL = (
-    f"SELECT thread_id, substr(title, 1, {LISTED_TITLE_CHARS}), kind, parent_key, category, archived,"
+    f"SELECT thread_id, substr(title, 1, {TITLE_MAX_CHARS}), kind, parent_key, category, archived,"
     f" workspace_path FROM threads ORDER BY created_at, thread_id LIMIT {FIRST_LIST_ROWS}"
 )
-"""Bounded in what it reads: a title's first ``LISTED_TITLE_CHARS`` characters, ``FIRST_LIST_ROWS`` lines."""
+"""Bounded in what it reads: a title's first ``TITLE_MAX_CHARS`` characters, ``FIRST_LIST_ROWS`` lines."""
 
 
 VALUES_SQL = "SELECT name, value FROM app_state WHERE substr(name, 1, ?) = ?"

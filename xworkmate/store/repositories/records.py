@@ -27,7 +27,7 @@ from xworkmate.domain.threads import (
     WorkspaceBinding,
     WorkspaceKind,
 )
-from xworkmate.domain.titles import LISTED_TITLE_CHARS
+from xworkmate.domain.titles import TITLE_MAX_CHARS
 from xworkmate.domain.viewers import (
     QuarantineMark,
     Viewer,
@@ -51,7 +51,7 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-LISTED_TITLE = func.substr(ThreadRow.title, 1, LISTED_TITLE_CHARS).label("title")
+LISTED_TITLE = func.substr(ThreadRow.title, 1, TITLE_MAX_CHARS).label("title")
 """A title as every line read takes it: its prefix, so a crafted 200 MB title stays in the database."""
 _THREAD_COLUMNS = tuple(LISTED_TITLE if c.name == "title" else c for c in ThreadRow.__table__.c)
 # Built once: the statements a switch runs (building a select per call cost as much as running it).

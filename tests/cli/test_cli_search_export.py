@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
@@ -81,33 +82,25 @@ def test_export_to_an_unwritable_path_is_one_line(home: Path, tmp_path: Path, se
 
 
 def _export(home: Path, *args: str, answer: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``xworkmate export`` as a real process; with ``answer``, its stdin is a terminal that types it."""
+    """``xworkmate export`` as a real process; with ``answer``, its stdin is a terminal that types it, else
+    nothing at all (as in a script)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")} | {"XWORKMATE_HOME": str(home)}
-    if answer is None:
+    with contextlib.ExitStack() as closing:
+        stdin: int = subprocess.DEVNULL
+        if answer is not None:
+            leader, stdin = pty.openpty()
+            closing.callback(os.close, leader)
+            closing.callback(os.close, stdin)
+            os.write(leader, answer.encode() + b"\n")
         return subprocess.run(
             [sys.executable, "-m", "xworkmate", "export", *args],
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             capture_output=True,
             text=True,
             env=env,
             timeout=60,
             check=False,
         )
-    leader, follower = pty.openpty()
-    try:
-        os.write(leader, answer.encode() + b"\n")
-        return subprocess.run(
-            [sys.executable, "-m", "xworkmate", "export", *args],
-            stdin=follower,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-            check=False,
-        )
-    finally:
-        os.close(follower)
-        os.close(leader)
 
 
 def test_exporting_category_content_is_refused_without_yes_when_nobody_can_answer(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.crafted_database import make_threads_an_endless_view
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.first_list import FirstLine, first_opening, first_status
 from xworkmate.domain.lines import ThreadStatus
@@ -226,13 +227,7 @@ def test_a_threads_table_made_an_endless_view_reads_nothing_within_the_budget(
 ) -> None:
     """Issue 29: a crafted file cannot keep the first read (a core) busy: SQLite interrupts it past its budget."""
     sqlite_store.close()
-    with sqlite3.connect(settings.sqlite_path) as db:
-        db.execute("PRAGMA legacy_alter_table = ON")
-        db.execute("ALTER TABLE threads RENAME TO threads_kept")
-        db.execute(
-            "CREATE VIEW threads AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
-            " SELECT t.* FROM threads_kept t, n"
-        )
+    make_threads_an_endless_view(settings.sqlite_path)
     answers: list[object] = []
     reader = threading.Thread(target=lambda: answers.append(read_first(settings.sqlite_path, "ui.")), daemon=True)
     reader.start()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import socket
-import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
 
+from tests.support.crafted_database import make_threads_an_endless_view
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store, StoreOpenError, open_store
@@ -75,13 +75,7 @@ def test_a_table_replaced_by_an_endless_view_is_refused_in_one_line(tmp_path: Pa
     (and a core) busy for ever; it is not an XWorkmate database, said before anything reads it."""
     db = tmp_path / "xworkmate.sqlite3"
     open_store(f"sqlite:///{db}").close()
-    with sqlite3.connect(db) as raw:
-        raw.execute("PRAGMA legacy_alter_table = ON")
-        raw.execute("ALTER TABLE threads RENAME TO threads_kept")
-        raw.execute(
-            "CREATE VIEW threads AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
-            " SELECT t.* FROM threads_kept t, n"
-        )
+    make_threads_an_endless_view(db)
     with pytest.raises(StoreOpenError, match="its 'threads' is not a table") as info:
         open_store(f"sqlite:///{db}")
     assert "\n" not in str(info.value) and str(db) in str(info.value)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from tests.cli.test_cli import ok_json
+from tests.support.crafted_database import make_threads_an_endless_view
 from xworkmate.controllers.lines import CURRENT_KEY_STATE
 from xworkmate.home import SQLITE_FILE
 from xworkmate.logfile import log_file_path
@@ -96,13 +97,7 @@ def test_a_threads_table_made_an_endless_view_keeps_no_core_busy_and_sigterm_end
     """The store refuses the file in one line (its ``threads`` is not a table), the first list's read gives up
     within its budget, so the window then idles (its CPU time grows far slower than the clock); SIGTERM ends it."""
     ok_json(home, "thread", "new", "--title", "one")
-    with sqlite3.connect(home / SQLITE_FILE) as db:
-        db.execute("PRAGMA legacy_alter_table = ON")
-        db.execute("ALTER TABLE threads RENAME TO threads_kept")
-        db.execute(
-            "CREATE VIEW threads AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
-            " SELECT t.* FROM threads_kept t, n"
-        )
+    make_threads_an_endless_view(home / SQLITE_FILE)
     log = log_file_path(home)
     log.unlink(missing_ok=True)
     proc = _start_gui(home)

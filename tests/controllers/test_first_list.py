@@ -13,18 +13,21 @@ import hashlib
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
+from tests.support.crafted_database import make_threads_an_endless_view
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.first_list import FirstLine, first_opening, first_status
 from xworkmate.domain.lines import ThreadStatus
 from xworkmate.domain.threads import ThreadSummary
+from xworkmate.domain.titles import TITLE_MAX_CHARS
 from xworkmate.home import SQLITE_FILE
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
-from xworkmate.store.first_list import first_database_file, read_first
+from xworkmate.store.first_list import FIRST_LIST_ROWS, READ_BUDGET_S, first_database_file, read_first
 from xworkmate.store.revisions import revisions
 
 FIELDS = FirstLine._fields
@@ -240,3 +243,43 @@ def test_a_line_whose_folder_was_swapped_reads_as_the_store_lists_it_needs_works
     statuses = {line.thread_id: first_status(line) for line in read}
     assert statuses == {key: sqlite_controller.summary_status(summary) for key, summary in summaries.items()}
     assert statuses[linked.thread_id] is statuses[replaced.thread_id] is ThreadStatus.NEEDS_WORKSPACE
+
+
+def test_a_threads_table_made_an_endless_view_reads_nothing_within_the_budget(
+    sqlite_store: Store, settings: Settings
+) -> None:
+    """Issue 29: a crafted file cannot keep the first read (a core) busy: SQLite interrupts it past its budget."""
+    sqlite_store.close()
+    make_threads_an_endless_view(settings.sqlite_path)
+    answers: list[object] = []
+    reader = threading.Thread(target=lambda: answers.append(read_first(settings.sqlite_path, "ui.")), daemon=True)
+    reader.start()
+    reader.join(timeout=READ_BUDGET_S + 60)  # the budget, and a generous margin for a loaded machine
+    assert not reader.is_alive(), "the first read is still running"
+    assert answers == [None]
+
+
+def test_the_first_read_takes_a_titles_prefix_and_a_bounded_number_of_lines(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
+) -> None:
+    """Issue 29: a 1 MB title reads as its first ``TITLE_MAX_CHARS`` characters, in the first list and in the
+    store's (so the two still agree); past ``FIRST_LIST_ROWS`` lines the first list stops (the store's has all)."""
+    key = sqlite_controller.create_line("long").thread_id
+    title = "蓝" * (1 << 20)
+    sqlite_store.threads.set_title(key, title)
+    [first] = [line for line in first_lines(settings.home, None) or [] if line.thread_id == key]
+    assert first.title == title[:TITLE_MAX_CHARS]
+    assert {s.thread_id: s.title for s in sqlite_store.threads.summaries()}[key] == first.title
+    assert sqlite_store.threads.get(key).title == first.title  # the shown line's read too
+    sqlite_store.close()
+    with sqlite3.connect(settings.sqlite_path) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(threads)")]
+        copied = ", ".join(
+            {"thread_id": "'draft:' || i", "workspace_path": "workspace_path || i"}.get(c, c) for c in columns
+        )
+        db.execute(
+            f"INSERT INTO threads ({', '.join(columns)}) WITH RECURSIVE n(i) AS"
+            f" (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {FIRST_LIST_ROWS})"
+            f" SELECT {copied} FROM threads, n WHERE thread_id = 'main'"
+        )
+    assert len(first_lines(settings.home, None) or []) == FIRST_LIST_ROWS

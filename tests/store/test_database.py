@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
+from tests.support.crafted_database import make_threads_an_endless_view
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store, StoreOpenError, open_store
@@ -67,6 +68,17 @@ def test_corrupt_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> No
         open_store(f"sqlite:///{db}")
     assert "\n" not in str(info.value)
     assert db.read_bytes() == garbage
+
+
+def test_a_table_replaced_by_an_endless_view_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Issue 29: a crafted file whose ``threads`` is an endless recursive view would keep the store's first read
+    (and a core) busy for ever; it is not an XWorkmate database, said before anything reads it."""
+    db = tmp_path / "xworkmate.sqlite3"
+    open_store(f"sqlite:///{db}").close()
+    make_threads_an_endless_view(db)
+    with pytest.raises(StoreOpenError, match="its 'threads' is not a table") as info:
+        open_store(f"sqlite:///{db}")
+    assert "\n" not in str(info.value) and str(db) in str(info.value)
 
 
 def test_unreachable_database_gives_one_clear_line() -> None:

@@ -62,7 +62,9 @@ def test_a_category_line_asks_first_and_a_no_writes_nothing(qtbot: QtBot, window
     window.confirm_category_export = confirm
     window.ask_export_file = lambda *_args: (target, ExportFormat.MARKDOWN)
     _export_action(window).trigger()
-    assert questions == [("Ward notes", "medical")] and not target.exists()
+    qtbot.waitUntil(lambda: questions == [("Ward notes", "medical")], timeout=10_000)
+    qtbot.wait(50)  # a declined export writes nothing, not even later
+    assert not target.exists()
     answer[0] = True
     _export_action(window).trigger()
     qtbot.waitUntil(target.exists, timeout=10_000)
@@ -83,3 +85,53 @@ def test_the_suffix_picks_the_format() -> None:
     assert format_for(Path("a.json"), "Markdown (*.md)") is ExportFormat.JSON
     assert format_for(Path("a.MD"), "JSON (*.json)") is ExportFormat.MARKDOWN
     assert format_for(Path("a"), "JSON (*.json)") is ExportFormat.JSON
+
+
+def test_a_category_task_under_a_normal_line_is_asked_about(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    """CAT-4: the question follows every category in the exported subtree, not only the shown line's."""
+    controller = window.controller
+    key = controller.create_line("Clinic admin").thread_id
+    _say(window, key, "book the rooms")
+    task = controller.start_task(key, "the ward's notes").task.thread_id
+    controller.set_category(task, "medical")  # CAT-10: a human relabels the task alone
+    controller.switch_session(key)
+    questions: list[tuple[str, str]] = []
+    target = tmp_path / "clinic.json"
+
+    def confirm(_parent: object, title: str, category: str) -> bool:
+        questions.append((title, category))
+        return True
+
+    window.confirm_category_export = confirm
+    window.ask_export_file = lambda *_args: (target, ExportFormat.JSON)
+    _export_action(window).trigger()
+    qtbot.waitUntil(lambda: window.message_pane.status_label.text() == f"Exported to {target}", timeout=10_000)
+    assert questions == [("Clinic admin", "medical")]
+    assert LineExport.model_validate_json(target.read_text(encoding="utf-8")).categories == ("medical",)
+
+
+def test_a_normal_task_of_a_category_line_exports_without_its_dispatchers_words(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """CAT-8: the task's export reads its sources as the task: nothing of the medical conversation, no question."""
+    controller = window.controller
+    ward = controller.create_line("Ward").thread_id
+    controller.set_category(ward, "medical")
+    _say(window, ward, "the patient's results are attached")
+    task = controller.start_task(ward, "write a date picker", category=None).task.thread_id
+    controller.switch_session(task)
+    qtbot.waitUntil(lambda: window.shown_key == task, timeout=10_000)
+    target = tmp_path / "picker.json"
+    window.confirm_category_export = lambda *_args: (_ for _ in ()).throw(AssertionError("no category in it"))
+    window.ask_export_file = lambda *_args: (target, ExportFormat.JSON)
+    _export_action(window).trigger()
+    qtbot.waitUntil(lambda: window.message_pane.status_label.text() == f"Exported to {target}", timeout=10_000)
+    text = target.read_text(encoding="utf-8")
+    assert "patient" not in text
+    exported = LineExport.model_validate_json(text)
+    assert exported.categories == () and exported.root.dispatch_sources == ()
+
+
+def _say(window: MainWindow, key: str, text: str) -> None:
+    """A human message in ``key``, as the person's own words (PROV-1: what a task is dispatched on)."""
+    window.controller._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text)

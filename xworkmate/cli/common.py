@@ -40,7 +40,11 @@ Command = Callable[[argparse.Namespace, SessionController], int]
 
 
 class CliError(Exception):
-    """A failure to report as one line."""
+    """A failure to report as one line, with the exit code of its kind (ERR-1: a refusal's 1 unless told)."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def _settings() -> Settings:

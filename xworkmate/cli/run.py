@@ -185,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _failure(exc: BaseException, database_url: str, log_path: Path | None) -> tuple[str, int]:
     """A failure's one line and exit code (ERR-1). The product saying no: its words, exit 1, no traceback.
     The database, the system, or a bug of ours: described, with the traceback to the log file."""
+    if isinstance(exc, CliError):
+        return str(exc), exc.code  # said already in its words; its cause (a turn's database) gives the code
     if isinstance(exc, _REFUSALS):
         return (str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)), EXIT_ERROR
     log.error("command failed", exc_info=exc)

@@ -1,8 +1,9 @@
 """``xworkmate search`` and ``xworkmate export`` (SPEC LOOP-3, §8), beside ``cli.py``.
 
 ``search QUERY [--line KEY] [--json] [--limit N]`` prints the hits grouped by line, matches in
-``[brackets]``; ``export KEY --format md|json [-o FILE]`` writes a line and its tasks, to
-stdout without ``-o``. Both read as the person at the desktop (CAT-4).
+``[brackets]``; ``export KEY --format md|json [-o FILE] [--yes]`` writes a line and its tasks, to
+stdout without ``-o``. Both read as the person at the desktop (CAT-4); an export carrying category
+content is asked about on a terminal and needs ``--yes`` elsewhere (CAT-4).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from xworkmate.cli.common import add_command
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.export import ExportWriteError, save_export
-from xworkmate.domain.export import ExportFormat
+from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
@@ -53,10 +54,33 @@ def cmd_search(args: argparse.Namespace, controller: SessionController) -> int:
     return 0
 
 
-def cmd_export(args: argparse.Namespace, controller: SessionController) -> int:
+def confirm_category_export(export: LineExport, *, yes: bool) -> None:
+    """CAT-4: category content leaves only knowingly: asked on a terminal, refused in one line
+    without ``--yes`` when nobody can answer (a script, a pipe)."""
     from xworkmate.cli.common import CliError
 
-    text = controller.export_line(args.key, ExportFormat(args.format))
+    if not export.categories or yes:
+        return
+    names = ", ".join(export.categories)
+    said = f"{export.root_key} carries category content ({names}): whoever can read the file can read it"
+    if not sys.stdin.isatty():
+        raise CliError(f"not exported: {said}; pass --yes to export it anyway (CAT-4)")
+    print(f"{escape_for_terminal(said)}. Export anyway? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        answer = input()
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in {"y", "yes"}:
+        raise CliError("not exported: declined (CAT-4)")
+
+
+def cmd_export(args: argparse.Namespace, controller: SessionController) -> int:
+    from xworkmate.cli.common import CliError
+    from xworkmate.controllers.export import export_text
+
+    export = controller.line_export(args.key)
+    confirm_category_export(export, yes=args.yes)
+    text = export_text(export, ExportFormat(args.format))
     if args.output is None:
         sys.stdout.write(text)
         return 0
@@ -79,4 +103,5 @@ def add_search_and_export_commands(sub: Any) -> None:
     export.add_argument("key")
     export.add_argument("--format", choices=[f.value for f in ExportFormat], default=ExportFormat.MARKDOWN.value)
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    export.add_argument("--yes", action="store_true", help="export category content without asking (CAT-4)")
     export.set_defaults(func=cmd_export)

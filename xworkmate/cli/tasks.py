@@ -6,7 +6,16 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from xworkmate.cli.common import EXIT_INTERRUPTED, EXIT_TERMINATED, CliError, _body, add_command
+from xworkmate.cli.common import (
+    EXIT_DATABASE,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_SYSTEM,
+    EXIT_TERMINATED,
+    CliError,
+    _body,
+    add_command,
+)
 from xworkmate.cli.threads import thread_json
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message
@@ -70,13 +79,18 @@ def _run_headless(
     return _report_outcome(outcome, as_json)
 
 
+# ERR-1: a turn that failed under the database (its server lost, its disk full) exits as any command's database
+# failure does; the operating system's failures as its; the agent's and the provider's with 1.
+_TURN_FAILURE_CODES = {"database": EXIT_DATABASE, "system": EXIT_SYSTEM}
+
+
 def _report_outcome(outcome: TurnOutcome, as_json: bool) -> int:
     if as_json:
         print(json_text(outcome.model_dump(mode="json")))
     elif outcome.text:
         print(escape_for_terminal(outcome.text, keep_newlines=True))
     if outcome.status == "failed":
-        raise CliError(outcome.error or "the run failed")
+        raise CliError(outcome.error or "the run failed", _TURN_FAILURE_CODES.get(outcome.failure or "", EXIT_ERROR))
     if outcome.refused_approvals:
         raise CliError(outcome.refused_approvals[0])
     if outcome.status == "step_limit":

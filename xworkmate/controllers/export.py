@@ -1,10 +1,14 @@
-"""Exporting a line and its tasks to Markdown or JSON (SPEC LOOP-3, PROV-1, CAT-4, SEC-1).
+"""Exporting a line and its tasks to Markdown or JSON (SPEC LOOP-3, PROV-1, CAT-4, CAT-8, SEC-1).
 
 The export reads as the person at the desktop (``DESKTOP``: every line, quarantined rows whole),
 as the window does. Every string passes the log file's redaction rule first
 (``logfile.redact_secrets``: keys this process has read, secret-named environment values, key
 shapes), after the configured providers' keys are registered, so a key a provider echoed into
 a message never reaches the file (SEC-1).
+
+A task's dispatch sources are read as the task itself reads them (CAT-8: a normal task's export
+never carries its category dispatcher's words); ``categories`` names every category in the file,
+the lines' and their sources', so whoever writes it asks first (CAT-4).
 """
 
 from __future__ import annotations
@@ -66,15 +70,19 @@ def register_provider_keys(store: Store) -> None:
 def build_export(store: Store, key: str, *, sources: SourcesReader, now: datetime | None = None) -> LineExport:
     """``key`` and its subtree (parents before children), as the desktop reads them, scrubbed (SEC-1).
 
-    ``sources(task_key)``: the task's dispatch sources as the desktop reads them (PROV-1).
+    ``sources(task_key)``: the task's dispatch sources as the task reads them (PROV-1, CAT-8).
     """
     lines = []
+    categories: dict[str, None] = {}  # CAT-4: every category in the file, in order of appearance
     for line_key in store.threads.subtree(key):
         thread = store.threads.get(line_key)
         if thread is None:
             continue  # gone between the two reads
         messages = store.messages.list_for_thread(line_key, viewer=DESKTOP)
         held = sources(line_key) if thread.parent_key is not None else []
+        for category in (thread.category, *_source_categories(store, held)):
+            if category is not None:
+                categories.setdefault(category)
         lines.append(
             ExportedLine(
                 key=thread.thread_id,
@@ -107,10 +115,18 @@ def build_export(store: Store, key: str, *, sources: SourcesReader, now: datetim
                 ),
             )
         )
-    categories = tuple(dict.fromkeys(line.category for line in lines if line.category is not None))
-    export = LineExport(exported_at=now or utcnow(), root_key=key, categories=categories, lines=tuple(lines))
+    export = LineExport(exported_at=now or utcnow(), root_key=key, categories=tuple(categories), lines=tuple(lines))
     register_provider_keys(store)
     return scrubbed(export, redact_secrets)
+
+
+def _source_categories(store: Store, held: list[Message]) -> list[str | None]:
+    """The categories of the lines a task's sources come from (CAT-4: declared like the lines')."""
+    found = []
+    for line_key in dict.fromkeys(m.thread_id for m in held):
+        source_line = store.threads.get(line_key)
+        found.append(source_line.category if source_line is not None else None)
+    return found
 
 
 def export_text(export: LineExport, fmt: ExportFormat) -> str:

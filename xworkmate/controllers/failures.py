@@ -8,11 +8,16 @@ left to the log file.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from sqlalchemy.exc import SQLAlchemyError
 
 from xworkmate.store import StoreOpenError, database_failure
 
-__all__ = ["describe_failure", "is_database_failure"]
+__all__ = ["FailureKind", "describe_failure", "failure_kind", "is_database_failure"]
+
+FailureKind = Literal["database", "system"]
+"""What failed under a turn (ERR-1): the database (its server, or the disk its file is on), or the system."""
 
 
 def describe_failure(exc: BaseException, database_url: str) -> str:
@@ -29,3 +34,10 @@ def describe_failure(exc: BaseException, database_url: str) -> str:
 def is_database_failure(exc: BaseException) -> bool:
     """The database failed (ERR-1 gives it its own exit code): it could not be opened, or a statement failed."""
     return isinstance(exc, (SQLAlchemyError, StoreOpenError))
+
+
+def failure_kind(exc: BaseException) -> FailureKind | None:
+    """The kind of an unplanned failure, for its exit code (ERR-1: 3 the database, 4 the system); else ``None``."""
+    if is_database_failure(exc):
+        return "database"
+    return "system" if isinstance(exc, OSError) else None

@@ -13,6 +13,9 @@ class TurnOutcome(BaseModel):
     key: str
     status: Literal["finished", "step_limit", "failed", "stopped"]
     error: str | None = None
+    failure: Literal["database", "system"] | None = None
+    """A failed turn's cause when it was not the agent's or the provider's (``controllers.failures.failure_kind``):
+    the command exits 3 for the database, 4 for the system (ERR-1)."""
     text: str = ""
     provider: str | None = None
     model: str | None = None

@@ -256,7 +256,7 @@ class TurnRunner:
                     log.error("turn on %s failed", key, exc_info=True)
                 from xworkmate.controllers.failures import describe_failure
 
-                return await recorder.failed(describe_failure(exc, turn.ctx.settings.effective_database_url))
+                return await recorder.failed(describe_failure(exc, turn.ctx.settings.effective_database_url), exc)
         finally:
             await recorder.writes.drained()  # every message is stored and said before the turn ends
         status: Literal["finished", "step_limit"] = "finished" if finished else "step_limit"
@@ -604,12 +604,27 @@ class _TurnRecorder:
         self.flush_thought()
         self.ids.append(self.turn.ctx.notice(self.key, text, state))
 
-    async def failed(self, error: str) -> TurnOutcome:
+    async def failed(self, error: str, cause: BaseException | None = None) -> TurnOutcome:
+        from xworkmate.controllers.failures import describe_failure, failure_kind
+
+        await self.writes.drained()
+        if self.writes.error is not None:
+            # ERR-1: a write failed first, so the database (or the disk under it) is the cause, not the stream
+            # or the tool that failed after it (a broken stream is what a lost database looks like from there).
+            cause = self.writes.error
+            error = describe_failure(cause, self.turn.ctx.settings.effective_database_url)
         # Tried even after a failed write; if the database itself failed (read-only, full), it is not
         # stored either (logged), and the window still hears why through RunFinished.
         self.notice(f"The run failed: {error}", after_failure=True)
         await self.writes.drained()
-        return TurnOutcome(key=self.key, status="failed", error=error, message_ids=tuple(self.ids), **self.chosen)
+        return TurnOutcome(
+            key=self.key,
+            status="failed",
+            error=error,
+            failure=failure_kind(cause) if cause is not None else None,
+            message_ids=tuple(self.ids),
+            **self.chosen,
+        )
 
     async def limit_reached(self, limit_s: int) -> TurnOutcome:
         """The turn ran past the line's time limit: ended like Stop, the notice names the limit."""

@@ -43,7 +43,7 @@ from xworkmate.controllers.providers import (
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
-from xworkmate.domain.export import ExportFormat
+from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message
 from xworkmate.domain.providers import ProviderRecord
@@ -58,7 +58,6 @@ from xworkmate.domain.threads import (
     ThreadStatus,
     ThreadSummary,
 )
-from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 
@@ -549,18 +548,20 @@ class SessionController:
         scope = self.get_thread(line).thread_id if line is not None else None
         return search_lines(self._ctx.store, query, line=scope, limit=limit)
 
-    def export_line(self, key: str, fmt: ExportFormat | str, *, now: datetime | None = None) -> str:
-        """A line and its tasks as Markdown or JSON text, read as the person at the desktop (SEC-1 scrubbed)."""
-        from xworkmate.controllers.export import build_export, export_text
+    def line_export(self, key: str, *, now: datetime | None = None) -> LineExport:
+        """A line and its tasks, read as the person at the desktop, each task's sources as the task
+        itself reads them (CAT-4, CAT-8: the one rule ``task_sources`` uses); SEC-1 scrubbed. Its
+        ``categories`` name every category in it: callers ask before it leaves (CAT-4)."""
+        from xworkmate.controllers.export import build_export
 
         canonical = self.get_thread(key).thread_id
-        export = build_export(
-            self._ctx.store,
-            canonical,
-            sources=lambda task: self.dispatch.task_sources(task, viewer=DESKTOP),
-            now=now,
-        )
-        return export_text(export, ExportFormat(fmt))
+        return build_export(self._ctx.store, canonical, sources=self.dispatch.task_sources, now=now)
+
+    def export_line(self, key: str, fmt: ExportFormat | str, *, now: datetime | None = None) -> str:
+        """``line_export`` as Markdown or JSON text."""
+        from xworkmate.controllers.export import export_text
+
+        return export_text(self.line_export(key, now=now), ExportFormat(fmt))
 
     def external_changes(self) -> ExternalChange:
         """What another process (the CLI) changed in the database since the last call (issue 18).

@@ -109,7 +109,9 @@ class LineExport(BaseModel):
     version: Literal[1] = EXPORT_VERSION
     exported_at: datetime
     root_key: str
-    categories: tuple[str, ...] = Field(default=(), description="every category the exported lines carry")
+    categories: tuple[str, ...] = Field(
+        default=(), description="every category in the file: the exported lines and their sources (CAT-4)"
+    )
     lines: tuple[ExportedLine, ...]
 
     @property

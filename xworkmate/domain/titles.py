@@ -36,3 +36,9 @@ def title_from_message(text: str, *, limit: int = TITLE_FROM_MESSAGE_LEN) -> str
             cut = cut[:space]
         return cut.rstrip(" ,.;:—-") + "…"
     return None
+
+
+TITLE_MAX_CHARS = 500
+"""A title's most characters: the column's length (``store/tables``; PostgreSQL enforces it) and what every
+read of a title takes (the first list, the store's list and line reads): SQLite does not enforce the length,
+so a crafted file's 200 MB title is read as its prefix and the window's memory stays bounded (issue 29)."""

@@ -462,6 +462,7 @@ def open_store(database_url: str, *, migrate: bool = True) -> Store:
                 # Reading the schema forces SQLite to parse the file header: a
                 # corrupt or foreign file fails here, before anything is written.
                 connection.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar()
+                _refuse_views_of_tables(connection, where)
         head = head_revision()
         if head is None:
             # A build that lost migrations/versions must stop here, not fail later with "no such table".
@@ -489,6 +490,20 @@ def open_store(database_url: str, *, migrate: bool = True) -> Store:
             raise StoreOpenError(database_failure(exc, database_url)) from exc
         raise StoreOpenError(f"cannot open {where}: {_first_line(exc)}") from exc
     return Store(engine, reader)
+
+
+def _refuse_views_of_tables(connection: Connection, where: str) -> None:
+    """A crafted file whose table is a view (issue 29: an endless recursive ``threads``) is not ours: one line,
+    before any read of it can keep a core busy."""
+    from xworkmate.store.tables import Base
+
+    names = sorted(Base.metadata.tables)
+    marks = ", ".join("?" for _ in names)
+    found = connection.exec_driver_sql(
+        f"SELECT name FROM sqlite_master WHERE type <> 'table' AND name IN ({marks})", tuple(names)
+    ).first()
+    if found is not None:
+        raise StoreOpenError(f"{where} is not an XWorkmate database: its {found[0]!r} is not a table")
 
 
 def _check_upgradable(current: str | None, head: str, *, where: str, migrate: bool) -> None:

@@ -54,6 +54,7 @@ from sqlalchemy import select as sql_select
 from sqlalchemy.engine import make_url
 
 from xworkmate.store.database import Store
+from xworkmate.store.repositories.records import LISTED_TITLE
 from xworkmate.store.tables import KEY_LEN, MessageRow, ProviderRow, ThreadRow
 
 log = logging.getLogger(__name__)
@@ -142,7 +143,12 @@ class _Snapshot:
     newest_message: int = 0
 
 
-_LINE_COLUMNS = [c for c in ThreadRow.__table__.c if c.name != "updated_at"]
+_LINE_COLUMNS = [
+    *(c for c in ThreadRow.__table__.c if c.name not in {"updated_at", "title"}),
+    # A title by its listed prefix and its length: what the list shows changes, and memory stays bounded.
+    LISTED_TITLE,
+    func.length(ThreadRow.title).label("title_length"),
+]
 
 
 class ChangeWatcher:

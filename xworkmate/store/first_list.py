@@ -13,7 +13,8 @@ the size and pane width the person left it, not at the default one. Nothing is r
 unless the database is the current schema (``revisions.head_revision``); nothing is ever written.
 A database this cannot read so (PostgreSQL, an in-memory or URI-form SQLite URL, a file that is
 missing, locked, older or newer, or not a database) gives ``None``: the window then shows its list
-once the store is open, as before.
+once the store is open, as before. The read is bounded (``FIRST_LIST_SQL``, ``READ_BUDGET_S``): a
+crafted file gives a short list or ``None``, never a window that grows or a core kept busy.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from xworkmate.domain.lines import ThreadKind
+from xworkmate.domain.titles import TITLE_MAX_CHARS
 from xworkmate.home import SQLITE_FILE
 from xworkmate.store.revisions import StoreOpenError, head_revision
 
@@ -29,10 +31,19 @@ SQLITE_PREFIXES = ("sqlite:///", "sqlite+pysqlite:///")
 BUSY_TIMEOUT_S = 0.25
 """How long the read waits for another process's write lock before it gives up (WAL readers rarely wait)."""
 
+FIRST_LIST_ROWS = 5_000
+"""The most lines the first list reads; the store's own list, a moment later, has them all."""
+READ_BUDGET_S = 2.0
+"""The longest the whole read may take: past it SQLite interrupts the query and the read gives ``None``
+(a crafted file, e.g. ``threads`` as an endless recursive view, cannot keep a core busy)."""
+_PROGRESS_STEPS = 10_000
+"""SQLite virtual-machine steps between two looks at the clock."""
+
 FIRST_LIST_SQL = (
-    "SELECT thread_id, title, kind, parent_key, category, archived, workspace_path, workspace_pin"
-    " FROM threads ORDER BY created_at, thread_id"
+    f"SELECT thread_id, substr(title, 1, {TITLE_MAX_CHARS}), kind, parent_key, category, archived,"
+    f" workspace_path, workspace_pin FROM threads ORDER BY created_at, thread_id LIMIT {FIRST_LIST_ROWS}"
 )
+"""Bounded in what it reads: a title's first ``TITLE_MAX_CHARS`` characters, ``FIRST_LIST_ROWS`` lines."""
 
 
 VALUES_SQL = "SELECT name, value FROM app_state WHERE substr(name, 1, ?) = ?"
@@ -78,6 +89,7 @@ class FirstRead(NamedTuple):
 def read_first(path: Path, value_prefix: str) -> FirstRead | None:
     """The lines and the values under ``value_prefix``, read-only; ``None`` when the file cannot be read so."""
     import sqlite3  # here: the reading thread loads it, not the GUI thread before the first paint
+    import time
 
     try:
         head = head_revision()
@@ -87,6 +99,8 @@ def read_first(path: Path, value_prefix: str) -> FirstRead | None:
         connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
     except (OSError, ValueError, sqlite3.Error, StoreOpenError):
         return None
+    deadline = time.monotonic() + READ_BUDGET_S
+    connection.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)  # non-zero: interrupt
     try:
         connection.execute("PRAGMA query_only = ON")
         revision = connection.execute("SELECT version_num FROM alembic_version").fetchall()

@@ -23,6 +23,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from xworkmate.domain.stored_text import storable_json_text, storable_text
+from xworkmate.domain.titles import TITLE_MAX_CHARS
 
 KEY_LEN = 200
 
@@ -67,7 +68,7 @@ class ThreadRow(Base):
     __tablename__ = "threads"
 
     thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), primary_key=True)
-    title: Mapped[str] = mapped_column(StoredString(500))
+    title: Mapped[str] = mapped_column(StoredString(TITLE_MAX_CHARS))
     kind: Mapped[str] = mapped_column(StoredString(20), default="conversation")
     parent_key: Mapped[str | None] = mapped_column(
         StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="RESTRICT"), index=True

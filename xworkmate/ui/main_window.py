@@ -55,11 +55,11 @@ from xworkmate.controllers import (
     WorkspaceBindingError,
 )
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
-from xworkmate.controllers.export import save_export
+from xworkmate.controllers.export import export_text, save_export
 from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
-from xworkmate.domain.export import ExportFormat, export_file_name
+from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageRole
 from xworkmate.domain.providers import ProviderRecord, offers_agent_provider
@@ -1696,6 +1696,7 @@ class MainWindow(WindowShell):
         self.ask_export_file: ExportChooser = ExportDialog.ask
         self.confirm_category_export: CategoryExportConfirm = CategoryExportConfirmation.ask
         self.export_worker = BackgroundCalls(self, name="xworkmate-export")
+        self._export_reads: dict[int, tuple[Path, ExportFormat]] = {}
         self._exports: dict[int, Path] = {}
         self.search_action.triggered.connect(self.on_search_requested)
         self.export_action.triggered.connect(self.on_export_requested)
@@ -1731,21 +1732,31 @@ class MainWindow(WindowShell):
         view = self._view
         if view is None:
             return
-        thread = view.thread
-        if thread.category and not self.confirm_category_export(self, thread.title, thread.category):
-            return  # CAT-4: the person declined to take category content away
-        chosen = self.ask_export_file(self, export_file_name(thread.title, ExportFormat.MARKDOWN))
+        chosen = self.ask_export_file(self, export_file_name(view.thread.title, ExportFormat.MARKDOWN))
         if chosen is None:
             return
         path, fmt = chosen
         key = view.key
-        number = self.export_worker.submit(lambda: save_export(self._controller.export_line(key, fmt), path))
-        self._exports[number] = path
+        # Read first, write once asked: the question names every category the file would carry (CAT-4).
+        number = self.export_worker.submit(lambda: self._controller.line_export(key))
+        self._export_reads[number] = (path, fmt)
         self.message_pane.show_status(self.tr("Exporting to {path}…").format(path=path), "info")
 
+    def _write_export(self, export: LineExport, path: Path, fmt: ExportFormat) -> None:
+        """CAT-4: category content anywhere in the export (the line, its tasks, their sources) is asked about."""
+        categories = ", ".join(export.categories)
+        if categories and not self.confirm_category_export(self, export.root.title, categories):
+            self.message_pane.clear_notice()
+            return  # the person declined to take category content away
+        self._exports[self.export_worker.submit(lambda: save_export(export_text(export, fmt), path))] = path
+
     @Slot(int, object, object)
-    def on_export_finished(self, number: int, _result: object, error: object) -> None:
-        path = self._exports.pop(number, None)
+    def on_export_finished(self, number: int, result: object, error: object) -> None:
+        read = self._export_reads.pop(number, None)
+        if read is not None and error is None and isinstance(result, LineExport):
+            self._write_export(result, *read)
+            return
+        path = read[0] if read is not None else self._exports.pop(number, None)
         if path is None:
             return
         if error is not None:

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import (
     Row,
     bindparam,
+    func,
     select,
 )
 
@@ -26,6 +27,7 @@ from xworkmate.domain.threads import (
     WorkspaceBinding,
     WorkspaceKind,
 )
+from xworkmate.domain.titles import TITLE_MAX_CHARS
 from xworkmate.domain.viewers import (
     QuarantineMark,
     Viewer,
@@ -49,7 +51,9 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-_THREAD_COLUMNS = tuple(ThreadRow.__table__.c)
+LISTED_TITLE = func.substr(ThreadRow.title, 1, TITLE_MAX_CHARS).label("title")
+"""A title as every line read takes it: its prefix, so a crafted 200 MB title stays in the database."""
+_THREAD_COLUMNS = tuple(LISTED_TITLE if c.name == "title" else c for c in ThreadRow.__table__.c)
 # Built once: the statements a switch runs (building a select per call cost as much as running it).
 _THREAD_BY_KEY = select(*_THREAD_COLUMNS).where(ThreadRow.thread_id == bindparam("key"))
 
@@ -92,7 +96,7 @@ def _thread_from_row(row: ThreadRow | Row[Any]) -> TaskThread:
 
 _SUMMARY_COLUMNS = (
     ThreadRow.thread_id,
-    ThreadRow.title,
+    LISTED_TITLE,
     ThreadRow.kind,
     ThreadRow.parent_key,
     ThreadRow.category,

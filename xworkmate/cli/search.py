@@ -2,12 +2,16 @@
 
 ``search QUERY [--line KEY] [--json] [--limit N]`` prints the hits grouped by line, matches in
 ``[brackets]``; ``export KEY --format md|json [-o FILE]`` writes a line and its tasks, to
-stdout without ``-o``. Both read as the person at the desktop (CAT-4).
+stdout without ``-o``. Both read as the person at the desktop (CAT-4), and both are redacted
+(SEC-1). An export printed to stdout has its control sequences escaped like every other CLI
+output (Markdown: ``escape_document``; JSON: every non-ASCII character as ``\\uXXXX``, still
+valid JSON that reads back the same); ``-o FILE`` writes the text as it is.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,7 +21,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.controllers.export import ExportWriteError, save_export
 from xworkmate.domain.export import ExportFormat
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT
-from xworkmate.terminal_text import escape_for_terminal, json_text
+from xworkmate.terminal_text import escape_document, escape_for_terminal, json_text
 
 __all__ = ["add_search_and_export_commands"]
 
@@ -56,9 +60,10 @@ def cmd_search(args: argparse.Namespace, controller: SessionController) -> int:
 def cmd_export(args: argparse.Namespace, controller: SessionController) -> int:
     from xworkmate.cli.common import CliError
 
-    text = controller.export_line(args.key, ExportFormat(args.format))
+    fmt = ExportFormat(args.format)
+    text = controller.export_line(args.key, fmt)
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(escape_document(text) if fmt is ExportFormat.MARKDOWN else json_text(json.loads(text)) + "\n")
         return 0
     try:
         path = save_export(text, Path(args.output).expanduser())

@@ -539,6 +539,12 @@ class SessionController:
         scope = self.get_thread(line).thread_id if line is not None else None
         return search_lines(self._ctx.store, query, line=scope, limit=limit)
 
+    def know_provider_keys(self) -> None:
+        """SEC-1: read every configured provider's key once, so ``domain.secrets.redact`` replaces it too."""
+        from xworkmate.controllers.known_keys import register_provider_keys
+
+        register_provider_keys(self._ctx.store)
+
     def export_line(self, key: str, fmt: ExportFormat | str, *, now: datetime | None = None) -> str:
         """A line and its tasks as Markdown or JSON text, read as the person at the desktop (SEC-1 scrubbed)."""
         from xworkmate.controllers.export import build_export, export_text

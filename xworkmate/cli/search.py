@@ -21,6 +21,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.controllers.export import ExportWriteError, save_export
 from xworkmate.domain.export import ExportFormat
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT
+from xworkmate.domain.secrets import redact
 from xworkmate.terminal_text import escape_document, escape_for_terminal, json_text
 
 __all__ = ["add_search_and_export_commands"]
@@ -42,7 +43,7 @@ def cmd_search(args: argparse.Namespace, controller: SessionController) -> int:
         print(json_text(results.model_dump(mode="json")))
         return 0
     if not results.lines:
-        print(f"no matches for {escape_for_terminal(args.query)!s}")
+        print(f"no matches for {escape_for_terminal(redact(args.query))!s}")
         return 0
     for line in results.lines:
         marks = "".join(

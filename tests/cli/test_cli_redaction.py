@@ -24,10 +24,15 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
+from tests.checkpoints.test_turn_checkpoints import call, full_line, run
 from tests.cli.test_cli import ok_json, run_cli
-from tests.support.openai_server import OpenAIServer, TextReply
+from tests.controllers.conftest import scripted_controller
+from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
+from tests.support.sandboxing import needs_bwrap
 from xworkmate.domain.export import LineExport
 from xworkmate.domain.secrets import REDACTED
+from xworkmate.settings import Settings
+from xworkmate.store import Store
 
 OWN_KEY = "Zq81-plain-Kx7Lm2Nb5Vc8Xz3Wq"  # the configured provider's key: no common format
 GITHUB = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zCd7e"
@@ -214,3 +219,22 @@ def test_export_to_a_real_terminal_escapes_control_sequences(home: Path, line: t
     assert "# deploy the billing service" in shown
     assert "\x1b" not in shown and "\x07" not in shown and "\\x1b]52;c;" in shown
     assert_no_secret(shown)
+
+
+@needs_bwrap
+def test_changes_patch_shows_the_control_sequences_an_agent_wrote_as_escapes(
+    sqlite_store: Store, settings: Settings, openai_server: OpenAIServer, home: Path
+) -> None:
+    """``changes --patch`` prints file contents the agent wrote: their OSC 52 and CSI 2J are escaped too."""
+    agent = scripted_controller(sqlite_store, settings, openai_server)
+    key, _folder = full_line(agent)
+    content = f"x{OSC52}{CLEAR}\ty\n"
+    openai_server.script(
+        ToolCallReply([call("write_file", "w", path="evil.txt", content=content, quote="create evil.txt")]),
+        TextReply(["done"]),
+    )
+    run(agent, key, "please create evil.txt")
+    patch = run_cli(home, "changes", key, "--patch")
+    assert patch.returncode == 0, patch.stderr
+    assert "\x1b" not in patch.stdout and "\x07" not in patch.stdout
+    assert "+x\\x1b]52;c;ZXZpbCBjbGlwYm9hcmQ=\\x07\\x1b[2J\ty\n" in patch.stdout

@@ -59,8 +59,8 @@ def known_secrets() -> list[str]:
 
 
 # -- the common formats ------------------------------------------------------------------------
-# Each: the substrings one of which must be in the text for the pattern to be tried (a C-speed
-# test, so text without any costs a few microseconds), the pattern, and what replaces a match.
+# Each: whether a text could hold it (substrings one of which must be there: a C-speed test, so a
+# text without any costs a few microseconds), the pattern, and what replaces a match.
 
 _B62 = "A-Za-z0-9"
 
@@ -78,22 +78,36 @@ def _keep_label(match: re.Match[str]) -> str:
     return match.group("label") + REDACTED
 
 
-_SECRET_PARAMETER_PART = re.compile(r"password|passwd|pwd|token|secret|api[_\-]?key|signature|credential")
-_EXACT_PARAMETERS = frozenset({"key", "sig", "pass", "auth"})
+_SECRET_PARAMETER_ENDS = ("password", "passwd", "pwd", "token", "secret", "key", "signature", "credential")
+_SECRET_PARAMETERS = frozenset({"sig", "pass", "auth"})
+# An "=" right after a name ending like a secret parameter's: the literal "=" first (scanned at C speed),
+# then one fixed-width look-behind per ending.
+_AFTER_SECRET_NAME = re.compile(
+    "=(?:" + "|".join(f"(?<={end}=)" for end in (*_SECRET_PARAMETER_ENDS, *_SECRET_PARAMETERS)) + ")", re.IGNORECASE
+)
+
+
+def _holds(*triggers: str) -> Callable[[str], bool]:
+    """Whether a text could hold the format: it contains one of ``triggers`` (a C-speed test)."""
+    return lambda text: any(trigger in text for trigger in triggers)
+
+
+def _could_hold_parameter(text: str) -> bool:
+    return "=" in text and _AFTER_SECRET_NAME.search(text) is not None
 
 
 def _secret_parameter(match: re.Match[str]) -> str:
     """A query parameter whose name says it holds a secret (``token``, ``X-Amz-Signature``, ``api_key``)."""
     name = match.group("name").lower()
-    if name in _EXACT_PARAMETERS or _SECRET_PARAMETER_PART.search(name):
+    if name.endswith(_SECRET_PARAMETER_ENDS) or name in _SECRET_PARAMETERS:
         return _keep_label(match)
     return match.group()
 
 
-_FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], _Replacement], ...] = (
+_FORMATS: tuple[tuple[Callable[[str], bool], re.Pattern[str], _Replacement], ...] = (
     # PEM private keys, OpenSSH's included: the whole block; a block cut short, to its last base64 line.
     (
-        ("PRIVATE KEY-----",),
+        _holds("PRIVATE KEY-----"),
         re.compile(
             r"-----BEGIN (?P<kind>[A-Z0-9 ]*)PRIVATE KEY-----"
             r"(?:[\s\S]*?-----END (?P=kind)PRIVATE KEY-----|(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=:\- ]{16,})*)"
@@ -103,22 +117,22 @@ _FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], _Replacement], ...] = (
     # OpenAI (sk-…, sk-proj-…) and Anthropic (sk-ant-…): a long random tail with a digit or a capital,
     # so a hyphenated word ("sk-learn-compatible-models") is left alone.
     (
-        ("sk-",),
+        _holds("sk-"),
         re.compile(_starts_token("sk-") + rf"(?=[{_B62}_\-]*[0-9A-Z])[{_B62}_\-]{{16,}}"),
         REDACTED,
     ),
     # GitHub tokens (classic and fine-grained), GitLab personal tokens, Slack tokens.
     (
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        _holds("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         re.compile(rf"(?:{_starts_token('gh[pousr]_')}[{_B62}]{{20,}}|{_starts_token('github_pat_')}[{_B62}_]{{20,}})"),
         REDACTED,
     ),
-    (("glpat-",), re.compile(_starts_token("glpat-") + rf"[{_B62}_\-]{{20,}}"), REDACTED),
-    (("xox",), re.compile(_starts_token("xox[abprs]-") + rf"(?=[{_B62}\-]*[0-9])[{_B62}\-]{{10,}}"), REDACTED),
+    (_holds("glpat-"), re.compile(_starts_token("glpat-") + rf"[{_B62}_\-]{{20,}}"), REDACTED),
+    (_holds("xox"), re.compile(_starts_token("xox[abprs]-") + rf"(?=[{_B62}\-]*[0-9])[{_B62}\-]{{10,}}"), REDACTED),
     # AWS: access key ids, and a secret access key where it is labelled as one.
-    (("AKIA", "ASIA"), re.compile(r"A[KS]IA(?<![A-Z0-9]A[KS]IA)[A-Z0-9]{16}(?![A-Za-z0-9])"), REDACTED),
+    (_holds("AKIA", "ASIA"), re.compile(r"A[KS]IA(?<![A-Z0-9]A[KS]IA)[A-Z0-9]{16}(?![A-Za-z0-9])"), REDACTED),
     (
-        ("ws_secret", "WS_SECRET", "wsSecret", "ws_Secret"),
+        _holds("ws_secret", "WS_SECRET", "wsSecret", "ws_Secret"),
         re.compile(
             r"(?P<label>(?i:aws_?secret(?:_?access)?_?key)[\"']?\s*[:=]\s*[\"']?)"
             r"[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"
@@ -127,19 +141,19 @@ _FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], _Replacement], ...] = (
     ),
     # JWTs: header and payload are base64url JSON ("eyJ" is '{"'), then the signature.
     (
-        ("eyJ",),
+        _holds("eyJ"),
         re.compile(_starts_token("eyJ") + r"[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
         REDACTED,
     ),
     # "Authorization: Bearer …" (the log's old rule).
-    (("earer", "EARER"), re.compile(r"(?i:bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*"), REDACTED),
+    (_holds("earer", "EARER"), re.compile(r"(?i:bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*"), REDACTED),
     # URLs: a password after "user:" before "@", and secret-named query parameters.
     (
-        ("://",),
+        _holds("://"),
         re.compile(r"(?P<label>://[^\s:/?#@\[\]]+:)[^\s/?#@]+(?=@)"),
         _keep_label,
     ),
-    (("=",), re.compile(r"(?P<label>[?&;](?P<name>[A-Za-z0-9_.\-]+)=)[^&#\s\"'<>]+"), _secret_parameter),
+    (_could_hold_parameter, re.compile(r"(?P<label>[?&;](?P<name>[A-Za-z0-9_.\-]+)=)[^&#\s\"'<>]+"), _secret_parameter),
 )
 
 
@@ -151,8 +165,8 @@ def redact(text: str, *, also: Iterable[str] = ()) -> str:
     for value in (*_known, *(v for v in also if len(v) >= MIN_SECRET_CHARS)):
         if value in text:
             text = text.replace(value, REDACTED)
-    for triggers, pattern, replacement in _FORMATS:
-        if any(trigger in text for trigger in triggers):
+    for could_hold, pattern, replacement in _FORMATS:
+        if could_hold(text):
             text = pattern.sub(replacement, text)
     return text
 

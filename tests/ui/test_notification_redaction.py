@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from tests.support.openai_server import OpenAIServer, TextReply
@@ -18,16 +17,9 @@ from xworkmate.ui import MainWindow
 
 from .support_runs import turn_on
 from .test_notifications import RecordingBackend, activate, elsewhere
+from .test_notifications import recorded as recorded  # the fixture: the notifier's recording backend
 
 KEY = "sk-proj-Q7vR2mXk9LpT4wZc8NbY3hJd6FgS1aE5"
-
-
-@pytest.fixture
-def recorded(agent_window: MainWindow) -> RecordingBackend:
-    backend = RecordingBackend()
-    agent_window.needs_you.notifier.use_backend(backend)
-    agent_window.needs_you.notifier.enabled = True
-    return backend
 
 
 def test_a_key_in_the_first_message_or_in_a_title_never_reaches_a_notification(

@@ -238,3 +238,14 @@ def test_changes_patch_shows_the_control_sequences_an_agent_wrote_as_escapes(
     assert patch.returncode == 0, patch.stderr
     assert "\x1b" not in patch.stdout and "\x07" not in patch.stdout
     assert "+x\\x1b]52;c;ZXZpbCBjbGlwYm9hcmQ=\\x07\\x1b[2J\ty\n" in patch.stdout
+
+
+def test_a_task_titled_from_its_goal_carries_no_key(home: Path) -> None:
+    """A task's default title is made from its goal: derived text, redacted before it is stored (SEC-1)."""
+    key = ok_json(home, "thread", "new")["session_key"]
+    task = ok_json(home, "task", "start", "--from", key, "--goal", f"rotate {GITHUB} tonight")
+    [(stored,)] = _rows(
+        f"sqlite:///{home / 'xworkmate.sqlite3'}",
+        f"SELECT title FROM threads WHERE thread_id = '{task['session_key']}'",
+    )
+    assert stored == task["title"] == f"Task: rotate {REDACTED} tonight"

@@ -2,10 +2,10 @@
 
 The person sees one line for a failure; the whole story goes to
 ``<data folder>/logs/xworkmate.log`` (1 MB, three old files kept). Every line is
-redacted as it is written: values of environment variables whose names look
-like secrets, keys registered at run time (``domain.secrets.register_secret``,
-called where a key is read from the keyring or the environment) and key-shaped tokens
-(``sk-…``, ``Bearer …``) are replaced, tracebacks included. Nothing here
+redacted as it is written by the one redactor (``domain.secrets.redact``: keys
+registered at run time, called where a key is read from the keyring or the
+environment, and the common key formats), and here also the values of environment
+variables whose names look like secrets; tracebacks included. Nothing here
 imports Qt.
 """
 
@@ -13,31 +13,21 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from xworkmate.domain.secrets import is_secret_name, known_secrets, register_secret
+from xworkmate.domain.secrets import REDACTED, is_secret_name, redact, register_secret
 
-__all__ = ["LOG_FILE_NAME", "install_log_file", "log_file_path", "redact_secrets", "register_secret"]
+__all__ = ["LOG_FILE_NAME", "REDACTED", "install_log_file", "log_file_path", "redact_secrets", "register_secret"]
 
 LOG_FILE_NAME = "xworkmate.log"
 MAX_BYTES = 1_000_000
 BACKUPS = 3
-REDACTED = "[redacted]"
-_MIN_SECRET = 8
-
-_KEY_SHAPES = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|(?i:bearer)\s+[A-Za-z0-9._~+/\-]{8,}=*|ghp_[A-Za-z0-9]{8,}|xox[abp]-[A-Za-z0-9\-]{8,})"
-)
 
 
 def redact_secrets(text: str) -> str:
-    known = known_secrets()
-    known += [v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= _MIN_SECRET]
-    for value in known:
-        text = text.replace(value, REDACTED)
-    return _KEY_SHAPES.sub(REDACTED, text)
+    """SEC-1: a log line as ``redact`` makes it, secret-named environment variables' values included."""
+    return redact(text, also=[value for name, value in os.environ.items() if is_secret_name(name)])
 
 
 class _RedactingFormatter(logging.Formatter):

@@ -5,7 +5,10 @@ Printed raw, an escape sequence (``\\x1b[2J``) drives the terminal, a newline
 or tab inside a title splits or shifts a ``thread list`` row, and a bidi
 override (U+202E) makes a row read in another order than it is stored.
 ``escape_for_terminal`` is the one place that decides what reaches the
-terminal; every human-readable line the CLI prints goes through it.
+terminal; every human-readable line the CLI prints goes through it, and
+``escape_document`` is its form for a whole document printed to stdout (an
+export: SEC-1, a model's OSC 52 clipboard write, OSC 0 title or ``CSI 2J``
+must not reach the terminal; ``-o FILE`` keeps the text as is).
 
 ``--json`` output needs no escaping here: ``json_text`` keeps ``ensure_ascii``,
 so control and bidi characters (and all other non-ASCII text) appear as
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["UNSAFE_FOR_TERMINAL", "escape_for_terminal", "json_text"]
+__all__ = ["UNSAFE_FOR_TERMINAL", "escape_document", "escape_for_terminal", "json_text"]
 
 _BIDI_CONTROLS = (
     0x061C,  # ARABIC LETTER MARK
@@ -42,6 +45,7 @@ def _escape(code: int) -> str:
 
 _ONE_LINE = {code: _escape(code) for code in UNSAFE_FOR_TERMINAL}
 _KEEP_NEWLINES = {code: text for code, text in _ONE_LINE.items() if code != 0x0A}
+_DOCUMENT = {code: text for code, text in _KEEP_NEWLINES.items() if code != 0x09}
 
 
 def escape_for_terminal(text: str, *, keep_newlines: bool = False) -> str:
@@ -63,6 +67,13 @@ def escape_for_terminal(text: str, *, keep_newlines: bool = False) -> str:
     if keep_newlines:
         return text.replace("\r\n", "\n").translate(_KEEP_NEWLINES)
     return text.translate(_ONE_LINE)
+
+
+def escape_document(text: str) -> str:
+    """A document (an exported Markdown file) for stdout: as ``escape_for_terminal(keep_newlines=True)``,
+    but a tab stays a tab, since a document's tabs are its content (a Makefile in a code block) and
+    only move the cursor along the line (SEC-1)."""
+    return text.replace("\r\n", "\n").translate(_DOCUMENT)
 
 
 def json_text(value: object, *, indent: int | None = 2) -> str:

@@ -11,7 +11,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import add_command
-from xworkmate.terminal_text import escape_for_terminal, json_text
+from xworkmate.terminal_text import escape_document, escape_for_terminal, json_text
 
 if TYPE_CHECKING:
     from xworkmate.controllers import SessionController
@@ -81,7 +81,8 @@ def cmd_changes(args: argparse.Namespace, controller: SessionController) -> int:
             for change in changes.files:
                 turn = changes.turn if changes.scope is ChangeScope.TURN else None
                 patch = checkpoints.file_patch(args.key, change.path, changes.scope, turn)
-                if patch:
+                if patch:  # the agent wrote these files: their control sequences are shown, not run (SEC-1)
+                    patch = escape_document(patch)
                     print(patch, end="" if patch.endswith("\n") else "\n")
     else:
         if not found:

@@ -18,6 +18,7 @@ from xworkmate.cli.exits import (
     EXIT_TERMINATED,
 )
 from xworkmate.controllers import SessionController
+from xworkmate.domain.secrets import redact
 from xworkmate.settings import Settings
 from xworkmate.terminal_text import escape_for_terminal
 
@@ -57,8 +58,9 @@ def _settings() -> Settings:
 
 
 def _body(text: str) -> str:
-    """A multi-line body under its header: line breaks kept, later lines indented so none looks like a header."""
-    return escape_for_terminal(text, keep_newlines=True).replace("\n", "\n    ")
+    """A message's body under its header, redacted (SEC-1): line breaks kept, later lines indented so none
+    looks like a header."""
+    return escape_for_terminal(redact(text), keep_newlines=True).replace("\n", "\n    ")
 
 
 def add_command(parent: Any, name: str, func: Command, help_text: str) -> argparse.ArgumentParser:

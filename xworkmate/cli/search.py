@@ -2,13 +2,17 @@
 
 ``search QUERY [--line KEY] [--json] [--limit N]`` prints the hits grouped by line, matches in
 ``[brackets]``; ``export KEY --format md|json [-o FILE] [--yes]`` writes a line and its tasks, to
-stdout without ``-o``. Both read as the person at the desktop (CAT-4); an export carrying category
-content is asked about on a terminal and needs ``--yes`` elsewhere (CAT-4).
+stdout without ``-o``. Both read as the person at the desktop (CAT-4), and both are redacted
+(SEC-1); an export carrying category content is asked about on a terminal and needs ``--yes``
+elsewhere (CAT-4). An export printed to stdout has its control sequences escaped like every other
+CLI output (Markdown: ``escape_document``; JSON: every non-ASCII character as ``\\uXXXX``, still
+valid JSON that reads back the same); ``-o FILE`` writes the text as it is.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,8 @@ from xworkmate.controllers import SessionController
 from xworkmate.controllers.export import ExportWriteError, save_export
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT
-from xworkmate.terminal_text import escape_for_terminal, json_text
+from xworkmate.domain.secrets import redact
+from xworkmate.terminal_text import escape_document, escape_for_terminal, json_text
 
 __all__ = ["add_search_and_export_commands"]
 
@@ -39,7 +44,7 @@ def cmd_search(args: argparse.Namespace, controller: SessionController) -> int:
         print(json_text(results.model_dump(mode="json")))
         return 0
     if not results.lines:
-        print(f"no matches for {escape_for_terminal(args.query)!s}")
+        print(f"no matches for {escape_for_terminal(redact(args.query))!s}")
         return 0
     for line in results.lines:
         marks = "".join(
@@ -80,9 +85,10 @@ def cmd_export(args: argparse.Namespace, controller: SessionController) -> int:
 
     export = controller.line_export(args.key)
     confirm_category_export(export, yes=args.yes)
-    text = export_text(export, ExportFormat(args.format))
+    fmt = ExportFormat(args.format)
+    text = export_text(export, fmt)
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(escape_document(text) if fmt is ExportFormat.MARKDOWN else json_text(json.loads(text)) + "\n")
         return 0
     try:
         path = save_export(text, Path(args.output).expanduser())

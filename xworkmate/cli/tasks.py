@@ -19,6 +19,7 @@ from xworkmate.cli.common import (
 from xworkmate.cli.threads import thread_json
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message
+from xworkmate.domain.secrets import redact
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
@@ -107,7 +108,7 @@ def _message_json(message: Message) -> dict[str, Any]:
         "role": message.role.value,
         "source": message.source.value,
         "state": message.state.value,
-        "content": message.content,
+        "content": redact(message.content),  # SEC-1: derived text; the stored message keeps what was typed
         "created_at": message.created_at.isoformat(),
         "quarantined": message.quarantined,
         "nul_replaced": nul_replaced(message.payload),  # ERR-3
@@ -168,6 +169,7 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
 
 def cmd_task_sources(args: argparse.Namespace, controller: SessionController) -> int:
     sources = controller.task_sources(args.key)
+    controller.know_provider_keys()
     if args.json:
         print(json_text([_message_json(m) for m in sources]))
     else:
@@ -191,6 +193,7 @@ def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int
     if args.message_id is not None:
         raise CliError(f"messages {args.key}: unexpected {args.message_id!r} (quarantine or release take an id)")
     messages = controller.messages_as(args.key, args.as_key)
+    controller.know_provider_keys()
     if args.json:
         print(json_text([_message_json(m) for m in messages]))
     else:

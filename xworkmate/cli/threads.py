@@ -9,6 +9,7 @@ from xworkmate.cli.agent import add_thread_commands, add_thread_set_arguments, a
 from xworkmate.cli.common import CliError, Command, add_command
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.worktrees import WorktreeDirtyError
+from xworkmate.domain.secrets import redact
 from xworkmate.domain.threads import LineState, TaskThread
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
@@ -18,7 +19,7 @@ def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
     return {
         "session_key": thread.thread_id,
         "thread_id": thread.thread_id,
-        "title": thread.title,
+        "title": redact(thread.title),  # SEC-1: a title made from a message before titles were redacted
         "kind": thread.kind.value,
         "status": state.status.value,
         "status_reason": state.reason,  # ISO-4: why it is not runnable (SBX-3: how its folder was swapped)
@@ -49,7 +50,7 @@ def _print_thread(controller: SessionController, thread: TaskThread, as_json: bo
         print(json_text({**thread_json(thread, state), **thread_extras_json(controller, thread.thread_id)}))
         return
     marker = "*" if thread.thread_id == controller.current_key else " "
-    print(f"{marker} {thread.thread_id}  [{state.status.value}]  {escape_for_terminal(thread.title)}")
+    print(f"{marker} {thread.thread_id}  [{state.status.value}]  {escape_for_terminal(redact(thread.title))}")
     folder = escape_for_terminal(thread.workspace_binding.path or "(none)")
     print(f"    folder: {folder} ({thread.workspace_binding.bound_by.value})")
     if thread.workspace_binding.branch is not None:
@@ -78,7 +79,7 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
             {
                 "session_key": s.thread_id,
                 "thread_id": s.thread_id,
-                "title": s.title,
+                "title": redact(s.title),
                 "kind": s.kind.value,
                 "status": state.status.value,
                 "status_reason": state.reason,
@@ -95,7 +96,7 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
         return 0
     for s in summaries:
         marker = "*" if s.thread_id == controller.current_key else " "
-        print(f"{marker} {s.thread_id}  [{controller.summary_status(s).value}]  {escape_for_terminal(s.title)}")
+        print(f"{marker} {s.thread_id}  [{controller.summary_status(s).value}]  {escape_for_terminal(redact(s.title))}")
     return 0
 
 

@@ -13,12 +13,11 @@ the lines' and their sources', so whoever writes it asks first (CAT-4).
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.domain.export import (
     ExportedLine,
     ExportedSource,
@@ -29,7 +28,6 @@ from xworkmate.domain.export import (
     scrubbed,
 )
 from xworkmate.domain.messages import Message
-from xworkmate.domain.secrets import register_secret
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.logfile import redact_secrets
 from xworkmate.store import Store
@@ -51,20 +49,6 @@ def save_export(text: str, path: Path) -> Path:
     except OSError as exc:
         raise ExportWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
     return path
-
-
-def register_provider_keys(store: Store) -> None:
-    """SEC-1: make every configured provider's key known to the redaction rule (environment, keyring)."""
-    from xworkmate.llm.providers import KEYRING_SERVICE
-
-    for record in store.providers.list():
-        if record.api_key_env:
-            register_secret(os.environ.get(record.api_key_env))
-        if record.api_key_keyring:
-            with contextlib.suppress(Exception):  # no keyring here: nothing of it can be in the text either
-                import keyring
-
-                register_secret(keyring.get_password(KEYRING_SERVICE, record.name))
 
 
 def build_export(store: Store, key: str, *, sources: SourcesReader, now: datetime | None = None) -> LineExport:

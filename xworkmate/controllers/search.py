@@ -3,10 +3,15 @@
 ``search_lines`` runs a query as one viewer (the person at the desktop, by default) and returns
 typed hits grouped by line: lines whose title matched first, then by their newest hit. Any
 thread, safe to call from a worker thread: it opens its own connections.
+
+SEC-1: titles and snippets are made from the redacted text (``domain.secrets.redact``), and a
+message that matched only through a secret (an index entry written before the index was
+redacted) is not a hit: a search for a key never finds it.
 """
 
 from __future__ import annotations
 
+from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.domain.search import (
     DEFAULT_SEARCH_LIMIT,
     HighlightedText,
@@ -18,6 +23,7 @@ from xworkmate.domain.search import (
     searchable_text,
     snippet,
 )
+from xworkmate.domain.secrets import redact
 from xworkmate.domain.viewers import DESKTOP, Viewer
 from xworkmate.store import Store
 from xworkmate.store.search import FoundThread, SearchRepository
@@ -26,7 +32,7 @@ __all__ = ["search_lines"]
 
 
 def _title(thread: FoundThread, spans: list[tuple[int, int]] | None) -> HighlightedText:
-    return HighlightedText(text=thread.title, ranges=tuple(spans or ()))
+    return HighlightedText(text=redact(thread.title), ranges=tuple(spans or ()))
 
 
 def search_lines(
@@ -42,18 +48,22 @@ def search_lines(
     parsed = parse_query(query)
     if parsed.empty:
         return SearchResults(query=query)
+    register_provider_keys(store)
     # Titles: every line the viewer may read, archived included (a bounded scan: lines are few).
     found, visible = SearchRepository(store).find(parsed, viewer=viewer, line=line, limit=limit + 1)
     truncated = len(found) > limit
     found = found[:limit]
-    titled = {t.thread_id: (t, spans) for t in visible if (spans := match_spans(t.title, parsed)) is not None}
+    titled = {t.thread_id: (t, spans) for t in visible if (spans := match_spans(redact(t.title), parsed)) is not None}
     threads = {t.thread_id: t for t in visible}
 
     hits: dict[str, list[MessageHit]] = {}
     for message in found:
         if message.thread_id not in threads:
             continue  # relabelled between the two reads: the predicate's newer answer wins
-        text = searchable_text(message.content, message.payload)
+        stored = searchable_text(message.content, message.payload)
+        text = redact(stored)
+        if text != stored and match_spans(text, parsed) is None:
+            continue  # SEC-1: it matched only inside a secret (indexed before the index was redacted)
         hits.setdefault(message.thread_id, []).append(
             MessageHit(
                 message_id=message.id,

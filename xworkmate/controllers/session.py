@@ -548,6 +548,12 @@ class SessionController:
         scope = self.get_thread(line).thread_id if line is not None else None
         return search_lines(self._ctx.store, query, line=scope, limit=limit)
 
+    def know_provider_keys(self) -> None:
+        """SEC-1: read every configured provider's key once, so ``domain.secrets.redact`` replaces it too."""
+        from xworkmate.controllers.known_keys import register_provider_keys
+
+        register_provider_keys(self._ctx.store)
+
     def line_export(self, key: str, *, now: datetime | None = None) -> LineExport:
         """A line and its tasks, read as the person at the desktop, each task's sources as the task
         itself reads them (CAT-4, CAT-8: the one rule ``task_sources`` uses); SEC-1 scrubbed. Its

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from xworkmate.controllers.changes import LineUpdated, RunFinished, RunStarted
 from xworkmate.controllers.context import ControllerContext
+from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.controllers.outcomes import SendOutcome, TurnOutcome
 from xworkmate.controllers.providers import acp_agent_problem
 from xworkmate.domain.keys import InvalidSessionKeyError, normalize_session_key
@@ -148,6 +149,7 @@ class TurnController:
         On a task they are a follow-up: stored with the task's dispatch snapshot re-captured and
         replaced in the same transaction (PROV-4).
         """
+        register_provider_keys(self._ctx.store)  # SEC-1: its index entry and title are made redacted
         if self._task_labels(key) is not None:
             return self._send_followup(key, text).message.id
         human = self._ctx.store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text)

@@ -26,6 +26,7 @@ from xworkmate.domain.categories import (
 )
 from xworkmate.domain.keys import InvalidSessionKeyError, allocate_draft_key, normalize_session_key
 from xworkmate.domain.messages import Message, MessageSource
+from xworkmate.domain.secrets import redact
 from xworkmate.domain.threads import (
     BoundBy,
     ContextState,
@@ -109,6 +110,7 @@ def task_goal_text(goal: str, context: str = "") -> str:
 
 
 def _default_title(goal: str) -> str:
+    goal = redact(goal)  # SEC-1: a title is derived text
     first = goal.strip().splitlines()[0] if goal.strip() else "task"
     title = f"Task: {first}"
     return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"

@@ -2,12 +2,16 @@
 
 A new line is called ``Task line N`` until its first message; that message's
 first non-empty line, trimmed and cut to ``TITLE_FROM_MESSAGE_LEN`` characters
-with "…", becomes its title — only while the title is still the default one.
+with "…", becomes its title — only while the title is still the default one. The title is
+derived text: it is made from the redacted message (SEC-1), so a key pasted into the first
+message never becomes the line's name in the list, ``thread list`` or a notification.
 """
 
 from __future__ import annotations
 
 import re
+
+from xworkmate.domain.secrets import redact
 
 TITLE_FROM_MESSAGE_LEN = 60
 _DEFAULT_TITLE = re.compile(r"Task line \d+")
@@ -23,8 +27,9 @@ def is_default_title(title: str) -> bool:
 
 
 def title_from_message(text: str, *, limit: int = TITLE_FROM_MESSAGE_LEN) -> str | None:
-    """The first non-empty line of ``text``, whitespace collapsed, cut at a word with "…"; None if blank."""
-    for raw in text.splitlines():
+    """The first non-empty line of redacted ``text`` (SEC-1), whitespace collapsed, cut at a word with "…";
+    None if blank."""
+    for raw in redact(text).splitlines():
         line = " ".join(raw.split())
         if not line:
             continue

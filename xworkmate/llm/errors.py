@@ -6,51 +6,21 @@ failures the router may answer by moving to the next *allowed* candidate
 (CAT-2): rate limits, server errors, an unreachable provider and timeouts.
 
 SEC-1: a provider may echo the API key it rejected ("Incorrect API key
-provided: sk-…"). ``redact_key`` is the one rule for removing it, and an error
-leaves the client only after ``LLMError.redact`` has applied it, so the key
-reaches no notice, log line, stderr or stored message.
+provided: sk-…"). ``domain.secrets.redact_key`` is the one rule for removing it (and
+``domain.secrets.redact`` for every other key format), and an error leaves the client only
+after ``LLMError.redact`` has applied both, so the key reaches no notice, log line, stderr or
+stored message.
 """
 
 from __future__ import annotations
 
 from typing import Self
 
-REDACTED_KEY = "[redacted key]"
-KEY_ECHO_MIN = 8
-"""SEC-1: a run of this many characters of the key, or more, counts as the key (providers echo parts)."""
+from xworkmate.domain.secrets import REDACTED, redact
+from xworkmate.domain.secrets import redact_key as redact_key  # its home before SEC-1's one redactor
 
-
-def redact_key(text: str, key: str | None) -> str:
-    """SEC-1: ``text`` with the key, and every piece of it ``KEY_ECHO_MIN`` characters or longer, replaced.
-
-    Providers echo a rejected key whole, or masked as its first and last characters
-    (``sk-proj-abcd…wxyz``); both halves are replaced when they are long enough to matter.
-    A key shorter than ``KEY_ECHO_MIN`` is replaced only where it appears whole.
-    """
-    if not key or not text:
-        return text
-    if len(key) < KEY_ECHO_MIN:
-        return text.replace(key, REDACTED_KEY)
-    pieces = {key[i : i + KEY_ECHO_MIN] for i in range(len(key) - KEY_ECHO_MIN + 1)}
-    # Every echoed piece of the key is covered by its KEY_ECHO_MIN-long windows; merge overlapping hits.
-    spans: list[list[int]] = []
-    for start in range(len(text) - KEY_ECHO_MIN + 1):
-        if text[start : start + KEY_ECHO_MIN] in pieces:
-            end = start + KEY_ECHO_MIN
-            if spans and start <= spans[-1][1]:
-                spans[-1][1] = end
-            else:
-                spans.append([start, end])
-    if not spans:
-        return text
-    parts: list[str] = []
-    position = 0
-    for start, end in spans:
-        parts.append(text[position:start])
-        parts.append(REDACTED_KEY)
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)
+REDACTED_KEY = REDACTED
+"""SEC-1: what stands where an echoed key was (the one marker, ``domain.secrets.REDACTED``)."""
 
 
 class LLMError(Exception):
@@ -63,12 +33,12 @@ class LLMError(Exception):
         self.provider = provider
 
     def redact(self, key: str | None) -> Self:
-        """SEC-1: remove ``key`` (see ``redact_key``) from the message and every text attribute, in place."""
-        if key:
-            self.args = tuple(redact_key(arg, key) if isinstance(arg, str) else arg for arg in self.args)
-            for name, value in list(vars(self).items()):
-                if isinstance(value, str):
-                    setattr(self, name, redact_key(value, key))
+        """SEC-1: remove ``key`` (``redact_key``) and every known key format (``redact``) from the message
+        and every text attribute, in place."""
+        self.args = tuple(redact(redact_key(arg, key)) if isinstance(arg, str) else arg for arg in self.args)
+        for name, value in list(vars(self).items()):
+            if isinstance(value, str):
+                setattr(self, name, redact(redact_key(value, key)))
         return self
 
 

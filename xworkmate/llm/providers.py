@@ -146,6 +146,7 @@ def store_api_key(provider_name: str, api_key: str) -> None:
     """Save a key in the OS keyring for ``provider_name`` (service ``xworkmate``)."""
     if not api_key:
         raise ApiKeyError(f"refusing to store an empty API key for provider {provider_name!r}")
+    register_secret(api_key)  # SEC-1: redacted from every derived text from now on
     try:
         keyring.set_password(KEYRING_SERVICE, provider_name, api_key)
     except Exception as exc:  # see resolve_api_key: any backend failure becomes one clear error

@@ -8,8 +8,10 @@ The index is written in the same transaction as the message: a mapper event on `
 adds the entry when the row is inserted and replaces it when its text changes, whoever
 writes it through the ORM; ``insert_messages`` does the same for Core bulk inserts. When a
 message goes, a trigger (SQLite) or the foreign key's cascade (PostgreSQL) drops its entry.
-What the index keeps is the stored text, NUL bytes already replaced (ERR-3): both databases
-index the same tokens.
+What the index keeps is the stored text, NUL bytes already replaced (ERR-3), passed through the
+one redactor (SEC-1, ``domain.secrets.redact``): a key pasted into a message is stored as typed
+but never becomes a search term. Both databases index the same tokens. ``redact_index``
+re-indexes the entries written before the index was redacted.
 
 Quarantine and release (Q-1) change what the *model* may see, not the stored text, so they
 leave the index alone; reads apply them live: a thread viewer (model-facing) never gets a
@@ -28,6 +30,7 @@ from sqlalchemy import ColumnClause, Connection, Table, and_, column, event, ins
 from sqlalchemy.orm import Mapper
 
 from xworkmate.domain.search import SearchQuery, index_terms, searchable_text
+from xworkmate.domain.secrets import redact
 from xworkmate.domain.viewers import Viewer
 from xworkmate.store.repositories.records import _aware
 from xworkmate.store.tables import MessageRow, ThreadRow
@@ -44,6 +47,7 @@ __all__ = [
     "create_search_index",
     "index_messages",
     "insert_messages",
+    "redact_index",
     "reindex_all",
 ]
 
@@ -79,7 +83,7 @@ def create_search_index(connection: Connection) -> None:
 
 
 def _entry(message_id: int, content: str, payload: Mapping[str, Any] | str | None, sqlite: bool) -> dict[str, Any]:
-    terms = index_terms(searchable_text(content, payload))
+    terms = index_terms(redact(searchable_text(content, payload)))
     if sqlite:
         return {"id": message_id, "terms": " ".join(terms.terms), "chars": " ".join(terms.chars)}
     return {"id": message_id, "terms": terms.tsvector_literal()}
@@ -110,6 +114,35 @@ def reindex_all(connection: Connection, *, batch: int = 5000) -> int:
             return done
         index_messages(connection, [(row.id, row.content, row.payload) for row in rows])
         done += len(rows)
+        after = rows[-1].id
+
+
+def redact_index(connection: Connection, *, batch: int = 5000) -> int:
+    """SEC-1: re-index every message whose index entry may hold a secret (written before the index was
+    redacted); returns how many. For a migration: it reads every message once."""
+    sqlite = connection.dialect.name == "sqlite"
+    after = 0
+    done = 0
+    while True:
+        rows = connection.execute(
+            select(_MESSAGES.c.id, _MESSAGES.c.content, _MESSAGES.c.payload)
+            .where(_MESSAGES.c.id > after)
+            .order_by(_MESSAGES.c.id)
+            .limit(batch)
+        ).all()
+        if not rows:
+            return done
+        stale = [
+            (row.id, row.content, row.payload)
+            for row in rows
+            if redact(text := searchable_text(row.content, row.payload)) != text
+        ]
+        if stale:
+            connection.execute(
+                _SQLITE_DELETE if sqlite else _PG_DELETE, [{"id": message_id} for message_id, *_ in stale]
+            )
+            index_messages(connection, stale)
+        done += len(stale)
         after = rows[-1].id
 
 

@@ -41,6 +41,7 @@ from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from xworkmate.domain.attention import Attention, worth_notifying
+from xworkmate.domain.secrets import redact
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +263,7 @@ class Notifier(QObject):
             return False
         if key == shown_key and window_active:
             return False  # the person is looking at it: the pane says it
+        title = redact(title)  # SEC-1: a notification is derived text, shown outside the window
         self.backend.show(
             key,
             self.tr("{app}: {title}").format(app=APP_NAME, title=title),

@@ -15,6 +15,7 @@ from xworkmate.agents.events import (
 )
 from xworkmate.agents.native import command_environment
 from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
+from xworkmate.domain.secrets import register_secret
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.llm.events import ToolCall
 
@@ -44,6 +45,7 @@ def resolve_env_refs(refs: Sequence[tuple[str, str]], environ: Mapping[str, str]
         else:
             # The reference is not echoed: someone may have pasted the secret itself.
             raise AcpEnvironmentError(f"{name} for the agent: its reference is neither env:NAME nor keyring:ENTRY")
+        register_secret(value)  # SEC-1: the agent's own keys are redacted from every derived text too
         resolved[name] = value
     return resolved
 

@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
@@ -42,8 +42,10 @@ from xworkmate.domain.secrets import is_secret_name
 
 __all__ = [
     "INSTALL_HINT",
+    "PROXY_PORT",
     "Access",
     "Mount",
+    "ProxyRoute",
     "Sandbox",
     "SandboxPolicy",
     "SandboxStatus",
@@ -52,6 +54,7 @@ __all__ = [
     "command_env_name_problem",
     "detect_sandbox",
     "looks_secret",
+    "proxy_environment",
     "sandbox_environment",
     "toolchain_dirs",
 ]
@@ -61,6 +64,22 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`; Fed
 # The allow-list every sandboxed process gets (plus HOME, set to the private home).
 _ALLOWED_NAMES = frozenset({"PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLORTERM", "NO_COLOR"})
 _PROXY_NAMES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"})
+
+
+# SBX-4: where an allow-list sandbox's bridge listens, in the sandbox's own network namespace (always free).
+PROXY_PORT = 3128
+
+
+@dataclass(frozen=True)
+class ProxyRoute:
+    """SBX-4: a running allow-list proxy (``agents.net_proxy``) as the sandbox reaches it: its Unix
+    socket, the bridge script beside it, the host's Python that runs the bridge, and the folders
+    shown read-only so that they can be reached (the socket's folder, Python's prefix)."""
+
+    socket: Path
+    bridge: Path
+    python: Path
+    shown: tuple[Path, ...]
 
 
 class SandboxUnavailable(Exception):
@@ -95,7 +114,11 @@ class SandboxPolicy:
     writable: tuple[Path, ...] = ()
     readable: tuple[Path, ...] = ()
     home: Path | None = None
+    # SBX-4: ``network`` shares the host's network; else ``allowed_hosts`` (a tuple, possibly empty) asks for
+    # the allow-list proxy, reached through ``proxy`` once it runs; neither: no network at all.
     network: bool = False
+    allowed_hosts: tuple[str, ...] | None = None
+    proxy: ProxyRoute | None = None
 
     def mounts(self) -> tuple[Mount, ...]:
         """The mounts over the read-only root, shallowest first; a deeper mount covers a shallower one."""
@@ -162,8 +185,33 @@ def bubblewrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str
             argv += ["--ro-bind", target, target]
         else:
             argv += ["--bind", target, target]
+    binds, command = _network_route(policy, command)
+    argv += binds
     argv += ["--chdir", os.fspath(_real(policy.working_directory)), "--", *command]
     return argv
+
+
+def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[str], list[str]]:
+    """SBX-4: the mounts and the command for an allow-list sandbox with a running proxy (its folder and
+    Python shown read-only, ``command`` run behind the bridge); without one, no network at all."""
+    route = policy.proxy
+    if policy.network or policy.allowed_hosts is None or route is None:
+        return [], list(command)
+    argv: list[str] = []
+    for folder in route.shown:
+        target = os.fspath(folder)
+        inside = any(other != folder and other in folder.parents for other in route.shown)
+        if os.path.isdir(target) and target != "/" and not inside:
+            argv += ["--ro-bind", target, target]
+    bridge = [os.fspath(route.python), "-I", "-S", os.fspath(route.bridge), os.fspath(route.socket)]
+    return argv, [*bridge, str(PROXY_PORT), "--", *command]
+
+
+def proxy_environment(port: int = PROXY_PORT) -> dict[str, str]:
+    """SBX-4: the variables that send a sandboxed process's requests to the bridge; nothing is exempt."""
+    url = f"http://127.0.0.1:{port}"
+    env = {name: url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")}
+    return {**env, "NO_PROXY": "", "no_proxy": "", "NODE_USE_ENV_PROXY": "1"}
 
 
 def toolchain_dirs(
@@ -297,3 +345,7 @@ class Sandbox:
                 f"cannot run {command[0] if command else 'the command'} in a sandbox: {self.status.detail}"
             )
         return bubblewrap_argv(self.policy, command, bwrap=self.status.executable)
+
+    def routed(self, route: ProxyRoute) -> Sandbox:
+        """SBX-4: this allow-list sandbox, its processes reaching the network through ``route``."""
+        return Sandbox(replace(self.policy, proxy=route), self.status)

@@ -43,6 +43,7 @@ from tests.support.opencode_agent import (
 )
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.domain.network import url_host_port
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
@@ -144,8 +145,16 @@ def _register_opencode(
         acp_command=(str(executable), "acp"),
         acp_env_refs=tuple((name, f"env:{name}") for name in env),
         # acp_state_dirs left unset: the defaults for a known agent named `opencode` apply.
+        # SBX-4: the model server is on loopback, so the person names it; nothing else on loopback is reachable.
+        acp_allow_hosts=(server_host_port(server),),
     )
     return scene.controller.add_provider(record, replace=True)
+
+
+def server_host_port(server: OpenAIServer) -> str:
+    found = url_host_port(server.base_url)
+    assert found is not None
+    return found
 
 
 def _allowed_new_file(scene: Scene, path: Path) -> bool:
@@ -210,3 +219,39 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
         [*escapes, "tool results the model saw:", *(f"  {k}: {v[:200]!r}" for k, v in results.items())]
     )
     assert len(session_requests(openai_server)) == len(attempts) + 1
+
+
+_PG_DIRECT = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
+_PG_PROXIED = """curl -s -o /dev/null -w 'PG-PROXIED-%{http_code}' --noproxy '' -x "$HTTPS_PROXY" http://127.0.0.1:5432/"""
+
+
+def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_postgresql(
+    scene: Scene, opencode: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29 row 8, SBX-4: an ACP agent on a normal line gets the allow-list, not the whole network.
+
+    The model server is on loopback, so the person names it (``--acp-allow-host``); the turn works
+    through the proxy, the team PostgreSQL on 127.0.0.1:5432 is refused directly and through the
+    proxy, and the turn's network log shows the model host allowed and 5432 denied.
+    """
+    controller = scene.controller
+    _register_opencode(scene, openai_server, opencode, monkeypatch)
+    line = controller.create_line("Network", workspace=scene.folder)
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "opencode")
+    assert controller.get_thread(line.thread_id).context_state.network.value == "off"  # not chosen
+
+    calls = [bash("pg-direct", _PG_DIRECT, "reach PostgreSQL"), bash("pg-proxied", _PG_PROXIED, "via the proxy")]
+    openai_server.script(*(ToolCallReply([call]) for call in calls), TextReply(["Done."]))
+    outcome = asyncio.run(
+        asyncio.wait_for(controller.run_turn(line.thread_id, "Try PostgreSQL.", headless=True), TURN_TIMEOUT)
+    )
+
+    results = tool_results(openai_server)
+    assert outcome.status == "finished", f"the OpenCode turn did not finish: {outcome.error}"
+    assert "PG-DIRECT-CLOSED" in results["pg-direct"], results
+    assert results["pg-proxied"].strip() == "PG-PROXIED-403", results
+    logged = [m.payload["network"] for m in controller.messages(line.thread_id) if m.payload and "network" in m.payload]
+    model = server_host_port(openai_server)
+    assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
+    assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in logged, logged

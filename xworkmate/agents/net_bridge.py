@@ -1,12 +1,16 @@
-"""Inside a line's sandbox (SPEC SBX-4): a loopback port that leads to XWorkmate's proxy, then the command.
+"""Inside a line's sandbox (SPEC SBX-4): loopback ports that lead to XWorkmate's proxy, then the command.
 
 Run by the host's Python with ``-I -S`` (standard library only; this file is copied next to the
-proxy's socket, so it is visible wherever XWorkmate is installed). It listens on
-``127.0.0.1:PORT`` in the sandbox's own network namespace, forks a relay that forwards each
-connection to the proxy's Unix socket, and execs the command in its own place: the command keeps
-its pid, stdin, stdout, signals and exit code. The relay dies with the sandbox's PID namespace.
+proxy's socket, so it is visible wherever XWorkmate is installed). In the sandbox's own network
+namespace it listens on ``127.0.0.1:PORT`` (where ``HTTPS_PROXY`` points) and relays each connection
+to the proxy's Unix socket. Each ``FORWARD`` (``ADDRESS,PORT,TARGET``: a loopback service the person
+listed) is listened on at that address and port and reached by ``CONNECT TARGET`` through the proxy,
+so a client that ignores proxies still reaches it, and the proxy still decides and logs. Anything
+else on loopback stays inside the sandbox (an agent's own local server). Then the command is exec'd in
+the bridge's place: it keeps its pid, stdin, stdout, signals and exit code. The relay, forked before,
+dies with the sandbox's PID namespace.
 
-Usage: python -I -S net_bridge.py SOCKET PORT -- COMMAND [ARGS...]
+Usage: python -I -S net_bridge.py SOCKET PORT [FORWARD...] -- COMMAND [ARGS...]
 """
 
 import os
@@ -30,39 +34,81 @@ def _pipe(source: socket.socket, target: socket.socket) -> None:
             pass
 
 
-def _serve(listener: socket.socket, path: str) -> None:
+def _upstream(path: str, target: str | None) -> socket.socket | None:
+    """A connection to the proxy; for a forward, already through its ``CONNECT`` (None when refused)."""
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(path)
+        if target is None:
+            return upstream
+        upstream.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head and len(head) < 65536:
+            data = upstream.recv(4096)
+            if not data:
+                break
+            head += data
+        if head.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200")) and head.endswith(b"\r\n\r\n"):
+            return upstream
+    except OSError:
+        pass
+    upstream.close()
+    return None
+
+
+def _serve(listener: socket.socket, path: str, target: str | None) -> None:
     import threading
 
     while True:
         client, _ = listener.accept()
-        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            upstream.connect(path)
-        except OSError:
+        upstream = _upstream(path, target)
+        if upstream is None:
             client.close()
-            upstream.close()
             continue
-        for source, target in ((client, upstream), (upstream, client)):
-            threading.Thread(target=_pipe, args=(source, target), daemon=True).start()
+        for source, sink in ((client, upstream), (upstream, client)):
+            threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+
+
+def _listen(address: str, port: int) -> socket.socket | None:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((address, port))
+    except OSError:
+        listener.close()
+        return None  # no ::1 in this namespace, or a port taken twice: the proxy's own listener comes first
+    listener.listen(128)
+    return listener
 
 
 def main() -> None:
-    path, port, dashes, command = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-    if dashes != "--" or not command:
-        sys.exit("usage: net_bridge.py SOCKET PORT -- COMMAND [ARGS...]")
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", port))
-    listener.listen(128)
+    args = sys.argv[1:]
+    if "--" not in args or len(args) < 3:
+        sys.exit("usage: net_bridge.py SOCKET PORT [ADDRESS,PORT,TARGET...] -- COMMAND [ARGS...]")
+    split = args.index("--")
+    (path, port), forwards, command = args[:2], args[2:split], args[split + 1 :]
+    listeners = [(_listen("127.0.0.1", int(port)), None)]
+    for forward in forwards:
+        address, forward_port, target = forward.split(",", 2)
+        listeners.append((_listen(address, int(forward_port)), target))
     if os.fork() == 0:
         quiet = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(quiet, fd)  # the command's pipes are its own: the relay holds none of them open
         try:
-            _serve(listener, path)
+            import threading
+
+            for listener, target in listeners[1:]:
+                if listener is not None:
+                    threading.Thread(target=_serve, args=(listener, path, target), daemon=True).start()
+            if listeners[0][0] is not None:
+                _serve(listeners[0][0], path, None)
         finally:
             os._exit(0)
-    listener.close()
+    for listener, _ in listeners:
+        if listener is not None:
+            listener.close()
     try:
         os.execvp(command[0], command)
     except OSError as exc:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from xworkmate.domain.network import is_loopback
 from xworkmate.domain.secrets import is_secret_name
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "command_env_name_problem",
     "detect_sandbox",
     "looks_secret",
+    "loopback_forwards",
     "proxy_environment",
     "sandbox_environment",
     "toolchain_dirs",
@@ -204,14 +206,31 @@ def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[
         if os.path.isdir(target) and target != "/" and not inside:
             argv += ["--ro-bind", target, target]
     bridge = [os.fspath(route.python), "-I", "-S", os.fspath(route.bridge), os.fspath(route.socket)]
-    return argv, [*bridge, str(PROXY_PORT), "--", *command]
+    return argv, [*bridge, str(PROXY_PORT), *loopback_forwards(policy.allowed_hosts), "--", *command]
+
+
+def loopback_forwards(allowed: Iterable[str]) -> list[str]:
+    """SBX-4: the bridge's ``ADDRESS,PORT,TARGET`` forwards for the listed loopback services. Loopback in
+    the sandbox is its own (an agent's local server works there); a listed host service is reached at the
+    same address and port through the proxy, whether or not the client honours the proxy variables."""
+    forwards: list[str] = []
+    for entry in allowed:
+        if not is_loopback(entry):
+            continue
+        host, _, port = entry.rpartition(":")
+        addresses = ("127.0.0.1", "::1") if host == "localhost" else (host.strip("[]"),)
+        forwards += [f"{address},{port},{entry}" for address in addresses]
+    return forwards
 
 
 def proxy_environment(port: int = PROXY_PORT) -> dict[str, str]:
     """SBX-4: the variables that send a sandboxed process's requests to the bridge; nothing is exempt."""
     url = f"http://127.0.0.1:{port}"
     env = {name: url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")}
-    return {**env, "NO_PROXY": "", "no_proxy": "", "NODE_USE_ENV_PROXY": "1"}
+    # Loopback goes direct: in the sandbox it is its own (no host service there but the bridge's forwards),
+    # and an agent CLI may talk to a server of its own on it (OpenCode's on 127.0.0.1:4096).
+    local = "localhost,127.0.0.1,::1"
+    return {**env, "NO_PROXY": local, "no_proxy": local, "NODE_USE_ENV_PROXY": "1"}
 
 
 def toolchain_dirs(

@@ -47,6 +47,7 @@ from tests.support.qwen_agent import (
     tool_results,
     write_file,
 )
+from xworkmate.domain.network import url_host_port
 
 CLI_TIMEOUT = 240.0
 SIGNED_IN = "Signed in to the agent with its method 'openai'."
@@ -135,7 +136,9 @@ def scene(qwen: Path, openai_server: OpenAIServer) -> Iterator[Scene]:
     command = shlex.join(qwen_command(qwen, openai_server.base_url))
     env = [f"--acp-env={name}={ref}" for name, ref in QWEN_ENV_REFS]
     # No --acp-auth and no --acp-state-dir: the only method offered and the defaults for `qwen` apply.
-    added = scene.ok("provider", "add", "qwen", "--acp-command", command, *env)
+    # SBX-4: the model server is on loopback, so the person names it for the agent's allow-list.
+    model_host = f"--acp-allow-host={url_host_port(openai_server.base_url)}"
+    added = scene.ok("provider", "add", "qwen", "--acp-command", command, *env, model_host)
     assert added["acp_auth_method"] is None
     try:
         yield scene
@@ -230,3 +233,28 @@ def test_a_category_line_never_starts_qwen(scene: Scene, openai_server: OpenAISe
     assert refused.returncode != 0 and "CAT-3" in refused.stderr, refused.stderr
     assert scene.files(data=False) == before
     assert openai_server.requests == []
+
+
+def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postgresql(
+    scene: Scene, openai_server: OpenAIServer
+) -> None:
+    """Issue 29 row 8, SBX-4, with Qwen Code (Node 20): its model server, named by ``--acp-allow-host``,
+    works; its own shell cannot reach 127.0.0.1:5432; the turn's network log shows the model host allowed."""
+    from tests.support.openai_server import ScriptedToolCall
+
+    key = scene.qwen_line(scene.folder("network"))
+    assert scene.ok("thread", "show", key)["network"] == "off"  # not chosen
+    probe = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
+    arguments = json.dumps({"command": probe, "description": "reach PostgreSQL"})
+    call = ScriptedToolCall("pg", "run_shell_command", arguments)
+    openai_server.script(ToolCallReply([call]), TextReply(["Tried."]))
+
+    done = scene.cli("run", key, "Try PostgreSQL.", "--json")
+
+    results = tool_results(openai_server)
+    assert done.returncode == 0, f"xworkmate run failed: {done.stderr}\nmodel saw tool results: {results}"
+    assert "Output: PG-DIRECT-CLOSED" in results["pg"], results
+    logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
+    model = url_host_port(openai_server.base_url)
+    assert model is not None
+    assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged

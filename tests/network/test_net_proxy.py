@@ -145,6 +145,7 @@ except (OSError, KeyError) as exc:
     print("proxied 5432: failed", exc)
 """
 
+
 async def _http_server() -> tuple[asyncio.AbstractServer, int]:
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readuntil(b"\r\n\r\n")
@@ -202,5 +203,3 @@ def test_an_allow_list_sandbox_without_its_proxy_has_no_network(tmp_path: Path) 
 
     out = asyncio.run(main())
     assert "from-the-lab" not in out and "Connection refused" in out, out
-
-

@@ -1,0 +1,140 @@
+"""SBX-4 on real turns: a native line's commands and an ACP agent's own shell on an allow-list line.
+
+Real bwrap, a real OpenAI-compatible server (the native agent's model, and the "listed" service),
+the scripted ACP agent as a real process; PostgreSQL's port 127.0.0.1:5432 stands for every loopback
+service that is not on the list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.controllers.conftest import scripted_controller
+from tests.support.acp_scripts import report_events, scripted_agent
+from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from tests.support.sandboxing import needs_bwrap
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole
+from xworkmate.domain.network import url_host_port
+from xworkmate.settings import Settings
+from xworkmate.store import Store
+
+PG_DIRECT = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
+PG_PROXIED = (
+    """curl -s -o /dev/null -w 'PG-PROXIED-%{http_code}' --noproxy '' -x "$HTTPS_PROXY" http://127.0.0.1:5432/"""
+)
+
+
+def _listed(server: OpenAIServer) -> str:
+    found = url_host_port(server.base_url)
+    assert found is not None
+    return found
+
+
+def _reach(server: OpenAIServer) -> str:
+    """A command that fetches the listed server's model list (curl honours the proxy variables)."""
+    return f"curl -s -o /dev/null -w 'LISTED-%{{http_code}}' {server.base_url}/models"
+
+
+def _network_log(controller: SessionController, key: str) -> list[dict[str, object]]:
+    return [m.payload["network"] for m in controller.messages(key) if m.payload and "network" in m.payload]
+
+
+@pytest.fixture
+def agent_controller(
+    sqlite_store: Store,
+    settings: Settings,
+    openai_server: OpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> SessionController:
+    home = tmp_path / "person"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return scripted_controller(sqlite_store, settings, openai_server)
+
+
+def _command(cmd: str, call_id: str) -> ScriptedToolCall:
+    return ScriptedToolCall(id=call_id, name="run_command", arguments=json.dumps({"command": cmd, "timeout_s": 20}))
+
+
+@needs_bwrap
+def test_an_allow_list_lines_commands_reach_only_the_listed_host(
+    agent_controller: SessionController, openai_server: OpenAIServer
+) -> None:
+    controller = agent_controller
+    line = controller.create_line("listed")
+    controller.set_permission(line.thread_id, "full")
+    controller.set_network(line.thread_id, "allow-list")
+    controller.set_allowed_hosts(line.thread_id, add=[_listed(openai_server)])
+    openai_server.script(
+        ToolCallReply([_command(_reach(openai_server), "listed")]),
+        ToolCallReply([_command(PG_DIRECT, "pg-direct")]),
+        ToolCallReply([_command(PG_PROXIED, "pg-proxied")]),
+        TextReply(["ok"]),
+    )
+    outcome = asyncio.run(controller.run_turn(line.thread_id, "reach", headless=True))
+
+    assert outcome.status == "finished", outcome.error
+    outputs = {
+        (m.payload or {})["tool_call_id"]: m.content
+        for m in controller.messages(line.thread_id)
+        if m.role is MessageRole.TOOL and m.payload
+    }
+    assert "LISTED-200" in outputs["listed"], outputs
+    assert "PG-DIRECT-CLOSED" in outputs["pg-direct"], outputs
+    assert "PG-PROXIED-403" in outputs["pg-proxied"], outputs
+    port = int(_listed(openai_server).rpartition(":")[2])
+    assert _network_log(controller, line.thread_id) == [
+        {"host": "127.0.0.1", "port": port, "allowed": True},
+        {"host": "127.0.0.1", "port": 5432, "allowed": False},
+    ]
+
+
+@needs_bwrap
+def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
+    agent_controller: SessionController, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """Issue 29 row 8 with the scripted agent: its own shell reaches the listed host and not 5432."""
+    controller = agent_controller
+    report = scripted_agent(
+        controller,
+        tmp_path,
+        turn=[{"shell": _reach(openai_server)}, {"shell": PG_DIRECT}, {"shell": PG_PROXIED}, {"say": "done"}],
+    )
+    line = controller.create_line("acp")
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.set_network(line.thread_id, "allow-list")
+    controller.set_allowed_hosts(line.thread_id, add=[_listed(openai_server)])
+
+    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+
+    assert outcome.status == "finished", outcome.error
+    shells = [str(event["output"]) for event in report_events(report, "shell")]
+    assert "LISTED-200" in shells[0], shells
+    assert "PG-DIRECT-CLOSED" in shells[1], shells
+    assert "PG-PROXIED-403" in shells[2], shells
+    assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in _network_log(controller, line.thread_id)
+
+
+@needs_bwrap
+def test_an_acp_agent_on_a_line_with_no_network_choice_has_no_loopback_services(
+    agent_controller: SessionController, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """The default (issue 29 row 8): not even a loopback server the line did not list is reachable."""
+    controller = agent_controller
+    report = scripted_agent(controller, tmp_path, turn=[{"shell": _reach(openai_server)}, {"say": "done"}])
+    line = controller.create_line("acp")
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+
+    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+
+    assert outcome.status == "finished", outcome.error
+    [shell] = [str(event["output"]) for event in report_events(report, "shell")]
+    assert "LISTED-000" in shell or "LISTED-403" in shell, shell

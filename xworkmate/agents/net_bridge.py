@@ -10,11 +10,15 @@ else on loopback stays inside the sandbox (an agent's own local server). Then th
 the bridge's place: it keeps its pid, stdin, stdout, signals and exit code. The relay, forked before,
 dies with the sandbox's PID namespace.
 
+Only C modules are imported (``_socket``, ``_thread``): ``socket`` and ``threading`` would add
+their imports (``enum``, ``selectors``…) to every command's start on an allow-list line.
+
 Usage: python -I -S net_bridge.py SOCKET PORT [FORWARD...] -- COMMAND [ARGS...]
 """
 
+import _socket as socket
+import _thread
 import os
-import socket
 import sys
 
 
@@ -32,6 +36,23 @@ def _pipe(source: socket.socket, target: socket.socket) -> None:
             target.shutdown(socket.SHUT_WR)
         except OSError:
             pass
+        _close_when_both_done(source, target)
+
+
+_halves: dict[int, int] = {}
+_lock = _thread.allocate_lock()
+
+
+def _close_when_both_done(source: socket.socket, target: socket.socket) -> None:
+    """Each pair is piped both ways: the second direction to end closes both sockets."""
+    key = min(id(source), id(target))
+    with _lock:
+        done = _halves.pop(key, None)
+        if done is None:
+            _halves[key] = 1
+            return
+    source.close()
+    target.close()
 
 
 def _upstream(path: str, target: str | None) -> socket.socket | None:
@@ -57,16 +78,15 @@ def _upstream(path: str, target: str | None) -> socket.socket | None:
 
 
 def _serve(listener: socket.socket, path: str, target: str | None) -> None:
-    import threading
-
     while True:
-        client, _ = listener.accept()
+        fd, _ = listener._accept()
+        client = socket.socket(fileno=fd)
         upstream = _upstream(path, target)
         if upstream is None:
             client.close()
             continue
         for source, sink in ((client, upstream), (upstream, client)):
-            threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+            _thread.start_new_thread(_pipe, (source, sink))
 
 
 def _listen(address: str, port: int) -> socket.socket | None:
@@ -97,11 +117,9 @@ def main() -> None:
         for fd in (0, 1, 2):
             os.dup2(quiet, fd)  # the command's pipes are its own: the relay holds none of them open
         try:
-            import threading
-
             for listener, target in listeners[1:]:
                 if listener is not None:
-                    threading.Thread(target=_serve, args=(listener, path, target), daemon=True).start()
+                    _thread.start_new_thread(_serve, (listener, path, target))
             if listeners[0][0] is not None:
                 _serve(listeners[0][0], path, None)
         finally:

@@ -25,6 +25,7 @@ from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatu
 from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.conversation.model import MessageListModel
+from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
@@ -57,6 +58,25 @@ PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
         PermissionLevel.FULL,
         QT_TRANSLATE_NOOP("MessagePane", "Full access"),
         QT_TRANSLATE_NOOP("MessagePane", "Edits and commands run without asking"),
+    ),
+)
+
+# SBX-4: the line's network, as the picker beside the permission level offers it.
+NETWORK_CHOICES: tuple[tuple[NetworkAccess, str, str], ...] = (
+    (
+        NetworkAccess.OFF,
+        QT_TRANSLATE_NOOP("MessagePane", "Network off"),
+        QT_TRANSLATE_NOOP("MessagePane", "Commands run without network; an ACP agent reaches only its model hosts"),
+    ),
+    (
+        NetworkAccess.ALLOW_LIST,
+        QT_TRANSLATE_NOOP("MessagePane", "Allow-list"),
+        QT_TRANSLATE_NOOP("MessagePane", "Only the hosts listed for this line, through XWorkmate's proxy"),
+    ),
+    (
+        NetworkAccess.ON,
+        QT_TRANSLATE_NOOP("MessagePane", "Network on"),
+        QT_TRANSLATE_NOOP("MessagePane", "The whole network, local services included"),
     ),
 )
 
@@ -162,6 +182,7 @@ class MessagePane(QWidget):
         self.provider_banner.hide()
 
         self.approval_area = ApprovalArea()
+        self.network_bar = NetworkDeniedBar()
 
         self.composer = QPlainTextEdit()
         self.composer.setObjectName("composer")
@@ -181,11 +202,18 @@ class MessagePane(QWidget):
                 Qt.ItemDataRole.ToolTipRole,
             )
         self.permission_picker.setToolTip(self.tr("What the agent may do on this line without asking"))
-        # SBX-1: beside the permission level, whether the line's sandboxed commands reach the network.
-        self.network_toggle = QToolButton()
-        self.network_toggle.setObjectName("networkToggle")
-        self.network_toggle.setCheckable(True)
-        self.show_network(NetworkAccess.OFF)
+        # SBX-4: beside the permission level, what network the line's sandboxed processes reach.
+        self.network_picker = QComboBox()
+        self.network_picker.setObjectName("networkPicker")
+        for network, label, tip in NETWORK_CHOICES:
+            self.network_picker.addItem(QCoreApplication.translate("MessagePane", label), network.value)
+            self.network_picker.setItemData(
+                self.network_picker.count() - 1,
+                QCoreApplication.translate("MessagePane", tip),
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.network_picker.setAccessibleName(self.tr("Network for commands"))
+        self.network_picker.setToolTip(self.tr("What network this line's commands and agent reach (SBX-4)"))
         self.provider_picker = QComboBox()
         self.provider_picker.setObjectName("providerPicker")
         self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
@@ -232,7 +260,7 @@ class MessagePane(QWidget):
             picker.setAccessibleName(name)  # no label beside them: the items say what they are
             picker_row.addWidget(picker, 1)
             if picker is self.permission_picker:
-                picker_row.addWidget(self.network_toggle)
+                picker_row.addWidget(self.network_picker)
         picker_row.addStretch(1)
 
         layout = QVBoxLayout(self)
@@ -241,6 +269,7 @@ class MessagePane(QWidget):
         layout.addWidget(self.status_label)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.provider_banner)
+        layout.addWidget(self.network_bar)  # SBX-4: a refused host, and "Allow this host for this line"
         layout.addWidget(self.approval_area)
         layout.addLayout(composer_row)
         layout.addLayout(picker_row)
@@ -353,17 +382,14 @@ class MessagePane(QWidget):
             self.permission_picker.blockSignals(blocked)
 
     def show_network(self, network: NetworkAccess) -> None:
-        on = network is NetworkAccess.ON
-        blocked = self.network_toggle.blockSignals(True)
-        self.network_toggle.setChecked(on)
-        self.network_toggle.blockSignals(blocked)
-        self.network_toggle.setText(self.tr("Network on") if on else self.tr("Network off"))
-        self.network_toggle.setAccessibleName(self.tr("Network for commands"))
-        self.network_toggle.setToolTip(
-            self.tr("Commands on this line can reach the network (click to turn it off)")
-            if on
-            else self.tr("Commands on this line run without network, in their sandbox (click to allow it)")
-        )
+        index = self.network_picker.findData(network.value)
+        if index >= 0 and index != self.network_picker.currentIndex():
+            blocked = self.network_picker.blockSignals(True)
+            self.network_picker.setCurrentIndex(index)
+            self.network_picker.blockSignals(blocked)
+
+    def chosen_network(self) -> NetworkAccess:
+        return NetworkAccess(self.network_picker.currentData())
 
     def chosen_permission(self) -> PermissionLevel:
         return PermissionLevel(self.permission_picker.currentData())

@@ -41,9 +41,9 @@ from tests.support.opencode_agent import (
     tool_results,
     write,
 )
+from tests.support.sandboxing import PG_DIRECT_PROBE, PG_PROXIED_PROBE, server_destination
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
-from xworkmate.domain.network import url_host_port
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
@@ -146,15 +146,9 @@ def _register_opencode(
         acp_env_refs=tuple((name, f"env:{name}") for name in env),
         # acp_state_dirs left unset: the defaults for a known agent named `opencode` apply.
         # SBX-4: the model server is on loopback, so the person names it; nothing else on loopback is reachable.
-        acp_allow_hosts=(server_host_port(server),),
+        acp_allow_hosts=(server_destination(server.base_url),),
     )
     return scene.controller.add_provider(record, replace=True)
-
-
-def server_host_port(server: OpenAIServer) -> str:
-    found = url_host_port(server.base_url)
-    assert found is not None
-    return found
 
 
 def _allowed_new_file(scene: Scene, path: Path) -> bool:
@@ -221,10 +215,6 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
     assert len(session_requests(openai_server)) == len(attempts) + 1
 
 
-_PG_DIRECT = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
-_PG_PROXIED = """curl -s -o /dev/null -w 'PG-PROXIED-%{http_code}' --noproxy '' -x "$HTTPS_PROXY" http://127.0.0.1:5432/"""
-
-
 def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_postgresql(
     scene: Scene, opencode: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -241,7 +231,10 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     controller.set_execution(line.thread_id, "acp", "opencode")
     assert controller.get_thread(line.thread_id).context_state.network.value == "off"  # not chosen
 
-    calls = [bash("pg-direct", _PG_DIRECT, "reach PostgreSQL"), bash("pg-proxied", _PG_PROXIED, "via the proxy")]
+    calls = [
+        bash("pg-direct", PG_DIRECT_PROBE, "reach PostgreSQL"),
+        bash("pg-proxied", PG_PROXIED_PROBE, "via the proxy"),
+    ]
     openai_server.script(*(ToolCallReply([call]) for call in calls), TextReply(["Done."]))
     outcome = asyncio.run(
         asyncio.wait_for(controller.run_turn(line.thread_id, "Try PostgreSQL.", headless=True), TURN_TIMEOUT)
@@ -252,6 +245,6 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     assert "PG-DIRECT-CLOSED" in results["pg-direct"], results
     assert results["pg-proxied"].strip() == "PG-PROXIED-403", results
     logged = [m.payload["network"] for m in controller.messages(line.thread_id) if m.payload and "network" in m.payload]
-    model = server_host_port(openai_server)
+    model = server_destination(openai_server.base_url)
     assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
     assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in logged, logged

@@ -47,7 +47,7 @@ from tests.support.qwen_agent import (
     tool_results,
     write_file,
 )
-from xworkmate.domain.network import url_host_port
+from tests.support.sandboxing import PG_DIRECT_PROBE, server_destination
 
 CLI_TIMEOUT = 240.0
 SIGNED_IN = "Signed in to the agent with its method 'openai'."
@@ -137,7 +137,7 @@ def scene(qwen: Path, openai_server: OpenAIServer) -> Iterator[Scene]:
     env = [f"--acp-env={name}={ref}" for name, ref in QWEN_ENV_REFS]
     # No --acp-auth and no --acp-state-dir: the only method offered and the defaults for `qwen` apply.
     # SBX-4: the model server is on loopback, so the person names it for the agent's allow-list.
-    model_host = f"--acp-allow-host={url_host_port(openai_server.base_url)}"
+    model_host = f"--acp-allow-host={server_destination(openai_server.base_url)}"
     added = scene.ok("provider", "add", "qwen", "--acp-command", command, *env, model_host)
     assert added["acp_auth_method"] is None
     try:
@@ -244,8 +244,7 @@ def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postg
 
     key = scene.qwen_line(scene.folder("network"))
     assert scene.ok("thread", "show", key)["network"] == "off"  # not chosen
-    probe = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
-    arguments = json.dumps({"command": probe, "description": "reach PostgreSQL"})
+    arguments = json.dumps({"command": PG_DIRECT_PROBE, "description": "reach PostgreSQL"})
     call = ScriptedToolCall("pg", "run_shell_command", arguments)
     openai_server.script(ToolCallReply([call]), TextReply(["Tried."]))
 
@@ -255,6 +254,5 @@ def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postg
     assert done.returncode == 0, f"xworkmate run failed: {done.stderr}\nmodel saw tool results: {results}"
     assert "Output: PG-DIRECT-CLOSED" in results["pg"], results
     logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
-    model = url_host_port(openai_server.base_url)
-    assert model is not None
+    model = server_destination(openai_server.base_url)
     assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged

@@ -16,23 +16,11 @@ import pytest
 from tests.controllers.conftest import scripted_controller
 from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
-from tests.support.sandboxing import needs_bwrap
+from tests.support.sandboxing import PG_DIRECT_PROBE, PG_PROXIED_PROBE, needs_bwrap, server_destination
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
-from xworkmate.domain.network import url_host_port
 from xworkmate.settings import Settings
 from xworkmate.store import Store
-
-PG_DIRECT = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
-PG_PROXIED = (
-    """curl -s -o /dev/null -w 'PG-PROXIED-%{http_code}' --noproxy '' -x "$HTTPS_PROXY" http://127.0.0.1:5432/"""
-)
-
-
-def _listed(server: OpenAIServer) -> str:
-    found = url_host_port(server.base_url)
-    assert found is not None
-    return found
 
 
 def _reach(server: OpenAIServer) -> str:
@@ -70,11 +58,11 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     line = controller.create_line("listed")
     controller.set_permission(line.thread_id, "full")
     controller.set_network(line.thread_id, "allow-list")
-    controller.set_allowed_hosts(line.thread_id, add=[_listed(openai_server)])
+    controller.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
     openai_server.script(
         ToolCallReply([_command(_reach(openai_server), "listed")]),
-        ToolCallReply([_command(PG_DIRECT, "pg-direct")]),
-        ToolCallReply([_command(PG_PROXIED, "pg-proxied")]),
+        ToolCallReply([_command(PG_DIRECT_PROBE, "pg-direct")]),
+        ToolCallReply([_command(PG_PROXIED_PROBE, "pg-proxied")]),
         TextReply(["ok"]),
     )
     outcome = asyncio.run(controller.run_turn(line.thread_id, "reach", headless=True))
@@ -88,7 +76,7 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     assert "LISTED-200" in outputs["listed"], outputs
     assert "PG-DIRECT-CLOSED" in outputs["pg-direct"], outputs
     assert "PG-PROXIED-403" in outputs["pg-proxied"], outputs
-    port = int(_listed(openai_server).rpartition(":")[2])
+    port = int(server_destination(openai_server.base_url).rpartition(":")[2])
     assert _network_log(controller, line.thread_id) == [
         {"host": "127.0.0.1", "port": port, "allowed": True},
         {"host": "127.0.0.1", "port": 5432, "allowed": False},
@@ -104,13 +92,18 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
     report = scripted_agent(
         controller,
         tmp_path,
-        turn=[{"shell": _reach(openai_server)}, {"shell": PG_DIRECT}, {"shell": PG_PROXIED}, {"say": "done"}],
+        turn=[
+            {"shell": _reach(openai_server)},
+            {"shell": PG_DIRECT_PROBE},
+            {"shell": PG_PROXIED_PROBE},
+            {"say": "done"},
+        ],
     )
     line = controller.create_line("acp")
     controller.set_permission(line.thread_id, "full")
     controller.set_execution(line.thread_id, "acp", "scripted")
     controller.set_network(line.thread_id, "allow-list")
-    controller.set_allowed_hosts(line.thread_id, add=[_listed(openai_server)])
+    controller.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
 
     outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
 

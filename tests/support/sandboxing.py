@@ -48,3 +48,20 @@ def answer_approvals(controller: SessionController, allowed: bool) -> list[Appro
 
     controller.subscribe(on_change)
     return asked
+
+
+# SBX-4 (issue 29 row 8): shell probes for the team PostgreSQL on 127.0.0.1:5432, directly and through the
+# line's proxy (curl told to use it even for loopback); each prints one word the tests look for.
+PG_DIRECT_PROBE = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
+PG_PROXIED_PROBE = (
+    "curl -s -o /dev/null -w 'PG-PROXIED-%{http_code}' --noproxy '' -x \"$HTTPS_PROXY\" http://127.0.0.1:5432/"
+)
+
+
+def server_destination(base_url: str) -> str:
+    """The ``host:port`` of a test server's base URL, as an allow-list names it (SBX-4)."""
+    from xworkmate.domain.network import url_host_port
+
+    found = url_host_port(base_url)
+    assert found is not None, base_url
+    return found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
@@ -110,6 +111,27 @@ def line_status_text(view: LineView, last_failure: str | None = None) -> tuple[s
     ), "blocked"
 
 
+def _choices_picker(name: str, choices: Sequence[tuple[StrEnum, str, str]]) -> QComboBox:
+    """A picker of a line's setting: each choice's translated label and tooltip, its value as the item data."""
+    picker = QComboBox()
+    picker.setObjectName(name)
+    for value, label, tip in choices:
+        picker.addItem(QCoreApplication.translate("MessagePane", label), value.value)
+        picker.setItemData(
+            picker.count() - 1, QCoreApplication.translate("MessagePane", tip), Qt.ItemDataRole.ToolTipRole
+        )
+    return picker
+
+
+def _show_choice(picker: QComboBox, value: str) -> None:
+    """Show the stored ``value`` without it counting as the person's pick."""
+    index = picker.findData(value)
+    if index >= 0 and index != picker.currentIndex():
+        blocked = picker.blockSignals(True)
+        picker.setCurrentIndex(index)
+        picker.blockSignals(blocked)
+
+
 class MessagePane(QWidget):
     """Centre pane: header with the raw toggle; the conversation; approvals; composer, pickers, Stop and Send.
 
@@ -192,26 +214,10 @@ class MessagePane(QWidget):
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
 
         self.mode_picker = ModePicker()
-        self.permission_picker = QComboBox()
-        self.permission_picker.setObjectName("permissionPicker")
-        for level, label, tip in PERMISSION_CHOICES:
-            self.permission_picker.addItem(QCoreApplication.translate("MessagePane", label), level.value)
-            self.permission_picker.setItemData(
-                self.permission_picker.count() - 1,
-                QCoreApplication.translate("MessagePane", tip),
-                Qt.ItemDataRole.ToolTipRole,
-            )
+        self.permission_picker = _choices_picker("permissionPicker", PERMISSION_CHOICES)
         self.permission_picker.setToolTip(self.tr("What the agent may do on this line without asking"))
         # SBX-4: beside the permission level, what network the line's sandboxed processes reach.
-        self.network_picker = QComboBox()
-        self.network_picker.setObjectName("networkPicker")
-        for network, label, tip in NETWORK_CHOICES:
-            self.network_picker.addItem(QCoreApplication.translate("MessagePane", label), network.value)
-            self.network_picker.setItemData(
-                self.network_picker.count() - 1,
-                QCoreApplication.translate("MessagePane", tip),
-                Qt.ItemDataRole.ToolTipRole,
-            )
+        self.network_picker = _choices_picker("networkPicker", NETWORK_CHOICES)
         self.network_picker.setAccessibleName(self.tr("Network for commands"))
         self.network_picker.setToolTip(self.tr("What network this line's commands and agent reach (SBX-4)"))
         self.provider_picker = QComboBox()
@@ -375,18 +381,10 @@ class MessagePane(QWidget):
     # -- pickers --------------------------------------------------------------
 
     def show_permission(self, level: PermissionLevel) -> None:
-        index = self.permission_picker.findData(level.value)
-        if index >= 0 and index != self.permission_picker.currentIndex():
-            blocked = self.permission_picker.blockSignals(True)
-            self.permission_picker.setCurrentIndex(index)
-            self.permission_picker.blockSignals(blocked)
+        _show_choice(self.permission_picker, level.value)
 
     def show_network(self, network: NetworkAccess) -> None:
-        index = self.network_picker.findData(network.value)
-        if index >= 0 and index != self.network_picker.currentIndex():
-            blocked = self.network_picker.blockSignals(True)
-            self.network_picker.setCurrentIndex(index)
-            self.network_picker.blockSignals(blocked)
+        _show_choice(self.network_picker, network.value)
 
     def chosen_network(self) -> NetworkAccess:
         return NetworkAccess(self.network_picker.currentData())

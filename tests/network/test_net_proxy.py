@@ -203,3 +203,23 @@ def test_an_allow_list_sandbox_without_its_proxy_has_no_network(tmp_path: Path) 
 
     out = asyncio.run(main())
     assert "from-the-lab" not in out and "Connection refused" in out, out
+
+
+def test_only_a_routed_allow_list_sandbox_runs_behind_the_bridge(tmp_path: Path) -> None:
+    """SBX-4 as an argv: never ``--share-net`` unless ``on``; the bridge and the forwards of listed loopback
+    services only with a running proxy; an allow-list policy without one has no network at all."""
+    from xworkmate.agents.sandbox import PROXY_PORT, ProxyRoute, bubblewrap_argv
+
+    listed = ("api.example.com:443", "127.0.0.1:8080", "localhost:9000")
+    policy = SandboxPolicy(working_directory=tmp_path, allowed_hosts=listed)
+    route = ProxyRoute(socket=tmp_path / "s", bridge=tmp_path / "bridge.py", python=Path("/py"), shown=(tmp_path,))
+    unrouted = bubblewrap_argv(policy, ["true"])
+    routed = bubblewrap_argv(Sandbox(policy).routed(route).policy, ["true"])
+    on = bubblewrap_argv(SandboxPolicy(working_directory=tmp_path, network=True), ["true"])
+    assert "--share-net" not in unrouted and "--share-net" not in routed and "--share-net" in on
+    assert unrouted[unrouted.index("--") + 1 :] == ["true"]
+    command = routed[routed.index("--", routed.index("--chdir")) + 1 :]
+    assert command == [
+        "/py", "-I", "-S", str(tmp_path / "bridge.py"), str(tmp_path / "s"), str(PROXY_PORT),
+        "127.0.0.1,8080,127.0.0.1:8080", "127.0.0.1,9000,localhost:9000", "::1,9000,localhost:9000", "--", "true",
+    ]  # fmt: skip

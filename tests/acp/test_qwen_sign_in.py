@@ -47,7 +47,8 @@ from tests.support.qwen_agent import (
     tool_results,
     write_file,
 )
-from tests.support.sandboxing import PG_DIRECT_PROBE, server_destination
+from tests.support.sandboxing import PG_DIRECT_PROBE, non_loopback_address, server_destination
+from xworkmate.testing.latency_proxy import LatencyProxy
 
 CLI_TIMEOUT = 240.0
 SIGNED_IN = "Signed in to the agent with its method 'openai'."
@@ -256,3 +257,27 @@ def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postg
     logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
     model = server_destination(openai_server.base_url)
     assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
+
+
+def test_qwen_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variables(
+    scene: Scene, qwen: Path, openai_server: OpenAIServer
+) -> None:
+    """SBX-4: a model host off loopback (this machine's LAN address stands for it) is reachable only through
+    the proxy: Qwen Code on Node 20 must honour HTTPS_PROXY/HTTP_PROXY; the proxy logs the host allowed."""
+    address = non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address to stand for a remote model host")
+    with LatencyProxy(openai_server.port, delay_s=0.0, listen_host=address) as relay:
+        far = f"http://{address}:{relay.port}/v1"
+        prepare_qwen_home(scene.home, far)
+        env = [f"--acp-env={name}={ref}" for name, ref in QWEN_ENV_REFS]
+        command = shlex.join(qwen_command(qwen, far))
+        allow = f"--acp-allow-host={server_destination(far)}"
+        scene.ok("provider", "add", "qwen", "--acp-command", command, *env, allow, "--replace")
+        key = scene.qwen_line(scene.folder("far"))
+        openai_server.script(TextReply(["Hello from afar."]))
+        done = scene.cli("run", key, "Say hello.", "--json")
+    assert done.returncode == 0, f"xworkmate run failed: {done.stderr}"
+    assert json.loads(done.stdout)["text"] == "Hello from afar."
+    logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
+    assert {"host": address, "port": relay.port, "allowed": True} in logged, logged

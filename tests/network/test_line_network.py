@@ -16,7 +16,7 @@ import pytest
 from tests.controllers.conftest import scripted_controller
 from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
-from tests.support.sandboxing import PG_DIRECT_PROBE, PG_PROXIED_PROBE, needs_bwrap, server_destination
+from tests.support.sandboxing import PG_DIRECT_PROBE, PG_PROXIED_PROBE, needs_bwrap, network_log, server_destination
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
@@ -26,10 +26,6 @@ from xworkmate.store import Store
 def _reach(server: OpenAIServer) -> str:
     """A command that fetches the listed server's model list (curl honours the proxy variables)."""
     return f"curl -s -o /dev/null -w 'LISTED-%{{http_code}}' {server.base_url}/models"
-
-
-def _network_log(controller: SessionController, key: str) -> list[dict[str, object]]:
-    return [m.payload["network"] for m in controller.messages(key) if m.payload and "network" in m.payload]
 
 
 @pytest.fixture
@@ -77,7 +73,7 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     assert "PG-DIRECT-CLOSED" in outputs["pg-direct"], outputs
     assert "PG-PROXIED-403" in outputs["pg-proxied"], outputs
     port = int(server_destination(openai_server.base_url).rpartition(":")[2])
-    assert _network_log(controller, line.thread_id) == [
+    assert network_log(controller, line.thread_id) == [
         {"host": "127.0.0.1", "port": port, "allowed": True},
         {"host": "127.0.0.1", "port": 5432, "allowed": False},
     ]
@@ -112,7 +108,7 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
     assert "LISTED-200" in shells[0], shells
     assert "PG-DIRECT-CLOSED" in shells[1], shells
     assert "PG-PROXIED-403" in shells[2], shells
-    assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in _network_log(controller, line.thread_id)
+    assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in network_log(controller, line.thread_id)
 
 
 @needs_bwrap

@@ -65,3 +65,25 @@ def server_destination(base_url: str) -> str:
     found = url_host_port(base_url)
     assert found is not None, base_url
     return found
+
+
+def non_loopback_address() -> str | None:
+    """One of this machine's own non-loopback IPv4 addresses (a stand-in for a remote model host: inside a
+    sandbox, only the proxy leads there), or None. A UDP ``connect`` sends nothing; it only picks a route."""
+    import ipaddress
+    import socket
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))
+        address = str(probe.getsockname()[0])
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+def network_log(controller: SessionController, key: str) -> list[dict[str, object]]:
+    """SBX-4: the line's network-log notices (host, port, allowed), oldest first."""
+    return [m.payload["network"] for m in controller.messages(key) if m.payload and "network" in m.payload]

@@ -49,7 +49,6 @@ def test_a_refused_host_shows_on_the_line_with_allow_this_host(
     agent_window: MainWindow,
     agent_controller: SessionController,
     openai_server: OpenAIServer,
-    tmp_path: Path,
 ) -> None:
     """SBX-4: a command on an allow-list line asks the proxy for 127.0.0.1:5432; the window says it was
     refused, and "Allow this host for this line" puts it on the line's list."""

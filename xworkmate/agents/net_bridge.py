@@ -1,6 +1,6 @@
 """Inside a line's sandbox (SPEC SBX-4): loopback ports that lead to XWorkmate's proxy, then the command.
 
-Run by the host's Python with ``-I -S`` (standard library only; this file is copied next to the
+Run by the host's Python with ``-I -S`` (standard library only; this file is compiled next to the
 proxy's socket, so it is visible wherever XWorkmate is installed). In the sandbox's own network
 namespace it listens on ``127.0.0.1:PORT`` (where ``HTTPS_PROXY`` points) and relays each connection
 to the proxy's Unix socket. Each ``FORWARD`` (``ADDRESS,PORT,TARGET``: a loopback service the person

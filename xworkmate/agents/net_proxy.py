@@ -1,7 +1,7 @@
 """The allow-list proxy a line's sandbox reaches the network through (SPEC SBX-4). No Qt, no store.
 
 The sandbox has no network of its own (``--unshare-net``). For an ``allow-list`` process XWorkmate
-runs this proxy on a Unix socket in a private folder bound into the sandbox; ``net_bridge`` (copied
+runs this proxy on a Unix socket in a private folder bound into the sandbox; ``net_bridge`` (compiled
 beside the socket) turns it into ``127.0.0.1:PROXY_PORT`` inside, where ``HTTPS_PROXY`` and friends
 point. As Claude Code's sandbox-runtime and Codex's network proxy do, the decision is made outside
 the sandbox, on the target as the client gave it: ``CONNECT host:port`` and plain ``http://`` requests
@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import py_compile
 import shutil
 import sys
 import tempfile
@@ -74,14 +75,15 @@ class NetProxy:
         python = Path(os.path.realpath(sys.executable))
         return ProxyRoute(
             socket=self._folder / "s",
-            bridge=self._folder / "bridge.py",
+            bridge=self._folder / "bridge.pyc",
             python=python,
             shown=(self._folder, Path(os.path.realpath(sys.base_prefix)), python.parent),
         )
 
     async def start(self) -> NetProxy:
         self._folder = Path(tempfile.mkdtemp(prefix="xwm-", dir=_socket_parent()))
-        shutil.copyfile(_BRIDGE, self._folder / "bridge.py")
+        # Compiled once here: each command's start then skips parsing it (about 1 ms).
+        py_compile.compile(os.fspath(_BRIDGE), cfile=os.fspath(self._folder / "bridge.pyc"), doraise=True)
         self._server = await asyncio.start_unix_server(self._accepted, path=os.fspath(self._folder / "s"))
         return self
 

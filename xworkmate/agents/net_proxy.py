@@ -7,7 +7,8 @@ point. As Claude Code's sandbox-runtime and Codex's network proxy do, the decisi
 the sandbox, on the target as the client gave it: ``CONNECT host:port`` and plain ``http://`` requests
 are admitted only when ``host:port`` is on the list (nothing is resolved to decide; an IP literal
 must itself be listed). Each connection is reported (host, port, allowed or denied); anything that
-ignores the proxy finds no network at all.
+ignores the proxy finds no network at all, but for listed loopback services, which the bridge forwards
+through the proxy at their own address and port.
 """
 
 from __future__ import annotations

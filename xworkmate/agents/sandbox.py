@@ -11,7 +11,9 @@ the process sees:
 * the person's home replaced by an empty private folder, in which only the
   toolchains on PATH are shown again, read-only (``readable``);
 * a private ``/tmp``; no network unless the line allows it (and then the local
-  services' sockets in ``/run`` stay hidden only when the network is off);
+  services' sockets in ``/run`` stay hidden only when the network is off); an
+  ``allow-list`` sandbox has no network of its own either and reaches only the
+  listed hosts through XWorkmate's proxy (``agents.net_proxy``, SBX-4);
 * a new session, no capabilities, and a PID namespace: when the command's first
   process ends, or we die, every process it started is killed with it.
 

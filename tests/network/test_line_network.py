@@ -92,6 +92,8 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
             {"shell": _reach(openai_server)},
             {"shell": PG_DIRECT_PROBE},
             {"shell": PG_PROXIED_PROBE},
+            {"terminal": {"command": _reach(openai_server)}},  # its terminals: the line's own proxy
+            {"terminal": {"command": PG_PROXIED_PROBE}},
             {"say": "done"},
         ],
     )
@@ -108,6 +110,8 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
     assert "LISTED-200" in shells[0], shells
     assert "PG-DIRECT-CLOSED" in shells[1], shells
     assert "PG-PROXIED-403" in shells[2], shells
+    terminals = [str(event["output"]) for event in report_events(report, "terminal")]
+    assert "LISTED-200" in terminals[0] and "PG-PROXIED-403" in terminals[1], terminals
     assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in network_log(controller, line.thread_id)
 
 

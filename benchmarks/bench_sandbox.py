@@ -1,24 +1,44 @@
-"""6. Sandbox overhead per command (SBX-1, issue 12).
+"""6. Sandbox overhead per command (SBX-1, issue 12) and of the allow-list proxy (SBX-4, issue 29).
 
-The figure is the median wall time of ``run_command("true")`` in a line's real
+The first figure is the median wall time of ``run_command("true")`` in a line's real
 bubblewrap sandbox (the policy a line gets: data folder and other lines hidden,
 private home and /tmp, toolchains shown again) minus the median of the same
 call unsandboxed, measured alternately in the same run. Target: at most 15 ms.
 The reference is the unsandboxed median itself.
+
+The second is what an ``allow-list`` line adds to the same command, which makes no
+connection: the sandbox routed through a running proxy (the bridge starts, then execs
+``true``) minus the plain sandbox, alternately. Target: at most 5 ms.
+
+The third is one proxied connection's set-up on loopback, from inside the sandbox: connect
+to the bridge, ``CONNECT`` a listed local TCP server, read the ``200``, minus a direct
+connect to the same server from the host. Target: at most 2 ms.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.common import Figure, median, temp_home
+from xworkmate.agents.net_proxy import NetProxy
+from xworkmate.agents.sandbox import PROXY_PORT, Sandbox, proxy_environment
 from xworkmate.agents.workspace_tools import ToolContext, run_command
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.containment import line_sandbox, sandbox_env
 from xworkmate.store import open_store
 
 REPEATS = 60
+CONNECTIONS = 200
 
 
 def _time(ctx: ToolContext) -> float:
@@ -28,6 +48,110 @@ def _time(ctx: ToolContext) -> float:
     if outcome.exit_code != 0:
         raise RuntimeError(f"`true` failed: {outcome.output}")
     return elapsed
+
+
+@contextmanager
+def _loop_thread() -> Iterator[asyncio.AbstractEventLoop]:
+    """An event loop in a thread of its own (the window's turn loop stands for it)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield loop
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+
+async def _echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await reader.read()
+    writer.close()
+
+
+_CONNECTS = """
+import json, socket, sys, time
+port, count = int(sys.argv[1]), int(sys.argv[2])
+spent = []
+for _ in range(count):
+    started = time.perf_counter()
+    s = socket.create_connection(("127.0.0.1", {proxy_port}))
+    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\\r\\n\\r\\n" % port)
+    head = b""
+    while not head.endswith(b"\\r\\n\\r\\n"):
+        head += s.recv(4096)
+    spent.append((time.perf_counter() - started) * 1000)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    s.close()
+print(json.dumps(spent))
+"""
+
+
+def _direct_connects(port: int) -> list[float]:
+    import socket
+
+    spent = []
+    for _ in range(CONNECTIONS):
+        started = time.perf_counter()
+        sock = socket.create_connection(("127.0.0.1", port))
+        spent.append((time.perf_counter() - started) * 1000)
+        sock.close()
+    return spent
+
+
+def _proxy_figures(sandbox: Sandbox, base: ToolContext, env: dict[str, str]) -> list[Figure]:
+    """SBX-4: an allow-list sandbox with its proxy running, beside the plain one."""
+    with _loop_thread() as loop:
+        server = asyncio.run_coroutine_threadsafe(asyncio.start_server(_echo, "127.0.0.1", 0), loop).result()
+        port = server.sockets[0].getsockname()[1]
+        allowed = (f"127.0.0.1:{port}",)
+        proxy = asyncio.run_coroutine_threadsafe(NetProxy(allowed).start(), loop).result()
+        try:
+            listed = Sandbox(replace(sandbox.policy, network=False, allowed_hosts=allowed), sandbox.status)
+            routed = listed.routed(proxy.route)
+            proxied_env = {**env, **proxy_environment()}
+            plain = ToolContext(write_gate=base.write_gate, command_env=env, sandbox=sandbox)
+            through = ToolContext(write_gate=base.write_gate, command_env=proxied_env, sandbox=routed)
+            for ctx in (plain, through):
+                _time(ctx)
+            plain_ms: list[float] = []
+            proxy_ms: list[float] = []
+            for _ in range(REPEATS):
+                plain_ms.append(_time(plain))
+                proxy_ms.append(_time(through))
+            python = os.path.realpath(sys.executable)
+            script = _CONNECTS.replace("{proxy_port}", str(PROXY_PORT))
+            argv = routed.wrap([python, "-I", "-S", "-c", script, str(port), str(CONNECTIONS)])
+            done = subprocess.run(argv, env=proxied_env, capture_output=True, text=True, timeout=120, check=True)
+            connect_ms = json.loads(done.stdout)
+            direct_ms = _direct_connects(port)
+        finally:
+            asyncio.run_coroutine_threadsafe(proxy.close(), loop).result()
+            server.close()
+    added = median(proxy_ms) - median(plain_ms)
+    per_connection = median(connect_ms) - median(direct_ms)
+    return [
+        Figure(
+            name="sandbox: allow-list proxy added to a command that makes no connection",
+            value=added,
+            unit="ms",
+            target="<= 5 ms",
+            met=added <= 5,
+            reference=median(plain_ms),
+            reference_label="ms median sandboxed `true` without the proxy",
+            notes={"with_proxy_median_ms": median(proxy_ms), "repeats": REPEATS},
+        ),
+        Figure(
+            name="sandbox: one proxied connection's set-up on loopback",
+            value=per_connection,
+            unit="ms",
+            target="<= 2 ms",
+            met=per_connection <= 2,
+            reference=median(direct_ms),
+            reference_label="ms median direct connect on the host",
+            notes={"proxied_median_ms": median(connect_ms), "connections": CONNECTIONS},
+        ),
+    ]
 
 
 def run() -> list[Figure]:
@@ -53,6 +177,7 @@ def run() -> list[Figure]:
             for _ in range(REPEATS):
                 bare_ms.append(_time(bare))
                 boxed_ms.append(_time(boxed))
+            proxy_figures = _proxy_figures(sandbox, base, env)
         finally:
             store.close()
     overhead = median(boxed_ms) - median(bare_ms)
@@ -66,5 +191,6 @@ def run() -> list[Figure]:
             reference=median(bare_ms),
             reference_label="ms median unsandboxed `true`",
             notes={"sandboxed_median_ms": median(boxed_ms), "repeats": REPEATS},
-        )
+        ),
+        *proxy_figures,
     ]

@@ -902,6 +902,14 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>权限未更改：{error}</translation>
     </message>
     <message>
+        <source>{host} was refused: it is not on this line&apos;s network allow-list</source>
+        <translation>{host} 被拒绝：它不在这条任务线的网络允许列表中</translation>
+    </message>
+    <message>
+        <source>Host not allowed — {error}</source>
+        <translation>未允许该主机 — {error}</translation>
+    </message>
+    <message>
         <source>Network setting not changed — {error}</source>
         <translation>网络设置未更改：{error}</translation>
     </message>
@@ -1263,6 +1271,22 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>等待你处理——{explanation}。</translation>
     </message>
     <message>
+        <source>Commands run without network; an ACP agent reaches only its model hosts</source>
+        <translation>命令在无网络的环境中运行；ACP 智能体只能访问它的模型主机</translation>
+    </message>
+    <message>
+        <source>Allow-list</source>
+        <translation>允许列表</translation>
+    </message>
+    <message>
+        <source>Only the hosts listed for this line, through XWorkmate&apos;s proxy</source>
+        <translation>只允许为这条任务线列出的主机，经由 XWorkmate 的代理</translation>
+    </message>
+    <message>
+        <source>The whole network, local services included</source>
+        <translation>整个网络，包括本机服务</translation>
+    </message>
+    <message>
         <source>Runnable — the last run failed: {error}</source>
         <translation>可运行——上次运行失败：{error}</translation>
     </message>
@@ -1293,6 +1317,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>What the agent may do on this line without asking</source>
         <translation>智能体在这条任务线上无需询问即可做的事</translation>
+    </message>
+    <message>
+        <source>What network this line&apos;s commands and agent reach (SBX-4)</source>
+        <translation>这条任务线的命令和智能体可以访问的网络（SBX-4）</translation>
     </message>
     <message>
         <source>The provider for the next turn; Default uses the default provider</source>
@@ -1341,14 +1369,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Network for commands</source>
         <translation>命令的网络访问</translation>
-    </message>
-    <message>
-        <source>Commands on this line can reach the network (click to turn it off)</source>
-        <translation>这条任务线上的命令可以访问网络（点击关闭）</translation>
-    </message>
-    <message>
-        <source>Commands on this line run without network, in their sandbox (click to allow it)</source>
-        <translation>这条任务线上的命令在沙箱中运行，不能访问网络（点击允许）</translation>
     </message>
     <message>
         <source>tags: {tags}</source>
@@ -1462,6 +1482,17 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Could not change the line&apos;s notifications — {error}</source>
         <translation>无法更改这条任务线的通知：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>NetworkDeniedBar</name>
+    <message>
+        <source>Allow this host for this line</source>
+        <translation>为这条任务线允许此主机</translation>
+    </message>
+    <message>
+        <source>The agent tried to reach {host}, which is not on this line&apos;s network allow-list.</source>
+        <translation>智能体试图访问 {host}，但它不在这条任务线的网络允许列表中。</translation>
     </message>
 </context>
 <context>

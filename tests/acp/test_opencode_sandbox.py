@@ -41,11 +41,19 @@ from tests.support.opencode_agent import (
     tool_results,
     write,
 )
+from tests.support.sandboxing import (
+    PG_DIRECT_PROBE,
+    PG_PROXIED_PROBE,
+    network_log,
+    non_loopback_address,
+    server_destination,
+)
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
+from xworkmate.testing.latency_proxy import LatencyProxy
 
 TURN_TIMEOUT = 240.0
 
@@ -132,10 +140,12 @@ def scene(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
 
 
 def _register_opencode(
-    scene: Scene, server: OpenAIServer, executable: Path, monkeypatch: pytest.MonkeyPatch
+    scene: Scene, server: OpenAIServer, executable: Path, monkeypatch: pytest.MonkeyPatch, base_url: str | None = None
 ) -> ProviderRecord:
-    """OpenCode as an ACP provider whose environment references carry its config (as a person would set it)."""
-    env = opencode_env(opencode_config(server.base_url))
+    """OpenCode as an ACP provider whose environment references carry its config (as a person would set it);
+    ``base_url``: where it finds the model server, when not at the server's own address."""
+    base_url = base_url or server.base_url
+    env = opencode_env(opencode_config(base_url))
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     record = ProviderRecord(
@@ -144,6 +154,8 @@ def _register_opencode(
         acp_command=(str(executable), "acp"),
         acp_env_refs=tuple((name, f"env:{name}") for name in env),
         # acp_state_dirs left unset: the defaults for a known agent named `opencode` apply.
+        # SBX-4: the model server is on loopback, so the person names it; nothing else on loopback is reachable.
+        acp_allow_hosts=(server_destination(base_url),),
     )
     return scene.controller.add_provider(record, replace=True)
 
@@ -210,3 +222,61 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
         [*escapes, "tool results the model saw:", *(f"  {k}: {v[:200]!r}" for k, v in results.items())]
     )
     assert len(session_requests(openai_server)) == len(attempts) + 1
+
+
+def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_postgresql(
+    scene: Scene, opencode: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29 row 8, SBX-4: an ACP agent on a normal line gets the allow-list, not the whole network.
+
+    The model server is on loopback, so the person names it (``--acp-allow-host``); the turn works
+    through the proxy, the team PostgreSQL on 127.0.0.1:5432 is refused directly and through the
+    proxy, and the turn's network log shows the model host allowed and 5432 denied.
+    """
+    controller = scene.controller
+    _register_opencode(scene, openai_server, opencode, monkeypatch)
+    line = controller.create_line("Network", workspace=scene.folder)
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "opencode")
+    assert controller.get_thread(line.thread_id).context_state.network.value == "off"  # not chosen
+
+    calls = [
+        bash("pg-direct", PG_DIRECT_PROBE, "reach PostgreSQL"),
+        bash("pg-proxied", PG_PROXIED_PROBE, "via the proxy"),
+    ]
+    openai_server.script(*(ToolCallReply([call]) for call in calls), TextReply(["Done."]))
+    outcome = asyncio.run(
+        asyncio.wait_for(controller.run_turn(line.thread_id, "Try PostgreSQL.", headless=True), TURN_TIMEOUT)
+    )
+
+    results = tool_results(openai_server)
+    assert outcome.status == "finished", f"the OpenCode turn did not finish: {outcome.error}"
+    assert "PG-DIRECT-CLOSED" in results["pg-direct"], results
+    assert results["pg-proxied"].strip() == "PG-PROXIED-403", results
+    logged = network_log(controller, line.thread_id)
+    model = server_destination(openai_server.base_url)
+    assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
+    assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in logged, logged
+
+
+def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variables(
+    scene: Scene, opencode: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SBX-4: a model host off loopback (this machine's own LAN address stands for it) is reachable only
+    through the proxy: OpenCode must honour HTTPS_PROXY/HTTP_PROXY, and the proxy logs the host as allowed."""
+    address = non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address to stand for a remote model host")
+    with LatencyProxy(openai_server.port, delay_s=0.0, listen_host=address) as relay:
+        base_url = f"http://{address}:{relay.port}/v1"
+        _register_opencode(scene, openai_server, opencode, monkeypatch, base_url=base_url)
+        line = scene.controller.create_line("Remote model", workspace=scene.folder)
+        scene.controller.set_execution(line.thread_id, "acp", "opencode")
+        openai_server.script(TextReply(["Hello from afar."]))
+        outcome = asyncio.run(
+            asyncio.wait_for(scene.controller.run_turn(line.thread_id, "Say hello.", headless=True), TURN_TIMEOUT)
+        )
+    assert outcome.status == "finished", f"the OpenCode turn did not finish: {outcome.error}"
+    assert "Hello from afar." in outcome.text
+    logged = network_log(scene.controller, line.thread_id)
+    assert {"host": address, "port": relay.port, "allowed": True} in logged, logged

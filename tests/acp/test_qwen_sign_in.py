@@ -47,6 +47,8 @@ from tests.support.qwen_agent import (
     tool_results,
     write_file,
 )
+from tests.support.sandboxing import PG_DIRECT_PROBE, non_loopback_address, server_destination
+from xworkmate.testing.latency_proxy import LatencyProxy
 
 CLI_TIMEOUT = 240.0
 SIGNED_IN = "Signed in to the agent with its method 'openai'."
@@ -135,7 +137,9 @@ def scene(qwen: Path, openai_server: OpenAIServer) -> Iterator[Scene]:
     command = shlex.join(qwen_command(qwen, openai_server.base_url))
     env = [f"--acp-env={name}={ref}" for name, ref in QWEN_ENV_REFS]
     # No --acp-auth and no --acp-state-dir: the only method offered and the defaults for `qwen` apply.
-    added = scene.ok("provider", "add", "qwen", "--acp-command", command, *env)
+    # SBX-4: the model server is on loopback, so the person names it for the agent's allow-list.
+    model_host = f"--acp-allow-host={server_destination(openai_server.base_url)}"
+    added = scene.ok("provider", "add", "qwen", "--acp-command", command, *env, model_host)
     assert added["acp_auth_method"] is None
     try:
         yield scene
@@ -230,3 +234,50 @@ def test_a_category_line_never_starts_qwen(scene: Scene, openai_server: OpenAISe
     assert refused.returncode != 0 and "CAT-3" in refused.stderr, refused.stderr
     assert scene.files(data=False) == before
     assert openai_server.requests == []
+
+
+def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postgresql(
+    scene: Scene, openai_server: OpenAIServer
+) -> None:
+    """Issue 29 row 8, SBX-4, with Qwen Code (Node 20): its model server, named by ``--acp-allow-host``,
+    works; its own shell cannot reach 127.0.0.1:5432; the turn's network log shows the model host allowed."""
+    from tests.support.openai_server import ScriptedToolCall
+
+    key = scene.qwen_line(scene.folder("network"))
+    assert scene.ok("thread", "show", key)["network"] == "off"  # not chosen
+    arguments = json.dumps({"command": PG_DIRECT_PROBE, "description": "reach PostgreSQL"})
+    call = ScriptedToolCall("pg", "run_shell_command", arguments)
+    openai_server.script(ToolCallReply([call]), TextReply(["Tried."]))
+
+    done = scene.cli("run", key, "Try PostgreSQL.", "--json")
+
+    results = tool_results(openai_server)
+    assert done.returncode == 0, f"xworkmate run failed: {done.stderr}\nmodel saw tool results: {results}"
+    assert "Output: PG-DIRECT-CLOSED" in results["pg"], results
+    logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
+    model = server_destination(openai_server.base_url)
+    assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
+
+
+def test_qwen_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variables(
+    scene: Scene, qwen: Path, openai_server: OpenAIServer
+) -> None:
+    """SBX-4: a model host off loopback (this machine's LAN address stands for it) is reachable only through
+    the proxy: Qwen Code on Node 20 must honour HTTPS_PROXY/HTTP_PROXY; the proxy logs the host allowed."""
+    address = non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address to stand for a remote model host")
+    with LatencyProxy(openai_server.port, delay_s=0.0, listen_host=address) as relay:
+        far = f"http://{address}:{relay.port}/v1"
+        prepare_qwen_home(scene.home, far)
+        env = [f"--acp-env={name}={ref}" for name, ref in QWEN_ENV_REFS]
+        command = shlex.join(qwen_command(qwen, far))
+        allow = f"--acp-allow-host={server_destination(far)}"
+        scene.ok("provider", "add", "qwen", "--acp-command", command, *env, allow, "--replace")
+        key = scene.qwen_line(scene.folder("far"))
+        openai_server.script(TextReply(["Hello from afar."]))
+        done = scene.cli("run", key, "Say hello.", "--json")
+    assert done.returncode == 0, f"xworkmate run failed: {done.stderr}"
+    assert json.loads(done.stdout)["text"] == "Hello from afar."
+    logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
+    assert {"host": address, "port": relay.port, "allowed": True} in logged, logged

@@ -2,7 +2,7 @@
 
 The scripted agent (a real ACP process) runs shell commands itself, as OpenCode's bash
 tool does, without asking the client: the sandbox is what contains them. Its own state
-folder stays writable; the network stays on (an agent must reach its model).
+folder stays writable; its network is the allow-list with its model hosts (SBX-4, tests/network).
 """
 
 from __future__ import annotations

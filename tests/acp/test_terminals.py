@@ -93,7 +93,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
             {"terminal": {"command": f"echo pwned > {outside}/pwned.txt"}},
             {"terminal": {"command": "cat", "args": [str(settings.sqlite_path)]}},
             {"terminal": {"command": PY, "args": ["-c", _connect(loopback_port)]}},
-            {"shell": f'{PY} -c "{_connect(loopback_port)}"'},  # the agent itself has network
+            {"shell": f'{PY} -c "{_connect(loopback_port)}"'},  # the agent reaches what its line lists
             {
                 "terminal": {
                     "command": "echo FOO=$FOO SECRET=$API_TOKEN OWN=$XWORKMATE_HOME",
@@ -104,6 +104,8 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
         ],
     )
     key, folder = _line(controller)
+    # SBX-4: listed on a line whose network is off: the agent process reaches it, its terminals do not.
+    controller.set_allowed_hosts(key, add=[f"127.0.0.1:{loopback_port}"])
     outcome = asyncio.run(controller.run_turn(key, "try", headless=True))
     assert outcome.status == "finished", outcome.error
     assert report_events(report, "initialize")[0]["terminal"] is True
@@ -114,7 +116,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     assert "no terminal" in str(made["after_release"])  # released
     assert escape["ok"] and escape["exit_code"] != 0 and not (outside / "pwned.txt").exists()
     assert database["exit_code"] != 0 and "MEDICAL-MARKER" not in str(database["output"])
-    # SBX-1: the line's network setting (off), although the agent process has the network.
+    # SBX-1: the line's network setting (off), although the agent process reaches the listed port.
     assert net["exit_code"] != 0 and "CONNECTED" not in str(net["output"])
     assert "CONNECTED" in str(report_events(report, "shell")[0]["output"])
     assert env["output"] == "FOO=bar SECRET= OWN=\n"

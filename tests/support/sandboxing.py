@@ -48,3 +48,42 @@ def answer_approvals(controller: SessionController, allowed: bool) -> list[Appro
 
     controller.subscribe(on_change)
     return asked
+
+
+# SBX-4 (issue 29 row 8): shell probes for the team PostgreSQL on 127.0.0.1:5432, directly and through the
+# line's proxy (curl told to use it even for loopback); each prints one word the tests look for.
+PG_DIRECT_PROBE = "(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && echo PG-DIRECT-OPEN || echo PG-DIRECT-CLOSED"
+PG_PROXIED_PROBE = (
+    "curl -s -o /dev/null -w 'PG-PROXIED-%{http_code}' --noproxy '' -x \"$HTTPS_PROXY\" http://127.0.0.1:5432/"
+)
+
+
+def server_destination(base_url: str) -> str:
+    """The ``host:port`` of a test server's base URL, as an allow-list names it (SBX-4)."""
+    from xworkmate.domain.network import url_host_port
+
+    found = url_host_port(base_url)
+    assert found is not None, base_url
+    return found
+
+
+def non_loopback_address() -> str | None:
+    """One of this machine's own non-loopback IPv4 addresses (a stand-in for a remote model host: inside a
+    sandbox, only the proxy leads there), or None. A UDP ``connect`` sends nothing; it only picks a route."""
+    import ipaddress
+    import socket
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))
+        address = str(probe.getsockname()[0])
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+def network_log(controller: SessionController, key: str) -> list[dict[str, object]]:
+    """SBX-4: the line's network-log notices (host, port, allowed), oldest first."""
+    return [m.payload["network"] for m in controller.messages(key) if m.payload and "network" in m.payload]

@@ -192,7 +192,7 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     picker = window.permission_picker  # permission
     picker.setCurrentIndex(picker.findData("full"))
     settled(qtbot, window)
-    window.message_pane.network_toggle.click()  # network
+    window.message_pane.network_picker.setCurrentIndex(2)  # network
     settled(qtbot, window)
     folder = Path(slow.direct.get_thread(line.thread_id).workspace_binding.path or "")
     folder.rmdir()  # the folder vanished: recreate it

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
-from tests.support.sandboxing import path_without_bwrap
+from tests.support.sandboxing import needs_bwrap, path_without_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import NetworkAccess
 from xworkmate.ui import MainWindow
@@ -20,21 +20,55 @@ from .support import click_line, finished, send, settled
 from .support_runs import call, run, tool_rows, wait_until
 
 
-def test_the_network_switch_sets_the_current_lines_setting(
+def test_the_network_picker_offers_three_choices_and_sets_the_current_lines_setting(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
+    """SBX-4: off, allow-list or on, beside the permission level; it follows the current line."""
     line = sqlite_controller.create_line("net")
     click_line(qtbot, window, line.thread_id)
-    toggle = window.message_pane.network_toggle
-    assert toggle.objectName() == "networkToggle" and not toggle.isChecked() and toggle.text() == "Network off"
-    qtbot.mouseClick(toggle, Qt.MouseButton.LeftButton)
+    picker = window.message_pane.network_picker
+    assert picker.objectName() == "networkPicker"
+    assert [picker.itemData(i) for i in range(picker.count())] == ["off", "allow-list", "on"]
+    assert picker.currentData() == "off" and picker.currentText() == "Network off"
+    picker.setCurrentIndex(picker.findData("allow-list"))
+    settled(qtbot, window)
+    assert sqlite_controller.get_thread(line.thread_id).context_state.network is NetworkAccess.ALLOW_LIST
+    picker.setCurrentIndex(picker.findData("on"))
     settled(qtbot, window)
     assert sqlite_controller.get_thread(line.thread_id).context_state.network is NetworkAccess.ON
-    assert toggle.text() == "Network on"
-    click_line(qtbot, window, "main")  # the switch follows the current line
-    assert not toggle.isChecked()
+    click_line(qtbot, window, "main")  # the picker follows the current line
+    assert picker.currentData() == "off"
     click_line(qtbot, window, line.thread_id)
-    assert toggle.isChecked()
+    assert picker.currentData() == "on"
+
+
+@needs_bwrap
+def test_a_refused_host_shows_on_the_line_with_allow_this_host(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    """SBX-4: a command on an allow-list line asks the proxy for 127.0.0.1:5432; the window says it was
+    refused, and "Allow this host for this line" puts it on the line's list."""
+    window = agent_window
+    line = agent_controller.create_line("listed")
+    agent_controller.set_permission(line.thread_id, "full")
+    agent_controller.set_network(line.thread_id, "allow-list")
+    click_line(qtbot, window, line.thread_id)
+    probe = """curl -s -o /dev/null --noproxy '' -x "$HTTPS_PROXY" http://127.0.0.1:5432/"""
+    openai_server.script(ToolCallReply([call("run_command", command=probe)]), TextReply(["Done."]))
+    send(qtbot, window, "reach the database")
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to finish"))
+    bar = window.message_pane.network_bar
+    run(loop, wait_until(lambda: bar.isVisible(), what="the refused host's bar"))
+    assert bar.destination == "127.0.0.1:5432" and "127.0.0.1:5432" in bar.label.text()
+    assert "127.0.0.1:5432 was refused" in window.message_pane.status_label.text()
+    qtbot.mouseClick(bar.allow_button, Qt.MouseButton.LeftButton)
+    settled(qtbot, window)
+    assert agent_controller.get_thread(line.thread_id).context_state.allowed_hosts == ("127.0.0.1:5432",)
+    assert not bar.isVisible()
 
 
 def test_a_command_without_a_sandbox_asks_on_a_full_line_and_the_card_says_why(

@@ -18,7 +18,9 @@ the process sees:
   keyrings, ``~/.ssh``, cloud and registry tokens), hidden last so that no
   binding, shallower or deeper, shows them again (SBX-3);
 * a private ``/tmp``; no network unless the line allows it (and then the local
-  services' sockets in ``/run`` stay hidden only when the network is off);
+  services' sockets in ``/run`` stay hidden only when the network is off); an
+  ``allow-list`` sandbox has no network of its own either and reaches only the
+  listed hosts through XWorkmate's proxy (``agents.net_proxy``, SBX-4);
 * a new session, no capabilities, and a PID namespace: when the command's first
   process ends, or we die, every process it started is killed with it.
 
@@ -42,17 +44,20 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from xworkmate.domain.network import is_loopback
 from xworkmate.domain.secrets import is_secret_name
 
 __all__ = [
     "ALWAYS_HIDDEN",
     "INSTALL_HINT",
+    "PROXY_PORT",
     "Access",
     "Mount",
+    "ProxyRoute",
     "Sandbox",
     "SandboxPolicy",
     "SandboxStatus",
@@ -62,6 +67,8 @@ __all__ = [
     "command_env_name_problem",
     "detect_sandbox",
     "looks_secret",
+    "loopback_forwards",
+    "proxy_environment",
     "sandbox_environment",
     "toolchain_dirs",
 ]
@@ -93,6 +100,22 @@ ALWAYS_HIDDEN: tuple[str, ...] = (
 
 # How many entries of one PATH folder are looked at for links that lead elsewhere.
 _PATH_FOLDER_SCAN = 5000
+
+
+# SBX-4: where an allow-list sandbox's bridge listens, in the sandbox's own network namespace (always free).
+PROXY_PORT = 3128
+
+
+@dataclass(frozen=True)
+class ProxyRoute:
+    """SBX-4: a running allow-list proxy (``agents.net_proxy``) as the sandbox reaches it: its Unix
+    socket, the bridge script beside it, the host's Python that runs the bridge, and the folders
+    shown read-only so that they can be reached (the socket's folder, Python's prefix)."""
+
+    socket: Path
+    bridge: Path
+    python: Path
+    shown: tuple[Path, ...]
 
 
 class SandboxUnavailable(Exception):
@@ -132,11 +155,15 @@ class SandboxPolicy:
     writable: tuple[Path, ...] = ()
     readable: tuple[Path, ...] = ()
     home: Path | None = None
+    # SBX-4: ``network`` shares the host's network; else ``allowed_hosts`` (a tuple, possibly empty) asks for
+    # the allow-list proxy, reached through ``proxy`` once it runs; neither: no network at all.
     network: bool = False
     # SBX-3: kept read-only where they would be writable (the repository's hooks and config).
     read_only: tuple[Path, ...] = ()
     # SBX-3: always hidden, whatever shows them (``always_hidden``); applied after every other mount.
     denied: tuple[Path, ...] = ()
+    allowed_hosts: tuple[str, ...] | None = None
+    proxy: ProxyRoute | None = None
 
     def mounts(self) -> tuple[Mount, ...]:
         """The mounts over the read-only root, shallowest first (a deeper mount covers a shallower one),
@@ -258,8 +285,50 @@ def bubblewrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str
             argv += ["--ro-bind", target, target]
         else:
             argv += ["--bind", target, target]
+    binds, command = _network_route(policy, command)
+    argv += binds
     argv += ["--chdir", os.fspath(_real(policy.working_directory)), "--", *command]
     return argv
+
+
+def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[str], list[str]]:
+    """SBX-4: the mounts and the command for an allow-list sandbox with a running proxy (its folder and
+    Python shown read-only, ``command`` run behind the bridge); without one, no network at all."""
+    route = policy.proxy
+    if policy.network or policy.allowed_hosts is None or route is None:
+        return [], list(command)
+    argv: list[str] = []
+    for folder in route.shown:
+        target = os.fspath(folder)
+        inside = any(other != folder and other in folder.parents for other in route.shown)
+        if os.path.isdir(target) and target != "/" and not inside:
+            argv += ["--ro-bind", target, target]
+    bridge = [os.fspath(route.python), "-I", "-S", os.fspath(route.bridge), os.fspath(route.socket)]
+    return argv, [*bridge, str(PROXY_PORT), *loopback_forwards(policy.allowed_hosts), "--", *command]
+
+
+def loopback_forwards(allowed: Iterable[str]) -> list[str]:
+    """SBX-4: the bridge's ``ADDRESS,PORT,TARGET`` forwards for the listed loopback services. Loopback in
+    the sandbox is its own (an agent's local server works there); a listed host service is reached at the
+    same address and port through the proxy, whether or not the client honours the proxy variables."""
+    forwards: list[str] = []
+    for entry in allowed:
+        if not is_loopback(entry):
+            continue
+        host, _, port = entry.rpartition(":")
+        addresses = ("127.0.0.1", "::1") if host == "localhost" else (host.strip("[]"),)
+        forwards += [f"{address},{port},{entry}" for address in addresses]
+    return forwards
+
+
+def proxy_environment(port: int = PROXY_PORT) -> dict[str, str]:
+    """SBX-4: the variables that send a sandboxed process's requests to the bridge; nothing is exempt."""
+    url = f"http://127.0.0.1:{port}"
+    env = {name: url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")}
+    # Loopback goes direct: in the sandbox it is its own (no host service there but the bridge's forwards),
+    # and an agent CLI may talk to a server of its own on it (OpenCode's on 127.0.0.1:4096).
+    local = "localhost,127.0.0.1,::1"
+    return {**env, "NO_PROXY": local, "no_proxy": local, "NODE_USE_ENV_PROXY": "1"}
 
 
 def toolchain_dirs(
@@ -453,3 +522,7 @@ class Sandbox:
                 f"cannot run {command[0] if command else 'the command'} in a sandbox: {self.status.detail}"
             )
         return bubblewrap_argv(self.policy, command, bwrap=self.status.executable)
+
+    def routed(self, route: ProxyRoute) -> Sandbox:
+        """SBX-4: this allow-list sandbox, its processes reaching the network through ``route``."""
+        return Sandbox(replace(self.policy, proxy=route), self.status)

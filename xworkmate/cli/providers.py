@@ -25,6 +25,7 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
         "acp_command": list(record.acp_command) or None,
         "acp_state_dirs": _state_dirs_json(record),
         "acp_auth_method": record.acp_auth_method,
+        "acp_allow_hosts": _allow_hosts_json(record),
     }
 
 
@@ -40,6 +41,15 @@ def _state_dirs_json(record: ProviderRecord) -> list[str] | None:
     from xworkmate.controllers.containment import agent_state_dirs
 
     return list(agent_state_dirs(record.acp_command, record.acp_state_dirs))
+
+
+def _allow_hosts_json(record: ProviderRecord) -> list[str] | None:
+    """SBX-4: every ``host:port`` the agent's sandbox reaches: its known model hosts and the person's."""
+    if record.kind is not ProviderKind.ACP:
+        return None
+    from xworkmate.controllers.line_network import agent_model_hosts
+
+    return list(agent_model_hosts(record))
 
 
 def cmd_provider_add(args: argparse.Namespace, controller: SessionController) -> int:
@@ -66,9 +76,12 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
             # SBX-1: folders the agent may write in its sandbox; none given: the known agent's defaults.
             acp_state_dirs=tuple(args.acp_state_dir) if args.acp_state_dir else None,
             acp_auth_method=args.acp_auth,
+            acp_allow_hosts=tuple(args.acp_allow_host or ()),
             is_default=args.default,
         )
     else:
+        if args.acp_allow_host:
+            raise CliError("--acp-allow-host is for an ACP agent (--acp-command): its sandbox reaches only those")
         if args.acp_auth:
             raise CliError("--acp-auth is for an ACP agent (--acp-command): it names one of its sign-in methods")
         missing = [flag for flag, value in (("--base-url", args.base_url), ("--model", args.model)) if not value]
@@ -98,19 +111,28 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
 
 
 def cmd_provider_set(args: argparse.Namespace, controller: SessionController) -> int:
-    """Change an existing provider; today: the sign-in method of an ACP agent (issue 15)."""
+    """Change an existing provider: an ACP agent's sign-in method (issue 15) or the hosts its sandbox reaches
+    (SBX-4: ``--acp-allow-host`` replaces the list; ``none`` empties it)."""
     record = controller.get_provider(args.name)
     if record is None:
         raise CliError(f"no provider named {args.name!r}")
-    if args.acp_auth is None:
-        raise CliError("nothing to change: give --acp-auth METHOD (or --acp-auth none)")
-    method = None if args.acp_auth == "none" else args.acp_auth
-    stored = controller.add_provider(record.model_copy(update={"acp_auth_method": method}), replace=True)
+    if args.acp_auth is None and args.acp_allow_host is None:
+        raise CliError("nothing to change: give --acp-auth METHOD (or none) or --acp-allow-host HOST:PORT (or none)")
+    update: dict[str, Any] = {}
+    if args.acp_auth is not None:
+        update["acp_auth_method"] = None if args.acp_auth == "none" else args.acp_auth
+    if args.acp_allow_host is not None:
+        update["acp_allow_hosts"] = tuple(h for h in args.acp_allow_host if h != "none")
+    stored = controller.add_provider(ProviderRecord.checked(**{**dict(record), **update}), replace=True)
     if args.json:
         print(json_text(_provider_json(stored)))
-    else:
+        return 0
+    if args.acp_auth is not None:
         chosen = stored.acp_auth_method or "the only one it offers, or ask"
         print(escape_for_terminal(f"{stored.name} signs in with: {chosen}"))
+    if args.acp_allow_host is not None:
+        hosts = ", ".join(_allow_hosts_json(stored) or ()) or "nothing"
+        print(escape_for_terminal(f"{stored.name}'s sandbox reaches: {hosts}"))
     return 0
 
 
@@ -157,6 +179,12 @@ def cmd_provider_remove(args: argparse.Namespace, controller: SessionController)
     return 0
 
 
+_ALLOW_HOST_HELP = (
+    "a host the ACP agent's sandbox may reach besides its known model hosts (its model server, e.g."
+    " 127.0.0.1:8080: loopback is never allowed unless named); repeatable (SBX-4)"
+)
+
+
 def add_provider_parser(sub: Any) -> None:
     """``provider ACTION``: model providers and ACP agents."""
     provider = sub.add_parser("provider", help="model providers")
@@ -180,6 +208,7 @@ def add_provider_parser(sub: Any) -> None:
         help="the id of the agent's sign-in method (one of the authMethods it lists); default: the only one it"
         " offers, else the window asks and `run` refuses",
     )
+    padd.add_argument("--acp-allow-host", action="append", metavar="HOST:PORT", help=_ALLOW_HOST_HELP)
     padd.add_argument("--tag", action="append", metavar="CATEGORY", help="a content category it is cleared for")
     padd.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     padd.add_argument("--keyring", action="store_true", help="the API key is in the OS keyring")
@@ -190,6 +219,9 @@ def add_provider_parser(sub: Any) -> None:
     pset.add_argument("name")
     pset.add_argument(
         "--acp-auth", metavar="METHOD", help="the ACP agent's sign-in method id (`none`: the only one, or ask)"
+    )
+    pset.add_argument(
+        "--acp-allow-host", action="append", metavar="HOST:PORT", help=_ALLOW_HOST_HELP + " (replaces; `none`: empty)"
     )
     add_command(psub, "list", cmd_provider_list, "list providers")
     add_command(psub, "discover", cmd_provider_discover, "find agent CLIs on PATH that speak ACP")

@@ -112,6 +112,8 @@ def _message_json(message: Message) -> dict[str, Any]:
         "created_at": message.created_at.isoformat(),
         "quarantined": message.quarantined,
         "nul_replaced": nul_replaced(message.payload),  # ERR-3
+        # SBX-4: a network-log notice's destination and verdict (host, port, allowed).
+        "network": (message.payload or {}).get("network"),
     }
 
 

@@ -10,8 +10,10 @@ from xworkmate.cli.common import CliError, Command, add_command
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.worktrees import WorktreeDirtyError
 from xworkmate.domain.secrets import redact
-from xworkmate.domain.threads import LineState, TaskThread
+from xworkmate.domain.threads import LineState, NetworkAccess, TaskThread
 from xworkmate.terminal_text import escape_for_terminal, json_text
+
+_EVERY_HOST = "*"  # ``--no-allow-host`` without a destination: clear the list
 
 
 def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
@@ -33,6 +35,7 @@ def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
         "model": thread.execution_binding.model,
         "permission_level": thread.context_state.permission_level.value,
         "network": thread.context_state.network.value,
+        "allowed_hosts": list(thread.context_state.allowed_hosts),
         "command_env_names": list(thread.context_state.command_env_names),
         "turn_limit_s": thread.context_state.turn_limit_s,
         "quarantine_untrusted": thread.context_state.quarantine_untrusted,
@@ -136,6 +139,14 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         thread = controller.rename_line(thread.thread_id, args.title)
     if args.network is not None:
         thread = controller.set_network(thread.thread_id, args.network)
+    if args.allow_host or args.no_allow_host:
+        removed = [entry for entry in args.no_allow_host or () if entry != _EVERY_HOST]
+        thread = controller.set_allowed_hosts(
+            thread.thread_id,
+            add=args.allow_host or (),
+            remove=removed,
+            clear=_EVERY_HOST in (args.no_allow_host or ()),
+        )
     if args.env is not None or args.clear_env:
         names = [] if args.clear_env else [n for item in args.env for n in item.split(",")]
         thread = controller.set_command_env(thread.thread_id, names)
@@ -207,7 +218,23 @@ def add_thread_parser(sub: Any) -> None:
     tset.add_argument("--title")
     tset.add_argument("--mode", choices=["native", "acp"], help="built-in agent, or an external agent CLI")
     tset.add_argument(
-        "--network", choices=["off", "on"], help="whether the line's sandboxed commands reach the network (SBX-1)"
+        "--network",
+        choices=[n.value for n in NetworkAccess],
+        help="the network the line's sandboxed processes reach: none, only --allow-host entries, or all (SBX-4)",
+    )
+    tset.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST:PORT",
+        help="add a destination an allow-list line (and its ACP agent) may reach; repeatable (SBX-4)",
+    )
+    tset.add_argument(
+        "--no-allow-host",
+        action="append",
+        nargs="?",
+        const=_EVERY_HOST,
+        metavar="HOST:PORT",
+        help="remove one destination from the line's allow-list, or, without one, all of them",
     )
     tset.add_argument(
         "--env",

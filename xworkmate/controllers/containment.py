@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import make_url
 
@@ -69,14 +70,16 @@ def line_sandbox(
     store: Store,
     thread: TaskThread,
     *,
-    network: bool | None = None,
+    network: NetworkAccess | None = None,
+    allow_hosts: Sequence[str] = (),
     writable: Iterable[str] = (),
     executable: Sequence[str] = (),
     path_env: str | None = None,
 ) -> Sandbox:
     """The sandbox for a process started for ``thread``: its folder writable, the rest as SBX-1 says.
 
-    ``network`` overrides the line's setting (an ACP agent must reach its model); ``writable`` adds
+    ``network`` overrides the line's setting (an ACP agent must reach its model) and ``allow_hosts`` adds
+    to the line's allow-list (its model hosts; SBX-4); ``writable`` adds
     folders (an agent's state, ``~`` for the home), created when missing so they can be mounted;
     ``executable`` (an agent's executable and the files its command names) is shown read-only when it
     lives where the sandbox puts an empty folder (the home, ``/tmp``). The repository's hooks and
@@ -106,11 +109,22 @@ def line_sandbox(
         writable=tuple(extra_writable),
         readable=toolchain_dirs(path_env, (home, Path("/tmp")), extra=executable),
         home=home,
-        network=thread.context_state.network is NetworkAccess.ON if network is None else network,
         read_only=control_paths(folder),
         denied=always_hidden(home),
+        **_network_policy(thread, network, allow_hosts),
     )
     return Sandbox(policy, detect_sandbox(path_env))
+
+
+def _network_policy(thread: TaskThread, network: NetworkAccess | None, allow_hosts: Sequence[str]) -> dict[str, Any]:
+    """SBX-4: ``on`` shares the host's network; ``allow-list`` asks for the proxy with the line's entries
+    (plus ``allow_hosts``); ``off``: none."""
+    chosen = thread.context_state.network if network is None else network
+    if chosen is NetworkAccess.ON:
+        return {"network": True}
+    if chosen is NetworkAccess.ALLOW_LIST:
+        return {"allowed_hosts": tuple(dict.fromkeys([*thread.context_state.allowed_hosts, *allow_hosts]))}
+    return {}
 
 
 def sandbox_env(

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from xworkmate.agents.sandbox import SandboxStatus, command_env_name_problem, detect_sandbox
 from xworkmate.controllers.changes import LineUpdated
 from xworkmate.controllers.context import ControllerContext
+from xworkmate.domain.network import parse_host_ports
 from xworkmate.domain.providers import ProviderKind
 from xworkmate.domain.threads import (
     MAX_TURN_LIMIT_S,
@@ -41,13 +42,27 @@ class LineSettingsController:
         return updated
 
     def set_network(self, key: str, network: NetworkAccess | str) -> TaskThread:
-        """SBX-1: whether the line's sandboxed commands reach the network (``off`` by default)."""
+        """SBX-4: what network the line's sandboxed processes reach (``off`` by default)."""
         thread = self._ctx.get_thread(key)
         try:
             chosen = NetworkAccess(network)
         except ValueError as exc:
-            raise ValueError(f"unknown network setting {network!r}; choose on or off") from exc
+            choices = ", ".join(n.value for n in NetworkAccess)
+            raise ValueError(f"unknown network setting {network!r}; choose one of {choices}") from exc
         updated = self._ctx.store.threads.set_sandbox(thread.thread_id, network=chosen)
+        self._ctx.emit(LineUpdated(key=thread.thread_id))
+        return updated
+
+    def set_allowed_hosts(
+        self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), clear: bool = False
+    ) -> TaskThread:
+        """SBX-4: the ``host:port`` entries an allow-list line reaches; ``clear`` first, then ``remove``, then
+        ``add``. A malformed entry is refused in one line and nothing changes."""
+        thread = self._ctx.get_thread(key)
+        removed, added = set(parse_host_ports(remove)), parse_host_ports(add)
+        kept = () if clear else thread.context_state.allowed_hosts
+        hosts = tuple(dict.fromkeys([*(h for h in kept if h not in removed), *added]))
+        updated = self._ctx.store.threads.set_sandbox(thread.thread_id, allowed_hosts=hosts)
         self._ctx.emit(LineUpdated(key=thread.thread_id))
         return updated
 

@@ -29,6 +29,7 @@ from xworkmate.agents.events import (
     ToolStarted,
 )
 from xworkmate.agents.native import NativeAgent, describe_call, history_to_chat
+from xworkmate.agents.net_proxy import ProxyConnection, proxied
 from xworkmate.agents.repo_guard import describe_changes as describe_repository_changes
 from xworkmate.agents.repo_guard import fingerprint as repository_fingerprint
 from xworkmate.agents.repo_guard import prepare_control_paths
@@ -43,6 +44,7 @@ from xworkmate.controllers.changes import (
     ToolRunning,
 )
 from xworkmate.controllers.containment import agent_state_dirs, line_sandbox, sandbox_env
+from xworkmate.controllers.line_network import agent_model_hosts, agent_network
 from xworkmate.controllers.outcomes import TurnOutcome
 from xworkmate.controllers.providers import (
     ProviderConfigError,
@@ -332,25 +334,27 @@ class TurnRunner:
                 return "[withheld: this tool's result was not stored, so it is not shown to the model]"
             return result.content
 
-        agent = NativeAgent(
-            router=router,
-            request=request,
-            # Q-1: quarantined rows reach the model as their frozen placeholders.
-            history=history,
-            inbox=inbox,
-            tool_text_for_model=tool_text_for_model,
-            permission=thread.context_state.permission_level,
-            approver=approver or self._turn.approvals.window_approver(key),
-            emit=recorder.record,
-            pinned_provider=provider,
-            secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
-            sandbox=begun.sandbox,
-            command_env=sandbox_env(thread),
-            evidence=begun.evidence,
-            extra_tools=dispatch_tool_schemas(),
-            extra_tool_handler=dispatch_tool,
-        )
-        result = await agent.run()
+        # SBX-4: an allow-list line's commands reach the network through one proxy for the turn.
+        async with proxied(begun.sandbox, recorder.record) as (sandbox, proxy_env):
+            agent = NativeAgent(
+                router=router,
+                request=request,
+                # Q-1: quarantined rows reach the model as their frozen placeholders.
+                history=history,
+                inbox=inbox,
+                tool_text_for_model=tool_text_for_model,
+                permission=thread.context_state.permission_level,
+                approver=approver or self._turn.approvals.window_approver(key),
+                emit=recorder.record,
+                pinned_provider=provider,
+                secret_env_names=[p.api_key_env for p in router.providers if p.api_key_env],
+                sandbox=sandbox,
+                command_env={**sandbox_env(thread), **proxy_env},
+                evidence=begun.evidence,
+                extra_tools=dispatch_tool_schemas(),
+                extra_tool_handler=dispatch_tool,
+            )
+            result = await agent.run()
         # Issue 14: one that came after the last safe point (another process's `task send`) starts the next turn.
         recorder.followups = [m.id for m in await inbox()]
         return result.text, result.finished
@@ -472,7 +476,8 @@ class TurnRunner:
     async def acp_sandbox(
         self, thread: TaskThread, record: ProviderRecord, approver: Approver, headless: bool
     ) -> Sandbox:
-        """SBX-1 for an agent CLI: its folder and its own state folders writable, the network on.
+        """SBX-1 for an agent CLI: its folder and its own state folders writable; SBX-4: its network is the
+        allow-list with its model hosts (the whole network only on a line set to ``on``).
 
         Without a sandbox the agent starts only if the person allows it at the window; headless, never.
         """
@@ -490,7 +495,8 @@ class TurnRunner:
                 ctx.settings,
                 ctx.store,
                 thread,
-                network=True,
+                network=agent_network(thread),
+                allow_hosts=agent_model_hosts(record),
                 writable=agent_state_dirs(record.acp_command, record.acp_state_dirs),
                 executable=executable,
             )
@@ -581,6 +587,7 @@ class _TurnRecorder:
         self.followups: list[int] = []  # stored after the turn's last safe point (issue 14)
         self.chosen: dict[str, str | None] = {"provider": None, "model": None}
         self._thought: list[str] = []
+        self._network_seen: set[tuple[str, bool]] = set()  # SBX-4: destinations logged this turn
 
     def _describe(self, call: ToolCall) -> str:
         if self.acp:
@@ -588,6 +595,29 @@ class _TurnRecorder:
 
             return describe_acp_call(call)
         return describe_call(call)
+
+    def _network_connection(self, event: ProxyConnection) -> None:
+        """SBX-4: the turn's network log. Each destination is stored once per turn and verdict, with a
+        ``network`` payload the window reads (a denied one offers "Allow this host for this line")."""
+        destination = event.destination
+        if (destination, event.allowed) in self._network_seen:
+            return
+        self._network_seen.add((destination, event.allowed))
+        if event.allowed:
+            text = f"Network: reached {destination} (on this line's allow-list)."
+        else:
+            text = (
+                f"Network: {destination} was refused: it is not on this line's allow-list. Allow it with"
+                f" `xworkmate thread set {self.key} --allow-host {destination}`."
+            )
+        self.flush_thought()
+        self._append(
+            role=MessageRole.SYSTEM,
+            source=MessageSource.FRAMEWORK_EVENT,
+            content=text,
+            state=MessageState.COMPLETE if event.allowed else MessageState.ERROR,
+            payload={"network": {"host": event.host, "port": event.port, "allowed": event.allowed}},
+        )
 
     def _append(self, **kwargs: Any) -> Message:
         """Store a message of the turn (on the store thread) and say so."""
@@ -723,6 +753,8 @@ class _TurnRecorder:
                 content="Plan:\n" + "\n".join(lines),
                 payload={"plan": [list(entry) for entry in event.entries]},
             )
+        elif isinstance(event, ProxyConnection):
+            self._network_connection(event)
         elif isinstance(event, StepLimitReached):
             self.notice(f"Stopped after {event.steps} steps in one turn; send a follow-up to continue.")
         elif type(event).__name__ == "AcpSignedIn":

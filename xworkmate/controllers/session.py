@@ -334,6 +334,11 @@ class SessionController:
     def set_network(self, key: str, network: NetworkAccess | str) -> TaskThread:
         return self._line_settings.set_network(key, network)
 
+    def set_allowed_hosts(
+        self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), clear: bool = False
+    ) -> TaskThread:
+        return self._line_settings.set_allowed_hosts(key, add=add, remove=remove, clear=clear)
+
     def set_command_env(self, key: str, names: Sequence[str]) -> TaskThread:
         return self._line_settings.set_command_env(key, names)
 

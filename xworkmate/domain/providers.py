@@ -17,6 +17,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from xworkmate.domain.categories import normalize_tags
+from xworkmate.domain.network import parse_host_ports
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[^\s\x00-\x1f\x7f]{1,100}$")
@@ -80,6 +81,8 @@ class ProviderRecord(BaseModel):
     acp_state_dirs: tuple[str, ...] | None = None
     # Issue 15: the id of the agent's authMethods entry to sign in with; None: the only one, or ask.
     acp_auth_method: str | None = None
+    # SBX-4: ``host:port`` entries the agent's sandbox reaches besides its known model hosts (loopback only here).
+    acp_allow_hosts: tuple[str, ...] = ()
 
     @classmethod
     def checked(cls, **fields: Any) -> Self:
@@ -125,6 +128,11 @@ class ProviderRecord(BaseModel):
                 raise ValueError(problem)
         return value
 
+    @field_validator("acp_allow_hosts")
+    @classmethod
+    def _allow_hosts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return parse_host_ports(value)
+
     @field_validator("acp_auth_method")
     @classmethod
     def _auth_method(cls, value: str | None) -> str | None:
@@ -140,6 +148,8 @@ class ProviderRecord(BaseModel):
                 raise ValueError("acp_command: an ACP agent needs the command that starts it")
         elif self.acp_auth_method is not None:
             raise ValueError("acp_auth_method: it is not an ACP agent: it has no sign-in method to choose")
+        elif self.acp_allow_hosts:
+            raise ValueError("acp_allow_hosts: it is not an ACP agent: its requests do not go through a sandbox")
         elif self.acp_command or self.acp_env_refs:
             raise ValueError("acp_command: an OpenAI-compatible provider takes no ACP command or environment")
         return self

@@ -80,9 +80,14 @@ class ExecutionMode(StrEnum):
 
 
 class NetworkAccess(StrEnum):
-    """SBX-1: whether the line's sandboxed commands reach the network (default off)."""
+    """SBX-4: what network the line's sandboxed processes reach (default off).
+
+    ``allow-list``: only the line's ``host:port`` entries, through XWorkmate's proxy. An ACP agent
+    always gets at least that, with its model hosts added (``off`` applies to its terminals).
+    """
 
     OFF = "off"
+    ALLOW_LIST = "allow-list"
     ON = "on"
 
 
@@ -128,6 +133,8 @@ class ContextState(BaseModel):
     selected_skills: tuple[str, ...] = ()
     permission_level: PermissionLevel = PermissionLevel.ASK
     network: NetworkAccess = NetworkAccess.OFF
+    # SBX-4 (migration 0016): the ``host:port`` entries an ``allow-list`` line reaches (domain.network form).
+    allowed_hosts: tuple[str, ...] = ()
     # Environment variables the person lets through to the line's commands (SBX-1 allow-list).
     command_env_names: tuple[str, ...] = ()
     # The whole turn's time limit, on top of the model stream's gap timeout (migration 0006).

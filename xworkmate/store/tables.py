@@ -91,8 +91,10 @@ class ThreadRow(Base):
     context_model: Mapped[str | None] = mapped_column(StoredString(200))
     selected_skills: Mapped[str] = mapped_column(StoredJSONText, default="[]")
     permission_level: Mapped[str] = mapped_column(StoredString(16), default="ask")
-    # SBX-1 (migration 0004): network for the line's commands, and the variables the person lets through.
-    network_access: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # SBX-4 (migration 0016, was the boolean ``network_access`` of 0004): off, allow-list or on, and the
+    # allow-list's ``host:port`` entries; SBX-1 (0004): the variables the person lets through.
+    network_mode: Mapped[str] = mapped_column(StoredString(16), default="off", server_default="off")
+    network_hosts: Mapped[str] = mapped_column(StoredJSONText, default="[]", server_default="[]")
     command_env_names: Mapped[str] = mapped_column(StoredJSONText, default="[]", server_default="[]")
     # Issue 13 (migration 0006): how long one turn may run, in seconds.
     turn_limit_s: Mapped[int] = mapped_column(Integer, default=1800, server_default="1800")
@@ -185,6 +187,8 @@ class ProviderRow(Base):
     acp_state_dirs: Mapped[str | None] = mapped_column(StoredJSONText)
     # The agent's sign-in method id (issue 15); NULL: the only one offered, or ask.
     acp_auth_method: Mapped[str | None] = mapped_column(StoredString(200))
+    # SBX-4 (migration 0016): ``host:port`` entries the agent's sandbox reaches besides its known model hosts.
+    acp_allow_hosts: Mapped[str] = mapped_column(StoredJSONText, default="[]", server_default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

@@ -23,10 +23,13 @@ from types import TracebackType
 class LatencyProxy:
     """``with LatencyProxy(5432, delay_s=0.02) as proxy: url uses proxy.port``."""
 
-    def __init__(self, target_port: int, *, delay_s: float, target_host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, target_port: int, *, delay_s: float, target_host: str = "127.0.0.1", listen_host: str = "127.0.0.1"
+    ) -> None:
+        """``listen_host``: another of this machine's addresses stands for a remote host (SBX-4 tests)."""
         self.delay_s = delay_s
         self._target = (target_host, target_port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener = socket.create_server((listen_host, 0))
         self.port: int = self._listener.getsockname()[1]
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []

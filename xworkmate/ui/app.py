@@ -73,7 +73,7 @@ REQUIRED_WIDGETS = (
     "rawToggle",
     "modePicker",
     "permissionPicker",
-    "networkToggle",
+    "networkPicker",
     "providerPicker",
     "approvalArea",
     "workspacePane",

@@ -40,7 +40,7 @@ ACCESSIBLE_NAMES: dict[str, str] = {
     "sendButton": QT_TRANSLATE_NOOP("Keyboard", "Send"),
     "stopButton": QT_TRANSLATE_NOOP("Keyboard", "Stop the running turn"),
     "rawToggle": QT_TRANSLATE_NOOP("Keyboard", "Show Markdown source"),
-    "networkToggle": QT_TRANSLATE_NOOP("Keyboard", "Network access for commands"),
+    "networkPicker": QT_TRANSLATE_NOOP("Keyboard", "Network access for commands"),
     "newTaskLineButton": QT_TRANSLATE_NOOP("Keyboard", "New task line"),
     "archiveTaskLineButton": QT_TRANSLATE_NOOP("Keyboard", "Archive task line"),
     "changeFolderButton": QT_TRANSLATE_NOOP("Keyboard", "Change folder"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -89,6 +89,7 @@ from xworkmate.ui.conversation import (
     is_thought,
 )
 from xworkmate.ui.conversation.model import OlderPage
+from xworkmate.ui.conversation.network_bar import denied_destination
 from xworkmate.ui.dialogs import (
     CategoryChooser,
     CategoryDialog,
@@ -208,6 +209,7 @@ class MainWindow(WindowShell):
         # ERR-1: why each line's last run failed, said in its status line until it runs again
         # (the failure notice in the conversation may be missing when the database itself failed).
         self._last_failure: dict[str, str] = {}
+        self._network_denied: dict[str, str] = {}  # SBX-4: line key → the host its proxy last refused
         # Issue 15: a sign-in card per line whose agent waits for the person to pick a method.
         self._sign_ins: dict[str, SignInRequested] = {}
         self._sign_in_card: SignInCard | None = None
@@ -414,7 +416,8 @@ class MainWindow(WindowShell):
         self.stop_button.clicked.connect(self.on_stop_requested)
         self.stop_shortcut.activated.connect(self.on_stop_requested)
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
-        self.message_pane.network_toggle.toggled.connect(self.on_network_toggled)
+        self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
+        self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
         self.agent_bar.mode_picked.connect(self.on_agent_mode_picked)
@@ -521,6 +524,7 @@ class MainWindow(WindowShell):
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)
         self.message_pane.show_line(view, last_failure=self._last_failure.get(view.key))
+        self._show_network_denied(view)
         self._show_provider_choices(view)  # the category or the line's provider may have changed
         self._show_sign_in()
         self.stop_shortcut.setEnabled(self.stop_button.isEnabled())
@@ -709,6 +713,7 @@ class MainWindow(WindowShell):
                 elif isinstance(change, MessagesAppended):
                     self.message_model.remember(self._ahead.messages.values())
                     self.message_model.remember(change.messages)  # a turn's: no read back
+                    self._note_network_denied(change.key, change.messages)
                     self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
                         # The stored message takes the place of the transient row that streamed it.
@@ -1168,13 +1173,44 @@ class MainWindow(WindowShell):
             then=self._show_stored_settings,
         )
 
-    @Slot(bool)
-    def on_network_toggled(self, on: bool) -> None:
+    def _note_network_denied(self, key: str, messages: Sequence[Message]) -> None:
+        """SBX-4: a host the line's proxy refused during a turn, kept until it is allowed or the line is left."""
+        for message in messages:
+            destination = denied_destination(message)
+            if destination is not None:
+                self._network_denied[key] = destination
+                if self._view is not None and key == self._view.key:
+                    self._show_network_denied(self._view)
+                    self.show_error(
+                        self.tr("{host} was refused: it is not on this line's network allow-list").format(
+                            host=destination
+                        )
+                    )
+
+    def _show_network_denied(self, view: LineView) -> None:
+        destination = self._network_denied.get(view.key)
+        if destination is not None and destination in view.thread.context_state.allowed_hosts:
+            destination = None
+            del self._network_denied[view.key]
+        self.message_pane.network_bar.show_denied(destination)
+
+    @Slot(str)
+    def on_allow_host_requested(self, destination: str) -> None:
         if self._view is None:
             return
         key = self._view.key
+        self.operations.run(  # LineUpdated redraws the pane, and the bar goes
+            lambda: self._controller.set_allowed_hosts(key, add=[destination]),
+            failed=self._failure(self.tr("Host not allowed — {error}"), UnknownSessionKeyError, ValueError),
+        )
+
+    @Slot(int)
+    def on_network_picked(self, _index: int) -> None:
+        if self._view is None:
+            return
+        key, network = self._view.key, self.message_pane.chosen_network()
         self.operations.run(  # LineUpdated redraws the pane
-            lambda: self._controller.set_network(key, "on" if on else "off"),
+            lambda: self._controller.set_network(key, network),
             failed=self._failure(
                 self.tr("Network setting not changed — {error}"),
                 UnknownSessionKeyError,

@@ -24,6 +24,7 @@ from xworkmate.agents.events import (
     Approver,
     EventSink,
 )
+from xworkmate.agents.net_proxy import ProxyConnection, proxied
 from xworkmate.agents.sandbox import Sandbox
 from xworkmate.domain.agent_session import AgentSessionState
 from xworkmate.domain.mcp import McpServerRecord
@@ -118,16 +119,22 @@ class AcpRunner:
         )
         turn.auth_method, turn.choose_auth = auth_method, choose_auth
         turn.choices, turn.mcp_servers = choices, tuple(mcp_servers)
-        turn.terminals = TurnTerminals(working_directory, sandbox=command_sandbox, env=command_env)
-        # SBX-2: the client file system refuses what the agent's sandbox hides (one list, the line's).
-        contained = sandbox or command_sandbox
-        turn.policy = contained.policy if contained is not None else None
-        agent = _AgentProcess(command, self.timeouts)
-        await agent.start(executable, working_directory, child_env, sandbox)
-        try:
-            return await turn.drive(agent, prompt, acp_session_id)
-        finally:
-            await agent.close_reaped()
+        report = cast(Callable[[ProxyConnection], None], emit)
+        # SBX-4: an allow-list sandbox (the agent's, its terminals') reaches the network through its own
+        # proxy, for the life of the agent process; each connection is reported to the turn.
+        async with proxied(sandbox, report) as (sandbox, agent_proxy), proxied(command_sandbox, report) as routed:
+            command_sandbox, terminal_proxy = routed
+            terminal_env = {**command_env, **terminal_proxy} if command_env is not None else None
+            turn.terminals = TurnTerminals(working_directory, sandbox=command_sandbox, env=terminal_env)
+            # SBX-2: the client file system refuses what the agent's sandbox hides (one list, the line's).
+            contained = sandbox or command_sandbox
+            turn.policy = contained.policy if contained is not None else None
+            agent = _AgentProcess(command, self.timeouts)
+            await agent.start(executable, working_directory, {**child_env, **agent_proxy}, sandbox)
+            try:
+                return await turn.drive(agent, prompt, acp_session_id)
+            finally:
+                await agent.close_reaped()
 
 
 def _find_executable(command: tuple[str, ...], env: Mapping[str, str]) -> str:

@@ -21,7 +21,6 @@ from xworkmate.domain.categories import normalize_category
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.domain.stored_text import storable_message
 from xworkmate.domain.threads import (
-    NetworkAccess,
     TaskThread,
     ThreadKind,
     ThreadSummary,
@@ -121,7 +120,8 @@ def _thread_values(thread: TaskThread, *, category_own: bool, seal_level: int) -
         context_model=thread.context_state.model,
         selected_skills=json.dumps(list(thread.context_state.selected_skills)),
         permission_level=thread.context_state.permission_level.value,
-        network_access=thread.context_state.network is NetworkAccess.ON,
+        network_mode=thread.context_state.network.value,
+        network_hosts=json.dumps(list(thread.context_state.allowed_hosts)),
         command_env_names=json.dumps(list(thread.context_state.command_env_names)),
         turn_limit_s=thread.context_state.turn_limit_s,
         quarantine_untrusted=thread.context_state.quarantine_untrusted,

@@ -39,6 +39,7 @@ def _provider_from_row(row: ProviderRow) -> ProviderRecord:
         acp_env_refs=tuple(tuple(pair) for pair in json.loads(row.acp_env_refs or "[]")),
         acp_state_dirs=None if row.acp_state_dirs is None else tuple(json.loads(row.acp_state_dirs)),
         acp_auth_method=row.acp_auth_method,
+        acp_allow_hosts=tuple(json.loads(row.acp_allow_hosts or "[]")),
     )
 
 
@@ -77,6 +78,7 @@ class ProviderRepository:
                 "acp_env_refs": json.dumps([list(pair) for pair in record.acp_env_refs]),
                 "acp_state_dirs": None if record.acp_state_dirs is None else json.dumps(list(record.acp_state_dirs)),
                 "acp_auth_method": record.acp_auth_method,
+                "acp_allow_hosts": json.dumps(list(record.acp_allow_hosts)),
             }
             if existing is None:
                 session.add(ProviderRow(name=record.name, created_at=utcnow(), **values))

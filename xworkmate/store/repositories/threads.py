@@ -198,12 +198,19 @@ class ThreadRepository:
         return self._update(key, permission_level=level.value)
 
     def set_sandbox(
-        self, key: str, *, network: NetworkAccess | None = None, command_env_names: tuple[str, ...] | None = None
+        self,
+        key: str,
+        *,
+        network: NetworkAccess | None = None,
+        allowed_hosts: tuple[str, ...] | None = None,
+        command_env_names: tuple[str, ...] | None = None,
     ) -> TaskThread:
-        """SBX-1: the line's network setting and the variables its commands receive."""
+        """SBX-1/SBX-4: the line's network setting, its allow-list and the variables its commands receive."""
         values: dict[str, object] = {}
         if network is not None:
-            values["network_access"] = network is NetworkAccess.ON
+            values["network_mode"] = network.value
+        if allowed_hosts is not None:
+            values["network_hosts"] = json.dumps(list(allowed_hosts))
         if command_env_names is not None:
             values["command_env_names"] = json.dumps(list(command_env_names))
         return self._update(key, **values)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
@@ -25,6 +26,7 @@ from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatu
 from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.conversation.model import MessageListModel
+from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
@@ -60,6 +62,25 @@ PERMISSION_CHOICES: tuple[tuple[PermissionLevel, str, str], ...] = (
     ),
 )
 
+# SBX-4: the line's network, as the picker beside the permission level offers it.
+NETWORK_CHOICES: tuple[tuple[NetworkAccess, str, str], ...] = (
+    (
+        NetworkAccess.OFF,
+        QT_TRANSLATE_NOOP("MessagePane", "Network off"),
+        QT_TRANSLATE_NOOP("MessagePane", "Commands run without network; an ACP agent reaches only its model hosts"),
+    ),
+    (
+        NetworkAccess.ALLOW_LIST,
+        QT_TRANSLATE_NOOP("MessagePane", "Allow-list"),
+        QT_TRANSLATE_NOOP("MessagePane", "Only the hosts listed for this line, through XWorkmate's proxy"),
+    ),
+    (
+        NetworkAccess.ON,
+        QT_TRANSLATE_NOOP("MessagePane", "Network on"),
+        QT_TRANSLATE_NOOP("MessagePane", "The whole network, local services included"),
+    ),
+)
+
 # How long a notice stands over the line's run status unless dismissed (see MessagePane.show_status):
 # an error long enough to be read even when the person looked away for a moment.
 NOTICE_MS = 6_000
@@ -88,6 +109,27 @@ def line_status_text(view: LineView, last_failure: str | None = None) -> tuple[s
     return QCoreApplication.translate("MessagePane", "Not runnable — {explanation}").format(
         explanation=explanation
     ), "blocked"
+
+
+def _choices_picker(name: str, choices: Sequence[tuple[StrEnum, str, str]]) -> QComboBox:
+    """A picker of a line's setting: each choice's translated label and tooltip, its value as the item data."""
+    picker = QComboBox()
+    picker.setObjectName(name)
+    for value, label, tip in choices:
+        picker.addItem(QCoreApplication.translate("MessagePane", label), value.value)
+        picker.setItemData(
+            picker.count() - 1, QCoreApplication.translate("MessagePane", tip), Qt.ItemDataRole.ToolTipRole
+        )
+    return picker
+
+
+def _show_choice(picker: QComboBox, value: str) -> None:
+    """Show the stored ``value`` without it counting as the person's pick."""
+    index = picker.findData(value)
+    if index >= 0 and index != picker.currentIndex():
+        blocked = picker.blockSignals(True)
+        picker.setCurrentIndex(index)
+        picker.blockSignals(blocked)
 
 
 class MessagePane(QWidget):
@@ -162,6 +204,7 @@ class MessagePane(QWidget):
         self.provider_banner.hide()
 
         self.approval_area = ApprovalArea()
+        self.network_bar = NetworkDeniedBar()
 
         self.composer = QPlainTextEdit()
         self.composer.setObjectName("composer")
@@ -171,21 +214,12 @@ class MessagePane(QWidget):
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
 
         self.mode_picker = ModePicker()
-        self.permission_picker = QComboBox()
-        self.permission_picker.setObjectName("permissionPicker")
-        for level, label, tip in PERMISSION_CHOICES:
-            self.permission_picker.addItem(QCoreApplication.translate("MessagePane", label), level.value)
-            self.permission_picker.setItemData(
-                self.permission_picker.count() - 1,
-                QCoreApplication.translate("MessagePane", tip),
-                Qt.ItemDataRole.ToolTipRole,
-            )
+        self.permission_picker = _choices_picker("permissionPicker", PERMISSION_CHOICES)
         self.permission_picker.setToolTip(self.tr("What the agent may do on this line without asking"))
-        # SBX-1: beside the permission level, whether the line's sandboxed commands reach the network.
-        self.network_toggle = QToolButton()
-        self.network_toggle.setObjectName("networkToggle")
-        self.network_toggle.setCheckable(True)
-        self.show_network(NetworkAccess.OFF)
+        # SBX-4: beside the permission level, what network the line's sandboxed processes reach.
+        self.network_picker = _choices_picker("networkPicker", NETWORK_CHOICES)
+        self.network_picker.setAccessibleName(self.tr("Network for commands"))
+        self.network_picker.setToolTip(self.tr("What network this line's commands and agent reach (SBX-4)"))
         self.provider_picker = QComboBox()
         self.provider_picker.setObjectName("providerPicker")
         self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
@@ -232,7 +266,7 @@ class MessagePane(QWidget):
             picker.setAccessibleName(name)  # no label beside them: the items say what they are
             picker_row.addWidget(picker, 1)
             if picker is self.permission_picker:
-                picker_row.addWidget(self.network_toggle)
+                picker_row.addWidget(self.network_picker)
         picker_row.addStretch(1)
 
         layout = QVBoxLayout(self)
@@ -241,6 +275,7 @@ class MessagePane(QWidget):
         layout.addWidget(self.status_label)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.provider_banner)
+        layout.addWidget(self.network_bar)  # SBX-4: a refused host, and "Allow this host for this line"
         layout.addWidget(self.approval_area)
         layout.addLayout(composer_row)
         layout.addLayout(picker_row)
@@ -346,24 +381,13 @@ class MessagePane(QWidget):
     # -- pickers --------------------------------------------------------------
 
     def show_permission(self, level: PermissionLevel) -> None:
-        index = self.permission_picker.findData(level.value)
-        if index >= 0 and index != self.permission_picker.currentIndex():
-            blocked = self.permission_picker.blockSignals(True)
-            self.permission_picker.setCurrentIndex(index)
-            self.permission_picker.blockSignals(blocked)
+        _show_choice(self.permission_picker, level.value)
 
     def show_network(self, network: NetworkAccess) -> None:
-        on = network is NetworkAccess.ON
-        blocked = self.network_toggle.blockSignals(True)
-        self.network_toggle.setChecked(on)
-        self.network_toggle.blockSignals(blocked)
-        self.network_toggle.setText(self.tr("Network on") if on else self.tr("Network off"))
-        self.network_toggle.setAccessibleName(self.tr("Network for commands"))
-        self.network_toggle.setToolTip(
-            self.tr("Commands on this line can reach the network (click to turn it off)")
-            if on
-            else self.tr("Commands on this line run without network, in their sandbox (click to allow it)")
-        )
+        _show_choice(self.network_picker, network.value)
+
+    def chosen_network(self) -> NetworkAccess:
+        return NetworkAccess(self.network_picker.currentData())
 
     def chosen_permission(self) -> PermissionLevel:
         return PermissionLevel(self.permission_picker.currentData())

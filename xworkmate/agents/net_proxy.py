@@ -1,0 +1,242 @@
+"""The allow-list proxy a line's sandbox reaches the network through (SPEC SBX-4). No Qt, no store.
+
+The sandbox has no network of its own (``--unshare-net``). For an ``allow-list`` process XWorkmate
+runs this proxy on a Unix socket in a private folder bound into the sandbox; ``net_bridge`` (compiled
+beside the socket) turns it into ``127.0.0.1:PROXY_PORT`` inside, where ``HTTPS_PROXY`` and friends
+point. As Claude Code's sandbox-runtime and Codex's network proxy do, the decision is made outside
+the sandbox, on the target as the client gave it: ``CONNECT host:port`` and plain ``http://`` requests
+are admitted only when ``host:port`` is on the list (nothing is resolved to decide; an IP literal
+must itself be listed). Each connection is reported (host, port, allowed or denied); anything that
+ignores the proxy finds no network at all, but for listed loopback services, which the bridge forwards
+through the proxy at their own address and port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import py_compile
+import shutil
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar, cast
+from urllib.parse import urlsplit
+
+from xworkmate.agents.sandbox import PROXY_PORT, ProxyRoute, Sandbox, proxy_environment
+from xworkmate.domain.network import host_port, parse_host_port
+
+__all__ = ["NetProxy", "ProxyConnection", "proxied"]
+
+log = logging.getLogger(__name__)
+
+_BRIDGE = Path(__file__).with_name("net_bridge.py")
+_SOCKET_PARENTS = ("XDG_RUNTIME_DIR",)  # else /tmp: a Unix socket's path has at most 107 bytes
+
+
+@dataclass(frozen=True)
+class ProxyConnection:
+    """One connection the sandbox asked for: where to, and whether the line's list let it through."""
+
+    host: str
+    port: int
+    allowed: bool
+
+    @property
+    def destination(self) -> str:
+        return host_port(self.host, self.port)
+
+
+Reporter = Callable[[ProxyConnection], None]
+_S = TypeVar("_S", Sandbox, Sandbox | None)
+
+
+class NetProxy:
+    """An HTTP CONNECT (and plain absolute-URI HTTP) proxy on a Unix socket, admitting only ``allowed``.
+
+    Runs on the caller's event loop for the life of one process (``async with``); closing it
+    ends its connections and removes its private folder.
+    """
+
+    def __init__(self, allowed: Iterable[str], report: Reporter | None = None) -> None:
+        self.allowed = frozenset(parse_host_port(entry) for entry in allowed)
+        self._report = report
+        self._folder: Path | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    @property
+    def route(self) -> ProxyRoute:
+        assert self._folder is not None, "the proxy is not running"
+        python = Path(os.path.realpath(sys.executable))
+        return ProxyRoute(
+            socket=self._folder / "s",
+            bridge=self._folder / "bridge.pyc",
+            python=python,
+            shown=(self._folder, Path(os.path.realpath(sys.base_prefix)), python.parent),
+        )
+
+    async def start(self) -> NetProxy:
+        self._folder = Path(tempfile.mkdtemp(prefix="xwm-", dir=_socket_parent()))
+        # Compiled once here: each command's start then skips parsing it (about 1 ms).
+        py_compile.compile(os.fspath(_BRIDGE), cfile=os.fspath(self._folder / "bridge.pyc"), doraise=True)
+        self._server = await asyncio.start_unix_server(self._accepted, path=os.fspath(self._folder / "s"))
+        return self
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for writer in list(self._writers):
+            writer.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+            self._server = None
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+    async def __aenter__(self) -> NetProxy:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- one client connection
+
+    async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._writers.add(writer)
+        try:
+            await self._serve(reader, writer)
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            self._tasks.discard(task)
+            self._writers.discard(writer)
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        request_line, _, rest = head.partition(b"\r\n")
+        parts = request_line.decode("latin-1").split(" ")
+        if len(parts) != 3:
+            await _answer(writer, 400, "Bad Request", "not an HTTP proxy request")
+            return
+        method, target, version = parts
+        forwarded: bytes | None = None
+        if method.upper() == "CONNECT":
+            destination = _connect_target(target)
+        else:
+            destination, forwarded = _absolute_target(method, target, version, rest)
+        if destination is None:
+            await _answer(writer, 400, "Bad Request", f"cannot tell where {target!r} goes")
+            return
+        host, port = destination
+        entry = host_port(host, port)
+        allowed = entry in self.allowed
+        log.info("sandbox network: %s %s", entry, "allowed" if allowed else "denied")
+        if self._report is not None:
+            self._report(ProxyConnection(host=entry.rpartition(":")[0].strip("[]"), port=port, allowed=allowed))
+        if not allowed:
+            await _answer(writer, 403, "Forbidden", f"{entry} is not on this line's network allow-list (SBX-4)")
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection(host, port)
+        except OSError as exc:
+            await _answer(writer, 502, "Bad Gateway", f"cannot reach {entry}: {exc.strerror or exc}")
+            return
+        self._writers.add(up_writer)
+        try:
+            if forwarded is None:
+                writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+            else:
+                up_writer.write(forwarded)
+            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+        finally:
+            self._writers.discard(up_writer)
+            up_writer.close()
+
+
+def _connect_target(target: str) -> tuple[str, int] | None:
+    try:
+        entry = parse_host_port(target)
+    except ValueError:
+        return None
+    host, _, port = entry.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def _absolute_target(method: str, target: str, version: str, rest: bytes) -> tuple[tuple[str, int] | None, bytes]:
+    """A plain-HTTP proxy request (``GET http://host:port/path``): where it goes, and the request in origin form."""
+    try:
+        url = urlsplit(target)
+        port = url.port or 80
+    except ValueError:
+        return None, b""
+    if url.scheme != "http" or not url.hostname:
+        return None, b""
+    path = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    headers = [
+        line
+        for line in rest.split(b"\r\n")
+        if line and not line.lower().startswith((b"proxy-authorization:", b"proxy-connection:"))
+    ]
+    request = f"{method} {path} {version}\r\n".encode("latin-1") + b"".join(h + b"\r\n" for h in headers) + b"\r\n"
+    return (url.hostname, port), request
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+    except OSError:
+        writer.close()
+
+
+async def _answer(writer: asyncio.StreamWriter, code: int, reason: str, text: str) -> None:
+    body = f"XWorkmate: {text}\n".encode()
+    writer.write(
+        f"HTTP/1.1 {code} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        + body
+    )
+    with contextlib.suppress(OSError):
+        await writer.drain()
+
+
+def _socket_parent() -> str | None:
+    """A short private place for the socket: ``$XDG_RUNTIME_DIR`` when short, else ``/tmp``."""
+    for name in _SOCKET_PARENTS:
+        folder = os.environ.get(name)
+        if folder and len(folder) <= 60 and os.path.isdir(folder) and os.access(folder, os.W_OK):
+            return folder
+    return "/tmp" if os.path.isdir("/tmp") else None
+
+
+@contextlib.asynccontextmanager
+async def proxied(
+    sandbox: Sandbox | None, report: Reporter | None = None
+) -> AsyncIterator[tuple[Sandbox | None, dict[str, str]]]:
+    """SBX-4 for one process (or one turn's commands): when ``sandbox`` is an allow-list one, a running
+    proxy for its list, the sandbox routed through it, and the environment that points there; else
+    the sandbox as it is and no variables. The proxy closes when the block ends."""
+    if sandbox is None or not sandbox.available or sandbox.policy.allowed_hosts is None:
+        yield sandbox, {}
+        return
+    async with NetProxy(sandbox.policy.allowed_hosts, report) as proxy:
+        yield cast(_S, sandbox.routed(proxy.route)), proxy_environment(PROXY_PORT)

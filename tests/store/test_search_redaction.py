@@ -94,3 +94,26 @@ def test_an_entry_indexed_before_redaction_finds_no_key_and_redact_index_rewrite
     assert not any("ab3def6hij9klm2nop5qrs" in terms for terms in _index_rows(store))
     [group] = search_lines(store, "tonight").lines
     assert [hit.message_id for hit in group.hits] == [held]
+
+
+def test_upgrading_an_older_database_redacts_its_index_and_its_titles_made_from_a_key(
+    store: Store, controller: SessionController
+) -> None:
+    """Migration 0017 (SEC-1): a database written before redaction (an index entry and a title made from a
+    message with a key) comes out of the upgrade with neither holding the key; the message keeps it."""
+    from alembic import command
+
+    from xworkmate.store.database import _alembic_config
+
+    key = controller.create_line("Deploys").thread_id
+    held = store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=SAID).id
+    _index_as_before_sec1(store, held, SAID)
+    with store.begin() as connection:
+        connection.execute(
+            text("UPDATE threads SET title = :title WHERE thread_id = :key"), {"title": SAID, "key": key}
+        )
+        command.downgrade(_alembic_config(connection), "0016")
+        command.upgrade(_alembic_config(connection), "head")
+    assert not any("ab3def6hij9klm2nop5qrs" in terms for terms in _index_rows(store))
+    assert store.threads.get(key).title == f"push with {REDACTED} tonight"
+    assert [m.content for m in store.messages.list_for_thread(key, viewer=DESKTOP)] == [SAID]

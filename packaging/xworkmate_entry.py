@@ -1,6 +1,7 @@
 """The frozen app's entry point: the same ``main`` as the ``xworkmate`` command.
 
-PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.entry``.
+PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.entry``, but for the
+allow-list sandbox's bridge (``--net-bridge``, SBX-4), which is handled before any heavy import.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ def restore_library_path() -> None:
 
 
 if __name__ == "__main__":
-    restore_library_path()
+    restore_library_path()  # before the bridge too: the command it execs must not load our libraries
+    from xworkmate.agents.net_bridge import run_if_asked
+
+    run_if_asked(sys.argv)  # SBX-4: `xworkmate --net-bridge ...` in a line's sandbox; no Python there to run it
     os.environ.setdefault("QT_API", "pyside6")  # qasync must bind to PySide6 (STYLE 2)
     from xworkmate.entry import main
 

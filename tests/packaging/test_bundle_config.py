@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.sandboxing import needs_bwrap
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
 SPEC = PACKAGING / "xworkmate.spec"
@@ -229,7 +231,29 @@ def fake_bundle(tmp_path: Path, platform: str = "linux") -> Path:
     for name in bundle_manifest.EXECUTABLES[bundle_manifest.platform_key(platform)]:
         (bundle / name).parent.mkdir(parents=True, exist_ok=True)
         (bundle / name).write_text("#!")
+    if platform == "linux":
+        frozen_stand_in(bundle / "xworkmate", PACKAGING / "xworkmate_entry.py")
     return bundle
+
+
+def frozen_stand_in(executable: Path, *entry: str | Path) -> Path:
+    """An executable that runs the frozen app's entry script (or ``-m xworkmate``) as the bundle's does."""
+    executable.parent.mkdir(parents=True, exist_ok=True)
+    quoted = " ".join(f"'{part}'" for part in (sys.executable, *entry))
+    executable.write_text(f'#!/bin/sh\nexec {quoted} "$@"\n')
+    executable.chmod(0o755)
+    return executable
+
+
+@needs_bwrap
+@pytest.mark.parametrize("entry", [["-m", "xworkmate"], [PACKAGING / "xworkmate_entry.py"]], ids=["module", "bundle"])
+def test_the_entry_points_bridge_mode_forwards_through_the_proxy_in_bwrap(tmp_path: Path, entry: list[str]) -> None:
+    """SBX-4 in the frozen app: ``xworkmate --net-bridge`` (no Python to run the bridge script with) gives a
+    command in a real allow-list sandbox its listed local server through the real proxy, and a bad
+    argument its one-line usage; run here through the same entry code the bundle's executable runs."""
+    import check_bundle
+
+    assert check_bundle.bridge_problems(frozen_stand_in(tmp_path / "app" / "xworkmate", *entry)) == []
 
 
 @pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])

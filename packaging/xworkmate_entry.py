@@ -1,7 +1,8 @@
 """The frozen app's entry point: the same ``main`` as the ``xworkmate`` command.
 
-PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.entry``, but for the
-allow-list sandbox's bridge (``--net-bridge``, SBX-4), which is handled before any heavy import.
+PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.entry``. Before it, the
+run-time hook ``pyi_rth_xworkmate.py`` calls ``restore_library_path`` and serves the allow-list
+sandbox's bridge (``xworkmate --net-bridge``, SBX-4).
 """
 
 from __future__ import annotations
@@ -29,10 +30,7 @@ def restore_library_path() -> None:
 
 
 if __name__ == "__main__":
-    restore_library_path()  # before the bridge too: the command it execs must not load our libraries
-    from xworkmate.agents.net_bridge import run_if_asked
-
-    run_if_asked(sys.argv)  # SBX-4: `xworkmate --net-bridge ...` in a line's sandbox; no Python there to run it
+    # The run-time hook pyi_rth_xworkmate.py has restored the library path and served --net-bridge.
     os.environ.setdefault("QT_API", "pyside6")  # qasync must bind to PySide6 (STYLE 2)
     from xworkmate.entry import main
 

@@ -2,8 +2,8 @@
 
 Run by the host's Python with ``-I -S`` (standard library only; this file is compiled next to the
 proxy's socket, so it is visible wherever XWorkmate is installed); the frozen app has no Python to run
-it with, so there it is the app's own executable in ``--net-bridge`` mode (``run_if_asked``, called
-first by both entry points, before any heavy import). In the sandbox's own network
+it with, so there it is the app's own executable in ``--net-bridge`` mode (``run_if_asked``, called by
+the bundle's first run-time hook, ``packaging/pyi_rth_xworkmate.py``). In the sandbox's own network
 namespace it listens on ``127.0.0.1:PORT`` (where ``HTTPS_PROXY`` points) and relays each connection
 to the proxy's Unix socket. Each ``FORWARD`` (``ADDRESS,PORT,TARGET``: a loopback service the person
 listed) is listened on at that address and port and reached by ``CONNECT TARGET`` through the proxy,

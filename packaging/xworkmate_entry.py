@@ -1,6 +1,8 @@
 """The frozen app's entry point: the same ``main`` as the ``xworkmate`` command.
 
-PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.entry``.
+PyInstaller runs this file as ``__main__``; everything else is ``xworkmate.entry``. Before it, the
+run-time hook ``pyi_rth_xworkmate.py`` calls ``restore_library_path`` and serves the allow-list
+sandbox's bridge (``xworkmate --net-bridge``, SBX-4).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def restore_library_path() -> None:
 
 
 if __name__ == "__main__":
-    restore_library_path()
+    # The run-time hook pyi_rth_xworkmate.py has restored the library path and served --net-bridge.
     os.environ.setdefault("QT_API", "pyside6")  # qasync must bind to PySide6 (STYLE 2)
     from xworkmate.entry import main
 

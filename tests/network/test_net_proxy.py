@@ -212,7 +212,9 @@ def test_only_a_routed_allow_list_sandbox_runs_behind_the_bridge(tmp_path: Path)
 
     listed = ("api.example.com:443", "127.0.0.1:8080", "localhost:9000")
     policy = SandboxPolicy(working_directory=tmp_path, allowed_hosts=listed)
-    route = ProxyRoute(socket=tmp_path / "s", bridge=tmp_path / "bridge.py", python=Path("/py"), shown=(tmp_path,))
+    route = ProxyRoute(
+        socket=tmp_path / "s", bridge=("/py", "-I", "-S", str(tmp_path / "bridge.py")), shown=(tmp_path,)
+    )
     unrouted = bubblewrap_argv(policy, ["true"])
     routed = bubblewrap_argv(Sandbox(policy).routed(route).policy, ["true"])
     on = bubblewrap_argv(SandboxPolicy(working_directory=tmp_path, network=True), ["true"])
@@ -223,3 +225,26 @@ def test_only_a_routed_allow_list_sandbox_runs_behind_the_bridge(tmp_path: Path)
         "/py", "-I", "-S", str(tmp_path / "bridge.py"), str(tmp_path / "s"), str(PROXY_PORT),
         "127.0.0.1,8080,127.0.0.1:8080", "127.0.0.1,9000,localhost:9000", "::1,9000,localhost:9000", "--", "true",
     ]  # fmt: skip
+
+
+def test_a_frozen_app_starts_the_bridge_as_itself_in_bridge_mode(tmp_path: Path) -> None:
+    """SBX-4 in the packaged app: no Python and no bridge file there, so the sandbox starts the app's own
+    executable with ``--net-bridge`` and sees its bundle folder; from a checkout, Python on the compiled file."""
+    from xworkmate.agents.net_proxy import bridge_launch
+
+    bundle = tmp_path / "opt" / "xworkmate"
+    bundle.mkdir(parents=True)
+    (bundle / "xworkmate").write_text("")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "xworkmate").symlink_to(bundle / "xworkmate")  # as /usr/bin/xworkmate is
+    folder = tmp_path / "proxy"
+    folder.mkdir()
+
+    frozen = bridge_launch(folder, frozen=True, executable=str(tmp_path / "bin" / "xworkmate"))
+    assert frozen == ((str(bundle / "xworkmate"), "--net-bridge"), (bundle,))
+    assert not list(folder.iterdir())  # nothing compiled: there is no file to compile
+
+    python = os.path.realpath(sys.executable)
+    bridge, shown = bridge_launch(folder, frozen=False)
+    assert bridge == (python, "-I", "-S", str(folder / "bridge.pyc")) and (folder / "bridge.pyc").is_file()
+    assert Path(python).parent in shown

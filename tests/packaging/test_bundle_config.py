@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.sandboxing import needs_bwrap
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
 SPEC = PACKAGING / "xworkmate.spec"
@@ -229,7 +231,34 @@ def fake_bundle(tmp_path: Path, platform: str = "linux") -> Path:
     for name in bundle_manifest.EXECUTABLES[bundle_manifest.platform_key(platform)]:
         (bundle / name).parent.mkdir(parents=True, exist_ok=True)
         (bundle / name).write_text("#!")
+    if platform == "linux":
+        frozen_stand_in(bundle / "xworkmate")
     return bundle
+
+
+def frozen_stand_in(executable: Path) -> Path:
+    """An executable that starts as the bundle's does: with the spec's first run-time hook (then it would
+    run the entry script; this stand-in stops after the hook)."""
+    executable.parent.mkdir(parents=True, exist_ok=True)
+    executable.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{PACKAGING / 'pyi_rth_xworkmate.py'}' \"$@\"\n")
+    executable.chmod(0o755)
+    return executable
+
+
+def test_spec_serves_the_bridge_mode_before_pyinstallers_own_hooks(linux_build: FakeBuild) -> None:
+    """SBX-4: custom run-time hooks run first; PySide6's (QtCore, ~100 ms) must not delay each sandboxed command."""
+    assert [Path(hook) for hook in linux_build.analysis["runtime_hooks"]] == [PACKAGING / "pyi_rth_xworkmate.py"]
+    assert str(PACKAGING) in linux_build.analysis["pathex"]  # the hook imports xworkmate_entry
+
+
+@needs_bwrap
+def test_the_bundles_bridge_mode_forwards_through_the_proxy_in_bwrap(tmp_path: Path) -> None:
+    """SBX-4 in the frozen app: ``xworkmate --net-bridge`` (no Python to run the bridge script with) gives a
+    command in a real allow-list sandbox its listed local server through the real proxy, and a bad
+    argument its one-line usage; run here through the same start-up code the bundle's executable runs."""
+    import check_bundle
+
+    assert check_bundle.bridge_problems(frozen_stand_in(tmp_path / "app" / "xworkmate")) == []
 
 
 @pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])

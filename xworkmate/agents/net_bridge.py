@@ -1,7 +1,9 @@
 """Inside a line's sandbox (SPEC SBX-4): loopback ports that lead to XWorkmate's proxy, then the command.
 
 Run by the host's Python with ``-I -S`` (standard library only; this file is compiled next to the
-proxy's socket, so it is visible wherever XWorkmate is installed). In the sandbox's own network
+proxy's socket, so it is visible wherever XWorkmate is installed); the frozen app has no Python to run
+it with, so there it is the app's own executable in ``--net-bridge`` mode (``run_if_asked``, called by
+the bundle's first run-time hook, ``packaging/pyi_rth_xworkmate.py``). In the sandbox's own network
 namespace it listens on ``127.0.0.1:PORT`` (where ``HTTPS_PROXY`` points) and relays each connection
 to the proxy's Unix socket. Each ``FORWARD`` (``ADDRESS,PORT,TARGET``: a loopback service the person
 listed) is listened on at that address and port and reached by ``CONNECT TARGET`` through the proxy,
@@ -14,12 +16,16 @@ Only C modules are imported (``_socket``, ``_thread``): ``socket`` and ``threadi
 their imports (``enum``, ``selectors``…) to every command's start on an allow-list line.
 
 Usage: python -I -S net_bridge.py SOCKET PORT [FORWARD...] -- COMMAND [ARGS...]
+       xworkmate --net-bridge SOCKET PORT [FORWARD...] -- COMMAND [ARGS...]
 """
 
 import _socket as socket
 import _thread
 import os
 import sys
+
+MODE = "--net-bridge"  # the frozen app's first argument for the bridge (SBX-4)
+USAGE = "usage: net_bridge SOCKET PORT [ADDRESS,PORT,TARGET...] -- COMMAND [ARGS...]"
 
 
 def _pipe(source: socket.socket, target: socket.socket) -> None:
@@ -102,16 +108,25 @@ def _listen(address: str, port: int) -> socket.socket | None:
     return listener
 
 
-def main() -> None:
-    args = sys.argv[1:]
-    if "--" not in args or len(args) < 3:
-        sys.exit("usage: net_bridge.py SOCKET PORT [ADDRESS,PORT,TARGET...] -- COMMAND [ARGS...]")
-    split = args.index("--")
+def run_if_asked(argv: list[str]) -> None:
+    """``PROGRAM --net-bridge ...`` is the bridge (SBX-4): it execs the command or exits, never returns."""
+    if argv[1:2] == [MODE]:
+        main(argv[2:])
+
+
+def main(args: list[str] | None = None) -> None:
+    args = sys.argv[1:] if args is None else args
+    split = args.index("--") if "--" in args else -1
+    if split < 2 or split == len(args) - 1:
+        sys.exit(USAGE)
     (path, port), forwards, command = args[:2], args[2:split], args[split + 1 :]
-    listeners = [(_listen("127.0.0.1", int(port)), None)]
-    for forward in forwards:
-        address, forward_port, target = forward.split(",", 2)
-        listeners.append((_listen(address, int(forward_port)), target))
+    try:
+        listeners = [(_listen("127.0.0.1", int(port)), None)]
+        for forward in forwards:
+            address, forward_port, target = forward.split(",", 2)
+            listeners.append((_listen(address, int(forward_port)), target))
+    except (ValueError, OverflowError):
+        sys.exit(USAGE)
     if os.fork() == 0:
         quiet = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):

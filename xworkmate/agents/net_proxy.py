@@ -2,13 +2,14 @@
 
 The sandbox has no network of its own (``--unshare-net``). For an ``allow-list`` process XWorkmate
 runs this proxy on a Unix socket in a private folder bound into the sandbox; ``net_bridge`` (compiled
-beside the socket) turns it into ``127.0.0.1:PROXY_PORT`` inside, where ``HTTPS_PROXY`` and friends
-point. As Claude Code's sandbox-runtime and Codex's network proxy do, the decision is made outside
-the sandbox, on the target as the client gave it: ``CONNECT host:port`` and plain ``http://`` requests
-are admitted only when ``host:port`` is on the list (nothing is resolved to decide; an IP literal
-must itself be listed). Each connection is reported (host, port, allowed or denied); anything that
-ignores the proxy finds no network at all, but for listed loopback services, which the bridge forwards
-through the proxy at their own address and port.
+beside the socket, or the frozen app itself in its bridge mode: ``bridge_launch``) turns it into
+``127.0.0.1:PROXY_PORT`` inside, where ``HTTPS_PROXY`` and friends point. As Claude Code's
+sandbox-runtime and Codex's network proxy do, the decision is made outside the sandbox, on the
+target as the client gave it: ``CONNECT host:port`` and plain ``http://`` requests are admitted only
+when ``host:port`` is on the list (nothing is resolved to decide; an IP literal must itself be
+listed). Each connection is reported (host, port, allowed or denied); anything that ignores the
+proxy finds no network at all, but for listed loopback services, which the bridge forwards through
+the proxy at their own address and port.
 """
 
 from __future__ import annotations
@@ -27,15 +28,36 @@ from pathlib import Path
 from typing import TypeVar, cast
 from urllib.parse import urlsplit
 
+from xworkmate.agents import net_bridge
 from xworkmate.agents.sandbox import PROXY_PORT, ProxyRoute, Sandbox, proxy_environment
 from xworkmate.domain.network import host_port, parse_host_port
 
-__all__ = ["NetProxy", "ProxyConnection", "proxied"]
+__all__ = ["NetProxy", "ProxyConnection", "bridge_launch", "proxied"]
 
 log = logging.getLogger(__name__)
 
 _BRIDGE = Path(__file__).with_name("net_bridge.py")
 _SOCKET_PARENTS = ("XDG_RUNTIME_DIR",)  # else /tmp: a Unix socket's path has at most 107 bytes
+
+
+def bridge_launch(
+    folder: Path, *, frozen: bool | None = None, executable: str | None = None
+) -> tuple[tuple[str, ...], tuple[Path, ...]]:
+    """SBX-4: how the sandbox starts the bridge (its argv before ``SOCKET``) and what it must see for that.
+
+    From a checkout or a wheel: the host's Python on ``net_bridge``, compiled once into ``folder`` (each
+    command's start then skips parsing it, about 1 ms). Frozen (PyInstaller), there is no Python to run
+    a file with: the app's executable in its bridge mode, its bundle folder shown (read-only) in case it
+    lies under a folder the sandbox hides (a bundle unpacked in the home).
+    """
+    frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
+    program = Path(os.path.realpath(sys.executable if executable is None else executable))
+    if frozen:
+        return (os.fspath(program), net_bridge.MODE), (program.parent,)
+    compiled = folder / "bridge.pyc"
+    py_compile.compile(os.fspath(_BRIDGE), cfile=os.fspath(compiled), doraise=True)
+    bridge = (os.fspath(program), "-I", "-S", os.fspath(compiled))
+    return bridge, (Path(os.path.realpath(sys.base_prefix)), program.parent)
 
 
 @dataclass(frozen=True)
@@ -66,6 +88,7 @@ class NetProxy:
         self.allowed = frozenset(parse_host_port(entry) for entry in allowed)
         self._report = report
         self._folder: Path | None = None
+        self._bridge: tuple[tuple[str, ...], tuple[Path, ...]] = ((), ())
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
@@ -73,18 +96,12 @@ class NetProxy:
     @property
     def route(self) -> ProxyRoute:
         assert self._folder is not None, "the proxy is not running"
-        python = Path(os.path.realpath(sys.executable))
-        return ProxyRoute(
-            socket=self._folder / "s",
-            bridge=self._folder / "bridge.pyc",
-            python=python,
-            shown=(self._folder, Path(os.path.realpath(sys.base_prefix)), python.parent),
-        )
+        bridge, shown = self._bridge
+        return ProxyRoute(socket=self._folder / "s", bridge=bridge, shown=(self._folder, *shown))
 
     async def start(self) -> NetProxy:
         self._folder = Path(tempfile.mkdtemp(prefix="xwm-", dir=_socket_parent()))
-        # Compiled once here: each command's start then skips parsing it (about 1 ms).
-        py_compile.compile(os.fspath(_BRIDGE), cfile=os.fspath(self._folder / "bridge.pyc"), doraise=True)
+        self._bridge = bridge_launch(self._folder)
         self._server = await asyncio.start_unix_server(self._accepted, path=os.fspath(self._folder / "s"))
         return self
 

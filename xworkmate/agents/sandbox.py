@@ -109,12 +109,12 @@ PROXY_PORT = 3128
 @dataclass(frozen=True)
 class ProxyRoute:
     """SBX-4: a running allow-list proxy (``agents.net_proxy``) as the sandbox reaches it: its Unix
-    socket, the bridge script beside it, the host's Python that runs the bridge, and the folders
-    shown read-only so that they can be reached (the socket's folder, Python's prefix)."""
+    socket, the argv that starts the bridge before its ``SOCKET`` (``net_proxy.bridge_launch``: the host's
+    Python on the compiled script, or the frozen app in its bridge mode), and the folders shown read-only
+    so that they can be reached (the socket's folder, Python's prefix or the app's bundle)."""
 
     socket: Path
-    bridge: Path
-    python: Path
+    bridge: tuple[str, ...]
     shown: tuple[Path, ...]
 
 
@@ -293,7 +293,7 @@ def bubblewrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str
 
 def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[str], list[str]]:
     """SBX-4: the mounts and the command for an allow-list sandbox with a running proxy (its folder and
-    Python shown read-only, ``command`` run behind the bridge); without one, no network at all."""
+    Python or bundle shown read-only, ``command`` run behind the bridge); without one, no network at all."""
     route = policy.proxy
     if policy.network or policy.allowed_hosts is None or route is None:
         return [], list(command)
@@ -303,7 +303,7 @@ def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[
         inside = any(other != folder and other in folder.parents for other in route.shown)
         if os.path.isdir(target) and target != "/" and not inside:
             argv += ["--ro-bind", target, target]
-    bridge = [os.fspath(route.python), "-I", "-S", os.fspath(route.bridge), os.fspath(route.socket)]
+    bridge = [*route.bridge, os.fspath(route.socket)]
     return argv, [*bridge, str(PROXY_PORT), *loopback_forwards(policy.allowed_hosts), "--", *command]
 
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from xworkmate.domain.lines import folder_problem
 from xworkmate.domain.network import is_loopback
 from xworkmate.domain.secrets import is_secret_name
 
@@ -164,6 +165,8 @@ class SandboxPolicy:
     denied: tuple[Path, ...] = ()
     allowed_hosts: tuple[str, ...] | None = None
     proxy: ProxyRoute | None = None
+    # SBX-3: the working folder's pin (``domain.lines.FolderPin.text``), checked again before each process starts.
+    pin: str | None = None
 
     def mounts(self) -> tuple[Mount, ...]:
         """The mounts over the read-only root, shallowest first (a deeper mount covers a shallower one),
@@ -517,10 +520,17 @@ class Sandbox:
         return self.status.available
 
     def wrap(self, command: Sequence[str]) -> list[str]:
+        """The argv that runs ``command`` here; refused when the backend cannot run, or when the working
+        folder is no longer the one pinned (SBX-3): a parent swapped for a link during a turn would have
+        the mount follow it to any host folder, and the turn's gate checked only once, before it began."""
         if not self.status.available or self.status.executable is None:
             raise SandboxUnavailable(
                 f"cannot run {command[0] if command else 'the command'} in a sandbox: {self.status.detail}"
             )
+        if self.policy.pin is not None:
+            problem = folder_problem(os.fspath(self.policy.working_directory), self.policy.pin, thorough=True)
+            if problem is not None:
+                raise SandboxUnavailable(f"cannot run {command[0] if command else 'the command'}: {problem}")
         return bubblewrap_argv(self.policy, command, bwrap=self.status.executable)
 
     def routed(self, route: ProxyRoute) -> Sandbox:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -90,3 +91,58 @@ def test_a_command_refuses_the_lines_folder_when_a_parent_was_swapped_for_a_link
     assert not (victim / "pwned.txt").exists(), "the second command wrote through the swapped parent folder"
     assert "WROTE" not in out["second"] and "pick its folder again" in out["second"], out["second"]
     assert outcome.status in ("finished", "failed")
+
+
+# -- row 3, variants: git's control files reached around the read-only ones ----------------------------
+
+
+def _git(folder: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+_NESTED = (
+    "git init -q sub && git -C sub -c user.name=t -c user.email=t@x commit -q --allow-empty -m s"
+    " && git -C sub config core.fsmonitor 'id > /tmp/mark' && git add sub"
+    " && git -c user.name=t -c user.email=t@x commit -qm sub && echo NESTED"
+)
+_COMMONDIR = "mkdir -p evil && echo ../evil > .git/commondir; echo rc=$?"
+
+
+@needs_bwrap
+def test_a_nested_repository_the_agent_registered_or_a_commondir_it_wrote_leaves_a_notice(
+    agent: SessionController, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """SBX-3: the top ``.git``'s hooks and config are read-only, but git also runs what a submodule's own
+    config names (a plain ``git status`` in the line's repository runs ``status`` inside every gitlink
+    with a ``.git``: its ``core.fsmonitor`` ran as the person), and ``.git/commondir`` moves config and
+    hooks to a folder the agent writes. Neither can be kept read-only without stopping commits, so the
+    line names both after the turn."""
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    _git(folder, "init", "-q")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "first")
+    key = agent.create_line("repo", workspace=folder).thread_id
+    agent.set_permission(key, "full")
+    openai_server.script(
+        ToolCallReply([call("run_command", "nested", command=_NESTED)]),
+        TextReply(["done"]),
+        ToolCallReply([call("run_command", "common", command=_COMMONDIR)]),
+        TextReply(["done"]),
+    )
+    for _turn in range(2):  # two turns: a commondir to a folder that is no repository blinds git to the index
+        outcome = asyncio.run(agent.run_turn(key, "go", headless=True))
+        assert outcome.status == "finished", outcome.error
+    out = tool_outputs(agent, key)
+    assert "NESTED" in out["nested"] and "rc=0" in out["common"], out
+
+    first, second = [
+        m.content for m in agent.messages(key) if m.role is MessageRole.SYSTEM and "During this turn" in m.content
+    ]
+    assert "sub/.git/config was added" in first and "sub/.git/hooks was added" in first, first
+    assert ".git/commondir was added" in second, second

@@ -18,7 +18,7 @@ import pytest
 from tests.controllers.conftest import scripted_controller
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
-from xworkmate.controllers import SessionController
+from xworkmate.controllers import SessionController, WorkspaceBindingError
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
@@ -146,3 +146,32 @@ def test_a_nested_repository_the_agent_registered_or_a_commondir_it_wrote_leaves
     ]
     assert "sub/.git/config was added" in first and "sub/.git/hooks was added" in first, first
     assert ".git/commondir was added" in second, second
+
+
+# -- rows 5 and 8, variant: a line bound to the folder where other programs keep their sockets ---------
+
+
+@pytest.mark.parametrize("shared", ["/tmp", "/dev/shm", "/run"])
+def test_a_line_cannot_be_bound_to_a_shared_socket_folder(agent: SessionController, shared: str) -> None:
+    """SBX-2, SBX-4: the sandbox gives each line a private ``/tmp`` and ``/run`` (network off: no local
+    service's socket). Bound to ``/tmp`` itself, the line's sandbox showed it writable with every socket
+    in it: the person's ssh-agent, the X display, and the allow-list proxies of the other lines'
+    running turns. A folder inside it stays allowed."""
+    if not os.path.isdir(shared):
+        pytest.skip(f"no {shared} here")
+    with pytest.raises(WorkspaceBindingError, match="other programs keep their sockets"):
+        agent.create_line("shared", workspace=shared)
+
+
+def test_a_line_cannot_be_bound_to_a_folder_holding_the_sessions_runtime_folder(
+    agent: SessionController, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SBX-4: the allow-list proxies' sockets live in ``$XDG_RUNTIME_DIR`` when it is set."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    with pytest.raises(WorkspaceBindingError, match=f"it contains {runtime}"):
+        agent.create_line("holds it", workspace=tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    assert agent.create_line("inside", workspace=project).workspace_binding.path == str(project)

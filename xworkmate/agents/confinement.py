@@ -36,6 +36,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
@@ -306,6 +307,14 @@ def binding_refusal(
     for denied in always_hidden(home):
         if _parts_below(Path(os.path.realpath(denied)), real) is not None:
             return f"it is inside {denied}, which every line's sandbox keeps hidden"
+    for shared in _socket_folders():
+        below_shared = _parts_below(real, shared)
+        if below_shared is not None:
+            which = "it is" if not below_shared else "it contains"
+            return (
+                f"{which} {shared}, where other programs keep their sockets (ssh-agent, the display, other lines'"
+                " network proxies) that the line's sandbox would reach; choose a folder inside it"
+            )
     data = Path(os.path.realpath(os.fspath(data_folder)))
     below_data = _parts_below(real, data)
     if below_data is not None:
@@ -314,6 +323,22 @@ def binding_refusal(
             f"{which} XWorkmate's data folder {data}, which holds every line's conversation; choose a folder outside it"
         )
     return None
+
+
+def _socket_folders() -> list[Path]:
+    """SBX-2, SBX-4: the shared folders where programs of every session put their Unix sockets (ssh-agent,
+    X11, D-Bus, the allow-list proxies of other lines). The sandbox gives a line a private ``/tmp`` and
+    ``/run``; bound as the line's folder, one would be shown writable, sockets and all."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    found = [
+        "/tmp",
+        "/var/tmp",
+        "/dev/shm",
+        "/run",
+        tempfile.gettempdir(),
+        *([runtime] if os.path.isabs(runtime) else []),
+    ]
+    return [Path(os.path.realpath(path)) for path in dict.fromkeys(found) if os.path.isdir(path)]
 
 
 def _same_directory(a: Path, b: Path) -> bool:

@@ -6,9 +6,7 @@ A scripted model (the real OpenAI-compatible server) drives the native agent, wi
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -16,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from tests.controllers.test_sandbox_indirect_ways_out import call, git, tool_outputs
+from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController, WorkspaceBindingError
 from xworkmate.domain.messages import MessageRole
@@ -27,18 +26,6 @@ from xworkmate.store import Store
 @pytest.fixture
 def agent(sqlite_store: Store, settings: Settings, openai_server: OpenAIServer) -> SessionController:
     return scripted_controller(sqlite_store, settings, openai_server)
-
-
-def call(name: str, call_id: str, **arguments: object) -> ScriptedToolCall:
-    return ScriptedToolCall(id=call_id, name=name, arguments=json.dumps(arguments))
-
-
-def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
-    return {
-        (m.payload or {})["tool_call_id"]: m.content
-        for m in controller.messages(key)
-        if m.role is MessageRole.TOOL and m.payload
-    }
 
 
 def _wait_for(path: Path, timeout: float = 20.0) -> None:
@@ -96,16 +83,6 @@ def test_a_command_refuses_the_lines_folder_when_a_parent_was_swapped_for_a_link
 # -- row 3, variants: git's control files reached around the read-only ones ----------------------------
 
 
-def _git(folder: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-
-
 _NESTED = (
     "git init -q sub && git -C sub -c user.name=t -c user.email=t@x commit -q --allow-empty -m s"
     " && git -C sub config core.fsmonitor 'id > /tmp/mark' && git add sub"
@@ -125,8 +102,8 @@ def test_a_nested_repository_the_agent_registered_or_a_commondir_it_wrote_leaves
     line names both after the turn."""
     folder = tmp_path / "repo"
     folder.mkdir()
-    _git(folder, "init", "-q")
-    _git(folder, "commit", "-q", "--allow-empty", "-m", "first")
+    git(folder, "init", "-q")
+    git(folder, "commit", "-q", "--allow-empty", "-m", "first")
     key = agent.create_line("repo", workspace=folder).thread_id
     agent.set_permission(key, "full")
     openai_server.script(

@@ -152,3 +152,33 @@ def test_a_line_cannot_be_bound_to_a_folder_holding_the_sessions_runtime_folder(
     project = tmp_path / "project"
     project.mkdir()
     assert agent.create_line("inside", workspace=project).workspace_binding.path == str(project)
+
+
+# -- row 8, variant: a line whose network is on still reaches no local service's socket ----------------
+
+
+@needs_bwrap
+def test_a_line_with_the_network_on_sees_no_local_services_sockets_in_run(
+    agent: SessionController, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """SBX-1, SBX-4: ``on`` shares the host's network, not its Unix sockets. ``/run`` stayed shown for DNS,
+    and with it every local service's socket: the session's D-Bus and systemd (``systemd-run --user`` runs
+    a command outside the sandbox), the Docker daemon, gpg-agent, and MySQL's socket (root by peer
+    credentials). Only the resolver's own folder is shown again, and a name still resolves."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    key = agent.create_line("online", workspace=folder).thread_id
+    agent.set_permission(key, "full")
+    agent.set_network(key, "on")
+    seen = "echo RUN: $(ls -A /run); getent hosts localhost >/dev/null && echo RESOLVED"
+    openai_server.script(ToolCallReply([call("run_command", "run", command=seen)]), TextReply(["done"]))
+    outcome = asyncio.run(agent.run_turn(key, "go", headless=True))
+    assert outcome.status == "finished", outcome.error
+
+    out = tool_outputs(agent, key)["run"]
+    resolver = os.path.realpath("/etc/resolv.conf")
+    allowed = {Path(resolver).relative_to("/run").parts[0]} if resolver.startswith("/run/") else set()
+    [line] = [text for text in out.splitlines() if text.startswith("RUN:")]
+    listed = set(line.split()[1:])
+    assert listed <= allowed, out
+    assert "RESOLVED" in out, out

@@ -17,8 +17,9 @@ the process sees:
 * the credentials that always stay hidden (``denied``, ``always_hidden``:
   keyrings, ``~/.ssh``, cloud and registry tokens), hidden last so that no
   binding, shallower or deeper, shows them again (SBX-3);
-* a private ``/tmp``; no network unless the line allows it (and then the local
-  services' sockets in ``/run`` stay hidden only when the network is off); an
+* a private ``/tmp`` and ``/run`` (the local services' sockets stay hidden even
+  with the network on; only the resolver's folder is shown then); no network
+  unless the line allows it; an
   ``allow-list`` sandbox has no network of its own either and reaches only the
   listed hosts through XWorkmate's proxy (``agents.net_proxy``, SBX-4);
 * a new session, no capabilities, and a PID namespace: when the command's first
@@ -171,10 +172,12 @@ class SandboxPolicy:
     def mounts(self) -> tuple[Mount, ...]:
         """The mounts over the read-only root, shallowest first (a deeper mount covers a shallower one),
         then the denied paths some mount would show, which cover everything."""
-        wanted: list[Mount] = [Mount(Path("/tmp"), Access.PRIVATE)]
-        if not self.network:
-            # Local services' sockets (PostgreSQL, D-Bus…) live here; with the network on, DNS may need it.
-            wanted.append(Mount(Path("/run"), Access.PRIVATE))
+        # Local services' sockets live in /run (PostgreSQL, MySQL, Docker, the session's D-Bus and systemd,
+        # through which ``systemd-run --user`` starts a command outside the sandbox): hidden whatever the
+        # network; with the network on, only the resolver's folder is shown again, for DNS.
+        wanted: list[Mount] = [Mount(Path("/tmp"), Access.PRIVATE), Mount(Path("/run"), Access.PRIVATE)]
+        if self.network:
+            wanted += [Mount(p, Access.READ) for p in _resolver_folders()]
         if self.home is not None:
             wanted.append(Mount(_real(self.home), Access.PRIVATE))
         wanted += [Mount(_real(p), Access.READ) for p in self.readable]
@@ -213,6 +216,13 @@ class SandboxPolicy:
     @functools.cached_property
     def _spelled(self) -> list[tuple[str, str, Access]]:
         return _spelled(self.mounts())
+
+
+def _resolver_folders() -> list[Path]:
+    """The folder under ``/run`` that ``/etc/resolv.conf`` leads into (systemd-resolved, NetworkManager,
+    resolvconf), if it does: a process with the network on needs it to resolve names (SBX-4)."""
+    real = _real(Path("/etc/resolv.conf"))
+    return [real.parent] if _below(real, Path("/run")) and real.parent != Path("/run") else []
 
 
 def _by_depth(wanted: Iterable[Mount]) -> tuple[Mount, ...]:

@@ -124,7 +124,7 @@ def test_a_hard_link_made_after_the_check_is_caught_when_the_file_is_opened(
     target = resolve_file_inside(workspace, "late.txt")  # does not exist yet: passes
     os.link(outside_file, target)
     with pytest.raises(LinkedFileError):
-        open_confined_file(target, "late.txt", write=True)
+        open_confined_file(target, "late.txt", within=workspace, write=True)
     with pytest.raises(LinkedFileError):
-        open_confined_file(target, "late.txt")
+        open_confined_file(target, "late.txt", within=workspace)
     assert outside_file.read_text() == SECRET

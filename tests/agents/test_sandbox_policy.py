@@ -56,7 +56,8 @@ def test_a_deeper_mount_decides_and_the_folder_is_the_only_writable_place(tmp_pa
     assert policy.access(home / ".pyenv" / "bin" / "python") is Access.READ
     assert policy.access("/usr/bin/env") is Access.READ
     assert policy.access("/run/postgresql/.s.PGSQL.5432") is Access.PRIVATE  # network off: local sockets hidden
-    assert SandboxPolicy(working_directory=folder, network=True).access("/run/x") is Access.READ
+    # SBX-4: the network on shares no local service's socket (issue 29 red team)
+    assert SandboxPolicy(working_directory=folder, network=True).access("/run/user/1000/bus") is Access.PRIVATE
 
 
 def test_the_argv_hides_before_it_shows_and_drops_every_capability(tmp_path: Path) -> None:

@@ -33,12 +33,15 @@ model, which sees it as the tool result and can correct its call.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
 
+from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
 from xworkmate.agents.sandbox import Access, SandboxPolicy, always_hidden
 
 __all__ = [
@@ -230,11 +233,17 @@ def resolve_file_inside(working_directory: str | os.PathLike[str], user_path: st
     return target
 
 
-def open_confined_file(target: str | os.PathLike[str], shown: str, *, write: bool = False) -> int:
+def open_confined_file(
+    target: str | os.PathLike[str], shown: str, *, within: str | os.PathLike[str], write: bool = False
+) -> int:
     """Open a resolved path and return the descriptor, re-checking the file actually opened (SBX-2).
 
-    The last component is not followed if it became a symbolic link after the
-    path was checked (``ELOOP``). The hard-link rule is applied to the open
+    ``target`` lies inside the folder ``within``; every folder from there down to the file is opened
+    one component at a time without following a link (``agents.folder_writes``), and for a write the
+    missing ones are made the same way. An ACP agent runs beside its own file requests and can swap
+    a folder on the path for a link between the check and the open (SBX-3): that link is refused
+    instead of followed out of the folder. The last component is not followed if it became a
+    symbolic link after the path was checked (``ELOOP``). The hard-link rule is applied to the open
     file itself, so a link made after ``resolve_file_inside`` is caught too.
     For writing the file is created if missing and truncated only after that
     check, so a refused file is left exactly as it was. Reading never blocks on
@@ -243,7 +252,21 @@ def open_confined_file(target: str | os.PathLike[str], shown: str, *, write: boo
     """
     flags = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= os.O_WRONLY | os.O_CREAT if write else os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(target, flags, 0o666)
+    root = real_working_directory(within)
+    relative = os.path.relpath(os.fspath(target), root)
+    if relative == os.curdir or relative.startswith(os.pardir):
+        raise ToolError(f"{shown} is not a file inside the working directory {root}")
+    try:
+        with FolderWriter(root) as folder:
+            parent = folder.folder_of(Path(relative).as_posix(), create=write)
+    except UnsafePath as exc:
+        raise ToolError(f"{shown} was refused: {exc} since the path was checked") from None
+    if parent is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), shown)
+    try:
+        fd = os.open(os.path.basename(relative), flags, 0o666, dir_fd=parent)
+    finally:
+        os.close(parent)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
@@ -284,6 +307,14 @@ def binding_refusal(
     for denied in always_hidden(home):
         if _parts_below(Path(os.path.realpath(denied)), real) is not None:
             return f"it is inside {denied}, which every line's sandbox keeps hidden"
+    for shared in _socket_folders():
+        below_shared = _parts_below(real, shared)
+        if below_shared is not None:
+            which = "it is" if not below_shared else "it contains"
+            return (
+                f"{which} {shared}, where other programs keep their sockets (ssh-agent, the display, other lines'"
+                " network proxies) that the line's sandbox would reach; choose a folder inside it"
+            )
     data = Path(os.path.realpath(os.fspath(data_folder)))
     below_data = _parts_below(real, data)
     if below_data is not None:
@@ -292,6 +323,22 @@ def binding_refusal(
             f"{which} XWorkmate's data folder {data}, which holds every line's conversation; choose a folder outside it"
         )
     return None
+
+
+def _socket_folders() -> list[Path]:
+    """SBX-2, SBX-4: the shared folders where programs of every session put their Unix sockets (ssh-agent,
+    X11, D-Bus, the allow-list proxies of other lines). The sandbox gives a line a private ``/tmp`` and
+    ``/run``; bound as the line's folder, one would be shown writable, sockets and all."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    found = [
+        "/tmp",
+        "/var/tmp",
+        "/dev/shm",
+        "/run",
+        tempfile.gettempdir(),
+        *([runtime] if os.path.isabs(runtime) else []),
+    ]
+    return [Path(os.path.realpath(path)) for path in dict.fromkeys(found) if os.path.isdir(path)]
 
 
 def _same_directory(a: Path, b: Path) -> bool:

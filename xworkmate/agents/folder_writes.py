@@ -118,6 +118,11 @@ class FolderWriter:
             os.close(fd)
             raise
 
+    def folder_of(self, path: str, *, create: bool) -> int | None:
+        """A new descriptor of the folder that holds ``path``'s last component, reached without following a
+        link (made when missing and ``create``); ``None`` when missing. ``UnsafePath`` for a link on the way."""
+        return self._open_dir(path, _parts(path), create=create, allowed=frozenset())
+
     def check(self, path: str, allowed: Iterable[str] = ()) -> None:
         """Raise ``UnsafePath`` if writing ``path`` would pass through a link or a file; writes nothing."""
         fd = self._open_dir(path, _parts(path), create=False, allowed=frozenset(allowed))

@@ -11,9 +11,10 @@ rows 1 and 2). Every git XWorkmate runs for a line goes through :func:`run_git`,
   ``/dev/null``, no prompt, pager, editor or askpass, no replace refs, no optional locks,
   ``GIT_ALLOW_PROTOCOL`` empty (no transport at all, so a partial clone's lazy fetch, a
   ``remote.*.uploadpack`` or ``core.sshCommand`` cannot run), ``LC_ALL=C``;
-* names the repository itself (``GIT_DIR`` and ``GIT_WORK_TREE``) instead of letting git
-  discover it, so ``core.worktree`` and embedded bare repositories cannot move it
-  (``safe.bareRepository=explicit`` as well);
+* names the repository itself (``GIT_DIR``, ``GIT_COMMON_DIR`` and ``GIT_WORK_TREE``) instead
+  of letting git discover it, so ``core.worktree``, embedded bare repositories and a
+  ``commondir`` file written during the call cannot move it (``safe.bareRepository=explicit``
+  as well);
 * overrides, at command-line scope (git's highest), every key with which git executes
   something: the fixed ones in :data:`FIXED_OVERRIDES`, and every driver the repository's
   config defines under an agent-chosen name (``filter.<n>.clean|smudge|process``,
@@ -54,6 +55,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -159,6 +161,7 @@ def git_env(
     )
     if git_dir is not None:
         env["GIT_DIR"] = str(git_dir)
+        env["GIT_COMMON_DIR"] = str(_common_dir(git_dir))
     if work_tree is not None:
         env["GIT_WORK_TREE"] = str(work_tree)
     if index_file is not None:
@@ -166,6 +169,31 @@ def git_env(
     if extra:
         env.update(extra)
     return env
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """The repository's common dir as ``git_dir/commondir`` names it now, read once (no link followed).
+
+    git reads that file at every start, and the agent can write it (``.git`` itself stays writable so
+    that it can commit): one written between the config listing and the call would move the config
+    the call reads to the agent's folder, drivers and all (SBX-3). Named to git as ``GIT_COMMON_DIR``,
+    both see the same one.
+    """
+    try:
+        fd = os.open(git_dir / "commondir", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return git_dir
+    try:
+        named = os.read(fd, 4096).decode("utf-8", "surrogateescape").rstrip("\r\n") if _is_file(fd) else ""
+    finally:
+        os.close(fd)
+    if not named:
+        return git_dir
+    return Path(os.path.normpath(named if os.path.isabs(named) else git_dir / named))
+
+
+def _is_file(fd: int) -> bool:
+    return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
 def _with_overrides(env: dict[str, str], overrides: Sequence[tuple[str, str]]) -> dict[str, str]:

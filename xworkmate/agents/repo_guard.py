@@ -24,6 +24,8 @@ import os
 import stat
 from pathlib import Path
 
+from xworkmate.agents.git_safe import GitUnsafe, run_git
+
 __all__ = ["control_paths", "describe_changes", "fingerprint", "prepare_control_paths"]
 
 _CONTROL_NAMES = ("hooks", "info", "config", "config.worktree", "commondir")
@@ -34,8 +36,9 @@ _MAX_GITDIR_FILE = 4096
 _MAX_SUBMODULES = 50
 
 
-def _git_dirs(folder: Path) -> list[Path]:
-    """The folder's git dir and, when it names another, its common dir (a worktree's main ``.git``)."""
+def _git_dirs(folder: Path, *, gitlinks: bool = True) -> list[Path]:
+    """The folder's git dir and, when it names another, its common dir (a worktree's main ``.git``), the
+    submodules' under ``modules`` and, with ``gitlinks``, those of the repositories the index registers."""
     dot_git = folder / ".git"
     try:
         mode = os.lstat(dot_git).st_mode
@@ -55,7 +58,35 @@ def _git_dirs(folder: Path) -> list[Path]:
     if common:
         found.append(git_dir / common)
     found += _submodule_git_dirs(Path(os.path.normpath(found[-1])) / "modules")
+    if gitlinks:
+        found += _gitlink_git_dirs(folder, git_dir)
     return [Path(os.path.normpath(p)) for p in dict.fromkeys(found)]
+
+
+def _gitlink_git_dirs(folder: Path, git_dir: Path) -> list[Path]:
+    """The git dirs of the repositories nested in the folder that its index registers (gitlinks): a plain
+    ``git status`` there runs ``status`` inside each, under that repository's own hooks and config
+    (``core.fsmonitor``), which the agent wrote. Listed with ``agents.git_safe`` (nothing they name runs);
+    one reached through a link is left out, as git leaves it out."""
+    try:
+        done = run_git(["ls-files", "--stage", "-z"], cwd=folder, git_dir=git_dir, work_tree=folder)
+    except GitUnsafe:
+        return []
+    if done.returncode != 0:
+        return []
+    real = os.path.realpath(folder)
+    found: list[Path] = []
+    for entry in done.stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        if not meta.startswith(b"160000 "):
+            continue
+        nested = os.path.normpath(os.path.join(real, os.fsdecode(name)))
+        if os.path.realpath(nested) != nested or not nested.startswith(real + os.sep):
+            continue
+        found += _git_dirs(Path(nested), gitlinks=False)
+        if len(found) >= _MAX_SUBMODULES:
+            break
+    return found
 
 
 def _submodule_git_dirs(modules: Path) -> list[Path]:

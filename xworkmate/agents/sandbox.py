@@ -17,8 +17,9 @@ the process sees:
 * the credentials that always stay hidden (``denied``, ``always_hidden``:
   keyrings, ``~/.ssh``, cloud and registry tokens), hidden last so that no
   binding, shallower or deeper, shows them again (SBX-3);
-* a private ``/tmp``; no network unless the line allows it (and then the local
-  services' sockets in ``/run`` stay hidden only when the network is off); an
+* a private ``/tmp`` and ``/run`` (the local services' sockets stay hidden even
+  with the network on; only the resolver's folder is shown then); no network
+  unless the line allows it; an
   ``allow-list`` sandbox has no network of its own either and reaches only the
   listed hosts through XWorkmate's proxy (``agents.net_proxy``, SBX-4);
 * a new session, no capabilities, and a PID namespace: when the command's first
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from xworkmate.domain.lines import folder_problem
 from xworkmate.domain.network import is_loopback
 from xworkmate.domain.secrets import is_secret_name
 
@@ -164,14 +166,18 @@ class SandboxPolicy:
     denied: tuple[Path, ...] = ()
     allowed_hosts: tuple[str, ...] | None = None
     proxy: ProxyRoute | None = None
+    # SBX-3: the working folder's pin (``domain.lines.FolderPin.text``), checked again before each process starts.
+    pin: str | None = None
 
     def mounts(self) -> tuple[Mount, ...]:
         """The mounts over the read-only root, shallowest first (a deeper mount covers a shallower one),
         then the denied paths some mount would show, which cover everything."""
-        wanted: list[Mount] = [Mount(Path("/tmp"), Access.PRIVATE)]
-        if not self.network:
-            # Local services' sockets (PostgreSQL, D-Bus…) live here; with the network on, DNS may need it.
-            wanted.append(Mount(Path("/run"), Access.PRIVATE))
+        # Local services' sockets live in /run (PostgreSQL, MySQL, Docker, the session's D-Bus and systemd,
+        # through which ``systemd-run --user`` starts a command outside the sandbox): hidden whatever the
+        # network; with the network on, only the resolver's folder is shown again, for DNS.
+        wanted: list[Mount] = [Mount(Path("/tmp"), Access.PRIVATE), Mount(Path("/run"), Access.PRIVATE)]
+        if self.network:
+            wanted += [Mount(p, Access.READ) for p in _resolver_folders()]
         if self.home is not None:
             wanted.append(Mount(_real(self.home), Access.PRIVATE))
         wanted += [Mount(_real(p), Access.READ) for p in self.readable]
@@ -210,6 +216,13 @@ class SandboxPolicy:
     @functools.cached_property
     def _spelled(self) -> list[tuple[str, str, Access]]:
         return _spelled(self.mounts())
+
+
+def _resolver_folders() -> list[Path]:
+    """The folder under ``/run`` that ``/etc/resolv.conf`` leads into (systemd-resolved, NetworkManager,
+    resolvconf), if it does: a process with the network on needs it to resolve names (SBX-4)."""
+    real = _real(Path("/etc/resolv.conf"))
+    return [real.parent] if _below(real, Path("/run")) and real.parent != Path("/run") else []
 
 
 def _by_depth(wanted: Iterable[Mount]) -> tuple[Mount, ...]:
@@ -517,10 +530,17 @@ class Sandbox:
         return self.status.available
 
     def wrap(self, command: Sequence[str]) -> list[str]:
+        """The argv that runs ``command`` here; refused when the backend cannot run, or when the working
+        folder is no longer the one pinned (SBX-3): a parent swapped for a link during a turn would have
+        the mount follow it to any host folder, and the turn's gate checked only once, before it began."""
         if not self.status.available or self.status.executable is None:
             raise SandboxUnavailable(
                 f"cannot run {command[0] if command else 'the command'} in a sandbox: {self.status.detail}"
             )
+        if self.policy.pin is not None:
+            problem = folder_problem(os.fspath(self.policy.working_directory), self.policy.pin, thorough=True)
+            if problem is not None:
+                raise SandboxUnavailable(f"cannot run {command[0] if command else 'the command'}: {problem}")
         return bubblewrap_argv(self.policy, command, bwrap=self.status.executable)
 
     def routed(self, route: ProxyRoute) -> Sandbox:

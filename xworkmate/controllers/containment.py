@@ -24,6 +24,7 @@ from xworkmate.agents.sandbox import (
     sandbox_environment,
     toolchain_dirs,
 )
+from xworkmate.domain.lines import pin_folder
 from xworkmate.domain.threads import NetworkAccess, TaskThread
 from xworkmate.settings import Settings
 from xworkmate.store import Store
@@ -111,6 +112,8 @@ def line_sandbox(
         home=home,
         read_only=control_paths(folder),
         denied=always_hidden(home),
+        # SBX-3: each process checks the folder again; an unpinned line is pinned as the folder is now.
+        pin=thread.workspace_binding.pin or pin_folder(os.fspath(folder)),
         **_network_policy(thread, network, allow_hosts),
     )
     return Sandbox(policy, detect_sandbox(path_env))

@@ -164,12 +164,16 @@ _FORMATS: tuple[tuple[Callable[[str], bool], re.Pattern[str], _Replacement], ...
 
 def redact(text: str, *, also: Iterable[str] = ()) -> str:
     """SEC-1: ``text`` with every known key, every value of ``also`` (at least ``MIN_SECRET_CHARS``
-    long) and every common key format replaced by ``REDACTED``."""
+    long) and every common key format replaced by ``REDACTED``. A known key whose start is there but
+    not the whole (pasted wrapped over two lines) loses every run of it (``redact_key``)."""
     if not text:
         return text
     for value in (*_known, *(v for v in also if len(v) >= MIN_SECRET_CHARS)):
         if value in text:
             text = text.replace(value, REDACTED)
+        elif value[:MIN_SECRET_CHARS] in text:
+            # Its start without the whole: a key wrapped over lines (or cut); every run of it goes.
+            text = redact_key(text, value)
     for could_hold, pattern, replacement in _FORMATS:
         if could_hold(text):
             text = pattern.sub(replacement, text)

@@ -159,7 +159,10 @@ class _AgentRequests(_ToolCards):
             raise RequestError.invalid_params({"details": f"{path} is a directory"})
         try:
             # SBX-2: the file actually opened is checked again (hard links, a link swapped in).
-            with os.fdopen(open_confined_file(target, display_path(self.working_directory, target)), "rb") as fh:
+            with os.fdopen(
+                open_confined_file(target, display_path(self.working_directory, target), within=self.working_directory),
+                "rb",
+            ) as fh:
                 data = fh.read(_READ_MAX_BYTES + 1)
         except ToolError as exc:
             raise self._refusal(path, exc) from None
@@ -183,9 +186,9 @@ class _AgentRequests(_ToolCards):
         target = self._confined(session_id, path, write=True)
         shown = display_path(self.working_directory, target)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # SBX-2: truncated only after the file actually opened passed the hard-link rule.
-            fd = open_confined_file(target, shown, write=True)
+            # SBX-2: truncated only after the file actually opened passed the hard-link rule; SBX-3: missing
+            # folders are made on the way, never through a link the agent swapped in meanwhile.
+            fd = open_confined_file(target, shown, within=self.working_directory, write=True)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(content)
         except ToolError as exc:

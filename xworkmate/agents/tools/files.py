@@ -142,7 +142,11 @@ def _diff(shown: str, before: str, after: str, limits: ToolLimits) -> str | None
     return text
 
 
-def _write_bytes(target: Path, shown: str, data: bytes) -> None:
-    """Write in place without following a link, or writing a hard-linked file, that appeared after the gate's check."""
-    with _os_errors("write", shown), os.fdopen(open_confined_file(target, shown, write=True), "wb") as handle:
+def _write_bytes(target: Path, shown: str, data: bytes, *, within: Path) -> None:
+    """Write in place without following a link, or writing a hard-linked file, that appeared after the gate's
+    check; missing folders are made on the way, never through a link (SBX-3)."""
+    with (
+        _os_errors("write", shown),
+        os.fdopen(open_confined_file(target, shown, within=within, write=True), "wb") as handle,
+    ):
         handle.write(data)

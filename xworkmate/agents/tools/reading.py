@@ -71,7 +71,10 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int | None = 
     refuse_hidden(ctx.policy, target, shown)
     _require_regular_file(target, shown)
 
-    with _os_errors("read", shown), os.fdopen(open_confined_file(target, shown), "rb") as handle:
+    with (
+        _os_errors("read", shown),
+        os.fdopen(open_confined_file(target, shown, within=ctx.working_directory), "rb") as handle,
+    ):
         size = os.fstat(handle.fileno()).st_size
         if _looks_binary(handle.read(_BINARY_SNIFF_BYTES)):
             raise ToolError(f"{shown} is a binary file ({size:,} bytes); read_file only reads text")
@@ -165,7 +168,7 @@ def search_files(
         if glob and not _glob_matches(glob, rel):
             continue
         try:
-            handle = os.fdopen(open_confined_file(file_path, rel), "rb")
+            handle = os.fdopen(open_confined_file(file_path, rel, within=ctx.working_directory), "rb")
         except LinkedFileError:
             skipped_linked += 1  # SBX-2: another name may be outside the folder
             continue

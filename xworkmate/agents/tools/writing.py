@@ -40,9 +40,7 @@ def write_file(ctx: ToolContext, path: str, content: str, quote: str) -> WriteOu
     created = not os.path.lexists(target)
     if not created:
         _require_regular_file(target, shown)
-    with _os_errors("create the directories for", shown):
-        target.parent.mkdir(parents=True, exist_ok=True)
-    _write_bytes(target, shown, data)
+    _write_bytes(target, shown, data, within=ctx.working_directory)
     logger.info("wrote %s (%d bytes, evidence message %s)", target, len(data), decision.message_id)
     return WriteOutcome(
         path=target,
@@ -70,7 +68,10 @@ def edit_file(ctx: ToolContext, path: str, old: str, new: str, quote: str) -> Wr
     if not os.path.lexists(target):
         raise ToolError(f"{shown} does not exist; use write_file to create it")
     _require_regular_file(target, shown)
-    with _os_errors("read", shown), os.fdopen(open_confined_file(target, shown), "rb") as handle:
+    with (
+        _os_errors("read", shown),
+        os.fdopen(open_confined_file(target, shown, within=ctx.working_directory), "rb") as handle,
+    ):
         if os.fstat(handle.fileno()).st_size > ctx.limits.write_max_bytes:
             raise ToolError(
                 f"{shown} is larger than {ctx.limits.write_max_bytes:,} bytes; edit_file will not rewrite it"
@@ -101,7 +102,7 @@ def edit_file(ctx: ToolContext, path: str, old: str, new: str, quote: str) -> Wr
     data = updated.encode("utf-8")
     if len(data) > ctx.limits.write_max_bytes:
         raise ToolError(f"the edited file would be {len(data):,} bytes; the cap is {ctx.limits.write_max_bytes:,}")
-    _write_bytes(target, shown, data)
+    _write_bytes(target, shown, data, within=ctx.working_directory)
     logger.info("edited %s (%d bytes, evidence message %s)", target, len(data), decision.message_id)
     return WriteOutcome(
         path=target,

@@ -1319,8 +1319,8 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>智能体在这条任务线上无需询问即可做的事</translation>
     </message>
     <message>
-        <source>What network this line&apos;s commands and agent reach (SBX-4)</source>
-        <translation>这条任务线的命令和智能体可以访问的网络（SBX-4）</translation>
+        <source>What network this line&apos;s commands and agent reach: none, only the hosts on its allow-list, or all</source>
+        <translation>这条任务线的命令和智能体可以访问的网络：不联网、只允许列表中的主机，或全部</translation>
     </message>
     <message>
         <source>The provider for the next turn; Default uses the default provider</source>

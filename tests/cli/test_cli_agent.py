@@ -29,6 +29,7 @@ def test_provider_add_and_list(home: Path, openai_server: OpenAIServer) -> None:
         "acp_command": None,
         "acp_state_dirs": None,
         "acp_auth_method": None,
+        "acp_allow_hosts": None,
     }
     assert [p["name"] for p in ok_json(home, "provider", "list")] == ["local"]
 

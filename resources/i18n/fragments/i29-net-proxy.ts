@@ -19,8 +19,8 @@
             <translation>只允许为这条任务线列出的主机，经由 XWorkmate 的代理</translation>
         </message>
         <message>
-            <source>What network this line's commands and agent reach (SBX-4)</source>
-            <translation>这条任务线的命令和智能体可以访问的网络（SBX-4）</translation>
+            <source>What network this line's commands and agent reach: none, only the hosts on its allow-list, or all</source>
+            <translation>这条任务线的命令和智能体可以访问的网络：不联网、只允许列表中的主机，或全部</translation>
         </message>
         <message>
             <source>Allow-list</source>

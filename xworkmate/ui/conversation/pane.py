@@ -219,7 +219,9 @@ class MessagePane(QWidget):
         # SBX-4: beside the permission level, what network the line's sandboxed processes reach.
         self.network_picker = _choices_picker("networkPicker", NETWORK_CHOICES)
         self.network_picker.setAccessibleName(self.tr("Network for commands"))
-        self.network_picker.setToolTip(self.tr("What network this line's commands and agent reach (SBX-4)"))
+        self.network_picker.setToolTip(
+            self.tr("What network this line's commands and agent reach: none, only the hosts on its allow-list, or all")
+        )
         self.provider_picker = QComboBox()
         self.provider_picker.setObjectName("providerPicker")
         self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))

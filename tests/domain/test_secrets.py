@@ -126,6 +126,15 @@ def test_a_configured_key_of_any_shape_is_redacted_once_registered() -> None:
     assert redact("a short word") == "a short word"
 
 
+def test_a_configured_key_that_starts_a_longer_key_leaves_nothing_of_the_longer_one() -> None:
+    """A key the person configured may be the start of a longer key-shaped token in a message: the
+    whole token goes, not the configured part alone (the rest was left behind when the configured keys
+    were replaced before the formats)."""
+    longer = SECRETS["openai-project"]
+    register_secret(longer[:40])
+    assert redact(f"use this: {longer}\nthen deploy.") == f"use this: {REDACTED}\nthen deploy."
+
+
 def test_extra_values_are_redacted_from_the_threshold_on() -> None:
     """``also`` (the log's secret-named environment values) counts from ``MIN_SECRET_CHARS`` characters."""
     long_enough = "v" * MIN_SECRET_CHARS

@@ -168,15 +168,17 @@ def redact(text: str, *, also: Iterable[str] = ()) -> str:
     not the whole (pasted wrapped over two lines) loses every run of it (``redact_key``)."""
     if not text:
         return text
+    # The formats first: each takes a whole token, so a known key that is only the start of a longer
+    # key-shaped token cannot leave the rest of that token behind.
+    for could_hold, pattern, replacement in _FORMATS:
+        if could_hold(text):
+            text = pattern.sub(replacement, text)
     for value in (*_known, *(v for v in also if len(v) >= MIN_SECRET_CHARS)):
         if value in text:
             text = text.replace(value, REDACTED)
         elif value[:MIN_SECRET_CHARS] in text:
             # Its start without the whole: a key wrapped over lines (or cut); every run of it goes.
             text = redact_key(text, value)
-    for could_hold, pattern, replacement in _FORMATS:
-        if could_hold(text):
-            text = pattern.sub(replacement, text)
     return text
 
 

@@ -12,11 +12,13 @@ from tests.acp import AgentHarness
 _ATTEMPTS = 40
 
 # Flips ``sub`` between a real folder and a link to the victim folder as fast as it can (the agent's own
-# background process, started with its shell tool; it ends when the turn's agent is killed).
+# background process, started with its shell tool and detached from it, so it outlives the agent): it
+# stops when the test writes its stop file, and after a minute whatever happens.
 _SWAPPER = """
-import os, shutil, sys
+import os, shutil, sys, time
+stop, deadline = sys.argv[3], time.monotonic() + 60
 os.chdir(sys.argv[1])
-while True:
+while not os.path.exists(stop) and time.monotonic() < deadline:
     try:
         if os.path.islink("sub"):
             os.unlink("sub")
@@ -42,11 +44,15 @@ def test_an_agent_swapping_a_folder_for_a_link_during_its_own_fs_requests_reache
     (victim / "key.txt").write_text("VICTIM-SECRET\n")
     swapper = tmp_path / "swap.py"
     swapper.write_text(_SWAPPER)
-    steps: list[dict[str, object]] = [{"shell": f"({sys.executable} {swapper} {ws} {victim} >/dev/null 2>&1 &)"}]
+    stop = tmp_path / "stop-swapping"
+    steps: list[dict[str, object]] = [{"shell": f"({sys.executable} {swapper} {ws} {victim} {stop} >/dev/null 2>&1 &)"}]
     for _ in range(_ATTEMPTS):
         steps.append({"write": {"path": "sub/pwned.txt", "content": "planted"}})
         steps.append({"read": {"path": "sub/key.txt"}})
-    out = harness.run(harness.script(turn=steps))
+    try:
+        out = harness.run(harness.script(turn=steps))
+    finally:
+        stop.touch()  # the swapper would otherwise keep a core busy for the rest of the suite
 
     assert out.error is None, out.error
     assert not (victim / "pwned.txt").exists(), "a write followed the swapped-in link out of the folder"

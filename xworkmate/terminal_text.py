@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["UNSAFE_FOR_TERMINAL", "escape_document", "escape_for_terminal", "json_text"]
+__all__ = ["UNSAFE_FOR_TERMINAL", "escape_document", "escape_for_terminal", "json_text", "shown"]
 
 _BIDI_CONTROLS = (
     0x061C,  # ARABIC LETTER MARK
@@ -67,6 +67,17 @@ def escape_for_terminal(text: str, *, keep_newlines: bool = False) -> str:
     if keep_newlines:
         return text.replace("\r\n", "\n").translate(_KEEP_NEWLINES)
     return text.translate(_ONE_LINE)
+
+
+_SHOWN_MAX = 200
+
+
+def shown(text: str, limit: int = _SHOWN_MAX) -> str:
+    """A name or link target an agent chose, safe inside a one-line message wherever it is shown (a
+    refusal in the window or the CLI): escaped as ``escape_for_terminal`` escapes it, and cut to
+    ``limit`` characters, since the agent may have made it as long as it liked (SBX-3)."""
+    line = escape_for_terminal(text)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def escape_document(text: str) -> str:

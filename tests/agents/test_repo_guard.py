@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 from tests.support.sandboxing import needs_bwrap
+from xworkmate.agents.git_safe import first_line
 from xworkmate.agents.repo_guard import control_paths, describe_changes, fingerprint, prepare_control_paths
 from xworkmate.agents.sandbox import Access, Sandbox, SandboxPolicy
 
@@ -109,3 +111,21 @@ def test_a_submodules_hooks_and_config_stay_read_only_and_a_commit_inside_it_sti
     assert "DONE" in done.stdout, done.stderr
     assert not (module / "hooks" / "pre-commit").exists() and "fsmonitor" not in (module / "config").read_text()
     assert (module / "hooks").is_dir() and (module / "config").is_file()  # copied away at most
+
+
+def test_a_git_link_file_is_read_without_following_a_link_or_waiting_on_a_pipe(tmp_path: Path) -> None:
+    """SBX-3: the one reader of ``.git`` files and ``commondir`` (used by ``git_safe`` and here): a FIFO
+    or a link the agent put there reads as nothing at once, and a huge file costs its first 4 KiB."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert first_line(fifo) is None  # would block forever if opened plainly
+    (tmp_path / "real").write_text("gitdir: /elsewhere\n")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    assert first_line(tmp_path / "link") is None
+    assert first_line(tmp_path / "real") == "gitdir: /elsewhere"
+    (tmp_path / "huge").write_bytes(b"gitdir: " + b"a" * 1_000_000)
+    assert first_line(tmp_path / "huge") == "gitdir: " + "a" * (4096 - len("gitdir: "))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    os.mkfifo(tree / ".git")
+    assert set(fingerprint(tree)) == {".git"}  # known by its kind, read from nowhere

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.cli.test_cli import ok_json, run_cli
 from tests.cli.test_cli_tasks import human
-from xworkmate.terminal_text import UNSAFE_FOR_TERMINAL, escape_for_terminal
+from xworkmate.terminal_text import UNSAFE_FOR_TERMINAL, escape_for_terminal, shown
 
 EVIL_TITLE = "pay\x1b[2J\tnow\nfake row\x7f\x85 \u202eevil\u2066x\u2069\u200f\u061c"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
@@ -37,6 +37,16 @@ def test_bidi_controls_are_escaped() -> None:
     assert escape_for_terminal(BIDI) == (
         "\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c"
     )
+
+
+def test_an_agent_chosen_name_is_shown_on_one_line_and_cut() -> None:
+    """SBX-3: a link target or file name an agent chose, inside a refusal, is one line of bounded length;
+    Chinese and other printable text stay as written."""
+    assert shown("d/\u76ee\u5f55") == "d/\u76ee\u5f55"
+    one = shown(EVIL_TITLE)
+    assert "\n" not in one and _unsafe_in(one, allowed="") == []
+    long = shown("x" * 5000)
+    assert len(long) == 200 and long.endswith("…")
 
 
 def test_message_bodies_keep_line_breaks_and_escape_everything_else() -> None:

@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["FolderWriter", "UnsafePath", "shown"]
+from xworkmate.terminal_text import shown
+
+__all__ = ["FolderWriter", "UnsafePath"]
 
 _Maker = Callable[[int, str], None]  # makes an entry under a name, in the folder of that descriptor
 
@@ -31,13 +33,6 @@ _Maker = Callable[[int, str], None]  # makes an entry under a name, in the folde
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NO_FOLLOW
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW
-_SHOWN_MAX = 200
-
-
-def shown(text: str) -> str:
-    """A name or link target an agent chose, safe inside a one-line message (control characters escaped)."""
-    cut = text if text.isprintable() else text.encode("unicode_escape", "backslashreplace").decode("ascii")
-    return cut if len(cut) <= _SHOWN_MAX else cut[: _SHOWN_MAX - 1] + "…"
 
 
 class UnsafePath(ValueError):

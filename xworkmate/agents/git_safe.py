@@ -60,12 +60,15 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from xworkmate.terminal_text import shown
+
 __all__ = [
     "FIXED_OVERRIDES",
     "GIT_TIMEOUT_S",
     "GitRedirected",
     "GitUnsafe",
     "expect_gitdir",
+    "first_line",
     "folder_gitdir",
     "git_env",
     "run_git",
@@ -304,19 +307,33 @@ def trusted_env(
     return _with_overrides(env, FIXED_OVERRIDES)
 
 
-def _printable(text: str) -> str:
-    """An agent-written path, shown in one line without its control characters."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)[:200]
+_MAX_FIRST_LINE = 4096  # what is read of a ``.git`` or ``commondir`` file: the agent may have made it huge
+
+
+def first_line(path: str | os.PathLike[str]) -> str | None:
+    """The first line of a small file git reads to find a repository (a ``.git`` file's ``gitdir:``,
+    a ``commondir``), as written, or None when it is not a regular file one can read: opened without
+    following a link or waiting on a pipe (the agent wrote it), its first 4 KiB only (SBX-3)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, _MAX_FIRST_LINE)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return head.decode("utf-8", "surrogateescape").split("\n", 1)[0].rstrip("\r")
 
 
 def _gitdir_line(dot_git: Path) -> str:
     """The path a ``.git`` file names (``gitdir: <path>``), as written."""
-    try:
-        with dot_git.open("rb") as file:  # the first 4 KiB: the agent may have made it huge
-            text = file.read(4096).decode("utf-8", "surrogateescape")
-    except OSError as exc:
-        raise GitUnsafe(f"cannot read {dot_git}: {exc.strerror or exc}") from None
-    first = text.split("\n", 1)[0].rstrip("\r")
+    first = first_line(dot_git)
+    if first is None:
+        raise GitUnsafe(f"cannot read {dot_git}: not a regular file")
     if not first.startswith("gitdir:"):
         raise GitUnsafe(f"{dot_git} is not a git link file")
     return first[len("gitdir:") :].strip()
@@ -340,11 +357,11 @@ def expect_gitdir(folder: Path, expected: Path) -> None:
     """Refuse a line's ``.git`` that no longer points to the repository XWorkmate made (row 2)."""
     dot_git = folder / ".git"
     if dot_git.is_symlink() or not dot_git.is_file():
-        shown = "a folder" if dot_git.is_dir() and not dot_git.is_symlink() else "something else"
-        raise GitRedirected(f"the line's .git in {folder} was replaced by {shown}; XWorkmate will not run git there")
+        kind = "a folder" if dot_git.is_dir() and not dot_git.is_symlink() else "something else"
+        raise GitRedirected(f"the line's .git in {folder} was replaced by {kind}; XWorkmate will not run git there")
     written = _gitdir_line(dot_git)
     if (folder / written).resolve() != expected.resolve():
         raise GitRedirected(
-            f"the line's .git file in {folder} was changed to point to {_printable(written)};"
+            f"the line's .git file in {folder} was changed to point to {shown(written)};"
             " XWorkmate will not run git there"
         )

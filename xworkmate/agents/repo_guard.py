@@ -24,7 +24,7 @@ import os
 import stat
 from pathlib import Path
 
-from xworkmate.agents.git_safe import GitUnsafe, run_git
+from xworkmate.agents.git_safe import GitUnsafe, first_line, run_git
 
 __all__ = ["control_paths", "describe_changes", "fingerprint", "prepare_control_paths"]
 
@@ -32,7 +32,6 @@ _CONTROL_NAMES = ("hooks", "info", "config", "config.worktree", "commondir")
 _MAX_ENTRIES = 500
 _MAX_HASHED_BYTES = 1024 * 1024  # a larger file is known by its size and time
 _MAX_HASHED_TOTAL = 16 * 1024 * 1024  # past this, every further file too
-_MAX_GITDIR_FILE = 4096
 _MAX_SUBMODULES = 50
 
 
@@ -47,14 +46,14 @@ def _git_dirs(folder: Path, *, gitlinks: bool = True) -> list[Path]:
     if stat.S_ISDIR(mode):
         git_dir = dot_git
     elif stat.S_ISREG(mode):
-        named = _first_line(dot_git)
+        named = first_line(dot_git) or ""
         if not named.startswith("gitdir:"):
             return []
         git_dir = folder / named.removeprefix("gitdir:").strip()
     else:
         return []
     found = [git_dir]
-    common = _first_line(git_dir / "commondir")
+    common = (first_line(git_dir / "commondir") or "").strip()
     if common:
         found.append(git_dir / common)
     found += _submodule_git_dirs(Path(os.path.normpath(found[-1])) / "modules")
@@ -103,20 +102,6 @@ def _submodule_git_dirs(modules: Path) -> list[Path]:
         if len(found) >= _MAX_SUBMODULES:
             break
     return found
-
-
-def _first_line(path: Path) -> str:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return ""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return ""
-        head = os.read(fd, _MAX_GITDIR_FILE)
-    finally:
-        os.close(fd)
-    return head.decode("utf-8", "replace").split("\n", 1)[0].strip()
 
 
 def control_paths(folder: str | os.PathLike[str]) -> tuple[Path, ...]:

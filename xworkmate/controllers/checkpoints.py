@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, UnsafePath, split_hunks
-from xworkmate.agents.folder_writes import shown
 from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
 from xworkmate.domain.checkpoints import (
     DEFAULT_CHECKPOINT_RETENTION_DAYS,
@@ -41,6 +40,7 @@ from xworkmate.domain.checkpoints import (
 from xworkmate.domain.keys import key_to_dir_name
 from xworkmate.store.checkpoints import CheckpointRepository, CheckpointTurn
 from xworkmate.store.repositories import utcnow
+from xworkmate.terminal_text import shown
 
 if TYPE_CHECKING:
     from xworkmate.dispatch.service import DispatchService

@@ -16,12 +16,20 @@ __all__ = ["AGENT_MODEL_HOSTS", "agent_model_hosts", "agent_network"]
 
 # SBX-4: the hosts a known agent CLI reaches its own model service at (by its executable's name). Never
 # loopback: a local model server is named by the person (`provider set NAME --acp-allow-host HOST:PORT`).
+# Qwen Code and OpenCode are read from the versions the tests pin (0.24.4: its OAuth at chat.qwen.ai, the
+# token's model endpoint portal.qwen.ai, else DashScope; 1.18.33: Zen at opencode.ai, the model list at
+# models.opencode.ai, formerly models.dev); the others from their vendors' documentation.
 AGENT_MODEL_HOSTS: dict[str, tuple[str, ...]] = {
-    "qwen": ("dashscope.aliyuncs.com:443", "dashscope-intl.aliyuncs.com:443", "chat.qwen.ai:443"),
+    "qwen": (
+        "chat.qwen.ai:443",
+        "portal.qwen.ai:443",
+        "dashscope.aliyuncs.com:443",
+        "dashscope-intl.aliyuncs.com:443",
+    ),
     "gemini": ("generativelanguage.googleapis.com:443", "oauth2.googleapis.com:443"),
     "codex-acp": ("api.openai.com:443", "chatgpt.com:443", "auth.openai.com:443"),
     "claude-code-acp": ("api.anthropic.com:443",),
-    "opencode": ("opencode.ai:443", "models.dev:443"),
+    "opencode": ("opencode.ai:443", "models.opencode.ai:443", "models.dev:443"),
     "goose": (),
 }
 

@@ -49,9 +49,10 @@ def test_an_acp_agents_allow_list_is_its_known_hosts_plus_the_named_ones(tmp_pat
     added = _ok(
         tmp_path, "provider", "add", "oc", "--acp-command", "opencode acp", "--acp-allow-host", "127.0.0.1:9000"
     )
-    assert added["acp_allow_hosts"] == ["opencode.ai:443", "models.opencode.ai:443", "models.dev:443", "127.0.0.1:9000"]
+    known = ["opencode.ai:443", "models.opencode.ai:443", "models.dev:443"]
+    assert added["acp_allow_hosts"] == [*known, "127.0.0.1:9000"]
     changed = _ok(tmp_path, "provider", "set", "oc", "--acp-allow-host", "none")
-    assert changed["acp_allow_hosts"] == ["opencode.ai:443", "models.opencode.ai:443", "models.dev:443"]  # loopback only when named
+    assert changed["acp_allow_hosts"] == known  # loopback only when named
     done = run_cli(tmp_path, "provider", "set", "oc", "--acp-allow-host", "bad host:1")
     assert done.returncode != 0 and done.stderr.strip().count("\n") == 0 and "HOST:PORT" in done.stderr
     done = run_cli(

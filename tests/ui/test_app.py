@@ -201,3 +201,19 @@ def test_the_real_run_shares_one_asyncio_loop_with_qt_and_ends_when_the_window_c
     assert "turn code loaded by the warm-up: True" in proc.stdout
     settings = Settings(home=home)
     assert _reopened_state(settings, GEOMETRY_STATE)
+
+
+@pytest.mark.parametrize("platform", [None, "xcb"])
+def test_without_a_display_the_window_says_so_in_one_line_instead_of_aborting(home: Path, platform: str | None) -> None:
+    """Issue 30: with neither DISPLAY nor WAYLAND_DISPLAY, Qt's xcb plugin aborts (SIGABRT) saying a library
+    (xcb-cursor0) is needed although it is installed; the window's start says there is no display."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update({"XWORKMATE_HOME": str(home), "QT_API": "pyside6"})
+    if platform is not None:
+        env["QT_QPA_PLATFORM"] = platform
+    proc = subprocess.run(
+        [sys.executable, "-m", "xworkmate", "gui"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "no display (DISPLAY and WAYLAND_DISPLAY are unset)" in proc.stderr
+    assert not (home / "xworkmate.db").exists()  # nothing was opened

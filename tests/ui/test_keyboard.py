@@ -61,8 +61,11 @@ def test_enter_sends_shift_enter_adds_a_line_and_the_setting_swaps_to_ctrl_enter
     assert message_texts(window)[0] == "first\nsecond"
     assert composer.toPlainText() == ""
 
+    assert "(Enter sends, Shift+Enter adds a line)" in composer.placeholderText()
     window.keyboard.enter_sends_action.trigger()  # Settings → "Enter sends" off
     assert sqlite_controller.ui_state(ENTER_SENDS_STATE) == "false"
+    # Issue 30: the empty composer says which keys send now, not the old setting's.
+    assert "(Ctrl+Enter sends, Enter adds a line)" in composer.placeholderText()
     qtbot.keyClicks(composer, "a")
     qtbot.keyClick(composer, Qt.Key.Key_Return)
     qtbot.keyClicks(composer, "b")
@@ -72,6 +75,7 @@ def test_enter_sends_shift_enter_adds_a_line_and_the_setting_swaps_to_ctrl_enter
     window.close()
     again = open_window(qtbot, sqlite_controller)
     assert not again.keyboard.composer_keys.enter_sends and not again.keyboard.enter_sends_action.isChecked()
+    assert "Ctrl+Enter sends" in again.composer.placeholderText()
 
 
 def test_shortcuts_for_the_filter_settings_and_archive(

@@ -19,6 +19,7 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.ui import MainWindow
+from xworkmate.ui.start import APP_DISPLAY_NAME
 from xworkmate.ui.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
 
 from .conftest import open_window
@@ -63,7 +64,9 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     assert badges == ["new", "failed", "needs approval"]
     # The asking line runs, but its row says it waits for you, not "● running".
     assert proxy_index(window, asking.thread_id).data(BADGE_ROLE) == "needs approval"
-    assert window.windowTitle() == "Main — XWorkmate (3)"
+    assert window.windowTitle() == "(3) Main — XWorkmate"
+    # Qt appends the display name to a title that does not end with it ("Main — XWorkmate (1) — XWorkmate").
+    assert window.windowTitle().endswith(APP_DISPLAY_NAME)
     window.grab().save(str(tmp_path / "needs-you.png"))
 
     button = window.task_pane.needs_you_button
@@ -78,7 +81,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     # Shown in the active window: seen, so it leaves the list; the count follows.
     assert controller.attention.state(finished.thread_id) is Attention.NONE
     assert shown_rows(window) == [failed.thread_id, asking.thread_id]
-    assert window.windowTitle() == "Finished one — XWorkmate (2)"
+    assert window.windowTitle() == "(2) Finished one — XWorkmate"
 
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
@@ -235,7 +238,7 @@ def test_unread_and_failed_badges_survive_a_restart(
         again = SessionController(store, settings, router_factory=fast_router)
         reopened = open_window(qtbot, again)
         assert proxy_index(reopened, line.thread_id).data(ATTENTION_BADGE_ROLE) == "new"
-        assert reopened.windowTitle() == "Main — XWorkmate (1)"
+        assert reopened.windowTitle() == "(1) Main — XWorkmate"
         reopened.close()
     finally:
         store.close()
@@ -262,7 +265,7 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
     index = proxy_index(window, line.thread_id)
     assert index.data(BADGE_ROLE) == "needs sign-in" and index.data(ATTENTION_BADGE_ROLE) == "needs sign-in"
     assert "needs you: needs sign-in" in str(index.data(Qt.ItemDataRole.ToolTipRole))
-    assert window.windowTitle() == "Main — XWorkmate (1)"
+    assert window.windowTitle() == "(1) Main — XWorkmate"
 
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)

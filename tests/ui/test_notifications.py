@@ -119,7 +119,7 @@ def test_the_shown_line_in_the_focused_window_is_not_notified_but_in_an_unfocuse
     assert [(key, body) for key, _title, body in recorded.shown] == [
         ("main", "“Main” failed — its run stopped with an error.")
     ]
-    assert window.windowTitle() == "Main — XWorkmate (1)"  # not seen: the window was elsewhere
+    assert window.windowTitle() == "(1) Main — XWorkmate"  # not seen: the window was elsewhere
     activate(qtbot, window)  # back: the shown line is seen
     settled(qtbot, window)  # the seen mark is stored by an operation on the store worker (issue 19)
     assert window.windowTitle() == "Main — XWorkmate"
@@ -315,4 +315,4 @@ def test_with_no_desktop_to_show_on_the_badges_alone_say_it(
     line = agent_controller.create_line("Quietly")
     turn_on(loop, openai_server, agent_controller, line.thread_id, "go", TextReply(["done"]))
     assert agent_window.task_model.attention_of(line.thread_id).value == "finished_unread"
-    assert agent_window.windowTitle().endswith("XWorkmate (1)")
+    assert agent_window.windowTitle().startswith("(1) ")

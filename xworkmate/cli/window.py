@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from xworkmate.cli.exits import EXIT_INTERRUPTED, said_if_signalled
+from xworkmate.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, said_if_signalled
 
 if TYPE_CHECKING:
     import asyncio
@@ -25,11 +26,32 @@ if TYPE_CHECKING:
     from xworkmate.ui.start import ShownRun
 
 
+def display_problem(environ: Mapping[str, str], platform: str = sys.platform) -> str | None:
+    """Why no window can open here, or None: on Linux, Qt's desktop platforms (xcb, wayland; the default
+    when ``QT_QPA_PLATFORM`` is unset) need a display. Qt itself would abort saying a library is needed
+    (``xcb-cursor0``), though the library is there (issue 30)."""
+    if not platform.startswith("linux"):
+        return None
+    chosen = environ.get("QT_QPA_PLATFORM", "").split(":", 1)[0].split(";", 1)[0]
+    if chosen not in ("", "xcb", "wayland", "wayland-egl"):
+        return None  # offscreen, minimal, vnc, eglfs: no display needed
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no display (DISPLAY and WAYLAND_DISPLAY are unset): start XWorkmate in a desktop session,"
+        " or use the command line (`xworkmate --help`)"
+    )
+
+
 def run_window_first(args: argparse.Namespace) -> int:
     """The window shows, then the rest loads and the store opens on a worker. A failure is one line on
     stderr with the exit code of its kind (ERR-1), said in the window too when it can be."""
     if args.smoke_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    problem = display_problem(os.environ)
+    if problem is not None:
+        print(f"xworkmate: error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         from xworkmate.controllers.first_list import first_opening
         from xworkmate.home import chosen_home, database_url_setting

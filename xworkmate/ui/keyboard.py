@@ -86,11 +86,26 @@ class ComposerKeys(QObject):
         self._send = send
         self._controller = controller
         self.enter_sends = controller.ui_state(ENTER_SENDS_STATE) != "false"
+        self._task_line = False
         composer.installEventFilter(self)
+        self.show_placeholder()
 
     def set_enter_sends(self, on: bool) -> None:
         self.enter_sends = on
         self._controller.set_ui_state(ENTER_SENDS_STATE, "true" if on else "false")
+        self.show_placeholder()
+
+    def show_placeholder(self, *, task_line: bool | None = None) -> None:
+        """The composer's empty text: what it is for (a task's follow-up replaces the words it acts on)
+        and the keys that send as the setting now says (issue 30)."""
+        if task_line is not None:
+            self._task_line = task_line
+        text = (
+            self.tr("Send this task a follow-up… (it replaces the words the task acts on; {keys})")
+            if self._task_line
+            else self.tr("Type a request for this task line… ({keys})")
+        )
+        self._composer.setPlaceholderText(text.format(keys=self.hint()))
 
     def hint(self) -> str:
         return (

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import cast
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QCoreApplication,
     QEvent,
     QFileSystemWatcher,
     QItemSelectionModel,
@@ -80,7 +78,6 @@ from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
-    COMPOSER_PLACEHOLDER,
     DEFAULT_PROVIDER_LABEL,
     MESSAGE_ID_ROLE,
     MessageListModel,
@@ -137,9 +134,6 @@ _AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
 """What the agent bar shows for a line: its agent's offers and picks, the MCP servers given, all configured."""
 
 JUMP_SHORTCUT_COUNT = 9
-TASK_COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
-    "MainWindow", "Send this task a follow-up… (it replaces the words the task acts on)"
-)
 SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
 
 
@@ -514,12 +508,7 @@ class MainWindow(WindowShell):
             self.message_list.follow_newest()
             if hasattr(self, "keyboard"):
                 self.keyboard.after_switch()
-            task = view.thread.kind is ThreadKind.TASK
-            self.composer.setPlaceholderText(
-                QCoreApplication.translate("MainWindow", TASK_COMPOSER_PLACEHOLDER)
-                if task
-                else QCoreApplication.translate("MessagePane", COMPOSER_PLACEHOLDER)
-            )
+                self.keyboard.composer_keys.show_placeholder(task_line=view.thread.kind is ThreadKind.TASK)
         cached = self.task_model.cached_status(view.key)
         if cached is not None and cached is not view.status:
             self.task_model.invalidate_status(view.key)

@@ -23,7 +23,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 
 from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
 from xworkmate.domain.attention import Attention, next_needing
-from xworkmate.ui.notifier import APP_NAME, Notifier, choose_backend, count_title, make_tray
+from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
 from xworkmate.ui.wording import line_title, plain_words
 
 if TYPE_CHECKING:
@@ -85,15 +85,12 @@ class NeedsYou(QObject):
         self._window.operations.run(lambda: self.tracker.watch(key), failed=failed)
 
     def show_title(self) -> None:
-        """``<line> — XWorkmate (2)``: how many lines need the person; the tray tooltip says the same."""
+        """``(2) <line> — XWorkmate``: how many lines need the person; the tray tooltip says the same."""
         count = self.tracker.count()
         key = self._window.shown_key
         summary = self._window.task_model.summary(key) if key else None
-        base = count_title(APP_NAME, count)
         self._window.setWindowTitle(
-            self.tr("{title} — {app}").format(title=line_title(summary.thread_id, summary.title), app=base)
-            if summary is not None
-            else base
+            window_title(line_title(summary.thread_id, summary.title) if summary is not None else None, count)
         )
         self._window.task_pane.needs_you_button.setText(count_title(self.tr("Needs you"), count))
         self.notifier.show_count(count)

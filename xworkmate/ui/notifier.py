@@ -66,6 +66,18 @@ def count_title(base: str, count: int) -> str:
     )
 
 
+def window_title(line: str | None, count: int) -> str:
+    """``(2) Main — XWorkmate``: the shown line, the app once, and how many lines need the person in front.
+    It ends with the app's name, so Qt does not append its display name again (it appends it to a title
+    that does not end with it)."""
+    title = (
+        QCoreApplication.translate("Notifier", "{title} — {app}").format(title=line, app=APP_NAME) if line else APP_NAME
+    )
+    return (
+        QCoreApplication.translate("Notifier", "({count}) {title}").format(count=count, title=title) if count else title
+    )
+
+
 class NotificationBackend(Protocol):
     """Shows one notification; calls ``clicked`` with the line's key when the person clicks it."""
 

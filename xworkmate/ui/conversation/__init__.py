@@ -23,7 +23,6 @@ from xworkmate.ui.conversation.model import (
     MessageListModel,
 )
 from xworkmate.ui.conversation.pane import (
-    COMPOSER_PLACEHOLDER,
     DEFAULT_PROVIDER_LABEL,
     EMPTY_CONVERSATION_TEXT,
     HEADER_LABEL_MIN_WIDTH,
@@ -57,7 +56,6 @@ __all__ = [
     "CACHE_KEY_ROLE",
     "CARD_ROLE",
     "CHIP_ROLE",
-    "COMPOSER_PLACEHOLDER",
     "CONTENT_ROLE",
     "DEFAULT_PROVIDER_LABEL",
     "DISPLAY_LIMIT",

@@ -35,9 +35,6 @@ from xworkmate.ui.wording import line_title, plain_words
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
 
 EMPTY_CONVERSATION_TEXT = QT_TRANSLATE_NOOP("MessagePane", "No messages yet. Type a request below and press Enter.")
-COMPOSER_PLACEHOLDER = QT_TRANSLATE_NOOP(
-    "MessagePane", "Type a request for this task line… (Enter sends, Shift+Enter adds a line)"
-)
 NO_PROVIDER_BANNER = QT_TRANSLATE_NOOP(
     "MessagePane",
     'No agent provider is configured, so nothing will run. <a href="settings:providers">Set up a provider…</a>',
@@ -208,7 +205,6 @@ class MessagePane(QWidget):
 
         self.composer = QPlainTextEdit()
         self.composer.setObjectName("composer")
-        self.composer.setPlaceholderText(QCoreApplication.translate("MessagePane", COMPOSER_PLACEHOLDER))
         self.composer.setTabChangesFocus(True)
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)

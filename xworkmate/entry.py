@@ -25,6 +25,7 @@ import gc
 import sys
 from collections.abc import Sequence
 
+from xworkmate.cli.exits import quiet_end, stdout_reader_gone
 from xworkmate.cli.gui import gui_arguments
 from xworkmate.cli.window import run_window_first
 
@@ -43,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.freeze()
         gc.enable()
     try:
-        return cli_main(argv)
+        code = cli_main(argv)
     finally:
         gc.freeze()
+    return quiet_end() if stdout_reader_gone() else code  # the reader left before our last flush

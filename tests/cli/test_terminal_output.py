@@ -7,6 +7,9 @@ Real processes, real terminal bytes: the assertions read the CLI's stdout/stderr
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given
@@ -115,3 +118,26 @@ def test_error_lines_are_escaped_to_one_line(home: Path) -> None:
     assert len(proc.stderr.splitlines()) == 1, proc.stderr
     assert _unsafe_in(proc.stderr) == []
     assert "/nowhere\\n\\x1b[2Jxworkmate: ok\\u202e" in proc.stderr
+
+
+def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(home: Path) -> None:
+    """Issue 30: ``xworkmate thread list --json | head -1`` — the reader has what it wanted and closed its
+    end: no "error: Broken pipe" and no exit 4, but 141 (128 + SIGPIPE) or 0 with nothing said, as a shell
+    pipeline expects. The reader's end is closed before the command writes, so it breaks every time."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    env.update({"XWORKMATE_HOME": str(home)})
+    for args in (["thread", "list", "--json"], ["thread", "list"], ["--version"]):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "xworkmate", *args],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                env=env,
+                timeout=60,
+                check=False,
+            )
+        finally:
+            os.close(write)
+        assert done.returncode in (0, 141) and done.stderr == b"", (args, done.returncode, done.stderr)

@@ -23,7 +23,7 @@ from xworkmate.cli.common import (
     _settings,
     log,
 )
-from xworkmate.cli.exits import said_if_signalled
+from xworkmate.cli.exits import quiet_end, said_if_signalled, stdout_reader_gone
 from xworkmate.cli.gui import add_gui_parser, missing_gui_modules
 from xworkmate.cli.providers import add_provider_parser
 from xworkmate.cli.search import add_search_and_export_commands
@@ -178,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail("interrupted", EXIT_INTERRUPTED, window=False, database_url=database_url)
     except Exception as exc:
+        if stdout_reader_gone(exc):
+            return quiet_end()  # `xworkmate thread list --json | head` has what it wanted
         message, code = _failure(exc, database_url, log_path)
         return _fail(message, code, window=window, database_url=database_url)
 

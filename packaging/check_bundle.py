@@ -27,7 +27,7 @@ from pathlib import Path
 
 import bundle_manifest
 
-from xworkmate.agents import net_bridge
+from xworkmate.agents import net_bridge, scope_exec
 
 
 def data_root(bundle: Path) -> Path:
@@ -78,6 +78,25 @@ def bridge_problems(executable: Path) -> list[str]:
     return [] if out == "echo:ping unset" else [f"no connection through {executable} {net_bridge.MODE}: {out!r}"]
 
 
+def scope_problems(executable: Path) -> list[str]:
+    """SBX-4: ``executable --scope-exec`` as a network-``on`` sandbox starts it; one line per problem. Where
+    the kernel can scope (Landlock ABI 6), the command runs in the scope and keeps its exit code."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": tempfile.gettempdir()}
+    runs: list[tuple[list[str], int, str]] = [([], 1, scope_exec.USAGE)]
+    if scope_exec.landlock_abi() >= scope_exec.SCOPED_ABI:
+        runs.append((["--", "sh", "-c", "echo scoped >&2; exit 7"], 7, "scoped"))
+    for args, code, said in runs:
+        try:
+            done = subprocess.run(
+                [executable, scope_exec.MODE, *args], capture_output=True, text=True, env=env, timeout=60, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return [f"{executable} {scope_exec.MODE} cannot run: {exc}"]
+        if done.returncode != code or done.stderr.strip() != said:
+            return [f"{executable} {scope_exec.MODE} {' '.join(args)}: exit {done.returncode}, said {done.stderr!r}"]
+    return []
+
+
 async def _forwarded(executable: Path, env: dict[str, str]) -> str:
     """What a command in a real allow-list sandbox, behind the bundle's bridge, gets from a listed server."""
     from dataclasses import replace
@@ -116,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         found = problems(args.bundle, args.platform)
         if not found and args.platform.startswith("linux") and args.platform == sys.platform:
-            found = bridge_problems(args.bundle / "xworkmate")
+            found = bridge_problems(args.bundle / "xworkmate") + scope_problems(args.bundle / "xworkmate")
     except (FileNotFoundError, ValueError) as exc:
         print(f"check_bundle: {exc}", file=sys.stderr)
         return 1
@@ -126,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"check_bundle: {args.bundle} is incomplete ({len(found)} problem(s))", file=sys.stderr)
         return 1
     checked = len(bundle_manifest.required_bundle_files(platform=args.platform))
-    print(f"bundle ok: {checked} files checked in {data_root(args.bundle)}; bridge mode ok")
+    print(f"bundle ok: {checked} files checked in {data_root(args.bundle)}; bridge and scope modes ok")
     return 0
 
 

@@ -261,6 +261,14 @@ def test_the_bundles_bridge_mode_forwards_through_the_proxy_in_bwrap(tmp_path: P
     assert check_bundle.bridge_problems(frozen_stand_in(tmp_path / "app" / "xworkmate")) == []
 
 
+def test_the_bundles_scope_mode_runs_the_command_in_the_scope(tmp_path: Path) -> None:
+    """SBX-4 in the frozen app: ``xworkmate --scope-exec -- COMMAND`` (a network-``on`` sandbox's launcher)
+    execs the command in the Landlock scope, keeping its exit code, and a bad argument gets the usage."""
+    import check_bundle
+
+    assert check_bundle.scope_problems(frozen_stand_in(tmp_path / "app" / "xworkmate")) == []
+
+
 @pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
 def test_check_bundle_accepts_a_complete_bundle(
     tmp_path: Path, platform: str, capsys: pytest.CaptureFixture[str]

@@ -19,7 +19,8 @@ the process sees:
   binding, shallower or deeper, shows them again (SBX-3);
 * a private ``/tmp`` and ``/run`` (the local services' sockets stay hidden even
   with the network on; only the resolver's folder is shown then); no network
-  unless the line allows it; an
+  unless the line allows it; with it ``on``, the host's abstract Unix sockets
+  kept out of reach where the kernel can (``agents.scope_exec``, SBX-4); an
   ``allow-list`` sandbox has no network of its own either and reaches only the
   listed hosts through XWorkmate's proxy (``agents.net_proxy``, SBX-4);
 * a new session, no capabilities, and a PID namespace: when the command's first
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from xworkmate.agents import scope_exec
 from xworkmate.domain.lines import folder_problem
 from xworkmate.domain.network import is_loopback
 from xworkmate.domain.secrets import is_secret_name
@@ -266,8 +268,12 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def bubblewrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str = "bwrap") -> list[str]:
-    """The bubblewrap command line that runs ``command`` under ``policy``, in the working directory."""
+def bubblewrap_argv(
+    policy: SandboxPolicy, command: Sequence[str], *, bwrap: str = "bwrap", abstract_scope: bool = True
+) -> list[str]:
+    """The bubblewrap command line that runs ``command`` under ``policy``, in the working directory.
+    With the network on, ``command`` runs behind ``scope_exec`` where the kernel can scope (SBX-4): the
+    host's abstract Unix sockets out of reach (``abstract_scope=False`` only shows what it prevents)."""
     argv = [
         bwrap,
         "--ro-bind",
@@ -299,6 +305,9 @@ def bubblewrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str
         else:
             argv += ["--bind", target, target]
     binds, command = _network_route(policy, command)
+    if policy.network and abstract_scope:
+        shown, command = _abstract_scoped(command)
+        binds += shown
     argv += binds
     argv += ["--chdir", os.fspath(_real(policy.working_directory)), "--", *command]
     return argv
@@ -318,6 +327,28 @@ def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[
             argv += ["--ro-bind", target, target]
     bridge = [*route.bridge, os.fspath(route.socket)]
     return argv, [*bridge, str(PROXY_PORT), *loopback_forwards(policy.allowed_hosts), "--", *command]
+
+
+@functools.lru_cache(maxsize=1)
+def _scope_launch() -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    return scope_exec.launch()
+
+
+def _abstract_scoped(command: Sequence[str]) -> tuple[list[str], list[str]]:
+    """SBX-4, network on: the launcher's folders shown read-only and ``command`` behind it, where the kernel
+    can keep the host's abstract Unix sockets out of reach (Landlock ABI 6); elsewhere ``command`` as it is."""
+    launch = _scope_launch()
+    if launch is not None and not all(os.path.isdir(folder) for folder in launch[1]):
+        _scope_launch.cache_clear()  # a /tmp cleaner took the compiled launcher from a long-running app
+        launch = _scope_launch()
+    if launch is None:
+        return [], list(command)
+    prefix, shown = launch
+    argv: list[str] = []
+    for folder in shown:
+        if os.path.isdir(folder) and folder != "/" and not any(_below(Path(folder), Path(o)) for o in shown):
+            argv += ["--ro-bind", folder, folder]
+    return argv, [*prefix, "--", *command]
 
 
 def loopback_forwards(allowed: Iterable[str]) -> list[str]:

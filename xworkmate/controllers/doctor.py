@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xworkmate.agents.sandbox import detect_sandbox
+from xworkmate.agents.scope_exec import SCOPED_ABI, landlock_abi
 from xworkmate.settings import Settings
 
-__all__ = ["Fact", "gather_facts", "plaintext_keyring_file"]
+__all__ = ["Fact", "abstract_sockets", "gather_facts", "plaintext_keyring_file"]
 
 # keyrings.alt's PlaintextKeyring keeps every key, base64 only, in this file of the python_keyring folder.
 _PLAINTEXT_FILE = "keyring_pass.cfg"
@@ -29,6 +30,7 @@ class Fact:
 def gather_facts(settings: Settings) -> list[Fact]:
     return [
         _sandbox(),
+        abstract_sockets(),
         _database(settings),
         Fact("data folder", settings.home.is_dir(), str(settings.home)),
         _keyring(),
@@ -39,6 +41,23 @@ def gather_facts(settings: Settings) -> list[Fact]:
 def _sandbox() -> Fact:
     status = detect_sandbox()
     return Fact("sandbox", status.available, status.describe())
+
+
+def abstract_sockets(abi: int | None = None) -> Fact:
+    """SBX-4: whether a network-``on`` line's commands can reach the host's abstract Unix sockets."""
+    abi = landlock_abi() if abi is None else abi
+    if abi >= SCOPED_ABI:
+        return Fact(
+            "abstract sockets",
+            True,
+            f"with the network on, the host's abstract sockets (X11, D-Bus) are out of reach (Landlock ABI {abi})",
+        )
+    return Fact(
+        "abstract sockets",
+        False,
+        f"with the network on, the host's abstract sockets (X11, D-Bus) are reachable on this kernel "
+        f"(Landlock ABI {abi}, scoping needs {SCOPED_ABI}: Linux 6.12+); prefer allow-list",
+    )
 
 
 def _database(settings: Settings) -> Fact:

@@ -250,3 +250,24 @@ def test_remove_asks_first_and_then_removes(
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
     assert dialog.provider_names() == [] and bare_controller.providers() == []
     assert bare_window.message_pane.provider_names() == [] and bare_window.message_pane.provider_banner.isVisible()
+
+
+def test_enter_in_any_field_of_the_provider_form_saves_it(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_window: MainWindow, bare_controller: SessionController
+) -> None:
+    """Issue 30: Enter in the Model field cleared the form and saved nothing; Enter saves, as the Save
+    button is the form's default, from the model field as from any other."""
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="typed", base_url="http://127.0.0.1:9/v1")
+    dialog.model_combo.setFocus()
+    qtbot.keyClicks(dialog.model_combo, "my-model")
+    qtbot.keyClick(dialog.model_combo, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not dialog.form.isVisible())
+    saved = {p.name: p for p in bare_controller.providers()}
+    assert saved["typed"].model == "my-model" and dialog.isVisible()
+    qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(dialog.name_edit, "second")
+    qtbot.keyClicks(dialog.base_url_edit, "http://127.0.0.1:9/v1")
+    dialog.model_combo.setEditText("m2")
+    qtbot.keyClick(dialog.tags_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "second" in {p.name for p in bare_controller.providers()})

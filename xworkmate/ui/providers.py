@@ -263,6 +263,15 @@ class ProviderSettingsDialog(QDialog):
         self.detected_list.itemDoubleClicked.connect(lambda _item: self.on_use_detected_requested())
         self.fetch_models_button.clicked.connect(self.on_fetch_models_requested)
         self.save_button.clicked.connect(self.on_save_requested)
+        # Issue 30: an editable combo box keeps Enter to itself (the dialog's default button never sees it):
+        # Enter in the Model field saves, as in every other field of the form.
+        model_edit = self.model_combo.lineEdit()
+        if model_edit is not None:
+            model_edit.returnPressed.connect(self.save_button.click)
+        # In a dialog every push button is "auto default": Enter the form did not take would press the
+        # one last focused (Add…, which opened an empty form again). Only Save answers Enter.
+        for button in self.findChildren(QPushButton):
+            button.setAutoDefault(button is self.save_button)
         self.cancel_button.clicked.connect(self.close_form)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.itemDoubleClicked.connect(lambda _item: self.on_edit_requested())

@@ -1856,6 +1856,18 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>失败</translation>
     </message>
     <message>
+        <source>Allow this host for this line</source>
+        <translation>为这条任务线允许此主机</translation>
+    </message>
+    <message>
+        <source>Reached {host}</source>
+        <translation>已访问 {host}</translation>
+    </message>
+    <message>
+        <source>Network refused: {host} — not on this line&apos;s allow-list</source>
+        <translation>网络被拒绝：{host}——不在这条任务线的允许列表中</translation>
+    </message>
+    <message>
         <source>diff +{added} −{removed} — click to show</source>
         <translation>diff +{added} −{removed}——点击显示</translation>
     </message>

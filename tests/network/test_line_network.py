@@ -16,7 +16,14 @@ import pytest
 from tests.controllers.conftest import scripted_controller
 from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
-from tests.support.sandboxing import PG_DIRECT_PROBE, PG_PROXIED_PROBE, needs_bwrap, network_log, server_destination
+from tests.support.sandboxing import (
+    PG_DIRECT_PROBE,
+    PG_PROXIED_PROBE,
+    needs_bwrap,
+    network_calls,
+    network_log,
+    server_destination,
+)
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
@@ -77,6 +84,21 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
         {"host": "127.0.0.1", "port": port, "allowed": True},
         {"host": "127.0.0.1", "port": 5432, "allowed": False},
     ]
+    # Each connection belongs to the command that made it, on its card and in the notice.
+    assert network_calls(controller, line.thread_id) == [
+        (f"127.0.0.1:{port}", "listed"),
+        ("127.0.0.1:5432", "pg-proxied"),
+    ]
+    connections = {
+        (m.payload or {})["tool_call_id"]: (m.payload or {}).get("connections")
+        for m in controller.messages(line.thread_id)
+        if m.role is MessageRole.TOOL
+    }
+    assert connections == {
+        "listed": [{"host": "127.0.0.1", "port": port, "allowed": True}],
+        "pg-direct": None,  # no proxy asked: nothing to show
+        "pg-proxied": [{"host": "127.0.0.1", "port": 5432, "allowed": False}],
+    }
 
 
 @needs_bwrap
@@ -131,3 +153,35 @@ def test_an_acp_agent_on_a_line_with_no_network_choice_has_no_loopback_services(
     assert outcome.status == "finished", outcome.error
     [shell] = [str(event["output"]) for event in report_events(report, "shell")]
     assert "LISTED-000" in shell or "LISTED-403" in shell, shell
+
+
+@needs_bwrap
+def test_an_acp_agents_connection_belongs_to_its_tool_call_in_progress_and_else_to_none(
+    agent_controller: SessionController, tmp_path: Path
+) -> None:
+    """SBX-4, issue 29: while the agent's tool call runs, what it reaches is that call's (its card); with
+    no call running (as the agent's own model request) the notice names no call and no card lists it."""
+    controller = agent_controller
+    no_call = "curl -s -o /dev/null --noproxy '' -x \"$HTTPS_PROXY\" http://127.0.0.1:9/"
+    scripted_agent(
+        controller,
+        tmp_path,
+        turn=[
+            {"tool": {"id": "t1", "title": "probe the database", "kind": "execute", "status": "in_progress"}},
+            {"shell": PG_PROXIED_PROBE},
+            {"tool_update": {"id": "t1", "status": "completed", "text": "probed"}},
+            {"shell": no_call},
+            {"say": "done"},
+        ],
+    )
+    line = controller.create_line("acp")
+    controller.set_permission(line.thread_id, "full")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.set_network(line.thread_id, "allow-list")
+
+    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+
+    assert outcome.status == "finished", outcome.error
+    assert network_calls(controller, line.thread_id) == [("127.0.0.1:5432", "t1"), ("127.0.0.1:9", None)]
+    [tool] = [m for m in controller.messages(line.thread_id) if m.role is MessageRole.TOOL]
+    assert (tool.payload or {})["connections"] == [{"host": "127.0.0.1", "port": 5432, "allowed": False}]

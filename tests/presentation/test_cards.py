@@ -74,3 +74,36 @@ def test_card_texts_are_asked_of_the_installed_translator_in_their_catalogue_con
     # The summary is the core's text ("run `{command}`", CoreText): translated through the same hook.
     assert running_card("run `ls`").title == "«running «run `ls` …"
     assert ("CoreText", "run `{command}`", -1) in translator
+
+
+def test_a_commands_card_says_which_host_was_refused_and_offers_to_allow_it(
+    translator: list[tuple[str, str, int]],
+) -> None:
+    """SBX-4: the connections a stored command made are on its card: a refused host plainly, with the
+    button's label; a reached one quietly; none on a card whose payload has none."""
+    card = tool_card(
+        {
+            "name": "run_command",
+            "arguments": '{"command": "curl https://example.com"}',
+            "ok": True,
+            "connections": [
+                {"host": "api.x.com", "port": 443, "allowed": True},
+                {"host": "example.com", "port": 443, "allowed": False},
+                {"host": "::1", "port": 8080, "allowed": False},
+                {"host": "bad"},  # a broken entry is left out
+            ],
+        },
+        "[exit code 0 after 0.1 s]\nout",
+    )
+    assert [(c.destination, c.allowed) for c in card.connections] == [
+        ("api.x.com:443", True),
+        ("example.com:443", False),
+        ("[::1]:8080", False),
+    ]
+    assert card.connections[0].text == "«Reached api.x.com:443" and card.connections[0].action == ""
+    refused = card.refused[0]
+    assert refused.text == "«Network refused: example.com:443 — not on this line's allow-list"
+    assert refused.action == "«Allow this host for this line"
+    assert ("RenderingText", "Allow this host for this line", -1) in translator
+    assert "«Network refused: example.com:443 — not on this line's allow-list" in card.plain_text()
+    assert tool_card({"name": "run_command", "arguments": "{}", "ok": True}, "").connections == ()

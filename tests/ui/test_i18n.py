@@ -390,3 +390,16 @@ def test_a_task_start_card_shows_the_reminder_in_the_seeds_chinese(chinese: None
     assert SEED_REMINDER in card.body and "Reminder:" not in card.body
     listing = tool_card({"name": "list_dir", "arguments": {"path": "."}}, reminder)
     assert listing.body == reminder  # a listing that happens to hold those words is not the product speaking
+
+
+def test_a_commands_refused_host_reads_in_chinese_on_its_card(chinese: None) -> None:
+    """SBX-4 (issue 29): the card's line for a refused host and its button, in zh_CN."""
+    payload = {
+        "name": "run_command",
+        "arguments": {"command": "curl https://example.com"},
+        "ok": True,
+        "connections": [{"host": "example.com", "port": 443, "allowed": False}],
+    }
+    [refused] = tool_card(payload, "").refused
+    assert refused.text == "网络被拒绝：example.com:443——不在这条任务线的允许列表中"
+    assert refused.action == "为这条任务线允许此主机"

@@ -56,6 +56,7 @@ from xworkmate.controllers.providers import (
 from xworkmate.controllers.store_thread import TurnWrites, held_changes
 from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.network import ToolConnections
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
@@ -588,6 +589,7 @@ class _TurnRecorder:
         self.chosen: dict[str, str | None] = {"provider": None, "model": None}
         self._thought: list[str] = []
         self._network_seen: set[tuple[str, bool]] = set()  # SBX-4: destinations logged this turn
+        self.connections = ToolConnections()  # SBX-4: which tool call each connection belongs to (its card)
 
     def _describe(self, call: ToolCall) -> str:
         if self.acp:
@@ -598,7 +600,9 @@ class _TurnRecorder:
 
     def _network_connection(self, event: ProxyConnection) -> None:
         """SBX-4: the turn's network log. Each destination is stored once per turn and verdict, with a
-        ``network`` payload the window reads (a denied one offers "Allow this host for this line")."""
+        ``network`` payload the window reads (a denied one offers "Allow this host for this line"), naming
+        the tool call it belongs to (``ToolConnections``), whose card lists it too."""
+        call_id = self.connections.connection(event.host, event.port, event.allowed)
         destination = event.destination
         if (destination, event.allowed) in self._network_seen:
             return
@@ -616,7 +620,14 @@ class _TurnRecorder:
             source=MessageSource.FRAMEWORK_EVENT,
             content=text,
             state=MessageState.COMPLETE if event.allowed else MessageState.ERROR,
-            payload={"network": {"host": event.host, "port": event.port, "allowed": event.allowed}},
+            payload={
+                "network": {
+                    "host": event.host,
+                    "port": event.port,
+                    "allowed": event.allowed,
+                    **({"tool_call_id": call_id} if call_id is not None else {}),
+                }
+            },
         )
 
     def _append(self, **kwargs: Any) -> Message:
@@ -716,10 +727,12 @@ class _TurnRecorder:
             )
         elif isinstance(event, ToolStarted):
             self.flush_thought()
+            self.connections.started(event.call.id)
             turn.ctx.emit(ToolRunning(key=key, call_id=event.call.id, summary=self._describe(event.call)))
         elif isinstance(event, ToolDone):
             self.flush_thought()
             result = event.result
+            connections = self.connections.finished(event.call.id)
             # Q-1: a native tool's untrusted output is stored whole; the model sees the placeholder.
             # (An ACP agent ran its own tools and saw their output before we heard of them.)
             quarantine = not self.acp and quarantines_output(
@@ -740,6 +753,7 @@ class _TurnRecorder:
                     "error_kind": result.error_kind,
                     "changed_path": str(result.changed_path) if result.changed_path else None,
                     "diff": result.diff,
+                    **({"connections": connections} if connections else {}),
                     **({"mode": "acp"} if self.acp else {}),
                 },
             )

@@ -9,9 +9,20 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["HOST_PORT_FORM", "host_port", "is_loopback", "parse_host_port", "parse_host_ports", "url_host_port"]
+__all__ = [
+    "HOST_PORT_FORM",
+    "ToolConnections",
+    "card_connections",
+    "host_port",
+    "is_loopback",
+    "parse_host_port",
+    "parse_host_ports",
+    "url_host_port",
+]
 
 HOST_PORT_FORM = "HOST:PORT (for example api.openai.com:443, or [::1]:8080)"
 _NAME = re.compile(r"^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}))*\.?$")
@@ -68,3 +79,54 @@ def url_host_port(url: str) -> str | None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return None
     return host_port(parts.hostname, port or (443 if parts.scheme == "https" else 80))
+
+
+# -- which tool call a connection belongs to (SBX-4, issue 29) ---------------------------------
+
+
+@dataclass
+class ToolConnections:
+    """The one rule for attributing a connection the line's proxy reported to a tool call.
+
+    A connection belongs to the tool call running when it was made: the most recent one started and
+    not yet finished (a native turn runs one ``run_command`` at a time; an ACP agent's tool call in
+    progress). With none running (an ACP agent's own model request) it belongs to no call, and only
+    the line's notice tells of it. Each call keeps its connections, each destination and verdict
+    once, for its card (stored in the tool message's payload under ``connections``).
+    """
+
+    _running: list[str] = field(default_factory=list)
+    _seen: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def started(self, call_id: str) -> None:
+        if call_id in self._running:
+            self._running.remove(call_id)
+        self._running.append(call_id)
+
+    def connection(self, host: str, port: int, allowed: bool) -> str | None:
+        """The id of the call this connection belongs to (recorded for its card), or None."""
+        if not self._running:
+            return None
+        call_id = self._running[-1]
+        entry = {"host": host, "port": port, "allowed": allowed}
+        seen = self._seen.setdefault(call_id, [])
+        if entry not in seen:
+            seen.append(entry)
+        return call_id
+
+    def finished(self, call_id: str) -> list[dict[str, Any]]:
+        """The call ended: what it connected to, in order (the card's ``connections`` payload)."""
+        if call_id in self._running:
+            self._running.remove(call_id)
+        return self._seen.pop(call_id, [])
+
+
+def card_connections(payload: dict[str, Any] | None) -> list[tuple[str, bool]]:
+    """A stored tool message's connections as (``host:port``, allowed), in order; [] for none or a bad payload."""
+    found: list[tuple[str, bool]] = []
+    entries = (payload or {}).get("connections")
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("port"), int) or not entry.get("host"):
+            continue
+        found.append((host_port(str(entry["host"]), int(entry["port"])), entry.get("allowed") is True))
+    return found

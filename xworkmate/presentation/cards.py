@@ -12,15 +12,18 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from xworkmate.domain.network import card_connections
 from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, ActionKind, action_kind
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import plain_words
 
 __all__ = [
+    "ALLOW_HOST",
     "COLLAPSED_LINES",
     "EXPANDED_LINES",
     "PLAN_MARKS",
+    "CardConnection",
     "RenderingText",
     "ToolCard",
     "plan_text",
@@ -60,6 +63,33 @@ class RenderingText(TranslationContext):
     """The translation context of the cards' texts; ``RenderingText.tr`` counts with ``%n``."""
 
 
+ALLOW_HOST = QT_TRANSLATE_NOOP("RenderingText", "Allow this host for this line")
+"""The card's button under a refused connection (SBX-4); shown through ``translate("RenderingText", …)``."""
+
+
+@dataclass(frozen=True)
+class CardConnection:
+    """A connection the command (or the agent's tool call) made through the line's proxy (SBX-4).
+
+    ``text`` is the card's line for it; ``action`` the label of the button that puts a refused
+    ``destination`` on the line's allow-list ("" for one that was let through).
+    """
+
+    destination: str
+    allowed: bool
+    text: str
+    action: str = ""
+
+
+def _connection(destination: str, allowed: bool) -> CardConnection:
+    if allowed:
+        return CardConnection(destination, True, translate("RenderingText", "Reached {host}").format(host=destination))
+    text = translate("RenderingText", "Network refused: {host} — not on this line's allow-list").format(
+        host=destination
+    )
+    return CardConnection(destination, False, text, translate("RenderingText", ALLOW_HOST))
+
+
 # -- tool cards ----------------------------------------------------------------------
 
 
@@ -70,7 +100,8 @@ class ToolCard:
     ``body_kind`` says what the body is: ``output`` (a command's output or
     what was read), ``diff`` (a write's unified diff, folded by default) or
     ``reason`` (why a call was refused; always shown). ``remark`` is a line
-    always shown under the title (ERR-3: that NUL bytes were replaced).
+    always shown under the title (ERR-3: that NUL bytes were replaced);
+    ``connections`` the network connections the call made (SBX-4), always shown.
     """
 
     tool: str
@@ -80,6 +111,12 @@ class ToolCard:
     body_kind: Literal["output", "diff", "reason", "none"]
     body: str
     remark: str = ""
+    connections: tuple[CardConnection, ...] = ()
+
+    @property
+    def refused(self) -> tuple[CardConnection, ...]:
+        """The refused connections: each offers to allow its host for the line."""
+        return tuple(c for c in self.connections if not c.allowed)
 
     @property
     def body_lines(self) -> list[str]:
@@ -112,7 +149,8 @@ class ToolCard:
     def plain_text(self, expanded: bool = False) -> str:
         lines, note = self.shown_lines(expanded)
         head = f"{self.title} — {self.status}" if self.status else self.title
-        return "\n".join([head, *([self.remark] if self.remark else []), *lines, *([note] if note else [])])
+        network = [c.text for c in self.connections]
+        return "\n".join([head, *([self.remark] if self.remark else []), *network, *lines, *([note] if note else [])])
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
@@ -133,6 +171,10 @@ _EXIT_LINE = re.compile(r"^\[exit code (?P<code>-?\d+|None) after (?P<secs>[\d.]
 def tool_card(payload: dict[str, Any] | None, content: str, *, failed: bool = False) -> ToolCard:
     """The card for a stored tool message (payload written by the controller's turn runner)."""
     card = _stored_card(payload or {}, content, failed=failed)
+    # SBX-4: what the call connected to through the line's proxy, a refused host with its button.
+    connections = tuple(_connection(destination, allowed) for destination, allowed in card_connections(payload))
+    if connections:
+        card = replace(card, connections=connections)
     # ERR-3: the card says when the stored output had NUL bytes replaced.
     return replace(card, remark=plain_words(NUL_REPLACED_NOTE)) if nul_replaced(payload) else card
 

@@ -412,6 +412,7 @@ class MainWindow(WindowShell):
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
         self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
         self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
+        self.message_list.allow_host_requested.connect(self.on_allow_host_requested)  # a tool card's button
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
         self.agent_bar.mode_picked.connect(self.on_agent_mode_picked)
@@ -1177,6 +1178,7 @@ class MainWindow(WindowShell):
                     )
 
     def _show_network_denied(self, view: LineView) -> None:
+        self.message_list.set_allowed_hosts(view.thread.context_state.allowed_hosts)
         destination = self._network_denied.get(view.key)
         if destination is not None and destination in view.thread.context_state.allowed_hosts:
             destination = None

@@ -83,6 +83,12 @@ def card_html(card: ToolCard, expanded: bool) -> str:
     parts = [f'<p style="margin:0">{title}</p>']
     if card.remark:
         parts.append(f'<p style="margin:2px 0 0 0"><i>{html.escape(card.remark)}</i></p>')
+    for connection in card.connections:  # SBX-4: a refused host plainly, a reached one quietly
+        shade = colours.hex("muted-text" if connection.allowed else "danger-text")
+        text = html.escape(connection.text)
+        parts.append(
+            f'<p style="margin:2px 0 0 0; color:{shade}">{text if connection.allowed else f"<b>{text}</b>"}</p>'
+        )
     lines, note = card.shown_lines(expanded)
     if lines:
         rendered = [_diff_line(line) if card.body_kind == "diff" else html.escape(line) for line in lines]

@@ -1,11 +1,19 @@
-"""SBX-4 in the window: a host the line's proxy refused during a turn, and the way to allow it."""
+"""SBX-4 in the window: a host the line's proxy refused during a turn, and the way to allow it.
+
+``NetworkDeniedBar`` under the conversation; ``CardNetworkActions`` on the card of the tool call that
+made the connection (the card's texts are ``presentation.cards``'). Both ask for the same thing:
+``allow_requested(host:port)``, which the window answers with the line's ``set_allowed_hosts``.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Collection, Sequence
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from xworkmate.domain.messages import Message
+from xworkmate.presentation.cards import CardConnection
 
 
 def denied_destination(message: Message) -> str | None:
@@ -51,3 +59,32 @@ class NetworkDeniedBar(QFrame):
     def _allow(self) -> None:
         if self.destination is not None:
             self.allow_requested.emit(self.destination)
+
+
+class CardNetworkActions(QWidget):
+    """The buttons under a tool card's refused connections: one per refused host (``cardAllowHostButton``).
+
+    A host already on the line's list (``set_allowed``) has its button disabled.
+    """
+
+    allow_requested = Signal(str)
+
+    def __init__(self, refused: Sequence[CardConnection], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("cardNetworkActions")
+        self.buttons: list[QPushButton] = []
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for connection in refused:
+            button = QPushButton(connection.action)
+            button.setObjectName("cardAllowHostButton")
+            button.setProperty("destination", connection.destination)
+            button.setToolTip(connection.destination)
+            button.clicked.connect(lambda _=False, host=connection.destination: self.allow_requested.emit(host))
+            layout.addWidget(button)
+            self.buttons.append(button)
+        layout.addStretch(1)
+
+    def set_allowed(self, hosts: Collection[str]) -> None:
+        for button in self.buttons:
+            button.setEnabled(button.property("destination") not in hosts)

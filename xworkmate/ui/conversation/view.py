@@ -13,12 +13,24 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPointF,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QMouseEvent, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QListView,
+    QPushButton,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -28,6 +40,7 @@ from PySide6.QtWidgets import (
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.ui import markdown_style, theme
 from xworkmate.ui.conversation.model import MIN_FIRST_PAGE, PAGE_SIZE, MessageListModel
+from xworkmate.ui.conversation.network_bar import CardNetworkActions
 from xworkmate.ui.conversation.rows import (
     CHIP_ROLE,
     CONTENT_ROLE,
@@ -79,6 +92,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._header_font: tuple[QFont, QFontMetrics] | None = None
         self._card_colour_cache: dict[tuple[theme.Scheme, str, bool], tuple[QColor, QColor]] = {}
         self._editing: QPersistentModelIndex | None = None
+        self._actions_height: tuple[QFont, int] | None = None
         self.live_render_ms = 0.0
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
@@ -138,6 +152,26 @@ class MessageDelegate(QStyledItemDelegate):
                 self._card_colour_cache.clear()
             self._card_colour_cache[key] = cached
         return cached
+
+    @staticmethod
+    def has_actions(view: RowView) -> bool:
+        """SBX-4: a stored tool card with a refused connection has a row of buttons under its body."""
+        return view.card is not None and view.live is None and bool(view.card.refused)
+
+    def actions_height(self, font: QFont) -> int:
+        """The height of a card's button row (a push button's, in the list's font)."""
+        if self._actions_height is None or self._actions_height[0] != font:
+            probe = QPushButton("Ag")
+            probe.setFont(font)
+            self._actions_height = (QFont(font), probe.sizeHint().height())
+            probe.deleteLater()
+        return self._actions_height[1]
+
+    def actions_rect(self, rect: QRect, font: QFont) -> QRectF:
+        """Where a card's button row is: at the bottom of the card, under its body."""
+        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        height = self.actions_height(font)
+        return QRectF(card.left() + self.PADDING, card.bottom() - self.PADDING - height, self.text_width(), height)
 
     def shortest_row_height(self, font: QFont) -> int:
         """A row with a one-line body: no row is shorter."""
@@ -205,6 +239,8 @@ class MessageDelegate(QStyledItemDelegate):
             header_height = self._header(option.font)[1].height()
             body_height = self._body(view, option.font).height()
             height = int(2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + body_height) + 1
+            if self.has_actions(view):
+                height += self.GAP + self.actions_height(option.font)
             if live:
                 self.live_render_ms = (time.perf_counter() - started) * 1000
             else:
@@ -232,6 +268,8 @@ class MessageDelegate(QStyledItemDelegate):
             inner = QPainterPath()
             inner.addRoundedRect(card.adjusted(1, 1, -1, -1), _CARD_RADIUS - 1, _CARD_RADIUS - 1)
             painter.fillPath(inner, fill)
+        if self.has_actions(view) and isinstance(self._view, MessageListView):
+            self._view.want_card_actions(index)  # its buttons: real widgets over the card, made once shown
         if view.card is not None and view.live is None:
             accent = QRectF(card.left(), card.top() + 4, 3, card.height() - 8)
             painter.fillRect(accent, theme.current().color("tool-ok-accent" if view.card.ok else "tool-error-accent"))
@@ -317,6 +355,9 @@ class MessageDelegate(QStyledItemDelegate):
         return editor
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        if isinstance(editor, CardNetworkActions):
+            editor.setGeometry(self.actions_rect(option.rect, option.font).toAlignedRect())
+            return
         rect = self.body_rect(option.rect, option.font)
         editor.setGeometry(rect.toAlignedRect())
         if isinstance(editor, MessageTextView):
@@ -371,10 +412,14 @@ class MessageListView(QListView):
     """
 
     changes_chip_clicked = Signal(int)
+    allow_host_requested = Signal(str)
+    """SBX-4: a tool card's "Allow this host for this line" was pressed (``host:port``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._follow_newest = True  # first: Qt calls updateGeometries from the setters below
+        self._wanted_actions: list[QPersistentModelIndex] = []
+        self._allowed_hosts: frozenset[str] = frozenset()
         self.setObjectName("messageList")
         self.message_delegate = MessageDelegate(self)
         self.setItemDelegate(self.message_delegate)
@@ -487,7 +532,40 @@ class MessageListView(QListView):
 
     def reset(self) -> None:
         self._text_row = None  # Qt drops every editor on reset
+        self._wanted_actions.clear()
         super().reset()
+
+    # -- SBX-4: the buttons of a card's refused connections --------------------------------------
+
+    def want_card_actions(self, index: ModelIndex) -> None:
+        """A painted card has refused connections: its buttons are made after this paint (once per row)."""
+        if self.indexWidget(QModelIndex(index)) is not None or any(w == index for w in self._wanted_actions):
+            return
+        self._wanted_actions.append(QPersistentModelIndex(index))
+        if len(self._wanted_actions) == 1:
+            QTimer.singleShot(0, self._make_card_actions)
+
+    def _make_card_actions(self) -> None:
+        wanted, self._wanted_actions = self._wanted_actions, []
+        for persistent in wanted:
+            index = QModelIndex(persistent)
+            view = index.data(ROW_ROLE) if persistent.isValid() else None
+            if not isinstance(view, RowView) or view.card is None or self.indexWidget(index) is not None:
+                continue
+            actions = CardNetworkActions(view.card.refused)
+            actions.set_allowed(self._allowed_hosts)
+            actions.allow_requested.connect(self.allow_host_requested)
+            self.setIndexWidget(index, actions)
+
+    def card_actions(self) -> list[CardNetworkActions]:
+        """The button rows made so far (for the rows shown)."""
+        return self.viewport().findChildren(CardNetworkActions)
+
+    def set_allowed_hosts(self, hosts: Sequence[str]) -> None:
+        """The shown line's allow-list: a refused host now on it has its card's button disabled."""
+        self._allowed_hosts = frozenset(hosts)
+        for actions in self.card_actions():
+            actions.set_allowed(self._allowed_hosts)
 
     def keyPressEvent(self, event: Any) -> None:
         current = self.currentIndex()

@@ -396,6 +396,14 @@
 <context>
     <name>ComposerKeys</name>
     <message>
+        <source>Send this task a follow-up… (it replaces the words the task acts on; {keys})</source>
+        <translation>给这个任务发送跟进…（它会取代任务所依据的话；{keys}）</translation>
+    </message>
+    <message>
+        <source>Type a request for this task line… ({keys})</source>
+        <translation>为这条任务线输入请求…（{keys}）</translation>
+    </message>
+    <message>
         <source>Enter sends, Shift+Enter adds a line</source>
         <translation>Enter 发送，Shift+Enter 换行</translation>
     </message>
@@ -744,10 +752,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>That did not work — {error}</source>
         <translation>操作没有成功：{error}</translation>
-    </message>
-    <message>
-        <source>Send this task a follow-up… (it replaces the words the task acts on)</source>
-        <translation>给这个任务发送跟进…（它会取代任务所依据的话）</translation>
     </message>
     <message>
         <source>&amp;New task line</source>
@@ -1227,10 +1231,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>还没有消息。在下方输入请求，然后按 Enter。</translation>
     </message>
     <message>
-        <source>Type a request for this task line… (Enter sends, Shift+Enter adds a line)</source>
-        <translation>为这条任务线输入请求…（Enter 发送，Shift+Enter 换行）</translation>
-    </message>
-    <message>
         <source>No agent provider is configured, so nothing will run. &lt;a href=&quot;settings:providers&quot;&gt;Set up a provider…&lt;/a&gt;</source>
         <translation>尚未配置智能体的模型服务，因此什么都不会运行。&lt;a href=&quot;settings:providers&quot;&gt;设置模型服务…&lt;/a&gt;</translation>
     </message>
@@ -1452,10 +1452,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>当我在看别处时，如果某条任务线需要审批、失败或完成，就在桌面上告诉我（通知方式：{backend}）</translation>
     </message>
     <message>
-        <source>{title} — {app}</source>
-        <translation>{title} — {app}</translation>
-    </message>
-    <message>
         <source>Needs you</source>
         <translation>需要你处理</translation>
     </message>
@@ -1512,6 +1508,14 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>{title} ({count})</source>
         <translation>{title}（{count}）</translation>
+    </message>
+    <message>
+        <source>{title} — {app}</source>
+        <translation>{title} — {app}</translation>
+    </message>
+    <message>
+        <source>({count}) {title}</source>
+        <translation>（{count}）{title}</translation>
     </message>
     <message>
         <source>Open the line</source>

@@ -1,0 +1,26 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+    <context>
+        <name>ComposerKeys</name>
+        <message>
+            <source>Send this task a follow-up… (it replaces the words the task acts on; {keys})</source>
+            <translation>给这个任务发送跟进…（它会取代任务所依据的话；{keys}）</translation>
+        </message>
+        <message>
+            <source>Type a request for this task line… ({keys})</source>
+            <translation>为这条任务线输入请求…（{keys}）</translation>
+        </message>
+    </context>
+    <context>
+        <name>Notifier</name>
+        <message>
+            <source>{title} — {app}</source>
+            <translation>{title} — {app}</translation>
+        </message>
+        <message>
+            <source>({count}) {title}</source>
+            <translation>（{count}）{title}</translation>
+        </message>
+    </context>
+</TS>

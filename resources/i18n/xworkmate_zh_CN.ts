@@ -918,6 +918,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>网络设置未更改：{error}</translation>
     </message>
     <message>
+        <source>Provider not changed — {error}</source>
+        <translation>未更改模型服务 — {error}</translation>
+    </message>
+    <message>
         <source>Execution mode not changed — {error}</source>
         <translation>执行方式未更改：{error}</translation>
     </message>

@@ -100,3 +100,28 @@ def test_an_idle_watcher_reports_nothing_and_sees_each_write_once(
     controller.create_line("New")
     change = controller.external_changes()
     assert change.threads and not change.providers
+
+
+def test_a_provider_picked_in_the_window_is_the_lines_after_a_restart(
+    qtbot: QtBot, sqlite_controller: SessionController
+) -> None:
+    """Issue 30: the pick was kept in the window's memory only; after a restart the picker said "Default"
+    and `thread show --json` had provider null. It is the line's execution binding now."""
+    _providers(sqlite_controller)
+    line = sqlite_controller.create_line("Pinned")
+    other = sqlite_controller.create_line("Other")
+    window = open_window(qtbot, sqlite_controller)
+    picker = window.provider_picker
+    click_line(qtbot, window, line.thread_id)
+    picker.setCurrentIndex(picker.findData("med"))
+    qtbot.waitUntil(lambda: sqlite_controller.get_thread(line.thread_id).execution_binding.provider == "med")
+    click_line(qtbot, window, other.thread_id)
+    assert picker.currentText() == "Default — plain"  # each line its own pick
+    click_line(qtbot, window, line.thread_id)
+    assert picker.currentText() == "med · m-med"
+    window.close()
+    again = open_window(qtbot, sqlite_controller)
+    click_line(qtbot, again, line.thread_id)
+    assert again.provider_picker.currentText() == "med · m-med"
+    again.provider_picker.setCurrentIndex(0)  # back to the default: the binding names none
+    qtbot.waitUntil(lambda: sqlite_controller.get_thread(line.thread_id).execution_binding.provider is None)

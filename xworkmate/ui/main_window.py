@@ -203,11 +203,11 @@ class MainWindow(WindowShell):
         # ERR-1: why each line's last run failed, said in its status line until it runs again
         # (the failure notice in the conversation may be missing when the database itself failed).
         self._last_failure: dict[str, str] = {}
+        self._provider_picks: dict[str, str | None] = {}  # issue 30: a line's provider pick on its way to the store
         self._network_denied: dict[str, str] = {}  # SBX-4: line key → the host its proxy last refused
         # Issue 15: a sign-in card per line whose agent waits for the person to pick a method.
         self._sign_ins: dict[str, SignInRequested] = {}
         self._sign_in_card: SignInCard | None = None
-        self._provider_choice: dict[str, str | None] = {}
         self._providers: list[ProviderRecord] = []
         self._agent_sessions: dict[str, object] = {}  # issue 15, item 7: what session/list said, per line
         # Issue 15: read once per line and kept until the controller says they changed (switching stays cheap).
@@ -1217,11 +1217,39 @@ class MainWindow(WindowShell):
             self.message_pane.show_permission(view.thread.context_state.permission_level)
             self.message_pane.show_network(view.thread.context_state.network)
             self.mode_picker.show_line(view)
+            self._show_provider_choices(view)
 
     @Slot(int)
     def on_provider_picked(self, _index: int) -> None:
-        if self._view is not None:
-            self._provider_choice[self._view.key] = self.message_pane.chosen_provider()
+        """Issue 30: the provider picked for a line is the line's (its execution binding), on the store
+        worker; it survives a restart and `thread show` names it. A refusal puts the picker back."""
+        view = self._view
+        if view is None or view.thread.execution_binding.mode is ExecutionMode.ACP:
+            return
+        chosen = self.message_pane.chosen_provider()
+        if chosen == view.thread.execution_binding.provider:
+            return
+        key = view.key
+        self._provider_picks[key] = chosen  # shown until stored: a view read meanwhile does not undo it
+
+        def stored(_thread: object = None) -> None:
+            if self._provider_picks.get(key) == chosen:
+                del self._provider_picks[key]
+
+        def refused() -> None:
+            stored()
+            self._show_stored_settings()
+
+        self.operations.run(
+            lambda: self._controller.set_execution(key, ExecutionMode.NATIVE, chosen),  # LineUpdated redraws
+            done=stored,
+            failed=self._failure(
+                self.tr("Provider not changed — {error}"),
+                ValueError,
+                LookupError,
+                then=refused,
+            ),
+        )
 
     @Slot(int)
     def on_mode_picked(self, _index: int) -> None:
@@ -1408,8 +1436,6 @@ class MainWindow(WindowShell):
         self.mode_picker.set_agents(providers)
         if self._view is not None:
             self.mode_picker.show_line(self._view)
-        known = set(self.message_pane.provider_names())
-        self._provider_choice = {k: v for k, v in self._provider_choice.items() if v is None or v in known}
         if self._view is not None:
             self._show_provider_choices(self._view)
         self._show_provider_state()
@@ -1428,8 +1454,7 @@ class MainWindow(WindowShell):
             else DEFAULT_PROVIDER_LABEL
         )
         self.message_pane.set_providers(list(choices.allowed), default_label=default)
-        pinned = view.thread.execution_binding.provider
-        self.message_pane.choose_provider(self._provider_choice.get(view.key, pinned))
+        self.message_pane.choose_provider(self._provider_picks.get(view.key, view.thread.execution_binding.provider))
 
     def _show_provider_state(self) -> None:
         """An ACP line runs its agent, not a provider: no banner, no provider to pick."""

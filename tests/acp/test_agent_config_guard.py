@@ -3,8 +3,9 @@
 A hostile agent may write its CLI's state folders (``~/.qwen``, ``~/.config/opencode``…), which are the
 person's real ones. What the CLI runs from there when the person starts it by hand (MCP server commands,
 hooks, plugins, extensions) stays read-only in the sandbox; a config file that did not exist (and so
-could not be mounted) is named on the line once the agent's process ended. The agent's ordinary state
-stays writable. Real bubblewrap, real processes, a temporary HOME.
+could not be mounted), or one the CLI must write itself (Qwen's ``settings.json``: it cannot sign in
+when that file is read-only), is named on the line once the agent's process ended. The agent's
+ordinary state stays writable. Real bubblewrap, real processes, a temporary HOME.
 """
 
 from __future__ import annotations
@@ -53,7 +54,6 @@ def test_qwen_and_opencode_config_stays_read_only_in_the_sandbox_while_their_sta
     script = "; ".join(
         [
             'echo \'{"mcpServers": {"x": {"command": "evil"}}}\' > ~/.qwen/settings.json; echo settings=$?',
-            "mv ~/.qwen/settings.json ~/.qwen/moved.json; echo moved=$?",
             "mkdir ~/.qwen/extensions/evil; echo extension=$?",
             "echo 'export default {}' > ~/.config/opencode/plugin/evil.js; echo plugin=$?",
             "mv ~/.config/opencode/plugin ~/.config/opencode/old; echo plugin_moved=$?",
@@ -73,10 +73,9 @@ def test_qwen_and_opencode_config_stays_read_only_in_the_sandbox_while_their_sta
         check=False,
     )
     said = dict(part.split("=") for part in done.stdout.split() if "=" in part)
-    assert said.keys() >= {"settings", "moved", "extension", "plugin", "plugin_moved", "created"}, done.stderr
-    for tag in ("settings", "moved", "extension", "plugin", "plugin_moved"):
+    assert said.keys() >= {"settings", "extension", "plugin", "plugin_moved", "created"}, done.stderr
+    for tag in ("extension", "plugin", "plugin_moved"):
         assert said[tag] != "0", f"{tag} was allowed: {done.stdout}"
-    assert json.loads((person_home / ".qwen" / "settings.json").read_text()) == PERSONS_SETTINGS
     assert not any((person_home / ".config" / "opencode" / "plugin").iterdir())
     assert not (person_home / ".qwen" / "extensions" / "evil").exists()
     assert said["qwen_state"] == "0" and (person_home / ".qwen" / "tmp" / "x").read_text() == "state\n"
@@ -85,8 +84,10 @@ def test_qwen_and_opencode_config_stays_read_only_in_the_sandbox_while_their_sta
     notice = describe_config_changes(before, config_fingerprint(watched), watched)
     assert notice is not None
     assert "~/.config/opencode/opencode.json was added" in notice
+    assert "~/.qwen/settings.json was changed" in notice  # Qwen writes it itself, so it stays writable
     assert "OpenCode runs its MCP server commands and plugins from there" in notice
-    assert "outside the sandbox" in notice and "qwen" not in notice.lower()
+    assert "Qwen Code runs its MCP server commands and hooks from there" in notice
+    assert "outside the sandbox" in notice and "extensions" not in notice
 
 
 def test_a_cli_recording_its_own_sign_in_is_not_reported_but_a_server_it_would_run_is(person_home: Path) -> None:

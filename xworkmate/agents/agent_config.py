@@ -15,8 +15,9 @@ custom tools, extensions, an ``.env`` its commands inherit. As ``repo_guard`` do
   read-only instead of being a gap the agent could fill (as ``prepare_control_paths`` makes
   ``.git/hooks``);
 * ``read_only_paths``: the existing ones, which the sandbox keeps read-only (``SandboxPolicy.read_only``),
-  but for what the CLI itself writes in a normal session (``written``: ``~/.claude.json``, OpenCode's
-  ``package.json`` and downloaded ``bin``), which is only watched;
+  but for what the CLI itself writes in a normal session (``written``: Qwen's and Gemini's
+  ``settings.json``, ``~/.claude.json``, OpenCode's ``package.json`` and downloaded ``bin``), which is
+  only watched;
 * ``config_fingerprint`` before the agent's process starts and after it ends, and
   ``describe_config_changes``, so the line says what changed there anyway.
 
@@ -100,14 +101,15 @@ def _gemini_family(home: str) -> tuple[AgentConfig, ...]:
     ``.env`` (loaded into the CLI's environment, which its commands inherit) and ``extensions/`` (each
     extension brings MCP servers and hooks)."""
     return (
-        AgentConfig(f"{home}/settings.json", "MCP server commands and hooks", ignored=_GEMINI_OWN),
+        # Written at sign-in, through a rename to ``settings.json.orig`` that a mount would refuse (EBUSY):
+        # read-only, Qwen Code 0.24 cannot sign in at all. Watched, then.
+        AgentConfig(f"{home}/settings.json", "MCP server commands and hooks", written=True, ignored=_GEMINI_OWN),
         AgentConfig(f"{home}/.env", "environment (its commands inherit it)"),
         AgentConfig(f"{home}/extensions", "extensions", folder=True),
     )
 
 
 # SBX-3: per known agent (by executable name, as AGENT_STATE_DIRS), the paths its CLI runs code from.
-# Smaller entries first: one fingerprint reads at most ``repo_guard``'s bounds.
 AGENT_CONFIG: dict[str, tuple[AgentConfig, ...]] = {
     "qwen": _gemini_family("~/.qwen"),
     "gemini": _gemini_family("~/.gemini"),
@@ -145,7 +147,8 @@ AGENT_CONFIG: dict[str, tuple[AgentConfig, ...]] = {
         AgentConfig("~/.config/opencode/plugins", "plugins", folder=True),
         AgentConfig("~/.config/opencode/tool", "custom tools", folder=True),
         AgentConfig("~/.config/opencode/tools", "custom tools", folder=True),
-        AgentConfig("~/.cache/opencode/bin", "downloaded programs", folder=True, make=False, written=True),
+        # Made first (OpenCode makes it at start): then only a program put there is reported.
+        AgentConfig("~/.cache/opencode/bin", "downloaded programs", folder=True, written=True),
     ),
     "goose": (AgentConfig("~/.config/goose/config.yaml", "extensions' commands"),),
 }
@@ -195,7 +198,8 @@ def read_only_paths(found: Iterable[ConfigPath]) -> tuple[Path, ...]:
 def config_fingerprint(found: Iterable[ConfigPath]) -> dict[str, str]:
     """What those paths hold now (``~/…`` → kind, mode and digest; a JSON file: of what in it counts,
     left out when nothing does)."""
-    chosen = list(found)
+    # Files before folders: a large plugins folder must not use up the bounds before a settings file is read.
+    chosen = sorted(found, key=lambda c: c.entry.folder)
     seen = fingerprint_paths((c.path, c.shown) for c in chosen)
     for config in chosen:
         entry = config.entry

@@ -222,6 +222,8 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
         [*escapes, "tool results the model saw:", *(f"  {k}: {v[:200]!r}" for k, v in results.items())]
     )
     assert len(session_requests(openai_server)) == len(attempts) + 1
+    # SBX-3: an ordinary session changes nothing OpenCode would run outside the sandbox, and the line says nothing.
+    assert [m.content for m in controller.messages(line.thread_id) if "During this turn" in m.content] == []
 
 
 def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_postgresql(

@@ -176,6 +176,8 @@ def test_qwen_signs_in_by_itself_and_writes_in_the_lines_folder(scene: Scene, op
     assert notices == [SIGNED_IN]
     settings = json.loads((scene.home / ".qwen" / "settings.json").read_text())
     assert settings["security"]["auth"]["selectedType"] == "openai"
+    # SBX-3: that is no change to what Qwen runs (MCP servers, hooks), so the line does not report it.
+    assert [m["content"] for m in scene.ok("messages", key) if "During this turn" in m["content"]] == []
     # The key reached the model server through the environment reference, never on the command line.
     assert {r.headers.get("authorization") for r in openai_server.chat_requests} == {f"Bearer {scene.key}"}
     assert scene.key not in json.dumps(scene.ok("provider", "list"))

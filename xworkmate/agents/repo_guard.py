@@ -22,11 +22,19 @@ import contextlib
 import hashlib
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from xworkmate.agents.git_safe import GitUnsafe, first_line, run_git
 
-__all__ = ["control_paths", "describe_changes", "fingerprint", "prepare_control_paths"]
+__all__ = [
+    "control_paths",
+    "describe_changes",
+    "fingerprint",
+    "fingerprint_paths",
+    "listed_changes",
+    "prepare_control_paths",
+]
 
 _CONTROL_NAMES = ("hooks", "info", "config", "config.worktree", "commondir")
 _MAX_ENTRIES = 500
@@ -138,6 +146,15 @@ def fingerprint(folder: str | os.PathLike[str]) -> dict[str, str]:
     return prints.seen
 
 
+def fingerprint_paths(paths: Iterable[tuple[Path, str]]) -> dict[str, str]:
+    """The same bounded fingerprint of other paths (each with the name it is shown by), no link followed;
+    a folder is walked (``agents.agent_config`` watches an agent CLI's config this way)."""
+    prints = _Prints()
+    for path, shown in paths:
+        prints.walk(path, shown)
+    return prints.seen
+
+
 def _shown(root: Path, path: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
@@ -194,13 +211,20 @@ class _Prints:
 
 def describe_changes(before: dict[str, str], after: dict[str, str]) -> str | None:
     """One notice for the line when a turn changed the repository's control files, else None."""
+    shown = listed_changes(before, after)
+    if shown is None:
+        return None
+    return (
+        f"During this turn {shown}. Git runs hooks and the commands a repository's config names as you,"
+        " outside the sandbox: check them before you run git in this folder."
+    )
+
+
+def listed_changes(before: dict[str, str], after: dict[str, str]) -> str | None:
+    """What changed between two fingerprints, as the notices name it ("x was added; y was changed"), or None."""
     changes = [f"{p} was added" for p in after if p not in before]
     changes += [f"{p} was changed" for p in after if p in before and before[p] != after[p]]
     changes += [f"{p} was removed" for p in before if p not in after]
     if not changes:
         return None
-    shown = "; ".join(sorted(changes)[:8]) + ("; …" if len(changes) > 8 else "")
-    return (
-        f"During this turn {shown}. Git runs hooks and the commands a repository's config names as you,"
-        " outside the sandbox: check them before you run git in this folder."
-    )
+    return "; ".join(sorted(changes)[:8]) + ("; …" if len(changes) > 8 else "")

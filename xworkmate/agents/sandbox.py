@@ -12,8 +12,9 @@ the process sees:
   toolchains on PATH are shown again, read-only (``readable``): their ``bin``
   folders and what those resolve into, never their whole parent
   (``toolchain_dirs``, SBX-3);
-* parts of the writable folder kept read-only (``read_only``: the repository's
-  hooks and config, SBX-3), wherever they would otherwise be writable;
+* parts of the writable folders kept read-only (``read_only``: the repository's
+  hooks and config, ``repo_guard``; the config an agent CLI runs outside the
+  sandbox, ``agent_config``; SBX-3), wherever they would otherwise be writable;
 * the credentials that always stay hidden (``denied``, ``always_hidden``:
   keyrings, ``~/.ssh``, cloud and registry tokens), hidden last so that no
   binding, shallower or deeper, shows them again (SBX-3);
@@ -162,7 +163,7 @@ class SandboxPolicy:
     # SBX-4: ``network`` shares the host's network; else ``allowed_hosts`` (a tuple, possibly empty) asks for
     # the allow-list proxy, reached through ``proxy`` once it runs; neither: no network at all.
     network: bool = False
-    # SBX-3: kept read-only where they would be writable (the repository's hooks and config).
+    # SBX-3: kept read-only where they would be writable (the repository's hooks and config, an agent CLI's config).
     read_only: tuple[Path, ...] = ()
     # SBX-3: always hidden, whatever shows them (``always_hidden``); applied after every other mount.
     denied: tuple[Path, ...] = ()

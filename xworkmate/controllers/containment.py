@@ -14,6 +14,13 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from xworkmate.agents.agent_config import (
+    AGENT_STATE_DIRS,
+    ConfigPath,
+    config_paths,
+    prepare_config_paths,
+    read_only_paths,
+)
 from xworkmate.agents.confinement import binding_refusal
 from xworkmate.agents.repo_guard import control_paths, prepare_control_paths
 from xworkmate.agents.sandbox import (
@@ -29,18 +36,14 @@ from xworkmate.domain.threads import NetworkAccess, TaskThread
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 
-__all__ = ["AGENT_STATE_DIRS", "agent_state_dirs", "line_sandbox", "sandbox_env", "state_dir_problem"]
-
-# SBX-1: the folders a known agent CLI keeps its own state in, relative to the home folder.
-# Writable in its sandbox unless the person edits the list (Settings → Providers, `--acp-state-dir`).
-AGENT_STATE_DIRS: dict[str, tuple[str, ...]] = {
-    "qwen": ("~/.qwen",),
-    "gemini": ("~/.gemini",),
-    "codex-acp": ("~/.codex",),
-    "claude-code-acp": ("~/.claude", "~/.claude.json"),
-    "opencode": ("~/.config/opencode", "~/.local/share/opencode", "~/.local/state/opencode", "~/.cache/opencode"),
-    "goose": ("~/.config/goose", "~/.local/share/goose", "~/.local/state/goose"),
-}
+__all__ = [
+    "AGENT_STATE_DIRS",
+    "agent_config_paths",
+    "agent_state_dirs",
+    "line_sandbox",
+    "sandbox_env",
+    "state_dir_problem",
+]
 
 
 def agent_state_dirs(command: Sequence[str], configured: Sequence[str] | None) -> tuple[str, ...]:
@@ -60,6 +63,14 @@ def state_dir_problem(entry: str, *, data_folder: Path) -> str | None:
         return "use an absolute path or one under ~/"
     reason = binding_refusal(_expand(entry, Path.home()), user_home=Path.home(), data_folder=data_folder)
     return reason.replace("the line's folder", "the agent's writable folder") if reason else None
+
+
+def agent_config_paths(writable: Iterable[str], *, sandboxed: bool) -> tuple[ConfigPath, ...]:
+    """SBX-3: the code-running config (``agents.agent_config``) an agent with these writable folders can
+    change: inside them in its sandbox; anywhere under the home without one."""
+    home = Path(os.path.realpath(Path.home()))
+    folders = [_expand(entry, home) for entry in writable] if sandboxed else [home]
+    return config_paths(folders, home)
 
 
 def _expand(entry: str, home: Path) -> Path:
@@ -84,7 +95,8 @@ def line_sandbox(
     folders (an agent's state, ``~`` for the home), created when missing so they can be mounted;
     ``executable`` (an agent's executable and the files its command names) is shown read-only when it
     lives where the sandbox puts an empty folder (the home, ``/tmp``). The repository's hooks and
-    config stay read-only and the credentials ``always_hidden`` names stay hidden (SBX-3). The file
+    config, and the config in those folders that an agent CLI runs outside the sandbox
+    (``agents.agent_config``), stay read-only; the credentials ``always_hidden`` names stay hidden (SBX-3). The file
     tools refuse what this policy hides (``policy.access``), so there is one list (SBX-2).
     """
     assert thread.workspace_binding.path is not None
@@ -104,13 +116,15 @@ def line_sandbox(
             target.mkdir(parents=True, exist_ok=True)
         extra_writable.append(target)
     prepare_control_paths(folder)
+    agent_config = config_paths(extra_writable, home)
+    prepare_config_paths(agent_config)
     policy = SandboxPolicy(
         working_directory=folder,
         hidden=tuple(_outermost(hidden, keep=folder)),
         writable=tuple(extra_writable),
         readable=toolchain_dirs(path_env, (home, Path("/tmp")), extra=executable),
         home=home,
-        read_only=control_paths(folder),
+        read_only=(*control_paths(folder), *read_only_paths(agent_config)),
         denied=always_hidden(home),
         # SBX-3: each process checks the folder again; an unpinned line is pinned as the folder is now.
         pin=thread.workspace_binding.pin or pin_folder(os.fspath(folder)),

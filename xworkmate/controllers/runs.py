@@ -15,6 +15,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from xworkmate.agents.agent_config import ConfigPath, config_fingerprint, describe_config_changes
 from xworkmate.agents.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -43,7 +44,7 @@ from xworkmate.controllers.changes import (
     RunStarted,
     ToolRunning,
 )
-from xworkmate.controllers.containment import agent_state_dirs, line_sandbox, sandbox_env
+from xworkmate.controllers.containment import agent_config_paths, agent_state_dirs, line_sandbox, sandbox_env
 from xworkmate.controllers.line_network import agent_model_hosts, agent_network
 from xworkmate.controllers.outcomes import TurnOutcome
 from xworkmate.controllers.providers import (
@@ -202,6 +203,18 @@ class TurnRunner:
                 await ctx.store_thread.call(lambda: ctx.notice(key, text))
         except Exception:  # the turn's own ending stands (ERR-1)
             log.warning("could not compare the repository's control files on %s", request.thread_id, exc_info=True)
+
+    async def _agent_config_notice(self, key: str, watched: tuple[ConfigPath, ...], before: dict[str, str]) -> None:
+        """SBX-3: when the agent changed what its CLI runs outside the sandbox (a config file it could
+        create, or anything where no sandbox ran), the line names each path."""
+        try:
+            after = await asyncio.to_thread(config_fingerprint, watched)
+            text = describe_config_changes(before, after, watched)
+            if text is not None:
+                ctx = self._turn.ctx
+                await ctx.store_thread.call(lambda: ctx.notice(key, text))
+        except Exception:  # the turn's own ending stands (ERR-1)
+            log.warning("could not compare the agent's config on %s", key, exc_info=True)
 
     async def _run_one(
         self,
@@ -443,28 +456,36 @@ class TurnRunner:
 
         begun = await turn.ctx.store_thread.call(start)
         inbox = self._inbox(key, begun.viewer, recorder, last_seen=begun.last_seen)
-        result = await self._acp_runner.run_turn(
-            # CAT-3: content on the ACP path carries no category.
-            request.model_copy(update={"category": None}),
-            command=record.acp_command,
-            env=resolve_env_refs(record.acp_env_refs),
-            prompt=begun.prompt,
-            acp_session_id=thread.execution_binding.acp_session_id,
-            approver=approver,
-            emit=recorder.record,
-            permission_level=level,
-            provider=record.name,
-            sandbox=sandbox,
-            # SBX-1: the allow-list (proxies included: the agent must reach its model) plus its references.
-            base_env=sandbox_env(thread, proxies=True),
-            command_sandbox=begun.command_sandbox,
-            command_env=sandbox_env(thread),
-            # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
-            auth_method=record.acp_auth_method,
-            choose_auth=None if headless else turn.approvals.window_sign_in(key, record.name),
-            choices=begun.choices,
-            mcp_servers=begun.mcp_servers,
+        # SBX-3: what the agent's CLI would run outside the sandbox, before its process starts and after it ends.
+        watched = agent_config_paths(
+            agent_state_dirs(record.acp_command, record.acp_state_dirs), sandboxed=sandbox.available
         )
+        config_before = await asyncio.to_thread(config_fingerprint, watched)
+        try:
+            result = await self._acp_runner.run_turn(
+                # CAT-3: content on the ACP path carries no category.
+                request.model_copy(update={"category": None}),
+                command=record.acp_command,
+                env=resolve_env_refs(record.acp_env_refs),
+                prompt=begun.prompt,
+                acp_session_id=thread.execution_binding.acp_session_id,
+                approver=approver,
+                emit=recorder.record,
+                permission_level=level,
+                provider=record.name,
+                sandbox=sandbox,
+                # SBX-1: the allow-list (proxies included: the agent must reach its model) plus its references.
+                base_env=sandbox_env(thread, proxies=True),
+                command_sandbox=begun.command_sandbox,
+                command_env=sandbox_env(thread),
+                # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
+                auth_method=record.acp_auth_method,
+                choose_auth=None if headless else turn.approvals.window_sign_in(key, record.name),
+                choices=begun.choices,
+                mcp_servers=begun.mcp_servers,
+            )
+        finally:
+            await asyncio.shield(self._agent_config_notice(key, watched, config_before))
         if result.session_id:
             session_id = result.session_id
             await recorder.writes.read(

@@ -72,20 +72,25 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     button = window.task_pane.needs_you_button
     assert button.objectName() == "needsYouFilter" and button.text() == "Needs you (3)"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    assert shown_rows(window) == list(keys)  # the one waiting longest first; main needs nothing
+    # The one waiting longest first; main needs nothing but is the line shown, so it stays (issue 30).
+    assert shown_rows(window) == ["main", *keys]
     window.grab().save(str(tmp_path / "needs-you-filter.png"))
 
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
     assert window.shown_key == finished.thread_id
-    # Shown in the active window: seen, so it leaves the list; the count follows.
+    # Shown in the active window: seen, so the count follows; issue 30: it stays in the list, selected, while
+    # it is shown (it vanished, leaving nothing selected), and leaves once another line is shown.
     assert controller.attention.state(finished.thread_id) is Attention.NONE
-    assert shown_rows(window) == [failed.thread_id, asking.thread_id]
+    assert shown_rows(window) == [finished.thread_id, failed.thread_id, asking.thread_id]
+    assert window.task_line_list.currentIndex().data(KEY_ROLE) == finished.thread_id
     assert window.windowTitle() == "(2) Finished one — XWorkmate"
 
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
     assert window.shown_key == failed.thread_id
+    assert finished.thread_id not in shown_rows(window)
+    assert window.task_line_list.currentIndex().data(KEY_ROLE) == failed.thread_id
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     settled(qtbot, window)  # the switch is an operation on the store worker (issue 19)
     assert window.shown_key == asking.thread_id
@@ -94,7 +99,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
     qtbot.keyClick(area.cards[0], Qt.Key.Key_Y)  # the card took the keyboard when it appeared
     run(loop, turn)
     assert Path(asking.workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
-    assert controller.attention.count() == 0 and shown_rows(window) == []
+    assert controller.attention.count() == 0 and shown_rows(window) == [asking.thread_id]  # the one shown
     assert window.windowTitle() == "Asking one — XWorkmate" and button.text() == "Needs you"
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # nothing needs you: stays put
     settled(qtbot, window)

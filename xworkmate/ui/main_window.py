@@ -501,6 +501,8 @@ class MainWindow(WindowShell):
             # kept through the controller, so it survives a restart).
             self.composer.setPlainText(self.drafts.text_for(view.key))
             self.composer.moveCursor(QTextCursor.MoveOperation.End)  # typing goes on where the draft ends
+            with self._selection_guarded():
+                self.task_proxy.keep(view.key)  # "Needs you" keeps the line it shows once it is seen
             self.needs_you.watch()
             if panes is not None:
                 self.message_model.set_key(view.key, first_page=panes.first_page, newest=list(panes.newest))

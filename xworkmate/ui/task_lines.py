@@ -452,10 +452,23 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         self._needle = ""
         self._show_archived = False
         self._needs_you = False
+        self._kept: str | None = None
 
     @property
     def needs_you_only(self) -> bool:
         return self._needs_you
+
+    def keep(self, key: str | None) -> None:
+        """The shown line stays in "Needs you" once opening it made it need the person no more (Ctrl+J
+        jumps to it, which marks it seen), until another line is shown (issue 30)."""
+        if key == self._kept:
+            return
+        if not self._needs_you:
+            self._kept = key  # nothing to filter again now
+            return
+        self.beginFilterChange()
+        self._kept = key
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def set_needs_you(self, on: bool) -> None:
         """ "Needs you": only the lines that need the person, the one waiting longest first (LOOP-2)."""
@@ -496,8 +509,10 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         model = self.sourceModel()
         if not self._shown(model, source_row, source_parent):
             return False
-        if self._needs_you and not needs_you(Attention(model.data(model.index(source_row, 0), ATTENTION_ROLE))):
-            return False
+        if self._needs_you:
+            index = model.index(source_row, 0, source_parent)
+            if not needs_you(Attention(index.data(ATTENTION_ROLE))) and index.data(KEY_ROLE) != self._kept:
+                return False
         if not self._needle or self._matches(model, source_row, source_parent):
             return True
         # A dispatcher stays in view, as the context of its tasks, when one of them matches.

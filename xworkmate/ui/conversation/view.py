@@ -17,6 +17,7 @@ from PySide6.QtCore import (
     QEvent,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     QPointF,
     QRect,
     QRectF,
@@ -375,16 +376,6 @@ class MessageDelegate(QStyledItemDelegate):
         """Read-only: nothing goes back to the model."""
 
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:
-        chip = index.data(CHIP_ROLE) if index.isValid() else None
-        if (
-            chip
-            and event.type() == QEvent.Type.MouseButtonRelease
-            and isinstance(event, QMouseEvent)
-            and self.chip_rect(option.rect, str(chip), option.font).contains(event.position())
-            and isinstance(self._view, MessageListView)
-        ):
-            self._view.changes_chip_clicked.emit(int(index.data(MESSAGE_ID_ROLE)))
-            return True
         if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent) and index.isValid():
             body = self._body(self._row(index), option.font)
             if isinstance(body, DocumentBody) and body.document.property(markdown_style.DECORATED):
@@ -517,7 +508,36 @@ class MessageListView(QListView):
             self.closePersistentEditor(QModelIndex(row))
             self.viewport().update()
 
+    def chip_at(self, point: QPoint) -> int | None:
+        """The message id whose "n files changed" chip is at ``point`` (viewport coordinates), if any."""
+        index = self.indexAt(point)
+        chip = index.data(CHIP_ROLE) if index.isValid() else None
+        if not chip or not self.message_delegate.chip_rect(self.visualRect(index), str(chip), self.font()).contains(
+            QPointF(point)
+        ):
+            return None
+        return int(index.data(MESSAGE_ID_ROLE))
+
+    def mousePressEvent(self, event: Any) -> None:
+        # Issue 30: the chip is decided here, before the view hands the click to the row's selectable text
+        # (open since the mouse came over the row), which took it as a click in the text: a caret, no tab.
+        if event.button() == Qt.MouseButton.LeftButton and self.chip_at(event.position().toPoint()) is not None:
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: Any) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            message_id = self.chip_at(event.position().toPoint())
+            if message_id is not None:
+                event.accept()
+                self.changes_chip_clicked.emit(message_id)
+                return
+        super().mouseReleaseEvent(event)
+
     def mouseMoveEvent(self, event: Any) -> None:
+        on_chip = self.chip_at(event.position().toPoint()) is not None
+        self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if on_chip else Qt.CursorShape.ArrowCursor)
         focused = self.window().focusWidget()
         if event.buttons() == Qt.MouseButton.NoButton:
             self.open_text_view(self.indexAt(event.position().toPoint()))

@@ -235,8 +235,16 @@
         <translation>文件</translation>
     </message>
     <message>
+        <source>{path} (reverted)</source>
+        <translation>{path}（改动已撤销）</translation>
+    </message>
+    <message>
         <source> (mode)</source>
         <translation>（文件模式）</translation>
+    </message>
+    <message>
+        <source>reverted: back as it was before this turn</source>
+        <translation>改动已撤销：恢复为这一轮之前的样子</translation>
     </message>
     <message>
         <source>binary: no text diff</source>

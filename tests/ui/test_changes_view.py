@@ -28,7 +28,7 @@ from xworkmate.ui.changes_view import ChangedFilesModel, ChangesView, DiffView, 
 from xworkmate.ui.conversation import CHIP_ROLE, MESSAGE_ID_ROLE
 
 from .conftest import open_window
-from .support import click_line, finished, open_new_line, send
+from .support import click_line, finished, message_texts, open_new_line, send
 from .support_runs import call, run, send_and_finish, wait_until
 
 TURN_1 = (
@@ -74,6 +74,11 @@ def click_chip(qtbot: QtBot, window: MainWindow, row: int) -> None:
     qtbot.mouseMove(view.viewport(), pos=rect.center())
     qtbot.mouseMove(view.viewport(), pos=chip.center().toPoint())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=chip.center().toPoint())
+
+
+def shown_paths(view: ChangesView) -> list[str]:
+    model = view.file_model
+    return [str(model.index(r, 1).data()) for r in range(model.rowCount())]
 
 
 def click_file(qtbot: QtBot, view: ChangesView, path: str) -> None:
@@ -164,6 +169,16 @@ def test_chip_opens_the_turn_and_its_hunk_file_and_folder_are_reverted_restored_
     qtbot.mouseClick(view.revert_file_button, Qt.MouseButton.LeftButton)
     idle(loop, view)
     assert not (folder / "new.txt").exists()
+    # Issue 30: the list says so (it still read "A +1" as if the file were there), the file cannot be
+    # reverted twice, and the conversation records it; notes.txt, only partly taken back, is unmarked.
+    assert listed(view)["new.txt"] == ("↶", "+1", "−0")
+    assert listed(view)["notes.txt"] == ("M", "+3", "−2")
+    assert "new.txt (reverted)" in shown_paths(view)
+    assert not view.revert_file_button.isEnabled()
+    notes = [m.content for m in agent_controller.messages(line.thread_id) if m.source.value == "framework_event"]
+    assert "Reverted new.txt to how it was before turn 2." in notes
+    assert "Took back hunk 2 of notes.txt from turn 2." in notes
+    qtbot.waitUntil(lambda: "Reverted new.txt to how it was before turn 2." in message_texts(window))
 
     # Restore the folder to before turn 2, asked first (no fork), then undo it.
     asked: list[int] = []

@@ -94,11 +94,13 @@ class CheckpointController:
         emit: Callable[[Change], None],
         *,
         notice: Callable[[str, str], Awaitable[object]] | None = None,
+        note: Callable[[str, str], object] | None = None,
     ) -> None:
         self._controller = controller
         self._store = store
         self._emit = emit
         self._notice = notice  # a framework notice on a line, stored off the loop (LOOP-4)
+        self._note = note  # what the person did to the folder, said in the conversation (called off the loop)
         self._rows = CheckpointRepository(store)
 
     # -- where ---------------------------------------------------------------
@@ -245,6 +247,28 @@ class CheckpointController:
             restorable=True,
         )
 
+    def _with_reverted(self, changes: TurnChanges, row: CheckpointTurn) -> TurnChanges:
+        """The turn's files, each marked ``reverted`` when the last checkpoint has it as before the turn
+        (issue 30: after "Revert file" the list said the turn's change as if it were still there)."""
+        if not changes.files:
+            return changes
+        repo = self._repo(row.key)
+        head = repo.head()
+        if head is None or head == row.after_commit:
+            return changes
+        still = {change.path for change in repo.changes(row.before_commit, head)}
+        files = tuple(change.model_copy(update={"reverted": change.path not in still}) for change in changes.files)
+        return changes.model_copy(update={"files": files})
+
+    def _said(self, key: str, text: str) -> None:
+        """A line in the conversation for what the person did to the folder; the change stands if it fails."""
+        if self._note is None:
+            return
+        try:
+            self._note(key, text)
+        except Exception:
+            log.warning("could not store the note on %s", key, exc_info=True)
+
     def _row(self, key: str, turn: int | None) -> CheckpointTurn:
         row = self._rows.last(key) if turn is None else self._rows.get(key, turn)
         if row is None:
@@ -283,7 +307,7 @@ class CheckpointController:
             row = self._row(key, turn)
             if row.after_commit is None and row.finished_at is not None:
                 raise CheckpointError(_no_after(key, row))
-            return self._turn_changes(row)
+            return self._with_reverted(self._turn_changes(row), row)
         row, before, after = self._span(key, scope, turn)
         files = self._repo(key).changes(before, after) if before != after else ()
         return TurnChanges(key=key, turn=row.turn, scope=scope, message_id=None, files=files, restorable=True)
@@ -356,6 +380,7 @@ class CheckpointController:
                 raise CheckpointError(f"cannot revert {shown(path)}: {exc}; nothing was changed") from None
             repo.snapshot(f"reverted {path} to before turn {turn}")
             repo.set_undo(undo.commit)
+        self._said(key, f"Reverted {shown(path)} to how it was before turn {turn}.")
         self._emit(ChangesRecorded(key=key, turn=turn))
 
     @_one_line
@@ -383,6 +408,7 @@ class CheckpointController:
                 ) from None
             repo.snapshot(f"reverted hunk {hunk_index} of {path} (turn {turn})")
             repo.set_undo(undo.commit)
+        self._said(key, f"Took back hunk {hunk_index + 1} of {shown(path)} from turn {turn}.")
         self._emit(ChangesRecorded(key=key, turn=turn))
 
     @_one_line

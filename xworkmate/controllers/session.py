@@ -45,7 +45,7 @@ from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.mcp import McpServerRecord
-from xworkmate.domain.messages import Message
+from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
@@ -180,7 +180,11 @@ class SessionController:
 
             ctx = self._ctx
             self._checkpoints = CheckpointController(
-                self, ctx.store, ctx.emit, notice=lambda key, text: ctx.store_thread.call(lambda: ctx.notice(key, text))
+                self,
+                ctx.store,
+                ctx.emit,
+                notice=lambda key, text: ctx.store_thread.call(lambda: ctx.notice(key, text)),
+                note=lambda key, text: ctx.notice(key, text, MessageState.COMPLETE),
             )
         return self._checkpoints
 

@@ -54,6 +54,8 @@ class FileChange(BaseModel):
     """Over the size cap: listed, not stored, cannot be reverted."""
     mode_changed: bool = False
     """The executable bit changed."""
+    reverted: bool = False
+    """TURN scope: the folder's last checkpoint has the file as it was before the turn (reverted since)."""
 
 
 class ChangeScope(StrEnum):

@@ -169,13 +169,21 @@ class ChangedFilesModel(QAbstractTableModel):
             return change.path
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                return KIND_LETTERS[change.kind]
+                return "↶" if change.reverted else KIND_LETTERS[change.kind]
             if column == 1:
                 mode_only = change.mode_changed and change.kind is FileChangeKind.MODIFIED
+                if change.reverted:
+                    return QCoreApplication.translate("ChangesView", "{path} (reverted)").format(path=change.path)
                 return change.path + (QCoreApplication.translate("ChangesView", " (mode)") if mode_only else "")
             added, removed = counts_text(change)
             return added if column == 2 else removed
+        if role == Qt.ItemDataRole.FontRole and change.reverted:
+            font = QFont()
+            font.setStrikeOut(column in (2, 3))  # what the turn did, now taken back
+            return font
         if role == Qt.ItemDataRole.ForegroundRole:
+            if change.reverted:
+                return QBrush(_colour(_FILE))
             if column == 2 or (column == 0 and change.kind is FileChangeKind.ADDED):
                 return QBrush(_colour(_ADDED))
             if column == 3 or (column == 0 and change.kind is FileChangeKind.DELETED):
@@ -184,6 +192,8 @@ class ChangedFilesModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
             notes = [QCoreApplication.translate("ChangesView", KIND_NAMES[change.kind])]
+            if change.reverted:
+                notes.append(QCoreApplication.translate("ChangesView", "reverted: back as it was before this turn"))
             if change.binary:
                 notes.append(QCoreApplication.translate("ChangesView", "binary: no text diff"))
             if change.too_large:
@@ -815,7 +825,7 @@ class ChangesView(QWidget):
         if self._busy or changes is None or changes.scope is not ChangeScope.TURN or self._path is None:
             return None
         change = next((f for f in changes.files if f.path == self._path), None)
-        return change if change is not None and not change.too_large else None
+        return change if change is not None and not change.too_large and not change.reverted else None
 
     def _show_buttons(self) -> None:
         change = self._revertable()

@@ -13,6 +13,17 @@
         </message>
     </context>
     <context>
+        <name>ChangesView</name>
+        <message>
+            <source>{path} (reverted)</source>
+            <translation>{path}（改动已撤销）</translation>
+        </message>
+        <message>
+            <source>reverted: back as it was before this turn</source>
+            <translation>改动已撤销：恢复为这一轮之前的样子</translation>
+        </message>
+    </context>
+    <context>
         <name>MainWindow</name>
         <message>
             <source>Provider not changed — {error}</source>

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QInputMethodEvent, QPalette
 from PySide6.QtWidgets import QApplication, QLineEdit, QListView
@@ -17,9 +18,12 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.preferences import Language
 from xworkmate.store import Store
-from xworkmate.ui import MainWindow
+from xworkmate.ui import MainWindow, search_palette
 from xworkmate.ui.conversation import MESSAGE_ID_ROLE as CONVERSATION_MESSAGE_ID
+from xworkmate.ui.conversation import SEARCH_HIT_ROLE
+from xworkmate.ui.i18n import install_translations, remove_translations
 from xworkmate.ui.search_palette import (
     HEADER_ROLE,
     HTML_ROLE,
@@ -173,3 +177,95 @@ def test_the_results_model_passes_the_model_tester(
     model.set_results(sqlite_controller.search("蓝"), QPalette())
     assert model.rowCount() == 6
     qtmodeltester.check(model)
+
+
+# -- issue 30 item 5: plain snippets, You/Agent, the hit marked after the jump -----------------
+
+MARKDOWN_REPLY = """## Rollout **plan**
+
+Run `make deploy` and check the *canary* first, see [the runbook](https://example.org/runbook).
+
+| host | state |
+|------|-------|
+| web1 | ready |
+"""
+
+
+def _agent_says(store: Store, key: str, text: str) -> int:
+    return store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content=text).id
+
+
+def _hit_texts(palette: SearchPalette) -> dict[int, tuple[str, str]]:
+    """Each hit row's text and HTML, by message id."""
+    model = palette.model
+    return {
+        model.index(r, 0).data(MESSAGE_ID_ROLE): (
+            model.index(r, 0).data(Qt.ItemDataRole.DisplayRole),
+            model.index(r, 0).data(HTML_ROLE),
+        )
+        for r in range(model.rowCount())
+        if not model.index(r, 0).data(HEADER_ROLE)
+    }
+
+
+def test_a_hit_in_a_markdown_reply_reads_as_plain_text_from_the_agent_and_the_persons_from_you(
+    qtbot: QtBot, window: MainWindow, sqlite_store: Store
+) -> None:
+    line = window.controller.create_line("Rollout").thread_id
+    asked = _say(sqlite_store, line, "what about the **canary**?")
+    answered = _agent_says(sqlite_store, line, MARKDOWN_REPLY)
+    palette = _open(qtbot, window)
+    _type(qtbot, palette, "canary")
+    texts = _hit_texts(palette)
+    reply, reply_html = texts[answered]
+    assert reply.startswith("Agent · ")
+    assert reply.endswith(
+        "— Rollout plan Run make deploy and check the canary first, see the runbook. host · state web1 · ready"
+    )
+    assert not any(syntax in reply for syntax in ("**", "`", "#", "](", "|", "*"))
+    assert ">canary</span>" in reply_html and "**" not in reply_html
+    question, _ = texts[asked]
+    assert question.startswith("You · ") and question.endswith("— what about the canary?")
+    palette.grab().save("/tmp/search30_palette_offscreen.png")
+
+
+def test_opening_a_hit_selects_its_message_and_marks_it_for_a_moment(
+    qtbot: QtBot, window: MainWindow, sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_palette, "HIT_MARK_MS", 400)
+    window.controller.switch_session(window.controller.create_line("Elsewhere").thread_id)
+    line = window.controller.create_line("Long rollout").thread_id
+    target = _agent_says(sqlite_store, line, MARKDOWN_REPLY)
+    for n in range(60):
+        _say(sqlite_store, line, f"filler {n}")
+    palette = _open(qtbot, window)
+    _type(qtbot, palette, "canary")
+    qtbot.keyClick(palette.search_input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.shown_key == line)
+    qtbot.waitUntil(lambda: window.message_list.currentIndex().data(CONVERSATION_MESSAGE_ID) == target)
+    current = window.message_list.currentIndex()
+    assert window.message_list.selectionModel().isSelected(current)
+    assert current.data(SEARCH_HIT_ROLE) == "canary"  # marked, its matches painted selected
+    others = [window.message_model.index(r, 0) for r in range(window.message_model.rowCount())]
+    assert [i.row() for i in others if i.data(SEARCH_HIT_ROLE) is not None] == [current.row()]
+    qtbot.waitUntil(lambda: window.message_list.viewport().rect().intersects(window.message_list.visualRect(current)))
+    window.message_list.viewport().grab().save("/tmp/search30_marked_offscreen.png")
+    qtbot.waitUntil(lambda: current.data(SEARCH_HIT_ROLE) is None, timeout=3000)  # the mark fades
+    assert window.message_list.selectionModel().isSelected(current)  # the selection stays
+
+
+def test_roles_in_results_speak_chinese(
+    qtbot: QtBot, qapp: QApplication, sqlite_store: Store, window: MainWindow
+) -> None:
+    assert install_translations(qapp, Language.CHINESE) is Language.CHINESE
+    try:
+        line = window.controller.create_line("发布").thread_id
+        _say(sqlite_store, line, "**蓝色** 方案?")
+        _agent_says(sqlite_store, line, "## 蓝色方案\n\n- 先看 `canary`")
+        palette = _open(qtbot, window)
+        _type(qtbot, palette, "蓝色")
+        texts = sorted(text for text, _ in _hit_texts(palette).values())
+        assert texts[0].startswith("你 · ") and texts[0].endswith("— 蓝色 方案?")
+        assert texts[1].startswith("智能体 · ") and texts[1].endswith("— 蓝色方案 • 先看 canary")
+    finally:
+        remove_translations(qapp)

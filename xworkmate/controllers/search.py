@@ -4,7 +4,10 @@
 typed hits grouped by line: lines whose title matched first, then by their newest hit. Any
 thread, safe to call from a worker thread: it opens its own connections.
 
-SEC-1: titles and snippets are made from the redacted text (``domain.secrets.redact``), and a
+Snippets read Markdown as plain words (``markdown_plain``, issue 30 item 5).
+
+SEC-1: titles and snippets are made from the redacted text (``domain.secrets.redact``; a snippet
+is redacted again after its Markdown is stripped, so a key split by formatting is caught), and a
 message that matched only through a secret (an index entry written before the index was
 redacted) is not a hit: a search for a key never finds it.
 """
@@ -18,6 +21,7 @@ from xworkmate.domain.search import (
     LineHits,
     MessageHit,
     SearchResults,
+    markdown_plain,
     match_spans,
     parse_query,
     searchable_text,
@@ -68,8 +72,10 @@ def search_lines(
             MessageHit(
                 message_id=message.id,
                 role=message.role,
+                source=message.source,
                 created_at=message.created_at,
-                snippet=snippet(text, parsed),
+                # Markdown read as plain words, redacted again: a key split by ``**`` is whole only now.
+                snippet=snippet(redact(markdown_plain(text)), parsed),
             )
         )
 

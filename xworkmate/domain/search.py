@@ -287,6 +287,91 @@ class HighlightedText(BaseModel):
         return "".join(out)
 
 
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+\s*)?$")
+_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
+_RULE = re.compile(r"^\s{0,3}(?:(?:\*\s*){3,}|(?:-\s*){3,}|(?:_\s*){3,})$")
+_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+_BULLET = re.compile(r"^(\s*)[-*+]\s+(?:\[[ xX]\]\s+)?")
+_NUMBERED = re.compile(r"^(\s*)(\d{1,9})[.)]\s+")
+_TABLE_RULE = re.compile(r"^(?=.*\|)(?=.*-)[\s|:-]+$")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
+_EMPHASIS = (
+    re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"),
+    re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"),
+    re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"),
+    re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"),
+)
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def _plain_inline(text: str) -> str:
+    """One line's inline Markdown as its words: code spans keep their text verbatim."""
+    out: list[str] = []
+    at = 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(_plain_words_inline(text[at : match.start()]))
+        out.append(match.group(2).strip() if match.group(2).strip() else match.group(2))
+        at = match.end()
+    out.append(_plain_words_inline(text[at:]))
+    return "".join(out)
+
+
+def _plain_words_inline(text: str) -> str:
+    text = _IMAGE_OR_LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    for _ in range(2):  # nested emphasis: ***both***, **a _b_ c**
+        text = _EMPHASIS[0].sub(r"\2", text)
+        text = _EMPHASIS[1].sub(r"\1", text)
+        text = _EMPHASIS[2].sub(r"\1", text)
+        text = _EMPHASIS[3].sub(r"\1", text)
+    return _ESCAPED.sub(r"\1", text)
+
+
+def _table_row(line: str) -> str | None:
+    stripped = line.strip()
+    if not (stripped.startswith("|") or stripped.endswith("|")) or stripped.count("|") < 2:
+        return None
+    cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+    return " · ".join(cell for cell in cells if cell)
+
+
+def markdown_plain(text: str) -> str:
+    """Markdown as the words a reader sees, on one line: no ``**``, backticks, ``#``, ``>`` or link
+    syntax (a link reads as its text, an image as its alt text), list items behind ``•`` (numbered
+    ones keep their number), table cells joined by `` · `` (the rule row dropped), code kept as its
+    text (fences dropped, nothing inside a code span or block touched); every run of whitespace is
+    one space. The search snippets' text (issue 30, item 5); ``snippet`` then cuts and marks it."""
+    lines: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines():
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            else:
+                lines.append(line)  # code: as written
+            continue
+        if opening is not None:
+            fence = opening.group(1)
+            continue
+        if _RULE.match(line) or _TABLE_RULE.match(line) or (lines and _SETEXT.match(line)):
+            continue
+        line = _QUOTE.sub("", line)
+        heading = _HEADING.match(line)
+        if heading is not None:
+            line = heading.group(1)
+        elif (row := _table_row(line)) is not None:
+            line = row
+        else:
+            line = _BULLET.sub(r"\1• ", line, count=1)
+            line = _NUMBERED.sub(r"\1\2. ", line, count=1)
+        lines.append(_plain_inline(line))
+    return " ".join(" ".join(lines).split())
+
+
 def snippet(text: str, query: SearchQuery, *, width: int = SNIPPET_CHARS, lead: int = SNIPPET_LEAD) -> HighlightedText:
     """A one-line excerpt of ``text`` around its first match, with every match in it highlighted."""
     spans = match_spans(text, query) or []
@@ -312,6 +397,8 @@ class MessageHit(BaseModel):
     role: str
     created_at: datetime
     snippet: HighlightedText
+    source: str | None = None
+    """Who wrote it (``MessageSource``): a ``user`` message an agent wrote is no "You" (PROV-3)."""
 
 
 class LineHits(BaseModel):

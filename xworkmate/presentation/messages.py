@@ -18,6 +18,7 @@ __all__ = [
     "is_thought",
     "message_header",
     "message_text",
+    "role_label",
 ]
 
 
@@ -79,12 +80,23 @@ _SOURCE_WORDS: dict[MessageSource, str] = {
 }
 
 
+def role_label(role: MessageRole | str, source: MessageSource | str | None) -> str:
+    """Who a message is from, in the person's language: "You", "Agent", "Tool", "Notice"; a ``user``
+    message not written by the person is a "Request" (PROV-3). The conversation's headers and the
+    search results say it the same way (issue 30, item 5)."""
+    try:
+        role = MessageRole(role)
+    except ValueError:
+        return str(role)
+    if role is MessageRole.USER and source != MessageSource.HUMAN:
+        return translate("MessageListModel", "Request")  # an agent's words, never the person's
+    return translate("MessageListModel", _ROLE_LABELS[role])
+
+
 def message_header(message: Message) -> str:
     """``You · 14:02``, ``Agent · gpt-4o · 14:03``; ``role=user`` alone is not shown as "You" (PROV-3)."""
-    label = translate("MessageListModel", _ROLE_LABELS[message.role])
-    if message.role is MessageRole.USER and message.source is not MessageSource.HUMAN:
-        label = translate("MessageListModel", "Request")  # an agent's words, never the person's
-    elif is_thought(message):
+    label = role_label(message.role, message.source)
+    if is_thought(message):
         label = translate("MessageListModel", "Agent (thinking)")  # kept apart from its answer
     elif is_plan(message):
         label = translate("MessageListModel", "Agent's plan")

@@ -186,6 +186,7 @@ class FoundMessage:
     content: str
     payload: str | None
     created_at: datetime
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,7 @@ class SearchRepository:
                 _MESSAGES.c.content,
                 _MESSAGES.c.payload,
                 _MESSAGES.c.created_at,
+                _MESSAGES.c.source,
             )
             .select_from(_SEARCH.join(_MESSAGES, _MESSAGES.c.id == key))
             .where(match, visible_thread_clause(viewer, _MESSAGES.c.thread_id))

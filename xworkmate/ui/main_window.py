@@ -1774,7 +1774,8 @@ class MainWindow(WindowShell):
 
         def reveal() -> None:
             if message_id:  # its older pages, if any, are read on the store worker (issue 19)
-                reveal_message(self.message_list, self.message_model, message_id, missing)
+                query = self.search_palette.shown_query() if self.search_palette is not None else None
+                reveal_message(self.message_list, self.message_model, message_id, missing, query or "")
 
         if key == self.shown_key:
             reveal()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
@@ -349,9 +350,23 @@ class PlainBody:
     def plain_text(self) -> str:
         return self._text
 
-    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette) -> None:
+    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette, marks: Sequence[tuple[int, int]] = ()) -> None:
+        """``marks``: ``[start, end)`` ranges of the text painted as selected (a search's matches)."""
         painter.setPen(palette.color(QPalette.ColorRole.Text))
-        self._layout.draw(painter, QPointF(0.0, 0.0), [], clip)
+        selections = []
+        for start, end in marks:
+            selection = QTextLayout.FormatRange()
+            selection.start, selection.length, selection.format = start, end - start, _mark_format(palette)
+            selections.append(selection)
+        self._layout.draw(painter, QPointF(0.0, 0.0), selections, clip)
+
+
+def _mark_format(palette: QPalette) -> QTextCharFormat:
+    """How a search's matched words look in a message body: the palette's selection colours."""
+    mark = QTextCharFormat()
+    mark.setBackground(palette.color(QPalette.ColorRole.Highlight))
+    mark.setForeground(palette.color(QPalette.ColorRole.HighlightedText))
+    return mark
 
 
 class DocumentBody:
@@ -379,10 +394,21 @@ class DocumentBody:
     def plain_text(self) -> str:
         return self.document.toPlainText()
 
-    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette) -> None:
+    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette, marks: Sequence[tuple[int, int]] = ()) -> None:
+        """``marks``: ``[start, end)`` ranges of ``plain_text()`` painted as selected (a search's matches)."""
         context = QAbstractTextDocumentLayout.PaintContext()
         context.palette = palette
         context.clip = clip
+        if marks:
+            selections = []
+            for start, end in marks:
+                selection = QAbstractTextDocumentLayout.Selection()
+                cursor = QTextCursor(self.document)
+                cursor.setPosition(start)
+                cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+                selection.cursor, selection.format = cursor, _mark_format(palette)
+                selections.append(selection)
+            context.selections = selections
         self.document.documentLayout().draw(painter, context)
         if self.document.property(markdown_style.DECORATED):
             markdown_style.paint_decorations(painter, self.document, self.decorations())

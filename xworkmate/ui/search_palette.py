@@ -3,8 +3,9 @@
 Typing waits ``DEBOUNCE_MS`` after the last key, then asks ``SessionController.search`` on a
 worker thread (``BackgroundCalls``); only the newest query's answer is shown. Results are
 grouped by line: a header row per line (its title, highlighted where it matched), then its
-hits with highlighted snippets. Enter or a click chooses a row; the window then switches to
-the line and scrolls the conversation to the message (``reveal_message``), selecting it.
+hits with highlighted snippets (Markdown read as plain words, "You"/"Agent" for who wrote it).
+Enter or a click chooses a row; the window then switches to the line and scrolls the
+conversation to the message (``reveal_message``), selecting it and marking it for a moment.
 """
 
 from __future__ import annotations
@@ -43,11 +44,14 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.search import HighlightedText, SearchResults
+from xworkmate.presentation.messages import role_label
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.conversation import MessageListModel, MessageListView
 from xworkmate.ui.wording import english_plural, plain_words
 
 DEBOUNCE_MS = 150
+HIT_MARK_MS = 3000
+"""How long the message a hit opened stays marked in the conversation (issue 30, item 5)."""
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 MESSAGE_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 HTML_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -102,12 +106,9 @@ class SearchResultsModel(QAbstractListModel):
             rows.append(_Row(line.line_key, 0, line.title.text + marks, title))
             for hit in line.hits:
                 when = hit.created_at.strftime("%Y-%m-%d %H:%M")
-                prefix = html.escape(f"{hit.role} · {when} — ")
-                rows.append(
-                    _Row(
-                        line.line_key, hit.message_id, hit.snippet.text, prefix + highlighted_html(hit.snippet, palette)
-                    )
-                )
+                prefix = html.escape(f"{role_label(hit.role, hit.source)} · {when} — ")
+                text = f"{role_label(hit.role, hit.source)} · {when} — {hit.snippet.text}"
+                rows.append(_Row(line.line_key, hit.message_id, text, prefix + highlighted_html(hit.snippet, palette)))
         self.beginResetModel()
         self._rows = rows
         self._results = results
@@ -349,11 +350,12 @@ class SearchPalette(QFrame):
 
 
 def reveal_message(
-    view: MessageListView, model: MessageListModel, message_id: int, missing: Callable[[], None]
+    view: MessageListView, model: MessageListModel, message_id: int, missing: Callable[[], None], query: str = ""
 ) -> None:
     """Scroll the shown conversation to ``message_id`` and select it, once the older history it needs is
     paged in (read on the store worker, issue 19: ``MessageListModel.load_until``); ``missing()`` when
-    the line has no such message (the person may not see it, or it is gone)."""
+    the line has no such message (the person may not see it, or it is gone). The message stays marked,
+    ``query``'s matches in it painted selected, for ``HIT_MARK_MS`` (issue 30, item 5)."""
 
     def loaded(found: bool) -> None:
         if not found:
@@ -363,5 +365,7 @@ def reveal_message(
         view.setCurrentIndex(index)
         view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         view.setFocus()
+        model.mark_search_hit(message_id, query)
+        QTimer.singleShot(HIT_MARK_MS, model, lambda: model.clear_search_hit(message_id))
 
     model.load_until(message_id, loaded)

@@ -44,6 +44,7 @@ from xworkmate.ui.conversation.rows import (
     MESSAGE_ID_ROLE,
     ROLE_ROLE,
     ROW_ROLE,
+    SEARCH_HIT_ROLE,
     SOURCE_ROLE,
     STATE_ROLE,
     ModelIndex,
@@ -161,6 +162,7 @@ class MessageListModel(QAbstractListModel):
         self._fetch_gate: Callable[[], bool] = lambda: True
         self._chips: dict[int, str] = {}
         self._chips_key: str | None = None
+        self._search_hit: tuple[int, str] | None = None
         self._older_reader: OlderReader | None = None
         self._older_pending: OlderPage | None = None
 
@@ -393,6 +395,27 @@ class MessageListModel(QAbstractListModel):
     def is_expanded(self, row: int) -> bool:
         return row < len(self._ids) and self._ids[row] in self._expanded
 
+    def mark_search_hit(self, message_id: int, query: str = "") -> None:
+        """Mark the message a search hit opened (``SEARCH_HIT_ROLE``: the ``query``, whose matches the
+        row paints selected), until ``clear_search_hit``; one message at a time (issue 30, item 5)."""
+        previous = self._search_hit
+        self._search_hit = (message_id, query)
+        self._search_hit_changed({message_id} | ({previous[0]} if previous else set()))
+
+    def clear_search_hit(self, message_id: int | None = None) -> None:
+        """Unmark the search hit (only if it is still ``message_id``, when given)."""
+        previous = self._search_hit
+        if previous is None or (message_id is not None and previous[0] != message_id):
+            return
+        self._search_hit = None
+        self._search_hit_changed({previous[0]})
+
+    def _search_hit_changed(self, ids: set[int]) -> None:
+        for row, message_id in enumerate(self._ids):
+            if message_id in ids:
+                index = self.index(row, 0)
+                self.dataChanged.emit(index, index, [SEARCH_HIT_ROLE])
+
     def is_foldable(self, row: int) -> bool:
         """A tool card with more to show, or an agent's thought (folded until asked)."""
         if row >= len(self._ids):
@@ -446,6 +469,9 @@ class MessageListModel(QAbstractListModel):
             return self._live_data(row, role)
         if role == MESSAGE_ID_ROLE:
             return self._ids[row]
+        if role == SEARCH_HIT_ROLE:
+            hit = self._search_hit
+            return hit[1] if hit is not None and hit[0] == self._ids[row] else None
         if role == CHIP_ROLE:
             return self._chips.get(self._ids[row]) if self._chips_key == self._key else None
         if role == LIVE_ROLE:

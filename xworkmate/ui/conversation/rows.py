@@ -34,6 +34,9 @@ HIDDEN_ROLE = MESSAGE_ID_ROLE + 12
 
 CHIP_ROLE = MESSAGE_ID_ROLE + 13
 """Issue 16: the "n files changed" chip on the message a turn ended on (``set_chips``), or ``None``."""
+SEARCH_HIT_ROLE = MESSAGE_ID_ROLE + 14
+"""Issue 30 item 5: the query (``str``) of the search hit just opened in this message
+(``mark_search_hit``) while it is marked; ``None`` for every other row."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.domain.messages import MessageRole, MessageState
+from xworkmate.domain.search import match_spans, parse_query
 from xworkmate.ui import markdown_style, theme
 from xworkmate.ui.conversation.model import MIN_FIRST_PAGE, PAGE_SIZE, MessageListModel
 from xworkmate.ui.conversation.network_bar import CardNetworkActions
@@ -48,12 +49,13 @@ from xworkmate.ui.conversation.rows import (
     LIVE_ROLE,
     MESSAGE_ID_ROLE,
     ROW_ROLE,
+    SEARCH_HIT_ROLE,
     ModelIndex,
     RowView,
 )
 from xworkmate.ui.message_text import MessageTextView, text_document
 from xworkmate.ui.painting import draw_text_line
-from xworkmate.ui.rendering import Body, CodeHighlighter, DocumentBody, StreamingBody, build_body
+from xworkmate.ui.rendering import Body, CodeHighlighter, DocumentBody, PlainBody, StreamingBody, build_body
 
 _CARD_RADIUS = 6
 
@@ -269,6 +271,13 @@ class MessageDelegate(QStyledItemDelegate):
             inner = QPainterPath()
             inner.addRoundedRect(card.adjusted(1, 1, -1, -1), _CARD_RADIUS - 1, _CARD_RADIUS - 1)
             painter.fillPath(inner, fill)
+        searched = index.data(SEARCH_HIT_ROLE) if view.live is None else None
+        if searched is not None:  # issue 30 item 5: the message a search hit opened, for a moment
+            mark = QColor(palette.color(QPalette.ColorRole.Highlight))
+            painter.setPen(QPen(mark, 2.0))
+            mark.setAlpha(40)
+            painter.setBrush(mark)
+            painter.drawRoundedRect(card.adjusted(1, 1, -1, -1), _CARD_RADIUS, _CARD_RADIUS)
         if self.has_actions(view) and isinstance(self._view, MessageListView):
             self._view.want_card_actions(index)  # its buttons: real widgets over the card, made once shown
         if view.card is not None and view.live is None:
@@ -304,7 +313,10 @@ class MessageDelegate(QStyledItemDelegate):
         clip.translate(-left, -body_top)
         painter.translate(QPointF(left, body_top))
         painter.setClipRect(clip)
-        body.draw(painter, clip, body_palette)
+        if searched and isinstance(body, PlainBody | DocumentBody):
+            body.draw(painter, clip, body_palette, match_spans(body.plain_text(), parse_query(searched)) or ())
+        else:
+            body.draw(painter, clip, body_palette)
         painter.restore()
 
     def chip_rect(self, rect: QRect, text: str, font: QFont) -> QRectF:

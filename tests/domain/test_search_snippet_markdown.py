@@ -1,0 +1,83 @@
+"""Search snippets read Markdown as plain words (issue 30, item 5), Qt-free: no ``**``, backticks,
+``#`` or link syntax, code kept as its text; the hit is still found and marked in the plain text, and
+a key that formatting splits in the stored text is redacted in the snippet (SEC-1)."""
+
+from __future__ import annotations
+
+from xworkmate.controllers import SessionController
+from xworkmate.controllers.search import search_lines
+from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.domain.search import markdown_plain, parse_query, snippet
+from xworkmate.domain.secrets import REDACTED
+from xworkmate.store import Store
+
+REPLY = """# Deploy **plan**
+
+Run `make deploy --fast` first, then read [the runbook](https://example.org/runbook).
+
+- check the *blue* canary
+- watch __errors__ and ~~old~~ alerts
+1. roll out
+
+> quoted **note**
+
+| host | state |
+|------|:-----:|
+| web1 | ready |
+
+```python
+def keep(**kwargs):  # code: as written
+    return "# not a heading"
+```
+"""
+
+
+def test_markdown_reads_as_its_words_on_one_line() -> None:
+    plain = markdown_plain(REPLY)
+    assert plain == (
+        "Deploy plan Run make deploy --fast first, then read the runbook. • check the blue canary"
+        " • watch errors and old alerts 1. roll out quoted note host · state web1 · ready"
+        ' def keep(**kwargs): # code: as written return "# not a heading"'
+    )
+    for syntax in ("**", "`", "](", "[the", "|", "> ", "---", "# Deploy"):
+        assert syntax not in plain.replace("(**kwargs)", "").replace('"# not', "")
+
+
+def test_code_spans_keep_their_text_and_plain_words_stay_as_they_are() -> None:
+    assert markdown_plain("use `a*b*c` and `snake_case_name` here") == "use a*b*c and snake_case_name here"
+    assert markdown_plain("snake_case_name and 2 * 3 * 4 and C:\\path") == "snake_case_name and 2 * 3 * 4 and C:\\path"
+    assert markdown_plain("Setext title\n=====\n\n***bold and italic***") == "Setext title bold and italic"
+    assert markdown_plain("![diagram](d.png) <https://example.org>") == "diagram https://example.org"
+    assert markdown_plain("蓝色 **天空** 和 `代码`") == "蓝色 天空 和 代码"
+
+
+def test_the_hit_is_found_and_marked_in_the_plain_text() -> None:
+    shown = snippet(markdown_plain(REPLY), parse_query("canary"))
+    assert "**" not in shown.text and "`" not in shown.text
+    assert shown.marked().count("[canary]") == 1
+    chinese = snippet(markdown_plain("## 计划\n\n先看 **蓝色天空** 再说"), parse_query("蓝色"))
+    assert chinese.marked() == "计划 先看 [蓝色]天空 再说"
+
+
+TOKEN = "glpat-Ab3dEf6hIj9kLm2nOp5qRs"
+
+
+def test_a_key_split_by_formatting_is_redacted_in_the_snippet(
+    sqlite_store: Store, sqlite_controller: SessionController
+) -> None:
+    """The stored text has the key cut by ``**`` (no key format matches a piece); its plain text has it
+    whole: the snippet is redacted after the Markdown is stripped, as well as before."""
+    key = sqlite_controller.create_line("Deploys").thread_id
+    split = f"{TOKEN[:12]}**{TOKEN[12:20]}**{TOKEN[20:]}"
+    sqlite_store.messages.append(
+        key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content=f"**Push** with {split} tonight"
+    )
+    sqlite_store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"`{TOKEN}` push")
+    hits = [hit for line in search_lines(sqlite_store, "push").lines for hit in line.hits]
+    assert len(hits) == 2
+    for hit in hits:
+        assert REDACTED in hit.snippet.text
+        assert TOKEN not in hit.snippet.text and "6hIj9kLm" not in hit.snippet.text
+        assert "**" not in hit.snippet.text and "`" not in hit.snippet.text
+        assert "[push]" in hit.snippet.marked().lower()
+    assert {(hit.role, hit.source) for hit in hits} == {("assistant", "agent"), ("user", "human")}

@@ -7,8 +7,9 @@ call unsandboxed, measured alternately in the same run. Target: at most 15 ms.
 The reference is the unsandboxed median itself.
 
 The second is what an ``allow-list`` line adds to the same command, which makes no
-connection: the sandbox routed through a running proxy (the bridge starts, then execs
-``true``) minus the plain sandbox, alternately. Target: at most 5 ms.
+connection: the sandbox routed through a running proxy (it joins the network of the
+proxy's holder, where the bridge already runs, then runs ``true``) minus the plain
+sandbox, alternately. Target: at most 5 ms.
 
 The third is one proxied connection's set-up on loopback, from inside the sandbox: connect
 to the bridge, ``CONNECT`` a listed local TCP server, read the ``200``, minus a direct
@@ -48,6 +49,19 @@ def _time(ctx: ToolContext) -> float:
     if outcome.exit_code != 0:
         raise RuntimeError(f"`true` failed: {outcome.output}")
     return elapsed
+
+
+def _alternate(first: ToolContext, second: ToolContext) -> tuple[list[float], list[float]]:
+    """``true`` timed ``REPEATS`` times in each context, alternately, after one warm-up run of each
+    (the page cache, the probe)."""
+    for ctx in (first, second):
+        _time(ctx)
+    first_ms: list[float] = []
+    second_ms: list[float] = []
+    for _ in range(REPEATS):
+        first_ms.append(_time(first))
+        second_ms.append(_time(second))
+    return first_ms, second_ms
 
 
 @contextmanager
@@ -105,20 +119,15 @@ def _proxy_figures(sandbox: Sandbox, base: ToolContext, env: dict[str, str]) -> 
         server = asyncio.run_coroutine_threadsafe(asyncio.start_server(_echo, "127.0.0.1", 0), loop).result()
         port = server.sockets[0].getsockname()[1]
         allowed = (f"127.0.0.1:{port}",)
-        proxy = asyncio.run_coroutine_threadsafe(NetProxy(allowed).start(), loop).result()
+        started = NetProxy(allowed, bwrap=sandbox.status.executable).start()
+        proxy = asyncio.run_coroutine_threadsafe(started, loop).result()
         try:
             listed = Sandbox(replace(sandbox.policy, network=False, allowed_hosts=allowed), sandbox.status)
             routed = listed.routed(proxy.route)
             proxied_env = {**env, **proxy_environment()}
             plain = ToolContext(write_gate=base.write_gate, command_env=env, sandbox=sandbox)
             through = ToolContext(write_gate=base.write_gate, command_env=proxied_env, sandbox=routed)
-            for ctx in (plain, through):
-                _time(ctx)
-            plain_ms: list[float] = []
-            proxy_ms: list[float] = []
-            for _ in range(REPEATS):
-                plain_ms.append(_time(plain))
-                proxy_ms.append(_time(through))
+            plain_ms, proxy_ms = _alternate(plain, through)
             python = os.path.realpath(sys.executable)
             script = _CONNECTS.replace("{proxy_port}", str(PROXY_PORT))
             argv = routed.wrap([python, "-I", "-S", "-c", script, str(port), str(CONNECTIONS)])
@@ -170,13 +179,7 @@ def run() -> list[Figure]:
             env = sandbox_env(thread)
             bare = ToolContext(write_gate=base.write_gate, command_env=env)
             boxed = ToolContext(write_gate=base.write_gate, command_env=env, sandbox=sandbox)
-            for ctx in (bare, boxed):  # warm the page cache and the probe
-                _time(ctx)
-            bare_ms: list[float] = []
-            boxed_ms: list[float] = []
-            for _ in range(REPEATS):
-                bare_ms.append(_time(bare))
-                boxed_ms.append(_time(boxed))
+            bare_ms, boxed_ms = _alternate(bare, boxed)
             proxy_figures = _proxy_figures(sandbox, base, env)
         finally:
             store.close()

@@ -12,11 +12,15 @@ else on loopback stays inside the sandbox (an agent's own local server). Then th
 the bridge's place: it keeps its pid, stdin, stdout, signals and exit code. The relay, forked before,
 dies with the sandbox's PID namespace.
 
+With no command after ``--`` the bridge only serves, in the foreground: it is the proxy's holder, a
+sandbox started once per proxy whose network namespace each command then joins (``net_proxy``), so a
+command's start costs no Python. It writes ``ready`` on stdout once it listens, then closes its stdio.
+
 Only C modules are imported (``_socket``, ``_thread``): ``socket`` and ``threading`` would add
 their imports (``enum``, ``selectors``…) to every command's start on an allow-list line.
 
-Usage: python -I -S net_bridge.py SOCKET PORT [FORWARD...] -- COMMAND [ARGS...]
-       xworkmate --net-bridge SOCKET PORT [FORWARD...] -- COMMAND [ARGS...]
+Usage: python -I -S net_bridge.py SOCKET PORT [FORWARD...] -- [COMMAND [ARGS...]]
+       xworkmate --net-bridge SOCKET PORT [FORWARD...] -- [COMMAND [ARGS...]]
 """
 
 import _socket as socket
@@ -25,7 +29,8 @@ import os
 import sys
 
 MODE = "--net-bridge"  # the frozen app's first argument for the bridge (SBX-4)
-USAGE = "usage: net_bridge SOCKET PORT [ADDRESS,PORT,TARGET...] -- COMMAND [ARGS...]"
+USAGE = "usage: net_bridge SOCKET PORT [ADDRESS,PORT,TARGET...] -- [COMMAND [ARGS...]]"
+READY = b"ready\n"  # what the holder (no command) writes once it listens
 
 
 def _pipe(source: socket.socket, target: socket.socket) -> None:
@@ -108,6 +113,21 @@ def _listen(address: str, port: int) -> socket.socket | None:
     return listener
 
 
+def _relay(listeners: list[tuple[socket.socket | None, str | None]], path: str) -> None:
+    """Serve every listener until the process ends; never returns."""
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)  # the command's pipes are its own: the relay holds none of them open
+    try:
+        for listener, target in listeners[1:]:
+            if listener is not None:
+                _thread.start_new_thread(_serve, (listener, path, target))
+        if listeners[0][0] is not None:
+            _serve(listeners[0][0], path, None)
+    finally:
+        os._exit(0)
+
+
 def run_if_asked(argv: list[str]) -> None:
     """``PROGRAM --net-bridge ...`` is the bridge (SBX-4): it execs the command or exits, never returns."""
     if argv[1:2] == [MODE]:
@@ -117,28 +137,23 @@ def run_if_asked(argv: list[str]) -> None:
 def main(args: list[str] | None = None) -> None:
     args = sys.argv[1:] if args is None else args
     split = args.index("--") if "--" in args else -1
-    if split < 2 or split == len(args) - 1:
+    if split < 2:
         sys.exit(USAGE)
     (path, port), forwards, command = args[:2], args[2:split], args[split + 1 :]
     try:
-        listeners = [(_listen("127.0.0.1", int(port)), None)]
+        listeners: list[tuple[socket.socket | None, str | None]] = [(_listen("127.0.0.1", int(port)), None)]
         for forward in forwards:
             address, forward_port, target = forward.split(",", 2)
             listeners.append((_listen(address, int(forward_port)), target))
     except (ValueError, OverflowError):
         sys.exit(USAGE)
+    if not command:  # the holder: serve here until the sandbox ends
+        if listeners[0][0] is None:
+            sys.exit(f"net_bridge: cannot listen on 127.0.0.1:{port}")
+        os.write(1, READY)
+        _relay(listeners, path)
     if os.fork() == 0:
-        quiet = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(quiet, fd)  # the command's pipes are its own: the relay holds none of them open
-        try:
-            for listener, target in listeners[1:]:
-                if listener is not None:
-                    _thread.start_new_thread(_serve, (listener, path, target))
-            if listeners[0][0] is not None:
-                _serve(listeners[0][0], path, None)
-        finally:
-            os._exit(0)
+        _relay(listeners, path)
     for listener, _ in listeners:
         if listener is not None:
             listener.close()

@@ -10,12 +10,24 @@ when ``host:port`` is on the list (nothing is resolved to decide; an IP literal 
 listed). Each connection is reported (host, port, allowed or denied); anything that ignores the
 proxy finds no network at all, but for listed loopback services, which the bridge forwards through
 the proxy at their own address and port.
+
+Given bubblewrap, the proxy starts the bridge once, in a holder: a sandbox of its own with a network
+namespace of its own (``sandbox.holder_argv``), in which the bridge only serves. Each command's sandbox
+then joins that network with ``nsenter`` (its user namespace, which owns the network, and the network;
+never the holder's mounts or processes) instead of starting a bridge: a command's start costs an
+``nsenter`` instead of a Python. The namespaces are held by file descriptors of ours (``/proc/OUR
+PID/fd/N``), not by the holder's pid, which could be reused by a host process. The holder dies with the
+proxy (and with us: ``--die-with-parent``). Without ``nsenter`` (util-linux), the bridge starts in each
+command's sandbox as before.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import functools
+import json
 import logging
 import os
 import py_compile
@@ -29,7 +41,7 @@ from typing import TypeVar, cast
 from urllib.parse import urlsplit
 
 from xworkmate.agents import net_bridge
-from xworkmate.agents.sandbox import PROXY_PORT, ProxyRoute, Sandbox, proxy_environment
+from xworkmate.agents.sandbox import PROXY_PORT, ProxyRoute, Sandbox, holder_argv, proxy_environment
 from xworkmate.domain.network import host_port, parse_host_port
 
 __all__ = ["NetProxy", "ProxyConnection", "bridge_launch", "proxied"]
@@ -38,6 +50,8 @@ log = logging.getLogger(__name__)
 
 _BRIDGE = Path(__file__).with_name("net_bridge.py")
 _SOCKET_PARENTS = ("XDG_RUNTIME_DIR",)  # else /tmp: a Unix socket's path has at most 107 bytes
+_NS_GET_USERNS = 0xB701  # ioctl: the user namespace that owns a namespace (linux/nsfs.h)
+_HOLDER_START_S = 10.0
 
 
 def bridge_launch(
@@ -80,32 +94,100 @@ _S = TypeVar("_S", Sandbox, Sandbox | None)
 class NetProxy:
     """An HTTP CONNECT (and plain absolute-URI HTTP) proxy on a Unix socket, admitting only ``allowed``.
 
-    Runs on the caller's event loop for the life of one process (``async with``); closing it
-    ends its connections and removes its private folder.
+    Runs on the caller's event loop for the life of one process or turn (``async with``); closing it
+    ends its connections and its holder and removes its private folder. With ``bwrap`` (the sandbox's
+    executable) it runs a holder whose network the commands join (``route.enter``), when it can.
     """
 
-    def __init__(self, allowed: Iterable[str], report: Reporter | None = None) -> None:
+    def __init__(self, allowed: Iterable[str], report: Reporter | None = None, *, bwrap: str | None = None) -> None:
         self.allowed = frozenset(parse_host_port(entry) for entry in allowed)
         self._report = report
+        self._bwrap = bwrap
+        self._nsenter: str | None = None
         self._folder: Path | None = None
         self._bridge: tuple[tuple[str, ...], tuple[Path, ...]] = ((), ())
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
+        self._holder: asyncio.subprocess.Process | None = None
+        self._held: tuple[int, ...] = ()  # our descriptors of the holder's network and its user namespace
 
     @property
     def route(self) -> ProxyRoute:
         assert self._folder is not None, "the proxy is not running"
         bridge, shown = self._bridge
-        return ProxyRoute(socket=self._folder / "s", bridge=bridge, shown=(self._folder, *shown))
+        enter: tuple[str, ...] = ()
+        if self._held:
+            net, user = (f"/proc/{os.getpid()}/fd/{fd}" for fd in self._held)
+            enter = (self._nsenter or "nsenter", "--preserve-credentials", f"--user={user}", f"--net={net}", "--")
+        return ProxyRoute(socket=self._folder / "s", bridge=bridge, shown=(self._folder, *shown), enter=enter)
 
     async def start(self) -> NetProxy:
         self._folder = Path(tempfile.mkdtemp(prefix="xwm-", dir=_socket_parent()))
         self._bridge = bridge_launch(self._folder)
         self._server = await asyncio.start_unix_server(self._accepted, path=os.fspath(self._folder / "s"))
+        self._nsenter = shutil.which("nsenter")
+        if self._bwrap is not None:
+            if self._nsenter is None:
+                _say_once("nsenter (util-linux) is not installed: each allow-list command starts its own bridge")
+            else:
+                try:
+                    await self._start_holder(self._bwrap)
+                except (OSError, ValueError, KeyError, TimeoutError) as exc:
+                    await self._stop_holder()
+                    _say_once(
+                        f"the allow-list proxy's holder did not start ({exc}): each command starts its own bridge"
+                    )
         return self
 
+    async def _start_holder(self, bwrap: str) -> None:
+        """SBX-4: one bridge for every command of this proxy, in a sandbox of its own; we keep its network."""
+        read, write = os.pipe()
+        try:
+            argv = holder_argv(self.route, sorted(self.allowed), bwrap=bwrap, info_fd=write)
+            self._holder = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                pass_fds=(write,),
+                env={},
+            )
+        finally:
+            os.close(write)
+        try:
+            async with asyncio.timeout(_HOLDER_START_S):
+                info = await asyncio.to_thread(_read_all, read)
+                assert self._holder.stdout is not None
+                ready = await self._holder.stdout.readline()
+        finally:
+            os.close(read)
+        if ready != net_bridge.READY:
+            raise ValueError("its bridge did not start")
+        status = json.loads(info)
+        net = os.open(f"/proc/{int(status['child-pid'])}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        self._held = (net,)
+        # Checked on the descriptor: the pid was the holder's (not reused) and its network is not ours.
+        if os.fstat(net).st_ino != int(status["net-namespace"]) or os.stat("/proc/self/ns/net").st_ino == int(
+            status["net-namespace"]
+        ):
+            raise ValueError("its network namespace is not its own")
+        user = fcntl.ioctl(net, _NS_GET_USERNS)  # the namespace whose members may join this network
+        os.set_inheritable(user, False)
+        self._held = (net, user)
+
+    async def _stop_holder(self) -> None:
+        holder, self._holder = self._holder, None
+        if holder is not None and holder.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                holder.kill()  # its sandbox's processes die with it (--die-with-parent, PID namespace)
+            await holder.wait()
+        for fd in self._held:
+            os.close(fd)
+        self._held = ()
+
     async def close(self) -> None:
+        await self._stop_holder()
         if self._server is not None:
             self._server.close()
         for writer in list(self._writers):
@@ -236,6 +318,19 @@ async def _answer(writer: asyncio.StreamWriter, code: int, reason: str, text: st
         await writer.drain()
 
 
+def _read_all(fd: int) -> bytes:
+    data = b""
+    while chunk := os.read(fd, 4096):
+        data += chunk
+    return data
+
+
+@functools.cache
+def _say_once(text: str) -> None:
+    """SBX-4: a slower fallback is said once, in one line."""
+    log.warning("sandbox network: %s", text)
+
+
 def _socket_parent() -> str | None:
     """A short private place for the socket: ``$XDG_RUNTIME_DIR`` when short, else ``/tmp``."""
     for name in _SOCKET_PARENTS:
@@ -255,5 +350,5 @@ async def proxied(
     if sandbox is None or not sandbox.available or sandbox.policy.allowed_hosts is None:
         yield sandbox, {}
         return
-    async with NetProxy(sandbox.policy.allowed_hosts, report) as proxy:
+    async with NetProxy(sandbox.policy.allowed_hosts, report, bwrap=sandbox.status.executable) as proxy:
         yield cast(_S, sandbox.routed(proxy.route)), proxy_environment(PROXY_PORT)

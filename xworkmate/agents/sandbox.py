@@ -71,6 +71,7 @@ __all__ = [
     "bubblewrap_argv",
     "command_env_name_problem",
     "detect_sandbox",
+    "holder_argv",
     "looks_secret",
     "loopback_forwards",
     "proxy_environment",
@@ -116,11 +117,17 @@ class ProxyRoute:
     """SBX-4: a running allow-list proxy (``agents.net_proxy``) as the sandbox reaches it: its Unix
     socket, the argv that starts the bridge before its ``SOCKET`` (``net_proxy.bridge_launch``: the host's
     Python on the compiled script, or the frozen app in its bridge mode), and the folders shown read-only
-    so that they can be reached (the socket's folder, Python's prefix or the app's bundle)."""
+    so that they can be reached (the socket's folder, Python's prefix or the app's bundle).
+
+    ``enter``, when the proxy runs a holder (one bridge in a sandbox of its own, ``holder_argv``), is the
+    ``nsenter`` argv that joins the holder's user and network namespaces: each command's sandbox then keeps
+    that network (its loopback, where the bridge listens) and starts no bridge. Empty: the bridge starts
+    in each command's sandbox, then execs the command."""
 
     socket: Path
     bridge: tuple[str, ...]
     shown: tuple[Path, ...]
+    enter: tuple[str, ...] = ()
 
 
 class SandboxUnavailable(Exception):
@@ -274,8 +281,11 @@ def bubblewrap_argv(
 ) -> list[str]:
     """The bubblewrap command line that runs ``command`` under ``policy``, in the working directory.
     With the network on, ``command`` runs behind ``scope_exec`` where the kernel can scope (SBX-4): the
-    host's abstract Unix sockets out of reach (``abstract_scope=False`` only shows what it prevents)."""
+    host's abstract Unix sockets out of reach (``abstract_scope=False`` only shows what it prevents).
+    An allow-list sandbox whose proxy holds a network joins it (``_held_network``)."""
+    enter = _held_network(policy)
     argv = [
+        *enter,
         bwrap,
         "--ro-bind",
         "/",
@@ -285,13 +295,9 @@ def bubblewrap_argv(
         "--proc",
         "/proc",
         "--unshare-all",
-        *(["--share-net"] if policy.network else []),
-        "--die-with-parent",
-        "--new-session",
-        # Root (a packaged app run by root, CI) keeps capabilities in the sandbox unless dropped,
-        # and CAP_SYS_ADMIN could unmount what hides the data folder.
-        "--cap-drop",
-        "ALL",
+        # SBX-4: a held network is the proxy holder's namespace, joined by ``enter``: kept, not the host's.
+        *(["--share-net"] if policy.network or enter else []),
+        *_CONFINED,
     ]
     for mount in policy.mounts():
         target = os.fspath(mount.path)
@@ -314,20 +320,79 @@ def bubblewrap_argv(
     return argv
 
 
-def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[str], list[str]]:
-    """SBX-4: the mounts and the command for an allow-list sandbox with a running proxy (its folder and
-    Python or bundle shown read-only, ``command`` run behind the bridge); without one, no network at all."""
+_CONFINED = (
+    "--die-with-parent",
+    "--new-session",
+    # Root (a packaged app run by root, CI) keeps capabilities in the sandbox unless dropped,
+    # and CAP_SYS_ADMIN could unmount what hides the data folder (or reconfigure a held network).
+    "--cap-drop",
+    "ALL",
+)
+
+
+def _held_network(policy: SandboxPolicy) -> tuple[str, ...]:
+    """SBX-4: the argv before bwrap that joins the proxy holder's network, when this sandbox uses one."""
     route = policy.proxy
     if policy.network or policy.allowed_hosts is None or route is None:
+        return ()
+    return route.enter
+
+
+def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[str], list[str]]:
+    """SBX-4: the mounts and the command for an allow-list sandbox with a running proxy (its folder and
+    Python or bundle shown read-only, ``command`` run behind the bridge); with a holder, or without a
+    proxy, the command as it is (the holder's network, or none at all)."""
+    route = policy.proxy
+    if policy.network or policy.allowed_hosts is None or route is None or route.enter:
         return [], list(command)
+    return _shown(route), _bridge_command(route, policy.allowed_hosts, command)
+
+
+def _shown(route: ProxyRoute) -> list[str]:
+    """The bindings that let the bridge run and reach the proxy (its socket's folder, Python or the bundle)."""
     argv: list[str] = []
     for folder in route.shown:
         target = os.fspath(folder)
         inside = any(other != folder and other in folder.parents for other in route.shown)
         if os.path.isdir(target) and target != "/" and not inside:
             argv += ["--ro-bind", target, target]
-    bridge = [*route.bridge, os.fspath(route.socket)]
-    return argv, [*bridge, str(PROXY_PORT), *loopback_forwards(policy.allowed_hosts), "--", *command]
+    return argv
+
+
+def _bridge_command(route: ProxyRoute, allowed: Iterable[str], command: Sequence[str]) -> list[str]:
+    return [*route.bridge, os.fspath(route.socket), str(PROXY_PORT), *loopback_forwards(allowed), "--", *command]
+
+
+def holder_argv(route: ProxyRoute, allowed: Iterable[str], *, bwrap: str, info_fd: int) -> list[str]:
+    """SBX-4: the proxy's holder, a sandbox with a network of its own (loopback only) in which the bridge
+    only serves (no command); ``--info-fd`` says its pid, whose network each command joins (``enter``).
+    It runs no agent code: the system read-only, private ``/tmp`` and ``/run`` with the bridge's folders
+    shown again. No ``--dev``: bwrap would then nest a second user namespace (for devpts) under the one
+    that owns the network, and a non-root ``nsenter`` could not join it; only ``/dev/null`` is a device there."""
+    return [
+        bwrap,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev-bind",
+        os.devnull,
+        os.devnull,
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--tmpfs",
+        "/run",
+        *_shown(route),
+        "--unshare-all",
+        *_CONFINED,
+        "--info-fd",
+        str(info_fd),
+        "--chdir",
+        "/",
+        "--",
+        *_bridge_command(route, allowed, ()),
+    ]
 
 
 @functools.lru_cache(maxsize=1)

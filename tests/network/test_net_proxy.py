@@ -175,7 +175,12 @@ def test_an_allow_list_sandbox_reaches_its_listed_server_and_nothing_else(tmp_pa
 
     async def main() -> str:
         server, port = await _http_server()
-        policy = SandboxPolicy(working_directory=tmp_path, home=Path.home(), allowed_hosts=(f"127.0.0.1:{port}",))
+        policy = SandboxPolicy(
+            working_directory=tmp_path,
+            home=Path.home(),
+            readable=(Path(os.path.realpath(sys.base_prefix)),),  # Python itself, wherever it lives
+            allowed_hosts=(f"127.0.0.1:{port}",),
+        )
         async with server, proxied(Sandbox(policy), seen.append) as (sandbox, env):
             return await _run_in(sandbox, env, f"http://127.0.0.1:{port}/")
 

@@ -217,3 +217,35 @@ def test_without_a_display_the_window_says_so_in_one_line_instead_of_aborting(ho
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.count("\n") == 1 and "no display (DISPLAY and WAYLAND_DISPLAY are unset)" in proc.stderr
     assert not (home / "xworkmate.db").exists()  # nothing was opened
+
+
+def test_the_window_opens_within_the_screens_available_area(qtbot: QtBot, settings: Settings) -> None:
+    """Issue 30: the default size (1200×760) and a size saved on a bigger monitor are fitted to the screen the
+    window opens on (the offscreen one is 800×800): at QT_SCALE_FACTOR=2 on a 1440×900 screen the window
+    opened at 2400×1520 pixels, the composer and Send off-screen."""
+    store = open_store(settings.effective_database_url)
+    try:
+        controller = SessionController(store, settings)
+        window = open_window(qtbot, controller)
+        area = window.screen().availableGeometry()
+        assert area.width() < 1200  # the default size does not fit here
+        qtbot.waitUntil(lambda: area.contains(window.frameGeometry()))  # frame included, once it is known
+        window.setGeometry(area.left() + 500, area.top() + 300, 2400, 1520)  # as on a big monitor
+        window.close()
+    finally:
+        store.close()
+
+    store = open_store(settings.effective_database_url)
+    try:
+        window = open_window(qtbot, SessionController(store, settings))
+        area = window.screen().availableGeometry()
+
+        def fits() -> bool:
+            frame = window.frameGeometry()
+            return frame.width() <= area.width() and frame.height() <= area.height()
+
+        qtbot.waitUntil(fits)  # frame included, once it is known
+        assert area.contains(window.geometry().topLeft()), window.geometry()
+        window.close()
+    finally:
+        store.close()

@@ -212,10 +212,10 @@ def test_a_read_slower_than_the_size_wait_does_not_hold_the_first_show(qtbot: Qt
     qtbot.addWidget(shell)
     first = FirstListRead(slow, shell)
     _show_painted(shell, first)  # returns: FIRST_SIZE_WAIT_MS, then the first paint and FIRST_LIST_WAIT_MS
-    assert shell.isVisible() and shell.size() == QSize(*DEFAULT_SIZE) and not first.settled
+    assert shell.isVisible() and shell.size() == shell.fitted_size(*DEFAULT_SIZE) and not first.settled
     release.set()
     qtbot.waitUntil(lambda: shell.findChild(QObject, "firstTaskLineList") is not None, timeout=10_000)
-    assert shell.size() == QSize(*DEFAULT_SIZE)  # a late answer does not move a shown window
+    assert shell.size() == shell.fitted_size(*DEFAULT_SIZE)  # a late answer does not move a shown window
 
 
 def test_saved_sizes_the_window_cannot_use_leave_the_defaults(qtbot: QtBot) -> None:
@@ -223,5 +223,5 @@ def test_saved_sizes_the_window_cannot_use_leave_the_defaults(qtbot: QtBot) -> N
     qtbot.addWidget(shell)
     for geometry, sizes in [("", "[1, 2]"), ("%%%", "not json"), ("✗", "[0, 0, 0]"), ("AAAA", "[-5, 10, 10]")]:
         shell.restore_saved({GEOMETRY_STATE: geometry, SPLITTER_STATE: sizes})
-        assert shell.size() == QSize(*DEFAULT_SIZE), geometry
+        assert shell.size() == shell.fitted_size(*DEFAULT_SIZE), geometry
         assert shell.opening_page is not None and shell.opening_page.list_width == DEFAULT_SPLITTER_SIZES[0], sizes

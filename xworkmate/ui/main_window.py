@@ -114,7 +114,6 @@ from xworkmate.ui.operations import StoreOperations, collecting, failure_line
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
 from xworkmate.ui.shell import (
-    DEFAULT_SIZE,
     DEFAULT_SPLITTER_SIZES,
     GEOMETRY_STATE,
     SPLITTER_STATE,
@@ -1822,8 +1821,7 @@ class MainWindow(WindowShell):
     # -- window state --------------------------------------------------------
 
     def _restore_ui_state(self) -> None:
-        if not self.restore_geometry(self._controller.ui_state(GEOMETRY_STATE)):
-            self.resize(*DEFAULT_SIZE)
+        self.restore_geometry(self._controller.ui_state(GEOMETRY_STATE))  # the default size if none; on screen
         sizes = parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
         self.pane_layout.restore()

@@ -18,7 +18,19 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QByteArray, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QByteArray,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QPoint,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
@@ -98,23 +110,69 @@ class WindowShell(QMainWindow):
     def __init__(self, parent: QWidget | None = None, *, opening: bool = True) -> None:
         super().__init__(parent)
         self.attached = False  # first: ``MainWindow``'s event handlers read it, from the title's change on
+        self._fitted_shown = False
         self.opening_page: OpeningPage | None = None
         self.setObjectName("mainWindow")
         self.setWindowTitle(WINDOW_TITLE)
         if opening:
             self.resize(*DEFAULT_SIZE)
+            self.fit_on_screen()
             self.opening_page = OpeningPage(self)
             self.setCentralWidget(self.opening_page)
 
     def restore_geometry(self, saved: str | None) -> bool:
-        """The window's saved size and place (``GEOMETRY_STATE``), if there is one Qt can use."""
-        if not saved:
-            return False
-        try:
-            data = QByteArray.fromBase64(saved.encode("ascii"))
-        except UnicodeEncodeError:
-            return False
-        return self.restoreGeometry(data)
+        """The window's saved size and place (``GEOMETRY_STATE``), if there is one Qt can use; either way
+        it then fits the screen it opens on (``fit_on_screen``)."""
+        restored = False
+        if saved:
+            try:
+                restored = self.restoreGeometry(QByteArray.fromBase64(saved.encode("ascii")))
+            except UnicodeEncodeError:
+                restored = False
+        if not restored:
+            self.resize(*DEFAULT_SIZE)
+        self.fit_on_screen()
+        return restored
+
+    def fit_on_screen(self) -> None:
+        """Never larger than the screen's available area, frame included, and on it (issue 30: at a scale
+        of 2 on a 1440×900 screen the default size was 2400×1520 pixels, the composer and Send off-screen;
+        a size saved on a bigger monitor did the same on a laptop). Again once shown, when the window
+        manager's frame is known."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        area, frame = screen.availableGeometry(), self.frameGeometry()
+        extra_width, extra_height = frame.width() - self.width(), frame.height() - self.height()
+        size = self.fitted_size(self.width(), self.height())
+        if size != self.size():
+            self.resize(size)
+        right = area.left() + area.width() - size.width() - extra_width
+        bottom = area.top() + area.height() - size.height() - extra_height
+        x, y = min(max(frame.x(), area.left()), right), min(max(frame.y(), area.top()), bottom)
+        if (x, y) != (frame.x(), frame.y()):
+            self.move(self.pos() + QPoint(x - frame.x(), y - frame.y()))  # by how far the frame is out
+
+    def fitted_size(self, width: int, height: int) -> QSize:
+        """``width`` × ``height``, made to fit the available area of the window's screen with its frame."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return QSize(width, height)
+        area, frame = screen.availableGeometry(), self.frameGeometry()
+        extra_width, extra_height = frame.width() - self.width(), frame.height() - self.height()
+        return QSize(min(width, area.width() - extra_width), min(height, area.height() - extra_height))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._fitted_shown:
+            self._fitted_shown = True
+            shown = self.size()
+
+            def fit_with_frame() -> None:  # the frame is known once the window is shown
+                if self.size() == shown:  # not resized on purpose meanwhile
+                    self.fit_on_screen()
+
+            QTimer.singleShot(0, fit_with_frame)
 
     def restore_saved(self, ui_states: dict[str, str]) -> None:
         """Before the first show, from the first read: the window where the person left it, and the first

@@ -207,7 +207,7 @@ def test_a_permission_request_is_an_approval_card_and_only_allow_lets_the_write_
         assert answer["outcome"] == "reject-once"
         assert not notes.exists()
         assert report_events(report, "write") == []
-        refused = [t for t in message_texts(window) if t.startswith("Not approved: Write notes.md")]
+        refused = [t for t in message_texts(window) if t.startswith("Write notes.md — you rejected this")]
         assert refused, message_texts(window)
 
 

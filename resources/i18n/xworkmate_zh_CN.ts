@@ -264,6 +264,10 @@
         <source>in {folder}</source>
         <translation>位于 {folder}</translation>
     </message>
+    <message>
+        <source>The agent asks to run this command</source>
+        <translation>智能体请求运行这条命令</translation>
+    </message>
 </context>
 <context>
     <name>ChangesView</name>

@@ -77,7 +77,7 @@ def test_a_command_shows_the_command_its_folder_and_the_network_setting(tmp_path
         _request("run_command", {"command": "ls -la"}, tmp_path, network="allow-list", allowed_hosts=("pypi.org:443",)),
         "h",
     )
-    assert (view.body_kind, view.body) == ("command", "ls -la")
+    assert (view.body_kind, view.body, view.heading) == ("command", "ls -la", "The agent asks to run this command")
     assert view.target == f"in {tmp_path}"
     assert view.facts == ("Network: allow-list only (pypi.org:443)",)
     off = approval_view(_request("run_command", {"command": "ls"}, tmp_path, network="off"), "h")

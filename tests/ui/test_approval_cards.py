@@ -120,6 +120,7 @@ def test_a_command_shows_the_command_its_folder_and_the_lines_network(
     command = card.findChild(QPlainTextEdit, "approvalCommand")
     assert command is not None and command.toPlainText() == "ls -la src"
     shown = visible_text(card)
+    assert card.summary_label.text() == "The agent asks to run this command"  # the block says which, once
     assert f"in {line.workspace_binding.path}" in shown
     assert "Network: on" in shown
     assert "{" not in shown

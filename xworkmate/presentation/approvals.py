@@ -143,5 +143,7 @@ def approval_view(request: ApprovalRequested, heading: str) -> ApprovalView:
             command = request.arguments
         folder = translate("ApprovalText", "in {folder}").format(folder=request.folder) if request.folder else ""
         facts = tuple(f for f in (network_words(request.network, request.allowed_hosts),) if f)
+        # The block shows the command: the heading does not say it again.
+        heading = translate("ApprovalText", "The agent asks to run this command")
         return ApprovalView(heading, folder, "command", command, facts=facts, details=details)
     return ApprovalView(heading, "", "none", "", details=details)

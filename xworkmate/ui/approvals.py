@@ -112,7 +112,7 @@ class ApprovalCard(QFrame):
 
         heading = self.tr("The agent asks to {summary}").format(summary=plain_words(request.summary))
         self.view: ApprovalView = approval_view(request, heading)
-        self.summary_label = QLabel(heading)
+        self.summary_label = QLabel(self.view.heading)
         self.summary_label.setObjectName("approvalSummary")
         self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
         self.summary_label.setWordWrap(True)

@@ -48,6 +48,10 @@
             <translation>{path} — +{added} −{removed}</translation>
         </message>
         <message>
+            <source>The agent asks to run this command</source>
+            <translation>智能体请求运行这条命令</translation>
+        </message>
+        <message>
             <source>No change</source>
             <translation>没有改动</translation>
         </message>

@@ -221,7 +221,8 @@ class ApprovalCard(QFrame):
             document = _highlighted(view.body, view.language)
             document.setParent(content)
             content.setDocument(document)
-            self._highlighter = CodeHighlighter(document)
+            if view.language:  # prose (a .md, a .txt) stays plain: keywords there are ordinary words
+                self._highlighter = CodeHighlighter(document)
             _fixed_height(content, len(view.body.splitlines()))
             return content
         if view.body_kind == "command":

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from xworkmate.controllers.changes import ApprovalRequested
-from xworkmate.domain.change_preview import PREVIEW_LINES, PreviewNote, change_preview, read_current
+from xworkmate.domain.change_preview import PREVIEW_LINES, PreviewNote, change_preview, diff_preview, read_current
 from xworkmate.presentation import text
 from xworkmate.presentation.approvals import approval_view
 from xworkmate.presentation.cards import ERROR_WORDS, error_words, tool_card
@@ -126,3 +126,12 @@ def test_error_kinds_are_worded_once_from_one_table() -> None:
 
 def test_error_words_pass_through_the_translator(chinese: None) -> None:
     assert error_words("not_approved") == "«you rejected this"
+
+
+def test_an_agents_sent_diff_reads_as_a_diff_or_as_a_new_files_content() -> None:
+    changed = diff_preview("--- a/n.md\n+++ b/n.md\n@@ -1 +1 @@\n-a\n+b\n")
+    assert changed is not None and (changed.path, changed.created) == ("n.md", False)
+    assert changed.diff.splitlines()[-2:] == ["-a", "+b"]
+    created = diff_preview("--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n")
+    assert created is not None and (created.path, created.created, created.content) == ("new.py", True, "x = 1\ny = 2")
+    assert diff_preview("not a diff") is None

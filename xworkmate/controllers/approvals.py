@@ -23,7 +23,7 @@ from xworkmate.controllers.changes import (
     SignInSettled,
 )
 from xworkmate.controllers.context import ControllerContext
-from xworkmate.domain.change_preview import change_preview, edited_path, read_current
+from xworkmate.domain.change_preview import change_preview, diff_preview, edited_path, read_current
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 
 if TYPE_CHECKING:
@@ -73,7 +73,10 @@ class Approvals:
         call = request.call
         change = None
         path = edited_path(call.name, call.arguments)
-        if path is not None and folder is not None:
+        if request.diff:  # an ACP agent's edit: the diff it sent
+            diff = request.diff
+            change = await asyncio.to_thread(lambda: diff_preview(diff))
+        elif path is not None and folder is not None:
             change = await asyncio.to_thread(
                 lambda: change_preview(call.name, call.arguments, read_current(folder, path))
             )

@@ -22,6 +22,7 @@ __all__ = [
     "CurrentFile",
     "PreviewNote",
     "change_preview",
+    "diff_preview",
     "edited_path",
     "read_current",
 ]
@@ -130,4 +131,18 @@ def change_preview(tool: str, arguments: str, current: CurrentFile) -> ChangePre
         current.text.splitlines(), after.splitlines(), f"a/{path}", f"b/{path}", n=CONTEXT_LINES, lineterm=""
     )
     text, more = _capped(list(diff))
+    return ChangePreview(path, created=False, diff=text, more_lines=more)
+
+
+def diff_preview(diff: str) -> ChangePreview | None:
+    """An ACP agent's edit, from the unified diff it sent (``--- /dev/null`` for a new file); its first file."""
+    lines = diff.splitlines()
+    path = next((line[4:].removeprefix("b/") for line in lines if line.startswith("+++ ")), None)
+    if path is None:
+        return None
+    if any(line.startswith("--- /dev/null") for line in lines):
+        added = [line[1:] for line in lines if line.startswith("+") and not line.startswith("+++ ")]
+        content, more = _capped(added)
+        return ChangePreview(path, created=True, content=content, more_lines=more)
+    text, more = _capped(lines)
     return ChangePreview(path, created=False, diff=text, more_lines=more)

@@ -82,6 +82,8 @@ def test_a_command_shows_the_command_its_folder_and_the_network_setting(tmp_path
     assert view.facts == ("Network: allow-list only (pypi.org:443)",)
     off = approval_view(_request("run_command", {"command": "ls"}, tmp_path, network="off"), "h")
     assert off.facts == ("Network: off",)
+    acp = {"title": "Run tests", "kind": "execute", "locations": [], "input": {"command": ["pytest", "-q"]}}
+    assert approval_view(_request("execute", acp, tmp_path, network="on"), "h").body == "pytest -q"
 
 
 @pytest.fixture

@@ -105,6 +105,23 @@ def _more(count: int) -> str:
     return ApprovalText.tr("… %n more line(s) not shown", "", count) if count else ""
 
 
+def _command(tool: str, arguments: str) -> str | None:
+    """The shell command a call would run: a native ``run_command``'s, or an ACP ``execute`` call's input."""
+    try:
+        args = json.loads(arguments)
+    except ValueError:
+        return None
+    if not isinstance(args, dict):
+        return None
+    if tool == "run_command":
+        return str(args.get("command", ""))
+    given = args.get("input")
+    if tool == "execute" and isinstance(given, dict) and given.get("command"):
+        command = given["command"]
+        return " ".join(str(part) for part in command) if isinstance(command, list) else str(command)
+    return None
+
+
 def approval_view(request: ApprovalRequested, heading: str) -> ApprovalView:
     """What the card shows for ``request``; ``heading`` is its one-line summary, already worded."""
     details = pretty_arguments(request.arguments)
@@ -136,11 +153,8 @@ def approval_view(request: ApprovalRequested, heading: str) -> ApprovalView:
                 heading, change.path, "none", "", translate("ApprovalText", "No change"), details=details
             )
         return ApprovalView(heading, target, "diff", body, _more(change.more_lines), details=details)
-    if request.tool == "run_command":
-        try:
-            command = str(json.loads(request.arguments).get("command", ""))
-        except (ValueError, AttributeError):
-            command = request.arguments
+    command = _command(request.tool, request.arguments)
+    if command is not None:
         folder = translate("ApprovalText", "in {folder}").format(folder=request.folder) if request.folder else ""
         facts = tuple(f for f in (network_words(request.network, request.allowed_hosts),) if f)
         # The block shows the command: the heading does not say it again.

@@ -12,6 +12,16 @@
     </message>
 </context>
 <context>
+    <name>ApprovalText</name>
+    <message numerus="yes">
+        <source>… %n more line(s) not shown</source>
+        <translation>
+            <numerusform>… %n more line not shown</numerusform>
+            <numerusform>… %n more lines not shown</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ChangesView</name>
     <message numerus="yes">
         <source>%n file(s) (+{added} −{removed})</source>
@@ -69,6 +79,20 @@
         <translation>
             <numerusform>… %n more line — click to expand</numerusform>
             <numerusform>… %n more lines — click to expand</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>new file · %n byte(s)</source>
+        <translation>
+            <numerusform>new file · %n byte</numerusform>
+            <numerusform>new file · %n bytes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n byte(s) written</source>
+        <translation>
+            <numerusform>%n byte written</numerusform>
+            <numerusform>%n bytes written</numerusform>
         </translation>
     </message>
     <message numerus="yes">

@@ -42,7 +42,8 @@ def test_tool_cards_are_built_from_the_stored_payload() -> None:
         },
         "updated a.py (1 bytes written)",
     )
-    assert wrote.plain_text() == "Edited a.py — updated a.py (1 bytes written)\ndiff +1 −1 — click to show"
+    # Said once: the title names the file, the status what was written (issue 30 item 3).
+    assert wrote.plain_text() == "Edited a.py — 1 byte written\ndiff +1 −1 — click to show"
     assert wrote.plain_text(expanded=True).splitlines()[1:4] == ["--- a/a.py", "+++ b/a.py", "@@ -1 +1 @@"]
     failed = tool_card(
         {"name": "run_command", "arguments": '{"command": "false"}', "ok": False, "error_kind": None},

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
@@ -207,8 +208,49 @@ def test_a_permission_request_is_an_approval_card_and_only_allow_lets_the_write_
         assert answer["outcome"] == "reject-once"
         assert not notes.exists()
         assert report_events(report, "write") == []
-        refused = [t for t in message_texts(window) if t.startswith("Not approved: Write notes.md")]
+        refused = [t for t in message_texts(window) if t.startswith("Write notes.md — you rejected this")]
         assert refused, message_texts(window)
+
+
+def test_an_agents_edit_permission_shows_the_diff_it_sent(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    acp_window: MainWindow,
+    bare_controller: SessionController,
+    tmp_path: Path,
+) -> None:
+    """Issue 30 item 3: the card of an ACP agent's edit shows the diff in its permission request, not JSON."""
+    window, controller = acp_window, bare_controller
+    edit = {"path": "notes.md", "old": "one\ntwo\nthree\n", "new": "one\nTWO\nthree\n"}
+    scripted_agent(
+        controller,
+        tmp_path,
+        gated=True,
+        turn=[
+            {
+                "permission": {
+                    "id": "w1",
+                    "title": "Edit notes.md",
+                    "kind": "edit",
+                    "locations": ["notes.md"],
+                    "diff": edit,
+                }
+            },
+            {"say": " done"},
+        ],
+    )
+    window.refresh_providers()
+    line = acp_line(qtbot, window, controller)
+    send(qtbot, window, "edit my notes")
+    area = window.message_pane.approval_area
+    run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the approval card"))
+    [card] = area.cards
+    diff = card.findChild(QPlainTextEdit, "approvalDiff")
+    assert diff is not None and diff.isVisibleTo(card)
+    assert [ln for ln in diff.toPlainText().splitlines() if ln[:1] in "+-"] == ["-two", "+TWO"]
+    assert not card.arguments_view.isVisibleTo(card)  # the raw call only under Details
+    qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
 
 
 def test_stop_cancels_a_hanging_agent_turn_and_the_line_runs_again(

@@ -61,6 +61,8 @@ class ApprovalRequest:
     summary: str
     # SBX-1: set when the action would run without a sandbox; says why, shown on the card.
     unsandboxed: str | None = None
+    # Issue 30 item 3: an ACP agent's edit carries its diff (unified, ``/dev/null`` for a new file); the card shows it.
+    diff: str | None = None
 
 
 @dataclass(frozen=True)

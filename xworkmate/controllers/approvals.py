@@ -8,7 +8,9 @@ and ``choose_sign_in``. The "Always" rule is ``domain.permissions.raised_level``
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,10 +23,13 @@ from xworkmate.controllers.changes import (
     SignInSettled,
 )
 from xworkmate.controllers.context import ControllerContext
+from xworkmate.domain.change_preview import change_preview, diff_preview, edited_path, read_current
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 
 if TYPE_CHECKING:
     from xworkmate.agents.events import ApprovalDecision, ApprovalRequest, Approver
+
+log = logging.getLogger(__name__)
 
 
 class Approvals:
@@ -44,22 +49,52 @@ class Approvals:
             approval_id = next(self._approval_ids)
             future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
             self._approvals[approval_id] = (key, request.call.name, future)
-            self._ctx.emit(
-                ApprovalRequested(
-                    key=key,
-                    approval_id=approval_id,
-                    tool=request.call.name,
-                    summary=request.summary,
-                    arguments=request.call.arguments,
-                    unsandboxed=request.unsandboxed,
-                )
-            )
             try:
+                try:
+                    requested = await self._requested(key, approval_id, request)
+                except Exception:  # the card still asks, with the summary and arguments only
+                    log.exception("the approval card's preview failed on line %s", key)
+                    requested = self._plain_request(key, approval_id, request)
+                self._ctx.emit(requested)
                 return await future
             finally:
                 self._approvals.pop(approval_id, None)
 
         return approve
+
+    async def _requested(self, key: str, approval_id: int, request: ApprovalRequest) -> ApprovalRequested:
+        """The card's facts (issue 30 item 3): the line's folder and network from the store, and what a write
+        would change, read from the disk; both off the event loop, so the window never waits on them."""
+        thread = await self._ctx.store_thread.call(lambda: self._ctx.store.threads.get(self._ctx.canonical(key)))
+        plain = self._plain_request(key, approval_id, request)
+        if thread is None:
+            return plain
+        folder = thread.workspace_binding.path
+        call = request.call
+        change = None
+        path = edited_path(call.name, call.arguments)
+        if request.diff:  # an ACP agent's edit: the diff it sent
+            diff = request.diff
+            change = await asyncio.to_thread(lambda: diff_preview(diff))
+        elif path is not None and folder is not None:
+            change = await asyncio.to_thread(
+                lambda: change_preview(call.name, call.arguments, read_current(folder, path))
+            )
+        state = thread.context_state
+        return dataclasses.replace(
+            plain, change=change, folder=folder, network=state.network.value, allowed_hosts=state.allowed_hosts
+        )
+
+    @staticmethod
+    def _plain_request(key: str, approval_id: int, request: ApprovalRequest) -> ApprovalRequested:
+        return ApprovalRequested(
+            key=key,
+            approval_id=approval_id,
+            tool=request.call.name,
+            summary=request.summary,
+            arguments=request.call.arguments,
+            unsandboxed=request.unsandboxed,
+        )
 
     def window_sign_in(self, key: str, agent: str) -> Callable[[tuple[Any, ...]], Awaitable[str | None]]:
         """Issue 15: the agent needs a sign-in and offers several methods; the window's card picks one."""

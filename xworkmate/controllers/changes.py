@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from xworkmate.domain.change_preview import ChangePreview
 from xworkmate.domain.messages import Message
 
 
@@ -84,6 +85,12 @@ class ApprovalRequested:
     arguments: str
     # SBX-1: why the action would run without a sandbox, when it would; the card says so.
     unsandboxed: str | None = None
+    # Issue 30 item 3: what the card shows will happen. A write's diff or new content (read off the
+    # event loop when the approval was made), the line's folder and its network setting (SBX-4).
+    change: ChangePreview | None = None
+    folder: str | None = None
+    network: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

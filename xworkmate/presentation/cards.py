@@ -21,11 +21,13 @@ from xworkmate.presentation.wording import plain_words
 __all__ = [
     "ALLOW_HOST",
     "COLLAPSED_LINES",
+    "ERROR_WORDS",
     "EXPANDED_LINES",
     "PLAN_MARKS",
     "CardConnection",
     "RenderingText",
     "ToolCard",
+    "error_words",
     "plan_text",
     "running_card",
     "thought_summary",
@@ -44,19 +46,40 @@ _READ_VERBS = {
     "search_files": QT_TRANSLATE_NOOP("RenderingText", "Searched for {where}"),
 }
 """Title templates (English); shown through ``translate("RenderingText", …)``."""
-_ERROR_TITLES = {
-    "write_refused": QT_TRANSLATE_NOOP("RenderingText", "Write refused"),
-    "not_approved": QT_TRANSLATE_NOOP("RenderingText", "Not approved"),
-    "path_escape": QT_TRANSLATE_NOOP("RenderingText", "Refused: outside the folder"),
-    "cancelled": QT_TRANSLATE_NOOP("RenderingText", "Stopped"),
-    "timeout": QT_TRANSLATE_NOOP("RenderingText", "Timed out"),
-    "invalid_arguments": QT_TRANSLATE_NOOP("RenderingText", "Invalid arguments"),
-    "unknown_tool": QT_TRANSLATE_NOOP("RenderingText", "Unknown tool"),
-    "agent_failed": QT_TRANSLATE_NOOP("RenderingText", "The agent stopped"),
-    "unfinished": QT_TRANSLATE_NOOP("RenderingText", "Unfinished"),
+ERROR_WORDS = {
+    "not_approved": QT_TRANSLATE_NOOP("RenderingText", "you rejected this"),
+    "write_refused": QT_TRANSLATE_NOOP("RenderingText", "the write was refused"),
+    "path_escape": QT_TRANSLATE_NOOP("RenderingText", "refused: outside the line's folder"),
+    "hidden_path": QT_TRANSLATE_NOOP("RenderingText", "refused: a hidden file"),
+    "hard_link": QT_TRANSLATE_NOOP("RenderingText", "refused: a hard-linked file"),
+    "invalid_path": QT_TRANSLATE_NOOP("RenderingText", "refused: not a valid path"),
+    "working_directory": QT_TRANSLATE_NOOP("RenderingText", "the line's folder is missing"),
+    "cancelled": QT_TRANSLATE_NOOP("RenderingText", "stopped before it finished"),
+    "timeout": QT_TRANSLATE_NOOP("RenderingText", "timed out"),
+    "invalid_arguments": QT_TRANSLATE_NOOP("RenderingText", "the agent sent arguments that do not fit"),
+    "unknown_tool": QT_TRANSLATE_NOOP("RenderingText", "no such tool"),
+    "internal_error": QT_TRANSLATE_NOOP("RenderingText", "failed: an internal error (logged)"),
+    "dispatch_refused": QT_TRANSLATE_NOOP("RenderingText", "refused"),
+    "agent_failed": QT_TRANSLATE_NOOP("RenderingText", "the agent stopped"),
+    "unfinished": QT_TRANSLATE_NOOP("RenderingText", "unfinished"),
 }
-_FAILED = QT_TRANSLATE_NOOP("RenderingText", "Failed")
-"""Titles (English) by error kind; shown through ``translate("RenderingText", …)``."""
+"""The one table of tool error kinds in words (issue 30 item 3): a failed card's status, never the code.
+English here; shown through ``translate("RenderingText", …)``. A kind not listed reads "failed"."""
+_FAILED = QT_TRANSLATE_NOOP("RenderingText", "failed")
+_TIMED_OUT_AFTER = QT_TRANSLATE_NOOP("RenderingText", "timed out after {seconds} s")
+_TIMEOUT_LINE = re.compile(r"^\[timed out after (?P<secs>[\d.]+) s\b")
+# The agent's own words for a plain rejection: the status already says it.
+_REJECTED = re.compile(r"^.* was not approved: the person rejected it$")
+
+
+def error_words(error_kind: str | None, content: str = "", arguments: dict[str, Any] | None = None) -> str:
+    """A failed call's status in the person's words: "you rejected this", "timed out after 5 s", …"""
+    if error_kind == "timeout":
+        first = content.splitlines()[0] if content else ""
+        seconds = match["secs"] if (match := _TIMEOUT_LINE.match(first)) else (arguments or {}).get("timeout_s")
+        if seconds is not None:
+            return translate("RenderingText", _TIMED_OUT_AFTER).format(seconds=f"{float(seconds):g}")
+    return translate("RenderingText", ERROR_WORDS.get(str(error_kind), _FAILED))
 
 
 class RenderingText(TranslationContext):
@@ -165,6 +188,8 @@ def _arguments(raw: Any) -> dict[str, Any]:
     return {}
 
 
+_WROTE_LINE = re.compile(r"^(?P<verb>created|updated) .* \((?P<bytes>[\d,]+) bytes written\)$")
+_STOPPED_LINE = re.compile(r"^\[(timed out after [\d.]+ s|cancelled): .*\]$")
 _EXIT_LINE = re.compile(r"^\[exit code (?P<code>-?\d+|None) after (?P<secs>[\d.]+) s\]$")
 
 
@@ -188,14 +213,12 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
     if data.get("mode") == "acp":
         return _acp_card(name, summary, content, ok=ok, error_kind=error_kind, diff=str(data.get("diff") or ""))
     if not ok:
-        label = translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
+        if name == "run_command" and error_kind in (None, "timeout", "cancelled"):
+            # The command ran (and exited non-zero, or was stopped): its output is the interesting part.
+            card = _command_card(name, args, content, ok=False)
+            return replace(card, status=error_words(error_kind, content, args)) if error_kind else card
         subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
-        if name == "run_command" and error_kind is None:
-            # The command ran and exited non-zero: its output is the interesting part.
-            return _command_card(name, args, content, ok=False)
-        title = translate("RenderingText", "{label}: {subject}").format(label=label, subject=subject)
-        status = str(error_kind or translate("RenderingText", "error"))
-        return ToolCard(name, title, status, False, "reason", plain_words(content))
+        return ToolCard(name, subject, error_words(error_kind, content, args), False, "reason", _reason(content))
     if name == "run_command":
         return _command_card(name, args, content, ok=True)
     if action_kind(name) is ActionKind.EDIT:
@@ -206,8 +229,14 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
             else translate("RenderingText", "Edited {path}")
         )
         diff = str(data.get("diff") or "")
-        first = plain_words(content.splitlines()[0]) if content else ""
-        status = first or translate("RenderingText", "ok")
+        first = content.splitlines()[0] if content else ""
+        if match := _WROTE_LINE.match(first):  # "created a.py (74 bytes written)": the title names the file
+            written = int(match["bytes"].replace(",", ""))
+            status = RenderingText.tr("new file · %n byte(s)", "", written)
+            if match["verb"] == "updated":
+                status = RenderingText.tr("%n byte(s) written", "", written)
+        else:
+            status = plain_words(first) or translate("RenderingText", "ok")
         return ToolCard(name, verb.format(path=args.get("path", path)), status, True, "diff" if diff else "none", diff)
     if name in _READ_VERBS:
         where = args.get("pattern") if name == "search_files" else args.get("path", ".")
@@ -222,13 +251,15 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
     return ToolCard(name, summary, translate("RenderingText", "ok"), True, "output", content)
 
 
+def _reason(content: str) -> str:
+    """A failed call's body: what the agent was told, unless the status already says all of it."""
+    return "" if _REJECTED.match(content.strip()) else plain_words(content)
+
+
 def _acp_card(kind: str, summary: str, content: str, *, ok: bool, error_kind: Any, diff: str) -> ToolCard:
     """An ACP agent's tool call: its own title, its diff (folded) or output, or why it was refused."""
     if not ok:
-        label = translate("RenderingText", _ERROR_TITLES.get(str(error_kind), _FAILED))
-        title = translate("RenderingText", "{label}: {subject}").format(label=label, subject=summary)
-        status = str(error_kind or translate("RenderingText", "failed"))
-        return ToolCard(kind, title, status, False, "reason", plain_words(content))
+        return ToolCard(kind, summary, error_words(error_kind, content), False, "reason", _reason(content))
     status = (
         translate("RenderingText", "ok · {kind}").format(kind=kind)
         if kind not in ("other", "tool")
@@ -246,6 +277,8 @@ def _command_card(name: str, args: dict[str, Any], content: str, *, ok: bool) ->
         status = translate("RenderingText", "exit {code} · {seconds} s").format(
             code=match["code"], seconds=f"{float(match['secs']):.1f}"
         )
+        lines = lines[1:]
+    elif lines and _STOPPED_LINE.match(lines[0]):  # the status says it in words (``error_words``)
         lines = lines[1:]
     return ToolCard(name, f"$ {args.get('command', '')}", status, ok, "output", "\n".join(lines))
 

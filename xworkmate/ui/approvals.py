@@ -1,7 +1,10 @@
 """Approval cards: the agent asks before an edit or a command, the person answers (SPEC §5, §6).
 
-A card shows what the agent wants to do (the controller's one-line summary)
-and the call's arguments, with Allow once / Reject / Always for this line.
+A card shows what the agent wants to do (the controller's one-line summary) and what will happen
+(issue 30 item 3, worded by ``presentation.approvals``): a write's path and its diff against the
+current file, or a new file's content, highlighted; a command in a shell block with its folder and
+the line's network setting. The raw arguments only show under "Details". Then Allow once / Reject /
+Always for this line.
 The focused card answers from the keyboard (LOOP-2): Y allows, N rejects, A
 is "always" where the card offers it; the buttons say so ("Allow once (Y)").
 The cards are widgets above the composer, not rows of the message list: they
@@ -10,12 +13,11 @@ carry buttons, and there are only ever a few.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import partial
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeyEvent
+from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeyEvent, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -24,6 +26,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QTextEdit,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +35,10 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import ApprovalRequested
 from xworkmate.domain.permissions import always_level
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.presentation.approvals import ApprovalView, approval_view, pretty_arguments
+from xworkmate.ui import theme
+from xworkmate.ui.changes_view import DiffView
+from xworkmate.ui.rendering import CodeHighlighter
 from xworkmate.ui.wording import plain_words
 
 ALLOW = "allow"
@@ -40,6 +48,8 @@ ALWAYS = "always"
 DECISION_KEYS: dict[Qt.Key, str] = {Qt.Key.Key_Y: ALLOW, Qt.Key.Key_N: REJECT, Qt.Key.Key_A: ALWAYS}
 """The focused card's keys (issue 17, item 3); "always" only where the card offers it."""
 ARGUMENT_LINES = 8
+BODY_LINES = 14
+"""The most lines of diff, content or command a card shows before it scrolls."""
 
 
 def always_tooltip(tool: str) -> str:
@@ -57,12 +67,32 @@ def always_tooltip(tool: str) -> str:
     ).format(level=level.value, effect=effect)
 
 
-def pretty_arguments(arguments: str) -> str:
-    try:
-        parsed = json.loads(arguments)
-    except ValueError:
-        return arguments
-    return json.dumps(parsed, indent=2, ensure_ascii=False)
+def _fixed_height(view: QPlainTextEdit | QTextEdit, lines: int) -> None:
+    lines = min(max(lines, 1), BODY_LINES)
+    view.setFixedHeight(QFontMetrics(view.font()).lineSpacing() * lines + 14)
+
+
+def _code_block(view: QPlainTextEdit | QTextEdit) -> None:
+    """A tinted monospace block, like code in a message."""
+    view.setReadOnly(True)
+    view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    palette = view.palette()
+    palette.setColor(QPalette.ColorRole.Base, theme.current().color("code-bg"))
+    view.setPalette(palette)
+
+
+def _highlighted(content: str, language: str) -> QTextDocument:
+    """A new file's content as one fenced code block, for ``rendering.CodeHighlighter``."""
+    longest = 0
+    run = 0
+    for char in content:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    document = QTextDocument()
+    document.setDefaultFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    document.setMarkdown(f"{fence}{language}\n{content}\n{fence}\n")
+    return document
 
 
 class ApprovalCard(QFrame):
@@ -80,10 +110,27 @@ class ApprovalCard(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.request = request
 
-        self.summary_label = QLabel(self.tr("The agent asks to {summary}").format(summary=plain_words(request.summary)))
+        heading = self.tr("The agent asks to {summary}").format(summary=plain_words(request.summary))
+        self.view: ApprovalView = approval_view(request, heading)
+        self.summary_label = QLabel(self.view.heading)
         self.summary_label.setObjectName("approvalSummary")
         self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
         self.summary_label.setWordWrap(True)
+        self.target_label = self._label("approvalTarget", self.view.target)
+        self.body_view = self._body(self.view)
+        self.note_label = self._label("approvalNote", self.view.note)
+        self.facts_label = self._label("approvalFacts", " · ".join(self.view.facts))
+
+        # The call exactly as the agent sent it: only under "Details".
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("approvalDetailsToggle")
+        self.details_button.setText(self.tr("Details"))
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.setToolTip(self.tr("Show the call's arguments exactly as the agent sent them"))
+        self.details_button.toggled.connect(self._show_details)
         self.arguments_view = QPlainTextEdit(pretty_arguments(request.arguments))
         self.arguments_view.setObjectName("approvalArguments")
         self.arguments_view.setReadOnly(True)
@@ -93,6 +140,7 @@ class ApprovalCard(QFrame):
         self.arguments_view.setToolTip(
             self.tr("The arguments of {tool}, exactly as the agent sent them").format(tool=request.tool)
         )
+        self.arguments_view.setVisible(False)
 
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # it takes Y / N / A when focused
         self.setToolTip(self.tr("With this card focused: Y allows once, N rejects, A allows always (where offered)"))
@@ -132,6 +180,10 @@ class ApprovalCard(QFrame):
         layout.addWidget(self.summary_label)
         if self.warning_label is not None:
             layout.addWidget(self.warning_label)
+        for part in (self.target_label, self.body_view, self.note_label, self.facts_label):
+            if part is not None:
+                layout.addWidget(part)
+        buttons.insertWidget(0, self.details_button)
         layout.addWidget(self.arguments_view)
         layout.addLayout(buttons)
 
@@ -142,6 +194,49 @@ class ApprovalCard(QFrame):
     @property
     def approval_id(self) -> int:
         return self.request.approval_id
+
+    def _label(self, name: str, text: str) -> QLabel | None:
+        if not text:
+            return None
+        label = QLabel(text)
+        label.setObjectName(name)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        return label
+
+    def _body(self, view: ApprovalView) -> QPlainTextEdit | QTextEdit | None:
+        """The diff (``approvalDiff``), the new file (``approvalContent``) or the command (``approvalCommand``)."""
+        if view.body_kind == "diff":
+            diff = DiffView()
+            diff.setObjectName("approvalDiff")
+            diff.set_patch(view.body)
+            _fixed_height(diff, len(view.body.splitlines()))
+            return diff
+        if view.body_kind == "content":
+            content = QTextEdit()
+            content.setObjectName("approvalContent")
+            _code_block(content)
+            content.setLineWrapMode(QTextEdit.LineWrapMode.NoWrap)
+            document = _highlighted(view.body, view.language)
+            document.setParent(content)
+            content.setDocument(document)
+            if view.language:  # prose (a .md, a .txt) stays plain: keywords there are ordinary words
+                self._highlighter = CodeHighlighter(document)
+            _fixed_height(content, len(view.body.splitlines()))
+            return content
+        if view.body_kind == "command":
+            command = QPlainTextEdit(view.body)
+            command.setObjectName("approvalCommand")
+            _code_block(command)
+            command.setToolTip(self.tr("The command, run by the line's shell"))
+            _fixed_height(command, command.blockCount())
+            return command
+        return None
+
+    def _show_details(self, shown: bool) -> None:
+        self.arguments_view.setVisible(shown)
+        self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Y / N / A on the focused card (or one of its buttons) press its button, if that button is enabled."""

@@ -113,7 +113,8 @@ class _AgentRequests(_ToolCards):
             return _answer(options, allowed=remembered, always=True)
         if not needs_acp_approval(tool.kind, self.level):
             return _answer(options, allowed=True, always=False)
-        decision = await self._ask(call)
+        diff, _changed = await asyncio.to_thread(self._diff, tool)  # off the event loop: the texts may be large
+        decision = await self._ask(call, diff=diff)
         if decision is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         always = decision.always
@@ -128,11 +129,17 @@ class _AgentRequests(_ToolCards):
             )
         return _answer(options, allowed=decision.allowed, always=always)
 
-    async def _ask(self, call: ToolCall, unsandboxed: str | None = None) -> ApprovalDecision | None:
+    async def _ask(
+        self, call: ToolCall, unsandboxed: str | None = None, *, diff: str | None = None
+    ) -> ApprovalDecision | None:
         agent = self.agent
         assert agent is not None
         request = ApprovalRequest(
-            thread_id=self.request.thread_id, call=call, summary=describe_acp_call(call), unsandboxed=unsandboxed
+            thread_id=self.request.thread_id,
+            call=call,
+            summary=describe_acp_call(call),
+            unsandboxed=unsandboxed,
+            diff=diff,
         )
         task: asyncio.Task[ApprovalDecision] = asyncio.ensure_future(self.approver(request))
         self.approvals.add(task)

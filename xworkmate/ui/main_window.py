@@ -368,7 +368,7 @@ class MainWindow(WindowShell):
         self.elider = Elider(self)
         pane = self.message_pane
         self.elider.watch(pane.title_label, pane.session_key_label, self.mode_picker, self.permission_picker)
-        self.elider.watch(self.provider_picker)
+        self.elider.watch(self.provider_picker, self.workspace_pane.path_label)
         # Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names.
         self.keyboard = KeyboardSetup(
             self,
@@ -484,7 +484,9 @@ class MainWindow(WindowShell):
 
     def _remember(self, panes: LinePanes) -> None:
         self._seen.pop(panes.key, None)
-        self._seen[panes.key] = panes
+        # Without its usage: the meter's figures live in ``_usage_cache`` (kept fresh by UsageChanged); a
+        # remembered read shown again must not put back the figures it was read with (issue 30 item 2).
+        self._seen[panes.key] = replace(panes, usage=None) if panes.usage is not None else panes
         while len(self._seen) > SEEN_LINES:
             del self._seen[next(iter(self._seen))]
 

@@ -105,8 +105,9 @@ from xworkmate.ui.export_dialog import (
 )
 from xworkmate.ui.external_watch import ExternalWatch
 from xworkmate.ui.i18n import LanguageMenu
+from xworkmate.ui.icons import ButtonIcons
 from xworkmate.ui.keyboard import KeyboardSetup
-from xworkmate.ui.layout import Elider, PaneLayout
+from xworkmate.ui.layout import LEFT, RIGHT, Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
@@ -364,6 +365,14 @@ class MainWindow(WindowShell):
         self.language_menu.add_menu(settings_menu)
         # Issue 18: View → show/hide the side panes (Ctrl+B, Ctrl+Alt+B); long titles and pickers elide.
         self.pane_layout = PaneLayout(self, self.splitter, self._controller)
+        # Issue 30 item 1: icons where the peers have them, in the theme's colours.
+        self.button_icons = ButtonIcons(self)
+        self.button_icons.add(self.task_pane.new_line_button, "new-line")
+        self.button_icons.add(self.task_pane.archive_button, "archive")
+        self.button_icons.add(self.stop_button, "stop", "danger-text")
+        self.button_icons.add(self.send_button, "send", "accent")
+        self.button_icons.add(self.pane_layout.actions[LEFT], "pane-left")
+        self.button_icons.add(self.pane_layout.actions[RIGHT], "pane-right")
         self.pane_layout.add_menu(self.menuBar().addMenu(self.tr("&View")))
         self.elider = Elider(self)
         pane = self.message_pane
@@ -530,6 +539,10 @@ class MainWindow(WindowShell):
         self._show_dispatch_sources(view, panes)
         self._watch_folder(view)
         self.task_pane.archive_button.setText(self.tr("Unarchive") if view.thread.archived else self.tr("Archive"))
+        if hasattr(self, "button_icons"):
+            self.button_icons.set_name(
+                self.task_pane.archive_button, "unarchive" if view.thread.archived else "archive"
+            )
         self.task_pane.archive_button.setEnabled(not view.thread.is_main)
         self.needs_you.show_title()
         self.on_composer_changed()

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.preferences import load_preferences
@@ -20,6 +21,8 @@ from xworkmate.ui.appearance import THEME_ACTION_NAMES
 from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.shell import WindowShell
 from xworkmate.ui.theme import THEME_STATE, ThemeMode, theme_manager
+
+from .conftest import open_window
 
 
 @pytest.fixture
@@ -100,3 +103,17 @@ def test_a_theme_saved_only_in_the_database_still_opens_dark_once_it_is_read(
     _opening_colours(qapp, monkeypatch, settings.home)
 
     assert load_preferences(settings.home).theme == "dark"  # the window kept it for the next start
+
+
+def test_a_theme_kept_only_in_the_preferences_stays_once_the_window_is_built(
+    qtbot: QtBot, sqlite_controller: SessionController, theme_restored: None
+) -> None:
+    """The window built after the opening does not go back to the system's theme (and forget the choice)
+    because its database has no choice of its own yet."""
+    home = sqlite_controller.settings.home
+    (home / "preferences.json").write_text(json.dumps({"theme": "dark"}), encoding="utf-8")
+    theme_manager().set_mode(ThemeMode.LIGHT)
+    window = open_window(qtbot, sqlite_controller)
+    assert window.theme_follower.actions[ThemeMode.DARK].isChecked()
+    assert window.palette().color(QPalette.ColorRole.Window).lightness() < 100
+    assert load_preferences(home).theme == "dark"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPalette
+from PySide6.QtGui import QColor, QImage, QPainter, QPalette, QTextFrameFormat, QTextTable
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
@@ -198,3 +198,18 @@ def test_code_blocks_take_the_themes_colours(qapp: QApplication, restore_theme: 
         assert image.pixelColor(inside) == QColor(theme.hex("code-bg"))
         keyword = [r for r in block.layout().formats() if r.format.fontWeight() >= 600]
         assert keyword and keyword[0].format.foreground().color() == QColor(theme.hex("code-keyword-text"))
+
+
+def test_tables_are_light_one_solid_hairline_with_a_tinted_header(qapp: QApplication, restore_theme: None) -> None:
+    """Issue 30: Qt draws a Markdown table outset (a doubled 3-D border); the window draws one hairline."""
+    manager = theme_manager()
+    for mode, theme in ((ThemeMode.LIGHT, LIGHT), (ThemeMode.DARK, DARK)):
+        manager.set_mode(mode)
+        document = build_document("| a | b |\n|---|---|\n| 1 | 2 |\n", "markdown", qapp.font(), 400)
+        tables = [f for f in document.rootFrame().childFrames() if isinstance(f, QTextTable)]
+        assert len(tables) == 1
+        fmt = tables[0].format().toTableFormat()
+        assert fmt.borderStyle() == QTextFrameFormat.BorderStyle.BorderStyle_Solid
+        assert fmt.border() == 1.0 and fmt.borderCollapse()
+        assert fmt.borderBrush().color() == QColor(theme.hex("code-border"))
+        assert tables[0].cellAt(0, 0).format().background().color() == QColor(theme.hex("surface-alt"))

@@ -15,7 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QTextBlock, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QTextBlock,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFrameFormat,
+    QTextTable,
+)
 from PySide6.QtGui import QTextFormat as Fmt
 
 from xworkmate.ui import theme
@@ -106,7 +116,29 @@ def polish(document: QTextDocument) -> None:
             cursor.setBlockFormat(fmt)
         previous_code = code
         block = block.next()
+    _light_tables(document, colours)
     document.setProperty(DECORATED, decorated)
+
+
+def _light_tables(document: QTextDocument, colours: theme.Theme) -> None:
+    """Tables with one solid hairline (Qt's Markdown tables are drawn outset, a doubled 3-D border), padded
+    cells and a tinted header row (issue 30)."""
+    for frame in document.rootFrame().childFrames():
+        if not isinstance(frame, QTextTable):
+            continue
+        fmt = frame.format().toTableFormat()
+        fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
+        fmt.setBorderBrush(colours.color("code-border"))
+        fmt.setBorder(1.0)
+        fmt.setBorderCollapse(True)
+        fmt.setCellSpacing(0.0)
+        fmt.setCellPadding(float(theme.METRICS["space-1"]))
+        frame.setFormat(fmt)
+        for column in range(frame.columns()):
+            cell = frame.cellAt(0, column)
+            header = cell.format()
+            header.setBackground(colours.color("surface-alt"))
+            cell.setFormat(header)
 
 
 def _fragments(block: QTextBlock) -> list[tuple[int, int, QTextCharFormat]]:

@@ -155,6 +155,7 @@ _CARD_TEXT = (
 TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     *((text, background) for text in ("text", "muted-text", "link") for background in ("window", "surface")),
     ("text", "surface-alt"),
+    ("muted-text", "surface-alt"),  # the session key's chip (issue 30)
     ("text", "button"),
     ("placeholder", "surface"),
     ("accent-text", "accent"),

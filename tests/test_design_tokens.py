@@ -8,7 +8,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from xworkmate.ui.theme import DARK, LIGHT, METRICS, TOKENS, TYPE_SCALE, render_stylesheet, stylesheet_tokens
+from xworkmate.ui.theme import (
+    DARK,
+    ELEVATION,
+    LIGHT,
+    METRICS,
+    TOKENS,
+    TYPE_SCALE,
+    render_stylesheet,
+    stylesheet_tokens,
+)
 
 STYLESHEET = Path(__file__).resolve().parents[1] / "resources" / "style.qss"
 HEX = re.compile(r"#[0-9a-fA-F]{6}\b")
@@ -27,7 +36,7 @@ def test_the_scales_are_the_designed_ones() -> None:
     assert METRICS["font-small"] < METRICS["font-body"] < METRICS["font-title"]
     assert METRICS["radius-small"] < METRICS["radius-medium"] < METRICS["radius-large"]
     assert all(1.0 <= TYPE_SCALE[h] <= 1.3 for h in ("heading-1", "heading-2"))  # a message is not a poster
-    assert not set(METRICS) & set(TOKENS)  # one name, one meaning
+    assert not set(METRICS) & set(TOKENS) and not set(ELEVATION) & (set(TOKENS) | set(METRICS))  # one meaning
 
 
 def test_every_length_in_the_stylesheet_is_a_token() -> None:
@@ -40,7 +49,8 @@ def test_every_length_in_the_stylesheet_is_a_token() -> None:
 
 def test_both_themes_are_the_same_stylesheet_from_the_same_tokens() -> None:
     template = _template()
-    assert stylesheet_tokens(template) <= set(TOKENS) | set(METRICS)  # nothing unknown
+    assert stylesheet_tokens(template) <= set(TOKENS) | set(METRICS) | set(ELEVATION)  # nothing unknown
+    assert set(ELEVATION.values()) <= set(TOKENS) and {"elevation-1", "elevation-2"} <= stylesheet_tokens(template)
     light, dark = render_stylesheet(template, LIGHT), render_stylesheet(template, DARK)
     assert "@" not in _rules(light) and "@" not in _rules(dark)
     assert HEX.split(light) == HEX.split(dark)  # they differ in colours only, in the same places
@@ -49,3 +59,5 @@ def test_both_themes_are_the_same_stylesheet_from_the_same_tokens() -> None:
         assert f"{METRICS[name]}px" in light and f"{METRICS[name]}px" in dark
     for name in stylesheet_tokens(template) & set(TOKENS):
         assert LIGHT.hex(name) in light and DARK.hex(name) in dark
+    for name in stylesheet_tokens(template) & set(ELEVATION):
+        assert LIGHT.hex(ELEVATION[name]) in light and DARK.hex(ELEVATION[name]) in dark

@@ -131,10 +131,10 @@ METRICS: dict[str, int] = {
 TYPE_SCALE: dict[str, float] = {"small": 12 / 14, "body": 1.0, "title": 16 / 14, "heading-1": 1.25, "heading-2": 1.125}
 """Text sizes over the body's, for text sized from the body font (Markdown headings: at most ~1.3x)."""
 
-ELEVATION: dict[int, str] = {0: "window", 1: "surface", 2: "surface-alt"}
-"""Which colour token a layer is painted with: the window, what sits on it (panes, the person's bubble's
-list), what floats over that (menus, popups). No shadows: a raised layer is a lighter (light theme) or
-brighter (dark) surface with an ``@border`` hairline."""
+ELEVATION: dict[str, str] = {"elevation-0": "window", "elevation-1": "surface", "elevation-2": "surface-alt"}
+"""Which colour token a layer is painted with (``@elevation-<n>`` in the stylesheet): the window, what sits
+on it (panes, the message list), what floats over that (tooltips, chips, popups). No shadows: a raised
+layer is a lighter (light theme) or brighter (dark) surface with an ``@border`` hairline."""
 
 ACCENT = "accent"
 """The one accent colour token: selection, focus rings, the primary button, links' hover."""
@@ -274,7 +274,9 @@ def render_stylesheet(template: str, theme: Theme) -> str:
 
     def value(match: re.Match[str]) -> str:
         name = match.group(1)
-        return f"{METRICS[name]}px" if name in METRICS else theme.hex(name)
+        if name in METRICS:
+            return f"{METRICS[name]}px"
+        return theme.hex(ELEVATION.get(name, name))
 
     return _TOKEN_REFERENCE.sub(value, template)
 

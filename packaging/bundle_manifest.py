@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from xworkmate.icon_names import ICON_NAMES, ICONS_FOLDER
 from xworkmate.preferences import CATALOGUE_FOLDER, QT_CATALOGUES, Language, app_catalogue
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,7 @@ REQUIRED_DATA: tuple[str, ...] = (
     "xworkmate/store/migrations/env.py",
     "xworkmate/store/migrations/script.py.mako",
     f"resources/{CATALOGUE_FOLDER}/{app_catalogue(Language.CHINESE)}",
+    *(f"resources/{ICONS_FOLDER}/{name}.svg" for name in ICON_NAMES),  # issue 30: the window's icon set
 )
 MIGRATION_VERSIONS = "xworkmate/store/migrations/versions"
 

@@ -23,7 +23,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
 ROOT = Path(__file__).resolve().parents[1]
-SIZE = (1280, 800)
+SIZE = (1440, 900)
+SMALL = (900, 600)
+"""Issue 30: every picture at 1440x900, and again at 900x600 (``window-<name>-900x600.png``)."""
 
 ANSWER = """\
 The failing test reads the config before the fixture writes it. Two changes fix it:
@@ -114,6 +116,11 @@ def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
             content=texts["answer"],
             payload={"tool_calls": [], "provider": "local", "model": "qwen2.5-coder-7b"},
         )
+        from xworkmate.domain.agent_session import LineUsage
+
+        store.agent_state.set_usage(  # the header's meter (issue 30 item 2)
+            line.thread_id, LineUsage(context_used=5400, context_size=128000, tokens_in=1200, tokens_out=300)
+        )
         controller.switch_session(line.thread_id)
     finally:
         store.close()
@@ -138,6 +145,7 @@ def render(out_dir: Path) -> list[Path]:
         install_translations(app, Language.ENGLISH)
         for mode in (ThemeMode.LIGHT, ThemeMode.DARK):
             written.append(_shoot(app, ENGLISH_TEXTS, mode, out_dir / f"window-{mode.value}.png"))
+            _shoot(app, ENGLISH_TEXTS, mode, out_dir / f"window-{mode.value}-900x600.png", SMALL)
         if install_translations(app, Language.CHINESE) is not Language.CHINESE:
             raise RuntimeError("no compiled Chinese catalogue: run `make translations` first")
         from PySide6.QtGui import QFontDatabase
@@ -150,13 +158,14 @@ def render(out_dir: Path) -> list[Path]:
                 file=sys.stderr,
             )
         written.append(_shoot(app, CHINESE_TEXTS, ThemeMode.LIGHT, out_dir / f"window-{Language.CHINESE.value}.png"))
+        _shoot(app, CHINESE_TEXTS, ThemeMode.DARK, out_dir / f"window-{Language.CHINESE.value}-dark-900x600.png", SMALL)
     finally:
         remove_translations(app)
         theme_manager().set_mode(ThemeMode.SYSTEM)  # a caller that goes on gets the system's theme back
     return written
 
 
-def _shoot(app: Any, texts: dict[str, Any], mode: Any, target: Path) -> Path:
+def _shoot(app: Any, texts: dict[str, Any], mode: Any, target: Path, size: tuple[int, int] = SIZE) -> Path:
     """One picture of a window built now (after the translators), over a fresh seeded data folder."""
     from xworkmate.controllers import SessionController
     from xworkmate.settings import Settings
@@ -171,7 +180,7 @@ def _shoot(app: Any, texts: dict[str, Any], mode: Any, target: Path) -> Path:
         try:
             window = build_main_window(SessionController(store, settings))
             window.persist_ui_state = False
-            window.resize(*SIZE)
+            window.resize(*size)
             window.show()
             window.theme_follower.choose(mode)
             for _ in range(10):

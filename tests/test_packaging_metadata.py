@@ -25,3 +25,18 @@ def test_resources_ship_as_xworkmate_resources() -> None:
     patterns = setuptools["package-data"]["xworkmate.resources"]  # type: ignore[index]
     shipped = {p.name for p in (ROOT / "resources").iterdir() if any(p.match(pat) for pat in patterns)}
     assert shipped == {p.name for p in (ROOT / "resources").iterdir() if p.is_file()}
+
+
+def test_the_icon_set_ships_in_the_wheel() -> None:
+    """Issue 30 item 1: every icon the window loads is package data of ``xworkmate.resources``."""
+    from fnmatch import fnmatch
+
+    from xworkmate.icon_names import ICON_NAMES, ICONS_FOLDER
+
+    patterns = _setuptools()["package-data"]["xworkmate.resources"]  # type: ignore[index]
+    for name in ICON_NAMES:
+        relative = f"{ICONS_FOLDER}/{name}.svg"
+        assert (ROOT / "resources" / relative).is_file(), relative
+        assert any(fnmatch(relative, pattern) for pattern in patterns), relative
+    on_disk = {p.stem for p in (ROOT / "resources" / ICONS_FOLDER).glob("*.svg")}
+    assert on_disk == set(ICON_NAMES)  # none loaded that does not ship, none shipped that is not loaded

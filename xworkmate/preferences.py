@@ -1,4 +1,5 @@
-"""The person's preferences that the window needs before the store opens (issue 20): the language.
+"""The person's preferences that the window needs before the store opens (issue 20): the language, and
+the theme (issue 30 item 1: the opening screen is painted in it, not light for a dark-theme user).
 
 They live in ``$XWORKMATE_HOME/preferences.json``, not in the database: the
 window chooses its language before it builds a widget, and the store may open
@@ -45,9 +46,14 @@ def app_catalogue(language: Language) -> str:
     return f"xworkmate_{language.value}.qm"
 
 
+THEME_CHOICES = ("system", "light", "dark")
+"""``Preferences.theme``: the values of ``ui.theme.ThemeMode`` (named here: this module imports no Qt)."""
+
+
 @dataclass(frozen=True)
 class Preferences:
     language: Language = Language.SYSTEM
+    theme: str = "system"
 
     @classmethod
     def from_json(cls, text: str) -> Preferences:
@@ -57,8 +63,12 @@ class Preferences:
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         language = data.get("language", Language.SYSTEM.value)
+        theme = data.get("theme", "system")
+        if theme not in THEME_CHOICES:
+            log.warning("ignoring the theme %r: use one of %s", theme, ", ".join(THEME_CHOICES))
+            theme = "system"
         try:
-            return cls(language=Language(language))
+            return cls(language=Language(language), theme=theme)
         except ValueError:
             choices = ", ".join(choice.value for choice in Language)
             raise ValueError(f"language {language!r} is not one of {choices}") from None

@@ -700,6 +700,13 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>KeyChip</name>
+    <message>
+        <source>This line&apos;s session key; click to copy it</source>
+        <translation>这条任务线的会话键；点击即可复制</translation>
+    </message>
+</context>
+<context>
     <name>Keyboard</name>
     <message>
         <source>Message to the agent</source>
@@ -1392,10 +1399,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>不可运行——{explanation}</translation>
     </message>
     <message>
-        <source>This line&apos;s session key</source>
-        <translation>这条任务线的会话键</translation>
-    </message>
-    <message>
         <source>Raw</source>
         <translation>源码</translation>
     </message>
@@ -1446,6 +1449,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>git worktree of {repo}, on branch {branch}</source>
         <translation>{repo} 的 git 工作树，分支 {branch}</translation>
+    </message>
+    <message>
+        <source>Copied the session key {key}</source>
+        <translation>已复制会话键 {key}</translation>
     </message>
     <message>
         <source>Network on</source>

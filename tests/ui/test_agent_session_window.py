@@ -93,7 +93,8 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     web = bar.config_widget("web")
     assert isinstance(effort, QComboBox) and effort.currentText() == "Low"
     assert isinstance(web, QCheckBox) and not web.isChecked()
-    assert window.usage_meter.text() == "ctx 5.4k/128k · in 1.2k · out 300 · 0.0125 USD"
+    assert window.usage_meter.text() == "5.4k/128k"  # compact; the tooltip has the rest (issue 30 item 2)
+    assert "Cost: 0.0125 USD" in window.usage_meter.toolTip()
     window.grab().save(str(tmp_path / "agent-session.png"))
 
     _pick(qtbot, mode_picker, "Code")
@@ -119,7 +120,8 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     ]
     qtbot.waitUntil(lambda: controller.agent_session(line.thread_id).wanted_mode is None)
     assert window.findChild(QComboBox, "acpModePicker").currentText() == "Code"
-    assert window.usage_meter.text().startswith("ctx 5.4k/128k · in 2.4k · out 600")
+    assert window.usage_meter.text() == "5.4k/128k"
+    assert "Tokens in: 2,400, out: 600" in window.usage_meter.toolTip()
 
 
 @POPUP_NOISE

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -74,6 +75,7 @@ def test_resources_are_found_in_the_repository_and_a_missing_file_is_named(tmp_p
     (tmp_path / "xworkmate.png").write_bytes(b"not a png")
     (tmp_path / "xworkmate.svg").write_text("<svg/>", encoding="utf-8")
     (tmp_path / "style.qss").write_text("QWidget {}", encoding="utf-8")
+    shutil.copytree(folder / "icons", tmp_path / "icons")  # issue 30: the icon set is required too
     with pytest.raises(ResourceMissingError, match=r"xworkmate\.png is not a PNG"):
         load_resources(tmp_path)
     (tmp_path / "style.qss").unlink()

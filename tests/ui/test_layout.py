@@ -38,7 +38,7 @@ def cut_without_ellipsis(window: MainWindow) -> list[str]:
         text, shown = full_text(widget), shown_text(widget)
         room = text_room(widget).width()
         if widget.property("elides"):
-            ok = shown == text or (shown.endswith(ELLIPSIS) and widget.fontMetrics().horizontalAdvance(shown) <= room)
+            ok = shown == text or (ELLIPSIS in shown and widget.fontMetrics().horizontalAdvance(shown) <= room)
         else:
             ok = widget.fontMetrics().horizontalAdvance(text) <= room + 1
         if not ok:
@@ -62,9 +62,9 @@ def test_at_900_by_600_nothing_is_cut_without_an_ellipsis(qtbot: QtBot, sqlite_c
     title = window.message_pane.title_label
     assert title.text() == LONG_TITLE and shown_text(title).endswith(ELLIPSIS)
     assert window.elider.tooltip_for(title) == LONG_TITLE
-    assert window.elider.tooltip_for(window.message_pane.session_key_label) is None or shown_text(
+    assert window.elider.tooltip_for(window.message_pane.session_key_label) is None or ELLIPSIS in shown_text(
         window.message_pane.session_key_label
-    ).endswith(ELLIPSIS)
+    )
 
     window.resize(1300, 760)
     qtbot.waitUntil(lambda: window.pane_layout.is_shown(RIGHT))  # wide again: the workspace is back

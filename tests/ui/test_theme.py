@@ -18,14 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QImage, QPalette
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QImage, QPainter, QPalette, QTextFrameFormat, QTextTable
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 import xworkmate.ui
 from xworkmate.controllers import SessionController
-from xworkmate.ui import MainWindow
+from xworkmate.ui import MainWindow, markdown_style
 from xworkmate.ui.rendering import build_document, is_code_block
 from xworkmate.ui.resources import load_resources
 from xworkmate.ui.theme import (
@@ -184,6 +184,32 @@ def test_code_blocks_take_the_themes_colours(qapp: QApplication, restore_theme: 
         while block.isValid() and not is_code_block(block.blockFormat()):
             block = block.next()
         assert block.isValid()
-        assert block.blockFormat().background().color() == QColor(theme.hex("code-bg"))
+        # Issue 30: the text is inset from a tinted box painted under it (padded, not flush).
+        assert block.blockFormat().leftMargin() == markdown_style.CODE_PADDING
+        found = markdown_style.decorations(document)
+        box = found.headers[0].box
+        assert box.contains(document.documentLayout().blockBoundingRect(block))
+        image = QImage(400, int(box.bottom()) + 4, QImage.Format.Format_RGB32)
+        image.fill(QColor(theme.hex("surface")))
+        painter = QPainter(image)
+        markdown_style.paint_underlay(painter, found)
+        painter.end()
+        inside = box.topLeft().toPoint() + QPoint(3, int(box.height() // 2))  # left of the inset text
+        assert image.pixelColor(inside) == QColor(theme.hex("code-bg"))
         keyword = [r for r in block.layout().formats() if r.format.fontWeight() >= 600]
         assert keyword and keyword[0].format.foreground().color() == QColor(theme.hex("code-keyword-text"))
+
+
+def test_tables_are_light_one_solid_hairline_with_a_tinted_header(qapp: QApplication, restore_theme: None) -> None:
+    """Issue 30: Qt draws a Markdown table outset (a doubled 3-D border); the window draws one hairline."""
+    manager = theme_manager()
+    for mode, theme in ((ThemeMode.LIGHT, LIGHT), (ThemeMode.DARK, DARK)):
+        manager.set_mode(mode)
+        document = build_document("| a | b |\n|---|---|\n| 1 | 2 |\n", "markdown", qapp.font(), 400)
+        tables = [f for f in document.rootFrame().childFrames() if isinstance(f, QTextTable)]
+        assert len(tables) == 1
+        fmt = tables[0].format().toTableFormat()
+        assert fmt.borderStyle() == QTextFrameFormat.BorderStyle.BorderStyle_Solid
+        assert fmt.border() == 1.0 and fmt.borderCollapse()
+        assert fmt.borderBrush().color() == QColor(theme.hex("code-border"))
+        assert tables[0].cellAt(0, 0).format().background().color() == QColor(theme.hex("surface-alt"))

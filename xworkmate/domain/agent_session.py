@@ -211,6 +211,16 @@ class LineUsage(BaseModel):
             parts.append(f"{self.cost:.4f} {self.currency or ''}".rstrip())
         return " · ".join(parts) or "no usage yet"
 
+    def compact(self) -> str:
+        """What the header's meter shows (issue 30 item 2): the context's fill when known
+        (``12.3k/128k``), else the tokens in and out (``4.1k/812``); ``describe`` is the detail on hover."""
+        if self.context_used is not None:
+            size = f"/{format_tokens(self.context_size)}" if self.context_size else ""
+            return f"{format_tokens(self.context_used)}{size}"
+        if self.tokens_in or self.tokens_out:
+            return f"↑{format_tokens(self.tokens_in)} ↓{format_tokens(self.tokens_out)}"
+        return ""
+
 
 def format_tokens(count: int | None) -> str:
     if count is None:

@@ -33,7 +33,6 @@ from xworkmate.domain.agent_session import (
     LineUsage,
 )
 from xworkmate.ui.mcp_servers import McpPicker
-from xworkmate.ui.wording import plain_words
 
 __all__ = ["AgentSessionBar", "SlashCompleter", "UsageMeter"]
 
@@ -190,7 +189,8 @@ class AgentSessionBar(QWidget):
 
 
 class UsageMeter(QLabel):
-    """``ctx 12k/128k · in 4.1k · out 812 · 0.0123 USD`` in the line header; the tooltip spells it out."""
+    """The line's usage in the header, compact (``12k/128k``: the context's fill, or the tokens in and out;
+    issue 30 item 2); the tooltip spells it out."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -200,7 +200,7 @@ class UsageMeter(QLabel):
         self.show_usage(LineUsage())
 
     def show_usage(self, usage: LineUsage) -> None:
-        self.setText("" if usage.empty else plain_words(usage.describe()))
+        self.setText("" if usage.empty else usage.compact())
         self.setVisible(not usage.empty)
         parts = []
         if usage.context_used is not None:

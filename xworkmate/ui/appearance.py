@@ -9,12 +9,18 @@ repaint.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
+
 from PySide6.QtCore import QCoreApplication, QObject, Slot
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QMenu, QWidget
 
 from xworkmate.controllers import SessionController
+from xworkmate.preferences import load_preferences, save_preferences
 from xworkmate.ui.theme import THEME_MODE_LABELS, THEME_STATE, Theme, ThemeManager, ThemeMode, parse_mode, theme_manager
+
+log = logging.getLogger(__name__)
 
 THEME_ACTION_NAMES: dict[ThemeMode, str] = {
     ThemeMode.SYSTEM: "themeSystemAction",
@@ -48,8 +54,10 @@ class ThemeFollower(QObject):
             self.group.addAction(action)
             self.actions[mode] = action
         self.manager.changed.connect(self.on_theme_changed)
-        self.manager.set_mode(parse_mode(controller.ui_state(THEME_STATE)))
+        stored = controller.ui_state(THEME_STATE)  # the database's word, else the one the opening used
+        self.manager.set_mode(parse_mode(stored if stored else load_preferences(controller.settings.home).theme))
         self.actions[self.manager.mode].setChecked(True)
+        self._keep_for_opening(self.manager.mode)
 
     def add_menu(self, parent: QMenu) -> QMenu:
         menu = parent.addMenu(self.tr("&Theme"))
@@ -63,6 +71,20 @@ class ThemeFollower(QObject):
         self.actions[mode].setChecked(True)
         self.manager.set_mode(mode)
         self._controller.set_ui_state(THEME_STATE, mode.value)
+        self._keep_for_opening(mode)
+
+    def _keep_for_opening(self, mode: ThemeMode) -> None:
+        """The choice in the preferences file too: the next start paints its opening screen in it, before
+        the store (which keeps the choice) is open (issue 30 item 1). A file that cannot be written only
+        means the opening screen follows the system; it is logged, never raised."""
+        home = self._controller.settings.home
+        preferences = load_preferences(home)
+        if preferences.theme == mode.value:
+            return
+        try:
+            save_preferences(home, replace(preferences, theme=mode.value))
+        except OSError as exc:
+            log.warning("could not keep the theme for the next start in %s: %s", home, exc)
 
     @Slot(object)
     def on_theme_changed(self, _theme: Theme) -> None:

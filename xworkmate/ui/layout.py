@@ -74,13 +74,15 @@ def full_text(widget: QWidget) -> str:
 
 
 def shown_text(widget: QWidget) -> str:
-    """The text as painted: whole when it fits, else cut with "…" to the room there is."""
+    """The text as painted: whole when it fits, else cut with "…" to the room there is (in the middle for a
+    widget whose ``elideMode`` property is ``"middle"``: a path or a key, whose ends say the most)."""
     text = full_text(widget)
     room = text_room(widget).width()
     metrics = widget.fontMetrics()
     if metrics.horizontalAdvance(text) <= room:
         return text
-    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(room, 0))
+    mode = Qt.TextElideMode.ElideMiddle if widget.property("elideMode") == "middle" else Qt.TextElideMode.ElideRight
+    return metrics.elidedText(text, mode, max(room, 0))
 
 
 def is_elided(widget: QWidget) -> bool:

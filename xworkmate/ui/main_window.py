@@ -105,8 +105,9 @@ from xworkmate.ui.export_dialog import (
 )
 from xworkmate.ui.external_watch import ExternalWatch
 from xworkmate.ui.i18n import LanguageMenu
+from xworkmate.ui.icons import ButtonIcons
 from xworkmate.ui.keyboard import KeyboardSetup
-from xworkmate.ui.layout import Elider, PaneLayout
+from xworkmate.ui.layout import LEFT, RIGHT, Elider, PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
@@ -363,11 +364,19 @@ class MainWindow(WindowShell):
         self.language_menu.add_menu(settings_menu)
         # Issue 18: View → show/hide the side panes (Ctrl+B, Ctrl+Alt+B); long titles and pickers elide.
         self.pane_layout = PaneLayout(self, self.splitter, self._controller)
+        # Issue 30 item 1: icons where the peers have them, in the theme's colours.
+        self.button_icons = ButtonIcons(self)
+        self.button_icons.add(self.task_pane.new_line_button, "new-line")
+        self.button_icons.add(self.task_pane.archive_button, "archive")
+        self.button_icons.add(self.stop_button, "stop", "danger-text")
+        self.button_icons.add(self.send_button, "send", "accent")
+        self.button_icons.add(self.pane_layout.actions[LEFT], "pane-left")
+        self.button_icons.add(self.pane_layout.actions[RIGHT], "pane-right")
         self.pane_layout.add_menu(self.menuBar().addMenu(self.tr("&View")))
         self.elider = Elider(self)
         pane = self.message_pane
         self.elider.watch(pane.title_label, pane.session_key_label, self.mode_picker, self.permission_picker)
-        self.elider.watch(self.provider_picker)
+        self.elider.watch(self.provider_picker, self.workspace_pane.path_label)
         # Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names.
         self.keyboard = KeyboardSetup(
             self,
@@ -483,7 +492,9 @@ class MainWindow(WindowShell):
 
     def _remember(self, panes: LinePanes) -> None:
         self._seen.pop(panes.key, None)
-        self._seen[panes.key] = panes
+        # Without its usage: the meter's figures live in ``_usage_cache`` (kept fresh by UsageChanged); a
+        # remembered read shown again must not put back the figures it was read with (issue 30 item 2).
+        self._seen[panes.key] = replace(panes, usage=None) if panes.usage is not None else panes
         while len(self._seen) > SEEN_LINES:
             del self._seen[next(iter(self._seen))]
 
@@ -529,6 +540,10 @@ class MainWindow(WindowShell):
         self._show_dispatch_sources(view, panes)
         self._watch_folder(view)
         self.task_pane.archive_button.setText(self.tr("Unarchive") if view.thread.archived else self.tr("Archive"))
+        if hasattr(self, "button_icons"):
+            self.button_icons.set_name(
+                self.task_pane.archive_button, "unarchive" if view.thread.archived else "archive"
+            )
         self.task_pane.archive_button.setEnabled(not view.thread.is_main)
         self.needs_you.show_title()
         self.on_composer_changed()

@@ -15,7 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QTextBlock, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QTextBlock,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFrameFormat,
+    QTextTable,
+)
 from PySide6.QtGui import QTextFormat as Fmt
 
 from xworkmate.ui import theme
@@ -29,17 +39,24 @@ COPY_LABEL = QT_TRANSLATE_NOOP("MarkdownStyle", "Copy")
 DECORATED = "xworkmateDecorated"
 """The document property saying ``polish`` left decorations to paint."""
 
-_HEADING_SIZE = {1: 3, 2: 2, 3: 1, 4: 0, 5: -1, 6: -1}
+_HEADING_SCALE = {1: theme.TYPE_SCALE["heading-1"], 2: theme.TYPE_SCALE["heading-2"]}
+"""A heading's size over the body's (issue 30: at most ~1.3x, a message is not a poster); level 3 and
+deeper are the body's size, bold."""
+CODE_PADDING = float(theme.METRICS["space-3"])
+"""How far a code block's text is inset from its tinted box (``rendering._style_code_blocks`` sets the
+margins; the box is painted under them)."""
 
 
 @dataclass(frozen=True)
 class CodeHeader:
-    """A code block's header strip, in document coordinates."""
+    """A code block's header strip, in document coordinates; ``box``: the whole block with its header, which
+    ``paint_underlay`` tints under the text (the text is inset from it by ``CODE_PADDING``)."""
 
     rect: QRectF
     copy_rect: QRectF
     language: str
     code: str
+    box: QRectF
 
 
 @dataclass(frozen=True)
@@ -81,13 +98,13 @@ def polish(document: QTextDocument) -> None:
                 changed = decorated = True
             next_block = block.next()
             if not next_block.isValid() or not _is_code(next_block):
-                fmt.setBottomMargin(BLOCK_SPACING)
+                fmt.setBottomMargin(CODE_PADDING + BLOCK_SPACING)
                 changed = True
         elif fmt.headingLevel() > 0:
             fmt.setTopMargin(HEADING_SPACING[0] if block != document.begin() else 0.0)
             fmt.setBottomMargin(HEADING_SPACING[1])
             changed = True
-            _heading_fragments(cursor, block, _HEADING_SIZE.get(fmt.headingLevel(), 0))
+            _heading_fragments(cursor, block, _heading_points(document, fmt.headingLevel()))
         else:
             level = fmt.property(Fmt.Property.BlockQuoteLevel)
             if isinstance(level, int) and level > 0:
@@ -99,7 +116,29 @@ def polish(document: QTextDocument) -> None:
             cursor.setBlockFormat(fmt)
         previous_code = code
         block = block.next()
+    _light_tables(document, colours)
     document.setProperty(DECORATED, decorated)
+
+
+def _light_tables(document: QTextDocument, colours: theme.Theme) -> None:
+    """Tables with one solid hairline (Qt's Markdown tables are drawn outset, a doubled 3-D border), padded
+    cells and a tinted header row (issue 30)."""
+    for frame in document.rootFrame().childFrames():
+        if not isinstance(frame, QTextTable):
+            continue
+        fmt = frame.format().toTableFormat()
+        fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
+        fmt.setBorderBrush(colours.color("code-border"))
+        fmt.setBorder(1.0)
+        fmt.setBorderCollapse(True)
+        fmt.setCellSpacing(0.0)
+        fmt.setCellPadding(float(theme.METRICS["space-1"]))
+        frame.setFormat(fmt)
+        for column in range(frame.columns()):
+            cell = frame.cellAt(0, column)
+            header = cell.format()
+            header.setBackground(colours.color("surface-alt"))
+            cell.setFormat(header)
 
 
 def _fragments(block: QTextBlock) -> list[tuple[int, int, QTextCharFormat]]:
@@ -113,11 +152,19 @@ def _fragments(block: QTextBlock) -> list[tuple[int, int, QTextCharFormat]]:
     return found
 
 
-def _heading_fragments(cursor: QTextCursor, block: QTextBlock, size: int) -> None:
+def _heading_points(document: QTextDocument, level: int) -> float | None:
+    """A heading's point size from the type scale, or ``None`` for the body's (a pixel-sized font: none)."""
+    body = document.defaultFont().pointSizeF()
+    return body * _HEADING_SCALE.get(level, 1.0) if body > 0 else None
+
+
+def _heading_fragments(cursor: QTextCursor, block: QTextBlock, points: float | None) -> None:
     """Every fragment of a heading at the heading's size and weight, inline code included."""
     for position, length, fmt in _fragments(block):
         fmt.clearProperty(Fmt.Property.FontPointSize)
-        fmt.setProperty(Fmt.Property.FontSizeAdjustment, size)
+        fmt.clearProperty(Fmt.Property.FontSizeAdjustment)
+        if points is not None:
+            fmt.setFontPointSize(points)
         fmt.setFontWeight(QFont.Weight.Bold)
         if fmt.fontFixedPitch():
             fmt.setBackground(theme.current().color("code-bg"))
@@ -160,7 +207,9 @@ def decorations(document: QTextDocument) -> Decorations:
             chip_width = metrics.horizontalAdvance(QCoreApplication.translate("MarkdownStyle", COPY_LABEL)) + 12.0
             copy_rect = QRectF(width - chip_width - 4.0, top + 2.0, chip_width, strip - 4.0)
             language = str(first.blockFormat().property(Fmt.Property.BlockCodeLanguage) or "")
-            headers.append(CodeHeader(rect, copy_rect, language.strip(), "\n".join(lines)))
+            last = layout.blockBoundingRect(block.previous() if block.isValid() else document.lastBlock())
+            box = QRectF(0.0, top, width, last.bottom() + CODE_PADDING - top)
+            headers.append(CodeHeader(rect, copy_rect, language.strip(), "\n".join(lines), box))
             continue
         level = block.blockFormat().property(Fmt.Property.BlockQuoteLevel)
         if isinstance(level, int) and level > 0:
@@ -168,6 +217,21 @@ def decorations(document: QTextDocument) -> Decorations:
             bars.append(QRectF((level - 1) * QUOTE_INDENT + 2.0, box.top(), QUOTE_BAR, box.height()))
         block = block.next()
     return Decorations(tuple(headers), tuple(bars))
+
+
+def paint_underlay(painter: QPainter, found: Decorations) -> None:
+    """The code blocks' tinted boxes, under the document's text (painted before it)."""
+    if not found.headers:
+        return
+    colours = theme.current()
+    radius = float(theme.METRICS["radius-small"])
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(colours.color("code-bg"))
+    for header in found.headers:
+        painter.drawRoundedRect(header.box, radius, radius)
+    painter.restore()
 
 
 def paint_decorations(painter: QPainter, document: QTextDocument, found: Decorations) -> None:
@@ -182,11 +246,12 @@ def paint_decorations(painter: QPainter, document: QTextDocument, found: Decorat
         painter.fillRect(bar, colours.color("quote-bar"))
     painter.setFont(font)
     for header in found.headers:
-        painter.fillRect(header.rect, colours.color("code-border"))
-        painter.setPen(colours.color("text"))
+        painter.setPen(colours.color("code-border"))  # a hairline under the header row, inside the box
+        painter.drawLine(header.rect.bottomLeft(), header.rect.bottomRight())
+        painter.setPen(colours.color("muted-text"))
         baseline = header.rect.top() + (header.rect.height() - metrics.height()) / 2 + metrics.ascent()
-        painter.drawText(QPointF(header.rect.left() + 6.0, baseline), header.language or "code")
-        painter.setPen(colours.color("border-strong"))
+        painter.drawText(QPointF(header.rect.left() + CODE_PADDING, baseline), header.language or "code")
+        painter.setPen(colours.color("code-border"))
         painter.setBrush(colours.color("surface"))
         painter.drawRoundedRect(header.copy_rect, 3.0, 3.0)
         painter.setPen(colours.color("text"))

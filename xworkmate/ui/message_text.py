@@ -142,6 +142,10 @@ class MessageTextView(QTextBrowser):
         super().mouseReleaseEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        if self.document().property(markdown_style.DECORATED):  # the code boxes go under the text
+            under = QPainter(self.viewport())
+            markdown_style.paint_underlay(under, self._decorations())
+            under.end()
         super().paintEvent(event)
         if self.document().property(markdown_style.DECORATED):
             painter = QPainter(self.viewport())

@@ -217,14 +217,17 @@ class CodeHighlighter(QSyntaxHighlighter):
 
 
 def _style_code_blocks(document: QTextDocument) -> None:
-    """Code blocks get a tinted background and wrap inside the card instead of overflowing it."""
+    """Code blocks wrap inside the card instead of overflowing it, inset from the tinted box that
+    ``markdown_style.paint_underlay`` paints under them (issue 30: code is padded, not flush to its block)."""
     cursor = QTextCursor(document)
     block = document.begin()
+    pad = float(theme.METRICS["space-3"])
     while block.isValid():
         fmt = block.blockFormat()
         if is_code_block(fmt):
             code = QTextBlockFormat()
-            code.setBackground(theme.current().color("code-bg"))
+            code.setLeftMargin(pad)
+            code.setRightMargin(pad)
             code.setNonBreakableLines(False)
             cursor.setPosition(block.position())
             cursor.mergeBlockFormat(code)
@@ -409,6 +412,8 @@ class DocumentBody:
                 selection.cursor, selection.format = cursor, _mark_format(palette)
                 selections.append(selection)
             context.selections = selections
+        if self.document.property(markdown_style.DECORATED):
+            markdown_style.paint_underlay(painter, self.decorations())
         self.document.documentLayout().draw(painter, context)
         if self.document.property(markdown_style.DECORATED):
             markdown_style.paint_decorations(painter, self.document, self.decorations())

@@ -1,4 +1,4 @@
-"""Finding and loading the app's resources: icon and stylesheet.
+"""Finding and loading the app's resources: icon, stylesheet and the window's icon set.
 
 The resources live in the repository's top-level ``resources/`` folder; a
 PyInstaller build puts them in ``sys._MEIPASS/resources``. A missing or
@@ -12,14 +12,18 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtCore import QByteArray
+from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
+from PySide6.QtSvg import QSvgRenderer
 
 import xworkmate
+from xworkmate.icon_names import ICON_NAMES, ICONS_FOLDER
 
 ICON_PNG = "xworkmate.png"
 ICON_SVG = "xworkmate.svg"
 STYLESHEET = "style.qss"
-REQUIRED_FILES = (ICON_PNG, ICON_SVG, STYLESHEET)
+REQUIRED_FILES = (ICON_PNG, ICON_SVG, STYLESHEET, *(f"{ICONS_FOLDER}/{name}.svg" for name in ICON_NAMES))
+ICON_SIZES = (16, 24, 32, 48)
 
 
 class ResourceMissingError(RuntimeError):
@@ -74,3 +78,26 @@ def load_resources(folder: Path | None = None) -> AppResources:
     if not stylesheet.strip():
         raise ResourceMissingError(f"resource empty: {root / STYLESHEET}")
     return AppResources(folder=root, icon=icon, stylesheet=stylesheet)
+
+
+def themed_icon(name: str, colour: str, folder: Path | None = None) -> QIcon:
+    """The icon ``name`` (one of ``ICON_NAMES``) drawn in ``colour`` (``#rrggbb``), at the usual sizes;
+    ``ResourceMissingError`` when its file is missing or not an SVG Qt can draw."""
+    root = folder if folder is not None else find_resource_dir()
+    path = root / ICONS_FOLDER / f"{name}.svg"
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResourceMissingError(f"resource unreadable: {path}: {exc}") from exc
+    renderer = QSvgRenderer(QByteArray(source.replace("currentColor", colour).encode("utf-8")))
+    if not renderer.isValid():
+        raise ResourceMissingError(f"resource unreadable: {path} is not an SVG image Qt can draw")
+    icon = QIcon()
+    for size in ICON_SIZES:
+        image = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(0)  # clear: the strokes go on nothing
+        painter = QPainter(image)
+        renderer.render(painter)
+        painter.end()
+        icon.addPixmap(QPixmap.fromImage(image))
+    return icon

@@ -28,10 +28,11 @@ from PySide6.QtCore import QEventLoop, QMessageLogContext, QObject, QTimer, QtMs
 from PySide6.QtWidgets import QApplication
 
 import xworkmate
+from xworkmate.preferences import load_preferences
 from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
 from xworkmate.ui.shell import FirstListRead, FirstPaint, WindowShell
-from xworkmate.ui.theme import theme_manager
+from xworkmate.ui.theme import THEME_STATE, parse_mode, theme_manager
 
 if TYPE_CHECKING:
     import asyncio  # loaded after the first paint, with qasync (``run_event_loop``)
@@ -90,6 +91,7 @@ def prepared_application(home: Path, *, smoke_test: bool) -> QApplication | None
     app.setApplicationVersion(xworkmate.__version__)
     app.setDesktopFileName("xworkmate")
     install_chosen_translations(app, home)
+    theme_manager().set_mode(parse_mode(load_preferences(home).theme))  # issue 30: the first paint in it
     try:
         apply_resources(app, load_resources())
     except ResourceMissingError as exc:
@@ -161,6 +163,9 @@ def _show_painted(shell: WindowShell, first: FirstListRead | None = None) -> Non
         _wait_for(first, FIRST_SIZE_WAIT_MS)
         if first.opening is not None:
             shell.restore_saved(first.opening.ui_states)
+            saved_theme = first.opening.ui_states.get(THEME_STATE)
+            if saved_theme is not None:  # a choice made before the preferences kept it (issue 30 item 1)
+                theme_manager().set_mode(parse_mode(saved_theme))
     waiting = QEventLoop()
     FirstScreen(shell, first, waiting.quit)
     shell.show()

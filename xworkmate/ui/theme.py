@@ -110,6 +110,35 @@ TOKENS: dict[str, tuple[str, str]] = {
     "pill-kind-bg": ("#e6ebf0", "#2f3943"),
 }
 
+# Issue 30 item 1: the sizes every theme shares (pixels), named in the stylesheet as ``@name`` like the
+# colours. Spacing is a 4/8/12/16/24 scale; the type scale is body, small and title; radii and elevations.
+METRICS: dict[str, int] = {
+    "space-1": 4,
+    "space-2": 8,
+    "space-3": 12,
+    "space-4": 16,
+    "space-5": 24,
+    "font-small": 12,
+    "font-body": 14,
+    "font-title": 16,
+    "radius-small": 4,
+    "radius-medium": 8,
+    "radius-large": 12,
+    "focus-ring": 2,
+}
+"""Sizes in pixels; ``render_stylesheet`` writes them as ``<n>px``."""
+
+TYPE_SCALE: dict[str, float] = {"small": 12 / 14, "body": 1.0, "title": 16 / 14, "heading-1": 1.25, "heading-2": 1.125}
+"""Text sizes over the body's, for text sized from the body font (Markdown headings: at most ~1.3x)."""
+
+ELEVATION: dict[str, str] = {"elevation-0": "window", "elevation-1": "surface", "elevation-2": "surface-alt"}
+"""Which colour token a layer is painted with (``@elevation-<n>`` in the stylesheet): the window, what sits
+on it (panes, the message list), what floats over that (tooltips, chips, popups). No shadows: a raised
+layer is a lighter (light theme) or brighter (dark) surface with an ``@border`` hairline."""
+
+ACCENT = "accent"
+"""The one accent colour token: selection, focus rings, the primary button, links' hover."""
+
 _CARDS = ("card-user", "card-other", "card-error")
 _CODE_TEXT = ("code-keyword-text", "code-number-text", "code-string-text", "code-comment-text", "text")
 _CARD_TEXT = (
@@ -126,6 +155,7 @@ _CARD_TEXT = (
 TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     *((text, background) for text in ("text", "muted-text", "link") for background in ("window", "surface")),
     ("text", "surface-alt"),
+    ("muted-text", "surface-alt"),  # the session key's chip (issue 30)
     ("text", "button"),
     ("placeholder", "surface"),
     ("accent-text", "accent"),
@@ -239,8 +269,21 @@ _TOKEN_REFERENCE = re.compile(r"@([a-z][a-z0-9-]*)")
 
 
 def render_stylesheet(template: str, theme: Theme) -> str:
-    """``template`` with every ``@token`` replaced by its colour (KeyError naming an unknown token)."""
-    return _TOKEN_REFERENCE.sub(lambda match: theme.hex(match.group(1)), template)
+    """``template`` with every ``@token`` replaced by its colour, or its size (``METRICS``) in pixels
+    (KeyError naming an unknown token). Both themes fill the same template from the same tokens."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in METRICS:
+            return f"{METRICS[name]}px"
+        return theme.hex(ELEVATION.get(name, name))
+
+    return _TOKEN_REFERENCE.sub(value, template)
+
+
+def stylesheet_tokens(template: str) -> set[str]:
+    """The token names ``template`` refers to."""
+    return set(_TOKEN_REFERENCE.findall(template))
 
 
 def resolve(mode: ThemeMode, system: Qt.ColorScheme) -> Scheme:

@@ -109,10 +109,11 @@ class WorkspacePane(QWidget):
         self.path_label = QLabel()
         self.path_label.setObjectName("workspacePathLabel")
         self.path_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.path_label.setWordWrap(True)
+        self.path_label.setProperty("elideMode", "middle")  # issue 30 item 2: both ends of a path say the most
         self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # A path is one long word: without an explicit minimum it would set the window's minimum
-        # width, and change it on every switch. A path wider than the pane is cut; the tooltip has it.
+        # width, and change it on every switch. A path wider than the pane is elided in the middle (the window's
+        # ``Elider``); the tooltip has it whole.
         self.path_label.setMinimumWidth(PATH_LABEL_MIN_WIDTH)
         self.change_folder_button = QPushButton(self.tr("Change folder…"))
         self.change_folder_button.setObjectName("changeFolderButton")

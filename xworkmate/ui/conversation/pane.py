@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -129,6 +129,35 @@ def _show_choice(picker: QComboBox, value: str) -> None:
         picker.blockSignals(blocked)
 
 
+KEY_CHIP_CHARS = 16
+"""How many characters of the session key the header's chip shows at most (``draft:…D4XAMA``)."""
+
+
+class KeyChip(QLabel):
+    """The line's session key as a small chip (``sessionKeyLabel``): elided in the middle by the window's
+    ``Elider`` (its ``text()`` stays the whole key), whole in its tooltip; a click copies it (``copied``)."""
+
+    copied = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sessionKeyLabel")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setProperty("elideMode", "middle")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.setMaximumWidth(QFontMetrics(self.font()).horizontalAdvance("M" * KEY_CHIP_CHARS))
+        self.setToolTip(self.tr("This line's session key; click to copy it"))  # after the whole key, when elided
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            QGuiApplication.clipboard().setText(self.text())
+            self.copied.emit(self.text())
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+
 class MessagePane(QWidget):
     """Centre pane: header with the raw toggle; the conversation; approvals; composer, pickers, Stop and Send.
 
@@ -147,11 +176,11 @@ class MessagePane(QWidget):
         self.title_label = QLabel()
         self.title_label.setObjectName("lineTitleLabel")
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.session_key_label = QLabel()
-        self.session_key_label.setObjectName("sessionKeyLabel")
-        self.session_key_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.session_key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.session_key_label.setToolTip(self.tr("This line's session key"))
+        # Issue 30 item 2: the title takes the header's room; the key is a small chip (elided in the middle,
+        # whole in its tooltip) that copies itself when clicked.
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.session_key_label = KeyChip()
+        self.session_key_label.copied.connect(self._on_key_copied)
         # An explicit minimum keeps the window's minimum size the same whatever the line's title or
         # key: otherwise each switch changes it, and the whole window is laid out and painted again.
         self.title_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
@@ -419,6 +448,9 @@ class MessagePane(QWidget):
 
     def provider_names(self) -> list[str]:
         return [str(self.provider_picker.itemData(i)) for i in range(1, self.provider_picker.count())]
+
+    def _on_key_copied(self, key: str) -> None:
+        self.show_status(self.tr("Copied the session key {key}").format(key=key), "ok")
 
     def _on_banner_link(self, _link: str) -> None:
         self.provider_settings_requested.emit()

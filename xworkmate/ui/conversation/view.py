@@ -57,7 +57,8 @@ from xworkmate.ui.message_text import MessageTextView, text_document
 from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.rendering import Body, CodeHighlighter, DocumentBody, PlainBody, StreamingBody, build_body
 
-_CARD_RADIUS = 6
+_CARD_RADIUS = theme.METRICS["radius-medium"]
+_BUBBLE_RADIUS = theme.METRICS["radius-large"]
 
 _HeightKey = tuple[Any, int, bool]
 """(row cache key, width, raw)."""
@@ -138,23 +139,36 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _card_colours(self, palette: QPalette, view: RowView, selected: bool) -> tuple[QColor, QColor]:
         """The card's fill and border, made opaque over the list's background (opaque fills are faster)."""
-        if view.state == MessageState.ERROR.value and view.role != MessageRole.TOOL.value:
-            kind = "error"
-        elif view.role == MessageRole.USER.value:
-            kind = "user"
-        else:
-            kind = "other"
+        kind = self._kind(view)
         colours = theme.current()
         key = (colours.scheme, kind, selected)
         cached = self._card_colour_cache.get(key)
         if cached is None:
-            fill = colours.color(f"card-{kind}")
-            border = colours.color("accent" if selected else f"card-{kind}-border")
+            if kind == "agent":  # issue 30: the agent's answer is flat, on the list's own background
+                fill = colours.color("surface")
+                border = colours.color("accent" if selected else "surface")
+            elif kind == "user":  # the person's message: a soft bubble, no outline
+                fill = colours.color("card-user")
+                border = colours.color("accent" if selected else "card-user")
+            else:
+                fill = colours.color(f"card-{kind}")
+                border = colours.color("accent" if selected else f"card-{kind}-border")
             cached = (fill, border)
             if len(self._card_colour_cache) > 64:  # palettes change rarely; never let this grow
                 self._card_colour_cache.clear()
             self._card_colour_cache[key] = cached
         return cached
+
+    @staticmethod
+    def _kind(view: RowView) -> str:
+        """How a row is drawn: ``error`` (amber card), ``user`` (bubble), ``agent`` (flat), ``other`` (card)."""
+        if view.state == MessageState.ERROR.value and view.role != MessageRole.TOOL.value:
+            return "error"
+        if view.role == MessageRole.USER.value:
+            return "user"
+        if view.role == MessageRole.ASSISTANT.value and view.card is None:
+            return "agent"
+        return "other"
 
     @staticmethod
     def has_actions(view: RowView) -> bool:
@@ -258,18 +272,24 @@ class MessageDelegate(QStyledItemDelegate):
         palette = option.palette
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         fill, border = self._card_colours(palette, view, selected)
-        if view.live is not None or view.state == MessageState.INTERRUPTED.value:
-            painter.setPen(QPen(border, 1.0, Qt.PenStyle.DashLine))
+        kind = self._kind(view)
+        radius = _BUBBLE_RADIUS if kind == "user" else _CARD_RADIUS
+        interrupted = view.state == MessageState.INTERRUPTED.value
+        if kind == "agent" and not selected and not interrupted:
+            pass  # flat: nothing under the answer but the list itself (a streaming one too)
+        elif view.live is not None or interrupted:
+            outline = theme.current().color("card-other-border") if kind == "agent" and not selected else border
+            painter.setPen(QPen(outline, 1.0, Qt.PenStyle.DashLine))
             painter.setBrush(fill)
-            painter.drawRoundedRect(card, _CARD_RADIUS, _CARD_RADIUS)
+            painter.drawRoundedRect(card, radius, radius)
         else:
             # Two opaque path fills draw the same card as a stroked, translucent drawRoundedRect
             # at a fifth of the cost (issue 7: it was a third of every row's paint).
             outer = QPainterPath()
-            outer.addRoundedRect(card, _CARD_RADIUS, _CARD_RADIUS)
+            outer.addRoundedRect(card, radius, radius)
             painter.fillPath(outer, border)
             inner = QPainterPath()
-            inner.addRoundedRect(card.adjusted(1, 1, -1, -1), _CARD_RADIUS - 1, _CARD_RADIUS - 1)
+            inner.addRoundedRect(card.adjusted(1, 1, -1, -1), radius - 1, radius - 1)
             painter.fillPath(inner, fill)
         searched = index.data(SEARCH_HIT_ROLE) if view.live is None else None
         if searched is not None:  # issue 30 item 5: the message a search hit opened, for a moment

@@ -1,0 +1,112 @@
+"""Issue 30, item 2: the line's header gives the room to the work.
+
+The title first and whole; the session key as a small chip that copies it (sessionKeyLabel); the workspace
+path elided in the middle with the whole path in its tooltip (workspacePathLabel); the usage meter
+(usageMeter) kept across a switch away and back. Real widgets, offscreen, real clicks."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLabel
+from pytestqt.qtbot import QtBot
+
+from tests.support.acp_scripts import scripted_agent
+from xworkmate.controllers import SessionController
+from xworkmate.ui import MainWindow
+from xworkmate.ui.layout import shown_text
+
+from .conftest import open_window
+from .support import click_line, finished, send, settled
+from .support_runs import run, wait_until
+
+LONG_TITLE = "Second line: list three things to check before the release"
+
+
+def _label(window: MainWindow, name: str) -> QLabel:
+    label = window.findChild(QLabel, name)
+    assert label is not None, f"no label named {name}"
+    return label
+
+
+def test_the_title_is_shown_whole_beside_a_long_session_key_at_900x600(
+    qtbot: QtBot, sqlite_controller: SessionController
+) -> None:
+    line = sqlite_controller.create_line(LONG_TITLE)
+    window = open_window(qtbot, sqlite_controller)
+    window.resize(900, 600)
+    click_line(qtbot, window, line.thread_id)
+    qtbot.waitUntil(lambda: window.message_pane.title_label.text() != "")
+    QApplication.processEvents()
+    title = window.message_pane.title_label
+    assert line.thread_id.startswith("draft:") and len(line.thread_id) > 20  # a long key beside it
+    assert title.text() == LONG_TITLE
+    assert shown_text(title) == LONG_TITLE  # not elided: the key's chip made room
+    chip = _label(window, "sessionKeyLabel")
+    assert chip.x() > title.x()  # the title first
+    assert shown_text(chip) != line.thread_id and "…" in shown_text(chip)  # a small chip, elided in the middle
+    assert line.thread_id in (window.elider.tooltip_for(chip) or "")  # whole in its tooltip
+
+
+def test_a_click_on_the_session_key_chip_copies_the_key(qtbot: QtBot, sqlite_controller: SessionController) -> None:
+    line = sqlite_controller.create_line("Copy me")
+    window = open_window(qtbot, sqlite_controller)
+    click_line(qtbot, window, line.thread_id)
+    QApplication.clipboard().setText("something else")
+    chip = _label(window, "sessionKeyLabel")
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == line.thread_id
+
+
+def test_the_workspace_path_elides_in_the_middle_with_the_whole_path_in_its_tooltip(
+    qtbot: QtBot, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    folder = tmp_path / "a-rather-long-folder-name-for-the-workspace" / "with-more-levels-below" / "project-end"
+    folder.mkdir(parents=True)
+    line = sqlite_controller.create_line("Path")
+    sqlite_controller.bind_workspace(line.thread_id, str(folder))
+    window = open_window(qtbot, sqlite_controller)
+    window.resize(1300, 760)  # at 900 wide the workspace pane makes way for the conversation
+    click_line(qtbot, window, line.thread_id)
+    label = _label(window, "workspacePathLabel")
+    qtbot.waitUntil(lambda: str(folder) in label.toolTip())
+    QApplication.processEvents()
+    assert label.width() < label.fontMetrics().horizontalAdvance(str(folder))  # it cannot be shown whole
+    text = shown_text(label)
+    assert "…" in text and text != str(folder)
+    head, tail = text.split("…", 1)
+    assert str(folder).startswith(head) and str(folder).endswith(tail)
+    assert tail.endswith("project-end") and head  # the middle went, both ends stay
+
+
+def test_the_usage_meter_survives_a_switch_away_and_back(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    controller = sqlite_controller
+    scripted_agent(
+        controller,
+        tmp_path,
+        session_id="s-1",
+        prompt_usage={"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+        turn=[{"usage": {"used": 15, "size": 128000}}, {"say": "ok"}],
+    )
+    line = controller.create_line("agent")
+    other = controller.create_line("other")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    window: MainWindow = open_window(qtbot, controller)
+    click_line(qtbot, window, line.thread_id)
+    send(qtbot, window, "hello")
+    run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
+    meter = window.usage_meter
+    qtbot.waitUntil(meter.isVisible)
+    shown = meter.text()
+    assert "in 10" in meter.toolTip() or "10" in meter.toolTip()
+
+    click_line(qtbot, window, other.thread_id)
+    qtbot.waitUntil(lambda: window.shown_key == other.thread_id)
+    click_line(qtbot, window, line.thread_id)
+    qtbot.waitUntil(lambda: window.shown_key == line.thread_id)
+    settled(qtbot, window)
+    assert meter.isVisible() and meter.text() == shown

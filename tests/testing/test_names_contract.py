@@ -19,6 +19,8 @@ pytest.importorskip("PySide6")  # the Qt-free core job runs without the gui extr
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QAbstractButton
 
+from tests.support.sandboxing import PG_PROXIED_PROBE, needs_bwrap
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "testing.md"
 ROW = re.compile(r"^\| `(?P<name>[A-Za-z]+)` \| (?P<kind>Q\w+) \| [^|]+ \| (?P<when>[^|]+?) \|$")
@@ -57,6 +59,7 @@ def test_the_table_is_read_and_names_are_unique() -> None:
     names = [name for rows in LIVE.values() for name, _ in rows] + OUTSIDE
     assert len(names) > 90 and len(names) == len(set(names))
     situations = {"always", "line menu", "message menu", "hidden message menu", "approval", "sign-in", "providers"}
+    situations |= {f"approval, {case}" for case in APPROVAL_CASES} | {"after a refusal", "once the card is shown"}
     assert set(LIVE) == situations
 
 
@@ -101,6 +104,56 @@ def test_names_of_an_approval_card(xwm_llm: Any, xwm_window: Any) -> None:
     assert missing(xwm_window, LIVE["approval"]) == []
     driver.reject()
     driver.wait_idle()
+
+
+# Issue 30 item 3: what a card shows depends on the call; each case is asked for as a person would meet it.
+APPROVAL_CASES = ("existing file", "new file", "command", "when there is one", "after Details")
+
+
+def _asks(xwm_llm: Any, driver: Any, case: str) -> None:
+    folder = Path(driver.workspace_path or "")
+    if case == "existing file":
+        (folder / "a.txt").write_text("old\n")
+        xwm_llm.tool_call("write_file", path="a.txt", content="new\n", quote="write a.txt")
+    elif case == "command":
+        xwm_llm.tool_call("run_command", command="echo hello", quote="run echo")
+    elif case == "when there is one":  # a new file longer than a card shows: the note says how much is left
+        xwm_llm.tool_call("write_file", path="long.txt", content="line\n" * 500, quote="write long.txt")
+    else:
+        xwm_llm.tool_call("write_file", path="a.txt", content="a\n", quote="write a.txt")
+    xwm_llm.reply("Not done.")
+
+
+@pytest.mark.parametrize("case", APPROVAL_CASES)
+def test_names_of_each_kind_of_approval_card(xwm_llm: Any, xwm_window: Any, case: str) -> None:
+    driver = xwm_window.driver
+    driver.new_line(f"Approval {case}")
+    _asks(xwm_llm, driver, case)
+    driver.send("please do it")
+    driver.wait_until(lambda: bool(driver.approval_cards()), what="the approval card")
+    if case == "after Details":
+        driver.click("approvalDetailsToggle")
+    assert missing(xwm_window, LIVE[f"approval, {case}"]) == []
+    driver.reject()
+    driver.wait_idle()
+
+
+@needs_bwrap
+def test_names_shown_after_a_refused_host(xwm_llm: Any, xwm_window: Any) -> None:
+    """SBX-4: the bar under the conversation and the buttons on the card of the command that was refused."""
+    driver = xwm_window.driver
+    driver.new_line("Refused")
+    key, controller = driver.current_key, xwm_window.controller
+    controller.set_permission(key, "full")
+    controller.set_network(key, "allow-list")
+    driver.settle()
+    xwm_llm.tool_call("run_command", command=PG_PROXIED_PROBE)
+    xwm_llm.reply("Done.")
+    driver.send("reach the database")
+    driver.wait_idle()
+    driver.wait_until(lambda: xwm_window.findChild(QObject, "cardAllowHostButton") is not None, what="the card")
+    assert missing(xwm_window, LIVE["after a refusal"]) == []
+    assert missing(xwm_window, LIVE["once the card is shown"]) == []
 
 
 def test_names_of_a_sign_in_card(xwm_acp_agent: Any, xwm_window: Any) -> None:

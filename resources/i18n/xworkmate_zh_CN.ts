@@ -664,8 +664,8 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>还没有消息。要得到回答，请添加一个智能体模型服务（兼容 OpenAI 的端点），或使用在 PATH 中找到的智能体 CLI。在此之前，你发送的内容会被保存，但不会运行。</translation>
     </message>
     <message>
-        <source>Runnable — but no agent provider is configured, so a message is only saved. Add a provider to get answers.</source>
-        <translation>可运行——但尚未配置智能体模型服务，消息只会被保存。添加一个模型服务即可得到回答。</translation>
+        <source>Runnable — no provider yet, so a message is only saved</source>
+        <translation>可运行——尚无模型服务，消息只会被保存</translation>
     </message>
     <message>
         <source>Add a provider…</source>

@@ -19,7 +19,7 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.ui.first_run import NO_PROVIDER_EMPTY_TEXT, NO_PROVIDER_STATUS
 
 from .conftest import open_window
-from .support import label_text
+from .support import label_text, send
 from .support_runs import run, wait_until
 
 
@@ -28,7 +28,8 @@ def test_an_empty_first_run_line_offers_both_ways_and_the_status_agrees(
 ) -> None:
     window = open_window(qtbot, bare_controller)
     pane = window.message_pane
-    assert pane.provider_banner.isVisible()
+    # Issue 30: said once, not three times: the centre explains, with its buttons; no banner under it.
+    assert not pane.provider_banner.isVisible()
     assert pane.stack.currentWidget() is pane.empty_state
     assert label_text(window, "messageEmptyLabel") == NO_PROVIDER_EMPTY_TEXT
     add, find = pane.empty_state.add_provider_button, pane.empty_state.find_agents_button
@@ -46,6 +47,10 @@ def test_an_empty_first_run_line_offers_both_ways_and_the_status_agrees(
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
     assert window.provider_dialog is not None and window.provider_dialog.isVisible()
     window.provider_dialog.reject()
+
+    send(qtbot, window, "a note for later")  # saved only: now the banner under the messages says it
+    qtbot.waitUntil(lambda: pane.stack.currentWidget() is pane.message_list)
+    assert pane.provider_banner.isVisible() and not add.isVisible()
 
     bare_controller.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)

@@ -18,7 +18,7 @@ NO_PROVIDER_EMPTY_TEXT = QT_TRANSLATE_NOOP(
 )
 NO_PROVIDER_STATUS = QT_TRANSLATE_NOOP(
     "EmptyConversation",
-    "Runnable — but no agent provider is configured, so a message is only saved. Add a provider to get answers.",
+    "Runnable — no provider yet, so a message is only saved",
 )
 
 

@@ -24,6 +24,13 @@
         </message>
     </context>
     <context>
+        <name>EmptyConversation</name>
+        <message>
+            <source>Runnable — no provider yet, so a message is only saved</source>
+            <translation>可运行——尚无模型服务，消息只会被保存</translation>
+        </message>
+    </context>
+    <context>
         <name>MainWindow</name>
         <message>
             <source>Provider not changed — {error}</source>

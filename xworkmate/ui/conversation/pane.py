@@ -388,13 +388,19 @@ class MessagePane(QWidget):
 
     def show_empty_state(self, rows: int) -> None:
         self.stack.setCurrentWidget(self.message_list if rows else self.empty_state)
+        self._show_banner()
+
+    def _show_banner(self) -> None:
+        """Issue 30: what to do without a provider is said once: on an empty line the centre says it, with
+        its two buttons; once the line has messages, the banner under them does."""
+        self.provider_banner.setVisible(self._provider_missing and self.stack.currentWidget() is not self.empty_state)
 
     def show_provider_banner(self, missing: bool) -> None:
-        self.provider_banner.setVisible(missing)
         self.empty_state.show_provider_missing(missing)
         if missing != self._provider_missing:
             self._provider_missing = missing
             self._show_status_line()  # the status agrees with the banner (issue 18)
+        self._show_banner()
 
     def show_sign_in(self, card: QWidget) -> None:
         """Put a sign-in card above the approvals (issue 15); the window removes it when settled."""

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from tests.support.keyring_backend import MemoryKeyring
 from tests.support.openai_server import OpenAIServer, TextReply, unused_base_url
 from xworkmate.controllers import SessionController
+from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.ui import MainWindow
 from xworkmate.ui.providers import ProviderSettingsDialog
@@ -274,3 +275,18 @@ def test_enter_in_any_field_of_the_provider_form_saves_it(
     dialog.model_combo.setEditText("m2")
     qtbot.keyClick(dialog.tags_edit, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "second" in {p.name for p in bare_controller.providers()})
+
+
+def test_the_providers_table_keeps_its_rows_in_view_while_the_form_is_open(
+    qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController
+) -> None:
+    """Issue 30: opening the form squeezed the list to one row, so the provider being edited was not in
+    view beside the others. The table keeps room for four rows."""
+    for name in ("one", "two", "three", "four", "five"):
+        bare_controller.add_provider(ProviderRecord(name=name, base_url="http://127.0.0.1:9/v1", model="m"))
+    dialog = open_dialog(qtbot, bare_window)
+    qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
+    assert dialog.form.isVisible()
+    qtbot.wait(10)
+    rows = dialog.table.viewport().height() / dialog.table.rowHeight(0)
+    assert rows >= 4, rows

@@ -146,6 +146,11 @@ class ProviderSettingsDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        # Issue 30: the open form squeezed the list to one row; it keeps four in view (the dialog grows).
+        rows = 4 * self.table.verticalHeader().defaultSectionSize()
+        self.table.setMinimumHeight(
+            rows + self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth()
+        )
         self.empty_label = QLabel(self.tr("No provider yet. Add one, or detect a local server (Ollama, LM Studio)."))
         self.empty_label.setObjectName("providerEmptyLabel")
         self.empty_label.setWordWrap(True)

@@ -336,3 +336,36 @@ def test_rows_show_a_needs_folder_badge_and_the_key_in_the_tooltip(
     assert index.data(BADGE_ROLE) == "⚠ needs folder"
     tooltip = index.data(Qt.ItemDataRole.ToolTipRole)
     assert line.thread_id in tooltip and "needs_workspace" in tooltip
+
+
+def test_a_nested_tasks_title_keeps_its_room_beside_its_badges(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """Issue 30: in a narrow list a task's badges (its kind, its category, a missing folder) took the whole
+    row and its title showed as "↳…"; the title keeps room for its first words, a badge that would take it
+    is left out."""
+    parent = sqlite_controller.create_line(title="Ward")
+    sqlite_controller.set_category(parent.thread_id, "medical")
+    task = sqlite_controller.start_task(parent.thread_id, "summarise the notes", title="Summarise notes").key
+    Path(sqlite_controller.get_thread(task).workspace_binding.path or "").rmdir()  # a "needs folder" badge too
+    window.task_model.invalidate_status(task)
+    window.splitter.setSizes([170, 600, 0])
+    view = window.task_line_list
+    qtbot.waitUntil(lambda: view.viewport().width() < 200)
+    qtbot.wait(20)
+    image = view.viewport().grab().toImage()
+    ratio = image.devicePixelRatio()
+    rect = view.visualRect(proxy_index(window, task))
+    text = view.palette().color(QPalette.ColorRole.Text)
+    metrics = view.fontMetrics()
+    left = rect.left() + 10 + 16  # the row's indent under its dispatcher
+    inked = [
+        x
+        for x in range(left, left + metrics.horizontalAdvance("↳ Summarise"))
+        if any(
+            _close(image.pixelColor(int(x * ratio), int(y * ratio)), text, tolerance=60)
+            for y in range(rect.top() + 3, rect.bottom() - 3)
+        )
+    ]
+    # "↳ …" puts the title's colour on a few columns only (a pill's text is the pill's colour).
+    assert len(inked) > metrics.horizontalAdvance("Sum"), len(inked)

@@ -160,6 +160,7 @@ def _tr(text: str) -> str:
 _CATEGORY_COLOUR = "category"
 _KIND_COLOUR = "kind"
 INDENT_PX = 16
+TITLE_ROOM_CHARS = 12  # the title's room a row's badges never take (about two words; issue 30)
 
 KIND_MARKERS: dict[ThreadKind, str] = {
     ThreadKind.CONVERSATION: "",
@@ -586,16 +587,19 @@ class TaskLineDelegate(QStyledItemDelegate):
             colour = selected_colour if selected else text_colour
             left = rect.left() + 10 + view.depth * INDENT_PX
             right = rect.right() - 8
+            title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
             if (
                 view.status in _BADGE_COLOURS
                 or view.category_badge
                 or view.kind_marker
                 or view.attention in ATTENTION_COLOURS
             ):
-                right = self._paint_badges(painter, view, rect, right, small, small_metrics, None)
+                # Issue 30: the title keeps room for its first words; a badge that would take it is left out
+                # (a nested task's title was cut to "↳…" by its badges).
+                room = min(title_metrics.horizontalAdvance(title), TITLE_ROOM_CHARS * title_metrics.averageCharWidth())
+                right = self._paint_badges(painter, view, rect, right, small, small_metrics, None, limit=left + room)
                 painter.setFont(option.font)
             painter.setPen(colour)
-            title = f"↳ {view.title}" if view.depth else view.title  # nested under the line that dispatched it
             draw_text_line(painter, title_metrics, title, left, rect.top(), max(right - left, 0), rect.height())
 
     @staticmethod
@@ -607,8 +611,11 @@ class TaskLineDelegate(QStyledItemDelegate):
         font: QFont,
         metrics: QFontMetrics,
         text_colour: QColor | None,
+        *,
+        limit: int | None = None,
     ) -> int:
-        """The row's pills, right to left; returns where the title must end."""
+        """The row's pills, right to left, the most pressing first; returns where the title must end. A pill
+        that would reach left of ``limit`` (the title's room) is left out."""
         for text, colour in (
             (attention_badge(view.attention), ATTENTION_COLOURS.get(view.attention)),
             (status_badge(view.status, view.attention), _BADGE_COLOURS.get(view.status)),
@@ -619,6 +626,8 @@ class TaskLineDelegate(QStyledItemDelegate):
                 continue
             advance = metrics.horizontalAdvance(text)
             width = advance + 12
+            if limit is not None and right - width - 6 < limit:
+                continue
             pill = QRect(right - width, rect.center().y() - metrics.height() // 2 - 2, width, metrics.height() + 4)
             colours = theme.current()
             pill_colour = colours.color(f"pill-{colour or 'neutral'}-text")

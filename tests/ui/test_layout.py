@@ -132,3 +132,33 @@ def test_what_the_panes_remember_is_written_and_read_in_one_statement_each(
     assert len(reads) == 1, reads
     assert not again.keyboard.enter_sends_action.isChecked()  # remembered, from that one read
     assert sqlite_controller.ui_state("composer.enter_sends") is not None  # outside a build: read as before
+
+
+def test_at_900_by_600_a_long_provider_name_elides_in_every_picker_with_the_whole_text_in_its_tooltip(
+    qtbot: QtBot, sqlite_controller: SessionController
+) -> None:
+    from xworkmate.domain.providers import ProviderRecord
+
+    long_name, long_model = "a-very-long-provider-name", "some-long-model-name"
+    sqlite_controller.add_provider(
+        ProviderRecord(name=long_name, base_url="http://127.0.0.1:9/v1", model=long_model, is_default=True)
+    )
+    line = sqlite_controller.create_line("Short")
+    sqlite_controller.set_execution(line.thread_id, "native", long_name)  # the picker shows "name · model"
+    sqlite_controller.switch_session(line.thread_id)
+    window = open_window(qtbot, sqlite_controller)
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.width() == 900)
+    picker = window.provider_picker
+    qtbot.waitUntil(lambda: picker.currentText() == f"{long_name} · {long_model}")
+    QApplication.processEvents()
+
+    assert cut_without_ellipsis(window) == []
+    combos = [combo for combo in window.findChildren(QComboBox) if combo.isVisible() and combo.currentText()]
+    assert {"modePicker", "permissionPicker", "networkPicker", "providerPicker"} <= {c.objectName() for c in combos}
+    for combo in combos:  # every picker in the window elides, none is cut bare
+        assert combo.property("elides"), combo.objectName()
+    shown = shown_text(picker)
+    assert ELLIPSIS in shown
+    assert shown.startswith("a-very") and shown.endswith("name")  # provider·model elides in the middle
+    assert window.elider.tooltip_for(picker).startswith(f"{long_name} · {long_model}")

@@ -101,6 +101,11 @@ class Elider(QObject):
             widget.installEventFilter(self)
             widget.setProperty("elides", True)
 
+    def watch_pickers(self, root: QWidget) -> None:
+        """Every picker under ``root`` elides with "…" and shows its whole text as the tooltip (issue 30 item 4:
+        the composer's pickers and the others were cut bare when narrow)."""
+        self.watch(*(combo for combo in root.findChildren(QComboBox) if not combo.property("elides")))
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if not isinstance(watched, QWidget):
             return False

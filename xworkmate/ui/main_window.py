@@ -375,8 +375,8 @@ class MainWindow(WindowShell):
         self.pane_layout.add_menu(self.menuBar().addMenu(self.tr("&View")))
         self.elider = Elider(self)
         pane = self.message_pane
-        self.elider.watch(pane.title_label, pane.session_key_label, self.mode_picker, self.permission_picker)
-        self.elider.watch(self.provider_picker, self.workspace_pane.path_label)
+        self.elider.watch(pane.title_label, pane.session_key_label, self.workspace_pane.path_label)
+        self.elider.watch_pickers(self)  # every picker, the composer's and the panes' (issue 30 item 4)
         # Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names.
         self.keyboard = KeyboardSetup(
             self,

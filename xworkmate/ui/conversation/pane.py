@@ -249,6 +249,7 @@ class MessagePane(QWidget):
         )
         self.provider_picker = QComboBox()
         self.provider_picker.setObjectName("providerPicker")
+        self.provider_picker.setProperty("elideMode", "middle")  # "provider · model": both ends say the most
         self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
         self.set_providers([])
 

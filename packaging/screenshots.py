@@ -9,10 +9,18 @@ README's pictures are the real window of this checkout and stay current. The
 Chinese picture is built after the translators are installed, as a real start
 does, from a conversation written in Chinese. Nothing of the person's own data
 folder is read or written.
+
+Issue 30 adds the cards and the review: ``window-approval-write.png`` (a write_file on an existing file:
+its path and diff), ``window-approval-command.png`` (a run_command: the command, its folder and network)
+and ``window-changes.png`` (the Changes tab after that turn: the file list and the diff). They are real
+turns of the real window against the scripted OpenAI-compatible test server
+(``xworkmate.testing.openai_server``), sent from the composer and answered on the card as a person does.
 """
 
 from __future__ import annotations
 
+import atexit
+import json
 import os
 import sys
 import tempfile
@@ -20,6 +28,14 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+SCREEN = {"screens": [{"name": "screenshots", "x": 0, "y": 0, "width": 1920, "height": 1200, "dpr": 1}]}
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # Qt's offscreen screen is 800x800 and the window fits itself to its screen (issue 30 item 4), which cut
+    # every picture to 796 pixels wide: give it a desktop-sized screen, so the window opens at 1440x900.
+    _SCREEN_FILE = Path(tempfile.gettempdir(), f"xworkmate-screenshots-{os.getpid()}.json")
+    _SCREEN_FILE.write_text(json.dumps(SCREEN))
+    atexit.register(_SCREEN_FILE.unlink, missing_ok=True)
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN_FILE}"
 os.environ.setdefault("QT_API", "pyside6")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,7 +143,7 @@ def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
 
 
 def render(out_dir: Path) -> list[Path]:
-    """Write the three PNGs (light, dark, zh_CN); returns their paths."""
+    """Write the PNGs; returns light, dark, the approval cards and the Changes tab, and zh_CN (last)."""
     from PySide6.QtWidgets import QApplication
 
     from xworkmate.preferences import Language
@@ -146,6 +162,7 @@ def render(out_dir: Path) -> list[Path]:
         for mode in (ThemeMode.LIGHT, ThemeMode.DARK):
             written.append(_shoot(app, ENGLISH_TEXTS, mode, out_dir / f"window-{mode.value}.png"))
             _shoot(app, ENGLISH_TEXTS, mode, out_dir / f"window-{mode.value}-900x600.png", SMALL)
+        written.extend(_shoot_turns(app, out_dir))  # issue 30: the approval cards and the Changes tab
         if install_translations(app, Language.CHINESE) is not Language.CHINESE:
             raise RuntimeError("no compiled Chinese catalogue: run `make translations` first")
         from PySide6.QtGui import QFontDatabase
@@ -194,6 +211,127 @@ def _shoot(app: Any, texts: dict[str, Any], mode: Any, target: Path, size: tuple
     return target
 
 
+NOTES_BEFORE = "# Config loader\n\n- reads the file at import\n- fails when it is missing\n- no tests yet\n"
+NOTES_AFTER = (
+    "# Config loader\n\n- reads the file lazily, in load()\n- a missing file is one clear ConfigError\n"
+    "- no tests yet\n- setup_config() writes the file before the app starts\n"
+)
+
+
+def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
+    """The approval cards and the Changes tab (issue 30), from real turns against the scripted test server."""
+    import asyncio
+
+    from PySide6.QtCore import QEvent, QModelIndex
+
+    from xworkmate.controllers import SessionController
+    from xworkmate.domain.providers import ProviderRecord
+    from xworkmate.settings import Settings
+    from xworkmate.store import open_store
+    from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+    from xworkmate.testing.qt_loop import TestEventLoop
+    from xworkmate.ui.app import build_main_window
+    from xworkmate.ui.theme import ThemeMode
+
+    def call(name: str, **arguments: object) -> ScriptedToolCall:
+        return ScriptedToolCall(id="c1", name=name, arguments=json.dumps(arguments))
+
+    loop = TestEventLoop(app)
+    asyncio.set_event_loop(loop)
+
+    def wait(condition: Any, what: str, timeout: float = 20.0) -> None:
+        async def poll() -> None:
+            while not condition():
+                await asyncio.sleep(0.02)
+
+        try:
+            loop.run_until_complete(asyncio.wait_for(poll(), timeout))
+        except TimeoutError:
+            raise RuntimeError(f"screenshots: timed out waiting for {what}") from None
+
+    written: list[Path] = []
+    with (
+        OpenAIServer(models=("qwen2.5-coder-7b",)) as server,
+        tempfile.TemporaryDirectory(prefix="xworkmate-screens-") as folder,
+    ):
+        home = Path(folder)
+        settings = Settings(home=home, database_url=None, workspace_root=home / "work")
+        store = open_store(settings.effective_database_url)
+        try:
+            controller = SessionController(store, settings)
+            controller.add_provider(
+                ProviderRecord(name="local", base_url=server.base_url, model="qwen2.5-coder-7b", is_default=True)
+            )
+            controller.create_line(title="Release notes for 0.9")
+            line = controller.create_line(title="Fix the config loader test")
+            notes = Path(line.workspace_binding.path or "", "NOTES.md")
+            notes.write_text(NOTES_BEFORE)
+            controller.switch_session(line.thread_id)
+            window = build_main_window(controller)
+            window.persist_ui_state = False
+            window.resize(*SIZE)
+            window.show()
+            window.theme_follower.choose(ThemeMode.LIGHT)
+            area = window.message_pane.approval_area
+            wait(lambda: window.shown_key == line.thread_id, "the line")
+
+            def turn(words: str, *replies: Any) -> Any:
+                server.script(*replies)
+                window.composer.setPlainText(words)
+                wait(window.send_button.isEnabled, "Send")
+                window.send_button.click()
+                wait(lambda: len(area.cards) == 1 and area.isVisible(), "the approval card")
+                for _ in range(10):
+                    app.processEvents()
+                return area.cards[0]
+
+            def finished() -> bool:
+                return not controller.is_running(line.thread_id) and window.operations.running == 0
+
+            def save(name: str) -> None:
+                target = out_dir / name
+                if not window.grab().save(str(target)):
+                    raise RuntimeError(f"could not write {target}")
+                written.append(target)
+
+            card = turn(
+                "Update NOTES.md with what we changed in the loader",
+                ToolCallReply([call("write_file", path="NOTES.md", content=NOTES_AFTER, quote="update NOTES.md")]),
+                TextReply(["NOTES.md now says how the loader reads its file."]),
+            )
+            save("window-approval-write.png")
+            card.approve_button.click()
+            wait(finished, "the write turn")
+
+            card = turn(
+                "Run the config tests again",
+                ToolCallReply([call("run_command", command="pytest -q tests/test_config.py")]),
+                TextReply(["I did not run them: you rejected the command."]),
+            )
+            save("window-approval-command.png")
+            card.reject_button.click()
+            wait(finished, "the command turn")
+
+            wait(lambda: bool(window._chip_turns), "the turn's files-changed chip")
+            window.on_changes_chip_clicked(max(window._chip_turns))  # what a click on the chip does
+            view = window.changes_view
+            wait(lambda: not view.busy and view.file_model.rowCount() > 0, "the Changes tab")
+            view.file_list.setCurrentIndex(view.file_model.index(0, 1, QModelIndex()))
+            wait(lambda: not view.busy and bool(view.diff_view.patch), "the diff")
+            for _ in range(10):
+                app.processEvents()
+            save("window-changes.png")
+            window.close()
+            window.deleteLater()  # now, while Qt runs: its workers' threads end with it, not at exit
+            app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            app.processEvents()
+        finally:
+            store.close()
+            asyncio.set_event_loop(None)
+            loop.close()  # ends its executor's threads (Qt aborts at exit on a thread still running)
+    return written
+
+
 def problems(light: Path, dark: Path, chinese: Path | None = None) -> list[str]:
     """Why the screenshots are unusable (missing, empty, not images, or the same picture)."""
     from PySide6.QtGui import QImage
@@ -215,7 +353,8 @@ def problems(light: Path, dark: Path, chinese: Path | None = None) -> list[str]:
 
 def main(argv: list[str]) -> int:
     out_dir = Path(argv[1]) if len(argv) > 1 else ROOT / "docs" / "screenshots"
-    light, dark, chinese = render(out_dir)
+    light, dark, *others = render(out_dir)
+    chinese = others[-1]
     found = problems(light, dark, chinese)
     for problem in found:
         print(f"screenshots: {problem}", file=sys.stderr)

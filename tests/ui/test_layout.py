@@ -162,3 +162,16 @@ def test_at_900_by_600_a_long_provider_name_elides_in_every_picker_with_the_whol
     assert ELLIPSIS in shown
     assert shown.startswith("a-very") and shown.endswith("name")  # provider·model elides in the middle
     assert window.elider.tooltip_for(picker).startswith(f"{long_name} · {long_model}")
+
+
+def test_a_picker_the_agent_offers_later_elides_too(qtbot: QtBot, sqlite_controller: SessionController) -> None:
+    from xworkmate.domain.agent_session import AgentChoice, AgentConfigOption, AgentSessionState
+
+    window = open_window(qtbot, sqlite_controller)
+    bar = window.agent_bar
+    long_value = "a reasoning effort with a name far too long for the composer row"
+    option = AgentConfigOption(id="effort", name="Effort", value="x", choices=(AgentChoice(id="x", name=long_value),))
+    bar.show_state(AgentSessionState(agent="stub", config_options=(option,)))
+    picker = bar.config_widget("effort")
+    assert isinstance(picker, QComboBox) and picker.currentText() == long_value
+    assert picker.property("elides")  # the Elider paints it with "…" and puts the whole text in the tooltip

@@ -60,6 +60,8 @@ class AgentSessionBar(QWidget):
     session_picked = Signal(str)
     model_picked = Signal(str)
     config_picked = Signal(str, object)
+    editors_rebuilt = Signal()
+    """The config options' pickers were made anew (the window's Elider watches them: issue 30 item 4)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -130,6 +132,7 @@ class AgentSessionBar(QWidget):
                     widget.deleteLater()
             for option in state.config_options:
                 self._config_layout.addWidget(self._config_editor(option))
+            self.editors_rebuilt.emit()
         for option in state.config_options:
             widget = self.config_widget(option.id)
             value = state.shown_config(option)

@@ -377,6 +377,7 @@ class MainWindow(WindowShell):
         pane = self.message_pane
         self.elider.watch(pane.title_label, pane.session_key_label, self.workspace_pane.path_label)
         self.elider.watch_pickers(self)  # every picker, the composer's and the panes' (issue 30 item 4)
+        self.agent_bar.editors_rebuilt.connect(lambda: self.elider.watch_pickers(self.agent_bar))  # and later ones
         # Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names.
         self.keyboard = KeyboardSetup(
             self,

@@ -19,7 +19,6 @@ turns of the real window against the scripted OpenAI-compatible test server
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import sys
@@ -27,15 +26,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-SCREEN = {"screens": [{"name": "screenshots", "x": 0, "y": 0, "width": 1920, "height": 1200, "dpr": 1}]}
-if os.environ["QT_QPA_PLATFORM"] == "offscreen":
-    # Qt's offscreen screen is 800x800 and the window fits itself to its screen (issue 30 item 4), which cut
-    # every picture to 796 pixels wide: give it a desktop-sized screen, so the window opens at 1440x900.
-    _SCREEN_FILE = Path(tempfile.gettempdir(), f"xworkmate-screenshots-{os.getpid()}.json")
-    _SCREEN_FILE.write_text(json.dumps(SCREEN))
-    atexit.register(_SCREEN_FILE.unlink, missing_ok=True)
-    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN_FILE}"
+from xworkmate.testing.screen import use_desktop_offscreen
+
+use_desktop_offscreen()  # the window fits its screen (issue 30): a desktop-sized one, so pictures are 1440x900
 os.environ.setdefault("QT_API", "pyside6")
 
 ROOT = Path(__file__).resolve().parents[1]

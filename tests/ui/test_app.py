@@ -221,18 +221,15 @@ def test_without_a_display_the_window_says_so_in_one_line_instead_of_aborting(ho
     assert not (home / "xworkmate.db").exists()  # nothing was opened
 
 
-def test_the_window_opens_within_the_screens_available_area(qtbot: QtBot, settings: Settings) -> None:
-    """Issue 30: the default size (1200×760) and a size saved on a bigger monitor are fitted to the screen the
-    window opens on (the offscreen one is 800×800): at QT_SCALE_FACTOR=2 on a 1440×900 screen the window
-    opened at 2400×1520 pixels, the composer and Send off-screen."""
+def test_a_size_saved_on_a_bigger_monitor_is_fitted_to_the_screen(qtbot: QtBot, settings: Settings) -> None:
+    """Issue 30: a size saved on a bigger monitor is fitted to the screen the window opens on, frame
+    included, and the window is put on it."""
     store = open_store(settings.effective_database_url)
     try:
         controller = SessionController(store, settings)
         window = open_window(qtbot, controller)
         area = window.screen().availableGeometry()
-        assert area.width() < 1200  # the default size does not fit here
-        qtbot.waitUntil(lambda: area.contains(window.frameGeometry()))  # frame included, once it is known
-        window.setGeometry(area.left() + 500, area.top() + 300, 2400, 1520)  # as on a big monitor
+        window.setGeometry(area.left() + 500, area.top() + 300, area.width() + 480, area.height() + 320)
         window.close()
     finally:
         store.close()
@@ -251,3 +248,35 @@ def test_the_window_opens_within_the_screens_available_area(qtbot: QtBot, settin
         window.close()
     finally:
         store.close()
+
+
+_SCALED_START = """
+import json, sys
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv)
+from xworkmate.ui.shell import WindowShell
+shell = WindowShell()
+shell.show()
+for _ in range(5):
+    app.processEvents()
+area, frame = shell.screen().availableGeometry(), shell.frameGeometry()
+print(json.dumps([area.width(), area.height(), frame.width(), frame.height()]))
+"""
+
+
+def test_at_a_scale_of_2_on_a_1440x900_screen_the_window_opens_whole(tmp_path: Path) -> None:
+    """Issue 30: with QT_SCALE_FACTOR=2 on 1440x900 (720x450 logical) the default 1200x760 opened at
+    2400x1520 pixels: the composer and Send were off-screen."""
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{"name": "s", "x": 0, "y": 0, "width": 1440, "height": 900}]}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    env.update(
+        {"QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": "2", "XWORKMATE_HOME": str(tmp_path)}
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _SCALED_START], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    area_width, area_height, width, height = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (area_width, area_height) == (720, 450)
+    assert width <= area_width and height <= area_height, (width, height)

@@ -55,7 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # windows that never reach the screen. A value the tester set wins.
     os.environ.setdefault("QT_API", "pyside6")
     os.environ.setdefault("PYTEST_QT_API", "pyside6")
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from xworkmate.testing.screen import use_desktop_offscreen  # loaded when pytest starts, not on import
+
+    use_desktop_offscreen()  # a desktop-sized screen: windows fit the screen they open on (issue 30)
 
 
 def _server_url(config: pytest.Config) -> str | None:

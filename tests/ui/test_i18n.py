@@ -339,6 +339,7 @@ def still_english(texts: Iterator[tuple[str, str]], data: set[str]) -> list[str]
 TITLE = "修复配置加载"
 QUESTION = "请创建 hello.txt，写一句问候"
 ANSWER = "完成。"
+AGAIN = "把 hello.txt 改成再见"
 
 
 def test_the_chinese_window_shows_no_english_source_text(
@@ -490,4 +491,32 @@ def test_the_chinese_conversation_paints_no_english_after_a_turn_with_tools(
     ended = offenders()
     cards = [text for where, text in painted_texts(window) if where.endswith(" card")]
     assert len(cards) == 2 and "hello.txt" in cards[1], cards  # the walk saw both tool cards
+
+    # A write the person rejects (its card said the raw code ``not_approved``), then Ctrl+K with hits of both
+    # roles open over the conversation (the roles were ``user`` / ``assistant``).
+    openai_server.script(
+        ToolCallReply([call("write_file", path="hello.txt", content="再见\n", quote=AGAIN)]), TextReply([ANSWER])
+    )
+    run(loop, wait_until(lambda: window.operations.running == 0, what="the window's store work"))
+    window.composer.setPlainText(AGAIN)
+    qtbot.waitUntil(window.send_button.isEnabled)
+    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the second approval card"))
+    area.cards[0].findChild(QAbstractButton, "rejectButton").click()
+    run(loop, wait_until(lambda: not window.controller.is_running(line.thread_id), what="the rejected turn's end"))
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    palette = window.findChild(QWidget, "searchPalette")
+    assert palette is not None
+    qtbot.waitUntil(palette.isVisible)
+    qtbot.keyClicks(palette.findChild(QLineEdit, "searchInput"), "hello")
+    results = palette.findChild(QAbstractItemView, "searchResults")
+    qtbot.waitUntil(lambda: results.model().rowCount() >= 3)
+    data |= {AGAIN, "再见", "hello", '"quote"'}  # the agent's call as it sent it (its arguments' keys)
+    data |= {"conf*"}  # the search field's example of the prefix syntax
+    # The tool's own output, searched as stored (what the model read): its card words it, the snippet does not.
+    data |= {"created hello.txt (7 bytes written)"}
+    rejected = offenders()
+    assert not rejected, "English shown after a rejection, with search open:\n" + "\n".join(rejected)
     assert not ended, "English shown after the turn:\n" + "\n".join(ended)

@@ -112,6 +112,7 @@ def test_a_newcomer_goes_from_first_run_to_an_exported_conversation(
         tabs = driver.widget("workspaceTabs", QTabWidget)
         changes = driver.widget("changesView")
         driver.wait_until(lambda: tabs.currentWidget() is changes, what="the Changes tab")
+        driver.wait_until(changes.isVisible, what="the Changes tab on screen")
         files = driver.widget("changesFileList", QAbstractItemView)
         driver.wait_until(lambda: "notes.md" in " ".join(_model_texts(files, 1)), what="notes.md in Changes")
 

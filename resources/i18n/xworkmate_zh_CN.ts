@@ -1929,7 +1929,7 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
     <message>
         <source>diff +{added} −{removed} — click to show</source>
-        <translation>diff +{added} −{removed}——点击显示</translation>
+        <translation>差异 +{added} −{removed}——点击显示</translation>
     </message>
     <message>
         <source>click to collapse</source>

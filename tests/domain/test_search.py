@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,6 +58,15 @@ def test_tool_call_names_and_arguments_are_searchable_text() -> None:
     payload = {"tool_calls": [{"id": "1", "function": {"name": "run_command", "arguments": '{"cmd": "make"}'}}]}
     assert searchable_text("ok", payload) == 'ok\nrun_command\n{"cmd": "make"}'
     assert searchable_text("ok", "not json") == "ok"
+
+
+def test_escaped_characters_in_tool_call_arguments_are_searched_and_shown_as_written() -> None:
+    """Issue 30: a model that sends "\\u4f60\\u597d" for 你好 — the search finds 你好, the snippet shows it."""
+    arguments = json.dumps({"path": "hello.txt", "content": "你好\n"})  # ASCII-escaped, as json.dumps writes
+    payload = {"tool_calls": [{"function": {"name": "write_file", "arguments": arguments}}]}
+    assert searchable_text("", payload) == 'write_file\n{"path": "hello.txt", "content": "你好\\n"}'
+    broken = {"tool_calls": [{"function": {"name": "write_file", "arguments": '{"content": "\\u4f60'}}]}
+    assert searchable_text("", broken) == 'write_file\n{"content": "\\u4f60'  # not JSON: kept as sent
 
 
 def test_snippets_highlight_every_match_in_the_original_text() -> None:

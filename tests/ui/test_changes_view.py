@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QAction, QTextCursor
 from PySide6.QtWidgets import QWidget
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -334,3 +334,21 @@ def test_the_restore_dialog_asks_and_offers_the_fork(qtbot: QtBot) -> None:
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
     assert dialog.result() == RestoreDialog.DialogCode.Accepted
     assert dialog.choice() == RestoreChoice(fork=True, force=False)
+
+
+def test_a_chip_brings_back_the_hidden_workspace_pane_on_the_changes_tab(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, agent_window: MainWindow, openai_server: OpenAIServer
+) -> None:
+    """Issue 30 (the newcomer flow): with the workspace pane hidden, the click switched a tab nobody saw."""
+    window = agent_window
+    open_new_line(qtbot, window, "Edits", permission="full")
+    turn(qtbot, loop, window, openai_server, TURN_1, "write the notes")
+    run(loop, wait_until(lambda: len(chip_rows(window)) == 1, what="the turn's chip"))
+    toggle = window.findChild(QAction, "toggleWorkspacePaneAction")  # Ctrl+Alt+B
+    if toggle.isChecked():  # shown (a wide window): the person hides it; a narrow window hid it already
+        toggle.trigger()
+    assert not window.workspace_pane.isVisible()
+
+    click_chip(qtbot, window, max(chip_rows(window)))
+    assert window.workspace_pane.isVisible() and window.changes_view.isVisible()
+    assert window.workspace_pane.tabs.currentWidget() is window.changes_view

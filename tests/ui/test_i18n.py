@@ -339,6 +339,7 @@ def still_english(texts: Iterator[tuple[str, str]], data: set[str]) -> list[str]
 TITLE = "修复配置加载"
 QUESTION = "请创建 hello.txt，写一句问候"
 ANSWER = "完成。"
+AGAIN = "把 hello.txt 改成再见"
 
 
 def test_the_chinese_window_shows_no_english_source_text(
@@ -403,3 +404,119 @@ def test_a_commands_refused_host_reads_in_chinese_on_its_card(chinese: None) -> 
     [refused] = tool_card(payload, "").refused
     assert refused.text == "网络被拒绝：example.com:443——不在这条任务线的允许列表中"
     assert refused.action == "为这条任务线允许此主机"
+
+
+# -- the painted rows (issue 30, checks) ---------------------------------------------------------------------------
+
+
+def painted_texts(root: QWidget) -> Iterator[tuple[str, str]]:
+    """(where, text) for what the delegates paint and ``shown_texts`` does not read: each conversation row's
+    header, body (a tool card's lines folded and unfolded) and "files changed" chip, and each task line's
+    badges and marker."""
+    from xworkmate.ui.conversation.rows import CHIP_ROLE, ROW_ROLE, RowView
+    from xworkmate.ui.conversation.view import MessageListView
+    from xworkmate.ui.task_lines import BADGE_ROLE, KIND_MARKER_ROLE, TaskLineListView
+
+    for view in root.findChildren(MessageListView):
+        model = view.model()
+        if not view.isVisible() or model is None:
+            continue
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            painted = index.data(ROW_ROLE)
+            assert isinstance(painted, RowView)
+            where = f"conversation[{row}] {painted.role}"
+            yield f"{where} header", painted.header
+            yield f"{where} body", painted.text
+            if painted.card is not None:
+                yield f"{where} card", painted.card.plain_text(expanded=False)
+                yield f"{where} card unfolded", painted.card.plain_text(expanded=True)
+            chip = index.data(CHIP_ROLE)
+            yield f"{where} chip", chip if isinstance(chip, str) else ""
+    for lines in root.findChildren(TaskLineListView):
+        model = lines.model()
+        if not lines.isVisible() or model is None:
+            continue
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            for role in (BADGE_ROLE, KIND_MARKER_ROLE):
+                value = index.data(role)
+                yield f"taskLines[{row}] badge", value if isinstance(value, str) else ""
+
+
+def test_the_chinese_conversation_paints_no_english_after_a_turn_with_tools(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    chinese: None,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    """Issue 30 (checks): in zh_CN, with a tool call done, an approval card waiting and then the turn ended,
+    no widget text and no painted row text (headers, cards, chips, notices, badges, status line) is English."""
+    window = open_window(qtbot, agent_controller)
+    empty = still_english(iter([*shown_texts(window), *painted_texts(window)]), {"main", "local", "test-model"})
+    assert not empty, "English shown in the empty window:\n" + "\n".join(empty)
+    line = agent_controller.create_line(TITLE)
+    click_line(qtbot, window, line.thread_id)
+    workspace = Path(line.workspace_binding.path)
+    (workspace / "readme.md").write_text("说明\n", encoding="utf-8")
+    openai_server.script(
+        ToolCallReply([call("read_file", path="readme.md")]),
+        ToolCallReply([call("write_file", path="hello.txt", content="你好\n", quote="创建 hello.txt")]),
+        TextReply([ANSWER]),
+    )
+    window.composer.setPlainText(QUESTION)
+    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    area = window.message_pane.approval_area
+    run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the approval card"))
+
+    data = {TITLE, QUESTION, ANSWER, "创建 hello.txt", "hello.txt", "readme.md", "说明", "你好", line.thread_id}
+    data |= {"main", "local", "test-model", openai_server.base_url, str(workspace), "XWorkmate"}
+    data |= {"write_file", "read_file", '"path"', '"content"'}
+
+    def offenders() -> list[str]:
+        return still_english(iter([*shown_texts(window), *painted_texts(window)]), data)
+
+    waiting = offenders()
+    assert not waiting, "English shown while the approval card waits:\n" + "\n".join(waiting)
+
+    area.cards[0].findChild(QAbstractButton, "approveButton").click()
+    run(
+        loop,
+        wait_until(
+            lambda: (workspace / "hello.txt").exists() and not window.controller.is_running(line.thread_id),
+            what="the turn's end",
+        ),
+    )
+    ended = offenders()
+    cards = [text for where, text in painted_texts(window) if where.endswith(" card")]
+    assert len(cards) == 2 and "hello.txt" in cards[1], cards  # the walk saw both tool cards
+
+    # A write the person rejects (its card said the raw code ``not_approved``), then Ctrl+K with hits of both
+    # roles open over the conversation (the roles were ``user`` / ``assistant``).
+    openai_server.script(
+        ToolCallReply([call("write_file", path="hello.txt", content="再见\n", quote=AGAIN)]), TextReply([ANSWER])
+    )
+    run(loop, wait_until(lambda: window.operations.running == 0, what="the window's store work"))
+    window.composer.setPlainText(AGAIN)
+    qtbot.waitUntil(window.send_button.isEnabled)
+    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the second approval card"))
+    area.cards[0].findChild(QAbstractButton, "rejectButton").click()
+    run(loop, wait_until(lambda: not window.controller.is_running(line.thread_id), what="the rejected turn's end"))
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    palette = window.findChild(QWidget, "searchPalette")
+    assert palette is not None
+    qtbot.waitUntil(palette.isVisible)
+    qtbot.keyClicks(palette.findChild(QLineEdit, "searchInput"), "hello")
+    results = palette.findChild(QAbstractItemView, "searchResults")
+    qtbot.waitUntil(lambda: results.model().rowCount() >= 3)
+    data |= {AGAIN, "再见", "hello", '"quote"'}  # the agent's call as it sent it (its arguments' keys)
+    data |= {"conf*"}  # the search field's example of the prefix syntax
+    # The tool's own output, searched as stored (what the model read): its card words it, the snippet does not.
+    data |= {"created hello.txt (7 bytes written)"}
+    rejected = offenders()
+    assert not rejected, "English shown after a rejection, with search open:\n" + "\n".join(rejected)
+    assert not ended, "English shown after the turn:\n" + "\n".join(ended)

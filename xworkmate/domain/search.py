@@ -70,8 +70,20 @@ def searchable_text(content: str, payload: Mapping[str, Any] | str | None = None
     for call in calls if isinstance(calls, list) else []:
         function = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(function, Mapping):
-            parts.extend(str(function.get(field) or "") for field in ("name", "arguments"))
+            parts.extend([str(function.get("name") or ""), _readable_arguments(function.get("arguments"))])
     return "\n".join(part for part in parts if part)
+
+
+def _readable_arguments(arguments: Any) -> str:
+    """A call's arguments as JSON with its characters as they are: a model may send ``"\\u4f60\\u597d"`` for
+    "你好", which no Chinese query would find and a snippet would show as escapes (issue 30)."""
+    text = str(arguments or "")
+    if "\\u" not in text:
+        return text
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False)
+    except ValueError:
+        return text
 
 
 @dataclass(frozen=True, slots=True)

@@ -1734,9 +1734,12 @@ class MainWindow(WindowShell):
 
     @Slot(int)
     def on_changes_chip_clicked(self, message_id: int) -> None:
-        """A chip opens its turn's changes in the Changes tab."""
+        """A chip opens its turn's changes in the Changes tab, bringing back the workspace pane when it is
+        hidden (by the person or by a narrow window: issue 30, the click otherwise changed nothing seen)."""
         turn = self._chip_turns.get(message_id)
         if turn is not None:
+            if not self.pane_layout.is_shown(RIGHT):
+                self.pane_layout.set_shown(RIGHT, True, by_person=True)
             self.workspace_pane.show_changes_tab()
             self.changes_view.open_turn(turn)
 

@@ -128,6 +128,15 @@ def _load(app: QCoreApplication, path: Path) -> bool:
 
 def _activate(language: Language) -> Language:
     _active[0] = language
+    # Sizes and numbers Qt formats with the default locale follow the window's language (issue 30); an
+    # English window on a non-Chinese system keeps the system's own formats.
+    system = QLocale.system()
+    if language is Language.CHINESE:
+        QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    elif system.language() == QLocale.Language.Chinese:
+        QLocale.setDefault(QLocale(QLocale.Language.English))
+    else:
+        QLocale.setDefault(system)
     return language
 
 

@@ -29,7 +29,7 @@ from PySide6.QtCore import (
     Slot,
 )
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QTextCursor
-from PySide6.QtWidgets import QApplication, QFileSystemModel, QMenu, QMessageBox, QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import (
     ApprovalRequested,
@@ -125,7 +125,7 @@ from xworkmate.ui.shell import (
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import plain_words
-from xworkmate.ui.workspace import WorkspacePane, dispatch_sources_note
+from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane, dispatch_sources_note
 from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 log = logging.getLogger(__name__)
@@ -247,7 +247,7 @@ class MainWindow(WindowShell):
         self.task_proxy = TaskLineFilterModel(self)
         self.task_proxy.setSourceModel(self.task_model)
         self.message_model = MessageListModel(controller, self)
-        self.fs_model = QFileSystemModel(self)
+        self.fs_model = WorkspaceFiles(self)
         self.fs_model.setReadOnly(True)
         self.folder_watcher = QFileSystemWatcher(self)
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QLocale, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileSystemModel,
@@ -90,6 +91,16 @@ def source_item_text(message: Message) -> str:
     if len(first) > SOURCE_LINE_LIMIT:
         first = first[: SOURCE_LINE_LIMIT - 1] + "…"
     return f"{message.created_at.astimezone().strftime('%H:%M')} · {first}"
+
+
+class WorkspaceFiles(QFileSystemModel):
+    """The folder's files for the workspace tree; sizes in the window's language (issue 30: Qt's model
+    writes them in the system's, "7 bytes" in a Chinese window on an English system)."""
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and index.column() == 1 and not self.isDir(index):
+            return QLocale().formattedDataSize(self.size(index))
+        return super().data(index, role)
 
 
 class WorkspacePane(QWidget):

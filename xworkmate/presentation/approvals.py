@@ -11,13 +11,29 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
-from xworkmate.domain.change_preview import PreviewNote
+from xworkmate.domain.change_preview import ChangePreview, PreviewNote
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 
-if TYPE_CHECKING:
-    from xworkmate.controllers.changes import ApprovalRequested
+
+class ApprovalRequest(Protocol):
+    """What a card is made from: the controller's ``ApprovalRequested`` (named by shape, so this layer
+    imports no controller)."""
+
+    @property
+    def tool(self) -> str: ...
+    @property
+    def arguments(self) -> str: ...
+    @property
+    def change(self) -> ChangePreview | None: ...
+    @property
+    def folder(self) -> str | None: ...
+    @property
+    def network(self) -> str | None: ...
+    @property
+    def allowed_hosts(self) -> tuple[str, ...]: ...
+
 
 __all__ = ["ApprovalText", "ApprovalView", "approval_view", "code_language", "network_words", "pretty_arguments"]
 
@@ -122,7 +138,7 @@ def _command(tool: str, arguments: str) -> str | None:
     return None
 
 
-def approval_view(request: ApprovalRequested, heading: str) -> ApprovalView:
+def approval_view(request: ApprovalRequest, heading: str) -> ApprovalView:
     """What the card shows for ``request``; ``heading`` is its one-line summary, already worded."""
     details = pretty_arguments(request.arguments)
     change = request.change

@@ -8,6 +8,7 @@ build and its smoke tests are ``packaging/build.sh``.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import types
@@ -181,6 +182,20 @@ def test_spec_names_the_imports_made_at_run_time(linux_build: FakeBuild) -> None
     excludes = set(linux_build.analysis["excludes"])
     assert {"PyQt5", "PyQt6", "PySide2", "PySide6.QtQml", "PySide6.QtNetwork", "tkinter"} <= excludes
     assert not {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets"} & excludes
+    # Every Qt module the app imports is in the bundle (issue 30: QtSvg was excluded after the icons
+    # began to use it, and the frozen window failed to start).
+    assert not _qt_modules_imported() & excludes
+
+
+def _qt_modules_imported() -> set[str]:
+    app = Path(__file__).resolve().parents[2] / "xworkmate"
+    found: set[str] = set()
+    for source in app.rglob("*.py"):
+        if "testing" in source.relative_to(app).parts:
+            continue  # the testers' package is never frozen
+        found |= set(re.findall(r"^\s*(?:from|import) (PySide6\.Qt\w+)", source.read_text(encoding="utf-8"), re.M))
+    assert "PySide6.QtWidgets" in found  # the scan finds the window's imports
+    return found
 
 
 def test_spec_leaves_the_testers_plugin_and_pytest_out(linux_build: FakeBuild) -> None:

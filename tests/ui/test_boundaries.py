@@ -16,6 +16,7 @@ ALLOWED_OURS = (
     "xworkmate.presentation",
     "xworkmate.settings",
     "xworkmate.preferences",
+    "xworkmate.icon_names",  # the icon set's names, no imports: shared with the bundle's manifest (issue 30)
     "xworkmate.ui",
 )
 FORBIDDEN_THIRD_PARTY = ("sqlalchemy", "alembic", "httpx", "psycopg", "sqlite3", "keyring", "PyQt5", "PyQt6")

@@ -349,9 +349,8 @@ def test_a_nested_tasks_title_keeps_its_room_beside_its_badges(
     task = sqlite_controller.start_task(parent.thread_id, "summarise the notes", title="Summarise notes").key
     Path(sqlite_controller.get_thread(task).workspace_binding.path or "").rmdir()  # a "needs folder" badge too
     window.task_model.invalidate_status(task)
-    window.resize(900, 600)  # below 1000 the workspace pane hides: the list and the conversation share it
-    window.splitter.setSizes([170, 730, 0])
     view = window.task_line_list
+    view.setMaximumWidth(190)  # a narrow list, whatever the pane's own minimum under the app's stylesheet
     qtbot.waitUntil(lambda: view.viewport().width() < 200)
     qtbot.wait(20)
     image = view.viewport().grab().toImage()

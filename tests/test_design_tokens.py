@@ -8,6 +8,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("PySide6")  # ui.theme is the window's: the Qt-free core job runs without it
+
 from xworkmate.ui.theme import (
     DARK,
     ELEVATION,

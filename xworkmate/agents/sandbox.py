@@ -350,11 +350,16 @@ def _network_route(policy: SandboxPolicy, command: Sequence[str]) -> tuple[list[
 
 def _shown(route: ProxyRoute) -> list[str]:
     """The bindings that let the bridge run and reach the proxy (its socket's folder, Python or the bundle)."""
+    return _read_only_binds(route.shown)
+
+
+def _read_only_binds(folders: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Each existing folder shown read-only, once: not the root (it is already) nor one inside another."""
+    paths = [Path(folder) for folder in folders]
     argv: list[str] = []
-    for folder in route.shown:
-        target = os.fspath(folder)
-        inside = any(other != folder and other in folder.parents for other in route.shown)
-        if os.path.isdir(target) and target != "/" and not inside:
+    for path in paths:
+        target = os.fspath(path)
+        if os.path.isdir(target) and target != "/" and not any(_below(path, other) for other in paths):
             argv += ["--ro-bind", target, target]
     return argv
 
@@ -410,11 +415,7 @@ def _abstract_scoped(command: Sequence[str]) -> tuple[list[str], list[str]]:
     if launch is None:
         return [], list(command)
     prefix, shown = launch
-    argv: list[str] = []
-    for folder in shown:
-        if os.path.isdir(folder) and folder != "/" and not any(_below(Path(folder), Path(o)) for o in shown):
-            argv += ["--ro-bind", folder, folder]
-    return argv, [*prefix, "--", *command]
+    return _read_only_binds(shown), [*prefix, "--", *command]
 
 
 def loopback_forwards(allowed: Iterable[str]) -> list[str]:

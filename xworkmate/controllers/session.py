@@ -132,6 +132,18 @@ class SessionController:
             acp_sandbox=lambda *args: self._turn_ctl.runner.acp_sandbox(*args),
             apply_execution_result=self._lines.apply_execution_result,
         )
+        self.recovered = self._recover_interrupted_turns()
+
+    def _recover_interrupted_turns(self) -> list[str]:
+        """Issue 31: turns whose process died (kill -9, power loss) are recorded as interrupted, with what
+        was kept, before anything reads the lines; never a live turn of another process."""
+        from xworkmate.controllers.recovery import recover_interrupted_turns
+
+        try:
+            return recover_interrupted_turns(self._ctx)
+        except Exception:  # ERR-1: the window and the command still open; the log says why
+            log.error("could not look for interrupted turns", exc_info=True)
+            return []
 
     def _turn_context(self) -> TurnContext:
         """What a turn is handed: the context and the other pieces' public operations."""
@@ -382,6 +394,20 @@ class SessionController:
 
     def stop(self, key: str) -> bool:
         return self._turn_ctl.stop(key)
+
+    def interruption(self, key: str) -> Message | None:
+        """The crash notice Resume would continue from on this line, or None (issue 31)."""
+        return self._turn_ctl.interruption(key)
+
+    def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
+        """The window's Resume: the interrupted turn continues on the event loop (issue 31)."""
+        return self._turn_ctl.resume(key, provider=provider)
+
+    async def run_resume(
+        self, key: str, *, provider: str | None = None, approver: Approver | None = None, headless: bool = False
+    ) -> TurnOutcome:
+        """``xworkmate run KEY --resume``: the interrupted turn continues, waited for (issue 31)."""
+        return await self._turn_ctl.run_resume(key, provider=provider, approver=approver, headless=headless)
 
     # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
 

@@ -26,8 +26,7 @@ from xworkmate.controllers.turns import RESUME_PROMPT, RESUMED_NOTICE
 from xworkmate.domain.interruptions import INTERRUPTED_TURN, PARTIAL_REPLY
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.settings import Settings
-from xworkmate.store import open_store
-from xworkmate.store import turn_owners
+from xworkmate.store import open_store, turn_owners
 from xworkmate.store.external_changes import run_statuses
 
 

@@ -58,8 +58,9 @@ from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
+from xworkmate.domain.interruptions import INTERRUPTED_TURN, RESUMED_TURN
 from xworkmate.domain.mcp import McpServerRecord
-from xworkmate.domain.messages import Message, MessageRole
+from xworkmate.domain.messages import Message, MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord, offers_agent_provider
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import (
@@ -421,6 +422,7 @@ class MainWindow(WindowShell):
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
         self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
         self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
+        self.message_pane.interrupted_bar.resume_requested.connect(self.on_resume_requested)  # issue 31
         self.message_list.allow_host_requested.connect(self.on_allow_host_requested)  # a tool card's button
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
@@ -520,6 +522,7 @@ class MainWindow(WindowShell):
             else:
                 self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
             self.message_list.follow_newest()
+            self._read_interruption(view.key)
             if hasattr(self, "keyboard"):
                 self.keyboard.after_switch()
                 self.keyboard.composer_keys.show_placeholder(task_line=view.thread.kind is ThreadKind.TASK)
@@ -721,6 +724,7 @@ class MainWindow(WindowShell):
                     self.message_model.remember(self._ahead.messages.values())
                     self.message_model.remember(change.messages)  # a turn's: no read back
                     self._note_network_denied(change.key, change.messages)
+                    self._note_interruption(change.key, change.messages)
                     self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
                         # The stored message takes the place of the transient row that streamed it.
@@ -1201,6 +1205,51 @@ class MainWindow(WindowShell):
             destination = None
             del self._network_denied[view.key]
         self.message_pane.network_bar.show_denied(destination)
+
+    # -- issue 31: a turn a crash interrupted, and Resume --------------------------------------------
+
+    def _read_interruption(self, key: str) -> None:
+        """Whether the line just shown has a turn to resume, read on the worker (LOOP-4)."""
+        self.message_pane.interrupted_bar.show_interrupted(None)
+        self.operations.query(
+            lambda: self._controller.interruption(key),
+            done=lambda message: self._show_interruption(key, message),
+            failed=self._failure(self.tr("Could not read whether the line's last turn was interrupted — {error}")),
+        )
+
+    def _show_interruption(self, key: str, message: Message | None) -> None:
+        if self._view is None or self._view.key != key:
+            return
+        kept = (message.payload or {}).get(INTERRUPTED_TURN) if message is not None else None
+        facts = kept if isinstance(kept, dict) else {}
+        self.message_pane.interrupted_bar.show_interrupted(
+            key if message is not None else None, kept=int(facts.get("kept", 0)), partial=bool(facts.get("partial"))
+        )
+
+    def _note_interruption(self, key: str, messages: Sequence[Message]) -> None:
+        """New messages of the shown line: a crash notice shows the bar; a resume or the person's words end it."""
+        if self._view is None or key != self._view.key:
+            return
+        for message in messages:
+            payload = message.payload or {}
+            if INTERRUPTED_TURN in payload:
+                self._show_interruption(key, message)
+            elif RESUMED_TURN in payload or message.source is MessageSource.HUMAN:
+                self._show_interruption(key, None)
+
+    @Slot()
+    def on_resume_requested(self) -> None:
+        """Resume on the shown line: its interrupted turn continues (nothing re-runs without this press)."""
+        if self._view is None:
+            return
+        key, provider = self._view.key, self.message_pane.chosen_provider()
+        refused = self._failure(self.tr("Not resumed — {error}"), NotRunnable, UnknownSessionKeyError, ValueError)
+
+        def failed(error: BaseException) -> None:
+            self.message_pane.interrupted_bar.resume_button.setEnabled(True)
+            refused(error)
+
+        self.operations.run(lambda: self._controller.resume(key, provider=provider), failed=failed)
 
     @Slot(str)
     def on_allow_host_requested(self, destination: str) -> None:

@@ -30,9 +30,9 @@ from xworkmate.store import open_store, turn_owners
 from xworkmate.store.external_changes import run_statuses
 
 
-def _reopened(settings: Settings) -> SessionController:
+def _reopened(settings: Settings, database_url: str | None = None) -> SessionController:
     """The store opened again, as a restarted window or the next command opens it."""
-    return SessionController(open_store(settings.effective_database_url), settings)
+    return SessionController(open_store(database_url or settings.effective_database_url), settings)
 
 
 def _partial_stored(controller: SessionController, key: str, text: str) -> bool:
@@ -46,17 +46,18 @@ def _kill_9(proc: subprocess.Popen[str]) -> None:
 
 
 def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_resume_finishes_it(
-    sqlite_controller: SessionController, settings: Settings, home: Path, openai_server: OpenAIServer
+    controller: SessionController, database_url: str, settings: Settings, home: Path, openai_server: OpenAIServer
 ) -> None:
-    controller = sqlite_controller
+    """On both databases: the killed turn's line is interrupted (not running), its streamed reply kept."""
+    env = {"XWORKMATE_DATABASE_URL": database_url}
     _add_server(controller, openai_server)
     key = controller.create_line("crash").thread_id
     openai_server.script(HangReply(chunks=["Half an ", "answer"]))
-    proc = _start_run(home, settings.effective_database_url, key, "write the report")
+    proc = _start_run(home, database_url, key, "write the report")
     try:
         _wait_until(lambda: _partial_stored(controller, key, "Half an answer"), "the streamed reply to be kept")
         # A restart while the turn is alive in its own process: it is not taken for a dead one.
-        alive_check = _reopened(settings)
+        alive_check = _reopened(settings, database_url)
         try:
             assert alive_check.recovered == []
             assert alive_check.interruption(key) is None
@@ -70,7 +71,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
             proc.communicate()
 
     # The next command opens the store: the line is interrupted, with what was kept, not running.
-    shown = ok_json(home, "thread", "show", key)
+    shown = ok_json(home, "thread", "show", key, env=env)
     assert shown["status"] == "runnable" and shown["interrupted_turn"] is True
     messages = controller.messages(key)
     human, partial, notice = messages
@@ -89,7 +90,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
     assert turn_owners.owners(controller._store) == []
 
     # Opening again records nothing twice and runs nothing: only Resume does.
-    again = _reopened(settings)
+    again = _reopened(settings, database_url)
     try:
         assert again.recovered == []
     finally:
@@ -99,7 +100,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
 
     # Resume: the last step runs again from what is stored (the partial reply is not sent).
     openai_server.script(TextReply(["The whole ", "report."]))
-    proc_resume = run_cli(home, "run", key, "--resume")
+    proc_resume = run_cli(home, "run", key, "--resume", env=env)
     assert proc_resume.returncode == 0, proc_resume.stderr
     assert len(openai_server.chat_requests) == 2
     sent = openai_server.chat_requests[1].body["messages"]
@@ -111,7 +112,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
         (MessageSource.AGENT, "The whole report."),
     ]
     assert controller.interruption(key) is None
-    refused = run_cli(home, "run", key, "--resume")
+    refused = run_cli(home, "run", key, "--resume", env=env)
     assert refused.returncode == 1 and "no interrupted turn to resume" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
 

@@ -117,6 +117,44 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
     assert len(refused.stderr.strip().splitlines()) == 1
 
 
+def test_a_restart_leaves_a_live_turn_of_another_process_alone_and_a_stopped_turn_leaves_no_owner(
+    sqlite_controller: SessionController, settings: Settings, home: Path, openai_server: OpenAIServer
+) -> None:
+    """Two processes on one database: opening it while another process streams a turn records nothing;
+    that turn then ends normally (SIGINT, as Stop) and its owner row goes with it."""
+    controller = sqlite_controller
+    _add_server(controller, openai_server)
+    key = controller.create_line("alive").thread_id
+    openai_server.script(HangReply(chunks=["Still ", "going"]))
+    proc = _start_run(home, settings.effective_database_url, key, "keep going")
+    try:
+        _wait_until(lambda: _partial_stored(controller, key, "Still going"), "the streamed reply to be kept")
+        [owner] = turn_owners.owners(controller._store)
+        assert owner.owner.pid == proc.pid and owner.owner.host == turn_owners.current_owner().host
+        for _ in range(2):  # the window and a command, opened while the turn runs elsewhere
+            other = _reopened(settings)
+            try:
+                assert other.recovered == [] and other.interruption(key) is None
+            finally:
+                other.close()
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130
+    assert turn_owners.owners(controller._store) == []
+    after = _reopened(settings)
+    try:
+        assert after.recovered == []
+    finally:
+        after.close()
+    notices = [m.content for m in controller.messages(key) if m.source is MessageSource.FRAMEWORK_EVENT]
+    assert len(notices) == 1 and notices[0].startswith("Stopped.")
+
+
 @needs_bwrap
 def test_kill_9_during_a_tool_call_leaves_no_call_without_a_result_and_resume_continues(
     sqlite_controller: SessionController, settings: Settings, home: Path, openai_server: OpenAIServer

@@ -253,3 +253,16 @@ def test_a_turn_owned_on_another_host_is_dead_only_once_its_lease_ran_out() -> N
     assert not owned(here, 10_000).dead(here=here, now=now)
     gone = turn_owners.ProcessOwner(here.host, 2**22 + 1, "1")
     assert owned(gone, 0).dead(here=here, now=now)
+    # A process that died and was not reaped yet (a zombie) owns nothing; a live one with a reused pid neither.
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        started = turn_owners._process_started(child.pid)
+        live = turn_owners.ProcessOwner(here.host, child.pid, started)
+        assert not owned(live, 0).dead(here=here, now=now)
+        assert owned(turn_owners.ProcessOwner(here.host, child.pid, "1"), 0).dead(here=here, now=now)
+        child.kill()
+        _wait_until(lambda: Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z", "a zombie")
+        assert owned(live, 0).dead(here=here, now=now)
+    finally:
+        child.kill()
+        child.wait()

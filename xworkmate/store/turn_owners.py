@@ -36,17 +36,22 @@ class ProcessOwner:
     started: str
 
 
-def _process_started(pid: int) -> str:
-    """The start time of ``pid`` as Linux's ``/proc/PID/stat`` says (field 22); '' where that is not known."""
+def _process_stat(pid: int) -> tuple[str, str]:
+    """``pid``'s state letter and start time as Linux's ``/proc/PID/stat`` says (fields 3 and 22);
+    ('', '') where that is not known."""
     if not sys.platform.startswith("linux"):
-        return ""
+        return "", ""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
             text = stat.read()
     except OSError:
-        return ""
+        return "", ""
     fields = text[text.rfind(")") + 2 :].split()  # the name may hold spaces and parentheses
-    return fields[19] if len(fields) > 19 else ""
+    return (fields[0], fields[19]) if len(fields) > 19 else ("", "")
+
+
+def _process_started(pid: int) -> str:
+    return _process_stat(pid)[1]
 
 
 @cache
@@ -75,12 +80,14 @@ def process_alive(pid: int, started: str) -> bool:
         pass  # it exists, as another user
     except OSError:
         return False
+    state, now = _process_stat(pid)
+    if state in {"Z", "X"}:
+        return False  # it died and waits to be reaped: its turn is over
     if started:
-        now = _process_started(pid)
         if now and now != started:
             return False  # the pid was reused by another process
         if not now and sys.platform.startswith("linux"):
-            return False  # gone between the two looks (or a zombie whose stat is unreadable)
+            return False  # gone between the two looks
     return True
 
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PARTIAL_FLUSH_S = 0.5
+PARTIAL_FLUSH_S = 1.0
 """How often a streamed reply that grew is written to the turn's row (what a kill -9 keeps)."""
 RECENT_MESSAGES = 500
 """How many of a line's newest messages recovery reads for the dead turn's unanswered tool calls."""

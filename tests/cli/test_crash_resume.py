@@ -23,6 +23,7 @@ from tests.support.openai_server import HangReply, OpenAIServer, TextReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.turns import RESUME_PROMPT, RESUMED_NOTICE
+from xworkmate.domain.attention import Attention
 from xworkmate.domain.interruptions import INTERRUPTED_TURN, PARTIAL_REPLY
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.settings import Settings
@@ -93,6 +94,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
     again = _reopened(settings, database_url)
     try:
         assert again.recovered == []
+        assert again.attention.state(key) is Attention.FINISHED_UNREAD  # LOOP-2: "Needs you" until seen
     finally:
         again.close()
     assert len(controller.messages(key)) == 3

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from xworkmate.domain.interruptions import INTERRUPTED_TOOL_RESULT, INTERRUPTED_TURN, PARTIAL_REPLY
@@ -190,6 +191,8 @@ def record_interruption(ctx: ControllerContext, dead: turn_owners.TurnOwner) -> 
         )
     )
     ctx.emit_messages(key, tuple(m.id for m in stored), tuple(stored))
+    # LOOP-2: the turn ended (stopped, unread): the list and "Needs you" show the line until it is seen.
+    store.line_marks.set_outcome(key, "stopped", datetime.now(UTC), stored[-1].id)
     mark_run(store, key, "stopped")  # other windows stop showing it running
 
 

@@ -36,6 +36,7 @@ def test_the_window_shows_a_crashed_turn_as_interrupted_and_its_resume_button_fi
     home: Path,
 ) -> None:
     key = agent_controller.create_line("crash").thread_id
+    other = agent_controller.create_line("calm").thread_id
     openai_server.script(HangReply(chunks=["Half an ", "answer"]))
     proc = _start_run(home, settings.effective_database_url, key, "write the report")
     try:
@@ -59,6 +60,12 @@ def test_the_window_shows_a_crashed_turn_as_interrupted_and_its_resume_button_fi
         bar = window.message_pane.interrupted_bar
         qtbot.waitUntil(bar.isVisible, timeout=5000)
         assert "interrupted by a crash" in bar.label.text()
+        # ISO-5: the bar is the shown line's: another line has none, and coming back shows it again.
+        click_line(qtbot, window, other)
+        settled(qtbot, window)
+        assert not bar.isVisible()
+        click_line(qtbot, window, key)
+        qtbot.waitUntil(bar.isVisible, timeout=5000)
         assert controller.line_view(key).status is ThreadStatus.RUNNABLE
         [button] = [b for b in window.findChildren(QPushButton, "resumeTurnButton") if b.isVisible()]
         assert button.isEnabled()

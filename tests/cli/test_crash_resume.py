@@ -10,8 +10,10 @@ again until Resume; a live turn of another process is never taken for a dead one
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
+import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -268,3 +270,53 @@ def test_a_turn_owned_on_another_host_is_dead_only_once_its_lease_ran_out() -> N
     finally:
         child.kill()
         child.wait()
+
+
+def test_commands_started_at_once_on_a_dead_turn_record_its_interruption_once(
+    sqlite_controller: SessionController, settings: Settings, home: Path
+) -> None:
+    """A turn owned by a process that really ran and is gone; four commands open the database together."""
+    from xworkmate.store.tables import TurnOwnerRow
+
+    controller = sqlite_controller
+    key = controller.create_line("raced").thread_id
+    human = controller._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content="go")
+    child = subprocess.Popen(["sleep", "30"])
+    started = turn_owners._process_started(child.pid)
+    child.kill()
+    child.wait()  # reaped: its pid names nobody now
+    now = datetime.now(UTC)
+    with controller._store.session() as session:
+        session.add(
+            TurnOwnerRow(
+                thread_id=key,
+                host=turn_owners.current_owner().host,
+                pid=child.pid,
+                process_started=started,
+                mode="native",
+                after_message_id=human.id,
+                partial_text="",
+                started_at=now,
+                heartbeat_at=now,
+            )
+        )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    env.update({"XWORKMATE_HOME": str(home), "QT_QPA_PLATFORM": "offscreen"})
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "xworkmate", "thread", "show", key, "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(4)
+    ]
+    outputs = [proc.communicate(timeout=60) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), outputs
+    # None shows the line running; one that raced the recording may not show the notice yet, the next one does.
+    assert all(json.loads(out)["status"] == "runnable" for out, _err in outputs)
+    assert ok_json(home, "thread", "show", key)["interrupted_turn"] is True
+    notices = [m for m in controller.messages(key) if INTERRUPTED_TURN in (m.payload or {})]
+    assert len(notices) == 1
+    assert "your message; the agent had stored nothing yet" in notices[0].content

@@ -85,3 +85,46 @@ def test_the_window_shows_a_crashed_turn_as_interrupted_and_its_resume_button_fi
         controller.close()
     finally:
         store.close()
+
+
+def test_an_open_window_shows_a_cli_turn_killed_meanwhile_as_interrupted_not_running(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+    settings: Settings,
+    home: Path,
+) -> None:
+    """The window is open while ``xworkmate run`` streams on a line, then that process gets SIGKILL: the
+    window's look for dead turns (its ``deadTurnTimer``) shows the line interrupted, no longer running."""
+    controller = agent_controller
+    window = open_window(qtbot, controller)
+    qtbot.waitUntil(lambda: window.external_watch.listening, timeout=10_000)
+    key = controller.create_line("terminal").thread_id
+    click_line(qtbot, window, key)
+    openai_server.script(HangReply(chunks=["Half an ", "answer"]))
+    proc = _start_run(home, settings.effective_database_url, key, "write the report")
+    try:
+        qtbot.waitUntil(lambda: controller.external.running_elsewhere(key), timeout=30_000)
+        window.check_dead_turns()  # a live turn elsewhere: nothing is recorded
+        settled(qtbot, window)
+        assert controller.interruption(key) is None and controller.external.running_elsewhere(key)
+        _wait_until(
+            lambda: any(o.partial_text == "Half an answer" for o in turn_owners.owners(controller._store)),
+            "the streamed reply to be kept",
+        )
+        proc.kill()
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert window.dead_turn_timer.isActive()
+    window.check_dead_turns()  # what the timer does every DEAD_TURN_CHECK_MS
+    settled(qtbot, window)
+    bar = window.message_pane.interrupted_bar
+    qtbot.waitUntil(bar.isVisible, timeout=5000)
+    assert not controller.external.running_elsewhere(key)
+    assert controller.summary_status(controller.line_summary(key)) is ThreadStatus.RUNNABLE
+    assert any(m.content == "Half an answer" for m in controller.messages(key))
+    window.close()

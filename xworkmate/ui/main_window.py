@@ -131,6 +131,9 @@ from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 log = logging.getLogger(__name__)
 
+DEAD_TURN_CHECK_MS = 10_000
+"""How often the window looks whether a turn running in another process lost its process (issue 31)."""
+
 _AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
 """What the agent bar shows for a line: its agent's offers and picks, the MCP servers given, all configured."""
 
@@ -315,6 +318,7 @@ class MainWindow(WindowShell):
         self.keyboard.name_widgets()
         self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # typing starts in the composer (issue 18)
         self.external_watch.start()
+        self.dead_turn_timer.start()
 
     # -- construction -------------------------------------------------------
 
@@ -394,6 +398,12 @@ class MainWindow(WindowShell):
         # Issue 18: providers and lines the CLI adds while the window is open show up within 2 s.
         self.external_watch = ExternalWatch(self._controller, self)
         self.external_watch.changed.connect(self.on_external_change)
+        # Issue 31: a turn another process runs may die while the window is open; look for that now and then.
+        self._checking_dead_turns = False
+        self.dead_turn_timer = QTimer(self)
+        self.dead_turn_timer.setObjectName("deadTurnTimer")
+        self.dead_turn_timer.setInterval(DEAD_TURN_CHECK_MS)
+        self.dead_turn_timer.timeout.connect(self.check_dead_turns)
         settings_menu.addAction(self.mcp_settings_action)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         help_menu.addAction(self.about_action)
@@ -1238,6 +1248,23 @@ class MainWindow(WindowShell):
                 self._show_interruption(key, None)
 
     @Slot()
+    def check_dead_turns(self) -> None:
+        """While a line runs in another process, whether that process died (on the worker; nothing is read
+        while nothing runs elsewhere: an idle window sends no statement)."""
+        if self._checking_dead_turns or not self._controller.external.anything_elsewhere:
+            return
+        self._checking_dead_turns = True
+
+        def done(_keys: list[str]) -> None:
+            self._checking_dead_turns = False
+
+        def failed(error: BaseException) -> None:
+            self._checking_dead_turns = False
+            log.warning("could not look for interrupted turns", exc_info=error)
+
+        self.operations.run(self._controller.recover_interrupted_turns, done=done, failed=failed)
+
+    @Slot()
     def on_resume_requested(self) -> None:
         """Resume on the shown line: its interrupted turn continues (nothing re-runs without this press)."""
         if self._view is None:
@@ -1933,6 +1960,7 @@ class MainWindow(WindowShell):
                 except Exception as exc:  # the layout is a convenience; never block closing on it
                     log.warning("could not save the window layout: %s", exc)
             self.bridge.detach()
+            self.dead_turn_timer.stop()
             self.operations.shutdown()
             self.drafts.flush()
             try:

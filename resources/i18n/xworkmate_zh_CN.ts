@@ -700,6 +700,33 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>InterruptedTurnBar</name>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Run the interrupted turn&apos;s last step again from what was kept</source>
+        <translation>根据已保留的内容重新运行被中断轮次的最后一步</translation>
+    </message>
+    <message>
+        <source>what the agent had written so far is kept above</source>
+        <translation>智能体已写出的内容保留在上方</translation>
+    </message>
+    <message>
+        <source>what the agent had stored is kept above</source>
+        <translation>智能体已保存的内容保留在上方</translation>
+    </message>
+    <message>
+        <source>your message is kept above</source>
+        <translation>你的消息保留在上方</translation>
+    </message>
+    <message>
+        <source>This line&apos;s last turn was interrupted by a crash; {what}. Resume continues it.</source>
+        <translation>这条任务线的上一轮因崩溃而中断；{what}。点击“继续”可接着运行。</translation>
+    </message>
+</context>
+<context>
     <name>KeyChip</name>
     <message>
         <source>This line&apos;s session key; click to copy it</source>
@@ -1000,6 +1027,14 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>{host} was refused: it is not on this line&apos;s network allow-list</source>
         <translation>{host} 被拒绝：它不在这条任务线的网络允许列表中</translation>
+    </message>
+    <message>
+        <source>Could not read whether the line&apos;s last turn was interrupted — {error}</source>
+        <translation>无法读取这条任务线的上一轮是否被中断 — {error}</translation>
+    </message>
+    <message>
+        <source>Not resumed — {error}</source>
+        <translation>未能继续 — {error}</translation>
     </message>
     <message>
         <source>Host not allowed — {error}</source>

@@ -36,6 +36,7 @@ from xworkmate.agents.tools import (
     tool_schemas,
 )
 from xworkmate.agents.write_gate import EvidenceMessage
+from xworkmate.domain.interruptions import PARTIAL_REPLY
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.permissions import (
     EDIT_SUMMARY,
@@ -350,8 +351,10 @@ def history_to_chat(history: Sequence[Message]) -> list[dict[str, Any]]:
             # A task's goal or an agent's follow-up: visible, but marked as not the person's words (PROV-3).
             out.append({"role": "user", "content": f"{COMPONENT_INPUT_LABEL}\n{message.content}"})
         elif message.role is MessageRole.ASSISTANT:
-            if {"thought", "plan"} & set(message.payload or {}):
-                continue  # an ACP agent's shown reasoning and plans are for the person, not for a model
+            if {"thought", "plan", PARTIAL_REPLY} & set(message.payload or {}):
+                # An ACP agent's shown reasoning and plans are for the person, not for a model; so is the reply
+                # a crash cut short (issue 31): Resume re-runs that step from what is stored before it.
+                continue
             calls = list((message.payload or {}).get("tool_calls") or [])
             if not message.content and not calls:
                 continue

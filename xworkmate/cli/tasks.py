@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 
 def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
     # The controller's one gate decides whether the turn runs, and says why not (issue 13).
+    if args.resume:
+        if args.prompt is not None:
+            raise CliError("--resume takes no PROMPT: it continues the interrupted turn; send a new message without it")
+        return _run_headless(controller, args.key, None, args.provider, args.json, resume=True)
+    if args.prompt is None:
+        raise CliError("run needs a PROMPT (or --resume to continue a turn a crash interrupted)")
     return _run_headless(controller, args.key, args.prompt, args.provider, args.json)
 
 
@@ -41,7 +47,13 @@ class _TurnSignalled(Exception):
 
 
 def _run_headless(
-    controller: SessionController, key: str, prompt: str | None, provider: str | None, as_json: bool
+    controller: SessionController,
+    key: str,
+    prompt: str | None,
+    provider: str | None,
+    as_json: bool,
+    *,
+    resume: bool = False,
 ) -> int:
     """One turn for ``run`` and ``task run``. SIGINT and SIGTERM stop it as Stop does: the partial answer
     and a "Stopped" notice are kept (an ACP agent is reaped), then the exit is 130 or 143 with one line."""
@@ -50,7 +62,11 @@ def _run_headless(
 
     async def turn() -> TurnOutcome:
         loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(controller.run_turn(key, prompt, provider=provider, headless=True))
+        task = asyncio.ensure_future(
+            controller.run_resume(key, provider=provider, headless=True)
+            if resume
+            else controller.run_turn(key, prompt, provider=provider, headless=True)
+        )
         received: list[int] = []
 
         def on_signal(signum: int) -> None:
@@ -272,5 +288,11 @@ def add_run_parser(sub: Any) -> None:
     """``run KEY PROMPT``: one headless turn."""
     run = add_command(sub, "run", cmd_run, "run one agent turn on a line, headless")
     run.add_argument("key")
-    run.add_argument("prompt")
+    run.add_argument("prompt", nargs="?")
     run.add_argument("--provider", metavar="NAME", help="use this provider for the turn")
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the line's turn that a crash interrupted (no PROMPT; native: its last step runs again,"
+        " ACP: the agent's session is resumed)",
+    )

@@ -104,7 +104,26 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
 
 
 def cmd_thread_show(args: argparse.Namespace, controller: SessionController) -> int:
-    _print_thread(controller, controller.get_thread(args.key), args.json)
+    thread = controller.get_thread(args.key)
+    interrupted = controller.interruption(thread.thread_id)  # issue 31: a turn a crash cut short, to resume
+    if args.json:
+        extra = {"interrupted_turn": interrupted is not None}
+        print(
+            json_text(
+                {
+                    **thread_json(thread, controller.state_of(thread)),
+                    **thread_extras_json(controller, thread.thread_id),
+                    **extra,
+                }
+            )
+        )
+        return 0
+    _print_thread(controller, thread, False)
+    if interrupted is not None:
+        print(
+            "    interrupted: a crash cut its last turn short; continue it with"
+            f" `xworkmate run {thread.thread_id} --resume`"
+        )
     return 0
 
 

@@ -80,6 +80,15 @@ class ExternalLines:
     def running_elsewhere(self, key: str) -> bool:
         return key in self._elsewhere
 
+    @property
+    def anything_elsewhere(self) -> bool:
+        """Some line has a turn another process runs (the window then looks for dead ones, issue 31)."""
+        return bool(self._elsewhere)
+
+    def ended_elsewhere(self, key: str) -> None:
+        """The other process's turn on ``key`` is over: it died, and this process recorded it (issue 31)."""
+        self._elsewhere.pop(key, None)
+
     # -- telling the others ---------------------------------------------------------
 
     def on_change(self, change: Change) -> None:

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from xworkmate.controllers.approvals import Approvals
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.context import ControllerContext
+    from xworkmate.controllers.recovery import TurnLease
     from xworkmate.dispatch.service import DispatchService
     from xworkmate.domain.agent_session import AgentSessionState
     from xworkmate.domain.mcp import McpServerRecord
@@ -169,15 +170,18 @@ class TurnRunner:
         approver: Approver | None,
         headless: bool = False,
         followups: tuple[int, ...] = (),
+        lease: TurnLease | None = None,
     ) -> TurnOutcome:
-        """One turn, checkpointed before it and after it whatever its ending (LOOP-1)."""
+        """One turn, checkpointed before it and after it whatever its ending (LOOP-1).
+
+        ``lease``: the line's ``turn_owners`` row, which keeps the reply being streamed (issue 31)."""
         checkpoints = self._turn.checkpoints()
         started = await checkpoints.before_turn(request.thread_id)
         control = await asyncio.to_thread(self._control_files_before, request.working_directory)
         status = "stopped"  # what a cancelled turn ends as
         try:
             outcome = await self._run_one(
-                request, provider=provider, approver=approver, headless=headless, followups=followups
+                request, provider=provider, approver=approver, headless=headless, followups=followups, lease=lease
             )
             status = outcome.status
             return outcome
@@ -224,6 +228,7 @@ class TurnRunner:
         approver: Approver | None,
         headless: bool = False,
         followups: tuple[int, ...] = (),
+        lease: TurnLease | None = None,
     ) -> TurnOutcome:
         """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask.
 
@@ -235,7 +240,7 @@ class TurnRunner:
         thread = await turn.ctx.store_thread.call(lambda: turn.ctx.get_thread(key))
         mode = thread.execution_binding.mode
         quarantine = thread.context_state.quarantine_untrusted
-        recorder = _TurnRecorder(turn, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine)
+        recorder = _TurnRecorder(turn, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine, lease=lease)
         # Issue 13: the whole turn has a time limit (the line's), on top of the stream's gap timeout;
         # one place for native and ACP turns. Past it the turn ends as Stop ends it.
         limit = thread.context_state.turn_limit_s
@@ -597,8 +602,11 @@ class _TurnRecorder:
     ``tool_results`` are filled there; the turn reads them once the queue is drained.
     """
 
-    def __init__(self, turn: TurnContext, key: str, *, acp: bool, quarantine_untrusted: bool) -> None:
+    def __init__(
+        self, turn: TurnContext, key: str, *, acp: bool, quarantine_untrusted: bool, lease: TurnLease | None = None
+    ) -> None:
         self.turn = turn
+        self.lease = lease  # issue 31: the reply streamed so far is kept in the line's turn_owners row
         self.key = key
         self.acp = acp
         # Q-1: the line quarantines its untrusted tools' output (``domain.tool_trust``) as it is stored.
@@ -715,9 +723,13 @@ class _TurnRecorder:
     def record(self, event: object) -> None:
         """The agent's event sink, on the loop: streamed text goes out at once (after what is queued)."""
         turn, key = self.turn, self.key
+        lease = self.lease
         if isinstance(event, AssistantDelta):
             delta = RunDelta(key=key, text=event.text)
             self.writes.then(lambda: turn.ctx.emit(delta))
+            if lease is not None:
+                text = event.text
+                self.writes.then(lambda: lease.streamed(text))
         elif isinstance(event, ThoughtDelta):
             thought = event.text
             self.writes.then(lambda: self._thought.append(thought))
@@ -725,6 +737,8 @@ class _TurnRecorder:
             self.chosen.update(provider=event.provider, model=event.model)
         else:
             self.writes.write(lambda: self._store(event))
+            if lease is not None and isinstance(event, AssistantDone | ToolStarted):
+                self.writes.then(lease.reply_ended)  # once the reply is stored, it is no longer partial
 
     def _store(self, event: object) -> None:
         """What an event stores and says, on the store thread (its change records are held for the loop)."""

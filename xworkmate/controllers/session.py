@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from xworkmate.agents.sandbox import SandboxStatus, detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
 from xworkmate.controllers.approvals import Approvals
+from xworkmate.controllers.changes import LineUpdated, RunFinished
 from xworkmate.controllers.context import ControllerContext, Listener, UnknownSessionKeyError
 from xworkmate.controllers.external import ExternalLines
 from xworkmate.controllers.line_settings import LineSettingsController
@@ -132,6 +133,24 @@ class SessionController:
             acp_sandbox=lambda *args: self._turn_ctl.runner.acp_sandbox(*args),
             apply_execution_result=self._lines.apply_execution_result,
         )
+        self.recovered = self.recover_interrupted_turns()
+
+    def recover_interrupted_turns(self) -> list[str]:
+        """Issue 31: turns whose process died (kill -9, power loss) are recorded as interrupted, with what
+        was kept; never a live turn of another process. On opening, before anything reads the lines; the
+        window asks again while a line runs in another process (it may die while the window is open)."""
+        from xworkmate.controllers.recovery import recover_interrupted_turns
+
+        try:
+            keys = recover_interrupted_turns(self._ctx)
+        except Exception:  # ERR-1: the window and the command still open; the log says why
+            log.error("could not look for interrupted turns", exc_info=True)
+            return []
+        for key in keys:
+            self.external.ended_elsewhere(key)
+            self._ctx.emit(RunFinished(key=key, status="stopped"))
+            self._ctx.emit(LineUpdated(key=key))
+        return keys
 
     def _turn_context(self) -> TurnContext:
         """What a turn is handed: the context and the other pieces' public operations."""
@@ -382,6 +401,20 @@ class SessionController:
 
     def stop(self, key: str) -> bool:
         return self._turn_ctl.stop(key)
+
+    def interruption(self, key: str) -> Message | None:
+        """The crash notice Resume would continue from on this line, or None (issue 31)."""
+        return self._turn_ctl.interruption(key)
+
+    def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
+        """The window's Resume: the interrupted turn continues on the event loop (issue 31)."""
+        return self._turn_ctl.resume(key, provider=provider)
+
+    async def run_resume(
+        self, key: str, *, provider: str | None = None, approver: Approver | None = None, headless: bool = False
+    ) -> TurnOutcome:
+        """``xworkmate run KEY --resume``: the interrupted turn continues, waited for (issue 31)."""
+        return await self._turn_ctl.run_resume(key, provider=provider, approver=approver, headless=headless)
 
     # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
 

@@ -17,8 +17,10 @@ from xworkmate.controllers.context import ControllerContext
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.controllers.outcomes import SendOutcome, TurnOutcome
 from xworkmate.controllers.providers import acp_agent_problem
+from xworkmate.controllers.recovery import TurnLease
+from xworkmate.domain.interruptions import RESUMED_TURN, pending_interruption
 from xworkmate.domain.keys import InvalidSessionKeyError, normalize_session_key
-from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable, RunRequest
 from xworkmate.domain.threads import ExecutionMode, LineState, TaskThread, ThreadKind, ThreadStatus
@@ -31,10 +33,21 @@ if TYPE_CHECKING:
     from xworkmate.dispatch.service import FollowupSent
     from xworkmate.store.repositories import ThreadLabels
 
+RESUME_PROMPT = (
+    "Your previous turn on this line was interrupted before it finished: the process running it stopped."
+    " Continue where you left off."
+)
+"""What an ACP agent is sent on Resume (its session is resumed or loaded first, so it has the context)."""
+RESUMED_NOTICE = "Resumed after an interruption: the last step runs again from what was kept."
+
 NO_PROVIDER_NOTICE = (
     "No agent provider is configured, so nothing ran. Your message is saved on this line; "
     "add an OpenAI-compatible endpoint or an ACP agent to run it."
 )
+
+
+RESUME_LOOKBACK = 50
+"""How many of a line's newest messages are read to find the interruption Resume continues."""
 
 
 class RunRefused(ValueError):
@@ -291,31 +304,48 @@ class TurnController:
     ) -> TurnOutcome:
         """The turn after ``_begin_turn``: run it, and end it (running flag, change records) whatever happens."""
         outcome: TurnOutcome | None = None
+        mode = request.execution.mode.value
         try:
-            turn = await self.runner.run(request, provider=provider, approver=approver, headless=headless)
-            while turn.status == "finished" and turn.followups and await self._still_bound(request.thread_id):
-                # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
-                # (an ACP agent gets them as its next prompt); the line stays running in between.
-                key = request.thread_id
-                self._ctx.emit(RunFinished(key=key, status=turn.status))
-                self._ctx.emit(RunStarted(key=key))
-                following = await self.runner.run(
-                    request.model_copy(update={"prompt": ""}),
-                    provider=provider,
-                    approver=approver,
-                    headless=headless,
-                    followups=turn.followups,
+            async with TurnLease(self._ctx, request.thread_id, mode=mode) as lease:  # issue 31: a crash is found
+                outcome = await self._run_leased(
+                    request, provider=provider, approver=approver, headless=headless, lease=lease
                 )
-                turn = following.model_copy(
-                    update={
-                        "message_ids": turn.message_ids + following.message_ids,
-                        "refused_approvals": turn.refused_approvals + following.refused_approvals,
-                    }
-                )
-            outcome = turn
             return outcome
         finally:
             self._end_turn(request.thread_id, outcome)
+
+    async def _run_leased(
+        self,
+        request: RunRequest,
+        *,
+        provider: str | None,
+        approver: Approver | None,
+        headless: bool,
+        lease: TurnLease,
+    ) -> TurnOutcome:
+        """The turn and the follow-ups it leaves, while this process holds the line's lease."""
+        turn = await self.runner.run(request, provider=provider, approver=approver, headless=headless, lease=lease)
+        while turn.status == "finished" and turn.followups and await self._still_bound(request.thread_id):
+            # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
+            # (an ACP agent gets them as its next prompt); the line stays running in between.
+            key = request.thread_id
+            self._ctx.emit(RunFinished(key=key, status=turn.status))
+            self._ctx.emit(RunStarted(key=key))
+            following = await self.runner.run(
+                request.model_copy(update={"prompt": ""}),
+                provider=provider,
+                approver=approver,
+                headless=headless,
+                followups=turn.followups,
+                lease=lease,
+            )
+            turn = following.model_copy(
+                update={
+                    "message_ids": turn.message_ids + following.message_ids,
+                    "refused_approvals": turn.refused_approvals + following.refused_approvals,
+                }
+            )
+        return turn
 
     async def _still_bound(self, key: str) -> bool:
         """SBX-3: a follow-up turn runs without the gate, so its folder is checked again; left for the line's next
@@ -354,3 +384,51 @@ class TurnController:
             return False
         task.cancel()
         return True
+
+    # -- Resume (issue 31 item 4) ------------------------------------------------------------------
+
+    def interruption(self, key: str) -> Message | None:
+        """The crash notice a Resume would continue from on this line, or None (store thread)."""
+        canonical = self._ctx.canonical(key)
+        return pending_interruption(self._ctx.store.messages.newest(canonical, limit=RESUME_LOOKBACK, viewer=DESKTOP))
+
+    def begin_resume(self, key: str, *, provider: str | None = None) -> RunRequest:
+        """The gate for Resume, then the line running with a "resumed" notice. Only an interrupted turn
+        resumes, and only when the person asks (nothing re-runs on its own)."""
+        canonical = self._ctx.canonical(key)
+        if self.interruption(canonical) is None:
+            raise ValueError(f"line {canonical} has no interrupted turn to resume")
+        request = self.prepare_run(canonical, RESUME_PROMPT)
+        self._check_category_rules(request, provider)
+        self.check_runner(request, provider)
+        self.mark_begun(request, None)
+        try:
+            notice = self._ctx.store.messages.append(
+                canonical,
+                role=MessageRole.SYSTEM,
+                source=MessageSource.FRAMEWORK_EVENT,
+                content=RESUMED_NOTICE,
+                state=MessageState.COMPLETE,
+                payload={RESUMED_TURN: True},
+            )
+        except BaseException:
+            self._end_turn(canonical, None)
+            raise
+        self._ctx.emit_messages(canonical, (notice.id,), (notice,))
+        return request
+
+    async def run_resume(
+        self, key: str, *, provider: str | None = None, approver: Approver | None = None, headless: bool = False
+    ) -> TurnOutcome:
+        """Resume an interrupted turn and wait for it (``xworkmate run KEY --resume``).
+
+        Native: the last step runs again from the stored messages (the partial reply is not sent; a tool
+        call the crash cut off has its "interrupted" result). ACP: the agent's session is resumed (or
+        loaded) with the session id the line kept, and asked to continue.
+        """
+        request = self.begin_resume(key, provider=provider)
+        return await self._run_begun(request, provider=provider, approver=approver, headless=headless)
+
+    def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
+        """Resume on the event loop and return at once (the window's Resume)."""
+        return self.start_begun(self.begin_resume(key, provider=provider), provider=provider)

@@ -286,3 +286,21 @@ class LineMcpServerRow(Base):
     thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
     server_name: Mapped[str] = mapped_column(StoredString(100), ForeignKey("mcp_servers.name", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TurnOwnerRow(Base):
+    """Migration 0020 (issue 31, ERR-2): the process running a line's turn, its lease and its streamed reply."""
+
+    __tablename__ = "turn_owners"
+
+    thread_id: Mapped[str] = mapped_column(
+        StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"), primary_key=True
+    )
+    host: Mapped[str] = mapped_column(StoredString(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    process_started: Mapped[str] = mapped_column(StoredString(32), default="", server_default="")
+    mode: Mapped[str] = mapped_column(StoredString(16), default="native", server_default="native")
+    after_message_id: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    partial_text: Mapped[str] = mapped_column(StoredText, default="", server_default="")
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

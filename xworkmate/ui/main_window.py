@@ -58,8 +58,9 @@ from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
+from xworkmate.domain.interruptions import INTERRUPTED_TURN, RESUMED_TURN
 from xworkmate.domain.mcp import McpServerRecord
-from xworkmate.domain.messages import Message, MessageRole
+from xworkmate.domain.messages import Message, MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord, offers_agent_provider
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import (
@@ -129,6 +130,9 @@ from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane, dispatch_sourc
 from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 log = logging.getLogger(__name__)
+
+DEAD_TURN_CHECK_MS = 10_000
+"""How often the window looks whether a turn running in another process lost its process (issue 31)."""
 
 _AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
 """What the agent bar shows for a line: its agent's offers and picks, the MCP servers given, all configured."""
@@ -314,6 +318,7 @@ class MainWindow(WindowShell):
         self.keyboard.name_widgets()
         self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # typing starts in the composer (issue 18)
         self.external_watch.start()
+        self.dead_turn_timer.start()
 
     # -- construction -------------------------------------------------------
 
@@ -393,6 +398,12 @@ class MainWindow(WindowShell):
         # Issue 18: providers and lines the CLI adds while the window is open show up within 2 s.
         self.external_watch = ExternalWatch(self._controller, self)
         self.external_watch.changed.connect(self.on_external_change)
+        # Issue 31: a turn another process runs may die while the window is open; look for that now and then.
+        self._checking_dead_turns = False
+        self.dead_turn_timer = QTimer(self)
+        self.dead_turn_timer.setObjectName("deadTurnTimer")
+        self.dead_turn_timer.setInterval(DEAD_TURN_CHECK_MS)
+        self.dead_turn_timer.timeout.connect(self.check_dead_turns)
         settings_menu.addAction(self.mcp_settings_action)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         help_menu.addAction(self.about_action)
@@ -421,6 +432,7 @@ class MainWindow(WindowShell):
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
         self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
         self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
+        self.message_pane.interrupted_bar.resume_requested.connect(self.on_resume_requested)  # issue 31
         self.message_list.allow_host_requested.connect(self.on_allow_host_requested)  # a tool card's button
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
         self.mode_picker.currentIndexChanged.connect(self.on_mode_picked)
@@ -520,6 +532,7 @@ class MainWindow(WindowShell):
             else:
                 self.message_model.set_key(view.key, first_page=self.message_list.rows_to_fill())
             self.message_list.follow_newest()
+            self._read_interruption(view.key)
             if hasattr(self, "keyboard"):
                 self.keyboard.after_switch()
                 self.keyboard.composer_keys.show_placeholder(task_line=view.thread.kind is ThreadKind.TASK)
@@ -721,6 +734,7 @@ class MainWindow(WindowShell):
                     self.message_model.remember(self._ahead.messages.values())
                     self.message_model.remember(change.messages)  # a turn's: no read back
                     self._note_network_denied(change.key, change.messages)
+                    self._note_interruption(change.key, change.messages)
                     self.live.apply(change, answered=self._stores_answer(change))
                     if change.key == self.message_model.key:
                         # The stored message takes the place of the transient row that streamed it.
@@ -1201,6 +1215,68 @@ class MainWindow(WindowShell):
             destination = None
             del self._network_denied[view.key]
         self.message_pane.network_bar.show_denied(destination)
+
+    # -- issue 31: a turn a crash interrupted, and Resume --------------------------------------------
+
+    def _read_interruption(self, key: str) -> None:
+        """Whether the line just shown has a turn to resume, read on the worker (LOOP-4)."""
+        self.message_pane.interrupted_bar.show_interrupted(None)
+        self.operations.query(
+            lambda: self._controller.interruption(key),
+            done=lambda message: self._show_interruption(key, message),
+            failed=self._failure(self.tr("Could not read whether the line's last turn was interrupted — {error}")),
+        )
+
+    def _show_interruption(self, key: str, message: Message | None) -> None:
+        if self._view is None or self._view.key != key:
+            return
+        kept = (message.payload or {}).get(INTERRUPTED_TURN) if message is not None else None
+        facts = kept if isinstance(kept, dict) else {}
+        self.message_pane.interrupted_bar.show_interrupted(
+            key if message is not None else None, kept=int(facts.get("kept", 0)), partial=bool(facts.get("partial"))
+        )
+
+    def _note_interruption(self, key: str, messages: Sequence[Message]) -> None:
+        """New messages of the shown line: a crash notice shows the bar; a resume or the person's words end it."""
+        if self._view is None or key != self._view.key:
+            return
+        for message in messages:
+            payload = message.payload or {}
+            if INTERRUPTED_TURN in payload:
+                self._show_interruption(key, message)
+            elif RESUMED_TURN in payload or message.source is MessageSource.HUMAN:
+                self._show_interruption(key, None)
+
+    @Slot()
+    def check_dead_turns(self) -> None:
+        """While a line runs in another process, whether that process died (on the worker; nothing is read
+        while nothing runs elsewhere: an idle window sends no statement)."""
+        if self._checking_dead_turns or not self._controller.external.anything_elsewhere:
+            return
+        self._checking_dead_turns = True
+
+        def done(_keys: list[str]) -> None:
+            self._checking_dead_turns = False
+
+        def failed(error: BaseException) -> None:
+            self._checking_dead_turns = False
+            log.warning("could not look for interrupted turns", exc_info=error)
+
+        self.operations.run(self._controller.recover_interrupted_turns, done=done, failed=failed)
+
+    @Slot()
+    def on_resume_requested(self) -> None:
+        """Resume on the shown line: its interrupted turn continues (nothing re-runs without this press)."""
+        if self._view is None:
+            return
+        key, provider = self._view.key, self.message_pane.chosen_provider()
+        refused = self._failure(self.tr("Not resumed — {error}"), NotRunnable, UnknownSessionKeyError, ValueError)
+
+        def failed(error: BaseException) -> None:
+            self.message_pane.interrupted_bar.resume_button.setEnabled(True)
+            refused(error)
+
+        self.operations.run(lambda: self._controller.resume(key, provider=provider), failed=failed)
 
     @Slot(str)
     def on_allow_host_requested(self, destination: str) -> None:
@@ -1884,6 +1960,7 @@ class MainWindow(WindowShell):
                 except Exception as exc:  # the layout is a convenience; never block closing on it
                     log.warning("could not save the window layout: %s", exc)
             self.bridge.detach()
+            self.dead_turn_timer.stop()
             self.operations.shutdown()
             self.drafts.flush()
             try:

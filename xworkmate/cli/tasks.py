@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import (
@@ -18,6 +19,7 @@ from xworkmate.cli.common import (
 )
 from xworkmate.cli.threads import thread_json
 from xworkmate.controllers import SessionController
+from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.messages import Message
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
@@ -29,7 +31,11 @@ if TYPE_CHECKING:
 
 def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
     # The controller's one gate decides whether the turn runs, and says why not (issue 13).
-    return _run_headless(controller, args.key, args.prompt, args.provider, args.json)
+    # ATT-1: every --attach file is read and checked first: a bad one stores nothing (ERR-2).
+    from xworkmate.controllers.attachments import attachment_from_file
+
+    attachments = tuple(attachment_from_file(path) for path in args.attach or ())
+    return _run_headless(controller, args.key, args.prompt, args.provider, args.json, attachments)
 
 
 class _TurnSignalled(Exception):
@@ -41,7 +47,12 @@ class _TurnSignalled(Exception):
 
 
 def _run_headless(
-    controller: SessionController, key: str, prompt: str | None, provider: str | None, as_json: bool
+    controller: SessionController,
+    key: str,
+    prompt: str | None,
+    provider: str | None,
+    as_json: bool,
+    attachments: Sequence[Attachment] = (),
 ) -> int:
     """One turn for ``run`` and ``task run``. SIGINT and SIGTERM stop it as Stop does: the partial answer
     and a "Stopped" notice are kept (an ACP agent is reaped), then the exit is 130 or 143 with one line."""
@@ -50,7 +61,9 @@ def _run_headless(
 
     async def turn() -> TurnOutcome:
         loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(controller.run_turn(key, prompt, provider=provider, headless=True))
+        task = asyncio.ensure_future(
+            controller.run_turn(key, prompt, provider=provider, headless=True, attachments=attachments)
+        )
         received: list[int] = []
 
         def on_signal(signum: int) -> None:
@@ -274,3 +287,9 @@ def add_run_parser(sub: Any) -> None:
     run.add_argument("key")
     run.add_argument("prompt")
     run.add_argument("--provider", metavar="NAME", help="use this provider for the turn")
+    run.add_argument(
+        "--attach",
+        action="append",
+        metavar="FILE",
+        help="attach an image (up to 10 MB) or a text file (up to 256 KiB) to the message; repeatable",
+    )

@@ -19,7 +19,7 @@ from xworkmate.cli.common import (
 )
 from xworkmate.cli.threads import thread_json
 from xworkmate.controllers import SessionController
-from xworkmate.domain.attachments import Attachment
+from xworkmate.domain.attachments import Attachment, attachments_in
 from xworkmate.domain.messages import Message
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
@@ -127,6 +127,11 @@ def _message_json(message: Message) -> dict[str, Any]:
         "nul_replaced": nul_replaced(message.payload),  # ERR-3
         # SBX-4: a network-log notice's destination and verdict (host, port, allowed).
         "network": (message.payload or {}).get("network"),
+        # ATT-1: what the person attached (name, type, size; the bytes are in `export --format json`).
+        "attachments": [
+            {"name": a.name, "mime_type": a.mime_type, "size": a.size, "kind": a.kind.value}
+            for a in attachments_in(message.payload)
+        ],
     }
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
+import json
 import sqlite3
 import struct
 import zlib
 from pathlib import Path
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.openai_server import OpenAIServer, TextReply
+from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 def png_bytes(extra: int = 0) -> bytes:
@@ -122,3 +123,38 @@ def test_an_image_rides_the_lines_own_routed_request_to_its_category_provider(
         assert untagged.chat_requests == []
         parts = openai_server.chat_requests[-1].body["messages"][-1]["content"]
         assert [p["type"] for p in parts] == ["text", "image_url"]
+
+
+def test_text_the_person_attached_is_quotable_evidence_for_the_write_gate(
+    home: Path, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """WR-1 with ATT-1: the words of a text file the person attached are the person's words."""
+    add_provider(home, openai_server, "blind", "--default")
+    line = ok_json(home, "thread", "new")
+    ok_json(home, "thread", "set", line["session_key"], "--permission", "auto-edit")
+    notes = tmp_path / "todo.txt"
+    notes.write_text("please create hello.txt saying hi\n", encoding="utf-8")
+    args = json.dumps({"path": "hello.txt", "content": "hi", "quote": "please create hello.txt saying hi"})
+    openai_server.script(ToolCallReply([ScriptedToolCall("c1", "write_file", args)]), TextReply(["Done."]))
+    assert ok_json(home, "run", line["session_key"], "do what the file says", "--attach", str(notes))["status"] == (
+        "finished"
+    )
+    assert (Path(line["workspace_path"]) / "hello.txt").read_text() == "hi"
+
+
+def test_an_image_is_never_quotable_evidence_for_the_write_gate(
+    home: Path, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """WR-1: an image is not the person's words; a quote taken from its bytes is refused."""
+    add_provider(home, openai_server, "eyes", "--vision", "--default")
+    line = ok_json(home, "thread", "new")
+    ok_json(home, "thread", "set", line["session_key"], "--permission", "auto-edit")
+    image = tmp_path / "shot.png"
+    image.write_bytes(png_bytes(200))
+    from_the_image = base64.b64encode(png_bytes(200)).decode()[40:100]
+    args = json.dumps({"path": "out.txt", "content": "x", "quote": from_the_image})
+    openai_server.script(ToolCallReply([ScriptedToolCall("c1", "write_file", args)]), TextReply(["Could not."]))
+    ok_json(home, "run", line["session_key"], "look at this", "--attach", str(image))
+    assert not (Path(line["workspace_path"]) / "out.txt").exists()
+    tool = [m for m in openai_server.chat_requests[-1].body["messages"] if m["role"] == "tool"][-1]
+    assert "does not occur in any human message" in tool["content"]

@@ -163,3 +163,41 @@ def test_an_image_is_never_quotable_evidence_for_the_write_gate(
     assert not (Path(line["workspace_path"]) / "out.txt").exists()
     tool = [m for m in openai_server.chat_requests[-1].body["messages"] if m["role"] == "tool"][-1]
     assert "does not occur in any human message" in tool["content"]
+
+
+def test_the_export_carries_the_attachments_with_their_message(
+    home: Path, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """ATT-1 with LOOP-3: Markdown names each attachment and its size; JSON holds the bytes or the text."""
+    add_provider(home, openai_server, "eyes", "--vision", "--default")
+    key = ok_json(home, "thread", "new")["session_key"]
+    image, notes = tmp_path / "shot.png", tmp_path / "notes.txt"
+    image.write_bytes(png_bytes())
+    notes.write_text("the plan, in three steps", encoding="utf-8")
+    openai_server.script(TextReply(["seen"]))
+    ok_json(home, "run", key, "both files", "--attach", str(image), "--attach", str(notes))
+
+    markdown = run_cli(home, "export", key, "--format", "md")
+    assert markdown.returncode == 0, markdown.stderr
+    assert f"- Attached: `shot.png` (image/png, {len(png_bytes())} bytes)" in markdown.stdout
+    assert "- Attached: `notes.txt` (text/plain, 24 bytes)" in markdown.stdout
+
+    exported = run_cli(home, "export", key, "--format", "json")
+    assert exported.returncode == 0, exported.stderr
+    mine = [m for m in json.loads(exported.stdout)["lines"][0]["messages"] if m["source"] == "human"][-1]
+    assert mine["attachments"] == [
+        {
+            "name": "shot.png",
+            "mime_type": "image/png",
+            "size": len(png_bytes()),
+            "data_base64": base64.b64encode(png_bytes()).decode(),
+            "text": None,
+        },
+        {
+            "name": "notes.txt",
+            "mime_type": "text/plain",
+            "size": 24,
+            "data_base64": None,
+            "text": "the plan, in three steps",
+        },
+    ]

@@ -140,7 +140,11 @@ def message_text(message: Message, *, card: ToolCard | None = None, expanded: bo
     return "\n".join([text, "", *chips]) if chips else text
 
 
+_IMAGE = QT_TRANSLATE_NOOP("MessageListModel", "image")
+_TEXT_FILE = QT_TRANSLATE_NOOP("MessageListModel", "text file")
+
+
 def attachment_chip(attachment: Attachment) -> str:
     """``📎 shot.png · image · 1.2 MB``: an attachment as its chip and the conversation say it."""
-    kind = translate("MessageListModel", "image") if attachment.is_image else translate("MessageListModel", "text")
+    kind = translate("MessageListModel", _IMAGE if attachment.is_image else _TEXT_FILE)
     return f"📎 {attachment.name} · {kind} · {describe_size(attachment.size)}"

@@ -201,3 +201,21 @@ def test_the_export_carries_the_attachments_with_their_message(
             "text": "the plan, in three steps",
         },
     ]
+
+
+def test_an_earlier_image_is_shown_to_a_model_without_vision_as_a_notice_not_as_bytes(
+    home: Path, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """ATT-1: a later turn on a model without vision still runs; the earlier image is named, never sent."""
+    add_provider(home, openai_server, "eyes", "--vision", "--default")
+    add_provider(home, openai_server, "blind")
+    key = ok_json(home, "thread", "new")["session_key"]
+    image = tmp_path / "shot.png"
+    image.write_bytes(png_bytes())
+    openai_server.script(TextReply(["a dot"]), TextReply(["fine"]))
+    ok_json(home, "run", key, "what is this?", "--attach", str(image))
+    assert ok_json(home, "run", key, "and now?", "--provider", "blind")["provider"] == "blind"
+    first_user = [m for m in openai_server.chat_requests[-1].body["messages"] if m["role"] == "user"][0]
+    assert first_user["content"][0] == {"type": "text", "text": "what is this?"}
+    assert first_user["content"][1]["type"] == "text" and "does not take images" in first_user["content"][1]["text"]
+    assert "image_url" not in json.dumps(openai_server.chat_requests[-1].body)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMimeData, Qt
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, Qt, QUrl
 from PySide6.QtGui import QColor, QGuiApplication, QImage
 from PySide6.QtWidgets import QToolButton
 from pytestqt.qtbot import QtBot
@@ -13,7 +15,7 @@ from xworkmate.domain.messages import MessageSource
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation.attachments import AttachmentStrip
 
-from .support import click_line, message_texts
+from .support import click_line, label_text, message_texts
 
 
 def _image() -> QImage:
@@ -75,3 +77,25 @@ def test_attachments_stay_with_their_line_across_a_switch(
     assert strip.attachments() == ()
     click_line(qtbot, window, first.thread_id)
     assert len(strip.attachments()) == 1
+
+
+def test_a_dropped_text_file_becomes_a_chip_and_a_binary_one_is_refused_in_one_line(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    line = sqlite_controller.create_line("Files")
+    click_line(qtbot, window, line.thread_id)
+    strip = window.findChild(AttachmentStrip, "attachmentStrip")
+    assert strip is not None
+    notes = tmp_path / "notes.md"
+    notes.write_text("# plan\n", encoding="utf-8")
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(b"\x00\x01\x02")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(notes)), QUrl.fromLocalFile(str(blob))])
+    assert window.composer.canInsertFromMimeData(mime)
+    window.composer.insertFromMimeData(mime)  # what a drop and a paste of files both call
+    qtbot.waitUntil(lambda: strip.preparing == 0, timeout=5000)
+    assert [a.name for a in strip.attachments()] == ["notes.md"]
+    assert window.composer.toPlainText() == ""  # the files' paths are not typed into the message
+    status = label_text(window, "lineStatusLabel")
+    assert "blob.bin" in status and "neither an image" in status and "\n" not in status

@@ -6,9 +6,12 @@ import asyncio
 import base64
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_cli_attachments import png_bytes
 from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.session import RunRefused
 from xworkmate.domain.attachments import attachment_from_bytes
 from xworkmate.domain.messages import MessageRole, MessageSource
 
@@ -74,3 +77,19 @@ def test_an_image_is_refused_in_one_line_for_an_agent_without_image_capability(
     mine = [m for m in controller.messages(key) if m.source is MessageSource.HUMAN]
     assert mine[-1].payload and mine[-1].payload["attachments"][0]["name"] == "shot.png"
     assert not [m for m in controller.messages(key) if m.role is MessageRole.ASSISTANT and m.content]
+
+
+def test_an_agent_known_not_to_take_images_is_refused_before_the_message_is_stored(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """ERR-2: once the agent has said (when it last started) that it takes no images, the gate refuses."""
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, prompt_capabilities={}, turn=[{"say": "ok"}])
+    key = _acp_line(controller)
+    assert asyncio.run(controller.run_turn(key, "hello")).status == "finished"
+    before = controller.messages(key)
+    image = attachment_from_bytes("shot.png", png_bytes())
+    with pytest.raises(RunRefused, match="does not take images"):
+        asyncio.run(controller.run_turn(key, "look", attachments=(image,)))
+    assert controller.messages(key) == before
+    assert len(report_events(report, "prompt")) == 1

@@ -12,11 +12,13 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from xworkmate.controllers.agent_session import AGENT_INFO_STATE
 from xworkmate.controllers.changes import LineUpdated, RunFinished, RunStarted
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.controllers.outcomes import SendOutcome, TurnOutcome
 from xworkmate.controllers.providers import acp_agent_problem
+from xworkmate.domain.agent_session import AgentInfo
 from xworkmate.domain.attachments import Attachment, attachments_payload, has_image, images_refused
 from xworkmate.domain.keys import InvalidSessionKeyError, normalize_session_key
 from xworkmate.domain.messages import MessageRole, MessageSource
@@ -197,9 +199,17 @@ class TurnController:
 
     def _check_takes_images(self, request: RunRequest, provider: str | None) -> None:
         """ATT-1: an image goes only to a model that takes it; refused here, before anything is stored (ERR-2).
-        The model is the one the router would choose for the line (CAT-2); an ACP agent says what it takes
-        when it starts (``promptCapabilities.image``), so its turn checks it then."""
+        The model is the one the router would choose for the line (CAT-2). An ACP agent says what it takes
+        when it starts (``promptCapabilities.image``): refused here when it said no when it last started;
+        an agent not started yet is checked by its turn, before the prompt is sent."""
         if request.execution.mode is ExecutionMode.ACP:
+            agent = request.execution.provider
+            raw = self._ctx.store.app_state.get(f"{AGENT_INFO_STATE}{agent}") if agent else None
+            if raw and AgentInfo.model_validate_json(raw).takes_images is False:
+                raise RunRefused(
+                    f"ACP agent {agent} does not take images (its promptCapabilities.image is not true when it last"
+                    " started); remove the image"
+                )
             return
         name, record = self._chosen_provider(request, provider)
         if record is None:

@@ -216,7 +216,8 @@ class _Turn(_TerminalRequests, _SignIn):
         if info is not None:
             caps = init.agent_capabilities
             lists = bool(caps and caps.session_capabilities and caps.session_capabilities.list is not None)
-            self.emit(AcpAgentReported(info.name, info.title, info.version, lists))  # issue 15, items 7-8
+            images = bool(caps and caps.prompt_capabilities and caps.prompt_capabilities.image)
+            self.emit(AcpAgentReported(info.name, info.title, info.version, lists, images))  # issue 15, items 7-8
         name = os.path.basename(self.command[0])
         self.emit(ProviderChosen(self.provider or name, self.agent_label or name))
         self.auth_methods = _auth_methods(init.auth_methods or [], self.command)

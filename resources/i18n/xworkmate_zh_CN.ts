@@ -1093,6 +1093,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>跟进已保存在任务上，但尚未配置智能体模型服务，所以没有运行。</translation>
     </message>
     <message>
+        <source>Not sent — a task&apos;s follow-up takes text only; remove the attachments first.</source>
+        <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
+    </message>
+    <message>
         <source>Follow-up not sent — {error}</source>
         <translation>跟进未发送：{error}</translation>
     </message>

@@ -99,3 +99,20 @@ def test_a_dropped_text_file_becomes_a_chip_and_a_binary_one_is_refused_in_one_l
     assert window.composer.toPlainText() == ""  # the files' paths are not typed into the message
     status = label_text(window, "lineStatusLabel")
     assert "blob.bin" in status and "neither an image" in status and "\n" not in status
+
+
+def test_a_tasks_follow_up_with_attachments_is_refused_and_nothing_is_lost(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    line = sqlite_controller.create_line("Parent")
+    task = sqlite_controller.start_task(line.thread_id, "look at the logo").task
+    click_line(qtbot, window, task.thread_id)
+    strip = window.findChild(AttachmentStrip, "attachmentStrip")
+    assert strip is not None
+    before = sqlite_controller.messages(task.thread_id)
+    _paste_image(qtbot, window, strip, 1)
+    qtbot.keyClicks(window.composer, "and this one")
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert "takes text only" in label_text(window, "lineStatusLabel")
+    assert sqlite_controller.messages(task.thread_id) == before
+    assert len(strip.attachments()) == 1 and window.composer.toPlainText() == "and this one"

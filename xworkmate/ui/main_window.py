@@ -1552,6 +1552,9 @@ class MainWindow(WindowShell):
             self.show_error(self.tr("Not sent yet — an attachment is still being prepared; send again in a moment."))
             return
         if self._view.thread.kind is ThreadKind.TASK:
+            if self.attachment_strip.attachments():
+                self.show_error(self.tr("Not sent — a task's follow-up takes text only; remove the attachments first."))
+                return
             self.send_followup(self._view, text)
             return
         key, provider = self._view.key, self.message_pane.chosen_provider()

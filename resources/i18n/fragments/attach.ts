@@ -20,6 +20,13 @@
         </message>
     </context>
     <context>
+        <name>MainWindow</name>
+        <message>
+            <source>Not sent — a task's follow-up takes text only; remove the attachments first.</source>
+            <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
+        </message>
+    </context>
+    <context>
         <name>MessageListModel</name>
         <message>
             <source>image</source>

@@ -45,6 +45,7 @@ def test_an_image_reaches_a_vision_provider_as_an_image_url_part(
     """ATT-1: the image rides the person's message as an OpenAI ``image_url`` part (a base64 data: URL)."""
     add_provider(home, openai_server, "eyes", "--vision", "--default")
     assert [p["vision"] for p in ok_json(home, "provider", "list")] == [True]
+    assert run_cli(home, "provider", "list").stdout.rstrip().endswith(" vision")
     image = tmp_path / "shot.png"
     image.write_bytes(png_bytes())
     key = ok_json(home, "thread", "new")["session_key"]

@@ -168,7 +168,8 @@ def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -
             command = " ".join(r.acp_command)
             print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  ACP: {command}{reported}"))
             continue
-        print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}"))
+        vision = " vision" if r.vision else ""  # ATT-1: it takes images
+        print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}{vision}"))
     return 0
 
 

@@ -216,7 +216,7 @@ def test_an_earlier_image_is_shown_to_a_model_without_vision_as_a_notice_not_as_
     openai_server.script(TextReply(["a dot"]), TextReply(["fine"]))
     ok_json(home, "run", key, "what is this?", "--attach", str(image))
     assert ok_json(home, "run", key, "and now?", "--provider", "blind")["provider"] == "blind"
-    first_user = [m for m in openai_server.chat_requests[-1].body["messages"] if m["role"] == "user"][0]
+    first_user = next(m for m in openai_server.chat_requests[-1].body["messages"] if m["role"] == "user")
     assert first_user["content"][0] == {"type": "text", "text": "what is this?"}
     assert first_user["content"][1]["type"] == "text" and "does not take images" in first_user["content"][1]["text"]
     assert "image_url" not in json.dumps(openai_server.chat_requests[-1].body)

@@ -27,6 +27,7 @@ SUITES = {
     "checkpoints": "benchmarks.bench_checkpoints",
     "changes_view": "benchmarks.bench_changes_view",
     "search": "benchmarks.bench_search",
+    "attachments": "benchmarks.bench_attachments",
 }
 
 

@@ -270,6 +270,17 @@
     </message>
 </context>
 <context>
+    <name>AttachmentStrip</name>
+    <message>
+        <source>Remove this attachment</source>
+        <translation>移除此附件</translation>
+    </message>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+</context>
+<context>
     <name>ChangesView</name>
     <message>
         <source>Turn</source>
@@ -1097,6 +1108,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>无法读取任务线：{error}</translation>
     </message>
     <message>
+        <source>Not sent yet — an attachment is still being prepared; send again in a moment.</source>
+        <translation>尚未发送——附件仍在准备中；请稍后再发送。</translation>
+    </message>
+    <message>
         <source>Not sent — {reason}. Your text is still in the composer.</source>
         <translation>未发送：{reason}。你的文字仍在输入框中。</translation>
     </message>
@@ -1111,6 +1126,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Follow-up saved on the task, but no agent provider is configured, so it did not run.</source>
         <translation>跟进已保存在任务上，但尚未配置智能体模型服务，所以没有运行。</translation>
+    </message>
+    <message>
+        <source>Not sent — a task&apos;s follow-up takes text only; remove the attachments first.</source>
+        <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
     </message>
     <message>
         <source>Follow-up not sent — {error}</source>
@@ -1315,6 +1334,14 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>interrupted</source>
         <translation>已中断</translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <source>text file</source>
+        <translation>文本文件</translation>
     </message>
     <message numerus="yes">
         <source>… (%n more character(s) not shown in the list)</source>
@@ -1772,6 +1799,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Use when no provider is picked</source>
         <translation>未选择模型服务时使用</translation>
+    </message>
+    <message>
+        <source>The model takes images (vision)</source>
+        <translation>模型可接收图片（视觉）</translation>
     </message>
     <message>
         <source>environment variable holding the key, e.g. OPENROUTER_API_KEY</source>

@@ -260,7 +260,13 @@ def test_provider_list_shows_the_name_and_version_the_agent_reported(home: Path,
     ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "scripted")
     assert ok_json(home, "run", line, "hi")["status"] == "finished"
     [after] = ok_json(home, "provider", "list")
-    assert after["agent_info"] == {"name": "scripted-agent", "title": None, "version": "4.2.1", "lists_sessions": False}
+    assert after["agent_info"] == {
+        "name": "scripted-agent",
+        "title": None,
+        "version": "4.2.1",
+        "lists_sessions": False,
+        "takes_images": False,
+    }
     text = run_cli(home, "provider", "list").stdout
     assert "scripted  ACP: " in text and "(reports scripted-agent 4.2.1)" in text
 

@@ -30,6 +30,7 @@ def test_provider_add_and_list(home: Path, openai_server: OpenAIServer) -> None:
         "acp_state_dirs": None,
         "acp_auth_method": None,
         "acp_allow_hosts": None,
+        "vision": False,
     }
     assert [p["name"] for p in ok_json(home, "provider", "list")] == ["local"]
 

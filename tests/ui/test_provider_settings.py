@@ -9,6 +9,7 @@ from pathlib import Path
 import keyring
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox
 from pytestqt.qtbot import QtBot
 
 from tests.support.keyring_backend import MemoryKeyring
@@ -290,3 +291,20 @@ def test_the_providers_table_keeps_its_rows_in_view_while_the_form_is_open(
     qtbot.wait(10)
     rows = dialog.table.viewport().height() / dialog.table.rowHeight(0)
     assert rows >= 4, rows
+
+
+def test_the_vision_checkbox_is_stored_with_the_provider_and_shown_when_it_is_edited(
+    qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController
+) -> None:
+    """ATT-1: Settings → Providers says whether the model takes images, as `provider add --vision` does."""
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="eyes", base_url="http://models.example.com/v1", model="m1")
+    vision = dialog.findChild(QCheckBox, "providerVisionCheck")
+    assert vision is not None and not vision.isChecked()
+    vision.setChecked(True)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    [record] = bare_controller.providers()
+    assert record.vision is True
+    dialog.table.selectRow(0)
+    qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
+    assert dialog.form.isVisible() and vision.isChecked()

@@ -36,6 +36,7 @@ from xworkmate.agents.tools import (
     tool_schemas,
 )
 from xworkmate.agents.write_gate import EvidenceMessage
+from xworkmate.domain.attachments import attachments_in, text_with_attachments
 from xworkmate.domain.interruptions import PARTIAL_REPLY
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.permissions import (
@@ -322,6 +323,20 @@ COMPONENT_INPUT_LABEL = "[From the agent that dispatched this task, not from the
 _NO_RESULT = "(no result: the turn was stopped before this tool ran)"
 
 
+def person_content(message: Message) -> str | list[dict[str, Any]]:
+    """The person's message as the model reads it (ATT-1): their words, each attached text file fenced
+    with its name, and each image as an OpenAI ``image_url`` part (a ``data:`` URL). Whether the
+    provider takes images is the router's to check (``llm.router``), as it picks the provider."""
+    attachments = attachments_in(message.payload)
+    text = text_with_attachments(message.content, attachments)
+    images = [a for a in attachments if a.is_image]
+    if not images:
+        return text
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    parts.extend({"type": "image_url", "image_url": {"url": a.data_url()}} for a in images)
+    return parts
+
+
 def history_to_chat(history: Sequence[Message]) -> list[dict[str, Any]]:
     """The line's stored messages as OpenAI chat messages.
 
@@ -346,7 +361,7 @@ def history_to_chat(history: Sequence[Message]) -> list[dict[str, Any]]:
             continue
         close_pending()
         if message.role is MessageRole.USER and message.source is MessageSource.HUMAN:
-            out.append({"role": "user", "content": message.content})
+            out.append({"role": "user", "content": person_content(message)})
         elif message.role is MessageRole.USER and message.source is MessageSource.COMPONENT_INPUT:
             # A task's goal or an agent's follow-up: visible, but marked as not the person's words (PROV-3).
             out.append({"role": "user", "content": f"{COMPONENT_INPUT_LABEL}\n{message.content}"})

@@ -46,6 +46,7 @@ from xworkmate.agents.confinement import (
     real_working_directory,
     resolve_file_inside,
 )
+from xworkmate.domain.attachments import attachments_in, text_with_attachments
 from xworkmate.domain.messages import MessageSource
 
 if TYPE_CHECKING:
@@ -78,7 +79,9 @@ class EvidenceMessage:
 
     @classmethod
     def from_message(cls, message: Message) -> EvidenceMessage:
-        return cls(message_id=message.id, text=message.content, source=message.source)
+        # WR-1: text files the person attached are their words too; images never are (ATT-1).
+        text = text_with_attachments(message.content, attachments_in(message.payload))
+        return cls(message_id=message.id, text=text, source=message.source)
 
 
 class RefusalReason(StrEnum):

@@ -26,6 +26,7 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
         "acp_state_dirs": _state_dirs_json(record),
         "acp_auth_method": record.acp_auth_method,
         "acp_allow_hosts": _allow_hosts_json(record),
+        "vision": record.vision,
     }
 
 
@@ -57,7 +58,7 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
 
     api_key: str | None = None
     if args.acp_command:
-        if args.base_url or args.model or args.tag:
+        if args.base_url or args.model or args.tag or args.vision:
             raise CliError("an ACP agent takes --acp-command only: it does not go through the router (CAT-3)")
         command = tuple(shlex.split(args.acp_command))
         if not command:
@@ -99,6 +100,7 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
             api_key_env=args.api_key_env,
             api_key_keyring=bool(args.api_key_stdin or args.keyring),
             is_default=args.default,
+            vision=args.vision,
         )
     stored = controller.add_provider(record, replace=args.replace, api_key=api_key)
     if args.json:
@@ -166,7 +168,8 @@ def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -
             command = " ".join(r.acp_command)
             print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  ACP: {command}{reported}"))
             continue
-        print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}"))
+        vision = " vision" if r.vision else ""  # ATT-1: it takes images
+        print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  {r.model} at {r.base_url}{tags}{vision}"))
     return 0
 
 
@@ -214,6 +217,9 @@ def add_provider_parser(sub: Any) -> None:
     padd.add_argument("--keyring", action="store_true", help="the API key is in the OS keyring")
     padd.add_argument("--api-key-stdin", action="store_true", help="read the API key from stdin into the keyring")
     padd.add_argument("--default", action="store_true", help="use it when no provider is chosen")
+    padd.add_argument(
+        "--vision", action="store_true", help="the model takes images (attachments are sent as image_url parts)"
+    )
     padd.add_argument("--replace", action="store_true", help="replace a provider of the same name")
     pset = add_command(psub, "set", cmd_provider_set, "change a provider's settings")
     pset.add_argument("name")

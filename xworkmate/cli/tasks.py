@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import (
@@ -18,6 +19,7 @@ from xworkmate.cli.common import (
 )
 from xworkmate.cli.threads import thread_json
 from xworkmate.controllers import SessionController
+from xworkmate.domain.attachments import Attachment, attachments_in
 from xworkmate.domain.messages import Message
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
@@ -30,12 +32,16 @@ if TYPE_CHECKING:
 def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
     # The controller's one gate decides whether the turn runs, and says why not (issue 13).
     if args.resume:
-        if args.prompt is not None:
+        if args.prompt is not None or args.attach:
             raise CliError("--resume takes no PROMPT: it continues the interrupted turn; send a new message without it")
         return _run_headless(controller, args.key, None, args.provider, args.json, resume=True)
     if args.prompt is None:
         raise CliError("run needs a PROMPT (or --resume to continue a turn a crash interrupted)")
-    return _run_headless(controller, args.key, args.prompt, args.provider, args.json)
+    # ATT-1: every --attach file is read and checked first: a bad one stores nothing (ERR-2).
+    from xworkmate.controllers.attachments import attachment_from_file
+
+    attachments = tuple(attachment_from_file(path) for path in args.attach or ())
+    return _run_headless(controller, args.key, args.prompt, args.provider, args.json, attachments=attachments)
 
 
 class _TurnSignalled(Exception):
@@ -54,6 +60,7 @@ def _run_headless(
     as_json: bool,
     *,
     resume: bool = False,
+    attachments: Sequence[Attachment] = (),
 ) -> int:
     """One turn for ``run`` and ``task run``. SIGINT and SIGTERM stop it as Stop does: the partial answer
     and a "Stopped" notice are kept (an ACP agent is reaped), then the exit is 130 or 143 with one line."""
@@ -65,7 +72,7 @@ def _run_headless(
         task = asyncio.ensure_future(
             controller.run_resume(key, provider=provider, headless=True)
             if resume
-            else controller.run_turn(key, prompt, provider=provider, headless=True)
+            else controller.run_turn(key, prompt, provider=provider, headless=True, attachments=attachments)
         )
         received: list[int] = []
 
@@ -130,6 +137,11 @@ def _message_json(message: Message) -> dict[str, Any]:
         "nul_replaced": nul_replaced(message.payload),  # ERR-3
         # SBX-4: a network-log notice's destination and verdict (host, port, allowed).
         "network": (message.payload or {}).get("network"),
+        # ATT-1: what the person attached (name, type, size; the bytes are in `export --format json`).
+        "attachments": [
+            {"name": a.name, "mime_type": a.mime_type, "size": a.size, "kind": a.kind.value}
+            for a in attachments_in(message.payload)
+        ],
     }
 
 
@@ -295,4 +307,10 @@ def add_run_parser(sub: Any) -> None:
         action="store_true",
         help="continue the line's turn that a crash interrupted (no PROMPT; native: its last step runs again,"
         " ACP: the agent's session is resumed)",
+    )
+    run.add_argument(
+        "--attach",
+        action="append",
+        metavar="FILE",
+        help="attach an image (up to 10 MB) or a text file (up to 256 KiB) to the message; repeatable",
     )

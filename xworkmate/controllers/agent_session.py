@@ -251,7 +251,11 @@ def record_agent_event(recorder: Any, event: object) -> bool:
         provider = turn.ctx.get_thread(key).execution_binding.provider
         if provider:
             info = AgentInfo(
-                name=event.name, title=event.title, version=event.version, lists_sessions=event.lists_sessions
+                name=event.name,
+                title=event.title,
+                version=event.version,
+                lists_sessions=event.lists_sessions,
+                takes_images=event.takes_images,
             )
             turn.ctx.store.app_state.set(f"{AGENT_INFO_STATE}{provider}", info.model_dump_json())
     elif isinstance(event, McpServerSkipped):

@@ -45,6 +45,7 @@ def provider_config(record: ProviderRecord) -> ProviderConfig:
             api_key_env=record.api_key_env,
             api_key_keyring=record.api_key_keyring,
             is_default=record.is_default,
+            vision=record.vision,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -56,6 +56,7 @@ from xworkmate.controllers.providers import (
 )
 from xworkmate.controllers.store_thread import TurnWrites, held_changes
 from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool
+from xworkmate.domain.attachments import Attachment, attachments_in
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.network import ToolConnections
 from xworkmate.domain.providers import ProviderRecord
@@ -441,8 +442,12 @@ class TurnRunner:
             """What the turn reads before the agent starts, in one trip to the store thread."""
             viewer = turn.dispatch().viewer_for(key)
             newest = turn.ctx.store.messages.page_ids(key, limit=1, viewer=viewer)
+            attachments: tuple[Attachment, ...] = ()
             if request.prompt:
                 prompt = request.prompt
+                # ATT-1: the person's message this turn sends (stored as the turn began) and what it carries.
+                sent = turn.ctx.store.messages.model_view_of(tuple(newest), viewer=viewer)
+                attachments = tuple(a for m in sent.values() for a in attachments_in(m.payload))
             elif followups:
                 rows = turn.ctx.store.messages.model_view_of(followups, viewer=viewer)  # Q-1
                 prompt = _user_prompt([rows[i] for i in followups if i in rows], key)
@@ -452,6 +457,7 @@ class TurnRunner:
                 viewer=viewer,
                 last_seen=max(newest, default=0),
                 prompt=prompt,
+                attachments=attachments,
                 # SBX-1: its terminals run as run_command does, in the line's sandbox with the line's network.
                 command_sandbox=line_sandbox(turn.ctx.settings, turn.ctx.store, thread),
                 # Issue 15: the person's picks, and the line's MCP servers its category allows.
@@ -473,6 +479,7 @@ class TurnRunner:
                 command=record.acp_command,
                 env=resolve_env_refs(record.acp_env_refs),
                 prompt=begun.prompt,
+                attachments=begun.attachments,
                 acp_session_id=thread.execution_binding.acp_session_id,
                 approver=approver,
                 emit=recorder.record,
@@ -575,6 +582,7 @@ class _AcpStart:
     viewer: Viewer
     last_seen: int
     prompt: str
+    attachments: tuple[Attachment, ...]
     command_sandbox: Sandbox
     choices: AgentSessionState
     mcp_servers: list[McpServerRecord]

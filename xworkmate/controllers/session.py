@@ -44,6 +44,7 @@ from xworkmate.controllers.providers import (
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
+from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageState
@@ -393,8 +394,11 @@ class SessionController:
         provider: str | None = None,
         approver: Approver | None = None,
         headless: bool = False,
+        attachments: Sequence[Attachment] = (),
     ) -> TurnOutcome:
-        return await self._turn_ctl.run_turn(key, prompt, provider=provider, approver=approver, headless=headless)
+        return await self._turn_ctl.run_turn(
+            key, prompt, provider=provider, approver=approver, headless=headless, attachments=attachments
+        )
 
     def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         return self._turn_ctl.start_turn(key, prompt, provider=provider)
@@ -542,9 +546,13 @@ class SessionController:
     def turn_mcp_servers(self, key: str) -> list[McpServerRecord]:
         return self._agent_sessions.turn_mcp_servers(key)
 
-    def send(self, key: str, prompt: str, *, provider: str | None = None) -> SendOutcome:
+    def send(
+        self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()
+    ) -> SendOutcome:
         """Send a human message on a line (the window's Send); on a task line it is a follow-up (issue 14)."""
         if self._task_ctl.task_labels(key) is not None:
+            if attachments:
+                raise ValueError("attachments go on a line's own messages, not on a task's follow-up")
             followed = self._followups.follow_up(key, prompt, provider=provider, start=True)
             return SendOutcome(
                 key=followed.key,
@@ -552,7 +560,7 @@ class SessionController:
                 notice=followed.notice,
                 message_ids=(followed.message_id,),
             )
-        return self._turn_ctl.send(key, prompt, provider=provider)
+        return self._turn_ctl.send(key, prompt, provider=provider, attachments=attachments)
 
     def pending_approvals(self, key: str) -> list[int]:
         return self._approvals.pending_approvals(self._ctx.canonical(key))

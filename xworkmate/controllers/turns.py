@@ -9,15 +9,18 @@ first turn (the agent, LLM and HTTP code are not paid for at start-up).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from xworkmate.controllers.agent_session import AGENT_INFO_STATE
 from xworkmate.controllers.changes import LineUpdated, RunFinished, RunStarted
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.controllers.outcomes import SendOutcome, TurnOutcome
 from xworkmate.controllers.providers import acp_agent_problem
 from xworkmate.controllers.recovery import TurnLease
+from xworkmate.domain.agent_session import AgentInfo
+from xworkmate.domain.attachments import Attachment, attachments_payload, has_image, images_refused
 from xworkmate.domain.interruptions import RESUMED_TURN, pending_interruption
 from xworkmate.domain.keys import InvalidSessionKeyError, normalize_session_key
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
@@ -131,7 +134,9 @@ class TurnController:
             category=thread.category,
         )
 
-    def send(self, key: str, prompt: str, *, provider: str | None = None) -> SendOutcome:
+    def send(
+        self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()
+    ) -> SendOutcome:
         """Send a human message on a line (the window's Send).
 
         The line must be runnable, else ``NotRunnable`` and nothing is stored.
@@ -142,21 +147,21 @@ class TurnController:
         On a task line Send is a follow-up, which ``FollowupPolicy.follow_up`` decides (issue 14):
         ``SessionController.send`` sends it there.
         """
-        request = self.begin_checks(key, prompt, provider=provider)
+        request = self.begin_checks(key, prompt, provider=provider, attachments=attachments)
         try:
             self.check_runner(request, provider)
         except NoAgentProviderError:
             pass  # the message is kept and the line says that nothing ran
         else:
-            self.start_begun(self.mark_begun(request, prompt), provider=provider)
+            self.start_begun(self.mark_begun(request, prompt, attachments), provider=provider)
             ids = tuple(self._ctx.store.messages.page_ids(request.thread_id, viewer=DESKTOP, limit=1))
             return SendOutcome(key=request.thread_id, ran=True, notice="", message_ids=ids)
-        human = self.store_person_message(request.thread_id, prompt)
+        human = self.store_person_message(request.thread_id, prompt, attachments)
         notice = self._ctx.notice(request.thread_id, NO_PROVIDER_NOTICE)
         self._ctx.emit(LineUpdated(key=request.thread_id))
         return SendOutcome(key=request.thread_id, ran=False, notice=NO_PROVIDER_NOTICE, message_ids=(human, notice))
 
-    def store_person_message(self, key: str, text: str) -> int:
+    def store_person_message(self, key: str, text: str, attachments: Sequence[Attachment] = ()) -> int:
         """Store the person's words on a line; every path that does goes through here (issue 14).
 
         On a task they are a follow-up: stored with the task's dispatch snapshot re-captured and
@@ -165,7 +170,13 @@ class TurnController:
         register_provider_keys(self._ctx.store)  # SEC-1: its index entry and title are made redacted
         if self._task_labels(key) is not None:
             return self._send_followup(key, text).message.id
-        human = self._ctx.store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text)
+        human = self._ctx.store.messages.append(
+            key,
+            role=MessageRole.USER,
+            source=MessageSource.HUMAN,
+            content=text,
+            payload=attachments_payload(attachments) or None,  # ATT-1: stored with the message
+        )
         self._ctx.emit_messages(key, (human.id,), (human,))
         self._title_from_first_message(key, text)
         return human.id
@@ -180,7 +191,9 @@ class TurnController:
             self._ctx.store.threads.set_title(key, title)
             self._ctx.emit(LineUpdated(key=key))
 
-    def begin_checks(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
+    def begin_checks(
+        self, key: str, prompt: str | None, *, provider: str | None, attachments: Sequence[Attachment] = ()
+    ) -> RunRequest:
         """The gate up to the provider, in its order: the key, the line's status, the category rules."""
         if prompt is None:
             # A task runs on what it was dispatched with (its goal, its follow-ups); nothing new is stored.
@@ -193,7 +206,42 @@ class TurnController:
                 raise ValueError("nothing to send: the message is empty")
             request = self.prepare_run(key, prompt)
         self._check_category_rules(request, provider)
+        if has_image(attachments):
+            self._check_takes_images(request, provider)
         return request
+
+    def _check_takes_images(self, request: RunRequest, provider: str | None) -> None:
+        """ATT-1: an image goes only to a model that takes it; refused here, before anything is stored (ERR-2).
+        The model is the one the router would choose for the line (CAT-2). An ACP agent says what it takes
+        when it starts (``promptCapabilities.image``): refused here when it said no when it last started;
+        an agent not started yet is checked by its turn, before the prompt is sent."""
+        if request.execution.mode is ExecutionMode.ACP:
+            agent = request.execution.provider
+            raw = self._ctx.store.app_state.get(f"{AGENT_INFO_STATE}{agent}") if agent else None
+            if raw and AgentInfo.model_validate_json(raw).takes_images is False:
+                raise RunRefused(
+                    f"ACP agent {agent} does not take images (its promptCapabilities.image is not true when it last"
+                    " started); remove the image"
+                )
+            return
+        name, record = self._chosen_provider(request, provider)
+        if record is None:
+            from xworkmate.controllers.providers import ProviderConfigError, provider_config
+            from xworkmate.llm.router import ModelRouter
+
+            configs = []
+            for stored in self._ctx.store.providers.list():
+                if stored.kind is ProviderKind.OPENAI:
+                    try:
+                        configs.append(provider_config(stored))
+                    except ProviderConfigError:
+                        continue
+            allowed = ModelRouter(configs).allowed(request.category)
+            if not allowed:
+                return  # the provider check says that nothing can run
+            name, record = allowed[0].name, self._ctx.store.providers.get(allowed[0].name)
+        if record is not None and record.kind is ProviderKind.OPENAI and not record.vision:
+            raise RunRefused(images_refused(str(name)))
 
     def _chosen_provider(self, request: RunRequest, provider: str | None) -> tuple[str | None, ProviderRecord | None]:
         """The provider a native turn is pinned to (``--provider``, else the line's own), and its record."""
@@ -249,22 +297,26 @@ class TurnController:
                 " (or set the line to an ACP agent)"
             )
 
-    def gate(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
+    def gate(
+        self, key: str, prompt: str | None, *, provider: str | None, attachments: Sequence[Attachment] = ()
+    ) -> RunRequest:
         """Everything that can refuse a turn, before anything is stored (issue 13: one gate, in this order:
         unknown key, not runnable, category rules, provider). It reads the store: off the loop, a caller
         on the loop runs it on the store thread (``FollowupPolicy``)."""
-        request = self.begin_checks(key, prompt, provider=provider)
+        request = self.begin_checks(key, prompt, provider=provider, attachments=attachments)
         self.check_runner(request, provider)
         return request
 
-    def _begin_turn(self, key: str, prompt: str | None, *, provider: str | None) -> RunRequest:
-        return self.mark_begun(self.gate(key, prompt, provider=provider), prompt)
+    def _begin_turn(
+        self, key: str, prompt: str | None, *, provider: str | None, attachments: Sequence[Attachment] = ()
+    ) -> RunRequest:
+        return self.mark_begun(self.gate(key, prompt, provider=provider, attachments=attachments), prompt, attachments)
 
-    def mark_begun(self, request: RunRequest, prompt: str | None) -> RunRequest:
+    def mark_begun(self, request: RunRequest, prompt: str | None, attachments: Sequence[Attachment] = ()) -> RunRequest:
         self._ctx.running.add(request.thread_id)
         if prompt is not None:
             try:
-                self.store_person_message(request.thread_id, prompt)
+                self.store_person_message(request.thread_id, prompt, attachments)
             except BaseException:
                 self._ctx.running.discard(request.thread_id)
                 raise
@@ -289,6 +341,7 @@ class TurnController:
         provider: str | None = None,
         approver: Approver | None = None,
         headless: bool = False,
+        attachments: Sequence[Attachment] = (),
     ) -> TurnOutcome:
         """One turn on a line; the conversation is kept whatever happens.
 
@@ -296,7 +349,7 @@ class TurnController:
         ``headless`` (``xworkmate run``): actions that need approval at this
         line's permission level are refused with a clear reason.
         """
-        request = self._begin_turn(key, prompt, provider=provider)
+        request = self._begin_turn(key, prompt, provider=provider, attachments=attachments)
         return await self._run_begun(request, provider=provider, approver=approver, headless=headless)
 
     async def _run_begun(

@@ -157,6 +157,8 @@ class AgentInfo(BaseModel):
     version: str = ""
     lists_sessions: bool = False
     """It advertised ``session/list`` (``sessionCapabilities.list``) when it last started."""
+    takes_images: bool | None = None
+    """ATT-1: its ``promptCapabilities.image`` when it last started (None: not known, reported before it was kept)."""
 
     @property
     def label(self) -> str:

@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from xworkmate.domain.attachments import attachments_in, describe_size
+
 EXPORT_KIND: Literal["xworkmate.line-export"] = "xworkmate.line-export"
 EXPORT_VERSION: Literal[1] = 1
 
@@ -51,6 +53,18 @@ class ExportedToolResult(BaseModel):
     diff: str | None = None
 
 
+class ExportedAttachment(BaseModel):
+    """ATT-1: a file the person attached: an image's bytes in base64, a text file's text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    mime_type: str
+    size: int
+    data_base64: str | None = None
+    text: str | None = None
+
+
 class ExportedMessage(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -69,6 +83,7 @@ class ExportedMessage(BaseModel):
     tool_result: ExportedToolResult | None = None
     usage: dict[str, Any] | None = None
     """Token usage, when the message carries it (``payload["usage"]``)."""
+    attachments: tuple[ExportedAttachment, ...] = ()
 
 
 class ExportedSource(BaseModel):
@@ -175,6 +190,10 @@ def message_from_stored(
         tool_calls=tuple(calls),
         tool_result=result,
         usage=usage if isinstance(usage, dict) else None,
+        attachments=tuple(
+            ExportedAttachment(name=a.name, mime_type=a.mime_type, size=a.size, data_base64=a.data_base64, text=a.text)
+            for a in attachments_in(payload)
+        ),
     )
 
 
@@ -253,6 +272,10 @@ def _message_markdown(message: ExportedMessage) -> list[str]:
     for call in message.tool_calls:
         out += [f"- Tool call {_code(call.name)}: {_code(_one_line(call.arguments, 200))}"]
     if message.tool_calls:
+        out.append("")
+    for attachment in message.attachments:
+        out.append(f"- Attached: {_code(attachment.name)} ({attachment.mime_type}, {describe_size(attachment.size)})")
+    if message.attachments:
         out.append("")
     if message.usage:
         out += ["Usage: " + ", ".join(f"{k} {v}" for k, v in sorted(message.usage.items())), ""]

@@ -83,6 +83,8 @@ class ProviderRecord(BaseModel):
     acp_auth_method: str | None = None
     # SBX-4: ``host:port`` entries the agent's sandbox reaches besides its known model hosts (loopback only here).
     acp_allow_hosts: tuple[str, ...] = ()
+    # ATT-1 (migration 0018): the model takes images (OpenAI ``image_url`` content parts).
+    vision: bool = False
 
     @classmethod
     def checked(cls, **fields: Any) -> Self:

@@ -56,6 +56,15 @@ class CategoryModelError(LLMError):
         self.category = category
 
 
+class ImagesNotTakenError(LLMError):
+    """ATT-1: the person's message carries an image and the chosen model does not take images."""
+
+    def __init__(self, provider: str) -> None:
+        from xworkmate.domain.attachments import images_refused
+
+        super().__init__(images_refused(provider), provider=provider)
+
+
 class NoProviderError(LLMError):
     """No provider is configured at all, so even normal content has nowhere to go."""
 

@@ -47,6 +47,8 @@ class ProviderConfig(BaseModel):
     api_key_env: str | None = None
     api_key_keyring: bool = False
     is_default: bool = False
+    # ATT-1: the model takes images as ``image_url`` content parts.
+    vision: bool = False
 
     @field_validator("name")
     @classmethod

@@ -19,6 +19,7 @@ import httpx
 from xworkmate.domain.categories import normalize_category
 from xworkmate.llm.errors import (
     CategoryModelError,
+    ImagesNotTakenError,
     LLMError,
     NoProviderError,
     UnknownProviderError,
@@ -169,16 +170,18 @@ class ModelRouter:
         """
         category = normalize_category(content_category)
         candidates = self.candidates(category, chain=chain, pinned=pinned, palette=palette, fallback=fallback)
+        candidates = _takes_images(candidates, messages)
         for position, cfg in enumerate(candidates):
             self._check_allowed(cfg, category)
             client = self._client_factory(cfg, self._key_resolver(cfg))
+            sent = _shown_to(cfg, messages)
             started = False
             try:
                 async with (
                     client,
                     aclosing(
                         client.stream_chat(
-                            messages,
+                            sent,
                             tools,
                             model=cfg.model,
                             temperature=temperature,
@@ -218,13 +221,14 @@ class ModelRouter:
         """A non-streamed reply from the first allowed candidate that answers (same rules as ``stream``)."""
         category = normalize_category(content_category)
         candidates = self.candidates(category, chain=chain, pinned=pinned, palette=palette, fallback=fallback)
+        candidates = _takes_images(candidates, messages)
         for position, cfg in enumerate(candidates):
             self._check_allowed(cfg, category)
             client = self._client_factory(cfg, self._key_resolver(cfg))
             try:
                 async with client:
                     return await client.complete(
-                        messages,
+                        _shown_to(cfg, messages),
                         tools,
                         model=cfg.model,
                         temperature=temperature,
@@ -249,3 +253,40 @@ class ModelRouter:
         return OpenAIChatClient.for_provider(
             cfg, api_key=api_key, timeouts=self._timeouts, retry=self._retry, transport=self._transport
         )
+
+
+IMAGE_NOT_SHOWN = "[an image the person attached earlier: not shown, this model does not take images]"
+
+
+def _image_parts(message: ChatMessage) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(part, Mapping) and part.get("type") == "image_url" for part in content
+    )
+
+
+def _takes_images(candidates: list[ProviderConfig], messages: Sequence[ChatMessage]) -> list[ProviderConfig]:
+    """ATT-1: images in the person's latest message go only to a model that takes them. The first allowed
+    candidate is the one the call is for: without vision the call is refused in one line before any request;
+    failover skips the candidates without it. Older images are shown to other models as a notice."""
+    users = [m for m in messages if m.get("role") == "user"]
+    if not users or not _image_parts(users[-1]):
+        return candidates
+    if not candidates[0].vision:
+        raise ImagesNotTakenError(candidates[0].name)
+    return [cfg for cfg in candidates if cfg.vision]
+
+
+def _shown_to(cfg: ProviderConfig, messages: Sequence[ChatMessage]) -> Sequence[ChatMessage]:
+    if cfg.vision or not any(_image_parts(m) for m in messages):
+        return messages
+    shown: list[ChatMessage] = []
+    for message in messages:
+        if _image_parts(message):
+            parts = [
+                part if part.get("type") != "image_url" else {"type": "text", "text": IMAGE_NOT_SHOWN}
+                for part in message["content"]
+            ]
+            message = {**message, "content": parts}
+        shown.append(message)
+    return shown

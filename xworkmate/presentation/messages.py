@@ -3,6 +3,7 @@ plan (issue 19, item 3). Texts keep their catalogue context, ``MessageListModel`
 
 from __future__ import annotations
 
+from xworkmate.domain.attachments import Attachment, attachments_in, describe_size
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.presentation.cards import ToolCard, plan_text, thought_summary, tool_calls_line
@@ -132,4 +133,18 @@ def message_text(message: Message, *, card: ToolCard | None = None, expanded: bo
     if message.role is MessageRole.SYSTEM:
         text = plain_words(text)  # the window's own notices quote refusals that cite spec ids
     # ERR-3: the message says when its stored text had NUL bytes replaced (a tool card says it itself).
-    return f"{text}\n\n({plain_words(NUL_REPLACED_NOTE)})" if nul_replaced(message.payload) else text
+    if nul_replaced(message.payload):
+        text = f"{text}\n\n({plain_words(NUL_REPLACED_NOTE)})"
+    # ATT-1: what the person attached, one chip a line: its name, its kind and its size.
+    chips = [attachment_chip(a) for a in attachments_in(message.payload)]
+    return "\n".join([text, "", *chips]) if chips else text
+
+
+_IMAGE = QT_TRANSLATE_NOOP("MessageListModel", "image")
+_TEXT_FILE = QT_TRANSLATE_NOOP("MessageListModel", "text file")
+
+
+def attachment_chip(attachment: Attachment) -> str:
+    """``📎 shot.png · image · 1.2 MB``: an attachment as its chip and the conversation say it."""
+    kind = translate("MessageListModel", _IMAGE if attachment.is_image else _TEXT_FILE)
+    return f"📎 {attachment.name} · {kind} · {describe_size(attachment.size)}"

@@ -189,6 +189,8 @@ class ProviderRow(Base):
     acp_auth_method: Mapped[str | None] = mapped_column(StoredString(200))
     # SBX-4 (migration 0016): ``host:port`` entries the agent's sandbox reaches besides its known model hosts.
     acp_allow_hosts: Mapped[str] = mapped_column(StoredJSONText, default="[]", server_default="[]")
+    # ATT-1 (migration 0018): the model takes images.
+    vision: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

@@ -86,6 +86,7 @@ from xworkmate.ui.conversation import (
     is_plan,
     is_thought,
 )
+from xworkmate.ui.conversation.attachments import PreparedAttachment
 from xworkmate.ui.conversation.model import OlderPage
 from xworkmate.ui.conversation.network_bar import denied_destination
 from xworkmate.ui.dialogs import (
@@ -289,6 +290,8 @@ class MainWindow(WindowShell):
         # Issue 17 (LOOP-2): which line needs you — badges, "Needs you", Ctrl+J, title count, notifications.
         self.needs_you = NeedsYou(self, controller)
         self.drafts = DraftKeeper(controller, self)
+        self.attachment_strip = self.message_pane.attachment_strip
+        self._attached: dict[str, list[PreparedAttachment]] = {}  # each other line's attachments, by key
 
         self._build_actions()
         self._build_menus()
@@ -520,6 +523,9 @@ class MainWindow(WindowShell):
         if key_changed:
             if previous is not None:
                 self.drafts.typed(previous.key, self.composer.toPlainText())
+                # ATT-1: attachments are the line's draft too: never sent on another line (ISO-5).
+                self._attached[previous.key] = self.attachment_strip.prepared()
+            self.attachment_strip.restore(self._attached.pop(view.key, []))
             # Text typed for one line is never sent on another: each line keeps its own draft (issue 17:
             # kept through the controller, so it survives a restart).
             self.composer.setPlainText(self.drafts.text_for(view.key))
@@ -1618,16 +1624,25 @@ class MainWindow(WindowShell):
         if self._sending:
             return  # the last Send is still on its way: one press, one message
         self.message_pane.clear_notice()  # a new request: what the last one said has been read
+        if self.attachment_strip.preparing:
+            self.show_error(self.tr("Not sent yet — an attachment is still being prepared; send again in a moment."))
+            return
         if self._view.thread.kind is ThreadKind.TASK:
+            if self.attachment_strip.attachments():
+                self.show_error(self.tr("Not sent — a task's follow-up takes text only; remove the attachments first."))
+                return
             self.send_followup(self._view, text)
             return
         key, provider = self._view.key, self.message_pane.chosen_provider()
+        attachments = self.attachment_strip.attachments()  # ATT-1: sent with the message, stored with it
         self._sending = True
 
         def sent(_outcome: object) -> None:
             self._sending = False
             if self.composer.toPlainText() == text:
                 self.composer.clear()
+            if self._view is not None and self._view.key == key:
+                self.attachment_strip.clear()
             self.message_list.follow_newest()
 
         def failed(error: BaseException) -> None:
@@ -1648,7 +1663,11 @@ class MainWindow(WindowShell):
             else:
                 self._failure(self.tr("Not sent — {error}"))(error)
 
-        self.operations.run(lambda: self._controller.send(key, text, provider=provider), done=sent, failed=failed)
+        self.operations.run(
+            lambda: self._controller.send(key, text, provider=provider, attachments=attachments),
+            done=sent,
+            failed=failed,
+        )
 
     def send_followup(self, view: LineView, text: str) -> None:
         """Send on a task: the controller's one follow-up policy decides (PROV-4, issue 14): a running

@@ -198,6 +198,9 @@ class ProviderSettingsDialog(QDialog):
         self.tags_edit.setPlaceholderText(self.tr("categories this provider may serve, comma-separated (e.g. medical)"))
         self.default_check = QCheckBox(self.tr("Use when no provider is picked"))
         self.default_check.setObjectName("providerDefaultCheck")
+        # ATT-1: the model takes images: pasted images are sent to it as image_url parts.
+        self.vision_check = QCheckBox(self.tr("The model takes images (vision)"))
+        self.vision_check.setObjectName("providerVisionCheck")
         self.key_env_edit = QLineEdit()
         self.key_env_edit.setObjectName("providerKeyEnvEdit")
         self.key_env_edit.setPlaceholderText(self.tr("environment variable holding the key, e.g. OPENROUTER_API_KEY"))
@@ -225,6 +228,7 @@ class ProviderSettingsDialog(QDialog):
         form_layout.addRow(self.tr("Model:"), model_row)
         form_layout.addRow(self.tr("Tags:"), self.tags_edit)
         form_layout.addRow("", self.default_check)
+        form_layout.addRow("", self.vision_check)
         form_layout.addRow(self.tr("API key variable:"), self.key_env_edit)
         form_layout.addRow(self.tr("API key:"), self.key_edit)
         form_buttons = QHBoxLayout()
@@ -423,6 +427,7 @@ class ProviderSettingsDialog(QDialog):
         self.model_combo.setEditText((record.model or "") if record else (models[0] if models else ""))
         self.tags_edit.setText(", ".join(record.tags) if record else "")
         self.default_check.setChecked(record.is_default if record else not self._controller.providers())
+        self.vision_check.setChecked(record.vision if record else False)
         self.key_env_edit.setText((record.api_key_env or "") if record else "")
         self.key_edit.clear()
         if self._editing is not None and self._editing.api_key_keyring:
@@ -447,6 +452,7 @@ class ProviderSettingsDialog(QDialog):
             api_key_env=self.key_env_edit.text().strip() or None,
             api_key_keyring=self._editing.api_key_keyring if self._editing is not None else False,
             is_default=self.default_check.isChecked(),
+            vision=self.vision_check.isChecked(),
         )
 
     def show_form_error(self, text: str) -> None:

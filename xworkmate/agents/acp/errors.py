@@ -37,6 +37,13 @@ class AcpAgentError(AcpError):
         self.command = tuple(command)
 
 
+class AcpAttachmentRefused(AcpAgentError):
+    """ATT-1: the agent's ``promptCapabilities`` do not take what the person attached (an image)."""
+
+    def __init__(self, command: Sequence[str], detail: str) -> None:
+        super().__init__(command, f"ACP agent {command_label(command)} {detail}")
+
+
 class AcpCommandNotFound(AcpAgentError):
     def __init__(self, command: Sequence[str], detail: str) -> None:
         super().__init__(command, f"ACP agent command {command_label(command)} not found: {detail}")

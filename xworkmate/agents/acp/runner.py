@@ -27,6 +27,7 @@ from xworkmate.agents.events import (
 from xworkmate.agents.net_proxy import ProxyConnection, proxied
 from xworkmate.agents.sandbox import Sandbox
 from xworkmate.domain.agent_session import AgentSessionState
+from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.threads import PermissionLevel
@@ -81,6 +82,7 @@ class AcpRunner:
         choose_auth: AuthChooser | None = None,
         choices: AgentSessionState | None = None,
         mcp_servers: Sequence[McpServerRecord] = (),
+        attachments: Sequence[Attachment] = (),
     ) -> AcpTurnResult:
         """One prompt turn of the agent ``command`` in ``request.working_directory``.
 
@@ -119,6 +121,7 @@ class AcpRunner:
         )
         turn.auth_method, turn.choose_auth = auth_method, choose_auth
         turn.choices, turn.mcp_servers = choices, tuple(mcp_servers)
+        turn.attachments = tuple(attachments)  # ATT-1: sent as the agent's promptCapabilities take them
         report = cast(Callable[[ProxyConnection], None], emit)
         # SBX-4: an allow-list sandbox (the agent's, its terminals') reaches the network through its own
         # proxy, for the life of the agent process; each connection is reported to the turn.

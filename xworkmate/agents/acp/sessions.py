@@ -65,6 +65,7 @@ class AcpAgentReported:
     title: str | None
     version: str
     lists_sessions: bool = False
+    takes_images: bool = False  # ATT-1: its promptCapabilities.image
 
 
 @dataclass(frozen=True)

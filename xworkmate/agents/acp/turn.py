@@ -13,8 +13,17 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, cast
+from urllib.parse import quote
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
+from acp import (
+    PROTOCOL_VERSION,
+    RequestError,
+    connect_to_agent,
+    embedded_text_resource,
+    image_block,
+    resource_block,
+    text_block,
+)
 from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
@@ -25,6 +34,7 @@ from acp.schema import (
     LoadSessionResponse,
     NewSessionRequest,
     NewSessionResponse,
+    PromptCapabilities,
     ResumeSessionRequest,
     ResumeSessionResponse,
 )
@@ -33,6 +43,7 @@ from pydantic import ValidationError
 from xworkmate import __version__
 from xworkmate.agents.acp.errors import (
     AcpAgentError,
+    AcpAttachmentRefused,
     AcpProtocolError,
     AcpRequestFailed,
 )
@@ -57,6 +68,7 @@ from xworkmate.agents.events import (
 )
 from xworkmate.agents.sandbox import SandboxPolicy
 from xworkmate.domain.agent_session import AgentSessionState
+from xworkmate.domain.attachments import Attachment, AttachmentKind, text_with_attachments
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageState
 from xworkmate.domain.runs import RunRequest
@@ -117,6 +129,8 @@ class _Turn(_TerminalRequests, _SignIn):
         self.offers: SessionOffers | None = None
         self.choices: AgentSessionState | None = None
         self.mcp_servers: tuple[McpServerRecord, ...] = ()
+        # ATT-1: what the person attached to the message this turn sends.
+        self.attachments: tuple[Attachment, ...] = ()
 
     # -- driving the turn
 
@@ -202,7 +216,8 @@ class _Turn(_TerminalRequests, _SignIn):
         if info is not None:
             caps = init.agent_capabilities
             lists = bool(caps and caps.session_capabilities and caps.session_capabilities.list is not None)
-            self.emit(AcpAgentReported(info.name, info.title, info.version, lists))  # issue 15, items 7-8
+            images = bool(caps and caps.prompt_capabilities and caps.prompt_capabilities.image)
+            self.emit(AcpAgentReported(info.name, info.title, info.version, lists, images))  # issue 15, items 7-8
         name = os.path.basename(self.command[0])
         self.emit(ProviderChosen(self.provider or name, self.agent_label or name))
         self.auth_methods = _auth_methods(init.auth_methods or [], self.command)
@@ -258,15 +273,37 @@ class _Turn(_TerminalRequests, _SignIn):
         if self.choices is not None:
             agent.enter("session/prompt")
             await offers.apply_choices(connection, self.session_id, self.choices)
+        blocks = self._prompt_blocks(prompt, capabilities.prompt_capabilities if capabilities else None)
         self.runner._live[self.request.thread_id] = (connection, self)
         agent.enter("session/prompt")
-        response = await connection.prompt(session_id=self.session_id, prompt=[text_block(prompt)])
+        response = await connection.prompt(session_id=self.session_id, prompt=blocks)
         usage = prompt_usage(response)
         if usage is not None:
             self.emit(usage)
         return AcpTurnResult(
             session_id=self.session_id, stop_reason=str(response.stop_reason), text="".join(self.parts), resumed=resumed
         )
+
+    def _prompt_blocks(self, prompt: str, offered: PromptCapabilities | None) -> list[Any]:
+        """ATT-1: the prompt and what the person attached, as the agent's ``promptCapabilities`` take them:
+        an image as an ``image`` block only when it takes images (else refused in one line, before the prompt
+        is sent), a text file as a ``resource`` block when it takes embedded context, else as text."""
+        images = bool(offered and offered.image)
+        embedded = bool(offered and offered.embedded_context)
+        if any(a.is_image for a in self.attachments) and not images:
+            raise AcpAttachmentRefused(
+                self.command, "does not take images (its promptCapabilities.image is not true); remove the image"
+            )
+        texts = [a for a in self.attachments if a.kind is AttachmentKind.TEXT]
+        blocks: list[Any] = [text_block(prompt if embedded else text_with_attachments(prompt, texts))]
+        for attachment in self.attachments:
+            if attachment.is_image:
+                blocks.append(image_block(attachment.data_base64 or "", attachment.mime_type))
+            elif embedded:
+                uri = f"attachment:///{quote(attachment.name)}"
+                resource = embedded_text_resource(uri, attachment.text or "", mime_type=attachment.mime_type)
+                blocks.append(resource_block(resource))
+        return blocks
 
     # -- ending the turn
 

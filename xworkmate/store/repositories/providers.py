@@ -40,6 +40,7 @@ def _provider_from_row(row: ProviderRow) -> ProviderRecord:
         acp_state_dirs=None if row.acp_state_dirs is None else tuple(json.loads(row.acp_state_dirs)),
         acp_auth_method=row.acp_auth_method,
         acp_allow_hosts=tuple(json.loads(row.acp_allow_hosts or "[]")),
+        vision=bool(row.vision),
     )
 
 
@@ -79,6 +80,7 @@ class ProviderRepository:
                 "acp_state_dirs": None if record.acp_state_dirs is None else json.dumps(list(record.acp_state_dirs)),
                 "acp_auth_method": record.acp_auth_method,
                 "acp_allow_hosts": json.dumps(list(record.acp_allow_hosts)),
+                "vision": record.vision,
             }
             if existing is None:
                 session.add(ProviderRow(name=record.name, created_at=utcnow(), **values))

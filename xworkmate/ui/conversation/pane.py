@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSizePolicy,
     QStackedWidget,
@@ -25,6 +24,7 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
 from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
 from xworkmate.ui.approvals import ApprovalArea
+from xworkmate.ui.conversation.attachments import AttachmentStrip, Composer
 from xworkmate.ui.conversation.interrupted_bar import InterruptedTurnBar
 from xworkmate.ui.conversation.model import MessageListModel
 from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
@@ -234,8 +234,13 @@ class MessagePane(QWidget):
         self.network_bar = NetworkDeniedBar()
         self.interrupted_bar = InterruptedTurnBar()
 
-        self.composer = QPlainTextEdit()
+        self.composer = Composer()
         self.composer.setObjectName("composer")
+        # ATT-1: images and files pasted or dropped into the composer, sent with the message.
+        self.attachment_strip = AttachmentStrip()
+        self.composer.image_offered.connect(self.attachment_strip.add_image)
+        self.composer.files_offered.connect(self.attachment_strip.add_files)
+        self.attachment_strip.refused.connect(lambda line: self.show_status(line, "error"))
         self.composer.setTabChangesFocus(True)
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
@@ -308,6 +313,7 @@ class MessagePane(QWidget):
         layout.addWidget(self.network_bar)  # SBX-4: a refused host, and "Allow this host for this line"
         layout.addWidget(self.interrupted_bar)  # issue 31: a turn a crash cut short, and Resume
         layout.addWidget(self.approval_area)
+        layout.addWidget(self.attachment_strip)
         layout.addLayout(composer_row)
         layout.addLayout(picker_row)
         layout.addWidget(self.agent_bar)

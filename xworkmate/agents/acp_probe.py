@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent
+from acp import PROTOCOL_VERSION, RequestError
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
 
 from xworkmate import __version__
 from xworkmate.agents.acp.approvals import agent_environment
 from xworkmate.agents.acp.errors import AUTH_REQUIRED, AcpAuthError, AcpRequestFailed, command_label
-from xworkmate.agents.acp.process import _AgentProcess
+from xworkmate.agents.acp.process import _AgentProcess, connect
 from xworkmate.agents.acp.reports import AcpTimeouts
 from xworkmate.agents.acp.runner import _find_executable
 from xworkmate.agents.sandbox import Sandbox
@@ -83,7 +83,7 @@ async def list_agent_sessions(
     connection = None
     try:
         assert agent.process is not None and agent.process.stdin is not None
-        connection = connect_to_agent(cast(Client, _ProbeClient()), agent.process.stdin, agent.reader)
+        connection = connect(cast(Client, _ProbeClient()), agent)
         probe = asyncio.ensure_future(_probe(agent, connection, str(cwd), auth_method))
         await asyncio.wait({probe, agent.failure}, return_when=asyncio.FIRST_COMPLETED)
         if not probe.done():

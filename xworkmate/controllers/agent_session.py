@@ -241,7 +241,7 @@ def record_agent_event(recorder: Any, event: object) -> bool:
         if event.kind == "mode":
             state = state.model_copy(update={"wanted_mode": None})
         elif event.kind == "model":
-            state = state.model_copy(update={"wanted_model": None})
+            state = state.model_copy(update={"wanted_model": None, "chosen_model": None})
         else:
             wanted = {k: v for k, v in state.wanted_config.items() if k != event.choice}
             state = state.model_copy(update={"wanted_config": wanted})

@@ -74,6 +74,7 @@ Steps of ``turn`` (run in order by ``session/prompt``)::
     {"echo_cwd": true}                   say the process's working directory
     {"echo_env": "NAME"}                 say NAME=value (or NAME unset) from the environment
     {"raw_update": {...}}                a session/update with this raw update object (unknown kinds too)
+    {"notify": {"method", "params"}}     a notification of the agent's own (``qwen/notify/...``)
     {"mode_update": "id"}                current_mode_update (the agent switched by itself)
     {"config_update": [configOptions]}   config_option_update
     {"usage": {"used", "size", "cost": {"amount", "currency"}}}   usage_update
@@ -437,6 +438,10 @@ class ScriptedAgent(Agent):
             # Below the typed API on purpose: an update kind this SDK version does not know.
             await conn._conn.send_notification(  # type: ignore[attr-defined]
                 "session/update", {"sessionId": session_id, "update": step["raw_update"]}
+            )
+        elif "notify" in step:
+            await conn._conn.send_notification(  # type: ignore[attr-defined]
+                step["notify"]["method"], step["notify"].get("params", {})
             )
         elif "mode_update" in step:
             self.current_mode = step["mode_update"]

@@ -11,8 +11,12 @@ import signal
 from collections import deque
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
+from acp import RequestError, connect_to_agent
 from acp.client.connection import ClientSideConnection
+from acp.interfaces import Client
+from pydantic import ValidationError
 
 from xworkmate.agents.acp.errors import (
     AcpAgentError,
@@ -32,6 +36,36 @@ _STREAM_LIMIT = 50 * 1024 * 1024  # the SDK's own default for one JSON-RPC line
 
 _STDERR_TAIL_LINES = 20
 _POLL = 0.02
+
+
+def connect(client: Client, agent: _AgentProcess) -> ClientSideConnection:
+    """The JSON-RPC connection to ``agent``'s stdio, with notifications it does not know ignored quietly.
+
+    Issue 32, item 2 (ERR-1): an agent's own notification (``qwen/notify/...``) or a session update of a
+    kind this client's schema lacks is written to the log at debug level; the SDK would otherwise log a
+    traceback, which reaches ``xworkmate run``'s stderr. Unknown *requests* are still answered -32601.
+    """
+    assert agent.process is not None and agent.process.stdin is not None
+    connection = connect_to_agent(client, agent.process.stdin, agent.reader)
+    rpc = connection._conn
+    handle = rpc._handler
+
+    async def quietly(method: str, params: Any | None, is_notification: bool) -> Any:
+        if not is_notification:
+            return await handle(method, params, is_notification)
+        try:
+            return await handle(method, params, is_notification)
+        except RequestError as exc:
+            if exc.code != -32601:
+                raise
+            log.debug("ACP notification %s ignored: this client does not handle it", method)
+        except ValidationError as exc:
+            errors = exc.error_count()
+            log.debug("ACP notification %s ignored: it does not match the schema (%d errors)", method, errors)
+        return None
+
+    rpc._handler = quietly
+    return connection
 
 
 class _AgentProcess:

@@ -15,6 +15,7 @@ from typing import Any
 
 from acp import RequestError, connect_to_agent
 from acp.client.connection import ClientSideConnection
+from acp.connection import StreamDirection, StreamEvent
 from acp.interfaces import Client
 from pydantic import ValidationError
 
@@ -65,7 +66,32 @@ def connect(client: Client, agent: _AgentProcess) -> ClientSideConnection:
         return None
 
     rpc._handler = quietly
+    trace = os.environ.get(TRACE_ENV)
+    if trace:
+        rpc.add_observer(_Tracer(trace))
     return connection
+
+
+TRACE_ENV = "XWORKMATE_ACP_TRACE"
+"""A file to append every JSON-RPC message to, one JSON object a line (``{"conn", "dir": "out"|"in", "msg"}``).
+
+For tests and debugging (issue 32, item 7: the tests validate the traffic against the official schema).
+The file holds the conversation as the agent saw it: set it only where that is fine to keep."""
+
+
+class _Tracer:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.conn = f"{os.getpid()}-{id(self):x}"  # one connection's ids are matched among themselves
+
+    def __call__(self, event: StreamEvent) -> None:
+        direction = "out" if event.direction is StreamDirection.OUTGOING else "in"
+        line = json.dumps({"conn": self.conn, "dir": direction, "msg": event.message})
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
 
 
 class _AgentProcess:

@@ -36,6 +36,7 @@ Script keys (all optional)::
       "resume_session": false,           # advertise sessionCapabilities.resume (session/resume)
       "list_sessions": false,            # advertise sessionCapabilities.list (session/list)
       "mcp_http": false,                 # advertise mcpCapabilities.http
+      "mcp_sse": false,                  # advertise mcpCapabilities.sse
       "prompt_usage": {"inputTokens", "outputTokens", "totalTokens"},  # PromptResponse.usage
       "turn": [ ...steps... ]
     }
@@ -230,7 +231,10 @@ class ScriptedAgent(Agent):
                         **({"resume": {}} if self.script.get("resume_session") else {}),
                         **({"list": {}} if self.script.get("list_sessions") else {}),
                     },
-                    "mcpCapabilities": {"http": bool(self.script.get("mcp_http"))},
+                    "mcpCapabilities": {
+                        "http": bool(self.script.get("mcp_http")),
+                        "sse": bool(self.script.get("mcp_sse")),
+                    },
                 },
                 "agentInfo": {"name": info["name"], "version": info["version"]},
                 # Raw, as an agent sends them (qwen marks its terminal method in _meta only).
@@ -635,6 +639,8 @@ def _mcp_report(servers: Any) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": server.name}
         if getattr(server, "url", None):
             entry["url"] = server.url
+            entry["type"] = server.type
+            entry["headers"] = {h.name: h.value for h in server.headers}
         else:
             entry["command"] = [server.command, *server.args]
             entry["env"] = {e.name: e.value for e in server.env}

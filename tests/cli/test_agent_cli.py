@@ -361,3 +361,33 @@ def test_an_agent_that_does_not_list_sessions_is_not_asked(home: Path, tmp_path:
     assert report_events(report, "list_sessions") == []
     native = ok_json(home, "thread", "new")["session_key"]
     assert_one_line_error(run_cli(home, "thread", "sessions", native), native)
+
+
+def test_a_session_is_deleted_where_the_agent_offers_it_and_the_line_bound_to_it_starts_anew(
+    home: Path, tmp_path: Path
+) -> None:
+    """Issue 32, item 6: ``thread sessions KEY --delete ID`` sends session/delete (only where advertised) and
+    lists what is left; the line that was bound to it starts a new session on its next turn."""
+    report = _cli_agent(
+        home, tmp_path, {}, "deleter", session_id="s-old", load_session=True, list_sessions=True,
+        delete_sessions=True, turn=[{"say": "ok"}],
+    )  # fmt: skip
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "deleter")
+    assert ok_json(home, "run", line, "remember 42")["status"] == "finished"
+    assert ok_json(home, "thread", "show", line)["acp_session_id"] == "s-old"
+    proc = run_cli(home, "thread", "sessions", line, "--delete", "s-nope", "--json")
+    assert_one_line_error(proc, "s-nope")
+    left = ok_json(home, "thread", "sessions", line, "--delete", "s-old")
+    assert left == {"supported": True, "sessions": []}
+    assert [e["session_id"] for e in report_events(report, "delete_session")] == ["s-nope", "s-old"]
+    assert ok_json(home, "thread", "show", line)["acp_session_id"] is None
+    assert ok_json(home, "run", line, "again")["status"] == "finished"
+    assert len(report_events(report, "new_session")) == 2 and report_events(report, "load_session") == []
+
+    plain = _cli_agent(home, tmp_path, {}, "lister-only", list_sessions=True, turn=[{"say": "ok"}])
+    other = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", other, "--mode", "acp", "--provider", "lister-only")
+    proc = run_cli(home, "thread", "sessions", other, "--delete", "s-1")
+    assert_one_line_error(proc, "cannot delete sessions", "session/delete")
+    assert report_events(plain, "delete_session") == []

@@ -165,7 +165,7 @@ def cmd_thread_sessions(args: argparse.Namespace, controller: SessionController)
     """The line's ACP agent's existing sessions for the line's folder (session/list), to bind one."""
     import asyncio
 
-    found = asyncio.run(controller.agent_sessions(args.key))
+    found = asyncio.run(controller.agent_sessions(args.key, delete=args.delete))
     rows = [
         {"session_id": s.session_id, "title": s.title, "updated_at": s.updated_at, "cwd": s.cwd} for s in found.sessions
     ]
@@ -185,6 +185,9 @@ def cmd_thread_sessions(args: argparse.Namespace, controller: SessionController)
 
 def add_thread_commands(add: Any) -> None:
     sessions = add("sessions", cmd_thread_sessions, "the line's ACP agent's existing sessions (session/list)")
+    sessions.add_argument(
+        "--delete", metavar="SESSION_ID", help="delete one of them first (session/delete, where the agent offers it)"
+    )
     sessions.add_argument("key")
 
 

@@ -35,6 +35,7 @@ Script keys (all optional)::
       "refuse_set": ["mode"|"model"|"config"],        # answer those set requests with an error
       "resume_session": false,           # advertise sessionCapabilities.resume (session/resume)
       "list_sessions": false,            # advertise sessionCapabilities.list (session/list)
+      "delete_sessions": false,          # advertise sessionCapabilities.delete (session/delete)
       "mcp_http": false,                 # advertise mcpCapabilities.http
       "mcp_sse": false,                  # advertise mcpCapabilities.sse
       "prompt_usage": {"inputTokens", "outputTokens", "totalTokens"},  # PromptResponse.usage
@@ -230,6 +231,7 @@ class ScriptedAgent(Agent):
                     "sessionCapabilities": {
                         **({"resume": {}} if self.script.get("resume_session") else {}),
                         **({"list": {}} if self.script.get("list_sessions") else {}),
+                        **({"delete": {}} if self.script.get("delete_sessions") else {}),
                     },
                     "mcpCapabilities": {
                         "http": bool(self.script.get("mcp_http")),
@@ -359,6 +361,16 @@ class ScriptedAgent(Agent):
             raise RequestError.resource_not_found(f"session:{session_id}")
         await self._send_commands(session_id)
         return _ResumeSession.model_validate(self._offers())
+
+    async def delete_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = str(params.get("sessionId"))
+        self.report("delete_session", session_id=session_id)
+        sessions = self._sessions()
+        if session_id not in sessions:
+            raise RequestError.resource_not_found(f"session:{session_id}")
+        del sessions[session_id]
+        Path(str(self.script["state"])).write_text(json.dumps(sessions), encoding="utf-8")
+        return {}
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -675,7 +687,8 @@ def main(argv: list[str]) -> None:
 
 
 def _route_set_model(agent: ScriptedAgent) -> None:
-    """``session/set_model`` (unstable, not routed by this SDK): answered as Qwen Code answers it."""
+    """``session/set_model`` (unstable, not routed by this SDK): answered as Qwen Code answers it; and
+    ``session/delete`` (stable, not in this SDK version yet)."""
     import acp.agent.connection as agent_connection
     from acp.router import Route
 
@@ -687,7 +700,11 @@ def _route_set_model(agent: ScriptedAgent) -> None:
         async def set_model(params: Any) -> Any:
             return await agent.set_model(params if isinstance(params, dict) else {})
 
+        async def delete_session(params: Any) -> Any:
+            return await agent.delete_session(params if isinstance(params, dict) else {})
+
         router.add_route(Route(method="session/set_model", func=set_model, kind="request"))
+        router.add_route(Route(method="session/delete", func=delete_session, kind="request"))
         return router
 
     agent_connection.build_agent_router = build_with_set_model  # type: ignore[assignment]

@@ -28,6 +28,29 @@ __all__ = ["openai_server", "openai_server_factory"]
 PG_ADMIN_URL = os.environ.get("XWORKMATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
+@pytest.fixture(autouse=True)
+def acp_traffic_checked(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Issue 32, item 7: every ACP message XWorkmate sends in a test matches the official v1 schema.
+
+    The trace is appended by the app itself (``XWORKMATE_ACP_TRACE``), in this process and in the CLI
+    processes a test starts; what the agents send is checked too, and reported only (agents are not ours).
+    """
+    trace = tmp_path_factory.getbasetemp() / "acp-traffic" / f"{uuid.uuid4().hex}.jsonl"
+    trace.parent.mkdir(exist_ok=True)
+    monkeypatch.setenv("XWORKMATE_ACP_TRACE", str(trace))
+    yield
+    if not trace.exists():
+        return
+    from tests.support.acp_traffic import problems
+
+    found = problems(trace)
+    trace.unlink()
+    if found["in"]:
+        print(f"ACP messages from the agent outside the schema ({len(found['in'])}):", *found["in"][:5], sep="\n  ")
+    if found["out"]:
+        pytest.fail("XWorkmate sent ACP messages outside the official schema:\n  " + "\n  ".join(found["out"][:10]))
+
+
 def _pg_available() -> bool:
     import psycopg
 

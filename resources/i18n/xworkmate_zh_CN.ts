@@ -1229,8 +1229,16 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>http：https://example.org/mcp（仅限支持 http 的智能体）</translation>
     </message>
     <message>
-        <source>TOKEN=env:MY_TOKEN (references, read when the agent starts)</source>
-        <translation>TOKEN=env:MY_TOKEN（引用，在智能体启动时读取）</translation>
+        <source>TOKEN=env:MY_TOKEN (references, read when the agent starts; headers for a URL)</source>
+        <translation>TOKEN=env:MY_TOKEN（引用，在智能体启动时读取；URL 服务器作为请求头）</translation>
+    </message>
+    <message>
+        <source>Environment / headers</source>
+        <translation>环境变量 / 请求头</translation>
+    </message>
+    <message>
+        <source>give a command (stdio) or a URL (http or sse), one of them</source>
+        <translation>请填写命令（stdio）或 URL（http 或 sse），二者选一</translation>
     </message>
     <message>
         <source>medical, legal (a category line only gets tagged servers)</source>
@@ -1251,14 +1259,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>URL</source>
         <translation>URL</translation>
-    </message>
-    <message>
-        <source>Environment</source>
-        <translation>环境变量</translation>
-    </message>
-    <message>
-        <source>give a command (stdio) or a URL (http), one of them</source>
-        <translation>请填写命令（stdio）或 URL（http），二者选一</translation>
     </message>
     <message>
         <source>Not added — {reason}</source>

@@ -187,3 +187,28 @@ def test_which_requests_need_a_person() -> None:
     assert not needs_acp_approval("edit", PermissionLevel.AUTO_EDIT)
     assert needs_acp_approval("execute", PermissionLevel.AUTO_EDIT)
     assert not needs_acp_approval("execute", PermissionLevel.FULL)
+
+
+def test_a_question_sent_as_a_permission_request_is_never_answered_for_the_person(harness: AgentHarness) -> None:
+    """Issue 32, item 5: Qwen's ``ask_user_question`` arrives as a ``think`` permission request. On a ``full``
+    line it reached the approver (the window's card) instead of being submitted unanswered, each time (an
+    "always" is not remembered for questions); headless, it is refused in one line that says why."""
+    question = {"id": "q", "title": "Which database should I use?", "kind": "think", "options": "once"}
+    script = harness.script(turn=[{"permission": question}, {"permission": dict(question, id="q2")}])
+    asked: list[str] = []
+
+    async def always(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request.call.id)
+        return ApprovalDecision(allowed=False, always=True, reason="answered in my next message")
+
+    out = harness.run(script, level=PermissionLevel.FULL, approver=always)
+    assert out.error is None, out.error
+    assert asked == ["q", "q2"]
+    assert _outcomes(harness) == {"q": "reject-once", "q2": "reject-once"}
+
+    refused: list[str] = []
+    decision = asyncio.run(permission_approver(PermissionLevel.FULL, refused=refused)(_request("think")))
+    assert not decision.allowed and refused == [decision.reason]
+    assert "\n" not in decision.reason and "asked a question" in decision.reason
+    assert "not answered for you" in decision.reason
+    assert needs_acp_approval("think", PermissionLevel.FULL)

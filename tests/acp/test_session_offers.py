@@ -1,9 +1,12 @@
-"""Modes, models and config options of an ACP agent (issue 15, item 4), through a real scripted agent.
+"""Modes, models and config options of an ACP agent (issue 15, item 4; issue 32, item 1), through a real
+scripted agent.
 
 The offers of session/new and session/load land in the line's state (both databases); a pick is
-sent by the next turn with session/set_mode, session/set_model or session/set_config_option;
-current_mode_update and config_option_update keep the state in sync; a refused or unknown pick is
-one line and the line stays usable.
+sent by the next turn as a config option where the agent offers one (a ``category: "model"`` option is
+the model, a ``category: "mode"`` one the mode), with session/set_mode for modes offered alone, and
+never with the removed session/set_model; current_mode_update and config_option_update keep the state
+in sync; a refused or unknown pick is one line and the line stays usable; a model pick a resumed session
+forgot is sent again.
 """
 
 from __future__ import annotations
@@ -25,9 +28,17 @@ MODES = {
         {"id": "plan", "name": "Plan"},
     ],
 }
-MODELS = {
+MODELS = {  # the unstable field, removed upstream: still sent by some agents, never used
     "current": "small",
     "available": [{"modelId": "small", "name": "Small"}, {"modelId": "large", "name": "Large", "description": "slow"}],
+}
+MODEL_OPTION = {
+    "id": "model",
+    "name": "Model",
+    "category": "model",
+    "type": "select",
+    "currentValue": "small",
+    "options": [{"value": "small", "name": "Small"}, {"value": "large", "name": "Large", "description": "slow"}],
 }
 CONFIG = [
     {
@@ -53,7 +64,7 @@ def _offering(**extra: object) -> dict[str, object]:
         "load_session": True,
         "modes": MODES,
         "models": MODELS,
-        "config_options": CONFIG,
+        "config_options": [MODEL_OPTION, *CONFIG],
         **extra,
     }
 
@@ -68,7 +79,8 @@ def test_offers_of_session_new_are_stored_and_picks_are_sent_next_turn(
     assert [m.id for m in state.modes] == ["ask", "code", "plan"] and state.mode == "ask"
     assert state.modes[0].description == "asks before editing"
     assert [m.id for m in state.models] == ["small", "large"] and state.model == "small"
-    effort, web = state.config_options
+    assert state.option("model") is not None and state.other_options == state.config_options[1:]
+    effort, web = state.other_options
     assert (effort.kind, effort.value, [c.id for c in effort.choices]) == ("select", "low", ["low", "high"])
     assert (web.kind, web.value) == ("boolean", False)
     assert state.agent == "scripted"
@@ -89,19 +101,19 @@ def test_offers_of_session_new_are_stored_and_picks_are_sent_next_turn(
     sets = [(e["what"], e.get("config_id"), e["value"]) for e in report_events(report, "set")]
     assert sets == [
         ("mode", None, "code"),
-        ("model", None, "large"),
+        ("config", "model", "large"),
         ("config", "effort", "high"),
         ("config", "web", True),
     ]
     settled = controller.agent_session(key)
     assert (settled.mode, settled.model, settled.wanted_mode, settled.wanted_model) == ("code", "large", None, None)
     assert settled.wanted_config == {}
-    assert [o.value for o in settled.config_options] == ["high", True]
+    assert [o.value for o in settled.config_options] == ["large", "high", True]
     assert len(report_events(report, "load_session")) == 1  # the second turn loaded the session
 
 
 def test_agent_side_updates_keep_the_state_in_sync(controller: SessionController, tmp_path: Path) -> None:
-    changed = [dict(CONFIG[0], currentValue="high"), CONFIG[1]]
+    changed = [MODEL_OPTION, dict(CONFIG[0], currentValue="high"), CONFIG[1]]
     scripted_agent(
         controller,
         tmp_path,
@@ -174,3 +186,100 @@ def test_a_pick_during_a_running_turn_is_sent_to_the_live_session(
     assert [(e["what"], e["value"]) for e in report_events(report, "set")] == [("mode", "plan")]
     state = controller.agent_session(key)
     assert (state.mode, state.wanted_mode) == ("plan", None)
+
+
+QWEN_LIKE_MODE = {
+    "id": "mode",
+    "name": "Approval mode",
+    "category": "mode",
+    "type": "select",
+    "currentValue": "ask",
+    "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}, {"value": "plan", "name": "Plan"}],
+}
+
+
+def test_the_removed_models_field_offers_nothing_and_set_model_is_never_sent(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 32, item 1: an agent offering models only through the removed unstable field has no model picker;
+    a pick is one line naming why, and no ``session/set_model`` request ever leaves XWorkmate."""
+    controller = sqlite_controller
+    report = scripted_agent(controller, tmp_path, session_id="s-1", models=MODELS, turn=[{"say": "ok"}])
+    key = _acp_line(controller)
+    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
+    state = controller.agent_session(key)
+    assert (state.models, state.model) == ((), None)
+    with pytest.raises(UnknownAgentChoiceError, match="no model 'large'"):
+        controller.choose_agent_model(key, "large")
+    assert asyncio.run(controller.run_turn(key, "second", headless=True)).status == "finished"
+    assert [e for e in report_events(report, "set") if e["what"] == "model"] == []
+
+
+def test_a_mode_offered_as_a_config_option_is_set_as_that_option_and_both_views_agree(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 32, item 2: Qwen offers both ``modes`` and a ``category: "mode"`` option; the pick goes through the
+    option (not ``session/set_mode``), and the mode the line shows is the option's value, also after the agent
+    switches by itself."""
+    controller = sqlite_controller
+    report = scripted_agent(
+        controller,
+        tmp_path,
+        session_id="s-1",
+        load_session=True,
+        modes=MODES,
+        config_options=[QWEN_LIKE_MODE, *CONFIG],
+        turn=[{"say": "ok"}],
+    )
+    key = _acp_line(controller)
+    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
+    state = controller.agent_session(key)
+    assert ([m.id for m in state.modes], state.mode) == (["ask", "code", "plan"], "ask")
+    assert [o.id for o in state.other_options] == ["effort", "web"]  # the mode option has its own picker
+    controller.choose_agent_mode(key, "code")
+    assert asyncio.run(controller.run_turn(key, "second", headless=True)).status == "finished"
+    assert [(e["what"], e.get("config_id"), e["value"]) for e in report_events(report, "set")] == [
+        ("config", "mode", "code")
+    ]
+    state = controller.agent_session(key)
+    option = state.option("mode")
+    assert option is not None and (state.mode, option.value, state.wanted_mode) == ("code", "code", None)
+
+    scripted_agent(
+        controller,
+        tmp_path,
+        session_id="s-1",
+        load_session=True,
+        modes=MODES,
+        config_options=[QWEN_LIKE_MODE, *CONFIG],
+        turn=[{"mode_update": "plan"}, {"say": "planning"}],
+    )
+    assert asyncio.run(controller.run_turn(key, "third", headless=True)).status == "finished"
+    state = controller.agent_session(key)
+    option = state.option("mode")
+    assert option is not None and (state.mode, option.value) == ("plan", "plan")
+
+
+def test_a_model_pick_is_sent_again_when_a_resumed_session_forgot_it(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 32, item 1 (codex-acp: a pick lasted one turn): each turn starts a new agent process that resumes
+    the session with its default model; the kept pick is sent again, once per process, and the line keeps it."""
+    controller = sqlite_controller
+    report = scripted_agent(
+        controller,
+        tmp_path,
+        session_id="s-1",
+        resume_session=True,
+        config_options=[MODEL_OPTION],
+        turn=[{"say": "ok"}],
+    )
+    key = _acp_line(controller)
+    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
+    controller.choose_agent_model(key, "large")
+    for turn in ("second", "third"):
+        assert asyncio.run(controller.run_turn(key, turn, headless=True)).status == "finished"
+    assert len(report_events(report, "resume_session")) == 2
+    assert [(e["config_id"], e["value"]) for e in report_events(report, "set")] == [("model", "large")] * 2
+    state = controller.agent_session(key)
+    assert (state.model, state.shown_model, state.chosen_model) == ("large", "large", "large")

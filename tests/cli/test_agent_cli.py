@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp import AGENT
-from tests.acp.test_session_offers import CONFIG, MODELS, MODES
+from tests.acp.test_session_offers import CONFIG, MODEL_OPTION, MODELS, MODES
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
 from tests.support.acp_scripts import report_events
 from tests.support.openai_server import OpenAIServer, TextReply
@@ -69,6 +69,7 @@ def test_mcp_add_list_remove_and_bad_input(home: Path, db_env: dict[str, str]) -
         "command": ["mcp-files", "--root", "."],
         "url": None,
         "env": ["TOKEN=env:FILES_TOKEN"],
+        "headers": [],
         "tags": ["medical"],
     }
     ok_json(home, "mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", env=env)
@@ -155,7 +156,50 @@ def test_http_servers_go_to_an_agent_that_takes_them(home: Path, tmp_path: Path)
     ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "scripted", "--mcp", "web")
     assert ok_json(home, "run", line, "hi")["status"] == "finished"
     (new,) = report_events(report, "new_session")
-    assert new["mcp"] == [{"name": "web", "url": "http://127.0.0.1:9/mcp"}]
+    assert new["mcp"] == [{"name": "web", "url": "http://127.0.0.1:9/mcp", "type": "http", "headers": {}}]
+
+
+def test_sse_servers_and_headers_from_references_reach_an_agent_that_takes_them(home: Path, tmp_path: Path) -> None:
+    """Issue 32, item 6: ``--transport sse`` and ``--header NAME=env:VAR`` for http/sse servers; the value is read
+    at spawn, reaches only the agent (SEC-1), and an agent without sse gets the server left out in one line."""
+    token = "hdr-" + SECRET
+    report = _agent(home, tmp_path, {}, mcp_http=True, mcp_sse=True, turn=[{"say": "ok"}])
+    added = ok_json(
+        home, "mcp", "add", "events", "--url", "http://127.0.0.1:9/sse", "--transport", "sse",
+        "--header", "Authorization=env:EVENTS_TOKEN",
+    )  # fmt: skip
+    assert (added["transport"], added["headers"]) == ("sse", ["Authorization=env:EVENTS_TOKEN"])
+    ok_json(home, "mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "X-Api-Key=env:WEB_KEY")
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "scripted", "--mcp", "events,web")
+    out = ok_json(home, "run", line, "hi", env={"EVENTS_TOKEN": token, "WEB_KEY": "k-12345678"})
+    assert out["status"] == "finished", out
+    (new,) = report_events(report, "new_session")
+    assert new["mcp"] == [
+        {"name": "events", "url": "http://127.0.0.1:9/sse", "type": "sse", "headers": {"Authorization": token}},
+        {"name": "web", "url": "http://127.0.0.1:9/mcp", "type": "http", "headers": {"X-Api-Key": "k-12345678"}},
+    ]
+    for path in [*home.rglob("*.db"), *home.rglob("*.log")]:
+        assert token.encode() not in path.read_bytes(), path
+
+    # Bad input is one line and stores nothing.
+    for args, words in [
+        (("--url", "http://x/sse", "--transport", "sse", "--header", "Authorization=Bearer abc"), "NAME=env:VAR"),
+        (("--command", "srv", "--header", "A=env:B"), "--header is for http and sse"),
+        (("--url", "http://x/sse", "--env", "A=env:B"), "--env is for stdio servers"),
+        (("--url", "http://x/sse", "--transport", "stdio"), "--transport stdio needs --command"),
+    ]:
+        proc = run_cli(home, "mcp", "add", "bad", *args)
+        assert_one_line_error(proc, words)
+        assert "abc" not in proc.stderr
+    assert [s["name"] for s in ok_json(home, "mcp", "list")] == ["events", "web"]
+
+    # An agent that does not take sse: left out in one line, the turn runs.
+    report = _agent(home, tmp_path, {}, mcp_http=True, turn=[{"say": "ok"}])
+    out = ok_json(home, "run", line, "again", env={"EVENTS_TOKEN": token, "WEB_KEY": "k-12345678"})
+    assert out["status"] == "finished", out
+    texts = [m["content"] for m in ok_json(home, "messages", line)]
+    assert any("'events' was not started: the agent does not take sse MCP servers" in t for t in texts)
 
 
 def test_acp_mode_model_and_config_from_the_cli_and_usage_in_thread_show(
@@ -169,8 +213,8 @@ def test_acp_mode_model_and_config_from_the_cli_and_usage_in_thread_show(
         session_id="s-1",
         load_session=True,
         modes=MODES,
-        models=MODELS,
-        config_options=CONFIG,
+        models=MODELS,  # the removed unstable field: ignored; the model is the config option
+        config_options=[MODEL_OPTION, *CONFIG],
         commands=[{"name": "review", "description": "review the diff"}],
         prompt_usage={"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
         turn=[{"usage": {"used": 900, "size": 32000, "cost": {"amount": 0.5, "currency": "EUR"}}}, {"say": "ok"}],
@@ -207,7 +251,7 @@ def test_acp_mode_model_and_config_from_the_cli_and_usage_in_thread_show(
     assert ok_json(home, "run", line, "again", env=env)["status"] == "finished"
     assert [(e["what"], e["value"]) for e in report_events(report, "set")] == [
         ("mode", "plan"),
-        ("model", "large"),
+        ("config", "large"),  # --acp-model set the agent's model config option (issue 32, item 3)
         ("config", True),
     ]
     after = ok_json(home, "thread", "show", line, env=env)
@@ -323,3 +367,33 @@ def test_an_agent_that_does_not_list_sessions_is_not_asked(home: Path, tmp_path:
     assert report_events(report, "list_sessions") == []
     native = ok_json(home, "thread", "new")["session_key"]
     assert_one_line_error(run_cli(home, "thread", "sessions", native), native)
+
+
+def test_a_session_is_deleted_where_the_agent_offers_it_and_the_line_bound_to_it_starts_anew(
+    home: Path, tmp_path: Path
+) -> None:
+    """Issue 32, item 6: ``thread sessions KEY --delete ID`` sends session/delete (only where advertised) and
+    lists what is left; the line that was bound to it starts a new session on its next turn."""
+    report = _cli_agent(
+        home, tmp_path, {}, "deleter", session_id="s-old", load_session=True, list_sessions=True,
+        delete_sessions=True, turn=[{"say": "ok"}],
+    )  # fmt: skip
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "deleter")
+    assert ok_json(home, "run", line, "remember 42")["status"] == "finished"
+    assert ok_json(home, "thread", "show", line)["acp_session_id"] == "s-old"
+    proc = run_cli(home, "thread", "sessions", line, "--delete", "s-nope", "--json")
+    assert_one_line_error(proc, "s-nope")
+    left = ok_json(home, "thread", "sessions", line, "--delete", "s-old")
+    assert left == {"supported": True, "sessions": []}
+    assert [e["session_id"] for e in report_events(report, "delete_session")] == ["s-nope", "s-old"]
+    assert ok_json(home, "thread", "show", line)["acp_session_id"] is None
+    assert ok_json(home, "run", line, "again")["status"] == "finished"
+    assert len(report_events(report, "new_session")) == 2 and report_events(report, "load_session") == []
+
+    plain = _cli_agent(home, tmp_path, {}, "lister-only", list_sessions=True, turn=[{"say": "ok"}])
+    other = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", other, "--mode", "acp", "--provider", "lister-only")
+    proc = run_cli(home, "thread", "sessions", other, "--delete", "s-1")
+    assert_one_line_error(proc, "cannot delete sessions", "session/delete")
+    assert report_events(plain, "delete_session") == []

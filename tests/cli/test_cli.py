@@ -15,7 +15,7 @@ from xworkmate import __version__
 
 
 def run_cli(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_") or k == "XWORKMATE_ACP_TRACE"}
     full_env.update({"XWORKMATE_HOME": str(home), "QT_QPA_PLATFORM": "offscreen"})
     full_env.update(env or {})
     return subprocess.run(

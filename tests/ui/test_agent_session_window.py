@@ -12,7 +12,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QCheckBox, QComboBox
 from pytestqt.qtbot import QtBot
 
-from tests.acp.test_session_offers import CONFIG, MODELS, MODES
+from tests.acp.test_session_offers import CONFIG, MODEL_OPTION, MODES
 from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
@@ -65,8 +65,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
         session_id="s-1",
         load_session=True,
         modes=MODES,
-        models=MODELS,
-        config_options=CONFIG,
+        config_options=[MODEL_OPTION, *CONFIG],
         commands=COMMANDS,
         prompt_usage={"inputTokens": 1200, "outputTokens": 300, "totalTokens": 1500},
         turn=[{"usage": {"used": 5400, "size": 128000, "cost": {"amount": 0.0125, "currency": "USD"}}}, {"say": "ok"}],
@@ -93,6 +92,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     web = bar.config_widget("web")
     assert isinstance(effort, QComboBox) and effort.currentText() == "Low"
     assert isinstance(web, QCheckBox) and not web.isChecked()
+    assert bar.config_widget("model") is None  # the model option is the model picker, not shown twice
     assert window.usage_meter.text() == "5.4k/128k"  # compact; the tooltip has the rest (issue 30 item 2)
     assert "Cost: 0.0125 USD" in window.usage_meter.toolTip()
     window.grab().save(str(tmp_path / "agent-session.png"))
@@ -114,7 +114,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     run(loop, wait_until(finished(controller, line.thread_id), what="the second turn"))
     assert [(e["what"], e["value"]) for e in report_events(report, "set")] == [
         ("mode", "code"),
-        ("model", "large"),
+        ("config", "large"),  # the model is a config option (issue 32, item 1)
         ("config", "high"),
         ("config", True),
     ]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QMenu, QPushButton
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QMenu, QPushButton
 from pytestqt.qtbot import QtBot
 
 from tests.support.acp_scripts import report_events, scripted_agent
@@ -60,6 +60,22 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     _type(qtbot, dialog, "mcpUrlEdit", "https://example.org/mcp")
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
     assert dialog.server_names() == ["files", "spare"]
+    # Issue 32, item 6: a URL server over sse, its references sent as headers.
+    _type(qtbot, dialog, "mcpNameEdit", "events")
+    _type(qtbot, dialog, "mcpUrlEdit", "https://example.org/sse")
+    transport = dialog.findChild(QComboBox, "mcpTransportPicker")
+    transport.setCurrentIndex(transport.findData("sse"))
+    _type(qtbot, dialog, "mcpEnvEdit", "Authorization=env:EVENTS_TOKEN")
+    qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    assert dialog.server_names() == ["events", "files", "spare"]
+    events = next(s for s in controller.mcp_servers() if s.name == "events")
+    assert (events.transport, events.header_refs, events.env_refs) == (
+        "sse",
+        (("Authorization", "env:EVENTS_TOKEN"),),
+        (),
+    )
+    dialog.table.selectRow(0)
+    qtbot.mouseClick(dialog.findChild(QPushButton, "mcpRemoveButton"), Qt.MouseButton.LeftButton)
     dialog.table.selectRow(1)
     qtbot.mouseClick(dialog.findChild(QPushButton, "mcpRemoveButton"), Qt.MouseButton.LeftButton)
     assert dialog.server_names() == ["files"]

@@ -1,12 +1,13 @@
 """MCP servers handed to an ACP agent on session/new, load and resume (issue 15, item 3; SEC-1).
 
 ``session_mcp_servers`` turns the line's configured servers into the ACP
-parameters the agent's ``mcpCapabilities`` allow: stdio always, http only when
-advertised. Environment references (``NAME=env:VAR``) are resolved here, at
-spawn time, from our environment; the values go only into the request to the
-agent and are never stored or logged. A server that cannot be started (its
-program is not on PATH, a reference is unset, http not supported) is left out
-with one line saying why, and the turn goes on without it.
+parameters the agent's ``mcpCapabilities`` allow: stdio always, http and sse
+only when advertised (issue 32, item 6). Environment and header references
+(``NAME=env:VAR``) are resolved here, at spawn time, from our environment; the
+values go only into the request to the agent, are redacted from every derived
+text, and are never stored or logged. A server that cannot be started (its
+program is not on PATH, a reference is unset, its transport not supported) is
+left out with one line saying why, and the turn goes on without it.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from xworkmate.domain.mcp import McpServerRecord
+from xworkmate.domain.secrets import register_secret
 
 __all__ = ["McpServerSkipped", "session_mcp_servers"]
 
@@ -37,35 +39,43 @@ def session_mcp_servers(
     capabilities: Any,
     *,
     environ: Mapping[str, str] | None = None,
-) -> tuple[list[McpServerStdio | HttpMcpServer], list[McpServerSkipped]]:
+) -> tuple[list[McpServerStdio | HttpMcpServer | SseMcpServer], list[McpServerSkipped]]:
     source = os.environ if environ is None else environ
     mcp = getattr(capabilities, "mcp_capabilities", None) if capabilities is not None else None
-    http = bool(mcp and mcp.http)
-    given: list[McpServerStdio | HttpMcpServer] = []
+    offered = {"http": bool(mcp and mcp.http), "sse": bool(mcp and mcp.sse)}
+    given: list[McpServerStdio | HttpMcpServer | SseMcpServer] = []
     skipped: list[McpServerSkipped] = []
 
     def skip(server: McpServerRecord, why: str) -> None:
         skipped.append(McpServerSkipped(server.name, f"MCP server {server.name!r} was not started: {why}."))
 
     for server in servers:
-        env: list[EnvVariable] = []
+        values: list[tuple[str, str]] = []
         missing = None
-        for name, ref in server.env_refs:
+        for name, ref in (*server.env_refs, *server.header_refs):
             var = ref.partition(":")[2]
             value = source.get(var)
             if not value:
                 missing = f"{name} comes from ${var}, which is not set"
                 break
-            env.append(EnvVariable(name=name, value=value))
+            register_secret(value)  # SEC-1: a token in a header or the environment is redacted everywhere
+            values.append((name, value))
         if missing:
             skip(server, missing)
             continue
-        if server.transport == "http":
-            if not http:
-                skip(server, "the agent does not take http MCP servers (its mcpCapabilities do not list http)")
+        if server.transport in ("http", "sse"):
+            if not offered[server.transport]:
+                why = f"its mcpCapabilities do not list {server.transport}"
+                skip(server, f"the agent does not take {server.transport} MCP servers ({why})")
                 continue
-            given.append(HttpMcpServer(type="http", name=server.name, url=server.url or "", headers=[]))
+            headers = [HttpHeader(name=n, value=v) for n, v in values]
+            url = server.url or ""
+            if server.transport == "sse":
+                given.append(SseMcpServer(type="sse", name=server.name, url=url, headers=headers))
+            else:
+                given.append(HttpMcpServer(type="http", name=server.name, url=url, headers=headers))
             continue
+        env = [EnvVariable(name=n, value=v) for n, v in values]
         if not server.command:
             skip(server, "it has no command")
             continue

@@ -4,7 +4,9 @@
 environment, the line's folder), sends ``initialize``, signs in with the
 person's method when one is chosen (or the only one, when the agent asks), and
 calls ``session/list`` for the folder when the agent advertises it
-(``sessionCapabilities.list``). Nothing else is asked of the agent; it is
+(``sessionCapabilities.list``). With ``delete``, it first asks the agent to
+delete that session (``session/delete``, only when advertised: issue 32,
+item 6) and lists what is left. Nothing else is asked of the agent; it is
 stopped and reaped however the probe ends.
 
 It reuses the runner's process machinery (``_AgentProcess``: timeouts,
@@ -19,20 +21,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent
+from acp import PROTOCOL_VERSION, RequestError
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
 
 from xworkmate import __version__
 from xworkmate.agents.acp.approvals import agent_environment
 from xworkmate.agents.acp.errors import AUTH_REQUIRED, AcpAuthError, AcpRequestFailed, command_label
-from xworkmate.agents.acp.process import _AgentProcess
+from xworkmate.agents.acp.process import _AgentProcess, connect
 from xworkmate.agents.acp.reports import AcpTimeouts
 from xworkmate.agents.acp.runner import _find_executable
 from xworkmate.agents.sandbox import Sandbox
 from xworkmate.domain.agent_session import AgentInfo
 
-__all__ = ["AgentSession", "AgentSessions", "list_agent_sessions"]
+__all__ = ["AgentSession", "AgentSessions", "SessionDeleteRefused", "list_agent_sessions"]
+
+
+class SessionDeleteRefused(LookupError):
+    """The agent cannot delete sessions (it does not advertise ``session/delete``); one line."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ async def list_agent_sessions(
     sandbox: Sandbox | None = None,
     auth_method: str | None = None,
     timeouts: AcpTimeouts | None = None,
+    delete: str | None = None,
 ) -> AgentSessions:
     command = tuple(command)
     child_env = {**base_env, **env} if base_env is not None else agent_environment(env)
@@ -83,8 +90,8 @@ async def list_agent_sessions(
     connection = None
     try:
         assert agent.process is not None and agent.process.stdin is not None
-        connection = connect_to_agent(cast(Client, _ProbeClient()), agent.process.stdin, agent.reader)
-        probe = asyncio.ensure_future(_probe(agent, connection, str(cwd), auth_method))
+        connection = connect(cast(Client, _ProbeClient()), agent)
+        probe = asyncio.ensure_future(_probe(agent, connection, str(cwd), auth_method, delete))
         await asyncio.wait({probe, agent.failure}, return_when=asyncio.FIRST_COMPLETED)
         if not probe.done():
             probe.cancel()
@@ -102,7 +109,9 @@ async def list_agent_sessions(
         await agent.close_reaped(connection)
 
 
-async def _probe(agent: _AgentProcess, connection: Any, cwd: str, auth_method: str | None) -> AgentSessions:
+async def _probe(
+    agent: _AgentProcess, connection: Any, cwd: str, auth_method: str | None, delete: str | None
+) -> AgentSessions:
     agent.enter("initialize")
     init = await connection.initialize(
         protocol_version=PROTOCOL_VERSION,
@@ -114,6 +123,10 @@ async def _probe(agent: _AgentProcess, connection: Any, cwd: str, auth_method: s
     sessions = capabilities.session_capabilities if capabilities else None
     lists = bool(sessions and sessions.list is not None)
     reported = AgentInfo(name=info.name, title=info.title, version=info.version, lists_sessions=lists) if info else None
+    if delete is not None and not (sessions and sessions.delete is not None):
+        raise SessionDeleteRefused(
+            f"ACP agent {command_label(agent.command)} cannot delete sessions (it does not advertise session/delete)"
+        )
     if not (sessions and sessions.list is not None):
         return AgentSessions(supported=False, info=reported)
     methods = [m.id for m in init.auth_methods or []]
@@ -121,18 +134,34 @@ async def _probe(agent: _AgentProcess, connection: Any, cwd: str, auth_method: s
         await _authenticate(agent, connection, auth_method)
     agent.enter("session/new")  # the startup timeout applies to the listing too
     try:
+        await _delete(agent, connection, delete)
         listed = await connection.list_sessions(cwd=cwd)
     except RequestError as exc:
         if exc.code != AUTH_REQUIRED or auth_method is not None or len(methods) != 1:
             raise
         await _authenticate(agent, connection, methods[0])
         agent.enter("session/new")
+        await _delete(agent, connection, delete)
         listed = await connection.list_sessions(cwd=cwd)
     found = tuple(
         AgentSession(session_id=s.session_id, title=s.title, updated_at=s.updated_at, cwd=s.cwd)
         for s in listed.sessions
     )
     return AgentSessions(supported=True, sessions=found, info=reported)
+
+
+async def _delete(agent: _AgentProcess, connection: Any, session_id: str | None) -> None:
+    """``session/delete`` (the SDK has no call for it yet: the schema's ``DeleteSessionRequest``, as is)."""
+    if session_id is None:
+        return
+    try:
+        await connection._conn.send_request("session/delete", {"sessionId": session_id})
+    except RequestError as exc:
+        if exc.code == AUTH_REQUIRED:
+            raise
+        raise SessionDeleteRefused(
+            f"ACP agent {command_label(agent.command)} did not delete session {session_id!r}: {exc}"
+        ) from None
 
 
 async def _authenticate(agent: _AgentProcess, connection: Any, method_id: str) -> None:

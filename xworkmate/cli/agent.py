@@ -13,7 +13,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import add_command
-from xworkmate.domain.mcp import McpServerError, McpServerRecord, parse_env_ref
+from xworkmate.domain.mcp import McpServerError, McpServerRecord, parse_env_ref, parse_header_ref
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:
@@ -36,22 +36,31 @@ def mcp_json(record: McpServerRecord) -> dict[str, Any]:
         "command": list(record.command) or None,
         "url": record.url,
         "env": [f"{name}={ref}" for name, ref in record.env_refs],  # references only, never values (SEC-1)
+        "headers": [f"{name}={ref}" for name, ref in record.header_refs],
         "tags": list(record.tags),
     }
 
 
 def cmd_mcp_add(args: argparse.Namespace, controller: SessionController) -> int:
     if bool(args.command) == bool(args.url):
-        raise McpServerError('give --command "PROGRAM ARGS..." (stdio) or --url URL (http), one of them')
+        raise McpServerError('give --command "PROGRAM ARGS..." (stdio) or --url URL (http or sse), one of them')
     command = tuple(shlex.split(args.command)) if args.command else ()
     if args.command and not command:
         raise McpServerError("--command is empty")
+    transport = args.transport or ("http" if args.url else "stdio")
+    if (transport == "stdio") != bool(args.command):
+        raise McpServerError(f"--transport {transport} needs {'--command' if transport == 'stdio' else '--url'}")
+    if args.header and transport == "stdio":
+        raise McpServerError("--header is for http and sse servers; a stdio server takes --env")
+    if args.env and transport != "stdio":
+        raise McpServerError(f"--env is for stdio servers; an {transport} server takes --header NAME=env:VAR")
     record = McpServerRecord(
         name=args.name,
-        transport="http" if args.url else "stdio",
+        transport=transport,
         command=command,
         url=args.url,
         env_refs=tuple(parse_env_ref(item) for item in args.env or []),
+        header_refs=tuple(parse_header_ref(item) for item in args.header or []),
         tags=tuple(args.tag or ()),
     )
     stored = controller.add_mcp_server(record, replace=args.replace)
@@ -87,10 +96,17 @@ def cmd_mcp_remove(args: argparse.Namespace, controller: SessionController) -> i
 def add_mcp_parser(sub: Any) -> None:
     mcp = sub.add_parser("mcp", help="MCP servers given to ACP agents")
     msub = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
-    add = add_command(msub, "add", cmd_mcp_add, "configure an MCP server once (stdio --command or http --url)")
+    add = add_command(msub, "add", cmd_mcp_add, "configure an MCP server once (stdio --command, http/sse --url)")
     add.add_argument("name")
     add.add_argument("--command", metavar='"PROGRAM ARGS..."', help="a stdio MCP server")
-    add.add_argument("--url", metavar="URL", help="an http MCP server (only for agents that take http)")
+    add.add_argument("--url", metavar="URL", help="an http or sse MCP server (only for agents that take it)")
+    add.add_argument("--transport", choices=("stdio", "http", "sse"), help="with --url: http (the default) or sse")
+    add.add_argument(
+        "--header",
+        action="append",
+        metavar="NAME=env:VAR",
+        help="an http/sse header, its value read from $VAR when the agent starts (never stored)",
+    )
     add.add_argument(
         "--env",
         action="append",
@@ -149,7 +165,7 @@ def cmd_thread_sessions(args: argparse.Namespace, controller: SessionController)
     """The line's ACP agent's existing sessions for the line's folder (session/list), to bind one."""
     import asyncio
 
-    found = asyncio.run(controller.agent_sessions(args.key))
+    found = asyncio.run(controller.agent_sessions(args.key, delete=args.delete))
     rows = [
         {"session_id": s.session_id, "title": s.title, "updated_at": s.updated_at, "cwd": s.cwd} for s in found.sessions
     ]
@@ -169,6 +185,9 @@ def cmd_thread_sessions(args: argparse.Namespace, controller: SessionController)
 
 def add_thread_commands(add: Any) -> None:
     sessions = add("sessions", cmd_thread_sessions, "the line's ACP agent's existing sessions (session/list)")
+    sessions.add_argument(
+        "--delete", metavar="SESSION_ID", help="delete one of them first (session/delete, where the agent offers it)"
+    )
     sessions.add_argument("key")
 
 

@@ -33,6 +33,7 @@ def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
         "execution_mode": thread.execution_binding.mode.value,
         "provider": thread.execution_binding.provider,
         "model": thread.execution_binding.model,
+        "acp_session_id": thread.execution_binding.acp_session_id,
         "permission_level": thread.context_state.permission_level.value,
         "network": thread.context_state.network.value,
         "allowed_hosts": list(thread.context_state.allowed_hosts),

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
+from xworkmate.controllers.changes import AgentSessionChanged, LineUpdated, UsageChanged
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.mcp import McpServerError, McpServerRecord, servers_for_category
 from xworkmate.domain.messages import MessageState
@@ -91,9 +91,12 @@ class AgentSessionController:
 
     # -- the agent's existing sessions (item 7) -------------------------------------------
 
-    async def agent_sessions(self, key: str) -> Any:
+    async def agent_sessions(self, key: str, *, delete: str | None = None) -> Any:
         """``session/list`` of the line's ACP agent for the line's folder (``AgentSessions``; ``supported``
-        False when the agent does not advertise it). Started as a turn starts it: sandboxed, headless."""
+        False when the agent does not advertise it). Started as a turn starts it: sandboxed, headless.
+
+        ``delete``: first ``session/delete`` that session (issue 32, item 6; refused in one line when the
+        agent does not advertise it); a line bound to it starts a new session on its next turn."""
         from xworkmate.agents.acp_probe import list_agent_sessions
         from xworkmate.agents.acp_runner import check_acp_allowed, resolve_env_refs
         from xworkmate.agents.confinement import real_working_directory
@@ -123,7 +126,11 @@ class AgentSessionController:
             base_env=sandbox_env(thread, proxies=True),
             sandbox=sandbox,
             auth_method=record.acp_auth_method,
+            delete=delete,
         )
+        if delete is not None and thread.execution_binding.acp_session_id == delete:
+            self._ctx.store.threads.set_acp_session(thread.thread_id, None)  # the next turn starts a new one
+            self._ctx.emit(LineUpdated(key=thread.thread_id))
         if found.info is not None:
             self._ctx.store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
         return found
@@ -241,7 +248,7 @@ def record_agent_event(recorder: Any, event: object) -> bool:
         if event.kind == "mode":
             state = state.model_copy(update={"wanted_mode": None})
         elif event.kind == "model":
-            state = state.model_copy(update={"wanted_model": None})
+            state = state.model_copy(update={"wanted_model": None, "chosen_model": None})
         else:
             wanted = {k: v for k, v in state.wanted_config.items() if k != event.choice}
             state = state.model_copy(update={"wanted_config": wanted})

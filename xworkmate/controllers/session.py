@@ -516,8 +516,8 @@ class SessionController:
     def choose_agent_config(self, key: str, config_id: str, value: str | bool) -> AgentSessionState:
         return self._agent_sessions.choose_agent_config(key, config_id, value)
 
-    async def agent_sessions(self, key: str) -> Any:
-        return await self._agent_sessions.agent_sessions(key)
+    async def agent_sessions(self, key: str, *, delete: str | None = None) -> Any:
+        return await self._agent_sessions.agent_sessions(key, delete=delete)
 
     async def bind_agent_session(self, key: str, session_id: str, *, known: Any = None) -> Any:
         return await self._agent_sessions.bind_agent_session(key, session_id, known=known)

@@ -4,8 +4,12 @@
 commands as its last ``session/new|load|resume`` answer and later updates
 (``current_mode_update``, ``config_option_update``, ``available_commands_update``)
 described them, plus the choices the person made in the line's pickers
-(``wanted_*``), which the next turn applies with ``session/set_mode``,
-``session/set_model`` or ``session/set_config_option``.
+(``wanted_*``), which the next turn applies (issue 32, item 1). Config options are the one way
+to set what an agent offers as one: a ``category: "mode"`` or ``"model"`` option *is* the line's
+mode or model (``with_category_options``), set with ``session/set_config_option``;
+``session/set_mode`` only for an agent that offers modes alone; the removed unstable
+``session/set_model`` never. A model pick is kept (``chosen_model``) and sent again when a
+resumed session forgot it.
 
 ``LineUsage``: the line's meter: context used of its size, tokens in and out,
 cost where known. Fed by ACP ``usage_update`` and the ``usage`` of
@@ -85,6 +89,8 @@ class AgentSessionState(BaseModel):
     wanted_mode: str | None = None
     wanted_model: str | None = None
     wanted_config: dict[str, str | bool] = Field(default_factory=dict)
+    chosen_model: str | None = None
+    """The person's last model pick, kept after it was applied: a resumed session that forgot it gets it again."""
 
     @property
     def shown_mode(self) -> str | None:
@@ -100,6 +106,32 @@ class AgentSessionState(BaseModel):
     def option(self, config_id: str) -> AgentConfigOption | None:
         return next((o for o in self.config_options if o.id == config_id), None)
 
+    def category_option(self, category: Literal["mode", "model"]) -> AgentConfigOption | None:
+        """The select config option the agent offers as the session's mode or model, if any."""
+        return next((o for o in self.config_options if o.category == category and o.kind == "select"), None)
+
+    @property
+    def other_options(self) -> tuple[AgentConfigOption, ...]:
+        """The config options that are not the mode or the model (those have their own pickers)."""
+        shown = {id(o) for o in (self.category_option("mode"), self.category_option("model")) if o is not None}
+        return tuple(o for o in self.config_options if id(o) not in shown)
+
+    def with_category_options(self) -> AgentSessionState:
+        """Mode and model as the agent's config options say, where it offers them as options (one view of each)."""
+        update: dict[str, object] = {}
+        mode = self.category_option("mode")
+        if mode is not None:
+            update.update(modes=mode.choices, mode=str(mode.value))
+        model = self.category_option("model")
+        if model is not None:
+            update.update(models=model.choices, model=str(model.value))
+        return self.model_copy(update=update) if update else self
+
+    @property
+    def model_to_send(self) -> str | None:
+        """The model the next turn asks for: a new pick, or the kept one when the session forgot it."""
+        return self.wanted_model or self.chosen_model
+
     def choose_mode(self, mode_id: str) -> AgentSessionState:
         """The person picked ``mode_id``; refused when the agent does not offer it."""
         _check(mode_id, self.modes, "mode")
@@ -107,7 +139,9 @@ class AgentSessionState(BaseModel):
 
     def choose_model(self, model_id: str) -> AgentSessionState:
         _check(model_id, self.models, "model")
-        return self.model_copy(update={"wanted_model": None if model_id == self.model else model_id})
+        return self.model_copy(
+            update={"wanted_model": None if model_id == self.model else model_id, "chosen_model": model_id}
+        )
 
     def choose_config(self, config_id: str, value: str | bool) -> AgentSessionState:
         option = self.option(config_id)
@@ -136,6 +170,7 @@ class AgentSessionState(BaseModel):
                 "wanted_mode": self.wanted_mode,
                 "wanted_model": self.wanted_model,
                 "wanted_config": dict(self.wanted_config),
+                "chosen_model": self.chosen_model,
                 "commands": update.commands or self.commands,
             }
         )

@@ -30,6 +30,9 @@ class ActionKind(StrEnum):
     READ = "read"
     EDIT = "edit"
     COMMAND = "command"
+    QUESTION = "question"
+    """The agent asks the person something (Qwen's ``ask_user_question`` arrives as a ``think`` permission
+    request): never answered for them, at any level (issue 32, item 5)."""
 
 
 # Native tool names and ACP tool kinds (the ACP schema's ToolKind); the two sets of names do not overlap.
@@ -47,7 +50,7 @@ _KINDS: dict[str, ActionKind] = {
     # ACP tool kinds
     "read": ActionKind.READ,
     "search": ActionKind.READ,
-    "think": ActionKind.READ,
+    "think": ActionKind.QUESTION,
     "edit": ActionKind.EDIT,
     "delete": ActionKind.EDIT,
     "move": ActionKind.EDIT,
@@ -68,13 +71,16 @@ def tools_of_kind(kind: ActionKind) -> frozenset[str]:
 
 
 def needs_approval(tool: str, level: PermissionLevel, *, sandboxed: bool = True) -> bool:
-    """``ask``: edits and commands wait; ``auto-edit``: commands wait; ``full``: nothing waits; reads never.
+    """``ask``: edits and commands wait; ``auto-edit``: commands wait; ``full``: nothing waits; reads never;
+    a question to the person always.
 
     SBX-1: a command that cannot run in a sandbox waits at every level; never a silent unsandboxed run.
     """
     kind = action_kind(tool)
     if kind is ActionKind.READ:
         return False
+    if kind is ActionKind.QUESTION:
+        return True
     if kind is ActionKind.COMMAND and not sandboxed:
         return True
     if level is PermissionLevel.FULL:

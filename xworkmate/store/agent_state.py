@@ -83,10 +83,11 @@ class McpServerExistsError(ValueError):
 def _server(row: McpServerRow) -> McpServerRecord:
     return McpServerRecord(
         name=row.name,
-        transport="http" if row.transport == "http" else "stdio",
+        transport=row.transport if row.transport in ("http", "sse") else "stdio",  # type: ignore[arg-type]
         command=tuple(json.loads(row.command or "[]")),
         url=row.url,
         env_refs=tuple(tuple(pair) for pair in json.loads(row.env_refs or "[]")),
+        header_refs=tuple(tuple(pair) for pair in json.loads(row.header_refs or "[]")),
         tags=tuple(json.loads(row.tags or "[]")),
     )
 
@@ -110,6 +111,7 @@ class McpServerRepository:
             "command": json.dumps(list(record.command)),
             "url": record.url,
             "env_refs": json.dumps([list(p) for p in record.env_refs]),
+            "header_refs": json.dumps([list(p) for p in record.header_refs]),
             "tags": json.dumps(list(record.tags)),
         }
         with self._store.session() as session:

@@ -277,6 +277,7 @@ class McpServerRow(Base):
     command: Mapped[str] = mapped_column(StoredJSONText, default="[]")
     url: Mapped[str | None] = mapped_column(StoredText)
     env_refs: Mapped[str] = mapped_column(StoredJSONText, default="[]")
+    header_refs: Mapped[str] = mapped_column(StoredJSONText, default="[]")
     tags: Mapped[str] = mapped_column(StoredJSONText, default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 

@@ -35,7 +35,9 @@ Script keys (all optional)::
       "refuse_set": ["mode"|"model"|"config"],        # answer those set requests with an error
       "resume_session": false,           # advertise sessionCapabilities.resume (session/resume)
       "list_sessions": false,            # advertise sessionCapabilities.list (session/list)
+      "delete_sessions": false,          # advertise sessionCapabilities.delete (session/delete)
       "mcp_http": false,                 # advertise mcpCapabilities.http
+      "mcp_sse": false,                  # advertise mcpCapabilities.sse
       "prompt_capabilities": {"image": true, "embeddedContext": true},  # promptCapabilities (ATT-1)
       "prompt_usage": {"inputTokens", "outputTokens", "totalTokens"},  # PromptResponse.usage
       "turn": [ ...steps... ]
@@ -75,6 +77,7 @@ Steps of ``turn`` (run in order by ``session/prompt``)::
     {"echo_cwd": true}                   say the process's working directory
     {"echo_env": "NAME"}                 say NAME=value (or NAME unset) from the environment
     {"raw_update": {...}}                a session/update with this raw update object (unknown kinds too)
+    {"notify": {"method", "params"}}     a notification of the agent's own (``qwen/notify/...``)
     {"mode_update": "id"}                current_mode_update (the agent switched by itself)
     {"config_update": [configOptions]}   config_option_update
     {"usage": {"used", "size", "cost": {"amount", "currency"}}}   usage_update
@@ -229,8 +232,12 @@ class ScriptedAgent(Agent):
                     "sessionCapabilities": {
                         **({"resume": {}} if self.script.get("resume_session") else {}),
                         **({"list": {}} if self.script.get("list_sessions") else {}),
+                        **({"delete": {}} if self.script.get("delete_sessions") else {}),
                     },
-                    "mcpCapabilities": {"http": bool(self.script.get("mcp_http"))},
+                    "mcpCapabilities": {
+                        "http": bool(self.script.get("mcp_http")),
+                        "sse": bool(self.script.get("mcp_sse")),
+                    },
                     "promptCapabilities": dict(self.script.get("prompt_capabilities") or {}),
                 },
                 "agentInfo": {"name": info["name"], "version": info["version"]},
@@ -357,6 +364,16 @@ class ScriptedAgent(Agent):
         await self._send_commands(session_id)
         return _ResumeSession.model_validate(self._offers())
 
+    async def delete_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = str(params.get("sessionId"))
+        self.report("delete_session", session_id=session_id)
+        sessions = self._sessions()
+        if session_id not in sessions:
+            raise RequestError.resource_not_found(f"session:{session_id}")
+        del sessions[session_id]
+        Path(str(self.script["state"])).write_text(json.dumps(sessions), encoding="utf-8")
+        return {}
+
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
@@ -441,6 +458,10 @@ class ScriptedAgent(Agent):
             # Below the typed API on purpose: an update kind this SDK version does not know.
             await conn._conn.send_notification(  # type: ignore[attr-defined]
                 "session/update", {"sessionId": session_id, "update": step["raw_update"]}
+            )
+        elif "notify" in step:
+            await conn._conn.send_notification(  # type: ignore[attr-defined]
+                step["notify"]["method"], step["notify"].get("params", {})
             )
         elif "mode_update" in step:
             self.current_mode = step["mode_update"]
@@ -634,6 +655,8 @@ def _mcp_report(servers: Any) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": server.name}
         if getattr(server, "url", None):
             entry["url"] = server.url
+            entry["type"] = server.type
+            entry["headers"] = {h.name: h.value for h in server.headers}
         else:
             entry["command"] = [server.command, *server.args]
             entry["env"] = {e.name: e.value for e in server.env}
@@ -668,7 +691,8 @@ def main(argv: list[str]) -> None:
 
 
 def _route_set_model(agent: ScriptedAgent) -> None:
-    """``session/set_model`` (unstable, not routed by this SDK): answered as Qwen Code answers it."""
+    """``session/set_model`` (unstable, not routed by this SDK): answered as Qwen Code answers it; and
+    ``session/delete`` (stable, not in this SDK version yet)."""
     import acp.agent.connection as agent_connection
     from acp.router import Route
 
@@ -680,7 +704,11 @@ def _route_set_model(agent: ScriptedAgent) -> None:
         async def set_model(params: Any) -> Any:
             return await agent.set_model(params if isinstance(params, dict) else {})
 
+        async def delete_session(params: Any) -> Any:
+            return await agent.delete_session(params if isinstance(params, dict) else {})
+
         router.add_route(Route(method="session/set_model", func=set_model, kind="request"))
+        router.add_route(Route(method="session/delete", func=delete_session, kind="request"))
         return router
 
     agent_connection.build_agent_router = build_with_set_model  # type: ignore[assignment]

@@ -118,11 +118,13 @@ class AgentSessionBar(QWidget):
         _fill(self.model_picker, state.models, state.shown_model)
         self.model_picker.setVisible(bool(state.models))
         self._show_config(state)
-        self.config_area.setVisible(bool(state.config_options))
+        self.config_area.setVisible(bool(state.other_options))
         self.show()
 
     def _show_config(self, state: AgentSessionState) -> None:
-        shape = tuple((o.id, o.name, o.kind, o.choices) for o in state.config_options)
+        # A mode or model option is shown by the mode or model picker, not a second time here (issue 32).
+        options = state.other_options
+        shape = tuple((o.id, o.name, o.kind, o.choices) for o in options)
         if shape != self._config_shape:  # new options: new widgets; otherwise only their values change
             self._config_shape = shape
             while self._config_layout.count():
@@ -130,10 +132,10 @@ class AgentSessionBar(QWidget):
                 widget = item.widget() if item is not None else None
                 if widget is not None:
                     widget.deleteLater()
-            for option in state.config_options:
+            for option in options:
                 self._config_layout.addWidget(self._config_editor(option))
             self.editors_rebuilt.emit()
-        for option in state.config_options:
+        for option in options:
             widget = self.config_widget(option.id)
             value = state.shown_config(option)
             blocked = widget.blockSignals(True) if widget is not None else False

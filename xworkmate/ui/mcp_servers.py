@@ -17,6 +17,7 @@ import shlex
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -34,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.mcp import McpServerRecord, parse_env_ref
+from xworkmate.domain.mcp import McpServerRecord, parse_env_ref, parse_header_ref
 from xworkmate.ui.wording import plain_words
 
 __all__ = ["McpPicker", "McpServersDialog"]
@@ -62,9 +63,16 @@ class McpServersDialog(QDialog):
         self.url_edit = QLineEdit()
         self.url_edit.setObjectName("mcpUrlEdit")
         self.url_edit.setPlaceholderText(self.tr("http: https://example.org/mcp (only agents that take http)"))
+        # Issue 32, item 6: a URL server speaks http or sse; its references are headers, not environment.
+        self.transport_picker = QComboBox()
+        self.transport_picker.setObjectName("mcpTransportPicker")
+        self.transport_picker.addItem("http", "http")
+        self.transport_picker.addItem("sse", "sse")
         self.env_edit = QLineEdit()
         self.env_edit.setObjectName("mcpEnvEdit")
-        self.env_edit.setPlaceholderText(self.tr("TOKEN=env:MY_TOKEN (references, read when the agent starts)"))
+        self.env_edit.setPlaceholderText(
+            self.tr("TOKEN=env:MY_TOKEN (references, read when the agent starts; headers for a URL)")
+        )
         self.tags_edit = QLineEdit()
         self.tags_edit.setObjectName("mcpTagsEdit")
         self.tags_edit.setPlaceholderText(self.tr("medical, legal (a category line only gets tagged servers)"))
@@ -79,8 +87,11 @@ class McpServersDialog(QDialog):
         form = QFormLayout()
         form.addRow(self.tr("Name"), self.name_edit)
         form.addRow(self.tr("Command"), self.command_edit)
-        form.addRow(self.tr("URL"), self.url_edit)
-        form.addRow(self.tr("Environment"), self.env_edit)
+        url_row = QHBoxLayout()
+        url_row.addWidget(self.url_edit, 1)
+        url_row.addWidget(self.transport_picker)
+        form.addRow(self.tr("URL"), url_row)
+        form.addRow(self.tr("Environment / headers"), self.env_edit)
         form.addRow(self.tr("Tags"), self.tags_edit)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
@@ -117,13 +128,15 @@ class McpServersDialog(QDialog):
             command = tuple(shlex.split(self.command_edit.text()))
             url = self.url_edit.text().strip() or None
             if bool(command) == bool(url):
-                raise ValueError(self.tr("give a command (stdio) or a URL (http), one of them"))
+                raise ValueError(self.tr("give a command (stdio) or a URL (http or sse), one of them"))
+            refs = self.env_edit.text().split()
             record = McpServerRecord(
                 name=self.name_edit.text().strip(),
-                transport="http" if url else "stdio",
+                transport=self.transport_picker.currentData() if url else "stdio",
                 command=command,
                 url=url,
-                env_refs=tuple(parse_env_ref(item) for item in self.env_edit.text().split()),
+                env_refs=() if url else tuple(parse_env_ref(item) for item in refs),
+                header_refs=tuple(parse_header_ref(item) for item in refs) if url else (),
                 tags=tuple(t.strip() for t in self.tags_edit.text().split(",") if t.strip()),
             )
             self._controller.add_mcp_server(record)

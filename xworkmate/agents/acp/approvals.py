@@ -71,7 +71,8 @@ def permission_approver(level: PermissionLevel, *, refused: list[str] | None = N
     """Answers for ``xworkmate run``, where no one is at the window to approve.
 
     ``full`` allows; ``auto-edit`` allows edits (ACP kinds edit/delete/move) and
-    refuses the rest (execute, fetch…); ``ask`` refuses, saying how to allow it.
+    refuses the rest (execute, fetch…); ``ask`` refuses, saying how to allow it. A question
+    (``think``) is never answered here, at any level (issue 32, item 5).
     """
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
@@ -88,6 +89,15 @@ def permission_approver(level: PermissionLevel, *, refused: list[str] | None = N
         if not needs_approval(kind, level):
             return ApprovalDecision(allowed=True)
         key = request.thread_id
+        if action_kind(kind) is ActionKind.QUESTION:
+            reason = (
+                f"the agent asked a question on line {key} ({request.summary}) and no one is at the window to"
+                " answer it; it was not answered for you: open the line in the window, or say the answer in"
+                " your next message"
+            )
+            if refused is not None:
+                refused.append(reason)
+            return ApprovalDecision(allowed=False, reason=reason)
         fix = (
             f"`xworkmate thread set {key} --permission full`"
             if level is PermissionLevel.AUTO_EDIT or action_kind(kind) is not ActionKind.EDIT

@@ -11,8 +11,13 @@ import signal
 from collections import deque
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
+from acp import RequestError, connect_to_agent
 from acp.client.connection import ClientSideConnection
+from acp.connection import StreamDirection, StreamEvent
+from acp.interfaces import Client
+from pydantic import ValidationError
 
 from xworkmate.agents.acp.errors import (
     AcpAgentError,
@@ -32,6 +37,61 @@ _STREAM_LIMIT = 50 * 1024 * 1024  # the SDK's own default for one JSON-RPC line
 
 _STDERR_TAIL_LINES = 20
 _POLL = 0.02
+
+
+def connect(client: Client, agent: _AgentProcess) -> ClientSideConnection:
+    """The JSON-RPC connection to ``agent``'s stdio, with notifications it does not know ignored quietly.
+
+    Issue 32, item 2 (ERR-1): an agent's own notification (``qwen/notify/...``) or a session update of a
+    kind this client's schema lacks is written to the log at debug level; the SDK would otherwise log a
+    traceback, which reaches ``xworkmate run``'s stderr. Unknown *requests* are still answered -32601.
+    """
+    assert agent.process is not None and agent.process.stdin is not None
+    connection = connect_to_agent(client, agent.process.stdin, agent.reader)
+    rpc = connection._conn
+    handle = rpc._handler
+
+    async def quietly(method: str, params: Any | None, is_notification: bool) -> Any:
+        if not is_notification:
+            return await handle(method, params, is_notification)
+        try:
+            return await handle(method, params, is_notification)
+        except RequestError as exc:
+            if exc.code != -32601:
+                raise
+            log.debug("ACP notification %s ignored: this client does not handle it", method)
+        except ValidationError as exc:
+            errors = exc.error_count()
+            log.debug("ACP notification %s ignored: it does not match the schema (%d errors)", method, errors)
+        return None
+
+    rpc._handler = quietly
+    trace = os.environ.get(TRACE_ENV)
+    if trace:
+        rpc.add_observer(_Tracer(trace))
+    return connection
+
+
+TRACE_ENV = "XWORKMATE_ACP_TRACE"
+"""A file to append every JSON-RPC message to, one JSON object a line (``{"conn", "dir": "out"|"in", "msg"}``).
+
+For tests and debugging (issue 32, item 7: the tests validate the traffic against the official schema).
+The file holds the conversation as the agent saw it: set it only where that is fine to keep."""
+
+
+class _Tracer:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.conn = f"{os.getpid()}-{id(self):x}"  # one connection's ids are matched among themselves
+
+    def __call__(self, event: StreamEvent) -> None:
+        direction = "out" if event.direction is StreamDirection.OUTGOING else "in"
+        line = json.dumps({"conn": self.conn, "dir": direction, "msg": event.message})
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
 
 
 class _AgentProcess:

@@ -48,6 +48,7 @@ from xworkmate.agents.events import (
     PlanUpdated,
     ThoughtDelta,
 )
+from xworkmate.domain.permissions import ActionKind, action_kind
 from xworkmate.llm.events import ToolCall
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,8 @@ class _AgentRequests(_ToolCards):
             return _answer(options, allowed=False, always=False)
         if self.cancelling:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        remembered = self.runner.remembered(session_id, tool.kind)
+        question = action_kind(tool.kind) is ActionKind.QUESTION  # asked each time, never remembered
+        remembered = None if question else self.runner.remembered(session_id, tool.kind)
         if remembered is not None:
             if not remembered:
                 self._finish_tool(tool, ok=False, error_kind="not_approved", content="rejected always for this line")
@@ -117,7 +119,7 @@ class _AgentRequests(_ToolCards):
         decision = await self._ask(call, diff=diff)
         if decision is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        always = decision.always
+        always = decision.always and not question
         if always:
             self.runner._remembered[(session_id, tool.kind)] = decision.allowed
         if not decision.allowed:

@@ -3,14 +3,15 @@
 ``SessionOffers`` keeps, for one turn, what the agent offers (modes, models,
 config options, slash commands) from its ``session/new|load|resume`` answer
 and later updates, and emits ``AcpOffersChanged`` each time that changes.
-``apply_choices`` sends the person's picks with ``session/set_mode``,
-``session/set_model`` or ``session/set_config_option``, whichever the agent
-supports; a refused pick is one ``AcpChoiceRefused`` and the turn goes on.
-``usage_update`` and a prompt answer's ``usage`` become ``UsageReported``.
+``apply_choices`` sends the person's picks as config options where the agent
+offers them (mode and model included), ``session/set_mode`` for an agent that
+offers modes alone; a refused pick is one ``AcpChoiceRefused`` and the turn
+goes on. ``usage_update`` and a prompt answer's ``usage`` become ``UsageReported``.
 
-``models`` and ``session/set_model`` are not in the SDK's schema (they are
-unstable in ACP; Qwen Code, Claude Code and Gemini send them): the session
-answers are read raw once (``open_session``) so that field is not dropped.
+The unstable ``models`` field and ``session/set_model`` were removed from ACP
+(June 2026) and are in neither schema: some agents still send the field, and
+it is ignored; a model is picked only through a ``category: "model"`` option
+(issue 32, item 1).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from acp import RequestError
 from acp.client.connection import ClientSideConnection
@@ -77,13 +78,10 @@ class AcpChoiceRefused:
     message: str
 
 
-async def open_session(
-    connection: ClientSideConnection, method: str, params: BaseModel, response: type[R]
-) -> tuple[R, dict[str, Any]]:
-    """``session/new|load|resume`` with the answer also kept raw (for the unstable ``models``)."""
+async def open_session(connection: ClientSideConnection, method: str, params: BaseModel, response: type[R]) -> R:
+    """``session/new|load|resume`` by method name (the caller picks which one the agent supports)."""
     raw = await connection._conn.send_request(method, serialize_params(params))
-    data = raw if isinstance(raw, dict) else {}
-    return response.model_validate(data), data
+    return response.model_validate(raw if isinstance(raw, dict) else {})
 
 
 def prompt_usage(response: Any) -> UsageReported | None:
@@ -98,24 +96,6 @@ def _modes(modes: Any) -> tuple[tuple[AgentChoice, ...], str | None]:
         return (), None
     offered = tuple(AgentChoice(id=m.id, name=m.name or m.id, description=m.description) for m in modes.available_modes)
     return offered, modes.current_mode_id
-
-
-def _models(raw: Any) -> tuple[tuple[AgentChoice, ...], str | None]:
-    if not isinstance(raw, dict):
-        return (), None
-    offered: list[AgentChoice] = []
-    for entry in raw.get("availableModels") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("modelId"), str):
-            description = entry.get("description")
-            offered.append(
-                AgentChoice(
-                    id=entry["modelId"],
-                    name=str(entry.get("name") or entry["modelId"]),
-                    description=description if isinstance(description, str) else None,
-                )
-            )
-    current = raw.get("currentModelId")
-    return tuple(offered), current if isinstance(current, str) else None
 
 
 def _config_options(options: Any) -> tuple[AgentConfigOption, ...]:
@@ -159,31 +139,36 @@ class SessionOffers:
     def __init__(self, emit: Callable[[object], None], agent: str | None) -> None:
         self.emit = emit
         self.state = AgentSessionState(agent=agent)
-        self.can_set_model = False
 
     def _changed(self, **values: Any) -> None:
-        state = self.state.model_copy(update=values)
+        state = self.state.model_copy(update=values).with_category_options()
         if state != self.state:  # an agent that offers nothing reports nothing
             self.state = state
             self.emit(AcpOffersChanged(state))
 
-    def opened(self, response: Any, raw: dict[str, Any]) -> None:
-        """The answer of session/new|load|resume: modes, models, config options (each may be absent)."""
+    def opened(self, response: Any) -> None:
+        """The answer of session/new|load|resume: modes and config options (each may be absent).
+
+        Issue 32, item 1: models come only from a ``category: "model"`` config option; the unstable
+        ``models`` field some agents still send belongs to an API removed upstream (June 2026).
+        """
         modes, mode = _modes(getattr(response, "modes", None))
-        models, model = _models(raw.get("models"))
-        self.can_set_model = bool(models)
         self._changed(
             modes=modes,
             mode=mode,
-            models=models,
-            model=model,
+            models=(),
+            model=None,
             config_options=_config_options(getattr(response, "config_options", None)),
         )
 
     def on_update(self, update: Any) -> bool:
         """A session/update about the session itself; True when it was one of these kinds."""
         if isinstance(update, CurrentModeUpdate):
-            self._changed(mode=update.current_mode_id)
+            option = self.state.category_option("mode")
+            if option is None:
+                self._changed(mode=update.current_mode_id)
+            else:  # the option is the mode: both views say the same
+                self._changed(config_options=_with_value(self.state.config_options, option.id, update.current_mode_id))
         elif isinstance(update, ConfigOptionUpdate):
             self._changed(config_options=_config_options(update.config_options))
         elif isinstance(update, AvailableCommandsUpdate):
@@ -207,12 +192,25 @@ class SessionOffers:
         return True
 
     async def apply_choices(self, connection: ClientSideConnection, session_id: str, wanted: AgentSessionState) -> None:
-        """Send the person's picks that differ from what the session has; refusals are reported, not raised."""
-        state = self.state
-        if wanted.wanted_mode and wanted.wanted_mode != state.mode:
-            await self._set_mode(connection, session_id, wanted.wanted_mode)
-        if wanted.wanted_model and wanted.wanted_model != state.model:
-            await self._set_model(connection, session_id, wanted.wanted_model)
+        """Send the person's picks that differ from what the session has; refusals are reported, not raised.
+
+        Issue 32, item 1: a mode or model the agent offers as a config option is set as that option;
+        ``session/set_mode`` only when it offers modes alone. The kept model pick is sent again when a
+        resumed session forgot it.
+        """
+        if wanted.wanted_mode and wanted.wanted_mode != self.state.mode:
+            option = self.state.category_option("mode")
+            if option is not None:
+                await self._set_config(connection, session_id, option.id, wanted.wanted_mode, kind="mode")
+            else:
+                await self._set_mode(connection, session_id, wanted.wanted_mode)
+        model = wanted.model_to_send
+        if model and model != self.state.model:
+            option = self.state.category_option("model")
+            if option is None or not any(c.id == model for c in option.choices):
+                self._refused("model", model, "it no longer offers that model")
+            else:
+                await self._set_config(connection, session_id, option.id, model, kind="model")
         for config_id, value in wanted.wanted_config.items():
             option = self.state.option(config_id)
             if option is None or option.value != value:
@@ -229,44 +227,41 @@ class SessionOffers:
             return
         self._changed(mode=mode_id)
 
-    async def _set_model(self, connection: ClientSideConnection, session_id: str, model_id: str) -> None:
-        if not self.can_set_model or not any(m.id == model_id for m in self.state.models):
-            self._refused("model", model_id, "it no longer offers that model")
-            return
-        try:
-            await connection._conn.send_request("session/set_model", {"sessionId": session_id, "modelId": model_id})
-        except RequestError as exc:
-            self._refused("model", model_id, _why(exc))
-            return
-        self._changed(model=model_id)
-
     async def _set_config(
-        self, connection: ClientSideConnection, session_id: str, config_id: str, value: str | bool
+        self,
+        connection: ClientSideConnection,
+        session_id: str,
+        config_id: str,
+        value: str | bool,
+        kind: Literal["mode", "model", "config"] = "config",
     ) -> None:
-        shown = f"{config_id}={value}"
+        """``session/set_config_option``; ``kind`` says which pick a refusal is about (mode and model are options)."""
+        choice, shown = (config_id, f"{config_id}={value}") if kind == "config" else (str(value), None)
         if self.state.option(config_id) is None:
-            self._refused("config", config_id, "it no longer offers that option")
+            self._refused(kind, choice, "it no longer offers that option", shown)
             return
         try:
             answer = await connection.set_config_option(config_id=config_id, session_id=session_id, value=value)
         except RequestError as exc:
-            self._refused("config", config_id, _why(exc), shown)
+            self._refused(kind, choice, _why(exc), shown)
             return
         options = getattr(answer, "config_options", None)
         if options:
             self._changed(config_options=_config_options(options))
         else:
-            self._changed(
-                config_options=tuple(
-                    o.model_copy(update={"value": value}) if o.id == config_id else o for o in self.state.config_options
-                )
-            )
+            self._changed(config_options=_with_value(self.state.config_options, config_id, value))
 
     def _refused(self, kind: str, choice: str, why: str, shown: str | None = None) -> None:
         what = {"mode": "mode", "model": "model", "config": "config option"}[kind]
         message = f"The agent did not switch to {what} {shown or choice!r}: {why}; the turn went on without it."
         log.info("ACP choice refused: %s", message)
         self.emit(AcpChoiceRefused(kind, choice, message))
+
+
+def _with_value(
+    options: tuple[AgentConfigOption, ...], config_id: str, value: str | bool
+) -> tuple[AgentConfigOption, ...]:
+    return tuple(o.model_copy(update={"value": value}) if o.id == config_id else o for o in options)
 
 
 def _why(exc: RequestError) -> str:

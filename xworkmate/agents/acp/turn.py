@@ -18,7 +18,6 @@ from urllib.parse import quote
 from acp import (
     PROTOCOL_VERSION,
     RequestError,
-    connect_to_agent,
     embedded_text_resource,
     image_block,
     resource_block,
@@ -47,7 +46,7 @@ from xworkmate.agents.acp.errors import (
     AcpProtocolError,
     AcpRequestFailed,
 )
-from xworkmate.agents.acp.process import _AgentProcess
+from xworkmate.agents.acp.process import _AgentProcess, connect
 from xworkmate.agents.acp.reports import (
     AcpAuthMethod,
     AcpSessionReady,
@@ -137,7 +136,7 @@ class _Turn(_TerminalRequests, _SignIn):
     async def drive(self, agent: _AgentProcess, prompt: str, stored_session: str | None) -> AcpTurnResult:
         self.agent = agent
         assert agent.process is not None and agent.process.stdin is not None
-        connection = connect_to_agent(cast(Client, self), agent.process.stdin, agent.reader)
+        connection = connect(cast(Client, self), agent)
         protocol = asyncio.create_task(self._protocol(connection, prompt, stored_session))
         try:
             try:
@@ -245,10 +244,10 @@ class _Turn(_TerminalRequests, _SignIn):
             answer_type = ResumeSessionResponse if can_resume else LoadSessionResponse
             self.replaying = not can_resume  # the agent replays the conversation we already keep
             try:
-                answer, raw = await self._signed(
+                answer = await self._signed(
                     connection, method, lambda: open_session(connection, method, params, answer_type)
                 )
-                offers.opened(answer, raw)
+                offers.opened(answer)
                 self.session_id, resumed = stored_session, True
             except RequestError as exc:
                 note = f"could not resume the agent's session {stored_session} ({exc}); started a new session"
@@ -258,7 +257,7 @@ class _Turn(_TerminalRequests, _SignIn):
             note = f"the agent cannot resume sessions; started a new session instead of {stored_session}"
         if self.session_id is None:
             agent.enter("session/new")
-            created, raw = await self._signed(
+            created = await self._signed(
                 connection,
                 "session/new",
                 lambda: open_session(
@@ -266,7 +265,7 @@ class _Turn(_TerminalRequests, _SignIn):
                 ),
             )
             self.session_id = created.session_id
-            offers.opened(created, raw)
+            offers.opened(created)
         if note:
             log.info("line %s: %s", self.request.thread_id, note)
         self.emit(AcpSessionReady(self.session_id, resumed=resumed, note=note, agent=self.agent_label))

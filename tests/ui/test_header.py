@@ -11,16 +11,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from tests.support.acp_scripts import scripted_agent
 from xworkmate.controllers import SessionController
+from xworkmate.domain.agent_session import LineUsage
 from xworkmate.ui import MainWindow
+from xworkmate.ui.agent_session import UsageMeter
 from xworkmate.ui.layout import shown_text
 from xworkmate.ui.resources import load_resources
 from xworkmate.ui.start import apply_resources
+from xworkmate.ui.theme import current
 
 from .conftest import open_window
 from .support import click_line, finished, send, settled
@@ -118,12 +122,52 @@ def test_the_usage_meter_survives_a_switch_away_and_back(
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
     meter = window.usage_meter
     qtbot.waitUntil(meter.isVisible)
-    shown = meter.text()
-    assert "in 10" in meter.toolTip() or "10" in meter.toolTip()
+    shown, fill = meter.text(), meter.fill
+    assert shown == "15/128k" and fill == pytest.approx(15 / 128000)
+    assert "Tokens in: 10, out: 5" in meter.toolTip()
 
     click_line(qtbot, window, other.thread_id)
     qtbot.waitUntil(lambda: window.shown_key == other.thread_id)
     click_line(qtbot, window, line.thread_id)
     qtbot.waitUntil(lambda: window.shown_key == line.thread_id)
     settled(qtbot, window)
-    assert meter.isVisible() and meter.text() == shown
+    assert meter.isVisible() and meter.text() == shown and meter.fill == fill
+    assert not meter.bar_rect().isEmpty()
+
+
+def _pixel(image: QImage, point: QPoint) -> str:
+    return image.pixelColor(point).name()
+
+
+def test_the_usage_meter_is_a_painted_bar_of_the_contexts_fill_with_the_details_on_hover(
+    qtbot: QtBot, app_style: None
+) -> None:
+    """Issue 30 item 2: a compact bar, themed from the tokens (fill ``accent`` over the ``border`` track),
+    its figure beside it, the numbers in the tooltip; no bar where the agent did not say the context's size."""
+    meter = UsageMeter()
+    qtbot.addWidget(meter)
+    meter.show_usage(LineUsage(context_used=32000, context_size=128000, tokens_in=2400, tokens_out=600))
+    meter.show()
+    qtbot.waitExposed(meter)
+    assert meter.text() == "32k/128k" and meter.fill == pytest.approx(0.25)
+    assert meter.toolTip().splitlines()[:2] == ["Context: 32,000 of 128,000 tokens", "Tokens in: 2,400, out: 600"]
+    bar = meter.bar_rect()
+    assert bar.width() >= 40 and bar.height() >= 4 and meter.width() >= bar.right()
+    image = meter.grab().toImage()
+    if image.devicePixelRatio() != 1:
+        image = image.scaled(meter.size())
+    middle = bar.center().y()
+    theme = current()
+    assert _pixel(image, QPoint(bar.left() + bar.width() // 8, middle)) == theme.hex("accent")  # a quarter filled
+    assert _pixel(image, QPoint(bar.left() + bar.width() * 3 // 4, middle)) == theme.hex("border")  # the rest
+    assert meter.sizeHint().width() > bar.width() + meter.fontMetrics().horizontalAdvance("32k/128k") - 1
+
+    meter.show_usage(LineUsage(context_used=120000, context_size=128000))
+    image = meter.grab().toImage()
+    assert _pixel(image, QPoint(bar.left() + bar.width() // 2, middle)) == theme.hex("danger-border")  # nearly full
+
+    meter.show_usage(LineUsage(tokens_in=4100, tokens_out=812))
+    assert meter.fill is None and meter.bar_rect().isEmpty() and meter.text() == "↑4.1k ↓812"
+    assert meter.isVisible()
+    meter.show_usage(LineUsage())
+    assert not meter.isVisible()

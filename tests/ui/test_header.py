@@ -71,6 +71,38 @@ def test_the_title_is_shown_whole_beside_a_long_session_key_at_900x600(
     assert line.thread_id in (window.elider.tooltip_for(chip) or "")  # whole in its tooltip
 
 
+# Issue 30 item 3 (w30): a title this long was still cut at 900x600, the chip keeping its width.
+VERY_LONG_TITLE = "Second line: list three things to check before the release"
+
+
+def test_a_very_long_title_stays_whole_at_900x600_the_key_chip_gives_way(
+    qtbot: QtBot, sqlite_controller: SessionController, app_style: None
+) -> None:
+    """The title first and whole; the chip shrinks (elided in the middle) or hides when there is no room left
+    for it, and comes back whole when the window is wide again."""
+    assert len(VERY_LONG_TITLE) >= 55
+    line = sqlite_controller.create_line(VERY_LONG_TITLE)
+    window = open_window(qtbot, sqlite_controller)
+    window.resize(900, 600)
+    click_line(qtbot, window, line.thread_id)
+    qtbot.waitUntil(lambda: window.message_pane.title_label.text() == VERY_LONG_TITLE)
+    QApplication.processEvents()
+    title, chip = window.message_pane.title_label, _label(window, "sessionKeyLabel")
+    assert window.width() == 900
+    assert shown_text(title) == VERY_LONG_TITLE  # whole
+    assert title.width() >= title.fontMetrics().horizontalAdvance(VERY_LONG_TITLE)
+    if chip.isVisible():  # what room is left: the chip in it, never over the title
+        assert chip.x() >= title.geometry().right() and "…" in shown_text(chip)
+    assert line.thread_id in (window.elider.tooltip_for(chip) or chip.text())
+
+    window.resize(1440, 800)
+    qtbot.waitUntil(lambda: window.width() == 1440)
+    QApplication.processEvents()
+    qtbot.waitUntil(chip.isVisible)
+    assert shown_text(title) == VERY_LONG_TITLE
+    assert chip.width() > chip.fontMetrics().horizontalAdvance("M" * 10)  # room again: the chip at its width
+
+
 def test_a_click_on_the_session_key_chip_copies_the_key(qtbot: QtBot, sqlite_controller: SessionController) -> None:
     line = sqlite_controller.create_line("Copy me")
     window = open_window(qtbot, sqlite_controller)

@@ -19,8 +19,10 @@ from pytestqt.qtbot import QtBot
 from tests.support.acp_scripts import scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.domain.agent_session import LineUsage
+from xworkmate.preferences import Language
 from xworkmate.ui import MainWindow
 from xworkmate.ui.agent_session import UsageMeter
+from xworkmate.ui.i18n import install_translations, remove_translations
 from xworkmate.ui.layout import shown_text
 from xworkmate.ui.resources import load_resources
 from xworkmate.ui.start import apply_resources
@@ -203,3 +205,17 @@ def test_the_usage_meter_is_a_painted_bar_of_the_contexts_fill_with_the_details_
     assert meter.isVisible()
     meter.show_usage(LineUsage())
     assert not meter.isVisible()
+
+
+def test_the_usage_meters_details_speak_chinese(qtbot: QtBot, qapp: QApplication) -> None:
+    """Issue 30: ``ctx · in · out`` was English in a Chinese window; the details on hover are translated."""
+    assert install_translations(qapp, Language.CHINESE) is Language.CHINESE
+    try:
+        meter = UsageMeter()
+        qtbot.addWidget(meter)
+        meter.show_usage(LineUsage(context_used=5400, context_size=128000, tokens_in=1200, tokens_out=300))
+        details = meter.toolTip()
+        assert "上下文" in details and "输入" in details and "输出" in details
+        assert not any(word in details for word in ("Context", "Tokens", "ctx", " in ", " out"))
+    finally:
+        remove_translations(qapp)

@@ -358,7 +358,8 @@ class MessagePane(QWidget):
         ``KEY_CHIP_CHARS`` characters, elided in the middle below that, hidden below ``KEY_CHIP_MIN_CHARS``
         (it shows again when the room comes back)."""
         chip, row = self.session_key_label, self._header_row
-        margins = self.layout().contentsMargins() if self.layout() is not None else None
+        layout = self.layout()
+        margins = layout.contentsMargins() if layout is not None else None
         room = self.width() - (margins.left() + margins.right() if margins is not None else 0)
         others = [w for w in (self.branch_label, self.usage_meter, self.raw_toggle) if not w.isHidden()]
         spacing = max(row.spacing(), 0)

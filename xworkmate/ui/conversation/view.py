@@ -563,8 +563,8 @@ class MessageListView(QListView):
     def _place_text_view(self) -> None:
         """The open text view where its row's body is now (rows above it grew, or were laid out again)."""
         editor = self.text_view()
-        if editor is not None and self._text_row is not None:
-            index = QModelIndex(self._text_row)
+        index = self.text_view_index()
+        if editor is not None and index.isValid():
             option = QStyleOptionViewItem()
             self.initViewItemOption(option)
             option.rect = self.visualRect(index)
@@ -579,7 +579,10 @@ class MessageListView(QListView):
 
     def text_view_index(self) -> QModelIndex:
         """The row the selectable text view is open over (invalid when none is)."""
-        return QModelIndex(self._text_row) if self._text_row is not None else QModelIndex()
+        row, model = self._text_row, self.model()
+        if row is None or not row.isValid() or model is None:
+            return QModelIndex()
+        return model.index(row.row(), row.column())
 
     def open_text_view(self, index: ModelIndex) -> MessageTextView | None:
         """Open the row's body as selectable text (closing the one open elsewhere); None for a card row."""

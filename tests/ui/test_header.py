@@ -136,6 +136,22 @@ def test_the_workspace_path_elides_in_the_middle_with_the_whole_path_in_its_tool
     assert tail.endswith("project-end") and head  # the middle went, both ends stay
 
 
+def test_a_folder_under_home_is_shown_home_relative_with_the_whole_path_in_its_tooltip(
+    qtbot: QtBot, sqlite_controller: SessionController, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30: the pane shows ``~/projects/demo`` (the screenshots showed random /tmp paths)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = tmp_path / "projects" / "demo"
+    folder.mkdir(parents=True)
+    line = sqlite_controller.create_line("Demo", workspace=folder)
+    window = open_window(qtbot, sqlite_controller)
+    window.resize(1300, 760)
+    click_line(qtbot, window, line.thread_id)
+    label = _label(window, "workspacePathLabel")
+    qtbot.waitUntil(lambda: label.text() == "~/projects/demo")
+    assert label.toolTip() == str(folder.resolve())
+
+
 def test_the_usage_meter_survives_a_switch_away_and_back(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
 ) -> None:

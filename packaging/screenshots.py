@@ -23,6 +23,8 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,39 @@ CHINESE_TEXTS = {
 }
 
 
+PROJECT = Path("projects", "demo")
+"""The shown line's folder under the picture's home: the window shows it as ``~/projects/demo``."""
+
+
+PROJECT_FILES = {
+    "README.md": "# demo\n\nA config loader.\n",
+    "pyproject.toml": '[project]\nname = "demo"\nversion = "0.9.0"\n',
+    "src/demo/config.py": "def load(path):\n    return path.read_text()\n",
+    "tests/test_config.py": "from demo.config import load\n\n\ndef test_load(tmp_path):\n    assert load\n",
+}
+
+
+@contextmanager
+def _screen_home() -> Iterator[Path]:
+    """A throw-away data folder that is also ``$HOME`` while a picture is taken, with ``PROJECT`` in it: the
+    pictures show ``~/projects/demo`` (the window shows folders under home as ``~/…``), never a random
+    ``/tmp/xworkmate-screens-…`` path, and nothing of the person's own home is read or written."""
+    before = os.environ.get("HOME")
+    with tempfile.TemporaryDirectory(prefix="xworkmate-screens-") as folder:
+        home = Path(folder).resolve()
+        for name, text in PROJECT_FILES.items():  # a small project, so the Files tab is not empty
+            (home / PROJECT / name).parent.mkdir(parents=True, exist_ok=True)
+            (home / PROJECT / name).write_text(text, encoding="utf-8")
+        os.environ["HOME"] = str(home)
+        try:
+            yield home
+        finally:
+            if before is None:
+                os.environ.pop("HOME", None)
+            else:
+                os.environ["HOME"] = before
+
+
 def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
     from xworkmate.controllers import SessionController
     from xworkmate.domain.messages import MessageRole, MessageSource
@@ -103,7 +138,7 @@ def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
         *others, title = texts["lines"]
         for other in others:
             controller.create_line(title=other)
-        line = controller.create_line(title=title)
+        line = controller.create_line(title=title, workspace=home / PROJECT)
         messages = store.messages
         messages.append(
             line.thread_id,
@@ -182,8 +217,7 @@ def _shoot(app: Any, texts: dict[str, Any], mode: Any, target: Path, size: tuple
     from xworkmate.store import open_store
     from xworkmate.ui.app import build_main_window
 
-    with tempfile.TemporaryDirectory(prefix="xworkmate-screens-") as folder:
-        home = Path(folder)
+    with _screen_home() as home:
         _seed(home, texts)
         settings = Settings(home=home, database_url=None, workspace_root=home / "work")
         store = open_store(settings.effective_database_url)
@@ -243,11 +277,7 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
             raise RuntimeError(f"screenshots: timed out waiting for {what}") from None
 
     written: list[Path] = []
-    with (
-        OpenAIServer(models=("qwen2.5-coder-7b",)) as server,
-        tempfile.TemporaryDirectory(prefix="xworkmate-screens-") as folder,
-    ):
-        home = Path(folder)
+    with OpenAIServer(models=("qwen2.5-coder-7b",)) as server, _screen_home() as home:
         settings = Settings(home=home, database_url=None, workspace_root=home / "work")
         store = open_store(settings.effective_database_url)
         try:
@@ -256,8 +286,8 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
                 ProviderRecord(name="local", base_url=server.base_url, model="qwen2.5-coder-7b", is_default=True)
             )
             controller.create_line(title="Release notes for 0.9")
-            line = controller.create_line(title="Fix the config loader test")
-            notes = Path(line.workspace_binding.path or "", "NOTES.md")
+            line = controller.create_line(title="Fix the config loader test", workspace=home / PROJECT)
+            notes = home / PROJECT / "NOTES.md"
             notes.write_text(NOTES_BEFORE)
             controller.switch_session(line.thread_id)
             window = build_main_window(controller)

@@ -13,6 +13,7 @@ from xworkmate.domain.change_preview import PREVIEW_LINES, PreviewNote, change_p
 from xworkmate.presentation import text
 from xworkmate.presentation.approvals import approval_view
 from xworkmate.presentation.cards import ERROR_WORDS, error_words, tool_card
+from xworkmate.presentation.wording import home_relative
 
 from .conftest import installed
 
@@ -84,6 +85,18 @@ def test_a_command_shows_the_command_its_folder_and_the_network_setting(tmp_path
     assert off.facts == ("Network: off",)
     acp = {"title": "Run tests", "kind": "execute", "locations": [], "input": {"command": ["pytest", "-q"]}}
     assert approval_view(_request("execute", acp, tmp_path, network="on"), "h").body == "pytest -q"
+
+
+def test_folders_under_home_are_shown_home_relative(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30: "in ~/projects/demo", not the machine's layout; a folder elsewhere is shown whole."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    demo = tmp_path / "projects" / "demo"
+    demo.mkdir(parents=True)
+    view = approval_view(_request("run_command", {"command": "ls"}, demo), "h")
+    assert view.target == "in ~/projects/demo"
+    assert home_relative(str(tmp_path)) == "~"
+    assert home_relative(str(tmp_path) + "-other/x") == str(tmp_path) + "-other/x"  # a sibling, not under home
+    assert home_relative("/srv/data") == "/srv/data" and home_relative("") == ""
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QTextCursor
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -26,6 +26,7 @@ from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
 from xworkmate.ui import MainWindow
 from xworkmate.ui.changes_view import ChangedFilesModel, ChangesView, DiffView, RestoreChoice
 from xworkmate.ui.conversation import CHIP_ROLE, MESSAGE_ID_ROLE
+from xworkmate.ui.message_text import MessageTextView
 
 from .conftest import open_window
 from .support import click_line, finished, message_texts, open_new_line, send
@@ -66,7 +67,8 @@ def chip_rows(window: MainWindow) -> dict[int, str]:
 def click_chip(qtbot: QtBot, window: MainWindow, row: int) -> None:
     view = window.message_list
     index = window.message_model.index(row, 0)
-    view.doItemsLayout()  # a pane just hidden or shown re-wraps the rows: their places change
+    QApplication.processEvents()  # a pane just hidden or shown: the conversation gets its new width
+    view.viewport().repaint()  # the rows as a person sees them: laid out again at that width, painted
     view.scrollTo(index)
     rect = view.visualRect(index)
     chip = view.message_delegate.chip_rect(rect, str(index.data(CHIP_ROLE)), view.font())
@@ -349,13 +351,22 @@ def test_a_chip_brings_back_the_hidden_workspace_pane_on_the_changes_tab(
     if toggle.isChecked():  # shown (a wide window): the person hides it; a narrow window hid it already
         toggle.trigger()
     assert not window.workspace_pane.isVisible()
-    # Known, left open: right after the rows re-wrap, a text view opened over a row by the mouse can have
-    # its old size and cover the chip. The click here comes without a hover first.
+    # The rows wrap again at the wider width. The mouse over the conversation meanwhile opens a row's
+    # selectable text; it must stand over its row's body when the rows settle, not over the chip's header.
     view = window.message_list
+    QApplication.processEvents()
+    qtbot.mouseMove(view.viewport(), pos=QPoint(1, 1))
     index = window.message_model.index(max(chip_rows(window)), 0)
-    view.doItemsLayout()
-    view.scrollTo(index)
+    qtbot.mouseMove(view.viewport(), pos=view.visualRect(index).center() + QPoint(0, 12))
+    qtbot.wait(250)  # the list's delayed re-layout after a resize has run
     chip = view.message_delegate.chip_rect(view.visualRect(index), str(index.data(CHIP_ROLE)), view.font())
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=chip.center().toPoint())
+    covering = view.viewport().childAt(chip.center().toPoint())
+    assert not isinstance(covering, MessageTextView), (covering.geometry(), chip)
+    editor = view.text_view()
+    if editor is not None:
+        row = view.text_view_index()  # the row it stands over
+        body = view.message_delegate.body_rect(view.visualRect(row), view.font(), row).toAlignedRect()
+        assert editor.geometry() == body
+    click_chip(qtbot, window, max(chip_rows(window)))
     assert window.workspace_pane.isVisible() and window.changes_view.isVisible()
     assert window.workspace_pane.tabs.currentWidget() is window.changes_view

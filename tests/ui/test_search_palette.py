@@ -269,3 +269,57 @@ def test_roles_in_results_speak_chinese(
         assert texts[1].startswith("智能体 · ") and texts[1].endswith("— 蓝色方案 • 先看 canary")
     finally:
         remove_translations(qapp)
+
+
+def _tool_says(store: Store, key: str, content: str, payload: dict[str, object]) -> int:
+    return store.messages.append(
+        key, role=MessageRole.TOOL, source=MessageSource.TOOL, content=content, payload=payload
+    ).id
+
+
+def test_tool_hits_are_worded_as_their_cards_in_chinese(
+    qtbot: QtBot, qapp: QApplication, sqlite_store: Store, window: MainWindow
+) -> None:
+    """Issue 30, item 5: a tool hit said "created hello.txt (7 bytes written)" and "not_approved" in a Chinese
+    window. It reads as the conversation's card does (one wording, ``presentation.cards``), the query still
+    highlighted; a file read keeps its output's snippet, after the card's title."""
+    assert install_translations(qapp, Language.CHINESE) is Language.CHINESE
+    try:
+        line = window.controller.create_line("工具").thread_id
+        args = '{"path": "hello.txt", "content": "hi\\n"}'
+        wrote = _tool_says(
+            sqlite_store,
+            line,
+            "created hello.txt (7 bytes written)",
+            {"name": "write_file", "arguments": args, "summary": "write hello.txt", "ok": True},
+        )
+        refused = _tool_says(
+            sqlite_store,
+            line,
+            "not_approved: the person rejected writing hello.txt",
+            {
+                "name": "write_file",
+                "arguments": args,
+                "summary": "write hello.txt",
+                "ok": False,
+                "error_kind": "not_approved",
+            },
+        )
+        read = _tool_says(
+            sqlite_store,
+            line,
+            "print('hello world')",
+            {"name": "read_file", "arguments": '{"path": "hello.py"}', "summary": "read file hello.py", "ok": True},
+        )
+        palette = _open(qtbot, window)
+        _type(qtbot, palette, "hello")
+        texts = _hit_texts(palette)
+        assert texts[wrote][0].startswith("工具 · ") and texts[wrote][0].endswith(
+            "— 写入了 hello.txt — 新文件 · 7 字节"
+        )
+        assert texts[refused][0].endswith("— 写入 hello.txt — 你拒绝了此操作")  # worded, not "not_approved"
+        assert ">hello</span>.txt — 新文件" in texts[wrote][1]  # the match, highlighted in the worded text
+        assert texts[read][0].endswith("— 读取了 hello.py — print('hello world')")
+        assert ">hello</span>.py" in texts[read][1] and ">hello</span> world" in texts[read][1]
+    finally:
+        remove_translations(qapp)

@@ -213,3 +213,32 @@ def test_tables_are_light_one_solid_hairline_with_a_tinted_header(qapp: QApplica
         assert fmt.border() == 1.0 and fmt.borderCollapse()
         assert fmt.borderBrush().color() == QColor(theme.hex("code-border"))
         assert tables[0].cellAt(0, 0).format().background().color() == QColor(theme.hex("surface-alt"))
+
+
+def test_diff_lines_have_clear_backgrounds_from_the_tokens_in_both_themes(
+    qtbot: QtBot, qapp: QApplication, restore_theme: None
+) -> None:
+    """Issue 30: the Changes tab's added and removed lines were a 10% tint of their text colour, faint in a
+    screenshot; they are opaque tokens now, apart from the surface, their text still AA on them."""
+    from xworkmate.ui.changes_view import DiffView
+
+    manager = theme_manager()
+    patch = "--- a/n.md\n+++ b/n.md\n@@ -1,2 +1,2 @@\n context\n-old line\n+new line\n"
+    for mode, theme in ((ThemeMode.LIGHT, LIGHT), (ThemeMode.DARK, DARK)):
+        manager.set_mode(mode)
+        for token in ("diff-added-bg", "diff-removed-bg"):
+            assert contrast_ratio(theme.hex(token), theme.hex("surface")) >= 1.15, (mode, token)
+        view = DiffView()
+        qtbot.addWidget(view)
+        view.resize(400, 200)
+        view.set_patch(patch)
+        view.show()
+        qtbot.waitExposed(view)
+        image = view.viewport().grab().toImage()
+        if image.devicePixelRatio() != 1:
+            image = image.scaled(view.viewport().size())
+        for text, token in (("-old line", "diff-removed-bg"), ("+new line", "diff-added-bg")):
+            block = view.document().findBlock(view.toPlainText().index(text))
+            rect = view.blockBoundingGeometry(block).translated(view.contentOffset())
+            far_right = QPoint(view.viewport().width() - 20, int(rect.center().y()))  # the whole line, not the text
+            assert image.pixelColor(far_right).name() == theme.hex(token), (mode, token)

@@ -14,13 +14,17 @@ redacted) is not a hit: a search for a key never finds it.
 
 from __future__ import annotations
 
+import json
+
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.domain.search import (
     DEFAULT_SEARCH_LIMIT,
+    TOOL_HIT_KEYS,
     HighlightedText,
     LineHits,
     MessageHit,
     SearchResults,
+    ToolHit,
     markdown_plain,
     match_spans,
     parse_query,
@@ -76,6 +80,7 @@ def search_lines(
                 created_at=message.created_at,
                 # Markdown read as plain words, redacted again: a key split by ``**`` is whole only now.
                 snippet=snippet(redact(markdown_plain(text)), parsed),
+                tool=_tool_hit(message.payload, message.content) if message.role == "tool" else None,
             )
         )
 
@@ -94,3 +99,20 @@ def search_lines(
     order = [key for key in hits if key in titled] + [key for key in titled if key not in hits]
     order += [key for key in hits if key not in titled]
     return SearchResults(query=query, lines=tuple(group(key) for key in order), truncated=truncated)
+
+
+def _tool_hit(payload: str | None, content: str) -> ToolHit | None:
+    """The card facts of a tool message, redacted (SEC-1) like its snippet; None when it has no payload."""
+    try:
+        stored = json.loads(payload) if payload else None
+    except ValueError:
+        return None
+    if not isinstance(stored, dict):
+        return None
+    kept = {key: value for key, value in stored.items() if key in TOOL_HIT_KEYS}
+    try:
+        facts = json.loads(redact(json.dumps(kept, ensure_ascii=False)))
+    except ValueError:
+        return None
+    first = content.splitlines()[0] if content else ""
+    return ToolHit(payload=facts if isinstance(facts, dict) else {}, first_line=redact(first))

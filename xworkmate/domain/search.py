@@ -402,6 +402,21 @@ def snippet(text: str, query: SearchQuery, *, width: int = SNIPPET_CHARS, lead: 
 # -- the hits a search returns ---------------------------------------------------------------
 
 
+class ToolHit(BaseModel):
+    """What a tool message's card is worded from (its stored payload, redacted, without the diff, and its
+    output's first line), so that the window says a tool hit as the card does, in the person's language
+    (issue 30, item 5). Not part of the JSON the command line prints."""
+
+    model_config = ConfigDict(frozen=True)
+
+    payload: dict[str, Any] = Field(default_factory=dict)
+    first_line: str = ""
+
+
+TOOL_HIT_KEYS = frozenset({"name", "summary", "ok", "error_kind", "mode", "changed_path", "arguments"})
+"""The payload keys a tool card is titled and statused from (``presentation.cards``)."""
+
+
 class MessageHit(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -411,6 +426,8 @@ class MessageHit(BaseModel):
     snippet: HighlightedText
     source: str | None = None
     """Who wrote it (``MessageSource``): a ``user`` message an agent wrote is no "You" (PROV-3)."""
+    tool: ToolHit | None = Field(default=None, exclude=True)
+    """A tool message's card facts (``role == "tool"``)."""
 
 
 class LineHits(BaseModel):

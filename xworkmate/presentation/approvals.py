@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 
 from xworkmate.domain.change_preview import ChangePreview, PreviewNote
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
+from xworkmate.presentation.wording import home_relative
 
 
 class ApprovalRequest(Protocol):
@@ -171,7 +172,11 @@ def approval_view(request: ApprovalRequest, heading: str) -> ApprovalView:
         return ApprovalView(heading, target, "diff", body, _more(change.more_lines), details=details)
     command = _command(request.tool, request.arguments)
     if command is not None:
-        folder = translate("ApprovalText", "in {folder}").format(folder=request.folder) if request.folder else ""
+        folder = (
+            translate("ApprovalText", "in {folder}").format(folder=home_relative(request.folder))
+            if request.folder
+            else ""
+        )
         facts = tuple(f for f in (network_words(request.network, request.allowed_hosts),) if f)
         # The block shows the command: the heading does not say it again.
         heading = translate("ApprovalText", "The agent asks to run this command")

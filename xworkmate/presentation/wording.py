@@ -20,6 +20,7 @@ text itself, so nothing changes.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from string import Formatter
@@ -48,6 +49,7 @@ __all__ = [
     "core_text",
     "core_texts",
     "english_plural",
+    "home_relative",
     "line_title",
     "plain_words",
     "translate_core_texts",
@@ -180,3 +182,17 @@ def line_title(thread_id: str, title: str) -> str:
     if has_default_title(thread_id, title):
         return translate("CoreText", title)
     return title
+
+
+def home_relative(path: str) -> str:
+    """A folder as the window shows it: under the person's home as ``~/…`` (issue 30: the place, not the
+    machine's layout); anything else as it is. The tooltip keeps the whole path."""
+    home = os.path.expanduser("~")
+    if not path or not home or home == "/" or not os.path.isabs(path):
+        return path
+    normal = os.path.normpath(path)
+    if normal == home:
+        return "~"
+    if normal.startswith(home.rstrip(os.sep) + os.sep):
+        return "~" + os.sep + normal[len(home.rstrip(os.sep)) + 1 :]
+    return path

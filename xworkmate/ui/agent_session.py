@@ -12,15 +12,15 @@ Signals:
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QEvent, QObject, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QCompleter,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QTreeView,
     QWidget,
 )
@@ -33,8 +33,12 @@ from xworkmate.domain.agent_session import (
     LineUsage,
 )
 from xworkmate.ui.mcp_servers import McpPicker
+from xworkmate.ui.theme import METRICS, current
 
-__all__ = ["AgentSessionBar", "SlashCompleter", "UsageMeter"]
+__all__ = ["METER_FULL", "AgentSessionBar", "SlashCompleter", "UsageMeter"]
+
+METER_FULL = 0.8
+"""From this fill of the context on, the usage meter's bar is painted in the warning colour."""
 
 _PICKER_MIN_WIDTH = 90
 
@@ -193,20 +197,44 @@ class AgentSessionBar(QWidget):
             self.model_picked.emit(str(data))
 
 
-class UsageMeter(QLabel):
-    """The line's usage in the header, compact (``12k/128k``: the context's fill, or the tokens in and out;
-    issue 30 item 2); the tooltip spells it out."""
+class UsageMeter(QWidget):
+    """The line's usage in the header (``usageMeter``, issue 30 item 2): a small painted bar of the context's
+    fill beside its compact figure (``12k/128k``; the tokens in and out ``↑4.1k ↓812`` where the agent says
+    no context size, then no bar); the tooltip spells it out in the person's language. Colours are the
+    theme's tokens: the track ``border``, the fill ``accent`` (``danger-border`` from ``METER_FULL``)."""
+
+    BAR_WIDTH = METRICS["space-5"] * 2
+    BAR_HEIGHT = METRICS["space-1"] + 2
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("usageMeter")
-        self.setTextFormat(Qt.TextFormat.PlainText)
         self.setAccessibleName(self.tr("Usage"))
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        self._text = ""
+        self._fill: float | None = None
         self.show_usage(LineUsage())
 
+    def text(self) -> str:
+        """The compact figure painted beside the bar."""
+        return self._text
+
+    @property
+    def fill(self) -> float | None:
+        """The context's fill, 0 to 1; None when the agent did not say its size (no bar then)."""
+        return self._fill
+
     def show_usage(self, usage: LineUsage) -> None:
-        self.setText("" if usage.empty else usage.compact())
+        self._text = "" if usage.empty else usage.compact()
+        size = usage.context_size
+        self._fill = min(usage.context_used / size, 1.0) if usage.context_used is not None and size else None
         self.setVisible(not usage.empty)
+        self.setToolTip(self._details(usage))
+        self.setAccessibleDescription(self.toolTip())
+        self.updateGeometry()
+        self.update()
+
+    def _details(self, usage: LineUsage) -> str:
         parts = []
         if usage.context_used is not None:
             used = f"{usage.context_used:,}"
@@ -224,7 +252,44 @@ class UsageMeter(QLabel):
             f"{usage.cost:.4f} {usage.currency or ''}".rstrip() if usage.cost is not None else self.tr("not reported")
         )
         parts.append(self.tr("Cost: {cost}").format(cost=cost))
-        self.setToolTip("\n".join(parts))
+        return "\n".join(parts)
+
+    def _bar_room(self) -> int:
+        return self.BAR_WIDTH + METRICS["space-1"] if self._fill is not None else 0
+
+    def sizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        width = self._bar_room() + metrics.horizontalAdvance(self._text) + 2 * METRICS["space-1"]
+        return QSize(width, max(metrics.height(), self.BAR_HEIGHT))
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
+
+    def bar_rect(self) -> QRect:
+        """Where the bar is painted (empty when there is none)."""
+        if self._fill is None:
+            return QRect()
+        top = (self.height() - self.BAR_HEIGHT) // 2
+        return QRect(METRICS["space-1"], top, self.BAR_WIDTH, self.BAR_HEIGHT)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        theme = current()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        radius = self.BAR_HEIGHT / 2
+        bar = self.bar_rect()
+        if self._fill is not None:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(theme.color("border"))
+            painter.drawRoundedRect(QRectF(bar), radius, radius)
+            filled = QRectF(bar.x(), bar.y(), max(bar.width() * self._fill, self.BAR_HEIGHT), bar.height())
+            painter.setBrush(theme.color("danger-border" if self._fill >= METER_FULL else "accent"))
+            painter.drawRoundedRect(filled, radius, radius)
+        painter.setPen(theme.color("muted-text"))
+        painter.setFont(self.font())
+        text_rect = self.rect().adjusted(METRICS["space-1"] + self._bar_room(), 0, 0, 0)
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, self._text)
+        painter.end()
 
 
 class SlashCompleter(QCompleter):

@@ -232,26 +232,26 @@ def _line_runs(lines: Sequence[str]) -> list[tuple[DiffLineKind, int, int]]:
 
 
 def _formats() -> dict[DiffLineKind, tuple[QTextCharFormat, QTextBlockFormat]]:
-    def pair(colour: QColor | None, tint: int, bold: bool = False) -> tuple[QTextCharFormat, QTextBlockFormat]:
+    def pair(
+        colour: QColor | None, background: str | None = None, bold: bool = False
+    ) -> tuple[QTextCharFormat, QTextBlockFormat]:
         char = QTextCharFormat()
         block = QTextBlockFormat()
         if colour is not None:
             char.setForeground(colour)
-            if tint:
-                background = QColor(colour)
-                background.setAlpha(tint)
-                block.setBackground(background)
+        if background is not None:  # issue 30: an opaque token (a 10% tint of the text looked faint)
+            block.setBackground(_colour(background))
         if bold:
             char.setFontWeight(QFont.Weight.Bold)
         return char, block
 
     return {
-        DiffLineKind.FILE: pair(_colour(_FILE), 0, bold=True),
-        DiffLineKind.HUNK: pair(_colour(_HUNK), 22),
-        DiffLineKind.ADDED: pair(_colour(_ADDED), 26),
-        DiffLineKind.REMOVED: pair(_colour(_REMOVED), 26),
-        DiffLineKind.CONTEXT: pair(None, 0),
-        DiffLineKind.NOTE: pair(_colour(_FILE), 0),
+        DiffLineKind.FILE: pair(_colour(_FILE), bold=True),
+        DiffLineKind.HUNK: pair(_colour(_HUNK), "diff-hunk-bg"),
+        DiffLineKind.ADDED: pair(_colour(_ADDED), "diff-added-bg"),
+        DiffLineKind.REMOVED: pair(_colour(_REMOVED), "diff-removed-bg"),
+        DiffLineKind.CONTEXT: pair(None),
+        DiffLineKind.NOTE: pair(_colour(_FILE)),
     }
 
 
@@ -301,6 +301,7 @@ class DiffView(QPlainTextEdit):
 
     def set_patch(self, patch: str, *, placeholder: str = "") -> None:
         self._generation += 1
+        self._formats = _formats()  # the theme's colours now (the person may have switched it since)
         self._patch = patch
         self._lines = lines = patch.splitlines()
         self._hunks = hunk_starts(lines)

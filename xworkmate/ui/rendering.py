@@ -350,6 +350,11 @@ class PlainBody:
     def height(self) -> float:
         return self._height
 
+    def natural_width(self) -> float:
+        """The widest laid-out line's width (at most the width it is laid out at): what the text needs."""
+        layout = self._layout
+        return max((layout.lineAt(i).naturalTextWidth() for i in range(layout.lineCount())), default=0.0)
+
     def plain_text(self) -> str:
         return self._text
 
@@ -393,6 +398,10 @@ class DocumentBody:
 
     def height(self) -> float:
         return self.document.size().height()  # size() lays it out
+
+    def natural_width(self) -> float:
+        """What the text needs at most: its widest line at the width it is laid out at."""
+        return min(self.document.idealWidth(), self.document.textWidth())
 
     def plain_text(self) -> str:
         return self.document.toPlainText()
@@ -529,6 +538,9 @@ class StreamingBody:
     def height(self) -> float:
         parts = self._shown()
         return sum(part.height() for part in parts) + _CHUNK_GAP * max(len(parts) - 1, 0)
+
+    def natural_width(self) -> float:
+        return max((part.natural_width() for part in self._shown()), default=0.0)
 
     def plain_text(self) -> str:
         return "\n\n".join(part.plain_text() for part in self._shown())

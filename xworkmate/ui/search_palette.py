@@ -43,7 +43,8 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.search import HighlightedText, SearchResults
+from xworkmate.domain.search import HighlightedText, MessageHit, SearchResults, match_spans, parse_query, snippet
+from xworkmate.presentation.cards import tool_card
 from xworkmate.presentation.messages import role_label
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.conversation import MessageListModel, MessageListView
@@ -71,6 +72,23 @@ def highlighted_html(text: HighlightedText, palette: QPalette) -> str:
         at = end
     out.append(html.escape(text.text[at:]))
     return "".join(out)
+
+
+def hit_text(hit: MessageHit, query: str) -> HighlightedText:
+    """What a hit shows after who and when: its snippet; a tool message's worded as its card words it
+    (issue 30, item 5: "写入 hello.txt — 新文件 · 7 字节", not the tool's English output line), with the
+    output's snippet after the card's title where the output is what the tool gave (a file read, a
+    command's output)."""
+    if hit.tool is None or not hit.tool.payload:
+        return hit.snippet
+    card = tool_card(hit.tool.payload, hit.tool.first_line)
+    parsed = parse_query(query)
+    if card.ok and card.body_kind == "output":
+        head = f"{card.title} — "
+        ranges = tuple(match_spans(head, parsed) or ())
+        ranges += tuple((start + len(head), end + len(head)) for start, end in hit.snippet.ranges)
+        return HighlightedText(text=head + hit.snippet.text, ranges=ranges)
+    return snippet(f"{card.title} — {card.status}" if card.status else card.title, parsed)
 
 
 @dataclass(frozen=True)
@@ -107,8 +125,9 @@ class SearchResultsModel(QAbstractListModel):
             for hit in line.hits:
                 when = hit.created_at.strftime("%Y-%m-%d %H:%M")
                 prefix = html.escape(f"{role_label(hit.role, hit.source)} · {when} — ")
-                text = f"{role_label(hit.role, hit.source)} · {when} — {hit.snippet.text}"
-                rows.append(_Row(line.line_key, hit.message_id, text, prefix + highlighted_html(hit.snippet, palette)))
+                shown = hit_text(hit, results.query if results is not None else "")
+                text = f"{role_label(hit.role, hit.source)} · {when} — {shown.text}"
+                rows.append(_Row(line.line_key, hit.message_id, text, prefix + highlighted_html(shown, palette)))
         self.beginResetModel()
         self._rows = rows
         self._results = results

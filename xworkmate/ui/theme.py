@@ -93,6 +93,10 @@ TOKENS: dict[str, tuple[str, str]] = {
     "diff-added-text": ("#1b6e20", "#7ee08a"),
     "diff-removed-text": ("#a3211b", "#ff9a92"),
     "diff-hunk-text": ("#5b3fa3", "#b9a4f5"),
+    # a diff's line backgrounds (the Changes tab, approval cards): opaque, clearly apart from the surface
+    "diff-added-bg": ("#d8f0db", "#1e3d24"),
+    "diff-removed-bg": ("#f9dcd9", "#4a2626"),
+    "diff-hunk-bg": ("#e9e3f7", "#2f2945"),
     # task list pills
     "pill-danger-text": ("#a3211b", "#ffb0a8"),
     "pill-danger-bg": ("#fbe3e0", "#402626"),
@@ -169,6 +173,11 @@ TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     *((text, card) for text in _CARD_TEXT for card in _CARDS),
     *((text, "code-bg") for text in _CODE_TEXT),
     ("text", "code-border"),
+    ("diff-added-text", "diff-added-bg"),
+    ("diff-removed-text", "diff-removed-bg"),
+    ("diff-hunk-text", "diff-hunk-bg"),
+    ("text", "diff-added-bg"),
+    ("text", "diff-removed-bg"),
     ("muted-text", "code-bg"),
     ("pill-danger-text", "pill-danger-bg"),
     ("pill-info-text", "pill-info-bg"),

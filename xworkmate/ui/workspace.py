@@ -34,7 +34,7 @@ from xworkmate.controllers import LineView
 from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadStatus
 from xworkmate.presentation.files import FilePreview  # Qt-free (issue 19)
-from xworkmate.ui.wording import english_plural, plain_words
+from xworkmate.ui.wording import english_plural, home_relative, plain_words
 
 SOURCE_LINE_LIMIT = 160
 SOURCE_ROWS_SHOWN = 5
@@ -234,7 +234,7 @@ class WorkspacePane(QWidget):
     def show_line(self, view: LineView) -> bool:
         """Show the line's folder; returns whether the folder exists."""
         path = view.thread.workspace_binding.path
-        self.path_label.setText(path or self.tr("(no folder bound)"))
+        self.path_label.setText(home_relative(path) if path else self.tr("(no folder bound)"))
         self.path_label.setToolTip(path or "")
         self.recreate_folder_button.setVisible(view.status is ThreadStatus.NEEDS_WORKSPACE)
         if path:

@@ -132,6 +132,8 @@ def _show_choice(picker: QComboBox, value: str) -> None:
 
 KEY_CHIP_CHARS = 16
 """How many characters of the session key the header's chip shows at most (``draft:…D4XAMA``)."""
+KEY_CHIP_MIN_CHARS = 8
+"""Below room for this many, the chip is hidden rather than cut to a stub: the title keeps the room."""
 
 
 class KeyChip(QLabel):
@@ -147,8 +149,15 @@ class KeyChip(QLabel):
         self.setProperty("elideMode", "middle")
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
-        self.setMaximumWidth(QFontMetrics(self.font()).horizontalAdvance("M" * KEY_CHIP_CHARS))
+        self.setMaximumWidth(self.width_for(KEY_CHIP_CHARS))
         self.setToolTip(self.tr("This line's session key; click to copy it"))  # after the whole key, when elided
+
+    def width_for(self, chars: int) -> int:
+        """The chip's width showing ``chars`` characters of its font (its padding included), or its whole
+        text if that is narrower."""
+        metrics = self.fontMetrics()
+        chrome = max(self.sizeHint().width() - metrics.horizontalAdvance(self.text()), 0)
+        return min(self.sizeHint().width(), metrics.horizontalAdvance("M" * chars) + chrome)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
@@ -280,6 +289,7 @@ class MessagePane(QWidget):
         self.agent_bar = AgentSessionBar()
         self.slash_completer = SlashCompleter(self.composer)
         header_row = QHBoxLayout()
+        self._header_row = header_row
         header_row.addWidget(self.title_label, 1)
         header_row.addWidget(self.branch_label)
         header_row.addWidget(self.usage_meter)  # issue 15, item 6
@@ -330,6 +340,7 @@ class MessagePane(QWidget):
         self._last_failure = last_failure
         self.title_label.setText(line_title(view.thread.thread_id, view.thread.title))
         self.session_key_label.setText(view.key)
+        self._fit_header()
         binding = view.thread.workspace_binding
         self.branch_label.setVisible(binding.branch is not None)
         self.branch_label.setText(f"⎇ {binding.branch}" if binding.branch else "")
@@ -344,6 +355,32 @@ class MessagePane(QWidget):
         self.mode_picker.show_line(view)
         self.mode_picker.setEnabled(view.status is not ThreadStatus.RUNNING)  # one way of running per turn
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize, QEvent.Type.StyleChange):
+            self._fit_header()  # a title, a meter or a branch changed width, or the pane did
+        return handled
+
+    def _fit_header(self) -> None:
+        """Issue 30 item 2: the title first and whole, the key's chip with the room left — up to
+        ``KEY_CHIP_CHARS`` characters, elided in the middle below that, hidden below ``KEY_CHIP_MIN_CHARS``
+        (it shows again when the room comes back)."""
+        chip, row = self.session_key_label, self._header_row
+        layout = self.layout()
+        margins = layout.contentsMargins() if layout is not None else None
+        room = self.width() - (margins.left() + margins.right() if margins is not None else 0)
+        others = [w for w in (self.branch_label, self.usage_meter, self.raw_toggle) if not w.isHidden()]
+        spacing = max(row.spacing(), 0)
+        taken = sum(w.sizeHint().width() for w in others) + spacing * (len(others) + 1)
+        left = room - taken - self.title_label.sizeHint().width()
+        wanted = chip.width_for(KEY_CHIP_CHARS)
+        fits = left >= min(chip.width_for(KEY_CHIP_MIN_CHARS), wanted)
+        width = max(min(left, wanted), 0) if fits else wanted
+        if chip.maximumWidth() != width:
+            chip.setMaximumWidth(width)
+        if chip.isHidden() == fits:
+            chip.setVisible(fits)
 
     def show_status(self, text: str, severity: str) -> None:
         """A notice: an operation's failure (``"error"``), or what one did (``"info"``, ``"ok"``).

@@ -8,6 +8,7 @@ row and width.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -59,6 +60,9 @@ from xworkmate.ui.rendering import Body, CodeHighlighter, DocumentBody, PlainBod
 
 _CARD_RADIUS = theme.METRICS["radius-medium"]
 _BUBBLE_RADIUS = theme.METRICS["radius-large"]
+BUBBLE_SHARE = 0.75
+"""Issue 30 item 1: the person's message is a bubble at the right, at most this share of the row's width,
+sized to its text; the agent's answers are flat and take the whole width."""
 
 _HeightKey = tuple[Any, int, bool]
 """(row cache key, width, raw)."""
@@ -113,7 +117,34 @@ class MessageDelegate(QStyledItemDelegate):
             self._streaming.clear()
 
     def text_width(self) -> int:
+        """The width a row's body is laid out at (a person's bubble: ``bubble_text_width``)."""
         return max(self._view.viewport().width() - 2 * (self.MARGIN + self.PADDING), 80)
+
+    def bubble_text_width(self) -> int:
+        """The widest a person's message is laid out: ``BUBBLE_SHARE`` of the row, less the bubble's padding."""
+        card_width = self._view.viewport().width() - 2 * self.MARGIN
+        return max(int(card_width * BUBBLE_SHARE) - 2 * self.PADDING, 80)
+
+    def _width_for(self, view: RowView) -> int:
+        return self.bubble_text_width() if self._kind(view) == "user" else self.text_width()
+
+    def card_rect(self, rect: QRect, index: ModelIndex, font: QFont) -> QRectF:
+        """The row's card inside its ``rect``: the whole width, or a person's bubble at the right, as wide
+        as its text (or its header, and the header's chip) needs, at most ``BUBBLE_SHARE`` of it."""
+        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        view = self._row(index)
+        if self._kind(view) != "user":
+            return card
+        metrics = self._header(font)[1]
+        needed = max(self._body(view, font).natural_width(), float(metrics.horizontalAdvance(view.header)))
+        chip = index.data(CHIP_ROLE) if view.live is None else None
+        if chip:
+            needed = max(
+                needed, metrics.horizontalAdvance(view.header) + 2 * self.PADDING + self._chip_width(str(chip), font)
+            )
+        width = math.ceil(min(needed, self.bubble_text_width())) + 1 + 2 * self.PADDING
+        card.setLeft(max(card.right() - width, card.left()))
+        return card
 
     def forget_rendering(self) -> None:
         """The theme changed: every body is rendered again with its colours (issue 18)."""
@@ -208,7 +239,7 @@ class MessageDelegate(QStyledItemDelegate):
         return self._body(self._row(index), font if font is not None else self._view.font())
 
     def _body(self, view: RowView, font: QFont) -> Body | StreamingBody:
-        width = self.text_width()
+        width = self._width_for(view)
         if view.live is not None and view.body_format == "markdown":
             return self._streaming_body(view.live, view.text, font, width)
         key: _BodyKey = (view.cache_key, self._raw)
@@ -246,9 +277,8 @@ class MessageDelegate(QStyledItemDelegate):
         return body
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
-        width = self.text_width()
         view = self._row(index)
-        key: _HeightKey = (view.cache_key, width, self._raw)
+        key: _HeightKey = (view.cache_key, self._width_for(view), self._raw)
         live = view.live is not None
         height = None if live else self._heights.get(key)
         if height is None:
@@ -262,13 +292,13 @@ class MessageDelegate(QStyledItemDelegate):
                 self.live_render_ms = (time.perf_counter() - started) * 1000
             else:
                 self._heights[key] = height
-        return QSize(width + 2 * (self.MARGIN + self.PADDING), height)
+        return QSize(self.text_width() + 2 * (self.MARGIN + self.PADDING), height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         view = self._row(index)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        card = QRectF(option.rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+        card = self.card_rect(option.rect, index, option.font)
         palette = option.palette
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         fill, border = self._card_colours(palette, view, selected)
@@ -314,10 +344,10 @@ class MessageDelegate(QStyledItemDelegate):
         header_height = header_metrics.height()
         left = card.left() + self.PADDING
         top = card.top() + self.PADDING
-        width = self.text_width()
+        width = self._width_for(view)
         painter.setFont(header_font)
         painter.setPen(text_colour)
-        draw_text_line(painter, header_metrics, view.header, left, top, width, header_height)
+        draw_text_line(painter, header_metrics, view.header, left, top, card.width() - 2 * self.PADDING, header_height)
         chip = index.data(CHIP_ROLE) if view.live is None else None
         if chip:
             chip_box = self.chip_rect(option.rect, str(chip), option.font)
@@ -343,9 +373,12 @@ class MessageDelegate(QStyledItemDelegate):
         """Where a row's "n files changed" chip is: at the right end of its header line (issue 16)."""
         metrics = self._header(font)[1]
         card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
-        width = metrics.horizontalAdvance(text) + 14
+        width = self._chip_width(text, font)
         top = card.top() + self.PADDING - 2
         return QRectF(card.right() - self.PADDING - width, top, width, metrics.height() + 4)
+
+    def _chip_width(self, text: str, font: QFont) -> int:
+        return self._header(font)[1].horizontalAdvance(text) + 14
 
     @staticmethod
     def _paint_chip(painter: QPainter, chip: QRectF, text: str, palette: QPalette, metrics: QFontMetrics) -> None:
@@ -366,11 +399,17 @@ class MessageDelegate(QStyledItemDelegate):
         view = self._row(index)
         return view.live is None and view.card is None and view.body_format in ("markdown", "plain", "plan")
 
-    def body_rect(self, rect: QRect, font: QFont) -> QRectF:
-        """Where a row's body is painted inside the row's ``rect``."""
-        card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+    def body_rect(self, rect: QRect, font: QFont, index: ModelIndex | None = None) -> QRectF:
+        """Where a row's body is painted inside the row's ``rect`` (``index``: the row, for a person's
+        bubble; without it, a whole-width card's)."""
+        if index is not None:
+            card = self.card_rect(rect, index, font)
+            width = float(self._width_for(self._row(index)))
+        else:
+            card = QRectF(rect).adjusted(self.MARGIN, self.MARGIN / 2, -self.MARGIN, -self.MARGIN / 2)
+            width = float(self.text_width())
         top = card.top() + self.PADDING + self._header(font)[1].height() + self.GAP
-        return QRectF(card.left() + self.PADDING, top, self.text_width(), max(card.bottom() - top, 1.0))
+        return QRectF(card.left() + self.PADDING, top, width, max(card.bottom() - top, 1.0))
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: ModelIndex) -> QWidget:
         view = self._row(index)
@@ -391,7 +430,7 @@ class MessageDelegate(QStyledItemDelegate):
         if isinstance(editor, CardNetworkActions):
             editor.setGeometry(self.actions_rect(option.rect, option.font).toAlignedRect())
             return
-        rect = self.body_rect(option.rect, option.font)
+        rect = self.body_rect(option.rect, option.font, index)
         editor.setGeometry(rect.toAlignedRect())
         if isinstance(editor, MessageTextView):
             editor.document().setTextWidth(rect.width())
@@ -411,7 +450,7 @@ class MessageDelegate(QStyledItemDelegate):
         if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent) and index.isValid():
             body = self._body(self._row(index), option.font)
             if isinstance(body, DocumentBody) and body.document.property(markdown_style.DECORATED):
-                origin = self.body_rect(option.rect, option.font).topLeft()
+                origin = self.body_rect(option.rect, option.font, index).topLeft()
                 hit = markdown_style.decoration_at(body.decorations(), event.position() - origin)
                 if hit is not None:  # a code block's "Copy" chip
                     QApplication.clipboard().setText(hit.code)
@@ -441,6 +480,7 @@ class MessageListView(QListView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._follow_newest = True  # first: Qt calls updateGeometries from the setters below
+        self._text_row: QPersistentModelIndex | None = None
         self._wanted_actions: list[QPersistentModelIndex] = []
         self._allowed_hosts: frozenset[str] = frozenset()
         self.setObjectName("messageList")
@@ -455,7 +495,6 @@ class MessageListView(QListView):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         # Issue 18: the text row under the mouse opens as selectable text (MessageTextView).
         self.setMouseTracking(True)
-        self._text_row: QPersistentModelIndex | None = None
         # "Hide from the model" and its undo (Q-1); the window builds the menu.
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         # Internal bookkeeping of the view's own scroll bar, like QListView's own wiring.
@@ -511,10 +550,25 @@ class MessageListView(QListView):
         if self._follow_newest:
             bar = self.verticalScrollBar()
             bar.setValue(bar.maximum())
+        self._place_text_view()
 
     def resizeEvent(self, event: Any) -> None:
         self.message_delegate.forget_sizes()
+        if event.size().width() != event.oldSize().width():
+            # Issue 30: the rows wrap again; a text view laid out at the old width would stand where its
+            # row no longer is, over the next row's header and its chip. The next hover opens it again.
+            self.close_text_view()
         super().resizeEvent(event)
+
+    def _place_text_view(self) -> None:
+        """The open text view where its row's body is now (rows above it grew, or were laid out again)."""
+        editor = self.text_view()
+        index = self.text_view_index()
+        if editor is not None and index.isValid():
+            option = QStyleOptionViewItem()
+            self.initViewItemOption(option)
+            option.rect = self.visualRect(index)
+            self.message_delegate.updateEditorGeometry(editor, option, index)
 
     def text_view(self) -> MessageTextView | None:
         """The selectable text view open over a row, if any."""
@@ -522,6 +576,13 @@ class MessageListView(QListView):
             return None
         editor = self.indexWidget(QModelIndex(self._text_row))
         return editor if isinstance(editor, MessageTextView) else None
+
+    def text_view_index(self) -> QModelIndex:
+        """The row the selectable text view is open over (invalid when none is)."""
+        row, model = self._text_row, self.model()
+        if row is None or not row.isValid() or model is None:
+            return QModelIndex()
+        return model.index(row.row(), row.column())
 
     def open_text_view(self, index: ModelIndex) -> MessageTextView | None:
         """Open the row's body as selectable text (closing the one open elsewhere); None for a card row."""
@@ -542,6 +603,7 @@ class MessageListView(QListView):
 
     def chip_at(self, point: QPoint) -> int | None:
         """The message id whose "n files changed" chip is at ``point`` (viewport coordinates), if any."""
+        self.executeDelayedItemsLayout()
         index = self.indexAt(point)
         chip = index.data(CHIP_ROLE) if index.isValid() else None
         if not chip or not self.message_delegate.chip_rect(self.visualRect(index), str(chip), self.font()).contains(
@@ -572,6 +634,7 @@ class MessageListView(QListView):
         self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if on_chip else Qt.CursorShape.ArrowCursor)
         focused = self.window().focusWidget()
         if event.buttons() == Qt.MouseButton.NoButton:
+            self.executeDelayedItemsLayout()  # the rows where they are painted now, not before a re-wrap
             self.open_text_view(self.indexAt(event.position().toPoint()))
         super().mouseMoveEvent(event)
         editor = self.text_view()

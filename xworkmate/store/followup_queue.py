@@ -63,9 +63,11 @@ class FollowupQueueRepository:
             ).scalar_one_or_none()
             position = int(last or 0) + 1
             now = datetime.now(UTC)
-            row_id = connection.execute(
+            inserted = connection.execute(
                 _TABLE.insert().values(thread_id=key, position=position, text=text, created_at=now)
-            ).inserted_primary_key[0]
+            ).inserted_primary_key
+            assert inserted is not None
+            row_id = inserted[0]
         return QueuedFollowup(id=int(row_id), key=key, position=position, text=text, created_at=now)
 
     def remove(self, key: str, position: int) -> QueuedFollowup:

@@ -331,7 +331,9 @@ class TurnController:
             item = self._ctx.store.followup_queue.take_first(key)
             if item is None:
                 return ()
-            return (self.store_person_message(key, item.text),)
+            message_id = self.store_person_message(key, item.text)
+            self._ctx.emit(LineUpdated(key=key))  # the window's queue strip loses the item
+            return (message_id,)
 
         return await self._ctx.store_thread.call(deliver)
 

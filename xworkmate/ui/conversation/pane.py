@@ -25,6 +25,7 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
 from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
 from xworkmate.ui.approvals import ApprovalArea
+from xworkmate.ui.conversation.followup_queue import FollowUpQueueStrip
 from xworkmate.ui.conversation.model import MessageListModel
 from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
 from xworkmate.ui.conversation.view import MessageListView
@@ -231,6 +232,7 @@ class MessagePane(QWidget):
 
         self.approval_area = ApprovalArea()
         self.network_bar = NetworkDeniedBar()
+        self.followup_queue = FollowUpQueueStrip()  # issue 31: what Send queued while a turn runs
 
         self.composer = QPlainTextEdit()
         self.composer.setObjectName("composer")
@@ -305,6 +307,7 @@ class MessagePane(QWidget):
         layout.addWidget(self.provider_banner)
         layout.addWidget(self.network_bar)  # SBX-4: a refused host, and "Allow this host for this line"
         layout.addWidget(self.approval_area)
+        layout.addWidget(self.followup_queue)
         layout.addLayout(composer_row)
         layout.addLayout(picker_row)
         layout.addWidget(self.agent_bar)

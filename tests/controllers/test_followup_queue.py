@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.controllers.conftest import no_retry_router, scripted_controller
+from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.followup_queue import QueueItemError
@@ -193,3 +195,33 @@ def test_send_now_steers_the_running_native_turn_at_its_next_safe_point(
     assert second[-1] == {"role": "user", "content": "skip build/"}  # the same turn's next step
     assert last_user(2, openai_server) == "later: count them"  # then the queue, its own turn
     assert controller.queued_followups(line.thread_id) == []
+
+
+def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """An ACP agent cannot take words mid-prompt, and Send now does not cancel its work: the item is stored
+    at once and is the agent's very next prompt; the queue follows, one prompt each, in order."""
+    controller = sqlite_controller
+    report = scripted_agent(
+        controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
+    )
+    line = controller.create_line("A")
+    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+
+    async def scenario() -> None:
+        turn = controller.start_turn(task.key, None)
+        await until(lambda: report_events(report, "prompt"))
+        assert controller.follow_up(task.key, "then proofread it").delivery == "queued"
+        assert controller.follow_up(task.key, "mention the new CLI flags").queued == 2
+        controller.send_queued_now(task.key, 2)
+        outcome = await turn
+        assert outcome.status == "finished", outcome.error
+
+    run(scenario())
+    prompts = [str(e.get("text", e)) for e in report_events(report, "prompt")]
+    assert len(prompts) == 3, prompts
+    assert "draft the release notes" in prompts[0]
+    assert prompts[1].strip() == "mention the new CLI flags"
+    assert prompts[2].strip() == "then proofread it"
+    assert controller.queued_followups(task.key) == []

@@ -43,7 +43,7 @@ async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
 
 
 def run(coro: Awaitable[None]) -> None:
-    asyncio.run(asyncio.wait_for(coro, 30))  # type: ignore[arg-type]
+    asyncio.run(asyncio.wait_for(coro, 30))
 
 
 def texts(controller: SessionController, key: str) -> list[str]:

@@ -702,8 +702,8 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
 <context>
     <name>FollowUpQueueStrip</name>
     <message>
-        <source>Queued follow-ups — each is sent as its own turn, in this order, when the running turn ends</source>
-        <translation>排队的跟进：当前轮次结束后，按此顺序各自作为单独的一轮发送</translation>
+        <source>Queued follow-ups — sent in this order, one turn each, when the line&apos;s turn ends</source>
+        <translation>排队的跟进：这条任务线的轮次结束后，按此顺序发送，每条一轮</translation>
     </message>
 </context>
 <context>

@@ -13,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from xworkmate.domain.followup_queue import QueuedFollowup
 
@@ -39,6 +48,8 @@ class QueueItemRow(QWidget):
         self.label = QLabel(_first_line(item.text))
         self.label.setObjectName("queueItemText")
         self.label.setToolTip(item.text)
+        # A long item must not widen the conversation pane: the label takes the room left (the tooltip has it all).
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.editor = QLineEdit(item.text)
         self.editor.setObjectName("queueEditField")
         self.editor.setAccessibleName(self.tr("Queued follow-up {n}").format(n=item.position))
@@ -124,6 +135,7 @@ class FollowUpQueueStrip(QFrame):
         self.rows: list[QueueItemRow] = []
         self.title = QLabel()
         self.title.setObjectName("followUpQueueTitle")
+        self.title.setWordWrap(True)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(6, 2, 6, 2)
         self._layout.setSpacing(2)
@@ -139,9 +151,7 @@ class FollowUpQueueStrip(QFrame):
         self.rows = [QueueItemRow(self, item, len(items)) for item in items]
         for row in self.rows:
             self._layout.addWidget(row)
-        self.title.setText(
-            self.tr("Queued follow-ups — each is sent as its own turn, in this order, when the running turn ends")
-        )
+        self.title.setText(self.tr("Queued follow-ups — sent in this order, one turn each, when the line's turn ends"))
         self.setVisible(bool(items))
 
     def texts(self) -> list[str]:

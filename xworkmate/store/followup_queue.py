@@ -34,8 +34,13 @@ class FollowupQueueRepository:
         self._store = store
 
     @staticmethod
-    def _rows(connection: Connection, key: str) -> list[Any]:
+    def _rows(connection: Connection, key: str, *, lock: bool = True) -> list[Any]:
+        """The line's rows in order; in a change, locked on PostgreSQL (``FOR UPDATE``), so two processes
+        changing one queue (a turn's end taking the next item, the person's edit) take turns. SQLite's
+        writes are serialised already (``BEGIN IMMEDIATE``)."""
         query = select(_TABLE).where(_TABLE.c.thread_id == key).order_by(_TABLE.c.position, _TABLE.c.id)
+        if lock:
+            query = query.with_for_update()
         return list(connection.execute(query).all())
 
     @staticmethod
@@ -45,7 +50,7 @@ class FollowupQueueRepository:
 
     def items(self, key: str) -> list[QueuedFollowup]:
         with self._store.connect() as connection:
-            rows = self._rows(connection, key)
+            rows = self._rows(connection, key, lock=False)
         return [_item(row, n) for n, row in enumerate(rows, start=1)]
 
     def counts(self) -> dict[str, int]:

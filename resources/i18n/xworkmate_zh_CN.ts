@@ -1982,6 +1982,18 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <source>Give it to the running turn at its next safe point (a native agent&apos;s next step; an ACP agent&apos;s next prompt), ahead of the rest of the queue</source>
         <translation>在下一个安全点交给正在运行的轮次（内置智能体的下一步；ACP 智能体的下一条提示），排在队列其余跟进之前</translation>
     </message>
+    <message>
+        <source>Edit follow-up {n}</source>
+        <translation>编辑跟进 {n}</translation>
+    </message>
+    <message>
+        <source>Remove follow-up {n}</source>
+        <translation>移除跟进 {n}</translation>
+    </message>
+    <message>
+        <source>Send follow-up {n} now</source>
+        <translation>立即发送跟进 {n}</translation>
+    </message>
 </context>
 <context>
     <name>RenderingText</name>

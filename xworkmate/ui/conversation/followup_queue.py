@@ -72,6 +72,10 @@ class QueueItemRow(QWidget):
                 " next prompt), ahead of the rest of the queue"
             ),
         )
+        # A screen reader names which item each button acts on.
+        self.edit_button.setAccessibleName(self.tr("Edit follow-up {n}").format(n=item.position))
+        self.remove_button.setAccessibleName(self.tr("Remove follow-up {n}").format(n=item.position))
+        self.send_now_button.setAccessibleName(self.tr("Send follow-up {n} now").format(n=item.position))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.number)

@@ -711,6 +711,13 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>FollowUpQueueStrip</name>
+    <message>
+        <source>Queued follow-ups — sent in this order, one turn each, when the line&apos;s turn ends</source>
+        <translation>排队的跟进：这条任务线的轮次结束后，按此顺序发送，每条一轮</translation>
+    </message>
+</context>
+<context>
     <name>InterruptedTurnBar</name>
     <message>
         <source>Resume</source>
@@ -1028,6 +1035,26 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>那个登录请求已不在等待：{error}</translation>
     </message>
     <message>
+        <source>Could not read the follow-up queue — {error}</source>
+        <translation>无法读取跟进队列：{error}</translation>
+    </message>
+    <message>
+        <source>Could not change the queued follow-up — {error}</source>
+        <translation>无法修改排队的跟进：{error}</translation>
+    </message>
+    <message>
+        <source>Could not move the queued follow-up — {error}</source>
+        <translation>无法移动排队的跟进：{error}</translation>
+    </message>
+    <message>
+        <source>Could not remove the queued follow-up — {error}</source>
+        <translation>无法移除排队的跟进：{error}</translation>
+    </message>
+    <message>
+        <source>Not sent — {error}. It is still in the queue.</source>
+        <translation>未发送：{error}。它仍在队列中。</translation>
+    </message>
+    <message>
         <source>That approval is no longer waiting — {error}</source>
         <translation>那个审批已不在等待：{error}</translation>
     </message>
@@ -1112,6 +1139,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>尚未发送——附件仍在准备中；请稍后再发送。</translation>
     </message>
     <message>
+        <source>Not sent — a task&apos;s follow-up takes text only; remove the attachments first.</source>
+        <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
+    </message>
+    <message>
         <source>Not sent — {reason}. Your text is still in the composer.</source>
         <translation>未发送：{reason}。你的文字仍在输入框中。</translation>
     </message>
@@ -1126,10 +1157,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Follow-up saved on the task, but no agent provider is configured, so it did not run.</source>
         <translation>跟进已保存在任务上，但尚未配置智能体模型服务，所以没有运行。</translation>
-    </message>
-    <message>
-        <source>Not sent — a task&apos;s follow-up takes text only; remove the attachments first.</source>
-        <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
     </message>
     <message>
         <source>Follow-up not sent — {error}</source>
@@ -1965,6 +1992,73 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>That did not work: {reason}</source>
         <translation>操作没有成功：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>QueueItemRow</name>
+    <message>
+        <source>Queued follow-up {n}</source>
+        <translation>排队的跟进 {n}</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Change this follow-up&apos;s text</source>
+        <translation>修改这条跟进的文字</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Keep the changed text</source>
+        <translation>保留修改后的文字</translation>
+    </message>
+    <message>
+        <source>Deliver this follow-up earlier</source>
+        <translation>提前发送这条跟进</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Deliver this follow-up later</source>
+        <translation>推后发送这条跟进</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Do not send it</source>
+        <translation>不发送它</translation>
+    </message>
+    <message>
+        <source>Send now</source>
+        <translation>立即发送</translation>
+    </message>
+    <message>
+        <source>Give it to the running turn at its next safe point (a native agent&apos;s next step; an ACP agent&apos;s next prompt), ahead of the rest of the queue</source>
+        <translation>在下一个安全点交给正在运行的轮次（内置智能体的下一步；ACP 智能体的下一条提示），排在队列其余跟进之前</translation>
+    </message>
+    <message>
+        <source>Edit follow-up {n}</source>
+        <translation>编辑跟进 {n}</translation>
+    </message>
+    <message>
+        <source>Remove follow-up {n}</source>
+        <translation>移除跟进 {n}</translation>
+    </message>
+    <message>
+        <source>Send follow-up {n} now</source>
+        <translation>立即发送跟进 {n}</translation>
     </message>
 </context>
 <context>

@@ -74,7 +74,8 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
 def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     agent: SessionController, openai_server: OpenAIServer
 ) -> None:
-    """The controller's ``send`` on a running task line is the follow-up policy (not a refusal), with PROV-4."""
+    """The controller's ``send`` on a running task line is the follow-up policy (not a refusal): queued
+    (issue 31), and "Send now" steers it into the running turn's next step, with PROV-4."""
     controller = agent
     line = controller.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
@@ -91,7 +92,9 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
         turn = controller.start_turn(task.key, None)
         await until(lambda: running, "the command is running")
         sent = controller.send(task.key, "delete the .tmp files as well")
-        assert sent.ran and sent.key == task.key
+        assert not sent.ran and sent.queued == 1 and sent.key == task.key
+        assert later not in controller.dispatch.source_ids(task.key)  # PROV-4: not captured while queued
+        assert controller.send_queued_now(task.key, 1).ran
         await turn
 
     run(scenario())

@@ -183,7 +183,8 @@ def test_window_runs_dispatched_tasks_in_the_background(
 def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
     two_providers: tuple[SessionController, OpenAIServer, OpenAIServer],
 ) -> None:
-    """PROV-4: a running native task hears a follow-up between steps, and it becomes evidence at once."""
+    """PROV-4: a running native task hears a follow-up between steps, and it becomes evidence at once.
+    Since issue 31 a follow-up to a running task is queued; "Send now" steers it to the next safe point."""
     controller, plain, _medical = two_providers
     line = controller.create_line("A")
     task = controller.start_task(line.thread_id, "tidy the folder")
@@ -198,7 +199,8 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
         turn = controller.start_turn(task.key, None)
         while not running:  # the command is running now
             await asyncio.sleep(0.01)
-        controller.follow_up(task.key, "please keep README.md untouched")
+        assert controller.follow_up(task.key, "please keep README.md untouched").delivery == "queued"
+        controller.send_queued_now(task.key, 1)
         await turn
 
     asyncio.run(asyncio.wait_for(scenario(), 20))

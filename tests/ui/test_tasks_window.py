@@ -26,7 +26,7 @@ from xworkmate.ui.task_lines import (
     TaskLineModel,
 )
 
-from .support import click_line, finished, label_text, message_texts, proxy_index, selected_key, send
+from .support import click_line, finished, label_text, message_texts, proxy_index, selected_key, send, settled
 from .support_runs import call, run, wait_until
 
 
@@ -274,17 +274,23 @@ def test_send_on_a_running_task_delivers_a_follow_up_at_its_next_safe_point(
     agent_controller: SessionController,
     openai_server: OpenAIServer,
 ) -> None:
-    """PROV-4: a running task takes a follow-up from the window; its agent reads it between steps."""
+    """PROV-4: a running task takes a follow-up from the window; its agent reads it between steps.
+    Since issue 31, Send on a running task queues it, and the strip's "Send now" steers it into the turn."""
     window, controller = agent_window, agent_controller
     line = controller.create_line("A")
     task = controller.start_task(line.thread_id, "tidy the folder")
     controller.set_permission(task.key, "full")
-    openai_server.script(ToolCallReply([call("run_command", command="sleep 0.8")]), TextReply(["Keeping it."]))
+    openai_server.script(ToolCallReply([call("run_command", command="sleep 1.5")]), TextReply(["Keeping it."]))
     click_line(qtbot, window, task.key)  # before the turn: a click processes Qt events outside the asyncio loop
     turn = controller.start_turn(task.key, None)
     run(loop, wait_until(lambda: len(openai_server.chat_requests) == 1, what="the task's first step"))
     send(qtbot, window, "keep README.md")  # Send stays enabled on a running task
+    assert window.followup_queue.texts() == ["keep README.md"]
+    send_now = window.followup_queue.rows[0].send_now_button
+    qtbot.mouseClick(send_now, Qt.MouseButton.LeftButton)
+    settled(qtbot, window)
     run(loop, turn)
+    assert len(openai_server.chat_requests) == 2  # steered into the same turn, not a turn of its own
     second = openai_server.chat_requests[1].body["messages"]
     assert second[-1] == {"role": "user", "content": "keep README.md"}
     assert "keep README.md" in message_texts(window)

@@ -26,6 +26,7 @@ from xworkmate.cli.common import (
 from xworkmate.cli.exits import quiet_end, said_if_signalled, stdout_reader_gone
 from xworkmate.cli.gui import add_gui_parser, missing_gui_modules
 from xworkmate.cli.providers import add_provider_parser
+from xworkmate.cli.queue import add_queue_parser
 from xworkmate.cli.search import add_search_and_export_commands
 from xworkmate.cli.tasks import add_run_parser, add_task_and_messages_parsers
 from xworkmate.cli.threads import add_thread_parser
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_mcp_parser(sub)
     add_provider_parser(sub)
     add_task_and_messages_parsers(sub)
+    add_queue_parser(sub)  # issue 31: the follow-up queue
 
     doctor = sub.add_parser("doctor", help="which sandbox contains agents, the database, keyring and agents found")
     doctor.add_argument("--json", action="store_true")

@@ -180,6 +180,7 @@ def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> i
 def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> int:
     # The controller's one follow-up policy (issue 14). This command runs no turn: a task running
     # elsewhere takes the follow-up when its current step ends; an idle one on its next `task run`.
+    # Issue 31: to a task whose turn runs (here or in the window) it is queued, as the window's Send.
     sent = controller.follow_up(args.key, args.text)
     if args.json:
         print(
@@ -188,9 +189,16 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
                     "task": sent.key,
                     "message_id": sent.message_id,
                     "dispatch_source_ids": list(sent.source_ids),
+                    "delivery": sent.delivery,
+                    "queued": sent.queued,
                 },
                 indent=None,
             )
+        )
+    elif sent.queued is not None:
+        print(
+            f"queued as follow-up {sent.queued} on {sent.key}: its turn is running; it is sent as its own turn when"
+            " that turn ends (`xworkmate queue list` shows the queue)"
         )
     else:
         print(f"sent to {sent.key}; its dispatch sources now hold {len(sent.source_ids)} message(s)")
@@ -271,8 +279,9 @@ def add_task_and_messages_parsers(sub: Any) -> None:
         ksub,
         "send",
         cmd_task_send,
-        "send a task a follow-up (its dispatch sources are re-captured); a running task answers it"
-        " when its current step ends, an idle one on its next `task run`",
+        "send a task a follow-up (its dispatch sources are re-captured when it is delivered); to a running"
+        " task it is queued and sent as its own turn when that turn ends, an idle one answers it on its next"
+        " `task run`",
     )
     ksend.add_argument("key")
     ksend.add_argument("text")

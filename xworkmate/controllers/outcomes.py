@@ -32,6 +32,8 @@ class SendOutcome(BaseModel):
     ran: bool
     notice: str
     message_ids: tuple[int, ...]
+    queued: int | None = None
+    """The line was running: the message is queued at this position (issue 31), not sent yet."""
 
 
 class FollowupOutcome(BaseModel):
@@ -40,11 +42,16 @@ class FollowupOutcome(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     key: str
-    message_id: int
+    message_id: int | None
+    """``None`` while it is queued: it becomes a message when it is delivered."""
     source_ids: tuple[int, ...]
-    """The task's dispatch snapshot, re-captured with the follow-up (PROV-4)."""
-    delivery: Literal["running", "started", "stored"]
-    """``running``: the task's running turn takes it; ``started``: a turn started on it; ``stored``:
-    kept for the task's next run."""
+    """The task's dispatch snapshot, re-captured with the follow-up (PROV-4); empty while it is queued
+    (re-captured when the queued item is delivered)."""
+    delivery: Literal["running", "started", "stored", "queued"]
+    """``running``: the task's running turn takes it at its next safe point (Send now); ``started``: a turn
+    started on it; ``stored``: kept for the task's next run; ``queued``: the task was running, so it waits in
+    the line's follow-up queue for its own turn (issue 31)."""
+    queued: int | None = None
+    """Its position in the queue when ``queued``."""
     notice: str = ""
     """Why nothing ran, when it was kept for want of a provider."""

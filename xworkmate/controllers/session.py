@@ -41,11 +41,13 @@ from xworkmate.controllers.providers import (
     RouterFactory,
     acp_agent_problem,
 )
+from xworkmate.controllers.queue import FollowupQueue
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.export import ExportFormat, LineExport
+from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderRecord
@@ -127,7 +129,8 @@ class SessionController:
             send_followup=self._task_ctl.send_followup,
             turn_context=self._turn_context,
         )
-        self._followups = FollowupPolicy(ctx, tasks=self._task_ctl, turns=self._turn_ctl)
+        self._queue = FollowupQueue(ctx, send=self.send, store_person_message=self._turn_ctl.store_person_message)
+        self._followups = FollowupPolicy(ctx, tasks=self._task_ctl, turns=self._turn_ctl, queue=self._queue)
         self._agent_sessions = AgentSessionController(
             ctx,
             live_acp_runner=lambda: self._turn_ctl.runner.acp_runner,
@@ -549,18 +552,48 @@ class SessionController:
     def send(
         self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()
     ) -> SendOutcome:
-        """Send a human message on a line (the window's Send); on a task line it is a follow-up (issue 14)."""
+        """Send a human message on a line (the window's Send); on a task line it is a follow-up (issue 14).
+        While a turn runs on the line it is queued (issue 31): ``outcome.queued`` is its position."""
         if self._task_ctl.task_labels(key) is not None:
             if attachments:
                 raise ValueError("attachments go on a line's own messages, not on a task's follow-up")
             followed = self._followups.follow_up(key, prompt, provider=provider, start=True)
             return SendOutcome(
                 key=followed.key,
-                ran=followed.delivery != "stored",
+                ran=followed.delivery not in ("stored", "queued"),
                 notice=followed.notice,
-                message_ids=(followed.message_id,),
+                message_ids=(followed.message_id,) if followed.message_id is not None else (),
+                queued=followed.queued,
             )
+        if self._ctx.canonical_or_none(key) is not None and self._queue.busy(key):
+            if not prompt.strip():
+                raise ValueError("nothing to send: the message is empty")
+            if attachments:  # a queued item is text only (ATT-1 attachments belong to a stored message)
+                raise ValueError("attachments cannot wait in the queue; send them when the running turn has finished")
+            item = self._queue.queue(key, prompt)
+            return SendOutcome(key=item.key, ran=False, notice="", message_ids=(), queued=item.position)
         return self._turn_ctl.send(key, prompt, provider=provider, attachments=attachments)
+
+    # -- the follow-up queue (issue 31): each call reads or writes the store (off the GUI thread) --------
+
+    def queued_followups(self, key: str) -> list[QueuedFollowup]:
+        return self._queue.items(key)
+
+    def queue_followup(self, key: str, text: str) -> QueuedFollowup:
+        return self._queue.queue(key, text)
+
+    def remove_queued(self, key: str, position: int) -> QueuedFollowup:
+        return self._queue.remove(key, position)
+
+    def edit_queued(self, key: str, position: int, text: str) -> QueuedFollowup:
+        return self._queue.edit(key, position, text)
+
+    def move_queued(self, key: str, position: int, to: int) -> list[QueuedFollowup]:
+        return self._queue.move(key, position, to)
+
+    def send_queued_now(self, key: str, position: int) -> SendOutcome:
+        """Send now (``queue.FollowupQueue.send_now``): steers a running turn at its next safe point."""
+        return self._queue.send_now(key, position)
 
     def pending_approvals(self, key: str) -> list[int]:
         return self._approvals.pending_approvals(self._ctx.canonical(key))

@@ -20,6 +20,7 @@ from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread, ThreadKind
 
 if TYPE_CHECKING:
+    from xworkmate.controllers.queue import FollowupQueue
     from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
     from xworkmate.llm.router import ModelRouter
     from xworkmate.store.repositories import ThreadLabels
@@ -120,10 +121,13 @@ class FollowupPolicy:
     follow-up, starts running in the background at once.
     """
 
-    def __init__(self, ctx: ControllerContext, *, tasks: TaskController, turns: TurnController) -> None:
+    def __init__(
+        self, ctx: ControllerContext, *, tasks: TaskController, turns: TurnController, queue: FollowupQueue
+    ) -> None:
         self._ctx = ctx
         self._tasks = tasks
         self._turns = turns
+        self._queue = queue
         self.auto_run_tasks = False
 
     async def task_dispatched(self, task_key: str) -> None:
@@ -162,9 +166,10 @@ class FollowupPolicy:
         """The one follow-up policy (issue 14): the window's Send on a task, ``send`` on a task line,
         ``xworkmate task send``. The follow-up is stored with the task's snapshot re-captured (PROV-4), then:
 
-        - the task is running: its turn takes it. A native agent reads it when its current step ends
-          (a streamed answer or a tool round) and answers it in the next step; an ACP agent gets it as
-          its next prompt; a turn that ends before reading it starts the next turn on it.
+        - the task is running (here or in another process): it is queued (issue 31), not stored as a
+          message yet; the running turn's end delivers the queue one turn an item, each re-captured as it
+          is delivered (PROV-4). "Send now" (``FollowupQueue.send_now``) steers instead: stored at once,
+          a native agent reads it at its next safe point, an ACP agent gets it as its next prompt.
         - the task is idle and ``start`` (default ``auto_run_tasks``: the window): a turn starts on it,
           after the same gate as any turn (a refusal stores nothing); with no provider at all it is
           kept, and the outcome's ``notice`` says that nothing ran.
@@ -178,7 +183,10 @@ class FollowupPolicy:
         key = labels.thread_id
         if not text or not text.strip():
             raise ValueError("nothing to send: the follow-up is empty")
-        delivery = self._delivery(key, start)
+        delivery = "running" if self._queue.busy(key) else self._delivery(key, start)
+        if delivery == "running":
+            item = self._queue.queue(key, text)
+            return FollowupOutcome(key=key, message_id=None, source_ids=(), delivery="queued", queued=item.position)
         if delivery != "start":
             return self._followed(self._tasks.send_followup(key, text), delivery)
         # A task runs on what is stored (its goal, its follow-ups), so the request carries no prompt.

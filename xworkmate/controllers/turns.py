@@ -378,10 +378,15 @@ class TurnController:
     ) -> TurnOutcome:
         """The turn and the follow-ups it leaves, while this process holds the line's lease."""
         turn = await self.runner.run(request, provider=provider, approver=approver, headless=headless, lease=lease)
-        while turn.status == "finished" and turn.followups and await self._still_bound(request.thread_id):
+        key = request.thread_id
+        while turn.status == "finished" and await self._still_bound(key):
             # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
             # (an ACP agent gets them as its next prompt); the line stays running in between.
-            key = request.thread_id
+            # Issue 31: then the line's queue, one item a turn, in order; each becomes the person's
+            # message (a task's snapshot re-captured, PROV-4) only now, as it is delivered.
+            followups = turn.followups or await self._deliver_queued(key)
+            if not followups:
+                break
             self._ctx.emit(RunFinished(key=key, status=turn.status))
             self._ctx.emit(RunStarted(key=key))
             following = await self.runner.run(
@@ -389,7 +394,7 @@ class TurnController:
                 provider=provider,
                 approver=approver,
                 headless=headless,
-                followups=turn.followups,
+                followups=followups,
                 lease=lease,
             )
             turn = following.model_copy(
@@ -399,6 +404,21 @@ class TurnController:
                 }
             )
         return turn
+
+    async def _deliver_queued(self, key: str) -> tuple[int, ...]:
+        """The first item of the line's follow-up queue, taken out and stored as the person's message
+        (on the store thread); nothing when the queue is empty. A turn that failed or was stopped
+        leaves the queue as it is: the person decides (Send now, or the line's next turn)."""
+
+        def deliver() -> tuple[int, ...]:
+            item = self._ctx.store.followup_queue.take_first(key)
+            if item is None:
+                return ()
+            message_id = self.store_person_message(key, item.text)
+            self._ctx.emit(LineUpdated(key=key))  # the window's queue strip loses the item
+            return (message_id,)
+
+        return await self._ctx.store_thread.call(deliver)
 
     async def _still_bound(self, key: str) -> bool:
         """SBX-3: a follow-up turn runs without the gate, so its folder is checked again; left for the line's next

@@ -35,6 +35,7 @@ from sqlalchemy.pool import NullPool
 
 from xworkmate.store import search as _search  # noqa: F401  (LOOP-3: the index follows every message write)
 from xworkmate.store.agent_state import AgentStateRepository, McpServerRepository
+from xworkmate.store.followup_queue import FollowupQueueRepository
 from xworkmate.store.line_marks import LineMarkRepository
 from xworkmate.store.repositories import (
     AppStateRepository,
@@ -326,6 +327,7 @@ class Store:
         self.line_marks = LineMarkRepository(self)  # issue 17: seen, outcome, mute, draft per line
         self.agent_state = AgentStateRepository(self)  # issue 15: agent offers, usage (0012)
         self.mcp_servers = McpServerRepository(self)
+        self.followup_queue = FollowupQueueRepository(self)  # issue 31: queued follow-ups (0019)
 
     @property
     def engines(self) -> tuple[Engine, Engine]:

@@ -307,3 +307,17 @@ class TurnOwnerRow(Base):
     partial_text: Mapped[str] = mapped_column(StoredText, default="", server_default="")
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class QueuedFollowupRow(Base):
+    """Issue 31 (migration 0019): a follow-up the person sent while a turn ran, waiting for its own turn."""
+
+    __tablename__ = "queued_followups"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(StoredText)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_queued_followups_thread_position", "thread_id", "position"),)

@@ -76,6 +76,7 @@ REQUIRED_WIDGETS = (
     "networkPicker",
     "providerPicker",
     "approvalArea",
+    "followUpQueue",
     "workspacePane",
     "workspacePathLabel",
     "changeFolderButton",

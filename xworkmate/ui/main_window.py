@@ -45,6 +45,7 @@ from xworkmate.controllers import (
     RunDelta,
     RunFinished,
     RunStarted,
+    SendOutcome,
     SessionController,
     SignInRequested,
     SignInSettled,
@@ -58,6 +59,7 @@ from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
+from xworkmate.domain.followup_queue import QueuedFollowup, QueueItemError
 from xworkmate.domain.interruptions import INTERRUPTED_TURN, RESUMED_TURN
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageRole, MessageSource
@@ -277,6 +279,7 @@ class MainWindow(WindowShell):
         self.composer = self.message_pane.composer
         self.send_button = self.message_pane.send_button
         self.stop_button = self.message_pane.stop_button
+        self.followup_queue = self.message_pane.followup_queue
         self.raw_toggle = self.message_pane.raw_toggle
         self.permission_picker = self.message_pane.permission_picker
         self.provider_picker = self.message_pane.provider_picker
@@ -432,6 +435,10 @@ class MainWindow(WindowShell):
         self.send_button.clicked.connect(self.on_send_requested)
         self.stop_button.clicked.connect(self.on_stop_requested)
         self.stop_shortcut.activated.connect(self.on_stop_requested)
+        self.followup_queue.edit_requested.connect(self.on_queued_edit_requested)
+        self.followup_queue.move_requested.connect(self.on_queued_move_requested)
+        self.followup_queue.remove_requested.connect(self.on_queued_remove_requested)
+        self.followup_queue.send_now_requested.connect(self.on_queued_send_now_requested)
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
         self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
         self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
@@ -547,6 +554,9 @@ class MainWindow(WindowShell):
             self.task_model.invalidate_status(view.key)
         self.message_pane.show_line(view, last_failure=self._last_failure.get(view.key))
         self._show_network_denied(view)
+        if key_changed and self.followup_queue.key != view.key:
+            self.followup_queue.show_queue(view.key, [])  # never another line's queue, even for a moment (ISO-5)
+        self._read_queue(view.key)
         self._show_provider_choices(view)  # the category or the line's provider may have changed
         self._show_sign_in()
         self.stop_shortcut.setEnabled(self.stop_button.isEnabled())
@@ -1116,8 +1126,9 @@ class MainWindow(WindowShell):
             self.drafts.typed(view.key, self.composer.toPlainText())
         runnable = view is not None and view.runnable
         # A running task still takes follow-ups: its agent reads them at the next safe point (PROV-4).
-        running_task = view is not None and view.thread.kind is ThreadKind.TASK and view.status is ThreadStatus.RUNNING
-        self.send_button.setEnabled((runnable or running_task) and bool(self.composer.toPlainText().strip()))
+        # Issue 31: while a turn runs, Send queues the follow-up (the strip above the composer shows it).
+        running = view is not None and view.status is ThreadStatus.RUNNING
+        self.send_button.setEnabled((runnable or running) and bool(self.composer.toPlainText().strip()))
 
     def _show_sign_in(self) -> None:
         """The shown line's sign-in card, above the approvals; none when its agent is not waiting."""
@@ -1154,6 +1165,61 @@ class MainWindow(WindowShell):
         if key == self.shown_key:
             self.live.pace(self.message_list.message_delegate.live_render_ms)
             self.message_model.set_live(self.live.rows(key))
+
+    # -- the follow-up queue (issue 31): every call on the worker, the strip redrawn from what it read -----
+
+    def _read_queue(self, key: str) -> None:
+        """Read ``key``'s queue off the GUI thread (LOOP-4) and show it if ``key`` is still the shown line."""
+
+        def arrived(items: list[QueuedFollowup]) -> None:
+            if key == self.shown_key:
+                self.followup_queue.show_queue(key, items)
+
+        self.operations.query(
+            lambda: self._controller.queued_followups(key),
+            done=arrived,
+            failed=self._failure(self.tr("Could not read the follow-up queue — {error}"), UnknownSessionKeyError),
+        )
+
+    def _queue_operation(self, work: Callable[[str], object], what: str) -> None:
+        """A change to the shown line's queue, on the worker; then the queue is read again."""
+        key = self.followup_queue.key
+        if key is None:
+            return
+        self.operations.run(
+            lambda: work(key),
+            done=lambda _result: self._read_queue(key),
+            failed=self._failure(what, QueueItemError, UnknownSessionKeyError, NotRunnable, ValueError),
+        )
+
+    @Slot(int, str)
+    def on_queued_edit_requested(self, position: int, text: str) -> None:
+        self._queue_operation(
+            lambda key: self._controller.edit_queued(key, position, text),
+            self.tr("Could not change the queued follow-up — {error}"),
+        )
+
+    @Slot(int, int)
+    def on_queued_move_requested(self, position: int, to: int) -> None:
+        self._queue_operation(
+            lambda key: self._controller.move_queued(key, position, to),
+            self.tr("Could not move the queued follow-up — {error}"),
+        )
+
+    @Slot(int)
+    def on_queued_remove_requested(self, position: int) -> None:
+        self._queue_operation(
+            lambda key: self._controller.remove_queued(key, position),
+            self.tr("Could not remove the queued follow-up — {error}"),
+        )
+
+    @Slot(int)
+    def on_queued_send_now_requested(self, position: int) -> None:
+        """Send now: the running turn takes it at its next safe point; an idle line runs a turn on it."""
+        self._queue_operation(
+            lambda key: self._controller.send_queued_now(key, position),
+            self.tr("Not sent — {error}. It is still in the queue."),
+        )
 
     @Slot()
     def on_stop_requested(self) -> None:
@@ -1637,13 +1703,15 @@ class MainWindow(WindowShell):
         attachments = self.attachment_strip.attachments()  # ATT-1: sent with the message, stored with it
         self._sending = True
 
-        def sent(_outcome: object) -> None:
+        def sent(outcome: SendOutcome) -> None:
             self._sending = False
             if self.composer.toPlainText() == text:
                 self.composer.clear()
             if self._view is not None and self._view.key == key:
                 self.attachment_strip.clear()
             self.message_list.follow_newest()
+            if outcome.queued is not None:
+                self._read_queue(key)  # issue 31: the line was running, so it waits in the strip
 
         def failed(error: BaseException) -> None:
             self._sending = False
@@ -1681,6 +1749,8 @@ class MainWindow(WindowShell):
             if self.composer.toPlainText() == text:
                 self.composer.clear()
             self.message_list.follow_newest()
+            if outcome.queued is not None:
+                self._read_queue(key)  # issue 31: the task was running, so it waits in the strip
             if outcome.notice:
                 self.show_error(
                     self.tr("Follow-up saved on the task, but no agent provider is configured, so it did not run.")

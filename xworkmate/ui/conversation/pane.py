@@ -25,6 +25,7 @@ from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatu
 from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
 from xworkmate.ui.approvals import ApprovalArea
 from xworkmate.ui.conversation.attachments import AttachmentStrip, Composer
+from xworkmate.ui.conversation.followup_queue import FollowUpQueueStrip
 from xworkmate.ui.conversation.interrupted_bar import InterruptedTurnBar
 from xworkmate.ui.conversation.model import MessageListModel
 from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
@@ -242,6 +243,7 @@ class MessagePane(QWidget):
         self.approval_area = ApprovalArea()
         self.network_bar = NetworkDeniedBar()
         self.interrupted_bar = InterruptedTurnBar()
+        self.followup_queue = FollowUpQueueStrip()  # issue 31: what Send queued while a turn runs
 
         self.composer = Composer()
         self.composer.setObjectName("composer")
@@ -323,6 +325,7 @@ class MessagePane(QWidget):
         layout.addWidget(self.network_bar)  # SBX-4: a refused host, and "Allow this host for this line"
         layout.addWidget(self.interrupted_bar)  # issue 31: a turn a crash cut short, and Resume
         layout.addWidget(self.approval_area)
+        layout.addWidget(self.followup_queue)
         layout.addWidget(self.attachment_strip)
         layout.addLayout(composer_row)
         layout.addLayout(picker_row)

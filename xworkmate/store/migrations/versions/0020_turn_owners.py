@@ -9,7 +9,7 @@
   A row left behind by a process that is gone is a turn that was interrupted.
 
 Revision ID: 0020
-Revises: 0018
+Revises: 0019
 Create Date: 2026-12-04
 """
 
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0020"
-down_revision = "0018"
+down_revision = "0019"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,121 @@
+"""Issue 31 item 3 in the window: Enter while a turn runs queues the follow-up in the ``followUpQueue``
+strip above the composer, whose buttons edit, reorder, remove and send now; the strip shows the shown
+line's queue and follows every switch (ISO-5). Real SQLite, the real scripted OpenAI-compatible server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QPushButton
+from pytestqt.qtbot import QtBot
+
+from tests.support.openai_server import HangReply, OpenAIServer, TextReply
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole
+from xworkmate.ui import MainWindow
+from xworkmate.ui.conversation.followup_queue import QueueItemRow
+
+from .support import click_line, finished, message_texts, open_new_line, send, settled
+from .support_runs import live_text, run, wait_until
+
+
+def press_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    """Type into the composer and press Enter, as a person does."""
+    qtbot.keyClicks(window.composer, text)
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    settled(qtbot, window)
+
+
+def row(window: MainWindow, position: int) -> QueueItemRow:
+    return window.followup_queue.rows[position - 1]
+
+
+def click(qtbot: QtBot, window: MainWindow, position: int, name: str) -> None:
+    button = row(window, position).findChild(QPushButton, name)
+    assert button is not None and button.isEnabled(), name
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    settled(qtbot, window)
+
+
+def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes_and_follows_the_line(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    window = agent_window
+    strip = window.followup_queue
+    line = open_new_line(qtbot, window, "Queue A")
+    other = agent_controller.create_line("Queue B")
+    openai_server.script(HangReply(chunks=["working "]))
+    send(qtbot, window, "start the long job")
+    run(loop, wait_until(lambda: live_text(window) == "working ", what="the turn to be running"))
+    assert not strip.isVisible()
+
+    press_enter(qtbot, window, "then run the tests")
+    assert window.composer.toPlainText() == ""  # taken: it is in the queue
+    assert strip.isVisible() and strip.texts() == ["then run the tests"]
+    press_enter(qtbot, window, "then update the docs")
+    press_enter(qtbot, window, "and a typo")
+    assert strip.texts() == ["then run the tests", "then update the docs", "and a typo"]
+    assert agent_controller.is_running(line.thread_id)
+    assert "then run the tests" not in message_texts(window)  # queued, not a message yet
+
+    click(qtbot, window, 2, "queueUpButton")
+    assert strip.texts() == ["then update the docs", "then run the tests", "and a typo"]
+    click(qtbot, window, 1, "queueDownButton")
+    assert strip.texts() == ["then run the tests", "then update the docs", "and a typo"]
+    assert not row(window, 1).up_button.isEnabled() and not row(window, 3).down_button.isEnabled()
+
+    click(qtbot, window, 2, "queueEditButton")
+    editor = row(window, 2).findChild(QLineEdit, "queueEditField")
+    assert editor is not None and editor.isVisible() and editor.text() == "then update the docs"
+    editor.setText("then update the README")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    settled(qtbot, window)
+    assert strip.texts() == ["then run the tests", "then update the README", "and a typo"]
+
+    click(qtbot, window, 3, "queueRemoveButton")
+    assert strip.texts() == ["then run the tests", "then update the README"]
+    assert [i.text for i in agent_controller.queued_followups(line.thread_id)] == strip.texts()  # stored
+
+    click_line(qtbot, window, other.thread_id)  # ISO-5: B has no queue, so no strip
+    assert strip.key == other.thread_id and not strip.isVisible() and strip.texts() == []
+    click_line(qtbot, window, line.thread_id)
+    assert strip.isVisible() and strip.texts() == ["then run the tests", "then update the README"]
+
+    qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # a stopped turn leaves the queue
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the stop"))
+    settled(qtbot, window)
+    assert strip.texts() == ["then run the tests", "then update the README"]
+
+    # Send now on an idle line is a Send; when its turn ends, the rest of the queue drains, one turn each.
+    openai_server.script(TextReply(["README updated."]), TextReply(["Tests pass."]))
+    click(qtbot, window, 2, "queueSendNowButton")
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the queue to drain"))
+    run(loop, wait_until(lambda: not strip.isVisible(), what="the strip to empty"))
+    users = [m.content for m in agent_controller.messages(line.thread_id) if m.role is MessageRole.USER]
+    assert users == ["start the long job", "then update the README", "then run the tests"]
+    assert message_texts(window)[-2:] == ["then run the tests", "Tests pass."]
+
+
+def test_the_queue_drains_after_the_running_turn_and_the_strip_empties(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    window = agent_window
+    line = open_new_line(qtbot, window, "Drain")
+    openai_server.script(TextReply(["One ", "moment ", "please ", "..."], delay=0.5), TextReply(["Done next."]))
+    send(qtbot, window, "first thing")
+    press_enter(qtbot, window, "next thing")
+    assert window.followup_queue.texts() == ["next thing"]
+    run(loop, wait_until(finished(agent_controller, line.thread_id), what="both turns"))
+    run(loop, wait_until(lambda: not window.followup_queue.isVisible(), what="the strip to empty"))
+    assert message_texts(window) == ["first thing", "One moment please ...", "next thing", "Done next."]
+    assert len(openai_server.chat_requests) == 2

@@ -39,6 +39,7 @@ def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
         "command_env_names": list(thread.context_state.command_env_names),
         "turn_limit_s": thread.context_state.turn_limit_s,
         "quarantine_untrusted": thread.context_state.quarantine_untrusted,
+        "selected_skills": list(thread.context_state.selected_skills),  # SKL-1
         "parent_key": thread.parent_key,
         "category": thread.category,
         "archived": thread.archived,
@@ -154,6 +155,8 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         thread = controller.set_turn_limit(thread.thread_id, args.turn_limit)
     if args.quarantine_untrusted is not None:
         thread = controller.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
+    if args.skill or args.no_skill:
+        thread = controller.set_skills(thread.thread_id, add=args.skill or (), remove=args.no_skill or ())
     apply_thread_set(args, controller, thread)  # issue 15: MCP servers, the agent's mode/model/options
     _print_thread(controller, thread, args.json)
     return 0
@@ -254,6 +257,10 @@ def add_thread_parser(sub: Any) -> None:
         choices=["off", "on"],
         help="store untrusted tools' output (run_command) hidden from the model, as a placeholder (Q-1)",
     )
+    tset.add_argument(
+        "--skill", action="append", metavar="NAME", help="select a skill for the line; repeatable (SKL-1)"
+    )
+    tset.add_argument("--no-skill", action="append", metavar="NAME", help="unselect a skill; repeatable")
 
     add_thread_set_arguments(tset)  # issue 15
     add_thread_commands(add)

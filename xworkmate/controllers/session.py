@@ -31,7 +31,6 @@ from xworkmate.controllers.approvals import Approvals
 from xworkmate.controllers.context import ControllerContext, Listener, UnknownSessionKeyError
 from xworkmate.controllers.external import ExternalLines
 from xworkmate.controllers.line_settings import LineSettingsController
-from xworkmate.controllers.skills import SkillsController
 from xworkmate.controllers.lines import CURRENT_KEY_STATE, MAIN_TITLE, LineController, LineView, WorkspaceBindingError
 from xworkmate.controllers.outcomes import FollowupOutcome, SendOutcome, TurnOutcome
 from xworkmate.controllers.providers import (
@@ -41,6 +40,7 @@ from xworkmate.controllers.providers import (
     RouterFactory,
     acp_agent_problem,
 )
+from xworkmate.controllers.skills import SkillsController
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage

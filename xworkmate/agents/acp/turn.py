@@ -10,15 +10,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
+from acp import (
+    PROTOCOL_VERSION,
+    RequestError,
+    connect_to_agent,
+    embedded_text_resource,
+    resource_block,
+    text_block,
+)
 from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
     ClientCapabilities,
+    EmbeddedResourceContentBlock,
     FileSystemCapabilities,
     Implementation,
     LoadSessionRequest,
@@ -27,6 +35,7 @@ from acp.schema import (
     NewSessionResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
+    TextContentBlock,
 )
 from pydantic import ValidationError
 
@@ -60,6 +69,7 @@ from xworkmate.domain.agent_session import AgentSessionState
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageState
 from xworkmate.domain.runs import RunRequest
+from xworkmate.domain.skills import Skill, skills_text
 from xworkmate.domain.threads import PermissionLevel
 
 log = logging.getLogger(__name__)
@@ -117,6 +127,8 @@ class _Turn(_TerminalRequests, _SignIn):
         self.offers: SessionOffers | None = None
         self.choices: AgentSessionState | None = None
         self.mcp_servers: tuple[McpServerRecord, ...] = ()
+        # SKL-2: the line's selected skills, sent with the prompt.
+        self.skills: tuple[Skill, ...] = ()
 
     # -- driving the turn
 
@@ -260,7 +272,10 @@ class _Turn(_TerminalRequests, _SignIn):
             await offers.apply_choices(connection, self.session_id, self.choices)
         self.runner._live[self.request.thread_id] = (connection, self)
         agent.enter("session/prompt")
-        response = await connection.prompt(session_id=self.session_id, prompt=[text_block(prompt)])
+        offered = capabilities.prompt_capabilities if capabilities else None
+        embedded = bool(offered and offered.embedded_context)
+        blocks = [*skill_blocks(self.skills, embedded=embedded), text_block(prompt)]
+        response = await connection.prompt(session_id=self.session_id, prompt=blocks)
         usage = prompt_usage(response)
         if usage is not None:
             self.emit(usage)
@@ -305,3 +320,26 @@ class _Turn(_TerminalRequests, _SignIn):
                     model=self.agent_label,
                 )
             )
+
+
+SKILL_MIME_TYPE = "text/markdown"
+
+
+def skill_blocks(skills: Sequence[Skill], *, embedded: bool) -> list[EmbeddedResourceContentBlock | TextContentBlock]:
+    """SKL-2: the selected skills as prompt content: one ``resource`` block per ``SKILL.md`` when the agent
+    advertises ``promptCapabilities.embeddedContext``, else one text block holding them all."""
+    if not skills:
+        return []
+    if not embedded:
+        return [text_block(skills_text(skills))]
+    return [
+        resource_block(
+            embedded_text_resource(
+                Path(skill.skill_file).as_uri(), f"{_FRONT.format(skill=skill)}{skill.body}", mime_type=SKILL_MIME_TYPE
+            )
+        )
+        for skill in skills
+    ]
+
+
+_FRONT = "---\nname: {skill.name}\ndescription: {skill.description}\n---\n"

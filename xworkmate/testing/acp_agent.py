@@ -36,6 +36,7 @@ Script keys (all optional)::
       "resume_session": false,           # advertise sessionCapabilities.resume (session/resume)
       "list_sessions": false,            # advertise sessionCapabilities.list (session/list)
       "mcp_http": false,                 # advertise mcpCapabilities.http
+      "embedded_context": false,         # advertise promptCapabilities.embeddedContext (resource blocks)
       "prompt_usage": {"inputTokens", "outputTokens", "totalTokens"},  # PromptResponse.usage
       "turn": [ ...steps... ]
     }
@@ -230,6 +231,7 @@ class ScriptedAgent(Agent):
                         **({"list": {}} if self.script.get("list_sessions") else {}),
                     },
                     "mcpCapabilities": {"http": bool(self.script.get("mcp_http"))},
+                    "promptCapabilities": {"embeddedContext": bool(self.script.get("embedded_context"))},
                 },
                 "agentInfo": {"name": info["name"], "version": info["version"]},
                 # Raw, as an agent sends them (qwen marks its terminal method in _meta only).
@@ -387,7 +389,8 @@ class ScriptedAgent(Agent):
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         text = "".join(getattr(block, "text", "") for block in prompt)
-        self.report("prompt", session_id=session_id, text=text)
+        blocks = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in prompt]
+        self.report("prompt", session_id=session_id, text=text, blocks=blocks)
         cancelled = self.cancelled.setdefault(session_id, asyncio.Event())
         said: list[str] = []
         try:

@@ -279,6 +279,7 @@ class MainWindow(WindowShell):
         self.agent_bar = self.message_pane.agent_bar
         self.usage_meter = self.message_pane.usage_meter
         self.slash_completer = self.message_pane.slash_completer
+        self.skill_picker = self.message_pane.skill_picker
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
         self.message_model.set_older_reader(self._read_older)
         self.message_model.olderPrepended.connect(self.message_list.keep_row_at_top)
@@ -420,6 +421,8 @@ class MainWindow(WindowShell):
         self.stop_shortcut.activated.connect(self.on_stop_requested)
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
         self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
+        self.skill_picker.catalog_wanted.connect(self.on_skill_catalog_wanted)  # SKL-1: read off the GUI thread
+        self.skill_picker.picked.connect(self.on_skills_picked)
         self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
         self.message_list.allow_host_requested.connect(self.on_allow_host_requested)  # a tool card's button
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
@@ -1227,6 +1230,28 @@ class MainWindow(WindowShell):
             ),
         )
 
+    def on_skill_catalog_wanted(self, key: str) -> None:
+        """SKL-1: the line's skills (the person's folders and the line's own) are found on the store worker;
+        the picker takes them only while it still shows that line."""
+        picker = self.skill_picker
+        self.operations.query(
+            lambda: self._controller.skill_catalog(key),
+            done=lambda catalog: picker.set_catalog(key, catalog),
+            failed=self._failure(self.tr("Skills not read — {error}"), UnknownSessionKeyError, OSError),
+        )
+
+    def on_skills_picked(self, key: str, names: tuple[str, ...]) -> None:
+        """SKL-1: the picker's selection is the line's, saved on the store worker; LineUpdated redraws it."""
+        self.operations.run(
+            lambda: self._controller.set_skills(key, only=names),
+            failed=self._failure(
+                self.tr("Skills not changed — {error}"),
+                UnknownSessionKeyError,
+                LookupError,
+                then=self._show_stored_settings,
+            ),
+        )
+
     def _show_stored_settings(self) -> None:
         """A refused pick: the shown line's pickers go back to what its view says is stored."""
         view = self._view
@@ -1235,6 +1260,7 @@ class MainWindow(WindowShell):
             self.message_pane.show_network(view.thread.context_state.network)
             self.mode_picker.show_line(view)
             self._show_provider_choices(view)
+            self.skill_picker.show_selection(view.key, view.thread.context_state.selected_skills)
 
     @Slot(int)
     def on_provider_picked(self, _index: int) -> None:

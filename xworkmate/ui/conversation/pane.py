@@ -30,6 +30,7 @@ from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
+from xworkmate.ui.skills import SkillPicker
 from xworkmate.ui.wording import line_title, plain_words
 
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
@@ -252,6 +253,8 @@ class MessagePane(QWidget):
         self.provider_picker.setProperty("elideMode", "middle")  # "provider · model": both ends say the most
         self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
         self.set_providers([])
+        # SKL-1, ISO-5: the shown line's selected skills, and the list to change them.
+        self.skill_picker = SkillPicker()
 
         self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("stopButton")
@@ -295,6 +298,7 @@ class MessagePane(QWidget):
             picker_row.addWidget(picker, 1)
             if picker is self.permission_picker:
                 picker_row.addWidget(self.network_picker)
+        picker_row.addWidget(self.skill_picker)
         picker_row.addStretch(1)
 
         layout = QVBoxLayout(self)
@@ -334,6 +338,7 @@ class MessagePane(QWidget):
         self.show_network(view.thread.context_state.network)
         self.mode_picker.show_line(view)
         self.mode_picker.setEnabled(view.status is not ThreadStatus.RUNNING)  # one way of running per turn
+        self.skill_picker.show_selection(view.key, view.thread.context_state.selected_skills)  # ISO-5
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
 
     def show_status(self, text: str, severity: str) -> None:

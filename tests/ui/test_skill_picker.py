@@ -1,0 +1,79 @@
+"""The composer's skill picker (SPEC §11 SKL-1, ISO-5): it always shows the current line's selection, through
+switches and a restart; its list is keyboard-searchable with checkboxes and a tick is saved as the line's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+from xworkmate.settings import Settings
+from xworkmate.store import open_store
+
+from .conftest import open_window
+from .support import click_line
+
+POPUP_NOISE = pytest.mark.qt_log_ignore(
+    r"This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))"
+)
+
+
+def write_skill(folder: Path, name: str, description: str) -> None:
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    (folder / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
+
+
+@POPUP_NOISE
+def test_the_picker_follows_the_current_line_across_switches_and_a_restart(
+    qtbot: QtBot, sqlite_controller: SessionController, settings: Settings
+) -> None:
+    """SKL-1, ISO-5: line A's selection on A, B's (none) on B, A's again after a switch back and a restart."""
+    controller = sqlite_controller
+    write_skill(settings.home / "skills", "pdf-forms", "Fill in PDF forms.")
+    write_skill(settings.home / "skills", "release-notes", "Write release notes.")
+    a = controller.create_line("A").thread_id
+    b = controller.create_line("B").thread_id
+    write_skill(Path(controller.get_thread(b).workspace_binding.path or "") / ".agents" / "skills", "b-only", "B's.")
+    controller.set_skills(a, add=["pdf-forms"])
+    window = open_window(qtbot, controller)
+    picker = window.skill_picker
+    assert picker.objectName() == "skillPicker"
+
+    click_line(qtbot, window, a)
+    assert picker.key == a and picker.text() == "Skills: pdf-forms"
+    click_line(qtbot, window, b)
+    assert picker.key == b and picker.text() == "Skills"
+    picker.click()
+    popup = picker.popup
+    qtbot.waitUntil(lambda: "b-only" in popup.names())  # B's own folder's skill, read off the GUI thread
+    assert popup.names() == ["pdf-forms", "release-notes", "b-only"] and popup.checked() == []
+    qtbot.keyClicks(popup.filter, "release")  # keyboard search, then Enter ticks the one left
+    assert [popup.list.item(r).isHidden() for r in range(popup.list.count())] == [True, False, True]
+    qtbot.keyClick(popup.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: controller.get_thread(b).context_state.selected_skills == ("release-notes",))
+    popup.hide()
+    qtbot.waitUntil(lambda: picker.text() == "Skills: release-notes")
+
+    click_line(qtbot, window, a)
+    assert picker.text() == "Skills: pdf-forms"  # A's, never B's
+    picker.click()
+    qtbot.waitUntil(lambda: popup.names() == ["pdf-forms", "release-notes"])  # b-only stays on its line
+    assert popup.checked() == ["pdf-forms"]
+    popup.hide()
+    window.close()
+    controller.close()
+
+    store = open_store(settings.effective_database_url)
+    try:
+        again = SessionController(store, settings)
+        reopened = open_window(qtbot, again)
+        click_line(qtbot, reopened, b)
+        assert reopened.skill_picker.text() == "Skills: release-notes"
+        click_line(qtbot, reopened, a)
+        assert reopened.skill_picker.text() == "Skills: pdf-forms"
+        reopened.close()
+    finally:
+        store.close()

@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeAlias, cast
 
 from acp import (
     PROTOCOL_VERSION,
@@ -25,14 +25,17 @@ from acp import (
 from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
+    AudioContentBlock,
     ClientCapabilities,
     EmbeddedResourceContentBlock,
     FileSystemCapabilities,
+    ImageContentBlock,
     Implementation,
     LoadSessionRequest,
     LoadSessionResponse,
     NewSessionRequest,
     NewSessionResponse,
+    ResourceContentBlock,
     ResumeSessionRequest,
     ResumeSessionResponse,
     TextContentBlock,
@@ -274,7 +277,7 @@ class _Turn(_TerminalRequests, _SignIn):
         agent.enter("session/prompt")
         offered = capabilities.prompt_capabilities if capabilities else None
         embedded = bool(offered and offered.embedded_context)
-        blocks = [*skill_blocks(self.skills, embedded=embedded), text_block(prompt)]
+        blocks: list[PromptBlock] = [*skill_blocks(self.skills, embedded=embedded), text_block(prompt)]
         response = await connection.prompt(session_id=self.session_id, prompt=blocks)
         usage = prompt_usage(response)
         if usage is not None:
@@ -323,6 +326,9 @@ class _Turn(_TerminalRequests, _SignIn):
 
 
 SKILL_MIME_TYPE = "text/markdown"
+PromptBlock: TypeAlias = (
+    TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
+)
 
 
 def skill_blocks(skills: Sequence[Skill], *, embedded: bool) -> list[EmbeddedResourceContentBlock | TextContentBlock]:

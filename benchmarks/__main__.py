@@ -27,6 +27,7 @@ SUITES = {
     "checkpoints": "benchmarks.bench_checkpoints",
     "changes_view": "benchmarks.bench_changes_view",
     "search": "benchmarks.bench_search",
+    "skills": "benchmarks.bench_skills",
 }
 
 

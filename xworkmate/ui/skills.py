@@ -16,15 +16,12 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidgetItem, QToolButton, QVBoxLayout, QWidget
 
 from xworkmate.domain.skills import SkillCatalog
+from xworkmate.presentation.text import english_plural
 
 __all__ = ["SkillPicker", "SkillPopup"]
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 _SHOWN_NAMES = 2  # the button names this many skills, then counts the rest
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("SkillPicker", text)
 
 
 class SkillPopup(QFrame):
@@ -38,7 +35,7 @@ class SkillPopup(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.filter = QLineEdit()
         self.filter.setObjectName("skillFilter")
-        self.filter.setPlaceholderText(_tr("Search skills"))
+        self.filter.setPlaceholderText(QCoreApplication.translate("SkillPicker", "Search skills"))
         self.filter.setClearButtonEnabled(True)
         self.list = QListWidget()
         self.list.setObjectName("skillList")
@@ -66,24 +63,36 @@ class SkillPopup(QFrame):
             self.list.clear()
             skills = catalog.skills if catalog is not None else ()
             for skill in skills:
-                where = _tr("person") if skill.origin.value == "person" else _tr("line folder")
+                where = (
+                    QCoreApplication.translate("SkillPicker", "person")
+                    if skill.origin.value == "person"
+                    else QCoreApplication.translate("SkillPicker", "line folder")
+                )
                 item = QListWidgetItem(f"{skill.name} — {skill.description}")
                 item.setToolTip(f"{skill.skill_file}\n({where}: {skill.origin_path})")
                 self._add(item, skill.name, skill.name in selected)
             known = {s.name for s in skills}
             for name in selected:
                 if catalog is not None and name not in known:
-                    self._add(QListWidgetItem(_tr("{name} (not found)").format(name=name)), name, True)
+                    self._add(
+                        QListWidgetItem(
+                            QCoreApplication.translate("SkillPicker", "{name} (not found)").format(name=name)
+                        ),
+                        name,
+                        True,
+                    )
             if catalog is None:
-                self.note.setText(_tr("Looking for skills…"))
+                self.note.setText(QCoreApplication.translate("SkillPicker", "Looking for skills…"))
             elif not skills and not selected:
-                self.note.setText(_tr("No skills found. A skill is a folder with a SKILL.md in your skills folder."))
-            elif catalog.skipped:
                 self.note.setText(
                     QCoreApplication.translate(
-                        "SkillPicker", "%n folder(s) skipped: not a skill.", "", len(catalog.skipped)
+                        "SkillPicker", "No skills found. A skill is a folder with a SKILL.md in your skills folder."
                     )
                 )
+            elif catalog.skipped:
+                count = len(catalog.skipped)
+                text = QCoreApplication.translate("SkillPicker", "%n folder(s) skipped: not a skill.", "", count)
+                self.note.setText(english_plural(text, count))
                 self.note.setToolTip("\n".join(f"{s.folder}: {s.reason}" for s in catalog.skipped))
             else:
                 self.note.setText("")
@@ -160,7 +169,7 @@ class SkillPicker(QToolButton):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("skillPicker")
-        self.setAccessibleName(_tr("Skills"))
+        self.setAccessibleName(QCoreApplication.translate("SkillPicker", "Skills"))
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.popup = SkillPopup(self)
         self.popup.toggled.connect(self._on_toggled)
@@ -221,11 +230,21 @@ class SkillPicker(QToolButton):
     def _show_button(self) -> None:
         names = self._selected
         if not names:
-            self.setText(_tr("Skills"))
+            self.setText(QCoreApplication.translate("SkillPicker", "Skills"))
         elif len(names) <= _SHOWN_NAMES:
-            self.setText(_tr("Skills: {names}").format(names=", ".join(names)))
+            self.setText(QCoreApplication.translate("SkillPicker", "Skills: {names}").format(names=", ".join(names)))
         else:
             shown = ", ".join(names[:_SHOWN_NAMES])
-            self.setText(_tr("Skills: {names} +{more}").format(names=shown, more=len(names) - _SHOWN_NAMES))
-        tip = _tr("Skills selected for this line: {names}").format(names=", ".join(names)) if names else ""
-        self.setToolTip(tip or _tr("Choose the skills this line's agent may use"))
+            self.setText(
+                QCoreApplication.translate("SkillPicker", "Skills: {names} +{more}").format(
+                    names=shown, more=len(names) - _SHOWN_NAMES
+                )
+            )
+        tip = (
+            QCoreApplication.translate("SkillPicker", "Skills selected for this line: {names}").format(
+                names=", ".join(names)
+            )
+            if names
+            else ""
+        )
+        self.setToolTip(tip or QCoreApplication.translate("SkillPicker", "Choose the skills this line's agent may use"))

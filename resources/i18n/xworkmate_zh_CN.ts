@@ -2231,12 +2231,8 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>技能</translation>
     </message>
     <message>
-        <source>Skills: {names}</source>
-        <translation>技能：{names}</translation>
-    </message>
-    <message>
-        <source>Skills: {names} +{more}</source>
-        <translation>技能：{names} +{more}</translation>
+        <source>Skills ({count})</source>
+        <translation>技能（{count}）</translation>
     </message>
     <message>
         <source>Skills selected for this line: {names}</source>

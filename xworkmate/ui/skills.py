@@ -21,7 +21,6 @@ from xworkmate.presentation.text import english_plural
 __all__ = ["SkillPicker", "SkillPopup"]
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
-_SHOWN_NAMES = 2  # the button names this many skills, then counts the rest
 
 
 class SkillPopup(QFrame):
@@ -228,23 +227,13 @@ class SkillPicker(QToolButton):
         self.picked.emit(self._key, self._selected)
 
     def _show_button(self) -> None:
+        """The count on the button (it sits beside Send, narrow); the names in its tooltip and accessible text."""
         names = self._selected
-        if not names:
-            self.setText(QCoreApplication.translate("SkillPicker", "Skills"))
-        elif len(names) <= _SHOWN_NAMES:
-            self.setText(QCoreApplication.translate("SkillPicker", "Skills: {names}").format(names=", ".join(names)))
+        if names:
+            self.setText(QCoreApplication.translate("SkillPicker", "Skills ({count})").format(count=len(names)))
+            tip = QCoreApplication.translate("SkillPicker", "Skills selected for this line: {names}")
+            self.setToolTip(tip.format(names=", ".join(names)))
         else:
-            shown = ", ".join(names[:_SHOWN_NAMES])
-            self.setText(
-                QCoreApplication.translate("SkillPicker", "Skills: {names} +{more}").format(
-                    names=shown, more=len(names) - _SHOWN_NAMES
-                )
-            )
-        tip = (
-            QCoreApplication.translate("SkillPicker", "Skills selected for this line: {names}").format(
-                names=", ".join(names)
-            )
-            if names
-            else ""
-        )
-        self.setToolTip(tip or QCoreApplication.translate("SkillPicker", "Choose the skills this line's agent may use"))
+            self.setText(QCoreApplication.translate("SkillPicker", "Skills"))
+            self.setToolTip(QCoreApplication.translate("SkillPicker", "Choose the skills this line's agent may use"))
+        self.setAccessibleDescription(self.toolTip())

@@ -282,6 +282,7 @@ class MessagePane(QWidget):
         header_row.addWidget(self.raw_toggle)
         header_row.addWidget(self.session_key_label)
         button_column = QVBoxLayout()
+        button_column.addWidget(self.skill_picker)  # beside the composer: the picker row keeps its width
         button_column.addStretch(1)
         button_column.addWidget(self.stop_button)
         button_column.addWidget(self.send_button)
@@ -298,7 +299,6 @@ class MessagePane(QWidget):
             picker_row.addWidget(picker, 1)
             if picker is self.permission_picker:
                 picker_row.addWidget(self.network_picker)
-        picker_row.addWidget(self.skill_picker)
         picker_row.addStretch(1)
 
         layout = QVBoxLayout(self)

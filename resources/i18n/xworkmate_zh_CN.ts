@@ -2244,6 +2244,13 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>SlashCompleter</name>
+    <message>
+        <source>Skill: {description}</source>
+        <translation>技能：{description}</translation>
+    </message>
+</context>
+<context>
     <name>TaskLineModel</name>
     <message>
         <source>ready</source>

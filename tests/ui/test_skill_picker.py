@@ -79,3 +79,26 @@ def test_the_picker_follows_the_current_line_across_switches_and_a_restart(
         reopened.close()
     finally:
         store.close()
+
+
+@POPUP_NOISE
+def test_slash_in_the_composer_offers_the_lines_skills_and_choosing_one_selects_it(
+    qtbot: QtBot, sqlite_controller: SessionController, settings: Settings
+) -> None:
+    """SKL-1: the composer's ``/`` completion lists the shown line's skills; choosing one selects it for the
+    line (saved off the GUI thread) and leaves no text behind."""
+    controller = sqlite_controller
+    write_skill(settings.home / "skills", "pdf-forms", "Fill in PDF forms.")
+    line = controller.create_line("A").thread_id
+    window = open_window(qtbot, controller)
+    click_line(qtbot, window, line)
+    completer = window.slash_completer
+    qtbot.waitUntil(lambda: window.skill_picker.catalog is not None)
+    qtbot.keyClicks(window.composer, "/pdf")
+    qtbot.waitUntil(lambda: completer.popup().isVisible())
+    assert completer.currentCompletion() == "/pdf-forms"
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)  # chooses in the list; it does not send "/pdf"
+    qtbot.waitUntil(lambda: controller.get_thread(line).context_state.selected_skills == ("pdf-forms",))
+    assert window.composer.toPlainText() == ""
+    assert controller.messages(line) == []
+    qtbot.waitUntil(lambda: window.skill_picker.text() == "Skills (1)")

@@ -423,6 +423,8 @@ class MainWindow(WindowShell):
         self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
         self.skill_picker.catalog_wanted.connect(self.on_skill_catalog_wanted)  # SKL-1: read off the GUI thread
         self.skill_picker.picked.connect(self.on_skills_picked)
+        self.skill_picker.catalog_changed.connect(self.on_skill_catalog_changed)
+        self.slash_completer.skill_chosen.connect(self.skill_picker.select)  # "/name" selects a skill
         self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
         self.message_list.allow_host_requested.connect(self.on_allow_host_requested)  # a tool card's button
         self.provider_picker.currentIndexChanged.connect(self.on_provider_picked)
@@ -1239,6 +1241,12 @@ class MainWindow(WindowShell):
             done=lambda catalog: picker.set_catalog(key, catalog),
             failed=self._failure(self.tr("Skills not read — {error}"), UnknownSessionKeyError, OSError),
         )
+
+    def on_skill_catalog_changed(self) -> None:
+        """The composer's ``/`` list offers the shown line's skills too (SKL-1)."""
+        catalog = self.skill_picker.catalog
+        skills = catalog.skills if catalog is not None else ()
+        self.slash_completer.set_skills(tuple((s.name, s.description) for s in skills))
 
     def on_skills_picked(self, key: str, names: tuple[str, ...]) -> None:
         """SKL-1: the picker's selection is the line's, saved on the store worker; LineUpdated redraws it."""

@@ -162,6 +162,8 @@ class SkillPicker(QToolButton):
 
     catalog_wanted = Signal(str)
     """The list of this line's skills is needed (read it off the GUI thread, then ``set_catalog``)."""
+    catalog_changed = Signal()
+    """The shown line's catalog arrived, or was dropped on a switch (the ``/`` list follows it)."""
     picked = Signal(str, tuple)
     """The person changed the line's selection: ``(key, names)``, to be saved off the GUI thread."""
 
@@ -193,6 +195,7 @@ class SkillPicker(QToolButton):
         self._key, self._selected = key, tuple(selected)
         if switched:
             self._catalog, self._catalog_key = None, None
+            self.catalog_changed.emit()
             self.catalog_wanted.emit(key)
         self._show_button()
         if self.popup.isVisible():
@@ -203,8 +206,18 @@ class SkillPicker(QToolButton):
         if key != self._key:
             return
         self._catalog, self._catalog_key = catalog, key
+        self.catalog_changed.emit()
         if self.popup.isVisible():
             self.popup.fill(catalog, self._selected)
+
+    @property
+    def catalog(self) -> SkillCatalog | None:
+        return self._catalog
+
+    def select(self, name: str) -> None:
+        """Select one more skill for the shown line (the ``/`` list's choice)."""
+        if name not in self._selected:
+            self._on_toggled(name, True)
 
     def open_popup(self) -> None:
         if self._key is None:

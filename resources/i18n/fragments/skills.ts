@@ -49,6 +49,13 @@
         </message>
     </context>
     <context>
+        <name>SlashCompleter</name>
+        <message>
+            <source>Skill: {description}</source>
+            <translation>技能：{description}</translation>
+        </message>
+    </context>
+    <context>
         <name>MainWindow</name>
         <message>
             <source>Skills not read — {error}</source>

@@ -60,3 +60,4 @@ def test_thread_set_selects_and_unselects_skills(home: Path) -> None:
     assert_one_line_error(run_cli(home, "thread", "set", key, "--skill", "nope"), "no skill named 'nope'")
     assert ok_json(home, "thread", "set", key, "--no-skill", "pdf-forms")["selected_skills"] == ["release-notes"]
     assert ok_json(home, "thread", "show", key)["selected_skills"] == ["release-notes"]
+    assert "    skills: release-notes\n" in run_cli(home, "thread", "show", key).stdout

@@ -57,6 +57,8 @@ def _print_thread(controller: SessionController, thread: TaskThread, as_json: bo
     print(f"{marker} {thread.thread_id}  [{state.status.value}]  {escape_for_terminal(redact(thread.title))}")
     folder = escape_for_terminal(thread.workspace_binding.path or "(none)")
     print(f"    folder: {folder} ({thread.workspace_binding.bound_by.value})")
+    if thread.context_state.selected_skills:  # SKL-1
+        print(f"    skills: {escape_for_terminal(', '.join(thread.context_state.selected_skills))}")
     if thread.workspace_binding.branch is not None:
         repo = escape_for_terminal(thread.workspace_binding.repo or "")
         print(f"    worktree of {repo} on branch {escape_for_terminal(thread.workspace_binding.branch)}")

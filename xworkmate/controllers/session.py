@@ -363,6 +363,9 @@ class SessionController:
     def skill_catalog(self, key: str | None) -> SkillCatalog:
         return self._skills.skill_catalog(key)
 
+    def skill_catalog_in(self, line_folder: str | None) -> SkillCatalog:
+        return self._skills.skill_catalog_in(line_folder)
+
     def set_skills(
         self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), only: Sequence[str] | None = None
     ) -> TaskThread:

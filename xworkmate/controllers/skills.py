@@ -16,7 +16,7 @@ from xworkmate.controllers.context import ControllerContext
 from xworkmate.domain.skills import Skill, SkillCatalog
 from xworkmate.domain.threads import TaskThread
 
-__all__ = ["SkillsController", "UnknownSkillError", "catalog_for", "selected_skills_of"]
+__all__ = ["SkillsController", "UnknownSkillError", "catalog_for", "catalog_in", "selected_skills_of"]
 
 
 class UnknownSkillError(LookupError):
@@ -25,7 +25,11 @@ class UnknownSkillError(LookupError):
 
 def catalog_for(home: str | os.PathLike[str], thread: TaskThread | None) -> SkillCatalog:
     """SKL-1: the person's skills and, for a line, the skills in its own folder."""
-    line_folder = thread.workspace_binding.path if thread is not None else None
+    return catalog_in(home, thread.workspace_binding.path if thread is not None else None)
+
+
+def catalog_in(home: str | os.PathLike[str], line_folder: str | None) -> SkillCatalog:
+    """The person's skills and those of one line's folder; reads folders only, never the store."""
     return discover_skills(person_skill_folders(home), line_folder)
 
 
@@ -44,6 +48,11 @@ class SkillsController:
         """The skills a line may use (``None``: the person's only)."""
         thread = self._ctx.get_thread(key) if key is not None else None
         return catalog_for(self._ctx.settings.home, thread)
+
+    def skill_catalog_in(self, line_folder: str | None) -> SkillCatalog:
+        """The skills of a line whose folder the caller read already (the window's view): no store read, so
+        the window reads it beside its store worker instead of queueing there behind a switch."""
+        return catalog_in(self._ctx.settings.home, line_folder)
 
     def set_skills(
         self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), only: Sequence[str] | None = None

@@ -74,7 +74,7 @@ from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.presentation.files import read_preview
 from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
-from xworkmate.ui.background import BackgroundCalls
+from xworkmate.ui.background import BackgroundCalls, run_off_thread
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
@@ -1233,13 +1233,18 @@ class MainWindow(WindowShell):
         )
 
     def on_skill_catalog_wanted(self, key: str) -> None:
-        """SKL-1: the line's skills (the person's folders and the line's own) are found on the store worker;
-        the picker takes them only while it still shows that line."""
-        picker = self.skill_picker
-        self.operations.query(
-            lambda: self._controller.skill_catalog(key),
-            done=lambda catalog: picker.set_catalog(key, catalog),
-            failed=self._failure(self.tr("Skills not read — {error}"), UnknownSessionKeyError, OSError),
+        """SKL-1: the line's skills (the person's folders and the line's own) are found off the GUI thread,
+        from the folder its view names (no store read: it does not wait behind the store worker); the picker
+        takes them only while it still shows that line."""
+        view, picker = self._view, self.skill_picker
+        if view is None or view.key != key:
+            return
+        folder, controller = view.thread.workspace_binding.path, self._controller
+        run_off_thread(
+            lambda: controller.skill_catalog_in(folder),
+            lambda catalog: picker.set_catalog(key, catalog),
+            self._failure(self.tr("Skills not read — {error}"), OSError),
+            parent=picker,
         )
 
     def on_skill_catalog_changed(self) -> None:

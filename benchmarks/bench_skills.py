@@ -5,8 +5,7 @@ Figures:
   ``SKILL.md`` read confined and capped, parsed) — median of repeats; beside it, in the same run, the reference
   of listing the same folders with ``os.scandir`` and reading each ``SKILL.md`` with ``open`` (no confinement,
   no parsing). Discovery runs off the GUI thread (the window: a background thread; a turn: its store thread);
-  no fixed target, the ratio is the
-  figure to watch.
+  no fixed target, the ratio is the figure to watch.
 * Opening the picker: from the click to the popup filled with the 200 skills (a catalog read already), on the
   GUI thread — target ≤ 16 ms (one frame); beside it, filling a plain ``QListWidget`` with the same 200 texts.
 """

@@ -82,6 +82,8 @@ def test_a_line_folder_skill_behind_a_link_out_of_the_folder_is_refused(
     (skills / "stolen").symlink_to(outside / "stolen")
     (skills / "linked-file").mkdir()
     (skills / "linked-file" / "SKILL.md").symlink_to(outside / "secret.md")
+    (skills / "hard-linked").mkdir()
+    os.link(outside / "secret.md", skills / "hard-linked" / "SKILL.md")  # SBX-2: another name of a file outside
     (line_folder(agent, line) / ".claude").symlink_to(outside)  # .claude/skills leads out through .claude
 
     catalog = agent.skill_catalog(line)
@@ -90,6 +92,7 @@ def test_a_line_folder_skill_behind_a_link_out_of_the_folder_is_refused(
     assert "symbolic link" in reasons["stolen"]
     assert reasons["linked-file"].startswith("refused:") and "outside" in reasons["linked-file"]
     assert "outside" in reasons["skills"]  # .claude/skills
+    assert reasons["hard-linked"].startswith("refused:") and "link" in reasons["hard-linked"]
 
 
 def test_the_model_request_carries_the_selected_skill_and_not_an_unselected_one(

@@ -16,9 +16,7 @@ from pathlib import Path
 
 from xworkmate.agents.confinement import (
     ToolError,
-    display_path,
     open_confined_file,
-    resolve_file_inside,
     resolve_inside,
 )
 from xworkmate.domain.skills import (
@@ -153,10 +151,10 @@ def _reason(exc: BaseException) -> str:
 
 
 def _read_confined(within: Path, path: Path | str, cap: int) -> bytes:
-    """At most ``cap + 1`` bytes of a file inside ``within``, never through a link out of it (SBX-2/3)."""
-    target = resolve_file_inside(within, path)
-    shown = display_path(within, target)
-    fd = open_confined_file(target, shown, within=within)
+    """At most ``cap + 1`` bytes of a file inside ``within``, never through a link out of it (SBX-2/3). The
+    hard-link rule is the open's (``open_confined_file`` applies it to the file it opened)."""
+    target = resolve_inside(within, path)
+    fd = open_confined_file(target, os.fspath(path), within=within)
     with os.fdopen(fd, "rb") as handle:
         return handle.read(cap + 1)
 

@@ -28,6 +28,7 @@ SUITES = {
     "changes_view": "benchmarks.bench_changes_view",
     "search": "benchmarks.bench_search",
     "attachments": "benchmarks.bench_attachments",
+    "skills": "benchmarks.bench_skills",
 }
 
 

@@ -424,7 +424,7 @@ def test_file_tools_run_through_async_dispatch(ctx: ToolContext) -> None:
 
 
 def test_schemas_are_openai_function_tools_matching_the_dispatcher() -> None:
-    schemas = tool_schemas()
+    schemas = tool_schemas(skills=True)  # read_skill only on a turn with selected skills (SKL-2)
     assert [s["function"]["name"] for s in schemas] == list(TOOL_NAMES)
     for schema in schemas:
         assert schema["type"] == "function"

@@ -108,3 +108,11 @@ def test_a_commands_card_says_which_host_was_refused_and_offers_to_allow_it(
     assert ("RenderingText", "Allow this host for this line", -1) in translator
     assert "«Network refused: example.com:443 — not on this line's allow-list" in card.plain_text()
     assert tool_card({"name": "run_command", "arguments": "{}", "ok": True}, "").connections == ()
+
+
+def test_a_read_skill_card_names_the_skill_and_the_file_read() -> None:
+    """SKL-2: read_skill is a read: its card says which skill (and which file beside its SKILL.md)."""
+    body = tool_card({"name": "read_skill", "arguments": '{"name": "pdf-forms"}', "ok": True}, "# PDF\nsteps")
+    assert body.plain_text() == "Read skill pdf-forms — 2 lines\n# PDF\nsteps"
+    beside = tool_card({"name": "read_skill", "arguments": '{"name": "pdf-forms", "path": "ref.md"}', "ok": True}, "x")
+    assert beside.plain_text().startswith("Read skill pdf-forms/ref.md — 1 line")

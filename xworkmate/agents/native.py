@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xworkmate.agents.events import (
@@ -45,12 +45,14 @@ from xworkmate.domain.permissions import (
     READ_SUMMARY,
     RUN_SUMMARY,
     SEARCH_SUMMARY,
+    SKILL_SUMMARY,
     WRITE_SUMMARY,
     ActionKind,
     action_kind,
     needs_approval,
 )
 from xworkmate.domain.runs import RunRequest
+from xworkmate.domain.skills import Skill, skills_prompt
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.llm.events import (
     ProviderSelected,
@@ -138,6 +140,8 @@ class NativeAgent:
     # what the model is shown of a tool's result once it is stored (a quarantined one: its
     # placeholder). None: the result as the tool returned it.
     tool_text_for_model: Callable[[ToolCall, ToolResult], Awaitable[str]] | None = None
+    # SKL-2: the line's selected skills: named and described in the system prompt, read with read_skill.
+    skills: Sequence[Skill] = ()
     _evidence: list[EvidenceMessage] = field(default_factory=list)
     _extra_names: frozenset[str] = field(default_factory=frozenset)
 
@@ -155,14 +159,17 @@ class NativeAgent:
                 if self.command_env is not None
                 else command_environment(self.secret_env_names),
                 sandbox=self.sandbox,
+                skills=tuple(self.skills),
             )
+        elif self.skills and not self.tool_context.skills:
+            self.tool_context = replace(self.tool_context, skills=tuple(self.skills))
 
     async def run(self) -> TurnResult:
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self._system_prompt()},
             *history_to_chat(self.history),
         ]
-        tools = [*tool_schemas(), *self.extra_tools]
+        tools = [*tool_schemas(skills=bool(self.tool_context and self.tool_context.skills)), *self.extra_tools]
         pinned = self.pinned_provider or self.request.execution.provider
         last_text = ""
         for step in range(1, self.max_steps + 1):
@@ -188,7 +195,10 @@ class NativeAgent:
 
     def _system_prompt(self) -> str:
         prompt = SYSTEM_PROMPT.format(working_directory=self.request.working_directory)
-        return f"{prompt}\n{TASK_TOOLS_PROMPT}" if self.extra_tools else prompt
+        if self.extra_tools:
+            prompt = f"{prompt}\n{TASK_TOOLS_PROMPT}"
+        skills = self.tool_context.skills if self.tool_context is not None else ()
+        return f"{prompt}\n{skills_prompt(skills)}" if skills else prompt
 
     async def _one_reply(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], pinned: str | None
@@ -314,6 +324,8 @@ def describe_call(call: ToolCall) -> str:
         return READ_SUMMARY.format(path=args.get("path", "."))
     if call.name == "list_dir":
         return LIST_SUMMARY.format(path=args.get("path", "."))
+    if call.name == "read_skill":
+        return SKILL_SUMMARY.format(name=args.get("name", "?"))
     if call.name == "search_files":
         return SEARCH_SUMMARY.format(pattern=args.get("pattern", ""), path=args.get("path", "."))
     return call.name

@@ -28,6 +28,7 @@ from xworkmate.cli.gui import add_gui_parser, missing_gui_modules
 from xworkmate.cli.providers import add_provider_parser
 from xworkmate.cli.queue import add_queue_parser
 from xworkmate.cli.search import add_search_and_export_commands
+from xworkmate.cli.skills import add_skills_parser
 from xworkmate.cli.tasks import add_run_parser, add_task_and_messages_parsers
 from xworkmate.cli.threads import add_thread_parser
 from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_gui_parser(sub).set_defaults(func=cmd_gui)
 
     add_thread_parser(sub)
+    add_skills_parser(sub)
     add_mcp_parser(sub)
     add_provider_parser(sub)
     add_task_and_messages_parsers(sub)

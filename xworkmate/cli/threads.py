@@ -40,6 +40,7 @@ def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
         "command_env_names": list(thread.context_state.command_env_names),
         "turn_limit_s": thread.context_state.turn_limit_s,
         "quarantine_untrusted": thread.context_state.quarantine_untrusted,
+        "selected_skills": list(thread.context_state.selected_skills),  # SKL-1
         "parent_key": thread.parent_key,
         "category": thread.category,
         "archived": thread.archived,
@@ -57,6 +58,8 @@ def _print_thread(controller: SessionController, thread: TaskThread, as_json: bo
     print(f"{marker} {thread.thread_id}  [{state.status.value}]  {escape_for_terminal(redact(thread.title))}")
     folder = escape_for_terminal(thread.workspace_binding.path or "(none)")
     print(f"    folder: {folder} ({thread.workspace_binding.bound_by.value})")
+    if thread.context_state.selected_skills:  # SKL-1
+        print(f"    skills: {escape_for_terminal(', '.join(thread.context_state.selected_skills))}")
     if thread.workspace_binding.branch is not None:
         repo = escape_for_terminal(thread.workspace_binding.repo or "")
         print(f"    worktree of {repo} on branch {escape_for_terminal(thread.workspace_binding.branch)}")
@@ -174,6 +177,8 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         thread = controller.set_turn_limit(thread.thread_id, args.turn_limit)
     if args.quarantine_untrusted is not None:
         thread = controller.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
+    if args.skill or args.no_skill:
+        thread = controller.set_skills(thread.thread_id, add=args.skill or (), remove=args.no_skill or ())
     apply_thread_set(args, controller, thread)  # issue 15: MCP servers, the agent's mode/model/options
     _print_thread(controller, thread, args.json)
     return 0
@@ -274,6 +279,10 @@ def add_thread_parser(sub: Any) -> None:
         choices=["off", "on"],
         help="store untrusted tools' output (run_command) hidden from the model, as a placeholder (Q-1)",
     )
+    tset.add_argument(
+        "--skill", action="append", metavar="NAME", help="select a skill for the line; repeatable (SKL-1)"
+    )
+    tset.add_argument("--no-skill", action="append", metavar="NAME", help="unselect a skill; repeatable")
 
     add_thread_set_arguments(tset)  # issue 15
     add_thread_commands(add)

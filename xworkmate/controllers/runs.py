@@ -54,6 +54,7 @@ from xworkmate.controllers.providers import (
     default_router,
     provider_config,
 )
+from xworkmate.controllers.skills import selected_skills_of
 from xworkmate.controllers.store_thread import TurnWrites, held_changes
 from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool
 from xworkmate.domain.attachments import Attachment, attachments_in
@@ -61,6 +62,7 @@ from xworkmate.domain.messages import Message, MessageRole, MessageSource, Messa
 from xworkmate.domain.network import ToolConnections
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
+from xworkmate.domain.skills import Skill
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 from xworkmate.domain.tool_trust import quarantines_output
 from xworkmate.domain.viewers import QuarantineMark
@@ -317,6 +319,8 @@ class TurnRunner:
                 sandbox=line_sandbox(turn.ctx.settings, turn.ctx.store, thread),
                 # WR-1: the line's own recent human messages plus its frozen dispatch snapshot.
                 evidence=dispatch.evidence_provider(key),
+                # SKL-2: the line's selected skills, on this line's own (category-routed) requests only.
+                skills=selected_skills_of(turn.ctx.settings.home, thread),
             )
 
         begun = await turn.ctx.store_thread.call(start)
@@ -373,6 +377,7 @@ class TurnRunner:
                 evidence=begun.evidence,
                 extra_tools=dispatch_tool_schemas(),
                 extra_tool_handler=dispatch_tool,
+                skills=begun.skills,
             )
             result = await agent.run()
         # Issue 14: one that came after the last safe point (another process's `task send`) starts the next turn.
@@ -463,6 +468,7 @@ class TurnRunner:
                 # Issue 15: the person's picks, and the line's MCP servers its category allows.
                 choices=turn.agent_session(key),
                 mcp_servers=turn.turn_mcp_servers(key),
+                skills=selected_skills_of(turn.ctx.settings.home, thread),  # SKL-2
             )
 
         begun = await turn.ctx.store_thread.call(start)
@@ -495,6 +501,7 @@ class TurnRunner:
                 choose_auth=None if headless else turn.approvals.window_sign_in(key, record.name),
                 choices=begun.choices,
                 mcp_servers=begun.mcp_servers,
+                skills=begun.skills,
             )
         finally:
             await asyncio.shield(self._agent_config_notice(key, watched, config_before))
@@ -575,6 +582,7 @@ class _NativeStart:
     history: list[Message]
     sandbox: Sandbox
     evidence: Callable[[], list[EvidenceMessage]]
+    skills: tuple[Skill, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -586,6 +594,7 @@ class _AcpStart:
     command_sandbox: Sandbox
     choices: AgentSessionState
     mcp_servers: list[McpServerRecord]
+    skills: tuple[Skill, ...]
 
 
 def _user_prompt(messages: list[Message], key: str) -> str:

@@ -41,6 +41,7 @@ _KINDS: dict[str, ActionKind] = {
     "list_dir": ActionKind.READ,
     "read_file": ActionKind.READ,
     "search_files": ActionKind.READ,
+    "read_skill": ActionKind.READ,  # SKL-2: a selected skill, confined to its folder
     "write_file": ActionKind.EDIT,
     "edit_file": ActionKind.EDIT,
     "run_command": ActionKind.COMMAND,
@@ -116,3 +117,4 @@ EDIT_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "edit {path}")
 READ_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "read file {path}")
 LIST_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "list dir {path}")
 SEARCH_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "search for {pattern!r} in {path}")
+SKILL_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "read skill {name}")

@@ -33,6 +33,7 @@ TOOL_TRUST: Mapping[str, ToolTrust] = MappingProxyType(
         "list_dir": ToolTrust.TRUSTED,
         "read_file": ToolTrust.TRUSTED,
         "search_files": ToolTrust.TRUSTED,
+        "read_skill": ToolTrust.TRUSTED,  # SKL-2: a skill the person selected, read-only
         "write_file": ToolTrust.TRUSTED,
         "edit_file": ToolTrust.TRUSTED,
         "task_start": ToolTrust.TRUSTED,

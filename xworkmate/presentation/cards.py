@@ -44,6 +44,7 @@ _READ_VERBS = {
     "read_file": QT_TRANSLATE_NOOP("RenderingText", "Read {where}"),
     "list_dir": QT_TRANSLATE_NOOP("RenderingText", "Listed {where}"),
     "search_files": QT_TRANSLATE_NOOP("RenderingText", "Searched for {where}"),
+    "read_skill": QT_TRANSLATE_NOOP("RenderingText", "Read skill {where}"),
 }
 """Title templates (English); shown through ``translate("RenderingText", …)``."""
 ERROR_WORDS = {
@@ -53,6 +54,7 @@ ERROR_WORDS = {
     "hidden_path": QT_TRANSLATE_NOOP("RenderingText", "refused: a hidden file"),
     "hard_link": QT_TRANSLATE_NOOP("RenderingText", "refused: a hard-linked file"),
     "invalid_path": QT_TRANSLATE_NOOP("RenderingText", "refused: not a valid path"),
+    "skill_refused": QT_TRANSLATE_NOOP("RenderingText", "refused: not a file of the skill"),
     "working_directory": QT_TRANSLATE_NOOP("RenderingText", "the line's folder is missing"),
     "cancelled": QT_TRANSLATE_NOOP("RenderingText", "stopped before it finished"),
     "timeout": QT_TRANSLATE_NOOP("RenderingText", "timed out"),
@@ -240,6 +242,8 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
         return ToolCard(name, verb.format(path=args.get("path", path)), status, True, "diff" if diff else "none", diff)
     if name in _READ_VERBS:
         where = args.get("pattern") if name == "search_files" else args.get("path", ".")
+        if name == "read_skill":  # SKL-2: the skill, and the file beside its SKILL.md when one was asked for
+            where = "/".join(str(p) for p in (args.get("name", "?"), args.get("path")) if p)
         title = translate("RenderingText", _READ_VERBS[name]).format(
             where=repr(where) if name == "search_files" else where
         )

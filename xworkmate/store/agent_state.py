@@ -83,7 +83,7 @@ class McpServerExistsError(ValueError):
 def _server(row: McpServerRow) -> McpServerRecord:
     return McpServerRecord(
         name=row.name,
-        transport=row.transport if row.transport in ("http", "sse") else "stdio",  # type: ignore[arg-type]
+        transport=row.transport if row.transport in ("http", "sse") else "stdio",
         command=tuple(json.loads(row.command or "[]")),
         url=row.url,
         env_refs=tuple(tuple(pair) for pair in json.loads(row.env_refs or "[]")),

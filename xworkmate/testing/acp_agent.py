@@ -39,6 +39,7 @@ Script keys (all optional)::
       "mcp_http": false,                 # advertise mcpCapabilities.http
       "mcp_sse": false,                  # advertise mcpCapabilities.sse
       "prompt_capabilities": {"image": true, "embeddedContext": true},  # promptCapabilities (ATT-1)
+      "embedded_context": false,         # shorthand: advertise promptCapabilities.embeddedContext (SKL-2)
       "prompt_usage": {"inputTokens", "outputTokens", "totalTokens"},  # PromptResponse.usage
       "turn": [ ...steps... ]
     }
@@ -238,7 +239,10 @@ class ScriptedAgent(Agent):
                         "http": bool(self.script.get("mcp_http")),
                         "sse": bool(self.script.get("mcp_sse")),
                     },
-                    "promptCapabilities": dict(self.script.get("prompt_capabilities") or {}),
+                    "promptCapabilities": {
+                        **({"embeddedContext": True} if self.script.get("embedded_context") else {}),
+                        **dict(self.script.get("prompt_capabilities") or {}),
+                    },
                 },
                 "agentInfo": {"name": info["name"], "version": info["version"]},
                 # Raw, as an agent sends them (qwen marks its terminal method in _meta only).

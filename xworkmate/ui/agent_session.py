@@ -12,7 +12,7 @@ Signals:
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -297,6 +297,9 @@ class SlashCompleter(QCompleter):
     description); choosing one puts ``/name `` in the composer."""
 
     NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+    SKILL_ROLE = Qt.ItemDataRole.UserRole + 2
+    skill_chosen = Signal(str)
+    """SKL-1: a skill chosen from the ``/`` list: the window selects it for the line (no text is inserted)."""
 
     def __init__(self, composer: QPlainTextEdit) -> None:
         super().__init__(composer)
@@ -319,11 +322,22 @@ class SlashCompleter(QCompleter):
         composer.textChanged.connect(self.on_text_changed)
         composer.installEventFilter(self)
         self._commands: tuple[AgentCommand, ...] = ()
+        self._skills: tuple[tuple[str, str], ...] = ()
+
+    def set_skills(self, skills: tuple[tuple[str, str], ...]) -> None:
+        """SKL-1: the shown line's skills (name, description), offered after the agent's commands."""
+        if skills != self._skills:
+            self._skills = skills
+            self._rebuild()
 
     def set_commands(self, commands: tuple[AgentCommand, ...]) -> None:
         if commands == self._commands:
             return
         self._commands = commands
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        commands = self._commands
         self._model.setRowCount(0)
         for command in commands:
             name = QStandardItem(f"/{command.name}")
@@ -331,6 +345,15 @@ class SlashCompleter(QCompleter):
             description = command.description + (f" — {command.hint}" if command.hint else "")
             name.setToolTip(description)
             self._model.appendRow([name, QStandardItem(description)])
+        for skill, about in self._skills:
+            if any(c.name == skill for c in commands):
+                continue  # the agent's own command keeps the name
+            item = QStandardItem(f"/{skill}")
+            item.setData(skill, self.NAME_ROLE)
+            item.setData(True, self.SKILL_ROLE)
+            shown = QCoreApplication.translate("SlashCompleter", "Skill: {description}").format(description=about)
+            item.setToolTip(shown)
+            self._model.appendRow([item, QStandardItem(shown)])
         popup = self.popup()
         if isinstance(popup, QTreeView):
             popup.resizeColumnToContents(0)
@@ -341,7 +364,7 @@ class SlashCompleter(QCompleter):
     def on_text_changed(self) -> None:
         text = self._composer.toPlainText()
         word = text.split(maxsplit=1)[0] if text.strip() else ""
-        if not self._commands or not text.startswith("/") or " " in text or "\n" in text:
+        if not (self._commands or self._skills) or not text.startswith("/") or " " in text or "\n" in text:
             self.popup().hide()
             return
         self.setCompletionPrefix(word)
@@ -353,6 +376,12 @@ class SlashCompleter(QCompleter):
         self.complete(rect)
 
     def on_chosen(self, text: str) -> None:
+        found = self._model.findItems(text, Qt.MatchFlag.MatchExactly, 0)
+        if found and found[0].data(self.SKILL_ROLE):
+            self.popup().hide()
+            self._composer.clear()
+            self.skill_chosen.emit(str(found[0].data(self.NAME_ROLE)))
+            return
         self._composer.setPlainText(f"{text} ")
         cursor = self._composer.textCursor()
         cursor.movePosition(cursor.MoveOperation.End)

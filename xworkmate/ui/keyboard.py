@@ -20,7 +20,16 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QCompleter,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QPlainTextEdit,
+    QWidget,
+)
 
 from xworkmate.controllers import SessionController
 
@@ -121,6 +130,9 @@ class ComposerKeys(QObject):
             and isinstance(event, QKeyEvent)
             and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         ):
+            completer = self._composer.findChild(QCompleter)
+            if completer is not None and completer.popup().isVisible():
+                return False  # the "/" list is open: Enter chooses in it (its own filter), it does not send
             modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
             if modifiers == Qt.KeyboardModifier.ShiftModifier or (
                 not self.enter_sends and modifiers == Qt.KeyboardModifier.NoModifier

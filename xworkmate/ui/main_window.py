@@ -77,7 +77,7 @@ from xworkmate.domain.tool_trust import can_be_quarantined
 from xworkmate.presentation.files import read_preview
 from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
-from xworkmate.ui.background import BackgroundCalls
+from xworkmate.ui.background import BackgroundCalls, run_off_thread
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
@@ -287,6 +287,7 @@ class MainWindow(WindowShell):
         self.agent_bar = self.message_pane.agent_bar
         self.usage_meter = self.message_pane.usage_meter
         self.slash_completer = self.message_pane.slash_completer
+        self.skill_picker = self.message_pane.skill_picker
         self.message_model.set_fetch_gate(self.message_list.is_reading_oldest)
         self.message_model.set_older_reader(self._read_older)
         self.message_model.olderPrepended.connect(self.message_list.keep_row_at_top)
@@ -441,6 +442,10 @@ class MainWindow(WindowShell):
         self.followup_queue.send_now_requested.connect(self.on_queued_send_now_requested)
         self.permission_picker.currentIndexChanged.connect(self.on_permission_picked)
         self.message_pane.network_picker.currentIndexChanged.connect(self.on_network_picked)
+        self.skill_picker.catalog_wanted.connect(self.on_skill_catalog_wanted)  # SKL-1: read off the GUI thread
+        self.skill_picker.picked.connect(self.on_skills_picked)
+        self.skill_picker.catalog_changed.connect(self.on_skill_catalog_changed)
+        self.slash_completer.skill_chosen.connect(self.skill_picker.select)  # "/name" selects a skill
         self.message_pane.network_bar.allow_requested.connect(self.on_allow_host_requested)
         self.message_pane.interrupted_bar.resume_requested.connect(self.on_resume_requested)  # issue 31
         self.message_list.allow_host_requested.connect(self.on_allow_host_requested)  # a tool card's button
@@ -1375,6 +1380,39 @@ class MainWindow(WindowShell):
             ),
         )
 
+    def on_skill_catalog_wanted(self, key: str) -> None:
+        """SKL-1: the line's skills (the person's folders and the line's own) are found off the GUI thread,
+        from the folder its view names (no store read: it does not wait behind the store worker); the picker
+        takes them only while it still shows that line."""
+        view, picker = self._view, self.skill_picker
+        if view is None or view.key != key:
+            return
+        folder, controller = view.thread.workspace_binding.path, self._controller
+        run_off_thread(
+            lambda: controller.skill_catalog_in(folder),
+            lambda catalog: picker.set_catalog(key, catalog),
+            self._failure(self.tr("Skills not read — {error}"), OSError),
+            parent=picker,
+        )
+
+    def on_skill_catalog_changed(self) -> None:
+        """The composer's ``/`` list offers the shown line's skills too (SKL-1)."""
+        catalog = self.skill_picker.catalog
+        skills = catalog.skills if catalog is not None else ()
+        self.slash_completer.set_skills(tuple((s.name, s.description) for s in skills))
+
+    def on_skills_picked(self, key: str, names: tuple[str, ...]) -> None:
+        """SKL-1: the picker's selection is the line's, saved on the store worker; LineUpdated redraws it."""
+        self.operations.run(
+            lambda: self._controller.set_skills(key, only=names),
+            failed=self._failure(
+                self.tr("Skills not changed — {error}"),
+                UnknownSessionKeyError,
+                LookupError,
+                then=self._show_stored_settings,
+            ),
+        )
+
     def _show_stored_settings(self) -> None:
         """A refused pick: the shown line's pickers go back to what its view says is stored."""
         view = self._view
@@ -1383,6 +1421,7 @@ class MainWindow(WindowShell):
             self.message_pane.show_network(view.thread.context_state.network)
             self.mode_picker.show_line(view)
             self._show_provider_choices(view)
+            self.skill_picker.show_selection(view.key, view.thread.context_state.selected_skills)
 
     @Slot(int)
     def on_provider_picked(self, _index: int) -> None:

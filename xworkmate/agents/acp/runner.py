@@ -30,6 +30,7 @@ from xworkmate.domain.agent_session import AgentSessionState
 from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.runs import RunRequest
+from xworkmate.domain.skills import Skill
 from xworkmate.domain.threads import PermissionLevel
 
 
@@ -83,6 +84,7 @@ class AcpRunner:
         choices: AgentSessionState | None = None,
         mcp_servers: Sequence[McpServerRecord] = (),
         attachments: Sequence[Attachment] = (),
+        skills: Sequence[Skill] = (),
     ) -> AcpTurnResult:
         """One prompt turn of the agent ``command`` in ``request.working_directory``.
 
@@ -97,7 +99,8 @@ class AcpRunner:
         and environment allow-list for the agent's terminals; without a usable sandbox every
         terminal asks, saying so. ``choices``: the person's picks of mode, model and config options,
         sent once the session is open (issue 15, item 4). ``mcp_servers``: the line's MCP servers,
-        passed as the agent's mcpCapabilities allow (item 3). Raises
+        passed as the agent's mcpCapabilities allow (item 3). ``skills``: the line's selected skills, sent
+        with the prompt (SKL-2: embedded resources when the agent takes them, else one text block). Raises
         ``AcpCategoryError`` for a category line and ``AcpAgentError`` subclasses
         for everything the agent does wrong; cancelling the task cancels the turn.
         """
@@ -122,6 +125,7 @@ class AcpRunner:
         turn.auth_method, turn.choose_auth = auth_method, choose_auth
         turn.choices, turn.mcp_servers = choices, tuple(mcp_servers)
         turn.attachments = tuple(attachments)  # ATT-1: sent as the agent's promptCapabilities take them
+        turn.skills = tuple(skills)
         report = cast(Callable[[ProxyConnection], None], emit)
         # SBX-4: an allow-list sandbox (the agent's, its terminals') reaches the network through its own
         # proxy, for the life of the agent process; each connection is reported to the turn.

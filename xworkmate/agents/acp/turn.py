@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 from urllib.parse import quote
@@ -27,6 +27,7 @@ from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
     ClientCapabilities,
+    EmbeddedResourceContentBlock,
     FileSystemCapabilities,
     Implementation,
     LoadSessionRequest,
@@ -36,6 +37,7 @@ from acp.schema import (
     PromptCapabilities,
     ResumeSessionRequest,
     ResumeSessionResponse,
+    TextContentBlock,
 )
 from pydantic import ValidationError
 
@@ -71,6 +73,7 @@ from xworkmate.domain.attachments import Attachment, AttachmentKind, text_with_a
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import MessageState
 from xworkmate.domain.runs import RunRequest
+from xworkmate.domain.skills import Skill, skills_text
 from xworkmate.domain.threads import PermissionLevel
 
 log = logging.getLogger(__name__)
@@ -130,6 +133,8 @@ class _Turn(_TerminalRequests, _SignIn):
         self.mcp_servers: tuple[McpServerRecord, ...] = ()
         # ATT-1: what the person attached to the message this turn sends.
         self.attachments: tuple[Attachment, ...] = ()
+        # SKL-2: the line's selected skills, sent with the prompt.
+        self.skills: tuple[Skill, ...] = ()
 
     # -- driving the turn
 
@@ -294,7 +299,11 @@ class _Turn(_TerminalRequests, _SignIn):
                 self.command, "does not take images (its promptCapabilities.image is not true); remove the image"
             )
         texts = [a for a in self.attachments if a.kind is AttachmentKind.TEXT]
-        blocks: list[Any] = [text_block(prompt if embedded else text_with_attachments(prompt, texts))]
+        # SKL-2: the line's selected skills first, as resources where the agent takes embedded context.
+        blocks: list[Any] = [
+            *skill_blocks(self.skills, embedded=embedded),
+            text_block(prompt if embedded else text_with_attachments(prompt, texts)),
+        ]
         for attachment in self.attachments:
             if attachment.is_image:
                 blocks.append(image_block(attachment.data_base64 or "", attachment.mime_type))
@@ -341,3 +350,26 @@ class _Turn(_TerminalRequests, _SignIn):
                     model=self.agent_label,
                 )
             )
+
+
+SKILL_MIME_TYPE = "text/markdown"
+
+
+def skill_blocks(skills: Sequence[Skill], *, embedded: bool) -> list[EmbeddedResourceContentBlock | TextContentBlock]:
+    """SKL-2: the selected skills as prompt content: one ``resource`` block per ``SKILL.md`` when the agent
+    advertises ``promptCapabilities.embeddedContext``, else one text block holding them all."""
+    if not skills:
+        return []
+    if not embedded:
+        return [text_block(skills_text(skills))]
+    return [
+        resource_block(
+            embedded_text_resource(
+                Path(skill.skill_file).as_uri(), f"{_FRONT.format(skill=skill)}{skill.body}", mime_type=SKILL_MIME_TYPE
+            )
+        )
+        for skill in skills
+    ]
+
+
+_FRONT = "---\nname: {skill.name}\ndescription: {skill.description}\n---\n"

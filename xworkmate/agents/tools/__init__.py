@@ -14,6 +14,7 @@ Every path goes through ``confinement.resolve_inside``; every file read or
 written also goes through SBX-2's hard-link rule (``resolve_file_inside``,
 ``open_confined_file``); every write goes through the thread's ``WriteGate``
 before anything on disk changes.
+``read_skill`` reads a selected skill, confined to its own folder (``agents.skills``, SKL-2).
 ``run_command`` runs in the context's sandbox (SBX-1, ``agents.sandbox``): the
 folder is the only writable place and nothing it starts outlives it. Without a
 sandbox it runs unconfined, which only the agent loop may allow, after the
@@ -25,12 +26,20 @@ from __future__ import annotations
 from xworkmate.agents.confinement import ToolError
 from xworkmate.agents.tools.commands import run_command, run_command_async
 from xworkmate.agents.tools.context import CommandOutcome, ToolContext, ToolLimits, ToolResult, WriteOutcome
-from xworkmate.agents.tools.dispatch import TOOL_NAMES, dispatch_tool_call, dispatch_tool_call_async, tool_schemas
+from xworkmate.agents.tools.dispatch import (
+    SKILL_TOOL,
+    TOOL_NAMES,
+    dispatch_tool_call,
+    dispatch_tool_call_async,
+    read_selected_skill,
+    tool_schemas,
+)
 from xworkmate.agents.tools.processes import OutputSink, ProcessEnd, TailCapture, contained_argv, run_process
 from xworkmate.agents.tools.reading import list_dir, read_file, search_files
 from xworkmate.agents.tools.writing import edit_file, write_file
 
 __all__ = [
+    "SKILL_TOOL",
     "TOOL_NAMES",
     "CommandOutcome",
     "OutputSink",
@@ -47,6 +56,7 @@ __all__ = [
     "edit_file",
     "list_dir",
     "read_file",
+    "read_selected_skill",
     "run_command",
     "run_command_async",
     "run_process",

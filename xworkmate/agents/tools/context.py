@@ -11,6 +11,7 @@ from pathlib import Path
 
 from xworkmate.agents.sandbox import Sandbox, SandboxPolicy
 from xworkmate.agents.write_gate import EvidenceMessage, WriteGate
+from xworkmate.domain.skills import Skill
 
 _KIB = 1024
 _MIB = 1024 * 1024
@@ -55,6 +56,8 @@ class ToolContext:
     # SBX-1: where run_command runs. None, or a sandbox that cannot run here, means unconfined:
     # the agent loop asks the person first (the approval card says so), headless runs refuse.
     sandbox: Sandbox | None = None
+    # SKL-2: the line's selected skills, which read_skill may read (nothing else).
+    skills: tuple[Skill, ...] = ()
 
     @classmethod
     def for_working_directory(

@@ -15,6 +15,7 @@ from typing import Any
 from xworkmate.agents.confinement import (
     ToolError,
 )
+from xworkmate.agents.skills import read_skill
 from xworkmate.agents.tools.commands import run_command, run_command_async
 from xworkmate.agents.tools.context import CommandOutcome, ToolContext, ToolResult
 from xworkmate.agents.tools.reading import list_dir, read_file, search_files
@@ -120,6 +121,23 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
+        "name": "read_skill",
+        "description": "Read one of the skills selected for this line: its instructions (SKILL.md), or, with path, "
+        "a file beside its SKILL.md.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The skill's name, as listed in the system prompt."},
+                "path": {
+                    "type": "string",
+                    "description": "A file in the skill's folder, relative to it. Default: SKILL.md.",
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+    },
+    {
         "name": "run_command",
         "description": "Run a shell command (/bin/sh -c) in the working directory. stdin is empty; "
         "stdout and stderr are returned together, long output keeps its beginning and end. The command and "
@@ -143,9 +161,17 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
 TOOL_NAMES: tuple[str, ...] = tuple(schema["name"] for schema in _SCHEMAS)
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    """The tools in the OpenAI ``tools=[...]`` shape; a fresh copy the caller may modify."""
-    return [{"type": "function", "function": copy.deepcopy(schema)} for schema in _SCHEMAS]
+SKILL_TOOL = "read_skill"
+
+
+def tool_schemas(*, skills: bool = False) -> list[dict[str, Any]]:
+    """The tools in the OpenAI ``tools=[...]`` shape; a fresh copy the caller may modify. ``read_skill`` is
+    offered only on a turn with selected skills (SKL-2)."""
+    return [
+        {"type": "function", "function": copy.deepcopy(schema)}
+        for schema in _SCHEMAS
+        if skills or schema["name"] != SKILL_TOOL
+    ]
 
 
 class _ArgumentError(Exception):
@@ -228,10 +254,20 @@ def _invoke(name: str, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return _internal_error(name)
 
 
+def read_selected_skill(ctx: ToolContext, name: str, path: str | None = None) -> str:
+    """SKL-2: a selected skill's SKILL.md or a file beside it, confined to its folder and capped."""
+    skill = next((s for s in ctx.skills if s.name == name.strip()), None)
+    if skill is None:
+        selected = ", ".join(s.name for s in ctx.skills) or "none"
+        raise ToolError(f"no selected skill named {name!r} (selected: {selected})")
+    return read_skill(skill, path)
+
+
 _READERS: dict[str, Callable[..., str]] = {
     "list_dir": list_dir,
     "read_file": read_file,
     "search_files": search_files,
+    SKILL_TOOL: read_selected_skill,
 }
 
 

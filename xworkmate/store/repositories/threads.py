@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from sqlalchemy import (
     func,
@@ -222,6 +223,10 @@ class ThreadRepository:
     def set_quarantine_untrusted(self, key: str, on: bool) -> TaskThread:
         """Q-1: whether the output of the line's untrusted tools is stored quarantined."""
         return self._update(key, quarantine_untrusted=on)
+
+    def set_selected_skills(self, key: str, names: Sequence[str]) -> TaskThread:
+        """SKL-1: the line's selected skills, in the order chosen."""
+        return self._update(key, selected_skills=json.dumps(list(names)))
 
     def set_execution(self, key: str, binding: ExecutionBinding) -> TaskThread:
         return self._update(

@@ -32,6 +32,7 @@ from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
+from xworkmate.ui.skills import SkillPicker
 from xworkmate.ui.wording import line_title, plain_words
 
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
@@ -270,6 +271,8 @@ class MessagePane(QWidget):
         self.provider_picker.setProperty("elideMode", "middle")  # "provider · model": both ends say the most
         self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
         self.set_providers([])
+        # SKL-1, ISO-5: the shown line's selected skills, and the list to change them.
+        self.skill_picker = SkillPicker()
 
         self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("stopButton")
@@ -298,6 +301,7 @@ class MessagePane(QWidget):
         header_row.addWidget(self.raw_toggle)
         header_row.addWidget(self.session_key_label)
         button_column = QVBoxLayout()
+        button_column.addWidget(self.skill_picker)  # beside the composer: the picker row keeps its width
         button_column.addStretch(1)
         button_column.addWidget(self.stop_button)
         button_column.addWidget(self.send_button)
@@ -357,6 +361,7 @@ class MessagePane(QWidget):
         self.show_network(view.thread.context_state.network)
         self.mode_picker.show_line(view)
         self.mode_picker.setEnabled(view.status is not ThreadStatus.RUNNING)  # one way of running per turn
+        self.skill_picker.show_selection(view.key, view.thread.context_state.selected_skills)  # ISO-5
         self.stop_button.setEnabled(view.status is ThreadStatus.RUNNING)
 
     def event(self, event: QEvent) -> bool:

@@ -234,10 +234,19 @@ def test_codex_asks_before_a_command_and_the_line_allows_then_refuses_it(
     refusal = _answers_to(asked)[1]
     assert refusal["result"]["outcome"] == {"outcome": "selected", "optionId": "abort"}, refusal
     assert not (folder / "refused.txt").exists()
-    assert "auto-edit" in again.stderr and f"xworkmate thread set {key} --permission" in again.stderr, again.stderr
-    # Codex's "abort" ends its turn without a further model request; the line is not broken by it.
-    assert again.returncode == 0, again.stderr
-    assert len(openai_server.responses_requests) == 3, [len(b["input"]) for b in session_requests(openai_server)]
+    # Headless, the refusal is the run's one-line error, naming the level and how to allow it (ERR-1).
+    assert again.returncode != 0, again.stdout
+    lines = again.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xworkmate: error: "), again.stderr
+    assert "echo refused > refused.txt" in lines[0] and "auto-edit" in lines[0], lines[0]
+    assert f"xworkmate thread set {key} --permission full" in lines[0], lines[0]
+    # Codex's "abort" ends its turn without asking the model again ("Understood." is still queued); the
+    # line is not broken by it: at ``full`` again, its next turn gets that reply.
+    assert (len(openai_server.responses_requests), openai_server.pending_replies) == (3, 1)
+    scene.ok("thread", "set", key, "--permission", "full")
+    last = scene.cli("run", key, "Carry on.", "--json")
+    assert last.returncode == 0, last.stderr
+    assert json.loads(last.stdout)["text"] == "Understood.", last.stdout
 
 
 def test_cancelling_a_codex_turn_stops_it_and_leaves_the_line_usable(

@@ -223,6 +223,11 @@ def test_codex_asks_before_a_command_and_the_line_allows_then_refuses_it(
     assert answer["result"]["outcome"] == {"outcome": "selected", "optionId": "approved"}, answer
     assert (folder / "allowed.txt").read_text() == "allowed\n"
     assert "exited with code 0" in results["c1"], results
+    # Issue 32, item 8: XWorkmate offers its terminals, but codex-acp 0.16.0 runs commands itself (its
+    # binary has no call of ``terminal/create``); so do the pinned OpenCode and Qwen Code.
+    [initialize] = _sent("out", "initialize")
+    assert initialize["params"]["clientCapabilities"]["terminal"] is True
+    assert [e["msg"]["method"] for e in _trace() if e["msg"].get("method", "").startswith("terminal/")] == []
 
     scene.ok("thread", "set", key, "--permission", "auto-edit")
     openai_server.script(ToolCallReply([exec_command("c2", "echo refused > refused.txt")]), TextReply(["Understood."]))
@@ -249,9 +254,7 @@ def test_codex_asks_before_a_command_and_the_line_allows_then_refuses_it(
     assert json.loads(last.stdout)["text"] == "Understood.", last.stdout
 
 
-def test_cancelling_a_codex_turn_stops_it_and_leaves_the_line_usable(
-    scene: Scene, openai_server: OpenAIServer
-) -> None:
+def test_cancelling_a_codex_turn_stops_it_and_leaves_the_line_usable(scene: Scene, openai_server: OpenAIServer) -> None:
     folder = scene.folder("project")
     key = scene.codex_line(folder)
     openai_server.script(HangReply(["Thinking about it"]))

@@ -86,6 +86,11 @@ class Scene:
     xw_home: Path  # XWORKMATE_HOME: database, logs
     key: str  # the API key, only ever in the environment
 
+    def files(self) -> dict[Path, int]:
+        """Every file under the base folder but XWorkmate's own data, with its modification time."""
+        found = {p: p.stat().st_mtime_ns for p in self.base.rglob("*") if p.is_file() and not p.is_symlink()}
+        return {p: t for p, t in found.items() if self.xw_home not in p.parents}
+
     def env(self) -> dict[str, str]:
         drop = ("XWORKMATE_", "XDG_", "CODEX_", "OPENAI_")
         env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
@@ -164,6 +169,7 @@ def test_a_codex_turn_streams_its_reply_into_the_line(scene: Scene, openai_serve
     folder = scene.folder("project")
     key = scene.codex_line(folder)
     openai_server.script(TextReply(["Hel", "lo from ", "codex."]))
+    before = scene.files()
 
     done = scene.cli("run", key, "Say hello.", "--json")
 
@@ -195,6 +201,10 @@ def test_a_codex_turn_streams_its_reply_into_the_line(scene: Scene, openai_serve
     model = server_destination(openai_server.base_url)
     assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
     assert all(entry["allowed"] for entry in logged), logged
+    # SBX-1: codex wrote only in its own state folder (~/.codex: sessions, its state databases, logs).
+    state = scene.home / ".codex"
+    changed = [p for p, mtime in scene.files().items() if before.get(p) != mtime]
+    assert changed and all(state in p.parents for p in changed), changed
 
 
 def test_codex_asks_before_a_command_and_the_line_allows_then_refuses_it(

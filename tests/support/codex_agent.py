@@ -28,6 +28,10 @@ person would, in its own ``~/.codex/config.toml`` (``codex_config``; XWorkmate's
 * update checks, analytics, feedback and history are off; the only network requests of a turn are to
   the configured ``base_url`` (the provider adds it with ``--acp-allow-host`` as it is on loopback).
 
+Codex writes only under ``~/.codex`` (``installation_id``, ``sessions/``, ``shell_snapshots/``,
+``skills/.system/``, SQLite files ``state_5``, ``logs_2``, ``memories_1``, ``goals_1``) and the line's
+folder.
+
 Codex's tools seen by the model include ``exec_command`` (``cmd``; run through ``/bin/bash -lc``),
 ``write_stdin``, ``apply_patch`` (a freeform ``custom`` tool), ``update_plan`` and ``view_image``.
 """

@@ -339,5 +339,20 @@ def test_a_model_picked_for_a_codex_line_reaches_the_responses_request_and_stays
     assert _sent("out", "session/set_model") == []
     sets = [m["params"] for m in _sent("out", "session/set_config_option")]
     assert sets and all((p["configId"], p["value"]) == ("model", "gpt-5.4") for p in sets), sets
+    # Each later turn (a new process) resumes codex's session; codex forgets the pick on resume, so it is
+    # sent again after each resume, before the prompt.
+    kinds = ("session/new", "session/resume", "session/prompt", "session/set_config_option")
+    steps = [e["msg"]["method"] for e in _trace() if e["dir"] == "out" and e["msg"].get("method") in kinds]
+    resumed = ["session/resume", "session/set_config_option", "session/prompt"]
+    assert steps == ["session/new", "session/prompt", *resumed, *resumed], steps
+    assert {m["params"]["sessionId"] for m in _sent("out", "session/prompt")} == {
+        m["params"]["sessionId"] for m in _sent("out", "session/resume")
+    }
+    resumes = _sent("out", "session/resume")
+    answers = {e["msg"]["id"]: e["msg"] for e in _trace() if e["dir"] == "in" and "method" not in e["msg"]}
+    offered = [
+        [o["currentValue"] for o in answers[r["id"]]["result"]["configOptions"] if o["id"] == "model"] for r in resumes
+    ]
+    assert offered == [[CODEX_MODEL], [CODEX_MODEL]], offered  # what codex says after resume: its default
     after = scene.ok("thread", "show", key)["agent_session"]
     assert (after["model"], after["pending"]) == ("gpt-5.4", False), after

@@ -146,6 +146,21 @@ def scene(codex: Path, openai_server: OpenAIServer) -> Iterator[Scene]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def _codex_processes(scene: Scene) -> list[int]:
+    """Processes still running with the scene's HOME (codex-acp's node launcher starts a native child)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"HOME={scene.home}".encode() in environ and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
 def _trace() -> list[dict[str, Any]]:
     """Every ACP message of this test so far (``{"dir": "out"|"in", "msg": …}``), in order."""
     path = os.environ.get("XWORKMATE_ACP_TRACE")
@@ -283,6 +298,8 @@ def test_cancelling_a_codex_turn_stops_it_and_leaves_the_line_usable(scene: Scen
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "codex never streamed the first words"
             time.sleep(0.1)
+        running = _codex_processes(scene)
+        assert len(running) >= 3, running  # xworkmate run, and in its sandbox the launcher and codex itself
         process.send_signal(signal.SIGINT)  # Ctrl+C: stops the turn as Stop does
         out, err = process.communicate(timeout=60)
     finally:
@@ -298,6 +315,11 @@ def test_cancelling_a_codex_turn_stops_it_and_leaves_the_line_usable(scene: Scen
     [answer] = _answers_to_prompt(prompt)
     assert answer["result"]["stopReason"] == "cancelled", answer
     assert openai_server.wait_for_disconnect(timeout=30), "codex kept its model request open"
+    # Nothing of codex outlives the stopped turn (its launcher's native child included).
+    deadline = time.monotonic() + 10
+    while _codex_processes(scene) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _codex_processes(scene) == []
 
     openai_server.script(TextReply(["Still here."]))
     again = scene.cli("run", key, "Are you there?", "--json")

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Install the real ACP agent CLIs the tests drive, from npm, at pinned versions:
-# OpenCode (opencode-ai, issue 12) and Qwen Code (@qwen-code/qwen-code, issue 15).
+# OpenCode (opencode-ai, issue 12), Qwen Code (@qwen-code/qwen-code, issue 15) and codex-acp
+# (@zed-industries/codex-acp, issue 32; it pulls the platform package with the native binary).
 #
 #   tests/support/install_agents.sh
 #
 # Installs into ${XWORKMATE_TEST_AGENTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xworkmate-tests/npm}
-# (tests/support/opencode_agent.py and qwen_agent.py look in the same place). Idempotent: an agent
+# (tests/support/opencode_agent.py, qwen_agent.py and codex_agent.py look in the same place). Idempotent: an agent
 # whose pinned version is already there and runs is left alone; when both are, it says so and exits
 # at once. When npm or the registry cannot be reached it prints why, records the reason in
 # install-status (the tests then skip, naming it) and exits 0. Any other failure (a package installs
@@ -14,19 +15,26 @@ set -euo pipefail
 
 OPENCODE_VERSION="1.18.33"
 QWEN_VERSION="0.24.4"
+CODEX_ACP_VERSION="0.16.0"
 DIR="${XWORKMATE_TEST_AGENTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xworkmate-tests/npm}"
 STATUS="$DIR/install-status"
 
 # name → package spec, launcher in node_modules/.bin
-PACKAGES=("opencode-ai@$OPENCODE_VERSION" "@qwen-code/qwen-code@$QWEN_VERSION")
-LAUNCHERS=("opencode" "qwen")
-VERSIONS=("$OPENCODE_VERSION" "$QWEN_VERSION")
+PACKAGES=("opencode-ai@$OPENCODE_VERSION" "@qwen-code/qwen-code@$QWEN_VERSION" "@zed-industries/codex-acp@$CODEX_ACP_VERSION")
+LAUNCHERS=("opencode" "qwen" "codex-acp")
+VERSIONS=("$OPENCODE_VERSION" "$QWEN_VERSION" "$CODEX_ACP_VERSION")
 
 say() { printf 'install_agents: %s\n' "$*"; }
 
 installed_version() { # launcher name
   local bin="$DIR/node_modules/.bin/$1"
   [ -x "$bin" ] || return 1
+  if [ "$1" = "codex-acp" ]; then
+    # codex-acp has no --version: its package's version, once its native binary runs (--help).
+    timeout 60 "$bin" --help >/dev/null 2>&1 || return 1
+    node -p 'require(process.argv[1]).version' "$DIR/node_modules/@zed-industries/codex-acp/package.json" 2>/dev/null
+    return
+  fi
   timeout 60 "$bin" --version 2>/dev/null | tail -n 1
 }
 
@@ -88,7 +96,7 @@ fi
 for i in "${!PACKAGES[@]}"; do
   got="$(installed_version "${LAUNCHERS[$i]}" || true)"
   if [ "$got" != "${VERSIONS[$i]}" ]; then
-    say "${PACKAGES[$i]} installed but \`$DIR/node_modules/.bin/${LAUNCHERS[$i]} --version\` printed '${got:-nothing}'"
+    say "${PACKAGES[$i]} installed but \`$DIR/node_modules/.bin/${LAUNCHERS[$i]}\` does not run or reports version '${got:-nothing}'"
     exit 1
   fi
   say "${LAUNCHERS[$i]} $got ready: $DIR/node_modules/.bin/${LAUNCHERS[$i]}"

@@ -4,6 +4,7 @@ from xworkmate.testing.openai_server import *  # noqa: F403
 from xworkmate.testing.openai_server import (
     CHAT_PATH,
     MODELS_PATH,
+    RESPONSES_PATH,
     DropConnectionReply,
     ErrorReply,
     HangReply,
@@ -20,6 +21,7 @@ from xworkmate.testing.openai_server import (
 __all__ = [
     "CHAT_PATH",
     "MODELS_PATH",
+    "RESPONSES_PATH",
     "DropConnectionReply",
     "ErrorReply",
     "HangReply",

@@ -1,8 +1,9 @@
 """A real OpenAI-compatible HTTP server for tests.
 
 It listens on 127.0.0.1 on a free port, in a background thread, and answers
-``POST /v1/chat/completions`` (streamed and not) and ``GET /v1/models`` from a
-queue of scripted replies. Every request is recorded, so a test can assert
+``POST /v1/chat/completions`` (streamed and not), ``POST /v1/responses`` (the Responses API,
+streamed as its SSE events, for agents such as codex that refuse the chat API) and
+``GET /v1/models`` from one queue of scripted replies. Every request is recorded, so a test can assert
 what a provider received, including that it received nothing at all.
 
     with OpenAIServer() as server:
@@ -21,6 +22,7 @@ import select
 import socket
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ from types import TracebackType
 from typing import Any, Self
 
 CHAT_PATH = "/v1/chat/completions"
+RESPONSES_PATH = "/v1/responses"
 MODELS_PATH = "/v1/models"
 
 
@@ -191,6 +194,11 @@ class OpenAIServer:
         return [r for r in self.requests if r.method == "POST" and r.path == CHAT_PATH]
 
     @property
+    def responses_requests(self) -> list[RecordedRequest]:
+        """The Responses-API requests (``POST /v1/responses``)."""
+        return [r for r in self.requests if r.method == "POST" and r.path == RESPONSES_PATH]
+
+    @property
     def disconnects(self) -> int:
         """How many hanging replies ended because the client closed the connection."""
         with self._lock:
@@ -276,12 +284,16 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = None
         self._record(body)
-        if self.path != CHAT_PATH:
+        if self.path not in (CHAT_PATH, RESPONSES_PATH):
             self._send_json(404, {"error": {"message": f"no route for POST {self.path}"}})
             return
         request = body if isinstance(body, dict) else {}
         try:
-            self._reply(self.owner._next_reply(), request)
+            reply = self.owner._next_reply()
+            if self.path == RESPONSES_PATH:
+                _ResponsesStream(self, request).reply(reply)
+            else:
+                self._reply(reply, request)
         except (_ClientGone, BrokenPipeError, ConnectionResetError):
             self.owner._note_disconnect()
         except _ServerStopping:
@@ -439,6 +451,119 @@ class _Handler(BaseHTTPRequestHandler):
                     data = b""
                 if not data:
                     raise _ClientGone
+
+
+class _ResponsesStream:
+    """One scripted reply in the Responses API's streamed form (``POST /v1/responses``).
+
+    Each event is ``event: <type>`` plus ``data: {"type": <type>, …}``: ``response.created``, then per
+    output item ``response.output_item.added``, its deltas (``response.output_text.delta`` for a message,
+    ``response.function_call_arguments.delta`` for a function call) and ``response.output_item.done`` with
+    the whole item, then ``response.completed`` with the response's ``output`` and ``usage``. Text and
+    tool calls are ``TextReply`` and ``ToolCallReply`` as for the chat API; a function call's ``call_id``
+    is the scripted call's ``id``. Errors, dropped connections and hangs behave as on the chat path.
+    """
+
+    def __init__(self, handler: _Handler, request: dict[str, Any]) -> None:
+        self.handler = handler
+        self.model = str(request.get("model") or "test-model")
+        self.response_id = f"resp_{uuid.uuid4().hex[:24]}"
+        self.output: list[dict[str, Any]] = []
+
+    def reply(self, reply: Reply) -> None:
+        handler = self.handler
+        if isinstance(reply, ErrorReply):
+            handler._send_error_reply(reply)
+        elif isinstance(reply, DropConnectionReply):
+            handler.connection.shutdown(socket.SHUT_RDWR)
+        elif isinstance(reply, RawStreamReply):
+            handler._start_stream(reply.status, reply.content_type)
+            for line in reply.lines:
+                handler._pause(reply.delay)
+                handler._write(line + "\n")
+        elif isinstance(reply, HangReply):
+            if reply.before_headers:
+                handler._hang()
+                return
+            self._start()
+            item_id = self._open_message()
+            for text in reply.chunks:
+                self._event("response.output_text.delta", item_id=item_id, output_index=0, content_index=0, delta=text)
+            handler._hang()
+        elif isinstance(reply, TextReply):
+            self._start()
+            self._message(reply.chunks, reply.delay)
+            self._complete(reply.usage)
+        else:
+            self._start()
+            if reply.text:
+                self._message([reply.text], 0.0)
+            for call in reply.calls:
+                self._function_call(call, reply.pieces)
+            self._complete(reply.usage)
+
+    def _start(self) -> None:
+        self.handler._start_stream(200, "text/event-stream")
+        self._event("response.created", response=self._response("in_progress"))
+
+    def _open_message(self) -> str:
+        item_id = f"msg_{uuid.uuid4().hex[:24]}"
+        item = {"type": "message", "id": item_id, "role": "assistant", "status": "in_progress", "content": []}
+        self._event("response.output_item.added", output_index=len(self.output), item=item)
+        return item_id
+
+    def _message(self, chunks: Sequence[str], delay: float) -> None:
+        index = len(self.output)
+        item_id = self._open_message()
+        for text in chunks:
+            self.handler._pause(delay)
+            self._event("response.output_text.delta", item_id=item_id, output_index=index, content_index=0, delta=text)
+        text = "".join(chunks)
+        self._event("response.output_text.done", item_id=item_id, output_index=index, content_index=0, text=text)
+        content = [{"type": "output_text", "text": text, "annotations": []}]
+        self._done({"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": content})
+
+    def _function_call(self, call: ScriptedToolCall, pieces: int) -> None:
+        index = len(self.output)
+        item_id = f"fc_{uuid.uuid4().hex[:24]}"
+        item = {"type": "function_call", "id": item_id, "call_id": call.id, "name": call.name, "arguments": ""}
+        self._event("response.output_item.added", output_index=index, item=dict(item, status="in_progress"))
+        for piece in _split(call.arguments, pieces):
+            self._event("response.function_call_arguments.delta", item_id=item_id, output_index=index, delta=piece)
+        self._event(
+            "response.function_call_arguments.done", item_id=item_id, output_index=index, arguments=call.arguments
+        )
+        self._done(dict(item, arguments=call.arguments, status="completed"))
+
+    def _done(self, item: dict[str, Any]) -> None:
+        self._event("response.output_item.done", output_index=len(self.output), item=item)
+        self.output.append(item)
+
+    def _complete(self, usage: Mapping[str, int] | None) -> None:
+        given = dict(usage or {})
+        prompt = int(given.get("prompt_tokens", given.get("input_tokens", 0)))
+        completion = int(given.get("completion_tokens", given.get("output_tokens", 0)))
+        counts = {
+            "input_tokens": prompt,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": completion,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": prompt + completion,
+        }
+        self._event("response.completed", response=dict(self._response("completed"), usage=counts))
+
+    def _response(self, status: str) -> dict[str, Any]:
+        return {
+            "id": self.response_id,
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": status,
+            "model": self.model,
+            "output": list(self.output),
+        }
+
+    def _event(self, kind: str, **fields: Any) -> None:
+        self.handler._write(f"event: {kind}\ndata: {json.dumps({'type': kind, **fields})}\n\n")
 
 
 def _completion(

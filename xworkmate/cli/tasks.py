@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import (
@@ -20,6 +20,7 @@ from xworkmate.cli.common import (
 from xworkmate.cli.threads import thread_json
 from xworkmate.controllers import SessionController
 from xworkmate.domain.attachments import Attachment, attachments_in
+from xworkmate.domain.elicitation import parse_answers
 from xworkmate.domain.messages import Message
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
@@ -41,7 +42,13 @@ def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
     from xworkmate.controllers.attachments import attachment_from_file
 
     attachments = tuple(attachment_from_file(path) for path in args.attach or ())
-    return _run_headless(controller, args.key, args.prompt, args.provider, args.json, attachments=attachments)
+    try:
+        answers = parse_answers(tuple(args.answer or ()))  # issue 32 item 3
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return _run_headless(
+        controller, args.key, args.prompt, args.provider, args.json, attachments=attachments, answers=answers
+    )
 
 
 class _TurnSignalled(Exception):
@@ -61,6 +68,7 @@ def _run_headless(
     *,
     resume: bool = False,
     attachments: Sequence[Attachment] = (),
+    answers: Mapping[str, str] | None = None,
 ) -> int:
     """One turn for ``run`` and ``task run``. SIGINT and SIGTERM stop it as Stop does: the partial answer
     and a "Stopped" notice are kept (an ACP agent is reaped), then the exit is 130 or 143 with one line."""
@@ -72,7 +80,9 @@ def _run_headless(
         task = asyncio.ensure_future(
             controller.run_resume(key, provider=provider, headless=True)
             if resume
-            else controller.run_turn(key, prompt, provider=provider, headless=True, attachments=attachments)
+            else controller.run_turn(
+                key, prompt, provider=provider, headless=True, attachments=attachments, answers=answers
+            )
         )
         received: list[int] = []
 
@@ -322,4 +332,10 @@ def add_run_parser(sub: Any) -> None:
         action="append",
         metavar="FILE",
         help="attach an image (up to 10 MB) or a text file (up to 256 KiB) to the message; repeatable",
+    )
+    run.add_argument(
+        "--answer",
+        action="append",
+        metavar="NAME=VALUE",
+        help="an ACP agent's form asks for NAME: answer VALUE (typed as the form says); repeatable",
     )

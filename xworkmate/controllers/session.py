@@ -398,9 +398,16 @@ class SessionController:
         approver: Approver | None = None,
         headless: bool = False,
         attachments: Sequence[Attachment] = (),
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         return await self._turn_ctl.run_turn(
-            key, prompt, provider=provider, approver=approver, headless=headless, attachments=attachments
+            key,
+            prompt,
+            provider=provider,
+            approver=approver,
+            headless=headless,
+            attachments=attachments,
+            answers=answers,
         )
 
     def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:

@@ -27,6 +27,8 @@ from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
     ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
     FileSystemCapabilities,
     Implementation,
     LoadSessionRequest,
@@ -130,6 +132,7 @@ class _Turn(_TerminalRequests, _SignIn):
         self.mcp_servers: tuple[McpServerRecord, ...] = ()
         # ATT-1: what the person attached to the message this turn sends.
         self.attachments: tuple[Attachment, ...] = ()
+        self._elicitations = 0  # issue 32 item 3: numbers the conversation's records of them
 
     # -- driving the turn
 
@@ -200,7 +203,10 @@ class _Turn(_TerminalRequests, _SignIn):
         init = await connection.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(
-                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+                terminal=True,
+                # Issue 32 item 3: forms become a card in the window (headless: --answer, else refused).
+                elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()),
             ),
             client_info=Implementation(name="xworkmate", title="XWorkmate", version=__version__),
         )

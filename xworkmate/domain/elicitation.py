@@ -45,7 +45,8 @@ class ElicitationForm:
     url: str | None = None
     elicitation_id: str | None = None
     unsupported: tuple[str, ...] = field(default=())
-    """Fields of a kind this client cannot show (a multi-select); a required one makes the form unanswerable."""
+    """Required fields of a kind this client cannot show (a multi-select): the form cannot be accepted.
+    (An optional one is left out.)"""
 
     @property
     def is_url(self) -> bool:
@@ -76,7 +77,8 @@ def form_from_schema(message: str, schema: Mapping[str, Any]) -> ElicitationForm
     unsupported: list[str] = []
     for name, spec in properties.items():
         if not isinstance(spec, Mapping):
-            unsupported.append(str(name))
+            if str(name) in required:
+                unsupported.append(str(name))
             continue
         kind = spec.get("type")
         title = str(spec.get("title") or name)
@@ -93,7 +95,8 @@ def form_from_schema(message: str, schema: Mapping[str, Any]) -> ElicitationForm
                 choices = tuple((str(v), str(v)) for v in spec["enum"])
             kind = "enum"
         if kind not in ("string", "number", "integer", "boolean", "enum"):
-            unsupported.append(str(name))
+            if str(name) in required:
+                unsupported.append(str(name))
             continue
         fields.append(
             FormField(
@@ -174,9 +177,7 @@ def parse_answers(pairs: tuple[str, ...]) -> dict[str, str]:
 def content_from_answers(form: ElicitationForm, answers: Mapping[str, str]) -> dict[str, Any] | None:
     """The accept content from ``--answer`` values: None when a required field has no answer (then the
     request is refused); a ``ValueError`` (one line) for a value of the wrong type."""
-    if any(name not in answers for name in form.required_names) or form.unsupported and not form.fields:
-        return None
-    if any(name in answers for name in form.unsupported):
+    if form.unsupported or any(name not in answers for name in form.required_names):
         return None
     content: dict[str, Any] = {}
     for form_field in form.fields:
@@ -187,7 +188,7 @@ def content_from_answers(form: ElicitationForm, answers: Mapping[str, str]) -> d
 
 def missing_required(form: ElicitationForm, content: Mapping[str, Any]) -> tuple[str, ...]:
     """The required fields ``content`` leaves empty (the card's Submit stays disabled while there are any)."""
-    return tuple(n for n in form.required_names if content.get(n) in (None, ""))
+    return (*form.unsupported, *(n for n in form.required_names if content.get(n) in (None, "")))
 
 
 def describe_form(form: ElicitationForm) -> str:

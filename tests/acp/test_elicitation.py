@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,66 @@ def _call() -> Any:
     from xworkmate.llm.events import ToolCall
 
     return ToolCall(id="elicitation-1", name="elicitation", arguments="{}")
+
+
+def _cli_line(home: Path, tmp_path: Path, turn: list[dict[str, Any]], **script: Any) -> tuple[str, Path]:
+    from tests.acp import AGENT
+    from tests.cli.test_cli import ok_json
+
+    state = tmp_path / "agent"
+    state.mkdir(exist_ok=True)
+    path = state / "s.json"
+    path.write_text(json.dumps({"report": str(state / "report.jsonl"), "turn": turn, **script}))
+    command = f"{sys.executable} {AGENT} {path}"
+    ok_json(home, "provider", "add", "formy", "--acp-command", command, "--acp-state-dir", str(state))
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "formy")
+    return line, state / "report.jsonl"
+
+
+def _reported(report: Path, event: str) -> list[dict[str, Any]]:
+    rows = [json.loads(x) for x in report.read_text().splitlines() if x.strip()]
+    return [r for r in rows if r["event"] == event]
+
+
+def test_run_refuses_a_form_in_one_line_naming_the_answers_to_give(home: Path, tmp_path: Path) -> None:
+    from tests.cli.test_cli import run_cli
+
+    line, report = _cli_line(home, tmp_path, [ELICIT, {"say": "done"}])
+    proc = run_cli(home, "run", line, "set it up")
+    assert proc.returncode == 1
+    (error,) = proc.stderr.strip().splitlines()
+    assert "the agent asked for input" in error and "no one is at the window" in error
+    assert "--answer name=" in error and "--answer workers=" in error
+    assert _reported(report, "elicitation")[0]["action"] == "cancel"
+
+
+def test_run_answers_a_form_with_typed_answer_values(home: Path, tmp_path: Path) -> None:
+    from tests.cli.test_cli import run_cli
+
+    line, report = _cli_line(home, tmp_path, [ELICIT])
+    proc = run_cli(home, "run", line, "set it up", "--answer", "name=demo", "--answer", "workers=2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert _reported(report, "elicitation")[0] == {
+        "event": "elicitation",
+        "action": "accept",
+        "content": {"name": "demo", "workers": 2},
+    }
+    out = json.loads(proc.stdout)
+    assert '[elicitation accept {"name": "demo", "workers": 2}]' in out["text"]
+
+
+def test_run_with_a_bad_answer_value_or_shape_fails_in_one_line(home: Path, tmp_path: Path) -> None:
+    from tests.cli.test_cli import run_cli
+
+    line, report = _cli_line(home, tmp_path, [ELICIT])
+    proc = run_cli(home, "run", line, "set it up", "--answer", "name=demo", "--answer", "workers=lots")
+    assert proc.returncode == 1
+    (error,) = proc.stderr.strip().splitlines()
+    assert "workers takes a whole number, not 'lots'" in error
+    assert _reported(report, "elicitation")[0]["action"] == "cancel"
+
+    proc = run_cli(home, "run", line, "again", "--answer", "workers")
+    assert proc.returncode != 0
+    (error,) = proc.stderr.strip().splitlines()
+    assert "--answer takes NAME=VALUE, not 'workers'" in error

@@ -46,6 +46,7 @@ from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.attachments import Attachment
+from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.mcp import McpServerRecord
@@ -434,6 +435,10 @@ class SessionController:
 
     def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:
         return self._approvals.settle(approval_id, allowed, always=always)
+
+    def answer_form(self, approval_id: int, answer: ElicitationAnswer) -> str:
+        """The person answered an agent's form card (issue 32 item 3); returns the line's key."""
+        return self._approvals.answer_form(approval_id, answer)
 
     def raise_for_always(self, key: str, tool: str) -> TaskThread | None:
         return self._approvals.raise_for_always(key, tool)

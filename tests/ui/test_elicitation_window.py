@@ -1,0 +1,98 @@
+"""Issue 32 item 3: an ACP agent's form (``elicitation/create``) is a card in the window with one typed input per
+field; Submit sends ``accept`` with the values (validated against the official schema by the autouse traffic
+check), Decline sends ``decline``; the conversation keeps what was asked and answered."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from tests.acp.test_elicitation import ELICIT
+from tests.support.acp_scripts import report_events, scripted_agent
+from xworkmate.controllers import SessionController
+from xworkmate.ui import MainWindow
+from xworkmate.ui.elicitation import ElicitationCard
+
+from .conftest import open_window
+from .support import click_line, finished, message_texts, send
+from .support_runs import run, wait_until
+
+
+def _card(loop: asyncio.AbstractEventLoop, window: MainWindow) -> ElicitationCard:
+    run(loop, wait_until(lambda: window.findChild(ElicitationCard, "elicitationCard") is not None, what="the form"))
+    card = window.findChild(ElicitationCard, "elicitationCard")
+    assert card is not None and card.isVisible()
+    return card
+
+
+def _fields(card: ElicitationCard) -> dict[str, QWidget]:
+    return {w.property("fieldName"): w for w in card.findChildren(QWidget, "elicitationField")}
+
+
+def _start(qtbot: QtBot, controller: SessionController, tmp_path: Path) -> tuple[MainWindow, str, Path]:
+    report = scripted_agent(controller, tmp_path, turn=[ELICIT])
+    line = controller.create_line("agent")
+    controller.set_execution(line.thread_id, "acp", "scripted")
+    window: MainWindow = open_window(qtbot, controller)
+    click_line(qtbot, window, line.thread_id)
+    send(qtbot, window, "set the project up")
+    return window, line.thread_id, report
+
+
+def test_the_form_card_has_typed_fields_and_submit_sends_accept_with_the_values(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    window, key, report = _start(qtbot, sqlite_controller, tmp_path)
+    card = _card(loop, window)
+    fields = _fields(card)
+    assert isinstance(fields["name"], QLineEdit)
+    assert isinstance(fields["workers"], QSpinBox)
+    assert (fields["workers"].minimum(), fields["workers"].maximum()) == (1, 8)
+    assert isinstance(fields["ratio"], QDoubleSpinBox)
+    assert isinstance(fields["tests"], QCheckBox) and fields["tests"].isChecked()  # its default
+    assert isinstance(fields["db"], QComboBox)
+    submit = card.submit_button
+    assert submit.objectName() == "elicitationSubmitButton"
+    assert not submit.isEnabled()  # the required name is empty
+    assert card.hasFocus() or fields["name"].hasFocus() or card.focusProxy() is fields["name"]
+    window.grab().save(str(tmp_path / "elicitation.png"))
+
+    name = fields["name"]
+    assert isinstance(name, QLineEdit)
+    name.setFocus()
+    qtbot.keyClicks(name, "demo")
+    assert submit.isEnabled()
+    workers = fields["workers"]
+    assert isinstance(workers, QSpinBox)
+    workers.setValue(3)
+    tests = fields["tests"]
+    assert isinstance(tests, QCheckBox)
+    tests.setChecked(False)
+    db = fields["db"]
+    assert isinstance(db, QComboBox)
+    db.setCurrentIndex(db.findData("postgres"))
+    qtbot.keyClick(name, Qt.Key.Key_Return)  # Enter in a text field submits
+
+    run(loop, wait_until(finished(sqlite_controller, key), what="the turn to finish"))
+    (answer,) = report_events(report, "elicitation")
+    assert answer["action"] == "accept"
+    assert answer["content"] == {"name": "demo", "workers": 3, "ratio": 0.0, "tests": False, "db": "postgres"}
+    assert window.findChild(ElicitationCard, "elicitationCard") is None
+    texts = " ".join(message_texts(window))
+    assert "Set up the project" in texts and "name='demo'" in texts
+
+
+def test_decline_sends_decline(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    window, key, report = _start(qtbot, sqlite_controller, tmp_path)
+    card = _card(loop, window)
+    assert card.decline_button.objectName() == "elicitationDeclineButton"
+    qtbot.mouseClick(card.decline_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(finished(sqlite_controller, key), what="the turn to finish"))
+    assert [e["action"] for e in report_events(report, "elicitation")] == ["decline"]
+    assert any("declined" in text for text in message_texts(window))

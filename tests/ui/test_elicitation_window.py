@@ -80,7 +80,8 @@ def test_the_form_card_has_typed_fields_and_submit_sends_accept_with_the_values(
     run(loop, wait_until(finished(sqlite_controller, key), what="the turn to finish"))
     (answer,) = report_events(report, "elicitation")
     assert answer["action"] == "accept"
-    assert answer["content"] == {"name": "demo", "workers": 3, "ratio": 0.0, "tests": False, "db": "postgres"}
+    # The optional ratio was left at "(none)": it is not sent.
+    assert answer["content"] == {"name": "demo", "workers": 3, "tests": False, "db": "postgres"}
     assert window.findChild(ElicitationCard, "elicitationCard") is None
     texts = " ".join(message_texts(window))
     assert "Set up the project" in texts and "name='demo'" in texts

@@ -152,8 +152,12 @@ class ElicitationCard(QFrame):
             spin = QSpinBox()
             low = int(form_field.minimum) if form_field.minimum is not None else -_INT_LIMIT
             high = int(form_field.maximum) if form_field.maximum is not None else _INT_LIMIT
-            spin.setRange(low, high)
-            if isinstance(form_field.default, int):
+            unset = not form_field.required and not isinstance(form_field.default, int)
+            spin.setRange(low - 1 if unset else low, high)
+            if unset:  # an optional number the person leaves alone is not sent: "(none)" below the range
+                spin.setSpecialValueText(self.tr("(none)"))
+                spin.setValue(spin.minimum())
+            elif isinstance(form_field.default, int):
                 spin.setValue(form_field.default)
             elif low <= 0 <= high:
                 spin.setValue(0)
@@ -163,8 +167,12 @@ class ElicitationCard(QFrame):
             double.setDecimals(6)
             low_f = form_field.minimum if form_field.minimum is not None else -_FLOAT_LIMIT
             high_f = form_field.maximum if form_field.maximum is not None else _FLOAT_LIMIT
-            double.setRange(low_f, high_f)
-            if isinstance(form_field.default, int | float):
+            unset_f = not form_field.required and not isinstance(form_field.default, int | float)
+            double.setRange(low_f - 1 if unset_f else low_f, high_f)
+            if unset_f:
+                double.setSpecialValueText(self.tr("(none)"))
+                double.setValue(double.minimum())
+            elif isinstance(form_field.default, int | float):
                 double.setValue(float(form_field.default))
             return double
         line = QLineEdit()
@@ -185,7 +193,8 @@ class ElicitationCard(QFrame):
             elif isinstance(editor, QComboBox):
                 value = editor.currentData()
             elif isinstance(editor, QSpinBox | QDoubleSpinBox):
-                value = editor.value()
+                unset = bool(editor.specialValueText()) and editor.value() == editor.minimum()
+                value = None if unset else editor.value()
             elif isinstance(editor, QLineEdit):
                 value = editor.text()
             else:

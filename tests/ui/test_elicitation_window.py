@@ -97,3 +97,31 @@ def test_decline_sends_decline(
     run(loop, wait_until(finished(sqlite_controller, key), what="the turn to finish"))
     assert [e["action"] for e in report_events(report, "elicitation")] == ["decline"]
     assert any("declined" in text for text in message_texts(window))
+
+
+def test_a_question_sent_as_a_permission_request_shows_as_a_form_card_with_the_agents_options(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 32 item 5 in the window: a ``think`` permission request is a question, not an Approve/Reject card;
+    its options are the agent's own, and the pick goes back as that option."""
+    from PySide6.QtWidgets import QLabel, QPushButton
+
+    from xworkmate.ui.approvals import ApprovalCard
+
+    question = {"id": "q", "title": "Which database should I use?", "kind": "think", "options": "once"}
+    report = scripted_agent(sqlite_controller, tmp_path, turn=[{"permission": question}])
+    line = sqlite_controller.create_line("agent")
+    sqlite_controller.set_execution(line.thread_id, "acp", "scripted")
+    window: MainWindow = open_window(qtbot, sqlite_controller)
+    click_line(qtbot, window, line.thread_id)
+    send(qtbot, window, "pick one")
+    card = _card(loop, window)
+    assert window.findChild(ApprovalCard, "approvalCard") is None
+    shown = " ".join(label.text() for label in card.findChildren(QLabel))
+    assert "Which database should I use?" in shown
+    options = {b.property("optionId"): b for b in card.findChildren(QPushButton, "elicitationOptionButton")}
+    assert {k: b.text() for k, b in options.items()} == {"allow-once": "Allow", "reject-once": "Reject"}
+    options["reject-once"].setFocus()
+    qtbot.keyClick(options["reject-once"], Qt.Key.Key_Space)  # keyboard: Tab to an option, Space picks it
+    run(loop, wait_until(finished(sqlite_controller, line.thread_id), what="the turn to finish"))
+    assert [(e["id"], e["outcome"]) for e in report_events(report, "permission")] == [("q", "reject-once")]

@@ -44,6 +44,9 @@ class ElicitationForm:
     fields: tuple[FormField, ...] = ()
     url: str | None = None
     elicitation_id: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    """A question an agent sent as a permission request (kind ``think``, issue 32 item 5): its options as
+    (option id, name); the card shows one button each and the answer is ``accept`` with ``{"option": id}``."""
     unsupported: tuple[str, ...] = field(default=())
     """Required fields of a kind this client cannot show (a multi-select): the form cannot be accepted.
     (An optional one is left out.)"""
@@ -195,6 +198,8 @@ def describe_form(form: ElicitationForm) -> str:
     """What was asked, in one line: the message and the fields (or the URL)."""
     if form.url is not None:
         return f"{form.message} (open {form.url})"
+    if form.options:
+        return f"{form.message} ({' / '.join(name for _id, name in form.options)})"
     names = ", ".join(f"{f.name}{'*' if f.required else ''}" for f in form.fields)
     return f"{form.message} ({names})" if names else form.message
 

@@ -78,7 +78,22 @@ class ElicitationCard(QFrame):
         buttons = QHBoxLayout()
         buttons.addStretch(1)
 
-        if self.form.is_url:
+        self.option_buttons: list[QPushButton] = []
+        if self.form.options:
+            # A question sent as a permission request (issue 32 item 5): the agent's own options, one button each.
+            for option_id, name in self.form.options:
+                button = QPushButton(name)
+                button.setObjectName("elicitationOptionButton")
+                button.setProperty("optionId", option_id)
+                button.clicked.connect(
+                    lambda _checked=False, chosen=option_id: self._answer(ACCEPT, {"option": chosen})
+                )
+                self.option_buttons.append(button)
+                buttons.addWidget(button)
+            self.submit_button.setVisible(False)
+            self.decline_button.setVisible(False)
+            self.setFocusProxy(self.option_buttons[0])
+        elif self.form.is_url:
             address = QLabel(self.form.url or "")
             address.setObjectName("elicitationUrl")
             address.setTextFormat(Qt.TextFormat.PlainText)
@@ -205,7 +220,7 @@ class ElicitationCard(QFrame):
         return values
 
     def missing(self) -> tuple[str, ...]:
-        return () if self.form.is_url else missing_required(self.form, self.content())
+        return () if self.form.is_url or self.form.options else missing_required(self.form, self.content())
 
     def _update_submit(self) -> None:
         missing = self.missing()
@@ -224,6 +239,6 @@ class ElicitationCard(QFrame):
         self._answer(ACCEPT, None if self.form.is_url else self.content())
 
     def _answer(self, action: str, content: dict[str, Any] | None) -> None:
-        for button in (self.submit_button, self.decline_button, self.cancel_button):
+        for button in (self.submit_button, self.decline_button, self.cancel_button, *self.option_buttons):
             button.setEnabled(False)  # one answer per card; it goes when the controller settles it
         self.answered.emit(self.request.approval_id, action, content)

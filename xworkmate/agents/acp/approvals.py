@@ -81,7 +81,7 @@ def permission_approver(
     """
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
-        if request.form is not None:
+        if request.form is not None and not request.form.options:  # a question's form: refused below
             decision = headless_form_answer(request, answers or {})
             if not decision.allowed and refused is not None:
                 refused.append(decision.reason)

@@ -192,8 +192,16 @@ class _AgentRequests(_ToolCards):
         if not needs_acp_approval(tool.kind, self.level):
             return _answer(options, allowed=True, always=False)
         diff, _changed = await asyncio.to_thread(self._diff, tool)  # off the event loop: the texts may be large
-        decision = await self._ask(call, diff=diff)
+        form = self._question_form(call, tool, options) if question else None
+        decision = await self._ask(call, diff=diff, form=form)
         if decision is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        if form is not None and decision.answer is not None:
+            # The window's card answered the question with one of the agent's own options (or dismissed it).
+            chosen = (decision.answer.content or {}).get("option") if decision.answer.action == "accept" else None
+            if chosen in {o.option_id for o in options}:
+                return RequestPermissionResponse(outcome=AllowedOutcome(option_id=str(chosen), outcome="selected"))
+            self._finish_tool(tool, ok=False, error_kind="not_approved", content="the person did not answer")
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         always = decision.always and not question
         if always:
@@ -206,6 +214,14 @@ class _AgentRequests(_ToolCards):
                 content=f"{describe_acp_call(call)} was not approved: {decision.reason or 'the person rejected it'}",
             )
         return _answer(options, allowed=decision.allowed, always=always)
+
+    def _question_form(self, call: ToolCall, tool: _ToolState, options: Sequence[PermissionOption]) -> ElicitationForm:
+        """A question sent as a permission request (issue 32 item 5) shown as a form card: the question (its
+        title and what the agent wrote with it) and the agent's options as buttons."""
+        title = describe_acp_call(call)
+        text = self._tool_text(tool) if tool.content else ""
+        message = f"{title}\n{text}" if text and text not in title else title
+        return ElicitationForm(message=message, options=tuple((o.option_id, o.name) for o in options))
 
     async def _ask(
         self,

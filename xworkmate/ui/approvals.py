@@ -286,10 +286,10 @@ class ApprovalArea(QWidget):
     def show_approvals(self, approvals: Sequence[ApprovalRequested]) -> None:
         wanted = {a.approval_id: a for a in approvals}
         for approval_id in [i for i in self._cards if i not in wanted]:
-            card = self._cards.pop(approval_id)
-            self._layout.removeWidget(card)
-            card.hide()
-            card.deleteLater()
+            gone = self._cards.pop(approval_id)
+            self._layout.removeWidget(gone)
+            gone.hide()
+            gone.deleteLater()
         added = False
         for approval_id in sorted(wanted):
             if approval_id not in self._cards:

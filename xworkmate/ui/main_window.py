@@ -1249,12 +1249,12 @@ class MainWindow(WindowShell):
     @Slot(int, str, object)
     def on_form_answered(self, approval_id: int, action: str, content: object) -> None:
         """An agent's form card (issue 32 item 3): Submit, Decline or Cancel; the agent has its answer at once."""
-        from xworkmate.domain.elicitation import ElicitationAnswer
+        from xworkmate.domain.elicitation import ElicitationAction, ElicitationAnswer
 
-        chosen = action if action in ("accept", "decline") else "cancel"
+        chosen: ElicitationAction = "accept" if action == "accept" else "decline" if action == "decline" else "cancel"
         values = dict(content) if isinstance(content, dict) else None
         try:
-            self._controller.answer_form(approval_id, ElicitationAnswer(chosen, content=values))  # type: ignore[arg-type]
+            self._controller.answer_form(approval_id, ElicitationAnswer(chosen, content=values))
         except LookupError as exc:
             self.show_error(self.tr("That question is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()

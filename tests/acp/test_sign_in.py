@@ -240,3 +240,28 @@ def test_a_terminal_method_headless_names_the_command_to_run_and_never_authentic
         f"run `{sys.executable} {AGENT} {script} --login --fresh` with LOGIN_MODE set",
     )
     assert report_events(report, "authenticate") == []
+
+
+def test_picking_a_terminal_method_at_the_window_never_authenticates_and_says_what_to_run(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 32 item 4: the window cannot run the login program yet, so it does not pretend to: the pick of a
+    ``type: "terminal"`` method ends the turn with the one line naming the command (no ``authenticate``)."""
+    controller = sqlite_controller
+    methods = [
+        {"id": "oauth", "name": "Browser"},
+        {"id": "tui", "name": "Log in", "type": "terminal", "args": ["login"]},
+    ]
+    report = scripted_agent(controller, tmp_path, auth_methods=methods, require_auth=True, turn=[{"say": "go"}])
+    key = _acp_line(controller)
+
+    def on_change(change: object) -> None:
+        if isinstance(change, SignInRequested):
+            asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "tui")
+
+    controller.subscribe(on_change)
+    outcome = asyncio.run(controller.run_turn(key, "hi"))
+    assert outcome.status == "failed"
+    assert outcome.error and "\n" not in outcome.error
+    assert "cannot run it for you yet" in outcome.error and "login` in a terminal" in outcome.error
+    assert report_events(report, "authenticate") == []

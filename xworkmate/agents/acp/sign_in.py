@@ -87,14 +87,17 @@ class _SignIn(_TurnState):
     async def _authenticate(self, connection: ClientSideConnection, method: AcpAuthMethod, chosen_by: str) -> None:
         agent = self.agent
         assert agent is not None
-        if method.runs_in_terminal and self.choose_auth is None:
+        if method.runs_in_terminal:
             # Issue 32 item 4: a terminal method is the agent's own login program, run by the person; it is
-            # never sent as ``authenticate``. No one is at the window to run it, so say exactly what to run.
+            # never sent as ``authenticate``. XWorkmate does not run it for them yet (``auth.terminal`` is not
+            # advertised), so the one line says exactly what to run, and the next turn starts signed in.
             env = f" with {', '.join(method.env_names)} set as the agent asks" if method.env_names else ""
+            where = "no one is at the window" if self.choose_auth is None else "XWorkmate cannot run it for you yet"
+            again = "run the line again" if self.choose_auth is None else "send your message again"
             raise AcpAuthError(
                 self.command,
-                f"ACP agent {command_label(self.command)} signs in with {method.id!r} in a terminal and no one is"
-                f" at the window; run `{method.command}`{env} in a terminal, then run the line again",
+                f"ACP agent {command_label(self.command)} signs in with {method.id!r} in a terminal and {where};"
+                f" run `{method.command}`{env} in a terminal, then {again}",
             )
         agent.enter("authenticate")
         try:

@@ -125,3 +125,27 @@ def test_a_question_sent_as_a_permission_request_shows_as_a_form_card_with_the_a
     qtbot.keyClick(options["reject-once"], Qt.Key.Key_Space)  # keyboard: Tab to an option, Space picks it
     run(loop, wait_until(finished(sqlite_controller, line.thread_id), what="the turn to finish"))
     assert [(e["id"], e["outcome"]) for e in report_events(report, "permission")] == [("q", "reject-once")]
+
+
+def test_a_url_request_shows_its_address_and_done_answers_accept(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    from PySide6.QtWidgets import QLabel, QPushButton
+
+    step = {"elicit_url": {"message": "Sign the licence", "url": "https://example.com/licence", "id": "lic"}}
+    report = scripted_agent(sqlite_controller, tmp_path, turn=[step, {"say": "thanks"}])
+    line = sqlite_controller.create_line("agent")
+    sqlite_controller.set_execution(line.thread_id, "acp", "scripted")
+    window: MainWindow = open_window(qtbot, sqlite_controller)
+    click_line(qtbot, window, line.thread_id)
+    send(qtbot, window, "go on")
+    card = _card(loop, window)
+    address = card.findChild(QLabel, "elicitationUrl")
+    assert address is not None and address.text() == "https://example.com/licence"
+    assert card.findChild(QPushButton, "elicitationOpenButton") is not None
+    assert card.submit_button.text() == "Done" and card.submit_button.isEnabled()
+    qtbot.mouseClick(card.submit_button, Qt.MouseButton.LeftButton)
+    run(loop, wait_until(finished(sqlite_controller, line.thread_id), what="the turn to finish"))
+    # The agent then sent elicitation/complete, which the client takes quietly (the schema check saw both).
+    assert [e["action"] for e in report_events(report, "elicitation")] == ["accept"]
+    assert any("thanks" in text for text in message_texts(window))

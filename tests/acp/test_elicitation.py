@@ -211,3 +211,18 @@ def test_run_with_a_bad_answer_value_or_shape_fails_in_one_line(home: Path, tmp_
     assert proc.returncode != 0
     (error,) = proc.stderr.strip().splitlines()
     assert "--answer takes NAME=VALUE, not 'workers'" in error
+
+
+def test_the_conversation_record_of_an_answer_is_redacted(harness: AgentHarness) -> None:
+    """SEC-1: the record is derived text; a key typed into a form is not kept in it (the agent still gets it)."""
+    key = "sk-live-elicit-0123456789abcdef0123"
+
+    async def answer(request: ApprovalRequest) -> ApprovalDecision:
+        content = {"name": key, "workers": 1}
+        return ApprovalDecision(allowed=True, answer=ElicitationAnswer("accept", content=content))
+
+    out = harness.run(harness.script(turn=[ELICIT]), approver=answer)
+    assert out.error is None, out.error
+    assert harness.report("elicitation")[0]["content"]["name"] == key
+    (record,) = out.of(ToolDone)
+    assert key not in record.result.content and "workers=1" in record.result.content

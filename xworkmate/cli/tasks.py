@@ -32,20 +32,20 @@ if TYPE_CHECKING:
 
 def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
     # The controller's one gate decides whether the turn runs, and says why not (issue 13).
+    try:
+        answers = parse_answers(tuple(args.answer or ()))  # issue 32 item 3: an agent's form, answered
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if args.resume:
         if args.prompt is not None or args.attach:
             raise CliError("--resume takes no PROMPT: it continues the interrupted turn; send a new message without it")
-        return _run_headless(controller, args.key, None, args.provider, args.json, resume=True)
+        return _run_headless(controller, args.key, None, args.provider, args.json, resume=True, answers=answers)
     if args.prompt is None:
         raise CliError("run needs a PROMPT (or --resume to continue a turn a crash interrupted)")
     # ATT-1: every --attach file is read and checked first: a bad one stores nothing (ERR-2).
     from xworkmate.controllers.attachments import attachment_from_file
 
     attachments = tuple(attachment_from_file(path) for path in args.attach or ())
-    try:
-        answers = parse_answers(tuple(args.answer or ()))  # issue 32 item 3
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
     return _run_headless(
         controller, args.key, args.prompt, args.provider, args.json, attachments=attachments, answers=answers
     )
@@ -78,7 +78,7 @@ def _run_headless(
     async def turn() -> TurnOutcome:
         loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(
-            controller.run_resume(key, provider=provider, headless=True)
+            controller.run_resume(key, provider=provider, headless=True, answers=answers)
             if resume
             else controller.run_turn(
                 key, prompt, provider=provider, headless=True, attachments=attachments, answers=answers

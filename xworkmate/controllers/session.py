@@ -426,10 +426,18 @@ class SessionController:
         return self._turn_ctl.resume(key, provider=provider)
 
     async def run_resume(
-        self, key: str, *, provider: str | None = None, approver: Approver | None = None, headless: bool = False
+        self,
+        key: str,
+        *,
+        provider: str | None = None,
+        approver: Approver | None = None,
+        headless: bool = False,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """``xworkmate run KEY --resume``: the interrupted turn continues, waited for (issue 31)."""
-        return await self._turn_ctl.run_resume(key, provider=provider, approver=approver, headless=headless)
+        return await self._turn_ctl.run_resume(
+            key, provider=provider, approver=approver, headless=headless, answers=answers
+        )
 
     # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
 

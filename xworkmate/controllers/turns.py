@@ -503,7 +503,13 @@ class TurnController:
         return request
 
     async def run_resume(
-        self, key: str, *, provider: str | None = None, approver: Approver | None = None, headless: bool = False
+        self,
+        key: str,
+        *,
+        provider: str | None = None,
+        approver: Approver | None = None,
+        headless: bool = False,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """Resume an interrupted turn and wait for it (``xworkmate run KEY --resume``).
 
@@ -512,7 +518,7 @@ class TurnController:
         loaded) with the session id the line kept, and asked to continue.
         """
         request = self.begin_resume(key, provider=provider)
-        return await self._run_begun(request, provider=provider, approver=approver, headless=headless)
+        return await self._run_begun(request, provider=provider, approver=approver, headless=headless, answers=answers)
 
     def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         """Resume on the event loop and return at once (the window's Resume)."""

@@ -19,7 +19,14 @@ from xworkmate.domain.threads import ThreadStatus
 ONE = [{"id": "openai", "name": "OpenAI key", "_meta": {"type": "terminal", "args": ["--auth"]}}]
 TWO = [
     {"id": "oauth", "name": "Browser sign-in", "description": "opens a browser"},
-    {"id": "api-key", "name": "API key", "description": "uses OPENAI_API_KEY", "type": "terminal", "args": ["login"]},
+    # Marked the older way (in ``_meta``, as Qwen does): it signs in through ``authenticate``. An ACP
+    # ``type: "terminal"`` method never does (issue 32 item 4, ``test_a_terminal_method_headless_...``).
+    {
+        "id": "api-key",
+        "name": "API key",
+        "description": "uses OPENAI_API_KEY",
+        "_meta": {"type": "terminal", "args": ["login"]},
+    },
 ]
 
 
@@ -200,3 +207,61 @@ def test_window_path_asks_and_the_pick_signs_in(sqlite_controller: SessionContro
     assert not controller.line_view(key).needs_sign_in
     assert [e["method_id"] for e in report_events(report, "authenticate")] == ["api-key"]
     assert [m.content for m in controller.messages(key) if m.role is MessageRole.ASSISTANT][-1] == "go"
+
+
+def test_a_terminal_method_headless_names_the_command_to_run_and_never_authenticates(
+    home: Path, tmp_path: Path
+) -> None:
+    """Issue 32 item 4: ACP's ``type: "terminal"`` is the agent's own login program, run by the person with
+    the method's args and env; the client never sends it as ``authenticate``. Headless, one line says what
+    to run (the agent's command and the args, the env names)."""
+    state = tmp_path / "agent"
+    state.mkdir()
+    script = state / "s.json"
+    report = state / "report.jsonl"
+    methods = [
+        {
+            "id": "tui",
+            "name": "Log in",
+            "type": "terminal",
+            "args": ["--login", "--fresh"],
+            "env": {"LOGIN_MODE": "tui"},
+        }
+    ]
+    script.write_text(json.dumps({"report": str(report), "auth_methods": methods, "require_auth": True}))
+    command = f"{sys.executable} {AGENT} {script}"
+    ok_json(home, "provider", "add", "tuiagent", "--acp-command", command, "--acp-state-dir", str(state))
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "tuiagent")
+    proc = run_cli(home, "run", line, "hi")
+    assert_one_line_error(
+        proc,
+        "signs in with 'tui' in a terminal",
+        f"run `{sys.executable} {AGENT} {script} --login --fresh` with LOGIN_MODE set",
+    )
+    assert report_events(report, "authenticate") == []
+
+
+def test_picking_a_terminal_method_at_the_window_never_authenticates_and_says_what_to_run(
+    sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """Issue 32 item 4: the window cannot run the login program yet, so it does not pretend to: the pick of a
+    ``type: "terminal"`` method ends the turn with the one line naming the command (no ``authenticate``)."""
+    controller = sqlite_controller
+    methods = [
+        {"id": "oauth", "name": "Browser"},
+        {"id": "tui", "name": "Log in", "type": "terminal", "args": ["login"]},
+    ]
+    report = scripted_agent(controller, tmp_path, auth_methods=methods, require_auth=True, turn=[{"say": "go"}])
+    key = _acp_line(controller)
+
+    def on_change(change: object) -> None:
+        if isinstance(change, SignInRequested):
+            asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "tui")
+
+    controller.subscribe(on_change)
+    outcome = asyncio.run(controller.run_turn(key, "hi"))
+    assert outcome.status == "failed"
+    assert outcome.error and "\n" not in outcome.error
+    assert "cannot run it for you yet" in outcome.error and "login` in a terminal" in outcome.error
+    assert report_events(report, "authenticate") == []

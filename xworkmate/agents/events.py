@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from xworkmate.agents.tools import ToolResult
+from xworkmate.domain.elicitation import ElicitationAnswer, ElicitationForm
 from xworkmate.domain.messages import MessageState
 from xworkmate.llm.events import ToolCall
 
@@ -63,6 +64,9 @@ class ApprovalRequest:
     unsandboxed: str | None = None
     # Issue 30 item 3: an ACP agent's edit carries its diff (unified, ``/dev/null`` for a new file); the card shows it.
     diff: str | None = None
+    # Issue 32 item 3: the agent asks the person for input (ACP ``elicitation/create``): the window shows a form
+    # card instead of Allow/Reject, and the decision carries the ``answer``.
+    form: ElicitationForm | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class ApprovalDecision:
     allowed: bool
     reason: str = ""
     always: bool = False
+    answer: ElicitationAnswer | None = None
+    """For a request with a ``form``: what the person answered (None: not answered, taken as ``cancel``)."""
 
 
 @dataclass(frozen=True)

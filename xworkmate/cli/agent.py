@@ -205,6 +205,8 @@ def thread_extras_json(controller: SessionController, key: str) -> dict[str, Any
             "config_options": {o.id: state.shown_config(o) for o in state.config_options},
             "commands": [c.name for c in state.commands],
             "pending": bool(state.wanted_mode or state.wanted_model or state.wanted_config),
+            # Issue 32 item 6: the line's agent session's title, as the agent said (session_info_update).
+            "title": state.title_of(controller.get_thread(key).execution_binding.acp_session_id),
         },
         "mcp_servers": [s.name for s in controller.line_mcp_servers(key)],
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import (
@@ -20,6 +20,7 @@ from xworkmate.cli.common import (
 from xworkmate.cli.threads import thread_json
 from xworkmate.controllers import SessionController
 from xworkmate.domain.attachments import Attachment, attachments_in
+from xworkmate.domain.elicitation import parse_answers
 from xworkmate.domain.messages import Message
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
@@ -31,17 +32,23 @@ if TYPE_CHECKING:
 
 def cmd_run(args: argparse.Namespace, controller: SessionController) -> int:
     # The controller's one gate decides whether the turn runs, and says why not (issue 13).
+    try:
+        answers = parse_answers(tuple(args.answer or ()))  # issue 32 item 3: an agent's form, answered
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if args.resume:
         if args.prompt is not None or args.attach:
             raise CliError("--resume takes no PROMPT: it continues the interrupted turn; send a new message without it")
-        return _run_headless(controller, args.key, None, args.provider, args.json, resume=True)
+        return _run_headless(controller, args.key, None, args.provider, args.json, resume=True, answers=answers)
     if args.prompt is None:
         raise CliError("run needs a PROMPT (or --resume to continue a turn a crash interrupted)")
     # ATT-1: every --attach file is read and checked first: a bad one stores nothing (ERR-2).
     from xworkmate.controllers.attachments import attachment_from_file
 
     attachments = tuple(attachment_from_file(path) for path in args.attach or ())
-    return _run_headless(controller, args.key, args.prompt, args.provider, args.json, attachments=attachments)
+    return _run_headless(
+        controller, args.key, args.prompt, args.provider, args.json, attachments=attachments, answers=answers
+    )
 
 
 class _TurnSignalled(Exception):
@@ -61,6 +68,7 @@ def _run_headless(
     *,
     resume: bool = False,
     attachments: Sequence[Attachment] = (),
+    answers: Mapping[str, str] | None = None,
 ) -> int:
     """One turn for ``run`` and ``task run``. SIGINT and SIGTERM stop it as Stop does: the partial answer
     and a "Stopped" notice are kept (an ACP agent is reaped), then the exit is 130 or 143 with one line."""
@@ -70,9 +78,11 @@ def _run_headless(
     async def turn() -> TurnOutcome:
         loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(
-            controller.run_resume(key, provider=provider, headless=True)
+            controller.run_resume(key, provider=provider, headless=True, answers=answers)
             if resume
-            else controller.run_turn(key, prompt, provider=provider, headless=True, attachments=attachments)
+            else controller.run_turn(
+                key, prompt, provider=provider, headless=True, attachments=attachments, answers=answers
+            )
         )
         received: list[int] = []
 
@@ -322,4 +332,10 @@ def add_run_parser(sub: Any) -> None:
         action="append",
         metavar="FILE",
         help="attach an image (up to 10 MB) or a text file (up to 256 KiB) to the message; repeatable",
+    )
+    run.add_argument(
+        "--answer",
+        action="append",
+        metavar="NAME=VALUE",
+        help="an ACP agent's form asks for NAME: answer VALUE (typed as the form says); repeatable",
     )

@@ -133,7 +133,7 @@ class AgentSessionController:
             self._ctx.emit(LineUpdated(key=thread.thread_id))
         if found.info is not None:
             self._ctx.store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
-        return found
+        return with_said_titles(found, self.agent_session(thread.thread_id))
 
     async def bind_agent_session(self, key: str, session_id: str, *, known: Any = None) -> Any:
         """Bind the line to one of its agent's existing sessions (only where the agent lists them);
@@ -213,10 +213,22 @@ class AgentSessionController:
         return servers_for_category(self.line_mcp_servers(thread.thread_id), thread.category)
 
 
+def with_said_titles(found: Any, state: AgentSessionState) -> Any:
+    """``session/list``'s sessions titled as the agent last said in a ``session_info_update`` (issue 32 item 6),
+    which is newer than a listing that may lag behind or lack titles."""
+    import dataclasses
+
+    sessions = tuple(
+        dataclasses.replace(s, title=state.title_of(s.session_id)) if state.title_of(s.session_id) else s
+        for s in found.sessions
+    )
+    return dataclasses.replace(found, sessions=sessions)
+
+
 def record_agent_event(recorder: Any, event: object) -> bool:
     """Store what an ACP turn or a model call reported; False when ``event`` is none of these kinds."""
     from xworkmate.agents.acp_mcp import McpServerSkipped
-    from xworkmate.agents.acp_sessions import AcpAgentReported, AcpChoiceRefused, AcpOffersChanged
+    from xworkmate.agents.acp_sessions import AcpAgentReported, AcpChoiceRefused, AcpOffersChanged, AcpSessionInfo
     from xworkmate.agents.events import ToolOutputGrew, UsageReported
     from xworkmate.controllers.changes import ToolRunning
 
@@ -241,6 +253,10 @@ def record_agent_event(recorder: Any, event: object) -> bool:
         stored = turn.agent_session(key)
         offered = stored.offered(event.state.model_copy(update={"agent": provider}))
         repo.set_state(key, _settled(offered))
+        turn.ctx.emit(AgentSessionChanged(key=key))
+    elif isinstance(event, AcpSessionInfo):
+        state = turn.agent_session(key).with_session_info(event.session_id, event.title, event.updated_at)
+        repo.set_state(key, state)
         turn.ctx.emit(AgentSessionChanged(key=key))
     elif isinstance(event, AcpChoiceRefused):
         recorder.notice(event.message, MessageState.COMPLETE)

@@ -24,6 +24,7 @@ from xworkmate.controllers.changes import (
 )
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.domain.change_preview import change_preview, diff_preview, edited_path, read_current
+from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class Approvals:
             summary=request.summary,
             arguments=request.call.arguments,
             unsandboxed=request.unsandboxed,
+            form=request.form,
         )
 
     def window_sign_in(self, key: str, agent: str) -> Callable[[tuple[Any, ...]], Awaitable[str | None]]:
@@ -151,6 +153,23 @@ class Approvals:
             future.set_result(decision)
         self._ctx.emit(ApprovalSettled(key=key, approval_id=approval_id, allowed=allowed))
         return key, tool
+
+    def answer_form(self, approval_id: int, answer: ElicitationAnswer) -> str:
+        """Answer a form card (issue 32 item 3): the agent gets ``answer`` at once. Returns the line's key."""
+        entry = self._approvals.get(approval_id)
+        if entry is None:
+            raise LookupError(f"no question {approval_id} is waiting")
+        key, _tool, future = entry
+        from xworkmate.agents.events import ApprovalDecision  # the agent code loads with the first turn
+
+        accepted = answer.action == "accept"
+        decision = ApprovalDecision(
+            allowed=accepted, reason="" if accepted else f"the person answered {answer.action}", answer=answer
+        )
+        if not future.done():
+            future.set_result(decision)
+        self._ctx.emit(ApprovalSettled(key=key, approval_id=approval_id, allowed=accepted))
+        return key
 
     def raise_for_always(self, key: str, tool: str) -> TaskThread | None:
         """ "Always for this line" on a native line: its permission level raised just enough for ``tool``

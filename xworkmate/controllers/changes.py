@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from xworkmate.domain.change_preview import ChangePreview
+from xworkmate.domain.elicitation import ElicitationForm
 from xworkmate.domain.messages import Message
 
 
@@ -91,6 +92,8 @@ class ApprovalRequested:
     folder: str | None = None
     network: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    # Issue 32 item 3: the agent asks for input (ACP elicitation): the card is a form; answered by ``answer_form``.
+    form: ElicitationForm | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from xworkmate.agents.agent_config import ConfigPath, config_fingerprint, describe_config_changes
@@ -174,6 +174,7 @@ class TurnRunner:
         headless: bool = False,
         followups: tuple[int, ...] = (),
         lease: TurnLease | None = None,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """One turn, checkpointed before it and after it whatever its ending (LOOP-1).
 
@@ -184,7 +185,13 @@ class TurnRunner:
         status = "stopped"  # what a cancelled turn ends as
         try:
             outcome = await self._run_one(
-                request, provider=provider, approver=approver, headless=headless, followups=followups, lease=lease
+                request,
+                provider=provider,
+                approver=approver,
+                headless=headless,
+                followups=followups,
+                lease=lease,
+                answers=answers,
             )
             status = outcome.status
             return outcome
@@ -232,6 +239,7 @@ class TurnRunner:
         headless: bool = False,
         followups: tuple[int, ...] = (),
         lease: TurnLease | None = None,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask.
 
@@ -253,7 +261,7 @@ class TurnRunner:
                 async with deadline:
                     if mode is ExecutionMode.ACP:
                         text, finished = await self._run_acp(
-                            request, thread, approver, refused, headless, recorder, followups
+                            request, thread, approver, refused, headless, recorder, followups, answers
                         )
                     else:
                         if approver is None and headless:
@@ -415,6 +423,7 @@ class TurnRunner:
         headless: bool,
         recorder: _TurnRecorder,
         followups: tuple[int, ...] = (),
+        answers: Mapping[str, str] | None = None,
     ) -> tuple[str, bool]:
         """An external agent CLI over ACP, in the line's folder (SPEC §5, CAT-3).
 
@@ -439,7 +448,7 @@ class TurnRunner:
             self._acp_runner = AcpRunner()
         level = thread.context_state.permission_level
         if approver is None and headless:
-            approver = permission_approver(level, refused=refused)
+            approver = permission_approver(level, refused=refused, answers=answers)
         approver = approver or turn.approvals.window_approver(key)
         sandbox = await self.acp_sandbox(thread, record, approver, headless)
 

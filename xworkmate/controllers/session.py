@@ -47,6 +47,7 @@ from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.attachments import Attachment
+from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.mcp import McpServerRecord
@@ -414,9 +415,16 @@ class SessionController:
         approver: Approver | None = None,
         headless: bool = False,
         attachments: Sequence[Attachment] = (),
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         return await self._turn_ctl.run_turn(
-            key, prompt, provider=provider, approver=approver, headless=headless, attachments=attachments
+            key,
+            prompt,
+            provider=provider,
+            approver=approver,
+            headless=headless,
+            attachments=attachments,
+            answers=answers,
         )
 
     def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
@@ -434,15 +442,27 @@ class SessionController:
         return self._turn_ctl.resume(key, provider=provider)
 
     async def run_resume(
-        self, key: str, *, provider: str | None = None, approver: Approver | None = None, headless: bool = False
+        self,
+        key: str,
+        *,
+        provider: str | None = None,
+        approver: Approver | None = None,
+        headless: bool = False,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """``xworkmate run KEY --resume``: the interrupted turn continues, waited for (issue 31)."""
-        return await self._turn_ctl.run_resume(key, provider=provider, approver=approver, headless=headless)
+        return await self._turn_ctl.run_resume(
+            key, provider=provider, approver=approver, headless=headless, answers=answers
+        )
 
     # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
 
     def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:
         return self._approvals.settle(approval_id, allowed, always=always)
+
+    def answer_form(self, approval_id: int, answer: ElicitationAnswer) -> str:
+        """The person answered an agent's form card (issue 32 item 3); returns the line's key."""
+        return self._approvals.answer_form(approval_id, answer)
 
     def raise_for_always(self, key: str, tool: str) -> TaskThread | None:
         return self._approvals.raise_for_always(key, tool)

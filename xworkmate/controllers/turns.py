@@ -9,7 +9,7 @@ first turn (the agent, LLM and HTTP code are not paid for at start-up).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from xworkmate.controllers.agent_session import AGENT_INFO_STATE
@@ -342,18 +342,26 @@ class TurnController:
         approver: Approver | None = None,
         headless: bool = False,
         attachments: Sequence[Attachment] = (),
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """One turn on a line; the conversation is kept whatever happens.
 
         ``prompt`` ``None`` runs a task on what it was dispatched with.
         ``headless`` (``xworkmate run``): actions that need approval at this
-        line's permission level are refused with a clear reason.
+        line's permission level are refused with a clear reason; ``answers`` (``--answer NAME=VALUE``) fill
+        an agent's form (issue 32 item 3).
         """
         request = self._begin_turn(key, prompt, provider=provider, attachments=attachments)
-        return await self._run_begun(request, provider=provider, approver=approver, headless=headless)
+        return await self._run_begun(request, provider=provider, approver=approver, headless=headless, answers=answers)
 
     async def _run_begun(
-        self, request: RunRequest, *, provider: str | None, approver: Approver | None, headless: bool
+        self,
+        request: RunRequest,
+        *,
+        provider: str | None,
+        approver: Approver | None,
+        headless: bool,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """The turn after ``_begin_turn``: run it, and end it (running flag, change records) whatever happens."""
         outcome: TurnOutcome | None = None
@@ -361,7 +369,7 @@ class TurnController:
         try:
             async with TurnLease(self._ctx, request.thread_id, mode=mode) as lease:  # issue 31: a crash is found
                 outcome = await self._run_leased(
-                    request, provider=provider, approver=approver, headless=headless, lease=lease
+                    request, provider=provider, approver=approver, headless=headless, lease=lease, answers=answers
                 )
             return outcome
         finally:
@@ -375,9 +383,12 @@ class TurnController:
         approver: Approver | None,
         headless: bool,
         lease: TurnLease,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """The turn and the follow-ups it leaves, while this process holds the line's lease."""
-        turn = await self.runner.run(request, provider=provider, approver=approver, headless=headless, lease=lease)
+        turn = await self.runner.run(
+            request, provider=provider, approver=approver, headless=headless, lease=lease, answers=answers
+        )
         key = request.thread_id
         while turn.status == "finished" and await self._still_bound(key):
             # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
@@ -396,6 +407,7 @@ class TurnController:
                 headless=headless,
                 followups=followups,
                 lease=lease,
+                answers=answers,
             )
             turn = following.model_copy(
                 update={
@@ -491,7 +503,13 @@ class TurnController:
         return request
 
     async def run_resume(
-        self, key: str, *, provider: str | None = None, approver: Approver | None = None, headless: bool = False
+        self,
+        key: str,
+        *,
+        provider: str | None = None,
+        approver: Approver | None = None,
+        headless: bool = False,
+        answers: Mapping[str, str] | None = None,
     ) -> TurnOutcome:
         """Resume an interrupted turn and wait for it (``xworkmate run KEY --resume``).
 
@@ -500,7 +518,7 @@ class TurnController:
         loaded) with the session id the line kept, and asked to continue.
         """
         request = self.begin_resume(key, provider=provider)
-        return await self._run_begun(request, provider=provider, approver=approver, headless=headless)
+        return await self._run_begun(request, provider=provider, approver=approver, headless=headless, answers=answers)
 
     def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         """Resume on the event loop and return at once (the window's Resume)."""

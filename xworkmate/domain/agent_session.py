@@ -74,6 +74,15 @@ class AgentCommand(BaseModel):
     hint: str | None = None
 
 
+class SessionInfo(BaseModel):
+    """What the agent said about one of its sessions (ACP ``session_info_update``, issue 32 item 6)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str | None = None
+    updated_at: str | None = None
+
+
 class AgentSessionState(BaseModel):
     """What the line's agent offers, and what the person chose for the next turn."""
 
@@ -91,6 +100,19 @@ class AgentSessionState(BaseModel):
     wanted_config: dict[str, str | bool] = Field(default_factory=dict)
     chosen_model: str | None = None
     """The person's last model pick, kept after it was applied: a resumed session that forgot it gets it again."""
+    session_info: dict[str, SessionInfo] = Field(default_factory=dict)
+    """Issue 32 item 6: each agent session's title and last activity as the agent said, by session id (a title
+    belongs to the session it was said for, never to the line's next one)."""
+
+    def title_of(self, session_id: str | None) -> str | None:
+        info = self.session_info.get(session_id) if session_id else None
+        return info.title if info is not None else None
+
+    def with_session_info(self, session_id: str, title: str | None, updated_at: str | None) -> AgentSessionState:
+        """The agent's ``session_info_update`` for ``session_id``; ``None`` clears what it said before."""
+        known = dict(self.session_info)
+        known[session_id] = SessionInfo(title=title, updated_at=updated_at)
+        return self.model_copy(update={"session_info": known})
 
     @property
     def shown_mode(self) -> str | None:
@@ -172,6 +194,7 @@ class AgentSessionState(BaseModel):
                 "wanted_config": dict(self.wanted_config),
                 "chosen_model": self.chosen_model,
                 "commands": update.commands or self.commands,
+                "session_info": dict(self.session_info),
             }
         )
 

@@ -82,6 +82,11 @@ Steps of ``turn`` (run in order by ``session/prompt``)::
     {"mode_update": "id"}                current_mode_update (the agent switched by itself)
     {"config_update": [configOptions]}   config_option_update
     {"usage": {"used", "size", "cost": {"amount", "currency"}}}   usage_update
+    {"elicit": {"message", "schema": {requestedSchema}}}   elicitation/create in form mode, for the session
+    {"elicit_url": {"message", "url", "id"}}   elicitation/create in url mode, then elicitation/complete
+                                         Both reported as {"event": "elicitation", "action", "content"} (an
+                                         error as "error") and said as "[elicitation ACTION CONTENT-JSON]".
+    {"session_info": {"title", "updatedAt"}}   session_info_update
 """
 
 from __future__ import annotations
@@ -432,6 +437,35 @@ class ScriptedAgent(Agent):
 
     # -- steps ------------------------------------------------------------------------
 
+    async def _elicit(self, session_id: str, step: dict[str, Any], said: list[str]) -> None:
+        """``elicitation/create`` as a raw request (the JSON an agent writes), form or url mode."""
+        assert self.conn is not None
+        rpc = self.conn._conn  # type: ignore[attr-defined]
+        if "elicit" in step:
+            spec = step["elicit"]
+            params = {"sessionId": session_id, "mode": "form", "message": spec["message"]}
+            params["requestedSchema"] = spec["schema"]
+        else:
+            spec = step["elicit_url"]
+            params = {
+                "sessionId": session_id,
+                "mode": "url",
+                "message": spec["message"],
+                "url": spec["url"],
+                "elicitationId": spec.get("id", "e-1"),
+            }
+        try:
+            answer = await rpc.send_request("elicitation/create", params)
+        except RequestError as exc:
+            self.report("elicitation", error=str(exc), code=exc.code)
+            await self._say(session_id, f"[elicitation refused: {exc}]", said)
+            return
+        action, content = answer.get("action"), answer.get("content")
+        self.report("elicitation", action=action, content=content)
+        if "elicit_url" in step and action == "accept":
+            await rpc.send_notification("elicitation/complete", {"elicitationId": params["elicitationId"]})
+        await self._say(session_id, f"[elicitation {action} {json.dumps(content, sort_keys=True)}]", said)
+
     async def _raw(self, session_id: str, update: dict[str, Any]) -> None:
         assert self.conn is not None
         await self.conn._conn.send_notification(  # type: ignore[attr-defined]
@@ -467,6 +501,10 @@ class ScriptedAgent(Agent):
             await conn._conn.send_notification(  # type: ignore[attr-defined]
                 step["notify"]["method"], step["notify"].get("params", {})
             )
+        elif "elicit" in step or "elicit_url" in step:
+            await self._elicit(session_id, step, said)
+        elif "session_info" in step:
+            await self._raw(session_id, {"sessionUpdate": "session_info_update", **step["session_info"]})
         elif "mode_update" in step:
             self.current_mode = step["mode_update"]
             await self._raw(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": step["mode_update"]})

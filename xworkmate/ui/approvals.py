@@ -38,6 +38,7 @@ from xworkmate.domain.threads import PermissionLevel
 from xworkmate.presentation.approvals import ApprovalView, approval_view, pretty_arguments
 from xworkmate.ui import theme
 from xworkmate.ui.changes_view import DiffView
+from xworkmate.ui.elicitation import ElicitationCard
 from xworkmate.ui.rendering import CodeHighlighter
 from xworkmate.ui.wording import plain_words
 
@@ -259,39 +260,48 @@ class ApprovalCard(QFrame):
 
 
 class ApprovalArea(QWidget):
-    """The current line's waiting approvals, oldest first; hidden when there are none.
+    """The current line's waiting approvals, oldest first; hidden when there are none. An agent's form
+    (issue 32 item 3) is an ``ElicitationCard`` among them.
 
     Signals:
-        decided(int, str): re-emitted from the cards.
+        decided(int, str): re-emitted from the approval cards.
+        answered(int, str, object): re-emitted from the form cards.
     """
 
     decided = Signal(int, str)
+    answered = Signal(int, str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("approvalArea")
-        self._cards: dict[int, ApprovalCard] = {}
+        self._cards: dict[int, ApprovalCard | ElicitationCard] = {}
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.hide()
 
     @property
-    def cards(self) -> list[ApprovalCard]:
+    def cards(self) -> list[ApprovalCard | ElicitationCard]:
         return [self._cards[i] for i in sorted(self._cards)]
 
     def show_approvals(self, approvals: Sequence[ApprovalRequested]) -> None:
         wanted = {a.approval_id: a for a in approvals}
         for approval_id in [i for i in self._cards if i not in wanted]:
-            card = self._cards.pop(approval_id)
-            self._layout.removeWidget(card)
-            card.hide()
-            card.deleteLater()
+            gone = self._cards.pop(approval_id)
+            self._layout.removeWidget(gone)
+            gone.hide()
+            gone.deleteLater()
         added = False
         for approval_id in sorted(wanted):
             if approval_id not in self._cards:
                 added = True
-                card = ApprovalCard(wanted[approval_id], self)
-                card.decided.connect(self.decided)
+                request = wanted[approval_id]
+                card: ApprovalCard | ElicitationCard
+                if request.form is not None:
+                    card = ElicitationCard(request, self)
+                    card.answered.connect(self.answered)
+                else:
+                    card = ApprovalCard(request, self)
+                    card.decided.connect(self.decided)
                 self._cards[approval_id] = card
                 self._layout.addWidget(card)
         self.setVisible(bool(self._cards))

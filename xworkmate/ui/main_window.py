@@ -458,6 +458,7 @@ class MainWindow(WindowShell):
         self.agent_bar.session_picked.connect(self.on_agent_session_picked)
         self.mcp_settings_action.triggered.connect(self.on_mcp_settings_requested)
         self.message_pane.approval_area.decided.connect(self.on_approval_decided)
+        self.message_pane.approval_area.answered.connect(self.on_form_answered)
         self.message_pane.provider_settings_requested.connect(self.on_provider_settings_requested)
         self.message_pane.empty_state.add_provider_requested.connect(self.on_provider_settings_requested)
         self.message_pane.empty_state.find_agents_requested.connect(self.on_find_agents_requested)
@@ -1249,6 +1250,19 @@ class MainWindow(WindowShell):
             self.operations.run(  # LineUpdated redraws the pane
                 lambda: self._controller.raise_for_always(key, tool), failed=self._permission_not_changed()
             )
+
+    @Slot(int, str, object)
+    def on_form_answered(self, approval_id: int, action: str, content: object) -> None:
+        """An agent's form card (issue 32 item 3): Submit, Decline or Cancel; the agent has its answer at once."""
+        from xworkmate.domain.elicitation import ElicitationAction, ElicitationAnswer
+
+        chosen: ElicitationAction = "accept" if action == "accept" else "decline" if action == "decline" else "cancel"
+        values = dict(content) if isinstance(content, dict) else None
+        try:
+            self._controller.answer_form(approval_id, ElicitationAnswer(chosen, content=values))
+        except LookupError as exc:
+            self.show_error(self.tr("That question is no longer waiting — {error}").format(error=plain_words(str(exc))))
+        self._show_live()
 
     @Slot(int)
     def on_permission_picked(self, _index: int) -> None:

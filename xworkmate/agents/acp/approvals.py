@@ -14,6 +14,7 @@ from xworkmate.agents.events import (
     Approver,
 )
 from xworkmate.agents.native import command_environment
+from xworkmate.domain.elicitation import ElicitationAnswer, content_from_answers, describe_form
 from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
 from xworkmate.domain.secrets import register_secret
 from xworkmate.domain.threads import PermissionLevel
@@ -67,15 +68,24 @@ def needs_acp_approval(kind: str, level: PermissionLevel) -> bool:
     return needs_approval(kind, level)
 
 
-def permission_approver(level: PermissionLevel, *, refused: list[str] | None = None) -> Approver:
+def permission_approver(
+    level: PermissionLevel, *, refused: list[str] | None = None, answers: Mapping[str, str] | None = None
+) -> Approver:
     """Answers for ``xworkmate run``, where no one is at the window to approve.
 
     ``full`` allows; ``auto-edit`` allows edits (ACP kinds edit/delete/move) and
     refuses the rest (execute, fetch…); ``ask`` refuses, saying how to allow it. A question
-    (``think``) is never answered here, at any level (issue 32, item 5).
+    (``think``) is never answered here, at any level (issue 32, item 5). A form (``elicitation/create``,
+    issue 32 item 3) is answered from ``answers`` (``--answer NAME=VALUE``) when they give every required
+    field, else refused in one line.
     """
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        if request.form is not None and not request.form.options:  # a question's form: refused below
+            decision = headless_form_answer(request, answers or {})
+            if not decision.allowed and refused is not None:
+                refused.append(decision.reason)
+            return decision
         kind = request.call.name
         if request.unsandboxed is not None:
             # SBX-1: what cannot be contained is never run headless, whatever the permission level.
@@ -112,6 +122,34 @@ def permission_approver(level: PermissionLevel, *, refused: list[str] | None = N
         return ApprovalDecision(allowed=False, reason=reason)
 
     return approve
+
+
+def headless_form_answer(request: ApprovalRequest, answers: Mapping[str, str]) -> ApprovalDecision:
+    """An agent's form with no one at the window: ``accept`` with the ``--answer`` values when they give every
+    required field (typed per the form; a bad value is refused in one line), else ``cancel`` with one line
+    saying how to give them. ``cancel``, not ``decline``: no one saw the question, so no one declined it."""
+    form = request.form
+    assert form is not None
+    key = request.thread_id
+    if form.is_url:
+        reason = (
+            f"the agent asked for input on line {key} ({form.message}: open {form.url}) and no one is at the window;"
+            " open the line in the window to answer it"
+        )
+        return ApprovalDecision(allowed=False, reason=reason, answer=ElicitationAnswer("cancel", reason=reason))
+    try:
+        content = content_from_answers(form, answers)
+    except ValueError as exc:
+        reason = f"--answer {exc} (the agent asked on line {key}: {form.message})"
+        return ApprovalDecision(allowed=False, reason=reason, answer=ElicitationAnswer("cancel", reason=reason))
+    if content is None:
+        wanted = " ".join(f"--answer {f.name}=…" for f in form.fields if f.required) or "--answer NAME=VALUE"
+        reason = (
+            f"the agent asked for input on line {key} ({describe_form(form)}) and no one is at the window;"
+            f" give it with {wanted} (it was answered cancel)"
+        )
+        return ApprovalDecision(allowed=False, reason=reason, answer=ElicitationAnswer("cancel", reason=reason))
+    return ApprovalDecision(allowed=True, answer=ElicitationAnswer("accept", content=content))
 
 
 def describe_acp_call(call: ToolCall) -> str:

@@ -47,7 +47,9 @@ def connect(client: Client, agent: _AgentProcess) -> ClientSideConnection:
     traceback, which reaches ``xworkmate run``'s stderr. Unknown *requests* are still answered -32601.
     """
     assert agent.process is not None and agent.process.stdin is not None
-    connection = connect_to_agent(client, agent.process.stdin, agent.reader)
+    # The SDK routes ``elicitation/create`` only with its "unstable" switch; the method is stable in ACP v1
+    # since July 2026 (issue 32 item 3). It changes nothing else on the client side.
+    connection = connect_to_agent(client, agent.process.stdin, agent.reader, use_unstable_protocol=True)
     rpc = connection._conn
     handle = rpc._handler
 

@@ -40,6 +40,11 @@ class AcpAuthMethod:
     description: str | None = None
     kind: str = "agent"
     command: str | None = None
+    env_names: tuple[str, ...] = ()
+    """A terminal method's ``env``: the names the agent sets for its login run (the values are its own)."""
+    runs_in_terminal: bool = False
+    """ACP's ``type: "terminal"`` (issue 32 item 4): the client runs ``command`` for the person and never sends
+    ``authenticate`` with it. (Qwen's older ``_meta`` marking still signs in through ``authenticate``.)"""
 
     def describe(self) -> str:
         text = self.name if self.name == self.id else f"{self.name} ({self.id})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import logging
 import os
 from collections.abc import Sequence
@@ -20,10 +21,15 @@ from acp.schema import (
     AgentThoughtChunk,
     AllowedOutcome,
     DeniedOutcome,
+    ElicitationFormRequestMode,
+    ElicitationFormSessionMode,
+    ElicitationUrlRequestMode,
+    ElicitationUrlSessionMode,
     PermissionOption,
     PlanUpdateItems,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    SessionInfoUpdate,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
@@ -31,6 +37,7 @@ from acp.schema import (
 )
 
 from xworkmate.agents.acp.approvals import describe_acp_call, needs_acp_approval
+from xworkmate.agents.acp.sessions import AcpSessionInfo
 from xworkmate.agents.acp.tool_cards import _content_text, _ToolCards
 from xworkmate.agents.acp.turn_state import _ToolState
 from xworkmate.agents.confinement import (
@@ -47,8 +54,18 @@ from xworkmate.agents.events import (
     AssistantDelta,
     PlanUpdated,
     ThoughtDelta,
+    ToolDone,
+)
+from xworkmate.agents.tools import ToolResult
+from xworkmate.domain.elicitation import (
+    ElicitationAnswer,
+    ElicitationForm,
+    describe_answer,
+    form_from_schema,
+    missing_required,
 )
 from xworkmate.domain.permissions import ActionKind, action_kind
+from xworkmate.domain.secrets import redact
 from xworkmate.llm.events import ToolCall
 
 log = logging.getLogger(__name__)
@@ -88,7 +105,66 @@ class _AgentRequests(_ToolCards):
             self.emit(PlanUpdated(tuple((e.content, str(e.status)) for e in update.entries)))
         elif isinstance(update, AgentPlanContentUpdate) and isinstance(update.plan, PlanUpdateItems):
             self.emit(PlanUpdated(tuple((e.content, str(e.status)) for e in update.plan.entries)))
-        # user_message_chunk, session info: nothing to show.
+        elif isinstance(update, SessionInfoUpdate):
+            # Issue 32 item 6: the session's title, kept for the session it names (the picker shows it).
+            self.emit(AcpSessionInfo(session_id, update.title, update.updated_at))
+        # user_message_chunk: nothing to show.
+
+    async def create_elicitation(
+        self,
+        message: str,
+        mode: ElicitationFormSessionMode
+        | ElicitationFormRequestMode
+        | ElicitationUrlSessionMode
+        | ElicitationUrlRequestMode,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Issue 32 item 3: the agent asks the person for input (``elicitation/create``). The approver shows
+        the form (the window's card; headless, ``--answer`` values or a one-line refusal); the answer goes back
+        as ``accept`` with its content, ``decline`` or ``cancel``, and the conversation keeps a record."""
+        session_id = getattr(mode, "session_id", None)
+        if session_id is not None and not self._ours(session_id):
+            raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
+        if self.cancelling:
+            return {"action": "cancel"}
+        if isinstance(mode, ElicitationUrlSessionMode | ElicitationUrlRequestMode):
+            form = ElicitationForm(message=message, url=str(mode.url), elicitation_id=mode.elicitation_id)
+        else:
+            schema = mode.requested_schema.model_dump(by_alias=True, exclude_none=True)
+            form = form_from_schema(message, schema)
+        self._elicitations += 1
+        call = ToolCall(
+            id=f"elicitation-{self._elicitations}",
+            name="elicitation",
+            arguments=json.dumps({"title": message, **({"url": form.url} if form.url else {})}),
+        )
+        decision = await self._ask(call, form=form)
+        answer = decision.answer if decision is not None else None
+        if answer is None:
+            reason = decision.reason if decision is not None else "the turn was stopped"
+            answer = ElicitationAnswer(action="cancel", reason=reason)
+        if answer.action == "accept" and not form.is_url:
+            missing = missing_required(form, answer.content or {})
+            if missing:  # the card keeps Submit disabled until then; another approver must too
+                answer = ElicitationAnswer(action="cancel", reason=f"no value for {', '.join(missing)}")
+        record = redact(describe_answer(form, answer))  # SEC-1: the record is derived text
+        ok = answer.action == "accept"
+        self.emit(
+            ToolDone(
+                call,
+                ToolResult(ok=ok, content=record, tool_name="elicitation", error_kind=None if ok else "not_answered"),
+            )
+        )
+        if answer.action == "accept":
+            return (
+                {"action": "accept", "content": dict(answer.content or {})} if not form.is_url else {"action": "accept"}
+            )
+        return {"action": answer.action}
+
+    async def complete_elicitation(self, elicitation_id: str, **kwargs: Any) -> None:
+        """A url-mode elicitation is done on the agent's side; the card was answered already (Done), so nothing
+        waits on this."""
+        log.debug("line %s: elicitation %s complete", self.request.thread_id, elicitation_id)
 
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any
@@ -116,8 +192,16 @@ class _AgentRequests(_ToolCards):
         if not needs_acp_approval(tool.kind, self.level):
             return _answer(options, allowed=True, always=False)
         diff, _changed = await asyncio.to_thread(self._diff, tool)  # off the event loop: the texts may be large
-        decision = await self._ask(call, diff=diff)
+        form = self._question_form(call, tool, options) if question else None
+        decision = await self._ask(call, diff=diff, form=form)
         if decision is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        if form is not None and decision.answer is not None:
+            # The window's card answered the question with one of the agent's own options (or dismissed it).
+            chosen = (decision.answer.content or {}).get("option") if decision.answer.action == "accept" else None
+            if chosen in {o.option_id for o in options}:
+                return RequestPermissionResponse(outcome=AllowedOutcome(option_id=str(chosen), outcome="selected"))
+            self._finish_tool(tool, ok=False, error_kind="not_approved", content="the person did not answer")
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         always = decision.always and not question
         if always:
@@ -131,8 +215,21 @@ class _AgentRequests(_ToolCards):
             )
         return _answer(options, allowed=decision.allowed, always=always)
 
+    def _question_form(self, call: ToolCall, tool: _ToolState, options: Sequence[PermissionOption]) -> ElicitationForm:
+        """A question sent as a permission request (issue 32 item 5) shown as a form card: the question (its
+        title and what the agent wrote with it) and the agent's options as buttons."""
+        title = describe_acp_call(call)
+        text = self._tool_text(tool) if tool.content else ""
+        message = f"{title}\n{text}" if text and text not in title else title
+        return ElicitationForm(message=message, options=tuple((o.option_id, o.name) for o in options))
+
     async def _ask(
-        self, call: ToolCall, unsandboxed: str | None = None, *, diff: str | None = None
+        self,
+        call: ToolCall,
+        unsandboxed: str | None = None,
+        *,
+        diff: str | None = None,
+        form: ElicitationForm | None = None,
     ) -> ApprovalDecision | None:
         agent = self.agent
         assert agent is not None
@@ -142,6 +239,7 @@ class _AgentRequests(_ToolCards):
             summary=describe_acp_call(call),
             unsandboxed=unsandboxed,
             diff=diff,
+            form=form,
         )
         task: asyncio.Task[ApprovalDecision] = asyncio.ensure_future(self.approver(request))
         self.approvals.add(task)

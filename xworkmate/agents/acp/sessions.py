@@ -41,6 +41,7 @@ __all__ = [
     "AcpAgentReported",
     "AcpChoiceRefused",
     "AcpOffersChanged",
+    "AcpSessionInfo",
     "SessionOffers",
     "open_session",
     "prompt_usage",
@@ -56,6 +57,16 @@ class AcpOffersChanged:
     """What the agent offers now (no ``wanted_*``: the controller keeps the person's choices)."""
 
     state: AgentSessionState
+
+
+@dataclass(frozen=True)
+class AcpSessionInfo:
+    """The agent's ``session_info_update`` (issue 32 item 6): the title of ``session_id`` and when it was last active;
+    ``None`` clears what was said before."""
+
+    session_id: str
+    title: str | None
+    updated_at: str | None
 
 
 @dataclass(frozen=True)

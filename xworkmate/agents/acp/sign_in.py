@@ -87,6 +87,18 @@ class _SignIn(_TurnState):
     async def _authenticate(self, connection: ClientSideConnection, method: AcpAuthMethod, chosen_by: str) -> None:
         agent = self.agent
         assert agent is not None
+        if method.runs_in_terminal:
+            # Issue 32 item 4: a terminal method is the agent's own login program, run by the person; it is
+            # never sent as ``authenticate``. XWorkmate does not run it for them yet (``auth.terminal`` is not
+            # advertised), so the one line says exactly what to run, and the next turn starts signed in.
+            env = f" with {', '.join(method.env_names)} set as the agent asks" if method.env_names else ""
+            where = "no one is at the window" if self.choose_auth is None else "XWorkmate cannot run it for you yet"
+            again = "run the line again" if self.choose_auth is None else "send your message again"
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {command_label(self.command)} signs in with {method.id!r} in a terminal and {where};"
+                f" run `{method.command}`{env} in a terminal, then {again}",
+            )
         agent.enter("authenticate")
         try:
             await connection.authenticate(method_id=method.id)
@@ -110,14 +122,24 @@ def _auth_methods(advertised: Sequence[Any], command: Sequence[str]) -> tuple[Ac
     methods: list[AcpAuthMethod] = []
     for entry in advertised:
         meta = entry.field_meta if isinstance(entry.field_meta, dict) else {}
-        kind = str(getattr(entry, "type", None) or meta.get("type") or "agent")
+        official = getattr(entry, "type", None)
+        kind = str(official or meta.get("type") or "agent")
         text: str | None = None
+        env_names: tuple[str, ...] = ()
         if kind == "terminal":
             args = getattr(entry, "args", None) or meta.get("args") or []
             text = shlex.join([*command, *[str(a) for a in args]]) if command else None
+            env = getattr(entry, "env", None) or meta.get("env") or {}
+            env_names = tuple(sorted(str(n) for n in env)) if isinstance(env, dict) else ()
         methods.append(
             AcpAuthMethod(
-                id=entry.id, name=entry.name or entry.id, description=entry.description, kind=kind, command=text
+                id=entry.id,
+                name=entry.name or entry.id,
+                description=entry.description,
+                kind=kind,
+                command=text,
+                env_names=env_names,
+                runs_in_terminal=official == "terminal",
             )
         )
     return tuple(methods)

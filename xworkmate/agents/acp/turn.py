@@ -27,6 +27,8 @@ from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
     ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
     EmbeddedResourceContentBlock,
     FileSystemCapabilities,
     Implementation,
@@ -135,6 +137,7 @@ class _Turn(_TerminalRequests, _SignIn):
         self.attachments: tuple[Attachment, ...] = ()
         # SKL-2: the line's selected skills, sent with the prompt.
         self.skills: tuple[Skill, ...] = ()
+        self._elicitations = 0  # issue 32 item 3: numbers the conversation's records of them
 
     # -- driving the turn
 
@@ -205,7 +208,10 @@ class _Turn(_TerminalRequests, _SignIn):
         init = await connection.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(
-                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+                terminal=True,
+                # Issue 32 item 3: forms become a card in the window (headless: --answer, else refused).
+                elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()),
             ),
             client_info=Implementation(name="xworkmate", title="XWorkmate", version=__version__),
         )

@@ -113,3 +113,4 @@ class _TurnState:
     offers: SessionOffers | None
     choices: AgentSessionState | None
     mcp_servers: tuple[McpServerRecord, ...]
+    _elicitations: int

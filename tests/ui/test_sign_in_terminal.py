@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
+from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.ui import MainWindow
 from xworkmate.ui.sign_in import SignInCard
@@ -33,12 +34,13 @@ def _start(
 ) -> tuple[MainWindow, str, Path, SignInTerminal]:
     """A line whose agent needs sign-in; the person picks its terminal method; the sign-in terminal opens."""
     login_file = agent_folder(tmp_path) / "login"
+    (tmp_path / "outside").mkdir()
     report = scripted_agent(
         controller,
         tmp_path,
         auth_methods=METHODS,
         require_auth=True,
-        login={"file": str(login_file), "token": "t0k"},
+        login={"file": str(login_file), "token": "t0k", "outside": str(tmp_path / "outside" / "pwned.txt")},
         turn=[{"say": "signed in!"}],
     )
     line = controller.create_line("agent")
@@ -74,6 +76,7 @@ def _status(terminal: SignInTerminal) -> str:
     return label.text()
 
 
+@needs_bwrap
 def test_a_terminal_sign_in_runs_the_login_program_on_a_tty_and_the_turn_goes_on(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
@@ -88,7 +91,11 @@ def test_a_terminal_sign_in_runs_the_login_program_on_a_tty_and_the_turn_goes_on
         report.read_text(),
         terminal.output.toPlainText(),
     )
-    assert [(e["tty"], e["ok"], e["env"]) for e in report_events(report, "login")] == [(True, True, "tui")]
+    # On a TTY, with the method's env, in the agent's sandbox: its state folder writable (the login file), the
+    # rest of the disk not (SBX-1).
+    logins = report_events(report, "login")
+    assert [(e["tty"], e["ok"], e["env"], e["wrote_outside"]) for e in logins] == [(True, True, "tui", False)]
+    assert not (tmp_path / "outside" / "pwned.txt").exists()
     assert report_events(report, "authenticate") == []  # a terminal method is never sent as authenticate
     # auth.terminal is advertised to a window turn (the autouse check validates the traffic against v1).
     assert [e["auth_terminal"] for e in report_events(report, "initialize")] == [True]

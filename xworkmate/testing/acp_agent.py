@@ -21,10 +21,11 @@ Script keys (all optional)::
                                          #   until authenticate was called with an accepted id
       "auth_accepts": null,              # ids authenticate accepts (default: every advertised id);
                                          #   each call is reported as {"event": "authenticate", "method_id", "ok"}
-      "login": {"file": "/tmp/x/login", "token": "t0k"},   # the agent's own login program (a terminal
-                                         #   method's args include "--login"): on a TTY it asks "token:",
-                                         #   and the right token writes ``file``, which counts as signed in;
-                                         #   reported as {"event": "login", "tty", "ok", "env"}
+      "login": {"file": "/tmp/x/login", "token": "t0k", "outside": null},   # the agent's own login program
+                                         #   (a terminal method's args include "--login"): on a TTY it asks
+                                         #   "token:", and the right token writes ``file``, which counts as
+                                         #   signed in; it also tries to write ``outside`` (a sandbox probe);
+                                         #   reported as {"event": "login", "tty", "ok", "env", "wrote_outside"}
       "protocol_version": 1,
       "on_initialize": null,             # "exit" | "hang" | "garbage"
       "exit_code": 3, "stderr": "...",   # for "exit": what to print on stderr and exit with
@@ -741,7 +742,14 @@ def login(script: dict[str, Any]) -> int:
     sys.stdout.flush()
     token = sys.stdin.readline().strip()
     ok = bool(spec.get("file")) and token == spec.get("token")
-    agent.report("login", tty=True, ok=ok, env=os.environ.get("LOGIN_MODE"))
+    wrote_outside = None
+    if spec.get("outside"):
+        try:
+            Path(spec["outside"]).write_text("pwned\n", encoding="utf-8")
+            wrote_outside = True
+        except OSError:
+            wrote_outside = False
+    agent.report("login", tty=True, ok=ok, env=os.environ.get("LOGIN_MODE"), wrote_outside=wrote_outside)
     if not ok:
         print("login: wrong token")
         return 2

@@ -96,7 +96,7 @@ class SignInTerminal(QDialog):
         else:
             self.status.setText(self.tr("The sign-in program exited with status {status}.").format(status=status))
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self.terminal.status is None:
             self.terminal.stop()
         super().closeEvent(event)

@@ -240,6 +240,8 @@ def test_a_terminal_method_headless_names_the_command_to_run_and_never_authentic
         f"run `{sys.executable} {AGENT} {script} --login --fresh` with LOGIN_MODE set",
     )
     assert report_events(report, "authenticate") == []
+    # Headless runs no login program, so it does not advertise auth.terminal (the window does).
+    assert [e["auth_terminal"] for e in report_events(report, "initialize")] == [False]
 
 
 def test_picking_a_terminal_method_at_the_window_runs_its_login_program_and_stop_ends_the_turn_in_one_line(

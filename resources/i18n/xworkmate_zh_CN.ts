@@ -2407,6 +2407,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>{agent} 需要你先登录，才能处理这条任务线。请选择登录方式：</translation>
     </message>
     <message>
+        <source>Opens a sign-in terminal running: {command}</source>
+        <translation>打开登录终端运行：{command}</translation>
+    </message>
+    <message>
         <source>First run in a terminal: {command}</source>
         <translation>先在终端中运行：{command}</translation>
     </message>

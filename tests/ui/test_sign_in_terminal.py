@@ -51,6 +51,8 @@ def _start(
     run(loop, wait_until(lambda: window.findChild(SignInCard, "signInCard") is not None, what="the sign-in card"))
     card = window.findChild(SignInCard, "signInCard")
     assert card is not None
+    shown = " ".join(label.text() for label in card.findChildren(QLabel))
+    assert "Opens a sign-in terminal running:" in shown and "--login" in shown
     buttons = {b.property("methodId"): b for b in card.findChildren(QPushButton, "signInMethodButton")}
     qtbot.mouseClick(buttons["tui"], Qt.MouseButton.LeftButton)
     run(loop, wait_until(lambda: window.findChild(SignInTerminal, "signInTerminal") is not None, what="the terminal"))

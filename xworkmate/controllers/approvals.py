@@ -107,7 +107,9 @@ class Approvals:
             request_id = next(self._approval_ids)
             future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
             self._sign_ins[request_id] = (key, future)
-            shown = tuple(SignInMethod(m.id, m.name, m.description, m.command) for m in methods)
+            shown = tuple(
+                SignInMethod(m.id, m.name, m.description, m.command, opens_terminal=m.runs_in_terminal) for m in methods
+            )
             self._ctx.emit(SignInRequested(key=key, request_id=request_id, agent=agent, methods=shown))
             self._ctx.emit(LineUpdated(key=key))  # its status now says "needs sign-in"
             try:

@@ -113,6 +113,7 @@ class SignInMethod:
     name: str
     description: str | None = None
     command: str | None = None  # a terminal method: what the person runs to sign in
+    opens_terminal: bool = False  # ACP's type "terminal": the window runs ``command`` in a sign-in terminal
 
 
 @dataclass(frozen=True, slots=True)

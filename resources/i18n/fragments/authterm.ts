@@ -44,4 +44,11 @@
             <translation>登录程序退出，状态码 {status}。</translation>
         </message>
     </context>
+    <context>
+        <name>SignInCard</name>
+        <message>
+            <source>Opens a sign-in terminal running: {command}</source>
+            <translation>打开登录终端运行：{command}</translation>
+        </message>
+    </context>
 </TS>

@@ -109,11 +109,11 @@ class LoginTerminal:
         if self._master is None or self.status is not None:
             raise RuntimeError("the sign-in program has ended")
         data = (line + "\r").encode()
-        while data:
+        while data:  # never waits: a program that stopped reading gets a one-line refusal, not a frozen window
             try:
                 written = os.write(self._master, data)
             except BlockingIOError:
-                continue
+                raise RuntimeError("the sign-in program is not reading what is typed") from None
             data = data[written:]
 
     def stop(self) -> None:

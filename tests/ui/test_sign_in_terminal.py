@@ -120,3 +120,18 @@ def test_a_failing_terminal_sign_in_ends_the_turn_in_one_line_naming_its_status(
     assert "\n" not in errors[0].strip() and "--login" in errors[0]  # ERR-1: one line, naming the program
     assert [e["ok"] for e in report_events(report, "login")] == [False]
     assert label_text(window, "lineStatusLabel").startswith("Runnable")  # the line stays usable
+
+
+def test_stopping_the_turn_during_a_terminal_sign_in_ends_the_login_program_and_says_so(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, sqlite_controller: SessionController, tmp_path: Path
+) -> None:
+    """SBX-1: no login program outlives its turn; the sign-in terminal says it was stopped."""
+    controller = sqlite_controller
+    window, key, report, terminal = _start(qtbot, loop, controller, tmp_path)
+    assert controller.stop(key)
+
+    run(loop, wait_until(finished(controller, key), what="the turn to stop"))
+    assert _status(terminal) == "The sign-in program was stopped (signal 15)."
+    field = terminal.findChild(QLineEdit, "signInTerminalInput")
+    assert field is not None and not field.isEnabled()
+    assert report_events(report, "login") == []  # it never got a token

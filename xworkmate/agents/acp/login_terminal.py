@@ -138,12 +138,18 @@ class LoginTerminal:
         return status
 
     def close(self) -> None:
-        """Stop it if it still runs and release the pty (idempotent; a cancelled turn calls it)."""
+        """Stop it if it still runs and release the pty (idempotent; a cancelled turn calls it, and the window
+        is told the program was stopped)."""
+        running = self._process is not None and self._process.returncode is None
         self.stop()
         self._stop_reading()
         if self._master is not None:
             os.close(self._master)
             self._master = None
+        if running and self.status is None:
+            self.status = -signal.SIGTERM
+            for listener in list(self._exit_listeners):
+                listener(self.status)
 
 
 LoginShower = Callable[[LoginTerminal], None]

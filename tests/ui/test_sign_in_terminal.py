@@ -127,7 +127,7 @@ def test_stopping_the_turn_during_a_terminal_sign_in_ends_the_login_program_and_
 ) -> None:
     """SBX-1: no login program outlives its turn; the sign-in terminal says it was stopped."""
     controller = sqlite_controller
-    window, key, report, terminal = _start(qtbot, loop, controller, tmp_path)
+    _window, key, report, terminal = _start(qtbot, loop, controller, tmp_path)
     assert controller.stop(key)
 
     run(loop, wait_until(finished(controller, key), what="the turn to stop"))

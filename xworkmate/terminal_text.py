@@ -18,8 +18,16 @@ so control and bidi characters (and all other non-ASCII text) appear as
 from __future__ import annotations
 
 import json
+import re
 
-__all__ = ["UNSAFE_FOR_TERMINAL", "escape_document", "escape_for_terminal", "json_text", "shown"]
+__all__ = [
+    "UNSAFE_FOR_TERMINAL",
+    "escape_document",
+    "escape_for_terminal",
+    "json_text",
+    "plain_terminal_output",
+    "shown",
+]
 
 _BIDI_CONTROLS = (
     0x061C,  # ARABIC LETTER MARK
@@ -85,6 +93,18 @@ def escape_document(text: str) -> str:
     but a tab stays a tab, since a document's tabs are its content (a Makefile in a code block) and
     only move the cursor along the line (SEC-1)."""
     return text.replace("\r\n", "\n").translate(_DOCUMENT)
+
+
+# CSI (``ESC [ … final``), OSC (``ESC ] … BEL`` or ``ESC \\``) and the two-character escapes (``ESC =``, ``ESC (B``).
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[()][0-9A-Za-z]|[@-Z\\-_=>])")
+
+
+def plain_terminal_output(text: str) -> str:
+    """What a program wrote to its terminal, as plain text for a text view (issue 32 item 4, a sign-in
+    terminal): escape sequences (colours, cursor moves, OSC titles) removed, ``\\r\\n`` a line break, a
+    backspace, a lone ``\\r`` and every other control or bidi character dropped; tabs and newlines kept."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n")
+    return text.translate({code: None for code in UNSAFE_FOR_TERMINAL if code not in (0x09, 0x0A)})
 
 
 def json_text(value: object, *, indent: int | None = 2) -> str:

@@ -2407,6 +2407,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>{agent} 需要你先登录，才能处理这条任务线。请选择登录方式：</translation>
     </message>
     <message>
+        <source>Opens a sign-in terminal running: {command}</source>
+        <translation>打开登录终端运行：{command}</translation>
+    </message>
+    <message>
         <source>First run in a terminal: {command}</source>
         <translation>先在终端中运行：{command}</translation>
     </message>
@@ -2421,6 +2425,49 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Do not sign in now; the turn ends and the line stays usable</source>
         <translation>现在不登录；本轮次结束，任务线仍可使用</translation>
+    </message>
+</context>
+<context>
+    <name>SignInTerminal</name>
+    <message>
+        <source>Sign in to {agent}</source>
+        <translation>登录 {agent}</translation>
+    </message>
+    <message>
+        <source>{agent} signs in with its own program: {command}</source>
+        <translation>{agent} 通过它自己的程序登录：{command}</translation>
+    </message>
+    <message>
+        <source>Type what the program asks for, then Enter</source>
+        <translation>输入程序要求的内容，然后按回车</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>End the sign-in program; the turn ends and the line stays usable</source>
+        <translation>结束登录程序；本轮结束，任务线仍可使用</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>Cannot type into the sign-in program — {error}</source>
+        <translation>无法向登录程序输入 — {error}</translation>
+    </message>
+    <message>
+        <source>The sign-in program finished. The turn goes on.</source>
+        <translation>登录程序已结束。本轮继续进行。</translation>
+    </message>
+    <message>
+        <source>The sign-in program was stopped (signal {signal}).</source>
+        <translation>登录程序已被停止（信号 {signal}）。</translation>
+    </message>
+    <message>
+        <source>The sign-in program exited with status {status}.</source>
+        <translation>登录程序退出，状态码 {status}。</translation>
     </message>
 </context>
 <context>

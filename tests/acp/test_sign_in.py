@@ -12,7 +12,7 @@ from typing import Any
 from tests.acp import AGENT
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
 from tests.support.acp_scripts import report_events, scripted_agent
-from xworkmate.controllers import SessionController, SignInRequested
+from xworkmate.controllers import SessionController, SignInRequested, SignInTerminalOpened, SignInTerminalView
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.threads import ThreadStatus
 
@@ -240,28 +240,45 @@ def test_a_terminal_method_headless_names_the_command_to_run_and_never_authentic
         f"run `{sys.executable} {AGENT} {script} --login --fresh` with LOGIN_MODE set",
     )
     assert report_events(report, "authenticate") == []
+    # Headless runs no login program, so it does not advertise auth.terminal (the window does).
+    assert [e["auth_terminal"] for e in report_events(report, "initialize")] == [False]
 
 
-def test_picking_a_terminal_method_at_the_window_never_authenticates_and_says_what_to_run(
+def test_picking_a_terminal_method_at_the_window_runs_its_login_program_and_stop_ends_the_turn_in_one_line(
     sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
-    """Issue 32 item 4: the window cannot run the login program yet, so it does not pretend to: the pick of a
-    ``type: "terminal"`` method ends the turn with the one line naming the command (no ``authenticate``)."""
+    """Issue 32 item 4: the pick of a ``type: "terminal"`` method runs the agent's login program (its command and
+    the method's args) in a sign-in terminal, never ``authenticate``; Stop ends it, and the turn in one line."""
     controller = sqlite_controller
     methods = [
         {"id": "oauth", "name": "Browser"},
-        {"id": "tui", "name": "Log in", "type": "terminal", "args": ["login"]},
+        {"id": "tui", "name": "Log in", "type": "terminal", "args": ["--login"]},
     ]
-    report = scripted_agent(controller, tmp_path, auth_methods=methods, require_auth=True, turn=[{"say": "go"}])
+    login = {"file": str(tmp_path / "scripted-agent" / "login"), "token": "t0k"}
+    report = scripted_agent(
+        controller, tmp_path, auth_methods=methods, require_auth=True, login=login, turn=[{"say": "go"}]
+    )
     key = _acp_line(controller)
+    opened: list[SignInTerminalOpened] = []
+
+    def stop_at_prompt(terminal: SignInTerminalView) -> None:
+        def on_text(_piece: str) -> None:
+            if "token:" in terminal.text:
+                terminal.stop()  # the person presses Stop
+
+        terminal.listen(on_text, lambda _status: None)
 
     def on_change(change: object) -> None:
         if isinstance(change, SignInRequested):
             asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "tui")
+        if isinstance(change, SignInTerminalOpened):
+            opened.append(change)
+            stop_at_prompt(change.terminal)
 
     controller.subscribe(on_change)
     outcome = asyncio.run(controller.run_turn(key, "hi"))
     assert outcome.status == "failed"
     assert outcome.error and "\n" not in outcome.error
-    assert "cannot run it for you yet" in outcome.error and "login` in a terminal" in outcome.error
+    assert "its sign-in program" in outcome.error and "--login` was stopped by signal 15" in outcome.error
+    assert [o.terminal.command[-1] for o in opened] == ["--login"]
     assert report_events(report, "authenticate") == []

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tests.cli.test_cli import ok_json, run_cli
 from tests.cli.test_cli_tasks import human
-from xworkmate.terminal_text import UNSAFE_FOR_TERMINAL, escape_for_terminal, shown
+from xworkmate.terminal_text import UNSAFE_FOR_TERMINAL, escape_for_terminal, plain_terminal_output, shown
 
 EVIL_TITLE = "pay\x1b[2J\tnow\nfake row\x7f\x85 \u202eevil\u2066x\u2069\u200f\u061c"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
@@ -141,3 +141,9 @@ def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(home: Path) -> N
         finally:
             os.close(write)
         assert done.returncode in (0, 141) and done.stderr == b"", (args, done.returncode, done.stderr)
+
+
+def test_a_programs_terminal_output_becomes_plain_text_for_a_text_view() -> None:
+    """Issue 32 item 4 (the sign-in terminal): colours, cursor moves and OSC titles go; line breaks stay."""
+    raw = "\x1b[1;33mtoken:\x1b[0m \r\n\x1b]0;evil title\x07ok\x1b[2J\x1b(B\tend\x08\u202e\n"
+    assert plain_terminal_output(raw) == "token: \nok\tend\n"

@@ -59,6 +59,7 @@ def test_the_table_is_read_and_names_are_unique() -> None:
     names = [name for rows in LIVE.values() for name, _ in rows] + OUTSIDE
     assert len(names) > 90 and len(names) == len(set(names))
     situations = {"always", "line menu", "message menu", "hidden message menu", "approval", "sign-in", "providers"}
+    situations.add("sign-in terminal")
     situations |= {f"approval, {case}" for case in APPROVAL_CASES} | {"after a refusal", "once the card is shown"}
     assert set(LIVE) == situations
 
@@ -169,6 +170,27 @@ def test_names_of_a_sign_in_card(xwm_acp_agent: Any, xwm_window: Any) -> None:
     driver.wait_until(lambda: xwm_window.findChild(QObject, "signInCard") is not None, what="the sign-in card")
     assert missing(xwm_window, LIVE["sign-in"]) == []
     driver.click("signInCancelButton")
+    driver.wait_idle()
+
+
+def test_names_of_a_sign_in_terminal(xwm_acp_agent: Any, xwm_window: Any) -> None:
+    """Issue 32 item 4: picking an ACP terminal method opens the sign-in terminal; Stop ends it."""
+    methods = [
+        {"id": "oauth", "name": "Browser sign-in"},
+        {"id": "tui", "name": "Log in", "type": "terminal", "args": ["--login"]},
+    ]
+    login = {"file": str(xwm_acp_agent.report.parent / "login"), "token": "t0k"}
+    xwm_acp_agent.script(auth_methods=methods, require_auth=True, login=login)
+    driver = xwm_window.driver
+    driver.new_line("Terminal sign-in")
+    driver.set_mode(f"{xwm_acp_agent.name} (ACP)")
+    driver.send("hello agent")
+    driver.wait_until(lambda: xwm_window.findChild(QObject, "signInCard") is not None, what="the sign-in card")
+    buttons = xwm_window.findChild(QObject, "signInCard").findChildren(QAbstractButton, "signInMethodButton")
+    next(b for b in buttons if b.property("methodId") == "tui").click()
+    driver.wait_until(lambda: xwm_window.findChild(QObject, "signInTerminal") is not None, what="the terminal")
+    assert missing(xwm_window, LIVE["sign-in terminal"]) == []
+    driver.click("signInTerminalStop")
     driver.wait_idle()
 
 

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
         SignInMethod,
         SignInRequested,
         SignInSettled,
+        SignInTerminalOpened,
+        SignInTerminalView,
         ToolRunning,
     )
     from xworkmate.controllers.session import (
@@ -56,6 +58,8 @@ _HOMES = {
     "SignInMethod": "changes",
     "SignInRequested": "changes",
     "SignInSettled": "changes",
+    "SignInTerminalOpened": "changes",
+    "SignInTerminalView": "changes",
     "ToolRunning": "changes",
     "LineView": "session",
     "SendOutcome": "session",
@@ -86,6 +90,8 @@ __all__ = [
     "SignInMethod",
     "SignInRequested",
     "SignInSettled",
+    "SignInTerminalOpened",
+    "SignInTerminalView",
     "ToolRunning",
     "UnknownSessionKeyError",
     "WorkspaceBindingError",

@@ -21,6 +21,8 @@ from xworkmate.controllers.changes import (
     SignInMethod,
     SignInRequested,
     SignInSettled,
+    SignInTerminalOpened,
+    SignInTerminalView,
 )
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.domain.change_preview import change_preview, diff_preview, edited_path, read_current
@@ -105,7 +107,9 @@ class Approvals:
             request_id = next(self._approval_ids)
             future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
             self._sign_ins[request_id] = (key, future)
-            shown = tuple(SignInMethod(m.id, m.name, m.description, m.command) for m in methods)
+            shown = tuple(
+                SignInMethod(m.id, m.name, m.description, m.command, opens_terminal=m.runs_in_terminal) for m in methods
+            )
             self._ctx.emit(SignInRequested(key=key, request_id=request_id, agent=agent, methods=shown))
             self._ctx.emit(LineUpdated(key=key))  # its status now says "needs sign-in"
             try:
@@ -117,6 +121,14 @@ class Approvals:
                 self._ctx.emit(LineUpdated(key=key))
 
         return choose
+
+    def window_login(self, key: str, agent: str) -> Callable[[SignInTerminalView], None]:
+        """Issue 32 item 4: the agent's login program runs; the window shows its terminal for the person."""
+
+        def show(terminal: SignInTerminalView) -> None:
+            self._ctx.emit(SignInTerminalOpened(key=key, agent=agent, terminal=terminal))
+
+        return show
 
     def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
         entry = self._sign_ins.get(request_id)

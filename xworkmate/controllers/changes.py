@@ -8,8 +8,9 @@ parsed from outside, and a dozen pydantic classes cost ~60 ms of start-up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Protocol
 
 from xworkmate.domain.change_preview import ChangePreview
 from xworkmate.domain.elicitation import ElicitationForm
@@ -112,6 +113,7 @@ class SignInMethod:
     name: str
     description: str | None = None
     command: str | None = None  # a terminal method: what the person runs to sign in
+    opens_terminal: bool = False  # ACP's type "terminal": the window runs ``command`` in a sign-in terminal
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,32 @@ class SignInRequested:
     request_id: int
     agent: str
     methods: tuple[SignInMethod, ...]
+
+
+class SignInTerminalView(Protocol):
+    """A running sign-in program as the window sees it (issue 32 item 4): its text so far, lines to it, Stop."""
+
+    command: tuple[str, ...]
+    title: str
+    text: str
+    status: int | None
+
+    def listen(self, on_text: Callable[[str], None], on_exit: Callable[[int], None]) -> None: ...
+
+    def write_line(self, line: str) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SignInTerminalOpened:
+    """The line's agent signs in with its own login program: the window shows its terminal (issue 32 item 4).
+    The turn goes on by itself when the program ends (status 0: signed in; else the turn ends saying so)."""
+
+    kind: ClassVar[Literal["sign_in_terminal_opened"]] = "sign_in_terminal_opened"
+    key: str
+    agent: str
+    terminal: SignInTerminalView
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +223,7 @@ Change = (
     | ApprovalSettled
     | SignInRequested
     | SignInSettled
+    | SignInTerminalOpened
     | RunFinished
     | AttentionChanged
     | ChangesRecorded

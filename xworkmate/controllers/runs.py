@@ -508,6 +508,8 @@ class TurnRunner:
                 # Issue 15: the person's method up front; else the only one, else the window's card (headless: refuse).
                 auth_method=record.acp_auth_method,
                 choose_auth=None if headless else turn.approvals.window_sign_in(key, record.name),
+                # Issue 32 item 4: a terminal method's login program runs in the window (headless: refused).
+                show_login=None if headless else turn.approvals.window_login(key, record.name),
                 choices=begun.choices,
                 mcp_servers=begun.mcp_servers,
                 skills=begun.skills,

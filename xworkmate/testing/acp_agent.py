@@ -21,7 +21,11 @@ Script keys (all optional)::
                                          #   until authenticate was called with an accepted id
       "auth_accepts": null,              # ids authenticate accepts (default: every advertised id);
                                          #   each call is reported as {"event": "authenticate", "method_id", "ok"}
-      "agent_info": {"name": "scripted", "version": "1.0"},
+      "login": {"file": "/tmp/x/login", "token": "t0k", "outside": null},   # the agent's own login program
+                                         #   (a terminal method's args include "--login"): on a TTY it asks
+                                         #   "token:", and the right token writes ``file``, which counts as
+                                         #   signed in; it also tries to write ``outside`` (a sandbox probe);
+                                         #   reported as {"event": "login", "tty", "ok", "env", "wrote_outside"}
       "protocol_version": 1,
       "on_initialize": null,             # "exit" | "hang" | "garbage"
       "exit_code": 3, "stderr": "...",   # for "exit": what to print on stderr and exit with
@@ -218,6 +222,7 @@ class ScriptedAgent(Agent):
             fs_read=bool(fs and fs.read_text_file),
             fs_write=bool(fs and fs.write_text_file),
             terminal=bool(client_capabilities and client_capabilities.terminal),
+            auth_terminal=bool(client_capabilities and client_capabilities.auth and client_capabilities.auth.terminal),
             client=client_info.name if client_info else None,
         )
         mode = self.script.get("on_initialize")
@@ -267,6 +272,9 @@ class ScriptedAgent(Agent):
         return AuthenticateResponse()
 
     def _check_signed_in(self) -> None:
+        login = self.script.get("login") or {}
+        if login.get("file") and Path(login["file"]).exists():
+            return  # signed in by its login program (a terminal method)
         if self.script.get("require_auth") and self.signed_in is None:
             raise RequestError.auth_required({"details": "sign in first"})
 
@@ -721,8 +729,39 @@ def _tool_content(spec: dict[str, Any]) -> list[Any] | None:
     return content or None
 
 
+def login(script: dict[str, Any]) -> int:
+    """The agent's own login program (an ACP terminal sign-in method): it needs a TTY, as real ones do."""
+    spec = script.get("login") or {}
+    agent = ScriptedAgent(script)
+    tty = os.isatty(0) and os.isatty(1)
+    if not tty:
+        agent.report("login", tty=False, ok=False, env=os.environ.get("LOGIN_MODE"))
+        print("login: not a terminal", file=sys.stderr)
+        return 4
+    sys.stdout.write("\x1b[1;33mtoken:\x1b[0m ")  # coloured, as login prompts are
+    sys.stdout.flush()
+    token = sys.stdin.readline().strip()
+    ok = bool(spec.get("file")) and token == spec.get("token")
+    wrote_outside = None
+    if spec.get("outside"):
+        try:
+            Path(spec["outside"]).write_text("pwned\n", encoding="utf-8")
+            wrote_outside = True
+        except OSError:
+            wrote_outside = False
+    agent.report("login", tty=True, ok=ok, env=os.environ.get("LOGIN_MODE"), wrote_outside=wrote_outside)
+    if not ok:
+        print("login: wrong token")
+        return 2
+    Path(spec["file"]).write_text("signed in\n", encoding="utf-8")
+    print("login: signed in")
+    return 0
+
+
 def main(argv: list[str]) -> None:
     script = load_script(argv)
+    if "--login" in argv[2:]:
+        sys.exit(login(script))
     if script.get("pid_file"):
         Path(script["pid_file"]).write_text(str(os.getpid()), encoding="utf-8")
     if script.get("ignore_sigterm"):

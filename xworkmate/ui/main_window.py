@@ -49,6 +49,7 @@ from xworkmate.controllers import (
     SessionController,
     SignInRequested,
     SignInSettled,
+    SignInTerminalOpened,
     ToolRunning,
     UnknownSessionKeyError,
     WorkspaceBindingError,
@@ -127,6 +128,7 @@ from xworkmate.ui.shell import (
     parse_sizes,
 )
 from xworkmate.ui.sign_in import SignInCard
+from xworkmate.ui.sign_in_terminal import SignInTerminal
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import plain_words
 from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane, dispatch_sources_note
@@ -215,6 +217,7 @@ class MainWindow(WindowShell):
         # Issue 15: a sign-in card per line whose agent waits for the person to pick a method.
         self._sign_ins: dict[str, SignInRequested] = {}
         self._sign_in_card: SignInCard | None = None
+        self._sign_in_terminal: SignInTerminal | None = None
         self._providers: list[ProviderRecord] = []
         self._agent_sessions: dict[str, object] = {}  # issue 15, item 7: what session/list said, per line
         # Issue 15: read once per line and kept until the controller says they changed (switching stays cheap).
@@ -701,6 +704,9 @@ class MainWindow(WindowShell):
             self._sign_ins[change.key] = change
             self._show_sign_in()
             return
+        if isinstance(change, SignInTerminalOpened):
+            self._show_sign_in_terminal(change)
+            return
         if isinstance(change, SignInSettled):
             if (waiting := self._sign_ins.get(change.key)) is not None and waiting.request_id == change.request_id:
                 del self._sign_ins[change.key]
@@ -1149,6 +1155,17 @@ class MainWindow(WindowShell):
             card.chosen.connect(self.on_sign_in_chosen)
             self.message_pane.show_sign_in(card)
             self._sign_in_card = card
+
+    def _show_sign_in_terminal(self, change: SignInTerminalOpened) -> None:
+        """Issue 32 item 4: the agent's login program runs; its terminal opens over the window. An earlier one
+        whose program ended goes; one still running (another line's) stays open."""
+        if (old := self._sign_in_terminal) is not None and old.terminal.status is not None:
+            old.close()
+            old.deleteLater()
+        dialog = SignInTerminal(change.agent, change.terminal, self)
+        self._sign_in_terminal = dialog
+        dialog.show()
+        dialog.input.setFocus()
 
     @Slot(int, str)
     def on_sign_in_chosen(self, request_id: int, method_id: str) -> None:

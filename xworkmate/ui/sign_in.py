@@ -1,7 +1,8 @@
 """The sign-in card: an ACP agent needs a sign-in and offers several methods (issue 15).
 
 A view only. It lists each method with its description; a method of type
-terminal shows the command to run first. "Sign in with …" answers with the
+terminal shows its command: ACP's ``type: "terminal"`` runs in the window's
+sign-in terminal (issue 32 item 4), an older marking is run by the person first. "Sign in with …" answers with the
 method's id, "Cancel" with an empty one (the turn then ends, saying why).
 
 Signals:
@@ -43,7 +44,9 @@ class SignInCard(QFrame):
             lines = [method.name]
             if method.description:
                 lines.append(method.description)
-            if method.command:
+            if method.command and method.opens_terminal:
+                lines.append(self.tr("Opens a sign-in terminal running: {command}").format(command=method.command))
+            elif method.command:
                 lines.append(self.tr("First run in a terminal: {command}").format(command=method.command))
             text = QLabel("\n".join(lines))
             text.setTextFormat(Qt.TextFormat.PlainText)

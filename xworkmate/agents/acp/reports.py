@@ -45,6 +45,10 @@ class AcpAuthMethod:
     runs_in_terminal: bool = False
     """ACP's ``type: "terminal"`` (issue 32 item 4): the client runs ``command`` for the person and never sends
     ``authenticate`` with it. (Qwen's older ``_meta`` marking still signs in through ``authenticate``.)"""
+    login_args: tuple[str, ...] = ()
+    """A terminal method's ``args``, added to the agent's command to run its login program."""
+    login_env: tuple[tuple[str, str], ...] = ()
+    """A terminal method's ``env``, set for its login program (the agent's own values)."""
 
     def describe(self) -> str:
         text = self.name if self.name == self.id else f"{self.name} ({self.id})"

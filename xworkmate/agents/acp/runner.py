@@ -6,14 +6,17 @@ import asyncio
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
 from typing import cast
 
 from acp.client.connection import ClientSideConnection
 
 from xworkmate.agents.acp.approvals import agent_environment
 from xworkmate.agents.acp.errors import AcpCommandNotFound, AcpWorkingDirectoryError, check_acp_allowed
+from xworkmate.agents.acp.login_terminal import LoginShower, LoginTerminal
 from xworkmate.agents.acp.process import _AgentProcess
-from xworkmate.agents.acp.reports import AcpTimeouts, AcpTurnResult, AuthChooser
+from xworkmate.agents.acp.reports import AcpAuthMethod, AcpTimeouts, AcpTurnResult, AuthChooser
 from xworkmate.agents.acp.terminals import TurnTerminals
 from xworkmate.agents.acp.turn import _Turn
 from xworkmate.agents.confinement import (
@@ -81,6 +84,7 @@ class AcpRunner:
         command_env: Mapping[str, str] | None = None,
         auth_method: str | None = None,
         choose_auth: AuthChooser | None = None,
+        show_login: LoginShower | None = None,
         choices: AgentSessionState | None = None,
         mcp_servers: Sequence[McpServerRecord] = (),
         attachments: Sequence[Attachment] = (),
@@ -92,7 +96,9 @@ class AcpRunner:
         secret-looking names); pass the provider's resolved references here.
         ``auth_method``: the sign-in method the person chose for this agent, used up front;
         otherwise, when the agent answers "authentication required", its only method, else
-        ``choose_auth`` asks (None: refuse in one line naming the methods).
+        ``choose_auth`` asks (None: refuse in one line naming the methods). ``show_login``: the window shows a
+        terminal method's login program, which runs on a pty in the agent's sandbox with its environment
+        (issue 32 item 4; None: ``auth.terminal`` is not advertised and the method is refused in one line).
         ``sandbox`` contains the agent process and everything it starts (SBX-1);
         the caller decides, with the person, whether to run without one.
         ``command_sandbox`` and ``command_env``: the line's own sandbox (its network setting)
@@ -137,11 +143,32 @@ class AcpRunner:
             contained = sandbox or command_sandbox
             turn.policy = contained.policy if contained is not None else None
             agent = _AgentProcess(command, self.timeouts)
-            await agent.start(executable, working_directory, {**child_env, **agent_proxy}, sandbox)
+            agent_env = {**child_env, **agent_proxy}
+            if show_login is not None:
+                turn.show_login = show_login
+                turn.launch_login = partial(_launch_login, command, executable, working_directory, agent_env, sandbox)
+            await agent.start(executable, working_directory, agent_env, sandbox)
             try:
                 return await turn.drive(agent, prompt, acp_session_id)
             finally:
                 await agent.close_reaped()
+
+
+async def _launch_login(
+    command: tuple[str, ...],
+    executable: str,
+    working_directory: Path,
+    env: Mapping[str, str],
+    sandbox: Sandbox | None,
+    method: AcpAuthMethod,
+) -> LoginTerminal:
+    """A terminal method's login program: the agent's executable and arguments plus the method's ``args``, with
+    the method's ``env`` over the agent's own, in the agent's sandbox (SBX-1, SBX-4) and folder."""
+    shown = (*command, *method.login_args)
+    terminal = LoginTerminal(shown, method.name)
+    argv = [executable, *command[1:], *method.login_args]
+    await terminal.start(argv, working_directory, {**env, **dict(method.login_env)}, sandbox)
+    return terminal
 
 
 def _find_executable(command: tuple[str, ...], env: Mapping[str, str]) -> str:

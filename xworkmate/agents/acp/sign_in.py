@@ -88,17 +88,18 @@ class _SignIn(_TurnState):
         agent = self.agent
         assert agent is not None
         if method.runs_in_terminal:
-            # Issue 32 item 4: a terminal method is the agent's own login program, run by the person; it is
-            # never sent as ``authenticate``. XWorkmate does not run it for them yet (``auth.terminal`` is not
-            # advertised), so the one line says exactly what to run, and the next turn starts signed in.
-            env = f" with {', '.join(method.env_names)} set as the agent asks" if method.env_names else ""
-            where = "no one is at the window" if self.choose_auth is None else "XWorkmate cannot run it for you yet"
-            again = "run the line again" if self.choose_auth is None else "send your message again"
-            raise AcpAuthError(
-                self.command,
-                f"ACP agent {command_label(self.command)} signs in with {method.id!r} in a terminal and {where};"
-                f" run `{method.command}`{env} in a terminal, then {again}",
-            )
+            # Issue 32 item 4: a terminal method is the agent's own login program; it is never sent as
+            # ``authenticate``. In the window it runs in a sign-in terminal (``auth.terminal`` advertised);
+            # headless, the one line says exactly what to run, and the next turn starts signed in.
+            if self.show_login is None or self.launch_login is None:
+                env = f" with {', '.join(method.env_names)} set as the agent asks" if method.env_names else ""
+                raise AcpAuthError(
+                    self.command,
+                    f"ACP agent {command_label(self.command)} signs in with {method.id!r} in a terminal and no one"
+                    f" is at the window; run `{method.command}`{env} in a terminal, then run the line again",
+                )
+            await self._sign_in_in_terminal(method, chosen_by)
+            return
         agent.enter("authenticate")
         try:
             await connection.authenticate(method_id=method.id)
@@ -116,6 +117,31 @@ class _SignIn(_TurnState):
         log.info("line %s: signed in to ACP agent %s with %r", self.request.thread_id, self.command[0], method.id)
         self.emit(AcpSignedIn(method.id, chosen_by))
 
+    async def _sign_in_in_terminal(self, method: AcpAuthMethod, chosen_by: str) -> None:
+        """The login program on a pty in the agent's sandbox, shown in the window; status 0 signs in."""
+        agent = self.agent
+        assert agent is not None and self.show_login is not None and self.launch_login is not None
+        agent.enter("sign-in terminal")
+        terminal = await self.launch_login(method)
+        try:
+            self.show_login(terminal)
+            with agent.paused_clock():  # a person is typing: the startup timeout waits
+                status = await terminal.wait()
+        finally:
+            terminal.close()  # cancelled: the program ends with the turn
+        if status != 0:
+            how = f"was stopped by signal {-status}" if status < 0 else f"exited with status {status}"
+            raise AcpAuthError(
+                self.command,
+                f"ACP agent {command_label(self.command)} was not signed in: its sign-in program `{method.command}`"
+                f" {how}; send your message again to retry",
+            )
+        self.signed_in = method.id
+        log.info(
+            "line %s: signed in to ACP agent %s in a terminal (%r)", self.request.thread_id, self.command[0], method.id
+        )
+        self.emit(AcpSignedIn(method.id, chosen_by))
+
 
 def _auth_methods(advertised: Sequence[Any], command: Sequence[str]) -> tuple[AcpAuthMethod, ...]:
     """The agent's ``authMethods`` as shown to a person; a terminal method gets the command to run."""
@@ -126,11 +152,15 @@ def _auth_methods(advertised: Sequence[Any], command: Sequence[str]) -> tuple[Ac
         kind = str(official or meta.get("type") or "agent")
         text: str | None = None
         env_names: tuple[str, ...] = ()
+        login_args: tuple[str, ...] = ()
+        login_env: tuple[tuple[str, str], ...] = ()
         if kind == "terminal":
             args = getattr(entry, "args", None) or meta.get("args") or []
-            text = shlex.join([*command, *[str(a) for a in args]]) if command else None
+            login_args = tuple(str(a) for a in args)
+            text = shlex.join([*command, *login_args]) if command else None
             env = getattr(entry, "env", None) or meta.get("env") or {}
-            env_names = tuple(sorted(str(n) for n in env)) if isinstance(env, dict) else ()
+            login_env = tuple(sorted((str(n), str(v)) for n, v in env.items())) if isinstance(env, dict) else ()
+            env_names = tuple(name for name, _value in login_env)
         methods.append(
             AcpAuthMethod(
                 id=entry.id,
@@ -140,6 +170,8 @@ def _auth_methods(advertised: Sequence[Any], command: Sequence[str]) -> tuple[Ac
                 command=text,
                 env_names=env_names,
                 runs_in_terminal=official == "terminal",
+                login_args=login_args,
+                login_env=login_env,
             )
         )
     return tuple(methods)

@@ -26,6 +26,7 @@ from acp import (
 from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import (
+    AuthCapabilities,
     ClientCapabilities,
     ElicitationCapabilities,
     ElicitationFormCapabilities,
@@ -50,6 +51,7 @@ from xworkmate.agents.acp.errors import (
     AcpProtocolError,
     AcpRequestFailed,
 )
+from xworkmate.agents.acp.login_terminal import LoginLauncher, LoginShower
 from xworkmate.agents.acp.process import _AgentProcess, connect
 from xworkmate.agents.acp.reports import (
     AcpAuthMethod,
@@ -129,6 +131,9 @@ class _Turn(_TerminalRequests, _SignIn):
         self.choose_auth: AuthChooser | None = None
         self.auth_methods: tuple[AcpAuthMethod, ...] = ()
         self.signed_in: str | None = None
+        # Issue 32 item 4: a terminal method's login program, run in the window (None: headless, refused).
+        self.show_login: LoginShower | None = None
+        self.launch_login: LoginLauncher | None = None
         # Issue 15, items 3-7: the agent's offers, the person's picks, the line's MCP servers.
         self.offers: SessionOffers | None = None
         self.choices: AgentSessionState | None = None
@@ -212,6 +217,8 @@ class _Turn(_TerminalRequests, _SignIn):
                 terminal=True,
                 # Issue 32 item 3: forms become a card in the window (headless: --answer, else refused).
                 elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()),
+                # Issue 32 item 4: only a window runs a terminal method's login program (headless: refused).
+                auth=AuthCapabilities(terminal=self.show_login is not None),
             ),
             client_info=Implementation(name="xworkmate", title="XWorkmate", version=__version__),
         )

@@ -17,6 +17,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from xworkmate.agents.acp.login_terminal import LoginLauncher, LoginShower
 from xworkmate.agents.acp.process import _AgentProcess
 from xworkmate.agents.acp.reports import (
     AcpAuthMethod,
@@ -110,6 +111,8 @@ class _TurnState:
     choose_auth: AuthChooser | None
     auth_methods: tuple[AcpAuthMethod, ...]
     signed_in: str | None
+    show_login: LoginShower | None
+    launch_login: LoginLauncher | None
     offers: SessionOffers | None
     choices: AgentSessionState | None
     mcp_servers: tuple[McpServerRecord, ...]

@@ -70,4 +70,13 @@ def test_mcp_servers_and_the_lines_that_get_them(controller: SessionController) 
     assert not store.mcp_servers.remove("files")
     with store.engine.connect() as conn:
         columns = set(conn.execute(text("SELECT * FROM mcp_servers")).keys())
-    assert columns == {"name", "transport", "command", "url", "env_refs", "tags", "created_at"}  # no value column
+    assert columns == {
+        "name",
+        "transport",
+        "command",
+        "url",
+        "env_refs",
+        "header_refs",
+        "tags",
+        "created_at",
+    }  # no value column

@@ -1,4 +1,4 @@
-# XWorkmate: `make run` opens the app, `make test` runs every test. Both set up .venv first.
+# XWorkmate: `make run` opens the app, `make test` runs every test. Both set up .venv (and test .venv-core) first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -50,17 +50,21 @@ run: $(STAMP) translations
 	$(BYTECODE)
 	$(BIN)/xworkmate
 
-test: $(STAMP) translations
+# Issue 33 item 5: the whole suite, each test once: the tests marked `qt` in .venv (pytest-qt offscreen),
+# every other one in the Qt-free .venv-core (`test-core`); tests/support/halves.py defines the halves and
+# its `check` fails when a test is in neither half or in both.
+test: $(STAMP) $(CORE_STAMP) translations
 	bash tests/support/install_agents.sh
-	QT_QPA_PLATFORM=offscreen QT_API=pyside6 $(BIN)/python -m pytest
+	$(BIN)/python -m tests.support.halves check
+	$(BIN)/python -m tests.support.halves run qt
+	@$(MAKE) --no-print-directory test-core
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 # Issue 19: the Qt-free core as a real install. A venv without the gui extra (no PySide6, no qasync) runs
-# every non-UI test with pytest-qt disabled, and the CLI; `.ci/run` runs it after `make test`.
+# every test not marked `qt` with pytest-qt disabled, and the CLI; `make test` runs it after the Qt half.
 CORE_VENV := .venv-core
 CORE_STAMP := $(CORE_VENV)/.installed
-CORE_TESTS := tests --ignore=tests/ui --ignore=tests/packaging --ignore=tests/test_qt_binding.py
 
 $(CORE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(CORE_VENV)
@@ -70,7 +74,7 @@ $(CORE_STAMP): pyproject.toml
 
 test-core: $(CORE_STAMP)
 	@$(CORE_VENV)/bin/python -c 'import importlib.util as u, sys; sys.exit("PySide6 is in the core venv" if u.find_spec("PySide6") or u.find_spec("qasync") else 0)'
-	$(CORE_VENV)/bin/python -m pytest -p no:pytest-qt -p no:cacheprovider -q $(CORE_TESTS)
+	$(CORE_VENV)/bin/python -m tests.support.halves run core
 	bash tests/support/core_cli_check.sh $(CORE_VENV)/bin/xworkmate
 
 smoke: $(STAMP) translations

@@ -18,12 +18,30 @@ os.environ.setdefault("QT_API", "pyside6")
 # --strict-config without pytest-qt (the Qt-free core job in .ci/run runs with -p no:pytest-qt).
 os.environ.setdefault("PYTEST_QT_API", "pyside6")
 
+from tests.support import halves
 from tests.support.fixtures import openai_server, openai_server_factory
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
+from xworkmate.testing import templates
 
 __all__ = ["openai_server", "openai_server_factory"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Issue 33 item 5: the tests that need Qt are marked ``qt`` (tests/support/halves.py): ``make test``
+    runs them in .venv and every other test in the Qt-free .venv-core, each test once."""
+    for item in items:
+        if halves.is_qt_path(item.path.relative_to(ROOT).as_posix()):
+            item.add_marker(pytest.mark.qt)
+    dump = os.environ.get(halves.DUMP_ENV)
+    if dump:  # the halves check: every collected test with the half it belongs to
+        rows = (f"{item.nodeid}\t{'qt' if item.get_closest_marker('qt') else 'core'}" for item in items)
+        Path(dump).write_text("".join(row + "\n" for row in rows))
+
 
 PG_ADMIN_URL = os.environ.get("XWORKMATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -70,16 +88,42 @@ def pg_admin_url() -> str:
     return PG_ADMIN_URL
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Issue 33 item 5: one SQLite store migrated per session; each test's store is a copy of it."""
+    return templates.migrated_sqlite(tmp_path_factory.mktemp("store-template") / "template.sqlite3")
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_admin_url: str) -> Iterator[templates.PostgresTemplate]:
+    """Issue 33 item 5: one PostgreSQL template database migrated per session (a unique name, so sessions
+    running side by side do not share it), dropped when the session ends."""
+    template = templates.PostgresTemplate(pg_admin_url)
+    try:
+        yield template
+    finally:
+        template.drop()
+
+
+def _wants_a_store(request: pytest.FixtureRequest) -> bool:
+    """The test opens its database through the ``store`` fixture, which would migrate it first anyway."""
+    return "store" in request.fixturenames
+
+
 @pytest.fixture
-def pg_database_url(pg_admin_url: str) -> Iterator[str]:
-    """A fresh PostgreSQL database for one test, dropped afterwards."""
+def pg_database_url(request: pytest.FixtureRequest, pg_admin_url: str) -> Iterator[str]:
+    """A fresh PostgreSQL database for one test, dropped afterwards: empty, or a copy of the migrated
+    template when the test's ``store`` fixture would migrate it anyway."""
     import psycopg
 
     name = f"xw_test_{uuid.uuid4().hex[:16]}"
     admin = pg_admin_url.replace("+psycopg", "")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
     base, _, _ = pg_admin_url.rpartition("/")
+    if _wants_a_store(request):
+        request.getfixturevalue("pg_template").create(name)
+    else:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
     try:
         yield f"{base}/{name}"
     finally:
@@ -107,8 +151,15 @@ def database_url(request: pytest.FixtureRequest, settings: Settings) -> str:
     return str(request.getfixturevalue("pg_database_url"))
 
 
+def _from_sqlite_template(request: pytest.FixtureRequest, database_url: str) -> None:
+    path = templates.sqlite_path_of(database_url)
+    if path is not None:
+        templates.copy_sqlite(request.getfixturevalue("sqlite_template"), path)
+
+
 @pytest.fixture
-def store(database_url: str) -> Iterator[Store]:
+def store(request: pytest.FixtureRequest, database_url: str) -> Iterator[Store]:
+    _from_sqlite_template(request, database_url)
     opened = open_store(database_url)
     try:
         yield opened
@@ -117,7 +168,8 @@ def store(database_url: str) -> Iterator[Store]:
 
 
 @pytest.fixture
-def sqlite_store(settings: Settings) -> Iterator[Store]:
+def sqlite_store(request: pytest.FixtureRequest, settings: Settings) -> Iterator[Store]:
+    _from_sqlite_template(request, settings.effective_database_url)
     opened = open_store(settings.effective_database_url)
     try:
         yield opened

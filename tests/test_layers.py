@@ -1,7 +1,7 @@
 """The layers are proven, not promised (SPEC §1, STYLE lesson 1, issue 19).
 
-The real proof is the Qt-free job (`make test-core`, run by `.ci/run`): a venv
-without the ``gui`` extra runs every non-UI test and the CLI. Here, cheaply, in
+The real proof is the Qt-free job (`make test-core`, the core half of `make test`): a
+venv without the ``gui`` extra runs every test not marked ``qt`` and the CLI. Here, cheaply, in
 the suite's own environment: every module below ``xworkmate.ui`` imports in a
 process where importing PySide6, shiboken6, qasync or pytest-qt fails, and
 ``xworkmate gui`` there says in one line how to install the window.

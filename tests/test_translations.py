@@ -67,6 +67,7 @@ def test_the_catalogue_has_no_unfinished_or_obsolete_entry(catalogue: Path) -> N
     assert i18n_merge.problems(catalogue) == []
 
 
+@pytest.mark.qt  # pyside6-lupdate comes with the gui extra
 def test_lupdate_over_todays_sources_finds_no_text_the_catalogue_lacks(tmp_path: Path) -> None:
     lupdate = _lupdate()
     if lupdate is None:

@@ -71,6 +71,7 @@ def test_without_pytest_qt_the_home_works_and_the_window_fixture_says_what_is_mi
     assert "Traceback" not in done.stdout  # one clear line, not a stack
 
 
+@pytest.mark.qt
 @pytest.mark.skipif(not HAS_QT, reason="the example tests drive the window: they need the gui extra")
 def test_the_example_tests_pass_from_their_folder_and_leave_no_window_or_warning(tmp_path: Path) -> None:
     folder = tmp_path / "tester"
@@ -93,6 +94,7 @@ def test_the_example_tests_pass_from_their_folder_and_leave_no_window_or_warning
     assert "warning" not in output.lower()
 
 
+@pytest.mark.qt
 @pytest.mark.skipif(not HAS_QT, reason="needs the gui extra")
 def test_a_window_left_open_would_be_seen(tmp_path: Path) -> None:
     """The check above can fail: a test that shows its own window and never closes it is caught."""
@@ -131,21 +133,23 @@ def test_the_database_option_gives_each_test_a_fresh_postgresql_database(tmp_pat
                 xwm_home.controller.create_line("On PostgreSQL")
                 print("DB", xwm_database_url.rpartition("/")[2])
 
-            def test_two(xwm_home):
+            def test_two(xwm_home, xwm_pg_template):
                 assert [line.title for line in xwm_home.controller.list_lines()] == ["Main"]
                 print("DB", xwm_home.database_url.rpartition("/")[2])
+                print("DB", xwm_pg_template.name)  # issue 33: the session's migrated template
             """
         )
     )
     done = run_pytest(tmp_path, "-s", "-p", "no:pytest-qt", f"--xwm-database-url={pg_admin_url}")
     assert done.returncode == 0, done.stdout + done.stderr
     names = re.findall(r"DB (xwm_test_\w+)", done.stdout)
-    assert len(names) == 2 and names[0] != names[1]
+    names += re.findall(r"DB (xwm_tpl_\w+)", done.stdout)
+    assert len(names) == 3 and names[0] != names[1]
     import psycopg
 
     with psycopg.connect(pg_admin_url.replace("+psycopg", ""), autocommit=True) as conn:
         rows = conn.execute("SELECT datname FROM pg_database WHERE datname = ANY(%s)", (names,)).fetchall()
-    assert rows == []  # both dropped after their test
+    assert rows == []  # both dropped after their test, the template after the session
 
 
 def test_no_module_of_the_package_shadows_an_installed_one() -> None:

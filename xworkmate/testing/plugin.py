@@ -5,7 +5,7 @@ time it needs pytest alone: no Qt, no pytest-qt, nothing of ours. Everything els
 inside the fixture that needs it, and the Qt fixtures (``xwm_loop``, ``xwm_window``) fail with one
 clear line when PySide6 or pytest-qt is missing (e.g. under ``-p no:pytest-qt``).
 
-Fixtures: ``xwm_database_url``, ``xwm_home``, ``xwm_llm``, ``xwm_acp_agent``, ``xwm_loop``, ``xwm_window``.
+Fixtures: ``xwm_database_url``, ``xwm_home``, ``xwm_store_template``, ``xwm_pg_template``, ``xwm_llm``, ``xwm_acp_agent``, ``xwm_loop``, ``xwm_window``.
 Option: ``--xwm-database-url URL`` (or ``XWORKMATE_TEST_DATABASE_URL``): a PostgreSQL *server* URL;
 each test gets its own fresh database on it, dropped afterwards (SPEC §7).
 """
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from xworkmate.settings import Settings
     from xworkmate.testing.acp_provider import ScriptedAcpAgent
     from xworkmate.testing.llm import ScriptedLLM
+    from xworkmate.testing.templates import PostgresTemplate
 
 DATABASE_URL_ENV = "XWORKMATE_TEST_DATABASE_URL"
 LLM_PROVIDER = "xwm-llm"
@@ -65,27 +66,51 @@ def _server_url(config: pytest.Config) -> str | None:
     return url.strip() or None if url else None
 
 
+@pytest.fixture(scope="session")
+def xwm_store_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite store migrated once per session; each test's home starts from a copy (issue 33 item 5)."""
+    from xworkmate.testing.templates import migrated_sqlite
+
+    return migrated_sqlite(tmp_path_factory.mktemp("xwm-store-template") / "template.sqlite3")
+
+
+@pytest.fixture(scope="session")
+def xwm_pg_template(request: pytest.FixtureRequest) -> Iterator[PostgresTemplate | None]:
+    """On ``--xwm-database-url``: a template database migrated once per session (a name of its own, so
+    sessions side by side do not share it), dropped when the session ends; else ``None``."""
+    server = _server_url(request.config)
+    if server is None or not server.startswith("postgresql"):
+        yield None
+        return
+    from xworkmate.testing.templates import PostgresTemplate
+
+    template = PostgresTemplate(server)
+    try:
+        yield template
+    finally:
+        template.drop()
+
+
 @pytest.fixture
-def xwm_database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
-    """``None`` (SQLite in the home) or the URL of a fresh PostgreSQL database made for this test."""
+def xwm_database_url(request: pytest.FixtureRequest, xwm_pg_template: PostgresTemplate | None) -> Iterator[str | None]:
+    """``None`` (SQLite in the home) or the URL of a fresh PostgreSQL database made for this test (a copy
+    of the session's migrated template)."""
     server = _server_url(request.config)
     if server is None:
         yield None
         return
-    if not server.startswith("postgresql"):
+    if xwm_pg_template is None:
         pytest.fail(f"--xwm-database-url must be a PostgreSQL server URL, not {server.split(':', 1)[0]}:…", False)
     import psycopg
 
     admin = server.replace("+psycopg", "", 1)
     name = f"xwm_test_{uuid.uuid4().hex[:16]}"
     try:
-        with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+        url = xwm_pg_template.create(name)
     except psycopg.OperationalError as exc:
         pytest.fail(f"cannot create a test database on the PostgreSQL server — {exc}".splitlines()[0], False)
-    base, _, _ = server.rpartition("/")
     try:
-        yield f"{base}/{name}"
+        yield url
     finally:
         with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -126,9 +151,11 @@ class XwmHome:
 
 
 @pytest.fixture
-def xwm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xwm_database_url: str | None) -> Iterator[XwmHome]:
+def xwm_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xwm_database_url: str | None, xwm_store_template: Path
+) -> Iterator[XwmHome]:
     """A private home; ``XWORKMATE_HOME`` (and the database URL) are set, so a ``xworkmate`` CLI the
-    test starts sees the same data."""
+    test starts sees the same data. Its store is already migrated (a copy of the session's template)."""
     path = tmp_path / "xwm-home"
     path.mkdir()
     monkeypatch.setenv("XWORKMATE_HOME", str(path))
@@ -138,6 +165,10 @@ def xwm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xwm_database_url: 
         monkeypatch.setenv("XWORKMATE_DATABASE_URL", xwm_database_url)
     monkeypatch.delenv("XWORKMATE_WORKSPACE_ROOT", raising=False)
     home = XwmHome(path, xwm_database_url)
+    if xwm_database_url is None:
+        from xworkmate.testing.templates import copy_sqlite
+
+        copy_sqlite(xwm_store_template, home.settings.sqlite_path)
     try:
         yield home
     finally:

@@ -61,8 +61,7 @@ QT = Half("qt", ".venv", ("-m", "qt"), (("QT_QPA_PLATFORM", "offscreen"), ("QT_A
 CORE = Half(
     "core",
     ".venv-core",
-    ("-p", "no:pytest-qt", "-p", "no:cacheprovider", "-m", "not qt", "tests")
-    + tuple(f"--ignore={path}" for path in CORE_IGNORES),
+    ("-p", "no:pytest-qt", "-p", "no:cacheprovider", "-m", "not qt", "tests", *(f"--ignore={p}" for p in CORE_IGNORES)),
 )
 HALVES = {half.name: half for half in (QT, CORE)}
 

@@ -41,6 +41,7 @@ the person (or refuse, headless) before running anything unsandboxed.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import re
 import shutil
@@ -440,6 +441,24 @@ def proxy_environment(port: int = PROXY_PORT) -> dict[str, str]:
     # and an agent CLI may talk to a server of its own on it (OpenCode's on 127.0.0.1:4096).
     local = "localhost,127.0.0.1,::1"
     return {**env, "NO_PROXY": local, "no_proxy": local, "NODE_USE_ENV_PROXY": "1"}
+
+
+def python_module_files(command: Sequence[str]) -> list[str]:
+    """For an agent run as ``PYTHON -m package.module …`` by this very interpreter: the file the package
+    is imported from (its ``__init__.py``), so that ``toolchain_dirs`` shows the package's folder read-only
+    where the sandbox puts an empty folder. Python's own prefix is shown already; a package installed in
+    editable mode from a checkout under ``/tmp`` or the home lives outside it, and the agent would not
+    start ("No module named …"). Any other command: nothing."""
+    if len(command) < 3 or command[1] != "-m" or not command[2]:
+        return []
+    program = shutil.which(command[0])
+    if program is None or os.path.abspath(program) != os.path.abspath(sys.executable):
+        return []  # another interpreter finds its modules on its own path, which we cannot read from here
+    try:
+        spec = importlib.util.find_spec(command[2].split(".", 1)[0])
+    except (ImportError, ValueError):
+        return []
+    return [spec.origin] if spec is not None and spec.origin and os.path.isabs(spec.origin) else []
 
 
 def toolchain_dirs(

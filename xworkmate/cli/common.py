@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -17,10 +17,12 @@ from xworkmate.cli.exits import (
     EXIT_SYSTEM,
     EXIT_TERMINATED,
 )
-from xworkmate.controllers import SessionController
 from xworkmate.domain.secrets import redact
 from xworkmate.settings import Settings
 from xworkmate.terminal_text import escape_for_terminal
+
+if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
 
 __all__ = [
     "EXIT_DATABASE",
@@ -37,7 +39,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Command = Callable[[argparse.Namespace, SessionController], int]
+# The controllers load when a command runs, not when the parser is built (issue 33: `--version` stays light).
+Command = Callable[[argparse.Namespace, "SessionController"], int]
 
 
 class CliError(Exception):

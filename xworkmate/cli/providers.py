@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import CliError, add_command
-from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind, ProviderRecord, parse_env_ref
 from xworkmate.terminal_text import escape_for_terminal, json_text
+
+if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
 
 
 def _provider_json(record: ProviderRecord) -> dict[str, Any]:

@@ -7,12 +7,14 @@ position (1 is delivered first). Bad input is one line on stderr, exit 1 (ERR-1)
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import CliError, add_command
-from xworkmate.controllers import SessionController
 from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.terminal_text import escape_for_terminal, json_text
+
+if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
 
 
 def _position(text: str, what: str) -> int:

@@ -31,19 +31,17 @@ from xworkmate.cli.search import add_search_and_export_commands
 from xworkmate.cli.skills import add_skills_parser
 from xworkmate.cli.tasks import add_run_parser, add_task_and_messages_parsers
 from xworkmate.cli.threads import add_thread_parser
-from xworkmate.controllers import SessionController, UnknownSessionKeyError, WorkspaceBindingError
-from xworkmate.controllers.app import LLMError, describe_database_url, open_controller
-from xworkmate.controllers.failures import describe_failure, is_database_failure
-from xworkmate.domain.categories import InvalidCategoryError
-from xworkmate.domain.keys import InvalidSessionKeyError
-from xworkmate.domain.runs import NotRunnable
 from xworkmate.home import chosen_home
 from xworkmate.logfile import install_log_file
 from xworkmate.settings import Settings
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
     from xworkmate.ui.opening import Opening
+
+# Issue 33 item 5: the controllers (and with them the store, SQLAlchemy and the agents) load when a
+# command runs, not when its line is parsed: `xworkmate --version`, `--help` and a mistyped command stay light.
 
 __all__ = ["build_parser", "main", "missing_gui_modules", "report_failure", "run_window", "window_opening"]
 
@@ -88,6 +86,7 @@ def window_opening() -> Opening:
 
 
 def _opening(settings: Settings, log_path: Path | None) -> Opening:
+    from xworkmate.controllers.app import open_controller
     from xworkmate.ui.opening import Opening
 
     database_url = settings.effective_database_url
@@ -174,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_doctor(args)  # needs no open store: a broken database is one of its facts
         if func is cmd_gui:
             return run_window(args, settings, log_path)
+        from xworkmate.controllers.app import open_controller
+
         controller = open_controller(settings)
         try:
             return func(args, controller)
@@ -193,8 +194,10 @@ def _failure(exc: BaseException, database_url: str, log_path: Path | None) -> tu
     The database, the system, or a bug of ours: described, with the traceback to the log file."""
     if isinstance(exc, CliError):
         return str(exc), exc.code  # said already in its words; its cause (a turn's database) gives the code
-    if isinstance(exc, _REFUSALS):
+    if isinstance(exc, _refusals()):
         return (str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)), EXIT_ERROR
+    from xworkmate.controllers.failures import describe_failure
+
     log.error("command failed", exc_info=exc)
     message = describe_failure(exc, database_url)
     if log_path is not None:
@@ -203,23 +206,32 @@ def _failure(exc: BaseException, database_url: str, log_path: Path | None) -> tu
 
 
 def _failure_code(exc: BaseException) -> int:
+    from xworkmate.controllers.failures import is_database_failure
+
     if is_database_failure(exc):
         return EXIT_DATABASE
     return EXIT_SYSTEM if isinstance(exc, OSError) else EXIT_INTERNAL
 
 
-# Failures that are the product saying no: one line, exit 1, no traceback anywhere.
-_REFUSALS: tuple[type[BaseException], ...] = (
-    CliError,
-    UnknownSessionKeyError,
-    InvalidSessionKeyError,
-    WorkspaceBindingError,
-    NotRunnable,
-    InvalidCategoryError,
-    LookupError,
-    ValueError,
-    LLMError,
-)
+def _refusals() -> tuple[type[BaseException], ...]:
+    """Failures that are the product saying no: one line, exit 1, no traceback anywhere."""
+    from xworkmate.controllers import UnknownSessionKeyError, WorkspaceBindingError
+    from xworkmate.controllers.app import LLMError
+    from xworkmate.domain.categories import InvalidCategoryError
+    from xworkmate.domain.keys import InvalidSessionKeyError
+    from xworkmate.domain.runs import NotRunnable
+
+    return (
+        CliError,
+        UnknownSessionKeyError,
+        InvalidSessionKeyError,
+        WorkspaceBindingError,
+        NotRunnable,
+        InvalidCategoryError,
+        LookupError,
+        ValueError,
+        LLMError,
+    )
 
 
 def report_failure(exc: BaseException, *, window: bool) -> int:
@@ -234,6 +246,7 @@ def _fail(message: str, code: int, *, window: bool, database_url: str) -> int:
     print(f"xworkmate: error: {line}", file=sys.stderr)
     if window:
         try:
+            from xworkmate.controllers.app import describe_database_url
             from xworkmate.ui.dialogs import StartupErrorDialog
 
             StartupErrorDialog.ask(None, line, describe_database_url(database_url))

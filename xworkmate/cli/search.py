@@ -15,15 +15,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import add_command
-from xworkmate.controllers import SessionController
-from xworkmate.controllers.export import ExportWriteError, save_export
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT
 from xworkmate.domain.secrets import redact
 from xworkmate.terminal_text import escape_document, escape_for_terminal, json_text
+
+if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
 
 __all__ = ["add_search_and_export_commands"]
 
@@ -90,6 +91,8 @@ def cmd_export(args: argparse.Namespace, controller: SessionController) -> int:
     if args.output is None:
         sys.stdout.write(escape_document(text) if fmt is ExportFormat.MARKDOWN else json_text(json.loads(text)) + "\n")
         return 0
+    from xworkmate.controllers.export import ExportWriteError, save_export
+
     try:
         path = save_export(text, Path(args.output).expanduser())
     except ExportWriteError as exc:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.common import add_command
-from xworkmate.controllers import SessionController
 from xworkmate.domain.skills import Skill, SkillCatalog
 from xworkmate.terminal_text import escape_for_terminal, json_text
+
+if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
 
 
 def skill_json(skill: Skill, selected: bool) -> dict[str, Any]:

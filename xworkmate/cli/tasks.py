@@ -18,7 +18,6 @@ from xworkmate.cli.common import (
     add_command,
 )
 from xworkmate.cli.threads import thread_json
-from xworkmate.controllers import SessionController
 from xworkmate.domain.attachments import Attachment, attachments_in
 from xworkmate.domain.elicitation import parse_answers
 from xworkmate.domain.messages import Message
@@ -27,6 +26,7 @@ from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
     from xworkmate.controllers.runs import TurnOutcome
 
 

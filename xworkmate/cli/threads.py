@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xworkmate.cli.agent import add_thread_commands, add_thread_set_arguments, apply_thread_set, thread_extras_json
 from xworkmate.cli.common import CliError, Command, add_command
-from xworkmate.controllers import SessionController
-from xworkmate.controllers.worktrees import WorktreeDirtyError
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.threads import LineState, NetworkAccess, TaskThread
 from xworkmate.terminal_text import escape_for_terminal, json_text
+
+if TYPE_CHECKING:
+    from xworkmate.controllers import SessionController
 
 _EVERY_HOST = "*"  # ``--no-allow-host`` without a destination: clear the list
 
@@ -137,6 +138,8 @@ def cmd_thread_bind(args: argparse.Namespace, controller: SessionController) -> 
 
 
 def cmd_thread_archive(args: argparse.Namespace, controller: SessionController) -> int:
+    from xworkmate.controllers.worktrees import WorktreeDirtyError
+
     try:
         thread = controller.archive_line(args.key, force=args.force)
     except WorktreeDirtyError as exc:

@@ -536,10 +536,12 @@ class TurnRunner:
         import shutil
 
         from xworkmate.agents.acp_runner import describe_acp_call
+        from xworkmate.agents.sandbox import python_module_files
 
         found = shutil.which(record.acp_command[0]) if record.acp_command else None
         # The agent's program and the files its command names must stay readable in its sandbox.
         named = [arg for arg in record.acp_command[1:] if os.path.isabs(arg) and os.path.exists(arg)]
+        named += python_module_files(record.acp_command)  # `python -m pkg`: the package's folder
         executable = [found, *named] if found else named
         ctx = self._turn.ctx
         sandbox = await ctx.store_thread.call(

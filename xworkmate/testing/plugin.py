@@ -5,7 +5,8 @@ time it needs pytest alone: no Qt, no pytest-qt, nothing of ours. Everything els
 inside the fixture that needs it, and the Qt fixtures (``xwm_loop``, ``xwm_window``) fail with one
 clear line when PySide6 or pytest-qt is missing (e.g. under ``-p no:pytest-qt``).
 
-Fixtures: ``xwm_database_url``, ``xwm_home``, ``xwm_store_template``, ``xwm_pg_template``, ``xwm_llm``, ``xwm_acp_agent``, ``xwm_loop``, ``xwm_window``.
+Fixtures: ``xwm_database_url``, ``xwm_home``, ``xwm_llm``, ``xwm_acp_agent``, ``xwm_loop``, ``xwm_window``;
+the session's migrated store templates ``xwm_store_template`` and ``xwm_pg_template``.
 Option: ``--xwm-database-url URL`` (or ``XWORKMATE_TEST_DATABASE_URL``): a PostgreSQL *server* URL;
 each test gets its own fresh database on it, dropped afterwards (SPEC §7).
 """

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unicodedata
 from pathlib import Path
@@ -33,6 +34,7 @@ from xworkmate.agents.sandbox import (
     bubblewrap_argv,
     command_env_name_problem,
     detect_sandbox,
+    python_module_files,
     sandbox_environment,
     toolchain_dirs,
 )
@@ -105,6 +107,25 @@ def test_toolchains_under_the_home_are_shown_by_their_bin_folders_and_what_those
         home / ".cache/npm",
     }
     assert home / ".local" not in found and home / ".cargo" not in found
+
+
+def test_an_agent_run_as_python_m_shows_its_package_folder_and_nothing_more(tmp_path: Path) -> None:
+    """Issue 33: the scripted agent runs as ``python -m xworkmate.testing.acp_agent``; from an editable
+    checkout under ``/tmp`` its package folder must be shown read-only, or it cannot start in bubblewrap.
+    Only the package's folder is shown (not the checkout), and only for this interpreter's ``-m``."""
+    import xworkmate
+
+    init = Path(xworkmate.__file__)
+    files = python_module_files([sys.executable, "-m", "xworkmate.testing.acp_agent", "script.json"])
+    assert files == [str(init)]
+    private = init.parent.parent.parent
+    assert set(toolchain_dirs("", (private,), extra=files)) == {init.parent}
+    other = tmp_path / "python"
+    other.write_text("#!/bin/sh\n")
+    other.chmod(0o755)
+    assert python_module_files([str(other), "-m", "xworkmate.testing.acp_agent"]) == []
+    assert python_module_files([sys.executable, str(tmp_path / "agent.py")]) == []
+    assert python_module_files([sys.executable, "-m", "no_such_package_here.x"]) == []
 
 
 def test_a_denied_path_stays_hidden_whatever_binding_shows_it(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ SUITES = {
     "checkpoints": "benchmarks.bench_checkpoints",
     "changes_view": "benchmarks.bench_changes_view",
     "search": "benchmarks.bench_search",
+    "search_exact": "benchmarks.bench_search_exact",  # issue 33: LOOP-3's 100,000-message check, from the suite
     "attachments": "benchmarks.bench_attachments",
     "skills": "benchmarks.bench_skills",
 }

@@ -68,7 +68,12 @@ def switching() -> list[Figure]:
 
         rng = random.Random(1)
         switch_and_settle(window, keys[0])  # warm caches once
+        # ISO-5, ISO-9 at size (issue 33: moved from the unit suite): switching never resets the list.
+        resets: list[str] = []
+        window.task_model.modelReset.connect(lambda: resets.append("reset"))
+        window.task_model.layoutChanged.connect(lambda: resets.append("layout"))
         times = [switch_and_settle(window, rng.choice(keys)) * 1000 for _ in range(SWITCHES)]
+        list_resets = len(resets)
         reference = _reference_switch_ms(SWITCHES)
 
         # 3. opening the line with 100,000 messages: first painted screen and memory growth.
@@ -97,6 +102,15 @@ def switching() -> list[Figure]:
             reference=percentile(reference, 95),
             reference_label="ms bare QListView p95",
             notes={"p50_ms": p50, "p95_ms": p95, "max_ms": max(times), "samples": SWITCHES, "seed_s": seed_s},
+        ),
+        Figure(
+            name="list resets while switching (5k lines)",
+            value=list_resets,
+            unit="resets",
+            target="0 (ISO-5, ISO-9)",
+            met=list_resets == 0,
+            reference=SWITCHES,
+            reference_label="switches made",
         ),
         Figure(
             name="open 100k-message line: first paint",

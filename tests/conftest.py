@@ -19,13 +19,13 @@ os.environ.setdefault("QT_API", "pyside6")
 os.environ.setdefault("PYTEST_QT_API", "pyside6")
 
 from tests.support import halves
-from tests.support.fixtures import openai_server, openai_server_factory
+from tests.support.fixtures import openai_server, openai_server_factory, xw
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.testing import templates
 
-__all__ = ["openai_server", "openai_server_factory"]
+__all__ = ["openai_server", "openai_server_factory", "xw"]
 
 ROOT = Path(__file__).resolve().parent.parent
 

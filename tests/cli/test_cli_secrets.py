@@ -7,19 +7,17 @@ keyring backend stands in for the OS keyring; the provider is the real test serv
 
 from __future__ import annotations
 
-import io
 import json
 import logging
-import os
 import sqlite3
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
 import pytest
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
+from tests.support.fixtures import Cli
 from tests.support.keyring_backend import MemoryKeyring
 from tests.support.openai_server import ErrorReply, OpenAIServer
 from xworkmate import cli
@@ -45,27 +43,6 @@ def files_holding_the_key(home: Path) -> list[Path]:
     """Every file under XWORKMATE_HOME (database, WAL, checkpoints, any log) with the key's bytes in it."""
     needles = [KEY.encode(), KEY[:10].encode(), KEY[-8:].encode()]
     return [p for p in home.rglob("*") if p.is_file() and any(n in p.read_bytes() for n in needles)]
-
-
-Cli = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def xw(home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    """``xworkmate ARGS`` in this process; returns (exit code, stdout, stderr)."""
-    for name in [n for n in os.environ if n.startswith("XWORKMATE_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("XWORKMATE_HOME", str(home))
-
-    def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-        capsys.readouterr()
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        code = cli.main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture

@@ -7,31 +7,20 @@ visibility predicate.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from sqlalchemy import delete, text
 
+from tests.support.search_scale import SHAPE_SIZE, check_exact_search
+from tests.support.search_scale import found_ids as _ids
+from tests.support.search_scale import say as _say
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.search import search_lines
 from xworkmate.domain.messages import MessageRole, MessageSource
-from xworkmate.domain.search import parse_query
 from xworkmate.domain.viewers import DESKTOP, Viewer
 from xworkmate.store import Store, open_store
 from xworkmate.store.repositories import utcnow
-from xworkmate.store.search import SearchRepository, insert_messages
+from xworkmate.store.search import SearchRepository
 from xworkmate.store.tables import MessageRow
-
-
-def _say(store: Store, key: str, text: str, **kw: object) -> int:
-    kw.setdefault("role", MessageRole.USER)
-    kw.setdefault("source", MessageSource.HUMAN)
-    return store.messages.append(key, content=text, **kw).id  # type: ignore[arg-type]
-
-
-def _ids(store: Store, query: str, viewer: Viewer = DESKTOP, line: str | None = None) -> list[int]:
-    found = SearchRepository(store).messages(parse_query(query), viewer=viewer, line=line, limit=1000)
-    return [m.id for m in found]
 
 
 @pytest.fixture
@@ -217,50 +206,7 @@ def test_upgrading_to_the_index_indexes_existing_messages(database_url: str) -> 
         store.close()
 
 
-def _bulk(store: Store, key: str, count: int, plant: dict[int, str]) -> list[int]:
-    """``count`` messages on ``key`` (bulk Core insert with its index entries); message ``n`` of
-    ``plant`` gets that text."""
-    start = utcnow() - timedelta(days=1)
-    words = ["alpha", "beta", "gamma", "delta", "部署", "数据库", "测试", "报告", "ünïcödé", "résumé"]
-    ids: list[int] = []
-    with store.begin() as connection:
-        for base in range(0, count, 5000):
-            rows = []
-            for n in range(base, min(base + 5000, count)):
-                body = plant.get(n) or f"message {n} {words[n % 10]} {words[(n * 7) % 10]} 第{n % 97}号"
-                rows.append(
-                    {
-                        "thread_id": key,
-                        "role": "user",
-                        "source": "human",
-                        "content": body,
-                        "state": "complete",
-                        "created_at": start + timedelta(milliseconds=n),
-                        "payload": None,
-                        "quarantined": False,
-                    }
-                )
-            ids += insert_messages(connection, rows)
-    return ids
-
-
-@pytest.mark.timeout(600)
-def test_search_over_100000_messages(controller: SessionController, store: Store) -> None:
-    """LOOP-3 at size: 100,000 messages, a rare two-character word, a one-character search, a
-    category line beside it; exact answers, newest first."""
-    busy = controller.create_line("Busy").thread_id
-    medical = controller.create_line("Ward").thread_id
-    controller.set_category(medical, "medical")
-    plant = {n: f"第{n}条: 蓝色 sky over the Ünïcode café" for n in range(0, 100_000, 2_941)}
-    ids = _bulk(store, busy, 100_000, plant)
-    hidden = _say(store, medical, "蓝色 in the ward")
-    planted = [ids[n] for n in sorted(plant, reverse=True)]
-    assert _ids(store, "蓝色") == [hidden, *planted]
-    assert _ids(store, "蓝色", Viewer.of_thread(busy, None)) == planted
-    assert _ids(store, "café 蓝色", line=busy) == planted
-    assert _ids(store, "蓝") == [hidden, *planted]
-    results = search_lines(store, "数据库", limit=20)
-    assert results.truncated and results.message_count == 20
-    with_word = [ids[n] for n in range(100_000) if n not in plant and 5 in (n % 10, (n * 7) % 10)]
-    assert [h.message_id for h in results.lines[0].hits] == sorted(with_word, reverse=True)[:20]
-    assert SearchRepository(store).index_size().indexed_messages == 100_001
+def test_search_at_a_shape_size(controller: SessionController, store: Store) -> None:
+    """LOOP-3's exact answers over 3,000 messages; the same check over 100,000 is the scale benchmark
+    (``python -m benchmarks search_exact``, issue 33 item 5)."""
+    check_exact_search(controller, store, SHAPE_SIZE)

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from tests.support.fixtures import Cli
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind
 from xworkmate.ui import MainWindow
@@ -198,18 +199,33 @@ def test_an_agents_sign_in_method_is_set_in_the_form_and_shown_again_on_edit(
     ],
 )
 def test_the_cli_and_the_dialog_refuse_the_same_agent_with_the_same_words(
-    home: Path, name: str, env: str, field: str, words: str
+    xw: Cli, name: str, env: str, field: str, words: str
 ) -> None:
-    """Issue 19 item 3: the rules sit on ProviderRecord, so `provider add` no longer stores what the form refuses."""
-    from tests.cli.test_cli import run_cli
-
+    """Issue 19 item 3: the rules sit on ProviderRecord, so `provider add` no longer stores what the form
+    refuses. The CLI's ``main`` runs in this process (issue 33: a parity check); the smoke test below runs
+    it as a real process once."""
     with pytest.raises(AcpFormError) as refused:
         agent_record(name, "true", env)
     assert refused.value.field == field and words in str(refused.value)
     args = ["provider", "add", name, "--acp-command", "true"] + (["--acp-env", env] if env else [])
-    proc = run_cli(home, *args)
+    code, _out, err = xw(*args)
+    assert code == 1
+    assert words in err and len(err.strip().splitlines()) == 1
+    assert "1 BAD" not in err.replace(name, "")  # a pasted value is never echoed
+    code, out, _err = xw("provider", "list", "--json")
+    assert code == 0 and out.strip() == "[]"
+
+
+def test_the_cli_process_refuses_an_agent_the_dialog_refuses_in_one_line_and_stores_nothing(home: Path) -> None:
+    """The parity checks above as one real ``xworkmate`` process: its stderr and exit code."""
+    from tests.cli.test_cli import run_cli
+
+    words = "must look like NAME=env:VAR"
+    with pytest.raises(AcpFormError, match=words):
+        agent_record("weird", "true", "1 BAD=env:")
+    proc = run_cli(home, "provider", "add", "weird", "--acp-command", "true", "--acp-env", "1 BAD=env:")
     assert proc.returncode == 1
     assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    assert "1 BAD" not in proc.stderr.replace(name, "")  # a pasted value is never echoed
+    assert "1 BAD" not in proc.stderr
     listed = run_cli(home, "provider", "list", "--json")
     assert listed.returncode == 0 and listed.stdout.strip() == "[]"

@@ -53,7 +53,8 @@ run: $(STAMP) translations
 # Issue 33 item 5: the whole suite, each test once: the tests marked `qt` in .venv (pytest-qt offscreen),
 # every other one in the Qt-free .venv-core (`test-core`); tests/support/halves.py defines the halves and
 # its `check` fails when a test is in neither half or in both.
-test: $(STAMP) $(CORE_STAMP) translations
+test: $(STAMP) translations
+	@$(MAKE) --no-print-directory $(CORE_STAMP)
 	bash tests/support/install_agents.sh
 	$(BIN)/python -m tests.support.halves check
 	$(BIN)/python -m tests.support.halves run qt

@@ -363,10 +363,15 @@ def test_a_model_picked_for_a_codex_line_reaches_the_responses_request_and_stays
     assert sets and all((p["configId"], p["value"]) == ("model", "gpt-5.4") for p in sets), sets
     # Each later turn (a new process) resumes codex's session; codex forgets the pick on resume, so it is
     # sent again after each resume, before the prompt.
-    kinds = ("session/new", "session/resume", "session/prompt", "session/set_config_option")
+    # Issue 32 item 6: codex advertises sessionCapabilities.close; each turn's process closes its session as
+    # the turn ends (the process lives one turn), and codex answers it.
+    kinds = ("session/new", "session/resume", "session/prompt", "session/set_config_option", "session/close")
     steps = [e["msg"]["method"] for e in _trace() if e["dir"] == "out" and e["msg"].get("method") in kinds]
-    resumed = ["session/resume", "session/set_config_option", "session/prompt"]
-    assert steps == ["session/new", "session/prompt", *resumed, *resumed], steps
+    resumed = ["session/resume", "session/set_config_option", "session/prompt", "session/close"]
+    assert steps == ["session/new", "session/prompt", "session/close", *resumed, *resumed], steps
+    closes = _sent("out", "session/close")
+    replies = {e["msg"]["id"]: e["msg"] for e in _trace() if e["dir"] == "in" and "method" not in e["msg"]}
+    assert all("result" in replies[c["id"]] for c in closes), [replies.get(c["id"]) for c in closes]
     assert {m["params"]["sessionId"] for m in _sent("out", "session/prompt")} == {
         m["params"]["sessionId"] for m in _sent("out", "session/resume")
     }

@@ -14,6 +14,8 @@ The test folders live outside ``/tmp`` (under ``/var/tmp`` when it is writable):
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
 import tempfile
 import uuid
@@ -259,6 +261,14 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     model = server_destination(openai_server.base_url)
     assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
     assert {"host": "127.0.0.1", "port": 5432, "allowed": False} in logged, logged
+    # Issue 32 item 6: OpenCode advertises sessionCapabilities.close; the turn closed its session as it ended
+    # (the agent process lives one turn) and OpenCode answered.
+    trace = [json.loads(row) for row in Path(os.environ["XWORKMATE_ACP_TRACE"]).read_text().splitlines() if row]
+    prompts = [e["msg"] for e in trace if e["dir"] == "out" and e["msg"].get("method") == "session/prompt"]
+    closes = [e["msg"] for e in trace if e["dir"] == "out" and e["msg"].get("method") == "session/close"]
+    assert [c["params"]["sessionId"] for c in closes] == [p["params"]["sessionId"] for p in prompts], closes
+    replies = {e["msg"]["id"]: e["msg"] for e in trace if e["dir"] == "in" and "method" not in e["msg"]}
+    assert all("result" in replies[c["id"]] for c in closes), [replies.get(c["id"]) for c in closes]
 
 
 def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variables(

@@ -40,6 +40,8 @@ Script keys (all optional)::
       "resume_session": false,           # advertise sessionCapabilities.resume (session/resume)
       "list_sessions": false,            # advertise sessionCapabilities.list (session/list)
       "delete_sessions": false,          # advertise sessionCapabilities.delete (session/delete)
+      "close_sessions": false,           # advertise sessionCapabilities.close (session/close)
+      "close_mode": "ok",                # session/close: "ok", "error" (an error answer) or "hang" (no answer)
       "mcp_http": false,                 # advertise mcpCapabilities.http
       "mcp_sse": false,                  # advertise mcpCapabilities.sse
       "prompt_capabilities": {"image": true, "embeddedContext": true},  # promptCapabilities (ATT-1)
@@ -127,6 +129,7 @@ from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
+    CloseSessionResponse,
     EnvVariable,
     Implementation,
     ListSessionsResponse,
@@ -244,6 +247,7 @@ class ScriptedAgent(Agent):
                         **({"resume": {}} if self.script.get("resume_session") else {}),
                         **({"list": {}} if self.script.get("list_sessions") else {}),
                         **({"delete": {}} if self.script.get("delete_sessions") else {}),
+                        **({"close": {}} if self.script.get("close_sessions") else {}),
                     },
                     "mcpCapabilities": {
                         "http": bool(self.script.get("mcp_http")),
@@ -390,6 +394,15 @@ class ScriptedAgent(Agent):
         del sessions[session_id]
         Path(str(self.script["state"])).write_text(json.dumps(sessions), encoding="utf-8")
         return {}
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        self.report("close_session", session_id=session_id)
+        mode = self.script.get("close_mode", "ok")
+        if mode == "hang":
+            await asyncio.Event().wait()
+        if mode == "error":
+            raise RequestError.internal_error({"details": "the scripted agent fails session/close"})
+        return CloseSessionResponse()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any

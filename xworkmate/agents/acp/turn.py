@@ -143,6 +143,7 @@ class _Turn(_TerminalRequests, _SignIn):
         # SKL-2: the line's selected skills, sent with the prompt.
         self.skills: tuple[Skill, ...] = ()
         self._elicitations = 0  # issue 32 item 3: numbers the conversation's records of them
+        self.closes = False  # issue 32 item 6: the agent advertised sessionCapabilities.close
 
     # -- driving the turn
 
@@ -175,9 +176,28 @@ class _Turn(_TerminalRequests, _SignIn):
             if self.runner._live.get(self.request.thread_id, (None, None))[1] is self:
                 del self.runner._live[self.request.thread_id]
             try:
-                await self.terminals.close()  # SBX-1: no terminal outlives the turn
+                await self._close_session(connection)
             finally:
-                await agent.close_reaped(connection)
+                try:
+                    await self.terminals.close()  # SBX-1: no terminal outlives the turn
+                finally:
+                    await agent.close_reaped(connection)
+
+    async def _close_session(self, connection: ClientSideConnection) -> None:
+        """Issue 32 item 6: the agent process lives for one turn, so its session is closed as the turn ends
+        (``session/close``, when advertised) and no archived line leaves one open; the next turn resumes it.
+        A short wait; an agent that fails or does not answer is stopped as before, and it is only logged."""
+        agent = self.agent
+        if not self.closes or self.session_id is None or agent is None or agent.failure.done():
+            return
+        closing = asyncio.create_task(connection.close_session(session_id=self.session_id))
+        await asyncio.wait({closing}, timeout=agent.timeouts.cancel_grace)
+        if not closing.done():
+            closing.cancel()
+            log.debug("line %s: the agent did not answer session/close", self.request.thread_id)
+        await asyncio.wait({closing})
+        if not closing.cancelled() and closing.exception() is not None:
+            log.debug("line %s: session/close failed: %s", self.request.thread_id, closing.exception())
 
     async def _outcome(self, agent: _AgentProcess, protocol: asyncio.Task[AcpTurnResult]) -> AcpTurnResult:
         if not protocol.done():
@@ -250,6 +270,7 @@ class _Turn(_TerminalRequests, _SignIn):
             self.emit(skip)
         can_load = bool(capabilities and capabilities.load_session)
         sessions = capabilities.session_capabilities if capabilities else None
+        self.closes = bool(sessions and sessions.close is not None)
         can_resume = bool(sessions and sessions.resume is not None)
         if stored_session and (can_resume or can_load):
             # Issue 15, item 7: resume (no replay) when advertised, else load (the agent replays).

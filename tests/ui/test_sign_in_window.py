@@ -40,7 +40,15 @@ def test_the_sign_in_card_lists_the_methods_and_picking_one_goes_on(
     assert "First run in a terminal:" in shown and "login" in shown  # a terminal method shows its command
     buttons = {b.property("methodId"): b for b in card.findChildren(QPushButton, "signInMethodButton")}
     assert set(buttons) == {"oauth", "api-key"}
-    assert label_text(window, "lineStatusLabel").startswith("Waiting for you — its agent needs sign-in")
+    # The card comes with the change itself; the status line is redrawn once the line is read on the store
+    # worker (LOOP-4), a moment later.
+    run(
+        loop,
+        wait_until(
+            lambda: label_text(window, "lineStatusLabel").startswith("Waiting for you — its agent needs sign-in"),
+            what="the line to say it waits for a sign-in",
+        ),
+    )
     window.grab().save(str(tmp_path / "sign-in.png"))
 
     qtbot.mouseClick(buttons["api-key"], Qt.MouseButton.LeftButton)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from xworkmate.domain.network import card_connections
-from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, ActionKind, action_kind
+from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.domain.tools import ActionKind, NativeTool, tool_spec
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import plain_words
 
@@ -40,13 +41,6 @@ COLLAPSED_LINES = 6
 EXPANDED_LINES = 400
 
 
-_READ_VERBS = {
-    "read_file": QT_TRANSLATE_NOOP("RenderingText", "Read {where}"),
-    "list_dir": QT_TRANSLATE_NOOP("RenderingText", "Listed {where}"),
-    "search_files": QT_TRANSLATE_NOOP("RenderingText", "Searched for {where}"),
-    "read_skill": QT_TRANSLATE_NOOP("RenderingText", "Read skill {where}"),
-}
-"""Title templates (English); shown through ``translate("RenderingText", …)``."""
 ERROR_WORDS = {
     "not_approved": QT_TRANSLATE_NOOP("RenderingText", "you rejected this"),
     "write_refused": QT_TRANSLATE_NOOP("RenderingText", "the write was refused"),
@@ -214,22 +208,20 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
     error_kind = data.get("error_kind")
     if data.get("mode") == "acp":
         return _acp_card(name, summary, content, ok=ok, error_kind=error_kind, diff=str(data.get("diff") or ""))
+    spec = tool_spec(name)  # issue 33 item 3: the card's wording is the tool table's (domain/tools.py)
+    command = spec is not None and spec.kind is ActionKind.COMMAND
     if not ok:
-        if name == "run_command" and error_kind in (None, "timeout", "cancelled"):
+        if command and error_kind in (None, "timeout", "cancelled"):
             # The command ran (and exited non-zero, or was stopped): its output is the interesting part.
             card = _command_card(name, args, content, ok=False)
             return replace(card, status=error_words(error_kind, content, args)) if error_kind else card
-        subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
+        subject = f"$ {args.get('command', '')}" if command else summary
         return ToolCard(name, subject, error_words(error_kind, content, args), False, "reason", _reason(content))
-    if name == "run_command":
+    if command:
         return _command_card(name, args, content, ok=True)
-    if action_kind(name) is ActionKind.EDIT:
+    if spec is not None and spec.kind is ActionKind.EDIT:
         path = str(data.get("changed_path") or args.get("path") or "?")
-        verb = (
-            translate("RenderingText", "Wrote {path}")
-            if name == "write_file"
-            else translate("RenderingText", "Edited {path}")
-        )
+        verb = translate("RenderingText", spec.card_title)
         diff = str(data.get("diff") or "")
         first = content.splitlines()[0] if content else ""
         if match := _WROTE_LINE.match(first):  # "created a.py (74 bytes written)": the title names the file
@@ -240,12 +232,12 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
         else:
             status = plain_words(first) or translate("RenderingText", "ok")
         return ToolCard(name, verb.format(path=args.get("path", path)), status, True, "diff" if diff else "none", diff)
-    if name in _READ_VERBS:
-        where = args.get("pattern") if name == "search_files" else args.get("path", ".")
-        if name == "read_skill":  # SKL-2: the skill, and the file beside its SKILL.md when one was asked for
+    if spec is not None and spec.kind is ActionKind.READ and spec.card_title:
+        where = args.get("pattern") if name == NativeTool.SEARCH_FILES else args.get("path", ".")
+        if name == NativeTool.READ_SKILL:  # SKL-2: the skill, and the file beside its SKILL.md when one was asked
             where = "/".join(str(p) for p in (args.get("name", "?"), args.get("path")) if p)
-        title = translate("RenderingText", _READ_VERBS[name]).format(
-            where=repr(where) if name == "search_files" else where
+        title = translate("RenderingText", spec.card_title).format(
+            where=repr(where) if name == NativeTool.SEARCH_FILES else where
         )
         count = len(content.splitlines())
         lines = RenderingText.tr("%n line(s)", "", count)

@@ -20,6 +20,7 @@ from xworkmate.agents.tools.commands import run_command, run_command_async
 from xworkmate.agents.tools.context import CommandOutcome, ToolContext, ToolResult
 from xworkmate.agents.tools.reading import list_dir, read_file, search_files
 from xworkmate.agents.tools.writing import edit_file, write_file
+from xworkmate.domain.tools import NativeTool, ToolHome, is_native_edit, tool_names
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ _QUOTE_DESCRIPTION = (
 
 _SCHEMAS: tuple[dict[str, Any], ...] = (
     {
-        "name": "list_dir",
+        "name": NativeTool.LIST_DIR.value,
         "description": "List a directory inside the working directory: sub-directories end with '/', "
         "files show their size, symbolic links their target.",
         "parameters": {
@@ -48,7 +49,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "read_file",
+        "name": NativeTool.READ_FILE.value,
         "description": "Read a UTF-8 text file inside the working directory. Long files are truncated with a "
         "note telling the offset to continue from.",
         "parameters": {
@@ -63,7 +64,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "search_files",
+        "name": NativeTool.SEARCH_FILES.value,
         "description": "Search the text files under a directory for a regular expression (Python syntax) or, "
         "with literal=true, a plain string. Returns 'path:line: text' lines, capped.",
         "parameters": {
@@ -86,7 +87,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "write_file",
+        "name": NativeTool.WRITE_FILE.value,
         "description": "Create or replace a text file inside the working directory. Only allowed when the "
         "human asked for it: pass their words in quote.",
         "parameters": {
@@ -101,7 +102,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "edit_file",
+        "name": NativeTool.EDIT_FILE.value,
         "description": "Replace one exact piece of text in a file inside the working directory. "
         "old must occur exactly once, whitespace included. Only allowed when the human asked for it: "
         "pass their words in quote.",
@@ -121,7 +122,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "read_skill",
+        "name": NativeTool.READ_SKILL.value,
         "description": "Read one of the skills selected for this line: its instructions (SKILL.md), or, with path, "
         "a file beside its SKILL.md.",
         "parameters": {
@@ -138,7 +139,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "run_command",
+        "name": NativeTool.RUN_COMMAND.value,
         "description": "Run a shell command (/bin/sh -c) in the working directory. stdin is empty; "
         "stdout and stderr are returned together, long output keeps its beginning and end. The command and "
         "everything it started are killed at the timeout, and background processes do not outlive it.",
@@ -158,10 +159,10 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
     },
 )
 
-TOOL_NAMES: tuple[str, ...] = tuple(schema["name"] for schema in _SCHEMAS)
+TOOL_NAMES: tuple[str, ...] = tool_names(ToolHome.WORKSPACE)
+"""The workspace tools, in the one tool table's order (``domain.tools``, issue 33 item 3)."""
 
-
-SKILL_TOOL = "read_skill"
+SKILL_TOOL = NativeTool.READ_SKILL.value
 
 
 def tool_schemas(*, skills: bool = False) -> list[dict[str, Any]]:
@@ -201,7 +202,7 @@ async def dispatch_tool_call_async(name: str, arguments_json: str | Mapping[str,
         return prepared
     if name in _READERS:
         return await asyncio.to_thread(_invoke, name, prepared, ctx)
-    if name != "run_command":
+    if name != NativeTool.RUN_COMMAND:
         return _invoke(name, prepared, ctx)
     try:
         outcome = await run_command_async(ctx, **prepared)
@@ -235,10 +236,10 @@ def _prepare(name: str, arguments_json: str | Mapping[str, Any]) -> dict[str, An
 
 def _invoke(name: str, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     try:
-        if name == "run_command":
+        if name == NativeTool.RUN_COMMAND:
             return _command_result(run_command(ctx, **args))
-        if name in ("write_file", "edit_file"):
-            outcome = write_file(ctx, **args) if name == "write_file" else edit_file(ctx, **args)
+        if is_native_edit(name):
+            outcome = write_file(ctx, **args) if name == NativeTool.WRITE_FILE else edit_file(ctx, **args)
             return ToolResult(
                 ok=True,
                 content=outcome.to_tool_text(),
@@ -264,10 +265,10 @@ def read_selected_skill(ctx: ToolContext, name: str, path: str | None = None) ->
 
 
 _READERS: dict[str, Callable[..., str]] = {
-    "list_dir": list_dir,
-    "read_file": read_file,
-    "search_files": search_files,
-    SKILL_TOOL: read_selected_skill,
+    NativeTool.LIST_DIR: list_dir,
+    NativeTool.READ_FILE: read_file,
+    NativeTool.SEARCH_FILES: search_files,
+    NativeTool.READ_SKILL: read_selected_skill,
 }
 
 
@@ -284,7 +285,7 @@ def _command_result(outcome: CommandOutcome) -> ToolResult:
     return ToolResult(
         ok=outcome.ok,
         content=outcome.to_tool_text(),
-        tool_name="run_command",
+        tool_name=NativeTool.RUN_COMMAND.value,
         error_kind="timeout" if outcome.timed_out else ("cancelled" if outcome.cancelled else None),
     )
 

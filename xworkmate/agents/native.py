@@ -43,6 +43,7 @@ from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.skills import Skill, skills_prompt
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.tools import tool_spec
 from xworkmate.llm.events import (
     ProviderSelected,
@@ -248,7 +249,7 @@ class NativeAgent:
                 content=f"the arguments of {call.name} are not valid JSON ({call.arguments_error}); "
                 "call the tool again with a JSON object",
                 tool_name=call.name,
-                error_kind="invalid_arguments",
+                error_kind=ToolErrorKind.INVALID_ARGUMENTS,
             )
             self.emit(ToolDone(call, result))
             return result
@@ -271,7 +272,7 @@ class NativeAgent:
                     ok=False,
                     content=f"{call.name} was not approved: {decision.reason or 'the person rejected it'}",
                     tool_name=call.name,
-                    error_kind="not_approved",
+                    error_kind=ToolErrorKind.NOT_APPROVED,
                 )
                 self.emit(ToolDone(call, result))
                 return result
@@ -289,12 +290,12 @@ class NativeAgent:
                         ok=False,
                         content="stopped before it finished",
                         tool_name=call.name,
-                        error_kind="cancelled",
+                        error_kind=ToolErrorKind.CANCELLED,
                     ),
                 )
             )
             raise
-        if not result.ok and result.error_kind == "write_refused":
+        if not result.ok and result.error_kind == ToolErrorKind.WRITE_REFUSED:
             log.warning("write refused on %s: %s", self.request.thread_id, result.content)
         self.emit(ToolDone(call, result))
         return result

@@ -13,7 +13,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from xworkmate.agents.agent_config import ConfigPath, config_fingerprint, describe_config_changes
 from xworkmate.agents.events import (
@@ -65,6 +65,7 @@ from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.skills import Skill
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 from xworkmate.domain.tool_trust import quarantines_output
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.domain.viewers import QuarantineMark
 from xworkmate.llm.errors import LLMError
 from xworkmate.llm.events import ToolCall
@@ -182,7 +183,7 @@ class TurnRunner:
         checkpoints = self._turn.checkpoints()
         started = await checkpoints.before_turn(request.thread_id)
         control = await asyncio.to_thread(self._control_files_before, request.working_directory)
-        status = "stopped"  # what a cancelled turn ends as
+        status = TurnEnding.STOPPED  # what a cancelled turn ends as
         try:
             outcome = await self._run_one(
                 request,
@@ -291,7 +292,7 @@ class TurnRunner:
                 return await recorder.failed(describe_failure(exc, turn.ctx.settings.effective_database_url), exc)
         finally:
             await recorder.writes.drained()  # every message is stored and said before the turn ends
-        status: Literal["finished", "step_limit"] = "finished" if finished else "step_limit"
+        status = TurnEnding.FINISHED if finished else TurnEnding.STEP_LIMIT
         return TurnOutcome(
             key=key,
             status=status,
@@ -719,7 +720,7 @@ class _TurnRecorder:
         await self.writes.drained()
         return TurnOutcome(
             key=self.key,
-            status="failed",
+            status=TurnEnding.FAILED,
             error=error,
             failure=failure_kind(cause) if cause is not None else None,
             message_ids=tuple(self.ids),
@@ -738,7 +739,9 @@ class _TurnRecorder:
             MessageState.INTERRUPTED,
         )
         await self.writes.drained()
-        return TurnOutcome(key=self.key, status="stopped", error=error, message_ids=tuple(self.ids), **self.chosen)
+        return TurnOutcome(
+            key=self.key, status=TurnEnding.STOPPED, error=error, message_ids=tuple(self.ids), **self.chosen
+        )
 
     def flush_thought(self) -> None:
         if self._thought:

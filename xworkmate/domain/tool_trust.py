@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from xworkmate.domain.messages import MessageSource
+from xworkmate.domain.tool_errors import OUR_OWN_RESULTS
 from xworkmate.domain.tools import TOOL_SPECS, ToolTrust
 
 # From the one tool table (``domain.tools``, issue 33 item 3).
@@ -28,10 +29,6 @@ TOOL_TRUST: Mapping[str, ToolTrust] = MappingProxyType({spec.name.value: spec.tr
 def tool_trust(tool_name: str) -> ToolTrust:
     """The tool's trust level; unknown tools are untrusted (fail closed)."""
     return TOOL_TRUST.get(tool_name, ToolTrust.UNTRUSTED)
-
-
-# Results the product writes itself when the tool did not run: nothing from outside is in them.
-OUR_OWN_RESULTS = frozenset({"not_approved", "invalid_arguments", "cancelled"})
 
 
 def quarantines_output(tool_name: str, *, quarantine_untrusted: bool, error_kind: str | None = None) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from xworkmate.domain.network import card_connections
 from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.tools import ActionKind, NativeTool, tool_spec
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import plain_words
@@ -41,23 +42,23 @@ COLLAPSED_LINES = 6
 EXPANDED_LINES = 400
 
 
-ERROR_WORDS = {
-    "not_approved": QT_TRANSLATE_NOOP("RenderingText", "you rejected this"),
-    "write_refused": QT_TRANSLATE_NOOP("RenderingText", "the write was refused"),
-    "path_escape": QT_TRANSLATE_NOOP("RenderingText", "refused: outside the line's folder"),
-    "hidden_path": QT_TRANSLATE_NOOP("RenderingText", "refused: a hidden file"),
-    "hard_link": QT_TRANSLATE_NOOP("RenderingText", "refused: a hard-linked file"),
-    "invalid_path": QT_TRANSLATE_NOOP("RenderingText", "refused: not a valid path"),
-    "skill_refused": QT_TRANSLATE_NOOP("RenderingText", "refused: not a file of the skill"),
-    "working_directory": QT_TRANSLATE_NOOP("RenderingText", "the line's folder is missing"),
-    "cancelled": QT_TRANSLATE_NOOP("RenderingText", "stopped before it finished"),
-    "timeout": QT_TRANSLATE_NOOP("RenderingText", "timed out"),
-    "invalid_arguments": QT_TRANSLATE_NOOP("RenderingText", "the agent sent arguments that do not fit"),
-    "unknown_tool": QT_TRANSLATE_NOOP("RenderingText", "no such tool"),
-    "internal_error": QT_TRANSLATE_NOOP("RenderingText", "failed: an internal error (logged)"),
-    "dispatch_refused": QT_TRANSLATE_NOOP("RenderingText", "refused"),
-    "agent_failed": QT_TRANSLATE_NOOP("RenderingText", "the agent stopped"),
-    "unfinished": QT_TRANSLATE_NOOP("RenderingText", "unfinished"),
+ERROR_WORDS: dict[str, str] = {
+    ToolErrorKind.NOT_APPROVED: QT_TRANSLATE_NOOP("RenderingText", "you rejected this"),
+    ToolErrorKind.WRITE_REFUSED: QT_TRANSLATE_NOOP("RenderingText", "the write was refused"),
+    ToolErrorKind.PATH_ESCAPE: QT_TRANSLATE_NOOP("RenderingText", "refused: outside the line's folder"),
+    ToolErrorKind.HIDDEN_PATH: QT_TRANSLATE_NOOP("RenderingText", "refused: a hidden file"),
+    ToolErrorKind.HARD_LINK: QT_TRANSLATE_NOOP("RenderingText", "refused: a hard-linked file"),
+    ToolErrorKind.INVALID_PATH: QT_TRANSLATE_NOOP("RenderingText", "refused: not a valid path"),
+    ToolErrorKind.SKILL_REFUSED: QT_TRANSLATE_NOOP("RenderingText", "refused: not a file of the skill"),
+    ToolErrorKind.WORKING_DIRECTORY: QT_TRANSLATE_NOOP("RenderingText", "the line's folder is missing"),
+    ToolErrorKind.CANCELLED: QT_TRANSLATE_NOOP("RenderingText", "stopped before it finished"),
+    ToolErrorKind.TIMEOUT: QT_TRANSLATE_NOOP("RenderingText", "timed out"),
+    ToolErrorKind.INVALID_ARGUMENTS: QT_TRANSLATE_NOOP("RenderingText", "the agent sent arguments that do not fit"),
+    ToolErrorKind.UNKNOWN_TOOL: QT_TRANSLATE_NOOP("RenderingText", "no such tool"),
+    ToolErrorKind.INTERNAL_ERROR: QT_TRANSLATE_NOOP("RenderingText", "failed: an internal error (logged)"),
+    ToolErrorKind.DISPATCH_REFUSED: QT_TRANSLATE_NOOP("RenderingText", "refused"),
+    ToolErrorKind.AGENT_FAILED: QT_TRANSLATE_NOOP("RenderingText", "the agent stopped"),
+    ToolErrorKind.UNFINISHED: QT_TRANSLATE_NOOP("RenderingText", "unfinished"),
 }
 """The one table of tool error kinds in words (issue 30 item 3): a failed card's status, never the code.
 English here; shown through ``translate("RenderingText", …)``. A kind not listed reads "failed"."""
@@ -70,7 +71,7 @@ _REJECTED = re.compile(r"^.* was not approved: the person rejected it$")
 
 def error_words(error_kind: str | None, content: str = "", arguments: dict[str, Any] | None = None) -> str:
     """A failed call's status in the person's words: "you rejected this", "timed out after 5 s", …"""
-    if error_kind == "timeout":
+    if error_kind == ToolErrorKind.TIMEOUT:
         first = content.splitlines()[0] if content else ""
         seconds = match["secs"] if (match := _TIMEOUT_LINE.match(first)) else (arguments or {}).get("timeout_s")
         if seconds is not None:
@@ -211,7 +212,7 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
     spec = tool_spec(name)  # issue 33 item 3: the card's wording is the tool table's (domain/tools.py)
     command = spec is not None and spec.kind is ActionKind.COMMAND
     if not ok:
-        if command and error_kind in (None, "timeout", "cancelled"):
+        if command and error_kind in (None, ToolErrorKind.TIMEOUT, ToolErrorKind.CANCELLED):
             # The command ran (and exited non-zero, or was stopped): its output is the interesting part.
             card = _command_card(name, args, content, ok=False)
             return replace(card, status=error_words(error_kind, content, args)) if error_kind else card

@@ -75,6 +75,7 @@ from xworkmate.domain.threads import (
     WorkspaceKind,
 )
 from xworkmate.domain.tool_trust import can_be_quarantined
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.presentation.files import read_preview
 from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
@@ -727,7 +728,7 @@ class MainWindow(WindowShell):
         if isinstance(change, (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished)):
             if isinstance(change, RunStarted):
                 self._last_failure.pop(change.key, None)
-            elif isinstance(change, RunFinished) and change.status == "failed" and change.error:
+            elif isinstance(change, RunFinished) and change.status == TurnEnding.FAILED and change.error:
                 self._last_failure[change.key] = change.error
             if self.live.apply(change) == self.shown_key:
                 self._show_live()

@@ -20,6 +20,7 @@ from xworkmate.agents.tools.commands import run_command, run_command_async
 from xworkmate.agents.tools.context import CommandOutcome, ToolContext, ToolResult
 from xworkmate.agents.tools.reading import list_dir, read_file, search_files
 from xworkmate.agents.tools.writing import edit_file, write_file
+from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.tools import NativeTool, ToolHome, is_native_edit, tool_names
 
 logger = logging.getLogger(__name__)
@@ -221,7 +222,7 @@ def _prepare(name: str, arguments_json: str | Mapping[str, Any]) -> dict[str, An
             ok=False,
             content=f"unknown tool {name!r}; the available tools are {', '.join(TOOL_NAMES)}",
             tool_name=str(name),
-            error_kind="unknown_tool",
+            error_kind=ToolErrorKind.UNKNOWN_TOOL,
         )
     try:
         return _parse_arguments(schema, arguments_json)
@@ -230,7 +231,7 @@ def _prepare(name: str, arguments_json: str | Mapping[str, Any]) -> dict[str, An
             ok=False,
             content=f"invalid arguments for {name}: {exc}",
             tool_name=name,
-            error_kind="invalid_arguments",
+            error_kind=ToolErrorKind.INVALID_ARGUMENTS,
         )
 
 
@@ -277,7 +278,7 @@ def _internal_error(name: str) -> ToolResult:
         ok=False,
         content=f"{name} failed because of an internal error (logged); it may not have completed",
         tool_name=name,
-        error_kind="internal_error",
+        error_kind=ToolErrorKind.INTERNAL_ERROR,
     )
 
 
@@ -286,7 +287,9 @@ def _command_result(outcome: CommandOutcome) -> ToolResult:
         ok=outcome.ok,
         content=outcome.to_tool_text(),
         tool_name=NativeTool.RUN_COMMAND.value,
-        error_kind="timeout" if outcome.timed_out else ("cancelled" if outcome.cancelled else None),
+        error_kind=ToolErrorKind.TIMEOUT
+        if outcome.timed_out
+        else (ToolErrorKind.CANCELLED if outcome.cancelled else None),
     )
 
 

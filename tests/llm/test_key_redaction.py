@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from tests.llm.conftest import FAST_RETRY, FAST_TIMEOUTS
-from tests.support.openai_server import ErrorReply, OpenAIServer, RawStreamReply, Reply, TextReply
 from xworkmate.domain.secrets import redact
 from xworkmate.llm import (
     REDACTED_KEY,
@@ -29,6 +28,7 @@ from xworkmate.llm import (
     ProviderRequestError,
     ProviderServerError,
 )
+from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, RawStreamReply, Reply, TextReply
 
 KEY = "sk-proj-Q7vR2mXk9LpT4wZc8NbY3hJd6FgS1aE5"
 MASKED = f"{KEY[:10]}...{KEY[-8:]}"  # how some providers echo a key "safely"

@@ -35,7 +35,7 @@ from xworkmate.agents.repo_guard import describe_changes as describe_repository_
 from xworkmate.agents.repo_guard import fingerprint as repository_fingerprint
 from xworkmate.agents.repo_guard import prepare_control_paths
 from xworkmate.agents.sandbox import Sandbox
-from xworkmate.agents.workspace_tools import ToolResult
+from xworkmate.agents.tools import ToolResult
 from xworkmate.controllers.changes import (
     ApprovalRequested,
     ApprovalSettled,
@@ -280,7 +280,7 @@ class TurnRunner:
             except (LLMError, ProviderConfigError, AcpSetupError) as exc:
                 return await recorder.failed(str(exc))
             except Exception as exc:
-                from xworkmate.agents.acp_runner import AcpError
+                from xworkmate.agents.acp import AcpError
 
                 if isinstance(exc, AcpError):
                     return await recorder.failed(str(exc))
@@ -430,7 +430,7 @@ class TurnRunner:
 
         A follow-up sent while the agent works cannot join its prompt; it is its next prompt (issue 14).
         """
-        from xworkmate.agents.acp_runner import (
+        from xworkmate.agents.acp import (
             AcpRunner,
             check_acp_allowed,
             permission_approver,
@@ -536,7 +536,7 @@ class TurnRunner:
         """
         import shutil
 
-        from xworkmate.agents.acp_runner import describe_acp_call
+        from xworkmate.agents.acp import describe_acp_call
         from xworkmate.agents.sandbox import python_module_files
 
         found = shutil.which(record.acp_command[0]) if record.acp_command else None
@@ -653,7 +653,7 @@ class _TurnRecorder:
 
     def _describe(self, call: ToolCall) -> str:
         if self.acp:
-            from xworkmate.agents.acp_runner import describe_acp_call
+            from xworkmate.agents.acp import describe_acp_call
 
             return describe_acp_call(call)
         return describe_call(call)

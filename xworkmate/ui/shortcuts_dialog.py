@@ -25,11 +25,13 @@ from xworkmate.presentation.shortcuts import SHORTCUTS, shortcut_keys
 
 
 def native_keys(keys: tuple[str, ...]) -> str:
-    """``("Ctrl+F", "Ctrl+L")`` as the platform writes them (``⌘F, ⌘L`` on macOS)."""
-    return ", ".join(
+    """``("Ctrl+F", "Ctrl+L")`` as the platform writes them (``⌘F, ⌘L`` on macOS); a run of more than three
+    (Ctrl+1 … Ctrl+9) as its first and last."""
+    shown = [
         QKeySequence(key, QKeySequence.SequenceFormat.PortableText).toString(QKeySequence.SequenceFormat.NativeText)
         for key in keys
-    )
+    ]
+    return f"{shown[0]} … {shown[-1]}" if len(shown) > 3 else ", ".join(shown)
 
 
 def registered_shortcut(action: str, parent: QWidget) -> list[QShortcut]:
@@ -66,15 +68,16 @@ class ShortcutsDialog(QDialog):
                 item.setData(Qt.ItemDataRole.UserRole, entry.action)
                 self.table.setItem(row, column, item)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
         layout.addWidget(buttons)
-        self.resize(560, 480)
+        self.table.setWordWrap(False)
+        self.resize(620, 620)
 
 
 def add_shortcuts_help(window: QWidget, menu: QMenu) -> QAction:

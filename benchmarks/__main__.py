@@ -30,6 +30,7 @@ SUITES = {
     "search_exact": "benchmarks.bench_search_exact",  # issue 33: LOOP-3's 100,000-message check, from the suite
     "attachments": "benchmarks.bench_attachments",
     "skills": "benchmarks.bench_skills",
+    "redact": "benchmarks.bench_redact",  # issue 33 item 3: the one redactor beside the two-step rule it replaced
     # Issue 33 item 5: both halves of the test suite, timed (tens of minutes: run by name only).
     "suite": "benchmarks.bench_suite",
 }

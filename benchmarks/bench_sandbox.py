@@ -33,7 +33,7 @@ from pathlib import Path
 from benchmarks.common import Figure, median, temp_home
 from xworkmate.agents.net_proxy import NetProxy
 from xworkmate.agents.sandbox import PROXY_PORT, Sandbox, proxy_environment
-from xworkmate.agents.workspace_tools import ToolContext, run_command
+from xworkmate.agents.tools import ToolContext, run_command
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.containment import line_sandbox, sandbox_env
 from xworkmate.store import open_store

@@ -14,10 +14,10 @@ import time
 
 from benchmarks.common import Figure, open_controller, percentile, temp_home
 from benchmarks.gui_common import application, shown_window
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import RunDelta
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui.app import start_warm_up
 
 LINES = 5

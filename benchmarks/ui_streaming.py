@@ -31,11 +31,11 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from benchmarks.common import Figure, percentile, temp_home
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import RunDelta, SessionController
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy, Timeouts
 from xworkmate.store import open_store
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui import build_main_window
 from xworkmate.ui.conversation import CONTENT_ROLE
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.agents.agent_config import config_fingerprint, describe_config_changes
 from xworkmate.controllers import SessionController
@@ -25,6 +24,7 @@ from xworkmate.controllers.containment import agent_config_paths, agent_state_di
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 
 PERSONS_SETTINGS = {"mcpServers": {"mine": {"command": "my-server"}}}
 

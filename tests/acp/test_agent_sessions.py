@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 
 def test_a_stored_session_is_resumed_when_the_agent_advertises_resume(

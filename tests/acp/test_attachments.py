@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli_attachments import png_bytes
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.session import RunRefused
 from xworkmate.domain.attachments import attachment_from_bytes
 from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 
 def _acp_line(controller: SessionController) -> str:

@@ -45,8 +45,8 @@ from tests.support.codex_agent import (
     session_requests,
     tool_results,
 )
-from tests.support.openai_server import HangReply, OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import server_destination
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply, ToolCallReply
 
 CLI_TIMEOUT = 240.0
 

@@ -11,12 +11,12 @@ import pytest
 
 from tests.acp import AGENT
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from tests.support.sandboxing import answer_approvals
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.session import RunRefused
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ThreadStatus
+from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 
 
 def test_acp_line_streams_into_its_conversation_in_its_folder(

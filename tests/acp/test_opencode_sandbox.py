@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.opencode_agent import (
     OPENCODE_STATE_DIRS,
     OPENCODE_VERSION,
@@ -56,6 +55,7 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.testing.latency_proxy import LatencyProxy
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 
 TURN_TIMEOUT = 240.0
 

@@ -31,7 +31,6 @@ from typing import Any
 
 import pytest
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.qwen_agent import (
     QWEN_ENV_REFS,
     QWEN_KEY_VAR,
@@ -49,6 +48,7 @@ from tests.support.qwen_agent import (
 )
 from tests.support.sandboxing import PG_DIRECT_PROBE, non_loopback_address, server_destination
 from xworkmate.testing.latency_proxy import LatencyProxy
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 
 CLI_TIMEOUT = 240.0
 SIGNED_IN = "Signed in to the agent with its method 'openai'."
@@ -243,7 +243,7 @@ def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postg
 ) -> None:
     """Issue 29 row 8, SBX-4, with Qwen Code (Node 20): its model server, named by ``--acp-allow-host``,
     works; its own shell cannot reach 127.0.0.1:5432; the turn's network log shows the model host allowed."""
-    from tests.support.openai_server import ScriptedToolCall
+    from xworkmate.testing.openai_server import ScriptedToolCall
 
     key = scene.qwen_line(scene.folder("network"))
     assert scene.ok("thread", "show", key)["network"] == "off"  # not chosen

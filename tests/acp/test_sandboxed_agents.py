@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.settings import Settings
+from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 
 
 @pytest.fixture

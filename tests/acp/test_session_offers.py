@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.domain.agent_session import UnknownAgentChoiceError
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 MODES = {
     "current": "ask",

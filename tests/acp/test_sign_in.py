@@ -11,10 +11,10 @@ from typing import Any
 
 from tests.acp import AGENT
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController, SignInRequested, SignInTerminalOpened, SignInTerminalView
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.threads import ThreadStatus
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 ONE = [{"id": "openai", "name": "OpenAI key", "_meta": {"type": "terminal", "args": ["--auth"]}}]
 TWO = [

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 from tests.acp.test_terminals import _line
-from tests.support.acp_scripts import scripted_agent
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController, ToolRunning
 from xworkmate.domain.messages import MessageRole
+from xworkmate.testing.acp_scripts import scripted_agent
 
 
 @needs_bwrap

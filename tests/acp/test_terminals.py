@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from tests.acp import AgentHarness
-from tests.support.acp_scripts import report_events, scripted_agent
 from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
 from xworkmate.agents.acp import AcpRunner, AcpTimeouts, permission_approver
 from xworkmate.agents.events import ToolDone
@@ -29,6 +28,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.settings import Settings
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 # A system Python: the test checkout (and its venv) may live under /tmp, which a sandbox makes private.
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable

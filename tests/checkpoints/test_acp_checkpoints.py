@@ -1,6 +1,6 @@
 """LOOP-1 for ACP lines: an agent's own edits (through the client and by its own shell) are checkpointed.
 
-The agent is the scripted ACP agent process (tests/support/acp_agent.py), sandboxed as any agent.
+The agent is the scripted ACP agent process (xworkmate/testing/acp_agent.py), sandboxed as any agent.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import asyncio
 from pathlib import Path
 
 from tests.checkpoints.support import tree_state
-from tests.support.acp_scripts import scripted_agent
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import FileChange, FileChangeKind
+from xworkmate.testing.acp_scripts import scripted_agent
 
 pytestmark = needs_bwrap
 

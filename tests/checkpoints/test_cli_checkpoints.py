@@ -16,11 +16,11 @@ from tests.checkpoints.support import tree_state
 from tests.checkpoints.test_turn_checkpoints import PROMPT, full_line, run, seed, shell, turn_one
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import HangReply, OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply, ToolCallReply
 
 pytestmark = needs_bwrap
 

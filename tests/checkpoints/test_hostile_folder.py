@@ -17,13 +17,13 @@ from tests.checkpoints.support import host_state, tree_state
 from tests.checkpoints.test_turn_checkpoints import full_line, run, shell
 from tests.cli.test_cli import assert_one_line_error, run_cli
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import FileChangeKind
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 
 pytestmark = needs_bwrap
 

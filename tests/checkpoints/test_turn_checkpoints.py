@@ -17,7 +17,6 @@ import pytest
 
 from tests.checkpoints.support import dot_git_state, make_repo, tree_state
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import ErrorReply, HangReply, OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.changes import Change, ChangesRecorded
@@ -25,6 +24,14 @@ from xworkmate.domain.checkpoints import ChangeScope, CheckpointError, FileChang
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import (
+    ErrorReply,
+    HangReply,
+    OpenAIServer,
+    ScriptedToolCall,
+    TextReply,
+    ToolCallReply,
+)
 
 pytestmark = needs_bwrap
 

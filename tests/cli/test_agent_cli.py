@@ -14,8 +14,8 @@ import pytest
 from tests.acp import AGENT
 from tests.acp.test_session_offers import CONFIG, MODEL_OPTION, MODELS, MODES
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.acp_scripts import report_events
-from tests.support.openai_server import OpenAIServer, TextReply
+from xworkmate.testing.acp_scripts import report_events
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 SECRET = "mcp-secret-value-7731"
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.openai_server import ErrorReply, OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 def add_local(home: Path, server: OpenAIServer, *extra: str) -> dict[str, object]:

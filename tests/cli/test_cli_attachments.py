@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 def png_bytes(extra: int = 0) -> bytes:

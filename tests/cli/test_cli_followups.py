@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.cli.test_cli import ok_json, run_cli
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

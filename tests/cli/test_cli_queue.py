@@ -11,9 +11,9 @@ from pathlib import Path
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import HangReply, OpenAIServer
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import HangReply, OpenAIServer
 
 
 def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_change_it(

@@ -27,12 +27,12 @@ from sqlalchemy import create_engine, text
 from tests.checkpoints.test_turn_checkpoints import call, full_line, run
 from tests.cli.test_cli import ok_json, run_cli
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.domain.export import LineExport
 from xworkmate.domain.secrets import REDACTED
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 
 OWN_KEY = "Zq81-plain-Kx7Lm2Nb5Vc8Xz3Wq"  # the configured provider's key: no common format
 GITHUB = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zCd7e"

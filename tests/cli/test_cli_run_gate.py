@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.openai_server import OpenAIServer
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.session import NoAgentProviderError, RunRefused
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ThreadStatus
+from xworkmate.testing.openai_server import OpenAIServer
 
 
 def _new_line(home: Path) -> str:

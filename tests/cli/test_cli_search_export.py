@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.export import LineExport
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 
 @pytest.fixture

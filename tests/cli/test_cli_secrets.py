@@ -19,9 +19,9 @@ import pytest
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
 from tests.support.fixtures import Cli
 from tests.support.keyring_backend import MemoryKeyring
-from tests.support.openai_server import ErrorReply, OpenAIServer
 from xworkmate import cli
 from xworkmate.llm import KEYRING_SERVICE, REDACTED_KEY
+from xworkmate.testing.openai_server import ErrorReply, OpenAIServer
 
 KEY = "sk-proj-Q7vR2mXk9LpT4wZc8NbY3hJd6FgS1aE5"
 MASKED = f"{KEY[:10]}...{KEY[-8:]}"

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import assert_one_line_error, ok_json, run_cli
-from tests.support.acp_scripts import report_events, scripted_agent
-from tests.support.openai_server import HangReply, OpenAIServer, TextReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import DEFAULT_TURN_LIMIT_S, ThreadStatus
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply
 
 
 def _env(home: Path, database_url: str) -> dict[str, str]:

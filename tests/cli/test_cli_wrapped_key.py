@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli.test_cli import ok_json, run_cli
-from tests.support.openai_server import OpenAIServer, TextReply
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 OWN_KEY = "Zq81-plain-Kx7Lm2Nb5Vc8Xz3Wq-Rt6Yu9Io4Pa1Sd0Fg"  # the configured provider's key: no common format
 TAIL = OWN_KEY[20:]

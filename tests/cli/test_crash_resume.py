@@ -20,8 +20,6 @@ from pathlib import Path
 
 from tests.cli.test_cli import ok_json, run_cli
 from tests.cli.test_cli_turn_endings import _add_server, _agent_processes, _start_run, _wait_until
-from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
-from tests.support.openai_server import HangReply, OpenAIServer, TextReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.turns import RESUME_PROMPT, RESUMED_NOTICE
@@ -31,6 +29,8 @@ from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
 from xworkmate.settings import Settings
 from xworkmate.store import open_store, turn_owners
 from xworkmate.store.external_changes import run_statuses
+from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply
 
 
 def _reopened(settings: Settings, database_url: str | None = None) -> SessionController:
@@ -164,7 +164,7 @@ def test_kill_9_during_a_tool_call_leaves_no_call_without_a_result_and_resume_co
     sqlite_controller: SessionController, settings: Settings, home: Path, openai_server: OpenAIServer
 ) -> None:
     """ERR-2: the tool call the crash cut off gets a result saying it was interrupted; Resume sends it."""
-    from tests.support.openai_server import ScriptedToolCall, ToolCallReply
+    from xworkmate.testing.openai_server import ScriptedToolCall, ToolCallReply
 
     controller = sqlite_controller
     _add_server(controller, openai_server)

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 from tests.cli.test_cli import run_cli
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
@@ -20,6 +19,7 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 R = "\ufffd"
 

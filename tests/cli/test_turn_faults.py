@@ -18,9 +18,9 @@ import pytest
 
 from tests.cli.test_cli import assert_one_line_error, ok_json
 from tests.cli.test_faults import fill, small_disk  # noqa: F401  # the tmpfs fixture
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.cli import EXIT_DATABASE
 from xworkmate.home import SQLITE_FILE
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 SLOW_REPLY = TextReply(["tick "] * 60, delay=0.2)
 """A reply that streams for about 12 s: long enough to break the database under it."""

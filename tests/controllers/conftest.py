@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.openai_server import OpenAIServer
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy, Timeouts
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer
 
 # No retries: a scripted reply is used once, so a retry would take the next test step's reply.
 NO_RETRY = RetryPolicy(max_retries=0, base_delay=0.01, max_delay=0.02, max_retry_after=0.1)

@@ -15,12 +15,12 @@ import uuid
 import pytest
 
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.agents import scope_exec
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 @needs_bwrap

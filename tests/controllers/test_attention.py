@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 from contextlib import closing
 
-from tests.support.openai_server import ErrorReply, OpenAIServer, TextReply
 from xworkmate.controllers import AttentionChanged, Change, SessionController
 from xworkmate.domain.attention import Attention
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
+from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, TextReply
 
 from .conftest import scripted_controller
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.changes import (
     AttentionChanged,
@@ -20,6 +19,7 @@ from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.store.external_changes import RunMark, mark_run, run_statuses
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 
 def test_a_turn_records_its_status_for_others_and_its_own_echo_is_not_reported(

@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.acp_scripts import report_events, scripted_agent
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import CheckpointError
 from xworkmate.domain.lines import FolderPin, folder_problem, pin_folder
@@ -27,6 +25,8 @@ from xworkmate.domain.threads import ThreadStatus
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.store.checkpoints import CheckpointRepository
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 PWN = "write pwned.txt containing pwned"
 

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from tests.controllers.conftest import no_retry_router, scripted_controller
-from tests.support.acp_scripts import report_events, scripted_agent
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.followup_queue import QueueItemError
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 
 def say(controller: SessionController, key: str, text: str) -> int:

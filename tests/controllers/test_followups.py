@@ -12,10 +12,10 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from tests.support.acp_scripts import report_events, scripted_agent
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import Change, RunFinished, SessionController, ToolRunning
 from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 def say(controller: SessionController, key: str, text: str) -> int:

@@ -15,12 +15,12 @@ import pytest
 
 from tests.controllers.conftest import scripted_controller
 from tests.controllers.test_sandbox_indirect_ways_out import call, git, tool_outputs
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController, WorkspaceBindingError
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 
 
 @pytest.fixture

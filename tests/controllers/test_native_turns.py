@@ -8,15 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.openai_server import (
-    ErrorReply,
-    HangReply,
-    OpenAIServer,
-    ScriptedToolCall,
-    TextReply,
-    ToolCallReply,
-    unused_base_url,
-)
 from tests.support.sandboxing import answer_approvals
 from xworkmate.controllers import Change, SessionController
 from xworkmate.controllers.changes import RunDelta, RunFinished
@@ -27,6 +18,15 @@ from xworkmate.domain.threads import ThreadStatus
 from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy, Timeouts
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import (
+    ErrorReply,
+    HangReply,
+    OpenAIServer,
+    ScriptedToolCall,
+    TextReply,
+    ToolCallReply,
+    unused_base_url,
+)
 
 FAST = RetryPolicy(max_retries=1, base_delay=0.01, max_delay=0.02, max_retry_after=0.1)
 

@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 
 from tests.controllers.conftest import scripted_controller
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 @pytest.fixture

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.acp_scripts import report_events, scripted_agent
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.skills import UnknownSkillError
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.skills import SkillOrigin
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 def write_skill(folder: Path, name: str, description: str, body: str = "") -> Path:

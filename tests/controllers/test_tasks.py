@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import Change, LineCreated, SessionController, ToolRunning
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord
@@ -16,6 +15,7 @@ from xworkmate.domain.threads import ThreadKind
 from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 def fast_router(providers: list[ProviderConfig]) -> ModelRouter:

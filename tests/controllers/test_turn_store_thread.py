@@ -17,13 +17,13 @@ from contextlib import closing
 import pytest
 from sqlalchemy import event, text
 
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import Change, MessagesAppended, RunFinished, RunStarted, SessionController
 from xworkmate.controllers.store_thread import STORE_THREAD
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 from .conftest import scripted_controller
 

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from tests.dispatch.support import real_router
-from tests.support.openai_server import OpenAIServer
 from xworkmate.dispatch import DispatchService
 from xworkmate.domain.keys import key_to_dir_name
 from xworkmate.llm import ModelRouter
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from tests.dispatch.support import MED, MED_MODEL, MEDICAL, PLAIN, PLAIN_MODEL, make_line, say
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.dispatch import NOT_PASSED, DispatchService, handle_dispatch_tool
 from xworkmate.domain.categories import (
     CategoryChoice,
@@ -25,6 +24,7 @@ from xworkmate.domain.categories import (
 from xworkmate.domain.threads import ExecutionMode, ThreadKind
 from xworkmate.llm import CategoryModelError, ModelRouter
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 
 def _ask_model(router: ModelRouter, server: OpenAIServer, category: str | None, pinned: str | None) -> str:

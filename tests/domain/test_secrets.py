@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xworkmate.domain.secrets import MIN_SECRET_CHARS, REDACTED, redact, redact_key, register_secret
+from xworkmate.domain.secrets import MIN_SECRET_CHARS, REDACTED, redact, register_secret
 
 B62 = "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zCd7eFg0hJk"
 
@@ -142,9 +142,9 @@ def test_extra_values_are_redacted_from_the_threshold_on() -> None:
 
 
 def test_an_echoed_key_and_its_pieces_share_the_one_marker() -> None:
-    """``redact_key`` (a provider's echo, in pieces) and ``redact`` write the same marker."""
+    """A provider's echo of the key it was sent, in pieces (``key=``), gets the one marker (issue 33 item 3)."""
     key = SECRETS["openai-project"]
-    assert redact_key(f"bad key {key[:10]}...{key[-8:]}", key) == f"bad key {REDACTED}...{REDACTED}"
+    assert redact(f"bad key {key[:10]}...{key[-8:]}", key=key) == f"bad key {REDACTED}...{REDACTED}"
 
 
 @given(st.lists(st.sampled_from([*SECRETS.values(), "plain words ", "\n", "https://a.io/?x=1&", " 3f5e2a9c "])))
@@ -154,3 +154,25 @@ def test_redacting_twice_changes_nothing_and_no_key_survives(parts: list[str]) -
     assert redact(once) == once
     for secret in SECRETS.values():
         assert secret not in once
+
+
+def test_redacting_grows_linearly_with_the_text_with_a_key_and_registered_keys() -> None:
+    """Issue 33 item 3: the one ``redact(text, key=…)`` stays one pass per rule: ten times the text costs
+    about ten times the time (a quadratic rule would cost a hundred); an order of growth, not a clock limit."""
+    import time
+
+    key = SECRETS["openai-project"]
+    for n in range(20):
+        register_secret(f"growth-test-key-{n:03d}-Lq2Zx9")
+    unit = f"a line of prose about the build; the key was {key[:10]}...{key[-8:]} and then {key}. "
+
+    def cost(copies: int) -> float:
+        text = unit * copies
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            redact(text, key=key)
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    assert cost(2_000) / cost(200) < 40

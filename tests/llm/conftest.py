@@ -10,8 +10,8 @@ from keyring.backend import KeyringBackend
 
 from tests.support.fixtures import openai_server, openai_server_factory
 from tests.support.keyring_backend import MemoryKeyring
-from tests.support.openai_server import OpenAIServer
 from xworkmate.llm import ModelRouter, OpenAIChatClient, ProviderConfig, RetryPolicy, Timeouts
+from xworkmate.testing.openai_server import OpenAIServer
 
 __all__ = ["openai_server", "openai_server_factory"]
 

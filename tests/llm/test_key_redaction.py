@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.llm.conftest import FAST_RETRY, FAST_TIMEOUTS
-from tests.support.openai_server import ErrorReply, OpenAIServer, RawStreamReply, Reply, TextReply
+from xworkmate.domain.secrets import redact
 from xworkmate.llm import (
     REDACTED_KEY,
     LLMError,
@@ -27,8 +27,8 @@ from xworkmate.llm import (
     ProviderFailover,
     ProviderRequestError,
     ProviderServerError,
-    redact_key,
 )
+from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, RawStreamReply, Reply, TextReply
 
 KEY = "sk-proj-Q7vR2mXk9LpT4wZc8NbY3hJd6FgS1aE5"
 MASKED = f"{KEY[:10]}...{KEY[-8:]}"  # how some providers echo a key "safely"
@@ -57,20 +57,20 @@ STREAM_ERROR = RawStreamReply([f"data: {json.dumps({'error': {'message': f'bad k
 # -- the rule ---------------------------------------------------------------------------------
 
 
-def test_redact_key_replaces_the_whole_key_and_every_echoed_piece_of_eight_or_more() -> None:
+def test_redact_with_the_key_replaces_the_whole_key_and_every_echoed_piece_of_eight_or_more() -> None:
     """SEC-1: the key, and prefix/suffix echoes like ``sk-proj-Q7...6FgS1aE5``, become the marker."""
     text = f"key {KEY!r}; masked {MASKED}; quoted again: {KEY}"
-    redacted = redact_key(text, KEY)
+    redacted = redact(text, key=KEY)
     assert_no_key(redacted)
     assert redacted == f"key '{REDACTED_KEY}'; masked {REDACTED_KEY}...{REDACTED_KEY}; quoted again: {REDACTED_KEY}"
 
 
-def test_redact_key_keeps_pieces_shorter_than_eight_and_text_without_a_key() -> None:
+def test_redact_with_the_key_keeps_pieces_shorter_than_eight_and_text_without_a_key() -> None:
     """SEC-1's partial rule stops at 8 characters, so ordinary words sharing a few letters survive."""
     short_echo = f"key ends in ...{KEY[-4:]} and starts {KEY[:3]}"
-    assert redact_key(short_echo, KEY) == short_echo
-    assert redact_key("no key here", None) == "no key here"
-    assert redact_key("pass abc123 now", "abc123") == f"pass {REDACTED_KEY} now"  # a short key only whole
+    assert redact(short_echo, key=KEY) == short_echo
+    assert redact("no key here", key=None) == "no key here"
+    assert redact("pass abc123 now", key="abc123") == f"pass {REDACTED_KEY} now"  # a short key only whole
 
 
 # -- the client -------------------------------------------------------------------------------

@@ -11,17 +11,6 @@ from typing import Any, TypeVar
 
 import pytest
 
-from tests.support.openai_server import (
-    DropConnectionReply,
-    ErrorReply,
-    HangReply,
-    OpenAIServer,
-    RawStreamReply,
-    ScriptedToolCall,
-    TextReply,
-    ToolCallReply,
-    unused_base_url,
-)
 from xworkmate.llm import (
     Finished,
     MalformedResponseError,
@@ -46,6 +35,17 @@ from xworkmate.llm import (
     collect_stream,
 )
 from xworkmate.llm.openai_client import tls_context
+from xworkmate.testing.openai_server import (
+    DropConnectionReply,
+    ErrorReply,
+    HangReply,
+    OpenAIServer,
+    RawStreamReply,
+    ScriptedToolCall,
+    TextReply,
+    ToolCallReply,
+    unused_base_url,
+)
 
 MakeClient = Callable[..., OpenAIChatClient]
 E = TypeVar("E", bound=Exception)

@@ -8,14 +8,6 @@ from typing import Any
 
 import pytest
 
-from tests.support.openai_server import (
-    ErrorReply,
-    HangReply,
-    OpenAIServer,
-    RawStreamReply,
-    TextReply,
-    unused_base_url,
-)
 from xworkmate.llm import (
     ApiKeyError,
     CategoryModelError,
@@ -34,6 +26,14 @@ from xworkmate.llm import (
     TextDelta,
     Timeouts,
     collect_stream,
+)
+from xworkmate.testing.openai_server import (
+    ErrorReply,
+    HangReply,
+    OpenAIServer,
+    RawStreamReply,
+    TextReply,
+    unused_base_url,
 )
 
 MakeProvider = Callable[..., ProviderConfig]

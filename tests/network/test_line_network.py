@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 
 from tests.controllers.conftest import scripted_controller
-from tests.support.acp_scripts import report_events, scripted_agent
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from tests.support.sandboxing import (
     PG_DIRECT_PROBE,
     PG_PROXIED_PROBE,
@@ -28,6 +26,8 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
 
 def _reach(server: OpenAIServer) -> str:

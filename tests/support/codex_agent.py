@@ -44,8 +44,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall
 from tests.support.opencode_agent import agents_dir, install_status
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall
 
 __all__ = [
     "CODEX_ACP_VERSION",

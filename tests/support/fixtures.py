@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.openai_server import OpenAIServer
+from xworkmate.testing.openai_server import OpenAIServer
 
 
 @pytest.fixture

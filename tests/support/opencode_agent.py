@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tests.support.openai_server import OpenAIServer, ScriptedToolCall
+from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall
 
 OPENCODE_VERSION = "1.18.33"
 PROVIDER_ID = "xwtest"

@@ -48,8 +48,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.support.openai_server import ScriptedToolCall
 from tests.support.opencode_agent import agents_dir, install_status, session_requests, tool_names, tool_results
+from xworkmate.testing.openai_server import ScriptedToolCall
 
 __all__ = [
     "QWEN_ENV_REFS",

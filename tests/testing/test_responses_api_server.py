@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.openai_server import (
+from xworkmate.testing.openai_server import (
     RESPONSES_PATH,
     ErrorReply,
     OpenAIServer,

@@ -21,12 +21,12 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.preferences import LANGUAGE_ENV, Language
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.testing.openai_server import OpenAIServer
 from xworkmate.ui import MainWindow, build_main_window
 from xworkmate.ui.i18n import install_translations, remove_translations
 

@@ -10,9 +10,9 @@ from typing import Any, TypeVar
 
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, Reply, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.llm import ModelRouter, ProviderConfig, RetryPolicy, Timeouts
+from xworkmate.testing.openai_server import OpenAIServer, Reply, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import LIVE_ROLE, ROLE_ROLE
 

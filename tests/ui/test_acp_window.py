@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ExecutionMode, TaskThread
+from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import CARD_ROLE, FORMAT_ROLE, HEADER_ROLE
 from xworkmate.ui.execution import NO_AGENTS_LABEL

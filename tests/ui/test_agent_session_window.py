@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QCheckBox, QCombo
 from pytestqt.qtbot import QtBot
 
 from tests.acp.test_session_offers import CONFIG, MODEL_OPTION, MODES
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
 
 from .conftest import open_window

@@ -12,10 +12,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import NetworkAccess
 from xworkmate.preferences import Language
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.approvals import ApprovalCard
 from xworkmate.ui.i18n import install_translations, remove_translations

@@ -20,9 +20,9 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from tests.support.git_repos import make_repo
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.changes_view import ChangedFilesModel, ChangesView, DiffView, RestoreChoice
 from xworkmate.ui.conversation import CHIP_ROLE, MESSAGE_ID_ROLE

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 from pytestqt.qtbot import QtBot
 
 from tests.acp.test_elicitation import ELICIT
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.elicitation import ElicitationCard
 

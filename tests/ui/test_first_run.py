@@ -13,9 +13,9 @@ import asyncio
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.testing.openai_server import OpenAIServer
 from xworkmate.ui.first_run import NO_PROVIDER_EMPTY_TEXT, NO_PROVIDER_STATUS
 
 from .conftest import open_window

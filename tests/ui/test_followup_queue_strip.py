@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import HangReply, OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation.followup_queue import QueueItemRow
 

@@ -16,10 +16,10 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from tests.support.acp_scripts import scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.domain.agent_session import LineUsage
 from xworkmate.preferences import Language
+from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.agent_session import UsageMeter
 from xworkmate.ui.i18n import install_translations, remove_translations

@@ -40,11 +40,11 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.categories import ACP_CATEGORY_REFUSAL, normal_task_reminder
 from xworkmate.preferences import LANGUAGE_ENV, Language, chosen_language, load_preferences
 from xworkmate.settings import Settings
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow, i18n
 from xworkmate.ui.i18n import active_language, install_chosen_translations, install_translations, remove_translations
 from xworkmate.ui.rendering import tool_card

@@ -17,11 +17,11 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import HangReply, OpenAIServer, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import LIVE_ROLE, MESSAGE_ID_ROLE, MessageListModel
 from xworkmate.ui.live_runs import LiveRow
@@ -342,7 +342,7 @@ def test_a_failed_turn_shows_why_and_leaves_the_line_runnable(
     agent_controller: SessionController,
     openai_server: OpenAIServer,
 ) -> None:
-    from tests.support.openai_server import ErrorReply
+    from xworkmate.testing.openai_server import ErrorReply
 
     window = agent_window
     openai_server.script(ErrorReply(401, {"error": {"message": "bad key"}}))

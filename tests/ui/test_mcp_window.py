@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QMenu, QPushButton
 from pytestqt.qtbot import QtBot
 
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
 
 from .conftest import open_window

@@ -12,12 +12,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import ErrorReply, OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.attention import Attention
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
+from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, TextReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.start import APP_DISPLAY_NAME
 from xworkmate.ui.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
@@ -256,7 +256,7 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
     from PySide6.QtWidgets import QPushButton
 
     from tests.acp.test_sign_in import TWO
-    from tests.support.acp_scripts import scripted_agent
+    from xworkmate.testing.acp_scripts import scripted_agent
     from xworkmate.ui.sign_in import SignInCard
 
     controller = sqlite_controller

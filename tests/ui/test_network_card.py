@@ -11,11 +11,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import PG_PROXIED_PROBE, needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import CARD_ROLE
 
@@ -108,7 +108,7 @@ def test_a_connection_made_while_no_command_runs_stays_a_notice_and_a_card_has_n
 ) -> None:
     """The scripted ACP agent reaches 5432 with its own shell and no tool call of its running: the bar and
     the status say so, no card lists it, and no card offers a button."""
-    from tests.support.acp_scripts import scripted_agent
+    from xworkmate.testing.acp_scripts import scripted_agent
 
     window, controller = agent_window, agent_controller
     scripted_agent(

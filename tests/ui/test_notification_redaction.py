@@ -10,9 +10,9 @@ import asyncio
 
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.secrets import REDACTED
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui import MainWindow
 
 from .support_runs import turn_on

@@ -24,10 +24,10 @@ import pytest
 from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import ErrorReply, OpenAIServer, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
+from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.needs_you import NOTIFICATIONS_STATE
 from xworkmate.ui.notifier import FreedesktopNotifications, TrayNotifications

@@ -10,10 +10,10 @@ import asyncio
 
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 
 from .support import click_line, finished, message_texts, send

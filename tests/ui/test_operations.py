@@ -22,7 +22,6 @@ from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
-from tests.support.openai_server import HangReply, OpenAIServer, Reply, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
@@ -30,6 +29,7 @@ from xworkmate.domain.threads import ExecutionMode, PermissionLevel
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.testing.latency_proxy import LatencyProxy
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, Reply, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.approvals import ApprovalCard
 from xworkmate.ui.background import jobs_waiting

@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QCheckBox
 from pytestqt.qtbot import QtBot
 
 from tests.support.keyring_backend import MemoryKeyring
-from tests.support.openai_server import OpenAIServer, TextReply, unused_base_url
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, unused_base_url
 from xworkmate.ui import MainWindow
 from xworkmate.ui.providers import ProviderSettingsDialog
 

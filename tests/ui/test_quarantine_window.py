@@ -17,9 +17,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.viewers import quarantine_placeholder
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import HEADER_ROLE, HIDDEN_FROM_MODEL, HIDDEN_ROLE, MESSAGE_ID_ROLE
 

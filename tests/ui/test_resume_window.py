@@ -14,13 +14,13 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from tests.cli.test_cli_turn_endings import _start_run, _wait_until
-from tests.support.openai_server import HangReply, OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.turns import RESUMED_NOTICE
 from xworkmate.domain.messages import MessageState
 from xworkmate.domain.threads import ThreadStatus
 from xworkmate.settings import Settings
 from xworkmate.store import open_store, turn_owners
+from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply
 
 from .conftest import open_window
 from .support import click_line, finished, settled

@@ -10,10 +10,10 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from tests.support.sandboxing import needs_bwrap, path_without_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import NetworkAccess
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 
 from .support import click_line, finished, send, settled

@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
-from tests.support.acp_scripts import agent_folder, report_events, scripted_agent
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
+from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.sign_in_terminal import SignInTerminal

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
 from tests.acp.test_sign_in import TWO
-from tests.support.acp_scripts import report_events, scripted_agent
 from xworkmate.controllers import SessionController
+from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.sign_in import SignInCard
 

@@ -14,9 +14,9 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import pane as pane_module
 

@@ -9,12 +9,12 @@ from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from tests.support.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.controllers import SessionController
 from xworkmate.domain.keys import MAIN_KEY
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import ThreadKind
+from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import (
     CATEGORY_BADGE_ROLE,

@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QComboBox, QLa
 from pytestqt.qtbot import QtBot
 
 import xworkmate.ui
-from tests.support.acp_scripts import scripted_agent
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.store import Store
+from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.wording import SPEC_ID, plain_words
 

@@ -43,6 +43,7 @@ from typing import ClassVar
 
 from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
 from xworkmate.agents.sandbox import Access, SandboxPolicy, always_hidden
+from xworkmate.domain.tool_errors import ToolErrorKind
 
 __all__ = [
     "EscapeReason",
@@ -78,7 +79,7 @@ class ToolError(Exception):
 class WorkingDirectoryError(ToolError):
     """The thread's working directory itself is missing or not a directory (ISO-4 ``needs_workspace``)."""
 
-    kind: ClassVar[str] = "working_directory"
+    kind: ClassVar[str] = ToolErrorKind.WORKING_DIRECTORY
 
 
 class InvalidPathReason(StrEnum):
@@ -92,7 +93,7 @@ class InvalidPathReason(StrEnum):
 class InvalidPathError(ToolError):
     """The requested path cannot name a file at all (empty, NUL byte, ``~``, link loop)."""
 
-    kind: ClassVar[str] = "invalid_path"
+    kind: ClassVar[str] = ToolErrorKind.INVALID_PATH
 
     def __init__(self, requested: str, reason: InvalidPathReason, message: str) -> None:
         super().__init__(message)
@@ -109,7 +110,7 @@ class EscapeReason(StrEnum):
 class PathEscapeError(ToolError):
     """The requested path resolves outside the working directory (WR-1)."""
 
-    kind: ClassVar[str] = "path_escape"
+    kind: ClassVar[str] = ToolErrorKind.PATH_ESCAPE
 
     def __init__(self, requested: str, working_directory: Path, resolved: Path, reason: EscapeReason) -> None:
         why = {
@@ -130,7 +131,7 @@ class PathEscapeError(ToolError):
 class LinkedFileError(ToolError):
     """A regular file with more than one hard link, refused for reading and writing (SBX-2)."""
 
-    kind: ClassVar[str] = "hard_link"
+    kind: ClassVar[str] = ToolErrorKind.HARD_LINK
 
     def __init__(self, shown: str, links: int) -> None:
         super().__init__(
@@ -145,7 +146,7 @@ class LinkedFileError(ToolError):
 class HiddenPathError(ToolError):
     """A path the line's sandbox hides, or keeps read-only and a write asked for (SBX-2, SBX-3)."""
 
-    kind: ClassVar[str] = "hidden_path"
+    kind: ClassVar[str] = ToolErrorKind.HIDDEN_PATH
 
 
 def refuse_hidden(policy: SandboxPolicy | None, target: Path, shown: str, *, write: bool = False) -> None:

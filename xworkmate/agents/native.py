@@ -39,21 +39,12 @@ from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.attachments import attachments_in, text_with_attachments
 from xworkmate.domain.interruptions import PARTIAL_REPLY
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.domain.permissions import (
-    EDIT_SUMMARY,
-    LIST_SUMMARY,
-    READ_SUMMARY,
-    RUN_SUMMARY,
-    SEARCH_SUMMARY,
-    SKILL_SUMMARY,
-    WRITE_SUMMARY,
-    ActionKind,
-    action_kind,
-    needs_approval,
-)
+from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.skills import Skill, skills_prompt
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.domain.tool_errors import ToolErrorKind
+from xworkmate.domain.tools import tool_spec
 from xworkmate.llm.events import (
     ProviderSelected,
     ReasoningDelta,
@@ -258,7 +249,7 @@ class NativeAgent:
                 content=f"the arguments of {call.name} are not valid JSON ({call.arguments_error}); "
                 "call the tool again with a JSON object",
                 tool_name=call.name,
-                error_kind="invalid_arguments",
+                error_kind=ToolErrorKind.INVALID_ARGUMENTS,
             )
             self.emit(ToolDone(call, result))
             return result
@@ -281,7 +272,7 @@ class NativeAgent:
                     ok=False,
                     content=f"{call.name} was not approved: {decision.reason or 'the person rejected it'}",
                     tool_name=call.name,
-                    error_kind="not_approved",
+                    error_kind=ToolErrorKind.NOT_APPROVED,
                 )
                 self.emit(ToolDone(call, result))
                 return result
@@ -299,12 +290,12 @@ class NativeAgent:
                         ok=False,
                         content="stopped before it finished",
                         tool_name=call.name,
-                        error_kind="cancelled",
+                        error_kind=ToolErrorKind.CANCELLED,
                     ),
                 )
             )
             raise
-        if not result.ok and result.error_kind == "write_refused":
+        if not result.ok and result.error_kind == ToolErrorKind.WRITE_REFUSED:
             log.warning("write refused on %s: %s", self.request.thread_id, result.content)
         self.emit(ToolDone(call, result))
         return result
@@ -316,19 +307,8 @@ def describe_call(call: ToolCall) -> str:
         args = call.parse_arguments()
     except Exception:
         return f"{call.name}({call.arguments[:80]})"
-    if call.name == "run_command":
-        return RUN_SUMMARY.format(command=args.get("command", ""))
-    if action_kind(call.name) is ActionKind.EDIT:
-        return (WRITE_SUMMARY if call.name == "write_file" else EDIT_SUMMARY).format(path=args.get("path", "?"))
-    if call.name == "read_file":
-        return READ_SUMMARY.format(path=args.get("path", "."))
-    if call.name == "list_dir":
-        return LIST_SUMMARY.format(path=args.get("path", "."))
-    if call.name == "read_skill":
-        return SKILL_SUMMARY.format(name=args.get("name", "?"))
-    if call.name == "search_files":
-        return SEARCH_SUMMARY.format(pattern=args.get("pattern", ""), path=args.get("path", "."))
-    return call.name
+    spec = tool_spec(call.name)  # issue 33 item 3: the wording is the tool table's (domain/tools.py)
+    return spec.describe(args) if spec is not None else call.name
 
 
 COMPONENT_INPUT_LABEL = "[From the agent that dispatched this task, not from the person:]"

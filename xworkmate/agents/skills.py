@@ -30,6 +30,7 @@ from xworkmate.domain.skills import (
     catalog_of,
     parse_skill,
 )
+from xworkmate.domain.tool_errors import ToolErrorKind
 
 __all__ = [
     "LINE_SKILL_FOLDERS",
@@ -49,7 +50,7 @@ MAX_SKILL_READ_BYTES = 128 * 1024
 class SkillReadError(ToolError):
     """A skill file that may not be read (outside its folder, a link out, too large, missing)."""
 
-    kind = "skill_refused"
+    kind = ToolErrorKind.SKILL_REFUSED
 
 
 def person_skill_folders(home: str | os.PathLike[str]) -> tuple[Path, ...]:

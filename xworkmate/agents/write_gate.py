@@ -48,6 +48,7 @@ from xworkmate.agents.confinement import (
 )
 from xworkmate.domain.attachments import attachments_in, text_with_attachments
 from xworkmate.domain.messages import MessageSource
+from xworkmate.domain.tool_errors import ToolErrorKind
 
 if TYPE_CHECKING:
     from xworkmate.domain.messages import Message
@@ -99,7 +100,7 @@ class RefusalReason(StrEnum):
 class WriteRefused(ToolError):
     """The gate refused a write; nothing may be written. The message says which check failed."""
 
-    kind: ClassVar[str] = "write_refused"
+    kind: ClassVar[str] = ToolErrorKind.WRITE_REFUSED
 
     def __init__(self, requested_path: str, reason: RefusalReason, message: str) -> None:
         super().__init__(f"write to {requested_path!r} refused: {message}")

@@ -23,6 +23,7 @@ from xworkmate.domain.elicitation import parse_answers
 from xworkmate.domain.messages import Message
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:
@@ -123,13 +124,13 @@ def _report_outcome(outcome: TurnOutcome, as_json: bool) -> int:
         print(json_text(outcome.model_dump(mode="json")))
     elif outcome.text:
         print(escape_for_terminal(outcome.text, keep_newlines=True))
-    if outcome.status == "failed":
+    if outcome.status is TurnEnding.FAILED:
         raise CliError(outcome.error or "the run failed", _TURN_FAILURE_CODES.get(outcome.failure or "", EXIT_ERROR))
     if outcome.refused_approvals:
         raise CliError(outcome.refused_approvals[0])
-    if outcome.status == "step_limit":
+    if outcome.status is TurnEnding.STEP_LIMIT:
         raise CliError("the turn stopped at its step limit before the agent finished")
-    if outcome.status == "stopped":
+    if outcome.status is TurnEnding.STOPPED:
         raise CliError(outcome.error or "the turn was stopped")
     return 0
 

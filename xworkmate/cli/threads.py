@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Any
 from xworkmate.cli.agent import add_thread_commands, add_thread_set_arguments, apply_thread_set, thread_extras_json
 from xworkmate.cli.common import CliError, Command, add_command
 from xworkmate.domain.secrets import redact
-from xworkmate.domain.threads import LineState, NetworkAccess, TaskThread
+from xworkmate.domain.threads import LineState, NetworkAccess, PermissionLevel, TaskThread
+from xworkmate.domain.tool_trust import TOOL_TRUST, ToolTrust
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:
     from xworkmate.controllers import SessionController
 
+# issue 33 item 3: named from the tool table (domain/tools.py), not restated here
+_UNTRUSTED_TOOLS = ", ".join(name for name, trust in TOOL_TRUST.items() if trust is ToolTrust.UNTRUSTED)
 _EVERY_HOST = "*"  # ``--no-allow-host`` without a destination: clear the list
 
 
@@ -242,7 +245,8 @@ def add_thread_parser(sub: Any) -> None:
     unarchive.add_argument("key")
     tset = add("set", cmd_thread_set, "change a task line's settings")
     tset.add_argument("key")
-    tset.add_argument("--permission", choices=["ask", "auto-edit", "full"], help="what the agent may do unasked")
+    levels = [level.value for level in PermissionLevel]
+    tset.add_argument("--permission", choices=levels, help="what the agent may do unasked")
     tset.add_argument("--title")
     tset.add_argument("--mode", choices=["native", "acp"], help="built-in agent, or an external agent CLI")
     tset.add_argument(
@@ -280,7 +284,7 @@ def add_thread_parser(sub: Any) -> None:
     tset.add_argument(
         "--quarantine-untrusted",
         choices=["off", "on"],
-        help="store untrusted tools' output (run_command) hidden from the model, as a placeholder (Q-1)",
+        help=f"store untrusted tools' output ({_UNTRUSTED_TOOLS}) hidden from the model, as a placeholder (Q-1)",
     )
     tset.add_argument(
         "--skill", action="append", metavar="NAME", help="select a skill for the line; repeatable (SKL-1)"

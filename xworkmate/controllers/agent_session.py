@@ -97,8 +97,8 @@ class AgentSessionController:
 
         ``delete``: first ``session/delete`` that session (issue 32, item 6; refused in one line when the
         agent does not advertise it); a line bound to it starts a new session on its next turn."""
+        from xworkmate.agents.acp import check_acp_allowed, resolve_env_refs
         from xworkmate.agents.acp_probe import list_agent_sessions
-        from xworkmate.agents.acp_runner import check_acp_allowed, resolve_env_refs
         from xworkmate.agents.confinement import real_working_directory
         from xworkmate.agents.events import ApprovalDecision
         from xworkmate.controllers.containment import sandbox_env
@@ -227,8 +227,8 @@ def with_said_titles(found: Any, state: AgentSessionState) -> Any:
 
 def record_agent_event(recorder: Any, event: object) -> bool:
     """Store what an ACP turn or a model call reported; False when ``event`` is none of these kinds."""
+    from xworkmate.agents.acp.sessions import AcpAgentReported, AcpChoiceRefused, AcpOffersChanged, AcpSessionInfo
     from xworkmate.agents.acp_mcp import McpServerSkipped
-    from xworkmate.agents.acp_sessions import AcpAgentReported, AcpChoiceRefused, AcpOffersChanged, AcpSessionInfo
     from xworkmate.agents.events import ToolOutputGrew, UsageReported
     from xworkmate.controllers.changes import ToolRunning
 

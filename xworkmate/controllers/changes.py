@@ -15,6 +15,7 @@ from typing import ClassVar, Literal, Protocol
 from xworkmate.domain.change_preview import ChangePreview
 from xworkmate.domain.elicitation import ElicitationForm
 from xworkmate.domain.messages import Message
+from xworkmate.domain.turn_endings import TurnEnding
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +166,7 @@ class SignInSettled:
 class RunFinished:
     kind: ClassVar[Literal["run_finished"]] = "run_finished"
     key: str
-    status: Literal["finished", "step_limit", "failed", "stopped"]
+    status: TurnEnding
     error: str | None = None
 
 

@@ -36,6 +36,7 @@ from xworkmate.controllers.changes import (
     SignInSettled,
 )
 from xworkmate.controllers.store_thread import StoreThread
+from xworkmate.domain.turn_endings import TURN_ENDINGS, TurnEnding
 
 if TYPE_CHECKING:
     from xworkmate.store import Store
@@ -45,7 +46,6 @@ log = logging.getLogger(__name__)
 
 ACTIVE_ELSEWHERE = frozenset({"running", "needs_approval", "needs_sign_in"})
 """Run statuses of a turn still going on in another process."""
-_ENDED = ("finished", "step_limit", "failed", "stopped")
 _OWN_MESSAGES_KEPT = 10_000
 
 
@@ -169,9 +169,9 @@ class ExternalLines:
             if run.status in ACTIVE_ELSEWHERE:
                 self._elsewhere[run.key] = run.status
                 records.append(LineUpdated(key=run.key))
-            elif self._elsewhere.pop(run.key, None) is not None or run.status in _ENDED:
-                if run.status in _ENDED:  # first: the tracker records the outcome, then the row repaints
-                    records.append(RunFinished(key=run.key, status=run.status))  # type: ignore[arg-type]
+            elif self._elsewhere.pop(run.key, None) is not None or run.status in TURN_ENDINGS:
+                if run.status in TURN_ENDINGS:  # first: the tracker records the outcome, then the row repaints
+                    records.append(RunFinished(key=run.key, status=TurnEnding(run.status)))
                 records.append(LineUpdated(key=run.key))
         return records
 

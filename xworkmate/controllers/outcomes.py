@@ -6,12 +6,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from xworkmate.domain.turn_endings import TurnEnding
+
 
 class TurnOutcome(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     key: str
-    status: Literal["finished", "step_limit", "failed", "stopped"]
+    status: TurnEnding
     error: str | None = None
     failure: Literal["database", "system"] | None = None
     """A failed turn's cause when it was not the agent's or the provider's (``controllers.failures.failure_kind``):

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from xworkmate.domain.interruptions import INTERRUPTED_TOOL_RESULT, INTERRUPTED_TURN, PARTIAL_REPLY
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
+from xworkmate.domain.tool_errors import ToolErrorKind
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import turn_owners
 
@@ -176,7 +178,7 @@ def record_interruption(ctx: ControllerContext, dead: turn_owners.TurnOwner) -> 
                         "arguments": tool_call.arguments,
                         "summary": describe_call(tool_call),
                         "ok": False,
-                        "error_kind": "interrupted",
+                        "error_kind": ToolErrorKind.INTERRUPTED.value,
                     },
                 )
             )
@@ -192,8 +194,8 @@ def record_interruption(ctx: ControllerContext, dead: turn_owners.TurnOwner) -> 
     )
     ctx.emit_messages(key, tuple(m.id for m in stored), tuple(stored))
     # LOOP-2: the turn ended (stopped, unread): the list and "Needs you" show the line until it is seen.
-    store.line_marks.set_outcome(key, "stopped", datetime.now(UTC), stored[-1].id)
-    mark_run(store, key, "stopped")  # other windows stop showing it running
+    store.line_marks.set_outcome(key, TurnEnding.STOPPED, datetime.now(UTC), stored[-1].id)
+    mark_run(store, key, TurnEnding.STOPPED)  # other windows stop showing it running
 
 
 def interruption_notice(key: str, *, kept: int, partial: bool) -> str:

@@ -13,7 +13,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from xworkmate.agents.agent_config import ConfigPath, config_fingerprint, describe_config_changes
 from xworkmate.agents.events import (
@@ -35,7 +35,7 @@ from xworkmate.agents.repo_guard import describe_changes as describe_repository_
 from xworkmate.agents.repo_guard import fingerprint as repository_fingerprint
 from xworkmate.agents.repo_guard import prepare_control_paths
 from xworkmate.agents.sandbox import Sandbox
-from xworkmate.agents.workspace_tools import ToolResult
+from xworkmate.agents.tools import ToolResult
 from xworkmate.controllers.changes import (
     ApprovalRequested,
     ApprovalSettled,
@@ -65,6 +65,7 @@ from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.skills import Skill
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 from xworkmate.domain.tool_trust import quarantines_output
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.domain.viewers import QuarantineMark
 from xworkmate.llm.errors import LLMError
 from xworkmate.llm.events import ToolCall
@@ -182,7 +183,7 @@ class TurnRunner:
         checkpoints = self._turn.checkpoints()
         started = await checkpoints.before_turn(request.thread_id)
         control = await asyncio.to_thread(self._control_files_before, request.working_directory)
-        status = "stopped"  # what a cancelled turn ends as
+        status = TurnEnding.STOPPED  # what a cancelled turn ends as
         try:
             outcome = await self._run_one(
                 request,
@@ -279,7 +280,7 @@ class TurnRunner:
             except (LLMError, ProviderConfigError, AcpSetupError) as exc:
                 return await recorder.failed(str(exc))
             except Exception as exc:
-                from xworkmate.agents.acp_runner import AcpError
+                from xworkmate.agents.acp import AcpError
 
                 if isinstance(exc, AcpError):
                     return await recorder.failed(str(exc))
@@ -291,7 +292,7 @@ class TurnRunner:
                 return await recorder.failed(describe_failure(exc, turn.ctx.settings.effective_database_url), exc)
         finally:
             await recorder.writes.drained()  # every message is stored and said before the turn ends
-        status: Literal["finished", "step_limit"] = "finished" if finished else "step_limit"
+        status = TurnEnding.FINISHED if finished else TurnEnding.STEP_LIMIT
         return TurnOutcome(
             key=key,
             status=status,
@@ -429,7 +430,7 @@ class TurnRunner:
 
         A follow-up sent while the agent works cannot join its prompt; it is its next prompt (issue 14).
         """
-        from xworkmate.agents.acp_runner import (
+        from xworkmate.agents.acp import (
             AcpRunner,
             check_acp_allowed,
             permission_approver,
@@ -535,7 +536,7 @@ class TurnRunner:
         """
         import shutil
 
-        from xworkmate.agents.acp_runner import describe_acp_call
+        from xworkmate.agents.acp import describe_acp_call
         from xworkmate.agents.sandbox import python_module_files
 
         found = shutil.which(record.acp_command[0]) if record.acp_command else None
@@ -652,7 +653,7 @@ class _TurnRecorder:
 
     def _describe(self, call: ToolCall) -> str:
         if self.acp:
-            from xworkmate.agents.acp_runner import describe_acp_call
+            from xworkmate.agents.acp import describe_acp_call
 
             return describe_acp_call(call)
         return describe_call(call)
@@ -719,7 +720,7 @@ class _TurnRecorder:
         await self.writes.drained()
         return TurnOutcome(
             key=self.key,
-            status="failed",
+            status=TurnEnding.FAILED,
             error=error,
             failure=failure_kind(cause) if cause is not None else None,
             message_ids=tuple(self.ids),
@@ -738,7 +739,9 @@ class _TurnRecorder:
             MessageState.INTERRUPTED,
         )
         await self.writes.drained()
-        return TurnOutcome(key=self.key, status="stopped", error=error, message_ids=tuple(self.ids), **self.chosen)
+        return TurnOutcome(
+            key=self.key, status=TurnEnding.STOPPED, error=error, message_ids=tuple(self.ids), **self.chosen
+        )
 
     def flush_thought(self) -> None:
         if self._thought:

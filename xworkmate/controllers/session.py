@@ -65,6 +65,7 @@ from xworkmate.domain.threads import (
     ThreadStatus,
     ThreadSummary,
 )
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 
@@ -156,7 +157,7 @@ class SessionController:
             return []
         for key in keys:
             self.external.ended_elsewhere(key)
-            self._ctx.emit(RunFinished(key=key, status="stopped"))
+            self._ctx.emit(RunFinished(key=key, status=TurnEnding.STOPPED))
             self._ctx.emit(LineUpdated(key=key))
         return keys
 

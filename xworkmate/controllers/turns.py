@@ -28,6 +28,7 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import NotRunnable, RunRequest
 from xworkmate.domain.threads import ExecutionMode, LineState, TaskThread, ThreadKind, ThreadStatus
 from xworkmate.domain.titles import is_default_title, title_from_message
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.domain.viewers import DESKTOP
 
 if TYPE_CHECKING:
@@ -328,7 +329,7 @@ class TurnController:
         self._ctx.running.discard(key)
         self._ctx.turn_tasks.pop(key, None)
         if outcome is None:
-            self._ctx.emit(RunFinished(key=key, status="stopped"))
+            self._ctx.emit(RunFinished(key=key, status=TurnEnding.STOPPED))
         else:
             self._ctx.emit(RunFinished(key=key, status=outcome.status, error=outcome.error))
         self._ctx.emit(LineUpdated(key=key))
@@ -390,7 +391,7 @@ class TurnController:
             request, provider=provider, approver=approver, headless=headless, lease=lease, answers=answers
         )
         key = request.thread_id
-        while turn.status == "finished" and await self._still_bound(key):
+        while turn.status is TurnEnding.FINISHED and await self._still_bound(key):
             # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
             # (an ACP agent gets them as its next prompt); the line stays running in between.
             # Issue 31: then the line's queue, one item a turn, in order; each becomes the person's

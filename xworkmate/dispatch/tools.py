@@ -26,6 +26,7 @@ from xworkmate.domain.categories import InvalidCategoryError, TaskCategoryError
 from xworkmate.domain.messages import MessageSource
 from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, TASK_SEND, TASK_START
 from xworkmate.domain.threads import ThreadKind
+from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.viewers import DeliveryFlowError
 from xworkmate.llm.errors import LLMError
 
@@ -85,7 +86,7 @@ class _BadArguments(ValueError):
     pass
 
 
-def _error(name: str, text: str, kind: str = "dispatch_refused") -> ToolResult:
+def _error(name: str, text: str, kind: str = ToolErrorKind.DISPATCH_REFUSED) -> ToolResult:
     return ToolResult(ok=False, content=text, tool_name=name, error_kind=kind)
 
 
@@ -127,14 +128,14 @@ def handle_dispatch_tool(
     can act on; nothing raises.
     """
     if name not in DISPATCH_TOOL_NAMES:
-        return _error(name, f"no dispatch tool named {name!r}", "unknown_tool")
+        return _error(name, f"no dispatch tool named {name!r}", ToolErrorKind.UNKNOWN_TOOL)
     try:
         args = _arguments(name, arguments_json)
         if name == TASK_START:
             return _task_start(service, args, dispatcher_key)
         return _task_send(service, args, dispatcher_key)
     except _BadArguments as exc:
-        return _error(name, str(exc), "invalid_arguments")
+        return _error(name, str(exc), ToolErrorKind.INVALID_ARGUMENTS)
     except (
         TaskCategoryError,
         InvalidCategoryError,

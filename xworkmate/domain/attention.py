@@ -16,6 +16,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
+from xworkmate.domain.turn_endings import LEAVES_AN_ANSWER, TurnEnding
 
 
 class Attention(StrEnum):
@@ -47,9 +48,6 @@ NEEDS_YOU: frozenset[Attention] = frozenset(
 
 NOTIFIED: frozenset[Attention] = frozenset({Attention.NEEDS_APPROVAL, Attention.FAILED, Attention.FINISHED_UNREAD})
 """The states a desktop notification announces (issue 17: approval, failure, finish)."""
-
-FINISHED_OUTCOMES = frozenset({"finished", "step_limit", "stopped"})
-"""Turn endings that leave an answer to read (the agent finished, hit its step limit or was stopped)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +82,9 @@ def attention_of(facts: LineFacts) -> Attention:
         return Attention.RUNNING
     if not is_unread(facts):
         return Attention.NONE
-    if facts.last_outcome == "failed":
+    if facts.last_outcome == TurnEnding.FAILED:
         return Attention.FAILED
-    if facts.last_outcome in FINISHED_OUTCOMES:
+    if facts.last_outcome in LEAVES_AN_ANSWER:
         return Attention.FINISHED_UNREAD
     return Attention.NONE
 

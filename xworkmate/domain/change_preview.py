@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from xworkmate.domain.tools import NativeTool, is_native_edit
+
 __all__ = [
     "PREVIEW_LINES",
     "READ_MAX_BYTES",
@@ -77,7 +79,7 @@ def _arguments(arguments: str) -> dict[str, object]:
 
 def edited_path(tool: str, arguments: str) -> str | None:
     """The path a native ``write_file`` / ``edit_file`` call names, None for any other call."""
-    if tool not in ("write_file", "edit_file"):
+    if not is_native_edit(tool):
         return None
     path = _arguments(arguments).get("path")
     return path if isinstance(path, str) and path else None
@@ -113,7 +115,7 @@ def change_preview(tool: str, arguments: str, current: CurrentFile) -> ChangePre
     if path is None:
         return None
     args = _arguments(arguments)
-    if tool == "write_file":
+    if tool == NativeTool.WRITE_FILE:
         after = str(args.get("content", ""))
         if not current.exists and current.note is PreviewNote.NONE:
             content, more = _capped(after.splitlines())

@@ -20,34 +20,13 @@ agent instead remembers the answer for its session.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from xworkmate.domain.lines import PermissionLevel
-from xworkmate.domain.translatable import QT_TRANSLATE_NOOP
+from xworkmate.domain.tools import TOOL_SPECS, ActionKind, NativeTool, ToolHome, tool_names
 
-
-class ActionKind(StrEnum):
-    READ = "read"
-    EDIT = "edit"
-    COMMAND = "command"
-    QUESTION = "question"
-    """The agent asks the person something (Qwen's ``ask_user_question`` arrives as a ``think`` permission
-    request): never answered for them, at any level (issue 32, item 5)."""
-
-
-# Native tool names and ACP tool kinds (the ACP schema's ToolKind); the two sets of names do not overlap.
+# Native tool names (from the one tool table, ``domain.tools``) and ACP tool kinds (the ACP schema's
+# ToolKind); the two sets of names do not overlap.
 _KINDS: dict[str, ActionKind] = {
-    # the native agent's tools
-    "list_dir": ActionKind.READ,
-    "read_file": ActionKind.READ,
-    "search_files": ActionKind.READ,
-    "read_skill": ActionKind.READ,  # SKL-2: a selected skill, confined to its folder
-    "write_file": ActionKind.EDIT,
-    "edit_file": ActionKind.EDIT,
-    "run_command": ActionKind.COMMAND,
-    # dispatching is the agent's own bookkeeping: the task it starts asks for its own actions
-    "task_start": ActionKind.READ,
-    "task_send": ActionKind.READ,
+    **{spec.name.value: spec.kind for spec in TOOL_SPECS},
     # ACP tool kinds
     "read": ActionKind.READ,
     "search": ActionKind.READ,
@@ -102,19 +81,8 @@ def raised_level(current: PermissionLevel, tool: str) -> PermissionLevel:
     return wanted if _ORDER.index(current) < _ORDER.index(wanted) else current
 
 
-TASK_START = "task_start"
-TASK_SEND = "task_send"
-DISPATCH_TOOL_NAMES = frozenset({TASK_START, TASK_SEND})
+TASK_START = NativeTool.TASK_START.value
+TASK_SEND = NativeTool.TASK_SEND.value
+DISPATCH_TOOL_NAMES = frozenset(tool_names(ToolHome.DISPATCH))
 """The dispatch tools (dispatch/tools.py): their results are the framework's own sentences (the CAT-9
 reminder), not a program's output, so the window shows them in the person's language."""
-
-
-# Issue 20: how a tool call is summed up on its card and approval (agents/native.describe_call); the
-# window shows them translated (ui/wording.plain_words).
-RUN_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "run `{command}`")
-WRITE_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "write {path}")
-EDIT_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "edit {path}")
-READ_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "read file {path}")
-LIST_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "list dir {path}")
-SEARCH_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "search for {pattern!r} in {path}")
-SKILL_SUMMARY = QT_TRANSLATE_NOOP("CoreText", "read skill {name}")

@@ -3,9 +3,10 @@
 ``redact`` is the one rule for every text derived from what people, models and agents wrote
 (export, search results and index, ``messages``, titles, notifications, the log file): the
 person's own configured keys (``register_secret``, called wherever a key is read) and the common
-key formats become ``REDACTED``. The stored message keeps what the person typed. ``redact_key``
-is the stricter rule for one key a provider may echo in pieces. Both run on every search hit and
-index write, so each format is tried only when a cheap substring test says it could be there.
+key formats become ``REDACTED``. The stored message keeps what the person typed. Its ``key``
+argument adds the stricter rule for the one key a provider may echo in pieces (an LLM error, issue
+33 item 3: one redactor, one threshold ``MIN_SECRET_CHARS``). It runs on every search hit and index
+write, so each format is tried only when a cheap substring test says it could be there.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ __all__ = [
     "is_secret_name",
     "known_secrets",
     "redact",
-    "redact_key",
     "register_secret",
 ]
 
@@ -162,12 +162,19 @@ _FORMATS: tuple[tuple[Callable[[str], bool], re.Pattern[str], _Replacement], ...
 )
 
 
-def redact(text: str, *, also: Iterable[str] = ()) -> str:
+def redact(text: str, *, also: Iterable[str] = (), key: str | None = None) -> str:
     """SEC-1: ``text`` with every known key, every value of ``also`` (at least ``MIN_SECRET_CHARS``
     long) and every common key format replaced by ``REDACTED``. A known key whose start is there but
-    not the whole (pasted wrapped over two lines) loses every run of it (``redact_key``)."""
+    not the whole (pasted wrapped over two lines) loses every run of it.
+
+    ``key``: the key a provider was sent, which it may echo whole or masked as its first and last
+    characters (``sk-proj-abcd…wxyz``): every run of it ``MIN_SECRET_CHARS`` long or longer goes, wherever
+    it is; a shorter key only where it is whole.
+    """
     if not text:
         return text
+    if key:
+        text = _every_run_of(text, key)
     # The formats first: each takes a whole token, so a known key that is only the start of a longer
     # key-shaped token cannot leave the rest of that token behind.
     for could_hold, pattern, replacement in _FORMATS:
@@ -178,19 +185,13 @@ def redact(text: str, *, also: Iterable[str] = ()) -> str:
             text = text.replace(value, REDACTED)
         elif value[:MIN_SECRET_CHARS] in text:
             # Its start without the whole: a key wrapped over lines (or cut); every run of it goes.
-            text = redact_key(text, value)
+            text = _every_run_of(text, value)
     return text
 
 
-def redact_key(text: str, key: str | None) -> str:
-    """SEC-1: ``text`` with ``key``, and every piece of it ``MIN_SECRET_CHARS`` characters or longer, replaced.
-
-    Providers echo a rejected key whole, or masked as its first and last characters
-    (``sk-proj-abcd…wxyz``); both halves are replaced when they are long enough to matter.
-    A key shorter than ``MIN_SECRET_CHARS`` is replaced only where it appears whole.
-    """
-    if not key or not text:
-        return text
+def _every_run_of(text: str, key: str) -> str:
+    """``text`` with ``key``, and every piece of it ``MIN_SECRET_CHARS`` characters or longer, replaced;
+    a key shorter than ``MIN_SECRET_CHARS`` only where it appears whole."""
     if len(key) < MIN_SECRET_CHARS:
         return text.replace(key, REDACTED)
     width = MIN_SECRET_CHARS

@@ -6,50 +6,29 @@ model sees only the standard placeholder naming the message. The controller
 that records native turns asks this module, and so do the store, the window
 and the CLI about which messages a person may hide.
 
-Today ``run_command`` is the one untrusted tool: its output is whatever the
-command printed, which may be anything the command read from the network or the
-disk. Tools to come (a web fetch, MCP results) are added here; a name the
+Each native tool's trust is its ``ToolSpec.trust`` (``domain.tools``). Today
+``run_command`` is the one untrusted tool: its output is whatever the command
+printed, which may be anything the command read from the network or the disk.
+Tools to come (a web fetch, MCP results) are added to that table; a name the
 table does not know is untrusted, so a new tool is never trusted by omission.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from types import MappingProxyType
 
 from xworkmate.domain.messages import MessageSource
+from xworkmate.domain.tool_errors import OUR_OWN_RESULTS
+from xworkmate.domain.tools import TOOL_SPECS, ToolTrust
 
-
-class ToolTrust(StrEnum):
-    TRUSTED = "trusted"
-    """Output the product builds itself (listings, file reads inside the line's folder, dispatch receipts)."""
-    UNTRUSTED = "untrusted"
-    """Output that carries text from outside: quarantined on a line that asks for it."""
-
-
-TOOL_TRUST: Mapping[str, ToolTrust] = MappingProxyType(
-    {
-        "list_dir": ToolTrust.TRUSTED,
-        "read_file": ToolTrust.TRUSTED,
-        "search_files": ToolTrust.TRUSTED,
-        "read_skill": ToolTrust.TRUSTED,  # SKL-2: a skill the person selected, read-only
-        "write_file": ToolTrust.TRUSTED,
-        "edit_file": ToolTrust.TRUSTED,
-        "task_start": ToolTrust.TRUSTED,
-        "task_send": ToolTrust.TRUSTED,
-        "run_command": ToolTrust.UNTRUSTED,
-    }
-)
+# From the one tool table (``domain.tools``, issue 33 item 3).
+TOOL_TRUST: Mapping[str, ToolTrust] = MappingProxyType({spec.name.value: spec.trust for spec in TOOL_SPECS})
 
 
 def tool_trust(tool_name: str) -> ToolTrust:
     """The tool's trust level; unknown tools are untrusted (fail closed)."""
     return TOOL_TRUST.get(tool_name, ToolTrust.UNTRUSTED)
-
-
-# Results the product writes itself when the tool did not run: nothing from outside is in them.
-OUR_OWN_RESULTS = frozenset({"not_approved", "invalid_arguments", "cancelled"})
 
 
 def quarantines_output(tool_name: str, *, quarantine_untrusted: bool, error_kind: str | None = None) -> bool:

@@ -51,7 +51,6 @@ _EXPORTS: dict[str, str] = {
     "Usage": "xworkmate.llm.events",
     "UsageReport": "xworkmate.llm.events",
     "collect_stream": "xworkmate.llm.events",
-    "redact_key": "xworkmate.llm.errors",
     "resolve_api_key": "xworkmate.llm.providers",
     "store_api_key": "xworkmate.llm.providers",
 }

@@ -6,10 +6,9 @@ failures the router may answer by moving to the next *allowed* candidate
 (CAT-2): rate limits, server errors, an unreachable provider and timeouts.
 
 SEC-1: a provider may echo the API key it rejected ("Incorrect API key
-provided: sk-…"). ``domain.secrets.redact_key`` is the one rule for removing it (and
-``domain.secrets.redact`` for every other key format), and an error leaves the client only
-after ``LLMError.redact`` has applied both, so the key reaches no notice, log line, stderr or
-stored message.
+provided: sk-…"), whole or in pieces. ``domain.secrets.redact(text, key=…)`` is the one rule for
+removing it and every other key format, and an error leaves the client only after
+``LLMError.redact`` has applied it, so the key reaches no notice, log line, stderr or stored message.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from __future__ import annotations
 from typing import Self
 
 from xworkmate.domain.secrets import REDACTED, redact
-from xworkmate.domain.secrets import redact_key as redact_key  # its home before SEC-1's one redactor
 
 REDACTED_KEY = REDACTED
 """SEC-1: what stands where an echoed key was (the one marker, ``domain.secrets.REDACTED``)."""
@@ -33,12 +31,12 @@ class LLMError(Exception):
         self.provider = provider
 
     def redact(self, key: str | None) -> Self:
-        """SEC-1: remove ``key`` (``redact_key``) and every known key format (``redact``) from the message
+        """SEC-1: remove ``key``, every run of it, and every known key format (``redact``) from the message
         and every text attribute, in place."""
-        self.args = tuple(redact(redact_key(arg, key)) if isinstance(arg, str) else arg for arg in self.args)
+        self.args = tuple(redact(arg, key=key) if isinstance(arg, str) else arg for arg in self.args)
         for name, value in list(vars(self).items()):
             if isinstance(value, str):
-                setattr(self, name, redact(redact_key(value, key)))
+                setattr(self, name, redact(value, key=key))
         return self
 
 

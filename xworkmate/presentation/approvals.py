@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from xworkmate.domain.change_preview import ChangePreview, PreviewNote
+from xworkmate.domain.tools import NativeTool
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import home_relative
 
@@ -130,7 +131,7 @@ def _command(tool: str, arguments: str) -> str | None:
         return None
     if not isinstance(args, dict):
         return None
-    if tool == "run_command":
+    if tool == NativeTool.RUN_COMMAND:
         return str(args.get("command", ""))
     given = args.get("input")
     if tool == "execute" and isinstance(given, dict) and given.get("command"):

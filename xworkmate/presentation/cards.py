@@ -13,8 +13,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from xworkmate.domain.network import card_connections
-from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, ActionKind, action_kind
+from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
+from xworkmate.domain.tool_errors import ToolErrorKind
+from xworkmate.domain.tools import ActionKind, NativeTool, tool_spec
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import plain_words
 
@@ -40,30 +42,23 @@ COLLAPSED_LINES = 6
 EXPANDED_LINES = 400
 
 
-_READ_VERBS = {
-    "read_file": QT_TRANSLATE_NOOP("RenderingText", "Read {where}"),
-    "list_dir": QT_TRANSLATE_NOOP("RenderingText", "Listed {where}"),
-    "search_files": QT_TRANSLATE_NOOP("RenderingText", "Searched for {where}"),
-    "read_skill": QT_TRANSLATE_NOOP("RenderingText", "Read skill {where}"),
-}
-"""Title templates (English); shown through ``translate("RenderingText", …)``."""
-ERROR_WORDS = {
-    "not_approved": QT_TRANSLATE_NOOP("RenderingText", "you rejected this"),
-    "write_refused": QT_TRANSLATE_NOOP("RenderingText", "the write was refused"),
-    "path_escape": QT_TRANSLATE_NOOP("RenderingText", "refused: outside the line's folder"),
-    "hidden_path": QT_TRANSLATE_NOOP("RenderingText", "refused: a hidden file"),
-    "hard_link": QT_TRANSLATE_NOOP("RenderingText", "refused: a hard-linked file"),
-    "invalid_path": QT_TRANSLATE_NOOP("RenderingText", "refused: not a valid path"),
-    "skill_refused": QT_TRANSLATE_NOOP("RenderingText", "refused: not a file of the skill"),
-    "working_directory": QT_TRANSLATE_NOOP("RenderingText", "the line's folder is missing"),
-    "cancelled": QT_TRANSLATE_NOOP("RenderingText", "stopped before it finished"),
-    "timeout": QT_TRANSLATE_NOOP("RenderingText", "timed out"),
-    "invalid_arguments": QT_TRANSLATE_NOOP("RenderingText", "the agent sent arguments that do not fit"),
-    "unknown_tool": QT_TRANSLATE_NOOP("RenderingText", "no such tool"),
-    "internal_error": QT_TRANSLATE_NOOP("RenderingText", "failed: an internal error (logged)"),
-    "dispatch_refused": QT_TRANSLATE_NOOP("RenderingText", "refused"),
-    "agent_failed": QT_TRANSLATE_NOOP("RenderingText", "the agent stopped"),
-    "unfinished": QT_TRANSLATE_NOOP("RenderingText", "unfinished"),
+ERROR_WORDS: dict[str, str] = {
+    ToolErrorKind.NOT_APPROVED: QT_TRANSLATE_NOOP("RenderingText", "you rejected this"),
+    ToolErrorKind.WRITE_REFUSED: QT_TRANSLATE_NOOP("RenderingText", "the write was refused"),
+    ToolErrorKind.PATH_ESCAPE: QT_TRANSLATE_NOOP("RenderingText", "refused: outside the line's folder"),
+    ToolErrorKind.HIDDEN_PATH: QT_TRANSLATE_NOOP("RenderingText", "refused: a hidden file"),
+    ToolErrorKind.HARD_LINK: QT_TRANSLATE_NOOP("RenderingText", "refused: a hard-linked file"),
+    ToolErrorKind.INVALID_PATH: QT_TRANSLATE_NOOP("RenderingText", "refused: not a valid path"),
+    ToolErrorKind.SKILL_REFUSED: QT_TRANSLATE_NOOP("RenderingText", "refused: not a file of the skill"),
+    ToolErrorKind.WORKING_DIRECTORY: QT_TRANSLATE_NOOP("RenderingText", "the line's folder is missing"),
+    ToolErrorKind.CANCELLED: QT_TRANSLATE_NOOP("RenderingText", "stopped before it finished"),
+    ToolErrorKind.TIMEOUT: QT_TRANSLATE_NOOP("RenderingText", "timed out"),
+    ToolErrorKind.INVALID_ARGUMENTS: QT_TRANSLATE_NOOP("RenderingText", "the agent sent arguments that do not fit"),
+    ToolErrorKind.UNKNOWN_TOOL: QT_TRANSLATE_NOOP("RenderingText", "no such tool"),
+    ToolErrorKind.INTERNAL_ERROR: QT_TRANSLATE_NOOP("RenderingText", "failed: an internal error (logged)"),
+    ToolErrorKind.DISPATCH_REFUSED: QT_TRANSLATE_NOOP("RenderingText", "refused"),
+    ToolErrorKind.AGENT_FAILED: QT_TRANSLATE_NOOP("RenderingText", "the agent stopped"),
+    ToolErrorKind.UNFINISHED: QT_TRANSLATE_NOOP("RenderingText", "unfinished"),
 }
 """The one table of tool error kinds in words (issue 30 item 3): a failed card's status, never the code.
 English here; shown through ``translate("RenderingText", …)``. A kind not listed reads "failed"."""
@@ -76,7 +71,7 @@ _REJECTED = re.compile(r"^.* was not approved: the person rejected it$")
 
 def error_words(error_kind: str | None, content: str = "", arguments: dict[str, Any] | None = None) -> str:
     """A failed call's status in the person's words: "you rejected this", "timed out after 5 s", …"""
-    if error_kind == "timeout":
+    if error_kind == ToolErrorKind.TIMEOUT:
         first = content.splitlines()[0] if content else ""
         seconds = match["secs"] if (match := _TIMEOUT_LINE.match(first)) else (arguments or {}).get("timeout_s")
         if seconds is not None:
@@ -214,22 +209,20 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
     error_kind = data.get("error_kind")
     if data.get("mode") == "acp":
         return _acp_card(name, summary, content, ok=ok, error_kind=error_kind, diff=str(data.get("diff") or ""))
+    spec = tool_spec(name)  # issue 33 item 3: the card's wording is the tool table's (domain/tools.py)
+    command = spec is not None and spec.kind is ActionKind.COMMAND
     if not ok:
-        if name == "run_command" and error_kind in (None, "timeout", "cancelled"):
+        if command and error_kind in (None, ToolErrorKind.TIMEOUT, ToolErrorKind.CANCELLED):
             # The command ran (and exited non-zero, or was stopped): its output is the interesting part.
             card = _command_card(name, args, content, ok=False)
             return replace(card, status=error_words(error_kind, content, args)) if error_kind else card
-        subject = f"$ {args.get('command', '')}" if name == "run_command" else summary
+        subject = f"$ {args.get('command', '')}" if command else summary
         return ToolCard(name, subject, error_words(error_kind, content, args), False, "reason", _reason(content))
-    if name == "run_command":
+    if command:
         return _command_card(name, args, content, ok=True)
-    if action_kind(name) is ActionKind.EDIT:
+    if spec is not None and spec.kind is ActionKind.EDIT:
         path = str(data.get("changed_path") or args.get("path") or "?")
-        verb = (
-            translate("RenderingText", "Wrote {path}")
-            if name == "write_file"
-            else translate("RenderingText", "Edited {path}")
-        )
+        verb = translate("RenderingText", spec.card_title)
         diff = str(data.get("diff") or "")
         first = content.splitlines()[0] if content else ""
         if match := _WROTE_LINE.match(first):  # "created a.py (74 bytes written)": the title names the file
@@ -240,12 +233,12 @@ def _stored_card(data: dict[str, Any], content: str, *, failed: bool) -> ToolCar
         else:
             status = plain_words(first) or translate("RenderingText", "ok")
         return ToolCard(name, verb.format(path=args.get("path", path)), status, True, "diff" if diff else "none", diff)
-    if name in _READ_VERBS:
-        where = args.get("pattern") if name == "search_files" else args.get("path", ".")
-        if name == "read_skill":  # SKL-2: the skill, and the file beside its SKILL.md when one was asked for
+    if spec is not None and spec.kind is ActionKind.READ and spec.card_title:
+        where = args.get("pattern") if name == NativeTool.SEARCH_FILES else args.get("path", ".")
+        if name == NativeTool.READ_SKILL:  # SKL-2: the skill, and the file beside its SKILL.md when one was asked
             where = "/".join(str(p) for p in (args.get("name", "?"), args.get("path")) if p)
-        title = translate("RenderingText", _READ_VERBS[name]).format(
-            where=repr(where) if name == "search_files" else where
+        title = translate("RenderingText", spec.card_title).format(
+            where=repr(where) if name == NativeTool.SEARCH_FILES else where
         )
         count = len(content.splitlines())
         lines = RenderingText.tr("%n line(s)", "", count)

@@ -39,14 +39,32 @@ READ_BUDGET_S = 2.0
 _PROGRESS_STEPS = 10_000
 """SQLite virtual-machine steps between two looks at the clock."""
 
+FIRST_LIST_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("thread_id", str),
+    ("title", str),
+    ("kind", str),
+    ("parent_key", str),
+    ("category", str),
+    ("archived", bool),
+    ("workspace_path", str),
+    ("workspace_pin", str),
+)
+"""The ``threads`` columns the first list reads, in ``FirstLine``'s order, with their Python types. The module
+reads SQLite without SQLAlchemy (that is its point), so it cannot take them from ``store.tables``; a test
+(``tests/store/test_first_list_schema.py``) pins them, their types and nullability to the table's metadata
+(issue 33 item 3)."""
+FIRST_LIST_ORDER = ("created_at", "thread_id")
+"""``ThreadRepository.summaries``'s order."""
+
 FIRST_LIST_SQL = (
-    f"SELECT thread_id, substr(title, 1, {TITLE_MAX_CHARS}), kind, parent_key, category, archived,"
-    f" workspace_path, workspace_pin FROM threads ORDER BY created_at, thread_id LIMIT {FIRST_LIST_ROWS}"
+    "SELECT "
+    + ", ".join(f"substr(title, 1, {TITLE_MAX_CHARS})" if name == "title" else name for name, _ in FIRST_LIST_COLUMNS)
+    + f" FROM threads ORDER BY {', '.join(FIRST_LIST_ORDER)} LIMIT {FIRST_LIST_ROWS}"
 )
 """Bounded in what it reads: a title's first ``TITLE_MAX_CHARS`` characters, ``FIRST_LIST_ROWS`` lines."""
 
-
-VALUES_SQL = "SELECT name, value FROM app_state WHERE substr(name, 1, ?) = ?"
+APP_STATE_COLUMNS = ("name", "value")
+VALUES_SQL = f"SELECT {', '.join(APP_STATE_COLUMNS)} FROM app_state WHERE substr(name, 1, ?) = ?"
 """``app_state`` values by a literal prefix (not ``LIKE``: ``_`` and ``%`` in names are letters here)."""
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from functools import partial
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeyEvent, QPalette, QTextDocument
+from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeyEvent, QKeySequence, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -36,6 +36,7 @@ from xworkmate.controllers import ApprovalRequested
 from xworkmate.domain.permissions import always_level
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.presentation.approvals import ApprovalView, approval_view, pretty_arguments
+from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui import theme
 from xworkmate.ui.changes_view import DiffView
 from xworkmate.ui.elicitation import ElicitationCard
@@ -46,7 +47,10 @@ ALLOW = "allow"
 REJECT = "reject"
 ALWAYS = "always"
 
-DECISION_KEYS: dict[Qt.Key, str] = {Qt.Key.Key_Y: ALLOW, Qt.Key.Key_N: REJECT, Qt.Key.Key_A: ALWAYS}
+DECISION_KEYS: dict[Qt.Key, str] = {
+    QKeySequence(shortcut_keys(action)[0])[0].key(): decision
+    for action, decision in (("approvalAllow", ALLOW), ("approvalReject", REJECT), ("approvalAlways", ALWAYS))
+}
 """The focused card's keys (issue 17, item 3); "always" only where the card offers it."""
 ARGUMENT_LINES = 8
 BODY_LINES = 14

@@ -32,11 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
+from xworkmate.presentation.shortcuts import shortcut_keys
 
 ENTER_SENDS_STATE = "composer.enter_sends"
-SETTINGS_KEYS = "Ctrl+,"
-ARCHIVE_KEYS = "Ctrl+Shift+Backspace"
-FILTER_KEYS = ("Ctrl+F", "Ctrl+L")
+# Issue 33: the keys are the shortcut registry's (presentation/shortcuts.py).
+SETTINGS_KEYS = shortcut_keys("settingsShortcutAction")
+ARCHIVE_KEYS = shortcut_keys("archiveShortcutAction")
+FILTER_KEYS = shortcut_keys("filterShortcutAction")
 
 ACCESSIBLE_NAMES: dict[str, str] = {
     "composer": QT_TRANSLATE_NOOP("Keyboard", "Message to the agent"),
@@ -168,11 +170,9 @@ class KeyboardSetup(QObject):
         self._keyboard_in_list = False
         self.composer_keys = ComposerKeys(composer, send, controller)
         self.settings_action = self._action(
-            "settingsShortcutAction", self.tr("Settings…"), (SETTINGS_KEYS,), open_settings
+            "settingsShortcutAction", self.tr("Settings…"), SETTINGS_KEYS, open_settings
         )
-        self.archive_action = self._action(
-            "archiveShortcutAction", self.tr("Archive task line"), (ARCHIVE_KEYS,), archive
-        )
+        self.archive_action = self._action("archiveShortcutAction", self.tr("Archive task line"), ARCHIVE_KEYS, archive)
         self.filter_action = self._action(
             "filterShortcutAction", self.tr("Filter task lines"), FILTER_KEYS, lambda: self._focus_filter(filter_edit)
         )

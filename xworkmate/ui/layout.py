@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
+from xworkmate.presentation.shortcuts import shortcut_keys
 
 ELLIPSIS = "…"
 PANES_STATE = "main_window.panes"
@@ -176,8 +177,8 @@ class PaneLayout(QObject):
         self.actions: dict[int, QAction] = {}
         self.buttons: dict[int, QToolButton] = {}
         for pane, (name, label, keys) in {
-            LEFT: ("TaskPane", self.tr("task lines"), "Ctrl+B"),
-            RIGHT: ("WorkspacePane", self.tr("workspace"), "Ctrl+Alt+B"),
+            LEFT: ("TaskPane", self.tr("task lines"), shortcut_keys("toggleTaskPaneAction")[0]),
+            RIGHT: ("WorkspacePane", self.tr("workspace"), shortcut_keys("toggleWorkspacePaneAction")[0]),
         }.items():
             action = QAction(self.tr("Show {pane}").format(pane=label), window)
             action.setObjectName(f"toggle{name}Action")

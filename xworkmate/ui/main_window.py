@@ -28,7 +28,7 @@ from PySide6.QtCore import (
     QTimer,
     Slot,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QTextCursor
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import (
@@ -75,7 +75,9 @@ from xworkmate.domain.threads import (
     WorkspaceKind,
 )
 from xworkmate.domain.tool_trust import can_be_quarantined
+from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.presentation.files import read_preview
+from xworkmate.presentation.shortcuts import JUMP_COUNT, shortcut_keys
 from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.background import BackgroundCalls, run_off_thread
@@ -127,6 +129,7 @@ from xworkmate.ui.shell import (
     WindowShell,
     parse_sizes,
 )
+from xworkmate.ui.shortcuts_dialog import add_shortcuts_help, registered_shortcut
 from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.sign_in_terminal import SignInTerminal
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
@@ -142,7 +145,7 @@ DEAD_TURN_CHECK_MS = 10_000
 _AgentOffers = tuple[AgentSessionState, list[str], list[McpServerRecord]]
 """What the agent bar shows for a line: its agent's offers and picks, the MCP servers given, all configured."""
 
-JUMP_SHORTCUT_COUNT = 9
+JUMP_SHORTCUT_COUNT = JUMP_COUNT
 SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
 
 
@@ -335,7 +338,7 @@ class MainWindow(WindowShell):
     def _build_actions(self) -> None:
         self.new_line_action = QAction(self.tr("&New task line"), self)
         self.new_line_action.setObjectName("newTaskLineAction")
-        self.new_line_action.setShortcut(QKeySequence("Ctrl+N"))
+        self.new_line_action.setShortcut(QKeySequence(shortcut_keys("newTaskLineAction")[0]))
         self.new_line_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.new_worktree_line_action = QAction(self.tr("New task line in a git &worktree…"), self)
         self.new_worktree_line_action.setObjectName("newWorktreeLineAction")
@@ -344,7 +347,7 @@ class MainWindow(WindowShell):
         )
         self.quit_action = QAction(self.tr("&Quit"), self)
         self.quit_action.setObjectName("quitAction")
-        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.setShortcut(QKeySequence(shortcut_keys("quitAction")[0]))
         self.about_action = QAction(self.tr("&About XWorkmate"), self)
         self.about_action.setObjectName("aboutAction")
         self.provider_settings_action = QAction(self.tr("&Providers…"), self)
@@ -355,10 +358,11 @@ class MainWindow(WindowShell):
         self.mcp_settings_action = QAction(self.tr("&MCP servers…"), self)  # issue 15, item 3
         self.mcp_settings_action.setObjectName("mcpSettingsAction")
         # Escape stops the shown line's turn; enabled only while it runs, so Escape is free otherwise.
-        self.stop_shortcut = QShortcut(QKeySequence("Esc"), self)
+        # Issue 33: every key comes from the one registry (presentation/shortcuts.py), named by its action id.
+        self.stop_shortcut = registered_shortcut("stopShortcut", self)[0]
         self.stop_shortcut.setEnabled(False)
-        self.send_shortcuts = [QShortcut(QKeySequence(text), self) for text in ("Ctrl+Return", "Ctrl+Enter")]
-        self.jump_shortcuts = [QShortcut(QKeySequence(f"Ctrl+{n}"), self) for n in range(1, JUMP_SHORTCUT_COUNT + 1)]
+        self.send_shortcuts = registered_shortcut("sendShortcut", self)
+        self.jump_shortcuts = registered_shortcut("jumpShortcut", self)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu(self.tr("&File"))
@@ -417,6 +421,7 @@ class MainWindow(WindowShell):
         settings_menu.addAction(self.mcp_settings_action)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         help_menu.addAction(self.about_action)
+        self.shortcuts_action = add_shortcuts_help(self, help_menu)  # issue 33: lists the shortcut registry
 
     def _connect_signals(self) -> None:
         self.bridge.changed.connect(self.on_controller_changed)
@@ -727,7 +732,7 @@ class MainWindow(WindowShell):
         if isinstance(change, (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished)):
             if isinstance(change, RunStarted):
                 self._last_failure.pop(change.key, None)
-            elif isinstance(change, RunFinished) and change.status == "failed" and change.error:
+            elif isinstance(change, RunFinished) and change.status == TurnEnding.FAILED and change.error:
                 self._last_failure[change.key] = change.error
             if self.live.apply(change) == self.shown_key:
                 self._show_live()
@@ -1990,7 +1995,7 @@ class MainWindow(WindowShell):
         """Ctrl+K opens the search palette; File → Export… writes the shown line and its tasks."""
         self.search_action = QAction(self.tr("&Search lines…"), self)
         self.search_action.setObjectName("searchAction")
-        self.search_action.setShortcut(QKeySequence("Ctrl+K"))
+        self.search_action.setShortcut(QKeySequence(shortcut_keys("searchAction")[0]))
         self.search_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.export_action = QAction(self.tr("&Export…"), self)
         self.export_action.setObjectName("exportAction")

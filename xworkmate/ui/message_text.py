@@ -28,9 +28,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QMenu, QTextBrowser, QWidget
 
+from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui import markdown_style
 
-COPY_MARKDOWN = QKeySequence("Ctrl+Shift+C")
+COPY_MARKDOWN = QKeySequence(shortcut_keys("copyMarkdown")[0])  # issue 33: the shortcut registry
 
 
 def text_document(text: str, font: QFont) -> QTextDocument:

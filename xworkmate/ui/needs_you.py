@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 
 from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
 from xworkmate.domain.attention import Attention, next_needing
+from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
 from xworkmate.ui.wording import line_title, plain_words
 
@@ -52,7 +53,7 @@ class NeedsYou(QObject):
         self.notifier = notifier
         self.notifier.enabled = controller.ui_state(NOTIFICATIONS_STATE) != "0"
 
-        self.next_shortcut = QShortcut(QKeySequence("Ctrl+J"), window)
+        self.next_shortcut = QShortcut(QKeySequence(shortcut_keys("nextNeedingShortcut")[0]), window)  # issue 33
         self.next_shortcut.setObjectName("nextNeedingShortcut")
         self.notifications_action = QAction(self.tr("Desktop &notifications"), window)
         self.notifications_action.setObjectName("desktopNotificationsAction")

@@ -66,6 +66,7 @@ from xworkmate.domain.elicitation import (
 )
 from xworkmate.domain.permissions import ActionKind, action_kind
 from xworkmate.domain.secrets import redact
+from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.llm.events import ToolCall
 
 log = logging.getLogger(__name__)
@@ -179,7 +180,7 @@ class _AgentRequests(_ToolCards):
         if outside:
             reason = f"{describe_acp_call(call)} was refused: {outside}"
             log.warning("line %s: ACP permission request refused: %s", self.request.thread_id, reason)
-            self._finish_tool(tool, ok=False, error_kind="path_escape", content=reason)
+            self._finish_tool(tool, ok=False, error_kind=ToolErrorKind.PATH_ESCAPE, content=reason)
             return _answer(options, allowed=False, always=False)
         if self.cancelling:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
@@ -187,7 +188,9 @@ class _AgentRequests(_ToolCards):
         remembered = None if question else self.runner.remembered(session_id, tool.kind)
         if remembered is not None:
             if not remembered:
-                self._finish_tool(tool, ok=False, error_kind="not_approved", content="rejected always for this line")
+                self._finish_tool(
+                    tool, ok=False, error_kind=ToolErrorKind.NOT_APPROVED, content="rejected always for this line"
+                )
             return _answer(options, allowed=remembered, always=True)
         if not needs_acp_approval(tool.kind, self.level):
             return _answer(options, allowed=True, always=False)
@@ -201,7 +204,9 @@ class _AgentRequests(_ToolCards):
             chosen = (decision.answer.content or {}).get("option") if decision.answer.action == "accept" else None
             if chosen in {o.option_id for o in options}:
                 return RequestPermissionResponse(outcome=AllowedOutcome(option_id=str(chosen), outcome="selected"))
-            self._finish_tool(tool, ok=False, error_kind="not_approved", content="the person did not answer")
+            self._finish_tool(
+                tool, ok=False, error_kind=ToolErrorKind.NOT_APPROVED, content="the person did not answer"
+            )
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         always = decision.always and not question
         if always:
@@ -210,7 +215,7 @@ class _AgentRequests(_ToolCards):
             self._finish_tool(
                 tool,
                 ok=False,
-                error_kind="not_approved",
+                error_kind=ToolErrorKind.NOT_APPROVED,
                 content=f"{describe_acp_call(call)} was not approved: {decision.reason or 'the person rejected it'}",
             )
         return _answer(options, allowed=decision.allowed, always=always)

@@ -29,6 +29,7 @@ from xworkmate.agents.confinement import (
 from xworkmate.agents.events import (
     ToolOutputGrew,
 )
+from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.llm.events import ToolCall
 
 log = logging.getLogger(__name__)
@@ -52,11 +53,13 @@ class _TerminalRequests(_AgentRequests):
         self._check_session(session_id)
         plan = self.terminals.plan(command, args, env, cwd, output_byte_limit)
         if self.cancelling:
-            raise terminal_refusal(f"{plan.label} was not run: the turn is being stopped", "cancelled")
+            raise terminal_refusal(f"{plan.label} was not run: the turn is being stopped", ToolErrorKind.CANCELLED)
         unsandboxed = self.terminals.unsandboxed_reason()
         remembered = self.runner.remembered(session_id, "execute")
         if unsandboxed is None and remembered is False:
-            raise terminal_refusal(f"{plan.label} was not run: commands were rejected always", "not_approved")
+            raise terminal_refusal(
+                f"{plan.label} was not run: commands were rejected always", ToolErrorKind.NOT_APPROVED
+            )
         # Like run_command: asked at ask/auto-edit; without a sandbox at every level, saying so.
         if unsandboxed is not None or (remembered is None and needs_acp_approval("execute", self.level)):
             arguments = {
@@ -74,7 +77,7 @@ class _TerminalRequests(_AgentRequests):
             if decision is None or not decision.allowed:
                 why = decision.reason if decision is not None and decision.reason else "the person rejected it"
                 log.info("line %s: ACP terminal refused: %s: %s", self.request.thread_id, plan.label, why)
-                raise terminal_refusal(f"{plan.label} was not approved: {why}", "not_approved")
+                raise terminal_refusal(f"{plan.label} was not approved: {why}", ToolErrorKind.NOT_APPROVED)
         return CreateTerminalResponse(terminal_id=self.terminals.start(plan))
 
     async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> TerminalOutputResponse:

@@ -31,6 +31,7 @@ from xworkmate.agents.events import (
 )
 from xworkmate.agents.tools import ToolLimits, ToolResult
 from xworkmate.domain.permissions import ActionKind, action_kind
+from xworkmate.domain.tool_errors import ToolErrorKind
 
 
 class _ToolCards(_TurnState):
@@ -48,7 +49,7 @@ class _ToolCards(_TurnState):
             self.emit(ToolStarted(tool.to_call()))
         if tool.status in ("completed", "failed"):
             ok = tool.status == "completed"
-            self._finish_tool(tool, ok=ok, error_kind=None if ok else "failed", content=None)
+            self._finish_tool(tool, ok=ok, error_kind=None if ok else ToolErrorKind.FAILED, content=None)
 
     def _finish_tool(self, tool: _ToolState, *, ok: bool, error_kind: str | None, content: str | None) -> None:
         tool.done = True

@@ -79,6 +79,7 @@ from xworkmate.domain.messages import MessageState
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.skills import Skill, skills_text
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.domain.tool_errors import ToolErrorKind
 
 log = logging.getLogger(__name__)
 
@@ -158,14 +159,18 @@ class _Turn(_TerminalRequests, _SignIn):
                 await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             except asyncio.CancelledError:
                 await self._cancel(connection, protocol)
-                self._close_events(MessageState.INTERRUPTED, "cancelled", "stopped before it finished")
+                self._close_events(MessageState.INTERRUPTED, ToolErrorKind.CANCELLED, "stopped before it finished")
                 raise
             try:
                 result = await self._outcome(agent, protocol)
             except AcpAgentError:
-                self._close_events(MessageState.ERROR, "agent_failed", "the agent stopped before it finished")
+                self._close_events(
+                    MessageState.ERROR, ToolErrorKind.AGENT_FAILED, "the agent stopped before it finished"
+                )
                 raise
-            self._close_events(MessageState.COMPLETE, "unfinished", "the agent ended its turn without a result")
+            self._close_events(
+                MessageState.COMPLETE, ToolErrorKind.UNFINISHED, "the agent ended its turn without a result"
+            )
             return result
         finally:
             if not protocol.done():

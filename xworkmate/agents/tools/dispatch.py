@@ -20,6 +20,8 @@ from xworkmate.agents.tools.commands import run_command, run_command_async
 from xworkmate.agents.tools.context import CommandOutcome, ToolContext, ToolResult
 from xworkmate.agents.tools.reading import list_dir, read_file, search_files
 from xworkmate.agents.tools.writing import edit_file, write_file
+from xworkmate.domain.tool_errors import ToolErrorKind
+from xworkmate.domain.tools import NativeTool, ToolHome, is_native_edit, tool_names
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +34,7 @@ _QUOTE_DESCRIPTION = (
 
 _SCHEMAS: tuple[dict[str, Any], ...] = (
     {
-        "name": "list_dir",
+        "name": NativeTool.LIST_DIR.value,
         "description": "List a directory inside the working directory: sub-directories end with '/', "
         "files show their size, symbolic links their target.",
         "parameters": {
@@ -48,7 +50,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "read_file",
+        "name": NativeTool.READ_FILE.value,
         "description": "Read a UTF-8 text file inside the working directory. Long files are truncated with a "
         "note telling the offset to continue from.",
         "parameters": {
@@ -63,7 +65,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "search_files",
+        "name": NativeTool.SEARCH_FILES.value,
         "description": "Search the text files under a directory for a regular expression (Python syntax) or, "
         "with literal=true, a plain string. Returns 'path:line: text' lines, capped.",
         "parameters": {
@@ -86,7 +88,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "write_file",
+        "name": NativeTool.WRITE_FILE.value,
         "description": "Create or replace a text file inside the working directory. Only allowed when the "
         "human asked for it: pass their words in quote.",
         "parameters": {
@@ -101,7 +103,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "edit_file",
+        "name": NativeTool.EDIT_FILE.value,
         "description": "Replace one exact piece of text in a file inside the working directory. "
         "old must occur exactly once, whitespace included. Only allowed when the human asked for it: "
         "pass their words in quote.",
@@ -121,7 +123,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "read_skill",
+        "name": NativeTool.READ_SKILL.value,
         "description": "Read one of the skills selected for this line: its instructions (SKILL.md), or, with path, "
         "a file beside its SKILL.md.",
         "parameters": {
@@ -138,7 +140,7 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
         },
     },
     {
-        "name": "run_command",
+        "name": NativeTool.RUN_COMMAND.value,
         "description": "Run a shell command (/bin/sh -c) in the working directory. stdin is empty; "
         "stdout and stderr are returned together, long output keeps its beginning and end. The command and "
         "everything it started are killed at the timeout, and background processes do not outlive it.",
@@ -158,10 +160,10 @@ _SCHEMAS: tuple[dict[str, Any], ...] = (
     },
 )
 
-TOOL_NAMES: tuple[str, ...] = tuple(schema["name"] for schema in _SCHEMAS)
+TOOL_NAMES: tuple[str, ...] = tool_names(ToolHome.WORKSPACE)
+"""The workspace tools, in the one tool table's order (``domain.tools``, issue 33 item 3)."""
 
-
-SKILL_TOOL = "read_skill"
+SKILL_TOOL = NativeTool.READ_SKILL.value
 
 
 def tool_schemas(*, skills: bool = False) -> list[dict[str, Any]]:
@@ -201,7 +203,7 @@ async def dispatch_tool_call_async(name: str, arguments_json: str | Mapping[str,
         return prepared
     if name in _READERS:
         return await asyncio.to_thread(_invoke, name, prepared, ctx)
-    if name != "run_command":
+    if name != NativeTool.RUN_COMMAND:
         return _invoke(name, prepared, ctx)
     try:
         outcome = await run_command_async(ctx, **prepared)
@@ -220,7 +222,7 @@ def _prepare(name: str, arguments_json: str | Mapping[str, Any]) -> dict[str, An
             ok=False,
             content=f"unknown tool {name!r}; the available tools are {', '.join(TOOL_NAMES)}",
             tool_name=str(name),
-            error_kind="unknown_tool",
+            error_kind=ToolErrorKind.UNKNOWN_TOOL,
         )
     try:
         return _parse_arguments(schema, arguments_json)
@@ -229,16 +231,16 @@ def _prepare(name: str, arguments_json: str | Mapping[str, Any]) -> dict[str, An
             ok=False,
             content=f"invalid arguments for {name}: {exc}",
             tool_name=name,
-            error_kind="invalid_arguments",
+            error_kind=ToolErrorKind.INVALID_ARGUMENTS,
         )
 
 
 def _invoke(name: str, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     try:
-        if name == "run_command":
+        if name == NativeTool.RUN_COMMAND:
             return _command_result(run_command(ctx, **args))
-        if name in ("write_file", "edit_file"):
-            outcome = write_file(ctx, **args) if name == "write_file" else edit_file(ctx, **args)
+        if is_native_edit(name):
+            outcome = write_file(ctx, **args) if name == NativeTool.WRITE_FILE else edit_file(ctx, **args)
             return ToolResult(
                 ok=True,
                 content=outcome.to_tool_text(),
@@ -264,10 +266,10 @@ def read_selected_skill(ctx: ToolContext, name: str, path: str | None = None) ->
 
 
 _READERS: dict[str, Callable[..., str]] = {
-    "list_dir": list_dir,
-    "read_file": read_file,
-    "search_files": search_files,
-    SKILL_TOOL: read_selected_skill,
+    NativeTool.LIST_DIR: list_dir,
+    NativeTool.READ_FILE: read_file,
+    NativeTool.SEARCH_FILES: search_files,
+    NativeTool.READ_SKILL: read_selected_skill,
 }
 
 
@@ -276,7 +278,7 @@ def _internal_error(name: str) -> ToolResult:
         ok=False,
         content=f"{name} failed because of an internal error (logged); it may not have completed",
         tool_name=name,
-        error_kind="internal_error",
+        error_kind=ToolErrorKind.INTERNAL_ERROR,
     )
 
 
@@ -284,8 +286,10 @@ def _command_result(outcome: CommandOutcome) -> ToolResult:
     return ToolResult(
         ok=outcome.ok,
         content=outcome.to_tool_text(),
-        tool_name="run_command",
-        error_kind="timeout" if outcome.timed_out else ("cancelled" if outcome.cancelled else None),
+        tool_name=NativeTool.RUN_COMMAND.value,
+        error_kind=ToolErrorKind.TIMEOUT
+        if outcome.timed_out
+        else (ToolErrorKind.CANCELLED if outcome.cancelled else None),
     )
 
 

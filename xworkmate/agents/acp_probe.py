@@ -92,7 +92,8 @@ async def list_agent_sessions(
         assert agent.process is not None and agent.process.stdin is not None
         connection = connect(cast(Client, _ProbeClient()), agent)
         probe = asyncio.ensure_future(_probe(agent, connection, str(cwd), auth_method, delete))
-        await asyncio.wait({probe, agent.failure}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {probe, agent.failure}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if not probe.done():
             probe.cancel()
             await asyncio.wait({probe})

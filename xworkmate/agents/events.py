@@ -95,20 +95,6 @@ class PlanUpdated:
     entries: tuple[tuple[str, str], ...]
 
 
-AgentEvent = (
-    ProviderChosen
-    | AssistantDelta
-    | AssistantDone
-    | ToolStarted
-    | ToolDone
-    | StepLimitReached
-    | ThoughtDelta
-    | PlanUpdated
-)
-EventSink = Callable[[AgentEvent], None]
-Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
-
-
 @dataclass(frozen=True)
 class ToolOutputGrew:
     """A running tool's output so far (an ACP terminal's, issue 15): its card shows it live."""
@@ -132,3 +118,21 @@ class UsageReported:
     context_size: int | None = None
     cost: float | None = None
     currency: str | None = None
+
+
+# What an agent reports while a turn runs; a sink takes any of them (the native agent emits UsageReported,
+# an ACP terminal ToolOutputGrew).
+AgentEvent = (
+    ProviderChosen
+    | AssistantDelta
+    | AssistantDone
+    | ToolStarted
+    | ToolDone
+    | StepLimitReached
+    | ThoughtDelta
+    | PlanUpdated
+    | ToolOutputGrew
+    | UsageReported
+)
+EventSink = Callable[[AgentEvent], None]
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]

@@ -90,7 +90,7 @@ def _upstream(path: str, target: str | None) -> socket.socket | None:
 
 def _serve(listener: socket.socket, path: str, target: str | None) -> None:
     while True:
-        fd, _ = listener._accept()
+        fd, _ = listener._accept()  # type: ignore[attr-defined]  # _socket's accept: a bare fd
         client = socket.socket(fileno=fd)
         upstream = _upstream(path, target)
         if upstream is None:

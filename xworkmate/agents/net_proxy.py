@@ -37,7 +37,6 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar, cast
 from urllib.parse import urlsplit
 
 from xworkmate.agents import net_bridge
@@ -88,7 +87,6 @@ class ProxyConnection:
 
 
 Reporter = Callable[[ProxyConnection], None]
-_S = TypeVar("_S", Sandbox, Sandbox | None)
 
 
 class NetProxy:
@@ -351,4 +349,4 @@ async def proxied(
         yield sandbox, {}
         return
     async with NetProxy(sandbox.policy.allowed_hosts, report, bwrap=sandbox.status.executable) as proxy:
-        yield cast(_S, sandbox.routed(proxy.route)), proxy_environment(PROXY_PORT)
+        yield sandbox.routed(proxy.route), proxy_environment(PROXY_PORT)

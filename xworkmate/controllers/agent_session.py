@@ -107,8 +107,9 @@ class AgentSessionController:
         thread = self._ctx.get_thread(key)
         check_acp_allowed(thread.category)  # CAT-3: a category line never starts an agent CLI
         swapped = thread.workspace_binding.problem()
-        if swapped is not None:  # SBX-3: no agent starts in a folder swapped since the line was bound
-            raise LookupError(swapped)
+        folder = thread.workspace_binding.path
+        if swapped is not None or folder is None:  # SBX-3: no agent starts in a folder swapped since it was bound
+            raise LookupError(swapped or "the line has no folder")
         name = thread.execution_binding.provider
         record = self._ctx.store.providers.get(name) if name else None
         problem = acp_agent_problem(thread.thread_id, name, record)
@@ -121,7 +122,7 @@ class AgentSessionController:
         sandbox = await self._acp_sandbox(thread, record, refuse, True)
         found = await list_agent_sessions(
             record.acp_command,
-            cwd=real_working_directory(thread.workspace_binding.path),
+            cwd=real_working_directory(folder),
             env=resolve_env_refs(record.acp_env_refs),
             base_env=sandbox_env(thread, proxies=True),
             sandbox=sandbox,

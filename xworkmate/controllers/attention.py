@@ -14,6 +14,7 @@ arriving on that line are seen as they arrive.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -140,7 +141,7 @@ class AttentionTracker:
         for key in keys:
             seen = self.mark(key).last_seen_message_id
             if seen is not None:
-                self._write(lambda k=key, s=seen: self._store.line_marks.set_seen(k, s), "what was seen on a line")
+                self._write(functools.partial(self._store.line_marks.set_seen, key, seen), "what was seen on a line")
 
     def _see(self, key: str) -> None:
         newest = self._newest.get(key)

@@ -32,7 +32,7 @@ from xworkmate.controllers.changes import LineUpdated, RunFinished
 from xworkmate.controllers.context import ControllerContext, Listener, UnknownSessionKeyError
 from xworkmate.controllers.external import ExternalLines
 from xworkmate.controllers.line_settings import LineSettingsController
-from xworkmate.controllers.lines import CURRENT_KEY_STATE, MAIN_TITLE, LineController, LineView, WorkspaceBindingError
+from xworkmate.controllers.lines import CURRENT_KEY_STATE, LineController, LineView, WorkspaceBindingError
 from xworkmate.controllers.outcomes import FollowupOutcome, SendOutcome, TurnOutcome
 from xworkmate.controllers.providers import (
     LOCAL_ENDPOINTS,
@@ -50,6 +50,7 @@ from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.followup_queue import QueuedFollowup
+from xworkmate.domain.lines import MAIN_TITLE
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderRecord

@@ -25,7 +25,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from xworkmate.controllers.changes import Change
@@ -42,6 +42,18 @@ def held_changes() -> list[Change] | None:
     """The change records held for the store-thread work running on this thread (``None`` outside one)."""
     changes: list[Change] | None = getattr(_held, "changes", None)
     return changes
+
+
+def _deliver_then_retrieve(deliver: Callable[[], None]) -> Callable[[asyncio.Future[Any]], None]:
+    """For work a Stop left running: its records go out when it is done, and its error is retrieved (so
+    asyncio does not log it as never retrieved; the turn already ended)."""
+
+    def done(future: asyncio.Future[Any]) -> None:
+        deliver()
+        if not future.cancelled():
+            future.exception()
+
+    return done
 
 
 class StoreThread:
@@ -81,7 +93,7 @@ class StoreThread:
         try:
             result = await asyncio.shield(future)
         except asyncio.CancelledError:  # Stop: the work itself runs on; its records go out when it is done
-            future.add_done_callback(lambda done: (deliver(), done.cancelled() or done.exception()))
+            future.add_done_callback(_deliver_then_retrieve(deliver))
             raise
         except BaseException:
             deliver()

@@ -131,6 +131,7 @@ from acp.schema import (
     ClientCapabilities,
     CloseSessionResponse,
     EnvVariable,
+    ForkSessionResponse,
     Implementation,
     ListSessionsResponse,
     PermissionOption,
@@ -282,7 +283,9 @@ class ScriptedAgent(Agent):
         if self.script.get("require_auth") and self.signed_in is None:
             raise RequestError.auth_required({"details": "sign in first"})
 
-    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
+    async def new_session(
+        self, cwd: str, additional_directories: list[str] | None = None, mcp_servers: Any = None, **kwargs: Any
+    ) -> NewSessionResponse:
         if self.script.get("new_session_error") == "auth":
             raise RequestError.auth_required({"details": "run `scripted login` first"})
         self._check_signed_in()
@@ -376,7 +379,12 @@ class ScriptedAgent(Agent):
         return {}
 
     async def resume_session(
-        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: Any = None,
+        **kwargs: Any,
     ) -> ResumeSessionResponse:
         self.report("resume_session", cwd=cwd, session_id=session_id, **_mcp_report(mcp_servers))
         self._check_signed_in()
@@ -394,6 +402,24 @@ class ScriptedAgent(Agent):
         del sessions[session_id]
         Path(str(self.script["state"])).write_text(json.dumps(sessions), encoding="utf-8")
         return {}
+
+    # What this agent does not offer is refused as a real agent refuses it ("method not found"), not
+    # answered with the protocol class's empty body.
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: Any = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        raise RequestError.method_not_found("session/fork")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        self.report("ext_notification", method=method)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         self.report("close_session", session_id=session_id)
@@ -415,7 +441,12 @@ class ScriptedAgent(Agent):
         return ListSessionsResponse.model_validate({"sessions": sessions})
 
     async def load_session(
-        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: Any = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
     ) -> LoadSessionResponse | None:
         self.report("load_session", cwd=cwd, session_id=session_id, **_mcp_report(mcp_servers))
         self._check_signed_in()
@@ -434,7 +465,7 @@ class ScriptedAgent(Agent):
         self.report("cancel", session_id=session_id)
         self.cancelled.setdefault(session_id, asyncio.Event()).set()
 
-    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         text = "".join(getattr(block, "text", "") for block in prompt)
         # Every block as it came (type, and an image's mime type and data, a resource's uri and text).
         blocks = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in prompt]
@@ -788,11 +819,11 @@ def _route_set_model(agent: ScriptedAgent) -> None:
     """``session/set_model`` (unstable, not routed by this SDK): answered as Qwen Code answers it; and
     ``session/delete`` (stable, not in this SDK version yet)."""
     import acp.agent.connection as agent_connection
-    from acp.router import Route
+    from acp.agent.router import build_agent_router as build
+    from acp.interfaces import Agent as AgentInterface
+    from acp.router import MessageRouter, Route
 
-    build = agent_connection.build_agent_router
-
-    def build_with_set_model(target: Any, use_unstable_protocol: bool = False) -> Any:
+    def build_with_set_model(target: AgentInterface, use_unstable_protocol: bool = False) -> MessageRouter:
         router = build(target, use_unstable_protocol=use_unstable_protocol)
 
         async def set_model(params: Any) -> Any:
@@ -805,7 +836,9 @@ def _route_set_model(agent: ScriptedAgent) -> None:
         router.add_route(Route(method="session/delete", func=delete_session, kind="request"))
         return router
 
-    agent_connection.build_agent_router = build_with_set_model  # type: ignore[assignment]
+    # The connection module looks the builder up by name when the agent connects: replaced there, by name
+    # (the SDK does not export it, so a plain assignment would be an untyped reach into the module).
+    setattr(agent_connection, "build_agent_router", build_with_set_model)  # noqa: B010
 
 
 if __name__ == "__main__":

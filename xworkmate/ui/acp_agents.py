@@ -15,7 +15,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.domain.providers import InvalidProviderError, ProviderKind, ProviderRecord, parse_env_ref
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.wording import plain_words
 
 ACP_FIELDS = ("name", "command", "env", "state_dirs", "auth")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QCompleter,
@@ -361,24 +362,29 @@ class SlashCompleter(QCompleter):
     def commands(self) -> tuple[AgentCommand, ...]:
         return self._commands
 
+    def _list(self) -> QAbstractItemView:
+        popup = self.popup()  # QCompleter makes its list on first use; never None after
+        assert popup is not None
+        return popup
+
     def on_text_changed(self) -> None:
         text = self._composer.toPlainText()
         word = text.split(maxsplit=1)[0] if text.strip() else ""
         if not (self._commands or self._skills) or not text.startswith("/") or " " in text or "\n" in text:
-            self.popup().hide()
+            self._list().hide()
             return
         self.setCompletionPrefix(word)
         if self.completionCount() == 0:
-            self.popup().hide()
+            self._list().hide()
             return
         rect = self._composer.cursorRect()
-        rect.setWidth(self.popup().sizeHintForColumn(0) + self.popup().sizeHintForColumn(1) + 24)
+        rect.setWidth(self._list().sizeHintForColumn(0) + self._list().sizeHintForColumn(1) + 24)
         self.complete(rect)
 
     def on_chosen(self, text: str) -> None:
         found = self._model.findItems(text, Qt.MatchFlag.MatchExactly, 0)
         if found and found[0].data(self.SKILL_ROLE):
-            self.popup().hide()
+            self._list().hide()
             self._composer.clear()
             self.skill_chosen.emit(str(found[0].data(self.NAME_ROLE)))
             return
@@ -386,14 +392,14 @@ class SlashCompleter(QCompleter):
         cursor = self._composer.textCursor()
         cursor.movePosition(cursor.MoveOperation.End)
         self._composer.setTextCursor(cursor)
-        self.popup().hide()
+        self._list().hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # While the list is open, Return/Tab choose in it and must not also reach the composer.
-        if watched is self._composer and event.type() == QEvent.Type.KeyPress and self.popup().isVisible():
+        if watched is self._composer and event.type() == QEvent.Type.KeyPress and self._list().isVisible():
             key = event.key() if isinstance(event, QKeyEvent) else None
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab):
-                index = self.popup().currentIndex()
+                index = self._list().currentIndex()
                 chosen = index.siblingAtColumn(0).data() if index.isValid() else self.currentCompletion()
                 if chosen:
                     self.on_chosen(str(chosen))

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
     QCoreApplication,
     QModelIndex,
@@ -64,6 +63,7 @@ from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
 from xworkmate.domain.diffs import DiffLineKind, diff_line_kind, hunk_at, hunk_starts
 from xworkmate.ui import theme
 from xworkmate.ui.background import run_off_thread
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.wording import english_plural, plain_words
 
 log = logging.getLogger(__name__)

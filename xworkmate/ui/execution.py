@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from xworkmate.controllers import LineView
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import ExecutionMode
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 NATIVE_CHOICE = "native"
 NATIVE_LABEL = QT_TRANSLATE_NOOP("ModePicker", "Built-in agent")

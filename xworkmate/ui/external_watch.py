@@ -64,9 +64,12 @@ class ExternalWatch(QObject):
             return
         loop, external = self._loop, self._controller.external
 
+        def arrived(change: object) -> None:  # on the watcher's thread
+            loop.call_soon_threadsafe(self._arrived, change)
+
         def listen() -> None:  # on a worker: the watcher's first reads are not the GUI thread's to wait for
             if not self._stopped:  # closed before the worker got here: nothing to listen for
-                external.watcher.listen(lambda change: loop.call_soon_threadsafe(self._arrived, change))
+                external.watcher.listen(arrived)
 
         run_off_thread(listen, lambda _: None, self._failed, parent=self)
 

@@ -8,8 +8,10 @@ and a runnable line's status says that nothing will run rather than a green
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 NO_PROVIDER_EMPTY_TEXT = QT_TRANSLATE_NOOP(
     "EmptyConversation",

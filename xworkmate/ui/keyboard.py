@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.presentation.shortcuts import shortcut_keys
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 ENTER_SENDS_STATE = "composer.enter_sends"
 # Issue 33: the keys are the shortcut registry's (presentation/shortcuts.py).
@@ -133,7 +134,8 @@ class ComposerKeys(QObject):
             and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         ):
             completer = self._composer.findChild(QCompleter)
-            if completer is not None and completer.popup().isVisible():
+            popup = completer.popup() if completer is not None else None
+            if popup is not None and popup.isVisible():
                 return False  # the "/" list is open: Enter chooses in it (its own filter), it does not send
             modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
             if modifiers == Qt.KeyboardModifier.ShiftModifier or (

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QFont,
     QFontMetricsF,
@@ -29,6 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtGui import QTextFormat as Fmt
 
 from xworkmate.ui import theme
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 BLOCK_SPACING = 6.0
 HEADING_SPACING = (10.0, 4.0)

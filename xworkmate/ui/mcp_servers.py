@@ -121,7 +121,8 @@ class McpServersDialog(QDialog):
                 self.table.setItem(row, column, item)
 
     def server_names(self) -> list[str]:
-        return [str(self.table.item(r, 0).text()) for r in range(self.table.rowCount()) if self.table.item(r, 0)]
+        items = (self.table.item(r, 0) for r in range(self.table.rowCount()))
+        return [item.text() for item in items if item is not None]
 
     def on_add_requested(self) -> None:
         try:

@@ -79,8 +79,8 @@ class MessageTextView(QTextBrowser):
         self.setContentsMargins(0, 0, 0, 0)
 
     @property
-    def source(self) -> str:
-        """The row's text as stored (Markdown for an answer)."""
+    def stored_text(self) -> str:
+        """The row's text as stored (Markdown for an answer); not ``QTextBrowser.source()``, its URL."""
         return self._source
 
     def selected_markdown(self) -> str:
@@ -105,7 +105,7 @@ class MessageTextView(QTextBrowser):
         self.copied.emit(text)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.keyCombination().toCombined() == COPY_MARKDOWN[0].toCombined():
+        if QKeySequence(event.keyCombination()) == COPY_MARKDOWN:
             self.copy_markdown()
             event.accept()
             return

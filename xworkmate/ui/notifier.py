@@ -29,7 +29,6 @@ from typing import Protocol
 from PySide6.QtCore import (
     Q_ARG,
     Q_RETURN_ARG,
-    QT_TRANSLATE_NOOP,
     QCoreApplication,
     QMetaObject,
     QObject,
@@ -42,6 +41,7 @@ from PySide6.QtWidgets import QSystemTrayIcon
 
 from xworkmate.domain.attention import Attention, worth_notifying
 from xworkmate.domain.secrets import redact
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 

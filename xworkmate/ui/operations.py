@@ -155,7 +155,9 @@ class StoreOperations(QObject):
         if self._executor is None:
 
             def install_loop() -> None:
-                asyncio.set_event_loop(_GuiLoop(loop))
+                # Only create_task and is_closed are asked of it; the rest raise NotImplementedError, as
+                # AbstractEventLoop's own bodies do (typeshed declares them abstract).
+                asyncio.set_event_loop(_GuiLoop(loop))  # type: ignore[abstract]
 
             self._executor = ThreadPoolExecutor(1, thread_name_prefix=STORE_WORKER, initializer=install_loop)
         return self._executor

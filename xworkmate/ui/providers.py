@@ -22,7 +22,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -49,6 +49,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.ui.acp_agents import AcpAgentsSection, AcpFormError, agent_record
 from xworkmate.ui.background import LoopJob, jobs_waiting, run_on_loop
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)

@@ -160,21 +160,21 @@ class _HtmlDelegate(QStyledItemDelegate):
 
     def _document(self, index: ModelIndex, option: QStyleOptionViewItem) -> QTextDocument:
         document = QTextDocument()
-        document.setDefaultFont(option.font)  # type: ignore[attr-defined]
+        document.setDefaultFont(option.font)
         document.setDocumentMargin(3)
         document.setHtml(str(index.data(HTML_ROLE) or ""))
         return document
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         self.initStyleOption(option, index)
-        style = option.widget.style() if option.widget is not None else None  # type: ignore[attr-defined]
+        style = option.widget.style() if option.widget is not None else None
         text_free = QStyleOptionViewItem(option)
-        text_free.text = ""  # type: ignore[attr-defined]
+        text_free.text = ""
         if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, text_free, painter, option.widget)  # type: ignore[attr-defined]
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, text_free, painter, option.widget)
         document = self._document(index, option)
         indent = 0 if index.data(HEADER_ROLE) else self.INDENT
-        rect = option.rect  # type: ignore[attr-defined]
+        rect = option.rect
         painter.save()
         painter.translate(rect.left() + indent, rect.top())
         painter.setClipRect(0, 0, rect.width() - indent, rect.height())
@@ -182,7 +182,7 @@ class _HtmlDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
-        metrics = option.fontMetrics  # type: ignore[attr-defined]
+        metrics = option.fontMetrics
         return QSize(200, metrics.height() + 8)
 
 

@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QByteArray,
     QCoreApplication,
     QEvent,
@@ -32,6 +31,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
+
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:
     from xworkmate.controllers.first_list import FirstLine, FirstOpening

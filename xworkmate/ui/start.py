@@ -270,7 +270,7 @@ def run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], 
     import asyncio
 
     os.environ.setdefault("QT_API", "pyside6")
-    import qasync  # type: ignore[import-untyped]  # imported after PySide6, so qasync binds to it
+    import qasync  # imported after PySide6, so qasync binds to it
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

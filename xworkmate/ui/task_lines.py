@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QAbstractListModel,
     QByteArray,
     QCoreApplication,
@@ -51,6 +50,7 @@ from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
 from xworkmate.domain.lines import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, line_state
 from xworkmate.presentation.tree import category_badge, tree_order  # Qt-free (issue 19)
 from xworkmate.ui import theme
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.painting import draw_text_line
 from xworkmate.ui.wording import line_title, plain_words
 

@@ -23,8 +23,10 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 THEME_STATE = "theme.mode"
 """The ui_state key holding the person's choice: ``system``, ``light`` or ``dark``."""

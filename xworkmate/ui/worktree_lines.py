@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -32,6 +32,7 @@ from xworkmate.controllers import SessionController, WorktreeDirtyError
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread
 from xworkmate.ui.background import run_on_loop
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QAbstractListModel,
     QByteArray,
     QCoreApplication,
@@ -51,6 +50,7 @@ from xworkmate.ui.conversation.rows import (
     RowView,
 )
 from xworkmate.ui.live_runs import LiveRow
+from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.rendering import (
     BodyFormat,
     ToolCard,

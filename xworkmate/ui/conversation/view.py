@@ -465,6 +465,16 @@ class MessageDelegate(QStyledItemDelegate):
         return super().editorEvent(event, model, option, index)
 
 
+def _plain(index: QModelIndex | QPersistentModelIndex) -> QModelIndex:
+    """The model index a persistent one points at now (Qt's calls that take a row want a ``QModelIndex``)."""
+    if isinstance(index, QModelIndex):
+        return index
+    model = index.model()
+    if model is None or not index.isValid():
+        return QModelIndex()
+    return model.index(index.row(), index.column(), index.parent())
+
+
 class MessageListView(QListView):
     """The conversation list. It follows the newest message unless the reader scrolled up.
 
@@ -574,7 +584,7 @@ class MessageListView(QListView):
         """The selectable text view open over a row, if any."""
         if self._text_row is None or not self._text_row.isValid():
             return None
-        editor = self.indexWidget(QModelIndex(self._text_row))
+        editor = self.indexWidget(_plain(self._text_row))
         return editor if isinstance(editor, MessageTextView) else None
 
     def text_view_index(self) -> QModelIndex:
@@ -592,13 +602,13 @@ class MessageListView(QListView):
         if not index.isValid() or not self.message_delegate.selectable(index):
             return None
         self._text_row = QPersistentModelIndex(index)
-        self.openPersistentEditor(QModelIndex(self._text_row))
+        self.openPersistentEditor(_plain(self._text_row))
         return self.text_view()
 
     def close_text_view(self) -> None:
         row, self._text_row = self._text_row, None
         if row is not None and row.isValid():
-            self.closePersistentEditor(QModelIndex(row))
+            self.closePersistentEditor(_plain(row))
             self.viewport().update()
 
     def chip_at(self, point: QPoint) -> int | None:
@@ -654,7 +664,7 @@ class MessageListView(QListView):
 
     def want_card_actions(self, index: ModelIndex) -> None:
         """A painted card has refused connections: its buttons are made after this paint (once per row)."""
-        if self.indexWidget(QModelIndex(index)) is not None or any(w == index for w in self._wanted_actions):
+        if self.indexWidget(_plain(index)) is not None or any(w == index for w in self._wanted_actions):
             return
         self._wanted_actions.append(QPersistentModelIndex(index))
         if len(self._wanted_actions) == 1:
@@ -663,7 +673,7 @@ class MessageListView(QListView):
     def _make_card_actions(self) -> None:
         wanted, self._wanted_actions = self._wanted_actions, []
         for persistent in wanted:
-            index = QModelIndex(persistent)
+            index = _plain(persistent)
             view = index.data(ROW_ROLE) if persistent.isValid() else None
             if not isinstance(view, RowView) or view.card is None or self.indexWidget(index) is not None:
                 continue

@@ -39,12 +39,12 @@ from xworkmate.agents.write_gate import EvidenceMessage
 from xworkmate.domain.attachments import attachments_in, text_with_attachments
 from xworkmate.domain.interruptions import PARTIAL_REPLY
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
+from xworkmate.domain.permissions import action_kind, needs_approval
 from xworkmate.domain.runs import RunRequest
 from xworkmate.domain.skills import Skill, skills_prompt
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.domain.tool_errors import ToolErrorKind
-from xworkmate.domain.tools import tool_spec
+from xworkmate.domain.tools import ActionKind, tool_spec
 from xworkmate.llm.events import (
     ProviderSelected,
     ReasoningDelta,

@@ -9,7 +9,8 @@ from xworkmate.cli.agent import add_thread_commands, add_thread_set_arguments, a
 from xworkmate.cli.common import CliError, Command, add_command
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.threads import LineState, NetworkAccess, PermissionLevel, TaskThread
-from xworkmate.domain.tool_trust import TOOL_TRUST, ToolTrust
+from xworkmate.domain.tool_trust import TOOL_TRUST
+from xworkmate.domain.tools import ToolTrust
 from xworkmate.terminal_text import escape_for_terminal, json_text
 
 if TYPE_CHECKING:

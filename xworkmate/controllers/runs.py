@@ -56,10 +56,11 @@ from xworkmate.controllers.providers import (
 )
 from xworkmate.controllers.skills import selected_skills_of
 from xworkmate.controllers.store_thread import TurnWrites, held_changes
-from xworkmate.dispatch.tools import TASK_SEND, TASK_START, dispatch_tool_schemas, handle_dispatch_tool
+from xworkmate.dispatch.tools import dispatch_tool_schemas, handle_dispatch_tool
 from xworkmate.domain.attachments import Attachment, attachments_in
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.network import ToolConnections
+from xworkmate.domain.permissions import TASK_SEND, TASK_START
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.skills import Skill

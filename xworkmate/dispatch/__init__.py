@@ -13,13 +13,11 @@ from xworkmate.dispatch.service import (
     task_goal_text,
 )
 from xworkmate.dispatch.tools import (
-    DISPATCH_TOOL_NAMES,
-    TASK_SEND,
-    TASK_START,
     dispatch_tool_schemas,
     handle_dispatch_tool,
     handle_dispatch_tool_async,
 )
+from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES, TASK_SEND, TASK_START
 
 __all__ = [
     "DISPATCH_TOOL_NAMES",

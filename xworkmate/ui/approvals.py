@@ -48,7 +48,8 @@ REJECT = "reject"
 ALWAYS = "always"
 
 DECISION_KEYS: dict[Qt.Key, str] = {
-    QKeySequence(shortcut_keys(action)[0])[0].key(): decision
+    # QKeySequence[i] is its i-th key at run time; PySide6's stubs do not declare __getitem__.
+    QKeySequence(shortcut_keys(action)[0])[0].key(): decision  # type: ignore[index]
     for action, decision in (("approvalAllow", ALLOW), ("approvalReject", REJECT), ("approvalAlways", ALWAYS))
 }
 """The focused card's keys (issue 17, item 3); "always" only where the card offers it."""

@@ -15,9 +15,10 @@ from xworkmate.agents.events import (
 )
 from xworkmate.agents.native import command_environment
 from xworkmate.domain.elicitation import ElicitationAnswer, content_from_answers, describe_form
-from xworkmate.domain.permissions import ActionKind, action_kind, needs_approval
+from xworkmate.domain.permissions import action_kind, needs_approval
 from xworkmate.domain.secrets import register_secret
 from xworkmate.domain.threads import PermissionLevel
+from xworkmate.domain.tools import ActionKind
 from xworkmate.llm.events import ToolCall
 
 

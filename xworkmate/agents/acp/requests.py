@@ -64,9 +64,10 @@ from xworkmate.domain.elicitation import (
     form_from_schema,
     missing_required,
 )
-from xworkmate.domain.permissions import ActionKind, action_kind
+from xworkmate.domain.permissions import action_kind
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.tool_errors import ToolErrorKind
+from xworkmate.domain.tools import ActionKind
 from xworkmate.llm.events import ToolCall
 
 log = logging.getLogger(__name__)

@@ -30,8 +30,9 @@ from xworkmate.agents.events import (
     ToolStarted,
 )
 from xworkmate.agents.tools import ToolLimits, ToolResult
-from xworkmate.domain.permissions import ActionKind, action_kind
+from xworkmate.domain.permissions import action_kind
 from xworkmate.domain.tool_errors import ToolErrorKind
+from xworkmate.domain.tools import ActionKind
 
 
 class _ToolCards(_TurnState):

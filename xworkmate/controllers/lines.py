@@ -21,6 +21,7 @@ from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineU
 from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyError
 from xworkmate.controllers.first_list import UI_STATE_PREFIX, ui_states_named
 from xworkmate.domain.keys import MAIN_KEY, allocate_draft_key, key_to_dir_name, normalize_session_key
+from xworkmate.domain.lines import LineSummary
 from xworkmate.domain.messages import Message
 from xworkmate.domain.runs import ExecutionResult, NotRunnable
 from xworkmate.domain.threads import (
@@ -129,12 +130,12 @@ class LineController:
     def status_of(self, thread: TaskThread) -> ThreadStatus:
         return self.state_of(thread).status
 
-    def summary_state(self, summary: ThreadSummary) -> LineState:
+    def summary_state(self, summary: LineSummary) -> LineState:
         """A listed line's status and its reason (one ``os.lstat`` of its folder: SBX-3's cheap check)."""
         key = summary.thread_id
         return line_state(summary, running=key in self._ctx.running or self._running_elsewhere(key))
 
-    def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
+    def summary_status(self, summary: LineSummary) -> ThreadStatus:
         return self.summary_state(summary).status
 
     def line_summary(self, key: str) -> ThreadSummary:

@@ -50,7 +50,7 @@ from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.followup_queue import QueuedFollowup
-from xworkmate.domain.lines import MAIN_TITLE
+from xworkmate.domain.lines import MAIN_TITLE, LineSummary
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderRecord
@@ -262,10 +262,10 @@ class SessionController:
     def state_of(self, thread: TaskThread) -> LineState:
         return self._lines.state_of(thread)
 
-    def summary_status(self, summary: ThreadSummary) -> ThreadStatus:
+    def summary_status(self, summary: LineSummary) -> ThreadStatus:
         return self._lines.summary_status(summary)
 
-    def summary_state(self, summary: ThreadSummary) -> LineState:
+    def summary_state(self, summary: LineSummary) -> LineState:
         return self._lines.summary_state(summary)
 
     def line_summary(self, key: str) -> ThreadSummary:

@@ -108,7 +108,8 @@ class FreedesktopNotifications(QObject):
             ("ActionInvoked", "on_action_invoked(uint,QString)"),
             ("NotificationClosed", "on_notification_closed(uint,uint)"),
         ):
-            connection.connect(
+            # The slot is a str at run time; PySide6's stubs say bytes, which it refuses (ValueError).
+            connection.connect(  # type: ignore[call-overload]
                 NOTIFICATIONS_SERVICE, NOTIFICATIONS_PATH, NOTIFICATIONS_SERVICE, signal, self, f"1{slot}"
             )
 

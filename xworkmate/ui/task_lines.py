@@ -210,14 +210,14 @@ class TaskLineModel(QAbstractListModel):
         ``FirstLook`` and its ``FirstLine`` rows: the first list, before the store opens (``ui/first_list``)."""
         super().__init__(parent)
         self._controller = controller
-        self._lines: list[ThreadSummary] = []
+        self._lines: list[LineSummary] = []  # ThreadSummary rows; the first list's FirstLine rows before
         self._depths: list[int] = []
         self._rows: dict[str, int] = {}
         self._status: dict[str, ThreadStatus] = {}
         self._set_lines(lines if lines is not None else controller.list_lines(include_archived=True))
 
-    def _set_lines(self, lines: list[ThreadSummary]) -> None:
-        self._lines, self._depths = tree_order(lines)
+    def _set_lines(self, lines: Sequence[LineSummary]) -> None:
+        self._lines, self._depths = tree_order(list(lines))
         self._rows = {line.thread_id: row for row, line in enumerate(self._lines)}
 
     # -- Qt model API -----------------------------------------------------
@@ -352,7 +352,7 @@ class TaskLineModel(QAbstractListModel):
         row = self._rows.get(key)
         return self._depths[row] if row is not None else None
 
-    def summary(self, key: str) -> ThreadSummary | None:
+    def summary(self, key: str) -> LineSummary | None:
         row = self._rows.get(key)
         return self._lines[row] if row is not None else None
 
@@ -385,7 +385,7 @@ class TaskLineModel(QAbstractListModel):
             index = self.index(row, 0)
             self.dataChanged.emit(index, index)
 
-    def add_line(self, key: str, summary: ThreadSummary | None = None) -> None:
+    def add_line(self, key: str, summary: LineSummary | None = None) -> None:
         """A line was created: read that one thread and insert one row (ISO-1: it exists now).
 
         A task (or fork) goes right after its dispatcher's last descendant, one level deeper;
@@ -394,7 +394,8 @@ class TaskLineModel(QAbstractListModel):
         if key in self._rows:
             self.refresh_line(key, summary)
             return
-        summary = summary or self._controller.line_summary(key)  # read ahead by an operation (issue 19)
+        if summary is None:
+            summary = self._controller.line_summary(key)  # read ahead by an operation (issue 19)
         parent_row = self._rows.get(summary.parent_key) if summary.parent_key else None
         if parent_row is None:
             row, depth = len(self._lines), 0
@@ -407,14 +408,15 @@ class TaskLineModel(QAbstractListModel):
             self._rows[self._lines[moved].thread_id] = moved
         self.endInsertRows()
 
-    def refresh_line(self, key: str, summary: ThreadSummary | None = None) -> None:
+    def refresh_line(self, key: str, summary: LineSummary | None = None) -> None:
         """One line changed: re-read it (unless an operation read it ahead), forget its cached status,
         repaint its row only."""
         row = self._rows.get(key)
         if row is None:
             self.add_line(key, summary)
             return
-        summary = summary or self._controller.line_summary(key)
+        if summary is None:
+            summary = self._controller.line_summary(key)
         if summary.parent_key != self._lines[row].parent_key:
             # Lines never change dispatcher; should one, its place in the tree is rebuilt from scratch.
             self.reload()
@@ -433,7 +435,7 @@ class TaskLineModel(QAbstractListModel):
         index = self.index(row, 0)
         self.dataChanged.emit(index, index, [STATUS_ROLE, BADGE_ROLE, int(Qt.ItemDataRole.ToolTipRole)])
 
-    def reload(self, lines: list[ThreadSummary] | None = None) -> None:
+    def reload(self, lines: Sequence[LineSummary] | None = None) -> None:
         """Read every line again (an explicit refresh; never called on a switch), or show ``lines`` read
         off the GUI thread (issue 19)."""
         self.beginResetModel()

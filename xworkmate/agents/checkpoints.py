@@ -48,12 +48,27 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SNAPSHOT_REF = "refs/xworkmate/snapshots"
 UNDO_REF = "refs/xworkmate/undo"
 _AUTHOR = ("XWorkmate", "checkpoints@xworkmate.invalid")
-_AUTHOR_ENV = {
+_SHADOW_ENV = {
+    # The shadow index is ours: status may write back its refreshed stat cache and untracked cache
+    # (git_safe turns optional locks off for a person's repository, whose index we never rewrite).
+    "GIT_OPTIONAL_LOCKS": "1",
     "GIT_AUTHOR_NAME": _AUTHOR[0],
     "GIT_AUTHOR_EMAIL": _AUTHOR[1],
     "GIT_COMMITTER_NAME": _AUTHOR[0],
     "GIT_COMMITTER_EMAIL": _AUTHOR[1],
 }
+_SHADOW_HEAD = f"ref: {SNAPSHOT_REF}\n".encode()
+_SHADOW_CONFIG = (
+    ("core.autocrlf", "false"),
+    ("core.filemode", "true"),
+    ("core.symlinks", "true"),
+    ("core.quotepath", "false"),
+    ("core.untrackedCache", "true"),  # issue 34: a folder scan stats each folder, reads only changed ones
+    ("status.showUntrackedFiles", "all"),  # the untracked cache is kept for the mode status runs in (-uall)
+    ("core.bigFileThreshold", "512m"),
+    ("status.renames", "false"),
+    ("gc.auto", "0"),
+)
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -119,7 +134,7 @@ class ShadowRepo:
                 git_dir=self.git_dir,
                 work_tree=self.work_tree,
                 index_file=index_file or self.git_dir / "index",
-                extra_env=_AUTHOR_ENV,
+                extra_env=_SHADOW_ENV,
                 stdin=stdin,
                 timeout=None,
                 trusted_config=True,
@@ -132,21 +147,20 @@ class ShadowRepo:
         return result.stdout
 
     def _ensure(self) -> None:
-        if (self.git_dir / "HEAD").is_file():
+        head = self.git_dir / "HEAD"
+        if head.is_file() and head.read_bytes() == _SHADOW_HEAD:
             self._write_excludes()
             return
-        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
-        self.git("init", "--quiet")
-        for name, value in (
-            ("core.autocrlf", "false"),
-            ("core.filemode", "true"),
-            ("core.symlinks", "true"),
-            ("core.quotepath", "false"),
-            ("core.untrackedCache", "true"),
-            ("core.bigFileThreshold", "512m"),
-            ("gc.auto", "0"),
-        ):
+        if not head.is_file():
+            self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+            self.git("init", "--quiet")
+        # Set here, on our repository, never read from the folder (SBX-3). A repository made before
+        # issue 34 gets the ones it lacks on its next snapshot (its HEAD still names a branch).
+        for name, value in _SHADOW_CONFIG:
             self.git("config", name, value)
+        # HEAD is the snapshot ref: status compares the index with the last snapshot, not an unborn branch.
+        self.git("symbolic-ref", "HEAD", SNAPSHOT_REF)
+        self.git("update-index", "--untracked-cache")
         self._write_excludes()
 
     def _write_excludes(self) -> None:
@@ -163,62 +177,59 @@ class ShadowRepo:
         out = self.git("rev-parse", "--verify", "--quiet", SNAPSHOT_REF + "^{commit}", check=False).strip()
         return out.decode() if out else None
 
-    def _head_commit(self) -> tuple[str, str, dict[str, tuple[int, int]]] | None:
-        """The last snapshot: its commit, tree and too-large files, read in one git call."""
-        out = self.git("cat-file", "--batch", stdin=SNAPSHOT_REF.encode() + b"\n")
-        header, _, body = out.partition(b"\n")
-        parts = header.split()
-        if len(parts) != 3 or parts[1] != b"commit":
-            return None
-        commit = parts[0].decode()
-        tree, too_large = _parse_commit(commit, body[: int(parts[2])])
-        return commit, tree, too_large
+    def _stage(self) -> tuple[str, dict[str, tuple[int, int]], str | None]:
+        """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot).
 
-    def _stage(self) -> tuple[str, dict[str, tuple[int, int]]]:
-        """Bring the shadow index up to the folder and write its tree: (tree, too-large files)."""
+        One scan of the folder (issue 34 item 3): ``git status`` refreshes the shadow index's stat
+        cache and writes it back, as git does for a person's repository, and reads untracked files
+        through the untracked cache (both set on the shadow repository by ``_ensure``, never read
+        from the folder). Only the paths it names are hashed (``update-index``); a status that
+        names nothing but the too-large files means the last snapshot's tree, with no git call more.
+        """
         self._ensure()
-        listed = self.git("ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard")
+        out = self.git(
+            "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
+            "--ignore-submodules=all", "--no-ahead-behind",
+        )  # fmt: skip
+        status = _parse_status(out)
         too_large: dict[str, tuple[int, int]] = {}
         update: list[str] = []
         remove: list[str] = []
         with FolderWriter(self.work_tree) as folder:  # SBX-3: no stat through a link the agent left
-            for raw in dict.fromkeys(listed.split(b"\0")):
-                if not raw or raw.endswith(b"/"):  # a nested repository: not snapshotted
-                    continue
-                path = raw.decode("utf-8", "surrogateescape")
+            for path in (*status.tracked, *status.untracked):
                 now = folder.lstat(path)
                 if now is None or S_ISDIR(now.st_mode):
                     # Deleted, now beyond a link or a file (git's --remove refuses those), or a file that became
                     # a folder (whose own files are listed on their own): out of the index.
                     remove.append(path)
                 elif now.st_size > self.max_file_bytes and not S_ISLNK(now.st_mode):
-                    # Over the cap: never added, so ls-files lists it every time and each snapshot names it.
+                    # Over the cap: never added, so status lists it every time and each snapshot names it.
                     too_large[path] = (now.st_size, now.st_mtime_ns)
                     remove.append(path)
                 else:
                     update.append(path)
+        known = _COMMITS.get(status.head) if status.head is not None else None
+        if known is not None and not status.staged and not status.tracked and not update and known[1] == too_large:
+            return known[0], too_large, status.head  # nothing but the same too-large files: the last snapshot's tree
         if remove:
             self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(remove))
         if update:
             # --replace: a folder that became a file (or back) in one turn is one change, not a conflict.
             self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
-        return self.git("write-tree").decode().strip(), too_large
+        return self.git("write-tree").decode().strip(), too_large, status.head
 
     def differs(self) -> bool:
         """Does the folder differ from the last snapshot (changes made since, e.g. by hand)? No commit."""
         with self.lock:
-            tree, too_large = self._stage()
-            head = self._head_commit()
-            return head is not None and (head[1], head[2]) != (tree, too_large)
+            tree, too_large, head = self._stage()
+            return head is not None and self._commit_info(head) != (tree, too_large)
 
     def snapshot(self, message: str = "snapshot") -> Snapshot:
         """Snapshot the folder; a tree equal to the last snapshot's makes no commit."""
         with self.lock:
-            tree, too_large = self._stage()
-            head = self._head_commit()
-            parent = head[0] if head is not None else None
-            if head is not None and (head[1], head[2]) == (tree, too_large):
-                return Snapshot(commit=head[0], tree=tree, too_large=too_large, created=False)
+            tree, too_large, parent = self._stage()
+            if parent is not None and self._commit_info(parent) == (tree, too_large):
+                return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
             body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
             args = ["commit-tree", tree, "-F", "-"]
             if parent is not None:
@@ -352,7 +363,7 @@ class ShadowRepo:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=trusted_env(git_dir=self.git_dir, work_tree=self.work_tree, extra_env=_AUTHOR_ENV),
+            env=trusted_env(git_dir=self.git_dir, work_tree=self.work_tree, extra_env=_SHADOW_ENV),
             cwd=self.git_dir,
         ) as proc:
             assert proc.stdin is not None and proc.stdout is not None
@@ -533,6 +544,37 @@ def _parse_commit(commit: str, body: bytes) -> tuple[str, dict[str, tuple[int, i
             too_large = {path: (int(v[0]), int(v[1])) for path, v in data.get("too_large", {}).items()}
     _remember(commit, (tree, too_large))
     return tree, dict(too_large)
+
+
+@dataclass(frozen=True, slots=True)
+class _Status:
+    """What one ``git status --porcelain=v2 -z --branch`` of the shadow repository says."""
+
+    head: str | None  # the last snapshot's commit (the shadow HEAD is the snapshot ref)
+    staged: bool  # the index differs from it (a ``differs`` or a restore staged without a commit)
+    tracked: tuple[str, ...]  # indexed paths whose folder file differs from the index
+    untracked: tuple[str, ...]  # files not in the index (nested repositories left out)
+
+
+def _parse_status(out: bytes) -> _Status:
+    head: str | None = None
+    staged = False
+    tracked: list[str] = []
+    untracked: list[str] = []
+    for record in out.split(b"\0"):
+        if record.startswith(b"# branch.oid "):
+            oid = record[len(b"# branch.oid ") :].decode()
+            head = None if oid == "(initial)" else oid
+        elif record.startswith(b"? "):
+            if not record.endswith(b"/"):  # a nested repository: not snapshotted
+                untracked.append(record[2:].decode("utf-8", "surrogateescape"))
+        elif record.startswith((b"1 ", b"u ")):
+            fields = record.split(b" ", 10 if record.startswith(b"u ") else 8)
+            xy = fields[1]
+            staged = staged or xy[:1] != b"."
+            if xy[1:2] != b".":  # "M." alone: the index already holds the folder's file
+                tracked.append(fields[-1].decode("utf-8", "surrogateescape"))
+    return _Status(head=head, staged=staged, tracked=tuple(dict.fromkeys(tracked)), untracked=tuple(untracked))
 
 
 def _split_raw_numstat(out: bytes) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:

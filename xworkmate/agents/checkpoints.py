@@ -67,6 +67,7 @@ _SHADOW_CONFIG = (
     ("status.showUntrackedFiles", "all"),  # the untracked cache is kept for the mode status runs in (-uall)
     ("core.bigFileThreshold", "512m"),
     ("status.renames", "false"),
+    ("core.splitIndex", "true"),  # a snapshot's index writes rewrite the few changed entries, not all 10,000
     ("gc.auto", "0"),
 )
 _LOCKS: dict[str, threading.RLock] = {}
@@ -257,31 +258,7 @@ class ShadowRepo:
         """Files added, modified and deleted from ``before`` (``None``: nothing) to ``after``."""
         old = before or EMPTY_TREE
         out = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", "--no-commit-id", old, after)
-        raw, numstat = _split_raw_numstat(out)
-        counts: dict[str, tuple[int, int, bool]] = {}
-        for entry in numstat:
-            added, deleted, path = entry.split(b"\t", 2)
-            binary = added == b"-"
-            counts[path.decode("utf-8", "surrogateescape")] = (
-                0 if binary else int(added),
-                0 if binary else int(deleted),
-                binary,
-            )
-        files: dict[str, FileChange] = {}
-        for meta, path_bytes in raw:
-            old_mode, new_mode, _, _, status = meta.decode().split(" ")
-            path = path_bytes.decode("utf-8", "surrogateescape")
-            kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
-            added, deleted, binary = counts.get(path, (0, 0, False))
-            mode_changed = kind is FileChangeKind.MODIFIED and _exec(old_mode) != _exec(new_mode)
-            files[path] = FileChange(
-                path=path,
-                kind=kind,
-                additions=added,
-                deletions=deleted,
-                binary=binary,
-                mode_changed=mode_changed,
-            )
+        files = _file_changes(out)
         before_large = self.too_large_of(before) if before else {}
         after_large = self.too_large_of(after)
         for path, stat in after_large.items():
@@ -459,37 +436,21 @@ class FolderRepo:
 
     def changes(self) -> tuple[FileChange, ...]:
         base = self._base()
-        files: dict[str, FileChange] = {}
-        raw = self._git(
-            "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--raw", base
-        ).split(b"\0")
-        counts: dict[str, tuple[int, int, bool]] = {}
-        for entry in self._git(
-            "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--numstat", base
-        ).split(b"\0"):
-            if entry:
-                a, d, p = entry.split(b"\t", 2)
-                counts[p.decode("utf-8", "surrogateescape")] = (
-                    0 if a == b"-" else int(a),
-                    0 if d == b"-" else int(d),
-                    a == b"-",
-                )
-        for meta, path_bytes in zip(raw[0::2], raw[1::2], strict=False):
-            if not meta.startswith(b":"):
-                continue
-            old_mode, new_mode, _, _, status = meta[1:].decode().split(" ")
-            path = path_bytes.decode("utf-8", "surrogateescape")
-            kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
-            a, d, binary = counts.get(path, (0, 0, False))
-            files[path] = FileChange(
-                path=path, kind=kind, additions=a, deletions=d, binary=binary,
-                mode_changed=kind is FileChangeKind.MODIFIED and (old_mode == "100755") != (new_mode == "100755"),
-            )  # fmt: skip
-        for raw_path in self._git("ls-files", "-z", "--others", "--exclude-standard").split(b"\0"):
-            if not raw_path or raw_path.endswith(b"/"):
-                continue
-            path = raw_path.decode("utf-8", "surrogateescape")
-            data = (self.folder / path).read_bytes() if (self.folder / path).is_file() else b""
+        files = _file_changes(
+            self._git(
+                "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--raw",
+                "--numstat", base,
+            )
+        )  # fmt: skip
+        untracked = self._git("ls-files", "-z", "--others", "--exclude-standard").split(b"\0")
+        with FolderWriter(self.folder) as folder:  # SBX-3: an untracked link to a host file is not read
+            contents = {
+                raw.decode("utf-8", "surrogateescape"): folder.read_file(raw.decode("utf-8", "surrogateescape"))
+                for raw in untracked
+                if raw and not raw.endswith(b"/")
+            }
+        for path, read in contents.items():
+            data = read or b""
             binary = b"\0" in data[:8000]
             lines = 0 if binary else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
             files[path] = FileChange(path=path, kind=FileChangeKind.ADDED, additions=lines, deletions=0, binary=binary)
@@ -577,22 +538,40 @@ def _parse_status(out: bytes) -> _Status:
     return _Status(head=head, staged=staged, tracked=tuple(dict.fromkeys(tracked)), untracked=tuple(untracked))
 
 
-def _split_raw_numstat(out: bytes) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
-    """``diff-tree -z --raw --numstat``: the raw records (meta, path), then the numstat ones."""
+def _file_changes(out: bytes) -> dict[str, FileChange]:
+    """The one parser of ``git diff``/``diff-tree -z --raw --numstat --no-renames`` output: the raw
+    records (``:meta\0path\0``) give each file's kind and modes, the numstat ones (``a\td\tpath\0``,
+    ``-`` for a binary file) its line counts."""
     fields = out.split(b"\0")
     raw: list[tuple[bytes, bytes]] = []
-    numstat: list[bytes] = []
+    counts: dict[bytes, tuple[int, int, bool]] = {}
     i = 0
     while i < len(fields):
         field = fields[i]
         if field.startswith(b":"):
             raw.append((field[1:], fields[i + 1]))
             i += 2
-        else:
-            if field:
-                numstat.append(field)
-            i += 1
-    return raw, numstat
+            continue
+        if field:
+            added, deleted, path = field.split(b"\t", 2)
+            binary = added == b"-"
+            counts[path] = (0 if binary else int(added), 0 if binary else int(deleted), binary)
+        i += 1
+    files: dict[str, FileChange] = {}
+    for meta, path_bytes in raw:
+        old_mode, new_mode, _, _, status = meta.decode().split(" ")
+        path = path_bytes.decode("utf-8", "surrogateescape")
+        kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
+        added, deleted, binary = counts.get(path_bytes, (0, 0, False))
+        files[path] = FileChange(
+            path=path,
+            kind=kind,
+            additions=added,
+            deletions=deleted,
+            binary=binary,
+            mode_changed=kind is FileChangeKind.MODIFIED and _exec(old_mode) != _exec(new_mode),
+        )
+    return files
 
 
 _FILE_MODES = {"100644": 0o644, "100755": 0o755, "120000": 0}

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, UnsafePath, split_hunks
 from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
+from xworkmate.controllers.store_thread import StoreThread, TurnWrites
 from xworkmate.domain.checkpoints import (
     DEFAULT_CHECKPOINT_RETENTION_DAYS,
     DEFAULT_MAX_FILE_BYTES,
@@ -95,8 +96,10 @@ class CheckpointController:
         *,
         notice: Callable[[str, str], Awaitable[object]] | None = None,
         note: Callable[[str, str], object] | None = None,
+        store_thread: StoreThread | None = None,
     ) -> None:
         self._controller = controller
+        self._store_thread = store_thread
         self._store = store
         self._emit = emit
         self._notice = notice  # a framework notice on a line, stored off the loop (LOOP-4)
@@ -172,53 +175,82 @@ class CheckpointController:
 
     # -- the turn hooks (TurnRunner.run) -----------------------------------------
 
-    async def before_turn(self, key: str) -> CheckpointTurn | None:
-        """Snapshot the folder before a turn and number the turn; ``None`` if it cannot be (logged)."""
+    async def before_turn(self, key: str, writes: TurnWrites | None = None) -> CheckpointTurn | None:
+        """Snapshot the folder before a turn and number the turn; ``None`` if it cannot be (logged).
 
-        def begin() -> CheckpointTurn | None:  # the line's row, git and the turn's row: off the loop (LOOP-4)
+        The turn's row is written through the turn's ``writes`` (issue 33 item 2), like its messages.
+        """
+        writes = writes or self._writes()
+
+        def snapshot() -> str | None:  # git off the loop (LOOP-4)
             repo = self._repo(key)
             if not repo.work_tree.is_dir():
                 return None
-            snapshot = repo.snapshot("before a turn")
-            return self._rows.begin(key, snapshot.commit)
+            return repo.snapshot("before a turn").commit
 
         try:
-            return await asyncio.to_thread(begin)
+            commit = await asyncio.to_thread(snapshot)
+            if commit is None:
+                return None
+            return await writes.read(lambda: self._rows.begin(key, commit))
         except Exception as exc:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
             log.warning("no checkpoint before the turn on %s", key, exc_info=True)
             await self._say(key, f"No checkpoint was taken before this turn ({_reason(exc)}); it cannot be restored.")
             return None
 
-    async def after_turn(self, started: CheckpointTurn | None, status: str) -> None:
-        """Snapshot after the turn, whatever its ending, and store its change set."""
+    async def after_turn(self, started: CheckpointTurn | None, status: str, writes: TurnWrites | None = None) -> None:
+        """Snapshot after the turn, whatever its ending, and store its change set.
+
+        Its row ends through the turn's ``writes``, after every message the turn queued (so the row's
+        last message is the turn's), even when an earlier write failed (issue 33 item 2).
+        """
         if started is None:
             return
         key = started.key
+        writes = writes or self._writes()
 
-        def record() -> None:
-            try:
-                repo = self._repo(key)
-                snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
-                before = started.before_commit
-                files = () if snapshot.commit == before else repo.changes(before, snapshot.commit)
-            except Exception:
-                # Issue 29 item 5: the row still ends, or the line would look mid-turn (and refuse
-                # restore as "running a turn") for its whole turn limit.
-                self._rows.finish(key, started.turn, None, None, status)
-                raise
-            self._rows.finish(key, started.turn, snapshot.commit, files, status)
+        def record() -> tuple[str, tuple[FileChange, ...]]:
+            repo = self._repo(key)
+            snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
+            before = started.before_commit
+            return snapshot.commit, () if snapshot.commit == before else repo.changes(before, snapshot.commit)
 
+        failed: Exception | None = None
         try:
-            await asyncio.shield(asyncio.to_thread(record))
-        except Exception as exc:  # as above: the turn's own ending stands
-            log.warning("no checkpoint after turn %s on %s", started.turn, key, exc_info=True)
+            commit, files = await asyncio.shield(asyncio.to_thread(record))
+            finish = functools.partial(self._rows.finish, key, started.turn, commit, files, status)
+        except Exception as exc:
+            # Issue 29 item 5: the row still ends, or the line would look mid-turn (and refuse
+            # restore as "running a turn") for its whole turn limit.
+            failed = exc
+            finish = functools.partial(self._rows.finish, key, started.turn, None, None, status)
+        row_failed: list[Exception] = []
+
+        def end_row() -> None:
+            try:
+                finish()
+            except Exception as exc:
+                row_failed.append(exc)
+                raise
+
+        writes.write(end_row, after_failure=True)
+        await asyncio.shield(writes.drained())
+        failed = failed or (row_failed[0] if row_failed else None)
+        if failed is not None:  # as above: the turn's own ending stands
+            log.warning("no checkpoint after turn %s on %s", started.turn, key, exc_info=failed)
             await self._say(
                 key,
-                f"No checkpoint was taken after this turn ({_reason(exc)}); its changes are not listed,"
+                f"No checkpoint was taken after this turn ({_reason(failed)}); its changes are not listed,"
                 " and restoring to before it still works.",
             )
             return
         self._emit(ChangesRecorded(key=key, turn=started.turn))
+
+    def _writes(self) -> TurnWrites:
+        """A turn's queue for a caller that has none (a test, the CLI's one-off turn)."""
+        if self._store_thread is None:
+            raise CheckpointError("checkpoints were made without the controller's store thread")
+        return TurnWrites(self._store_thread)
 
     async def _say(self, key: str, text: str) -> None:
         """A notice on the line that its checkpoint failed; if even that fails, the log has it (ERR-1)."""

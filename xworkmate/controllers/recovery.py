@@ -22,6 +22,7 @@ from xworkmate.domain.interruptions import INTERRUPTED_TOOL_RESULT, INTERRUPTED_
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import turn_owners
+from xworkmate.store.checkpoints import CheckpointRepository
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -194,6 +195,9 @@ def record_interruption(ctx: ControllerContext, dead: turn_owners.TurnOwner) -> 
     # LOOP-2: the turn ended (stopped, unread): the list and "Needs you" show the line until it is seen.
     store.line_marks.set_outcome(key, "stopped", datetime.now(UTC), stored[-1].id)
     mark_run(store, key, "stopped")  # other windows stop showing it running
+    # LOOP-1 (issue 34): its checkpoint row ends too, with no after-snapshot, so restore does not take the line
+    # for one still mid-turn; restoring to before the turn works, the killed turn's changes are in the next one's.
+    CheckpointRepository(store).end_unfinished(key, "interrupted")
 
 
 def interruption_notice(key: str, *, kept: int, partial: bool) -> str:

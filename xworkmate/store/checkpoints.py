@@ -100,6 +100,23 @@ class CheckpointRepository:
             row.finished_at = utcnow()
             row.message_id = session.scalar(select(func.max(MessageRow.id)).where(MessageRow.thread_id == key))
 
+    def end_unfinished(self, key: str, status: str) -> int:
+        """End the line's rows whose turn died with its process (no after-snapshot); how many.
+
+        Called once the line's owner is known dead (``controllers.recovery``), so a row a live
+        process is still writing is never ended (issue 34; issue 29 item 5)."""
+        with self._store.session() as session:
+            rows = session.scalars(
+                select(CheckpointTurnRow).where(
+                    CheckpointTurnRow.thread_id == key, CheckpointTurnRow.finished_at.is_(None)
+                )
+            ).all()
+            for row in rows:
+                row.status = status
+                row.finished_at = utcnow()
+                row.message_id = session.scalar(select(func.max(MessageRow.id)).where(MessageRow.thread_id == key))
+            return len(rows)
+
     def turns(self, key: str) -> list[CheckpointTurn]:
         with self._store.read() as session:
             rows = session.scalars(

@@ -219,6 +219,43 @@ class ShadowRepo:
             self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
         return self.git("write-tree").decode().strip(), too_large, status.head
 
+    def has_snapshot(self) -> bool:
+        """Has a snapshot been taken? (A loose ref: ``update-ref`` writes one, and nothing packs ours.)"""
+        return (self.git_dir / SNAPSHOT_REF).is_file() or self.head() is not None
+
+    def turn_mark(self) -> int:
+        """A mark of now on the file-system clock, before a turn may write (issue 34 item 3).
+
+        A file's ctime cannot be set back by its writer: one older than the mark proves the file
+        was last changed before the mark. The mark is a file's own ctime, so it is on the same
+        coarse clock the kernel stamps the folder's files with.
+        """
+        self._ensure()
+        mark = self.git_dir / "turn-mark"
+        mark.write_bytes(b"")
+        return os.stat(mark).st_ctime_ns
+
+    def unchanged_since(self, mark_ns: int) -> bool:
+        """Was every file of the index, and every folder holding one, last changed before ``mark_ns``?
+
+        True proves the index (the snapshot just taken) holds the folder as it was at the mark: a file
+        written, made or removed since changes its own or its folder's ctime. Paths are looked at
+        without following a link (SBX-3). False may be a change made after the scan read the file.
+        """
+        names = [raw.decode("utf-8", "surrogateescape") for raw in self.git("ls-files", "-z").split(b"\0") if raw]
+        folders = {""}
+        with FolderWriter(self.work_tree) as folder:
+            for path in names:
+                now = folder.lstat(path)
+                if now is None or now.st_ctime_ns >= mark_ns:
+                    return False
+                folders.update("/".join(path.split("/")[:i]) for i in range(1, path.count("/") + 1))
+            for path in folders:
+                now = os.lstat(self.work_tree) if path == "" else folder.lstat(path)
+                if now is None or now.st_ctime_ns >= mark_ns:
+                    return False
+        return True
+
     def differs(self) -> bool:
         """Does the folder differ from the last snapshot (changes made since, e.g. by hand)? No commit."""
         with self.lock:

@@ -22,11 +22,19 @@ import logging
 import os
 import shutil
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, UnsafePath, split_hunks
+from xworkmate.agents.checkpoints import (
+    FolderRepo,
+    GitFailed,
+    HunkDoesNotApply,
+    ShadowRepo,
+    UnsafePath,
+    split_hunks,
+)
 from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
 from xworkmate.controllers.store_thread import StoreThread, TurnWrites
 from xworkmate.domain.checkpoints import (
@@ -39,7 +47,13 @@ from xworkmate.domain.checkpoints import (
     TurnChanges,
 )
 from xworkmate.domain.keys import key_to_dir_name
-from xworkmate.store.checkpoints import CheckpointRepository, CheckpointTurn
+from xworkmate.store.checkpoints import (
+    BEFORE_MISSING,
+    BEFORE_NOT_EXACT,
+    BEFORE_TAKING,
+    CheckpointRepository,
+    CheckpointTurn,
+)
 from xworkmate.store.repositories import utcnow
 from xworkmate.terminal_text import shown
 
@@ -55,7 +69,18 @@ log = logging.getLogger(__name__)
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 RETENTION_STATE = "checkpoint_retention_days"
+FIRST_SNAPSHOT_WAIT_S = 0.25
+"""How long a turn waits for its folder's first snapshot before it goes on beside it (issue 34 item 3)."""
 EXCLUDES_STATE = "checkpoint_excludes:"  # + the line's key: a JSON list of gitignore patterns
+
+
+_FIRST_SNAPSHOTS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xworkmate-first-snapshot")
+
+
+def _first_snapshot(repo: ShadowRepo, mark: int) -> tuple[str, bool]:
+    """A folder's first snapshot and whether it is proven to be the folder as it was at ``mark``."""
+    commit = repo.snapshot("before a turn").commit
+    return commit, repo.unchanged_since(mark)
 
 
 def _one_line(method: _F) -> _F:
@@ -105,6 +130,9 @@ class CheckpointController:
         self._notice = notice  # a framework notice on a line, stored off the loop (LOOP-4)
         self._note = note  # what the person did to the folder, said in the conversation (called off the loop)
         self._rows = CheckpointRepository(store)
+        # (key, turn) -> the folder's first snapshot, taken beside that turn: (commit, proven exact)
+        self._taking: dict[tuple[str, int], Future[tuple[str, bool]]] = {}
+        self.first_snapshot_wait_s = FIRST_SNAPSHOT_WAIT_S
 
     # -- where ---------------------------------------------------------------
 
@@ -179,20 +207,36 @@ class CheckpointController:
         """Snapshot the folder before a turn and number the turn; ``None`` if it cannot be (logged).
 
         The turn's row is written through the turn's ``writes`` (issue 33 item 2), like its messages.
+        A folder's first snapshot (every file hashed: seconds for a big one) does not delay the turn
+        past ``FIRST_SNAPSHOT_WAIT_S``: it goes on beside it, the row says ``taking``, and once it is
+        taken the row gets it, proven by the files' ctimes to be the folder before the turn or else
+        marked ``not_exact`` (issue 34 item 3).
         """
         writes = writes or self._writes()
 
-        def snapshot() -> str | None:  # git off the loop (LOOP-4)
+        def prepare() -> tuple[ShadowRepo, int | None] | None:  # git off the loop (LOOP-4)
             repo = self._repo(key)
             if not repo.work_tree.is_dir():
                 return None
-            return repo.snapshot("before a turn").commit
+            return repo, None if repo.has_snapshot() else repo.turn_mark()
 
         try:
-            commit = await asyncio.to_thread(snapshot)
-            if commit is None:
+            prepared = await asyncio.to_thread(prepare)
+            if prepared is None:
                 return None
-            return await writes.read(lambda: self._rows.begin(key, commit))
+            repo, mark = prepared
+            if mark is None:
+                commit = (await asyncio.to_thread(repo.snapshot, "before a turn")).commit
+                return await writes.read(lambda: self._rows.begin(key, commit))
+            # A thread of its own, not the loop's: the turn may end on another loop (a CLI run, a test).
+            taking = _FIRST_SNAPSHOTS.submit(_first_snapshot, repo, mark)
+            await asyncio.wait([asyncio.wrap_future(taking)], timeout=self.first_snapshot_wait_s)
+            if taking.done():  # taken before the turn began: exact as any other
+                commit = taking.result()[0]
+                return await writes.read(lambda: self._rows.begin(key, commit))
+            started = await writes.read(lambda: self._rows.begin(key, "", BEFORE_TAKING))
+            self._taking[(key, started.turn)] = taking
+            return started
         except Exception as exc:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
             log.warning("no checkpoint before the turn on %s", key, exc_info=True)
             await self._say(key, f"No checkpoint was taken before this turn ({_reason(exc)}); it cannot be restored.")
@@ -209,10 +253,16 @@ class CheckpointController:
         key = started.key
         writes = writes or self._writes()
 
+        taking = self._taking.pop((key, started.turn), None)
+        before: str | None = started.before_commit
+        if taking is not None:  # the first snapshot, beside the turn: into the row, before the after-snapshot
+            before = await self._took_first(started, taking, writes)
+
         def record() -> tuple[str, tuple[FileChange, ...]]:
             repo = self._repo(key)
             snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
-            before = started.before_commit
+            if before is None:  # no before: the turn's changes cannot be told
+                return snapshot.commit, ()
             return snapshot.commit, () if snapshot.commit == before else repo.changes(before, snapshot.commit)
 
         failed: Exception | None = None
@@ -245,6 +295,21 @@ class CheckpointController:
             )
             return
         self._emit(ChangesRecorded(key=key, turn=started.turn))
+
+    async def _took_first(
+        self, started: CheckpointTurn, taking: Future[tuple[str, bool]], writes: TurnWrites
+    ) -> str | None:
+        """The first snapshot taken beside the turn, into its row: its commit (``None``: it failed)."""
+        key, turn = started.key, started.turn
+        try:
+            commit, exact = await asyncio.shield(asyncio.wrap_future(taking))
+        except Exception as exc:
+            log.warning("no first checkpoint before turn %s on %s", turn, key, exc_info=True)
+            writes.write(lambda: self._rows.before_missing(key, turn), after_failure=True)
+            await self._say(key, f"No checkpoint was taken before this turn ({_reason(exc)}); it cannot be restored.")
+            return None
+        writes.write(lambda: self._rows.set_before(key, turn, commit, exact=exact), after_failure=True)
+        return commit
 
     def _writes(self) -> TurnWrites:
         """A turn's queue for a caller that has none (a test, the CLI's one-off turn)."""
@@ -307,6 +372,13 @@ class CheckpointController:
             if turn is None:
                 raise CheckpointError(f"line {key} has no checkpointed turn yet")
             raise CheckpointError(f"turn {turn} is not a checkpointed turn of line {key}")
+        if row.before_state == BEFORE_TAKING:
+            raise CheckpointError(
+                f"the checkpoint before turn {row.turn} of line {key} is still being taken (the folder's first"
+                " snapshot, beside the turn); try again when it is done"
+            )
+        if row.before_state == BEFORE_MISSING:
+            raise CheckpointError(f"no checkpoint was taken before turn {row.turn} of line {key}")
         return row
 
     def _span(self, key: str, scope: ChangeScope, turn: int | None) -> tuple[CheckpointTurn, str, str]:
@@ -466,7 +538,13 @@ class CheckpointController:
             fork_key = thread.thread_id
             self._emit(LineCreated(key=fork_key))
         self._emit(ChangesRecorded(key=key, turn=turn))
-        return RestoreResult(key=key, turn=turn, fork_key=fork_key, undo_available=True)
+        return RestoreResult(
+            key=key,
+            turn=turn,
+            fork_key=fork_key,
+            undo_available=True,
+            before_exact=row.before_state != BEFORE_NOT_EXACT,
+        )
 
     @_one_line
     def undo_restore(self, key: str, *, force: bool = False) -> None:

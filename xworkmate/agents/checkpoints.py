@@ -153,15 +153,24 @@ class ShadowRepo:
             self._write_excludes()
             return
         if not head.is_file():
+            # A new repository: init, then our settings and HEAD written in the files git would write (one
+            # git process, not a dozen: the first turn of a line waits for this, issue 34).
             self.git_dir.parent.mkdir(parents=True, exist_ok=True)
             self.git("init", "--quiet")
-        # Set here, on our repository, never read from the folder (SBX-3). A repository made before
-        # issue 34 gets the ones it lacks on its next snapshot (its HEAD still names a branch).
-        for name, value in _SHADOW_CONFIG:
-            self.git("config", name, value)
-        # HEAD is the snapshot ref: status compares the index with the last snapshot, not an unborn branch.
-        self.git("symbolic-ref", "HEAD", SNAPSHOT_REF)
-        self.git("update-index", "--untracked-cache")
+            sections: dict[str, list[str]] = {}
+            for name, value in _SHADOW_CONFIG:
+                section, key = name.split(".")
+                sections.setdefault(section, []).append(f"\t{key} = {value}\n")
+            with open(self.git_dir / "config", "a", encoding="utf-8") as config:
+                config.writelines(f"[{section}]\n" + "".join(keys) for section, keys in sections.items())
+            head.write_bytes(_SHADOW_HEAD)  # status compares the index with the last snapshot
+        else:
+            # Set here, on our repository, never read from the folder (SBX-3). A repository made before
+            # issue 34 gets the ones it lacks on its next snapshot (its HEAD still names a branch).
+            for name, value in _SHADOW_CONFIG:
+                self.git("config", name, value)
+            # HEAD is the snapshot ref: status compares the index with the last snapshot, not an unborn branch.
+            self.git("symbolic-ref", "HEAD", SNAPSHOT_REF)
         self._write_excludes()
 
     def _write_excludes(self) -> None:
@@ -273,9 +282,26 @@ class ShadowRepo:
             if parent is not None:
                 args += ["-p", parent]
             commit = self.git(*args, stdin=body.encode()).decode().strip()
-            self.git("update-ref", SNAPSHOT_REF, commit)
+            self._set_snapshot_ref(commit)
             _remember(commit, (tree, dict(too_large)))
             return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
+
+    def _set_snapshot_ref(self, commit: str) -> None:
+        """Point the snapshot ref at ``commit`` as ``update-ref`` does (its lock file, then a rename), without
+        a process: the ref is ours, loose and never packed. Its lock held by another git: ``update-ref``."""
+        ref = self.git_dir / SNAPSHOT_REF
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        lock = ref.with_name(ref.name + ".lock")
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            self.git("update-ref", SNAPSHOT_REF, commit)
+            return
+        try:
+            os.write(fd, commit.encode() + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(lock, ref)
 
     def _commit_info(self, commit: str) -> tuple[str, dict[str, tuple[int, int]]]:
         cached = _COMMITS.get(commit)

@@ -202,3 +202,21 @@ def shadow_env(shadow: ShadowRepo) -> dict[str, str]:
         "GIT_WORK_TREE": str(shadow.work_tree),
         "GIT_OPTIONAL_LOCKS": "0",
     }
+
+
+def test_a_row_left_taking_by_a_dead_process_ends_missing_and_restore_says_no_checkpoint(
+    store: Store, settings: Settings
+) -> None:
+    """What ``recover_interrupted_turns`` does for a turn whose process died while its first snapshot was taken
+    (the kill itself: tests/cli/test_crash_checkpoint_rows.py)."""
+    agent = SessionController(store, settings)
+    key, _folder, _shadow = _line(agent)
+    rows = CheckpointRepository(store)
+    started = rows.begin(key, "", "taking")
+    assert rows.end_unfinished(key, "interrupted") == 1
+    row = rows.get(key, started.turn)
+    assert row is not None and (row.before_state, row.status) == ("missing", "interrupted")
+    assert row.finished_at is not None
+    with pytest.raises(CheckpointError, match="no checkpoint was taken before turn 1"):
+        agent.checkpoints.restore(key, started.turn)
+    assert rows.end_unfinished(key, "interrupted") == 0  # ended once

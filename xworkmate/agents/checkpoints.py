@@ -23,7 +23,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK
@@ -187,7 +187,9 @@ class ShadowRepo:
         out = self.git("rev-parse", "--verify", "--quiet", SNAPSHOT_REF + "^{commit}", check=False).strip()
         return out.decode() if out else None
 
-    def _stage(self) -> tuple[str, dict[str, tuple[int, int]], str | None]:
+    def _stage(
+        self, sized: Callable[[int, int], None] | None = None
+    ) -> tuple[str, dict[str, tuple[int, int]], str | None]:
         """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot).
 
         One scan of the folder (issue 34 item 3): ``git status`` refreshes the shadow index's stat
@@ -204,6 +206,7 @@ class ShadowRepo:
         status = _parse_status(out)
         too_large: dict[str, tuple[int, int]] = {}
         update: list[str] = []
+        lengths: list[int] = []
         remove: list[str] = []
         with FolderWriter(self.work_tree) as folder:  # SBX-3: no stat through a link the agent left
             for path in (*status.tracked, *status.untracked):
@@ -218,6 +221,8 @@ class ShadowRepo:
                     remove.append(path)
                 else:
                     update.append(path)
+        if sized is not None:  # how much is left to hash: (files, bytes)
+            sized(len(update), sum(lengths))
         known = _COMMITS.get(status.head) if status.head is not None else None
         if known is not None and not status.staged and not status.tracked and not update and known[1] == too_large:
             return known[0], too_large, status.head  # nothing but the same too-large files: the last snapshot's tree
@@ -271,10 +276,12 @@ class ShadowRepo:
             tree, too_large, head = self._stage()
             return head is not None and self._commit_info(head) != (tree, too_large)
 
-    def snapshot(self, message: str = "snapshot") -> Snapshot:
-        """Snapshot the folder; a tree equal to the last snapshot's makes no commit."""
+    def snapshot(self, message: str = "snapshot", *, sized: Callable[[int, int], None] | None = None) -> Snapshot:
+        """Snapshot the folder; a tree equal to the last snapshot's makes no commit.
+
+        ``sized(files, bytes)``: told, after the scan, how much is left to hash (a first snapshot's cost)."""
         with self.lock:
-            tree, too_large, parent = self._stage()
+            tree, too_large, parent = self._stage(sized)
             if parent is not None and self._commit_info(parent) == (tree, too_large):
                 return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
             body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})

@@ -77,9 +77,22 @@ EXCLUDES_STATE = "checkpoint_excludes:"  # + the line's key: a JSON list of giti
 _FIRST_SNAPSHOTS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xworkmate-first-snapshot")
 
 
-def _first_snapshot(repo: ShadowRepo, mark: int) -> tuple[str, bool]:
-    """A folder's first snapshot and whether it is proven to be the folder as it was at ``mark``."""
-    commit = repo.snapshot("before a turn").commit
+SMALL_FIRST_SNAPSHOT = (2_000, 32 * 2**20)
+"""A first snapshot with no more files and bytes than these to hash is waited for, however busy the machine."""
+
+
+def _small(files: int, size: int) -> bool:
+    return files <= SMALL_FIRST_SNAPSHOT[0] and size <= SMALL_FIRST_SNAPSHOT[1]
+
+
+def _first_snapshot(repo: ShadowRepo, mark: int, scanned: Future[tuple[int, int]]) -> tuple[str, bool]:
+    """A folder's first snapshot and whether it is proven to be the folder as it was at ``mark``;
+    ``scanned`` gets, after the scan, how much it has to hash."""
+    try:
+        commit = repo.snapshot("before a turn", sized=lambda files, size: scanned.set_result((files, size))).commit
+    finally:
+        if not scanned.done():
+            scanned.set_result((0, 0))
     return commit, repo.unchanged_since(mark)
 
 
@@ -229,8 +242,12 @@ class CheckpointController:
                 commit = (await asyncio.to_thread(repo.snapshot, "before a turn")).commit
                 return await writes.read(lambda: self._rows.begin(key, commit))
             # A thread of its own, not the loop's: the turn may end on another loop (a CLI run, a test).
-            taking = _FIRST_SNAPSHOTS.submit(_first_snapshot, repo, mark)
+            scanned: Future[tuple[int, int]] = Future()
+            taking = _FIRST_SNAPSHOTS.submit(_first_snapshot, repo, mark, scanned)
             await asyncio.wait([asyncio.wrap_future(taking)], timeout=self.first_snapshot_wait_s)
+            if not taking.done() and scanned.done() and _small(*scanned.result()):
+                # A small folder, scanned in time, only slow to hash on a busy machine: the turn waits for it.
+                await asyncio.wrap_future(taking)
             if taking.done():  # taken before the turn began: exact as any other
                 commit = taking.result()[0]
                 return await writes.read(lambda: self._rows.begin(key, commit))

@@ -3,10 +3,14 @@
 A line's folder of 10,000 files / 200 MB (random bytes, made once per run) that is also
 a git repository of the person's. Each measured turn changes 3 files; its checkpoint cost
 is what ``TurnRunner.run`` adds: the snapshot before the turn (nothing changed since the
-last one: no commit), the snapshot after it and the change set (``diff-tree``). Target:
-at most 150 ms per turn. The reference is ``git status --porcelain`` on the same tree,
-measured alternately in the same run. The first snapshot (hashing all 200 MB) is a
-one-time cost, reported in the notes.
+last one: no commit), the snapshot after it and the change set (``diff-tree``). Target
+(issue 34 item 3): at most 1.3x ``git status --porcelain`` on the same tree, measured
+alternately in the same run; each snapshot is one ``git status`` of the shadow repository,
+whose stat cache and untracked cache it keeps.
+
+The first snapshot (hashing all 200 MB) goes on beside the first turn (issue 34): the notes
+give how long the first turn waits for its checkpoint through the real controller
+(``before_turn``) beside the first snapshot taken before the turn, as it was until then.
 
 Every git of the checkpoints runs hardened (``agents.git_safe``, SBX-3, issue 29); the notes
 also give the hardened ``git status --porcelain`` (what ``changes --uncommitted`` and a worktree
@@ -16,6 +20,7 @@ makes a smaller tree (same 20 KB per file) on a shared machine; the target holds
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import subprocess
@@ -26,6 +31,9 @@ from pathlib import Path
 from benchmarks.common import Figure, median
 from xworkmate.agents.checkpoints import ShadowRepo
 from xworkmate.agents.git_safe import folder_gitdir, run_git
+from xworkmate.controllers import SessionController
+from xworkmate.settings import Settings
+from xworkmate.store import open_store
 
 FILES = int(os.environ.get("XW_BENCH_CHECKPOINT_FILES", "10000"))
 TOTAL_BYTES = FILES * (200 * 1024 * 1024 // 10_000)
@@ -68,6 +76,30 @@ def _hardened_status(folder: Path) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def _first_turn_wait(tmp: Path, folder: Path) -> float:
+    """How long the real controller's ``before_turn`` keeps the first turn of a line on ``folder`` waiting
+    (a new data folder: its first snapshot); the turn then ends and waits for it, as a turn does."""
+    home = tmp / "home"
+    home.mkdir()
+    settings = Settings(home=home, database_url=None, workspace_root=None)
+    controller = SessionController(open_store(settings.effective_database_url), settings)
+    try:
+        key = controller.create_line("bench", workspace=folder).thread_id
+
+        async def turn() -> float:
+            started_at = time.perf_counter()
+            started = await controller.checkpoints.before_turn(key)
+            waited = time.perf_counter() - started_at
+            if started is None:
+                raise RuntimeError("no checkpoint before the first turn")
+            await controller.checkpoints.after_turn(started, "finished")
+            return waited
+
+        return asyncio.run(turn())
+    finally:
+        controller.close()
+
+
 def run() -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="xw-bench-ckpt-") as tmp:
         folder = Path(tmp) / "folder"
@@ -105,17 +137,26 @@ def run() -> list[Figure]:
             per_turn.append((mid - started + done - resumed) * 1000)
             status_ms.append(_git_status(folder))
             hardened_ms.append(_hardened_status(folder))
+        first_wait_s = _first_turn_wait(Path(tmp), folder)
     cost = median(per_turn)
+    status = median(status_ms)
+    ratio = cost / status
+    print(
+        f"checkpoints: {cost:.1f} ms per turn beside `git status --porcelain` {status:.1f} ms: {ratio:.2f}x;"
+        f" first turn waits {first_wait_s * 1000:.0f} ms beside a first snapshot of {first_s:.2f} s"
+    )
     return [
         Figure(
             name=f"checkpoints (hardened git): cost per turn, {FILES:,} files / {TOTAL_BYTES // 2**20} MB, 3 changed",
             value=cost,
             unit="ms",
-            target="<= 150 ms",
-            met=cost <= 150,
+            target="<= 1.3x git status",
+            met=ratio <= 1.3,
             reference=median(status_ms),
             reference_label="ms median `git status --porcelain` on the same tree",
             notes={
+                "ratio_to_git_status": ratio,
+                "first_turn_waits_s": first_wait_s,
                 "before_snapshot_median_ms": median(before_ms),
                 "after_snapshot_and_diff_median_ms": median(after_ms),
                 "hardened_git_status_median_ms": median(hardened_ms),

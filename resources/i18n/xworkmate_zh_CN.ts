@@ -485,6 +485,10 @@
         <translation>文件已恢复到第 {turn} 轮次之前的样子。</translation>
     </message>
     <message>
+        <source>Files changed after that turn began, while the folder&apos;s first checkpoint was being taken: some of the turn&apos;s own first changes may still be there.</source>
+        <translation>该轮开始后、文件夹的首个检查点仍在生成时，有文件发生了变化：该轮自己最早的一些改动可能仍然保留。</translation>
+    </message>
+    <message>
         <source>The restore was undone: the files are back as they were before it.</source>
         <translation>已撤回恢复：文件回到了恢复之前的样子。</translation>
     </message>

@@ -54,7 +54,7 @@ def test_changes_restore_revert_and_undo(agent: SessionController, openai_server
     assert [t["turn"] for t in ok_json(home, "changes", key, "--all")] == [1]
 
     restored = ok_json(home, "restore", key, "--turn", "1")
-    assert restored == {"key": key, "turn": 1, "fork_key": None, "undo_available": True}
+    assert restored == {"key": key, "turn": 1, "fork_key": None, "undo_available": True, "before_exact": True}
     assert tree_state(folder) == state_before
     undone = run_cli(home, "restore", key, "--undo")
     assert undone.returncode == 0, undone.stderr

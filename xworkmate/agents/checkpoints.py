@@ -23,7 +23,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK
@@ -48,12 +48,28 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SNAPSHOT_REF = "refs/xworkmate/snapshots"
 UNDO_REF = "refs/xworkmate/undo"
 _AUTHOR = ("XWorkmate", "checkpoints@xworkmate.invalid")
-_AUTHOR_ENV = {
+_SHADOW_ENV = {
+    # The shadow index is ours: status may write back its refreshed stat cache and untracked cache
+    # (git_safe turns optional locks off for a person's repository, whose index we never rewrite).
+    "GIT_OPTIONAL_LOCKS": "1",
     "GIT_AUTHOR_NAME": _AUTHOR[0],
     "GIT_AUTHOR_EMAIL": _AUTHOR[1],
     "GIT_COMMITTER_NAME": _AUTHOR[0],
     "GIT_COMMITTER_EMAIL": _AUTHOR[1],
 }
+_SHADOW_HEAD = f"ref: {SNAPSHOT_REF}\n".encode()
+_SHADOW_CONFIG = (
+    ("core.autocrlf", "false"),
+    ("core.filemode", "true"),
+    ("core.symlinks", "true"),
+    ("core.quotepath", "false"),
+    ("core.untrackedCache", "true"),  # issue 34: a folder scan stats each folder, reads only changed ones
+    ("status.showUntrackedFiles", "all"),  # the untracked cache is kept for the mode status runs in (-uall)
+    ("core.bigFileThreshold", "512m"),
+    ("status.renames", "false"),
+    ("core.splitIndex", "true"),  # a snapshot's index writes rewrite the few changed entries, not all 10,000
+    ("gc.auto", "0"),
+)
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -119,7 +135,7 @@ class ShadowRepo:
                 git_dir=self.git_dir,
                 work_tree=self.work_tree,
                 index_file=index_file or self.git_dir / "index",
-                extra_env=_AUTHOR_ENV,
+                extra_env=_SHADOW_ENV,
                 stdin=stdin,
                 timeout=None,
                 trusted_config=True,
@@ -132,21 +148,29 @@ class ShadowRepo:
         return result.stdout
 
     def _ensure(self) -> None:
-        if (self.git_dir / "HEAD").is_file():
+        head = self.git_dir / "HEAD"
+        if head.is_file() and head.read_bytes() == _SHADOW_HEAD:
             self._write_excludes()
             return
-        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
-        self.git("init", "--quiet")
-        for name, value in (
-            ("core.autocrlf", "false"),
-            ("core.filemode", "true"),
-            ("core.symlinks", "true"),
-            ("core.quotepath", "false"),
-            ("core.untrackedCache", "true"),
-            ("core.bigFileThreshold", "512m"),
-            ("gc.auto", "0"),
-        ):
-            self.git("config", name, value)
+        if not head.is_file():
+            # A new repository: init, then our settings and HEAD written in the files git would write (one
+            # git process, not a dozen: the first turn of a line waits for this, issue 34).
+            self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+            self.git("init", "--quiet")
+            sections: dict[str, list[str]] = {}
+            for name, value in _SHADOW_CONFIG:
+                section, key = name.split(".")
+                sections.setdefault(section, []).append(f"\t{key} = {value}\n")
+            with open(self.git_dir / "config", "a", encoding="utf-8") as config:
+                config.writelines(f"[{section}]\n" + "".join(keys) for section, keys in sections.items())
+            head.write_bytes(_SHADOW_HEAD)  # status compares the index with the last snapshot
+        else:
+            # Set here, on our repository, never read from the folder (SBX-3). A repository made before
+            # issue 34 gets the ones it lacks on its next snapshot (its HEAD still names a branch).
+            for name, value in _SHADOW_CONFIG:
+                self.git("config", name, value)
+            # HEAD is the snapshot ref: status compares the index with the last snapshot, not an unborn branch.
+            self.git("symbolic-ref", "HEAD", SNAPSHOT_REF)
         self._write_excludes()
 
     def _write_excludes(self) -> None:
@@ -163,70 +187,128 @@ class ShadowRepo:
         out = self.git("rev-parse", "--verify", "--quiet", SNAPSHOT_REF + "^{commit}", check=False).strip()
         return out.decode() if out else None
 
-    def _head_commit(self) -> tuple[str, str, dict[str, tuple[int, int]]] | None:
-        """The last snapshot: its commit, tree and too-large files, read in one git call."""
-        out = self.git("cat-file", "--batch", stdin=SNAPSHOT_REF.encode() + b"\n")
-        header, _, body = out.partition(b"\n")
-        parts = header.split()
-        if len(parts) != 3 or parts[1] != b"commit":
-            return None
-        commit = parts[0].decode()
-        tree, too_large = _parse_commit(commit, body[: int(parts[2])])
-        return commit, tree, too_large
+    def _stage(
+        self, sized: Callable[[int, int], None] | None = None
+    ) -> tuple[str, dict[str, tuple[int, int]], str | None]:
+        """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot).
 
-    def _stage(self) -> tuple[str, dict[str, tuple[int, int]]]:
-        """Bring the shadow index up to the folder and write its tree: (tree, too-large files)."""
+        One scan of the folder (issue 34 item 3): ``git status`` refreshes the shadow index's stat
+        cache and writes it back, as git does for a person's repository, and reads untracked files
+        through the untracked cache (both set on the shadow repository by ``_ensure``, never read
+        from the folder). Only the paths it names are hashed (``update-index``); a status that
+        names nothing but the too-large files means the last snapshot's tree, with no git call more.
+        """
         self._ensure()
-        listed = self.git("ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard")
+        out = self.git(
+            "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
+            "--ignore-submodules=all", "--no-ahead-behind",
+        )  # fmt: skip
+        status = _parse_status(out)
         too_large: dict[str, tuple[int, int]] = {}
         update: list[str] = []
+        lengths: list[int] = []
         remove: list[str] = []
         with FolderWriter(self.work_tree) as folder:  # SBX-3: no stat through a link the agent left
-            for raw in dict.fromkeys(listed.split(b"\0")):
-                if not raw or raw.endswith(b"/"):  # a nested repository: not snapshotted
-                    continue
-                path = raw.decode("utf-8", "surrogateescape")
+            for path in (*status.tracked, *status.untracked):
                 now = folder.lstat(path)
                 if now is None or S_ISDIR(now.st_mode):
                     # Deleted, now beyond a link or a file (git's --remove refuses those), or a file that became
                     # a folder (whose own files are listed on their own): out of the index.
                     remove.append(path)
                 elif now.st_size > self.max_file_bytes and not S_ISLNK(now.st_mode):
-                    # Over the cap: never added, so ls-files lists it every time and each snapshot names it.
+                    # Over the cap: never added, so status lists it every time and each snapshot names it.
                     too_large[path] = (now.st_size, now.st_mtime_ns)
                     remove.append(path)
                 else:
                     update.append(path)
+        if sized is not None:  # how much is left to hash: (files, bytes)
+            sized(len(update), sum(lengths))
+        known = _COMMITS.get(status.head) if status.head is not None else None
+        if known is not None and not status.staged and not status.tracked and not update and known[1] == too_large:
+            return known[0], too_large, status.head  # nothing but the same too-large files: the last snapshot's tree
         if remove:
             self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(remove))
         if update:
             # --replace: a folder that became a file (or back) in one turn is one change, not a conflict.
             self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
-        return self.git("write-tree").decode().strip(), too_large
+        return self.git("write-tree").decode().strip(), too_large, status.head
+
+    def has_snapshot(self) -> bool:
+        """Has a snapshot been taken? (A loose ref: ``update-ref`` writes one, and nothing packs ours.)"""
+        return (self.git_dir / SNAPSHOT_REF).is_file() or self.head() is not None
+
+    def turn_mark(self) -> int:
+        """A mark of now on the file-system clock, before a turn may write (issue 34 item 3).
+
+        A file's ctime cannot be set back by its writer: one older than the mark proves the file
+        was last changed before the mark. The mark is a file's own ctime, so it is on the same
+        coarse clock the kernel stamps the folder's files with.
+        """
+        self._ensure()
+        mark = self.git_dir / "turn-mark"
+        mark.write_bytes(b"")
+        return os.stat(mark).st_ctime_ns
+
+    def unchanged_since(self, mark_ns: int) -> bool:
+        """Was every file of the index, and every folder holding one, last changed before ``mark_ns``?
+
+        True proves the index (the snapshot just taken) holds the folder as it was at the mark: a file
+        written, made or removed since changes its own or its folder's ctime. Paths are looked at
+        without following a link (SBX-3). False may be a change made after the scan read the file.
+        """
+        names = [raw.decode("utf-8", "surrogateescape") for raw in self.git("ls-files", "-z").split(b"\0") if raw]
+        folders = {""}
+        with FolderWriter(self.work_tree) as folder:
+            for path in names:
+                now = folder.lstat(path)
+                if now is None or now.st_ctime_ns >= mark_ns:
+                    return False
+                folders.update("/".join(path.split("/")[:i]) for i in range(1, path.count("/") + 1))
+            for path in folders:
+                now = os.lstat(self.work_tree) if path == "" else folder.lstat(path)
+                if now is None or now.st_ctime_ns >= mark_ns:
+                    return False
+        return True
 
     def differs(self) -> bool:
         """Does the folder differ from the last snapshot (changes made since, e.g. by hand)? No commit."""
         with self.lock:
-            tree, too_large = self._stage()
-            head = self._head_commit()
-            return head is not None and (head[1], head[2]) != (tree, too_large)
+            tree, too_large, head = self._stage()
+            return head is not None and self._commit_info(head) != (tree, too_large)
 
-    def snapshot(self, message: str = "snapshot") -> Snapshot:
-        """Snapshot the folder; a tree equal to the last snapshot's makes no commit."""
+    def snapshot(self, message: str = "snapshot", *, sized: Callable[[int, int], None] | None = None) -> Snapshot:
+        """Snapshot the folder; a tree equal to the last snapshot's makes no commit.
+
+        ``sized(files, bytes)``: told, after the scan, how much is left to hash (a first snapshot's cost)."""
         with self.lock:
-            tree, too_large = self._stage()
-            head = self._head_commit()
-            parent = head[0] if head is not None else None
-            if head is not None and (head[1], head[2]) == (tree, too_large):
-                return Snapshot(commit=head[0], tree=tree, too_large=too_large, created=False)
+            tree, too_large, parent = self._stage(sized)
+            if parent is not None and self._commit_info(parent) == (tree, too_large):
+                return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
             body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
             args = ["commit-tree", tree, "-F", "-"]
             if parent is not None:
                 args += ["-p", parent]
             commit = self.git(*args, stdin=body.encode()).decode().strip()
-            self.git("update-ref", SNAPSHOT_REF, commit)
+            self._set_snapshot_ref(commit)
             _remember(commit, (tree, dict(too_large)))
             return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
+
+    def _set_snapshot_ref(self, commit: str) -> None:
+        """Point the snapshot ref at ``commit`` as ``update-ref`` does (its lock file, then a rename), without
+        a process: the ref is ours, loose and never packed. Its lock held by another git: ``update-ref``."""
+        ref = self.git_dir / SNAPSHOT_REF
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        lock = ref.with_name(ref.name + ".lock")
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            self.git("update-ref", SNAPSHOT_REF, commit)
+            return
+        try:
+            os.write(fd, commit.encode() + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(lock, ref)
 
     def _commit_info(self, commit: str) -> tuple[str, dict[str, tuple[int, int]]]:
         cached = _COMMITS.get(commit)
@@ -246,31 +328,7 @@ class ShadowRepo:
         """Files added, modified and deleted from ``before`` (``None``: nothing) to ``after``."""
         old = before or EMPTY_TREE
         out = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", "--no-commit-id", old, after)
-        raw, numstat = _split_raw_numstat(out)
-        counts: dict[str, tuple[int, int, bool]] = {}
-        for entry in numstat:
-            added, deleted, path = entry.split(b"\t", 2)
-            binary = added == b"-"
-            counts[path.decode("utf-8", "surrogateescape")] = (
-                0 if binary else int(added),
-                0 if binary else int(deleted),
-                binary,
-            )
-        files: dict[str, FileChange] = {}
-        for meta, path_bytes in raw:
-            old_mode, new_mode, _, _, status = meta.decode().split(" ")
-            path = path_bytes.decode("utf-8", "surrogateescape")
-            kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
-            added, deleted, binary = counts.get(path, (0, 0, False))
-            mode_changed = kind is FileChangeKind.MODIFIED and _exec(old_mode) != _exec(new_mode)
-            files[path] = FileChange(
-                path=path,
-                kind=kind,
-                additions=added,
-                deletions=deleted,
-                binary=binary,
-                mode_changed=mode_changed,
-            )
+        files = _file_changes(out)
         before_large = self.too_large_of(before) if before else {}
         after_large = self.too_large_of(after)
         for path, stat in after_large.items():
@@ -352,7 +410,7 @@ class ShadowRepo:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=trusted_env(git_dir=self.git_dir, work_tree=self.work_tree, extra_env=_AUTHOR_ENV),
+            env=trusted_env(git_dir=self.git_dir, work_tree=self.work_tree, extra_env=_SHADOW_ENV),
             cwd=self.git_dir,
         ) as proc:
             assert proc.stdin is not None and proc.stdout is not None
@@ -448,37 +506,21 @@ class FolderRepo:
 
     def changes(self) -> tuple[FileChange, ...]:
         base = self._base()
-        files: dict[str, FileChange] = {}
-        raw = self._git(
-            "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--raw", base
-        ).split(b"\0")
-        counts: dict[str, tuple[int, int, bool]] = {}
-        for entry in self._git(
-            "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--numstat", base
-        ).split(b"\0"):
-            if entry:
-                a, d, p = entry.split(b"\t", 2)
-                counts[p.decode("utf-8", "surrogateescape")] = (
-                    0 if a == b"-" else int(a),
-                    0 if d == b"-" else int(d),
-                    a == b"-",
-                )
-        for meta, path_bytes in zip(raw[0::2], raw[1::2], strict=False):
-            if not meta.startswith(b":"):
-                continue
-            old_mode, new_mode, _, _, status = meta[1:].decode().split(" ")
-            path = path_bytes.decode("utf-8", "surrogateescape")
-            kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
-            a, d, binary = counts.get(path, (0, 0, False))
-            files[path] = FileChange(
-                path=path, kind=kind, additions=a, deletions=d, binary=binary,
-                mode_changed=kind is FileChangeKind.MODIFIED and (old_mode == "100755") != (new_mode == "100755"),
-            )  # fmt: skip
-        for raw_path in self._git("ls-files", "-z", "--others", "--exclude-standard").split(b"\0"):
-            if not raw_path or raw_path.endswith(b"/"):
-                continue
-            path = raw_path.decode("utf-8", "surrogateescape")
-            data = (self.folder / path).read_bytes() if (self.folder / path).is_file() else b""
+        files = _file_changes(
+            self._git(
+                "diff", "--no-ext-diff", "--no-textconv", _NO_SUBMODULE_STATUS, "--no-renames", "-z", "--raw",
+                "--numstat", base,
+            )
+        )  # fmt: skip
+        untracked = self._git("ls-files", "-z", "--others", "--exclude-standard").split(b"\0")
+        with FolderWriter(self.folder) as folder:  # SBX-3: an untracked link to a host file is not read
+            contents = {
+                raw.decode("utf-8", "surrogateescape"): folder.read_file(raw.decode("utf-8", "surrogateescape"))
+                for raw in untracked
+                if raw and not raw.endswith(b"/")
+            }
+        for path, read in contents.items():
+            data = read or b""
             binary = b"\0" in data[:8000]
             lines = 0 if binary else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
             files[path] = FileChange(path=path, kind=FileChangeKind.ADDED, additions=lines, deletions=0, binary=binary)
@@ -535,22 +577,71 @@ def _parse_commit(commit: str, body: bytes) -> tuple[str, dict[str, tuple[int, i
     return tree, dict(too_large)
 
 
-def _split_raw_numstat(out: bytes) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
-    """``diff-tree -z --raw --numstat``: the raw records (meta, path), then the numstat ones."""
+@dataclass(frozen=True, slots=True)
+class _Status:
+    """What one ``git status --porcelain=v2 -z --branch`` of the shadow repository says."""
+
+    head: str | None  # the last snapshot's commit (the shadow HEAD is the snapshot ref)
+    staged: bool  # the index differs from it (a ``differs`` or a restore staged without a commit)
+    tracked: tuple[str, ...]  # indexed paths whose folder file differs from the index
+    untracked: tuple[str, ...]  # files not in the index (nested repositories left out)
+
+
+def _parse_status(out: bytes) -> _Status:
+    head: str | None = None
+    staged = False
+    tracked: list[str] = []
+    untracked: list[str] = []
+    for record in out.split(b"\0"):
+        if record.startswith(b"# branch.oid "):
+            oid = record[len(b"# branch.oid ") :].decode()
+            head = None if oid == "(initial)" else oid
+        elif record.startswith(b"? "):
+            if not record.endswith(b"/"):  # a nested repository: not snapshotted
+                untracked.append(record[2:].decode("utf-8", "surrogateescape"))
+        elif record.startswith((b"1 ", b"u ")):
+            fields = record.split(b" ", 10 if record.startswith(b"u ") else 8)
+            xy = fields[1]
+            staged = staged or xy[:1] != b"."
+            if xy[1:2] != b".":  # "M." alone: the index already holds the folder's file
+                tracked.append(fields[-1].decode("utf-8", "surrogateescape"))
+    return _Status(head=head, staged=staged, tracked=tuple(dict.fromkeys(tracked)), untracked=tuple(untracked))
+
+
+def _file_changes(out: bytes) -> dict[str, FileChange]:
+    """The one parser of ``git diff``/``diff-tree -z --raw --numstat --no-renames`` output: the raw
+    records (``:meta\0path\0``) give each file's kind and modes, the numstat ones (``a\td\tpath\0``,
+    ``-`` for a binary file) its line counts."""
     fields = out.split(b"\0")
     raw: list[tuple[bytes, bytes]] = []
-    numstat: list[bytes] = []
+    counts: dict[bytes, tuple[int, int, bool]] = {}
     i = 0
     while i < len(fields):
         field = fields[i]
         if field.startswith(b":"):
             raw.append((field[1:], fields[i + 1]))
             i += 2
-        else:
-            if field:
-                numstat.append(field)
-            i += 1
-    return raw, numstat
+            continue
+        if field:
+            added, deleted, path = field.split(b"\t", 2)
+            binary = added == b"-"
+            counts[path] = (0 if binary else int(added), 0 if binary else int(deleted), binary)
+        i += 1
+    files: dict[str, FileChange] = {}
+    for meta, path_bytes in raw:
+        old_mode, new_mode, _, _, status = meta.decode().split(" ")
+        path = path_bytes.decode("utf-8", "surrogateescape")
+        kind = {"A": FileChangeKind.ADDED, "D": FileChangeKind.DELETED}.get(status[0], FileChangeKind.MODIFIED)
+        added, deleted, binary = counts.get(path_bytes, (0, 0, False))
+        files[path] = FileChange(
+            path=path,
+            kind=kind,
+            additions=added,
+            deletions=deleted,
+            binary=binary,
+            mode_changed=kind is FileChangeKind.MODIFIED and _exec(old_mode) != _exec(new_mode),
+        )
+    return files
 
 
 _FILE_MODES = {"100644": 0o644, "100755": 0o755, "120000": 0}

@@ -140,6 +140,30 @@ class FolderWriter:
         finally:
             os.close(fd)
 
+    def read_file(self, path: str) -> bytes | None:
+        """A regular file's bytes, ``None`` for anything else (a link is not followed, a pipe never waited on)."""
+        parts = _parts(path)
+        try:
+            fd = self._open_dir(path, parts, create=False, allowed=frozenset())
+        except UnsafePath:
+            return None
+        if fd is None:
+            return None
+        try:
+            try:
+                file = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+            except OSError:
+                return None
+            try:
+                if not stat.S_ISREG(os.fstat(file).st_mode):
+                    return None
+                with os.fdopen(file, "rb", closefd=False) as stream:
+                    return stream.read()
+            finally:
+                os.close(file)
+        finally:
+            os.close(fd)
+
     # -- writing ----------------------------------------------------------------
 
     def remove(self, path: str) -> None:

@@ -113,7 +113,15 @@ def cmd_restore(args: argparse.Namespace, controller: SessionController) -> int:
         )
         if result.fork_key:
             print(f"forked at that turn: {result.fork_key}")
+        if not result.before_exact:
+            print(_NOT_EXACT)
     return 0
+
+
+_NOT_EXACT = (
+    "the snapshot before that turn was the folder's first, taken beside the turn, and files changed after the"
+    " turn began: some of the turn's own first changes may still be there"
+)
 
 
 def cmd_revert(args: argparse.Namespace, controller: SessionController) -> int:

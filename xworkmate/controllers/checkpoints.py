@@ -22,12 +22,21 @@ import logging
 import os
 import shutil
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from xworkmate.agents.checkpoints import FolderRepo, GitFailed, HunkDoesNotApply, ShadowRepo, UnsafePath, split_hunks
+from xworkmate.agents.checkpoints import (
+    FolderRepo,
+    GitFailed,
+    HunkDoesNotApply,
+    ShadowRepo,
+    UnsafePath,
+    split_hunks,
+)
 from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
+from xworkmate.controllers.store_thread import StoreThread, TurnWrites
 from xworkmate.domain.checkpoints import (
     DEFAULT_CHECKPOINT_RETENTION_DAYS,
     DEFAULT_MAX_FILE_BYTES,
@@ -38,7 +47,13 @@ from xworkmate.domain.checkpoints import (
     TurnChanges,
 )
 from xworkmate.domain.keys import key_to_dir_name
-from xworkmate.store.checkpoints import CheckpointRepository, CheckpointTurn
+from xworkmate.store.checkpoints import (
+    BEFORE_MISSING,
+    BEFORE_NOT_EXACT,
+    BEFORE_TAKING,
+    CheckpointRepository,
+    CheckpointTurn,
+)
 from xworkmate.store.repositories import utcnow
 from xworkmate.terminal_text import shown
 
@@ -54,7 +69,31 @@ log = logging.getLogger(__name__)
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 RETENTION_STATE = "checkpoint_retention_days"
+FIRST_SNAPSHOT_WAIT_S = 0.25
+"""How long a turn waits for its folder's first snapshot before it goes on beside it (issue 34 item 3)."""
 EXCLUDES_STATE = "checkpoint_excludes:"  # + the line's key: a JSON list of gitignore patterns
+
+
+_FIRST_SNAPSHOTS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xworkmate-first-snapshot")
+
+
+SMALL_FIRST_SNAPSHOT = (2_000, 32 * 2**20)
+"""A first snapshot with no more files and bytes than these to hash is waited for, however busy the machine."""
+
+
+def _small(files: int, size: int) -> bool:
+    return files <= SMALL_FIRST_SNAPSHOT[0] and size <= SMALL_FIRST_SNAPSHOT[1]
+
+
+def _first_snapshot(repo: ShadowRepo, mark: int, scanned: Future[tuple[int, int]]) -> tuple[str, bool]:
+    """A folder's first snapshot and whether it is proven to be the folder as it was at ``mark``;
+    ``scanned`` gets, after the scan, how much it has to hash."""
+    try:
+        commit = repo.snapshot("before a turn", sized=lambda files, size: scanned.set_result((files, size))).commit
+    finally:
+        if not scanned.done():
+            scanned.set_result((0, 0))
+    return commit, repo.unchanged_since(mark)
 
 
 def _one_line(method: _F) -> _F:
@@ -95,13 +134,18 @@ class CheckpointController:
         *,
         notice: Callable[[str, str], Awaitable[object]] | None = None,
         note: Callable[[str, str], object] | None = None,
+        store_thread: StoreThread | None = None,
     ) -> None:
         self._controller = controller
+        self._store_thread = store_thread
         self._store = store
         self._emit = emit
         self._notice = notice  # a framework notice on a line, stored off the loop (LOOP-4)
         self._note = note  # what the person did to the folder, said in the conversation (called off the loop)
         self._rows = CheckpointRepository(store)
+        # (key, turn) -> the folder's first snapshot, taken beside that turn: (commit, proven exact)
+        self._taking: dict[tuple[str, int], Future[tuple[str, bool]]] = {}
+        self.first_snapshot_wait_s = FIRST_SNAPSHOT_WAIT_S
 
     # -- where ---------------------------------------------------------------
 
@@ -172,53 +216,123 @@ class CheckpointController:
 
     # -- the turn hooks (TurnRunner.run) -----------------------------------------
 
-    async def before_turn(self, key: str) -> CheckpointTurn | None:
-        """Snapshot the folder before a turn and number the turn; ``None`` if it cannot be (logged)."""
+    async def before_turn(self, key: str, writes: TurnWrites | None = None) -> CheckpointTurn | None:
+        """Snapshot the folder before a turn and number the turn; ``None`` if it cannot be (logged).
 
-        def begin() -> CheckpointTurn | None:  # the line's row, git and the turn's row: off the loop (LOOP-4)
+        The turn's row is written through the turn's ``writes`` (issue 33 item 2), like its messages.
+        A folder's first snapshot (every file hashed: seconds for a big one) does not delay the turn
+        past ``FIRST_SNAPSHOT_WAIT_S``: it goes on beside it, the row says ``taking``, and once it is
+        taken the row gets it, proven by the files' ctimes to be the folder before the turn or else
+        marked ``not_exact`` (issue 34 item 3).
+        """
+        writes = writes or self._writes()
+
+        def prepare() -> tuple[ShadowRepo, int | None] | None:  # git off the loop (LOOP-4)
             repo = self._repo(key)
             if not repo.work_tree.is_dir():
                 return None
-            snapshot = repo.snapshot("before a turn")
-            return self._rows.begin(key, snapshot.commit)
+            return repo, None if repo.has_snapshot() else repo.turn_mark()
 
         try:
-            return await asyncio.to_thread(begin)
+            prepared = await asyncio.to_thread(prepare)
+            if prepared is None:
+                return None
+            repo, mark = prepared
+            if mark is None:
+                commit = (await asyncio.to_thread(repo.snapshot, "before a turn")).commit
+                return await writes.read(lambda: self._rows.begin(key, commit))
+            # A thread of its own, not the loop's: the turn may end on another loop (a CLI run, a test).
+            scanned: Future[tuple[int, int]] = Future()
+            taking = _FIRST_SNAPSHOTS.submit(_first_snapshot, repo, mark, scanned)
+            await asyncio.wait([asyncio.wrap_future(taking)], timeout=self.first_snapshot_wait_s)
+            if not taking.done() and scanned.done() and _small(*scanned.result()):
+                # A small folder, scanned in time, only slow to hash on a busy machine: the turn waits for it.
+                await asyncio.wrap_future(taking)
+            if taking.done():  # taken before the turn began: exact as any other
+                commit = taking.result()[0]
+                return await writes.read(lambda: self._rows.begin(key, commit))
+            started = await writes.read(lambda: self._rows.begin(key, "", BEFORE_TAKING))
+            self._taking[(key, started.turn)] = taking
+            return started
         except Exception as exc:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
             log.warning("no checkpoint before the turn on %s", key, exc_info=True)
             await self._say(key, f"No checkpoint was taken before this turn ({_reason(exc)}); it cannot be restored.")
             return None
 
-    async def after_turn(self, started: CheckpointTurn | None, status: str) -> None:
-        """Snapshot after the turn, whatever its ending, and store its change set."""
+    async def after_turn(self, started: CheckpointTurn | None, status: str, writes: TurnWrites | None = None) -> None:
+        """Snapshot after the turn, whatever its ending, and store its change set.
+
+        Its row ends through the turn's ``writes``, after every message the turn queued (so the row's
+        last message is the turn's), even when an earlier write failed (issue 33 item 2).
+        """
         if started is None:
             return
         key = started.key
+        writes = writes or self._writes()
 
-        def record() -> None:
-            try:
-                repo = self._repo(key)
-                snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
-                before = started.before_commit
-                files = () if snapshot.commit == before else repo.changes(before, snapshot.commit)
-            except Exception:
-                # Issue 29 item 5: the row still ends, or the line would look mid-turn (and refuse
-                # restore as "running a turn") for its whole turn limit.
-                self._rows.finish(key, started.turn, None, None, status)
-                raise
-            self._rows.finish(key, started.turn, snapshot.commit, files, status)
+        taking = self._taking.pop((key, started.turn), None)
+        before: str | None = started.before_commit
+        if taking is not None:  # the first snapshot, beside the turn: into the row, before the after-snapshot
+            before = await self._took_first(started, taking, writes)
 
+        def record() -> tuple[str, tuple[FileChange, ...]]:
+            repo = self._repo(key)
+            snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
+            if before is None:  # no before: the turn's changes cannot be told
+                return snapshot.commit, ()
+            return snapshot.commit, () if snapshot.commit == before else repo.changes(before, snapshot.commit)
+
+        failed: Exception | None = None
         try:
-            await asyncio.shield(asyncio.to_thread(record))
-        except Exception as exc:  # as above: the turn's own ending stands
-            log.warning("no checkpoint after turn %s on %s", started.turn, key, exc_info=True)
+            commit, files = await asyncio.shield(asyncio.to_thread(record))
+            finish = functools.partial(self._rows.finish, key, started.turn, commit, files, status)
+        except Exception as exc:
+            # Issue 29 item 5: the row still ends, or the line would look mid-turn (and refuse
+            # restore as "running a turn") for its whole turn limit.
+            failed = exc
+            finish = functools.partial(self._rows.finish, key, started.turn, None, None, status)
+        row_failed: list[Exception] = []
+
+        def end_row() -> None:
+            try:
+                finish()
+            except Exception as exc:
+                row_failed.append(exc)
+                raise
+
+        writes.write(end_row, after_failure=True)
+        await asyncio.shield(writes.drained())
+        failed = failed or (row_failed[0] if row_failed else None)
+        if failed is not None:  # as above: the turn's own ending stands
+            log.warning("no checkpoint after turn %s on %s", started.turn, key, exc_info=failed)
             await self._say(
                 key,
-                f"No checkpoint was taken after this turn ({_reason(exc)}); its changes are not listed,"
+                f"No checkpoint was taken after this turn ({_reason(failed)}); its changes are not listed,"
                 " and restoring to before it still works.",
             )
             return
         self._emit(ChangesRecorded(key=key, turn=started.turn))
+
+    async def _took_first(
+        self, started: CheckpointTurn, taking: Future[tuple[str, bool]], writes: TurnWrites
+    ) -> str | None:
+        """The first snapshot taken beside the turn, into its row: its commit (``None``: it failed)."""
+        key, turn = started.key, started.turn
+        try:
+            commit, exact = await asyncio.shield(asyncio.wrap_future(taking))
+        except Exception as exc:
+            log.warning("no first checkpoint before turn %s on %s", turn, key, exc_info=True)
+            writes.write(lambda: self._rows.before_missing(key, turn), after_failure=True)
+            await self._say(key, f"No checkpoint was taken before this turn ({_reason(exc)}); it cannot be restored.")
+            return None
+        writes.write(lambda: self._rows.set_before(key, turn, commit, exact=exact), after_failure=True)
+        return commit
+
+    def _writes(self) -> TurnWrites:
+        """A turn's queue for a caller that has none (a test, the CLI's one-off turn)."""
+        if self._store_thread is None:
+            raise CheckpointError("checkpoints were made without the controller's store thread")
+        return TurnWrites(self._store_thread)
 
     async def _say(self, key: str, text: str) -> None:
         """A notice on the line that its checkpoint failed; if even that fails, the log has it (ERR-1)."""
@@ -275,6 +389,13 @@ class CheckpointController:
             if turn is None:
                 raise CheckpointError(f"line {key} has no checkpointed turn yet")
             raise CheckpointError(f"turn {turn} is not a checkpointed turn of line {key}")
+        if row.before_state == BEFORE_TAKING:
+            raise CheckpointError(
+                f"the checkpoint before turn {row.turn} of line {key} is still being taken (the folder's first"
+                " snapshot, beside the turn); try again when it is done"
+            )
+        if row.before_state == BEFORE_MISSING:
+            raise CheckpointError(f"no checkpoint was taken before turn {row.turn} of line {key}")
         return row
 
     def _span(self, key: str, scope: ChangeScope, turn: int | None) -> tuple[CheckpointTurn, str, str]:
@@ -434,7 +555,13 @@ class CheckpointController:
             fork_key = thread.thread_id
             self._emit(LineCreated(key=fork_key))
         self._emit(ChangesRecorded(key=key, turn=turn))
-        return RestoreResult(key=key, turn=turn, fork_key=fork_key, undo_available=True)
+        return RestoreResult(
+            key=key,
+            turn=turn,
+            fork_key=fork_key,
+            undo_available=True,
+            before_exact=row.before_state != BEFORE_NOT_EXACT,
+        )
 
     @_one_line
     def undo_restore(self, key: str, *, force: bool = False) -> None:

@@ -24,6 +24,7 @@ from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import turn_owners
+from xworkmate.store.checkpoints import CheckpointRepository
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -196,6 +197,9 @@ def record_interruption(ctx: ControllerContext, dead: turn_owners.TurnOwner) -> 
     # LOOP-2: the turn ended (stopped, unread): the list and "Needs you" show the line until it is seen.
     store.line_marks.set_outcome(key, TurnEnding.STOPPED, datetime.now(UTC), stored[-1].id)
     mark_run(store, key, TurnEnding.STOPPED)  # other windows stop showing it running
+    # LOOP-1 (issue 34): its checkpoint row ends too, with no after-snapshot, so restore does not take the line
+    # for one still mid-turn; restoring to before the turn works, the killed turn's changes are in the next one's.
+    CheckpointRepository(store).end_unfinished(key, "interrupted")
 
 
 def interruption_notice(key: str, *, kept: int, partial: bool) -> str:

@@ -182,7 +182,9 @@ class TurnRunner:
 
         ``lease``: the line's ``turn_owners`` row, which keeps the reply being streamed (issue 31)."""
         checkpoints = self._turn.checkpoints()
-        started = await checkpoints.before_turn(request.thread_id)
+        # One queue for every row the turn writes, its checkpoint rows included (issue 33 item 2).
+        writes = TurnWrites(self._turn.ctx.store_thread)
+        started = await checkpoints.before_turn(request.thread_id, writes)
         control = await asyncio.to_thread(self._control_files_before, request.working_directory)
         status = TurnEnding.STOPPED  # what a cancelled turn ends as
         try:
@@ -194,11 +196,12 @@ class TurnRunner:
                 followups=followups,
                 lease=lease,
                 answers=answers,
+                writes=writes,
             )
             status = outcome.status
             return outcome
         finally:
-            await checkpoints.after_turn(started, status)
+            await checkpoints.after_turn(started, status, writes)
             await asyncio.shield(self._control_files_notice(request, control))
 
     @staticmethod
@@ -242,6 +245,7 @@ class TurnRunner:
         followups: tuple[int, ...] = (),
         lease: TurnLease | None = None,
         answers: Mapping[str, str] | None = None,
+        writes: TurnWrites | None = None,
     ) -> TurnOutcome:
         """One turn. ``approver`` wins; else headless turns answer by permission level, window turns ask.
 
@@ -253,7 +257,9 @@ class TurnRunner:
         thread = await turn.ctx.store_thread.call(lambda: turn.ctx.get_thread(key))
         mode = thread.execution_binding.mode
         quarantine = thread.context_state.quarantine_untrusted
-        recorder = _TurnRecorder(turn, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine, lease=lease)
+        recorder = _TurnRecorder(
+            turn, key, acp=mode is ExecutionMode.ACP, quarantine_untrusted=quarantine, lease=lease, writes=writes
+        )
         # Issue 13: the whole turn has a time limit (the line's), on top of the stream's gap timeout;
         # one place for native and ACP turns. Past it the turn ends as Stop ends it.
         limit = thread.context_state.turn_limit_s
@@ -635,7 +641,14 @@ class _TurnRecorder:
     """
 
     def __init__(
-        self, turn: TurnContext, key: str, *, acp: bool, quarantine_untrusted: bool, lease: TurnLease | None = None
+        self,
+        turn: TurnContext,
+        key: str,
+        *,
+        acp: bool,
+        quarantine_untrusted: bool,
+        lease: TurnLease | None = None,
+        writes: TurnWrites | None = None,
     ) -> None:
         self.turn = turn
         self.lease = lease  # issue 31: the reply streamed so far is kept in the line's turn_owners row
@@ -643,7 +656,7 @@ class _TurnRecorder:
         self.acp = acp
         # Q-1: the line quarantines its untrusted tools' output (``domain.tool_trust``) as it is stored.
         self.quarantine_untrusted = quarantine_untrusted
-        self.writes = TurnWrites(turn.ctx.store_thread)
+        self.writes = writes or TurnWrites(turn.ctx.store_thread)
         self.tool_results: dict[str, int] = {}  # tool call id → the stored result's message id
         self.ids: list[int] = []
         self.followups: list[int] = []  # stored after the turn's last safe point (issue 14)

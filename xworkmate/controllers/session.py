@@ -214,6 +214,7 @@ class SessionController:
                 ctx.emit,
                 notice=lambda key, text: ctx.store_thread.call(lambda: ctx.notice(key, text)),
                 note=lambda key, text: ctx.notice(key, text, MessageState.COMPLETE),
+                store_thread=ctx.store_thread,
             )
         return self._checkpoints
 

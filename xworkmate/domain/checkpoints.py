@@ -87,3 +87,6 @@ class RestoreResult(BaseModel):
     turn: int
     fork_key: str | None
     undo_available: bool
+    # Issue 34: False when the snapshot before the turn was taken beside it and files changed after the turn
+    # began, so what came back may hold some of the turn's own first changes.
+    before_exact: bool = True

@@ -20,7 +20,12 @@ from xworkmate.store.tables import CheckpointTurnRow, MessageRow, ThreadRow
 if TYPE_CHECKING:
     from xworkmate.store.database import Store
 
-__all__ = ["CheckpointRepository", "CheckpointTurn"]
+__all__ = ["BEFORE_MISSING", "BEFORE_NOT_EXACT", "BEFORE_TAKING", "CheckpointRepository", "CheckpointTurn"]
+
+# A turn's "before" snapshot, when it was not simply taken before the turn began (issue 34 item 3):
+BEFORE_TAKING = "taking"  # a big folder's first snapshot, running beside the turn
+BEFORE_NOT_EXACT = "not_exact"  # taken, but files changed after the turn began: it may hold some of the turn's
+BEFORE_MISSING = "missing"  # the process stopped before it was taken
 
 
 class CheckpointTurn(BaseModel):
@@ -31,6 +36,7 @@ class CheckpointTurn(BaseModel):
     key: str
     turn: int
     before_commit: str
+    before_state: str | None = None  # None: taken before the turn began, exact
     after_commit: str | None
     message_id: int | None
     fork_before_id: int | None
@@ -50,6 +56,7 @@ def _from_row(row: CheckpointTurnRow) -> CheckpointTurn:
         key=row.thread_id,
         turn=row.turn,
         before_commit=row.before_commit,
+        before_state=row.before_state,
         after_commit=row.after_commit,
         message_id=row.message_id,
         fork_before_id=row.fork_before_id,
@@ -64,8 +71,9 @@ class CheckpointRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
 
-    def begin(self, key: str, before_commit: str) -> CheckpointTurn:
-        """A new turn on the line, numbered after its last one, with the snapshot taken before it."""
+    def begin(self, key: str, before_commit: str, before_state: str | None = None) -> CheckpointTurn:
+        """A new turn on the line, numbered after its last one, with the snapshot taken before it
+        (``before_state`` ``taking``: none yet, ``set_before`` gives it)."""
         with self._store.session() as session:
             last = session.scalar(select(func.max(CheckpointTurnRow.turn)).where(CheckpointTurnRow.thread_id == key))
             newest = session.scalars(
@@ -78,12 +86,30 @@ class CheckpointRepository:
                 thread_id=key,
                 turn=(last or 0) + 1,
                 before_commit=before_commit,
+                before_state=before_state,
                 fork_before_id=fork_before,
                 started_at=utcnow(),
             )
             session.add(row)
             session.flush()
             return _from_row(row)
+
+    def set_before(self, key: str, turn: int, before_commit: str, *, exact: bool) -> None:
+        """The snapshot a turn's row waited for (``taking``) is taken."""
+        with self._store.session() as session:
+            row = session.scalars(
+                select(CheckpointTurnRow).where(CheckpointTurnRow.thread_id == key, CheckpointTurnRow.turn == turn)
+            ).one()
+            row.before_commit = before_commit
+            row.before_state = None if exact else BEFORE_NOT_EXACT
+
+    def before_missing(self, key: str, turn: int) -> None:
+        """The snapshot a turn's row waited for could not be taken."""
+        with self._store.session() as session:
+            row = session.scalars(
+                select(CheckpointTurnRow).where(CheckpointTurnRow.thread_id == key, CheckpointTurnRow.turn == turn)
+            ).one()
+            row.before_state = BEFORE_MISSING
 
     def finish(
         self, key: str, turn: int, after_commit: str | None, files: tuple[FileChange, ...] | None, status: str
@@ -99,6 +125,25 @@ class CheckpointRepository:
             row.status = status
             row.finished_at = utcnow()
             row.message_id = session.scalar(select(func.max(MessageRow.id)).where(MessageRow.thread_id == key))
+
+    def end_unfinished(self, key: str, status: str) -> int:
+        """End the line's rows whose turn died with its process (no after-snapshot); how many.
+
+        Called once the line's owner is known dead (``controllers.recovery``), so a row a live
+        process is still writing is never ended (issue 34; issue 29 item 5)."""
+        with self._store.session() as session:
+            rows = session.scalars(
+                select(CheckpointTurnRow).where(
+                    CheckpointTurnRow.thread_id == key, CheckpointTurnRow.finished_at.is_(None)
+                )
+            ).all()
+            for row in rows:
+                if row.before_state == BEFORE_TAKING:
+                    row.before_state = BEFORE_MISSING
+                row.status = status
+                row.finished_at = utcnow()
+                row.message_id = session.scalar(select(func.max(MessageRow.id)).where(MessageRow.thread_id == key))
+            return len(rows)
 
     def turns(self, key: str) -> list[CheckpointTurn]:
         with self._store.read() as session:

@@ -228,6 +228,8 @@ class CheckpointTurnRow(Base):
     thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="CASCADE"))
     turn: Mapped[int] = mapped_column(Integer)
     before_commit: Mapped[str] = mapped_column(StoredString(64))
+    # Issue 34 (migration 0023): NULL, taking, not_exact or missing (store/checkpoints.BeforeState).
+    before_state: Mapped[str | None] = mapped_column(StoredString(16))
     after_commit: Mapped[str | None] = mapped_column(StoredString(64))
     # The last message the turn stored (its chip); the fork point: messages with a smaller id.
     message_id: Mapped[int | None] = mapped_column(BigIntId)

@@ -912,13 +912,19 @@ class ChangesView(QWidget):
         checkpoints = self._controller.checkpoints
 
         def done(result: RestoreResult) -> None:
-            self.show_status(
+            text = (
                 self.tr(
                     "The files are back as they were before turn {turn}. The line was forked there as {key}."
                 ).format(turn=result.turn, key=result.fork_key)
                 if result.fork_key
                 else self.tr("The files are back as they were before turn {turn}.").format(turn=result.turn)
             )
+            if not result.before_exact:  # issue 34: a first snapshot taken beside the turn
+                text += " " + self.tr(
+                    "Files changed after that turn began, while the folder's first checkpoint was being taken:"
+                    " some of the turn's own first changes may still be there."
+                )
+            self.show_status(text)
             self.restored.emit(result)
 
         self._mutate(lambda: checkpoints.restore(key, turn, fork=choice.fork, force=choice.force), done)

@@ -57,13 +57,14 @@ test: $(STAMP) translations
 	@$(MAKE) --no-print-directory $(CORE_STAMP)
 	bash tests/support/install_agents.sh
 	$(BIN)/python -m tests.support.halves check
-	@# Both halves and the linters run even when one fails, so one run reports every failure; the exit
+	@# Both halves, the linters and mypy (strict, the whole package: issue 33 item 4) run even when one fails, so one run reports every failure; the exit
 	@# status is non-zero if any of them failed.
 	@status=0; \
 	  $(BIN)/python -m tests.support.halves run qt || status=1; \
 	  $(MAKE) --no-print-directory test-core || status=1; \
 	  $(BIN)/ruff check . || status=1; \
 	  $(BIN)/ruff format --check . || status=1; \
+	  $(BIN)/mypy || status=1; \
 	  exit $$status
 
 # Issue 19: the Qt-free core as a real install. A venv without the gui extra (no PySide6, no qasync) runs

@@ -623,9 +623,9 @@ def _file_changes(out: bytes) -> dict[str, FileChange]:
             i += 2
             continue
         if field:
-            added, deleted, path = field.split(b"\t", 2)
-            binary = added == b"-"
-            counts[path] = (0 if binary else int(added), 0 if binary else int(deleted), binary)
+            added_text, deleted_text, counted = field.split(b"\t", 2)
+            binary = added_text == b"-"
+            counts[counted] = (0 if binary else int(added_text), 0 if binary else int(deleted_text), binary)
         i += 1
     files: dict[str, FileChange] = {}
     for meta, path_bytes in raw:

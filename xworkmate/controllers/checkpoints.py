@@ -550,7 +550,7 @@ class CheckpointController:
         fork_key = None
         if fork:
             thread = self._controller.dispatch.fork(key, before_id=row.fork_before_id)
-            if thread.workspace_binding is not None:
+            if thread.workspace_binding is not None and thread.workspace_binding.path:
                 repo.export_tree(row.before_commit, Path(thread.workspace_binding.path))
             fork_key = thread.thread_id
             self._emit(LineCreated(key=fork_key))

@@ -57,8 +57,8 @@ test: $(STAMP) translations
 	@$(MAKE) --no-print-directory $(CORE_STAMP)
 	bash tests/support/install_agents.sh
 	$(BIN)/python -m tests.support.halves check
-	@# Both halves, the linters and mypy (strict, the whole package: issue 33 item 4) run even when one fails, so one run reports every failure; the exit
-	@# status is non-zero if any of them failed.
+	@# Both halves, ruff and mypy (strict over the whole package, issue 33 item 4) run even when one fails,
+	@# so one run reports every failure; the exit status is non-zero if any of them failed.
 	@status=0; \
 	  $(BIN)/python -m tests.support.halves run qt || status=1; \
 	  $(MAKE) --no-print-directory test-core || status=1; \

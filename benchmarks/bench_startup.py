@@ -94,15 +94,22 @@ def run() -> list[Figure]:
         stack_cmd = [sys.executable, str(here / "bare_stack.py")]
         _time(app_cmd, env)  # first run migrates the new database; not counted
         _seed_lines(Path(home))
-        runs: dict[str, list[Times]] = {"app": [], "bare": [], "stack": []}
+        runs: dict[str, list[Times]] = {"app": [], "bare": [], "stack": [], "baseline": []}
+        baseline = os.environ.get(BASELINE_ENV)
+        baseline_env = {**env, "PYTHONPATH": baseline} if baseline else None
+        if baseline:
+            compileall.compile_dir(Path(baseline) / "xworkmate", quiet=1)
         for _ in range(RUNS):  # interleaved, so drift hits all alike
             runs["app"].append(_time(app_cmd, env))
+            if baseline_env is not None:
+                runs["baseline"].append(_time(app_cmd, baseline_env))
             runs["bare"].append(_time(bare_cmd, env))
             runs["stack"].append(_time(stack_cmd, env))
-        imports = _import_figures(env)
+        imports = _import_figures(env, baseline_env)
     # median of each column: 0 the whole run (to exit), 1 the first paint, 2 the filled task list, 3 ready
     app, bare, stack = ([median([r[i] for r in runs[name]]) for i in range(4)] for name in ("app", "bare", "stack"))
     app_phases, bare_phases, stack_phases = (_median_phases(runs[name]) for name in ("app", "bare", "stack"))
+    before = [median([r[i] for r in runs["baseline"]]) for i in range(4)] if runs["baseline"] else []
     paint_ratio = app[1] / bare[1]
     filled_ratio = app[2] / stack[2]
     whole = {
@@ -160,9 +167,24 @@ def run() -> list[Figure]:
             met=app[3] / stack[2] <= STACK_TARGET_RATIO,
             reference=stack[2] * 1000,
             reference_label="ms bare panes + stack painted",
-            notes={"app_usable_ms": app[3] * 1000, "runs": RUNS},
+            notes={
+                "app_usable_ms": app[3] * 1000,
+                "runs": RUNS,
+                **(
+                    {"baseline_usable_ms": before[3] * 1000, "baseline_over_stack": before[3] / stack[2]}
+                    if before
+                    else {}
+                ),
+            },
         ),
         *_phase_figures(app_phases, bare_phases, stack_phases, app, bare, stack),
+        *(
+            _phase_figures(
+                _median_phases(runs["baseline"]), bare_phases, stack_phases, before, bare, stack, "baseline "
+            )
+            if runs["baseline"]
+            else []
+        ),
         *imports,
     ]
 
@@ -175,6 +197,9 @@ APP_IMPORTS = (
 )
 STACK_IMPORTS = "import PySide6.QtWidgets, pydantic, sqlalchemy, sqlalchemy.orm"
 IMPORT_RUNS = 3
+BASELINE_ENV = "XWORKMATE_BENCH_BASELINE"
+"""A folder holding another copy of the ``xworkmate`` package (``git archive <commit> xworkmate resources``):
+its start is timed in the same interleaved runs, with ``baseline`` rows beside the app's (issue 34 item 4)."""
 
 
 def _package(module: str) -> str:
@@ -205,12 +230,16 @@ def import_times(code: str, env: dict[str, str]) -> dict[str, float]:
     return totals
 
 
-def _import_figures(env: dict[str, str]) -> list[Figure]:
+def _import_figures(env: dict[str, str], baseline_env: dict[str, str] | None = None) -> list[Figure]:
     runs = [(import_times(APP_IMPORTS, env), import_times(STACK_IMPORTS, env)) for _ in range(IMPORT_RUNS)]
+    before = [import_times(APP_IMPORTS, baseline_env) for _ in range(IMPORT_RUNS)] if baseline_env else []
     app = {name: median([r[0].get(name, 0.0) for r in runs]) for name in {n for r in runs for n in r[0]}}
     stack = {name: median([r[1].get(name, 0.0) for r in runs]) for name in {n for r in runs for n in r[1]}}
     app["(all)"] = median([sum(r[0].values()) for r in runs])
     stack["(all)"] = median([sum(r[1].values()) for r in runs])
+    baseline = {name: median([r.get(name, 0.0) for r in before]) for name in {n for r in before for n in r}}
+    if before:
+        baseline["(all)"] = median([sum(r.values()) for r in before])
     return [
         Figure(
             name=f"start-up imports: {name}",
@@ -220,6 +249,7 @@ def _import_figures(env: dict[str, str]) -> list[Figure]:
             met=True,
             reference=stack[name] * 1000 if name in stack else None,
             reference_label="ms in the stack reference" if name in stack else "",
+            notes={"baseline_ms": baseline.get(name, 0.0) * 1000} if before else {},
         )
         for name, seconds in sorted(app.items(), key=lambda item: -item[1])
         if seconds >= 0.002 or name in stack
@@ -238,6 +268,7 @@ def _phase_figures(
     app_marks: list[float],
     bare_marks: list[float],
     stack_marks: list[float],
+    prefix: str = "",
 ) -> list[Figure]:
     """One row per phase of the app's start (issue 34, item 4), each beside the phase of a reference it
     compares with, all from the same interleaved runs (medians, ms). ``at`` rows are times since the process
@@ -273,7 +304,7 @@ def _phase_figures(
             continue
         figures.append(
             Figure(
-                name=f"start-up phase: {name}",
+                name=f"start-up {prefix}phase: {name}",
                 value=value * 1000,
                 unit="ms",
                 target="(phase)",

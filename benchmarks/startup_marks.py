@@ -57,6 +57,7 @@ class _Marks(QObject):
                 self.marks.setdefault("filled", now)
             if LIST_NAME in names:
                 self.marks["ready"] = now
+                self.marks["cpu_ready"] = time.process_time()  # every thread's CPU time: steadier on a busy machine
                 self._path.write_text(
                     json.dumps({**self.marks, "phases": PHASES, "durations": DURATIONS}), encoding="utf-8"
                 )

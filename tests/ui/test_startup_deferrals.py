@@ -34,6 +34,9 @@ LAZY = (
     "xworkmate.ui.search_palette",
     "xworkmate.ui.sign_in_terminal",
     "xworkmate.controllers.export",
+    # the Changes tab: built once the window can be used (an approval card's diff is ``ui/diff_view``)
+    "xworkmate.ui.changes_view",
+    "xworkmate.domain.checkpoints",
     # the command line's families: the window only takes ``window_opening`` from ``cli/run``
     "xworkmate.cli.search",
     "xworkmate.cli.tasks",

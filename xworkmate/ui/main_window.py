@@ -79,7 +79,6 @@ from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.background import BackgroundCalls, run_off_thread
 from xworkmate.ui.bridge import ControllerBridge
-from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
     DEFAULT_PROVIDER_LABEL,
     MESSAGE_ID_ROLE,
@@ -132,6 +131,7 @@ from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane, dispatch_sourc
 from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 if TYPE_CHECKING:  # issue 34 item 4: opened on demand, so loaded then, not before the window can be used
+    from xworkmate.ui.changes_view import ChangesView
     from xworkmate.ui.providers import ProviderSettingsDialog
     from xworkmate.ui.search_palette import SearchPalette
     from xworkmate.ui.sign_in_terminal import SignInTerminal
@@ -357,6 +357,8 @@ class MainWindow(WindowShell):
     def changes_view(self) -> ChangesView:
         """The Changes tab (issue 16), built on first use: after the window became usable, or when asked."""
         if self._changes_view is None:
+            from xworkmate.ui.changes_view import ChangesView
+
             view = ChangesView(self._controller)
             self._changes_view = view
             self.workspace_pane.add_changes_tab(view)

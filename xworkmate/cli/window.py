@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from xworkmate.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, said_if_signalled
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 
     from PySide6.QtWidgets import QApplication
 
-    from xworkmate.controllers import SessionController
     from xworkmate.ui.shell import WindowShell
     from xworkmate.ui.start import ShownRun
 
@@ -81,43 +79,8 @@ def run_window_first(args: argparse.Namespace) -> int:
 
 def _shown_window(app: QApplication, shell: WindowShell, done: asyncio.Future[int], smoke_test: bool) -> ShownRun:
     """Called by ``ui/start`` right after the shell's first paint: the rest of the command line and the
-    window's code load here, and the shell becomes the window whose store opens on a worker. The store
-    starts opening as soon as its code has loaded, while the window's code loads (issue 34 item 4)."""
-    from dataclasses import replace
-
+    window's code load here, and the shell becomes the window whose store opens on a worker."""
     from xworkmate.cli.run import window_opening
-
-    opening = window_opening()
-    early = EarlyOpen(opening.open)
     from xworkmate.ui.app import ShownWindow
 
-    return ShownWindow(app, shell, replace(opening, open=early.result), done, smoke_test=smoke_test)
-
-
-class EarlyOpen:
-    """``open()`` (the store's, ``Opening.open``) started at once on a daemon thread of its own; ``result()``
-    waits for it and returns its controller or raises its failure. ``ui/app.StoreOpening`` calls ``result()``
-    on its worker, never on the GUI thread, and owns the controller from then on (it closes one opened for a
-    window closed meanwhile). Only the open runs early: the controllers were loaded by the caller, and what
-    the open still loads (SQLAlchemy's dialect for the URL) the window's code does not, so the two threads
-    never wait on each other's imports."""
-
-    def __init__(self, open: Callable[[], SessionController]) -> None:
-        self._open = open
-        self._outcome: SessionController | BaseException | None = None
-        self.thread = threading.Thread(target=self._run, name="xworkmate-early-open", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._outcome = self._open()
-        except BaseException as exc:  # said by the window through StoreOpening (ERR-1)
-            self._outcome = exc
-
-    def result(self) -> SessionController:
-        self.thread.join()
-        outcome = self._outcome
-        if isinstance(outcome, BaseException):
-            raise outcome
-        assert outcome is not None
-        return outcome
+    return ShownWindow(app, shell, window_opening(), done, smoke_test=smoke_test)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import sys
+import time
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
+STARTED = time.time()  # python is up (issue 34, item 4)
+
+import sys  # noqa: E402
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import (  # noqa: E402
     QApplication,
     QLabel,
     QListView,
@@ -24,10 +28,13 @@ def _named(widget: QWidget, name: str) -> QWidget:
     return widget
 
 
-def main() -> int:
+def main(started: float = STARTED) -> int:
+    note_qt = time.time()
     app = QApplication(sys.argv[:1])
-    from startup_marks import LIST_NAME, install  # after QApplication: the app installs its marks there too
+    from startup_marks import LIST_NAME, install, note  # after QApplication: the app installs its marks there too
 
+    note("python_started", started)
+    note("qt_imported", note_qt)
     install(app)
     window = QMainWindow()
     splitter = QSplitter(Qt.Orientation.Horizontal)

@@ -7,11 +7,15 @@ anything of its own, so ``smoke test / bare_stack`` shows what is left to win in
 
 from __future__ import annotations
 
-import sys
+import time
 
-import pydantic
-import sqlalchemy
-import sqlalchemy.orm
+STARTED = time.time()  # python is up (issue 34, item 4)
+
+import sys  # noqa: E402
+
+import pydantic  # noqa: E402
+import sqlalchemy  # noqa: E402
+import sqlalchemy.orm  # noqa: E402
 
 
 class _Probe(pydantic.BaseModel):
@@ -22,9 +26,12 @@ class _Probe(pydantic.BaseModel):
 
 def main() -> int:
     assert sqlalchemy.orm.Session is not None and _Probe(value=1).value == 1
+    stack_imported = time.time()
     from bare_panes import main as panes
+    from startup_marks import note
 
-    return panes()
+    note("stack_imported", stack_imported)
+    return panes(STARTED)
 
 
 if __name__ == "__main__":

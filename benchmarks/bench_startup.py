@@ -19,14 +19,18 @@ from pathlib import Path
 from benchmarks.common import Figure, median
 from benchmarks.startup_marks import MARKS_ENV
 
-RUNS = 7
+RUNS = int(os.environ.get("XWORKMATE_BENCH_STARTUP_RUNS", "7"))
 TARGET_RATIO = 1.5
 STACK_TARGET_RATIO = 1.1  # issue 19, item 7
 
 
-def _time(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, float]:
+Times = tuple[float, float, float, float, dict[str, float]]
+
+
+def _time(cmd: list[str], env: dict[str, str]) -> Times:
     """Seconds from starting ``cmd`` to its exit, to its first painted window, to its filled task list and
-    to its window's own list (the window can be used: the same as filled for the references)."""
+    to its window's own list (the window can be used: the same as filled for the references), and the
+    phases it noted on the way (``startup_marks.note``: seconds from the start; ``add_duration``: seconds)."""
     with tempfile.NamedTemporaryFile(prefix="xw-marks-", suffix=".json", delete=False) as handle:
         marks_path = Path(handle.name)
     try:
@@ -42,7 +46,16 @@ def _time(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, flo
         marks_path.unlink(missing_ok=True)
     if "ready" not in marks:
         raise RuntimeError(f"{' '.join(cmd)} never painted its task list")
-    return elapsed, marks["first_paint"] - start_wall, marks["filled"] - start_wall, marks["ready"] - start_wall
+    phases = {name: at - start_wall for name, at in marks.get("phases", {}).items()}
+    phases["cpu:usable"] = marks["cpu_ready"]
+    phases.update({f"took:{name}": seconds for name, seconds in marks.get("durations", {}).items()})
+    return (
+        elapsed,
+        marks["first_paint"] - start_wall,
+        marks["filled"] - start_wall,
+        marks["ready"] - start_wall,
+        phases,
+    )
 
 
 SEEDED_LINES = 40  # a person's day of task lines, each with a short conversation: the list has rows to paint
@@ -82,13 +95,25 @@ def run() -> list[Figure]:
         stack_cmd = [sys.executable, str(here / "bare_stack.py")]
         _time(app_cmd, env)  # first run migrates the new database; not counted
         _seed_lines(Path(home))
-        runs: dict[str, list[tuple[float, float, float, float]]] = {"app": [], "bare": [], "stack": []}
-        for _ in range(RUNS):  # interleaved, so drift hits all alike
+        runs: dict[str, list[Times]] = {"app": [], "bare": [], "stack": [], "baseline": []}
+        baseline = os.environ.get(BASELINE_ENV)
+        baseline_env = {**env, "PYTHONPATH": baseline} if baseline else None
+        if baseline:
+            compileall.compile_dir(Path(baseline) / "xworkmate", quiet=1)
+        for number in range(RUNS):  # interleaved, so drift hits all alike; app and baseline take turns going first
+            if baseline_env is not None and number % 2:
+                runs["baseline"].append(_time(app_cmd, baseline_env))
             runs["app"].append(_time(app_cmd, env))
+            if baseline_env is not None and not number % 2:
+                runs["baseline"].append(_time(app_cmd, baseline_env))
             runs["bare"].append(_time(bare_cmd, env))
             runs["stack"].append(_time(stack_cmd, env))
+        imports = _import_figures(env, baseline_env)
     # median of each column: 0 the whole run (to exit), 1 the first paint, 2 the filled task list, 3 ready
     app, bare, stack = ([median([r[i] for r in runs[name]]) for i in range(4)] for name in ("app", "bare", "stack"))
+    app_phases, bare_phases, stack_phases = (_median_phases(runs[name]) for name in ("app", "bare", "stack"))
+    before = [median([r[i] for r in runs["baseline"]]) for i in range(4)] if runs["baseline"] else []
+    baseline_phases = _median_phases(runs["baseline"]) if runs["baseline"] else {}
     paint_ratio = app[1] / bare[1]
     filled_ratio = app[2] / stack[2]
     whole = {
@@ -136,4 +161,187 @@ def run() -> list[Figure]:
                 "runs": RUNS,
             },
         ),
+        # Issue 34, item 4: the window a person can use (its own list painted over the open store: the composer
+        # takes keys and Send sends), against the same reference, and where the time between goes.
+        Figure(
+            name="start-up: usable window / bare panes after importing the stack (median)",
+            value=app[3] / stack[2],
+            unit="x",
+            target=f"<= {STACK_TARGET_RATIO}x",
+            met=app[3] / stack[2] <= STACK_TARGET_RATIO,
+            reference=stack[2] * 1000,
+            reference_label="ms bare panes + stack painted",
+            notes={
+                "app_usable_ms": app[3] * 1000,
+                "runs": RUNS,
+                **(
+                    {"baseline_usable_ms": before[3] * 1000, "baseline_over_stack": before[3] / stack[2]}
+                    if before
+                    else {}
+                ),
+            },
+        ),
+        # The same, in CPU time (all threads) rather than wall-clock: what the start costs, less what other
+        # processes on a busy machine take from it.
+        Figure(
+            name="start-up: CPU to usable window / CPU to stack panes painted (median)",
+            value=app_phases["cpu:usable"] / stack_phases["cpu:usable"],
+            unit="x",
+            target=f"<= {STACK_TARGET_RATIO}x",
+            met=app_phases["cpu:usable"] / stack_phases["cpu:usable"] <= STACK_TARGET_RATIO,
+            reference=stack_phases["cpu:usable"] * 1000,
+            reference_label="ms CPU bare panes + stack painted",
+            notes={
+                "app_cpu_ms": app_phases["cpu:usable"] * 1000,
+                "bare_cpu_ms": bare_phases["cpu:usable"] * 1000,
+                **(
+                    {
+                        "baseline_cpu_ms": baseline_phases["cpu:usable"] * 1000,
+                        "baseline_over_stack": baseline_phases["cpu:usable"] / stack_phases["cpu:usable"],
+                    }
+                    if baseline_phases
+                    else {}
+                ),
+            },
+        ),
+        *_phase_figures(app_phases, bare_phases, stack_phases, app, bare, stack),
+        *(
+            _phase_figures(
+                _median_phases(runs["baseline"]), bare_phases, stack_phases, before, bare, stack, "baseline "
+            )
+            if runs["baseline"]
+            else []
+        ),
+        *imports,
     ]
+
+
+# What the window's start imports, in its order (``cli/window`` before the first paint, ``cli/run`` and
+# ``ui/app`` after it), and what the stack reference imports: ``python -X importtime`` of each, summed by package.
+APP_IMPORTS = (
+    "import xworkmate.entry, xworkmate.ui.start, xworkmate.ui.first_list, xworkmate.controllers.first_list;"
+    " import xworkmate.cli.run, xworkmate.ui.app"
+)
+STACK_IMPORTS = "import PySide6.QtWidgets, pydantic, sqlalchemy, sqlalchemy.orm"
+IMPORT_RUNS = 5
+BASELINE_ENV = "XWORKMATE_BENCH_BASELINE"
+"""A folder holding another copy of the ``xworkmate`` package (``git archive <commit> xworkmate resources``):
+its start is timed in the same interleaved runs, with ``baseline`` rows beside the app's (issue 34 item 4)."""
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] == "xworkmate":
+        return ".".join(parts[:2])
+    if parts[0] in ("pydantic", "pydantic_core", "annotated_types", "typing_inspection"):
+        return "pydantic"
+    if parts[0] in ("PySide6", "shiboken6", "shibokensupport"):
+        return "PySide6"
+    if parts[0] in ("sqlalchemy", "greenlet"):
+        return "sqlalchemy"
+    return "other (stdlib, …)"
+
+
+def import_times(code: str, env: dict[str, str]) -> dict[str, float]:
+    """Seconds each package's own modules take to import under ``code`` (``-X importtime``'s self times)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    totals: dict[str, float] = {}
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        own, _cumulative, module = line.removeprefix("import time:").split("|")
+        package = _package(module.strip())
+        totals[package] = totals.get(package, 0.0) + int(own) / 1e6
+    return totals
+
+
+def _import_figures(env: dict[str, str], baseline_env: dict[str, str] | None = None) -> list[Figure]:
+    runs: list[tuple[dict[str, float], dict[str, float]]] = []
+    before: list[dict[str, float]] = []
+    for _ in range(IMPORT_RUNS):  # interleaved, as the starts are
+        runs.append((import_times(APP_IMPORTS, env), import_times(STACK_IMPORTS, env)))
+        if baseline_env is not None:
+            before.append(import_times(APP_IMPORTS, baseline_env))
+    app = {name: median([r[0].get(name, 0.0) for r in runs]) for name in {n for r in runs for n in r[0]}}
+    stack = {name: median([r[1].get(name, 0.0) for r in runs]) for name in {n for r in runs for n in r[1]}}
+    app["(all)"] = median([sum(r[0].values()) for r in runs])
+    stack["(all)"] = median([sum(r[1].values()) for r in runs])
+    baseline = {name: median([r.get(name, 0.0) for r in before]) for name in {n for r in before for n in r}}
+    if before:
+        baseline["(all)"] = median([sum(r.values()) for r in before])
+    return [
+        Figure(
+            name=f"start-up imports: {name}",
+            value=seconds * 1000,
+            unit="ms",
+            target="(phase)",
+            met=True,
+            reference=stack[name] * 1000 if name in stack else None,
+            reference_label="ms in the stack reference" if name in stack else "",
+            notes={"baseline_ms": baseline.get(name, 0.0) * 1000} if before else {},
+        )
+        for name, seconds in sorted(app.items(), key=lambda item: -item[1])
+        if seconds >= 0.002 or name in stack
+    ]
+
+
+def _median_phases(runs: list[Times]) -> dict[str, float]:
+    names = {name for run in runs for name in run[4]}
+    return {name: median([run[4][name] for run in runs if name in run[4]]) for name in sorted(names)}
+
+
+def _phase_figures(
+    app: dict[str, float],
+    bare: dict[str, float],
+    stack: dict[str, float],
+    app_marks: list[float],
+    bare_marks: list[float],
+    stack_marks: list[float],
+    prefix: str = "",
+) -> list[Figure]:
+    """One row per phase of the app's start (issue 34, item 4), each beside the phase of a reference it
+    compares with, all from the same interleaved runs (medians, ms). ``at`` rows are times since the process
+    was started; ``took`` rows are how long a step took (the panes' rows are summed over their instances)."""
+
+    def between(marks: dict[str, float], start: str, end: str) -> float | None:
+        return marks[end] - marks[start] if start in marks and end in marks else None
+
+    rows: list[tuple[str, float | None, float | None, str]] = [
+        ("at: python started", app.get("python_started"), bare.get("python_started"), "bare: python started"),
+        ("at: first paint", app_marks[1], bare_marks[1], "bare: first paint"),
+        ("at: first list painted", app_marks[2], stack_marks[2], "stack: panes painted"),
+        (
+            "took: window code import (stack + ours)",
+            between(app, "code_import_start", "code_imported"),
+            between(stack, "python_started", "stack_imported"),
+            "stack: import sqlalchemy+orm+pydantic",
+        ),
+        ("took: store open (worker)", between(app, "store_open_start", "store_open_end"), None, ""),
+        ("took: first read (worker)", between(app, "first_read_start", "first_read_end"), None, ""),
+        ("took: window built (attach)", app.get("took:attach"), None, ""),
+        *(
+            (f"took: {name.removeprefix('took:build:')}", seconds, None, "")
+            for name, seconds in app.items()
+            if name.startswith("took:build:")
+        ),
+        ("took: attached to usable paint", app_marks[3] - app["attached"] if "attached" in app else None, None, ""),
+        ("at: usable window", app_marks[3], stack_marks[2], "stack: panes painted"),
+    ]
+    figures = []
+    for name, value, reference, label in rows:
+        if value is None:
+            continue
+        figures.append(
+            Figure(
+                name=f"start-up {prefix}phase: {name}",
+                value=value * 1000,
+                unit="ms",
+                target="(phase)",
+                met=True,
+                reference=reference * 1000 if reference is not None else None,
+                reference_label=f"ms {label}" if label else "",
+            )
+        )
+    return figures

@@ -7,6 +7,10 @@ loads, or else its window's own ``taskLineList``, which it paints only once it i
 window's own list (``ready``: the window can be used), then removes itself. The times are written
 as JSON to the file ``XWORKMATE_BENCH_MARKS`` names; ``bench_startup`` compares them with the time it
 started the process. The same filter runs in the app and in the bare references, so both pay for it.
+
+``note(name)`` and ``add_duration(name, seconds)`` add the phases a script or ``startup_phases`` notes on
+the way (issue 34, item 4: python started, the stack imported, the store opened, the panes built…); they are
+written with the marks, under ``"phases"`` (wall-clock times) and ``"durations"`` (summed seconds).
 """
 
 from __future__ import annotations
@@ -22,6 +26,18 @@ from PySide6.QtWidgets import QApplication
 MARKS_ENV = "XWORKMATE_BENCH_MARKS"
 LIST_NAME = "taskLineList"
 FIRST_LIST_NAME = "firstTaskLineList"  # xworkmate.ui.first_list: the lines painted while the rest loads
+
+PHASES: dict[str, float] = {}
+DURATIONS: dict[str, float] = {}
+
+
+def note(name: str, at: float | None = None) -> None:
+    """The wall-clock time a phase was first reached (now, or ``at``); any thread may note."""
+    PHASES.setdefault(name, time.time() if at is None else at)
+
+
+def add_duration(name: str, seconds: float) -> None:
+    DURATIONS[name] = DURATIONS.get(name, 0.0) + seconds
 
 
 class _Marks(QObject):
@@ -41,7 +57,10 @@ class _Marks(QObject):
                 self.marks.setdefault("filled", now)
             if LIST_NAME in names:
                 self.marks["ready"] = now
-                self._path.write_text(json.dumps(self.marks), encoding="utf-8")
+                self.marks["cpu_ready"] = time.process_time()  # every thread's CPU time: steadier on a busy machine
+                self._path.write_text(
+                    json.dumps({**self.marks, "phases": PHASES, "durations": DURATIONS}), encoding="utf-8"
+                )
                 self._app.removeEventFilter(self)
         return False
 

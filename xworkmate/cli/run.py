@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xworkmate import __version__
-from xworkmate.cli.agent import add_mcp_parser
-from xworkmate.cli.checkpoints import add_checkpoint_commands
 from xworkmate.cli.common import (
     EXIT_DATABASE,
     EXIT_ERROR,
@@ -25,12 +23,6 @@ from xworkmate.cli.common import (
 )
 from xworkmate.cli.exits import quiet_end, said_if_signalled, stdout_reader_gone
 from xworkmate.cli.gui import add_gui_parser, missing_gui_modules
-from xworkmate.cli.providers import add_provider_parser
-from xworkmate.cli.queue import add_queue_parser
-from xworkmate.cli.search import add_search_and_export_commands
-from xworkmate.cli.skills import add_skills_parser
-from xworkmate.cli.tasks import add_run_parser, add_task_and_messages_parsers
-from xworkmate.cli.threads import add_thread_parser
 from xworkmate.home import chosen_home
 from xworkmate.logfile import install_log_file
 from xworkmate.settings import Settings
@@ -108,6 +100,17 @@ def _said_on_stderr(database_url: str, log_path: Path | None) -> Callable[[BaseE
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The command families load here, not with this module: the window imports ``window_opening`` from it
+    # after its first paint and needs none of them (issue 34 item 4: what the usable window waits for).
+    from xworkmate.cli.agent import add_mcp_parser
+    from xworkmate.cli.checkpoints import add_checkpoint_commands
+    from xworkmate.cli.providers import add_provider_parser
+    from xworkmate.cli.queue import add_queue_parser
+    from xworkmate.cli.search import add_search_and_export_commands
+    from xworkmate.cli.skills import add_skills_parser
+    from xworkmate.cli.tasks import add_run_parser, add_task_and_messages_parsers
+    from xworkmate.cli.threads import add_thread_parser
+
     parser = argparse.ArgumentParser(prog="xworkmate", description="XWorkmate: a desktop workbench for AI agent tasks.")
     parser.add_argument("--version", action="version", version=f"xworkmate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

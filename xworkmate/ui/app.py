@@ -128,14 +128,16 @@ def run_gui(controller: SessionController | Opening, *, smoke_test: bool = False
         if smoke_test:
             return _smoke_test(app, window)
         window.show()
-        warm_up = start_warm_up(controller)
+        warm_ups: list[threading.Thread] = []
+        window.when_usable(lambda: warm_ups.append(start_warm_up(controller)))  # issue 34 item 4
         collector = GuiThreadCollector(app)  # Qt objects in garbage are freed on the GUI thread only
         collector.start()
         try:
             return run_event_loop(app)
         finally:
             collector.stop()
-            warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
+            for warm_up in warm_ups:
+                warm_up.join(timeout=10)  # never leave an import running into the interpreter's shutdown
     finally:
         restore_excepthook()
         gc.unfreeze()  # for callers that go on (tests); the command's own exit is xworkmate.entry's
@@ -345,8 +347,8 @@ class ShownWindow:
         gc.freeze()  # as run_gui does once the window is built: what lives as long as it, out of reach
         if self._smoke_test:
             self._done.set_result(0)
-        else:
-            self._warm_ups.append(start_warm_up(controller))
+        else:  # issue 34 item 4: the turn code loads once the window can be used, not while it is painted
+            self.window.when_usable(lambda: self._warm_ups.append(start_warm_up(controller)))
 
     def _failed(self, code: int) -> None:
         self._failures.append(code)

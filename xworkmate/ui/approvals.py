@@ -38,7 +38,7 @@ from xworkmate.domain.threads import PermissionLevel
 from xworkmate.presentation.approvals import ApprovalView, approval_view, pretty_arguments
 from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui import theme
-from xworkmate.ui.changes_view import DiffView
+from xworkmate.ui.diff_view import DiffView
 from xworkmate.ui.elicitation import ElicitationCard
 from xworkmate.ui.rendering import CodeHighlighter
 from xworkmate.ui.wording import plain_words

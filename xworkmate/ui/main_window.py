@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import (
     QEvent,
@@ -55,7 +55,6 @@ from xworkmate.controllers import (
     WorkspaceBindingError,
 )
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
-from xworkmate.controllers.export import export_text, save_export
 from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
@@ -82,7 +81,6 @@ from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.approvals import ALWAYS, REJECT
 from xworkmate.ui.background import BackgroundCalls, run_off_thread
 from xworkmate.ui.bridge import ControllerBridge
-from xworkmate.ui.changes_view import ChangesView
 from xworkmate.ui.conversation import (
     DEFAULT_PROVIDER_LABEL,
     MESSAGE_ID_ROLE,
@@ -119,23 +117,27 @@ from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.operations import StoreOperations, collecting, failure_line
-from xworkmate.ui.providers import ProviderSettingsDialog
-from xworkmate.ui.search_palette import SearchPalette, reveal_message
 from xworkmate.ui.shell import (
     DEFAULT_SPLITTER_SIZES,
     GEOMETRY_STATE,
     SPLITTER_STATE,
     WINDOW_TITLE,
+    FirstPaint,
     WindowShell,
     parse_sizes,
 )
 from xworkmate.ui.shortcuts_dialog import add_shortcuts_help, registered_shortcut
 from xworkmate.ui.sign_in import SignInCard
-from xworkmate.ui.sign_in_terminal import SignInTerminal
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import plain_words
 from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane, dispatch_sources_note
 from xworkmate.ui.worktree_lines import WorktreeLineFlow
+
+if TYPE_CHECKING:  # issue 34 item 4: opened on demand, so loaded then, not before the window can be used
+    from xworkmate.ui.changes_view import ChangesView
+    from xworkmate.ui.providers import ProviderSettingsDialog
+    from xworkmate.ui.search_palette import SearchPalette
+    from xworkmate.ui.sign_in_terminal import SignInTerminal
 
 log = logging.getLogger(__name__)
 
@@ -267,10 +269,12 @@ class MainWindow(WindowShell):
         self.task_pane = TaskLinePane(self.task_proxy)
         self.message_pane = MessagePane(self.message_model)
         self.workspace_pane = WorkspacePane(self.fs_model)
-        # Issue 16: the Changes tab, and the "n files changed" chips it finds for the conversation.
-        self.changes_view = ChangesView(controller)
-        self.workspace_pane.add_changes_tab(self.changes_view)
+        # Issue 16: the Changes tab, and the "n files changed" chips it finds for the conversation: built once
+        # the window can be used (issue 34 item 4, ``_on_usable``), or when first asked for (``changes_view``).
+        self._changes_view: ChangesView | None = None
         self._chip_turns: dict[int, int] = {}
+        self._usable = False
+        self._when_usable: list[Callable[[], None]] = []
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.setChildrenCollapsible(False)
@@ -332,8 +336,39 @@ class MainWindow(WindowShell):
         self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # typing starts in the composer (issue 18)
         self.external_watch.start()
         self.dead_turn_timer.start()
+        FirstPaint(self.task_line_list.viewport(), self._on_usable)
 
     # -- construction -------------------------------------------------------
+
+    def when_usable(self, then: Callable[[], None]) -> None:
+        """Call ``then()`` once the window can be used (its own task list painted over the open store: a line
+        can be selected, the composer takes keys and Send sends), at once if it can already (issue 34 item 4):
+        the start's background jobs wait for it, so that they do not hold the GUI thread back before."""
+        if self._usable:
+            then()
+        else:
+            self._when_usable.append(then)
+
+    def _on_usable(self) -> None:
+        self._usable = True
+        self.changes_view  # noqa: B018  (built now: the Changes tab and the conversation's chips)
+        waiting, self._when_usable = self._when_usable, []
+        for then in waiting:
+            then()
+
+    @property
+    def changes_view(self) -> ChangesView:
+        """The Changes tab (issue 16), built on first use: after the window became usable, or when asked."""
+        if self._changes_view is None:
+            from xworkmate.ui.changes_view import ChangesView
+
+            view = ChangesView(self._controller)
+            self._changes_view = view
+            self.workspace_pane.add_changes_tab(view)
+            view.chips_changed.connect(self.on_changes_chips)
+            if self._view is not None:
+                view.show_line(self._view.key, self._view.thread.workspace_binding.path)
+        return self._changes_view
 
     def _build_actions(self) -> None:
         self.new_line_action = QAction(self.tr("&New task line"), self)
@@ -479,7 +514,6 @@ class MainWindow(WindowShell):
             signal.connect(self.on_message_rows_changed)
 
         self.workspace_pane.change_folder_button.clicked.connect(self.on_change_folder_requested)
-        self.changes_view.chips_changed.connect(self.on_changes_chips)
         self.message_list.changes_chip_clicked.connect(self.on_changes_chip_clicked)
         self.workspace_pane.recreate_folder_button.clicked.connect(self.on_recreate_folder_requested)
         self.workspace_pane.tree.selectionModel().currentChanged.connect(self.on_workspace_file_selected)
@@ -580,7 +614,8 @@ class MainWindow(WindowShell):
         self._show_agent_session(view.key)
         self._show_usage(view.key)
         self._shown_folder_exists = self.workspace_pane.show_line(view)
-        self.changes_view.show_line(view.key, view.thread.workspace_binding.path)
+        if self._changes_view is not None:  # else it shows the current line when it is built
+            self._changes_view.show_line(view.key, view.thread.workspace_binding.path)
         self._show_dispatch_sources(view, panes)
         self._watch_folder(view)
         self.task_pane.archive_button.setText(self.tr("Unarchive") if view.thread.archived else self.tr("Archive"))
@@ -717,8 +752,8 @@ class MainWindow(WindowShell):
                 del self._sign_ins[change.key]
             self._show_sign_in()
             return
-        if isinstance(change, ChangesRecorded):
-            self.changes_view.on_changes_recorded(change.key)  # LOOP-1: the tab and the chips read again
+        if isinstance(change, ChangesRecorded) and self._changes_view is not None:  # else read once built
+            self._changes_view.on_changes_recorded(change.key)  # LOOP-1: the tab and the chips read again
         if isinstance(change, AgentSessionChanged | UsageChanged):
             if isinstance(change, UsageChanged):
                 self._usage_cache.pop(change.key, None)
@@ -1167,6 +1202,8 @@ class MainWindow(WindowShell):
         if (old := self._sign_in_terminal) is not None and old.terminal.status is not None:
             old.close()
             old.deleteLater()
+        from xworkmate.ui.sign_in_terminal import SignInTerminal
+
         dialog = SignInTerminal(change.agent, change.terminal, self)
         self._sign_in_terminal = dialog
         dialog.show()
@@ -1747,6 +1784,8 @@ class MainWindow(WindowShell):
             return self.provider_dialog
         if self.provider_dialog is not None:
             self.provider_dialog.deleteLater()
+        from xworkmate.ui.providers import ProviderSettingsDialog
+
         self.provider_dialog = ProviderSettingsDialog.open_for(self, self._controller)
         self.provider_dialog.providers_changed.connect(self.refresh_providers)
         return self.provider_dialog
@@ -2017,6 +2056,8 @@ class MainWindow(WindowShell):
     @Slot()
     def on_search_requested(self) -> SearchPalette:
         if self.search_palette is None:
+            from xworkmate.ui.search_palette import SearchPalette
+
             self.search_palette = SearchPalette(self._controller, self)
             self.search_palette.chosen.connect(self.on_search_hit_chosen)
             self.search_palette.failed.connect(self.show_error)
@@ -2033,6 +2074,8 @@ class MainWindow(WindowShell):
         def reveal() -> None:
             if message_id:  # its older pages, if any, are read on the store worker (issue 19)
                 query = self.search_palette.shown_query() if self.search_palette is not None else None
+                from xworkmate.ui.search_palette import reveal_message
+
                 reveal_message(self.message_list, self.message_model, message_id, missing, query or "")
 
         if key == self.shown_key:
@@ -2061,6 +2104,8 @@ class MainWindow(WindowShell):
         if categories and not self.confirm_category_export(self, export.root.title, categories):
             self.message_pane.clear_notice()
             return  # the person declined to take category content away
+        from xworkmate.controllers.export import export_text, save_export
+
         self._exports[self.export_worker.submit(lambda: save_export(export_text(export, fmt), path))] = path
 
     @Slot(int, object, object)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from tests.cli.test_cli_turn_endings import _add_server, _start_run, _wait_until
 from tests.cli.test_crash_resume import _kill_9, _partial_stored, _reopened
-from tests.support.openai_server import HangReply, OpenAIServer
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store.checkpoints import CheckpointRepository
+from xworkmate.testing.openai_server import HangReply, OpenAIServer
 
 
 def test_a_killed_turns_checkpoint_row_is_ended_on_the_next_open_and_restore_works(

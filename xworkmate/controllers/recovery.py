@@ -24,7 +24,6 @@ from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import turn_owners
-from xworkmate.store.checkpoints import CheckpointRepository
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -199,6 +198,8 @@ def record_interruption(ctx: ControllerContext, dead: turn_owners.TurnOwner) -> 
     mark_run(store, key, TurnEnding.STOPPED)  # other windows stop showing it running
     # LOOP-1 (issue 34): its checkpoint row ends too, with no after-snapshot, so restore does not take the line
     # for one still mid-turn; restoring to before the turn works, the killed turn's changes are in the next one's.
+    from xworkmate.store.checkpoints import CheckpointRepository  # loaded once a turn was found dead (issue 34 item 4)
+
     CheckpointRepository(store).end_unfinished(key, "interrupted")
 
 

@@ -55,7 +55,6 @@ from xworkmate.controllers import (
     WorkspaceBindingError,
 )
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
-from xworkmate.controllers.export import export_text, save_export
 from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
@@ -2046,7 +2045,8 @@ class MainWindow(WindowShell):
         path, fmt = chosen
         key = view.key
         # Read first, write once asked: the question names every category the file would carry (CAT-4).
-        number = self.export_worker.submit(lambda: self._controller.line_export(key))
+        # Without the messages: they are read a page at a time as the file is written (issue 34 item 2).
+        number = self.export_worker.submit(lambda: self._controller.line_export(key, with_messages=False))
         self._export_reads[number] = (path, fmt)
         self.message_pane.show_status(self.tr("Exporting to {path}…").format(path=path), "info")
 
@@ -2056,7 +2056,8 @@ class MainWindow(WindowShell):
         if categories and not self.confirm_category_export(self, export.root.title, categories):
             self.message_pane.clear_notice()
             return  # the person declined to take category content away
-        self._exports[self.export_worker.submit(lambda: save_export(export_text(export, fmt), path))] = path
+        write = self._controller.write_line_export
+        self._exports[self.export_worker.submit(lambda: write(export, path, fmt))] = path
 
     @Slot(int, object, object)
     def on_export_finished(self, number: int, result: object, error: object) -> None:

@@ -44,6 +44,7 @@ MESSAGES = max(1000, int(5_000_000 * SCALE))
 BIG_BYTES = max(1 << 20, int((1 << 30) * SCALE))
 TOOL_OUTPUT = 64 * 1024  # every tenth message of the big line is a long tool output
 PAGE = 200
+NOW = datetime(2026, 12, 4, tzinfo=UTC)  # both exports name the same time: the files compare byte for byte
 SEARCH_TARGET_MS = 30.0
 EXPORT_TARGET_MB = 50.0
 
@@ -249,13 +250,15 @@ def export_figure(store: Store, settings: Settings, big: str, label: str) -> Fig
     began = time.perf_counter()
     with _PeakRss() as peak:
         # As the window's Export does it: the line without its messages, then written as they are read.
-        skeleton = build_export(store, big, sources=lambda _key: [], with_messages=False)
+        skeleton = build_export(store, big, sources=lambda _key: [], now=NOW, with_messages=False)
         write_export(store, skeleton, path, ExportFormat.MARKDOWN)
     seconds = time.perf_counter() - began
     whole = path.with_suffix(".whole.md")
     before_whole = rss_mb()
     with _PeakRss() as peak_whole:  # the reference: the whole line in memory, as before issue 34
-        save_export(export_text(build_export(store, big, sources=lambda _key: []), ExportFormat.MARKDOWN), whole)
+        save_export(
+            export_text(build_export(store, big, sources=lambda _key: [], now=NOW), ExportFormat.MARKDOWN), whole
+        )
     same = whole.read_bytes() == path.read_bytes()
     growth = peak.peak - before
     controller.close()

@@ -9,7 +9,11 @@ Figures, each beside a reference measured in the same run:
   a 50-row primary-key read of the same database.
 * scroll to the start of the big line: each older page (``page_ids`` + ``get_many``, as the
   message pane asks) p95; reference: the newest page, read the same way.
-* export of the big line: RSS growth while it is written; reference: the line's size.
+* opening the big line in the window (SQLite): first paint and RSS growth; reference: opening a small line.
+* export of the big line (SQLite): RSS growth while it is written; reference: the file's size (notes: the
+  growth of the whole-line-in-memory export, measured after it, and whether both files are the same).
+
+Start-up with 20,000 lines: ``XW_BENCH_STARTUP_LINES=20000 python -m benchmarks startup`` (its own ratios).
 """
 
 from __future__ import annotations

@@ -185,3 +185,53 @@ def test_the_json_export_validates_and_holds_calls_results_usage_and_sources(
 def test_exporting_an_unknown_line_is_refused(controller: SessionController) -> None:
     with pytest.raises(LookupError):
         controller.export_line("draft:01ZZZZZZZZZZZZZZZZZZZZZZZZ", "md")
+
+
+def test_an_export_written_as_it_is_read_is_the_same_file(
+    controller: SessionController, scene: tuple[str, str], tmp_path: Path
+) -> None:
+    """Issue 34 item 2 (LOOP-3, SEC-1): the window's export reads the messages a page at a time as it
+    writes; the file is byte for byte the one built whole, scrubbed the same, in both formats."""
+    line, _task = scene
+    for fmt in ExportFormat:
+        skeleton = controller.line_export(line, now=NOW, with_messages=False)
+        assert all(not exported.messages for exported in skeleton.lines)
+        written = controller.write_line_export(skeleton, tmp_path / f"line.{fmt.value}", fmt)
+        assert written.read_text(encoding="utf-8") == controller.export_line(line, fmt, now=NOW)
+
+
+def test_a_streamed_export_holds_no_more_memory_for_a_longer_line(
+    controller: SessionController, store: Store, tmp_path: Path
+) -> None:
+    """Issue 34 item 2: the Markdown export's peak memory does not grow with the line (one page at a
+    time); the whole-line path's grows with it. An order of growth, not a time."""
+    import tracemalloc
+
+    def peak(messages: int) -> int:
+        line = controller.create_line(f"long {messages}").thread_id
+        body = "tool output line\n" * 200  # 3.4 kB each
+        with store.engine.begin() as conn:
+            conn.execute(
+                MessageRow.__table__.insert(),
+                [
+                    {
+                        "thread_id": line,
+                        "role": "tool",
+                        "source": "tool",
+                        "content": f"{n} {body}",
+                        "state": "complete",
+                        "created_at": NOW + timedelta(seconds=n),
+                    }
+                    for n in range(messages)
+                ],
+            )
+        skeleton = controller.line_export(line, with_messages=False)
+        tracemalloc.start()
+        controller.write_line_export(skeleton, tmp_path / f"{messages}.md", ExportFormat.MARKDOWN)
+        _size, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert (tmp_path / f"{messages}.md").stat().st_size > messages * 3400
+        return top
+
+    small, large = peak(1000), peak(4000)  # 3.4 MB, then 13.6 MB of messages
+    assert large < small * 1.5

@@ -16,6 +16,7 @@ from tests.support.search_scale import say as _say
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.search import search_lines
 from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.domain.search import parse_query
 from xworkmate.domain.viewers import DESKTOP, Viewer
 from xworkmate.store import Store, open_store
 from xworkmate.store.repositories import utcnow
@@ -80,6 +81,27 @@ def test_titles_are_searched_archived_lines_included(controller: SessionControll
     [group] = results.lines
     assert group.line_key == old.thread_id and group.archived and group.title_matched
     assert group.title.ranges == ((0, 2),)
+
+
+def test_a_search_reads_only_the_lines_whose_folded_title_may_match(
+    controller: SessionController, store: Store
+) -> None:
+    """Issue 34 item 2 (LOOP-3): with 20,000 lines a search must not read every title. It reads the hits'
+    lines and those whose folded title holds each segment; width, case and renames are followed, and a
+    line written by a Core bulk insert (no folded title) is still found."""
+    wide = controller.create_line("ＦＵＬＬＷＩＤＴＨ Plan").thread_id
+    renamed = controller.create_line("old name").thread_id
+    controller.rename_line(renamed, "Fullwidth notes")
+    others = [controller.create_line(f"unrelated {n}").thread_id for n in range(5)]
+    _say(store, others[0], "fullwidth in a message")
+    with store.engine.begin() as conn:  # a Core insert, as benchmarks seed: title_folded stays NULL
+        conn.execute(text("UPDATE threads SET title_folded = NULL WHERE thread_id = :k"), {"k": others[1]})
+        conn.execute(text("UPDATE threads SET title = 'FULLWIDTH bulk' WHERE thread_id = :k"), {"k": others[1]})
+    read = SearchRepository(store).threads(viewer=DESKTOP, keys=[others[0]], title_may_match=parse_query("fullwidth"))
+    assert {t.thread_id for t in read} == {wide, renamed, others[0], others[1]}  # not the other three
+    results = search_lines(store, "fullwidth")
+    assert {g.line_key for g in results.lines if g.title_matched} == {wide, renamed, others[1]}
+    assert search_lines(store, "old").lines == ()
 
 
 def test_hits_are_grouped_by_line_with_highlighted_snippets(controller: SessionController, store: Store) -> None:

@@ -279,3 +279,25 @@ def test_an_older_page_read_elsewhere_is_applied_only_for_the_line_and_page_it_w
     done_other(read_other())  # type: ignore[operator]
     assert model.rowCount() == 18 and prepended == [10]
     assert model.index(0, 0).data() == "message 22"  # 40 messages, the newest 8, then the 10 before them
+
+
+def test_scrolling_a_long_line_to_its_start_keeps_at_most_the_cap_of_messages_read(
+    sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """Issue 34 item 2 (STYLE lesson 3): every row of a line longer than the cap is painted, newest to
+    oldest, and the model never holds more than ``CACHE_CAP`` messages; a row dropped reads again."""
+    from xworkmate.ui.conversation.model import CACHE_CAP
+
+    total = CACHE_CAP * 3
+    add_messages(sqlite_store, "main", total)
+    model = MessageListModel(sqlite_controller, page_size=500)
+    model.set_key("main")
+    while model.canFetchMore(QModelIndex()):
+        model.fetchMore(QModelIndex())
+    assert model.rowCount() == total
+    most = 0
+    for row in reversed(range(total)):
+        assert model.index(row, 0).data() == f"message {row}"
+        most = max(most, model.cached_count)
+    assert CACHE_CAP <= most <= CACHE_CAP + 64  # one read window past the cap at most, before it is trimmed
+    assert model.index(total - 1, 0).data() == f"message {total - 1}"  # dropped, read again

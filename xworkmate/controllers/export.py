@@ -13,19 +13,22 @@ the lines' and their sources', so whoever writes it asks first (CAT-4).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.domain.export import (
     ExportedLine,
+    ExportedMessage,
     ExportedSource,
     ExportFormat,
     LineExport,
+    markdown_pieces,
     message_from_stored,
     render_markdown,
     scrubbed,
+    scrubbed_message,
 )
 from xworkmate.domain.messages import Message
 from xworkmate.domain.viewers import DESKTOP
@@ -33,7 +36,14 @@ from xworkmate.logfile import redact_secrets
 from xworkmate.store import Store
 from xworkmate.store.repositories import utcnow
 
-__all__ = ["ExportWriteError", "build_export", "export_text", "register_provider_keys", "save_export"]
+__all__ = [
+    "ExportWriteError",
+    "build_export",
+    "export_text",
+    "register_provider_keys",
+    "save_export",
+    "write_export",
+]
 
 SourcesReader = Callable[[str], list[Message]]
 
@@ -51,10 +61,14 @@ def save_export(text: str, path: Path) -> Path:
     return path
 
 
-def build_export(store: Store, key: str, *, sources: SourcesReader, now: datetime | None = None) -> LineExport:
+def build_export(
+    store: Store, key: str, *, sources: SourcesReader, now: datetime | None = None, with_messages: bool = True
+) -> LineExport:
     """``key`` and its subtree (parents before children), as the desktop reads them, scrubbed (SEC-1).
 
     ``sources(task_key)``: the task's dispatch sources as the task reads them (PROV-1, CAT-8).
+    ``with_messages=False``: everything but the messages (what ``write_export`` reads them into as it
+    writes: issue 34 item 2); ``categories`` is the same either way.
     """
     lines = []
     categories: dict[str, None] = {}  # CAT-4: every category in the file, in order of appearance
@@ -62,7 +76,7 @@ def build_export(store: Store, key: str, *, sources: SourcesReader, now: datetim
         thread = store.threads.get(line_key)
         if thread is None:
             continue  # gone between the two reads
-        messages = store.messages.list_for_thread(line_key, viewer=DESKTOP)
+        messages = store.messages.list_for_thread(line_key, viewer=DESKTOP) if with_messages else []
         held = sources(line_key) if thread.parent_key is not None else []
         for category in (thread.category, *_source_categories(store, held)):
             if category is not None:
@@ -84,24 +98,55 @@ def build_export(store: Store, key: str, *, sources: SourcesReader, now: datetim
                     ExportedSource(message_id=m.id, line_key=m.thread_id, created_at=m.created_at, content=m.content)
                     for m in held
                 ),
-                messages=tuple(
-                    message_from_stored(
-                        id=m.id,
-                        role=m.role.value,
-                        source=m.source.value,
-                        state=m.state.value,
-                        created_at=m.created_at,
-                        content=m.content,
-                        quarantined=m.quarantined,
-                        payload=m.payload,
-                    )
-                    for m in messages
-                ),
+                messages=tuple(_exported(m) for m in messages),
             )
         )
     export = LineExport(exported_at=now or utcnow(), root_key=key, categories=tuple(categories), lines=tuple(lines))
     register_provider_keys(store)
     return scrubbed(export, redact_secrets)
+
+
+def _exported(m: Message) -> ExportedMessage:
+    return message_from_stored(
+        id=m.id,
+        role=m.role.value,
+        source=m.source.value,
+        state=m.state.value,
+        created_at=m.created_at,
+        content=m.content,
+        quarantined=m.quarantined,
+        payload=m.payload,
+    )
+
+
+def write_export(store: Store, export: LineExport, path: Path, fmt: ExportFormat) -> Path:
+    """Write ``export`` to ``path``; when it was read ``with_messages=False`` its messages are read a page
+    at a time and written as they come, scrubbed one by one (SEC-1): Markdown never holds the line whole
+    (issue 34 item 2). JSON is one document and is still built whole. ``ExportWriteError`` in one line."""
+    unread = not any(line.messages for line in export.lines)  # read ``with_messages=False``
+    if not (unread and fmt is ExportFormat.MARKDOWN):
+        if unread:
+            export = export.model_copy(update={"lines": tuple(_with_messages(store, line) for line in export.lines)})
+        return save_export(export_text(export, fmt), path)
+    register_provider_keys(store)
+
+    def messages(line: ExportedLine) -> Iterator[ExportedMessage]:
+        for message in store.messages.iter_for_thread(line.key, viewer=DESKTOP):
+            yield scrubbed_message(_exported(message), redact_secrets)
+
+    try:
+        with path.open("w", encoding="utf-8") as out:
+            for piece in markdown_pieces(export, messages):
+                out.write(piece)
+    except OSError as exc:
+        raise ExportWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def _with_messages(store: Store, line: ExportedLine) -> ExportedLine:
+    register_provider_keys(store)
+    found = store.messages.iter_for_thread(line.key, viewer=DESKTOP)
+    return line.model_copy(update={"messages": tuple(scrubbed_message(_exported(m), redact_secrets) for m in found)})
 
 
 def _source_categories(store: Store, held: list[Message]) -> list[str | None]:

@@ -676,14 +676,23 @@ class SessionController:
 
         register_provider_keys(self._ctx.store)
 
-    def line_export(self, key: str, *, now: datetime | None = None) -> LineExport:
+    def line_export(self, key: str, *, now: datetime | None = None, with_messages: bool = True) -> LineExport:
         """A line and its tasks, read as the person at the desktop, each task's sources as the task
         itself reads them (CAT-4, CAT-8: the one rule ``task_sources`` uses); SEC-1 scrubbed. Its
         ``categories`` name every category in it: callers ask before it leaves (CAT-4)."""
         from xworkmate.controllers.export import build_export
 
         canonical = self.get_thread(key).thread_id
-        return build_export(self._ctx.store, canonical, sources=self.dispatch.task_sources, now=now)
+        return build_export(
+            self._ctx.store, canonical, sources=self.dispatch.task_sources, now=now, with_messages=with_messages
+        )
+
+    def write_line_export(self, export: LineExport, path: Path, fmt: ExportFormat) -> Path:
+        """Write ``export`` (read ``with_messages=False``: its messages are read as they are written, issue 34
+        item 2) to ``path``; any thread (the window calls it on its export worker)."""
+        from xworkmate.controllers.export import write_export
+
+        return write_export(self._ctx.store, export, path, fmt)
 
     def export_line(self, key: str, fmt: ExportFormat | str, *, now: datetime | None = None) -> str:
         """``line_export`` as Markdown or JSON text."""

@@ -9,9 +9,10 @@ its header (CAT-4: the person exports it knowingly).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -197,19 +198,24 @@ def message_from_stored(
     )
 
 
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {_redacted(k, redact): _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v, redact) for v in value]
+    return value
+
+
 def scrubbed(export: LineExport, redact: Callable[[str], str]) -> LineExport:
     """SEC-1: ``export`` with ``redact`` applied to every string in it (keys, titles, text, arguments…)."""
+    return LineExport.model_validate(_redacted(export.model_dump(mode="json"), redact))
 
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return redact(value)
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [walk(v) for v in value]
-        return value
 
-    return LineExport.model_validate(walk(export.model_dump(mode="json")))
+def scrubbed_message(message: ExportedMessage, redact: Callable[[str], str]) -> ExportedMessage:
+    """SEC-1: one message as ``scrubbed`` leaves it (for an export written as it is read)."""
+    return ExportedMessage.model_validate(_redacted(message.model_dump(mode="json"), redact))
 
 
 # -- Markdown -------------------------------------------------------------------------------------
@@ -282,7 +288,10 @@ def _message_markdown(message: ExportedMessage) -> list[str]:
     return out
 
 
-def _line_markdown(line: ExportedLine) -> list[str]:
+MessagesOf = Callable[["ExportedLine"], Iterable[ExportedMessage]]
+
+
+def _line_markdown(line: ExportedLine, messages: Iterable[ExportedMessage]) -> Iterator[str]:
     facts = [f"`{line.key}`", line.kind]
     if line.parent_key:
         facts.append(f"dispatched from `{line.parent_key}`")
@@ -291,20 +300,23 @@ def _line_markdown(line: ExportedLine) -> list[str]:
     if line.archived:
         facts.append("archived")
     facts.append(line.execution_mode + (f" ({line.provider})" if line.provider else ""))
-    out = [f"## {line.title}", "", " · ".join(facts), ""]
+    yield from [f"## {line.title}", "", " · ".join(facts), ""]
     if line.dispatch_sources:
-        out += ["Dispatched on:", ""]
-        out += [f"- #{s.message_id} in `{s.line_key}`: {_one_line(s.content)}" for s in line.dispatch_sources]
-        out.append("")
-    if not line.messages:
-        out += ["(no messages)", ""]
-    for message in line.messages:
-        out += _message_markdown(message)
-    return out
+        yield from ["Dispatched on:", ""]
+        yield from (f"- #{s.message_id} in `{s.line_key}`: {_one_line(s.content)}" for s in line.dispatch_sources)
+        yield ""
+    empty = True
+    for message in messages:
+        empty = False
+        yield from _message_markdown(message)
+    if empty:
+        yield from ["(no messages)", ""]
 
 
-def render_markdown(export: LineExport) -> str:
-    """The export as Markdown: a header naming the line (and any category), then each line's conversation."""
+def markdown_pieces(export: LineExport, messages: MessagesOf | None = None) -> Iterator[str]:
+    """The Markdown file in pieces, in order (issue 34 item 2: written as it is read, never whole in
+    memory). ``messages(line)``: that line's messages, read as they are written; by default the
+    export's own."""
     root = export.root
     out = [f"# {root.title}", "", f"- Line: `{root.key}`"]
     if export.categories:
@@ -313,8 +325,22 @@ def render_markdown(export: LineExport) -> str:
     out.append(f"- Exported: {_when(export.exported_at)}")
     tasks = len(export.lines) - 1
     out += [f"- Tasks: {tasks}" if tasks else "- Tasks: none", ""]
-    for line in export.lines:
-        out += _line_markdown(line)
-    while out and out[-1] == "":
-        out.pop()
-    return "\n".join(out) + "\n"
+    lines = itertools.chain(out, *(_line_markdown(line, (messages or _own)(line)) for line in export.lines))
+    # "\n".join of every line, the trailing empty ones dropped, then one "\n": blank lines wait for the next one.
+    started, blanks = False, 0
+    for text in lines:
+        if text == "":
+            blanks += 1
+            continue
+        yield ("\n" if started else "") + "\n" * blanks + text
+        started, blanks = True, 0
+    yield "\n"
+
+
+def _own(line: ExportedLine) -> Iterable[ExportedMessage]:
+    return line.messages
+
+
+def render_markdown(export: LineExport) -> str:
+    """The export as Markdown: a header naming the line (and any category), then each line's conversation."""
+    return "".join(markdown_pieces(export))

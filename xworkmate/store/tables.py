@@ -69,6 +69,9 @@ class ThreadRow(Base):
 
     thread_id: Mapped[str] = mapped_column(StoredString(KEY_LEN), primary_key=True)
     title: Mapped[str] = mapped_column(StoredString(TITLE_MAX_CHARS))
+    # Issue 34 item 2 (migration 0024): ``domain.search.normalise(title)``, so that a search reads only
+    # the lines whose title may match, not every line; NULL (a Core bulk insert) is read as "may match".
+    title_folded: Mapped[str | None] = mapped_column(StoredText)
     kind: Mapped[str] = mapped_column(StoredString(20), default="conversation")
     parent_key: Mapped[str | None] = mapped_column(
         StoredString(KEY_LEN), ForeignKey("threads.thread_id", ondelete="RESTRICT"), index=True

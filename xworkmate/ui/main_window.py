@@ -2094,7 +2094,8 @@ class MainWindow(WindowShell):
         path, fmt = chosen
         key = view.key
         # Read first, write once asked: the question names every category the file would carry (CAT-4).
-        number = self.export_worker.submit(lambda: self._controller.line_export(key))
+        # Without the messages: they are read a page at a time as the file is written (issue 34 item 2).
+        number = self.export_worker.submit(lambda: self._controller.line_export(key, with_messages=False))
         self._export_reads[number] = (path, fmt)
         self.message_pane.show_status(self.tr("Exporting to {path}…").format(path=path), "info")
 
@@ -2104,9 +2105,8 @@ class MainWindow(WindowShell):
         if categories and not self.confirm_category_export(self, export.root.title, categories):
             self.message_pane.clear_notice()
             return  # the person declined to take category content away
-        from xworkmate.controllers.export import export_text, save_export
-
-        self._exports[self.export_worker.submit(lambda: save_export(export_text(export, fmt), path))] = path
+        write = self._controller.write_line_export  # the writer loads on the export worker (issue 34 item 4)
+        self._exports[self.export_worker.submit(lambda: write(export, path, fmt))] = path
 
     @Slot(int, object, object)
     def on_export_finished(self, number: int, result: object, error: object) -> None:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -182,6 +182,24 @@ class MessageRepository:
                 .order_by(MessageRow.id)
             )
             return [_message_from_row(row) for row in rows]
+
+    def iter_for_thread(self, thread_id: str, *, viewer: Viewer, page: int = 500) -> Iterator[Message]:
+        """``list_for_thread`` a page at a time (keyset on ``(thread_id, id)``, one short read each): what an
+        export writes as it reads, so a line of a gigabyte is never whole in memory (issue 34 item 2)."""
+        after = 0
+        while True:
+            stmt = (
+                select(*_MESSAGE_COLUMNS)
+                .where(MessageRow.thread_id == thread_id, MessageRow.id > after, visible_thread_clause(viewer))
+                .order_by(MessageRow.id)
+                .limit(page)
+            )
+            with self._store.connect() as connection:
+                rows = connection.execute(stmt).all()
+            yield from (_message_from_row(row) for row in rows)
+            if len(rows) < page:
+                return
+            after = rows[-1].id
 
     def recent_human(self, thread_id: str, *, viewer: Viewer, limit: int = DEFAULT_CAPTURE_LIMIT) -> list[Message]:
         """The thread's latest human messages of its current generation, oldest first (PROV-1, PROV-3)."""

@@ -14,6 +14,7 @@ from sqlalchemy import (
 )
 
 from xworkmate.domain.categories import requested_category
+from xworkmate.domain.search import normalise
 from xworkmate.domain.threads import (
     ExecutionBinding,
     NetworkAccess,
@@ -241,7 +242,7 @@ class ThreadRepository:
         return self._update(key, archived=archived)
 
     def set_title(self, key: str, title: str) -> TaskThread:
-        return self._update(key, title=title)
+        return self._update(key, title=title, title_folded=normalise(title))
 
     def touch(self, key: str) -> None:
         self._update(key)

@@ -69,6 +69,9 @@ MIN_FIRST_PAGE = 8
 # How many rows around a missing one are read together when a row is first painted.
 _FETCH_BEHIND = 16
 _FETCH_AHEAD = 48
+# Issue 34 item 2: at most this many rows' messages stay read (a line of a gigabyte is scrolled through
+# without holding it); the rows farthest from the one asked for are dropped and read again when painted.
+CACHE_CAP = 1000
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
 MISSING_MESSAGE_TEXT = QT_TRANSLATE_NOOP("MessageListModel", "(this message is no longer available)")
 
@@ -446,6 +449,16 @@ class MessageListModel(QAbstractListModel):
         found = self._controller.messages_by_id(wanted)
         self._cache.update(found)
         self._missing.update(i for i in wanted if i not in found)
+        if len(self._cache) > CACHE_CAP:
+            self._forget_far_from(self._ids[row] if row < len(self._ids) else self._ids[-1])
+
+    def _forget_far_from(self, message_id: int) -> None:
+        """Keep the ``CACHE_CAP`` cached messages nearest ``message_id`` (ids grow with rows) and their views."""
+        far = sorted(self._cache, key=lambda i: abs(i - message_id))[CACHE_CAP:]
+        for i in far:
+            self._cache.pop(i, None)
+            self._views.pop(i, None)
+            self._cards.pop(i, None)
 
     # -- Qt model API -----------------------------------------------------
 

@@ -235,3 +235,24 @@ def test_a_streamed_export_holds_no_more_memory_for_a_longer_line(
 
     small, large = peak(1000), peak(4000)  # 3.4 MB, then 13.6 MB of messages
     assert large < small * 1.5
+
+
+def test_an_export_takes_its_name_only_when_whole_and_a_failed_one_leaves_the_old_file(
+    controller: SessionController, scene: tuple[str, str], tmp_path: Path
+) -> None:
+    """Issue 34 item 2, ERR-1: a streamed export is written beside its name and renamed when complete, so
+    nobody opening the file (the newcomer test once did) sees half of it; a write that fails keeps the
+    file that was there and leaves nothing behind."""
+    line, _task = scene
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    target = folder / "line.md"
+    skeleton = controller.line_export(line, now=NOW, with_messages=False)
+    controller.write_line_export(skeleton, target, ExportFormat.MARKDOWN)
+    assert sorted(p.name for p in folder.iterdir()) == ["line.md"]  # no partial file left
+
+    target.write_text("the export from yesterday", encoding="utf-8")
+    (folder / ".line.md.partial").mkdir()  # the partial file cannot be made: the write fails
+    with pytest.raises(OSError, match=r"cannot write .*line\.md"):
+        controller.write_line_export(skeleton, target, ExportFormat.MARKDOWN)
+    assert target.read_text(encoding="utf-8") == "the export from yesterday"

@@ -13,9 +13,11 @@ the lines' and their sources', so whoever writes it asks first (CAT-4).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.domain.export import (
@@ -54,10 +56,26 @@ class ExportWriteError(OSError):
 
 def save_export(text: str, path: Path) -> Path:
     """Write an export's text to ``path`` (UTF-8); ``ExportWriteError`` in one line when it cannot be."""
+    return _write_whole(path, lambda out: out.write(text))
+
+
+def _write_whole(path: Path, write: Callable[[TextIO], object]) -> Path:
+    """``write`` into a file beside ``path`` that takes its name once complete: nobody (a person opening
+    it, another program watching the folder) sees half an export, and a failed write leaves what was at
+    ``path`` before as it was (ERR-1)."""
+    partial = path.with_name(f".{path.name}.partial")
+    made = False
     try:
-        path.write_text(text, encoding="utf-8")
+        with partial.open("w", encoding="utf-8") as out:
+            made = True
+            write(out)
+        os.replace(partial, path)
+        made = False
     except OSError as exc:
         raise ExportWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    finally:
+        if made:  # a write that failed, or a read under it that did: its half goes
+            partial.unlink(missing_ok=True)
     return path
 
 
@@ -134,13 +152,11 @@ def write_export(store: Store, export: LineExport, path: Path, fmt: ExportFormat
         for message in store.messages.iter_for_thread(line.key, viewer=DESKTOP):
             yield scrubbed_message(_exported(message), redact_secrets)
 
-    try:
-        with path.open("w", encoding="utf-8") as out:
-            for piece in markdown_pieces(export, messages):
-                out.write(piece)
-    except OSError as exc:
-        raise ExportWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    return path
+    def write(out: TextIO) -> None:
+        for piece in markdown_pieces(export, messages):
+            out.write(piece)
+
+    return _write_whole(path, write)
 
 
 def _with_messages(store: Store, line: ExportedLine) -> ExportedLine:

@@ -131,6 +131,9 @@ def test_switching_lines_leaves_the_window_minimum_size_alone(
     out and repainted the whole window."""
     long_title = sqlite_controller.create_line(title="A much longer title than the main line has, " * 3)
     short_title = sqlite_controller.create_line(title="x")
+    usable: list[bool] = []
+    window.when_usable(lambda: usable.append(True))  # the Changes tab is built then (issue 34 item 4)
+    qtbot.waitUntil(lambda: bool(usable))
     qtbot.wait(1)  # the posted layout requests
     minimum = window.minimumSizeHint()
     for key in (long_title.thread_id, MAIN_KEY, short_title.thread_id):

@@ -174,7 +174,7 @@ def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(
     action.trigger()  # Settings → Desktop notifications: off
     run(loop, agent_controller.run_turn(loud.thread_id, "go"))
     assert recorded.shown == []
-    assert agent_controller.ui_state(NOTIFICATIONS_STATE) == "0"
+    assert agent_controller.ui_state(NOTIFICATIONS_STATE) == "false"  # issue 33: one boolean form written
     action.trigger()
     run(loop, agent_controller.run_turn(loud.thread_id, "again"))
     assert [key for key, _t, _b in recorded.shown] == [loud.thread_id]

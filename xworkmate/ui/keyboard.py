@@ -32,8 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain import ui_state
 
-ENTER_SENDS_STATE = "composer.enter_sends"
+ENTER_SENDS_STATE = ui_state.ENTER_SENDS.name
 SETTINGS_KEYS = "Ctrl+,"
 ARCHIVE_KEYS = "Ctrl+Shift+Backspace"
 FILTER_KEYS = ("Ctrl+F", "Ctrl+L")
@@ -94,14 +95,14 @@ class ComposerKeys(QObject):
         self._composer = composer
         self._send = send
         self._controller = controller
-        self.enter_sends = controller.ui_state(ENTER_SENDS_STATE) != "false"
+        self.enter_sends = ui_state.ENTER_SENDS.decode(controller.ui_state(ENTER_SENDS_STATE))
         self._task_line = False
         composer.installEventFilter(self)
         self.show_placeholder()
 
     def set_enter_sends(self, on: bool) -> None:
         self.enter_sends = on
-        self._controller.set_ui_state(ENTER_SENDS_STATE, "true" if on else "false")
+        self._controller.set_ui_state(ENTER_SENDS_STATE, ui_state.ENTER_SENDS.encode(on))
         self.show_placeholder()
 
     def show_placeholder(self, *, task_line: bool | None = None) -> None:

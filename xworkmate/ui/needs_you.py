@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 
 from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
+from xworkmate.domain import ui_state
 from xworkmate.domain.attention import Attention, next_needing
 from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
 from xworkmate.ui.wording import line_title, plain_words
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NOTIFICATIONS_STATE = "notifications.enabled"
+NOTIFICATIONS_STATE = ui_state.NOTIFICATIONS.name
 DRAFT_SAVE_MS = 600
 
 
@@ -50,7 +51,7 @@ class NeedsYou(QObject):
             tray = make_tray(window.windowIcon(), self)
             notifier = Notifier(choose_backend(tray, self), tray=tray, parent=self)
         self.notifier = notifier
-        self.notifier.enabled = controller.ui_state(NOTIFICATIONS_STATE) != "0"
+        self.notifier.enabled = ui_state.NOTIFICATIONS.decode(controller.ui_state(NOTIFICATIONS_STATE))
 
         self.next_shortcut = QShortcut(QKeySequence("Ctrl+J"), window)
         self.next_shortcut.setObjectName("nextNeedingShortcut")
@@ -155,7 +156,7 @@ class NeedsYou(QObject):
     def on_notifications_toggled(self, on: bool) -> None:
         self.notifier.enabled = on
         try:
-            self._controller.set_ui_state(NOTIFICATIONS_STATE, "1" if on else "0")
+            self._controller.set_ui_state(NOTIFICATIONS_STATE, ui_state.NOTIFICATIONS.encode(on))
         except Exception as exc:
             self._window.show_error(
                 self.tr("Could not save the notifications setting — {error}").format(error=plain_words(str(exc)))

@@ -26,7 +26,9 @@ from enum import Enum
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-THEME_STATE = "theme.mode"
+from xworkmate.domain import ui_state
+
+THEME_STATE = ui_state.THEME.name
 """The ui_state key holding the person's choice: ``system``, ``light`` or ``dark``."""
 
 

@@ -9,7 +9,6 @@ the controller to switch; it never decides on its own which line is current.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -58,6 +57,7 @@ from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.export import export_text, save_export
 from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
+from xworkmate.domain import ui_state
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
 from xworkmate.domain.followup_queue import QueuedFollowup, QueueItemError
@@ -117,6 +117,7 @@ from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.operations import StoreOperations, collecting, failure_line
+from xworkmate.ui.ops.settings import read_providers, save_ui_states
 from xworkmate.ui.providers import ProviderSettingsDialog
 from xworkmate.ui.search_palette import SearchPalette, reveal_message
 from xworkmate.ui.shell import (
@@ -1661,8 +1662,11 @@ class MainWindow(WindowShell):
         )
 
     def refresh_providers(self) -> None:
-        """Re-read the providers: the pickers' choices and the "no provider" banner."""
-        self.show_providers(self._controller.providers())
+        """Re-read the providers on the store worker (issue 33 item 2): the pickers' choices and the "no
+        provider" banner are redrawn when they arrive."""
+        read_providers(self._controller).run(
+            self.operations, done=lambda table: self.show_providers(table.providers), failed=self.show_error
+        )
 
     def show_providers(self, providers: list[ProviderRecord]) -> None:
         """Show these providers in the pickers and the banner (read by ``refresh_providers`` or an operation)."""
@@ -2080,15 +2084,31 @@ class MainWindow(WindowShell):
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
         self.pane_layout.restore()
 
-    def save_ui_state(self) -> None:
+    def ui_state_to_save(self) -> dict[str, str]:
+        """The window's layout as the ui_state it keeps (read from the widgets, on the GUI thread)."""
         geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
-        self._controller.set_ui_states(  # one transaction: closing waits for one round trip, not three
-            {
-                GEOMETRY_STATE: geometry,
-                SPLITTER_STATE: json.dumps(self.splitter.sizes()),
-                **self.pane_layout.saved_state(),
-            }
-        )
+        return {
+            GEOMETRY_STATE: geometry,
+            SPLITTER_STATE: ui_state.SPLITTER_SIZES.encode(self.splitter.sizes()),
+            **self.pane_layout.saved_state(),
+        }
+
+    def save_ui_state(self) -> None:
+        """The layout, as a named operation on the store worker (issue 33 item 2)."""
+        save_ui_states(self._controller, self.ui_state_to_save()).run(self.operations, failed=self.show_error)
+
+    def _write_on_close(self, layout: dict[str, str] | None, drafts: dict[str, str]) -> None:
+        """On the store worker as the window closes; each part is a convenience, so one failing spares the rest."""
+        if layout is not None:
+            try:
+                self._controller.set_ui_states(layout)  # one transaction: one round trip, not three
+            except Exception as exc:
+                log.warning("could not save the window layout: %s", exc)
+        self.drafts.save_now(drafts)
+        try:
+            self._controller.attention.flush()
+        except Exception as exc:
+            log.warning("could not save what was seen: %s", exc)
 
     def changeEvent(self, event: QEvent) -> None:
         if not self.attached:  # still opening (issue 19, item 7): no panes to tell yet
@@ -2113,19 +2133,12 @@ class MainWindow(WindowShell):
         self._stop_session_probe()
         if not self._closed:
             self._closed = True
-            if self.persist_ui_state:
-                try:
-                    self.save_ui_state()
-                except Exception as exc:  # the layout is a convenience; never block closing on it
-                    log.warning("could not save the window layout: %s", exc)
+            layout = self.ui_state_to_save() if self.persist_ui_state else None
             self.bridge.detach()
             self.dead_turn_timer.stop()
-            self.operations.shutdown()
-            self.drafts.flush()
-            try:
-                self._controller.attention.flush()
-            except Exception as exc:  # what was seen is a convenience; never block closing on it
-                log.warning("could not save what was seen: %s", exc)
+            drafts = self.drafts.take()
+            # Issue 33 item 2 (LOOP-4): the last writes — layout, drafts, what was seen — on the store worker.
+            self.operations.finish(lambda: self._write_on_close(layout, drafts))
             self.external_watch.stop()
             if self.provider_dialog is not None:
                 self.provider_dialog.reject()  # cancels its fetches before the widgets go

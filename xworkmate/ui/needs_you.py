@@ -205,6 +205,17 @@ class DraftKeeper(QObject):
             return self._pending[key]
         return self._saving.get(key, self._controller.attention.draft(key))
 
+    def take(self) -> dict[str, str]:
+        """What was typed and not saved yet, handed over to be saved (the window closing: on its store worker)."""
+        self._timer.stop()
+        pending, self._pending = self._pending, {}
+        return pending
+
+    def save_now(self, pending: dict[str, str]) -> None:
+        """Store these drafts on this thread; what could not be stored stays in memory."""
+        for key, text in self._save(pending).items():
+            self._pending.setdefault(key, text)
+
     @Slot()
     def flush(self) -> None:
         """Save what was typed now, on this thread (the window closing)."""

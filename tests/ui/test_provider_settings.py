@@ -18,11 +18,10 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.ui import MainWindow
-from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.providers import ProviderSettingsDialog
 
 from .conftest import open_window
-from .support import finished, message_texts, send, settled
+from .support import finished, idle, message_texts, send, settled
 from .support_runs import run, wait_until
 
 
@@ -38,18 +37,6 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 @pytest.fixture
 def bare_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: SessionController) -> MainWindow:
     return open_window(qtbot, bare_controller)
-
-
-def idle(dialog: ProviderSettingsDialog) -> None:
-    """Run the loop until the dialog's operations are back (issue 33 item 2: they run on the store worker)."""
-    loop = qasync_loop()
-    assert loop is not None and not loop.is_running()
-
-    async def back() -> None:
-        while dialog.busy:
-            await asyncio.sleep(0.005)  # a poll of the condition, not a fixed wait
-
-    loop.run_until_complete(asyncio.wait_for(back(), timeout=5))
 
 
 def open_dialog(qtbot: QtBot, window: MainWindow) -> ProviderSettingsDialog:

@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain import ui_state
+from xworkmate.ui.ops import error_line_of, operations_of
+from xworkmate.ui.ops.settings import set_ui_state
 
 ENTER_SENDS_STATE = ui_state.ENTER_SENDS.name
 SETTINGS_KEYS = "Ctrl+,"
@@ -102,7 +104,8 @@ class ComposerKeys(QObject):
 
     def set_enter_sends(self, on: bool) -> None:
         self.enter_sends = on
-        self._controller.set_ui_state(ENTER_SENDS_STATE, ui_state.ENTER_SENDS.encode(on))
+        op = set_ui_state(self._controller, ui_state.ENTER_SENDS, on)
+        op.run(operations_of(self), failed=error_line_of(self))
         self.show_placeholder()
 
     def show_placeholder(self, *, task_line: bool | None = None) -> None:

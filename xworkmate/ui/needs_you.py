@@ -25,6 +25,7 @@ from xworkmate.controllers import AttentionChanged, SessionController, UnknownSe
 from xworkmate.domain import ui_state
 from xworkmate.domain.attention import Attention, next_needing
 from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
+from xworkmate.ui.ops.settings import set_ui_state
 from xworkmate.ui.wording import line_title, plain_words
 
 if TYPE_CHECKING:
@@ -155,12 +156,9 @@ class NeedsYou(QObject):
     @Slot(bool)
     def on_notifications_toggled(self, on: bool) -> None:
         self.notifier.enabled = on
-        try:
-            self._controller.set_ui_state(NOTIFICATIONS_STATE, ui_state.NOTIFICATIONS.encode(on))
-        except Exception as exc:
-            self._window.show_error(
-                self.tr("Could not save the notifications setting — {error}").format(error=plain_words(str(exc)))
-            )
+        set_ui_state(self._controller, ui_state.NOTIFICATIONS, on).run(
+            self._window.operations, failed=self._window.show_error
+        )
 
     def mute_action(self, key: str, parent: QObject) -> QAction:
         """ "Mute notifications" for one line (its row's context menu)."""

@@ -14,14 +14,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from PySide6.QtCore import QCoreApplication, QObject
 
 from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.wording import plain_words
 
-__all__ = ["StoreOp", "operations_of"]
+__all__ = ["StoreOp", "error_line_of", "failure_line", "operations_of"]
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +50,28 @@ class StoreOp(Generic[T]):
                 failed(plain_words(str(error)))
                 return
             log.warning("%s failed", self.what, exc_info=error)
-            failed(
-                QCoreApplication.translate("StoreOp", "Could not {what} — {error}").format(
-                    what=self.what,
-                    error=plain_words(str(error).splitlines()[0] if str(error) else type(error).__name__),
-                )
-            )
+            failed(failure_line(error, self.what))
 
         operations.run(self.work, done=done, failed=on_error)
+
+
+def failure_line(error: BaseException, what: str) -> str:
+    """An unexpected failure of the operation ``what`` as one plain line (ERR-1)."""
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return QCoreApplication.translate("StoreOp", "Could not {what} — {error}").format(
+        what=what, error=plain_words(first)
+    )
+
+
+def error_line_of(widget: QObject) -> Callable[[str], None]:
+    """Where a widget's failed operation is said: the window's status line (``show_error``) up its parents."""
+    node: QObject | None = widget
+    while node is not None:
+        show_error = getattr(node, "show_error", None)
+        if callable(show_error):
+            return cast(Callable[[str], None], show_error)
+        node = node.parent()
+    return lambda line: log.warning("%s", line)
 
 
 def operations_of(widget: QObject) -> StoreOperations:

@@ -14,6 +14,7 @@ Allowances, each narrow and on purpose:
   the calling thread when no qasync loop is set — a widget driven by a test without the ``loop`` fixture.
   The app always has its loop, so this path never runs there; with a loop the same work runs on the
   store worker and is never seen here.
+* ``TURN_ON_LOOP``: a turn's coroutine stepping on the GUI loop is reported, not failed (see below).
 * ``ALLOWED``: construction-time reads that are legitimately synchronous today: ``MainWindow.attach``
   when the window is built with no first read (the app's start always hands it one read on a worker).
   Listed by function, each with why.
@@ -60,6 +61,13 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 
 
+# A turn's coroutine stepping on the GUI loop (the window's send hands it over through ``_after``; a test may
+# start one itself with ``controller.run_turn``). Its statements are the turn's, not a widget's: recorded in the
+# report, failing a test only with XWM_GUI_GUARD_TURNS=1, until the turn's writes all go through the store
+# thread (issue 33 item 2's ``TurnWrites``; the write gate's reads and write already do: item 4).
+TURN_ON_LOOP = {("ui/operations.py", "_after")}
+
+
 @dataclass(frozen=True)
 class GuiStatement:
     where: str  # the innermost xworkmate frame: "ui/providers.py:123 _reload"
@@ -69,6 +77,7 @@ class GuiStatement:
 
 GUI_STATEMENTS: list[GuiStatement] = []
 REPORT_ENV = "XWM_GUI_GUARD_REPORT"  # a file: record every test's statements there instead of failing
+TURNS_ENV = "XWM_GUI_GUARD_TURNS"  # set: a turn's statements on the GUI loop fail the test too (see TURN_ON_LOOP)
 _current: list[GuiStatement] | None = None
 
 
@@ -76,9 +85,12 @@ def _tail(filename: str) -> str:
     return filename[len(_PACKAGE) :] if filename.startswith(_PACKAGE) else filename
 
 
-def _classify(frame: FrameType | None) -> tuple[bool, str]:
-    """Whether the statement under ``frame`` is the window's, and the innermost xworkmate frame."""
-    windows = False
+def _classify(frame: FrameType | None) -> tuple[str, str]:
+    """What the statement under ``frame`` is — ``""`` (the test's own, or allowed), ``"window"`` (the window's
+    code called the store) or ``"turn"`` (a coroutine stepping on the GUI loop) — and where (the innermost
+    window frame, else the innermost xworkmate one). The innermost marker decides: a slot the loop calls
+    back is the window's; a turn's coroutine is a turn."""
+    kind = ""
     innermost = ui = ""
     while frame is not None:
         filename = frame.f_code.co_filename
@@ -88,14 +100,16 @@ def _classify(frame: FrameType | None) -> tuple[bool, str]:
             if not innermost:
                 innermost = f"{tail}:{frame.f_lineno} {name}"
             if (tail, name) in NO_LOOP or (tail, name) in ALLOWED:
-                return False, innermost
-            if filename.startswith(_UI):
-                windows = True
+                return "", innermost
+            if (tail, name) in TURN_ON_LOOP:
+                kind = kind or "turn"
+            elif filename.startswith(_UI):
+                kind = kind or "window"
                 ui = ui or f"{tail}:{frame.f_lineno} {name}"
         elif name == "_run" and filename.endswith(os.path.join("asyncio", "events.py")):
-            windows = True
+            kind = kind or "turn"
         frame = frame.f_back
-    return windows, ui or f"(loop) {innermost}"
+    return kind, ui if kind == "window" else f"(loop) {innermost}"
 
 
 def _before_cursor_execute(
@@ -104,11 +118,11 @@ def _before_cursor_execute(
     if _current is None or threading.current_thread() is not threading.main_thread():
         return
     frame = sys._getframe(1)
-    windows, where = _classify(frame)
-    if not windows:
+    kind, where = _classify(frame)
+    if not kind or (kind == "turn" and not os.environ.get(TURNS_ENV) and not os.environ.get(REPORT_ENV)):
         return
     summary = traceback.StackSummary.extract(traceback.walk_stack(frame), limit=60)
-    mine = [f for f in summary if f.filename.startswith((_PACKAGE, _TESTS))][:8]
+    mine = [f for f in summary if f.filename.startswith((_PACKAGE, _TESTS))][:14]
     stack = "".join(traceback.format_list(list(reversed(mine))))
     _current.append(GuiStatement(where, " ".join(statement.split())[:160], stack))
 

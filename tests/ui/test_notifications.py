@@ -96,6 +96,7 @@ def test_a_finish_on_another_line_is_notified_and_clicking_opens_it(
     assert window.shown_key == "main"
 
     recorded.click(line.thread_id)
+    settled(qtbot, window)  # opened as a list click opens it: an operation on the store worker (issue 33 item 3)
     assert window.shown_key == line.thread_id and window.isActiveWindow()
 
 
@@ -217,6 +218,7 @@ def test_the_tray_backend_shows_a_message_and_its_click_opens_the_line(
     assert tray.toolTip() == "XWorkmate (1)"
     with qtbot.waitSignal(notifier.line_requested, timeout=2000):
         tray.messageClicked.emit()
+    settled(qtbot, window)  # opened as a list click opens it (issue 33 item 3)
     assert window.shown_key == line.thread_id
     # Seen now: the mark is cleared on the controller's store thread, then the tray says so (issue 19).
     qtbot.waitUntil(lambda: tray.toolTip() == "XWorkmate", timeout=5000)

@@ -754,6 +754,8 @@ class MainWindow(WindowShell):
                     self._wanted_key = change.key
                     if (panes := self._ahead.panes.get(change.key)) is not None:
                         self._show_panes(panes)  # read with the operation that switched (archive)
+                    elif not self.operations.applying:  # a switch from outside the window: the one switch path
+                        self._switch_to(change.key, store=False)  # its read on the worker (issue 33 item 3)
                     else:
                         self.show_current()
                 elif isinstance(change, MessagesChanged):
@@ -830,6 +832,20 @@ class MainWindow(WindowShell):
             key=key,
             still_on=still_on,
         )(error)
+
+    def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None:
+        """The one way a line is opened from outside the list (Ctrl+J, a notification's click, a search hit):
+        made visible in the list (a filter that hides it is cleared), then shown as a click on its row shows
+        it (``_switch_to``: every pane, the selection and the title follow; ISO-5, issue 33 item 3)."""
+        if not self.proxy_index_of(key).isValid():
+            self.task_pane.filter_edit.clear()  # a line hidden by the text filter would look lost
+            if not self.proxy_index_of(key).isValid():
+                self.task_pane.needs_you_button.setChecked(False)
+        if key == self.shown_key and self._wanted_key in (None, key):
+            if then is not None:
+                then()
+            return
+        self._switch_to(key, then=then)
 
     def _switch_to(self, key: str, *, then: Callable[[], None] | None = None, store: bool = True) -> None:
         """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
@@ -2034,10 +2050,7 @@ class MainWindow(WindowShell):
                 query = self.search_palette.shown_query() if self.search_palette is not None else None
                 reveal_message(self.message_list, self.message_model, message_id, missing, query or "")
 
-        if key == self.shown_key:
-            reveal()
-        else:
-            self._switch_to(key, then=reveal)
+        self.open_line(key, then=reveal)
 
     @Slot()
     def on_export_requested(self) -> None:

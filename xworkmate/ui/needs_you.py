@@ -16,25 +16,58 @@ so a draft survives switching lines and a restart.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QObject, QTimer, Slot
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtCore import QModelIndex, QObject, QTimer, Slot
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QShortcut
 
-from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
+from xworkmate.controllers import AttentionChanged, SessionController
 from xworkmate.domain import ui_state
 from xworkmate.domain.attention import Attention, next_needing
+from xworkmate.ui.conversation.pane import MessagePane
 from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
+from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.ops.settings import set_ui_state
+from xworkmate.ui.task_lines import TaskLineModel, TaskLinePane
 from xworkmate.ui.wording import line_title, plain_words
-
-if TYPE_CHECKING:
-    from xworkmate.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
 NOTIFICATIONS_STATE = ui_state.NOTIFICATIONS.name
 DRAFT_SAVE_MS = 600
+
+
+class NeedsYouWindow(Protocol):
+    """What ``NeedsYou`` needs of its window (issue 33 item 3: a narrow protocol, not ``MainWindow``, so this
+    module does not import the window back). ``open_line`` is the window's one way to open a line."""
+
+    operations: StoreOperations
+    task_model: TaskLineModel
+    task_pane: TaskLinePane
+    message_pane: MessagePane
+
+    @property
+    def shown_key(self) -> str | None: ...
+
+    def open_line(self, key: str) -> None: ...
+
+    def show_error(self, text: str) -> None: ...
+
+    def set_needs_you_filter(self, on: bool) -> None: ...
+
+    def proxy_index_of(self, key: str) -> QModelIndex: ...
+
+    def isActiveWindow(self) -> bool: ...
+
+    def windowIcon(self) -> QIcon: ...
+
+    def setWindowTitle(self, title: str) -> None: ...
+
+    def show(self) -> None: ...
+
+    def raise_(self) -> None: ...
+
+    def activateWindow(self) -> None: ...
 
 
 class NeedsYou(QObject):
@@ -43,8 +76,8 @@ class NeedsYou(QObject):
     Signals: none of its own; ``notifier.line_requested`` opens a line.
     """
 
-    def __init__(self, window: MainWindow, controller: SessionController, notifier: Notifier | None = None) -> None:
-        super().__init__(window)
+    def __init__(self, window: NeedsYouWindow, controller: SessionController, notifier: Notifier | None = None) -> None:
+        super().__init__(window if isinstance(window, QObject) else None)
         self._window = window
         self._controller = controller
         self.tracker = controller.attention
@@ -114,15 +147,8 @@ class NeedsYou(QObject):
     # -- the person asks ------------------------------------------------------
 
     def open_line(self, key: str) -> None:
-        window = self._window
-        if not window.proxy_index_of(key).isValid():
-            window.task_pane.filter_edit.clear()  # a line hidden by the text filter would look lost
-            if not window.proxy_index_of(key).isValid():
-                window.task_pane.needs_you_button.setChecked(False)
-        try:
-            self._controller.switch_session(key)
-        except UnknownSessionKeyError as exc:
-            window.show_error(self.tr("Cannot open that line — {error}").format(error=plain_words(str(exc))))
+        """Ctrl+J and a notification's click open a line the one way every other does (issue 33 item 3)."""
+        self._window.open_line(key)
 
     @Slot()
     def on_next_requested(self) -> None:

@@ -327,3 +327,34 @@ def test_the_vision_checkbox_is_stored_with_the_provider_and_shown_when_it_is_ed
     dialog.table.selectRow(0)
     qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
     assert dialog.form.isVisible() and vision.isChecked()
+
+
+def test_a_save_the_store_refuses_says_so_in_one_line_and_keeps_what_was_typed(
+    qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController, settings: Settings
+) -> None:
+    """Issue 33 item 2 (LOOP-4, ERR-1): the save runs as a named operation on the store worker; when the database
+    fails it (here its providers table is gone, a real SQLite error), the form says so in one line naming what
+    did not happen, and every field keeps what the person typed, so nothing is lost."""
+    import sqlite3
+
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="kept", base_url="http://127.0.0.1:9/v1", model="m1")
+    qtbot.keyClicks(dialog.tags_edit, "legal")
+    database = settings.effective_database_url.removeprefix("sqlite:///")
+    with sqlite3.connect(database) as broken:
+        broken.execute("ALTER TABLE providers RENAME TO providers_away")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
+
+    error = dialog.form_error_label
+    assert error.isVisible() and error.text().startswith("Could not save the provider kept — ")
+    assert "\n" not in error.text()
+    assert dialog.form.isVisible() and dialog.save_button.isEnabled()
+    typed = (dialog.name_edit.text(), dialog.base_url_edit.text(), dialog.model_combo.currentText())
+    assert typed == ("kept", "http://127.0.0.1:9/v1", "m1") and dialog.tags_edit.text() == "legal"
+
+    with sqlite3.connect(database) as mended:
+        mended.execute("ALTER TABLE providers_away RENAME TO providers")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)  # the same form, saved once the store is back
+    idle(dialog)
+    assert [p.name for p in bare_controller.providers()] == ["kept"] and not dialog.form.isVisible()

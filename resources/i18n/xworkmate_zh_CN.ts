@@ -1731,10 +1731,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <source>No desktop notifications from this line; its badge still shows in the list</source>
         <translation>不再为这条任务线发出桌面通知；列表中仍会显示它的标记</translation>
     </message>
-    <message>
-        <source>Could not change the line&apos;s notifications — {error}</source>
-        <translation>无法更改这条任务线的通知：{error}</translation>
-    </message>
 </context>
 <context>
     <name>NetworkDeniedBar</name>
@@ -2553,6 +2549,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>save the window layout</source>
         <translation>保存窗口布局</translation>
+    </message>
+    <message>
+        <source>change the line&apos;s notifications</source>
+        <translation>更改该任务线的通知</translation>
     </message>
 </context>
 <context>

@@ -163,6 +163,7 @@ def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(
     [mute] = [a for a in menu.actions() if a.objectName() == "muteNotificationsAction"]
     assert mute.text() == "Mute notifications" and not mute.isChecked()
     mute.trigger()
+    settled(qtbot, window)  # the mute is stored by an operation on the store worker (issue 33 item 2)
     assert agent_controller.attention.muted(muted.thread_id)
 
     openai_server.script(TextReply(["one"]), TextReply(["two"]), TextReply(["three"]))

@@ -27,9 +27,9 @@ from xworkmate.domain.attention import Attention, next_needing
 from xworkmate.ui.conversation.pane import MessagePane
 from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
 from xworkmate.ui.operations import StoreOperations
-from xworkmate.ui.ops.settings import set_ui_state
+from xworkmate.ui.ops.settings import mute_line, set_ui_state
 from xworkmate.ui.task_lines import TaskLineModel, TaskLinePane
-from xworkmate.ui.wording import line_title, plain_words
+from xworkmate.ui.wording import line_title
 
 log = logging.getLogger(__name__)
 
@@ -197,12 +197,8 @@ class NeedsYou(QObject):
         return action
 
     def set_muted(self, key: str, muted: bool) -> None:
-        try:
-            self.tracker.set_muted(key, muted)
-        except Exception as exc:
-            self._window.show_error(
-                self.tr("Could not change the line's notifications — {error}").format(error=plain_words(str(exc)))
-            )
+        """The line's mute, as a named operation on the store worker (issue 33 item 2, LOOP-4)."""
+        mute_line(self.tracker, key, muted).run(self._window.operations, failed=self._window.show_error)
 
 
 class DraftKeeper(QObject):

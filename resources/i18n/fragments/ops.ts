@@ -39,5 +39,9 @@
             <source>save the window layout</source>
             <translation>保存窗口布局</translation>
         </message>
+        <message>
+            <source>change the line's notifications</source>
+            <translation>更改该任务线的通知</translation>
+        </message>
     </context>
 </TS>

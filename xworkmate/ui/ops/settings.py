@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QCoreApplication
 
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.attention import AttentionTracker
 from xworkmate.domain.agent_session import AgentInfo
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
@@ -102,3 +103,9 @@ def save_ui_states(controller: SessionController, values: Mapping[str, Any]) -> 
     """Several settings in one write (the window's layout as it closes)."""
     what = QCoreApplication.translate("StoreOp", "save the window layout")
     return StoreOp(what, lambda: controller.set_ui_states(dict(values)))
+
+
+def mute_line(tracker: AttentionTracker, key: str, muted: bool) -> StoreOp[None]:
+    """No desktop notifications from one line (LOOP-2); its badge still shows."""
+    what = QCoreApplication.translate("StoreOp", "change the line's notifications")
+    return StoreOp(what, lambda: tracker.set_muted(key, muted))

@@ -68,6 +68,23 @@ ALLOWED: dict[tuple[str, str], str] = {
 TURN_ON_LOOP = {("ui/operations.py", "_after")}
 
 
+# The work list left (issue 33 item 2), by the innermost window function that ran the statement: each still
+# reads or writes on the GUI thread, is reported with XWM_GUI_GUARD_REPORT, and does not fail a test yet. A
+# ratchet: a statement from any other window function fails the test; remove an entry once it is moved.
+KNOWN_OFFENDERS: dict[tuple[str, str], str] = {
+    ("ui/main_window.py", "ask"): "the agent's existing sessions asked on the loop (agent_sessions)",
+    ("ui/main_window.py", "bind"): "binding an agent session on the loop (bind_agent_session)",
+    ("ui/conversation/model.py", "set_key"): "the message model's first page, when no read-ahead came with it",
+    ("ui/conversation/model.py", "__call__"): "the message model's page reader, driven without the window",
+    ("ui/conversation/model.py", "_load_around"): "older pages around a message, driven without the window",
+    ("ui/task_lines.py", "__init__"): "the task list model built over a controller with no first read",
+    ("ui/task_lines.py", "reload"): "the task list re-read at once (tests call it after writing elsewhere)",
+    ("ui/task_lines.py", "add_line"): "a row added with no read-ahead summary",
+    ("ui/task_lines.py", "refresh_line"): "a row redrawn with no read-ahead summary",
+    ("ui/task_lines.py", "attention_of"): "a row's attention read when the model has no mark for it",
+}
+
+
 @dataclass(frozen=True)
 class GuiStatement:
     where: str  # the innermost xworkmate frame: "ui/providers.py:123 _reload"
@@ -141,6 +158,7 @@ def no_sql_on_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
     finally:
         _current = None
     GUI_STATEMENTS.extend(seen)
+    seen = [s for s in seen if _function(s.where) not in KNOWN_OFFENDERS]
     if seen and not os.environ.get(REPORT_ENV):
         places = sorted({s.where for s in seen})
         first = seen[0]
@@ -149,6 +167,12 @@ def no_sql_on_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
             f"first: {first.statement}\n{first.stack}",
             pytrace=False,
         )
+
+
+def _function(where: str) -> tuple[str, str]:
+    """``("ui/task_lines.py", "reload")`` from ``"ui/task_lines.py:440 reload"``."""
+    place, _, name = where.partition(" ")
+    return place.rsplit(":", 1)[0], name
 
 
 def write_report(path: str) -> None:

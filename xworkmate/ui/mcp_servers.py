@@ -1,7 +1,8 @@
 """Settings → MCP servers, and the line's MCP picker (issue 15, item 3).
 
 ``McpServersDialog`` lists the configured servers and adds or removes one (the
-same checks as ``xworkmate mcp add``: the controller's); environment entries
+same checks as ``xworkmate mcp add``: the controller's, run as named operations
+on the window's store worker, ``ui/ops``); environment entries
 are references ``NAME=env:VAR``, never values (SEC-1). ``McpPicker`` is a
 button in the composer's agent row whose menu ticks the servers the shown
 line gets.

@@ -2,8 +2,9 @@
 agent CLIs a line may run instead (SPEC §5, §7, CAT-1).
 
 Lists the configured providers and adds, edits and removes them through the
-controller. API keys are either the name of an environment variable or typed
-into a password field that goes straight to the OS keyring
+controller, each read and write (database and keyring) a named operation on the
+window's store worker (``ui/ops``, issue 33 item 2, LOOP-4). API keys are
+either the name of an environment variable or typed into a password field that goes straight to the OS keyring
 (``set_provider_api_key``); they never reach the database. "Fetch models"
 and "Detect local servers" ask the endpoints over HTTP through the
 controller; those calls are scheduled on the running asyncio loop (qasync,

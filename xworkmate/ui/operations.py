@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 STORE_WORKER = "xworkmate-store"
+CLOSE_WAIT_S = 10.0  # how long a closing window waits for its last writes on the worker
 TURN_HANDOVER_S = 10.0  # how long the worker waits for the GUI loop to take a turn it started
 
 _collecting = threading.local()
@@ -142,6 +143,7 @@ class StoreOperations(QObject):
         self._batch: list[object] = []  # records waiting for the delivery on the worker to be applied
         self._batch_failed: Callable[[BaseException], None] = lambda _error: None
         self._delivering = False
+        self._queued: set[asyncio.Future[Any]] = set()  # operations on the worker, their answers to come
 
     @property
     def running(self) -> int:
@@ -214,7 +216,10 @@ class StoreOperations(QObject):
                 open_gates()
 
         self._running += 1
-        run_off_thread(operation, on_result, on_error, parent=self, executor=executor)
+        future = run_off_thread(operation, on_result, on_error, parent=self, executor=executor)
+        if future is not None:
+            self._queued.add(future)
+            future.add_done_callback(self._queued.discard)
 
     def _applying(self, changes: list[object], ahead: ReadAhead) -> None:
         self.applying = True
@@ -269,6 +274,40 @@ class StoreOperations(QObject):
                 delivered()
 
         self.run(collected, done=delivered, failed=failed)
+
+    def finish(self, work: Callable[[], object], *, timeout: float = CLOSE_WAIT_S) -> bool:
+        """The window's last writes as it closes (its layout, drafts, what was seen; issue 33 item 2): operations
+        not started yet are dropped, then ``work`` runs on the worker after the one running, and the worker stops.
+        The window is hidden by then (nothing waits to be painted); the closing waits at most ``timeout`` for
+        the write, and a failure or a timeout is logged, never raised (the layout is a convenience). Returns
+        whether ``work`` ended in time. With no qasync loop it runs at once, as every operation does."""
+        for future in list(self._queued):
+            future.cancel()  # not started: never runs; running: its answer is dropped with the window
+        executor = self._worker()
+        self._executor = None
+        if executor is None:
+            try:
+                work()
+            except Exception:
+                log.warning("the window's closing writes failed", exc_info=True)
+                return False
+            return True
+
+        def scoped() -> object:
+            with self._controller.operation():
+                return work()
+
+        ended = executor.submit(scoped)
+        executor.shutdown(wait=False)
+        try:
+            ended.result(timeout=timeout)
+        except TimeoutError:
+            log.warning("the window's closing writes took longer than %.0f s; not waited for", timeout)
+            return False
+        except Exception:
+            log.warning("the window's closing writes failed", exc_info=True)
+            return False
+        return True
 
     def shutdown(self) -> None:
         """Stop taking work; what runs finishes on its own and its answer is dropped with this object."""

@@ -533,3 +533,15 @@ def test_another_desktops_lines_and_messages_are_read_on_the_worker(qtbot: QtBot
     assert window.task_model.summary(other.thread_id) == slow.direct.line_summary(other.thread_id)
     on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
     assert on_gui == [], "\n".join(on_gui)
+
+
+def test_a_window_closed_with_operations_queued_counts_none_still_running(qtbot: QtBot, slow: SlowDatabase) -> None:
+    """Closing drops the operations not started yet (issue 33 item 2): their answers never come, so they stop
+    counting. A closed window that still counted them would hold every ``settled``/``finished`` wait of a
+    later window (they wait for all windows' operations) until it times out."""
+    window = slow.window
+    for _ in range(5):  # each a read on the worker, 20 ms away each way: most are still queued at the close
+        window.refresh_providers()
+    assert window.operations.running >= 5
+    window.close()
+    qtbot.waitUntil(lambda: window.operations.running == 0, timeout=5000)

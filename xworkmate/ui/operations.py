@@ -144,6 +144,7 @@ class StoreOperations(QObject):
         self._batch_failed: Callable[[BaseException], None] = lambda _error: None
         self._delivering = False
         self._queued: set[asyncio.Future[Any]] = set()  # operations on the worker, their answers to come
+        self._finished = False  # the window closed (``finish``): nothing more runs and no answer is applied
 
     @property
     def running(self) -> int:
@@ -171,7 +172,11 @@ class StoreOperations(QObject):
         done: Callable[[T], None] | None = None,
         failed: Callable[[BaseException], None],
     ) -> None:
-        """``work()`` on the worker; its change records applied, then ``done(result)``, on the GUI thread."""
+        """``work()`` on the worker; its change records applied, then ``done(result)``, on the GUI thread.
+        Once the window has closed (``finish``) nothing more runs and no answer is applied."""
+        if self._finished:
+            log.debug("the window has closed: %s not run", getattr(work, "__qualname__", work))
+            return  # e.g. what was seen as the closing window loses focus: finish wrote the last of it
         executor = self._worker()
         gates: list[asyncio.Future[None]] = []
         first_page, shown = self._first_page(), self._shown()
@@ -197,6 +202,9 @@ class StoreOperations(QObject):
 
         def on_result(outcome: Outcome[T]) -> None:
             self._running -= 1
+            if self._finished:
+                open_gates()
+                return  # come after the window closed: nobody shows it
             try:
                 if outcome.changes:
                     self._applying(outcome.changes, outcome.ahead)
@@ -207,6 +215,9 @@ class StoreOperations(QObject):
 
         def on_error(error: BaseException) -> None:
             self._running -= 1
+            if self._finished:
+                open_gates()
+                return  # come after the window closed: nobody shows it
             changes: list[object] = getattr(error, "_xw_changes", [])
             try:
                 if changes:  # what the call did change before it failed is still shown (read on this thread)
@@ -281,8 +292,15 @@ class StoreOperations(QObject):
         The window is hidden by then (nothing waits to be painted); the closing waits at most ``timeout`` for
         the write, and a failure or a timeout is logged, never raised (the layout is a convenience). Returns
         whether ``work`` ended in time. With no qasync loop it runs at once, as every operation does."""
+        self._finished = True
         for future in list(self._queued):
-            future.cancel()  # not started: never runs; running: its answer is dropped with the window
+            # Not started: never runs; running: its answer is dropped with the window. Either way no answer
+            # comes to count it back, so it stops counting here (a closed window has nothing running).
+            if future.cancel():
+                self._running -= 1
+        if self._batch:  # records waiting for a delivery that will not come
+            self._batch = []
+            self._running -= 1
         executor = self._worker()
         self._executor = None
         if executor is None:

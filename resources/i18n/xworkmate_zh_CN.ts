@@ -1724,16 +1724,8 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>需要你处理</translation>
     </message>
     <message>
-        <source>Cannot open that line — {error}</source>
-        <translation>无法打开那条任务线：{error}</translation>
-    </message>
-    <message>
         <source>Nothing needs you right now (Ctrl+J finds the next line that does).</source>
         <translation>现在没有需要你处理的事（Ctrl+J 可跳到下一条需要你处理的任务线）。</translation>
-    </message>
-    <message>
-        <source>Could not save the notifications setting — {error}</source>
-        <translation>无法保存通知设置：{error}</translation>
     </message>
     <message>
         <source>Mute notifications</source>
@@ -1742,10 +1734,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>No desktop notifications from this line; its badge still shows in the list</source>
         <translation>不再为这条任务线发出桌面通知；列表中仍会显示它的标记</translation>
-    </message>
-    <message>
-        <source>Could not change the line&apos;s notifications — {error}</source>
-        <translation>无法更改这条任务线的通知：{error}</translation>
     </message>
 </context>
 <context>
@@ -2632,6 +2620,49 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Skill: {description}</source>
         <translation>技能：{description}</translation>
+    </message>
+</context>
+<context>
+    <name>StoreOp</name>
+    <message>
+        <source>Could not {what} — {error}</source>
+        <translation>无法{what} — {error}</translation>
+    </message>
+    <message>
+        <source>read the providers</source>
+        <translation>读取提供方</translation>
+    </message>
+    <message>
+        <source>save the provider {name}</source>
+        <translation>保存提供方 {name}</translation>
+    </message>
+    <message>
+        <source>remove the provider {name}</source>
+        <translation>删除提供方 {name}</translation>
+    </message>
+    <message>
+        <source>read the MCP servers</source>
+        <translation>读取 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>add the MCP server {name}</source>
+        <translation>添加 MCP 服务器 {name}</translation>
+    </message>
+    <message>
+        <source>remove the MCP server {name}</source>
+        <translation>删除 MCP 服务器 {name}</translation>
+    </message>
+    <message>
+        <source>save the setting</source>
+        <translation>保存设置</translation>
+    </message>
+    <message>
+        <source>save the window layout</source>
+        <translation>保存窗口布局</translation>
+    </message>
+    <message>
+        <source>change the line&apos;s notifications</source>
+        <translation>更改该任务线的通知</translation>
     </message>
 </context>
 <context>

@@ -439,8 +439,9 @@ def test_schemas_are_openai_function_tools_matching_the_dispatcher() -> None:
     assert tool_schemas()[0]["function"]["name"] == "list_dir"
 
 
-def test_async_dispatch_calls_the_evidence_on_the_calling_thread_for_writes(workspace: Path) -> None:
-    """WR-1: the gate's evidence callable may use the loop thread's database session."""
+def test_async_dispatch_reads_the_evidence_and_writes_off_the_loop_thread(workspace: Path) -> None:
+    """WR-1 and issue 33 item 4 (LOOP-4): the gate's evidence reads and the write run on a worker thread, not on
+    the event loop (the window's); the gate still reads the evidence once per check."""
     threads: list[int] = []
 
     def evidence() -> list[EvidenceMessage]:
@@ -451,4 +452,36 @@ def test_async_dispatch_calls_the_evidence_on_the_calling_thread_for_writes(work
     arguments = json.dumps({"path": "app.py", "old": "helo", "new": "hello", "quote": QUOTE})
     result = asyncio.run(dispatch_tool_call_async("edit_file", arguments, ctx))
     assert result.ok, result.content
-    assert threads == [threading.get_ident()]
+    assert len(threads) == 1 and threads[0] != threading.get_ident()
+    assert (workspace / "app.py").read_text().count("hello")
+
+
+def test_a_write_cancelled_in_flight_ends_before_the_cancellation_goes_on(workspace: Path) -> None:
+    """Issue 33 item 4: the write runs on a worker thread, yet a cancelled turn never leaves it finishing in the
+    background: the cancellation reaches the turn only once the gate and the write have ended (WR-1)."""
+    started, release = threading.Event(), threading.Event()
+
+    def evidence() -> list[EvidenceMessage]:
+        started.set()
+        release.wait(10)  # the gate is reading when the turn is cancelled
+        return [EvidenceMessage(message_id=1, text=ASK, source=MessageSource.HUMAN)]
+
+    ctx = ToolContext.for_working_directory(workspace, evidence)
+    arguments = json.dumps({"path": "app.py", "old": "helo", "new": "hello", "quote": QUOTE})
+
+    async def turn() -> tuple[bool, bool]:
+        call = asyncio.ensure_future(dispatch_tool_call_async("edit_file", arguments, ctx))
+        await asyncio.to_thread(started.wait, 10)
+        call.cancel()
+        await asyncio.sleep(0)  # the cancellation is delivered to the call
+        waiting = not call.done()  # it waits for the write, which waits for the gate
+        release.set()
+        try:
+            await call
+        except asyncio.CancelledError:
+            return waiting, True
+        return waiting, False
+
+    waiting, cancelled = asyncio.run(turn())
+    assert waiting and cancelled
+    assert (workspace / "app.py").read_text() == 'print("hello")\nprint("bye")\n'  # ended, not half-done

@@ -14,6 +14,7 @@ a coroutine (STYLE lesson 7).
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,7 +31,10 @@ from xworkmate.testing.openai_server import OpenAIServer
 from xworkmate.ui import MainWindow, build_main_window
 from xworkmate.ui.i18n import install_translations, remove_translations
 
+from .gui_thread_guard import REPORT_ENV, no_sql_on_gui_thread, write_report
 from .support_runs import fast_router
+
+__all__ = ["no_sql_on_gui_thread"]  # the autouse guard: every UI test runs no SQL on the GUI thread
 
 _HERE = Path(__file__).resolve().parent
 OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
@@ -98,3 +102,9 @@ def agent_controller(bare_controller: SessionController, openai_server: OpenAISe
 @pytest.fixture
 def agent_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, agent_controller: SessionController) -> MainWindow:
     return open_window(qtbot, agent_controller)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    report = os.environ.get(REPORT_ENV)
+    if report:
+        write_report(report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Protocol
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QApplication, QLabel
@@ -60,6 +61,23 @@ def settled(qtbot: QtBot, window: MainWindow) -> None:
             await asyncio.sleep(0.005)  # a poll of the condition, not a fixed wait
 
     loop.run_until_complete(asyncio.wait_for(applied(), timeout=5))
+
+
+class Busy(Protocol):
+    @property
+    def busy(self) -> bool: ...
+
+
+def idle(dialog: Busy) -> None:
+    """Run the loop until a dialog's operations are back (issue 33 item 2: they run on the store worker)."""
+    loop = qasync_loop()
+    assert loop is not None and not loop.is_running()
+
+    async def back() -> None:
+        while dialog.busy:
+            await asyncio.sleep(0.005)  # a poll of the condition, not a fixed wait
+
+    loop.run_until_complete(asyncio.wait_for(back(), timeout=5))
 
 
 def selected_key(window: MainWindow) -> str | None:

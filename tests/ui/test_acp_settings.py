@@ -19,6 +19,7 @@ from xworkmate.ui.execution import NO_AGENTS_LABEL
 from xworkmate.ui.providers import ProviderSettingsDialog
 
 from .conftest import open_window
+from .support import idle, settled
 from .support_runs import run, wait_until
 
 
@@ -31,6 +32,7 @@ def open_dialog(window: MainWindow) -> ProviderSettingsDialog:
     window.provider_settings_action.trigger()
     dialog = window.provider_dialog
     assert dialog is not None and dialog.isVisible()
+    idle(dialog)  # the providers are read on the store worker (issue 33 item 2)
     return dialog
 
 
@@ -66,6 +68,7 @@ def test_find_agent_clis_on_path_offers_a_fake_qwen_with_its_version_and_adds_it
     assert section.found_list.isVisible() and section.add_found_button.isVisible()
 
     qtbot.mouseClick(section.add_found_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     [record] = controller.providers()
     assert (record.name, record.kind, record.acp_command, record.model) == (
         "qwen",
@@ -74,12 +77,14 @@ def test_find_agent_clis_on_path_offers_a_fake_qwen_with_its_version_and_adds_it
         None,
     )
     assert dialog.provider_names() == ["qwen"]
+    settled(qtbot, window)  # the window re-reads the providers on the store worker
     assert window.mode_picker.choices()[-1] == ("qwen (ACP)", "acp:qwen", True)
 
     qtbot.mouseClick(section.find_button, Qt.MouseButton.LeftButton)
     run(loop, wait_until(lambda: not dialog.busy, what="the search"))
     assert section.found_texts() == [f"qwen 0.0.14 — {qwen} --acp (already added)"]
     qtbot.mouseClick(section.add_found_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert "already exists" in section.status_label.text()
     assert len(controller.providers()) == 1
 
@@ -95,6 +100,7 @@ def test_an_agent_added_by_hand_is_validated_inline_and_nothing_is_saved_on_erro
         for edit, text in ((section.name_edit, name), (section.command_edit, command), (section.env_edit, env)):
             edit.setText(text)
         qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+        idle(dialog)
         return section.error_label.text() if section.error_label.isVisible() else ""
 
     assert attempt("", "qwen --acp").startswith("name: give the agent a name")
@@ -115,6 +121,7 @@ def test_an_agent_added_by_hand_is_validated_inline_and_nothing_is_saved_on_erro
     assert record.acp_env_refs == (("API_KEY", "env:MY_KEY"),)
     assert section.name_edit.text() == "" and section.name_edit.property("invalid") is False
     assert "Added mine" in section.status_label.text()
+    settled(qtbot, window)  # the window re-reads the providers on the store worker
     assert window.mode_picker.choices()[-1] == ("mine (ACP)", "acp:mine", True)
 
     assert "already exists" in attempt("mine", "other --acp")
@@ -144,6 +151,7 @@ def test_an_agents_writable_folders_are_shown_edited_and_checked(
     qtbot.keyClicks(section.name_edit, "qwen")
     qtbot.keyClicks(section.command_edit, "qwen --acp")
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     [stored] = [p for p in controller.providers() if p.name == "qwen"]
     assert stored.acp_state_dirs is None  # the known agent's defaults
 
@@ -155,6 +163,7 @@ def test_an_agents_writable_folders_are_shown_edited_and_checked(
 
     qtbot.keyClicks(section.state_dirs_edit, "/")
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert section.error_label.isVisible() and "root of the file system" in section.error_label.text()
     assert section.state_dirs_edit.property("invalid") is True
     assert next(p for p in controller.providers() if p.name == "qwen").acp_state_dirs is None  # nothing saved
@@ -163,6 +172,7 @@ def test_an_agents_writable_folders_are_shown_edited_and_checked(
     own = tmp_path / "qwen-state"
     qtbot.keyClicks(section.state_dirs_edit, f"~/.qwen, {own}")
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     [saved] = [p for p in controller.providers() if p.name == "qwen"]
     assert saved.acp_state_dirs == ("~/.qwen", str(own))
     assert section.status_label.text().startswith("Saved qwen")
@@ -179,12 +189,14 @@ def test_an_agents_sign_in_method_is_set_in_the_form_and_shown_again_on_edit(
     qtbot.keyClicks(section.command_edit, "qwen --acp")
     qtbot.keyClicks(section.auth_edit, "openai")
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert next(p for p in bare_controller.providers() if p.name == "qwen").acp_auth_method == "openai"
     dialog.select("qwen")
     qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
     assert section.auth_edit.text() == "openai"
     section.auth_edit.clear()
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert next(p for p in bare_controller.providers() if p.name == "qwen").acp_auth_method is None
 
 

@@ -83,6 +83,7 @@ def test_the_agent_chosen_in_the_mode_picker_streams_then_its_answer_is_stored_w
         ],
     )
     window.refresh_providers()  # Settings → Providers does this when an agent is added
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     assert window.mode_picker.choices() == [
         ("Built-in agent", "native", True),
         ("scripted (ACP)", "acp:scripted", True),
@@ -147,6 +148,7 @@ def test_a_second_turn_resumes_the_agents_stored_session(
     window, controller = acp_window, bare_controller
     report = scripted_agent(controller, tmp_path, session_id="s-9", load_session=True, turn=[{"echo_prompt": True}])
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
 
     send(qtbot, window, "first")
@@ -184,6 +186,7 @@ def test_a_permission_request_is_an_approval_card_and_only_allow_lets_the_write_
         ],
     )
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "write my notes")
 
@@ -240,6 +243,7 @@ def test_an_agents_edit_permission_shows_the_diff_it_sent(
         ],
     )
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "edit my notes")
     area = window.message_pane.approval_area
@@ -263,6 +267,7 @@ def test_stop_cancels_a_hanging_agent_turn_and_the_line_runs_again(
     window, controller = acp_window, bare_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working…"}, {"hang": True}])
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "long job")
     run(loop, wait_until(lambda: live_text(window) == "working…", what="the streamed text"))
@@ -291,6 +296,7 @@ def test_an_agent_that_exits_mid_turn_says_the_run_failed_and_the_line_stays_run
     window, controller = acp_window, bare_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "partial"}, {"exit": 7}])
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "go")
     run(loop, wait_until(finished(controller, line.thread_id), what="the failure"))
@@ -315,6 +321,7 @@ def test_a_write_outside_the_folder_is_refused_and_nothing_is_created_outside(
         controller, tmp_path, turn=[{"write": {"path": "../escape.txt", "content": "x"}}, {"say": " done"}]
     )
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "try to escape")
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
@@ -338,6 +345,7 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     window, controller = acp_window, bare_controller
     scripted_agent(controller, tmp_path)
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = controller.create_line("Clinic")
     controller.set_category(line.thread_id, "medical")
     click_line(qtbot, window, line.thread_id)

@@ -19,7 +19,7 @@ from xworkmate.testing.openai_server import OpenAIServer
 from xworkmate.ui.first_run import NO_PROVIDER_EMPTY_TEXT, NO_PROVIDER_STATUS
 
 from .conftest import open_window
-from .support import label_text, send
+from .support import label_text, send, settled
 from .support_runs import run, wait_until
 
 
@@ -56,6 +56,7 @@ def test_an_empty_first_run_line_offers_both_ways_and_the_status_agrees(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     assert not pane.provider_banner.isVisible()
     assert not add.isVisible() and not find.isVisible()
     assert label_text(window, "lineStatusLabel").startswith("Runnable — ready")

@@ -18,7 +18,7 @@ from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
 
 from .conftest import open_window
-from .support import click_line, finished, send
+from .support import click_line, finished, idle, send
 from .support_runs import run, wait_until
 
 POPUP_NOISE = pytest.mark.qt_log_ignore(
@@ -45,20 +45,24 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     click_line(qtbot, window, line.thread_id)
 
     dialog = window.on_mcp_settings_requested()
+    idle(dialog)  # the servers are read on the store worker (issue 33 item 2)
     _type(qtbot, dialog, "mcpNameEdit", "files")
     _type(qtbot, dialog, "mcpCommandEdit", f"{sys.executable} -m mcp_files")
     _type(qtbot, dialog, "mcpEnvEdit", "TOKEN=sk-pasted-value")
     add = dialog.findChild(QPushButton, "mcpAddButton")
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    idle(dialog)
     error = dialog.findChild(QLabel, "mcpErrorLabel").text()
     assert "NAME=env:VAR" in error and "sk-pasted-value" not in error
     assert dialog.server_names() == []
     _type(qtbot, dialog, "mcpEnvEdit", "TOKEN=env:FILES_TOKEN")
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert dialog.server_names() == ["files"]
     _type(qtbot, dialog, "mcpNameEdit", "spare")
     _type(qtbot, dialog, "mcpUrlEdit", "https://example.org/mcp")
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert dialog.server_names() == ["files", "spare"]
     # Issue 32, item 6: a URL server over sse, its references sent as headers.
     _type(qtbot, dialog, "mcpNameEdit", "events")
@@ -67,6 +71,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     transport.setCurrentIndex(transport.findData("sse"))
     _type(qtbot, dialog, "mcpEnvEdit", "Authorization=env:EVENTS_TOKEN")
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert dialog.server_names() == ["events", "files", "spare"]
     events = next(s for s in controller.mcp_servers() if s.name == "events")
     assert (events.transport, events.header_refs, events.env_refs) == (
@@ -76,8 +81,10 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     )
     dialog.table.selectRow(0)
     qtbot.mouseClick(dialog.findChild(QPushButton, "mcpRemoveButton"), Qt.MouseButton.LeftButton)
+    idle(dialog)
     dialog.table.selectRow(1)
     qtbot.mouseClick(dialog.findChild(QPushButton, "mcpRemoveButton"), Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert dialog.server_names() == ["files"]
     dialog.close()
     qtbot.waitUntil(lambda: window.agent_bar.mcp_picker.actions_by_name().keys() == {"files"})
@@ -114,6 +121,7 @@ def test_settings_providers_shows_what_the_agent_reported(
     )
     window: MainWindow = open_window(qtbot, controller)
     dialog = window.on_provider_settings_requested()
+    idle(dialog)  # the providers and what each agent reported are read on the store worker
     row = next(r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0).text() == "scripted")
     assert dialog.table.item(row, 1).text() == "(ACP agent)"
     dialog.close()
@@ -121,4 +129,5 @@ def test_settings_providers_shows_what_the_agent_reported(
     controller.set_execution(line.thread_id, "acp", "scripted")
     assert run(loop, controller.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
     dialog = window.on_provider_settings_requested()
+    idle(dialog)
     assert dialog.table.item(row, 1).text() == "scripted-agent 4.2.1 (ACP agent)"

@@ -283,3 +283,70 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn to finish"))
     assert controller.attention.state(line.thread_id) is Attention.NONE  # shown and active: seen
     assert proxy_index(window, line.thread_id).data(BADGE_ROLE) == ""
+
+
+def _opened_state(window: MainWindow) -> tuple[object, ...]:
+    """What a person sees of the line opened: the key shown, the row selected, the centre's title and key,
+    the folder, the conversation and the window title (its "(n) " count aside: seeing a line changes it)."""
+    title = window.windowTitle()
+    return (
+        window.shown_key,
+        window.task_line_list.currentIndex().data(KEY_ROLE),
+        window.message_pane.title_label.text(),
+        window.message_pane.session_key_label.text(),
+        window.workspace_pane.path_label.text(),
+        [window.message_model.index(r, 0).data() for r in range(window.message_model.rowCount())],
+        title.split(") ", 1)[1] if title.startswith("(") else title,
+    )
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support raise\(\)")  # a notification's click raises the window
+def test_ctrl_j_a_notification_click_and_a_list_click_open_a_line_the_same_way(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+) -> None:
+    """Issue 33 item 3 (ISO-5, LOOP-2): Ctrl+J and a notification's click called ``switch_session`` directly,
+    a second way to switch lines beside the list's; now all three go through ``MainWindow.open_line`` and
+    leave the same selection, panes and title."""
+    window, controller = agent_window, agent_controller
+    activate(qtbot, window)
+    line = controller.create_line("Finished one")
+    turn_on(loop, openai_server, controller, line.thread_id, "summarise", TextReply(["All done."]))
+    settled(qtbot, window)
+    assert controller.attention.state(line.thread_id) is Attention.FINISHED_UNREAD
+
+    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)
+    by_shortcut = _opened_state(window)
+    assert by_shortcut[0] == by_shortcut[1] == line.thread_id
+
+    click_line(qtbot, window, "main")
+    settled(qtbot, window)
+    assert window.shown_key == "main"
+    window.needs_you.notifier.line_requested.emit(line.thread_id)  # the notification's click
+    settled(qtbot, window)
+    by_notification = _opened_state(window)
+
+    click_line(qtbot, window, "main")
+    settled(qtbot, window)
+    click_line(qtbot, window, line.thread_id)
+    settled(qtbot, window)
+    by_click = _opened_state(window)
+
+    assert by_shortcut == by_notification == by_click
+    assert "All done." in str(by_click[5])
+
+
+def test_needs_you_does_not_import_the_window() -> None:
+    """Issue 33 item 3: ``ui/needs_you`` reaches the window through ``NeedsYouWindow``, so the one import cycle
+    (needs_you → main_window → needs_you) is gone."""
+    import ast
+
+    import xworkmate.ui.needs_you as needs_you
+
+    tree = ast.parse(Path(needs_you.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "xworkmate.ui.main_window" not in imported

@@ -177,6 +177,7 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     agent_line = slow.direct.create_line("Run by an agent")
     slow.direct.set_execution(agent_line.thread_id, ExecutionMode.ACP, "agent")
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     window.task_model.reload()
     window.ask_title = lambda *_: "Renamed here"
     click_line(qtbot, window, line.thread_id)
@@ -220,6 +221,7 @@ def agent_line_shown(qtbot: QtBot, slow: SlowDatabase, openai_server: OpenAIServ
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     slow.window.refresh_providers()
+    settled(qtbot, slow.window)  # the providers are read on the store worker (issue 33 item 2)
     key = slow.direct.create_line(title).thread_id
     slow.window.task_model.reload()
     click_line(qtbot, slow.window, key)
@@ -238,6 +240,7 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     window.refresh_providers()
+    settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = slow.direct.create_line("A turn")
     slow.direct.set_permission(line.thread_id, "full")
     window.task_model.reload()
@@ -530,3 +533,15 @@ def test_another_desktops_lines_and_messages_are_read_on_the_worker(qtbot: QtBot
     assert window.task_model.summary(other.thread_id) == slow.direct.line_summary(other.thread_id)
     on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
     assert on_gui == [], "\n".join(on_gui)
+
+
+def test_a_window_closed_with_operations_queued_counts_none_still_running(qtbot: QtBot, slow: SlowDatabase) -> None:
+    """Closing drops the operations not started yet (issue 33 item 2): their answers never come, so they stop
+    counting. A closed window that still counted them would hold every ``settled``/``finished`` wait of a
+    later window (they wait for all windows' operations) until it times out."""
+    window = slow.window
+    for _ in range(5):  # each a read on the worker, 20 ms away each way: most are still queued at the close
+        window.refresh_providers()
+    assert window.operations.running >= 5
+    window.close()
+    qtbot.waitUntil(lambda: window.operations.running == 0, timeout=5000)

@@ -21,7 +21,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.providers import ProviderSettingsDialog
 
 from .conftest import open_window
-from .support import finished, message_texts, send
+from .support import finished, idle, message_texts, send, settled
 from .support_runs import run, wait_until
 
 
@@ -43,6 +43,7 @@ def open_dialog(qtbot: QtBot, window: MainWindow) -> ProviderSettingsDialog:
     window.provider_settings_action.trigger()
     dialog = window.provider_dialog
     assert dialog is not None and dialog.isVisible()
+    idle(dialog)  # the list is read on the store worker
     assert dialog.objectName() == "providerSettingsDialog"
     return dialog
 
@@ -73,6 +74,7 @@ def test_a_provider_added_in_settings_is_listed_offered_and_used(
     banner.linkActivated.emit("settings:providers")  # the link in the empty state opens the dialog
     dialog = window.provider_dialog
     assert dialog is not None and dialog.isVisible()
+    idle(dialog)
     assert dialog.empty_label.isVisible()
     fill_form(qtbot, dialog, name="local", base_url=openai_server.base_url)
     qtbot.mouseClick(dialog.fetch_models_button, Qt.MouseButton.LeftButton)
@@ -83,6 +85,7 @@ def test_a_provider_added_in_settings_is_listed_offered_and_used(
     qtbot.keyClicks(dialog.tags_edit, "Medical, legal")
     assert dialog.default_check.isChecked()  # the first provider becomes the default
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
 
     assert not dialog.form.isVisible()
     assert dialog.provider_names() == ["local"]
@@ -96,6 +99,7 @@ def test_a_provider_added_in_settings_is_listed_offered_and_used(
         True,
     )
     dialog.reject()
+    settled(qtbot, window)  # the window re-reads the providers on the store worker
 
     assert not banner.isVisible()
     assert window.message_pane.provider_names() == ["local"]
@@ -114,6 +118,7 @@ def test_a_validation_error_is_shown_in_the_form_and_nothing_is_saved(
     dialog = open_dialog(qtbot, bare_window)
     fill_form(qtbot, dialog, name="remote", base_url="ftp://models.example.com/v1", model="m1")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
 
     assert dialog.form.isVisible()
     error = dialog.form_error_label
@@ -125,11 +130,13 @@ def test_a_validation_error_is_shown_in_the_form_and_nothing_is_saved(
     dialog.base_url_edit.setText("http://models.example.com/v1")
     dialog.model_combo.setEditText("")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert "model" in error.text() and dialog.model_combo.property("invalid") is True
     assert bare_controller.providers() == []
 
     dialog.model_combo.setEditText("m1")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert not error.isVisible() and dialog.provider_names() == ["remote"]
 
 
@@ -146,6 +153,7 @@ def test_a_typed_api_key_goes_to_the_keyring_never_to_the_database(
     assert dialog.key_edit.echoMode() == dialog.key_edit.EchoMode.Password
     qtbot.keyClicks(dialog.key_edit, "sk-typed-secret-123")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
 
     assert memory_keyring.passwords == {("xworkmate", "router"): "sk-typed-secret-123"}
     [record] = bare_controller.providers()
@@ -160,6 +168,7 @@ def test_a_typed_api_key_goes_to_the_keyring_never_to_the_database(
     assert dialog.name_edit.isReadOnly() and "keyring" in dialog.key_edit.placeholderText()
     qtbot.keyClicks(dialog.key_env_edit, "ROUTER_KEY")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     [edited] = bare_controller.providers()
     assert edited.api_key_env == "ROUTER_KEY" and edited.api_key_keyring  # the stored key is kept
 
@@ -170,6 +179,7 @@ def test_detect_local_servers_offers_what_answered(
     dialog = ProviderSettingsDialog.open_for(
         bare_window, bare_window.controller, detect_candidates=(openai_server.base_url, unused_base_url())
     )
+    idle(dialog)
     qtbot.mouseClick(dialog.detect_button, Qt.MouseButton.LeftButton)
     assert dialog.status_label.text() == "Looking for local servers…"
     run(loop, wait_until(lambda: not dialog.busy, what="the detection"))
@@ -183,6 +193,7 @@ def test_detect_local_servers_offers_what_answered(
     assert dialog.model_combo.currentText() == "test-model"
     assert dialog.name_edit.text() == "local"
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert dialog.provider_names() == ["local"]
     dialog.reject()
 
@@ -244,15 +255,20 @@ def test_remove_asks_first_and_then_removes(
     dialog = open_dialog(qtbot, bare_window)
     fill_form(qtbot, dialog, name="gone", base_url="http://127.0.0.1:9/v1", model="m")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
+    settled(qtbot, bare_window)
     assert bare_window.message_pane.provider_names() == ["gone"]
     asked: list[str] = []
     dialog.confirm = lambda _parent, text: bool(asked.append(text))  # says no
     dialog.select("gone")
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert asked and "gone" in asked[0] and dialog.provider_names() == ["gone"]
     dialog.confirm = lambda _parent, _text: True
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     assert dialog.provider_names() == [] and bare_controller.providers() == []
+    settled(qtbot, bare_window)
     assert bare_window.message_pane.provider_names() == []
     assert bare_window.message_pane.empty_state.add_provider_button.isVisible()  # said again, in the centre
 
@@ -267,7 +283,8 @@ def test_enter_in_any_field_of_the_provider_form_saves_it(
     dialog.model_combo.setFocus()
     qtbot.keyClicks(dialog.model_combo, "my-model")
     qtbot.keyClick(dialog.model_combo, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: not dialog.form.isVisible())
+    idle(dialog)
+    assert not dialog.form.isVisible()
     saved = {p.name: p for p in bare_controller.providers()}
     assert saved["typed"].model == "my-model" and dialog.isVisible()
     qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
@@ -275,7 +292,8 @@ def test_enter_in_any_field_of_the_provider_form_saves_it(
     qtbot.keyClicks(dialog.base_url_edit, "http://127.0.0.1:9/v1")
     dialog.model_combo.setEditText("m2")
     qtbot.keyClick(dialog.tags_edit, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: "second" in {p.name for p in bare_controller.providers()})
+    idle(dialog)
+    assert "second" in {p.name for p in bare_controller.providers()}
 
 
 def test_the_providers_table_keeps_its_rows_in_view_while_the_form_is_open(
@@ -303,8 +321,40 @@ def test_the_vision_checkbox_is_stored_with_the_provider_and_shown_when_it_is_ed
     assert vision is not None and not vision.isChecked()
     vision.setChecked(True)
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
     [record] = bare_controller.providers()
     assert record.vision is True
     dialog.table.selectRow(0)
     qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
     assert dialog.form.isVisible() and vision.isChecked()
+
+
+def test_a_save_the_store_refuses_says_so_in_one_line_and_keeps_what_was_typed(
+    qtbot: QtBot, bare_window: MainWindow, bare_controller: SessionController, settings: Settings
+) -> None:
+    """Issue 33 item 2 (LOOP-4, ERR-1): the save runs as a named operation on the store worker; when the database
+    fails it (here its providers table is gone, a real SQLite error), the form says so in one line naming what
+    did not happen, and every field keeps what the person typed, so nothing is lost."""
+    import sqlite3
+
+    dialog = open_dialog(qtbot, bare_window)
+    fill_form(qtbot, dialog, name="kept", base_url="http://127.0.0.1:9/v1", model="m1")
+    qtbot.keyClicks(dialog.tags_edit, "legal")
+    database = settings.effective_database_url.removeprefix("sqlite:///")
+    with sqlite3.connect(database) as broken:
+        broken.execute("ALTER TABLE providers RENAME TO providers_away")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    idle(dialog)
+
+    error = dialog.form_error_label
+    assert error.isVisible() and error.text().startswith("Could not save the provider kept — ")
+    assert "\n" not in error.text()
+    assert dialog.form.isVisible() and dialog.save_button.isEnabled()
+    typed = (dialog.name_edit.text(), dialog.base_url_edit.text(), dialog.model_combo.currentText())
+    assert typed == ("kept", "http://127.0.0.1:9/v1", "m1") and dialog.tags_edit.text() == "legal"
+
+    with sqlite3.connect(database) as mended:
+        mended.execute("ALTER TABLE providers_away RENAME TO providers")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)  # the same form, saved once the store is back
+    idle(dialog)
+    assert [p.name for p in bare_controller.providers()] == ["kept"] and not dialog.form.isVisible()

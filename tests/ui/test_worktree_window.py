@@ -22,7 +22,7 @@ from xworkmate.ui.background import jobs_waiting
 from xworkmate.ui.worktree_lines import WorktreeArchiveDialog, WorktreeLineDialog, WorktreeRequest
 
 from .conftest import open_window
-from .support import label_text
+from .support import label_text, settled
 from .support_runs import run, wait_until
 
 
@@ -77,6 +77,7 @@ def test_new_worktree_line_from_the_dialog_shows_its_branch(
     wt_window.grab().save("/tmp/i16b_worktree_line.png")
 
     wt_window.controller.switch_session("main")
+    settled(qtbot, wt_window)  # a switch from outside the window is read on the store worker (issue 33 item 3)
     assert not branch_label.isVisible()  # an ordinary line has no branch
 
 

@@ -17,7 +17,10 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QMenu, QWidget
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain import ui_state
 from xworkmate.preferences import load_preferences, save_preferences
+from xworkmate.ui.ops import error_line_of, operations_of
+from xworkmate.ui.ops.settings import set_ui_state
 from xworkmate.ui.theme import THEME_MODE_LABELS, THEME_STATE, Theme, ThemeManager, ThemeMode, parse_mode, theme_manager
 
 log = logging.getLogger(__name__)
@@ -70,7 +73,7 @@ class ThemeFollower(QObject):
         """The person picked a theme: show it and remember it."""
         self.actions[mode].setChecked(True)
         self.manager.set_mode(mode)
-        self._controller.set_ui_state(THEME_STATE, mode.value)
+        set_ui_state(self._controller, ui_state.THEME, mode.value).run(operations_of(self), failed=error_line_of(self))
         self._keep_for_opening(mode)
 
     def _keep_for_opening(self, mode: ThemeMode) -> None:

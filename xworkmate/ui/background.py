@@ -98,9 +98,10 @@ def run_off_thread(
     *,
     parent: QObject | None = None,
     executor: Executor | None = None,
-) -> None:
+) -> asyncio.Future[T] | None:
     """Call from the GUI thread. ``parent``: the object the answer is for; if it is deleted first, it is dropped.
-    ``executor``: where ``work`` runs (the store operations' one worker, ``ui/operations``); else the loop's."""
+    ``executor``: where ``work`` runs (the store operations' one worker, ``ui/operations``); else the loop's.
+    Returns the answer's future (cancelling it cancels work not started yet), or None when it ran at once."""
     deliver = _deliverer(on_result, on_error, parent)
     loop = qasync_loop()
     if loop is None:
@@ -110,11 +111,12 @@ def run_off_thread(
         except Exception as exc:  # handed to on_error, as from a worker
             done.set_exception(exc)
         deliver(done)
-        return
+        return None
     future = loop.run_in_executor(executor, work)
     _waiting[future] = parent
     future.add_done_callback(_done_waiting)
     future.add_done_callback(deliver)
+    return future
 
 
 def run_on_loop(

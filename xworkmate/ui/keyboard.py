@@ -32,10 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain import ui_state
 from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
+from xworkmate.ui.ops import error_line_of, operations_of
+from xworkmate.ui.ops.settings import set_ui_state
 
-ENTER_SENDS_STATE = "composer.enter_sends"
+ENTER_SENDS_STATE = ui_state.ENTER_SENDS.name
 # Issue 33: the keys are the shortcut registry's (presentation/shortcuts.py).
 SETTINGS_KEYS = shortcut_keys("settingsShortcutAction")
 ARCHIVE_KEYS = shortcut_keys("archiveShortcutAction")
@@ -97,14 +100,15 @@ class ComposerKeys(QObject):
         self._composer = composer
         self._send = send
         self._controller = controller
-        self.enter_sends = controller.ui_state(ENTER_SENDS_STATE) != "false"
+        self.enter_sends = ui_state.ENTER_SENDS.decode(controller.ui_state(ENTER_SENDS_STATE))
         self._task_line = False
         composer.installEventFilter(self)
         self.show_placeholder()
 
     def set_enter_sends(self, on: bool) -> None:
         self.enter_sends = on
-        self._controller.set_ui_state(ENTER_SENDS_STATE, "true" if on else "false")
+        op = set_ui_state(self._controller, ui_state.ENTER_SENDS, on)
+        op.run(operations_of(self), failed=error_line_of(self))
         self.show_placeholder()
 
     def show_placeholder(self, *, task_line: bool | None = None) -> None:

@@ -14,8 +14,6 @@ it paints (tests check nothing is cut without the ellipsis).
 
 from __future__ import annotations
 
-import json
-
 from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QAction, QHelpEvent, QKeySequence, QPainter
 from PySide6.QtWidgets import (
@@ -34,10 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain import ui_state
 from xworkmate.presentation.shortcuts import shortcut_keys
 
 ELLIPSIS = "…"
-PANES_STATE = "main_window.panes"
+PANES_STATE = ui_state.PANES.name
 """ui_state: ``{"hidden": [left, right], "widths": [left, right]}``."""
 LEFT, CENTRE, RIGHT = 0, 1, 2
 AUTO_HIDE_BELOW = {LEFT: 760, RIGHT: 1000}
@@ -266,13 +265,10 @@ class PaneLayout(QObject):
             "hidden": [self.user_hidden[LEFT], self.user_hidden[RIGHT]],
             "widths": [self.widths[LEFT], self.widths[RIGHT]],
         }
-        return {PANES_STATE: json.dumps(state)}
+        return {PANES_STATE: ui_state.PANES.encode(state)}
 
     def restore(self) -> None:
-        try:
-            state = json.loads(self._controller.ui_state(PANES_STATE) or "{}")
-        except ValueError:
-            state = {}
+        state = ui_state.PANES.decode(self._controller.ui_state(PANES_STATE))
         widths, hidden = state.get("widths"), state.get("hidden")
         saved = dict(self.widths)
         if isinstance(widths, list) and len(widths) == 2 and all(isinstance(w, int) and w > 0 for w in widths):

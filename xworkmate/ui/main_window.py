@@ -9,7 +9,6 @@ the controller to switch; it never decides on its own which line is current.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -57,6 +56,7 @@ from xworkmate.controllers import (
 from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.session import FollowupOutcome
 from xworkmate.controllers.views import FirstRead, LinePanes, ReadAhead, needs_reads, read_line_panes
+from xworkmate.domain import ui_state
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
 from xworkmate.domain.followup_queue import QueuedFollowup, QueueItemError
@@ -117,6 +117,7 @@ from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.mcp_servers import McpServersDialog
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
 from xworkmate.ui.operations import StoreOperations, collecting, failure_line
+from xworkmate.ui.ops.settings import read_providers, save_ui_states
 from xworkmate.ui.shell import (
     DEFAULT_SPLITTER_SIZES,
     GEOMETRY_STATE,
@@ -793,6 +794,8 @@ class MainWindow(WindowShell):
                     self._wanted_key = change.key
                     if (panes := self._ahead.panes.get(change.key)) is not None:
                         self._show_panes(panes)  # read with the operation that switched (archive)
+                    elif not self.operations.applying:  # a switch from outside the window: the one switch path
+                        self._switch_to(change.key, store=False)  # its read on the worker (issue 33 item 3)
                     else:
                         self.show_current()
                 elif isinstance(change, MessagesChanged):
@@ -869,6 +872,20 @@ class MainWindow(WindowShell):
             key=key,
             still_on=still_on,
         )(error)
+
+    def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None:
+        """The one way a line is opened from outside the list (Ctrl+J, a notification's click, a search hit):
+        made visible in the list (a filter that hides it is cleared), then shown as a click on its row shows
+        it (``_switch_to``: every pane, the selection and the title follow; ISO-5, issue 33 item 3)."""
+        if not self.proxy_index_of(key).isValid():
+            self.task_pane.filter_edit.clear()  # a line hidden by the text filter would look lost
+            if not self.proxy_index_of(key).isValid():
+                self.task_pane.needs_you_button.setChecked(False)
+        if key == self.shown_key and self._wanted_key in (None, key):
+            if then is not None:
+                then()
+            return
+        self._switch_to(key, then=then)
 
     def _switch_to(self, key: str, *, then: Callable[[], None] | None = None, store: bool = True) -> None:
         """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
@@ -1703,8 +1720,11 @@ class MainWindow(WindowShell):
         )
 
     def refresh_providers(self) -> None:
-        """Re-read the providers: the pickers' choices and the "no provider" banner."""
-        self.show_providers(self._controller.providers())
+        """Re-read the providers on the store worker (issue 33 item 2): the pickers' choices and the "no
+        provider" banner are redrawn when they arrive."""
+        read_providers(self._controller).run(
+            self.operations, done=lambda table: self.show_providers(table.providers), failed=self.show_error
+        )
 
     def show_providers(self, providers: list[ProviderRecord]) -> None:
         """Show these providers in the pickers and the banner (read by ``refresh_providers`` or an operation)."""
@@ -2078,10 +2098,7 @@ class MainWindow(WindowShell):
 
                 reveal_message(self.message_list, self.message_model, message_id, missing, query or "")
 
-        if key == self.shown_key:
-            reveal()
-        else:
-            self._switch_to(key, then=reveal)
+        self.open_line(key, then=reveal)
 
     @Slot()
     def on_export_requested(self) -> None:
@@ -2130,15 +2147,31 @@ class MainWindow(WindowShell):
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
         self.pane_layout.restore()
 
-    def save_ui_state(self) -> None:
+    def ui_state_to_save(self) -> dict[str, str]:
+        """The window's layout as the ui_state it keeps (read from the widgets, on the GUI thread)."""
         geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
-        self._controller.set_ui_states(  # one transaction: closing waits for one round trip, not three
-            {
-                GEOMETRY_STATE: geometry,
-                SPLITTER_STATE: json.dumps(self.splitter.sizes()),
-                **self.pane_layout.saved_state(),
-            }
-        )
+        return {
+            GEOMETRY_STATE: geometry,
+            SPLITTER_STATE: ui_state.SPLITTER_SIZES.encode(self.splitter.sizes()),
+            **self.pane_layout.saved_state(),
+        }
+
+    def save_ui_state(self) -> None:
+        """The layout, as a named operation on the store worker (issue 33 item 2)."""
+        save_ui_states(self._controller, self.ui_state_to_save()).run(self.operations, failed=self.show_error)
+
+    def _write_on_close(self, layout: dict[str, str] | None, drafts: dict[str, str]) -> None:
+        """On the store worker as the window closes; each part is a convenience, so one failing spares the rest."""
+        if layout is not None:
+            try:
+                self._controller.set_ui_states(layout)  # one transaction: one round trip, not three
+            except Exception as exc:
+                log.warning("could not save the window layout: %s", exc)
+        self.drafts.save_now(drafts)
+        try:
+            self._controller.attention.flush()
+        except Exception as exc:
+            log.warning("could not save what was seen: %s", exc)
 
     def changeEvent(self, event: QEvent) -> None:
         if not self.attached:  # still opening (issue 19, item 7): no panes to tell yet
@@ -2163,19 +2196,12 @@ class MainWindow(WindowShell):
         self._stop_session_probe()
         if not self._closed:
             self._closed = True
-            if self.persist_ui_state:
-                try:
-                    self.save_ui_state()
-                except Exception as exc:  # the layout is a convenience; never block closing on it
-                    log.warning("could not save the window layout: %s", exc)
+            layout = self.ui_state_to_save() if self.persist_ui_state else None
             self.bridge.detach()
             self.dead_turn_timer.stop()
-            self.operations.shutdown()
-            self.drafts.flush()
-            try:
-                self._controller.attention.flush()
-            except Exception as exc:  # what was seen is a convenience; never block closing on it
-                log.warning("could not save what was seen: %s", exc)
+            drafts = self.drafts.take()
+            # Issue 33 item 2 (LOOP-4): the last writes — layout, drafts, what was seen — on the store worker.
+            self.operations.finish(lambda: self._write_on_close(layout, drafts))
             self.external_watch.stop()
             if self.provider_dialog is not None:
                 self.provider_dialog.reject()  # cancels its fetches before the widgets go

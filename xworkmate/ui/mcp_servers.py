@@ -1,7 +1,8 @@
 """Settings → MCP servers, and the line's MCP picker (issue 15, item 3).
 
 ``McpServersDialog`` lists the configured servers and adds or removes one (the
-same checks as ``xworkmate mcp add``: the controller's); environment entries
+same checks as ``xworkmate mcp add``: the controller's, run as named operations
+on the window's store worker, ``ui/ops``); environment entries
 are references ``NAME=env:VAR``, never values (SEC-1). ``McpPicker`` is a
 button in the composer's agent row whose menu ticks the servers the shown
 line gets.
@@ -13,6 +14,7 @@ Signals:
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
@@ -36,6 +38,8 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.mcp import McpServerRecord, parse_env_ref, parse_header_ref
+from xworkmate.ui.ops import StoreOp, failure_line, operations_of
+from xworkmate.ui.ops.settings import add_mcp_server, read_mcp_servers, remove_mcp_server
 from xworkmate.ui.wording import plain_words
 
 __all__ = ["McpPicker", "McpServersDialog"]
@@ -47,6 +51,7 @@ class McpServersDialog(QDialog):
         self.setObjectName("mcpServersDialog")
         self.setWindowTitle(self.tr("MCP servers"))
         self._controller = controller
+        self._ops_running = 0
         self.table = QTableWidget(0, 4)
         self.table.setObjectName("mcpServerTable")
         self.table.setHorizontalHeaderLabels(
@@ -110,8 +115,31 @@ class McpServersDialog(QDialog):
         self.resize(640, 420)
         self.reload()
 
+    def _run(self, op: StoreOp[list[McpServerRecord]], done: Callable[[list[McpServerRecord]], None]) -> None:
+        """A named operation on the window's store worker (issue 33 item 2, LOOP-4); a failure is one line
+        under the form, whose fields keep what was typed."""
+        self._ops_running += 1
+
+        def finished(servers: list[McpServerRecord]) -> None:
+            self._ops_running -= 1
+            done(servers)
+
+        def failed(line: str) -> None:
+            self._ops_running -= 1
+            self.error_label.setText(line)
+
+        op.run(operations_of(self), done=finished, failed=failed, expected=(LookupError,))
+
+    @property
+    def busy(self) -> bool:
+        """Whether a read or a write is still on its way."""
+        return self._ops_running > 0
+
     def reload(self) -> None:
-        servers = self._controller.mcp_servers()
+        """Re-read the servers on the store worker; the table is redrawn when they arrive."""
+        self._run(read_mcp_servers(self._controller), self.show_servers)
+
+    def show_servers(self, servers: list[McpServerRecord]) -> None:
         self.table.setRowCount(len(servers))
         for row, server in enumerate(servers):
             target = shlex.join(server.command) if server.transport == "stdio" else server.url or ""
@@ -140,15 +168,35 @@ class McpServersDialog(QDialog):
                 header_refs=tuple(parse_header_ref(item) for item in refs) if url else (),
                 tags=tuple(t.strip() for t in self.tags_edit.text().split(",") if t.strip()),
             )
-            self._controller.add_mcp_server(record)
         except ValueError as exc:
-            first = str(exc).splitlines()[-1] if "validation error" in str(exc) else str(exc)
-            self.error_label.setText(self.tr("Not added — {reason}").format(reason=plain_words(first)))
+            self._not_added(exc)
             return
-        self.error_label.clear()
-        for edit in (self.name_edit, self.command_edit, self.url_edit, self.env_edit, self.tags_edit):
-            edit.clear()
-        self.reload()
+
+        def added(servers: list[McpServerRecord]) -> None:
+            self.error_label.clear()
+            for edit in (self.name_edit, self.command_edit, self.url_edit, self.env_edit, self.tags_edit):
+                edit.clear()
+            self.show_servers(servers)
+
+        op = add_mcp_server(self._controller, record)
+        self._ops_running += 1
+
+        def done(servers: list[McpServerRecord]) -> None:
+            self._ops_running -= 1
+            added(servers)
+
+        def refused(error: BaseException) -> None:  # the controller's checks say why; the fields are kept
+            self._ops_running -= 1
+            if isinstance(error, ValueError):
+                self._not_added(error)
+            else:
+                self.error_label.setText(failure_line(error, op.what))
+
+        operations_of(self).run(op.work, done=done, failed=refused)
+
+    def _not_added(self, exc: ValueError) -> None:
+        first = str(exc).splitlines()[-1] if "validation error" in str(exc) else str(exc)
+        self.error_label.setText(self.tr("Not added — {reason}").format(reason=plain_words(first)))
 
     def on_remove_requested(self) -> None:
         row = self.table.currentRow()
@@ -156,11 +204,7 @@ class McpServersDialog(QDialog):
         if item is None:
             self.error_label.setText(self.tr("Choose a server to remove."))
             return
-        try:
-            self._controller.remove_mcp_server(item.text())
-        except LookupError as exc:
-            self.error_label.setText(plain_words(str(exc)))
-        self.reload()
+        self._run(remove_mcp_server(self._controller, item.text()), self.show_servers)
 
 
 class McpPicker(QToolButton):

@@ -16,24 +16,59 @@ so a draft survives switching lines and a restart.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QObject, QTimer, Slot
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtCore import QModelIndex, QObject, QTimer, Slot
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QShortcut
 
-from xworkmate.controllers import AttentionChanged, SessionController, UnknownSessionKeyError
+from xworkmate.controllers import AttentionChanged, SessionController
+from xworkmate.domain import ui_state
 from xworkmate.domain.attention import Attention, next_needing
 from xworkmate.presentation.shortcuts import shortcut_keys
+from xworkmate.ui.conversation.pane import MessagePane
 from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
-from xworkmate.ui.wording import line_title, plain_words
-
-if TYPE_CHECKING:
-    from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.operations import StoreOperations
+from xworkmate.ui.ops.settings import mute_line, set_ui_state
+from xworkmate.ui.task_lines import TaskLineModel, TaskLinePane
+from xworkmate.ui.wording import line_title
 
 log = logging.getLogger(__name__)
 
-NOTIFICATIONS_STATE = "notifications.enabled"
+NOTIFICATIONS_STATE = ui_state.NOTIFICATIONS.name
 DRAFT_SAVE_MS = 600
+
+
+class NeedsYouWindow(Protocol):
+    """What ``NeedsYou`` needs of its window (issue 33 item 3: a narrow protocol, not ``MainWindow``, so this
+    module does not import the window back). ``open_line`` is the window's one way to open a line."""
+
+    operations: StoreOperations
+    task_model: TaskLineModel
+    task_pane: TaskLinePane
+    message_pane: MessagePane
+
+    @property
+    def shown_key(self) -> str | None: ...
+
+    def open_line(self, key: str) -> None: ...
+
+    def show_error(self, text: str) -> None: ...
+
+    def set_needs_you_filter(self, on: bool) -> None: ...
+
+    def proxy_index_of(self, key: str) -> QModelIndex: ...
+
+    def isActiveWindow(self) -> bool: ...
+
+    def windowIcon(self) -> QIcon: ...
+
+    def setWindowTitle(self, title: str) -> None: ...
+
+    def show(self) -> None: ...
+
+    def raise_(self) -> None: ...
+
+    def activateWindow(self) -> None: ...
 
 
 class NeedsYou(QObject):
@@ -42,8 +77,8 @@ class NeedsYou(QObject):
     Signals: none of its own; ``notifier.line_requested`` opens a line.
     """
 
-    def __init__(self, window: MainWindow, controller: SessionController, notifier: Notifier | None = None) -> None:
-        super().__init__(window)
+    def __init__(self, window: NeedsYouWindow, controller: SessionController, notifier: Notifier | None = None) -> None:
+        super().__init__(window if isinstance(window, QObject) else None)
         self._window = window
         self._controller = controller
         self.tracker = controller.attention
@@ -51,11 +86,13 @@ class NeedsYou(QObject):
             tray = make_tray(window.windowIcon(), self)
             notifier = Notifier(choose_backend(tray, self), tray=tray, parent=self)
         self.notifier = notifier
-        self.notifier.enabled = controller.ui_state(NOTIFICATIONS_STATE) != "0"
+        self.notifier.enabled = ui_state.NOTIFICATIONS.decode(controller.ui_state(NOTIFICATIONS_STATE))
 
-        self.next_shortcut = QShortcut(QKeySequence(shortcut_keys("nextNeedingShortcut")[0]), window)  # issue 33
+        # The window's shortcut and menu action belong to the window widget (a QWidget beside the protocol).
+        host = window if isinstance(window, QObject) else self
+        self.next_shortcut = QShortcut(QKeySequence(shortcut_keys("nextNeedingShortcut")[0]), host)  # issue 33
         self.next_shortcut.setObjectName("nextNeedingShortcut")
-        self.notifications_action = QAction(self.tr("Desktop &notifications"), window)
+        self.notifications_action = QAction(self.tr("Desktop &notifications"), host)
         self.notifications_action.setObjectName("desktopNotificationsAction")
         self.notifications_action.setCheckable(True)
         self.notifications_action.setChecked(self.notifier.enabled)
@@ -113,15 +150,8 @@ class NeedsYou(QObject):
     # -- the person asks ------------------------------------------------------
 
     def open_line(self, key: str) -> None:
-        window = self._window
-        if not window.proxy_index_of(key).isValid():
-            window.task_pane.filter_edit.clear()  # a line hidden by the text filter would look lost
-            if not window.proxy_index_of(key).isValid():
-                window.task_pane.needs_you_button.setChecked(False)
-        try:
-            self._controller.switch_session(key)
-        except UnknownSessionKeyError as exc:
-            window.show_error(self.tr("Cannot open that line — {error}").format(error=plain_words(str(exc))))
+        """Ctrl+J and a notification's click open a line the one way every other does (issue 33 item 3)."""
+        self._window.open_line(key)
 
     @Slot()
     def on_next_requested(self) -> None:
@@ -155,12 +185,9 @@ class NeedsYou(QObject):
     @Slot(bool)
     def on_notifications_toggled(self, on: bool) -> None:
         self.notifier.enabled = on
-        try:
-            self._controller.set_ui_state(NOTIFICATIONS_STATE, "1" if on else "0")
-        except Exception as exc:
-            self._window.show_error(
-                self.tr("Could not save the notifications setting — {error}").format(error=plain_words(str(exc)))
-            )
+        set_ui_state(self._controller, ui_state.NOTIFICATIONS, on).run(
+            self._window.operations, failed=self._window.show_error
+        )
 
     def mute_action(self, key: str, parent: QObject) -> QAction:
         """ "Mute notifications" for one line (its row's context menu)."""
@@ -173,12 +200,8 @@ class NeedsYou(QObject):
         return action
 
     def set_muted(self, key: str, muted: bool) -> None:
-        try:
-            self.tracker.set_muted(key, muted)
-        except Exception as exc:
-            self._window.show_error(
-                self.tr("Could not change the line's notifications — {error}").format(error=plain_words(str(exc)))
-            )
+        """The line's mute, as a named operation on the store worker (issue 33 item 2, LOOP-4)."""
+        mute_line(self.tracker, key, muted).run(self._window.operations, failed=self._window.show_error)
 
 
 class DraftKeeper(QObject):
@@ -204,6 +227,17 @@ class DraftKeeper(QObject):
         if key in self._pending:
             return self._pending[key]
         return self._saving.get(key, self._controller.attention.draft(key))
+
+    def take(self) -> dict[str, str]:
+        """What was typed and not saved yet, handed over to be saved (the window closing: on its store worker)."""
+        self._timer.stop()
+        pending, self._pending = self._pending, {}
+        return pending
+
+    def save_now(self, pending: dict[str, str]) -> None:
+        """Store these drafts on this thread; what could not be stored stays in memory."""
+        for key, text in self._save(pending).items():
+            self._pending.setdefault(key, text)
 
     @Slot()
     def flush(self) -> None:

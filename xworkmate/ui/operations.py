@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 STORE_WORKER = "xworkmate-store"
+CLOSE_WAIT_S = 10.0  # how long a closing window waits for its last writes on the worker
 TURN_HANDOVER_S = 10.0  # how long the worker waits for the GUI loop to take a turn it started
 
 _collecting = threading.local()
@@ -142,6 +143,8 @@ class StoreOperations(QObject):
         self._batch: list[object] = []  # records waiting for the delivery on the worker to be applied
         self._batch_failed: Callable[[BaseException], None] = lambda _error: None
         self._delivering = False
+        self._queued: set[asyncio.Future[Any]] = set()  # operations on the worker, their answers to come
+        self._finished = False  # the window closed (``finish``): nothing more runs and no answer is applied
 
     @property
     def running(self) -> int:
@@ -169,7 +172,11 @@ class StoreOperations(QObject):
         done: Callable[[T], None] | None = None,
         failed: Callable[[BaseException], None],
     ) -> None:
-        """``work()`` on the worker; its change records applied, then ``done(result)``, on the GUI thread."""
+        """``work()`` on the worker; its change records applied, then ``done(result)``, on the GUI thread.
+        Once the window has closed (``finish``) nothing more runs and no answer is applied."""
+        if self._finished:
+            log.debug("the window has closed: %s not run", getattr(work, "__qualname__", work))
+            return  # e.g. what was seen as the closing window loses focus: finish wrote the last of it
         executor = self._worker()
         gates: list[asyncio.Future[None]] = []
         first_page, shown = self._first_page(), self._shown()
@@ -195,6 +202,9 @@ class StoreOperations(QObject):
 
         def on_result(outcome: Outcome[T]) -> None:
             self._running -= 1
+            if self._finished:
+                open_gates()
+                return  # come after the window closed: nobody shows it
             try:
                 if outcome.changes:
                     self._applying(outcome.changes, outcome.ahead)
@@ -205,6 +215,9 @@ class StoreOperations(QObject):
 
         def on_error(error: BaseException) -> None:
             self._running -= 1
+            if self._finished:
+                open_gates()
+                return  # come after the window closed: nobody shows it
             changes: list[object] = getattr(error, "_xw_changes", [])
             try:
                 if changes:  # what the call did change before it failed is still shown (read on this thread)
@@ -214,7 +227,10 @@ class StoreOperations(QObject):
                 open_gates()
 
         self._running += 1
-        run_off_thread(operation, on_result, on_error, parent=self, executor=executor)
+        future = run_off_thread(operation, on_result, on_error, parent=self, executor=executor)
+        if future is not None:
+            self._queued.add(future)
+            future.add_done_callback(self._queued.discard)
 
     def _applying(self, changes: list[object], ahead: ReadAhead) -> None:
         self.applying = True
@@ -269,6 +285,47 @@ class StoreOperations(QObject):
                 delivered()
 
         self.run(collected, done=delivered, failed=failed)
+
+    def finish(self, work: Callable[[], object], *, timeout: float = CLOSE_WAIT_S) -> bool:
+        """The window's last writes as it closes (its layout, drafts, what was seen; issue 33 item 2): operations
+        not started yet are dropped, then ``work`` runs on the worker after the one running, and the worker stops.
+        The window is hidden by then (nothing waits to be painted); the closing waits at most ``timeout`` for
+        the write, and a failure or a timeout is logged, never raised (the layout is a convenience). Returns
+        whether ``work`` ended in time. With no qasync loop it runs at once, as every operation does."""
+        self._finished = True
+        for future in list(self._queued):
+            # Not started: never runs; running: its answer is dropped with the window. Either way no answer
+            # comes to count it back, so it stops counting here (a closed window has nothing running).
+            if future.cancel():
+                self._running -= 1
+        if self._batch:  # records waiting for a delivery that will not come
+            self._batch = []
+            self._running -= 1
+        executor = self._worker()
+        self._executor = None
+        if executor is None:
+            try:
+                work()
+            except Exception:
+                log.warning("the window's closing writes failed", exc_info=True)
+                return False
+            return True
+
+        def scoped() -> object:
+            with self._controller.operation():
+                return work()
+
+        ended = executor.submit(scoped)
+        executor.shutdown(wait=False)
+        try:
+            ended.result(timeout=timeout)
+        except TimeoutError:
+            log.warning("the window's closing writes took longer than %.0f s; not waited for", timeout)
+            return False
+        except Exception:
+            log.warning("the window's closing writes failed", exc_info=True)
+            return False
+        return True
 
     def shutdown(self) -> None:
         """Stop taking work; what runs finishes on its own and its answer is dropped with this object."""

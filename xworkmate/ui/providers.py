@@ -2,8 +2,9 @@
 agent CLIs a line may run instead (SPEC §5, §7, CAT-1).
 
 Lists the configured providers and adds, edits and removes them through the
-controller. API keys are either the name of an environment variable or typed
-into a password field that goes straight to the OS keyring
+controller, each read and write (database and keyring) a named operation on the
+window's store worker (``ui/ops``, issue 33 item 2, LOOP-4). API keys are
+either the name of an environment variable or typed into a password field that goes straight to the OS keyring
 (``set_provider_api_key``); they never reach the database. "Fetch models"
 and "Detect local servers" ask the endpoints over HTTP through the
 controller; those calls are scheduled on the running asyncio loop (qasync,
@@ -50,6 +51,8 @@ from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.ui.acp_agents import AcpAgentsSection, AcpFormError, agent_record
 from xworkmate.ui.background import LoopJob, jobs_waiting, run_on_loop
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
+from xworkmate.ui.ops import StoreOp, operations_of
+from xworkmate.ui.ops.settings import ProviderSaved, ProviderTable, read_providers, remove_provider, save_provider
 from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
@@ -119,6 +122,8 @@ class ProviderSettingsDialog(QDialog):
         self.confirm: Confirm = ask_confirmation
         self._editing: ProviderRecord | None = None
         self._editing_agent: str | None = None  # the ACP agent whose settings the agents form shows
+        self._table = ProviderTable([], {})  # what the list shows, as the store worker last read it
+        self._ops_running = 0  # named operations on their way (issue 33 item 2): ``busy`` until they are back
         self._build()
         self._connect_signals()
         self.reload()
@@ -293,8 +298,27 @@ class ProviderSettingsDialog(QDialog):
 
     # -- the list ---------------------------------------------------------------------
 
+    def _run(self, op: StoreOp[T], done: Callable[[T], None], failed: Callable[[str], None]) -> None:
+        """A named operation on the window's store worker (issue 33 item 2, LOOP-4); ``busy`` meanwhile."""
+        self._ops_running += 1
+
+        def finished(result: T) -> None:
+            self._ops_running -= 1
+            done(result)
+
+        def not_done(line: str) -> None:
+            self._ops_running -= 1
+            failed(line)
+
+        op.run(operations_of(self), done=finished, failed=not_done, expected=(ValueError, LookupError))
+
     def reload(self) -> None:
-        providers = self._controller.providers()
+        """Re-read the providers on the store worker; the list is redrawn when they arrive."""
+        self._run(read_providers(self._controller), self.show_table, self.show_status)
+
+    def show_table(self, table: ProviderTable) -> None:
+        self._table = table
+        providers = table.providers
         selected = self.selected_name()
         self.table.setRowCount(len(providers))
         for row, record in enumerate(providers):
@@ -318,7 +342,7 @@ class ProviderSettingsDialog(QDialog):
 
     def _agent_label(self, name: str) -> str:
         """Issue 15, item 8: the name and version the agent reported in ``agentInfo``, once it ran."""
-        info = self._controller.acp_agent_info(name)
+        info = self._table.agent_info.get(name)
         return self.tr("{agent} (ACP agent)").format(agent=info.label) if info is not None else self.tr("(ACP agent)")
 
     def provider_names(self) -> list[str]:
@@ -342,7 +366,7 @@ class ProviderSettingsDialog(QDialog):
 
     def _selected_record(self) -> ProviderRecord | None:
         name = self.selected_name()
-        return next((r for r in self._controller.providers() if r.name == name), None) if name else None
+        return next((r for r in self._table.providers if r.name == name), None) if name else None
 
     def _update_buttons(self) -> None:
         record = self._selected_record()
@@ -400,15 +424,15 @@ class ProviderSettingsDialog(QDialog):
             ),
         ):
             return
-        try:
-            self._controller.remove_provider(name)
-        except LookupError as exc:
-            self.show_status(plain_words(str(exc)))
-        if self._editing is not None and self._editing.name == name:
-            self.close_form()
-        self.reload()
-        self.show_status(self.tr("Removed {name}.").format(name=name))
-        self.providers_changed.emit()
+
+        def removed(table: ProviderTable) -> None:
+            if self._editing is not None and self._editing.name == name:
+                self.close_form()
+            self.show_table(table)
+            self.show_status(self.tr("Removed {name}.").format(name=name))
+            self.providers_changed.emit()
+
+        self._run(remove_provider(self._controller, name), removed, self.show_status)
 
     # -- the form -----------------------------------------------------------------------
 
@@ -427,7 +451,7 @@ class ProviderSettingsDialog(QDialog):
         self.model_combo.addItems(models or [])
         self.model_combo.setEditText((record.model or "") if record else (models[0] if models else ""))
         self.tags_edit.setText(", ".join(record.tags) if record else "")
-        self.default_check.setChecked(record.is_default if record else not self._controller.providers())
+        self.default_check.setChecked(record.is_default if record else not self._table.providers)
         self.vision_check.setChecked(record.vision if record else False)
         self.key_env_edit.setText((record.api_key_env or "") if record else "")
         self.key_edit.clear()
@@ -476,31 +500,38 @@ class ProviderSettingsDialog(QDialog):
                 widget.style().polish(widget)
 
     def on_save_requested(self) -> None:
-        """Validate through the controller; on an error nothing is saved and the form stays open."""
+        """Validate, then save as an operation on the store worker (the key to the keyring there too); on an
+        error nothing is saved and the form stays open with what was typed (issue 33 item 2)."""
         try:
             record = self.form_record()
             if not record.name:
                 raise ValueError("provider '': name: " + self.tr("the name must not be empty"))
-            saved = self._controller.add_provider(record, replace=self._editing is not None)
-        except ValueError as exc:  # pydantic's ValidationError and the store's "already exists" are ValueErrors
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
             self.show_form_error(plain_words(str(exc)))
             return
-        key = self.key_edit.text()
-        problem = ""
-        if key:
-            try:
-                self._controller.set_provider_api_key(saved.name, key)
-            except Exception as exc:  # keyring backends raise their own types; say what happened
-                problem = self.tr("Saved {name}, but the API key was not stored: {reason}").format(
-                    name=saved.name, reason=exc
-                )
+        self.save_button.setEnabled(False)
+
+        def failed(line: str) -> None:  # "already exists", the controller's own checks, a store failure
+            self.save_button.setEnabled(True)
+            self.show_form_error(line)
+
+        op = save_provider(self._controller, record, replace=self._editing is not None, api_key=self.key_edit.text())
+        self._run(op, self._on_saved, failed)
+
+    def _on_saved(self, result: ProviderSaved) -> None:
+        self.save_button.setEnabled(True)
+        saved = result.saved
         self.key_edit.clear()
-        self.reload()
+        self.show_table(result.table)
         self.select(saved.name)
         self.providers_changed.emit()
-        if problem:
+        if result.key_problem:
             self._editing = saved
-            self.show_form_error(problem)
+            self.show_form_error(
+                self.tr("Saved {name}, but the API key was not stored: {reason}").format(
+                    name=saved.name, reason=result.key_problem
+                )
+            )
             return
         self.close_form()
         self.show_status(
@@ -592,7 +623,7 @@ class ProviderSettingsDialog(QDialog):
         )
 
     def _on_agents_found(self, found: list[ProviderRecord]) -> None:
-        self.acp_section.show_found(found, self._controller.providers())
+        self.acp_section.show_found(found, self._table.providers)
 
     def on_add_found_agent_requested(self) -> None:
         record = self.acp_section.chosen_found()
@@ -619,22 +650,27 @@ class ProviderSettingsDialog(QDialog):
     def _add_acp_agent(self, record: ProviderRecord, *, from_form: bool) -> None:
         section = self.acp_section
         replace = from_form and self._editing_agent == record.name
-        try:
-            saved = self._controller.add_provider(record, replace=replace)
-        except ValueError as exc:  # "already exists", or the controller's own check
-            text = str(exc)
+
+        def failed(text: str) -> None:  # "already exists", the controller's own check, a store failure
             if from_form:
                 field = "state_dirs" if "writable folder" in text else "auth" if "sign-in" in text else "command"
-                section.show_error(plain_words(text), "name" if "already exists" in text else field)
+                section.show_error(text, "name" if "already exists" in text else field)
             else:
-                section.show_status(
-                    self.tr("{name} was not added: {reason}").format(name=record.name, reason=plain_words(text))
-                )
-            return
+                section.show_status(self.tr("{name} was not added: {reason}").format(name=record.name, reason=text))
+
+        self._run(
+            save_provider(self._controller, record, replace=replace),
+            lambda result: self._on_agent_saved(result, replace=replace, from_form=from_form),
+            failed,
+        )
+
+    def _on_agent_saved(self, result: ProviderSaved, *, replace: bool, from_form: bool) -> None:
+        section = self.acp_section
+        saved = result.saved
         if from_form:
             section.clear_form()
             self._end_agent_edit()
-        self.reload()
+        self.show_table(result.table)
         self.select(saved.name)
         done = (
             self.tr("Saved {name}: {command}. Pick “{name} (ACP)” in a line's mode picker.")
@@ -673,8 +709,8 @@ class ProviderSettingsDialog(QDialog):
 
     @property
     def busy(self) -> bool:
-        """Whether a fetch or a detection is still running."""
-        return jobs_waiting(self) > 0
+        """Whether a fetch, a detection or a store operation is still on its way."""
+        return jobs_waiting(self) > 0 or self._ops_running > 0
 
     def show_status(self, text: str) -> None:
         self.status_label.setText(text)

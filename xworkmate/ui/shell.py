@@ -32,6 +32,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
 
+from xworkmate.domain import ui_state
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ WINDOW_TITLE = "XWorkmate"
 DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
 """The widths of the window's three panes until the person moves them (the first list takes the first)."""
-GEOMETRY_STATE = "main_window.geometry"
-SPLITTER_STATE = "main_window.splitter_sizes"
+GEOMETRY_STATE = ui_state.GEOMETRY.name
+SPLITTER_STATE = ui_state.SPLITTER_SIZES.name
 """The ``ui_state`` names of the window's saved geometry (``saveGeometry``, base64) and pane widths (JSON)."""
 FIRST_LIST_THREAD = "xworkmate-first-list"
 UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still goes on

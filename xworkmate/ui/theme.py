@@ -26,9 +26,10 @@ from enum import Enum
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
+from xworkmate.domain import ui_state
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
-THEME_STATE = "theme.mode"
+THEME_STATE = ui_state.THEME.name
 """The ui_state key holding the person's choice: ``system``, ``light`` or ``dark``."""
 
 

@@ -193,9 +193,11 @@ async def dispatch_tool_call_async(name: str, arguments_json: str | Mapping[str,
 
     - ``list_dir``, ``read_file``, ``search_files`` run in a worker thread, so a large search
       does not freeze the window;
-    - ``write_file``, ``edit_file`` run on the calling thread: the gate calls the evidence
-      callable there (it may use the caller's database session), and a cancelled call never
-      leaves a write finishing in the background;
+    - ``write_file``, ``edit_file`` run in a worker thread too (issue 33 item 4, LOOP-4): the gate's
+      evidence reads (WR-1: the task's human messages and its dispatch snapshot, PROV-3) and the
+      write never hold the event loop, which is the window's. The evidence callable opens its own
+      store connection on that thread. A cancelled call waits for the gate and the write to end
+      before the cancellation goes on, so no write is left finishing in the background;
     - ``run_command`` runs through ``run_command_async``: cancelling kills its process group.
     """
     prepared = _prepare(name, arguments_json)
@@ -204,7 +206,7 @@ async def dispatch_tool_call_async(name: str, arguments_json: str | Mapping[str,
     if name in _READERS:
         return await asyncio.to_thread(_invoke, name, prepared, ctx)
     if name != NativeTool.RUN_COMMAND:
-        return _invoke(name, prepared, ctx)
+        return await _whole_off_the_loop(_invoke, name, prepared, ctx)
     try:
         outcome = await run_command_async(ctx, **prepared)
     except ToolError as exc:
@@ -213,6 +215,18 @@ async def dispatch_tool_call_async(name: str, arguments_json: str | Mapping[str,
         logger.exception("tool %s failed", name)
         return _internal_error(name)
     return _command_result(outcome)
+
+
+async def _whole_off_the_loop(
+    invoke: Callable[[str, dict[str, Any], ToolContext], ToolResult], name: str, args: dict[str, Any], ctx: ToolContext
+) -> ToolResult:
+    """``invoke`` in a worker thread; cancelled, it still runs to its end before ``CancelledError`` goes on."""
+    call = asyncio.ensure_future(asyncio.to_thread(invoke, name, args, ctx))
+    try:
+        return await asyncio.shield(call)
+    except asyncio.CancelledError:
+        await asyncio.wait([call])  # the gate and the write end (or refuse) before the turn is cancelled
+        raise
 
 
 def _prepare(name: str, arguments_json: str | Mapping[str, Any]) -> dict[str, Any] | ToolResult:

@@ -11,7 +11,8 @@ replies stored, nothing running), in one run:
 
 - event-loop lag p99: how late a 5 ms ``QTimer`` ticks (gap minus interval);
 - switch p95 between two streaming lines (one native, one ACP): from selecting the line
-  in the list until the panes show it and are painted, as ``benchmarks.bench_switching``;
+  in the list until the message list is painted with it (and, as a note, until the event
+  processing pass that painted it ended, as ``benchmarks.gui_common.switch_and_settle``);
 - RSS growth per line (peak while streaming, and after, over the RSS before);
 - every reply stored complete (checked, the run fails otherwise).
 

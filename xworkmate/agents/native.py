@@ -262,6 +262,7 @@ class NativeAgent:
             )
             raise
         finally:
+            flush()  # a failed stream: what arrived goes out now, never after the turn's end was reported
             await stream.aclose()
         return "".join(parts), tuple(calls), provider, model
 

@@ -361,7 +361,7 @@ def measure() -> dict[str, Any]:
             # 1. all twenty stream; the event loop's lag alone.
             ticker.start()
             sampler.start()
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.thread_time()
             profile = None
             if os.environ.get("XW_BENCH_PROFILE"):
                 import cProfile
@@ -373,6 +373,8 @@ def measure() -> dict[str, Any]:
                 profile.disable()
                 profile.dump_stats(os.environ["XW_BENCH_PROFILE"])
             streaming_s = time.perf_counter() - t0
+            gui_cpu_share = (time.thread_time() - cpu0) / streaming_s  # how busy the GUI thread itself was
+            load = os.getloadavg()[0]
             rates = [TOKENS / (last[k] - first[k]) for k in keys if last.get(k, 0) > first.get(k, 0)]
             busy_lags = ticker.stop()
             sampler.stop()
@@ -424,6 +426,8 @@ def measure() -> dict[str, Any]:
                 incomplete=len(incomplete),
                 streaming_s=streaming_s,
                 tokens_per_s_per_line=percentile(rates, 50),
+                gui_cpu_share=gui_cpu_share,
+                load=load,
                 deltas=deltas["n"],
                 native=len(native_keys),
                 acp=len(acp_keys),
@@ -458,6 +462,8 @@ def run() -> list[Figure]:
                 "ticks": r["busy_ticks"],
                 "tokens_per_s_per_line": r["tokens_per_s_per_line"],
                 "deltas": r["deltas"],
+                "gui_thread_cpu_share": r["gui_cpu_share"],
+                "load_average": r["load"],
             },
         ),
         Figure(
@@ -502,6 +508,10 @@ def main() -> int:
     print(
         f"{r['native']} native + {r['acp']} ACP lines, {TOKENS} tokens each,"
         f" {r['tokens_per_s_per_line']:.0f} tokens/s a line ({r['deltas']} deltas, {r['streaming_s']:.2f} s)"
+    )
+    print(
+        f"GUI thread busy {100 * r['gui_cpu_share']:.0f}% of the time while all stream;"
+        f" machine load average {r['load']:.1f} on {os.cpu_count()} cores"
     )
     print(
         f"event-loop lag p99: {r['busy_lag_p99']:6.1f} ms streaming   (idle {r['idle_lag_p99']:.1f} ms;"

@@ -20,6 +20,7 @@ SUITES = {
     "switching": "benchmarks.bench_switching",
     "streaming": "benchmarks.bench_streaming",
     "ui_streaming": "benchmarks.ui_streaming",
+    "ui_twenty_lines": "benchmarks.ui_twenty_lines",  # issue 34 item 1: twenty lines streaming at once
     "evidence": "benchmarks.bench_evidence",
     "sandbox": "benchmarks.bench_sandbox",
     "concurrent_start": "benchmarks.bench_concurrent_start",

@@ -50,7 +50,7 @@ def call(name: str, call_id: str = "c1", **arguments: object) -> ScriptedToolCal
 
 def test_reply_streams_and_is_stored(agent_controller: SessionController, openai_server: OpenAIServer) -> None:
     line = agent_controller.create_line("A")
-    openai_server.script(TextReply(["Hel", "lo ", "there"]))
+    openai_server.script(TextReply(["Hel", "lo ", "there"], delay=0.05))  # each chunk on its own
     changes: list[Change] = []
     agent_controller.subscribe(changes.append)
     outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "say hello"))
@@ -67,6 +67,21 @@ def test_reply_streams_and_is_stored(agent_controller: SessionController, openai
     assert sent[0]["role"] == "system" and line.workspace_binding.path in sent[0]["content"]
     assert sent[-1] == {"role": "user", "content": "say hello"}
     assert agent_controller.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
+
+
+def test_a_burst_of_stream_chunks_goes_out_as_far_fewer_deltas_holding_all_the_text_in_order(
+    agent_controller: SessionController, openai_server: OpenAIServer
+) -> None:
+    """Issue 34 item 1: chunks the client had buffered are handled in one step of the loop and reported as one
+    ``RunDelta`` when the step ends, not one record per chunk (twenty lines at 2,000 tokens/s each)."""
+    line = agent_controller.create_line("A")
+    chunks = [f"t{i} " for i in range(2000)]  # sent as fast as the server can write them
+    openai_server.script(TextReply(chunks))
+    deltas: list[str] = []
+    agent_controller.subscribe(lambda c: deltas.append(c.text) if isinstance(c, RunDelta) else None)
+    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "stream"))
+    assert outcome.text == "".join(chunks) == "".join(deltas)
+    assert len(deltas) <= len(chunks) // 2
 
 
 def test_tool_results_go_back_to_the_model_and_are_stored(

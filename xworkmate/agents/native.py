@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -71,7 +72,9 @@ DEFAULT_MAX_STEPS = 16
 # How many of the line's most recent human messages count as evidence for the write gate.
 EVIDENCE_WINDOW = 12
 
-YIELD_EVERY = 32
+# Issue 34 item 1: one step of a turn on the event loop (a burst of buffered stream events handled without a
+# real await) runs at most this long before the window and the other lines get a turn of the loop.
+STEP_BUDGET_S = 0.004
 
 # The kinds of the native tools, and whether they wait for the person, live in domain/permissions.py.
 
@@ -205,18 +208,37 @@ class NativeAgent:
             pinned=pinned,
             chain=[] if pinned else None,
         )
-        seen = 0
+        # Issue 34 item 1: text deltas that arrive in one step of the loop (a burst the HTTP client had
+        # buffered) go out as one ``AssistantDelta``, when the step ends: one change record, one buffer
+        # append in the window, instead of one per server chunk. Any other event goes out after them.
+        pending: list[str] = []
+        loop = asyncio.get_running_loop()
+        flush_due = False
+
+        def flush() -> None:
+            nonlocal flush_due
+            flush_due = False
+            if pending:
+                text = "".join(pending)
+                pending.clear()
+                self.emit(AssistantDelta(text))
+
+        stepped = time.perf_counter()
         try:
             async for event in stream:
-                seen += 1
-                if seen % YIELD_EVERY == 0:
-                    # A burst of buffered SSE events arrives without a real await; give the
-                    # window (and other lines) a turn of the event loop now and then.
+                if time.perf_counter() - stepped >= STEP_BUDGET_S:
+                    flush()
                     await asyncio.sleep(0)
+                    stepped = time.perf_counter()
                 if isinstance(event, TextDelta):
                     parts.append(event.text)
-                    self.emit(AssistantDelta(event.text))
-                elif isinstance(event, ToolCallReady):
+                    pending.append(event.text)
+                    if not flush_due:
+                        flush_due = True
+                        loop.call_soon(flush)  # after this step: before the next read from the network
+                    continue
+                flush()
+                if isinstance(event, ToolCallReady):
                     calls.append(event.call)
                 elif isinstance(event, ProviderSelected):
                     provider, model = event.provider, event.model
@@ -225,8 +247,10 @@ class NativeAgent:
                     continue
                 elif isinstance(event, UsageReport):
                     self.emit(usage_reported(event))  # issue 15, item 6: the line's meter
+            flush()
         except asyncio.CancelledError:
             # Stop keeps what streamed so far, marked as interrupted.
+            flush()
             self.emit(
                 AssistantDone(
                     text="".join(parts),
@@ -238,6 +262,7 @@ class NativeAgent:
             )
             raise
         finally:
+            flush()  # a failed stream: what arrived goes out now, never after the turn's end was reported
             await stream.aclose()
         return "".join(parts), tuple(calls), provider, model
 

@@ -53,7 +53,7 @@ from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.lines import MAIN_TITLE, LineSummary
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageState
-from xworkmate.domain.providers import ProviderRecord
+from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
 from xworkmate.domain.skills import SkillCatalog
@@ -195,6 +195,10 @@ class SessionController:
         from xworkmate.llm.openai_client import warm_up
 
         warm_up()  # what the first request would load: the HTTP transport and the TLS context
+        if any(record.kind is ProviderKind.ACP for record in self.providers()):
+            # Issue 34 item 1: the ACP SDK (its pydantic schema) took 0.7-1.1 s to import on the first ACP
+            # turn, on the GUI thread, while twenty lines streamed. Only when an agent is configured.
+            import xworkmate.agents.acp  # noqa: F401
         detect_sandbox()  # SBX-1: the probe runs bwrap once; not on the first command's GUI-thread path
         try:  # LOOP-1: checkpoints of lines archived longer ago than the retention period go
             self.checkpoints.prune()

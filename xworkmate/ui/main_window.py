@@ -461,6 +461,7 @@ class MainWindow(WindowShell):
 
     def _connect_signals(self) -> None:
         self.bridge.changed.connect(self.on_controller_changed)
+        self.bridge.route_deltas(self.live.add_delta)  # the hot path: buffered, repainted on the next flush
 
         self.task_pane.new_line_button.clicked.connect(self.on_new_line_requested)
         self.task_pane.archive_button.clicked.connect(self.on_archive_current_requested)

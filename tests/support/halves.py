@@ -68,8 +68,9 @@ class Half:
 
 QT = Half("qt", ".venv", ("-m", "qt"), (("QT_QPA_PLATFORM", "offscreen"), ("QT_API", "pyside6")))
 # The core half spends most of its time waiting on the processes, servers and databases its tests start
-# (its pytest process used about 0.05 CPU-s per second, its children about 0.5): two workers, each test
-# file whole on one of them (its module-scoped set-up, e.g. a real agent CLI, paid once).
+# (measured on 2 cores: its pytest process used 0.03 CPU-s per second of wall time, the processes it
+# started 0.55): two workers, each test file whole on one of them (a file's module-scoped set-up, e.g. a
+# real agent CLI's, paid once).
 CORE = Half(
     "core",
     ".venv-core",
@@ -167,9 +168,9 @@ def run(name: str) -> int:
 
 
 def run_together(halves: list[Half]) -> int:
-    """The halves side by side (issue 33 item 5: most of a half's time is spent waiting on processes,
-    servers and databases, not on the CPU). Each half's output goes to a file and is printed whole when
-    that half ends, so the two logs never interleave; non-zero if either half failed."""
+    """The halves side by side (issue 33 item 5: the core half mostly waits on processes, servers and
+    databases, see ``CORE``). Each half's output goes to a file and is printed whole when that half
+    ends, so the two logs never interleave; non-zero if either half failed."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="xwm-halves-") as tmp:
         running: dict[Half, tuple[subprocess.Popen[bytes], Path]] = {}

@@ -51,24 +51,26 @@ run: $(STAMP) translations
 	$(BIN)/xworkmate
 
 # Issue 33 item 5: the whole suite, each test once: the tests marked `qt` in .venv (pytest-qt offscreen),
-# every other one in the Qt-free .venv-core (`test-core`); tests/support/halves.py defines the halves and
-# its `check` fails when a test is in neither half or in both.
+# every other one in the Qt-free .venv-core (`test-core`), side by side; tests/support/halves.py defines the
+# halves and its `check` fails when a test is in neither half or in both.
 test: $(STAMP) translations
 	@$(MAKE) --no-print-directory $(CORE_STAMP)
 	bash tests/support/install_agents.sh
 	$(BIN)/python -m tests.support.halves check
-	@# Both halves, ruff and mypy (strict over the whole package, issue 33 item 4) run even when one fails,
-	@# so one run reports every failure; the exit status is non-zero if any of them failed.
+	@# Both halves side by side (each log printed whole when its half ends), then the Qt-free CLI check,
+	@# ruff and mypy (strict over the whole package, issue 33 item 4); each runs even when one fails, so
+	@# one run reports every failure; the exit status is non-zero if any of them failed.
 	@status=0; \
-	  $(BIN)/python -m tests.support.halves run qt || status=1; \
-	  $(MAKE) --no-print-directory test-core || status=1; \
+	  $(CORE_NO_QT) || status=1; \
+	  $(BIN)/python -m tests.support.halves run qt core || status=1; \
+	  $(CORE_CLI_CHECK) || status=1; \
 	  $(BIN)/ruff check . || status=1; \
 	  $(BIN)/ruff format --check . || status=1; \
 	  $(BIN)/mypy || status=1; \
 	  exit $$status
 
 # Issue 19: the Qt-free core as a real install. A venv without the gui extra (no PySide6, no qasync) runs
-# every test not marked `qt` with pytest-qt disabled, and the CLI; `make test` runs it after the Qt half.
+# every test not marked `qt` with pytest-qt disabled, and the CLI; `make test` runs it beside the Qt half.
 CORE_VENV := .venv-core
 CORE_STAMP := $(CORE_VENV)/.installed
 
@@ -78,10 +80,13 @@ $(CORE_STAMP): pyproject.toml
 	$(CORE_VENV)/bin/python -m pip install --quiet -e '.[test]'
 	touch $(CORE_STAMP)
 
+CORE_NO_QT := $(CORE_VENV)/bin/python -c 'import importlib.util as u, sys; sys.exit("PySide6 is in the core venv" if u.find_spec("PySide6") or u.find_spec("qasync") else 0)'
+CORE_CLI_CHECK := bash tests/support/core_cli_check.sh $(CORE_VENV)/bin/xworkmate
+
 test-core: $(CORE_STAMP)
-	@$(CORE_VENV)/bin/python -c 'import importlib.util as u, sys; sys.exit("PySide6 is in the core venv" if u.find_spec("PySide6") or u.find_spec("qasync") else 0)'
+	@$(CORE_NO_QT)
 	$(CORE_VENV)/bin/python -m tests.support.halves run core
-	bash tests/support/core_cli_check.sh $(CORE_VENV)/bin/xworkmate
+	$(CORE_CLI_CHECK)
 
 smoke: $(STAMP) translations
 	$(BYTECODE)

@@ -3,8 +3,9 @@
 The export reads as the person at the desktop (``DESKTOP``: every line, quarantined rows whole),
 as the window does. Every string passes the log file's redaction rule first
 (``logfile.redact_secrets``: keys this process has read, secret-named environment values, key
-shapes), after the configured providers' keys are registered, so a key a provider echoed into
-a message never reaches the file (SEC-1).
+shapes; the environment read once per export, ``logfile.environment_redactor``), after the
+configured providers' keys are registered, so a key a provider echoed into a message never
+reaches the file (SEC-1).
 
 A task's dispatch sources are read as the task itself reads them (CAT-8: a normal task's export
 never carries its category dispatcher's words); ``categories`` names every category in the file,
@@ -34,7 +35,7 @@ from xworkmate.domain.export import (
 )
 from xworkmate.domain.messages import Message
 from xworkmate.domain.viewers import DESKTOP
-from xworkmate.logfile import redact_secrets
+from xworkmate.logfile import environment_redactor
 from xworkmate.store import Store
 from xworkmate.store.repositories import utcnow
 
@@ -121,7 +122,7 @@ def build_export(
         )
     export = LineExport(exported_at=now or utcnow(), root_key=key, categories=tuple(categories), lines=tuple(lines))
     register_provider_keys(store)
-    return scrubbed(export, redact_secrets)
+    return scrubbed(export, environment_redactor())
 
 
 def _exported(m: Message) -> ExportedMessage:
@@ -147,10 +148,11 @@ def write_export(store: Store, export: LineExport, path: Path, fmt: ExportFormat
             export = export.model_copy(update={"lines": tuple(_with_messages(store, line) for line in export.lines)})
         return save_export(export_text(export, fmt), path)
     register_provider_keys(store)
+    redact = environment_redactor()
 
     def messages(line: ExportedLine) -> Iterator[ExportedMessage]:
         for message in store.messages.iter_for_thread(line.key, viewer=DESKTOP):
-            yield scrubbed_message(_exported(message), redact_secrets)
+            yield scrubbed_message(_exported(message), redact)
 
     def write(out: TextIO) -> None:
         for piece in markdown_pieces(export, messages):
@@ -162,7 +164,8 @@ def write_export(store: Store, export: LineExport, path: Path, fmt: ExportFormat
 def _with_messages(store: Store, line: ExportedLine) -> ExportedLine:
     register_provider_keys(store)
     found = store.messages.iter_for_thread(line.key, viewer=DESKTOP)
-    return line.model_copy(update={"messages": tuple(scrubbed_message(_exported(m), redact_secrets) for m in found)})
+    redact = environment_redactor()
+    return line.model_copy(update={"messages": tuple(scrubbed_message(_exported(m), redact) for m in found)})
 
 
 def _source_categories(store: Store, held: list[Message]) -> list[str | None]:

@@ -29,6 +29,7 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import BADGE_ROLE
 
 from .conftest import open_window
+from .support import settled
 
 BOUND_MS = 1000
 """Issue 19: the window reflects another process's change within 1 s of its commit."""
@@ -130,6 +131,7 @@ def listening_window(
 ) -> Iterator[MainWindow]:
     window = open_window(qtbot, controller)
     qtbot.waitUntil(lambda: window.external_watch.listening, timeout=10_000)
+    settled(qtbot, window)  # its opening reads are done (they run on the store worker, issue 33 item 2)
     yield window
     window.close()
 

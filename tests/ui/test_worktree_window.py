@@ -124,6 +124,7 @@ def test_archive_asks_refuses_a_dirty_worktree_until_forced_and_unarchive_recrea
     assert "to-archive" in git(repo, "branch", "--list", "to-archive")
 
     controller.switch_session(thread.thread_id)  # an archived line can still be shown
+    settled(qtbot, wt_window)  # a switch from outside the window is read on the store worker (issue 33 item 2)
     assert wt_window.task_pane.archive_button.text() == "Unarchive"
     qtbot.mouseClick(wt_window.task_pane.archive_button, Qt.MouseButton.LeftButton)
     run(loop, wait_until(lambda: not controller.get_thread(thread.thread_id).archived, what="unarchived"))

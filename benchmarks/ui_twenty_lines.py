@@ -321,13 +321,15 @@ def measure() -> dict[str, Any]:
             _switch(window, pair[0], _Painted(window))
             phase("window shown")
 
-            deltas = {"n": 0}
+            deltas = {"n": 0, "acp": 0}
+            acp_set = set(acp_keys)
             first: dict[str, float] = {}
             last: dict[str, float] = {}
 
             def count(change: object) -> None:
                 if isinstance(change, RunDelta):
                     deltas["n"] += 1
+                    deltas["acp"] += change.key in acp_set
                     last[change.key] = time.perf_counter()
                     first.setdefault(change.key, last[change.key])
 
@@ -429,6 +431,8 @@ def measure() -> dict[str, Any]:
                 gui_cpu_share=gui_cpu_share,
                 load=load,
                 deltas=deltas["n"],
+                acp_deltas=deltas["acp"],
+                acp_chunks=2 * len(acp_keys) * len(_chunks(_tokens("a0_"), ACP_TOKENS_PER_CHUNK)),
                 native=len(native_keys),
                 acp=len(acp_keys),
                 phases=phases,
@@ -462,6 +466,8 @@ def run() -> list[Figure]:
                 "ticks": r["busy_ticks"],
                 "tokens_per_s_per_line": r["tokens_per_s_per_line"],
                 "deltas": r["deltas"],
+                "acp_deltas": r["acp_deltas"],
+                "acp_chunks": r["acp_chunks"],
                 "gui_thread_cpu_share": r["gui_cpu_share"],
                 "load_average": r["load"],
             },
@@ -508,6 +514,7 @@ def main() -> int:
     print(
         f"{r['native']} native + {r['acp']} ACP lines, {TOKENS} tokens each,"
         f" {r['tokens_per_s_per_line']:.0f} tokens/s a line ({r['deltas']} deltas, {r['streaming_s']:.2f} s)"
+        f"; the ACP lines: {r['acp_deltas']} deltas for {r['acp_chunks']} agent chunks"
     )
     print(
         f"GUI thread busy {100 * r['gui_cpu_share']:.0f}% of the time while all stream;"

@@ -62,7 +62,12 @@ def test_a_turn_streams_text_thoughts_plan_and_tool_calls(harness: AgentHarness)
     cwd = str(harness.workspace)
     assert out.result.text == "Looking at the notes." + cwd
 
-    assert [e.text for e in out.of(AssistantDelta)] == ["Looking at ", "the notes.", cwd]
+    # Text before the thought and the tool card streams before them; what follows them, after (issue 34
+    # item 1: text read in one loop step may go out as one delta, never across another event).
+    kinds = [type(e).__name__ for e in out.events]
+    first_tool = kinds.index("ToolStarted")
+    assert [e.text for e in out.events[:first_tool] if isinstance(e, AssistantDelta)] == ["Looking at "]
+    assert "".join(e.text for e in out.events[first_tool:] if isinstance(e, AssistantDelta)) == "the notes." + cwd
     assert [e.text for e in out.of(ThoughtDelta)] == ["the notes need a title"]
     assert out.of(PlanUpdated) == [PlanUpdated((("read notes", "completed"), ("add a title", "in_progress")))]
     (chosen,) = out.of(ProviderChosen)
@@ -92,6 +97,39 @@ def test_a_turn_streams_text_thoughts_plan_and_tool_calls(harness: AgentHarness)
     assert init["fs_read"] and init["fs_write"] and init["terminal"] and init["client"] == "xworkmate"
     assert harness.report("prompt")[0]["text"] == "do the thing"
     assert_reaped(harness.pid())
+
+
+def test_a_burst_of_chunks_streams_as_far_fewer_deltas_with_all_text_in_order(harness: AgentHarness) -> None:
+    # Issue 34 item 1: 300 agent_message_chunks written at once reach the client in one read; their text goes
+    # out joined (one change record, one append in the window), not one delta per chunk.
+    words = [f"w{i} " for i in range(300)]
+    out = harness.run(harness.script(turn=[{"say": "start "}, {"burst": words}, {"sleep": 0.05}, {"say": "end"}]))
+
+    assert out.error is None, out.error
+    deltas = [e.text for e in out.of(AssistantDelta)]
+    assert "".join(deltas) == "start " + "".join(words) + "end"
+    assert len(deltas) <= 30, f"{len(deltas)} deltas for 302 chunks"
+    (done,) = out.of(AssistantDone)
+    assert done.text == "".join(deltas) and out.events[-1] is done
+
+
+def test_a_tool_call_amid_a_burst_keeps_the_text_before_and_after_it_in_order(harness: AgentHarness) -> None:
+    # The tool card arrives in the same read as the text around it: the text before it goes out before its card,
+    # the text after it after the card, and nothing streams after the turn's end.
+    before, after = [f"b{i} " for i in range(50)], [f"a{i} " for i in range(50)]
+    tool = {"sessionUpdate": "tool_call", "toolCallId": "t-1", "title": "Read notes.md", "kind": "read"}
+    progress = {"sessionUpdate": "tool_call_update", "toolCallId": "t-1", "status": "completed"}
+    out = harness.run(harness.script(turn=[{"burst": [*before, tool, progress, *after]}]))
+
+    assert out.error is None, out.error
+    kinds = [type(e).__name__ for e in out.events]
+    started, done = kinds.index("ToolStarted"), kinds.index("ToolDone")
+    assert started < done
+    text_before = [e.text for e in out.events[:started] if isinstance(e, AssistantDelta)]
+    text_after = [e.text for e in out.events[done:] if isinstance(e, AssistantDelta)]
+    assert "".join(text_before) == "".join(before) and "".join(text_after) == "".join(after)
+    assert len(text_before) + len(text_after) < 20
+    assert kinds[-1] == "AssistantDone" and out.events[-1].text == "".join(before + after)
 
 
 def test_failed_and_unfinished_tool_calls_are_closed(harness: AgentHarness) -> None:

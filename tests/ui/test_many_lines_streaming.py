@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import RunDelta, RunStarted, SessionController
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.testing.openai_server import HangReply, OpenAIServer
 from xworkmate.ui.live_runs import LiveRuns
 
 from .conftest import open_window
-from .support import click_line
+from .support import click_line, finished, message_texts, send, settled
 from .support_runs import live_text, run, wait_until
 
 CHUNKS = [f"w{i} " for i in range(600)]
@@ -89,3 +91,61 @@ def test_deltas_arriving_within_one_frame_become_one_update_holding_all_their_te
     live.add_delta("k1", "more")  # the next frame's deltas: one more update
     qtbot.waitUntil(lambda: len(grew) == 3, timeout=2000)
     assert grew[-1] == "k1" and live.streamed_text("k1").endswith("w599 more")
+
+
+ROUNDS = 24
+
+
+def _rounds(count: int, label: str) -> list[dict[str, object]]:
+    """``count`` rounds of what a busy agent's turn streams: text, a tool card, a usage report."""
+    steps: list[dict[str, object]] = []
+    for i in range(count):
+        steps += [
+            {"burst": [f"{label}{i}.{j} " for j in range(20)]},
+            {"tool": {"id": f"{label}-t{i}", "title": f"Read {i}", "kind": "read", "status": "completed", "text": "x"}},
+            {"usage": {"used": 100 * (i + 1), "size": 10_000}},
+        ]
+    return [*steps, {"say": "done"}]
+
+
+def test_the_shown_lines_panes_are_shown_again_per_turn_not_per_tool_card_usage_report_or_delta(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: SessionController, tmp_path: Path
+) -> None:
+    # Issue 34 item 1: while the shown line streams, its tool cards, usage reports and text reach the rows and
+    # the meter they change; the panes (title, status, pickers, folder, queue) are shown again only for the
+    # line's own updates (the turn's start and end), and the message model is never reset.
+    controller = bare_controller
+    window = open_window(qtbot, controller)
+    scripted_agent(controller, tmp_path, turn=_rounds(1, "a"))
+    window.refresh_providers()
+    settled(qtbot, window)
+    line = controller.create_line("Agent line")
+    click_line(qtbot, window, line.thread_id)
+    picker = window.mode_picker
+    picker.setCurrentIndex(picker.findText("scripted (ACP)"))
+    settled(qtbot, window)
+    resets: list[object] = []
+    window.message_model.modelReset.connect(lambda: resets.append(None))
+
+    def one_turn(rounds: int, label: str) -> int:
+        scripted_agent(controller, tmp_path, turn=_rounds(rounds, label))  # the agent reads its script as it starts
+        settled(qtbot, window)
+        before, deltas = window.panes_shown, window.live.deltas_received
+        send(qtbot, window, f"turn {label}")
+        run(loop, wait_until(finished(controller, line.thread_id), what=f"turn {label}"))
+        settled(qtbot, window)
+        assert message_texts(window)[-1].endswith("done")
+        assert window.live.deltas_received > deltas
+        return window.panes_shown - before
+
+    small = one_turn(1, "a")
+    large = one_turn(ROUNDS, "b")  # 24 times the tool cards, usage reports and text
+
+    said = "".join(f"b{i}.{j} " for i in range(ROUNDS) for j in range(20)) + "done"
+    assert message_texts(window)[-1] == said  # every chunk stored, in order
+    # Re-shown per tool card, usage report or delta, the large turn would add one or more a round. What it may
+    # add is a few echoes of the line's own row writes, which the store's watcher reports back (external.py).
+    assert large - small <= ROUNDS // 4, (
+        f"panes shown {large} times in a turn of {ROUNDS} rounds, {small} in a turn of one"
+    )
+    assert resets == []

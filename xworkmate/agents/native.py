@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xworkmate.agents.events import (
+    AgentEvent,
     ApprovalRequest,
     Approver,
-    AssistantDelta,
     AssistantDone,
     EventSink,
     ProviderChosen,
@@ -30,6 +30,7 @@ from xworkmate.agents.events import (
     UsageReported,
 )
 from xworkmate.agents.sandbox import Sandbox, looks_secret
+from xworkmate.agents.stream_text import StreamedText
 from xworkmate.agents.tools import (
     ToolContext,
     ToolResult,
@@ -48,7 +49,6 @@ from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.tools import ActionKind, tool_spec
 from xworkmate.llm.events import (
     ProviderSelected,
-    ReasoningDelta,
     TextDelta,
     ToolCall,
     ToolCallReady,
@@ -208,50 +208,31 @@ class NativeAgent:
             pinned=pinned,
             chain=[] if pinned else None,
         )
-        # Issue 34 item 1: text deltas that arrive in one step of the loop (a burst the HTTP client had
-        # buffered) go out as one ``AssistantDelta``, when the step ends: one change record, one buffer
-        # append in the window, instead of one per server chunk. Any other event goes out after them.
-        pending: list[str] = []
-        loop = asyncio.get_running_loop()
-        flush_due = False
-
-        def flush() -> None:
-            nonlocal flush_due
-            flush_due = False
-            if pending:
-                text = "".join(pending)
-                pending.clear()
-                self.emit(AssistantDelta(text))
-
+        # Issue 34 item 1: text that arrives in one step of the loop (a burst the HTTP client had buffered)
+        # goes out as one ``AssistantDelta`` when the step ends; any other event after it (agents/stream_text.py).
+        out = StreamedText[AgentEvent](self.emit)
         stepped = time.perf_counter()
         try:
             async for event in stream:
                 if time.perf_counter() - stepped >= STEP_BUDGET_S:
-                    flush()
+                    out.flush()
                     await asyncio.sleep(0)
                     stepped = time.perf_counter()
                 if isinstance(event, TextDelta):
                     parts.append(event.text)
-                    pending.append(event.text)
-                    if not flush_due:
-                        flush_due = True
-                        loop.call_soon(flush)  # after this step: before the next read from the network
-                    continue
-                flush()
-                if isinstance(event, ToolCallReady):
+                    out.text(event.text)
+                elif isinstance(event, ToolCallReady):
                     calls.append(event.call)
                 elif isinstance(event, ProviderSelected):
                     provider, model = event.provider, event.model
-                    self.emit(ProviderChosen(event.provider, event.model))
-                elif isinstance(event, ReasoningDelta):
-                    continue
+                    out(ProviderChosen(event.provider, event.model))
                 elif isinstance(event, UsageReport):
-                    self.emit(usage_reported(event))  # issue 15, item 6: the line's meter
-            flush()
+                    out(usage_reported(event))  # issue 15, item 6: the line's meter
+                # reasoning deltas: not shown.
+            out.flush()
         except asyncio.CancelledError:
             # Stop keeps what streamed so far, marked as interrupted.
-            flush()
-            self.emit(
+            out(
                 AssistantDone(
                     text="".join(parts),
                     tool_calls=(),
@@ -262,7 +243,7 @@ class NativeAgent:
             )
             raise
         finally:
-            flush()  # a failed stream: what arrived goes out now, never after the turn's end was reported
+            out.close()  # a failed stream: what arrived goes out now, never after the turn's end was reported
             await stream.aclose()
         return "".join(parts), tuple(calls), provider, model
 

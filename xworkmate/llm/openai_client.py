@@ -152,13 +152,9 @@ class _StreamState:
         self.done = False
         self.chunks = 0
 
-    def handle_chunk(self, payload: str) -> list[StreamEvent]:
-        try:
-            obj = json.loads(payload)
-        except json.JSONDecodeError as exc:
-            raise MalformedStreamError(
-                self.provider, f"data line is not JSON ({exc.msg}): {_truncate(payload)!r}"
-            ) from exc
+    def handle_chunk(self, payload: str, obj: object) -> list[StreamEvent]:
+        """One event's data: ``payload`` as it came (for the error messages), ``obj`` its JSON value, parsed once
+        by ``_sse_payloads``."""
         if not isinstance(obj, dict):
             raise MalformedStreamError(self.provider, f"data line is not a JSON object: {_truncate(payload)!r}")
         self.chunks += 1
@@ -476,7 +472,7 @@ class OpenAIChatClient:
             return
         state = _StreamState(self.provider_name)
         async with aclosing(self._sse_payloads(response)) as payloads:
-            async for payload in payloads:
+            async for payload, value in payloads:
                 if state.done:
                     # Read to the end of the body rather than break: httpx's nested
                     # byte-stream generators then finish on their own instead of
@@ -485,13 +481,14 @@ class OpenAIChatClient:
                 if payload == "[DONE]":
                     state.done = True
                     continue
-                for event in state.handle_chunk(payload):
+                for event in state.handle_chunk(payload, value):
                     yield event
         for event in state.final_events():
             yield event
 
-    async def _sse_payloads(self, response: httpx.Response) -> AsyncGenerator[str, None]:
-        """The ``data`` of each server-sent event; comments and other fields are skipped."""
+    async def _sse_payloads(self, response: httpx.Response) -> AsyncGenerator[tuple[str, Any], None]:
+        """The ``data`` of each server-sent event with its JSON value (``None`` for ``[DONE]``), parsed once;
+        comments and other fields are skipped."""
         pending: list[str] = []
         async for line in response.aiter_lines():
             if not line:
@@ -511,9 +508,17 @@ class OpenAIChatClient:
                 joined = "\n".join(pending)
                 # Dispatch as soon as the data is complete, so servers that omit the blank
                 # separator line still work; multi-line data is joined per the SSE rules.
-                if joined.strip() == "[DONE]" or _is_json(joined):
+                stripped = joined.strip()
+                if stripped == "[DONE]":
                     pending.clear()
-                    yield joined.strip()
+                    yield stripped, None
+                    continue
+                try:
+                    value = json.loads(joined)  # the one parse of a chunk (issue 34 item 1)
+                except json.JSONDecodeError:
+                    continue  # not complete yet: more data lines may follow
+                pending.clear()
+                yield stripped, value
             elif name in ("event", "id", "retry"):
                 continue
             else:
@@ -710,14 +715,6 @@ def _usage(raw: object) -> Usage:
         return value if isinstance(value, int) else None
 
     return Usage(number("prompt_tokens"), number("completion_tokens"), number("total_tokens"))
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError:
-        return False
-    return True
 
 
 def _truncate(text: str, limit: int = _DETAIL_LIMIT) -> str:

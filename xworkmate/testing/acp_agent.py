@@ -56,6 +56,9 @@ env as NAME=value); set_mode / set_model / set_config_option are reported as ``s
 Steps of ``turn`` (run in order by ``session/prompt``)::
 
     {"say": "text"}                      agent_message_chunk
+    {"burst": ["text" | {raw update}, ...]}   one session/update each (a text: an agent_message_chunk), all
+                                         written to stdout at once (one write: a busy agent's lines, which the
+                                         client reads together)
     {"think": "text"}                    agent_thought_chunk
     {"plan": [["content", "status"], ...]}
     {"tool": {"id", "title", "kind", "status", "raw_input", "locations": [path...],
@@ -529,6 +532,24 @@ class ScriptedAgent(Agent):
         said.append(text)
         await self.conn.session_update(session_id=session_id, update=update_agent_message_text(text))
 
+    async def _burst(self, session_id: str, items: list[str | dict[str, Any]], said: list[str]) -> None:
+        """Many updates in one write, through the connection's own writer (so nothing sent before is overtaken)."""
+        assert self.conn is not None
+        lines = []
+        for item in items:
+            if isinstance(item, str):
+                said.append(item)
+                chunk = update_agent_message_text(item)
+                update = chunk.model_dump(mode="json", by_alias=True, exclude_none=True)
+            else:
+                update = item
+            params = {"sessionId": session_id, "update": update}
+            message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+            lines.append(json.dumps(message, separators=(",", ":")) + "\n")
+        writer = self.conn._conn._transport._sender._writer  # type: ignore[attr-defined]
+        writer.write("".join(lines).encode("utf-8"))
+        await writer.drain()
+
     async def _step(
         self, session_id: str, step: dict[str, Any], prompt: str, said: list[str], cancelled: asyncio.Event
     ) -> str | None:
@@ -536,6 +557,8 @@ class ScriptedAgent(Agent):
         assert conn is not None
         if "say" in step:
             await self._say(session_id, step["say"], said)
+        elif "burst" in step:
+            await self._burst(session_id, list(step["burst"]), said)
         elif step.get("echo_prompt"):
             await self._say(session_id, prompt, said)
         elif step.get("echo_cwd"):

@@ -212,6 +212,9 @@ class MainWindow(WindowShell):
         self.setWindowTitle(WINDOW_TITLE)
         self._controller = controller
         self._view: LineView | None = None
+        # How many times the shown line's panes were shown (a switch, or a LineUpdated of the shown line): per
+        # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
+        self.panes_shown = 0
         self._sources_key: str | None = None  # the task whose "Dispatched on" section is shown
         self._shown_folder_exists = False
         self._selection_guard = 0
@@ -572,6 +575,7 @@ class MainWindow(WindowShell):
             del self._seen[next(iter(self._seen))]
 
     def _show_view(self, view: LineView, panes: LinePanes | None = None) -> None:
+        self.panes_shown += 1
         previous = self._view
         key_changed = previous is None or previous.key != view.key
         self._view = view

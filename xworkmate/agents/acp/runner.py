@@ -132,7 +132,7 @@ class AcpRunner:
         turn.choices, turn.mcp_servers = choices, tuple(mcp_servers)
         turn.attachments = tuple(attachments)  # ATT-1: sent as the agent's promptCapabilities take them
         turn.skills = tuple(skills)
-        report = cast(Callable[[ProxyConnection], None], emit)
+        report = cast(Callable[[ProxyConnection], None], turn.emit)  # in order with the turn's streamed text
         # SBX-4: an allow-list sandbox (the agent's, its terminals') reaches the network through its own
         # proxy, for the life of the agent process; each connection is reported to the turn.
         async with proxied(sandbox, report) as (sandbox, agent_proxy), proxied(command_sandbox, report) as routed:

@@ -72,6 +72,7 @@ from xworkmate.agents.events import (
     ProviderChosen,
 )
 from xworkmate.agents.sandbox import SandboxPolicy
+from xworkmate.agents.stream_text import StreamedText
 from xworkmate.domain.agent_session import AgentSessionState
 from xworkmate.domain.attachments import Attachment, AttachmentKind, text_with_attachments
 from xworkmate.domain.mcp import McpServerRecord
@@ -113,7 +114,10 @@ class _Turn(_TerminalRequests, _SignIn):
         self.command = command
         self.working_directory = working_directory
         self.approver = approver
-        self.emit = emit
+        # Issue 34 item 1: the text of agent_message_chunks read in one loop step goes out as one delta, and
+        # every other report after the text before it (agents/stream_text.py: the native agent's rule too).
+        self.stream = StreamedText[object](emit)
+        self.emit: Callable[[object], None] = self.stream
         self.level = level
         self.provider = provider
         self.agent_label: str | None = None
@@ -173,6 +177,7 @@ class _Turn(_TerminalRequests, _SignIn):
             )
             return result
         finally:
+            self.stream.close()  # a turn that failed some other way: its text before the failure, nothing after
             if not protocol.done():
                 protocol.cancel()
             await asyncio.wait({protocol})
@@ -376,6 +381,7 @@ class _Turn(_TerminalRequests, _SignIn):
         await asyncio.wait({protocol})
 
     def _close_events(self, state: MessageState, error_kind: str, content: str) -> None:
+        self.stream.close()  # the text streamed so far, before the cards and the message that end the turn
         for tool in self.tools.values():
             if tool.started and not tool.done:
                 self._finish_tool(tool, ok=False, error_kind=error_kind, content=content)

@@ -48,7 +48,7 @@ def streaming() -> list[Figure]:
     asyncio.set_event_loop(loop)
     with temp_home() as settings, OpenAIServer() as server:
         store, controller = open_controller(settings)
-        controller.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="test-model"))
+        controller.providers.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="test-model"))
         window = shown_window(controller)
         # As run_gui does once the window shows; the person reads it for a moment before the first Send.
         start_warm_up(controller).join()

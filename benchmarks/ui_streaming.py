@@ -104,8 +104,10 @@ def measure() -> dict[str, float]:
     with temp_home() as settings, OpenAIServer() as server_a, OpenAIServer() as server_b:
         store = open_store(settings.effective_database_url)
         controller = SessionController(store, settings, router_factory=_router)
-        controller.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="m", is_default=True))
-        controller.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="m"))
+        controller.providers.add_provider(
+            ProviderRecord(name="a", base_url=server_a.base_url, model="m", is_default=True)
+        )
+        controller.providers.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="m"))
         ticker = _Ticker()
 
         # 0. reference: the same turn with no window listening.

@@ -300,7 +300,7 @@ def measure() -> dict[str, Any]:
                 else:
                     name = f"server{i}"
                     url = servers.urls[len(native_keys)]
-                    controller.add_provider(
+                    controller.providers.add_provider(
                         ProviderRecord(name=name, base_url=url, model="m", is_default=not native_keys)
                     )
                     _replies, text = _native_replies(i)

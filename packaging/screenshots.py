@@ -130,7 +130,7 @@ def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
     store = open_store(settings.effective_database_url)
     try:
         controller = SessionController(store, settings)
-        controller.add_provider(
+        controller.providers.add_provider(
             ProviderRecord(
                 name="local", base_url="http://127.0.0.1:11434/v1", model="qwen2.5-coder-7b", is_default=True
             )
@@ -282,7 +282,7 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
         store = open_store(settings.effective_database_url)
         try:
             controller = SessionController(store, settings)
-            controller.add_provider(
+            controller.providers.add_provider(
                 ProviderRecord(name="local", base_url=server.base_url, model="qwen2.5-coder-7b", is_default=True)
             )
             controller.create_line(title="Release notes for 0.9")

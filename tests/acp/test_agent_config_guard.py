@@ -126,9 +126,9 @@ def test_a_turn_that_created_a_config_file_its_cli_runs_leaves_a_notice_naming_i
             {"say": "done"},
         ],
     )
-    [record] = [p for p in controller.providers() if p.name == "scripted"]
+    [record] = [p for p in controller.providers.records() if p.name == "scripted"]
     listed = (str(agent_folder(tmp_path)), "~/.qwen")
-    controller.add_provider(record.model_copy(update={"acp_state_dirs": listed}), replace=True)
+    controller.providers.add_provider(record.model_copy(update={"acp_state_dirs": listed}), replace=True)
     line = controller.create_line("hostile agent")
     controller.set_permission(line.thread_id, "full")
     controller.set_execution(line.thread_id, "acp", "scripted")

@@ -159,7 +159,7 @@ def _register_opencode(
         # SBX-4: the model server is on loopback, so the person names it; nothing else on loopback is reachable.
         acp_allow_hosts=(server_destination(base_url),),
     )
-    return scene.controller.add_provider(record, replace=True)
+    return scene.controller.providers.add_provider(record, replace=True)
 
 
 def _allowed_new_file(scene: Scene, path: Path) -> bool:

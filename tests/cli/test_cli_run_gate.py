@@ -132,7 +132,7 @@ def test_the_window_goes_through_the_same_gate(controller: SessionController) ->
         controller.send("draft:01ARZ3NDEKTSV4RRFFQ69G5FAV", "hi")
     assert unknown.value.status is ThreadStatus.NEEDS_BINDING
 
-    controller.add_provider(ProviderRecord(name="qwen", kind=ProviderKind.ACP, acp_command=("qwen", "--acp")))
+    controller.providers.add_provider(ProviderRecord(name="qwen", kind=ProviderKind.ACP, acp_command=("qwen", "--acp")))
     line = controller.create_line("A")
     with pytest.raises(RunRefused, match="--mode acp --provider qwen"):
         controller.send(line.thread_id, "hi", provider="qwen")

@@ -54,7 +54,7 @@ def _wait_until(condition: Callable[[], object], what: str, timeout: float = 30.
 
 
 def _add_server(controller: SessionController, server: OpenAIServer) -> None:
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="local", kind=ProviderKind.OPENAI, base_url=server.base_url, model="test-model")
     )
 

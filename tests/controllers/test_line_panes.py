@@ -123,8 +123,12 @@ def test_category_lines_and_their_tasks_read_as_before(controller: SessionContro
     """CAT-4, CAT-8, PROV-3: a category line's own messages show to the person; a normal task under it is
     dispatched on nothing it may read; a task of the category reads its sources."""
     # No turn runs here: the providers are only what starting a task of each kind asks for (CAT-6).
-    controller.add_provider(ProviderRecord(name="plain", base_url="http://127.0.0.1:9/v1", model="m", is_default=True))
-    controller.add_provider(ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m", tags=("medical",)))
+    controller.providers.add_provider(
+        ProviderRecord(name="plain", base_url="http://127.0.0.1:9/v1", model="m", is_default=True)
+    )
+    controller.providers.add_provider(
+        ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m", tags=("medical",))
+    )
     line = controller.create_line("Medical").thread_id
     controller.set_category(line, "medical")
     _human(store, line, "my blood pressure is 150/95")

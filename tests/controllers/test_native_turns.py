@@ -38,7 +38,7 @@ def fast_router(providers: list[ProviderConfig]) -> ModelRouter:
 @pytest.fixture
 def agent_controller(store: Store, settings: Settings, openai_server: OpenAIServer) -> SessionController:
     controller = SessionController(store, settings, router_factory=fast_router)
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     return controller
@@ -225,7 +225,7 @@ def test_provider_down_keeps_the_conversation_and_the_line_runnable(
     store: Store, settings: Settings, openai_server: OpenAIServer
 ) -> None:
     controller = SessionController(store, settings, router_factory=fast_router)
-    controller.add_provider(ProviderRecord(name="down", base_url=unused_base_url(), model="m"))
+    controller.providers.add_provider(ProviderRecord(name="down", base_url=unused_base_url(), model="m"))
     line = controller.create_line("A")
     outcome = asyncio.run(controller.run_turn(line.thread_id, "hello?"))
     assert outcome.status == "failed" and outcome.error and "127.0.0.1" in outcome.error
@@ -250,8 +250,8 @@ def test_two_lines_run_at_once_each_into_its_own_conversation(
     server_a: OpenAIServer = openai_server_factory()
     server_b: OpenAIServer = openai_server_factory()
     controller = SessionController(store, settings, router_factory=fast_router)
-    controller.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="test-model"))
-    controller.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="test-model"))
+    controller.providers.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="test-model"))
+    controller.providers.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="test-model"))
     a, b = controller.create_line("A"), controller.create_line("B")
     server_a.script(TextReply(["a1 ", "a2 ", "a3"], delay=0.05))
     server_b.script(TextReply(["b1 ", "b2 ", "b3"], delay=0.05))
@@ -288,7 +288,7 @@ def test_commands_do_not_see_provider_keys(
     monkeypatch.setenv("MY_LLM_CRED", "sk-very-secret-value")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-other-secret")
     controller = SessionController(store, settings, router_factory=fast_router)
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", api_key_env="MY_LLM_CRED")
     )
     line = controller.create_line("A")
@@ -305,5 +305,5 @@ def test_local_endpoints_are_detected_when_they_answer(
     agent_controller: SessionController, openai_server: OpenAIServer
 ) -> None:
     """Settings → Providers offers a local server (e.g. Ollama) only when it answers."""
-    found = asyncio.run(agent_controller.detect_local_endpoints((openai_server.base_url, unused_base_url())))
+    found = asyncio.run(agent_controller.providers.detect_local_endpoints((openai_server.base_url, unused_base_url())))
     assert found == {openai_server.base_url: ["test-model"]}

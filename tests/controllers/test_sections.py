@@ -132,9 +132,9 @@ def test_the_facade_keeps_each_sections_signature(controller: SessionController)
     sections = {
         name: value
         for name, value in vars(controller).items()
-        if name.startswith("_") and type(value).__module__.startswith("xworkmate.controllers.")
+        if type(value).__module__.startswith("xworkmate.controllers.")
     }
-    assert {"_lines", "_line_settings", "_approvals", "_provider_ctl", "_task_ctl", "_turn_ctl"} <= set(sections)
+    assert {"_lines", "_line_settings", "_approvals", "providers", "_task_ctl", "_turn_ctl"} <= set(sections)
     checked = 0
     for name, member in inspect.getmembers(SessionController, inspect.isfunction):
         if name.startswith("_"):
@@ -145,7 +145,7 @@ def test_the_facade_keeps_each_sections_signature(controller: SessionController)
                 continue
             assert inspect.signature(member) == inspect.signature(target), (name, type(section).__name__)
             checked += 1
-    assert checked > 70  # the facade really delegates (lines, settings, turns, tasks, providers, agents)
+    assert checked > 60  # the facade really delegates (lines, settings, turns, tasks, agents)
 
 
 def test_the_old_import_paths_still_serve() -> None:

@@ -160,7 +160,7 @@ def test_a_category_lines_skill_reaches_only_a_provider_its_category_allows(
     """SKL-2, CAT-2: skills are content: a category line's skill goes only with its own routed requests, to a
     provider tagged for the category; the untagged default provider never sees it."""
     medical = openai_server_factory()
-    agent.add_provider(ProviderRecord(name="med", base_url=medical.base_url, model="m", tags=("medical",)))
+    agent.providers.add_provider(ProviderRecord(name="med", base_url=medical.base_url, model="m", tags=("medical",)))
     line = agent.create_line("A").thread_id
     agent.set_category(line, "medical")
     write_skill(line_folder(agent, line) / ".agents" / "skills", "triage", "Triage notes (marker 6120).")

@@ -31,8 +31,10 @@ def two_providers(
     plain: OpenAIServer = openai_server_factory()
     medical: OpenAIServer = openai_server_factory()
     controller = SessionController(store, settings, router_factory=fast_router)
-    controller.add_provider(ProviderRecord(name="plain", base_url=plain.base_url, model="test-model", is_default=True))
-    controller.add_provider(
+    controller.providers.add_provider(
+        ProviderRecord(name="plain", base_url=plain.base_url, model="test-model", is_default=True)
+    )
+    controller.providers.add_provider(
         ProviderRecord(name="med", base_url=medical.base_url, model="test-model", tags=("medical",))
     )
     return controller, plain, medical

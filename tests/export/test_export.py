@@ -116,7 +116,7 @@ def _golden(name: str, text: str) -> None:
 def scene(controller: SessionController, store: Store, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """A line with a conversation and a task dispatched on it; a provider whose key is in the environment."""
     monkeypatch.setenv("XW_EXPORT_TEST_KEY", KEY)
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(
             name="plain", base_url="http://127.0.0.1:9/v1", model="test-model", api_key_env="XW_EXPORT_TEST_KEY"
         )

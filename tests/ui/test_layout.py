@@ -145,7 +145,7 @@ def test_at_900_by_600_a_long_provider_name_elides_in_every_picker_with_the_whol
     from xworkmate.domain.providers import ProviderRecord
 
     long_name, long_model = "a-very-long-provider-name", "some-long-model-name"
-    sqlite_controller.add_provider(
+    sqlite_controller.providers.add_provider(
         ProviderRecord(name=long_name, base_url="http://127.0.0.1:9/v1", model=long_model, is_default=True)
     )
     line = sqlite_controller.create_line("Short")

@@ -252,8 +252,8 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
     """SPEC §5: many lines run at once without freezing the window; each streams into its own pane."""
     controller = bare_controller
     server_a, server_b = openai_server_factory(), openai_server_factory()
-    controller.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="test-model"))
-    controller.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="test-model"))
+    controller.providers.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="test-model"))
+    controller.providers.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="test-model"))
     window = open_window(qtbot, controller)
     line_a, line_b = controller.create_line("A"), controller.create_line("B")
     # Long enough (about 3 s each) that both are still streaming when the test looks, even on a busy machine.

@@ -228,7 +228,7 @@ def test_unread_and_failed_badges_survive_a_restart(
     settings: Settings,
 ) -> None:
     controller = bare_controller
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     line = controller.create_line("Background")

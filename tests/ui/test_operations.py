@@ -173,7 +173,9 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     line = slow.direct.create_line("Long history")
     for number in range(40):  # no provider: each message is only kept
         slow.direct.send(line.thread_id, f"note {number}")
-    slow.direct.add_provider(ProviderRecord(name="agent", kind=ProviderKind.ACP, acp_command=("agent", "--acp")))
+    slow.direct.providers.add_provider(
+        ProviderRecord(name="agent", kind=ProviderKind.ACP, acp_command=("agent", "--acp"))
+    )
     agent_line = slow.direct.create_line("Run by an agent")
     slow.direct.set_execution(agent_line.thread_id, ExecutionMode.ACP, "agent")
     window.refresh_providers()
@@ -217,7 +219,7 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
 
 def agent_line_shown(qtbot: QtBot, slow: SlowDatabase, openai_server: OpenAIServer, title: str) -> str:
     """A line made by another desktop, run by the scripted OpenAI-compatible agent, shown in the window."""
-    slow.controller.add_provider(
+    slow.controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     slow.window.refresh_providers()
@@ -236,7 +238,7 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     The turn's own reads and writes (its history, its messages, its inbox, the marks at its end) run on
     the controller's store thread, never on the GUI thread."""
     window = slow.window
-    slow.controller.add_provider(
+    slow.controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     window.refresh_providers()

@@ -26,10 +26,10 @@ from .support import click_line
 
 
 def _providers(controller: SessionController) -> None:
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="plain", base_url="http://127.0.0.1:9/v1", model="m-plain", is_default=True)
     )
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m-med", tags=frozenset({"medical"}))
     )
 
@@ -93,7 +93,7 @@ def test_an_idle_watcher_reports_nothing_and_sees_each_write_once(
 ) -> None:
     assert not controller.external_changes().any
     assert not controller.external_changes().any
-    controller.add_provider(ProviderRecord(name="p", base_url="http://127.0.0.1:9/v1", model="m"))
+    controller.providers.add_provider(ProviderRecord(name="p", base_url="http://127.0.0.1:9/v1", model="m"))
     change = controller.external_changes()
     assert change.providers and not change.threads
     assert not controller.external_changes().any

@@ -54,7 +54,7 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
     window, controller = agent_window, agent_controller
     assert controller.auto_run_tasks  # the window runs dispatched tasks at once
     # CAT-2: a medical line's turns (and its medical task's) only reach a provider tagged medical.
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="med", base_url=openai_server.base_url, model="test-model", tags=("medical",))
     )
     clinic = controller.create_line("Clinic")
@@ -219,7 +219,7 @@ def test_a_normal_task_of_a_category_line_says_it_cannot_read_its_dispatcher(
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "my blood pressure is 150/95")  # no provider yet: stored, nothing runs
     # CAT-6: a category task needs a provider tagged with its category.
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="med", base_url=openai_server.base_url, model="test-model", tags=("medical",))
     )
     normal = controller.start_task(line.thread_id, "make a colour scheme")

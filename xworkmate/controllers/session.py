@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from xworkmate.agents.sandbox import SandboxStatus, detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
@@ -53,7 +53,7 @@ from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.lines import MAIN_TITLE, LineSummary
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageState
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
+from xworkmate.domain.providers import ProviderKind
 from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
 from xworkmate.domain.skills import SkillCatalog
@@ -123,14 +123,14 @@ class SessionController:
         self._lines = LineController(
             ctx, needs_sign_in=self._approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
         )
-        self._provider_ctl = ProviderController(ctx, router_factory)
+        self.providers: Final = ProviderController(ctx, router_factory)
         self._task_ctl = TaskController(
-            ctx, workspace_for=self._lines.default_workspace_for, router=self._provider_ctl.router
+            ctx, workspace_for=self._lines.default_workspace_for, router=self.providers.router
         )
         self._turn_ctl = TurnController(
             ctx,
             state_of=self._lines.state_of,
-            has_agent_provider=self._provider_ctl.has_agent_provider,
+            has_agent_provider=self.providers.has_agent_provider,
             task_labels=self._task_ctl.task_labels,
             send_followup=self._task_ctl.send_followup,
             turn_context=self._turn_context,
@@ -169,7 +169,7 @@ class SessionController:
         return TurnContext(
             ctx=self._ctx,
             approvals=self._approvals,
-            router=self._provider_ctl.router,
+            router=self.providers.router,
             dispatch=lambda: self._task_ctl.dispatch,
             checkpoints=lambda: self.checkpoints,
             agent_session=self._agent_sessions.agent_session,
@@ -195,7 +195,7 @@ class SessionController:
         from xworkmate.llm.openai_client import warm_up
 
         warm_up()  # what the first request would load: the HTTP transport and the TLS context
-        if any(record.kind is ProviderKind.ACP for record in self.providers()):
+        if any(record.kind is ProviderKind.ACP for record in self.providers.records()):
             # Issue 34 item 1: the ACP SDK (its pydantic schema) took 0.7-1.1 s to import on the first ACP
             # turn, on the GUI thread, while twenty lines streamed. Only when an agent is configured.
             import xworkmate.agents.acp  # noqa: F401
@@ -511,42 +511,6 @@ class SessionController:
 
     def messages_as(self, key: str, viewer_key: str | None = None) -> list[Message]:
         return self._task_ctl.messages_as(key, viewer_key)
-
-    # -- providers (controllers/providers.py) ----------------------------------------------------
-
-    def providers(self) -> list[ProviderRecord]:
-        return self._provider_ctl.providers()
-
-    def has_agent_provider(self) -> bool:
-        return self._provider_ctl.has_agent_provider()
-
-    def provider_choices(
-        self, key: str, records: Sequence[ProviderRecord] | None = None, thread: TaskThread | None = None
-    ) -> ProviderChoices:
-        return self._provider_ctl.provider_choices(key, records, thread)
-
-    def get_provider(self, name: str) -> ProviderRecord | None:
-        return self._provider_ctl.get_provider(name)
-
-    def add_provider(
-        self, record: ProviderRecord, *, replace: bool = False, api_key: str | None = None
-    ) -> ProviderRecord:
-        return self._provider_ctl.add_provider(record, replace=replace, api_key=api_key)
-
-    def set_provider_api_key(self, name: str, api_key: str) -> ProviderRecord:
-        return self._provider_ctl.set_provider_api_key(name, api_key)
-
-    def remove_provider(self, name: str) -> None:
-        self._provider_ctl.remove_provider(name)
-
-    def discover_acp_agents(self) -> list[ProviderRecord]:
-        return self._provider_ctl.discover_acp_agents()
-
-    async def list_provider_models(self, base_url: str, *, timeout_s: float = 2.0) -> list[str]:
-        return await self._provider_ctl.list_provider_models(base_url, timeout_s=timeout_s)
-
-    async def detect_local_endpoints(self, candidates: tuple[str, ...] = LOCAL_ENDPOINTS) -> dict[str, list[str]]:
-        return await self._provider_ctl.detect_local_endpoints(candidates)
 
     # -- the line's ACP agent (controllers/agent_session.py, issue 15) ---------------------------
 

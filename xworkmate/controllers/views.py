@@ -144,6 +144,12 @@ def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: 
     return ahead
 
 
+class ProviderReads(Protocol):
+    """The part of ``SessionController.providers`` (``providers.ProviderController``) read here."""
+
+    def records(self) -> list[ProviderRecord]: ...
+
+
 class FirstReads(LineReads, Protocol):
     """What a window's first read asks of ``SessionController`` besides ``LineReads``."""
 
@@ -151,7 +157,8 @@ class FirstReads(LineReads, Protocol):
 
     def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]: ...
 
-    def providers(self) -> list[ProviderRecord]: ...
+    @property
+    def providers(self) -> ProviderReads: ...
 
     @property
     def attention(self) -> object: ...
@@ -175,7 +182,7 @@ def read_first(controller: FirstReads, *, first_page: int) -> FirstRead:
     first = FirstRead(
         ui_states=controller.ui_states(),
         lines=controller.list_lines(include_archived=True),
-        providers=controller.providers(),
+        providers=controller.providers.records(),
         panes=read_line_panes(controller, controller.current_key, first_page=first_page),
     )
     _ = controller.attention

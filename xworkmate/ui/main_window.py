@@ -1742,7 +1742,7 @@ class MainWindow(WindowShell):
         """Issue 18: the picker offers only the providers this line may use (its category's, by the router's
         rule) and names the one that will run: the line's own provider, or "Default — <name>"."""
         try:
-            choices = self._controller.provider_choices(view.key, self._providers, view.thread)
+            choices = self._controller.providers.provider_choices(view.key, self._providers, view.thread)
         except Exception as exc:  # a broken provider record must not stop the line from showing
             log.warning("could not work out the providers of %s: %s", view.key, exc)
             return
@@ -1773,7 +1773,7 @@ class MainWindow(WindowShell):
             return
         if getattr(change, "providers", False):
             self.operations.query(
-                self._controller.providers,
+                self._controller.providers.records,
                 done=self.show_providers,
                 failed=self._failure(self.tr("Could not read the providers — {error}")),
             )

@@ -38,7 +38,7 @@ class ProviderSaved:
 
 
 def provider_table(controller: SessionController) -> ProviderTable:
-    providers = controller.providers()
+    providers = controller.providers.records()
     info = {p.name: controller.acp_agent_info(p.name) for p in providers if p.kind is ProviderKind.ACP}
     return ProviderTable(providers, {name: found for name, found in info.items() if found is not None})
 
@@ -53,11 +53,11 @@ def save_provider(
     """Store the provider, then its typed API key in the OS keyring (never the database, SPEC §7)."""
 
     def work() -> ProviderSaved:
-        saved = controller.add_provider(record, replace=replace)
+        saved = controller.providers.add_provider(record, replace=replace)
         problem = ""
         if api_key:
             try:
-                saved = controller.set_provider_api_key(saved.name, api_key)
+                saved = controller.providers.set_provider_api_key(saved.name, api_key)
             except Exception as exc:  # keyring backends raise their own types; say what happened
                 problem = str(exc) or type(exc).__name__
         return ProviderSaved(saved, provider_table(controller), problem)
@@ -67,7 +67,7 @@ def save_provider(
 
 def remove_provider(controller: SessionController, name: str) -> StoreOp[ProviderTable]:
     def work() -> ProviderTable:
-        controller.remove_provider(name)
+        controller.providers.remove_provider(name)
         return provider_table(controller)
 
     return StoreOp(QCoreApplication.translate("StoreOp", "remove the provider {name}").format(name=name), work)

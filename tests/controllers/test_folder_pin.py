@@ -191,7 +191,7 @@ def test_no_acp_agent_is_started_to_list_its_sessions_in_a_swapped_folder(
     line = agent.create_line("ACP")
     _swap(Path(line.workspace_binding.path or ""), tmp_path)
     with pytest.raises(LookupError, match="replaced by a symbolic link"):
-        asyncio.run(agent.agent_sessions(line.thread_id))
+        asyncio.run(agent.agents.agent_sessions(line.thread_id))
 
 
 def test_a_follow_up_turn_does_not_start_in_a_folder_swapped_during_the_turn_before(

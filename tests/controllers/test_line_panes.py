@@ -35,7 +35,7 @@ def _separate_reads(controller: SessionController, key: str, *, first_page: int,
     """What ``read_line_panes`` was before issue 19's one-round-trip read: one controller call per pane."""
     view = controller.line_view(key)
     newest = tuple(controller.newest_messages(view.key, limit=max(1, first_page)))
-    usage = controller.line_usage(view.key) if with_usage else None
+    usage = controller.agents.line_usage(view.key) if with_usage else None
     sources: tuple[Message, ...] | None = None
     dispatcher: ThreadSummary | None = None
     if view.thread.kind is ThreadKind.TASK:

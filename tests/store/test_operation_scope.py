@@ -63,7 +63,7 @@ def _reads(controller: SessionController, key: str) -> None:
     """Several repository calls, as an operation's work and read-ahead make them."""
     view = controller.line_view(key)
     controller.newest_messages(view.key, limit=20)
-    controller.line_usage(view.key)
+    controller.agents.line_usage(view.key)
 
 
 def _counted(controller: SessionController, key: str, *, scoped: bool) -> Counts:

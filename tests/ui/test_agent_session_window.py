@@ -102,7 +102,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     _pick(qtbot, effort, "High")
     qtbot.mouseClick(web, Qt.MouseButton.LeftButton)
     settled(qtbot, window)  # the picks are stored by operations, in order
-    state = controller.agent_session(line.thread_id)
+    state = controller.agents.agent_session(line.thread_id)
     assert (state.wanted_mode, state.wanted_model, state.wanted_config) == (
         "code",
         "large",
@@ -118,7 +118,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
         ("config", "high"),
         ("config", True),
     ]
-    qtbot.waitUntil(lambda: controller.agent_session(line.thread_id).wanted_mode is None)
+    qtbot.waitUntil(lambda: controller.agents.agent_session(line.thread_id).wanted_mode is None)
     assert window.findChild(QComboBox, "acpModePicker").currentText() == "Code"
     assert window.usage_meter.text() == "5.4k/128k"
     assert "Tokens in: 2,400, out: 600" in window.usage_meter.toolTip()

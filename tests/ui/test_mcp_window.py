@@ -73,7 +73,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
     idle(dialog)
     assert dialog.server_names() == ["events", "files", "spare"]
-    events = next(s for s in controller.mcp_servers() if s.name == "events")
+    events = next(s for s in controller.agents.mcp_servers() if s.name == "events")
     assert (events.transport, events.header_refs, events.env_refs) == (
         "sse",
         (("Authorization", "env:EVENTS_TOKEN"),),
@@ -100,7 +100,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
 
     QTimer.singleShot(300, choose)
     qtbot.mouseClick(picker, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: [s.name for s in controller.line_mcp_servers(line.thread_id)] == ["files"])
+    qtbot.waitUntil(lambda: [s.name for s in controller.agents.line_mcp_servers(line.thread_id)] == ["files"])
     qtbot.waitUntil(lambda: window.agent_bar.mcp_picker.text() == "MCP (1)")
 
     send(qtbot, window, "hello")

@@ -34,7 +34,7 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
 
 def _provider_list_json(controller: SessionController, record: ProviderRecord) -> dict[str, Any]:
     """``provider list``: also what an ACP agent reported in ``agentInfo`` when it last ran (issue 15)."""
-    info = controller.acp_agent_info(record.name) if record.kind is ProviderKind.ACP else None
+    info = controller.agents.acp_agent_info(record.name) if record.kind is ProviderKind.ACP else None
     return {**_provider_json(record), "agent_info": info.model_dump() if info is not None else None}
 
 
@@ -165,7 +165,7 @@ def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -
     for r in records:
         tags = f" tags={','.join(r.tags)}" if r.tags else ""
         if r.kind is ProviderKind.ACP:
-            info = controller.acp_agent_info(r.name)
+            info = controller.agents.acp_agent_info(r.name)
             reported = f" (reports {info.label})" if info is not None else ""
             command = " ".join(r.acp_command)
             print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  ACP: {command}{reported}"))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from xworkmate.agents.sandbox import SandboxStatus, detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
@@ -45,13 +45,11 @@ from xworkmate.controllers.queue import FollowupQueue
 from xworkmate.controllers.skills import SkillsController
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
-from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.lines import MAIN_TITLE, LineSummary
-from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderKind
 from xworkmate.domain.runs import ExecutionResult, RunRequest
@@ -137,7 +135,7 @@ class SessionController:
         )
         self._queue = FollowupQueue(ctx, send=self.send, store_person_message=self._turn_ctl.store_person_message)
         self._followups = FollowupPolicy(ctx, tasks=self._task_ctl, turns=self._turn_ctl, queue=self._queue)
-        self._agent_sessions = AgentSessionController(
+        self.agents: Final = AgentSessionController(
             ctx,
             live_acp_runner=lambda: self._turn_ctl.runner.acp_runner,
             acp_sandbox=lambda *args: self._turn_ctl.runner.acp_sandbox(*args),
@@ -172,8 +170,8 @@ class SessionController:
             router=self.providers.router,
             dispatch=lambda: self._task_ctl.dispatch,
             checkpoints=lambda: self.checkpoints,
-            agent_session=self._agent_sessions.agent_session,
-            turn_mcp_servers=self._agent_sessions.turn_mcp_servers,
+            agent_session=self.agents.agent_session,
+            turn_mcp_servers=self.agents.turn_mcp_servers,
             apply_execution_result=self._lines.apply_execution_result,
             task_dispatched=self._followups.task_dispatched,
             task_followed_up=self._followups.task_followed_up,
@@ -511,50 +509,6 @@ class SessionController:
 
     def messages_as(self, key: str, viewer_key: str | None = None) -> list[Message]:
         return self._task_ctl.messages_as(key, viewer_key)
-
-    # -- the line's ACP agent (controllers/agent_session.py, issue 15) ---------------------------
-
-    def agent_session(self, key: str) -> AgentSessionState:
-        return self._agent_sessions.agent_session(key)
-
-    def choose_agent_mode(self, key: str, mode_id: str) -> AgentSessionState:
-        return self._agent_sessions.choose_agent_mode(key, mode_id)
-
-    def choose_agent_model(self, key: str, model_id: str) -> AgentSessionState:
-        return self._agent_sessions.choose_agent_model(key, model_id)
-
-    def choose_agent_config(self, key: str, config_id: str, value: str | bool) -> AgentSessionState:
-        return self._agent_sessions.choose_agent_config(key, config_id, value)
-
-    async def agent_sessions(self, key: str, *, delete: str | None = None) -> Any:
-        return await self._agent_sessions.agent_sessions(key, delete=delete)
-
-    async def bind_agent_session(self, key: str, session_id: str, *, known: Any = None) -> Any:
-        return await self._agent_sessions.bind_agent_session(key, session_id, known=known)
-
-    def acp_agent_info(self, provider: str) -> AgentInfo | None:
-        return self._agent_sessions.acp_agent_info(provider)
-
-    def line_usage(self, key: str) -> LineUsage:
-        return self._agent_sessions.line_usage(key)
-
-    def mcp_servers(self) -> list[McpServerRecord]:
-        return self._agent_sessions.mcp_servers()
-
-    def add_mcp_server(self, record: McpServerRecord, *, replace: bool = False) -> McpServerRecord:
-        return self._agent_sessions.add_mcp_server(record, replace=replace)
-
-    def remove_mcp_server(self, name: str) -> None:
-        self._agent_sessions.remove_mcp_server(name)
-
-    def line_mcp_servers(self, key: str) -> list[McpServerRecord]:
-        return self._agent_sessions.line_mcp_servers(key)
-
-    def set_line_mcp_servers(self, key: str, names: Sequence[str]) -> list[McpServerRecord]:
-        return self._agent_sessions.set_line_mcp_servers(key, names)
-
-    def turn_mcp_servers(self, key: str) -> list[McpServerRecord]:
-        return self._agent_sessions.turn_mcp_servers(key)
 
     def send(
         self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()

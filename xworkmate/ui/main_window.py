@@ -1564,7 +1564,7 @@ class MainWindow(WindowShell):
 
         def pick() -> AgentInfo | None:
             self._controller.set_execution(key, mode, provider)  # LineUpdated redraws the panes
-            return self._controller.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
+            return self._controller.agents.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
 
         def picked(info: AgentInfo | None) -> None:
             if info is not None and info.lists_sessions and binding.acp_session_id is None and key == self.shown_key:
@@ -1603,9 +1603,9 @@ class MainWindow(WindowShell):
 
         def read() -> _AgentOffers:
             return (
-                self._controller.agent_session(key),
-                [s.name for s in self._controller.line_mcp_servers(key)],
-                self._controller.mcp_servers(),
+                self._controller.agents.agent_session(key),
+                [s.name for s in self._controller.agents.line_mcp_servers(key)],
+                self._controller.agents.mcp_servers(),
             )
 
         def arrived(offers: _AgentOffers) -> None:
@@ -1627,7 +1627,7 @@ class MainWindow(WindowShell):
 
         async def ask() -> None:
             try:
-                found = await self._controller.agent_sessions(key)
+                found = await self._controller.agents.agent_sessions(key)
             except Exception as exc:  # the agent could not be asked: the line still runs new sessions
                 log.info("session/list on %s failed: %s", key, exc)
                 return
@@ -1647,7 +1647,7 @@ class MainWindow(WindowShell):
 
         async def bind() -> None:
             try:
-                await self._controller.bind_agent_session(key, session_id, known=self._agent_sessions.get(key))
+                await self._controller.agents.bind_agent_session(key, session_id, known=self._agent_sessions.get(key))
             except (ValueError, LookupError) as exc:
                 self.show_error(self.tr("Session not bound — {error}").format(error=plain_words(str(exc))))
                 return
@@ -1658,7 +1658,7 @@ class MainWindow(WindowShell):
     def on_line_mcp_chosen(self, names: list[str]) -> None:
         self._agent_pick(
             self.tr("Agent MCP servers not changed — {error}"),
-            lambda key: self._controller.set_line_mcp_servers(key, names),
+            lambda key: self._controller.agents.set_line_mcp_servers(key, names),
         )
 
     def on_mcp_settings_requested(self) -> McpServersDialog:
@@ -1685,7 +1685,7 @@ class MainWindow(WindowShell):
                 self.usage_meter.show_usage(read)
 
         self.operations.query(
-            lambda: self._controller.line_usage(key),
+            lambda: self._controller.agents.line_usage(key),
             done=arrived,
             failed=self._failure(self.tr("Cannot show the line's usage — {error}"), UnknownSessionKeyError),
         )
@@ -1704,20 +1704,22 @@ class MainWindow(WindowShell):
     @Slot(str)
     def on_agent_mode_picked(self, mode_id: str) -> None:
         self._agent_pick(
-            self.tr("Agent mode not changed — {error}"), lambda key: self._controller.choose_agent_mode(key, mode_id)
+            self.tr("Agent mode not changed — {error}"),
+            lambda key: self._controller.agents.choose_agent_mode(key, mode_id),
         )
 
     @Slot(str)
     def on_agent_model_picked(self, model_id: str) -> None:
         self._agent_pick(
-            self.tr("Agent model not changed — {error}"), lambda key: self._controller.choose_agent_model(key, model_id)
+            self.tr("Agent model not changed — {error}"),
+            lambda key: self._controller.agents.choose_agent_model(key, model_id),
         )
 
     def on_agent_config_picked(self, config_id: str, value: object) -> None:
         chosen = value if isinstance(value, bool) else str(value)
         self._agent_pick(
             self.tr("Agent option not changed — {error}"),
-            lambda key: self._controller.choose_agent_config(key, config_id, chosen),
+            lambda key: self._controller.agents.choose_agent_config(key, config_id, chosen),
         )
 
     def refresh_providers(self) -> None:

@@ -39,7 +39,7 @@ class ProviderSaved:
 
 def provider_table(controller: SessionController) -> ProviderTable:
     providers = controller.providers.records()
-    info = {p.name: controller.acp_agent_info(p.name) for p in providers if p.kind is ProviderKind.ACP}
+    info = {p.name: controller.agents.acp_agent_info(p.name) for p in providers if p.kind is ProviderKind.ACP}
     return ProviderTable(providers, {name: found for name, found in info.items() if found is not None})
 
 
@@ -74,21 +74,21 @@ def remove_provider(controller: SessionController, name: str) -> StoreOp[Provide
 
 
 def read_mcp_servers(controller: SessionController) -> StoreOp[list[McpServerRecord]]:
-    return StoreOp(QCoreApplication.translate("StoreOp", "read the MCP servers"), controller.mcp_servers)
+    return StoreOp(QCoreApplication.translate("StoreOp", "read the MCP servers"), controller.agents.mcp_servers)
 
 
 def add_mcp_server(controller: SessionController, record: McpServerRecord) -> StoreOp[list[McpServerRecord]]:
     def work() -> list[McpServerRecord]:
-        controller.add_mcp_server(record)
-        return controller.mcp_servers()
+        controller.agents.add_mcp_server(record)
+        return controller.agents.mcp_servers()
 
     return StoreOp(QCoreApplication.translate("StoreOp", "add the MCP server {name}").format(name=record.name), work)
 
 
 def remove_mcp_server(controller: SessionController, name: str) -> StoreOp[list[McpServerRecord]]:
     def work() -> list[McpServerRecord]:
-        controller.remove_mcp_server(name)
-        return controller.mcp_servers()
+        controller.agents.remove_mcp_server(name)
+        return controller.agents.mcp_servers()
 
     return StoreOp(QCoreApplication.translate("StoreOp", "remove the MCP server {name}").format(name=name), work)
 

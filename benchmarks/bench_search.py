@@ -73,7 +73,7 @@ def _build(store: Store, settings: Settings) -> tuple[float, list[str], str]:
     controller = SessionController(store, settings)
     keys = [controller.create_line(f"Line {n} {WORDS[n * 7]}").thread_id for n in range(LINES)]
     ward = keys[-1]
-    controller.set_category(ward, "medical")
+    controller.tasks.set_category(ward, "medical")
     with store.engine.connect() as conn:
         sessions = dict(conn.execute(select(ThreadRow.thread_id, ThreadRow.current_session_id)).all())
     rng = random.Random(2026)

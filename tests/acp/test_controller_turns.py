@@ -193,7 +193,7 @@ def test_an_acp_task_is_sent_its_goal(sqlite_controller: SessionController, tmp_
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"echo_prompt": True}])
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "list the files", mode="acp", model="scripted")
+    task = controller.tasks.start_task(line.thread_id, "list the files", mode="acp", model="scripted")
     outcome = asyncio.run(controller.run_turn(task.key, None))
     assert outcome.status == "finished", outcome.error
     [prompt] = report_events(report, "prompt")

@@ -34,7 +34,7 @@ def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
 ) -> None:
     controller = sqlite_controller
     medical = controller.create_line("clinic")
-    controller.set_category(medical.thread_id, "medical")
+    controller.tasks.set_category(medical.thread_id, "medical")
     controller._store.messages.append(
         medical.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER"
     )

@@ -21,7 +21,7 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
 ) -> None:
     controller = scripted_controller(sqlite_store, settings, openai_server)
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "tidy the folder")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     openai_server.script(HangReply(chunks=["tidying "]))
 
     async def scenario() -> None:

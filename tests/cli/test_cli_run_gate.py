@@ -138,7 +138,7 @@ def test_the_window_goes_through_the_same_gate(controller: SessionController) ->
         controller.send(line.thread_id, "hi", provider="qwen")
     assert controller.messages(line.thread_id) == []
 
-    controller.set_category(line.thread_id, "medical")
+    controller.tasks.set_category(line.thread_id, "medical")
     with pytest.raises(RunRefused, match="CAT-3"):
         controller.send(line.thread_id, "hi", provider="qwen")
 

@@ -49,12 +49,12 @@ def _as_listed(controller: SessionController) -> list[tuple[object, ...]]:
 
 def _lines_of_every_kind(controller: SessionController, store: Store, tmp_path: Path) -> dict[str, str]:
     lines = {"plain": controller.create_line("Plain").thread_id}
-    lines["task"] = controller.start_task(lines["plain"], "a goal", context="some context").key
-    lines["task of task"] = controller.start_task(lines["task"], "a smaller goal").key
-    lines["fork"] = controller.fork(lines["plain"], title="Forked").thread_id
+    lines["task"] = controller.tasks.start_task(lines["plain"], "a goal", context="some context").key
+    lines["task of task"] = controller.tasks.start_task(lines["task"], "a smaller goal").key
+    lines["fork"] = controller.tasks.fork(lines["plain"], title="Forked").thread_id
     lines["medical"] = controller.create_line("Check-up notes").thread_id
-    controller.set_category(lines["medical"], "medical")
-    lines["medical task"] = controller.start_task(lines["medical"], "summarise the results").key
+    controller.tasks.set_category(lines["medical"], "medical")
+    lines["medical task"] = controller.tasks.start_task(lines["medical"], "summarise the results").key
     lines["archived"] = controller.create_line("Old").thread_id
     controller.archive_line(lines["archived"])
     (tmp_path / "gone").mkdir()

@@ -123,8 +123,8 @@ def test_every_way_a_line_gets_a_folder_pins_it(agent: SessionController, tmp_pa
     chosen.mkdir()
     made = agent.create_line("own")
     picked = agent.create_line("picked", workspace=chosen)
-    task = agent.start_task(made.thread_id, "a goal").key
-    fork = agent.fork(made.thread_id).thread_id
+    task = agent.tasks.start_task(made.thread_id, "a goal").key
+    fork = agent.tasks.fork(made.thread_id).thread_id
     for key in (made.thread_id, picked.thread_id, task, fork, "main"):
         binding = agent.get_thread(key).workspace_binding
         pin = FolderPin.parse(binding.pin)
@@ -176,7 +176,7 @@ def test_a_task_whose_folder_was_swapped_is_refused_by_the_same_gate(
 ) -> None:
     """``task run`` and the window's task turns go through the one gate: refused with the folder's reason."""
     dispatcher = agent.create_line("Dispatcher")
-    task = agent.start_task(dispatcher.thread_id, "write pwned.txt").key
+    task = agent.tasks.start_task(dispatcher.thread_id, "write pwned.txt").key
     folder = Path(agent.get_thread(task).workspace_binding.path or "")
     _swap(folder, Path(dispatcher.workspace_binding.path or ""))
     with pytest.raises(NotRunnable, match="replaced by a symbolic link"):
@@ -203,7 +203,7 @@ def test_a_follow_up_turn_does_not_start_in_a_folder_swapped_during_the_turn_bef
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+    task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
     folder = Path(controller.get_thread(task.key).workspace_binding.path or "")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -95,7 +95,7 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
     controller = scripted_controller(store, settings, openai_server)
     line = controller.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
-    task = controller.start_task(line.thread_id, "tidy the folder")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     openai_server.script(TextReply(["Tidying ", "slowly ", "..."], delay=0.3))
 
     async def before_restart() -> None:
@@ -109,7 +109,7 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
         await asyncio.gather(turn, return_exceptions=True)
 
     run(before_restart())
-    snapshot_when_queued = controller.dispatch.source_ids(task.key)
+    snapshot_when_queued = controller.tasks.dispatch.source_ids(task.key)
     controller.close()
 
     reopened = open_store(database_url)
@@ -126,10 +126,10 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
             sent = again.send_queued_now(task.key, 1)  # idle after the restart: an ordinary Send
             assert sent.ran
             await until(lambda: len(openai_server.chat_requests) >= 2)
-            seen[1] = again.dispatch.source_ids(task.key)
+            seen[1] = again.tasks.dispatch.source_ids(task.key)
             during_first.append(say(again, line.thread_id, "and not the .git folder"))
             await until(lambda: len(openai_server.chat_requests) >= 3)
-            seen[2] = again.dispatch.source_ids(task.key)
+            seen[2] = again.tasks.dispatch.source_ids(task.key)
             await until(lambda: not again.is_running(task.key))
 
         run(after_restart())
@@ -207,7 +207,7 @@ def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+    task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:
         turn = controller.start_turn(task.key, None)

@@ -49,7 +49,7 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
     """A text-only step has no tool round: the follow-up is read when the step ends and the next step answers it."""
     controller = agent
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "summarise the folder")
+    task = controller.tasks.start_task(line.thread_id, "summarise the folder")
     openai_server.script(
         TextReply(["The folder ", "holds ", "three ", "files."], delay=0.15), TextReply(["README.md stays."])
     )
@@ -79,7 +79,7 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     controller = agent
     line = controller.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
-    task = controller.start_task(line.thread_id, "tidy the folder")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     controller.set_permission(task.key, "full")
     later = say(controller, line.thread_id, "you may also delete *.tmp")
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
@@ -93,7 +93,7 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
         await until(lambda: running, "the command is running")
         sent = controller.send(task.key, "delete the .tmp files as well")
         assert not sent.ran and sent.queued == 1 and sent.key == task.key
-        assert later not in controller.dispatch.source_ids(task.key)  # PROV-4: not captured while queued
+        assert later not in controller.tasks.dispatch.source_ids(task.key)  # PROV-4: not captured while queued
         assert controller.send_queued_now(task.key, 1).ran
         await turn
 
@@ -101,7 +101,7 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     second = openai_server.chat_requests[1].body["messages"]
     assert second[-2]["role"] == "tool"
     assert second[-1] == {"role": "user", "content": "delete the .tmp files as well"}
-    assert later in controller.dispatch.source_ids(task.key)  # PROV-4: re-captured with the follow-up
+    assert later in controller.tasks.dispatch.source_ids(task.key)  # PROV-4: re-captured with the follow-up
 
 
 def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
@@ -111,7 +111,7 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
     controller = agent
     controller.auto_run_tasks = True  # as the window sets it
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "count the files")
+    task = controller.tasks.start_task(line.thread_id, "count the files")
     openai_server.script(TextReply(["There are 3 files."]))
     first = asyncio.run(controller.run_turn(task.key, None))
     assert first.status == "finished" and not controller.is_running(task.key)
@@ -142,7 +142,7 @@ def test_headless_follow_up_to_an_idle_task_is_kept_for_its_next_run(
     task's next run answers it."""
     controller = agent
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "count the files")
+    task = controller.tasks.start_task(line.thread_id, "count the files")
     later = say(controller, line.thread_id, "hidden ones count too")
     followed = controller.follow_up(task.key, "include hidden files")
     assert followed.delivery == "stored" and later in followed.source_ids
@@ -160,13 +160,13 @@ def test_run_turn_with_a_prompt_on_a_task_re_captures_its_sources(
     controller = agent
     line = controller.create_line("A")
     say(controller, line.thread_id, "only read the config")
-    task = controller.start_task(line.thread_id, "analyse the config")
-    controller.compact(line.thread_id)
+    task = controller.tasks.start_task(line.thread_id, "analyse the config")
+    controller.tasks.compact(line.thread_id)
     later = say(controller, line.thread_id, "you may rewrite the config")
     openai_server.script(TextReply(["Rewriting."]))
     asyncio.run(controller.run_turn(task.key, "go ahead now"))
-    assert [m.content for m in controller.task_sources(task.key)] == ["you may rewrite the config"]
-    assert controller.dispatch.source_ids(task.key) == [later]
+    assert [m.content for m in controller.tasks.task_sources(task.key)] == ["you may rewrite the config"]
+    assert controller.tasks.dispatch.source_ids(task.key) == [later]
     humans = [m.content for m in controller.messages(task.key) if m.source is MessageSource.HUMAN]
     assert humans == ["go ahead now"]
 
@@ -178,7 +178,7 @@ def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: Sess
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+    task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:
         turn = controller.start_turn(task.key, None)

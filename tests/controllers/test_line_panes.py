@@ -39,7 +39,7 @@ def _separate_reads(controller: SessionController, key: str, *, first_page: int,
     sources: tuple[Message, ...] | None = None
     dispatcher: ThreadSummary | None = None
     if view.thread.kind is ThreadKind.TASK:
-        sources = tuple(controller.task_sources(view.key))
+        sources = tuple(controller.tasks.task_sources(view.key))
         parent = view.thread.parent_key
         dispatcher = controller.line_summary(parent) if parent else None
     return LinePanes(
@@ -88,7 +88,7 @@ def test_a_line_without_messages_or_usage_reads_as_before(controller: SessionCon
 def test_a_task_with_its_sources_and_dispatcher_reads_as_before(controller: SessionController, store: Store) -> None:
     dispatcher = controller.create_line("Dispatcher").thread_id
     _human(store, dispatcher, "the first words", "the second words")
-    task = controller.start_task(dispatcher, "a goal", context="some context").key
+    task = controller.tasks.start_task(dispatcher, "a goal", context="some context").key
     _human(store, task, "a follow-up of the person's")
     panes = _assert_same(controller, task)
     assert panes[-1].sources is not None and [m.content for m in panes[-1].sources][:2] == [
@@ -130,10 +130,10 @@ def test_category_lines_and_their_tasks_read_as_before(controller: SessionContro
         ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m", tags=("medical",))
     )
     line = controller.create_line("Medical").thread_id
-    controller.set_category(line, "medical")
+    controller.tasks.set_category(line, "medical")
     _human(store, line, "my blood pressure is 150/95")
-    normal = controller.start_task(line, "make a colour scheme").key
-    category = controller.start_task(line, "summarise the readings", category="medical").key
+    normal = controller.tasks.start_task(line, "make a colour scheme").key
+    category = controller.tasks.start_task(line, "summarise the readings", category="medical").key
 
     assert [m.content for m in _assert_same(controller, line)[-1].newest] == ["my blood pressure is 150/95"]
     normal_panes = _assert_same(controller, normal)[-1]
@@ -164,7 +164,7 @@ def _seed(controller: SessionController) -> _Lines:
     store = controller._store
     native = controller.create_line("Native").thread_id
     _human(store, native, *(f"message {n}" for n in range(30)))
-    task = controller.start_task(native, "a goal").key
+    task = controller.tasks.start_task(native, "a goal").key
     return _Lines(native=native, task=task)
 
 

@@ -40,7 +40,7 @@ def tool_exchange(controller: SessionController, key: str, content: str, call_id
 
 
 def model_text(controller: SessionController, key: str, message_id: int) -> str:
-    viewer = controller.dispatch.viewer_for(key)
+    viewer = controller.tasks.dispatch.viewer_for(key)
     [seen] = [m for m in controller._store.messages.model_view(key, viewer=viewer) if m.id == message_id]
     return seen.content
 
@@ -62,14 +62,14 @@ def test_a_person_hides_a_tool_result_from_the_model_and_shows_it_again(controll
     assert hidden.quarantined and hidden.content == SECRET  # stored whole, for the person
     assert model_text(controller, line.thread_id, result.id) == quarantine_placeholder(result.id)
     assert controller.messages(line.thread_id)[-1].quarantined
-    assert controller.dispatch.check_copy(result.id) is QuarantineVerdict.MARKED
+    assert controller.tasks.dispatch.check_copy(result.id) is QuarantineVerdict.MARKED
     assert changes == [MessagesChanged(key=line.thread_id, message_ids=(result.id,))]
     assert controller.quarantine_message(result.id) == hidden  # twice is once
 
     shown = controller.release_message(result.id)
     assert not shown.quarantined
     assert model_text(controller, line.thread_id, result.id) == SECRET
-    assert controller.dispatch.check_copy(result.id) is QuarantineVerdict.NOT_QUARANTINED
+    assert controller.tasks.dispatch.check_copy(result.id) is QuarantineVerdict.NOT_QUARANTINED
 
 
 def test_the_persons_words_and_notices_cannot_be_hidden_and_a_missing_id_is_named(
@@ -95,15 +95,15 @@ def test_a_fork_keeps_the_mark_naming_the_original(controller: SessionController
     original = tool_exchange(controller, line.thread_id, SECRET)
     controller.quarantine_message(original.id)
 
-    fork = controller.fork(line.thread_id)
-    again = controller.fork(fork.thread_id)
+    fork = controller.tasks.fork(line.thread_id)
+    again = controller.tasks.fork(fork.thread_id)
     for copy_line in (fork, again):
         [copy] = [m for m in controller.messages(copy_line.thread_id) if m.role is MessageRole.TOOL]
         assert copy.id != original.id and copy.quarantined and copy.content == SECRET
         provenance = controller._store.messages.provenance([copy.id], viewer=DESKTOP)[copy.id]
         assert provenance.mark == QuarantineMark(message_id=original.id)
         assert model_text(controller, copy_line.thread_id, copy.id) == quarantine_placeholder(original.id)
-        assert controller.dispatch.check_copy(copy.id) is QuarantineVerdict.MARKED
+        assert controller.tasks.dispatch.check_copy(copy.id) is QuarantineVerdict.MARKED
 
     # Releasing the original is a decision about that row; the forks keep what they were given.
     controller.release_message(original.id)
@@ -207,7 +207,7 @@ def test_the_safe_point_inbox_never_carries_quarantined_text(
 def test_the_acp_task_prompt_never_carries_quarantined_text(agent: SessionController) -> None:
     """A task run on ACP with no new message of the person's is sent what it has not answered yet:
     its goal and follow-ups, through the model view."""
-    started = agent.start_task("main", "summarise the report")
+    started = agent.tasks.start_task("main", "summarise the report")
     task_key = started.task.thread_id
     hidden = agent._store.messages.append_quarantined(
         task_key, role=MessageRole.USER, source=MessageSource.COMPONENT_INPUT, content=SECRET

@@ -65,7 +65,7 @@ def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
 def medical_line(agent_controller: SessionController) -> Iterator[str]:
     """Another line whose conversation is medical: its text must never reach the normal line."""
     line = agent_controller.create_line("clinic")
-    agent_controller.set_category(line.thread_id, "medical")
+    agent_controller.tasks.set_category(line.thread_id, "medical")
     agent_controller._store.messages.append(
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER diagnosis"
     )

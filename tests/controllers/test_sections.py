@@ -134,7 +134,7 @@ def test_the_facade_keeps_each_sections_signature(controller: SessionController)
         for name, value in vars(controller).items()
         if type(value).__module__.startswith("xworkmate.controllers.")
     }
-    assert {"_lines", "_line_settings", "_approvals", "providers", "_task_ctl", "_turn_ctl"} <= set(sections)
+    assert {"_lines", "_line_settings", "_approvals", "providers", "tasks", "_turn_ctl"} <= set(sections)
     checked = 0
     for name, member in inspect.getmembers(SessionController, inspect.isfunction):
         if name.startswith("_"):

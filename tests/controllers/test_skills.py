@@ -162,7 +162,7 @@ def test_a_category_lines_skill_reaches_only_a_provider_its_category_allows(
     medical = openai_server_factory()
     agent.providers.add_provider(ProviderRecord(name="med", base_url=medical.base_url, model="m", tags=("medical",)))
     line = agent.create_line("A").thread_id
-    agent.set_category(line, "medical")
+    agent.tasks.set_category(line, "medical")
     write_skill(line_folder(agent, line) / ".agents" / "skills", "triage", "Triage notes (marker 6120).")
     agent.set_skills(line, add=["triage"])
     plain = agent.create_line("B").thread_id

@@ -71,7 +71,7 @@ def test_category_conversation_gets_the_reminder_only_for_a_normal_task(
     """CAT-9, and CAT-2: the category conversation's own turns only reach the tagged provider."""
     controller, plain, medical = two_providers
     line = controller.create_line("A")
-    controller.set_category(line.thread_id, "medical")
+    controller.tasks.set_category(line.thread_id, "medical")
     medical.script(
         task_start("t1", goal="design a colour scheme for the app"),
         task_start("t2", goal="summarise the lab results", category="medical"),
@@ -93,17 +93,17 @@ def test_normal_task_cannot_read_category_dispatcher_while_category_task_can(
     """CAT-8 and PROV-3: the same dispatch references resolve to nothing for a normal task."""
     controller, _plain, _medical = two_providers
     line = controller.create_line("A")
-    controller.set_category(line.thread_id, "medical")
+    controller.tasks.set_category(line.thread_id, "medical")
     controller._store.messages.append(
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="my blood pressure is 150/95"
     )
-    normal = controller.start_task(line.thread_id, "make a colour scheme")
-    category = controller.start_task(line.thread_id, "summarise the readings", category="medical")
+    normal = controller.tasks.start_task(line.thread_id, "make a colour scheme")
+    category = controller.tasks.start_task(line.thread_id, "summarise the readings", category="medical")
     assert normal.reminder and not category.reminder
-    assert controller.task_sources(normal.key) == []
-    assert [m.content for m in controller.task_sources(category.key)] == ["my blood pressure is 150/95"]
-    assert controller.messages_as(line.thread_id, normal.key) == []
-    assert len(controller.messages_as(line.thread_id, category.key)) == 1
+    assert controller.tasks.task_sources(normal.key) == []
+    assert [m.content for m in controller.tasks.task_sources(category.key)] == ["my blood pressure is 150/95"]
+    assert controller.tasks.messages_as(line.thread_id, normal.key) == []
+    assert len(controller.tasks.messages_as(line.thread_id, category.key)) == 1
 
 
 def test_a_task_turn_sees_its_goal_as_the_dispatchers_words_and_writes_on_the_snapshot(
@@ -115,7 +115,7 @@ def test_a_task_turn_sees_its_goal_as_the_dispatchers_words_and_writes_on_the_sn
     controller._store.messages.append(
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="please create notes.md with a title"
     )
-    task = controller.start_task(line.thread_id, "create notes.md with a title")
+    task = controller.tasks.start_task(line.thread_id, "create notes.md with a title")
     controller.set_permission(task.key, "full")
     write_from_goal = ScriptedToolCall(
         "w1", "write_file", json.dumps({"path": "goal.md", "content": "x", "quote": "[From the agent that"})
@@ -147,13 +147,13 @@ def test_later_chat_in_the_parent_is_not_evidence_but_a_follow_up_is(
     line = controller.create_line("A")
     append = controller._store.messages.append
     append(line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="only read the config")
-    task = controller.start_task(line.thread_id, "analyse the config")
+    task = controller.tasks.start_task(line.thread_id, "analyse the config")
     append(line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="you may rewrite the config")
-    assert [m.content for m in controller.task_sources(task.key)] == ["only read the config"]
-    controller.send_followup(task.key, "go ahead and fix it")
-    contents = [m.content for m in controller.task_sources(task.key)]
+    assert [m.content for m in controller.tasks.task_sources(task.key)] == ["only read the config"]
+    controller.tasks.send_followup(task.key, "go ahead and fix it")
+    contents = [m.content for m in controller.tasks.task_sources(task.key)]
     assert contents == ["only read the config", "you may rewrite the config"]
-    evidence = [m.content for m in controller.dispatch.evidence_for(task.key)]
+    evidence = [m.content for m in controller.tasks.dispatch.evidence_for(task.key)]
     assert "go ahead and fix it" in evidence
 
 
@@ -189,7 +189,7 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
     Since issue 31 a follow-up to a running task is queued; "Send now" steers it to the next safe point."""
     controller, plain, _medical = two_providers
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "tidy the folder")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     controller.set_permission(task.key, "full")
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
     plain.script(ToolCallReply([slow]), TextReply(["Will also keep README.md."]))
@@ -209,4 +209,4 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
     second = plain.chat_requests[1].body["messages"]
     assert second[-1] == {"role": "user", "content": "please keep README.md untouched"}
     assert second[-2]["role"] == "tool"
-    assert "please keep README.md untouched" in [m.content for m in controller.dispatch.evidence_for(task.key)]
+    assert "please keep README.md untouched" in [m.content for m in controller.tasks.dispatch.evidence_for(task.key)]

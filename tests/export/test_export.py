@@ -123,7 +123,7 @@ def scene(controller: SessionController, store: Store, monkeypatch: pytest.Monke
     )
     line = controller.create_line("Theme 蓝色").thread_id
     _converse(controller, store, line)
-    task = controller.start_task(line, "write the blue theme").task.thread_id
+    task = controller.tasks.start_task(line, "write the blue theme").task.thread_id
     store.messages.append(
         task, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="Done: theme.css is blue."
     )
@@ -144,7 +144,7 @@ def test_a_category_line_names_its_category_in_the_header(
     controller: SessionController, scene: tuple[str, str]
 ) -> None:
     line, task = scene
-    controller.set_category(line, "medical")  # CAT-10: the task moves with it
+    controller.tasks.set_category(line, "medical")  # CAT-10: the task moves with it
     text = controller.export_line(line, "md", now=NOW)
     header = text.split("\n## ")[0]
     assert "Category: **medical**" in header
@@ -174,7 +174,7 @@ def test_the_json_export_validates_and_holds_calls_results_usage_and_sources(
     )  # the person's copy
     assert root.messages[4].thought
     # PROV-1: the task's dispatch sources, as the person reads them.
-    sources = controller.dispatch.task_sources(task, viewer=DESKTOP)
+    sources = controller.tasks.dispatch.task_sources(task, viewer=DESKTOP)
     assert sources and [s.message_id for s in child.dispatch_sources] == [m.id for m in sources]
     assert child.dispatch_sources[0].content == "把**蓝色**主题写进 `theme.css`"
     assert child.parent_key == line and child.kind == "task"

@@ -127,7 +127,7 @@ def test_hits_are_grouped_by_line_with_highlighted_snippets(controller: SessionC
 def test_a_line_the_viewer_may_not_read_is_never_found(controller: SessionController, store: Store) -> None:
     """CAT-4: a normal task viewer finds nothing of a category line, not even its title."""
     medical = controller.create_line("蓝色 diagnosis").thread_id
-    controller.set_category(medical, "medical")
+    controller.tasks.set_category(medical, "medical")
     normal = controller.create_line("Normal").thread_id
     secret = _say(store, medical, "patient 蓝色 chart")
     public = _say(store, normal, "public 蓝色 note")
@@ -140,9 +140,9 @@ def test_a_line_the_viewer_may_not_read_is_never_found(controller: SessionContro
     assert "diagnosis" not in results.model_dump_json()
     # A same-category reader may; a relabel is read live.
     other_medical = controller.create_line("Other").thread_id
-    controller.set_category(other_medical, "medical")
+    controller.tasks.set_category(other_medical, "medical")
     assert _ids(store, "蓝色", Viewer.of_thread(other_medical, None)) == [public, secret]
-    controller.set_category(medical, None)
+    controller.tasks.set_category(medical, None)
     assert _ids(store, "蓝色", normal_viewer) == [public, secret]
 
 
@@ -168,7 +168,7 @@ def test_the_index_follows_inserts_copies_edits_and_deletes(controller: SessionC
     [message] = store.messages.get_many([nul], viewer=DESKTOP).values()
     assert "\x00" not in message.content
 
-    fork = controller.fork(line, title="Fork")
+    fork = controller.tasks.fork(line, title="Fork")
     copies = [i for i in _ids(store, "蓝色") if i != nul]
     assert len(copies) == 1 and _ids(store, "蓝色", line=fork.thread_id) == copies
 

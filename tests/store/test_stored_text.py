@@ -35,7 +35,7 @@ def test_titles_and_goals_with_nul_are_stored_with_the_replacement_character_err
     assert line.title == f"plan{R}A"
     renamed = controller.rename_line(line.thread_id, "plan\x00B")
     assert renamed.title == f"plan{R}B"
-    started = controller.start_task(line.thread_id, "find\x00the bug", title="task\x00title")
+    started = controller.tasks.start_task(line.thread_id, "find\x00the bug", title="task\x00title")
     assert started.task.title == f"task{R}title"
 
     assert column_values(store, "SELECT title FROM threads WHERE thread_id = :k", k=line.thread_id) == [f"plan{R}B"]

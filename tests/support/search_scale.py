@@ -63,7 +63,7 @@ def check_exact_search(controller: SessionController, store: Store, count: int) 
     a category line beside it: exact answers, newest first (AssertionError otherwise)."""
     busy = controller.create_line("Busy").thread_id
     medical = controller.create_line("Ward").thread_id
-    controller.set_category(medical, "medical")
+    controller.tasks.set_category(medical, "medical")
     plant = {n: f"第{n}条: 蓝色 sky over the Ünïcode café" for n in range(0, count, max(count // PLANTED, 1))}
     ids = bulk_messages(store, busy, count, plant)
     hidden = say(store, medical, "蓝色 in the ward")

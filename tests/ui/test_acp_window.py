@@ -347,7 +347,7 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     window.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = controller.create_line("Clinic")
-    controller.set_category(line.thread_id, "medical")
+    controller.tasks.set_category(line.thread_id, "medical")
     click_line(qtbot, window, line.thread_id)
 
     picker = window.mode_picker

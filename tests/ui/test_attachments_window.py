@@ -105,7 +105,7 @@ def test_a_tasks_follow_up_with_attachments_is_refused_and_nothing_is_lost(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     line = sqlite_controller.create_line("Parent")
-    task = sqlite_controller.start_task(line.thread_id, "look at the logo").task
+    task = sqlite_controller.tasks.start_task(line.thread_id, "look at the logo").task
     click_line(qtbot, window, task.thread_id)
     strip = window.findChild(AttachmentStrip, "attachmentStrip")
     assert strip is not None

@@ -60,9 +60,9 @@ def test_the_first_list_shows_the_lines_in_tree_order_as_the_window_list_does(
     qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
 ) -> None:
     plain = sqlite_controller.create_line("Plain").thread_id
-    task = sqlite_controller.start_task(plain, "a goal").key
+    task = sqlite_controller.tasks.start_task(plain, "a goal").key
     other = sqlite_controller.create_line("Medical notes").thread_id
-    sqlite_controller.set_category(other, "medical")
+    sqlite_controller.tasks.set_category(other, "medical")
     archived = sqlite_controller.create_line("Old").thread_id
     sqlite_controller.archive_line(archived)
     first = FirstListRead(lambda: first_opening(settings.home, None))

@@ -115,7 +115,7 @@ def test_every_focusable_widget_has_an_accessible_name_and_rows_say_their_status
     qtbot: QtBot, sqlite_controller: SessionController
 ) -> None:
     line = sqlite_controller.create_line("Clinic")
-    sqlite_controller.set_category(line.thread_id, "medical")
+    sqlite_controller.tasks.set_category(line.thread_id, "medical")
     window = open_window(qtbot, sqlite_controller)
     unnamed = [
         f"{type(w).__name__} {w.objectName()!r}"

@@ -39,7 +39,7 @@ def test_a_category_line_offers_only_its_providers_and_names_the_one_that_runs(
 ) -> None:
     _providers(sqlite_controller)
     clinic = sqlite_controller.create_line("Clinic")
-    sqlite_controller.set_category(clinic.thread_id, "medical")
+    sqlite_controller.tasks.set_category(clinic.thread_id, "medical")
     normal = sqlite_controller.create_line("Normal")
     window = open_window(qtbot, sqlite_controller)
     picker = window.provider_picker

@@ -349,8 +349,8 @@ def test_a_nested_tasks_title_keeps_its_room_beside_its_badges(
     row and its title showed as "↳…"; the title keeps room for its first words, a badge that would take it
     is left out."""
     parent = sqlite_controller.create_line(title="Ward")
-    sqlite_controller.set_category(parent.thread_id, "medical")
-    task = sqlite_controller.start_task(parent.thread_id, "summarise the notes", title="Summarise notes").key
+    sqlite_controller.tasks.set_category(parent.thread_id, "medical")
+    task = sqlite_controller.tasks.start_task(parent.thread_id, "summarise the notes", title="Summarise notes").key
     Path(sqlite_controller.get_thread(task).workspace_binding.path or "").rmdir()  # a "needs folder" badge too
     window.task_model.invalidate_status(task)
     view = window.task_line_list

@@ -58,7 +58,7 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
         ProviderRecord(name="med", base_url=openai_server.base_url, model="test-model", tags=("medical",))
     )
     clinic = controller.create_line("Clinic")
-    controller.set_category(clinic.thread_id, "medical")
+    controller.tasks.set_category(clinic.thread_id, "medical")
     later = controller.create_line("Later line")  # the task must go above it, under its dispatcher
     click_line(qtbot, window, clinic.thread_id)
     openai_server.script(
@@ -112,7 +112,7 @@ def test_set_category_relabels_the_line_and_its_tasks_and_errors_are_shown(
     """CAT-10: relabelling is a human decision that moves the whole subtree, normal tasks included."""
     controller = sqlite_controller
     line = controller.create_line("Case")
-    task = controller.start_task(line.thread_id, "draft a letter")
+    task = controller.tasks.start_task(line.thread_id, "draft a letter")
     asked: list[str] = []
     answers = iter(["Legal", "other", "Not valid!", None, ""])
 
@@ -165,7 +165,7 @@ def test_the_filter_keeps_a_dispatcher_in_view_when_one_of_its_tasks_matches(
 ) -> None:
     controller = sqlite_controller
     line = controller.create_line("Holiday plans")
-    task = controller.start_task(line.thread_id, "compare train fares")
+    task = controller.tasks.start_task(line.thread_id, "compare train fares")
     controller.create_line("Unrelated")
     window.task_pane.filter_edit.setText("fares")
     assert visible_keys(window) == [line.thread_id, task.key]
@@ -183,7 +183,7 @@ def test_a_tasks_workspace_pane_lists_what_it_was_dispatched_on_and_a_follow_up_
     line = controller.create_line("Config")
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "only read the config")  # no provider: stored, nothing runs
-    task = controller.start_task(line.thread_id, "analyse the config")
+    task = controller.tasks.start_task(line.thread_id, "analyse the config")
     send(qtbot, window, "you may rewrite the config")  # later chat in the dispatcher
     pane = window.workspace_pane
     assert not pane.sources_box.isVisible()  # not a task: no section
@@ -215,15 +215,15 @@ def test_a_normal_task_of_a_category_line_says_it_cannot_read_its_dispatcher(
     """CAT-8: the same references resolve to nothing for a normal task; a category task reads them."""
     controller = sqlite_controller
     line = controller.create_line("Clinic")
-    controller.set_category(line.thread_id, "medical")
+    controller.tasks.set_category(line.thread_id, "medical")
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "my blood pressure is 150/95")  # no provider yet: stored, nothing runs
     # CAT-6: a category task needs a provider tagged with its category.
     controller.providers.add_provider(
         ProviderRecord(name="med", base_url=openai_server.base_url, model="test-model", tags=("medical",))
     )
-    normal = controller.start_task(line.thread_id, "make a colour scheme")
-    medical = controller.start_task(line.thread_id, "summarise the readings", category="medical")
+    normal = controller.tasks.start_task(line.thread_id, "make a colour scheme")
+    medical = controller.tasks.start_task(line.thread_id, "summarise the readings", category="medical")
     pane = window.workspace_pane
 
     click_line(qtbot, window, normal.key)
@@ -250,7 +250,7 @@ def test_send_on_a_task_is_a_follow_up_that_starts_its_turn(
     """PROV-4 and SPEC §6: the composer of a task sends a follow-up, then the task runs on it."""
     window, controller = agent_window, agent_controller
     line = controller.create_line("Parent")
-    task = controller.start_task(line.thread_id, "count the files")
+    task = controller.tasks.start_task(line.thread_id, "count the files")
     click_line(qtbot, window, task.key)
     openai_server.script(TextReply(["There are none."]))
 
@@ -278,7 +278,7 @@ def test_send_on_a_running_task_delivers_a_follow_up_at_its_next_safe_point(
     Since issue 31, Send on a running task queues it, and the strip's "Send now" steers it into the turn."""
     window, controller = agent_window, agent_controller
     line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "tidy the folder")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     controller.set_permission(task.key, "full")
     openai_server.script(ToolCallReply([call("run_command", command="sleep 1.5")]), TextReply(["Keeping it."]))
     click_line(qtbot, window, task.key)  # before the turn: a click processes Qt events outside the asyncio loop

@@ -157,7 +157,7 @@ def _message_json(message: Message) -> dict[str, Any]:
 
 
 def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> int:
-    started = controller.start_task(
+    started = controller.tasks.start_task(
         args.from_key,
         args.goal,
         context=args.context or "",
@@ -217,7 +217,7 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
 
 
 def cmd_task_sources(args: argparse.Namespace, controller: SessionController) -> int:
-    sources = controller.task_sources(args.key)
+    sources = controller.tasks.task_sources(args.key)
     controller.know_provider_keys()
     if args.json:
         print(json_text([_message_json(m) for m in sources]))
@@ -241,7 +241,7 @@ def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int
         return _cmd_message_action(args, controller)
     if args.message_id is not None:
         raise CliError(f"messages {args.key}: unexpected {args.message_id!r} (quarantine or release take an id)")
-    messages = controller.messages_as(args.key, args.as_key)
+    messages = controller.tasks.messages_as(args.key, args.as_key)
     controller.know_provider_keys()
     if args.json:
         print(json_text([_message_json(m) for m in messages]))

@@ -192,7 +192,7 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
 
 
 def cmd_thread_category(args: argparse.Namespace, controller: SessionController) -> int:
-    moved = controller.set_category(args.key, None if args.clear else args.set)
+    moved = controller.tasks.set_category(args.key, None if args.clear else args.set)
     thread = controller.get_thread(args.key)
     if args.json:
         print(json_text({**thread_json(thread, controller.state_of(thread)), "relabelled": moved}))
@@ -203,7 +203,7 @@ def cmd_thread_category(args: argparse.Namespace, controller: SessionController)
 
 
 def cmd_thread_compact(args: argparse.Namespace, controller: SessionController) -> int:
-    generation = controller.compact(args.key)
+    generation = controller.tasks.compact(args.key)
     print(
         json_text({"session_key": args.key, "current_session_id": generation}, indent=None) if args.json else generation
     )
@@ -211,7 +211,7 @@ def cmd_thread_compact(args: argparse.Namespace, controller: SessionController) 
 
 
 def cmd_thread_fork(args: argparse.Namespace, controller: SessionController) -> int:
-    _print_thread(controller, controller.fork(args.key, title=args.title), args.json)
+    _print_thread(controller, controller.tasks.fork(args.key, title=args.title), args.json)
     return 0
 
 

@@ -109,6 +109,13 @@ def _one_line(method: _F) -> _F:
     return cast(_F, wrapper)
 
 
+class _TasksHost(Protocol):
+    """What checkpoints need of ``SessionController.tasks`` (``tasks.TaskController``)."""
+
+    @property
+    def dispatch(self) -> DispatchService: ...
+
+
 class CheckpointHost(Protocol):
     """What checkpoints need of ``SessionController``: typed here, so this module does not import it (issue 19)."""
 
@@ -116,7 +123,7 @@ class CheckpointHost(Protocol):
     def settings(self) -> Settings: ...
 
     @property
-    def dispatch(self) -> DispatchService: ...
+    def tasks(self) -> _TasksHost: ...
 
     def get_thread(self, key: str) -> TaskThread: ...
 
@@ -549,7 +556,7 @@ class CheckpointController:
             repo.set_undo(undo.commit)
         fork_key = None
         if fork:
-            thread = self._controller.dispatch.fork(key, before_id=row.fork_before_id)
+            thread = self._controller.tasks.dispatch.fork(key, before_id=row.fork_before_id)
             if thread.workspace_binding is not None and thread.workspace_binding.path:
                 repo.export_tree(row.before_commit, Path(thread.workspace_binding.path))
             fork_key = thread.thread_id

@@ -75,7 +75,6 @@ if TYPE_CHECKING:
     from xworkmate.controllers.attention import AttentionTracker
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import TurnContext, TurnRunner
-    from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
     from xworkmate.store.external_changes import ExternalChange
     from xworkmate.store.repositories.line_panes import LinePanesRows
 
@@ -122,19 +121,19 @@ class SessionController:
             ctx, needs_sign_in=self._approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
         )
         self.providers: Final = ProviderController(ctx, router_factory)
-        self._task_ctl = TaskController(
+        self.tasks: Final = TaskController(
             ctx, workspace_for=self._lines.default_workspace_for, router=self.providers.router
         )
         self._turn_ctl = TurnController(
             ctx,
             state_of=self._lines.state_of,
             has_agent_provider=self.providers.has_agent_provider,
-            task_labels=self._task_ctl.task_labels,
-            send_followup=self._task_ctl.send_followup,
+            task_labels=self.tasks.task_labels,
+            send_followup=self.tasks.send_followup,
             turn_context=self._turn_context,
         )
         self._queue = FollowupQueue(ctx, send=self.send, store_person_message=self._turn_ctl.store_person_message)
-        self._followups = FollowupPolicy(ctx, tasks=self._task_ctl, turns=self._turn_ctl, queue=self._queue)
+        self._followups = FollowupPolicy(ctx, tasks=self.tasks, turns=self._turn_ctl, queue=self._queue)
         self.agents: Final = AgentSessionController(
             ctx,
             live_acp_runner=lambda: self._turn_ctl.runner.acp_runner,
@@ -168,7 +167,7 @@ class SessionController:
             ctx=self._ctx,
             approvals=self._approvals,
             router=self.providers.router,
-            dispatch=lambda: self._task_ctl.dispatch,
+            dispatch=lambda: self.tasks.dispatch,
             checkpoints=lambda: self.checkpoints,
             agent_session=self.agents.agent_session,
             turn_mcp_servers=self.agents.turn_mcp_servers,
@@ -475,47 +474,12 @@ class SessionController:
     def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
         self._approvals.choose_sign_in(request_id, method_id)
 
-    # -- tasks and categories (controllers/tasks.py) ---------------------------------------------
-
-    def start_task(
-        self,
-        dispatcher_key: str,
-        goal: str,
-        *,
-        context: str = "",
-        category: object = None,
-        model: str | None = None,
-        mode: str = "native",
-        title: str | None = None,
-    ) -> TaskStarted:
-        return self._task_ctl.start_task(
-            dispatcher_key, goal, context=context, category=category, model=model, mode=mode, title=title
-        )
-
-    def send_followup(self, task_key: str, text: str) -> FollowupSent:
-        return self._task_ctl.send_followup(task_key, text)
-
-    def task_sources(self, task_key: str) -> list[Message]:
-        return self._task_ctl.task_sources(task_key)
-
-    def set_category(self, key: str, category: str | None) -> list[str]:
-        return self._task_ctl.set_category(key, category)
-
-    def compact(self, key: str) -> str:
-        return self._task_ctl.compact(key)
-
-    def fork(self, key: str, *, title: str | None = None) -> TaskThread:
-        return self._task_ctl.fork(key, title=title)
-
-    def messages_as(self, key: str, viewer_key: str | None = None) -> list[Message]:
-        return self._task_ctl.messages_as(key, viewer_key)
-
     def send(
         self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()
     ) -> SendOutcome:
         """Send a human message on a line (the window's Send); on a task line it is a follow-up (issue 14).
         While a turn runs on the line it is queued (issue 31): ``outcome.queued`` is its position."""
-        if self._task_ctl.task_labels(key) is not None:
+        if self.tasks.task_labels(key) is not None:
             if attachments:
                 raise ValueError("attachments go on a line's own messages, not on a task's follow-up")
             followed = self._followups.follow_up(key, prompt, provider=provider, start=True)
@@ -563,10 +527,6 @@ class SessionController:
         return self._approvals.waiting_for_sign_in(self._ctx.canonical(key))
 
     @property
-    def dispatch(self) -> DispatchService:
-        return self._task_ctl.dispatch
-
-    @property
     def auto_run_tasks(self) -> bool:
         """When set (the window does), a task an agent dispatches starts running in the background at once."""
         return self._followups.auto_run_tasks
@@ -606,7 +566,7 @@ class SessionController:
 
         canonical = self.get_thread(key).thread_id
         return build_export(
-            self._ctx.store, canonical, sources=self.dispatch.task_sources, now=now, with_messages=with_messages
+            self._ctx.store, canonical, sources=self.tasks.dispatch.task_sources, now=now, with_messages=with_messages
         )
 
     def write_line_export(self, export: LineExport, path: Path, fmt: ExportFormat) -> Path:

@@ -651,7 +651,7 @@ class MainWindow(WindowShell):
         key, parent_key, controller = view.key, thread.parent_key, self._controller
 
         def read() -> tuple[list[Message], ThreadSummary | None]:
-            return controller.task_sources(key), controller.line_summary(parent_key) if parent_key else None
+            return controller.tasks.task_sources(key), controller.line_summary(parent_key) if parent_key else None
 
         def done(read: tuple[list[Message], ThreadSummary | None]) -> None:
             if self._view is not None and self._view.key == key:
@@ -1076,7 +1076,7 @@ class MainWindow(WindowShell):
         if answer is None:
             return
         self.operations.run(  # LineUpdated for every line moved
-            lambda: self._controller.set_category(key, answer.strip() or None),
+            lambda: self._controller.tasks.set_category(key, answer.strip() or None),
             failed=self._failure(self.tr("Category not changed — {error}"), ValueError, LookupError),
         )
 
@@ -1089,7 +1089,7 @@ class MainWindow(WindowShell):
             self._switch_to(thread.thread_id)
 
         self.operations.run(
-            lambda: self._controller.fork(key),
+            lambda: self._controller.tasks.fork(key),
             done=forked,
             failed=self._failure(self.tr("Could not fork the line — {error}"), ValueError, LookupError, OSError),
         )

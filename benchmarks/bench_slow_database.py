@@ -211,7 +211,7 @@ def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]
             window.send_button.click()
 
         def idle() -> bool:
-            return not controller.is_running(key) and not window.operations.running
+            return not controller.turns.is_running(key) and not window.operations.running
 
         return _loop_lag_during([turn] * TURNS, ready=idle)
 

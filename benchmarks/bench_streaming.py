@@ -71,7 +71,7 @@ def streaming() -> list[Figure]:
         probe = LagProbe()
         probe.timer.start()
         start = time.perf_counter()
-        tasks = [controller.start_turn(key, "stream please") for key in keys]
+        tasks = [controller.turns.start_turn(key, "stream please") for key in keys]
         loop.run_until_complete(asyncio.gather(*tasks))
         elapsed = time.perf_counter() - start
         probe.timer.stop()

@@ -114,7 +114,7 @@ def measure() -> dict[str, float]:
         headless = controller.create_line("headless")
         server_a.script(TextReply(_tokens("h")))
         first, unsubscribe = _first_deltas(controller)
-        loop.run_until_complete(controller.run_turn(headless.thread_id, "stream please"))
+        loop.run_until_complete(controller.turns.run_turn(headless.thread_id, "stream please"))
         results["headless_tokens_per_s"] = TOKENS / (time.perf_counter() - first[headless.thread_id])
         unsubscribe()
 
@@ -134,7 +134,7 @@ def measure() -> dict[str, float]:
 
         async def one() -> float:
             ticker.start()
-            await controller.start_turn(line.thread_id, "stream please", provider="a")
+            await controller.turns.start_turn(line.thread_id, "stream please", provider="a")
             return time.perf_counter()
 
         done = loop.run_until_complete(one())
@@ -155,8 +155,8 @@ def measure() -> dict[str, float]:
             async def two(key_a: str = line_a.thread_id, key_b: str = line_b.thread_id) -> float:
                 ticker.start()
                 await asyncio.gather(
-                    controller.start_turn(key_a, "stream please", provider="a"),
-                    controller.start_turn(key_b, "stream please", provider="b"),
+                    controller.turns.start_turn(key_a, "stream please", provider="a"),
+                    controller.turns.start_turn(key_b, "stream please", provider="b"),
                 )
                 return time.perf_counter()
 

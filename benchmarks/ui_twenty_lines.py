@@ -353,7 +353,7 @@ def measure() -> dict[str, Any]:
                     await asyncio.sleep(STAGGER_S)
                 if switching:
                     switcher.start()
-                while window.operations.running or any(controller.is_running(k) for k in keys):
+                while window.operations.running or any(controller.turns.is_running(k) for k in keys):
                     if errors:
                         raise RuntimeError(f"a Send failed: {errors[0]!r}")
                     await asyncio.sleep(0.02)

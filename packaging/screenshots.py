@@ -309,7 +309,7 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
                 return area.cards[0]
 
             def finished() -> bool:
-                return not controller.is_running(line.thread_id) and window.operations.running == 0
+                return not controller.turns.is_running(line.thread_id) and window.operations.running == 0
 
             def save(name: str) -> None:
                 target = out_dir / name

@@ -133,7 +133,7 @@ def test_a_turn_that_created_a_config_file_its_cli_runs_leaves_a_notice_naming_i
     controller.set_permission(line.thread_id, "full")
     controller.set_execution(line.thread_id, "acp", "scripted")
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "set things up", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "set things up", headless=True))
     assert outcome.status == "finished", outcome.error
 
     outputs = " ".join(str(event["output"]) for event in report_events(report, "shell"))

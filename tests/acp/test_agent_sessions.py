@@ -18,8 +18,8 @@ def test_a_stored_session_is_resumed_when_the_agent_advertises_resume(
     )
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    assert asyncio.run(controller.run_turn(line.thread_id, "one", headless=True)).status == "finished"
-    assert asyncio.run(controller.run_turn(line.thread_id, "two", headless=True)).status == "finished"
+    assert asyncio.run(controller.turns.run_turn(line.thread_id, "one", headless=True)).status == "finished"
+    assert asyncio.run(controller.turns.run_turn(line.thread_id, "two", headless=True)).status == "finished"
     assert [e["session_id"] for e in report_events(report, "resume_session")] == ["s-9"]
     assert report_events(report, "load_session") == []  # resume, not load: nothing replayed
     assert len(report_events(report, "new_session")) == 1

@@ -26,7 +26,7 @@ def test_acp_line_streams_into_its_conversation_in_its_folder(
     report = scripted_agent(controller, tmp_path, session_id="s-1", turn=[{"say": "Hello "}, {"echo_cwd": True}])
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "hi agent"))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi agent"))
     assert outcome.status == "finished", outcome.error
     [assistant] = [m for m in controller.messages(line.thread_id) if m.role is MessageRole.ASSISTANT]
     folder = str(Path(line.workspace_binding.path or "").resolve())
@@ -42,8 +42,8 @@ def test_the_next_turn_resumes_the_agents_session(sqlite_controller: SessionCont
     report = scripted_agent(controller, tmp_path, session_id="s-9", load_session=True, turn=[{"say": "ok"}])
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    asyncio.run(controller.run_turn(line.thread_id, "first"))
-    asyncio.run(controller.run_turn(line.thread_id, "second"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "first"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "second"))
     assert [e["session_id"] for e in report_events(report, "load_session")] == ["s-9"]
     assert len(report_events(report, "new_session")) == 1
 
@@ -69,7 +69,7 @@ def test_category_line_already_in_acp_mode_refuses_before_any_process_starts(
     controller.set_execution(line.thread_id, "acp", "scripted")
     controller._store.threads._update(line.thread_id, category="medical")
     with pytest.raises(RunRefused, match=r"'medical'.*CAT-3"):
-        asyncio.run(controller.run_turn(line.thread_id, "confidential"))
+        asyncio.run(controller.turns.run_turn(line.thread_id, "confidential"))
     assert controller.messages(line.thread_id) == []
     assert not (agent_folder(tmp_path) / "scripted.pid").exists()
     assert controller.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
@@ -82,7 +82,7 @@ def test_agent_crash_keeps_the_conversation_and_the_line_runnable(
     scripted_agent(controller, tmp_path, turn=[{"say": "partial"}, {"exit": 7}])
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "go"))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "go"))
     assert outcome.status == "failed" and outcome.error and "exit" in outcome.error.lower()
     contents = [m.content for m in controller.messages(line.thread_id)]
     assert contents[0] == "go" and contents[-1].startswith("The run failed:")
@@ -101,7 +101,7 @@ def test_permission_request_becomes_an_approval_the_window_answers(
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
     asked = answer_approvals(controller, allowed=True)
-    asyncio.run(controller.run_turn(line.thread_id, "edit my notes"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "edit my notes"))
     assert len(asked) == 1
     [answer] = report_events(report, "permission")
     assert "allow" in str(answer["outcome"])
@@ -114,7 +114,7 @@ def test_headless_acp_run_answers_permissions_by_level(sqlite_controller: Sessio
     )
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "run the tests", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "run the tests", headless=True))
     [answer] = report_events(report, "permission")
     assert "reject" in str(answer["outcome"])
     assert outcome.refused_approvals and "--permission" in outcome.refused_approvals[0]
@@ -127,11 +127,11 @@ def test_stop_cancels_the_agent_turn(sqlite_controller: SessionController, tmp_p
     controller.set_execution(line.thread_id, "acp", "scripted")
 
     async def scenario() -> None:
-        task = controller.start_turn(line.thread_id, "long job")
+        task = controller.turns.start_turn(line.thread_id, "long job")
         while not report_events(report, "prompt"):
             await asyncio.sleep(0.02)
         await asyncio.sleep(0.2)
-        controller.stop(line.thread_id)
+        controller.turns.stop(line.thread_id)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -174,13 +174,13 @@ def test_stop_does_not_wait_out_the_cancel_grace_period(sqlite_controller: Sessi
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working…"}, {"hang": True}])
     line = controller.create_line("A")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    controller._turns._acp_runner = AcpRunner(AcpTimeouts(cancel_grace=120.0))
+    controller.turns.runner._acp_runner = AcpRunner(AcpTimeouts(cancel_grace=120.0))
 
     async def scenario() -> None:
-        task = controller.start_turn(line.thread_id, "long job")
+        task = controller.turns.start_turn(line.thread_id, "long job")
         while not report_events(report, "prompt"):
             await asyncio.sleep(0.02)
-        controller.stop(line.thread_id)
+        controller.turns.stop(line.thread_id)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -194,7 +194,7 @@ def test_an_acp_task_is_sent_its_goal(sqlite_controller: SessionController, tmp_
     report = scripted_agent(controller, tmp_path, turn=[{"echo_prompt": True}])
     line = controller.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "list the files", mode="acp", model="scripted")
-    outcome = asyncio.run(controller.run_turn(task.key, None))
+    outcome = asyncio.run(controller.turns.run_turn(task.key, None))
     assert outcome.status == "finished", outcome.error
     [prompt] = report_events(report, "prompt")
     assert "list the files" in str(prompt["text"]) and "not from the person" in str(prompt["text"])

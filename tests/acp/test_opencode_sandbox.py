@@ -197,7 +197,7 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
     before = scene.files()
 
     outcome = asyncio.run(
-        asyncio.wait_for(controller.run_turn(line.thread_id, "Try each tool call.", headless=True), TURN_TIMEOUT)
+        asyncio.wait_for(controller.turns.run_turn(line.thread_id, "Try each tool call.", headless=True), TURN_TIMEOUT)
     )
 
     # The harness did run OpenCode's own tools, every one of them, and the turn ended normally.
@@ -250,7 +250,7 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     ]
     openai_server.script(*(ToolCallReply([call]) for call in calls), TextReply(["Done."]))
     outcome = asyncio.run(
-        asyncio.wait_for(controller.run_turn(line.thread_id, "Try PostgreSQL.", headless=True), TURN_TIMEOUT)
+        asyncio.wait_for(controller.turns.run_turn(line.thread_id, "Try PostgreSQL.", headless=True), TURN_TIMEOUT)
     )
 
     results = tool_results(openai_server)
@@ -286,7 +286,7 @@ def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_va
         scene.controller.set_execution(line.thread_id, "acp", "opencode")
         openai_server.script(TextReply(["Hello from afar."]))
         outcome = asyncio.run(
-            asyncio.wait_for(scene.controller.run_turn(line.thread_id, "Say hello.", headless=True), TURN_TIMEOUT)
+            asyncio.wait_for(scene.controller.turns.run_turn(line.thread_id, "Say hello.", headless=True), TURN_TIMEOUT)
         )
     assert outcome.status == "finished", f"the OpenCode turn did not finish: {outcome.error}"
     assert "Hello from afar." in outcome.text

@@ -55,7 +55,7 @@ def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
     line = controller.create_line("normal")
     controller.set_permission(line.thread_id, "full")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
     assert outcome.status == "finished", outcome.error
 
     shells = report_events(report, "shell")
@@ -78,7 +78,7 @@ def test_headless_acp_run_without_a_sandbox_is_refused_in_one_line(
     controller.set_permission(line.thread_id, "full")
     controller.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "hi", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi", headless=True))
     assert outcome.status == "failed"
     assert outcome.error is not None and "\n" not in outcome.error
     assert "cannot run in a sandbox" in outcome.error and "install bubblewrap" in outcome.error
@@ -95,7 +95,7 @@ def test_window_asks_before_starting_an_agent_without_a_sandbox(
     controller.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     asked = answer_approvals(controller, allowed=False)
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "hi"))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi"))
     [request] = asked
     assert request.tool == "start_agent" and request.unsandboxed is not None
     assert outcome.status == "failed" and "without a sandbox was refused" in (outcome.error or "")

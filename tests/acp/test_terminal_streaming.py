@@ -32,7 +32,7 @@ def test_terminal_output_streams_into_the_tool_card_before_the_command_ends(
     controller.subscribe(
         lambda change: seen.append((time.monotonic(), change)) if isinstance(change, ToolRunning) else None
     )
-    outcome = asyncio.run(asyncio.wait_for(controller.run_turn(key, "go", headless=True), 30))
+    outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(key, "go", headless=True), 30))
     ended = time.monotonic()
     assert outcome.status == "finished", outcome.error
     live = [(at, c) for at, c in seen if c.call_id == "t1" and "alpha-2" in c.summary]

@@ -106,7 +106,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     key, folder = _line(controller)
     # SBX-4: listed on a line whose network is off: the agent process reaches it, its terminals do not.
     controller.set_allowed_hosts(key, add=[f"127.0.0.1:{loopback_port}"])
-    outcome = asyncio.run(controller.run_turn(key, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(key, "try", headless=True))
     assert outcome.status == "finished", outcome.error
     assert report_events(report, "initialize")[0]["terminal"] is True
 
@@ -143,7 +143,7 @@ def test_output_limit_kill_and_a_cwd_outside(sqlite_controller: SessionControlle
     )
     key, folder = _line(controller)
     (folder / "sub").mkdir()
-    outcome = asyncio.run(asyncio.wait_for(controller.run_turn(key, "go", headless=True), 30))
+    outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(key, "go", headless=True), 30))
     assert outcome.status == "finished", outcome.error
     limited, killed, escaped, inside = _by_command(report)
     assert limited["truncated"] is True and str(limited["output"]).endswith("aEND\n")
@@ -170,11 +170,11 @@ def test_stop_kills_the_turns_terminals(sqlite_controller: SessionController, tm
         return subprocess.run(["pgrep", "-f", marker], capture_output=True, check=False).returncode == 0
 
     async def scenario() -> None:
-        task = controller.start_turn(key, "long job")
+        task = controller.turns.start_turn(key, "long job")
         while not alive():
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)
-        controller.stop(key)
+        controller.turns.stop(key)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -192,14 +192,14 @@ def test_ask_line_asks_at_the_window_and_headless_refuses_in_one_line(
     key, folder = _line(controller, "ask")
 
     asked = answer_approvals(controller, allowed=True)
-    outcome = asyncio.run(controller.run_turn(key, "go"))
+    outcome = asyncio.run(controller.turns.run_turn(key, "go"))
     assert outcome.status == "finished", outcome.error
     [request] = asked
     assert request.tool == "execute" and request.unsandboxed is None and "echo ran" in request.summary
     assert (folder / "ran.txt").exists()
 
     (folder / "ran.txt").unlink()
-    outcome = asyncio.run(controller.run_turn(key, "again", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(key, "again", headless=True))
     assert outcome.status == "finished", outcome.error
     assert len(asked) == 1  # headless: nobody is asked
     [refusal] = outcome.refused_approvals
@@ -216,7 +216,7 @@ def test_no_sandbox_asks_at_every_level_at_the_window(
     key, folder = _line(controller, "full")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     asked = answer_approvals(controller, allowed=True)
-    outcome = asyncio.run(controller.run_turn(key, "go"))
+    outcome = asyncio.run(controller.turns.run_turn(key, "go"))
     assert outcome.status == "finished", outcome.error
     start, terminal = asked
     assert start.tool == "start_agent" and terminal.tool == "execute"

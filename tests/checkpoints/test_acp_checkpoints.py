@@ -37,7 +37,7 @@ def test_an_acp_agents_edits_are_each_turns_changes(sqlite_controller: SessionCo
     (folder / "old.txt").write_text("old\n")
     (folder / "run.sh").write_text("#!/bin/sh\n")
     before = tree_state(folder)
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "edit the notes"))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "edit the notes"))
     assert outcome.status == "finished", outcome.error
     changes = controller.checkpoints.changes(line.thread_id)
     assert changes.files == (

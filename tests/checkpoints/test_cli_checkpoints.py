@@ -97,14 +97,14 @@ def test_restore_is_refused_while_a_turn_runs_in_another_process(
     openai_server.script(HangReply())
 
     async def scenario() -> None:
-        task = agent.start_turn(key, "hang")
+        task = agent.turns.start_turn(key, "hang")
         while len(openai_server.chat_requests) < 3:
             await asyncio.sleep(0.02)
         proc = await asyncio.to_thread(run_cli, home, "restore", key, "--turn", "1")
         assert_one_line_error(proc, f"line {key} is running a turn")
         proc = await asyncio.to_thread(run_cli, home, "revert", key, "--turn", "1", "--file", "new.txt")
         assert_one_line_error(proc, "is running a turn")
-        agent.stop(key)
+        agent.turns.stop(key)
         with pytest.raises(asyncio.CancelledError):
             await task
 

@@ -80,7 +80,7 @@ def turn_one(openai_server: OpenAIServer) -> None:
 
 
 def run(agent: SessionController, key: str, prompt: str = PROMPT) -> None:
-    outcome = asyncio.run(agent.run_turn(key, prompt, headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, prompt, headless=True))
     assert outcome.status == "finished", outcome.error
 
 
@@ -257,12 +257,12 @@ def test_restore_is_refused_while_a_turn_runs(agent: SessionController, openai_s
     openai_server.script(HangReply())
 
     async def scenario() -> None:
-        task = agent.start_turn(key, "hang")
+        task = agent.turns.start_turn(key, "hang")
         for _ in range(200):
             await asyncio.sleep(0.01)
             if openai_server.chat_requests and len(openai_server.chat_requests) >= 3:
                 break
-        assert agent.is_running(key)
+        assert agent.turns.is_running(key)
         for action in (
             lambda: agent.checkpoints.restore(key, 1),
             lambda: agent.checkpoints.revert_file(key, "new.txt", 1),
@@ -270,7 +270,7 @@ def test_restore_is_refused_while_a_turn_runs(agent: SessionController, openai_s
         ):
             with pytest.raises(CheckpointError, match=f"line {key} is running a turn"):
                 action()
-        agent.stop(key)
+        agent.turns.stop(key)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -307,7 +307,7 @@ def test_a_failed_turn_is_checkpointed_too(agent: SessionController, openai_serv
     openai_server.script(
         ToolCallReply([shell("echo half > half.txt", "s")]), ErrorReply(400, {"error": {"message": "bad request"}})
     )
-    outcome = asyncio.run(agent.run_turn(key, "start something", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, "start something", headless=True))
     assert outcome.status == "failed"
     assert agent.checkpoints.changes(key).files == (
         FileChange(path="half.txt", kind=FileChangeKind.ADDED, additions=1, deletions=0),

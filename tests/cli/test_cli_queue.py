@@ -25,7 +25,7 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
     openai_server.script(HangReply(chunks=["tidying "]))
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         async with asyncio.timeout(10):
             while not openai_server.chat_requests:
                 await asyncio.sleep(0.01)
@@ -36,7 +36,7 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
         second = ok_json(home, "task", "send", task.key, "and the LICENSE")
         assert (second["delivery"], second["queued"], second["message_id"]) == ("queued", 2, None)
         ok_json(home, "task", "send", task.key, "and a typo")
-        controller.stop(task.key)
+        controller.turns.stop(task.key)
         await asyncio.gather(turn, return_exceptions=True)
 
     asyncio.run(asyncio.wait_for(scenario(), 60))

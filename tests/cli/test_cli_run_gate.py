@@ -145,5 +145,5 @@ def test_the_window_goes_through_the_same_gate(controller: SessionController) ->
     outcome = controller.send(line.thread_id, "hi")
     assert not outcome.ran and controller.messages(line.thread_id)[0].content == "hi"
     with pytest.raises(NoAgentProviderError):
-        asyncio.run(controller.run_turn(line.thread_id, "again", headless=True))
+        asyncio.run(controller.turns.run_turn(line.thread_id, "again", headless=True))
     assert len(controller.messages(line.thread_id)) == 2  # the first "hi" and its notice; "again" was refused

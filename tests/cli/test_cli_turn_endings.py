@@ -193,7 +193,7 @@ def test_an_acp_turn_is_stopped_at_the_lines_turn_limit_and_its_agent_reaped(
     # 5 s, not 2: the agent must have started and been prompted before the limit, for there to be a
     # cancel to see; on a loaded machine, starting it in its sandbox alone took more than 2 s.
     controller.set_turn_limit(line.thread_id, 5)
-    outcome = asyncio.run(asyncio.wait_for(controller.run_turn(line.thread_id, "long job", headless=True), 30))
+    outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(line.thread_id, "long job", headless=True), 30))
     assert outcome.status == "stopped" and outcome.error and "5-second turn limit" in outcome.error
     assert report_events(report, "prompt")
     assert report_events(report, "cancel")

@@ -63,7 +63,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
         alive_check = _reopened(settings, database_url)
         try:
             assert alive_check.recovered == []
-            assert alive_check.interruption(key) is None
+            assert alive_check.turns.interruption(key) is None
         finally:
             alive_check.close()
         assert proc.poll() is None
@@ -115,7 +115,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
         (MessageSource.FRAMEWORK_EVENT, RESUMED_NOTICE),
         (MessageSource.AGENT, "The whole report."),
     ]
-    assert controller.interruption(key) is None
+    assert controller.turns.interruption(key) is None
     refused = run_cli(home, "run", key, "--resume", env=env)
     assert refused.returncode == 1 and "no interrupted turn to resume" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
@@ -138,7 +138,7 @@ def test_a_restart_leaves_a_live_turn_of_another_process_alone_and_a_stopped_tur
         for _ in range(2):  # the window and a command, opened while the turn runs elsewhere
             other = _reopened(settings)
             try:
-                assert other.recovered == [] and other.interruption(key) is None
+                assert other.recovered == [] and other.turns.interruption(key) is None
             finally:
                 other.close()
         assert proc.poll() is None

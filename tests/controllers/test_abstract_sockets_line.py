@@ -51,7 +51,7 @@ def test_a_network_on_lines_command_is_refused_the_hosts_abstract_socket_but_rea
             id="probe", name="run_command", arguments=json.dumps({"command": probe, "timeout_s": 20})
         )
         openai_server.script(ToolCallReply([call]), TextReply(["ok"]))
-        asyncio.run(controller.run_turn(line.thread_id, "probe", headless=True))
+        asyncio.run(controller.turns.run_turn(line.thread_id, "probe", headless=True))
         out = next(
             m.content
             for m in controller.messages(line.thread_id)

@@ -30,7 +30,7 @@ def test_a_turn_records_its_status_for_others_and_its_own_echo_is_not_reported(
     openai_server.script(TextReply(["done"]))
     seen: list[Change] = []
     agent.subscribe(seen.append)
-    asyncio.run(agent.run_turn(line.thread_id, "go"))
+    asyncio.run(agent.turns.run_turn(line.thread_id, "go"))
     agent.external.flush()  # the statuses are written off the turn's thread
     assert run_statuses(store)[line.thread_id] == RunMark(line.thread_id, "finished")
     stored = [i for c in seen if isinstance(c, MessagesAppended) for i in c.message_ids]

@@ -68,7 +68,7 @@ def test_a_line_whose_folder_was_swapped_between_turns_is_needs_workspace_and_ne
     fake_home.mkdir()
     (Path(other.workspace_binding.path or "") / "secret.txt").write_text("B's secret\n")
     openai_server.script(TextReply(["first turn"]))
-    assert asyncio.run(agent.run_turn(key, "hello")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(key, "hello")).status == "finished"
 
     replacement = {
         "home": fake_home,
@@ -91,7 +91,7 @@ def test_a_line_whose_folder_was_swapped_between_turns_is_needs_workspace_and_ne
 
     _pwn_turn(openai_server)
     with pytest.raises(NotRunnable) as refused:
-        asyncio.run(agent.run_turn(key, PWN))
+        asyncio.run(agent.turns.run_turn(key, PWN))
     assert refused.value.status is ThreadStatus.NEEDS_WORKSPACE and "since it was bound" in str(refused.value)
     assert not (where / "pwned.txt").exists()
     assert len(openai_server.chat_requests) == 1  # only the first turn reached the model
@@ -112,7 +112,7 @@ def test_a_line_whose_folder_was_swapped_between_turns_is_needs_workspace_and_ne
     assert rebound.workspace_binding.pin == pin_folder(str(folder))
     assert agent.line_view(key).status is ThreadStatus.RUNNABLE
     _pwn_turn(openai_server)
-    assert asyncio.run(agent.run_turn(key, PWN)).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(key, PWN)).status == "finished"
     assert (folder / "pwned.txt").read_text() == "pwned"
     assert not (fake_home / "pwned.txt").exists() and not (settings.home / "pwned.txt").exists()
 
@@ -180,7 +180,7 @@ def test_a_task_whose_folder_was_swapped_is_refused_by_the_same_gate(
     folder = Path(agent.get_thread(task).workspace_binding.path or "")
     _swap(folder, Path(dispatcher.workspace_binding.path or ""))
     with pytest.raises(NotRunnable, match="replaced by a symbolic link"):
-        asyncio.run(agent.run_turn(task, None))
+        asyncio.run(agent.turns.run_turn(task, None))
     assert openai_server.chat_requests == []
 
 
@@ -209,7 +209,7 @@ def test_a_follow_up_turn_does_not_start_in_a_folder_swapped_during_the_turn_bef
     elsewhere.mkdir()
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         async with asyncio.timeout(10):
             while not report_events(report, "prompt"):
                 await asyncio.sleep(0.01)

@@ -62,7 +62,7 @@ def test_send_on_a_running_line_queues_and_the_queue_drains_one_turn_an_item_in_
     )
 
     async def scenario() -> None:
-        turn = controller.start_turn(line.thread_id, "look at the folder")
+        turn = controller.turns.start_turn(line.thread_id, "look at the folder")
         await until(lambda: openai_server.chat_requests)
         first = controller.send(line.thread_id, "then the docs")
         second = controller.send(line.thread_id, "tests first")
@@ -83,7 +83,7 @@ def test_send_on_a_running_line_queues_and_the_queue_drains_one_turn_an_item_in_
     assert controller.queued_followups(line.thread_id) == []
     users = [m.content for m in controller.messages(line.thread_id) if m.role is MessageRole.USER]
     assert users == ["look at the folder", "tests first", "then the docs, briefly"]
-    assert not controller.is_running(line.thread_id)
+    assert not controller.turns.is_running(line.thread_id)
 
 
 def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_captures_the_sources(
@@ -99,13 +99,13 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
     openai_server.script(TextReply(["Tidying ", "slowly ", "..."], delay=0.3))
 
     async def before_restart() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: openai_server.chat_requests)
         assert controller.send(task.key, "keep README.md").queued == 1
         followed = controller.follow_up(task.key, "and the LICENSE")  # `xworkmate task send`'s path
         assert (followed.delivery, followed.queued, followed.message_id) == ("queued", 2, None)
         await until(lambda: "Tidying" in str([m.content for m in controller.messages(task.key)]))
-        controller.stop(task.key)  # a stopped turn leaves the queue for the person
+        controller.turns.stop(task.key)  # a stopped turn leaves the queue for the person
         await asyncio.gather(turn, return_exceptions=True)
 
     run(before_restart())
@@ -130,7 +130,7 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
             during_first.append(say(again, line.thread_id, "and not the .git folder"))
             await until(lambda: len(openai_server.chat_requests) >= 3)
             seen[2] = again.tasks.dispatch.source_ids(task.key)
-            await until(lambda: not again.is_running(task.key))
+            await until(lambda: not again.turns.is_running(task.key))
 
         run(after_restart())
         assert last_user(1, openai_server).endswith("keep README.md")
@@ -180,7 +180,7 @@ def test_send_now_steers_the_running_native_turn_at_its_next_safe_point(
     )
 
     async def scenario() -> None:
-        turn = controller.start_turn(line.thread_id, "list the files")
+        turn = controller.turns.start_turn(line.thread_id, "list the files")
         await until(lambda: openai_server.chat_requests)
         controller.send(line.thread_id, "later: count them")
         controller.send(line.thread_id, "skip build/")
@@ -210,7 +210,7 @@ def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
     task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: report_events(report, "prompt"))
         assert controller.follow_up(task.key, "then proofread it").delivery == "queued"
         assert controller.follow_up(task.key, "mention the new CLI flags").queued == 2

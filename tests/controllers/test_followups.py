@@ -55,7 +55,7 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
     )
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: openai_server.chat_requests, "the task's first step")
         controller.follow_up(task.key, "and leave README.md alone")
         outcome = await turn
@@ -89,7 +89,7 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     controller.subscribe(lambda change: running.append(change) if isinstance(change, ToolRunning) else None)
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: running, "the command is running")
         sent = controller.send(task.key, "delete the .tmp files as well")
         assert not sent.ran and sent.queued == 1 and sent.key == task.key
@@ -113,8 +113,8 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
     line = controller.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "count the files")
     openai_server.script(TextReply(["There are 3 files."]))
-    first = asyncio.run(controller.run_turn(task.key, None))
-    assert first.status == "finished" and not controller.is_running(task.key)
+    first = asyncio.run(controller.turns.run_turn(task.key, None))
+    assert first.status == "finished" and not controller.turns.is_running(task.key)
 
     send = ScriptedToolCall("s1", "task_send", json.dumps({"task": task.key, "text": "count hidden files too"}))
     finished: list[Change] = []
@@ -123,7 +123,7 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
     async def scenario() -> None:
         # The dispatcher's turn, then the task's new turn; they share one server, so script by who asks.
         openai_server.script(ToolCallReply([send]), TextReply(["Asked it."]), TextReply(["Plus 2 hidden files."]))
-        await controller.run_turn(line.thread_id, "ask the counting task about hidden files too")
+        await controller.turns.run_turn(line.thread_id, "ask the counting task about hidden files too")
         await settle(controller)
 
     run(scenario())
@@ -146,9 +146,9 @@ def test_headless_follow_up_to_an_idle_task_is_kept_for_its_next_run(
     later = say(controller, line.thread_id, "hidden ones count too")
     followed = controller.follow_up(task.key, "include hidden files")
     assert followed.delivery == "stored" and later in followed.source_ids
-    assert openai_server.chat_requests == [] and not controller.is_running(task.key)
+    assert openai_server.chat_requests == [] and not controller.turns.is_running(task.key)
     openai_server.script(TextReply(["5 files."]))
-    asyncio.run(controller.run_turn(task.key, None))
+    asyncio.run(controller.turns.run_turn(task.key, None))
     [request] = openai_server.chat_requests
     assert user_turns(request.body["messages"])[-1] == "include hidden files"
 
@@ -164,7 +164,7 @@ def test_run_turn_with_a_prompt_on_a_task_re_captures_its_sources(
     controller.tasks.compact(line.thread_id)
     later = say(controller, line.thread_id, "you may rewrite the config")
     openai_server.script(TextReply(["Rewriting."]))
-    asyncio.run(controller.run_turn(task.key, "go ahead now"))
+    asyncio.run(controller.turns.run_turn(task.key, "go ahead now"))
     assert [m.content for m in controller.tasks.task_sources(task.key)] == ["you may rewrite the config"]
     assert controller.tasks.dispatch.source_ids(task.key) == [later]
     humans = [m.content for m in controller.messages(task.key) if m.source is MessageSource.HUMAN]
@@ -181,7 +181,7 @@ def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: Sess
     task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: report_events(report, "prompt"), "the agent's first prompt")
         controller.follow_up(task.key, "mention the new CLI flags")
         outcome = await turn

@@ -70,7 +70,7 @@ def test_a_command_refuses_the_lines_folder_when_a_parent_was_swapped_for_a_link
 
     swapper = threading.Thread(target=swap)
     swapper.start()
-    outcome = asyncio.run(agent.run_turn(a, "go", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(a, "go", headless=True))
     swapper.join()
 
     out = tool_outputs(agent, a)
@@ -113,7 +113,7 @@ def test_a_nested_repository_the_agent_registered_or_a_commondir_it_wrote_leaves
         TextReply(["done"]),
     )
     for _turn in range(2):  # two turns: a commondir to a folder that is no repository blinds git to the index
-        outcome = asyncio.run(agent.run_turn(key, "go", headless=True))
+        outcome = asyncio.run(agent.turns.run_turn(key, "go", headless=True))
         assert outcome.status == "finished", outcome.error
     out = tool_outputs(agent, key)
     assert "NESTED" in out["nested"] and "rc=0" in out["common"], out
@@ -172,7 +172,7 @@ def test_a_line_with_the_network_on_sees_no_local_services_sockets_in_run(
     agent.set_network(key, "on")
     seen = "echo RUN: $(ls -A /run); getent hosts localhost >/dev/null && echo RESOLVED"
     openai_server.script(ToolCallReply([call("run_command", "run", command=seen)]), TextReply(["done"]))
-    outcome = asyncio.run(agent.run_turn(key, "go", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, "go", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, key)["run"]

@@ -53,7 +53,7 @@ def test_reply_streams_and_is_stored(agent_controller: SessionController, openai
     openai_server.script(TextReply(["Hel", "lo ", "there"], delay=0.05))  # each chunk on its own
     changes: list[Change] = []
     agent_controller.subscribe(changes.append)
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "say hello"))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "say hello"))
     assert outcome.status == "finished" and outcome.text == "Hello there"
     assert [c.text for c in changes if isinstance(c, RunDelta)] == ["Hel", "lo ", "there"]
     assert [c.status for c in changes if isinstance(c, RunFinished)] == ["finished"]
@@ -79,7 +79,7 @@ def test_a_burst_of_stream_chunks_goes_out_as_far_fewer_deltas_holding_all_the_t
     openai_server.script(TextReply(chunks))
     deltas: list[str] = []
     agent_controller.subscribe(lambda c: deltas.append(c.text) if isinstance(c, RunDelta) else None)
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "stream"))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "stream"))
     assert outcome.text == "".join(chunks) == "".join(deltas)
     assert len(deltas) <= len(chunks) // 2
 
@@ -90,7 +90,7 @@ def test_tool_results_go_back_to_the_model_and_are_stored(
     line = agent_controller.create_line("A")
     Path(line.workspace_binding.path or "", "notes.txt").write_text("the secret number is 42\n")
     openai_server.script(ToolCallReply([call("read_file", path="notes.txt")]), TextReply(["It is 42."]))
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "what number is in notes.txt?"))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "what number is in notes.txt?"))
     assert outcome.text == "It is 42."
     second = openai_server.chat_requests[1].body["messages"]
     assert second[-2]["tool_calls"][0]["function"]["name"] == "read_file"
@@ -106,7 +106,7 @@ def test_workspace_root_in_the_prompt_does_not_move_the_command(
     line = agent_controller.create_line("A")
     agent_controller.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="pwd")]), TextReply(["done"]))
-    asyncio.run(agent_controller.run_turn(line.thread_id, f"workspace_root: {tmp_path}\nrun pwd"))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, f"workspace_root: {tmp_path}\nrun pwd"))
     [tool] = [m for m in agent_controller.messages(line.thread_id) if m.role is MessageRole.TOOL]
     assert str(Path(line.workspace_binding.path or "").resolve()) in tool.content
     assert agent_controller.get_thread(line.thread_id).workspace_binding == line.workspace_binding
@@ -121,7 +121,7 @@ def test_write_with_a_true_quote_is_written(agent_controller: SessionController,
         ToolCallReply([call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")]),
         TextReply(["Created."]),
     )
-    asyncio.run(agent_controller.run_turn(line.thread_id, prompt))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, prompt))
     assert Path(line.workspace_binding.path or "", "hello.txt").read_text() == "hi!\n"
 
 
@@ -137,7 +137,7 @@ def test_write_with_a_made_up_quote_writes_nothing_and_tells_the_model(
         ),
         TextReply(["Sorry."]),
     )
-    asyncio.run(agent_controller.run_turn(line.thread_id, "tidy up the readme a little"))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "tidy up the readme a little"))
     assert not Path(line.workspace_binding.path or "", "evil.txt").exists()
     refusal = openai_server.chat_requests[1].body["messages"][-1]
     assert refusal["role"] == "tool" and "refused" in refusal["content"]
@@ -157,7 +157,7 @@ def test_writes_outside_the_folder_are_refused(
         TextReply(["ok"]),
     )
     before = Path("/etc/passwd").read_bytes()
-    asyncio.run(agent_controller.run_turn(line.thread_id, prompt))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, prompt))
     assert Path("/etc/passwd").read_bytes() == before
     assert not (Path(line.workspace_binding.path or "").parent / "outside.txt").exists()
     [tool] = [m for m in agent_controller.messages(line.thread_id) if m.role is MessageRole.TOOL]
@@ -172,7 +172,7 @@ def test_headless_run_on_an_ask_line_refuses_what_needs_approval(
         ToolCallReply([call("write_file", path="a.txt", content="x", quote="write a.txt with an x")]),
         TextReply(["I could not."]),
     )
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "write a.txt with an x", headless=True))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "write a.txt with an x", headless=True))
     assert not Path(line.workspace_binding.path or "", "a.txt").exists()
     assert outcome.refused_approvals and "needs approval" in outcome.refused_approvals[0]
     assert "--permission" in outcome.refused_approvals[0]
@@ -188,7 +188,7 @@ def test_approval_from_the_window_lets_the_write_through(
         TextReply(["Done."]),
     )
     asked = answer_approvals(agent_controller, allowed=True)
-    asyncio.run(agent_controller.run_turn(line.thread_id, "write a.txt with an x"))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "write a.txt with an x"))
     assert len(asked) == 1 and asked[0].summary == "write a.txt"
     assert Path(line.workspace_binding.path or "", "a.txt").read_text() == "x"
 
@@ -202,13 +202,13 @@ def test_stop_keeps_what_streamed_marked_interrupted(
     async def scenario() -> None:
         streamed: list[str] = []
         agent_controller.subscribe(lambda c: streamed.append(c.text) if isinstance(c, RunDelta) else None)
-        task = agent_controller.start_turn(line.thread_id, "long story please")
+        task = agent_controller.turns.start_turn(line.thread_id, "long story please")
         while "".join(streamed) != "partial answer":
             await asyncio.sleep(0.01)
-        assert agent_controller.is_running(line.thread_id)
+        assert agent_controller.turns.is_running(line.thread_id)
         with pytest.raises(NotRunnable):
-            agent_controller.prepare_run(line.thread_id, "again")  # one turn at a time per line
-        assert agent_controller.stop(line.thread_id)
+            agent_controller.turns.prepare_run(line.thread_id, "again")  # one turn at a time per line
+        assert agent_controller.turns.stop(line.thread_id)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -227,7 +227,7 @@ def test_provider_down_keeps_the_conversation_and_the_line_runnable(
     controller = SessionController(store, settings, router_factory=fast_router)
     controller.providers.add_provider(ProviderRecord(name="down", base_url=unused_base_url(), model="m"))
     line = controller.create_line("A")
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "hello?"))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hello?"))
     assert outcome.status == "failed" and outcome.error and "127.0.0.1" in outcome.error
     contents = [m.content for m in controller.messages(line.thread_id)]
     assert contents[0] == "hello?" and contents[-1].startswith("The run failed:")
@@ -239,7 +239,7 @@ def test_wrong_key_is_reported_as_an_authentication_error(
 ) -> None:
     line = agent_controller.create_line("A")
     openai_server.script(ErrorReply(401, {"error": {"message": "bad key"}}))
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "hi"))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "hi"))
     assert outcome.status == "failed" and outcome.error and "local" in outcome.error
 
 
@@ -257,10 +257,10 @@ def test_two_lines_run_at_once_each_into_its_own_conversation(
     server_b.script(TextReply(["b1 ", "b2 ", "b3"], delay=0.05))
 
     async def both() -> None:
-        ta = controller.start_turn(a.thread_id, "line a", provider="a")
-        tb = controller.start_turn(b.thread_id, "line b", provider="b")
+        ta = controller.turns.start_turn(a.thread_id, "line a", provider="a")
+        tb = controller.turns.start_turn(b.thread_id, "line b", provider="b")
         await asyncio.sleep(0.06)
-        assert controller.is_running(a.thread_id) and controller.is_running(b.thread_id)
+        assert controller.turns.is_running(a.thread_id) and controller.turns.is_running(b.thread_id)
         await asyncio.gather(ta, tb)
 
     asyncio.run(both())
@@ -271,8 +271,8 @@ def test_two_lines_run_at_once_each_into_its_own_conversation(
 def test_the_next_turn_sees_the_history(agent_controller: SessionController, openai_server: OpenAIServer) -> None:
     line = agent_controller.create_line("A")
     openai_server.script(TextReply(["first answer"]), TextReply(["second answer"]))
-    asyncio.run(agent_controller.run_turn(line.thread_id, "first"))
-    asyncio.run(agent_controller.run_turn(line.thread_id, "second"))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "first"))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "second"))
     sent = openai_server.chat_requests[1].body["messages"][1:]
     assert sent == [
         {"role": "user", "content": "first"},
@@ -294,7 +294,7 @@ def test_commands_do_not_see_provider_keys(
     line = controller.create_line("A")
     controller.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="env")]), TextReply(["ok"]))
-    asyncio.run(controller.run_turn(line.thread_id, "show the environment"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "show the environment"))
     [tool] = [m for m in controller.messages(line.thread_id) if m.role is MessageRole.TOOL]
     assert "PATH=" in tool.content
     assert "sk-very-secret-value" not in tool.content and "sk-other-secret" not in tool.content

@@ -163,7 +163,7 @@ def test_a_hidden_result_reaches_the_next_request_as_its_placeholder(
     result = tool_exchange(agent, line.thread_id, SECRET)
     agent.quarantine_message(result.id)
     openai_server.script(TextReply(["ok"]))
-    outcome = asyncio.run(agent.run_turn(line.thread_id, "go on", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(line.thread_id, "go on", headless=True))
     assert outcome.status == "finished", outcome.error
     assert SECRET not in sent(openai_server)
     assert quarantine_placeholder(result.id) in sent(openai_server)
@@ -195,7 +195,7 @@ def test_the_safe_point_inbox_never_carries_quarantined_text(
         ToolCallReply([ScriptedToolCall(id="w1", name="run_command", arguments=json.dumps({"command": "true"}))]),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent.run_turn(line.thread_id, "start", approver=approver, headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(line.thread_id, "start", approver=approver, headless=True))
     assert outcome.status == "finished", outcome.error
     assert len(added) == 2 and len(openai_server.chat_requests) == 2
     after_safe_point = sent(openai_server)
@@ -212,7 +212,7 @@ def test_the_acp_task_prompt_never_carries_quarantined_text(agent: SessionContro
     hidden = agent._store.messages.append_quarantined(
         task_key, role=MessageRole.USER, source=MessageSource.COMPONENT_INPUT, content=SECRET
     )
-    prompt = agent._turns._unanswered_prompt(task_key)
+    prompt = agent.turns.runner._unanswered_prompt(task_key)
     assert "summarise the report" in prompt
     assert "marker 5521" not in prompt
     assert quarantine_placeholder(hidden.id) in prompt
@@ -240,11 +240,11 @@ def test_run_command_output_is_quarantined_on_a_line_that_asks_for_it(
         TextReply(["done"]),
         TextReply(["again"]),
     )
-    outcome = asyncio.run(agent.run_turn(line.thread_id, "run it", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(line.thread_id, "run it", headless=True))
     assert outcome.status == "finished", outcome.error
     [result] = [m for m in agent.messages(line.thread_id) if m.role is MessageRole.TOOL]
     assert "marker-5521" in result.content  # the person sees what the command printed
-    outcome = asyncio.run(agent.run_turn(line.thread_id, "and now?", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(line.thread_id, "and now?", headless=True))
     assert outcome.status == "finished", outcome.error
     for request in (1, 2):  # the same turn's next step, then the next turn
         if setting == "on":

@@ -111,7 +111,7 @@ def test_the_repositorys_hooks_and_config_are_read_only_in_the_sandbox_and_a_com
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent.run_turn(key, f"please {QUOTE} now", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, f"please {QUOTE} now", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, key)
@@ -138,7 +138,7 @@ def test_a_turn_that_changed_hooks_or_config_outside_the_sandbox_leaves_a_notice
     evil = "echo 'id > /tmp/mark' > .git/hooks/pre-commit && git config core.fsmonitor 'id > /tmp/mark'"
     openai_server.script(ToolCallReply([call("run_command", "evil", command=evil)]), TextReply(["done"]))
     answer_approvals(agent, allowed=True)
-    outcome = asyncio.run(agent.run_turn(key, "set things up"))
+    outcome = asyncio.run(agent.turns.run_turn(key, "set things up"))
     assert outcome.status == "finished", outcome.error
     assert (folder / ".git" / "hooks" / "pre-commit").exists()
 
@@ -181,7 +181,7 @@ def test_a_parent_lines_file_tools_refuse_the_nested_lines_folder_as_its_sandbox
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent.run_turn(b, f"please {quote}", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(b, f"please {quote}", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, b)
@@ -250,7 +250,7 @@ def test_toolchains_on_path_run_but_their_parents_and_the_credentials_stay_hidde
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent.run_turn(key, "show me", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, "show me", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, key)

@@ -107,7 +107,7 @@ def test_every_way_out_fails_and_a_write_inside_succeeds(
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "try everything", headless=True))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "try everything", headless=True))
     assert outcome.status == "finished", outcome.error
     assert outcome.refused_approvals == ()  # full + a sandbox: nothing waits, nothing is refused
 
@@ -144,7 +144,7 @@ def test_network_on_lets_a_lines_commands_reach_a_loopback_port(
         ToolCallReply([command(f"bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}' && echo CONNECTED", "net")]),
         TextReply(["ok"]),
     )
-    asyncio.run(agent_controller.run_turn(line.thread_id, "connect", headless=True))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "connect", headless=True))
     assert "CONNECTED" in tool_outputs(agent_controller, line.thread_id)["net"]
 
 
@@ -163,7 +163,7 @@ def test_named_variables_pass_and_others_do_not(
     with pytest.raises(ValueError, match="XWorkmate's own"):
         agent_controller.set_command_env(line.thread_id, ["XWORKMATE_HOME"])
     openai_server.script(ToolCallReply([command("env", "env")]), TextReply(["ok"]))
-    asyncio.run(agent_controller.run_turn(line.thread_id, "show env", headless=True))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "show env", headless=True))
     env = tool_outputs(agent_controller, line.thread_id)["env"]
     assert "PROJECT_STAGE=staging" in env and "should-not-pass" not in env
 
@@ -197,7 +197,7 @@ def test_headless_run_refuses_a_command_that_cannot_be_sandboxed(
     agent_controller.set_network(line.thread_id, network)
     marker = tmp_path / f"ran-{uuid.uuid4().hex}"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "touch it", headless=True))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "touch it", headless=True))
     assert not marker.exists()
     [refusal] = outcome.refused_approvals
     assert "\n" not in refusal and said in refusal and "cannot run in a sandbox" in refusal
@@ -216,7 +216,7 @@ def test_window_asks_before_an_unsandboxed_command_and_runs_it_once_allowed(
     marker = tmp_path / "ran-after-approval"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))
     asked = answer_approvals(agent_controller, allowed=True)
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "touch it"))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "touch it"))
     assert outcome.status == "finished"
     [request] = asked
     assert request.unsandboxed is not None and "bwrap is not on PATH" in request.unsandboxed

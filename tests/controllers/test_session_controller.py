@@ -75,7 +75,7 @@ def test_every_request_carries_the_lines_own_session_and_folder(controller: Sess
     lines = [controller.create_line(f"L{i}") for i in range(3)]
     for line in lines:
         controller.switch_session(line.thread_id)
-        request = controller.prepare_run(controller.current_key, "do the thing")
+        request = controller.turns.prepare_run(controller.current_key, "do the thing")
         assert request.session_id == request.thread_id == line.thread_id
         assert request.working_directory == line.workspace_binding.path
 
@@ -84,7 +84,7 @@ def test_every_request_carries_the_lines_own_session_and_folder(controller: Sess
 def test_a_line_without_a_key_is_blocked_not_run_in_main(controller: SessionController, key: str | None) -> None:
     """Seed 002 §9.5, ISO-7."""
     with pytest.raises(NotRunnable) as info:
-        controller.prepare_run(key, "hello")
+        controller.turns.prepare_run(key, "hello")
     assert info.value.status is ThreadStatus.NEEDS_BINDING
     assert "main" in info.value.reason
 
@@ -92,7 +92,7 @@ def test_a_line_without_a_key_is_blocked_not_run_in_main(controller: SessionCont
 def test_a_key_without_a_thread_record_is_blocked(controller: SessionController) -> None:
     """ISO-1, ISO-4: a key with no row is needs_binding, never a fallback."""
     with pytest.raises(NotRunnable) as info:
-        controller.prepare_run("draft:01ARZ3NDEKTSV4RRFFQ69G5FAV", "hello")
+        controller.turns.prepare_run("draft:01ARZ3NDEKTSV4RRFFQ69G5FAV", "hello")
     assert info.value.status is ThreadStatus.NEEDS_BINDING
 
 
@@ -102,14 +102,14 @@ def test_a_line_whose_folder_is_gone_is_not_runnable(controller: SessionControll
     shutil.rmtree(line.workspace_binding.path or "")
     assert controller.line_view(line.thread_id).status is ThreadStatus.NEEDS_WORKSPACE
     with pytest.raises(NotRunnable) as info:
-        controller.prepare_run(line.thread_id, "hello")
+        controller.turns.prepare_run(line.thread_id, "hello")
     assert info.value.status is ThreadStatus.NEEDS_WORKSPACE
     with pytest.raises(NotRunnable):
         controller.send(line.thread_id, "hello")
     assert controller.messages(line.thread_id) == []
     restored = controller.restore_default_folder(line.thread_id)
     assert Path(restored.workspace_binding.path or "").is_dir()
-    assert controller.prepare_run(line.thread_id, "hello").working_directory == line.workspace_binding.path
+    assert controller.turns.prepare_run(line.thread_id, "hello").working_directory == line.workspace_binding.path
 
 
 def test_workspace_root_in_a_prompt_changes_nothing(controller: SessionController, tmp_path: Path) -> None:
@@ -118,7 +118,7 @@ def test_workspace_root_in_a_prompt_changes_nothing(controller: SessionControlle
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     prompt = f"workspace_root: {elsewhere}\nworking_directory={elsewhere}\nplease cd {elsewhere}"
-    request = controller.prepare_run(line.thread_id, prompt)
+    request = controller.turns.prepare_run(line.thread_id, prompt)
     assert request.working_directory == line.workspace_binding.path
     assert request.prompt == prompt
     controller.send(line.thread_id, prompt)
@@ -134,7 +134,7 @@ def test_explicit_bind_changes_the_binding(controller: SessionController, tmp_pa
     bound = controller.bind_workspace(line.thread_id, target)
     assert bound.workspace_binding.path == str(target.resolve())
     assert bound.workspace_binding.bound_by is BoundBy.EXPLICIT
-    assert controller.prepare_run(line.thread_id, "x").working_directory == str(target.resolve())
+    assert controller.turns.prepare_run(line.thread_id, "x").working_directory == str(target.resolve())
 
 
 @pytest.mark.parametrize("kind", ["missing", "file", "empty"])
@@ -166,7 +166,7 @@ def test_execution_result_updates_the_line_that_started_the_run(controller: Sess
     a = controller.create_line("A")
     b = controller.create_line("B")
     controller.switch_session(a.thread_id)
-    request = controller.prepare_run(a.thread_id, "build")
+    request = controller.turns.prepare_run(a.thread_id, "build")
     controller.switch_session(b.thread_id)
     resolved = tmp_path / "resolved"
     resolved.mkdir()
@@ -219,7 +219,7 @@ def test_archiving_hides_the_line_and_blocks_it(controller: SessionController) -
     assert line.thread_id not in {s.thread_id for s in controller.list_lines()}
     assert controller.current_key == MAIN_KEY
     with pytest.raises(NotRunnable) as info:
-        controller.prepare_run(line.thread_id, "x")
+        controller.turns.prepare_run(line.thread_id, "x")
     assert info.value.status is ThreadStatus.ARCHIVED
 
 

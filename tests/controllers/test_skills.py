@@ -108,7 +108,7 @@ def test_the_model_request_carries_the_selected_skill_and_not_an_unselected_one(
     other = ScriptedToolCall(id="s2", name="read_skill", arguments=json.dumps({"name": "unused"}))
     openai_server.script(ToolCallReply([read, other]), TextReply(["done"]))
 
-    outcome = asyncio.run(agent.run_turn(line, "fill the form"))
+    outcome = asyncio.run(agent.turns.run_turn(line, "fill the form"))
     assert outcome.status == "finished", outcome.error
     prompt = system_prompt(openai_server, 0)
     assert "pdf-forms: Fill in PDF forms (marker 4471)." in prompt
@@ -123,7 +123,7 @@ def test_the_model_request_carries_the_selected_skill_and_not_an_unselected_one(
 
     agent.set_skills(line, remove=["pdf-forms"])
     openai_server.script(TextReply(["ok"]))
-    asyncio.run(agent.run_turn(line, "again"))
+    asyncio.run(agent.turns.run_turn(line, "again"))
     assert "4471" not in system_prompt(openai_server)
     assert "read_skill" not in [t["function"]["name"] for t in openai_server.chat_requests[-1].body["tools"]]
 
@@ -145,7 +145,7 @@ def test_read_skill_refuses_a_file_beside_it_that_links_out_of_the_skill(
         ScriptedToolCall(id="c", name="read_skill", arguments=json.dumps({"name": "forms", "path": "../../x"})),
     ]
     openai_server.script(ToolCallReply(calls), TextReply(["done"]))
-    assert asyncio.run(agent.run_turn(line, "go")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(line, "go")).status == "finished"
     results = {
         m["tool_call_id"]: m["content"] for m in openai_server.chat_requests[1].body["messages"] if m["role"] == "tool"
     }
@@ -169,8 +169,8 @@ def test_a_category_lines_skill_reaches_only_a_provider_its_category_allows(
     medical.script(TextReply(["ok"]))
     openai_server.script(TextReply(["ok"]))
 
-    assert asyncio.run(agent.run_turn(line, "summarise")).status == "finished"
-    assert asyncio.run(agent.run_turn(plain, "hello")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(line, "summarise")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(plain, "hello")).status == "finished"
     assert "6120" in json.dumps(medical.chat_requests[0].body)
     assert len(openai_server.chat_requests) == 1
     assert "6120" not in json.dumps(openai_server.chat_requests[0].body)
@@ -189,7 +189,7 @@ def test_an_acp_prompt_carries_the_skills_as_resources_or_text(
     line = controller.create_line("A").thread_id
     controller.set_execution(line, "acp", "scripted")
     controller.set_skills(line, add=["pdf-forms"])
-    outcome = asyncio.run(controller.run_turn(line, "fill it"))
+    outcome = asyncio.run(controller.turns.run_turn(line, "fill it"))
     assert outcome.status == "finished", outcome.error
     [prompt] = report_events(report, "prompt")
     blocks = prompt["blocks"]

@@ -57,7 +57,7 @@ def test_agent_starts_a_normal_task_nested_under_its_line(
     plain.script(task_start(goal="write a small CLI tool for unit conversion"), TextReply(["Started."]))
     created: list[Change] = []
     controller.subscribe(lambda c: created.append(c) if isinstance(c, LineCreated) else None)
-    asyncio.run(controller.run_turn(line.thread_id, "please build a unit converter in the background"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "please build a unit converter in the background"))
     [task] = [s for s in controller.list_lines() if s.parent_key == line.thread_id]
     assert task.kind is ThreadKind.TASK and task.category is None
     assert created == [LineCreated(key=task.thread_id)]
@@ -77,7 +77,7 @@ def test_category_conversation_gets_the_reminder_only_for_a_normal_task(
         task_start("t2", goal="summarise the lab results", category="medical"),
         TextReply(["Two tasks started."]),
     )
-    asyncio.run(controller.run_turn(line.thread_id, "the lab results are attached; also pick colours"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "the lab results are attached; also pick colours"))
     assert plain.chat_requests == []  # CAT-2: zero requests to the untagged provider
     first, second = tool_results(controller, line.thread_id)
     assert "Reminder: this is a normal task" in first
@@ -126,7 +126,7 @@ def test_a_task_turn_sees_its_goal_as_the_dispatchers_words_and_writes_on_the_sn
         json.dumps({"path": "notes.md", "content": "# Notes\n", "quote": "create notes.md with a title"}),
     )
     plain.script(ToolCallReply([write_from_goal, write_from_human]), TextReply(["Done."]))
-    outcome = asyncio.run(controller.run_turn(task.key, None))
+    outcome = asyncio.run(controller.turns.run_turn(task.key, None))
     assert outcome.status == "finished"
     sent = plain.chat_requests[0].body["messages"]
     assert sent[-1]["role"] == "user" and sent[-1]["content"].startswith("[From the agent that dispatched")
@@ -166,7 +166,7 @@ def test_window_runs_dispatched_tasks_in_the_background(
     plain.script(task_start(goal="count the files"), TextReply(["Dispatched."]), TextReply(["There are 0 files."]))
 
     async def scenario() -> None:
-        await controller.run_turn(line.thread_id, "count files in the background")
+        await controller.turns.run_turn(line.thread_id, "count files in the background")
         while controller._tasks:
             await asyncio.gather(*controller._tasks.values(), return_exceptions=True)
 
@@ -198,7 +198,7 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
     controller.subscribe(lambda change: running.append(change) if isinstance(change, ToolRunning) else None)
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         while not running:  # the command is running now
             await asyncio.sleep(0.01)
         assert controller.follow_up(task.key, "please keep README.md untouched").delivery == "queued"

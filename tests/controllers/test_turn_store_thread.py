@@ -64,7 +64,7 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
     agent.subscribe(heard)
 
     async def turn() -> str:
-        outcome = await agent.run_turn(line.thread_id, "say hi")
+        outcome = await agent.turns.run_turn(line.thread_id, "say hi")
         return outcome.status
 
     assert asyncio.run(turn()) == "finished"
@@ -92,7 +92,7 @@ def test_the_model_sees_the_tool_result_as_stored_because_the_read_follows_the_w
     agent.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo from-the-tool")]), TextReply(["Done."]))
 
-    asyncio.run(agent.run_turn(line.thread_id, "run it"))
+    asyncio.run(agent.turns.run_turn(line.thread_id, "run it"))
 
     second = openai_server.chat_requests[-1].body["messages"]
     [tool] = [m for m in second if m["role"] == "tool"]
@@ -137,13 +137,13 @@ def test_a_write_the_database_refuses_fails_the_turn_in_one_line_and_nothing_aft
         finished: list[RunFinished] = []
         agent.subscribe(lambda change: finished.append(change) if isinstance(change, RunFinished) else None)
 
-        outcome = asyncio.run(agent.run_turn(line.thread_id, "say hi"))
+        outcome = asyncio.run(agent.turns.run_turn(line.thread_id, "say hi"))
 
         assert outcome.status == "failed"
         assert outcome.error is not None and "no room for tool results" in outcome.error
         assert "\n" not in outcome.error
         assert [f.status for f in finished] == ["failed"]
-        assert not agent.is_running(line.thread_id)
+        assert not agent.turns.is_running(line.thread_id)
         assert len(openai_server.chat_requests) == 1  # the model was not asked again on a result never stored
         stored = agent.messages(line.thread_id)
         assert [m.role for m in stored][:2] == [MessageRole.USER, MessageRole.ASSISTANT]
@@ -163,7 +163,7 @@ def test_closing_the_controller_waits_for_a_turns_last_writes(
     appended: list[MessagesAppended] = []
     agent.subscribe(lambda change: appended.append(change) if isinstance(change, MessagesAppended) else None)
 
-    asyncio.run(agent.run_turn(line.thread_id, "go"))
+    asyncio.run(agent.turns.run_turn(line.thread_id, "go"))
     agent.close()
 
     with closing(open_store(database_url)) as reopened:

@@ -51,7 +51,7 @@ def test_a_worktree_line_is_a_worktree_on_a_new_branch_and_the_binding_is_stored
     assert binding.branch in branches(repo)
     assert repo_state(repo) == before  # HEAD, index, status, stash of the repository itself: untouched
     assert controller.status_of(thread) is ThreadStatus.RUNNABLE
-    assert controller.prepare_run(key, "go").working_directory == str(folder)
+    assert controller.turns.prepare_run(key, "go").working_directory == str(folder)
 
     # The binding is on the thread row: a new store on the same database reads it back.
     reopened = open_store(database_url)
@@ -117,7 +117,7 @@ def test_a_worktree_removed_outside_blocks_the_line_and_never_falls_back_to_main
     view = controller.line_view(thread.thread_id)
     assert view.status is ThreadStatus.NEEDS_WORKSPACE  # ISO-4
     with pytest.raises(NotRunnable) as refused:
-        controller.prepare_run(thread.thread_id, "go")
+        controller.turns.prepare_run(thread.thread_id, "go")
     assert refused.value.status is ThreadStatus.NEEDS_WORKSPACE
     assert controller.get_thread(thread.thread_id).workspace_binding.path == str(folder)  # ISO-7: not main
 

@@ -68,7 +68,7 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
         ToolCallReply([_command(PG_PROXIED_PROBE, "pg-proxied")]),
         TextReply(["ok"]),
     )
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "reach", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "reach", headless=True))
 
     assert outcome.status == "finished", outcome.error
     outputs = {
@@ -125,7 +125,7 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
     controller.set_network(line.thread_id, "allow-list")
     controller.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
     assert outcome.status == "finished", outcome.error
     shells = [str(event["output"]) for event in report_events(report, "shell")]
@@ -148,7 +148,7 @@ def test_an_acp_agent_on_a_line_with_no_network_choice_has_no_loopback_services(
     controller.set_permission(line.thread_id, "full")
     controller.set_execution(line.thread_id, "acp", "scripted")
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
     assert outcome.status == "finished", outcome.error
     [shell] = [str(event["output"]) for event in report_events(report, "shell")]
@@ -179,7 +179,7 @@ def test_an_acp_agents_connection_belongs_to_its_tool_call_in_progress_and_else_
     controller.set_execution(line.thread_id, "acp", "scripted")
     controller.set_network(line.thread_id, "allow-list")
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
     assert outcome.status == "finished", outcome.error
     assert network_calls(controller, line.thread_id) == [("127.0.0.1:5432", "t1"), ("127.0.0.1:9", None)]

@@ -1,7 +1,7 @@
 """The CAT-7 relabel guard (migration 0005) and the application's relabel past it (CAT-10).
 
 Raw SQL stands for a bug in the application layer: the database refuses it. The
-person's relabel (``SessionController.set_category``) moves a whole subtree and
+person's relabel (``SessionController.tasks.set_category``) moves a whole subtree and
 is never refused by the same triggers. Every test runs on a SQLite file and on
 its own PostgreSQL database.
 """

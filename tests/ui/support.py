@@ -112,7 +112,7 @@ def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
 def finished(controller: SessionController, key: str) -> Callable[[], bool]:
     """The turn on ``key`` is over and the windows applied its end (issue 19, LOOP-4: the line's row and
     view after a turn's records are read on the store worker)."""
-    return lambda: not controller.is_running(key) and applied()
+    return lambda: not controller.turns.is_running(key) and applied()
 
 
 def applied() -> bool:

@@ -173,7 +173,7 @@ def test_binding_a_new_line_offers_the_agents_existing_sessions(
     )
     first = controller.create_line("first")
     controller.set_execution(first.thread_id, "acp", "scripted")
-    assert run(loop, controller.run_turn(first.thread_id, "remember 42", headless=True)).status == "finished"
+    assert run(loop, controller.turns.run_turn(first.thread_id, "remember 42", headless=True)).status == "finished"
 
     window: MainWindow = open_window(qtbot, controller)
     second = controller.create_line("second")

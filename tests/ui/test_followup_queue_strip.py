@@ -61,7 +61,7 @@ def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes
     press_enter(qtbot, window, "then update the docs")
     press_enter(qtbot, window, "and a typo")
     assert strip.texts() == ["then run the tests", "then update the docs", "and a typo"]
-    assert agent_controller.is_running(line.thread_id)
+    assert agent_controller.turns.is_running(line.thread_id)
     assert "then run the tests" not in message_texts(window)  # queued, not a message yet
 
     click(qtbot, window, 2, "queueUpButton")

@@ -484,7 +484,7 @@ def test_the_chinese_conversation_paints_no_english_after_a_turn_with_tools(
     run(
         loop,
         wait_until(
-            lambda: (workspace / "hello.txt").exists() and not window.controller.is_running(line.thread_id),
+            lambda: (workspace / "hello.txt").exists() and not window.controller.turns.is_running(line.thread_id),
             what="the turn's end",
         ),
     )
@@ -503,7 +503,9 @@ def test_the_chinese_conversation_paints_no_english_after_a_turn_with_tools(
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
     run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the second approval card"))
     area.cards[0].findChild(QAbstractButton, "rejectButton").click()
-    run(loop, wait_until(lambda: not window.controller.is_running(line.thread_id), what="the rejected turn's end"))
+    run(
+        loop, wait_until(lambda: not window.controller.turns.is_running(line.thread_id), what="the rejected turn's end")
+    )
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)

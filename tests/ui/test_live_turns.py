@@ -272,7 +272,7 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
     click_line(qtbot, window, line_b.thread_id)
     window.provider_picker.setCurrentIndex(window.provider_picker.findData("b"))
     send(qtbot, window, "count with b")  # another line may be sent to while A runs
-    assert controller.is_running(line_a.thread_id) and controller.is_running(line_b.thread_id)
+    assert controller.turns.is_running(line_a.thread_id) and controller.turns.is_running(line_b.thread_id)
 
     run(
         loop,

@@ -127,7 +127,7 @@ def test_settings_providers_shows_what_the_agent_reported(
     dialog.close()
     line = controller.create_line("agent")
     controller.set_execution(line.thread_id, "acp", "scripted")
-    assert run(loop, controller.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
+    assert run(loop, controller.turns.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
     dialog = window.on_provider_settings_requested()
     idle(dialog)
     assert dialog.table.item(row, 1).text() == "scripted-agent 4.2.1 (ACP agent)"

@@ -57,7 +57,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
         loop, openai_server, controller, failed.thread_id, "hello?", ErrorReply(401, {"error": {"message": "bad key"}})
     )
     write_request(openai_server)
-    turn = controller.start_turn(asking.thread_id, "Please create hello.txt containing a greeting")
+    turn = controller.turns.start_turn(asking.thread_id, "Please create hello.txt containing a greeting")
     run(loop, wait_until(lambda: controller.attention.state(asking.thread_id) is Attention.NEEDS_APPROVAL))
 
     badges = [proxy_index(window, k).data(ATTENTION_BADGE_ROLE) for k in keys]
@@ -265,7 +265,7 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
     controller.set_execution(line.thread_id, "acp", "scripted")
     window = open_window(qtbot, controller)
     activate(qtbot, window)
-    controller.start_turn(line.thread_id, "hello agent")
+    controller.turns.start_turn(line.thread_id, "hello agent")
     run(loop, wait_until(lambda: controller.attention.state(line.thread_id) is Attention.NEEDS_SIGN_IN))
     index = proxy_index(window, line.thread_id)
     assert index.data(BADGE_ROLE) == "needs sign-in" and index.data(ATTENTION_BADGE_ROLE) == "needs sign-in"

@@ -111,12 +111,12 @@ def test_the_shown_line_in_the_focused_window_is_not_notified_but_in_an_unfocuse
     window = agent_window
     activate(qtbot, window)
     openai_server.script(TextReply(["Seen as it came."]), ErrorReply(401, {"error": {"message": "bad key"}}))
-    run(loop, agent_controller.run_turn("main", "first"))
+    run(loop, agent_controller.turns.run_turn("main", "first"))
     assert recorded.shown == []  # the person was looking at it
 
     elsewhere(qtbot)
     assert not window.isActiveWindow()
-    run(loop, agent_controller.run_turn("main", "second"))
+    run(loop, agent_controller.turns.run_turn("main", "second"))
     assert [(key, body) for key, _title, body in recorded.shown] == [
         ("main", "“Main” failed — its run stopped with an error.")
     ]
@@ -139,10 +139,10 @@ def test_an_approval_on_another_line_is_notified(
     openai_server.script(
         ToolCallReply([call("write_file", path="a.txt", content="a\n", quote="create a.txt")]), TextReply(["ok"])
     )
-    agent_controller.start_turn(line.thread_id, "Please create a.txt")
+    agent_controller.turns.start_turn(line.thread_id, "Please create a.txt")
     run(loop, wait_until(lambda: bool(recorded.shown), what="the notification"))
     assert recorded.shown == [(line.thread_id, "XWorkmate: Writer", "“Writer” waits for your approval.")]
-    agent_controller.stop(line.thread_id)
+    agent_controller.turns.stop(line.thread_id)
     run(loop, wait_until(finished(agent_controller, line.thread_id)))
 
 
@@ -167,18 +167,18 @@ def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(
     assert agent_controller.attention.muted(muted.thread_id)
 
     openai_server.script(TextReply(["one"]), TextReply(["two"]), TextReply(["three"]))
-    run(loop, agent_controller.run_turn(muted.thread_id, "go"))
+    run(loop, agent_controller.turns.run_turn(muted.thread_id, "go"))
     assert recorded.shown == []
     assert agent_window.task_model.attention_of(muted.thread_id).value == "finished_unread"  # the badge still shows
 
     action = window.needs_you.notifications_action
     assert action.objectName() == "desktopNotificationsAction" and action.isChecked()
     action.trigger()  # Settings → Desktop notifications: off
-    run(loop, agent_controller.run_turn(loud.thread_id, "go"))
+    run(loop, agent_controller.turns.run_turn(loud.thread_id, "go"))
     assert recorded.shown == []
     assert agent_controller.ui_state(NOTIFICATIONS_STATE) == "false"  # issue 33: one boolean form written
     action.trigger()
-    run(loop, agent_controller.run_turn(loud.thread_id, "again"))
+    run(loop, agent_controller.turns.run_turn(loud.thread_id, "again"))
     assert [key for key, _t, _b in recorded.shown] == [loud.thread_id]
     action.trigger()  # off again, for the restart below
 

@@ -277,7 +277,7 @@ def test_a_turns_start_and_end_are_shown_from_reads_on_the_worker(
 
     send(qtbot, window, "go")
     assert window.message_pane.status_label.text().startswith("Running")
-    run(loop, wait_until(lambda: not slow.controller.is_running(key), what="the turn"), timeout=60)
+    run(loop, wait_until(lambda: not slow.controller.turns.is_running(key), what="the turn"), timeout=60)
     assert window.operations.running > 0  # its end is being read: not `finished`, which waits for that too
     settled(qtbot, window)
 
@@ -309,7 +309,7 @@ def test_a_task_an_agent_dispatches_starts_with_its_gate_read_off_the_gui_thread
     run(loop, wait_until(lambda: len(tasks()) == 1, what="the task"), timeout=60)
     task = tasks()[0]
     answered = lambda: any(m.role is MessageRole.ASSISTANT for m in slow.direct.messages(task))  # noqa: E731
-    ran = lambda: answered() and not slow.controller.is_running(task)  # noqa: E731
+    ran = lambda: answered() and not slow.controller.turns.is_running(task)  # noqa: E731
     run(loop, wait_until(ran, what="the task's turn"), timeout=60)
     run(loop, wait_until(finished(slow.controller, key), what="the dispatcher's turn"), timeout=60)
     settled(qtbot, window)

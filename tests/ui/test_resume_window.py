@@ -108,7 +108,7 @@ def test_an_open_window_shows_a_cli_turn_killed_meanwhile_as_interrupted_not_run
         qtbot.waitUntil(lambda: controller.external.running_elsewhere(key), timeout=30_000)
         window.check_dead_turns()  # a live turn elsewhere: nothing is recorded
         settled(qtbot, window)
-        assert controller.interruption(key) is None and controller.external.running_elsewhere(key)
+        assert controller.turns.interruption(key) is None and controller.external.running_elsewhere(key)
         _wait_until(
             lambda: any(o.partial_text == "Half an answer" for o in turn_owners.owners(controller._store)),
             "the streamed reply to be kept",

@@ -128,7 +128,7 @@ def test_stopping_the_turn_during_a_terminal_sign_in_ends_the_login_program_and_
     """SBX-1: no login program outlives its turn; the sign-in terminal says it was stopped."""
     controller = sqlite_controller
     _window, key, report, terminal = _start(qtbot, loop, controller, tmp_path)
-    assert controller.stop(key)
+    assert controller.turns.stop(key)
 
     run(loop, wait_until(finished(controller, key), what="the turn to stop"))
     assert _status(terminal) == "The sign-in program was stopped (signal 15)."

@@ -282,7 +282,7 @@ def test_send_on_a_running_task_delivers_a_follow_up_at_its_next_safe_point(
     controller.set_permission(task.key, "full")
     openai_server.script(ToolCallReply([call("run_command", command="sleep 1.5")]), TextReply(["Keeping it."]))
     click_line(qtbot, window, task.key)  # before the turn: a click processes Qt events outside the asyncio loop
-    turn = controller.start_turn(task.key, None)
+    turn = controller.turns.start_turn(task.key, None)
     run(loop, wait_until(lambda: len(openai_server.chat_requests) == 1, what="the task's first step"))
     send(qtbot, window, "keep README.md")  # Send stays enabled on a running task
     assert window.followup_queue.texts() == ["keep README.md"]

@@ -79,9 +79,9 @@ def _run_headless(
     async def turn() -> TurnOutcome:
         loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(
-            controller.run_resume(key, provider=provider, headless=True, answers=answers)
+            controller.turns.run_resume(key, provider=provider, headless=True, answers=answers)
             if resume
-            else controller.run_turn(
+            else controller.turns.run_turn(
                 key, prompt, provider=provider, headless=True, attachments=attachments, answers=answers
             )
         )

@@ -114,7 +114,7 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
 
 def cmd_thread_show(args: argparse.Namespace, controller: SessionController) -> int:
     thread = controller.get_thread(args.key)
-    interrupted = controller.interruption(thread.thread_id)  # issue 31: a turn a crash cut short, to resume
+    interrupted = controller.turns.interruption(thread.thread_id)  # issue 31: a turn a crash cut short, to resume
     if args.json:
         extra = {"interrupted_turn": interrupted is not None}
         print(

@@ -116,6 +116,12 @@ class _TasksHost(Protocol):
     def dispatch(self) -> DispatchService: ...
 
 
+class _TurnsHost(Protocol):
+    """What checkpoints need of ``SessionController.turns`` (``turns.TurnController``)."""
+
+    def is_running(self, key: str) -> bool: ...
+
+
 class CheckpointHost(Protocol):
     """What checkpoints need of ``SessionController``: typed here, so this module does not import it (issue 19)."""
 
@@ -125,9 +131,10 @@ class CheckpointHost(Protocol):
     @property
     def tasks(self) -> _TasksHost: ...
 
-    def get_thread(self, key: str) -> TaskThread: ...
+    @property
+    def turns(self) -> _TurnsHost: ...
 
-    def is_running(self, key: str) -> bool: ...
+    def get_thread(self, key: str) -> TaskThread: ...
 
 
 class CheckpointController:
@@ -470,7 +477,7 @@ class CheckpointController:
         Another process's turn shows as its row without an after-snapshot; a row older than the
         line's turn limit (plus a minute) is a process that died mid-turn, not a running turn.
         """
-        if self._controller.is_running(key):
+        if self._controller.turns.is_running(key):
             return True
         last = self._rows.last(key)
         if last is None or last.finished_at is not None:

@@ -52,7 +52,7 @@ from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.lines import MAIN_TITLE, LineSummary
 from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderKind
-from xworkmate.domain.runs import ExecutionResult, RunRequest
+from xworkmate.domain.runs import ExecutionResult
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
 from xworkmate.domain.skills import SkillCatalog
 from xworkmate.domain.threads import (
@@ -71,10 +71,9 @@ from xworkmate.store import Store
 if TYPE_CHECKING:
     import asyncio
 
-    from xworkmate.agents.events import Approver
     from xworkmate.controllers.attention import AttentionTracker
     from xworkmate.controllers.checkpoints import CheckpointController
-    from xworkmate.controllers.runs import TurnContext, TurnRunner
+    from xworkmate.controllers.runs import TurnContext
     from xworkmate.store.external_changes import ExternalChange
     from xworkmate.store.repositories.line_panes import LinePanesRows
 
@@ -124,7 +123,7 @@ class SessionController:
         self.tasks: Final = TaskController(
             ctx, workspace_for=self._lines.default_workspace_for, router=self.providers.router
         )
-        self._turn_ctl = TurnController(
+        self.turns: Final = TurnController(
             ctx,
             state_of=self._lines.state_of,
             has_agent_provider=self.providers.has_agent_provider,
@@ -132,12 +131,12 @@ class SessionController:
             send_followup=self.tasks.send_followup,
             turn_context=self._turn_context,
         )
-        self._queue = FollowupQueue(ctx, send=self.send, store_person_message=self._turn_ctl.store_person_message)
-        self._followups = FollowupPolicy(ctx, tasks=self.tasks, turns=self._turn_ctl, queue=self._queue)
+        self._queue = FollowupQueue(ctx, send=self.send, store_person_message=self.turns.store_person_message)
+        self._followups = FollowupPolicy(ctx, tasks=self.tasks, turns=self.turns, queue=self._queue)
         self.agents: Final = AgentSessionController(
             ctx,
-            live_acp_runner=lambda: self._turn_ctl.runner.acp_runner,
-            acp_sandbox=lambda *args: self._turn_ctl.runner.acp_sandbox(*args),
+            live_acp_runner=lambda: self.turns.runner.acp_runner,
+            acp_sandbox=lambda *args: self.turns.runner.acp_sandbox(*args),
             apply_execution_result=self._lines.apply_execution_result,
         )
         self.recovered = self.recover_interrupted_turns()
@@ -218,11 +217,6 @@ class SessionController:
                 store_thread=ctx.store_thread,
             )
         return self._checkpoints
-
-    @property
-    def _turns(self) -> TurnRunner:
-        """The turn code (tests reach its ACP runner through here)."""
-        return self._turn_ctl.runner
 
     @property
     def _tasks(self) -> dict[str, asyncio.Task[TurnOutcome]]:
@@ -402,63 +396,6 @@ class SessionController:
     def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:
         return self._line_settings.set_execution(key, mode, provider)
 
-    # -- turns (controllers/turns.py) ------------------------------------------------------------
-
-    def prepare_run(self, key: str | None, prompt: str) -> RunRequest:
-        return self._turn_ctl.prepare_run(key, prompt)
-
-    def is_running(self, key: str) -> bool:
-        return self._turn_ctl.is_running(key)
-
-    async def run_turn(
-        self,
-        key: str,
-        prompt: str | None,
-        *,
-        provider: str | None = None,
-        approver: Approver | None = None,
-        headless: bool = False,
-        attachments: Sequence[Attachment] = (),
-        answers: Mapping[str, str] | None = None,
-    ) -> TurnOutcome:
-        return await self._turn_ctl.run_turn(
-            key,
-            prompt,
-            provider=provider,
-            approver=approver,
-            headless=headless,
-            attachments=attachments,
-            answers=answers,
-        )
-
-    def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
-        return self._turn_ctl.start_turn(key, prompt, provider=provider)
-
-    def stop(self, key: str) -> bool:
-        return self._turn_ctl.stop(key)
-
-    def interruption(self, key: str) -> Message | None:
-        """The crash notice Resume would continue from on this line, or None (issue 31)."""
-        return self._turn_ctl.interruption(key)
-
-    def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
-        """The window's Resume: the interrupted turn continues on the event loop (issue 31)."""
-        return self._turn_ctl.resume(key, provider=provider)
-
-    async def run_resume(
-        self,
-        key: str,
-        *,
-        provider: str | None = None,
-        approver: Approver | None = None,
-        headless: bool = False,
-        answers: Mapping[str, str] | None = None,
-    ) -> TurnOutcome:
-        """``xworkmate run KEY --resume``: the interrupted turn continues, waited for (issue 31)."""
-        return await self._turn_ctl.run_resume(
-            key, provider=provider, approver=approver, headless=headless, answers=answers
-        )
-
     # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
 
     def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:
@@ -497,7 +434,7 @@ class SessionController:
                 raise ValueError("attachments cannot wait in the queue; send them when the running turn has finished")
             item = self._queue.queue(key, prompt)
             return SendOutcome(key=item.key, ran=False, notice="", message_ids=(), queued=item.position)
-        return self._turn_ctl.send(key, prompt, provider=provider, attachments=attachments)
+        return self.turns.send(key, prompt, provider=provider, attachments=attachments)
 
     # -- the follow-up queue (issue 31): each call reads or writes the store (off the GUI thread) --------
 

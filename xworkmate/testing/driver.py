@@ -147,7 +147,7 @@ class WindowDriver:
         target = key or self.current_key
         controller, operations = self.window.controller, self.window.operations
         self.wait_until(
-            lambda: not controller.is_running(target) and operations.running == 0,
+            lambda: not controller.turns.is_running(target) and operations.running == 0,
             timeout=timeout,
             what=f"{target} to be idle",
         )

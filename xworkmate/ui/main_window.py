@@ -1307,9 +1307,9 @@ class MainWindow(WindowShell):
     @Slot()
     def on_stop_requested(self) -> None:
         """Stop (or Escape): cancel the shown line's turn; the controller keeps what streamed, marked interrupted."""
-        if self._view is None or not self._controller.is_running(self._view.key):
+        if self._view is None or not self._controller.turns.is_running(self._view.key):
             return
-        self._controller.stop(self._view.key)
+        self._controller.turns.stop(self._view.key)
 
     @Slot(int, str)
     def on_approval_decided(self, approval_id: int, decision: str) -> None:
@@ -1390,7 +1390,7 @@ class MainWindow(WindowShell):
         """Whether the line just shown has a turn to resume, read on the worker (LOOP-4)."""
         self.message_pane.interrupted_bar.show_interrupted(None)
         self.operations.query(
-            lambda: self._controller.interruption(key),
+            lambda: self._controller.turns.interruption(key),
             done=lambda message: self._show_interruption(key, message),
             failed=self._failure(self.tr("Could not read whether the line's last turn was interrupted — {error}")),
         )
@@ -1444,7 +1444,7 @@ class MainWindow(WindowShell):
             self.message_pane.interrupted_bar.resume_button.setEnabled(True)
             refused(error)
 
-        self.operations.run(lambda: self._controller.resume(key, provider=provider), failed=failed)
+        self.operations.run(lambda: self._controller.turns.resume(key, provider=provider), failed=failed)
 
     @Slot(str)
     def on_allow_host_requested(self, destination: str) -> None:

@@ -194,7 +194,7 @@ def test_window_path_asks_and_the_pick_signs_in(sqlite_controller: SessionContro
         if isinstance(change, SignInRequested):
             seen.append(change)
             views.append(controller.line_view(key))
-            asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "api-key")
+            asyncio.get_running_loop().call_soon(controller.approvals.choose_sign_in, change.request_id, "api-key")
 
     controller.subscribe(on_change)
     outcome = asyncio.run(controller.turns.run_turn(key, "hi"))
@@ -270,7 +270,7 @@ def test_picking_a_terminal_method_at_the_window_runs_its_login_program_and_stop
 
     def on_change(change: object) -> None:
         if isinstance(change, SignInRequested):
-            asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "tui")
+            asyncio.get_running_loop().call_soon(controller.approvals.choose_sign_in, change.request_id, "tui")
         if isinstance(change, SignInTerminalOpened):
             opened.append(change)
             stop_at_prompt(change.terminal)

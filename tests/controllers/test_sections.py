@@ -127,8 +127,8 @@ def test_the_facade_shares_one_context_with_its_sections(controller: SessionCont
     controller.set_permission(line.thread_id, "full")
     assert heard == [LineCreated(key=line.thread_id), LineUpdated(key=line.thread_id)]
     assert controller.line_view(line.thread_id).thread.context_state.permission_level is PermissionLevel.FULL
-    assert controller.pending_approvals(line.thread_id) == []
-    assert not controller.waiting_for_sign_in(line.thread_id)
+    assert controller.approvals.pending_approvals(line.thread_id) == []
+    assert not controller.approvals.waiting_for_sign_in(line.thread_id)
 
 
 # Issue 33 item 4 (as Anki's ``col.decks``): each section is a public, read-only attribute of the facade.
@@ -137,6 +137,7 @@ SECTIONS = {
     "agents": AgentSessionController,
     "tasks": TaskController,
     "turns": TurnController,
+    "approvals": Approvals,
 }
 # Facade methods named like a section's that do more than delegate: ``send`` queues on a busy line and
 # follows up on a task line before it asks the turns section (issue 14, issue 31).

@@ -44,7 +44,7 @@ def answer_approvals(controller: SessionController, allowed: bool) -> list[Appro
     def on_change(change: object) -> None:
         if isinstance(change, ApprovalRequested):
             asked.append(change)
-            asyncio.get_running_loop().call_soon(controller.settle_approval, change.approval_id, allowed)
+            asyncio.get_running_loop().call_soon(controller.approvals.settle, change.approval_id, allowed)
 
     controller.subscribe(on_change)
     return asked

@@ -194,7 +194,7 @@ def test_a_permission_request_is_an_approval_card_and_only_allow_lets_the_write_
     run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the approval card"))
     [card] = area.cards
     assert card.summary_label.text() == "The agent asks to Write notes.md"
-    assert [c.approval_id for c in area.cards] == controller.pending_approvals(line.thread_id)
+    assert [c.approval_id for c in area.cards] == controller.approvals.pending_approvals(line.thread_id)
     button = card.approve_button if decision == "allow" else card.reject_button
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))

@@ -159,7 +159,7 @@ def test_an_approval_card_lets_the_write_through_or_refuses_it(
     click_line(qtbot, window, "main")  # another line: its pane has no card
     assert area.cards == [] and not area.isVisible()
     click_line(qtbot, window, line.thread_id)  # back: the card is still waiting
-    assert [c.approval_id for c in area.cards] == agent_controller.pending_approvals(line.thread_id)
+    assert [c.approval_id for c in area.cards] == agent_controller.approvals.pending_approvals(line.thread_id)
     button = {"allow": "approve_button", "reject": "reject_button", "always": "always_button"}[decision]
     qtbot.mouseClick(getattr(area.cards[0], button), Qt.MouseButton.LeftButton)
 

@@ -137,7 +137,7 @@ def test_the_focused_approval_card_answers_y_n_and_a(
     )
     assert card.hasFocus()
     qtbot.keyClick(card, Qt.Key.Key_X)  # other keys do nothing
-    assert agent_controller.pending_approvals(line.thread_id) == [card.approval_id]
+    assert agent_controller.approvals.pending_approvals(line.thread_id) == [card.approval_id]
     qtbot.keyClick(card.arguments_view, getattr(Qt.Key, f"Key_{key}"))  # from inside the card too
     run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to end"))
     assert Path(line.workspace_binding.path or "", "hello.txt").exists() is written

@@ -46,7 +46,6 @@ from xworkmate.controllers.skills import SkillsController
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.attachments import Attachment
-from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.lines import MAIN_TITLE, LineSummary
@@ -115,9 +114,9 @@ class SessionController:
         self._checkpoints: CheckpointController | None = None
         self._line_settings = LineSettingsController(ctx)
         self._skills = SkillsController(ctx)
-        self._approvals = Approvals(ctx, set_permission=self._line_settings.set_permission)
+        self.approvals: Final = Approvals(ctx, set_permission=self._line_settings.set_permission)
         self._lines = LineController(
-            ctx, needs_sign_in=self._approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
+            ctx, needs_sign_in=self.approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
         )
         self.providers: Final = ProviderController(ctx, router_factory)
         self.tasks: Final = TaskController(
@@ -164,7 +163,7 @@ class SessionController:
 
         return TurnContext(
             ctx=self._ctx,
-            approvals=self._approvals,
+            approvals=self.approvals,
             router=self.providers.router,
             dispatch=lambda: self.tasks.dispatch,
             checkpoints=lambda: self.checkpoints,
@@ -396,21 +395,6 @@ class SessionController:
     def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:
         return self._line_settings.set_execution(key, mode, provider)
 
-    # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
-
-    def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:
-        return self._approvals.settle(approval_id, allowed, always=always)
-
-    def answer_form(self, approval_id: int, answer: ElicitationAnswer) -> str:
-        """The person answered an agent's form card (issue 32 item 3); returns the line's key."""
-        return self._approvals.answer_form(approval_id, answer)
-
-    def raise_for_always(self, key: str, tool: str) -> TaskThread | None:
-        return self._approvals.raise_for_always(key, tool)
-
-    def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
-        self._approvals.choose_sign_in(request_id, method_id)
-
     def send(
         self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()
     ) -> SendOutcome:
@@ -456,12 +440,6 @@ class SessionController:
     def send_queued_now(self, key: str, position: int) -> SendOutcome:
         """Send now (``queue.FollowupQueue.send_now``): steers a running turn at its next safe point."""
         return self._queue.send_now(key, position)
-
-    def pending_approvals(self, key: str) -> list[int]:
-        return self._approvals.pending_approvals(self._ctx.canonical(key))
-
-    def waiting_for_sign_in(self, key: str) -> bool:
-        return self._approvals.waiting_for_sign_in(self._ctx.canonical(key))
 
     @property
     def auto_run_tasks(self) -> bool:
@@ -536,8 +514,8 @@ class SessionController:
                 self._ctx.store,
                 emit=self._ctx.emit,
                 running=lambda key: key in self._ctx.running,
-                pending_approvals=self.pending_approvals,
-                waiting_for_sign_in=self.waiting_for_sign_in,
+                pending_approvals=self.approvals.pending_approvals,
+                waiting_for_sign_in=self.approvals.waiting_for_sign_in,
                 elsewhere=self.external.status_elsewhere,
                 write=lambda work, what: self._ctx.store_thread.submit(work, what=what),
             )

@@ -1230,7 +1230,7 @@ class MainWindow(WindowShell):
     @Slot(int, str)
     def on_sign_in_chosen(self, request_id: int, method_id: str) -> None:
         try:
-            self._controller.choose_sign_in(request_id, method_id or None)
+            self._controller.approvals.choose_sign_in(request_id, method_id or None)
         except (LookupError, ValueError) as exc:
             self.show_error(self.tr("That sign-in is no longer waiting — {error}").format(error=plain_words(str(exc))))
 
@@ -1240,7 +1240,7 @@ class MainWindow(WindowShell):
         if key is None or self.message_model.key != key:
             return
         self.message_model.set_live(self.live.rows(key))
-        pending = set(self._controller.pending_approvals(key))
+        pending = set(self._controller.approvals.pending_approvals(key))
         self.message_pane.show_approvals([a for a in self.live.approvals(key) if a.approval_id in pending])
 
     @Slot(str)
@@ -1318,14 +1318,14 @@ class MainWindow(WindowShell):
         always = decision == ALWAYS
         answered: tuple[str, str] | None = None
         try:
-            answered = self._controller.settle_approval(approval_id, decision != REJECT, always=always)
+            answered = self._controller.approvals.settle(approval_id, decision != REJECT, always=always)
         except (LookupError, ValueError) as exc:
             self.show_error(self.tr("That approval is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()
         if always and answered is not None:
             key, tool = answered
             self.operations.run(  # LineUpdated redraws the pane
-                lambda: self._controller.raise_for_always(key, tool), failed=self._permission_not_changed()
+                lambda: self._controller.approvals.raise_for_always(key, tool), failed=self._permission_not_changed()
             )
 
     @Slot(int, str, object)
@@ -1336,7 +1336,7 @@ class MainWindow(WindowShell):
         chosen: ElicitationAction = "accept" if action == "accept" else "decline" if action == "decline" else "cancel"
         values = dict(content) if isinstance(content, dict) else None
         try:
-            self._controller.answer_form(approval_id, ElicitationAnswer(chosen, content=values))
+            self._controller.approvals.answer_form(approval_id, ElicitationAnswer(chosen, content=values))
         except LookupError as exc:
             self.show_error(self.tr("That question is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()

@@ -46,7 +46,7 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
         return [item["text"] for item in ok_json(home, "queue", "list", key)]
 
     assert listed() == ["keep README.md", "and the LICENSE", "and a typo"]
-    assert [i.text for i in controller.queued_followups(key)] == listed()  # the window's queue, the same rows
+    assert [i.text for i in controller.queue.items(key)] == listed()  # the window's queue, the same rows
     assert not [m for m in controller.messages(key) if m.content == "keep README.md"]  # queued, not a message
 
     shown = run_cli(home, "queue", "list", key)

@@ -94,7 +94,7 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
         sent = controller.send(task.key, "delete the .tmp files as well")
         assert not sent.ran and sent.queued == 1 and sent.key == task.key
         assert later not in controller.tasks.dispatch.source_ids(task.key)  # PROV-4: not captured while queued
-        assert controller.send_queued_now(task.key, 1).ran
+        assert controller.queue.send_now(task.key, 1).ran
         await turn
 
     run(scenario())

@@ -29,6 +29,7 @@ from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyEr
 from xworkmate.controllers.line_settings import LineSettingsController
 from xworkmate.controllers.lines import LineController
 from xworkmate.controllers.providers import ProviderController
+from xworkmate.controllers.queue import FollowupQueue
 from xworkmate.controllers.session import SessionController
 from xworkmate.controllers.tasks import TaskController
 from xworkmate.controllers.turns import TurnController
@@ -138,6 +139,7 @@ SECTIONS = {
     "tasks": TaskController,
     "turns": TurnController,
     "approvals": Approvals,
+    "queue": FollowupQueue,
 }
 # Facade methods named like a section's that do more than delegate: ``send`` queues on a busy line and
 # follows up on a task line before it asks the turns section (issue 14, issue 31).

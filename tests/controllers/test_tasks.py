@@ -202,7 +202,7 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
         while not running:  # the command is running now
             await asyncio.sleep(0.01)
         assert controller.follow_up(task.key, "please keep README.md untouched").delivery == "queued"
-        controller.send_queued_now(task.key, 1)
+        controller.queue.send_now(task.key, 1)
         await turn
 
     asyncio.run(asyncio.wait_for(scenario(), 20))

@@ -80,7 +80,7 @@ def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes
 
     click(qtbot, window, 3, "queueRemoveButton")
     assert strip.texts() == ["then run the tests", "then update the README"]
-    assert [i.text for i in agent_controller.queued_followups(line.thread_id)] == strip.texts()  # stored
+    assert [i.text for i in agent_controller.queue.items(line.thread_id)] == strip.texts()  # stored
 
     click_line(qtbot, window, other.thread_id)  # ISO-5: B has no queue, so no strip
     assert strip.key == other.thread_id and not strip.isVisible() and strip.texts() == []

@@ -47,7 +47,6 @@ from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.export import ExportFormat, LineExport
-from xworkmate.domain.followup_queue import QueuedFollowup
 from xworkmate.domain.lines import MAIN_TITLE, LineSummary
 from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderKind
@@ -130,8 +129,8 @@ class SessionController:
             send_followup=self.tasks.send_followup,
             turn_context=self._turn_context,
         )
-        self._queue = FollowupQueue(ctx, send=self.send, store_person_message=self.turns.store_person_message)
-        self._followups = FollowupPolicy(ctx, tasks=self.tasks, turns=self.turns, queue=self._queue)
+        self.queue: Final = FollowupQueue(ctx, send=self.send, store_person_message=self.turns.store_person_message)
+        self._followups = FollowupPolicy(ctx, tasks=self.tasks, turns=self.turns, queue=self.queue)
         self.agents: Final = AgentSessionController(
             ctx,
             live_acp_runner=lambda: self.turns.runner.acp_runner,
@@ -411,35 +410,14 @@ class SessionController:
                 message_ids=(followed.message_id,) if followed.message_id is not None else (),
                 queued=followed.queued,
             )
-        if self._ctx.canonical_or_none(key) is not None and self._queue.busy(key):
+        if self._ctx.canonical_or_none(key) is not None and self.queue.busy(key):
             if not prompt.strip():
                 raise ValueError("nothing to send: the message is empty")
             if attachments:  # a queued item is text only (ATT-1 attachments belong to a stored message)
                 raise ValueError("attachments cannot wait in the queue; send them when the running turn has finished")
-            item = self._queue.queue(key, prompt)
+            item = self.queue.queue(key, prompt)
             return SendOutcome(key=item.key, ran=False, notice="", message_ids=(), queued=item.position)
         return self.turns.send(key, prompt, provider=provider, attachments=attachments)
-
-    # -- the follow-up queue (issue 31): each call reads or writes the store (off the GUI thread) --------
-
-    def queued_followups(self, key: str) -> list[QueuedFollowup]:
-        return self._queue.items(key)
-
-    def queue_followup(self, key: str, text: str) -> QueuedFollowup:
-        return self._queue.queue(key, text)
-
-    def remove_queued(self, key: str, position: int) -> QueuedFollowup:
-        return self._queue.remove(key, position)
-
-    def edit_queued(self, key: str, position: int, text: str) -> QueuedFollowup:
-        return self._queue.edit(key, position, text)
-
-    def move_queued(self, key: str, position: int, to: int) -> list[QueuedFollowup]:
-        return self._queue.move(key, position, to)
-
-    def send_queued_now(self, key: str, position: int) -> SendOutcome:
-        """Send now (``queue.FollowupQueue.send_now``): steers a running turn at its next safe point."""
-        return self._queue.send_now(key, position)
 
     @property
     def auto_run_tasks(self) -> bool:

@@ -1259,7 +1259,7 @@ class MainWindow(WindowShell):
                 self.followup_queue.show_queue(key, items)
 
         self.operations.query(
-            lambda: self._controller.queued_followups(key),
+            lambda: self._controller.queue.items(key),
             done=arrived,
             failed=self._failure(self.tr("Could not read the follow-up queue — {error}"), UnknownSessionKeyError),
         )
@@ -1278,21 +1278,21 @@ class MainWindow(WindowShell):
     @Slot(int, str)
     def on_queued_edit_requested(self, position: int, text: str) -> None:
         self._queue_operation(
-            lambda key: self._controller.edit_queued(key, position, text),
+            lambda key: self._controller.queue.edit(key, position, text),
             self.tr("Could not change the queued follow-up — {error}"),
         )
 
     @Slot(int, int)
     def on_queued_move_requested(self, position: int, to: int) -> None:
         self._queue_operation(
-            lambda key: self._controller.move_queued(key, position, to),
+            lambda key: self._controller.queue.move(key, position, to),
             self.tr("Could not move the queued follow-up — {error}"),
         )
 
     @Slot(int)
     def on_queued_remove_requested(self, position: int) -> None:
         self._queue_operation(
-            lambda key: self._controller.remove_queued(key, position),
+            lambda key: self._controller.queue.remove(key, position),
             self.tr("Could not remove the queued follow-up — {error}"),
         )
 
@@ -1300,7 +1300,7 @@ class MainWindow(WindowShell):
     def on_queued_send_now_requested(self, position: int) -> None:
         """Send now: the running turn takes it at its next safe point; an idle line runs a turn on it."""
         self._queue_operation(
-            lambda key: self._controller.send_queued_now(key, position),
+            lambda key: self._controller.queue.send_now(key, position),
             self.tr("Not sent — {error}. It is still in the queue."),
         )
 

@@ -1,7 +1,7 @@
 """Skills (SPEC §11 SKL-1): 200 skills across the person's folder and a line's own folder.
 
 Figures:
-* Discovery: ``SessionController.skill_catalog(key)`` (the person's folder, the line's ``.agents/skills``: every
+* Discovery: ``SessionController.skills.skill_catalog(key)`` (the person's folder, the line's ``.agents/skills``: every
   ``SKILL.md`` read confined and capped, parsed) — median of repeats; beside it, in the same run, the reference
   of listing the same folders with ``os.scandir`` and reading each ``SKILL.md`` with ``open`` (no confinement,
   no parsing). Discovery runs off the GUI thread (the window: a background thread; a turn: its store thread);
@@ -55,12 +55,12 @@ def run() -> list[Figure]:
         for n in range(SKILLS):
             _write(person if n % 2 == 0 else line, n)
 
-        found = controller.skill_catalog(key)
+        found = controller.skills.skill_catalog(key)
         assert len(found.skills) == SKILLS, (len(found.skills), found.skipped[:3])
         discovery, reference = [], []
         for _ in range(REPEATS):
             began = time.perf_counter()
-            controller.skill_catalog(key)
+            controller.skills.skill_catalog(key)
             discovery.append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
             _scandir_reference([person, line])

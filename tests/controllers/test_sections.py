@@ -31,6 +31,7 @@ from xworkmate.controllers.lines import LineController
 from xworkmate.controllers.providers import ProviderController
 from xworkmate.controllers.queue import FollowupQueue
 from xworkmate.controllers.session import SessionController
+from xworkmate.controllers.skills import SkillsController
 from xworkmate.controllers.tasks import TaskController
 from xworkmate.controllers.turns import TurnController
 from xworkmate.domain.keys import MAIN_KEY
@@ -140,6 +141,7 @@ SECTIONS = {
     "turns": TurnController,
     "approvals": Approvals,
     "queue": FollowupQueue,
+    "skills": SkillsController,
 }
 # Facade methods named like a section's that do more than delegate: ``send`` queues on a busy line and
 # follows up on a task line before it asks the turns section (issue 14, issue 31).

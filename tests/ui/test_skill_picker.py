@@ -37,7 +37,7 @@ def test_the_picker_follows_the_current_line_across_switches_and_a_restart(
     a = controller.create_line("A").thread_id
     b = controller.create_line("B").thread_id
     write_skill(Path(controller.get_thread(b).workspace_binding.path or "") / ".agents" / "skills", "b-only", "B's.")
-    controller.set_skills(a, add=["pdf-forms"])
+    controller.skills.set_skills(a, add=["pdf-forms"])
     window = open_window(qtbot, controller)
     picker = window.skill_picker
     assert picker.objectName() == "skillPicker"

@@ -185,7 +185,7 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
     if args.quarantine_untrusted is not None:
         thread = controller.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
     if args.skill or args.no_skill:
-        thread = controller.set_skills(thread.thread_id, add=args.skill or (), remove=args.no_skill or ())
+        thread = controller.skills.set_skills(thread.thread_id, add=args.skill or (), remove=args.no_skill or ())
     apply_thread_set(args, controller, thread)  # issue 15: MCP servers, the agent's mode/model/options
     _print_thread(controller, thread, args.json)
     return 0

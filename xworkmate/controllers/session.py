@@ -52,7 +52,6 @@ from xworkmate.domain.messages import Message, MessageState
 from xworkmate.domain.providers import ProviderKind
 from xworkmate.domain.runs import ExecutionResult
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
-from xworkmate.domain.skills import SkillCatalog
 from xworkmate.domain.threads import (
     ExecutionMode,
     LineState,
@@ -112,7 +111,7 @@ class SessionController:
         self._attention: AttentionTracker | None = None
         self._checkpoints: CheckpointController | None = None
         self._line_settings = LineSettingsController(ctx)
-        self._skills = SkillsController(ctx)
+        self.skills: Final = SkillsController(ctx)
         self.approvals: Final = Approvals(ctx, set_permission=self._line_settings.set_permission)
         self._lines = LineController(
             ctx, needs_sign_in=self.approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
@@ -377,19 +376,6 @@ class SessionController:
 
     def sandbox_status(self) -> SandboxStatus:
         return self._line_settings.sandbox_status()
-
-    # -- skills (controllers/skills.py, SKL-1) -------------------------------------------------------
-
-    def skill_catalog(self, key: str | None) -> SkillCatalog:
-        return self._skills.skill_catalog(key)
-
-    def skill_catalog_in(self, line_folder: str | None) -> SkillCatalog:
-        return self._skills.skill_catalog_in(line_folder)
-
-    def set_skills(
-        self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), only: Sequence[str] | None = None
-    ) -> TaskThread:
-        return self._skills.set_skills(key, add=add, remove=remove, only=only)
 
     def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:
         return self._line_settings.set_execution(key, mode, provider)

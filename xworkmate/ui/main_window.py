@@ -1480,7 +1480,7 @@ class MainWindow(WindowShell):
             return
         folder, controller = view.thread.workspace_binding.path, self._controller
         run_off_thread(
-            lambda: controller.skill_catalog_in(folder),
+            lambda: controller.skills.skill_catalog_in(folder),
             lambda catalog: picker.set_catalog(key, catalog),
             self._failure(self.tr("Skills not read — {error}"), OSError),
             parent=picker,
@@ -1495,7 +1495,7 @@ class MainWindow(WindowShell):
     def on_skills_picked(self, key: str, names: tuple[str, ...]) -> None:
         """SKL-1: the picker's selection is the line's, saved on the store worker; LineUpdated redraws it."""
         self.operations.run(
-            lambda: self._controller.set_skills(key, only=names),
+            lambda: self._controller.skills.set_skills(key, only=names),
             failed=self._failure(
                 self.tr("Skills not changed — {error}"),
                 UnknownSessionKeyError,

@@ -293,7 +293,7 @@ def measure() -> dict[str, Any]:
                 if i in acp_at:
                     steps, text = _acp_turn(i)
                     scripted_agent(controller, settings.home / "agents", f"agent{i}", turn=steps)
-                    controller.set_execution(key, ExecutionMode.ACP, f"agent{i}")
+                    controller.line_settings.set_execution(key, ExecutionMode.ACP, f"agent{i}")
                     acp_keys.append(key)
                     expected[key] = text
                     starts.append((key, None))

@@ -130,8 +130,8 @@ def test_a_turn_that_created_a_config_file_its_cli_runs_leaves_a_notice_naming_i
     listed = (str(agent_folder(tmp_path)), "~/.qwen")
     controller.providers.add_provider(record.model_copy(update={"acp_state_dirs": listed}), replace=True)
     line = controller.create_line("hostile agent")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
 
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "set things up", headless=True))
     assert outcome.status == "finished", outcome.error

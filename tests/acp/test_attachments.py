@@ -18,7 +18,7 @@ from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 def _acp_line(controller: SessionController) -> str:
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id
 
 

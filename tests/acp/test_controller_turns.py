@@ -25,7 +25,7 @@ def test_acp_line_streams_into_its_conversation_in_its_folder(
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, session_id="s-1", turn=[{"say": "Hello "}, {"echo_cwd": True}])
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi agent"))
     assert outcome.status == "finished", outcome.error
     [assistant] = [m for m in controller.messages(line.thread_id) if m.role is MessageRole.ASSISTANT]
@@ -41,7 +41,7 @@ def test_the_next_turn_resumes_the_agents_session(sqlite_controller: SessionCont
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, session_id="s-9", load_session=True, turn=[{"say": "ok"}])
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     asyncio.run(controller.turns.run_turn(line.thread_id, "first"))
     asyncio.run(controller.turns.run_turn(line.thread_id, "second"))
     assert [e["session_id"] for e in report_events(report, "load_session")] == ["s-9"]
@@ -55,7 +55,7 @@ def test_category_line_cannot_choose_acp(sqlite_controller: SessionController, t
     line = controller.create_line("A")
     controller._store.threads._update(line.thread_id, category="medical")
     with pytest.raises(ValueError, match="category 'medical'"):
-        controller.set_execution(line.thread_id, "acp", "scripted")
+        controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
 
 
 def test_category_line_already_in_acp_mode_refuses_before_any_process_starts(
@@ -66,7 +66,7 @@ def test_category_line_already_in_acp_mode_refuses_before_any_process_starts(
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "leak"}])
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     controller._store.threads._update(line.thread_id, category="medical")
     with pytest.raises(RunRefused, match=r"'medical'.*CAT-3"):
         asyncio.run(controller.turns.run_turn(line.thread_id, "confidential"))
@@ -81,7 +81,7 @@ def test_agent_crash_keeps_the_conversation_and_the_line_runnable(
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "partial"}, {"exit": 7}])
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "go"))
     assert outcome.status == "failed" and outcome.error and "exit" in outcome.error.lower()
     contents = [m.content for m in controller.messages(line.thread_id)]
@@ -99,7 +99,7 @@ def test_permission_request_becomes_an_approval_the_window_answers(
         turn=[{"permission": {"id": "t1", "title": "Edit notes.md", "kind": "edit", "locations": ["notes.md"]}}],
     )
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     asked = answer_approvals(controller, allowed=True)
     asyncio.run(controller.turns.run_turn(line.thread_id, "edit my notes"))
     assert len(asked) == 1
@@ -113,7 +113,7 @@ def test_headless_acp_run_answers_permissions_by_level(sqlite_controller: Sessio
         controller, tmp_path, turn=[{"permission": {"id": "t1", "title": "Run tests", "kind": "execute"}}]
     )
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "run the tests", headless=True))
     [answer] = report_events(report, "permission")
     assert "reject" in str(answer["outcome"])
@@ -124,7 +124,7 @@ def test_stop_cancels_the_agent_turn(sqlite_controller: SessionController, tmp_p
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working…"}, {"hang": True}])
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
 
     async def scenario() -> None:
         task = controller.turns.start_turn(line.thread_id, "long job")
@@ -173,7 +173,7 @@ def test_stop_does_not_wait_out_the_cancel_grace_period(sqlite_controller: Sessi
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working…"}, {"hang": True}])
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     controller.turns.runner._acp_runner = AcpRunner(AcpTimeouts(cancel_grace=120.0))
 
     async def scenario() -> None:

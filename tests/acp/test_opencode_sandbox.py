@@ -175,8 +175,8 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
     controller = scene.controller
     _register_opencode(scene, openai_server, opencode, monkeypatch)
     line = controller.create_line("Escape attempts", workspace=scene.folder)
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "opencode")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "opencode")
 
     tag = uuid.uuid4().hex
     tmp_by_bash = Path(f"/tmp/outside-{tag}.txt")
@@ -240,8 +240,8 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     controller = scene.controller
     _register_opencode(scene, openai_server, opencode, monkeypatch)
     line = controller.create_line("Network", workspace=scene.folder)
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "opencode")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "opencode")
     assert controller.get_thread(line.thread_id).context_state.network.value == "off"  # not chosen
 
     calls = [
@@ -283,7 +283,7 @@ def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_va
         base_url = f"http://{address}:{relay.port}/v1"
         _register_opencode(scene, openai_server, opencode, monkeypatch, base_url=base_url)
         line = scene.controller.create_line("Remote model", workspace=scene.folder)
-        scene.controller.set_execution(line.thread_id, "acp", "opencode")
+        scene.controller.line_settings.set_execution(line.thread_id, "acp", "opencode")
         openai_server.script(TextReply(["Hello from afar."]))
         outcome = asyncio.run(
             asyncio.wait_for(scene.controller.turns.run_turn(line.thread_id, "Say hello.", headless=True), TURN_TIMEOUT)

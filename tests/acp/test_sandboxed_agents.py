@@ -53,8 +53,8 @@ def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
         ],
     )
     line = controller.create_line("normal")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
     assert outcome.status == "finished", outcome.error
 
@@ -75,8 +75,8 @@ def test_headless_acp_run_without_a_sandbox_is_refused_in_one_line(
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
     line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi", headless=True))
     assert outcome.status == "failed"
@@ -92,7 +92,7 @@ def test_window_asks_before_starting_an_agent_without_a_sandbox(
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
     line = controller.create_line("acp")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     asked = answer_approvals(controller, allowed=False)
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi"))

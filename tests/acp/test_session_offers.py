@@ -54,7 +54,7 @@ CONFIG = [
 
 def _acp_line(controller: SessionController) -> str:
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id
 
 
@@ -156,7 +156,7 @@ def test_offers_of_another_agent_are_not_shown(sqlite_controller: SessionControl
     scripted_agent(controller, tmp_path, name="other", turn=[{"say": "ok"}])
     key = _acp_line(controller)
     assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
-    controller.set_execution(key, "acp", "other")
+    controller.line_settings.set_execution(key, "acp", "other")
     assert controller.agents.agent_session(key).modes == ()
 
 

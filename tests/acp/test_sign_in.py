@@ -32,7 +32,7 @@ TWO = [
 
 def _acp_line(controller: SessionController, name: str = "scripted") -> str:
     line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", name)
+    controller.line_settings.set_execution(line.thread_id, "acp", name)
     return line.thread_id
 
 

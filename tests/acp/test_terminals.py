@@ -65,8 +65,8 @@ def _connect(port: int) -> str:
 
 def _line(controller: SessionController, level: str = "full") -> tuple[str, Path]:
     line = controller.create_line("terminals")
-    controller.set_permission(line.thread_id, level)
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_permission(line.thread_id, level)
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id, Path(line.workspace_binding.path or "")
 
 
@@ -105,7 +105,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     )
     key, folder = _line(controller)
     # SBX-4: listed on a line whose network is off: the agent process reaches it, its terminals do not.
-    controller.set_allowed_hosts(key, add=[f"127.0.0.1:{loopback_port}"])
+    controller.line_settings.set_allowed_hosts(key, add=[f"127.0.0.1:{loopback_port}"])
     outcome = asyncio.run(controller.turns.run_turn(key, "try", headless=True))
     assert outcome.status == "finished", outcome.error
     assert report_events(report, "initialize")[0]["terminal"] is True

@@ -30,8 +30,8 @@ def test_an_acp_agents_edits_are_each_turns_changes(sqlite_controller: SessionCo
         ],
     )
     line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     folder = Path(line.workspace_binding.path or "")
     (folder / "notes.txt").write_text("one\ntwo\nthree\n")
     (folder / "old.txt").write_text("old\n")

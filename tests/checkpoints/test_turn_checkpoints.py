@@ -53,7 +53,7 @@ def shell(cmd: str, call_id: str) -> ScriptedToolCall:
 
 def full_line(agent: SessionController, title: str = "work") -> tuple[str, Path]:
     line = agent.create_line(title)
-    agent.set_permission(line.thread_id, "full")
+    agent.line_settings.set_permission(line.thread_id, "full")
     return line.thread_id, Path(line.workspace_binding.path or "")
 
 

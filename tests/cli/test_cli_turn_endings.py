@@ -124,7 +124,7 @@ def test_sigterm_during_an_acp_run_reaps_the_agent(sqlite_controller: SessionCon
     controller = sqlite_controller
     report = scripted_agent(controller, home.parent, turn=[{"say": "working"}, {"hang": True}])
     line = controller.create_line("acp")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     script = str(home.parent / "scripted-agent" / "scripted.json")
     proc = _start_run(home, controller.settings.effective_database_url, line.thread_id, "long job")
     try:
@@ -189,10 +189,10 @@ def test_an_acp_turn_is_stopped_at_the_lines_turn_limit_and_its_agent_reaped(
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working"}, {"hang": True}])
     line = controller.create_line("acp")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     # 5 s, not 2: the agent must have started and been prompted before the limit, for there to be a
     # cancel to see; on a loaded machine, starting it in its sandbox alone took more than 2 s.
-    controller.set_turn_limit(line.thread_id, 5)
+    controller.line_settings.set_turn_limit(line.thread_id, 5)
     outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(line.thread_id, "long job", headless=True), 30))
     assert outcome.status == "stopped" and outcome.error and "5-second turn limit" in outcome.error
     assert report_events(report, "prompt")

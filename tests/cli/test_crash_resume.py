@@ -169,7 +169,7 @@ def test_kill_9_during_a_tool_call_leaves_no_call_without_a_result_and_resume_co
     controller = sqlite_controller
     _add_server(controller, openai_server)
     key = controller.create_line("tool crash").thread_id
-    controller.set_permission(key, "full")
+    controller.line_settings.set_permission(key, "full")
     call = ScriptedToolCall(id="call-1", name="run_command", arguments=json.dumps({"command": "sleep 60"}))
     openai_server.script(ToolCallReply([call]))
     proc = _start_run(home, settings.effective_database_url, key, "run the long job")
@@ -210,7 +210,7 @@ def test_kill_9_mid_acp_turn_then_resume_resumes_the_agents_session_and_finishes
         controller, home.parent, resume_session=True, turn=[{"say": "working on it"}, {"hang": True}]
     )
     key = controller.create_line("acp crash").thread_id
-    controller.set_execution(key, "acp", "scripted")
+    controller.line_settings.set_execution(key, "acp", "scripted")
     script_file = agent_folder(home.parent) / "scripted.json"
     proc = _start_run(home, settings.effective_database_url, key, "long job")
     try:

@@ -33,7 +33,7 @@ def test_a_turn_with_nul_in_model_text_and_tool_output_completes_and_the_next_tu
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     key = controller.create_line("nul").thread_id
-    controller.set_permission(key, "full")
+    controller.line_settings.set_permission(key, "full")
     env = {"XWORKMATE_DATABASE_URL": database_url}
     printf = ScriptedToolCall(
         id="call-nul", name="run_command", arguments=json.dumps({"command": "printf 'a\\0b'", "timeout_s": 20})

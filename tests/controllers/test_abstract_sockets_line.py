@@ -35,8 +35,8 @@ def test_a_network_on_lines_command_is_refused_the_hosts_abstract_socket_but_rea
     abstract.listen(1)
     try:
         line = controller.create_line("net")
-        controller.set_permission(line.thread_id, "full")
-        controller.set_network(line.thread_id, "on")
+        controller.line_settings.set_permission(line.thread_id, "full")
+        controller.line_settings.set_network(line.thread_id, "on")
         port = openai_server.base_url.split(":")[-1].split("/")[0]
         probe = (
             "python3 -c 'import socket\n"

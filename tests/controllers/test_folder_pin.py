@@ -62,7 +62,7 @@ def test_a_line_whose_folder_was_swapped_between_turns_is_needs_workspace_and_ne
     line = agent.create_line("A")
     other = agent.create_line("B")
     key = line.thread_id
-    agent.set_permission(key, "full")
+    agent.line_settings.set_permission(key, "full")
     folder = Path(line.workspace_binding.path or "")
     fake_home = tmp_path / "person-home"
     fake_home.mkdir()

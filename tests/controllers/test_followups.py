@@ -80,7 +80,7 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     line = controller.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
     task = controller.tasks.start_task(line.thread_id, "tidy the folder")
-    controller.set_permission(task.key, "full")
+    controller.line_settings.set_permission(task.key, "full")
     later = say(controller, line.thread_id, "you may also delete *.tmp")
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
     openai_server.script(ToolCallReply([slow]), TextReply(["Deleting the .tmp files too."]))

@@ -54,7 +54,7 @@ def test_a_command_refuses_the_lines_folder_when_a_parent_was_swapped_for_a_link
     victim = tmp_path / "victim"  # stands in for $HOME, the data folder or another line's folder
     victim.mkdir()
     a = agent.create_line("A", workspace=app).thread_id
-    agent.set_permission(a, "full")
+    agent.line_settings.set_permission(a, "full")
     openai_server.script(
         ToolCallReply([call("run_command", "first", command="touch started && sleep 3 && echo FIRST")]),
         ToolCallReply([call("run_command", "second", command="echo pwned > pwned.txt && echo WROTE")]),
@@ -105,7 +105,7 @@ def test_a_nested_repository_the_agent_registered_or_a_commondir_it_wrote_leaves
     git(folder, "init", "-q")
     git(folder, "commit", "-q", "--allow-empty", "-m", "first")
     key = agent.create_line("repo", workspace=folder).thread_id
-    agent.set_permission(key, "full")
+    agent.line_settings.set_permission(key, "full")
     openai_server.script(
         ToolCallReply([call("run_command", "nested", command=_NESTED)]),
         TextReply(["done"]),
@@ -168,8 +168,8 @@ def test_a_line_with_the_network_on_sees_no_local_services_sockets_in_run(
     folder = tmp_path / "work"
     folder.mkdir()
     key = agent.create_line("online", workspace=folder).thread_id
-    agent.set_permission(key, "full")
-    agent.set_network(key, "on")
+    agent.line_settings.set_permission(key, "full")
+    agent.line_settings.set_network(key, "on")
     seen = "echo RUN: $(ls -A /run); getent hosts localhost >/dev/null && echo RESOLVED"
     openai_server.script(ToolCallReply([call("run_command", "run", command=seen)]), TextReply(["done"]))
     outcome = asyncio.run(agent.turns.run_turn(key, "go", headless=True))

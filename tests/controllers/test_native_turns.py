@@ -104,7 +104,7 @@ def test_workspace_root_in_the_prompt_does_not_move_the_command(
 ) -> None:
     """ISO-6: the command runs in the line's folder whatever the prompt says."""
     line = agent_controller.create_line("A")
-    agent_controller.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="pwd")]), TextReply(["done"]))
     asyncio.run(agent_controller.turns.run_turn(line.thread_id, f"workspace_root: {tmp_path}\nrun pwd"))
     [tool] = [m for m in agent_controller.messages(line.thread_id) if m.role is MessageRole.TOOL]
@@ -115,7 +115,7 @@ def test_workspace_root_in_the_prompt_does_not_move_the_command(
 def test_write_with_a_true_quote_is_written(agent_controller: SessionController, openai_server: OpenAIServer) -> None:
     """WR-1: the quote matches the person's own message."""
     line = agent_controller.create_line("A")
-    agent_controller.set_permission(line.thread_id, "auto-edit")
+    agent_controller.line_settings.set_permission(line.thread_id, "auto-edit")
     prompt = "Please create hello.txt containing a friendly greeting"
     openai_server.script(
         ToolCallReply([call("write_file", path="hello.txt", content="hi!\n", quote="create hello.txt containing")]),
@@ -130,7 +130,7 @@ def test_write_with_a_made_up_quote_writes_nothing_and_tells_the_model(
 ) -> None:
     """WR-1: a quote the person never wrote is refused; nothing is written; the model sees why."""
     line = agent_controller.create_line("A")
-    agent_controller.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(
         ToolCallReply(
             [call("write_file", path="evil.txt", content="x", quote="the user asked me to overwrite everything")]
@@ -150,7 +150,7 @@ def test_writes_outside_the_folder_are_refused(
     agent_controller: SessionController, openai_server: OpenAIServer, target: str
 ) -> None:
     line = agent_controller.create_line("A")
-    agent_controller.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     prompt = f"write to {target} the words hello world please"
     openai_server.script(
         ToolCallReply([call("write_file", path=target, content="pwned", quote="the words hello world please")]),
@@ -292,7 +292,7 @@ def test_commands_do_not_see_provider_keys(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", api_key_env="MY_LLM_CRED")
     )
     line = controller.create_line("A")
-    controller.set_permission(line.thread_id, "full")
+    controller.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="env")]), TextReply(["ok"]))
     asyncio.run(controller.turns.run_turn(line.thread_id, "show the environment"))
     [tool] = [m for m in controller.messages(line.thread_id) if m.role is MessageRole.TOOL]

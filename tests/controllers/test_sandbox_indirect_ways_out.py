@@ -78,7 +78,7 @@ def repository_line(agent: SessionController, tmp_path: Path) -> tuple[str, Path
     git(folder, "add", "a.txt")
     git(folder, "commit", "-qm", "first")
     line = agent.create_line("repo", workspace=folder)
-    agent.set_permission(line.thread_id, "full")
+    agent.line_settings.set_permission(line.thread_id, "full")
     return line.thread_id, folder
 
 
@@ -163,7 +163,7 @@ def test_a_parent_lines_file_tools_refuse_the_nested_lines_folder_as_its_sandbox
     (projects / "mine.txt").write_text("B-OWN-MARKER\n")
     agent.create_line("A", workspace=app)
     b = agent.create_line("B", workspace=projects).thread_id
-    agent.set_permission(b, "full")
+    agent.line_settings.set_permission(b, "full")
     quote = "write planted.txt into the app folder"
     openai_server.script(
         ToolCallReply(
@@ -238,7 +238,7 @@ def test_toolchains_on_path_run_but_their_parents_and_the_credentials_stay_hidde
     folder = tmp_path / "project"
     folder.mkdir()
     key = agent.create_line("tools", workspace=folder).thread_id
-    agent.set_permission(key, "full")
+    agent.line_settings.set_permission(key, "full")
     cat = "cat " + " ".join(f"~/{name}" for name in secrets)
     openai_server.script(
         ToolCallReply(

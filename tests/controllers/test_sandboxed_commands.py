@@ -88,7 +88,7 @@ def test_every_way_out_fails_and_a_write_inside_succeeds(
     other_folder = Path(other.workspace_binding.path or "")
     (other_folder / "secret.txt").write_text("OTHER-LINE-MARKER\n")
     line = agent_controller.create_line("normal")
-    agent_controller.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     folder = Path(line.workspace_binding.path or "")
     port = openai_server.base_url.split(":")[-1].split("/")[0]
     sleeper = f"sleep {4000 + os.getpid() % 1000}.5"
@@ -137,8 +137,8 @@ def test_network_on_lets_a_lines_commands_reach_a_loopback_port(
 ) -> None:
     """SBX-1: ``thread set KEY --network on`` is the line's own choice; off is the default."""
     line = agent_controller.create_line("net")
-    agent_controller.set_permission(line.thread_id, "full")
-    agent_controller.set_network(line.thread_id, "on")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_network(line.thread_id, "on")
     port = openai_server.base_url.split(":")[-1].split("/")[0]
     openai_server.script(
         ToolCallReply([command(f"bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}' && echo CONNECTED", "net")]),
@@ -156,12 +156,12 @@ def test_named_variables_pass_and_others_do_not(
     monkeypatch.setenv("PROJECT_STAGE", "staging")
     monkeypatch.setenv("UNNAMED_VARIABLE", "should-not-pass")
     line = agent_controller.create_line("env")
-    agent_controller.set_permission(line.thread_id, "full")
-    agent_controller.set_command_env(line.thread_id, ["PROJECT_STAGE"])
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_command_env(line.thread_id, ["PROJECT_STAGE"])
     with pytest.raises(ValueError, match="looks like it holds a secret"):
-        agent_controller.set_command_env(line.thread_id, ["OPENAI_API_KEY"])
+        agent_controller.line_settings.set_command_env(line.thread_id, ["OPENAI_API_KEY"])
     with pytest.raises(ValueError, match="XWorkmate's own"):
-        agent_controller.set_command_env(line.thread_id, ["XWORKMATE_HOME"])
+        agent_controller.line_settings.set_command_env(line.thread_id, ["XWORKMATE_HOME"])
     openai_server.script(ToolCallReply([command("env", "env")]), TextReply(["ok"]))
     asyncio.run(agent_controller.turns.run_turn(line.thread_id, "show env", headless=True))
     env = tool_outputs(agent_controller, line.thread_id)["env"]
@@ -193,8 +193,8 @@ def test_headless_run_refuses_a_command_that_cannot_be_sandboxed(
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path, fake_bwrap))
     assert not detect_sandbox().available
     line = agent_controller.create_line("bare")
-    agent_controller.set_permission(line.thread_id, "full")
-    agent_controller.set_network(line.thread_id, network)
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_network(line.thread_id, network)
     marker = tmp_path / f"ran-{uuid.uuid4().hex}"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))
     outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "touch it", headless=True))
@@ -212,7 +212,7 @@ def test_window_asks_before_an_unsandboxed_command_and_runs_it_once_allowed(
 
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     line = agent_controller.create_line("bare")
-    agent_controller.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     marker = tmp_path / "ran-after-approval"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))
     asked = answer_approvals(agent_controller, allowed=True)

@@ -126,7 +126,7 @@ def test_the_facade_shares_one_context_with_its_sections(controller: SessionCont
     heard: list[Change] = []
     controller.subscribe(heard.append)
     line = controller.create_line("Shared")
-    controller.set_permission(line.thread_id, "full")
+    controller.line_settings.set_permission(line.thread_id, "full")
     assert heard == [LineCreated(key=line.thread_id), LineUpdated(key=line.thread_id)]
     assert controller.line_view(line.thread_id).thread.context_state.permission_level is PermissionLevel.FULL
     assert controller.approvals.pending_approvals(line.thread_id) == []
@@ -142,6 +142,7 @@ SECTIONS = {
     "approvals": Approvals,
     "queue": FollowupQueue,
     "skills": SkillsController,
+    "line_settings": LineSettingsController,
 }
 # Facade methods named like a section's that do more than delegate: ``send`` queues on a busy line and
 # follows up on a task line before it asks the turns section (issue 14, issue 31).

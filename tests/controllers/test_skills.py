@@ -187,7 +187,7 @@ def test_an_acp_prompt_carries_the_skills_as_resources_or_text(
     write_skill(home / "skills", "unused", "Not selected (marker 1207).")
     report = scripted_agent(controller, tmp_path, embedded_context=embedded, turn=[{"say": "ok"}])
     line = controller.create_line("A").thread_id
-    controller.set_execution(line, "acp", "scripted")
+    controller.line_settings.set_execution(line, "acp", "scripted")
     controller.skills.set_skills(line, add=["pdf-forms"])
     outcome = asyncio.run(controller.turns.run_turn(line, "fill it"))
     assert outcome.status == "finished", outcome.error

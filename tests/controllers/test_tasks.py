@@ -116,7 +116,7 @@ def test_a_task_turn_sees_its_goal_as_the_dispatchers_words_and_writes_on_the_sn
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="please create notes.md with a title"
     )
     task = controller.tasks.start_task(line.thread_id, "create notes.md with a title")
-    controller.set_permission(task.key, "full")
+    controller.line_settings.set_permission(task.key, "full")
     write_from_goal = ScriptedToolCall(
         "w1", "write_file", json.dumps({"path": "goal.md", "content": "x", "quote": "[From the agent that"})
     )
@@ -190,7 +190,7 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
     controller, plain, _medical = two_providers
     line = controller.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "tidy the folder")
-    controller.set_permission(task.key, "full")
+    controller.line_settings.set_permission(task.key, "full")
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
     plain.script(ToolCallReply([slow]), TextReply(["Will also keep README.md."]))
 

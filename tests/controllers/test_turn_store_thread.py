@@ -48,7 +48,7 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
     agent: SessionController, store: Store, openai_server: OpenAIServer
 ) -> None:
     line = agent.create_line()
-    agent.set_permission(line.thread_id, "full")
+    agent.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["Done."]))
     during: list[str] = []
     threads = statements_by_thread(store)
@@ -89,7 +89,7 @@ def test_the_model_sees_the_tool_result_as_stored_because_the_read_follows_the_w
     agent: SessionController, openai_server: OpenAIServer
 ) -> None:
     line = agent.create_line()
-    agent.set_permission(line.thread_id, "full")
+    agent.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo from-the-tool")]), TextReply(["Done."]))
 
     asyncio.run(agent.turns.run_turn(line.thread_id, "run it"))
@@ -132,7 +132,7 @@ def test_a_write_the_database_refuses_fails_the_turn_in_one_line_and_nothing_aft
     agent = scripted_controller(store, settings, openai_server)
     try:
         line = agent.create_line()
-        agent.set_permission(line.thread_id, "full")
+        agent.line_settings.set_permission(line.thread_id, "full")
         openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["never asked"]))
         finished: list[RunFinished] = []
         agent.subscribe(lambda change: finished.append(change) if isinstance(change, RunFinished) else None)

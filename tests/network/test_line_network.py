@@ -59,9 +59,9 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
 ) -> None:
     controller = agent_controller
     line = controller.create_line("listed")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_network(line.thread_id, "allow-list")
-    controller.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
+    controller.line_settings.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
     openai_server.script(
         ToolCallReply([_command(_reach(openai_server), "listed")]),
         ToolCallReply([_command(PG_DIRECT_PROBE, "pg-direct")]),
@@ -120,10 +120,10 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
         ],
     )
     line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
-    controller.set_network(line.thread_id, "allow-list")
-    controller.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
+    controller.line_settings.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
 
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
@@ -145,8 +145,8 @@ def test_an_acp_agent_on_a_line_with_no_network_choice_has_no_loopback_services(
     controller = agent_controller
     report = scripted_agent(controller, tmp_path, turn=[{"shell": _reach(openai_server)}, {"say": "done"}])
     line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
 
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
@@ -175,9 +175,9 @@ def test_an_acp_agents_connection_belongs_to_its_tool_call_in_progress_and_else_
         ],
     )
     line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
-    controller.set_network(line.thread_id, "allow-list")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
 
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 

@@ -145,8 +145,8 @@ def test_names_shown_after_a_refused_host(xwm_llm: Any, xwm_window: Any) -> None
     driver = xwm_window.driver
     driver.new_line("Refused")
     key, controller = driver.current_key, xwm_window.controller
-    controller.set_permission(key, "full")
-    controller.set_network(key, "allow-list")
+    controller.line_settings.set_permission(key, "full")
+    controller.line_settings.set_network(key, "allow-list")
     driver.settle()
     xwm_llm.tool_call("run_command", command=PG_PROXIED_PROBE)
     xwm_llm.reply("Done.")

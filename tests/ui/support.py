@@ -41,7 +41,7 @@ def open_new_line(qtbot: QtBot, window: MainWindow, title: str, *, permission: s
     """A new line made by the controller (at ``permission``, if given), clicked in the list as a person does."""
     line = window.controller.create_line(title)
     if permission is not None:
-        window.controller.set_permission(line.thread_id, permission)
+        window.controller.line_settings.set_permission(line.thread_id, permission)
     click_line(qtbot, window, line.thread_id)
     return line
 

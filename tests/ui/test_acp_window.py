@@ -362,7 +362,7 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     assert status.startswith("Execution mode not changed") and "category 'medical'" in status
     assert picker.chosen() == "native"
     with pytest.raises(ValueError, match="category 'medical'"):
-        controller.set_execution(line.thread_id, "acp", "scripted")
+        controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     assert controller.get_thread(line.thread_id).execution_binding.mode is ExecutionMode.NATIVE
     assert not (agent_folder(tmp_path) / "scripted.pid").exists()  # no agent process ever started
 

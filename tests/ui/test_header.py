@@ -165,7 +165,7 @@ def test_the_usage_meter_survives_a_switch_away_and_back(
     )
     line = controller.create_line("agent")
     other = controller.create_line("other")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "hello")

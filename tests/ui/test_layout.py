@@ -149,7 +149,9 @@ def test_at_900_by_600_a_long_provider_name_elides_in_every_picker_with_the_whol
         ProviderRecord(name=long_name, base_url="http://127.0.0.1:9/v1", model=long_model, is_default=True)
     )
     line = sqlite_controller.create_line("Short")
-    sqlite_controller.set_execution(line.thread_id, "native", long_name)  # the picker shows "name · model"
+    sqlite_controller.line_settings.set_execution(
+        line.thread_id, "native", long_name
+    )  # the picker shows "name · model"
     sqlite_controller.switch_session(line.thread_id)
     window = open_window(qtbot, sqlite_controller)
     window.resize(900, 600)

@@ -40,7 +40,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "ok"}])
     line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
 
@@ -126,7 +126,7 @@ def test_settings_providers_shows_what_the_agent_reported(
     assert dialog.table.item(row, 1).text() == "(ACP agent)"
     dialog.close()
     line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     assert run(loop, controller.turns.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
     dialog = window.on_provider_settings_requested()
     idle(dialog)

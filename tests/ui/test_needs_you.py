@@ -262,7 +262,7 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, auth_methods=TWO, require_auth=True, turn=[{"say": "signed in!"}])
     line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window = open_window(qtbot, controller)
     activate(qtbot, window)
     controller.turns.start_turn(line.thread_id, "hello agent")

@@ -52,7 +52,7 @@ def test_a_category_line_offers_only_its_providers_and_names_the_one_that_runs(
     assert window.message_pane.provider_names() == ["plain", "med"]
     assert picker.currentText() == "Default — plain"
 
-    sqlite_controller.set_execution(normal.thread_id, "native", "med")  # the line is bound to "med"
+    sqlite_controller.line_settings.set_execution(normal.thread_id, "native", "med")  # the line is bound to "med"
     qtbot.waitUntil(lambda: picker.currentText() == "med · m-med")
 
 

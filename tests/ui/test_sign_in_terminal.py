@@ -44,7 +44,7 @@ def _start(
         turn=[{"say": "signed in!"}],
     )
     line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "hello agent")

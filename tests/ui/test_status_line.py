@@ -48,7 +48,7 @@ def test_an_error_stays_when_the_line_is_drawn_again(
     line = open_new_line(qtbot, window, "Keep the error")
     error = _fail_a_folder_change(qtbot, window, tmp_path)
 
-    sqlite_controller.set_permission(line.thread_id, PermissionLevel.FULL)
+    sqlite_controller.line_settings.set_permission(line.thread_id, PermissionLevel.FULL)
     qtbot.waitUntil(lambda: window.permission_picker.currentData() == PermissionLevel.FULL.value, timeout=5000)
     settled(qtbot, window)
 

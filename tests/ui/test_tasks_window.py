@@ -279,7 +279,7 @@ def test_send_on_a_running_task_delivers_a_follow_up_at_its_next_safe_point(
     window, controller = agent_window, agent_controller
     line = controller.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "tidy the folder")
-    controller.set_permission(task.key, "full")
+    controller.line_settings.set_permission(task.key, "full")
     openai_server.script(ToolCallReply([call("run_command", command="sleep 1.5")]), TextReply(["Keeping it."]))
     click_line(qtbot, window, task.key)  # before the turn: a click processes Qt events outside the asyncio loop
     turn = controller.turns.start_turn(task.key, None)

@@ -160,18 +160,18 @@ def cmd_thread_unarchive(args: argparse.Namespace, controller: SessionController
 def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> int:
     thread = controller.get_thread(args.key)
     if args.permission is not None:
-        thread = controller.set_permission(thread.thread_id, args.permission)
+        thread = controller.line_settings.set_permission(thread.thread_id, args.permission)
     if args.mode is not None or args.provider is not None:
-        thread = controller.set_execution(
+        thread = controller.line_settings.set_execution(
             thread.thread_id, args.mode or thread.execution_binding.mode.value, args.provider
         )
     if args.title is not None:
         thread = controller.rename_line(thread.thread_id, args.title)
     if args.network is not None:
-        thread = controller.set_network(thread.thread_id, args.network)
+        thread = controller.line_settings.set_network(thread.thread_id, args.network)
     if args.allow_host or args.no_allow_host:
         removed = [entry for entry in args.no_allow_host or () if entry != _EVERY_HOST]
-        thread = controller.set_allowed_hosts(
+        thread = controller.line_settings.set_allowed_hosts(
             thread.thread_id,
             add=args.allow_host or (),
             remove=removed,
@@ -179,11 +179,11 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         )
     if args.env is not None or args.clear_env:
         names = [] if args.clear_env else [n for item in args.env for n in item.split(",")]
-        thread = controller.set_command_env(thread.thread_id, names)
+        thread = controller.line_settings.set_command_env(thread.thread_id, names)
     if args.turn_limit is not None:
-        thread = controller.set_turn_limit(thread.thread_id, args.turn_limit)
+        thread = controller.line_settings.set_turn_limit(thread.thread_id, args.turn_limit)
     if args.quarantine_untrusted is not None:
-        thread = controller.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
+        thread = controller.line_settings.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
     if args.skill or args.no_skill:
         thread = controller.skills.set_skills(thread.thread_id, add=args.skill or (), remove=args.no_skill or ())
     apply_thread_set(args, controller, thread)  # issue 15: MCP servers, the agent's mode/model/options

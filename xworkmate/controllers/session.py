@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from xworkmate.agents.sandbox import SandboxStatus, detect_sandbox
+from xworkmate.agents.sandbox import detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
 from xworkmate.controllers.approvals import Approvals
 from xworkmate.controllers.changes import LineUpdated, RunFinished
@@ -53,10 +53,7 @@ from xworkmate.domain.providers import ProviderKind
 from xworkmate.domain.runs import ExecutionResult
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
 from xworkmate.domain.threads import (
-    ExecutionMode,
     LineState,
-    NetworkAccess,
-    PermissionLevel,
     TaskThread,
     ThreadStatus,
     ThreadSummary,
@@ -110,9 +107,9 @@ class SessionController:
         ctx.subscribe(self.external.on_change)
         self._attention: AttentionTracker | None = None
         self._checkpoints: CheckpointController | None = None
-        self._line_settings = LineSettingsController(ctx)
+        self.line_settings: Final = LineSettingsController(ctx)
         self.skills: Final = SkillsController(ctx)
-        self.approvals: Final = Approvals(ctx, set_permission=self._line_settings.set_permission)
+        self.approvals: Final = Approvals(ctx, set_permission=self.line_settings.set_permission)
         self._lines = LineController(
             ctx, needs_sign_in=self.approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
         )
@@ -351,34 +348,6 @@ class SessionController:
 
     def ui_state_read_once(self, states: Mapping[str, str] | None = None) -> AbstractContextManager[None]:
         return self._lines.ui_state_read_once(states)
-
-    # -- a line's settings (controllers/line_settings.py) ----------------------------------------
-
-    def set_permission(self, key: str, level: PermissionLevel | str) -> TaskThread:
-        return self._line_settings.set_permission(key, level)
-
-    def set_network(self, key: str, network: NetworkAccess | str) -> TaskThread:
-        return self._line_settings.set_network(key, network)
-
-    def set_allowed_hosts(
-        self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), clear: bool = False
-    ) -> TaskThread:
-        return self._line_settings.set_allowed_hosts(key, add=add, remove=remove, clear=clear)
-
-    def set_command_env(self, key: str, names: Sequence[str]) -> TaskThread:
-        return self._line_settings.set_command_env(key, names)
-
-    def set_turn_limit(self, key: str, limit: int | str) -> TaskThread:
-        return self._line_settings.set_turn_limit(key, limit)
-
-    def set_quarantine_untrusted(self, key: str, on: bool | str) -> TaskThread:
-        return self._line_settings.set_quarantine_untrusted(key, on)
-
-    def sandbox_status(self) -> SandboxStatus:
-        return self._line_settings.sandbox_status()
-
-    def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:
-        return self._line_settings.set_execution(key, mode, provider)
 
     def send(
         self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()

@@ -1350,7 +1350,7 @@ class MainWindow(WindowShell):
             return
         key = self._view.key
         self.operations.run(  # LineUpdated redraws the pane
-            lambda: self._controller.set_permission(key, level), failed=self._permission_not_changed()
+            lambda: self._controller.line_settings.set_permission(key, level), failed=self._permission_not_changed()
         )
 
     def _permission_not_changed(self) -> Callable[[BaseException], None]:
@@ -1452,7 +1452,7 @@ class MainWindow(WindowShell):
             return
         key = self._view.key
         self.operations.run(  # LineUpdated redraws the pane, and the bar goes
-            lambda: self._controller.set_allowed_hosts(key, add=[destination]),
+            lambda: self._controller.line_settings.set_allowed_hosts(key, add=[destination]),
             failed=self._failure(self.tr("Host not allowed — {error}"), UnknownSessionKeyError, ValueError),
         )
 
@@ -1462,7 +1462,7 @@ class MainWindow(WindowShell):
             return
         key, network = self._view.key, self.message_pane.chosen_network()
         self.operations.run(  # LineUpdated redraws the pane
-            lambda: self._controller.set_network(key, network),
+            lambda: self._controller.line_settings.set_network(key, network),
             failed=self._failure(
                 self.tr("Network setting not changed — {error}"),
                 UnknownSessionKeyError,
@@ -1535,8 +1535,8 @@ class MainWindow(WindowShell):
             stored()
             self._show_stored_settings()
 
-        self.operations.run(
-            lambda: self._controller.set_execution(key, ExecutionMode.NATIVE, chosen),  # LineUpdated redraws
+        self.operations.run(  # LineUpdated redraws
+            lambda: self._controller.line_settings.set_execution(key, ExecutionMode.NATIVE, chosen),
             done=stored,
             failed=self._failure(
                 self.tr("Provider not changed — {error}"),
@@ -1563,7 +1563,7 @@ class MainWindow(WindowShell):
         key = view.key
 
         def pick() -> AgentInfo | None:
-            self._controller.set_execution(key, mode, provider)  # LineUpdated redraws the panes
+            self._controller.line_settings.set_execution(key, mode, provider)  # LineUpdated redraws the panes
             return self._controller.agents.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
 
         def picked(info: AgentInfo | None) -> None:

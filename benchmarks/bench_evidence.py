@@ -121,8 +121,8 @@ def _time_sources(controller: SessionController, task_key: str, ids: list[int], 
 def measure(settings: Settings, url: str, label: str) -> list[Figure]:
     store = open_store(url)
     controller = SessionController(store, settings)
-    lines = [controller.create_line(f"history {n}").thread_id for n in range(LINES)]
-    dispatcher = controller.create_line("dispatcher").thread_id
+    lines = [controller.lines.create_line(f"history {n}").thread_id for n in range(LINES)]
+    dispatcher = controller.lines.create_line("dispatcher").thread_id
     with store.engine.connect() as conn:
         sessions = dict(conn.execute(select(ThreadRow.thread_id, ThreadRow.current_session_id)).all())
     keys = [(key, sessions[key]) for key in lines]

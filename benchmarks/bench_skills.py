@@ -49,7 +49,7 @@ def run() -> list[Figure]:
     with temp_home() as settings:
         store = open_store(settings.effective_database_url)
         controller = SessionController(store, settings)
-        key = controller.create_line("Skills").thread_id
+        key = controller.lines.create_line("Skills").thread_id
         line_folder = Path(controller.get_thread(key).workspace_binding.path or "")
         person, line = settings.home / "skills", line_folder / ".agents" / "skills"
         for n in range(SKILLS):

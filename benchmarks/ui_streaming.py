@@ -111,7 +111,7 @@ def measure() -> dict[str, float]:
         ticker = _Ticker()
 
         # 0. reference: the same turn with no window listening.
-        headless = controller.create_line("headless")
+        headless = controller.lines.create_line("headless")
         server_a.script(TextReply(_tokens("h")))
         first, unsubscribe = _first_deltas(controller)
         loop.run_until_complete(controller.turns.run_turn(headless.thread_id, "stream please"))
@@ -125,8 +125,8 @@ def measure() -> dict[str, float]:
         window.show()
         app.processEvents()
         gc.freeze()  # as run_gui does before it enters the event loop
-        line = controller.create_line("one")
-        controller.switch_session(line.thread_id)
+        line = controller.lines.create_line("one")
+        controller.lines.switch_session(line.thread_id)
         renders: list[str] = []
         window.live.text_grew.connect(renders.append)
         server_a.script(TextReply(_tokens("x")))
@@ -146,8 +146,8 @@ def measure() -> dict[str, float]:
 
         # 2. two lines at once, A shown and B in the background: at full speed, then paced.
         for label, delay in (("two_lines", 0.0), ("paced", PACED_DELAY)):
-            line_a, line_b = controller.create_line(f"A {label}"), controller.create_line(f"B {label}")
-            controller.switch_session(line_a.thread_id)
+            line_a, line_b = controller.lines.create_line(f"A {label}"), controller.lines.create_line(f"B {label}")
+            controller.lines.switch_session(line_a.thread_id)
             server_a.script(TextReply(_tokens("a"), delay=delay))
             server_b.script(TextReply(_tokens("b"), delay=delay))
             first, unsubscribe = _first_deltas(controller)

@@ -251,7 +251,7 @@ def _acp_turn(index: int) -> tuple[list[dict[str, Any]], str]:
 
 
 def _stored_answer(controller: SessionController, key: str) -> str:
-    answers = [m for m in controller.messages(key) if m.role is MessageRole.ASSISTANT]
+    answers = [m for m in controller.lines.messages(key) if m.role is MessageRole.ASSISTANT]
     return answers[-1].content if answers else ""
 
 
@@ -287,7 +287,7 @@ def measure() -> dict[str, Any]:
             native_keys: list[str] = []
             acp_keys: list[str] = []
             for i in range(LINES):
-                line = controller.create_line(f"Line {i}")
+                line = controller.lines.create_line(f"Line {i}")
                 keys.append(line.thread_id)
             for i, key in enumerate(keys):
                 if i in acp_at:

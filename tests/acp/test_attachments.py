@@ -17,7 +17,7 @@ from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 
 def _acp_line(controller: SessionController) -> str:
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id
 
@@ -74,9 +74,9 @@ def test_an_image_is_refused_in_one_line_for_an_agent_without_image_capability(
     assert outcome.status != "finished"
     assert outcome.error is not None and "does not take images" in outcome.error and "\n" not in outcome.error
     assert report_events(report, "prompt") == []  # the prompt was never sent
-    mine = [m for m in controller.messages(key) if m.source is MessageSource.HUMAN]
+    mine = [m for m in controller.lines.messages(key) if m.source is MessageSource.HUMAN]
     assert mine[-1].payload and mine[-1].payload["attachments"][0]["name"] == "shot.png"
-    assert not [m for m in controller.messages(key) if m.role is MessageRole.ASSISTANT and m.content]
+    assert not [m for m in controller.lines.messages(key) if m.role is MessageRole.ASSISTANT and m.content]
 
 
 def test_an_agent_known_not_to_take_images_is_refused_before_the_message_is_stored(
@@ -87,9 +87,9 @@ def test_an_agent_known_not_to_take_images_is_refused_before_the_message_is_stor
     report = scripted_agent(controller, tmp_path, prompt_capabilities={}, turn=[{"say": "ok"}])
     key = _acp_line(controller)
     assert asyncio.run(controller.turns.run_turn(key, "hello")).status == "finished"
-    before = controller.messages(key)
+    before = controller.lines.messages(key)
     image = attachment_from_bytes("shot.png", png_bytes())
     with pytest.raises(RunRefused, match="does not take images"):
         asyncio.run(controller.turns.run_turn(key, "look", attachments=(image,)))
-    assert controller.messages(key) == before
+    assert controller.lines.messages(key) == before
     assert len(report_events(report, "prompt")) == 1

@@ -33,7 +33,7 @@ def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
     sqlite_controller: SessionController, settings: Settings, tmp_path: Path, person_home: Path
 ) -> None:
     controller = sqlite_controller
-    medical = controller.create_line("clinic")
+    medical = controller.lines.create_line("clinic")
     controller.tasks.set_category(medical.thread_id, "medical")
     controller._store.messages.append(
         medical.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER"
@@ -52,7 +52,7 @@ def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
             {"say": "done"},
         ],
     )
-    line = controller.create_line("normal")
+    line = controller.lines.create_line("normal")
     controller.line_settings.set_permission(line.thread_id, "full")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
@@ -74,7 +74,7 @@ def test_headless_acp_run_without_a_sandbox_is_refused_in_one_line(
     """SBX-1: no silent fallback; the agent is never started unsandboxed headless."""
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
-    line = controller.create_line("acp")
+    line = controller.lines.create_line("acp")
     controller.line_settings.set_permission(line.thread_id, "full")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
@@ -91,7 +91,7 @@ def test_window_asks_before_starting_an_agent_without_a_sandbox(
 
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
-    line = controller.create_line("acp")
+    line = controller.lines.create_line("acp")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     asked = answer_approvals(controller, allowed=False)

@@ -53,7 +53,7 @@ CONFIG = [
 
 
 def _acp_line(controller: SessionController) -> str:
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id
 
@@ -143,7 +143,7 @@ def test_unknown_pick_is_one_line_and_a_refused_one_leaves_the_line_usable(
     outcome = asyncio.run(controller.turns.run_turn(key, "second", headless=True))
     assert outcome.status == "finished" and outcome.text == "fine"
     assert [e["ok"] for e in report_events(report, "set")] == [False]
-    notices = [m.content for m in controller.messages(key) if "did not switch" in m.content]
+    notices = [m.content for m in controller.lines.messages(key) if "did not switch" in m.content]
     assert len(notices) == 1 and "\n" not in notices[0]
     assert "mode 'code'" in notices[0] and "cannot switch mode now" in notices[0]
     assert controller.agents.agent_session(key).wanted_mode is None  # not retried forever

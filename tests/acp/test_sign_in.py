@@ -31,7 +31,7 @@ TWO = [
 
 
 def _acp_line(controller: SessionController, name: str = "scripted") -> str:
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     controller.line_settings.set_execution(line.thread_id, "acp", name)
     return line.thread_id
 
@@ -45,7 +45,7 @@ def test_auth_required_with_one_method_signs_in_by_itself(sqlite_controller: Ses
     assert outcome.text == "in"
     assert [e["method_id"] for e in report_events(report, "authenticate")] == ["openai"]
     assert len(report_events(report, "new_session")) == 1
-    notices = [m.content for m in controller.messages(key) if "Signed in" in m.content]
+    notices = [m.content for m in controller.lines.messages(key) if "Signed in" in m.content]
     assert notices == ["Signed in to the agent with its method 'openai'."]
 
 
@@ -144,7 +144,7 @@ def test_agent_without_methods_that_still_refuses_is_one_clear_line(
     assert outcome.status == "failed"
     assert outcome.error and "\n" not in outcome.error
     assert "authentication required, and it lists no sign-in method" in outcome.error
-    assert controller.line_view(key).status is ThreadStatus.RUNNABLE
+    assert controller.lines.line_view(key).status is ThreadStatus.RUNNABLE
     scripted_agent(controller, tmp_path, turn=[{"say": "fine now"}])
     assert asyncio.run(controller.turns.run_turn(key, "again", headless=True)).text == "fine now"
 
@@ -193,7 +193,7 @@ def test_window_path_asks_and_the_pick_signs_in(sqlite_controller: SessionContro
     def on_change(change: object) -> None:
         if isinstance(change, SignInRequested):
             seen.append(change)
-            views.append(controller.line_view(key))
+            views.append(controller.lines.line_view(key))
             asyncio.get_running_loop().call_soon(controller.approvals.choose_sign_in, change.request_id, "api-key")
 
     controller.subscribe(on_change)
@@ -204,9 +204,9 @@ def test_window_path_asks_and_the_pick_signs_in(sqlite_controller: SessionContro
     assert asked.methods[0].description == "opens a browser"
     assert asked.methods[1].command and asked.methods[1].command.endswith("login")
     assert views[0].needs_sign_in and "sign-in" in views[0].explanation
-    assert not controller.line_view(key).needs_sign_in
+    assert not controller.lines.line_view(key).needs_sign_in
     assert [e["method_id"] for e in report_events(report, "authenticate")] == ["api-key"]
-    assert [m.content for m in controller.messages(key) if m.role is MessageRole.ASSISTANT][-1] == "go"
+    assert [m.content for m in controller.lines.messages(key) if m.role is MessageRole.ASSISTANT][-1] == "go"
 
 
 def test_a_terminal_method_headless_names_the_command_to_run_and_never_authenticates(

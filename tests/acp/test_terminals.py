@@ -64,7 +64,7 @@ def _connect(port: int) -> str:
 
 
 def _line(controller: SessionController, level: str = "full") -> tuple[str, Path]:
-    line = controller.create_line("terminals")
+    line = controller.lines.create_line("terminals")
     controller.line_settings.set_permission(line.thread_id, level)
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id, Path(line.workspace_binding.path or "")
@@ -79,7 +79,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     sqlite_controller: SessionController, settings: Settings, tmp_path: Path, loopback_port: int
 ) -> None:
     controller = sqlite_controller
-    medical = controller.create_line("clinic")
+    medical = controller.lines.create_line("clinic")
     controller._store.messages.append(
         medical.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER"
     )
@@ -121,7 +121,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     assert "CONNECTED" in str(report_events(report, "shell")[0]["output"])
     assert env["output"] == "FOO=bar SECRET= OWN=\n"
     # The tool card shows the command and its output.
-    cards = [m.content for m in controller.messages(key) if m.role is MessageRole.TOOL]
+    cards = [m.content for m in controller.lines.messages(key) if m.role is MessageRole.TOOL]
     assert any("$ echo made > made.txt; echo hello; exit 3" in c and "hello" in c for c in cards), cards
 
 

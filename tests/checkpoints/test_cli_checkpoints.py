@@ -123,7 +123,7 @@ def test_retention_prunes_archived_lines_only(
         run(agent, key, "write x")
     assert ok_json(home, "checkpoints", "retention") == {"retention_days": 30}
     assert ok_json(home, "checkpoints", "retention", "7") == {"retention_days": 7}
-    agent.archive_line(gone)
+    agent.lines.archive_line(gone)
     assert ok_json(home, "checkpoints", "prune") == {"pruned": []}  # archived today: within 7 days
     assert ok_json(home, "checkpoints", "prune", "--older-than", "0") == {"pruned": [gone]}
     assert not (agent.checkpoints.root / f"{gone.replace(':', '-').lower()}.git").exists()

@@ -32,7 +32,7 @@ def test_a_turn_with_nul_in_model_text_and_tool_output_completes_and_the_next_tu
     controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
-    key = controller.create_line("nul").thread_id
+    key = controller.lines.create_line("nul").thread_id
     controller.line_settings.set_permission(key, "full")
     env = {"XWORKMATE_DATABASE_URL": database_url}
     printf = ScriptedToolCall(

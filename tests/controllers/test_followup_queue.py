@@ -54,7 +54,7 @@ def test_send_on_a_running_line_queues_and_the_queue_drains_one_turn_an_item_in_
     agent: SessionController, openai_server: OpenAIServer
 ) -> None:
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     openai_server.script(
         TextReply(["Reading ", "the ", "folder."], delay=0.2),
         TextReply(["Tests first."]),
@@ -81,7 +81,7 @@ def test_send_on_a_running_line_queues_and_the_queue_drains_one_turn_an_item_in_
     assert last_user(2, openai_server) == "then the docs, briefly"
     assert "tests first" not in str(openai_server.chat_requests[0].body)  # not steered into the running turn
     assert controller.queue.items(line.thread_id) == []
-    users = [m.content for m in controller.messages(line.thread_id) if m.role is MessageRole.USER]
+    users = [m.content for m in controller.lines.messages(line.thread_id) if m.role is MessageRole.USER]
     assert users == ["look at the folder", "tests first", "then the docs, briefly"]
     assert not controller.turns.is_running(line.thread_id)
 
@@ -93,7 +93,7 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
     after a restart) is in the snapshot its delivery captures; one written during the first delivered
     turn is in the second delivery's snapshot only."""
     controller = scripted_controller(store, settings, openai_server)
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
     task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     openai_server.script(TextReply(["Tidying ", "slowly ", "..."], delay=0.3))
@@ -104,7 +104,7 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
         assert controller.send(task.key, "keep README.md").queued == 1
         followed = controller.follow_up(task.key, "and the LICENSE")  # `xworkmate task send`'s path
         assert (followed.delivery, followed.queued, followed.message_id) == ("queued", 2, None)
-        await until(lambda: "Tidying" in str([m.content for m in controller.messages(task.key)]))
+        await until(lambda: "Tidying" in str([m.content for m in controller.lines.messages(task.key)]))
         controller.turns.stop(task.key)  # a stopped turn leaves the queue for the person
         await asyncio.gather(turn, return_exceptions=True)
 
@@ -139,7 +139,7 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
         assert after_queueing in seen[1] and during_first[0] not in seen[1]
         assert during_first[0] in seen[2]
         assert again.queue.items(task.key) == []
-        users = [m.content for m in again.messages(task.key) if m.role is MessageRole.USER]
+        users = [m.content for m in again.lines.messages(task.key) if m.role is MessageRole.USER]
         assert users[-2:] == ["keep README.md", "and the LICENSE file"]
     finally:
         reopened.close()
@@ -149,7 +149,7 @@ def test_remove_and_reorder_renumber_the_queue_and_bad_positions_are_one_line_er
     agent: SessionController,
 ) -> None:
     controller = agent
-    key = controller.create_line("A").thread_id
+    key = controller.lines.create_line("A").thread_id
     for text in ("one", "two", "three", "four"):
         controller.queue.queue(key, text)
     controller.queue.move(key, 4, 1)
@@ -172,7 +172,7 @@ def test_send_now_steers_the_running_native_turn_at_its_next_safe_point(
     """Send now takes the item out of the queue and into the running turn: the turn's next step answers
     it (the issue 14 safe point), ahead of the items still queued."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     openai_server.script(
         TextReply(["Listing ", "the ", "files."], delay=0.2),
         TextReply(["Skipping build/."]),
@@ -206,7 +206,7 @@ def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
     report = scripted_agent(
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:

@@ -48,7 +48,7 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
 ) -> None:
     """A text-only step has no tool round: the follow-up is read when the step ends and the next step answers it."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "summarise the folder")
     openai_server.script(
         TextReply(["The folder ", "holds ", "three ", "files."], delay=0.15), TextReply(["README.md stays."])
@@ -67,7 +67,7 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
     assert sent[-2] == {"role": "assistant", "content": "The folder holds three files."}
     assert sent[-1] == {"role": "user", "content": "and leave README.md alone"}
     assert "and leave README.md alone" not in user_turns(first.body["messages"])
-    replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    replies = [m.content for m in controller.lines.messages(task.key) if m.role is MessageRole.ASSISTANT]
     assert replies == ["The folder holds three files.", "README.md stays."]
 
 
@@ -77,7 +77,7 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     """The controller's ``send`` on a running task line is the follow-up policy (not a refusal): queued
     (issue 31), and "Send now" steers it into the running turn's next step, with PROV-4."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
     task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     controller.line_settings.set_permission(task.key, "full")
@@ -110,7 +110,7 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
     """The dispatcher's ``task_send`` to a task whose turn has ended starts a new turn on it (auto_run_tasks)."""
     controller = agent
     controller.auto_run_tasks = True  # as the window sets it
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "count the files")
     openai_server.script(TextReply(["There are 3 files."]))
     first = asyncio.run(controller.turns.run_turn(task.key, None))
@@ -131,7 +131,7 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
     [again] = task_requests
     assert user_turns(again.body["messages"])[-1].endswith("\ncount hidden files too")  # labelled, not the person's
     assert any(c.key == task.key for c in finished if isinstance(c, RunFinished))
-    task_replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    task_replies = [m.content for m in controller.lines.messages(task.key) if m.role is MessageRole.ASSISTANT]
     assert len(task_replies) == 2
 
 
@@ -141,7 +141,7 @@ def test_headless_follow_up_to_an_idle_task_is_kept_for_its_next_run(
     """Without ``auto_run_tasks`` (the command line) an idle task's follow-up is stored, re-captured, and the
     task's next run answers it."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "count the files")
     later = say(controller, line.thread_id, "hidden ones count too")
     followed = controller.follow_up(task.key, "include hidden files")
@@ -158,7 +158,7 @@ def test_run_turn_with_a_prompt_on_a_task_re_captures_its_sources(
 ) -> None:
     """PROV-4 on the synchronous path: ``run_turn(task, prompt)`` stores the words as a follow-up."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     say(controller, line.thread_id, "only read the config")
     task = controller.tasks.start_task(line.thread_id, "analyse the config")
     controller.tasks.compact(line.thread_id)
@@ -167,7 +167,7 @@ def test_run_turn_with_a_prompt_on_a_task_re_captures_its_sources(
     asyncio.run(controller.turns.run_turn(task.key, "go ahead now"))
     assert [m.content for m in controller.tasks.task_sources(task.key)] == ["you may rewrite the config"]
     assert controller.tasks.dispatch.source_ids(task.key) == [later]
-    humans = [m.content for m in controller.messages(task.key) if m.source is MessageSource.HUMAN]
+    humans = [m.content for m in controller.lines.messages(task.key) if m.source is MessageSource.HUMAN]
     assert humans == ["go ahead now"]
 
 
@@ -177,7 +177,7 @@ def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: Sess
     report = scripted_agent(
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:
@@ -192,5 +192,5 @@ def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: Sess
     assert len(prompts) == 2, prompts
     assert "draft the release notes" in prompts[0] and "mention the new CLI flags" not in prompts[0]
     assert prompts[1].strip() == "mention the new CLI flags"
-    replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    replies = [m.content for m in controller.lines.messages(task.key) if m.role is MessageRole.ASSISTANT]
     assert replies[-1].strip().endswith("mention the new CLI flags")

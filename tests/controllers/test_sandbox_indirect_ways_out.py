@@ -51,13 +51,13 @@ def call(name: str, call_id: str, **arguments: object) -> ScriptedToolCall:
 def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
     return {
         (m.payload or {})["tool_call_id"]: m.content
-        for m in controller.messages(key)
+        for m in controller.lines.messages(key)
         if m.role is MessageRole.TOOL and m.payload
     }
 
 
 def notices(controller: SessionController, key: str) -> list[str]:
-    return [m.content for m in controller.messages(key) if m.role is MessageRole.SYSTEM]
+    return [m.content for m in controller.lines.messages(key) if m.role is MessageRole.SYSTEM]
 
 
 def git(folder: Path, *args: str) -> str:
@@ -77,7 +77,7 @@ def repository_line(agent: SessionController, tmp_path: Path) -> tuple[str, Path
     (folder / "a.txt").write_text("a\n")
     git(folder, "add", "a.txt")
     git(folder, "commit", "-qm", "first")
-    line = agent.create_line("repo", workspace=folder)
+    line = agent.lines.create_line("repo", workspace=folder)
     agent.line_settings.set_permission(line.thread_id, "full")
     return line.thread_id, folder
 
@@ -161,8 +161,8 @@ def test_a_parent_lines_file_tools_refuse_the_nested_lines_folder_as_its_sandbox
     app.mkdir(parents=True)
     (app / "secret.txt").write_text("A-SECRET-MARKER\n")
     (projects / "mine.txt").write_text("B-OWN-MARKER\n")
-    agent.create_line("A", workspace=app)
-    b = agent.create_line("B", workspace=projects).thread_id
+    agent.lines.create_line("A", workspace=app)
+    b = agent.lines.create_line("B", workspace=projects).thread_id
     agent.line_settings.set_permission(b, "full")
     quote = "write planted.txt into the app folder"
     openai_server.script(
@@ -237,7 +237,7 @@ def test_toolchains_on_path_run_but_their_parents_and_the_credentials_stay_hidde
     monkeypatch.setenv("PATH", f"{home}/.local/bin:{home}/.cargo/bin:{os.environ['PATH']}")
     folder = tmp_path / "project"
     folder.mkdir()
-    key = agent.create_line("tools", workspace=folder).thread_id
+    key = agent.lines.create_line("tools", workspace=folder).thread_id
     agent.line_settings.set_permission(key, "full")
     cat = "cat " + " ".join(f"~/{name}" for name in secrets)
     openai_server.script(

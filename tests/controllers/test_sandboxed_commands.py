@@ -56,7 +56,7 @@ def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
     """The stored result of each command, by its call id (what the model was sent)."""
     return {
         (m.payload or {})["tool_call_id"]: m.content
-        for m in controller.messages(key)
+        for m in controller.lines.messages(key)
         if m.role is MessageRole.TOOL and m.payload
     }
 
@@ -64,7 +64,7 @@ def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
 @pytest.fixture
 def medical_line(agent_controller: SessionController) -> Iterator[str]:
     """Another line whose conversation is medical: its text must never reach the normal line."""
-    line = agent_controller.create_line("clinic")
+    line = agent_controller.lines.create_line("clinic")
     agent_controller.tasks.set_category(line.thread_id, "medical")
     agent_controller._store.messages.append(
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER diagnosis"
@@ -84,10 +84,10 @@ def test_every_way_out_fails_and_a_write_inside_succeeds(
     """SBX-1 on a ``full`` line: the folder is the only place the agent's shell can touch."""
     outside = tmp_path / "outside"
     outside.mkdir()
-    other = agent_controller.create_line("other")
+    other = agent_controller.lines.create_line("other")
     other_folder = Path(other.workspace_binding.path or "")
     (other_folder / "secret.txt").write_text("OTHER-LINE-MARKER\n")
-    line = agent_controller.create_line("normal")
+    line = agent_controller.lines.create_line("normal")
     agent_controller.line_settings.set_permission(line.thread_id, "full")
     folder = Path(line.workspace_binding.path or "")
     port = openai_server.base_url.split(":")[-1].split("/")[0]
@@ -136,7 +136,7 @@ def test_network_on_lets_a_lines_commands_reach_a_loopback_port(
     agent_controller: SessionController, openai_server: OpenAIServer
 ) -> None:
     """SBX-1: ``thread set KEY --network on`` is the line's own choice; off is the default."""
-    line = agent_controller.create_line("net")
+    line = agent_controller.lines.create_line("net")
     agent_controller.line_settings.set_permission(line.thread_id, "full")
     agent_controller.line_settings.set_network(line.thread_id, "on")
     port = openai_server.base_url.split(":")[-1].split("/")[0]
@@ -155,7 +155,7 @@ def test_named_variables_pass_and_others_do_not(
     """SBX-1: the allow-list plus what the person named; a secret-looking name cannot be named."""
     monkeypatch.setenv("PROJECT_STAGE", "staging")
     monkeypatch.setenv("UNNAMED_VARIABLE", "should-not-pass")
-    line = agent_controller.create_line("env")
+    line = agent_controller.lines.create_line("env")
     agent_controller.line_settings.set_permission(line.thread_id, "full")
     agent_controller.line_settings.set_command_env(line.thread_id, ["PROJECT_STAGE"])
     with pytest.raises(ValueError, match="looks like it holds a secret"):
@@ -192,7 +192,7 @@ def test_headless_run_refuses_a_command_that_cannot_be_sandboxed(
     """SBX-1: no silent fallback. Even on ``full``, headless, the command is refused in one line naming the fix."""
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path, fake_bwrap))
     assert not detect_sandbox().available
-    line = agent_controller.create_line("bare")
+    line = agent_controller.lines.create_line("bare")
     agent_controller.line_settings.set_permission(line.thread_id, "full")
     agent_controller.line_settings.set_network(line.thread_id, network)
     marker = tmp_path / f"ran-{uuid.uuid4().hex}"
@@ -211,7 +211,7 @@ def test_window_asks_before_an_unsandboxed_command_and_runs_it_once_allowed(
     """SBX-1: at the window, a ``full`` line still asks, and the request says it would run unsandboxed."""
 
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
-    line = agent_controller.create_line("bare")
+    line = agent_controller.lines.create_line("bare")
     agent_controller.line_settings.set_permission(line.thread_id, "full")
     marker = tmp_path / "ran-after-approval"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))

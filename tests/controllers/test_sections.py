@@ -125,16 +125,17 @@ def test_the_facade_shares_one_context_with_its_sections(controller: SessionCont
     """A change made by one section is seen by the facade's listeners and by every other section."""
     heard: list[Change] = []
     controller.subscribe(heard.append)
-    line = controller.create_line("Shared")
+    line = controller.lines.create_line("Shared")
     controller.line_settings.set_permission(line.thread_id, "full")
     assert heard == [LineCreated(key=line.thread_id), LineUpdated(key=line.thread_id)]
-    assert controller.line_view(line.thread_id).thread.context_state.permission_level is PermissionLevel.FULL
+    assert controller.lines.line_view(line.thread_id).thread.context_state.permission_level is PermissionLevel.FULL
     assert controller.approvals.pending_approvals(line.thread_id) == []
     assert not controller.approvals.waiting_for_sign_in(line.thread_id)
 
 
 # Issue 33 item 4 (as Anki's ``col.decks``): each section is a public, read-only attribute of the facade.
 SECTIONS = {
+    "lines": LineController,
     "providers": ProviderController,
     "agents": AgentSessionController,
     "tasks": TaskController,

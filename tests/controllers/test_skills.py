@@ -48,8 +48,8 @@ def test_skills_are_found_in_the_person_and_the_line_folders_with_their_origins(
     write_skill(home / "skills", "pdf-forms", "Fill in PDF forms.")
     (home / "skills" / "broken").mkdir()
     (home / "skills" / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
-    line = agent.create_line("A").thread_id
-    other = agent.create_line("B").thread_id
+    line = agent.lines.create_line("A").thread_id
+    other = agent.lines.create_line("B").thread_id
     write_skill(line_folder(agent, line) / ".agents" / "skills", "release-notes", "Write release notes.")
     write_skill(line_folder(agent, line) / ".claude" / "skills", "changelog", "Keep the changelog.")
 
@@ -76,7 +76,7 @@ def test_a_line_folder_skill_behind_a_link_out_of_the_folder_is_refused(
     outside = tmp_path / "outside"
     write_skill(outside, "stolen", "Read from outside the folder.")
     (outside / "secret.md").write_text("---\nname: secret\ndescription: a file outside\n---\nTOP SECRET\n")
-    line = agent.create_line("A").thread_id
+    line = agent.lines.create_line("A").thread_id
     skills = line_folder(agent, line) / ".agents" / "skills"
     skills.mkdir(parents=True)
     (skills / "stolen").symlink_to(outside / "stolen")
@@ -102,7 +102,7 @@ def test_the_model_request_carries_the_selected_skill_and_not_an_unselected_one(
     offered on such a turn and returns the skill's body; a skill not selected cannot be read."""
     write_skill(home / "skills", "pdf-forms", "Fill in PDF forms (marker 4471).", body="Step 1: open the form 9902.")
     write_skill(home / "skills", "unused", "An unselected skill (marker 5583).")
-    line = agent.create_line("A").thread_id
+    line = agent.lines.create_line("A").thread_id
     assert agent.skills.set_skills(line, add=["pdf-forms"]).context_state.selected_skills == ("pdf-forms",)
     read = ScriptedToolCall(id="s1", name="read_skill", arguments=json.dumps({"name": "pdf-forms"}))
     other = ScriptedToolCall(id="s2", name="read_skill", arguments=json.dumps({"name": "unused"}))
@@ -137,7 +137,7 @@ def test_read_skill_refuses_a_file_beside_it_that_links_out_of_the_skill(
     skill = write_skill(home / "skills", "forms", "Forms.")
     (skill / "reference.md").write_text("the reference 7781\n")
     (skill / "escape.md").symlink_to(tmp_path / "outside.txt")
-    line = agent.create_line("A").thread_id
+    line = agent.lines.create_line("A").thread_id
     agent.skills.set_skills(line, add=["forms"])
     calls = [
         ScriptedToolCall(id="a", name="read_skill", arguments=json.dumps({"name": "forms", "path": "reference.md"})),
@@ -161,11 +161,11 @@ def test_a_category_lines_skill_reaches_only_a_provider_its_category_allows(
     provider tagged for the category; the untagged default provider never sees it."""
     medical = openai_server_factory()
     agent.providers.add_provider(ProviderRecord(name="med", base_url=medical.base_url, model="m", tags=("medical",)))
-    line = agent.create_line("A").thread_id
+    line = agent.lines.create_line("A").thread_id
     agent.tasks.set_category(line, "medical")
     write_skill(line_folder(agent, line) / ".agents" / "skills", "triage", "Triage notes (marker 6120).")
     agent.skills.set_skills(line, add=["triage"])
-    plain = agent.create_line("B").thread_id
+    plain = agent.lines.create_line("B").thread_id
     medical.script(TextReply(["ok"]))
     openai_server.script(TextReply(["ok"]))
 
@@ -186,7 +186,7 @@ def test_an_acp_prompt_carries_the_skills_as_resources_or_text(
     skill = write_skill(home / "skills", "pdf-forms", "Fill in PDF forms.", body="Body 8830.")
     write_skill(home / "skills", "unused", "Not selected (marker 1207).")
     report = scripted_agent(controller, tmp_path, embedded_context=embedded, turn=[{"say": "ok"}])
-    line = controller.create_line("A").thread_id
+    line = controller.lines.create_line("A").thread_id
     controller.line_settings.set_execution(line, "acp", "scripted")
     controller.skills.set_skills(line, add=["pdf-forms"])
     outcome = asyncio.run(controller.turns.run_turn(line, "fill it"))
@@ -204,7 +204,7 @@ def test_an_acp_prompt_carries_the_skills_as_resources_or_text(
     else:
         [text] = blocks[:-1]
         assert text["type"] == "text" and "pdf-forms" in text["text"] and "Body 8830." in text["text"]
-    [assistant] = [m for m in controller.messages(line) if m.role is MessageRole.ASSISTANT]
+    [assistant] = [m for m in controller.lines.messages(line) if m.role is MessageRole.ASSISTANT]
     assert assistant.content == "ok"
 
 
@@ -213,7 +213,7 @@ def test_selection_survives_reopening_and_unselecting_a_missing_skill_is_allowed
 ) -> None:
     """SKL-1: the selection lives in the line's context_state; a skill deleted since can still be unselected."""
     skill = write_skill(home / "skills", "pdf-forms", "Fill in PDF forms.")
-    line = agent.create_line("A").thread_id
+    line = agent.lines.create_line("A").thread_id
     agent.skills.set_skills(line, add=["pdf-forms"])
     assert agent._store.threads.get(line).context_state.selected_skills == ("pdf-forms",)  # type: ignore[union-attr]
     os.remove(skill / "SKILL.md")

@@ -45,7 +45,7 @@ def task_start(call_id: str = "t1", **arguments: object) -> ToolCallReply:
 
 
 def tool_results(controller: SessionController, key: str) -> list[str]:
-    return [m.content for m in controller.messages(key) if m.role is MessageRole.TOOL]
+    return [m.content for m in controller.lines.messages(key) if m.role is MessageRole.TOOL]
 
 
 def test_agent_starts_a_normal_task_nested_under_its_line(
@@ -53,12 +53,12 @@ def test_agent_starts_a_normal_task_nested_under_its_line(
 ) -> None:
     """CAT-5: task_start without category makes a normal task; the window hears of the new line."""
     controller, plain, _medical = two_providers
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     plain.script(task_start(goal="write a small CLI tool for unit conversion"), TextReply(["Started."]))
     created: list[Change] = []
     controller.subscribe(lambda c: created.append(c) if isinstance(c, LineCreated) else None)
     asyncio.run(controller.turns.run_turn(line.thread_id, "please build a unit converter in the background"))
-    [task] = [s for s in controller.list_lines() if s.parent_key == line.thread_id]
+    [task] = [s for s in controller.lines.list_lines() if s.parent_key == line.thread_id]
     assert task.kind is ThreadKind.TASK and task.category is None
     assert created == [LineCreated(key=task.thread_id)]
     assert "Reminder" not in tool_results(controller, line.thread_id)[0]  # CAT-9: not from a normal conversation
@@ -70,7 +70,7 @@ def test_category_conversation_gets_the_reminder_only_for_a_normal_task(
 ) -> None:
     """CAT-9, and CAT-2: the category conversation's own turns only reach the tagged provider."""
     controller, plain, medical = two_providers
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     controller.tasks.set_category(line.thread_id, "medical")
     medical.script(
         task_start("t1", goal="design a colour scheme for the app"),
@@ -82,7 +82,7 @@ def test_category_conversation_gets_the_reminder_only_for_a_normal_task(
     first, second = tool_results(controller, line.thread_id)
     assert "Reminder: this is a normal task" in first
     assert "Reminder" not in second
-    tasks = {s.title: s for s in controller.list_lines() if s.parent_key == line.thread_id}
+    tasks = {s.title: s for s in controller.lines.list_lines() if s.parent_key == line.thread_id}
     categories = sorted((t.category or "normal") for t in tasks.values())
     assert categories == ["medical", "normal"]
 
@@ -92,7 +92,7 @@ def test_normal_task_cannot_read_category_dispatcher_while_category_task_can(
 ) -> None:
     """CAT-8 and PROV-3: the same dispatch references resolve to nothing for a normal task."""
     controller, _plain, _medical = two_providers
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     controller.tasks.set_category(line.thread_id, "medical")
     controller._store.messages.append(
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="my blood pressure is 150/95"
@@ -111,7 +111,7 @@ def test_a_task_turn_sees_its_goal_as_the_dispatchers_words_and_writes_on_the_sn
 ) -> None:
     """PROV-1, WR-1: a task may quote the person's words it was dispatched on, never its own goal."""
     controller, plain, _medical = two_providers
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     controller._store.messages.append(
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="please create notes.md with a title"
     )
@@ -134,7 +134,7 @@ def test_a_task_turn_sees_its_goal_as_the_dispatchers_words_and_writes_on_the_sn
     assert (folder / "notes.md").read_text() == "# Notes\n"
     assert not (folder / "goal.md").exists()
     # Running a task adds no human message: its goal stays the dispatcher's words.
-    assert [m.source for m in controller.messages(task.key) if m.role is MessageRole.USER] == [
+    assert [m.source for m in controller.lines.messages(task.key) if m.role is MessageRole.USER] == [
         MessageSource.COMPONENT_INPUT
     ]
 
@@ -144,7 +144,7 @@ def test_later_chat_in_the_parent_is_not_evidence_but_a_follow_up_is(
 ) -> None:
     """PROV-2, PROV-4: the snapshot does not drift with the parent's chat; an explicit follow-up replaces it."""
     controller, _plain, _medical = two_providers
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     append = controller._store.messages.append
     append(line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="only read the config")
     task = controller.tasks.start_task(line.thread_id, "analyse the config")
@@ -162,7 +162,7 @@ def test_window_runs_dispatched_tasks_in_the_background(
 ) -> None:
     controller, plain, _medical = two_providers
     controller.auto_run_tasks = True
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     plain.script(task_start(goal="count the files"), TextReply(["Dispatched."]), TextReply(["There are 0 files."]))
 
     async def scenario() -> None:
@@ -171,10 +171,10 @@ def test_window_runs_dispatched_tasks_in_the_background(
             await asyncio.gather(*controller._tasks.values(), return_exceptions=True)
 
     asyncio.run(scenario())
-    [task] = [s for s in controller.list_lines() if s.parent_key == line.thread_id]
+    [task] = [s for s in controller.lines.list_lines() if s.parent_key == line.thread_id]
 
     def replies(key: str) -> list[str]:
-        return [m.content for m in controller.messages(key) if m.role is MessageRole.ASSISTANT and m.content]
+        return [m.content for m in controller.lines.messages(key) if m.role is MessageRole.ASSISTANT and m.content]
 
     # The task's turn and the dispatcher's second step ask the one server at the same time, so
     # which scripted reply each gets is a race; each gets exactly one.
@@ -188,7 +188,7 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
     """PROV-4: a running native task hears a follow-up between steps, and it becomes evidence at once.
     Since issue 31 a follow-up to a running task is queued; "Send now" steers it to the next safe point."""
     controller, plain, _medical = two_providers
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     controller.line_settings.set_permission(task.key, "full")
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))

@@ -47,7 +47,7 @@ def statements_by_thread(store: Store) -> list[str]:
 def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive_in_order(
     agent: SessionController, store: Store, openai_server: OpenAIServer
 ) -> None:
-    line = agent.create_line()
+    line = agent.lines.create_line()
     agent.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["Done."]))
     during: list[str] = []
@@ -80,7 +80,7 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
         *("MessagesAppended", "MessagesAppended", "ToolRunning"),
         *("MessagesAppended", "MessagesAppended", "RunFinished"),
     ]
-    stored = agent.messages(line.thread_id)
+    stored = agent.lines.messages(line.thread_id)
     assert [m.role.value for m in stored] == ["user", "assistant", "tool", "assistant"]
     assert stored[-1].content == "Done."
 
@@ -88,7 +88,7 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
 def test_the_model_sees_the_tool_result_as_stored_because_the_read_follows_the_write(
     agent: SessionController, openai_server: OpenAIServer
 ) -> None:
-    line = agent.create_line()
+    line = agent.lines.create_line()
     agent.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo from-the-tool")]), TextReply(["Done."]))
 
@@ -131,7 +131,7 @@ def test_a_write_the_database_refuses_fails_the_turn_in_one_line_and_nothing_aft
     store = open_store(refusing_tool_results)
     agent = scripted_controller(store, settings, openai_server)
     try:
-        line = agent.create_line()
+        line = agent.lines.create_line()
         agent.line_settings.set_permission(line.thread_id, "full")
         openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["never asked"]))
         finished: list[RunFinished] = []
@@ -145,7 +145,7 @@ def test_a_write_the_database_refuses_fails_the_turn_in_one_line_and_nothing_aft
         assert [f.status for f in finished] == ["failed"]
         assert not agent.turns.is_running(line.thread_id)
         assert len(openai_server.chat_requests) == 1  # the model was not asked again on a result never stored
-        stored = agent.messages(line.thread_id)
+        stored = agent.lines.messages(line.thread_id)
         assert [m.role for m in stored][:2] == [MessageRole.USER, MessageRole.ASSISTANT]
         assert stored[-1].content.startswith("The run failed: ")  # the notice is still tried, and here it lands
         assert "Traceback" not in capsys.readouterr().err
@@ -158,7 +158,7 @@ def test_closing_the_controller_waits_for_a_turns_last_writes(
 ) -> None:
     agent = scripted_controller(store, settings, openai_server)
     assert agent.attention.count() == 0  # the window's tracker, which marks how each turn ended
-    line = agent.create_line()
+    line = agent.lines.create_line()
     openai_server.script(TextReply(["Done."]))
     appended: list[MessagesAppended] = []
     agent.subscribe(lambda change: appended.append(change) if isinstance(change, MessagesAppended) else None)

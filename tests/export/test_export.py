@@ -121,7 +121,7 @@ def scene(controller: SessionController, store: Store, monkeypatch: pytest.Monke
             name="plain", base_url="http://127.0.0.1:9/v1", model="test-model", api_key_env="XW_EXPORT_TEST_KEY"
         )
     )
-    line = controller.create_line("Theme 蓝色").thread_id
+    line = controller.lines.create_line("Theme 蓝色").thread_id
     _converse(controller, store, line)
     task = controller.tasks.start_task(line, "write the blue theme").task.thread_id
     store.messages.append(
@@ -163,7 +163,7 @@ def test_the_json_export_validates_and_holds_calls_results_usage_and_sources(
     assert exported.exported_at == NOW and exported.root_key == line
     assert [x.key for x in exported.lines] == [line, task]
     root, child = exported.lines
-    assert [m.id for m in root.messages] == [m.id for m in controller.messages(line)]
+    assert [m.id for m in root.messages] == [m.id for m in controller.lines.messages(line)]
     [call] = root.messages[1].tool_calls
     assert (call.id, call.name, call.arguments) == ("call_1", "read_file", '{"path": "theme.css"}')
     assert root.messages[1].usage == {"prompt_tokens": 12, "completion_tokens": 7}
@@ -208,7 +208,7 @@ def test_a_streamed_export_holds_no_more_memory_for_a_longer_line(
     import tracemalloc
 
     def peak(messages: int) -> int:
-        line = controller.create_line(f"long {messages}").thread_id
+        line = controller.lines.create_line(f"long {messages}").thread_id
         body = "tool output line\n" * 200  # 3.4 kB each
         with store.engine.begin() as conn:
             conn.execute(

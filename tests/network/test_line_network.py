@@ -58,7 +58,7 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     agent_controller: SessionController, openai_server: OpenAIServer
 ) -> None:
     controller = agent_controller
-    line = controller.create_line("listed")
+    line = controller.lines.create_line("listed")
     controller.line_settings.set_permission(line.thread_id, "full")
     controller.line_settings.set_network(line.thread_id, "allow-list")
     controller.line_settings.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
@@ -73,7 +73,7 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     assert outcome.status == "finished", outcome.error
     outputs = {
         (m.payload or {})["tool_call_id"]: m.content
-        for m in controller.messages(line.thread_id)
+        for m in controller.lines.messages(line.thread_id)
         if m.role is MessageRole.TOOL and m.payload
     }
     assert "LISTED-200" in outputs["listed"], outputs
@@ -91,7 +91,7 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     ]
     connections = {
         (m.payload or {})["tool_call_id"]: (m.payload or {}).get("connections")
-        for m in controller.messages(line.thread_id)
+        for m in controller.lines.messages(line.thread_id)
         if m.role is MessageRole.TOOL
     }
     assert connections == {
@@ -119,7 +119,7 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
             {"say": "done"},
         ],
     )
-    line = controller.create_line("acp")
+    line = controller.lines.create_line("acp")
     controller.line_settings.set_permission(line.thread_id, "full")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     controller.line_settings.set_network(line.thread_id, "allow-list")
@@ -144,7 +144,7 @@ def test_an_acp_agent_on_a_line_with_no_network_choice_has_no_loopback_services(
     """The default (issue 29 row 8): not even a loopback server the line did not list is reachable."""
     controller = agent_controller
     report = scripted_agent(controller, tmp_path, turn=[{"shell": _reach(openai_server)}, {"say": "done"}])
-    line = controller.create_line("acp")
+    line = controller.lines.create_line("acp")
     controller.line_settings.set_permission(line.thread_id, "full")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
 
@@ -174,7 +174,7 @@ def test_an_acp_agents_connection_belongs_to_its_tool_call_in_progress_and_else_
             {"say": "done"},
         ],
     )
-    line = controller.create_line("acp")
+    line = controller.lines.create_line("acp")
     controller.line_settings.set_permission(line.thread_id, "full")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     controller.line_settings.set_network(line.thread_id, "allow-list")
@@ -183,5 +183,5 @@ def test_an_acp_agents_connection_belongs_to_its_tool_call_in_progress_and_else_
 
     assert outcome.status == "finished", outcome.error
     assert network_calls(controller, line.thread_id) == [("127.0.0.1:5432", "t1"), ("127.0.0.1:9", None)]
-    [tool] = [m for m in controller.messages(line.thread_id) if m.role is MessageRole.TOOL]
+    [tool] = [m for m in controller.lines.messages(line.thread_id) if m.role is MessageRole.TOOL]
     assert (tool.payload or {})["connections"] == [{"host": "127.0.0.1", "port": 5432, "allowed": False}]

@@ -82,7 +82,7 @@ def test_names_of_the_message_menu_shown_then_hidden(xwm_llm: Any, xwm_window: A
     xwm_llm.reply("An answer to hide.")
     driver.send("hello")
     driver.wait_idle()
-    answer = xwm_window.controller.messages(driver.current_key)[-1]
+    answer = xwm_window.controller.lines.messages(driver.current_key)[-1]
     menu = xwm_window.message_menu(answer.id)
     assert missing(xwm_window, LIVE["message menu"]) == []
     menu.findChild(QObject, "hideFromModelAction").trigger()

@@ -39,7 +39,7 @@ def click_line(qtbot: QtBot, window: MainWindow, key: str) -> None:
 
 def open_new_line(qtbot: QtBot, window: MainWindow, title: str, *, permission: str | None = None) -> TaskThread:
     """A new line made by the controller (at ``permission``, if given), clicked in the list as a person does."""
-    line = window.controller.create_line(title)
+    line = window.controller.lines.create_line(title)
     if permission is not None:
         window.controller.line_settings.set_permission(line.thread_id, permission)
     click_line(qtbot, window, line.thread_id)

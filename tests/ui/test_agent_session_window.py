@@ -70,7 +70,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
         prompt_usage={"inputTokens": 1200, "outputTokens": 300, "totalTokens": 1500},
         turn=[{"usage": {"used": 5400, "size": 128000, "cost": {"amount": 0.0125, "currency": "USD"}}}, {"say": "ok"}],
     )
-    line = controller.create_line("agent")
+    line = controller.lines.create_line("agent")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
@@ -130,7 +130,7 @@ def test_slash_opens_the_agents_commands_and_a_click_fills_the_composer(
 ) -> None:
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, commands=COMMANDS, turn=[{"say": "ok"}])
-    line = controller.create_line("agent")
+    line = controller.lines.create_line("agent")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
@@ -171,12 +171,12 @@ def test_binding_a_new_line_offers_the_agents_existing_sessions(
     report = scripted_agent(
         controller, tmp_path, session_id="s-old", load_session=True, list_sessions=True, turn=[{"say": "ok"}]
     )
-    first = controller.create_line("first")
+    first = controller.lines.create_line("first")
     controller.line_settings.set_execution(first.thread_id, "acp", "scripted")
     assert run(loop, controller.turns.run_turn(first.thread_id, "remember 42", headless=True)).status == "finished"
 
     window: MainWindow = open_window(qtbot, controller)
-    second = controller.create_line("second")
+    second = controller.lines.create_line("second")
     click_line(qtbot, window, second.thread_id)
     picker = window.mode_picker
     picker.setCurrentIndex(picker.findText("scripted (ACP)"))

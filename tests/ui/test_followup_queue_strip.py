@@ -49,7 +49,7 @@ def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes
     window = agent_window
     strip = window.followup_queue
     line = open_new_line(qtbot, window, "Queue A")
-    other = agent_controller.create_line("Queue B")
+    other = agent_controller.lines.create_line("Queue B")
     openai_server.script(HangReply(chunks=["working "]))
     send(qtbot, window, "start the long job")
     run(loop, wait_until(lambda: live_text(window) == "working ", what="the turn to be running"))
@@ -97,7 +97,7 @@ def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes
     click(qtbot, window, 2, "queueSendNowButton")
     run(loop, wait_until(finished(agent_controller, line.thread_id), what="the queue to drain"))
     run(loop, wait_until(lambda: not strip.isVisible(), what="the strip to empty"))
-    users = [m.content for m in agent_controller.messages(line.thread_id) if m.role is MessageRole.USER]
+    users = [m.content for m in agent_controller.lines.messages(line.thread_id) if m.role is MessageRole.USER]
     assert users == ["start the long job", "then update the README", "then run the tests"]
     assert message_texts(window)[-2:] == ["then run the tests", "Tests pass."]
 

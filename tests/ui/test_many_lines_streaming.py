@@ -37,7 +37,7 @@ def test_a_background_line_streams_without_touching_the_view_and_shows_all_its_t
         ProviderRecord(name="a", base_url=server.base_url, model="test-model", is_default=True)
     )
     window = open_window(qtbot, controller)
-    background, shown = controller.create_line("Background"), controller.create_line("Shown")
+    background, shown = controller.lines.create_line("Background"), controller.lines.create_line("Shown")
     click_line(qtbot, window, shown.thread_id)
     model = window.message_model
     touched: list[str] = []

@@ -39,7 +39,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
 ) -> None:
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "ok"}])
-    line = controller.create_line("agent")
+    line = controller.lines.create_line("agent")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
@@ -107,7 +107,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
     (new,) = report_events(report, "new_session")
     assert "mcp" not in new  # FILES_TOKEN is not set: left out, in one line
-    texts = [m.content for m in controller.messages(line.thread_id)]
+    texts = [m.content for m in controller.lines.messages(line.thread_id)]
     assert any("MCP server 'files' was not started: TOKEN comes from $FILES_TOKEN" in t for t in texts), texts
 
 
@@ -125,7 +125,7 @@ def test_settings_providers_shows_what_the_agent_reported(
     row = next(r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0).text() == "scripted")
     assert dialog.table.item(row, 1).text() == "(ACP agent)"
     dialog.close()
-    line = controller.create_line("agent")
+    line = controller.lines.create_line("agent")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     assert run(loop, controller.turns.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
     dialog = window.on_provider_settings_requested()

@@ -38,9 +38,9 @@ def test_a_category_line_offers_only_its_providers_and_names_the_one_that_runs(
     qtbot: QtBot, sqlite_controller: SessionController
 ) -> None:
     _providers(sqlite_controller)
-    clinic = sqlite_controller.create_line("Clinic")
+    clinic = sqlite_controller.lines.create_line("Clinic")
     sqlite_controller.tasks.set_category(clinic.thread_id, "medical")
-    normal = sqlite_controller.create_line("Normal")
+    normal = sqlite_controller.lines.create_line("Normal")
     window = open_window(qtbot, sqlite_controller)
     picker = window.provider_picker
 
@@ -97,7 +97,7 @@ def test_an_idle_watcher_reports_nothing_and_sees_each_write_once(
     change = controller.external_changes()
     assert change.providers and not change.threads
     assert not controller.external_changes().any
-    controller.create_line("New")
+    controller.lines.create_line("New")
     change = controller.external_changes()
     assert change.threads and not change.providers
 
@@ -108,8 +108,8 @@ def test_a_provider_picked_in_the_window_is_the_lines_after_a_restart(
     """Issue 30: the pick was kept in the window's memory only; after a restart the picker said "Default"
     and `thread show --json` had provider null. It is the line's execution binding now."""
     _providers(sqlite_controller)
-    line = sqlite_controller.create_line("Pinned")
-    other = sqlite_controller.create_line("Other")
+    line = sqlite_controller.lines.create_line("Pinned")
+    other = sqlite_controller.lines.create_line("Other")
     window = open_window(qtbot, sqlite_controller)
     picker = window.provider_picker
     click_line(qtbot, window, line.thread_id)

@@ -171,7 +171,7 @@ def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> i
         print(
             json_text(
                 {
-                    **thread_json(thread, controller.state_of(thread)),
+                    **thread_json(thread, controller.lines.state_of(thread)),
                     "dispatch_source_ids": list(started.source_ids),
                     "reminder": started.reminder,
                 }
@@ -263,9 +263,9 @@ def _cmd_message_action(args: argparse.Namespace, controller: SessionController)
     except ValueError:
         raise CliError(f"{args.message_id!r} is not a message id") from None
     if args.key == "quarantine":
-        message = controller.quarantine_message(message_id)
+        message = controller.lines.quarantine_message(message_id)
     else:
-        message = controller.release_message(message_id)
+        message = controller.lines.release_message(message_id)
     if args.json:
         print(json_text(_message_json(message), indent=None))
     else:

@@ -19,7 +19,7 @@ that one listener (the window's bridge) turns into a Qt signal (STYLE 4).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -47,16 +47,12 @@ from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.attachments import Attachment
 from xworkmate.domain.export import ExportFormat, LineExport
-from xworkmate.domain.lines import MAIN_TITLE, LineSummary
-from xworkmate.domain.messages import Message, MessageState
+from xworkmate.domain.lines import MAIN_TITLE
+from xworkmate.domain.messages import MessageState
 from xworkmate.domain.providers import ProviderKind
-from xworkmate.domain.runs import ExecutionResult
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
 from xworkmate.domain.threads import (
-    LineState,
     TaskThread,
-    ThreadStatus,
-    ThreadSummary,
 )
 from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.settings import Settings
@@ -69,7 +65,6 @@ if TYPE_CHECKING:
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import TurnContext
     from xworkmate.store.external_changes import ExternalChange
-    from xworkmate.store.repositories.line_panes import LinePanesRows
 
 # Re-exported: the window, the CLI and the tests import these from here.
 __all__ = [
@@ -110,16 +105,16 @@ class SessionController:
         self.line_settings: Final = LineSettingsController(ctx)
         self.skills: Final = SkillsController(ctx)
         self.approvals: Final = Approvals(ctx, set_permission=self.line_settings.set_permission)
-        self._lines = LineController(
+        self.lines: Final = LineController(
             ctx, needs_sign_in=self.approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
         )
         self.providers: Final = ProviderController(ctx, router_factory)
         self.tasks: Final = TaskController(
-            ctx, workspace_for=self._lines.default_workspace_for, router=self.providers.router
+            ctx, workspace_for=self.lines.default_workspace_for, router=self.providers.router
         )
         self.turns: Final = TurnController(
             ctx,
-            state_of=self._lines.state_of,
+            state_of=self.lines.state_of,
             has_agent_provider=self.providers.has_agent_provider,
             task_labels=self.tasks.task_labels,
             send_followup=self.tasks.send_followup,
@@ -131,7 +126,7 @@ class SessionController:
             ctx,
             live_acp_runner=lambda: self.turns.runner.acp_runner,
             acp_sandbox=lambda *args: self.turns.runner.acp_sandbox(*args),
-            apply_execution_result=self._lines.apply_execution_result,
+            apply_execution_result=self.lines.apply_execution_result,
         )
         self.recovered = self.recover_interrupted_turns()
 
@@ -164,7 +159,7 @@ class SessionController:
             checkpoints=lambda: self.checkpoints,
             agent_session=self.agents.agent_session,
             turn_mcp_servers=self.agents.turn_mcp_servers,
-            apply_execution_result=self._lines.apply_execution_result,
+            apply_execution_result=self.lines.apply_execution_result,
             task_dispatched=self._followups.task_dispatched,
             task_followed_up=self._followups.task_followed_up,
         )
@@ -234,120 +229,8 @@ class SessionController:
         """One store scope for the work of one window operation on this thread (``Store.operation``)."""
         return self._ctx.store.operation()
 
-    @property
-    def current_key(self) -> str:
-        return self._lines.current_key
-
     def get_thread(self, key: str) -> TaskThread:
         return self._ctx.get_thread(key)
-
-    # -- lines (controllers/lines.py) ------------------------------------------------------------
-
-    def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]:
-        return self._lines.list_lines(include_archived=include_archived)
-
-    def status_of(self, thread: TaskThread) -> ThreadStatus:
-        return self._lines.status_of(thread)
-
-    def state_of(self, thread: TaskThread) -> LineState:
-        return self._lines.state_of(thread)
-
-    def summary_status(self, summary: LineSummary) -> ThreadStatus:
-        return self._lines.summary_status(summary)
-
-    def summary_state(self, summary: LineSummary) -> LineState:
-        return self._lines.summary_state(summary)
-
-    def line_summary(self, key: str) -> ThreadSummary:
-        return self._lines.line_summary(key)
-
-    def line_view(self, key: str) -> LineView:
-        return self._lines.line_view(key)
-
-    def current_view(self) -> LineView:
-        return self._lines.current_view()
-
-    def line_panes_read(self, key: str, *, limit: int, with_usage: bool) -> tuple[LineView, LinePanesRows]:
-        return self._lines.line_panes_read(key, limit=limit, with_usage=with_usage)
-
-    def default_workspace_for(self, key: str) -> Path:
-        return self._lines.default_workspace_for(key)
-
-    def message_ids(self, key: str, *, before_id: int | None = None, limit: int = 200) -> list[int]:
-        return self._lines.message_ids(key, before_id=before_id, limit=limit)
-
-    def newest_messages(self, key: str, *, limit: int) -> list[Message]:
-        return self._lines.newest_messages(key, limit=limit)
-
-    def messages_by_id(self, ids: list[int]) -> dict[int, Message]:
-        return self._lines.messages_by_id(ids)
-
-    def messages(self, key: str) -> list[Message]:
-        return self._lines.messages(key)
-
-    def quarantine_message(self, message_id: int) -> Message:
-        return self._lines.quarantine_message(message_id)
-
-    def release_message(self, message_id: int) -> Message:
-        return self._lines.release_message(message_id)
-
-    def create_line(self, title: str | None = None, workspace: str | Path | None = None) -> TaskThread:
-        return self._lines.create_line(title, workspace)
-
-    def create_worktree_line(
-        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
-    ) -> TaskThread:
-        return self._lines.create_worktree_line(repo, branch=branch, title=title)
-
-    async def create_worktree_line_off_thread(
-        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
-    ) -> TaskThread:
-        return await self._lines.create_worktree_line_off_thread(repo, branch=branch, title=title)
-
-    def switch_session(self, key: str) -> LineView:
-        return self._lines.switch_session(key)
-
-    def bind_workspace(self, key: str, folder: str | Path) -> TaskThread:
-        return self._lines.bind_workspace(key, folder)
-
-    def restore_default_folder(self, key: str) -> TaskThread:
-        return self._lines.restore_default_folder(key)
-
-    def recreate_folder(self, key: str) -> TaskThread:
-        return self._lines.recreate_folder(key)
-
-    def rename_line(self, key: str, title: str) -> TaskThread:
-        return self._lines.rename_line(key, title)
-
-    def archive_line(self, key: str, *, force: bool = False) -> TaskThread:
-        return self._lines.archive_line(key, force=force)
-
-    async def archive_line_off_thread(self, key: str, *, force: bool = False) -> TaskThread:
-        return await self._lines.archive_line_off_thread(key, force=force)
-
-    def unarchive_line(self, key: str) -> TaskThread:
-        return self._lines.unarchive_line(key)
-
-    async def unarchive_line_off_thread(self, key: str) -> TaskThread:
-        return await self._lines.unarchive_line_off_thread(key)
-
-    def apply_execution_result(self, key: str, result: ExecutionResult) -> TaskThread:
-        return self._lines.apply_execution_result(key, result)
-
-    def ui_state(self, name: str) -> str | None:
-        return self._lines.ui_state(name)
-
-    def set_ui_state(self, name: str, value: str) -> None:
-        self._lines.set_ui_state(name, value)
-
-    def set_ui_states(self, values: Mapping[str, str]) -> None:
-        self._lines.set_ui_states(values)
-
-    def ui_states(self) -> dict[str, str]:
-        return self._lines.ui_states()
-
-    def ui_state_read_once(self, states: Mapping[str, str] | None = None) -> AbstractContextManager[None]:
-        return self._lines.ui_state_read_once(states)
 
     def send(
         self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()

@@ -196,7 +196,7 @@ class WindowDriver:
 
     def messages(self, key: str | None = None) -> list[MessageRecord]:
         """The line's stored conversation (default: the shown line), oldest first."""
-        stored = self.window.controller.messages(key or self.current_key)
+        stored = self.window.controller.lines.messages(key or self.current_key)
         return [MessageRecord(m.role.value, m.source.value, m.content, m.state.value) for m in stored]
 
     def lines(self) -> list[LineRecord]:

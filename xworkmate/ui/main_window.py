@@ -1,7 +1,7 @@
 """The three-pane window: task lines, conversation, workspace — one current key (SPEC §6, ISO-5).
 
 Everything the window shows about the current line comes from one read,
-``SessionController.current_view()``, made when the controller reports that
+``SessionController.lines.current_view()``, made when the controller reports that
 the current line changed (or that it was updated). List selection only asks
 the controller to switch; it never decides on its own which line is current.
 """
@@ -200,7 +200,7 @@ class MainWindow(WindowShell):
         states = first_read.ui_states if first_read is not None else None
         self.setUpdatesEnabled(False)  # a shown window (the opening page) paints once, when it is all built
         try:
-            with controller.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
+            with controller.lines.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
                 self._build(controller, first_read)
         finally:
             self.setUpdatesEnabled(True)
@@ -543,7 +543,7 @@ class MainWindow(WindowShell):
     def show_current(self) -> None:
         """Show the controller's current line in all three panes, from one read (ISO-5)."""
         try:
-            view = self._ahead.views.get(self._controller.current_key) or self._controller.current_view()
+            view = self._ahead.views.get(self._controller.lines.current_key) or self._controller.lines.current_view()
         except UnknownSessionKeyError as exc:
             self.show_error(self.tr("Cannot show the current line — {error}").format(error=plain_words(str(exc))))
             return
@@ -651,7 +651,7 @@ class MainWindow(WindowShell):
         key, parent_key, controller = view.key, thread.parent_key, self._controller
 
         def read() -> tuple[list[Message], ThreadSummary | None]:
-            return controller.tasks.task_sources(key), controller.line_summary(parent_key) if parent_key else None
+            return controller.tasks.task_sources(key), controller.lines.line_summary(parent_key) if parent_key else None
 
         def done(read: tuple[list[Message], ThreadSummary | None]) -> None:
             if self._view is not None and self._view.key == key:
@@ -685,7 +685,7 @@ class MainWindow(WindowShell):
         known = {**self._ahead.messages, **{m.id: m for m in change.messages}}
         found = {i: m for i in wanted if (m := known.get(i)) is not None}
         if len(found) < len(wanted):
-            found = self._controller.messages_by_id(wanted)
+            found = self._controller.lines.messages_by_id(wanted)
         for message_id in change.message_ids:
             message = found.get(message_id)
             if message is None or not (message.role is MessageRole.TOOL or is_thought(message) or is_plan(message)):
@@ -900,7 +900,7 @@ class MainWindow(WindowShell):
             return read_line_panes(self._controller, key, first_page=first_page, with_usage=with_usage)
 
         def store_switch() -> None:
-            self._controller.switch_session(key)
+            self._controller.lines.switch_session(key)
             sink = collecting()
             if sink is not None:  # the panes show it already: no second read
                 sink[:] = [c for c in sink if not (isinstance(c, CurrentLineChanged) and c.key == key)]
@@ -912,7 +912,7 @@ class MainWindow(WindowShell):
             self._wanted_key = panes.key
             if not (seen is not None and panes == seen and self._shows(seen)):
                 self._show_panes(panes)  # else the cached view was the fresh one: nothing to draw again
-            if store and key != self._controller.current_key:  # ISO-5: the controller's current line follows
+            if store and key != self._controller.lines.current_key:  # ISO-5: the controller's current line follows
                 self.operations.run(store_switch, failed=not_stored)
             if then is not None:
                 then()
@@ -925,7 +925,7 @@ class MainWindow(WindowShell):
             QTimer.singleShot(0, self._sync_selection)
 
         def not_stored(error: BaseException) -> None:
-            back = self._controller.current_key  # the switch was refused: every pane goes back to it (ISO-5)
+            back = self._controller.lines.current_key  # the switch was refused: every pane goes back to it (ISO-5)
 
             def say() -> None:
                 self._cannot_switch(key, back, error)
@@ -959,7 +959,7 @@ class MainWindow(WindowShell):
             self.composer.setFocus()
 
         self.operations.run(
-            self._controller.create_line,
+            self._controller.lines.create_line,
             done=created,
             failed=self._failure(
                 self.tr("Could not create a task line — {error}"),
@@ -1021,9 +1021,9 @@ class MainWindow(WindowShell):
             if thread is not None:
                 return thread  # issue 16: asked on the GUI thread, then git works off it
             if archived:
-                self._controller.archive_line(key)
+                self._controller.lines.archive_line(key)
             else:
-                self._controller.unarchive_line(key)
+                self._controller.lines.unarchive_line(key)
             return None
 
         def done(worktree: TaskThread | None) -> None:
@@ -1065,7 +1065,7 @@ class MainWindow(WindowShell):
         if title is None:
             return
         self.operations.run(  # LineUpdated redraws the row and the title
-            lambda: self._controller.rename_line(key, title),
+            lambda: self._controller.lines.rename_line(key, title),
             failed=self._failure(self.tr("Could not rename the line — {error}"), UnknownSessionKeyError, ValueError),
         )
 
@@ -1151,7 +1151,7 @@ class MainWindow(WindowShell):
         return menu
 
     def set_hidden_from_model(self, message_id: int, hidden: bool) -> None:
-        change = self._controller.quarantine_message if hidden else self._controller.release_message
+        change = self._controller.lines.quarantine_message if hidden else self._controller.lines.release_message
         self.operations.run(  # MessagesChanged re-reads the row
             lambda: change(message_id),
             failed=self._failure(self.tr("Could not change what the model sees — {error}"), ValueError, LookupError),
@@ -1174,7 +1174,7 @@ class MainWindow(WindowShell):
         key = self.message_model.key
 
         def read() -> Message | None:
-            return self._controller.messages_by_id([message_id]).get(message_id)
+            return self._controller.lines.messages_by_id([message_id]).get(message_id)
 
         def arrived(message: Message | None) -> None:
             if self.message_model.key != key:
@@ -1786,7 +1786,7 @@ class MainWindow(WindowShell):
                 self._refresh_shown()
 
             self.operations.query(
-                lambda: self._controller.list_lines(include_archived=True),
+                lambda: self._controller.lines.list_lines(include_archived=True),
                 done=reloaded,
                 failed=self._failure(self.tr("Could not read the task lines — {error}")),
             )
@@ -1950,7 +1950,7 @@ class MainWindow(WindowShell):
         if not chosen:
             return
         self.operations.run(  # ISO-8: an explicit bind
-            lambda: self._controller.bind_workspace(key, chosen),
+            lambda: self._controller.lines.bind_workspace(key, chosen),
             failed=self._failure(
                 self.tr("Folder not changed — {error}"), WorkspaceBindingError, UnknownSessionKeyError
             ),
@@ -1962,7 +1962,7 @@ class MainWindow(WindowShell):
             return
         key = self._view.key
         self.operations.run(  # its own path, not the default (issue 18); LineUpdated redraws the panes
-            lambda: self._controller.recreate_folder(key),
+            lambda: self._controller.lines.recreate_folder(key),
             failed=self._failure(
                 self.tr("Could not recreate the folder — {error}"),
                 WorkspaceBindingError,
@@ -2004,7 +2004,7 @@ class MainWindow(WindowShell):
                 self._show_view(view)
 
         self.operations.query(
-            lambda: self._controller.line_view(key),
+            lambda: self._controller.lines.line_view(key),
             done=read,
             failed=self._failure(self.tr("Cannot show the current line — {error}"), UnknownSessionKeyError),
         )
@@ -2145,8 +2145,8 @@ class MainWindow(WindowShell):
     # -- window state --------------------------------------------------------
 
     def _restore_ui_state(self) -> None:
-        self.restore_geometry(self._controller.ui_state(GEOMETRY_STATE))  # the default size if none; on screen
-        sizes = parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
+        self.restore_geometry(self._controller.lines.ui_state(GEOMETRY_STATE))  # the default size if none; on screen
+        sizes = parse_sizes(self._controller.lines.ui_state(SPLITTER_STATE), self.splitter.count())
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
         self.pane_layout.restore()
 
@@ -2167,7 +2167,7 @@ class MainWindow(WindowShell):
         """On the store worker as the window closes; each part is a convenience, so one failing spares the rest."""
         if layout is not None:
             try:
-                self._controller.set_ui_states(layout)  # one transaction: one round trip, not three
+                self._controller.lines.set_ui_states(layout)  # one transaction: one round trip, not three
             except Exception as exc:
                 log.warning("could not save the window layout: %s", exc)
         self.drafts.save_now(drafts)

@@ -96,13 +96,13 @@ def remove_mcp_server(controller: SessionController, name: str) -> StoreOp[list[
 def set_ui_state(controller: SessionController, key: UiStateKey[T], value: T) -> StoreOp[None]:
     """Remember one setting (a typed key, its one codec: issue 33 item 3)."""
     what = QCoreApplication.translate("StoreOp", "save the setting")
-    return StoreOp(what, lambda: controller.set_ui_state(key.name, key.encode(value)))
+    return StoreOp(what, lambda: controller.lines.set_ui_state(key.name, key.encode(value)))
 
 
 def save_ui_states(controller: SessionController, values: Mapping[str, Any]) -> StoreOp[None]:
     """Several settings in one write (the window's layout as it closes)."""
     what = QCoreApplication.translate("StoreOp", "save the window layout")
-    return StoreOp(what, lambda: controller.set_ui_states(dict(values)))
+    return StoreOp(what, lambda: controller.lines.set_ui_states(dict(values)))
 
 
 def mute_line(tracker: AttentionTracker, key: str, muted: bool) -> StoreOp[None]:

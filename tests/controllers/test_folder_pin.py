@@ -213,7 +213,7 @@ def test_a_follow_up_turn_does_not_start_in_a_folder_swapped_during_the_turn_bef
         async with asyncio.timeout(10):
             while not report_events(report, "prompt"):
                 await asyncio.sleep(0.01)
-        controller.follow_up(task.key, "mention the new CLI flags")
+        controller.followups.follow_up(task.key, "mention the new CLI flags")
         _swap(folder, elsewhere)
         await turn
 

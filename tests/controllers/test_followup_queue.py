@@ -102,7 +102,7 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
         turn = controller.turns.start_turn(task.key, None)
         await until(lambda: openai_server.chat_requests)
         assert controller.send(task.key, "keep README.md").queued == 1
-        followed = controller.follow_up(task.key, "and the LICENSE")  # `xworkmate task send`'s path
+        followed = controller.followups.follow_up(task.key, "and the LICENSE")  # `xworkmate task send`'s path
         assert (followed.delivery, followed.queued, followed.message_id) == ("queued", 2, None)
         await until(lambda: "Tidying" in str([m.content for m in controller.lines.messages(task.key)]))
         controller.turns.stop(task.key)  # a stopped turn leaves the queue for the person
@@ -212,8 +212,8 @@ def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
     async def scenario() -> None:
         turn = controller.turns.start_turn(task.key, None)
         await until(lambda: report_events(report, "prompt"))
-        assert controller.follow_up(task.key, "then proofread it").delivery == "queued"
-        assert controller.follow_up(task.key, "mention the new CLI flags").queued == 2
+        assert controller.followups.follow_up(task.key, "then proofread it").delivery == "queued"
+        assert controller.followups.follow_up(task.key, "mention the new CLI flags").queued == 2
         controller.queue.send_now(task.key, 2)
         outcome = await turn
         assert outcome.status == "finished", outcome.error

@@ -57,7 +57,7 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
     async def scenario() -> None:
         turn = controller.turns.start_turn(task.key, None)
         await until(lambda: openai_server.chat_requests, "the task's first step")
-        controller.follow_up(task.key, "and leave README.md alone")
+        controller.followups.follow_up(task.key, "and leave README.md alone")
         outcome = await turn
         assert outcome.status == "finished" and outcome.text == "README.md stays."
 
@@ -109,7 +109,7 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
 ) -> None:
     """The dispatcher's ``task_send`` to a task whose turn has ended starts a new turn on it (auto_run_tasks)."""
     controller = agent
-    controller.auto_run_tasks = True  # as the window sets it
+    controller.followups.auto_run_tasks = True  # as the window sets it
     line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "count the files")
     openai_server.script(TextReply(["There are 3 files."]))
@@ -144,7 +144,7 @@ def test_headless_follow_up_to_an_idle_task_is_kept_for_its_next_run(
     line = controller.lines.create_line("A")
     task = controller.tasks.start_task(line.thread_id, "count the files")
     later = say(controller, line.thread_id, "hidden ones count too")
-    followed = controller.follow_up(task.key, "include hidden files")
+    followed = controller.followups.follow_up(task.key, "include hidden files")
     assert followed.delivery == "stored" and later in followed.source_ids
     assert openai_server.chat_requests == [] and not controller.turns.is_running(task.key)
     openai_server.script(TextReply(["5 files."]))
@@ -183,7 +183,7 @@ def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: Sess
     async def scenario() -> None:
         turn = controller.turns.start_turn(task.key, None)
         await until(lambda: report_events(report, "prompt"), "the agent's first prompt")
-        controller.follow_up(task.key, "mention the new CLI flags")
+        controller.followups.follow_up(task.key, "mention the new CLI flags")
         outcome = await turn
         assert outcome.status == "finished", outcome.error
 

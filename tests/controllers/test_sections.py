@@ -25,14 +25,16 @@ from xworkmate.controllers.changes import (
     LineCreated,
     LineUpdated,
 )
+from xworkmate.controllers.checkpoints import CheckpointController
 from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyError
+from xworkmate.controllers.external import ExternalLines
 from xworkmate.controllers.line_settings import LineSettingsController
 from xworkmate.controllers.lines import LineController
 from xworkmate.controllers.providers import ProviderController
 from xworkmate.controllers.queue import FollowupQueue
 from xworkmate.controllers.session import SessionController
 from xworkmate.controllers.skills import SkillsController
-from xworkmate.controllers.tasks import TaskController
+from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import TurnController
 from xworkmate.domain.keys import MAIN_KEY
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
@@ -144,10 +146,14 @@ SECTIONS = {
     "queue": FollowupQueue,
     "skills": SkillsController,
     "line_settings": LineSettingsController,
+    "followups": FollowupPolicy,
+    "checkpoints": CheckpointController,
+    "external": ExternalLines,
 }
 # Facade methods named like a section's that do more than delegate: ``send`` queues on a busy line and
-# follows up on a task line before it asks the turns section (issue 14, issue 31).
-ORCHESTRATING = {"send"}
+# follows up on a task line before it asks the turns section (issue 14, issue 31); ``close`` closes the
+# external watch, then the store thread, then the store.
+ORCHESTRATING = {"send", "close"}
 
 
 def test_the_sections_are_public_attributes_of_the_facade(controller: SessionController) -> None:

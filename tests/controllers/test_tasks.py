@@ -161,7 +161,7 @@ def test_window_runs_dispatched_tasks_in_the_background(
     two_providers: tuple[SessionController, OpenAIServer, OpenAIServer],
 ) -> None:
     controller, plain, _medical = two_providers
-    controller.auto_run_tasks = True
+    controller.followups.auto_run_tasks = True
     line = controller.lines.create_line("A")
     plain.script(task_start(goal="count the files"), TextReply(["Dispatched."]), TextReply(["There are 0 files."]))
 
@@ -201,7 +201,7 @@ def test_follow_up_to_a_running_task_arrives_at_the_next_safe_point(
         turn = controller.turns.start_turn(task.key, None)
         while not running:  # the command is running now
             await asyncio.sleep(0.01)
-        assert controller.follow_up(task.key, "please keep README.md untouched").delivery == "queued"
+        assert controller.followups.follow_up(task.key, "please keep README.md untouched").delivery == "queued"
         controller.queue.send_now(task.key, 1)
         await turn
 

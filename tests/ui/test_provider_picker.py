@@ -70,7 +70,7 @@ def test_the_window_notices_a_provider_and_a_line_the_cli_adds(
 ) -> None:
     """Both databases (``database_url``): a real second process writes; the window shows it within 2 s."""
     window = open_window(qtbot, controller)
-    assert controller.external_changes().any is False  # idle: nothing to report
+    assert controller.external.poll().any is False  # idle: nothing to report
     assert window.message_pane.provider_names() == []
 
     started = time.monotonic()
@@ -91,14 +91,14 @@ def test_the_window_notices_a_provider_and_a_line_the_cli_adds(
 def test_an_idle_watcher_reports_nothing_and_sees_each_write_once(
     controller: SessionController, tmp_path: Path
 ) -> None:
-    assert not controller.external_changes().any
-    assert not controller.external_changes().any
+    assert not controller.external.poll().any
+    assert not controller.external.poll().any
     controller.providers.add_provider(ProviderRecord(name="p", base_url="http://127.0.0.1:9/v1", model="m"))
-    change = controller.external_changes()
+    change = controller.external.poll()
     assert change.providers and not change.threads
-    assert not controller.external_changes().any
+    assert not controller.external.poll().any
     controller.lines.create_line("New")
-    change = controller.external_changes()
+    change = controller.external.poll()
     assert change.threads and not change.providers
 
 

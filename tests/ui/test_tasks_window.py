@@ -52,7 +52,7 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
 ) -> None:
     """CAT-5 and SPEC §6: the agent's task_start makes a task nested under its line, running in the background."""
     window, controller = agent_window, agent_controller
-    assert controller.auto_run_tasks  # the window runs dispatched tasks at once
+    assert controller.followups.auto_run_tasks  # the window runs dispatched tasks at once
     # CAT-2: a medical line's turns (and its medical task's) only reach a provider tagged medical.
     controller.providers.add_provider(
         ProviderRecord(name="med", base_url=openai_server.base_url, model="test-model", tags=("medical",))

@@ -192,7 +192,7 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
     # The controller's one follow-up policy (issue 14). This command runs no turn: a task running
     # elsewhere takes the follow-up when its current step ends; an idle one on its next `task run`.
     # Issue 31: to a task whose turn runs (here or in the window) it is queued, as the window's Send.
-    sent = controller.follow_up(args.key, args.text)
+    sent = controller.followups.follow_up(args.key, args.text)
     if args.json:
         print(
             json_text(

@@ -64,7 +64,6 @@ if TYPE_CHECKING:
     from xworkmate.controllers.attention import AttentionTracker
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import TurnContext
-    from xworkmate.store.external_changes import ExternalChange
 
 # Re-exported: the window, the CLI and the tests import these from here.
 __all__ = [
@@ -121,7 +120,7 @@ class SessionController:
             turn_context=self._turn_context,
         )
         self.queue: Final = FollowupQueue(ctx, send=self.send, store_person_message=self.turns.store_person_message)
-        self._followups = FollowupPolicy(ctx, tasks=self.tasks, turns=self.turns, queue=self.queue)
+        self.followups: Final = FollowupPolicy(ctx, tasks=self.tasks, turns=self.turns, queue=self.queue)
         self.agents: Final = AgentSessionController(
             ctx,
             live_acp_runner=lambda: self.turns.runner.acp_runner,
@@ -160,8 +159,8 @@ class SessionController:
             agent_session=self.agents.agent_session,
             turn_mcp_servers=self.agents.turn_mcp_servers,
             apply_execution_result=self.lines.apply_execution_result,
-            task_dispatched=self._followups.task_dispatched,
-            task_followed_up=self._followups.task_followed_up,
+            task_dispatched=self.followups.task_dispatched,
+            task_followed_up=self.followups.task_followed_up,
         )
 
     def close(self) -> None:
@@ -240,7 +239,7 @@ class SessionController:
         if self.tasks.task_labels(key) is not None:
             if attachments:
                 raise ValueError("attachments go on a line's own messages, not on a task's follow-up")
-            followed = self._followups.follow_up(key, prompt, provider=provider, start=True)
+            followed = self.followups.follow_up(key, prompt, provider=provider, start=True)
             return SendOutcome(
                 key=followed.key,
                 ran=followed.delivery not in ("stored", "queued"),
@@ -256,21 +255,6 @@ class SessionController:
             item = self.queue.queue(key, prompt)
             return SendOutcome(key=item.key, ran=False, notice="", message_ids=(), queued=item.position)
         return self.turns.send(key, prompt, provider=provider, attachments=attachments)
-
-    @property
-    def auto_run_tasks(self) -> bool:
-        """When set (the window does), a task an agent dispatches starts running in the background at once."""
-        return self._followups.auto_run_tasks
-
-    @auto_run_tasks.setter
-    def auto_run_tasks(self, value: bool) -> None:
-        self._followups.auto_run_tasks = value
-
-    def follow_up(
-        self, task_key: str, text: str, *, provider: str | None = None, start: bool | None = None
-    ) -> FollowupOutcome:
-        """The one follow-up policy (issue 14): ``tasks.FollowupPolicy.follow_up``."""
-        return self._followups.follow_up(task_key, text, provider=provider, start=start)
 
     # -- search and export (LOOP-3), other processes' changes, attention ----------------------
 
@@ -312,13 +296,6 @@ class SessionController:
         from xworkmate.controllers.export import export_text
 
         return export_text(self.line_export(key, now=now), ExportFormat(fmt))
-
-    def external_changes(self) -> ExternalChange:
-        """What another process (the CLI) changed in the database since the last call (issue 18).
-
-        Cheap when nothing changed (SQLite: one ``PRAGMA data_version``); safe from a worker thread.
-        """
-        return self.external.poll()
 
     @property
     def attention(self) -> AttentionTracker:

@@ -162,7 +162,7 @@ class MainWindow(WindowShell):
     Replaceable hooks: ``choose_folder`` (a ``FolderDialog.ask``-shaped
     callable), ``ask_title`` and ``ask_category``.
 
-    The window sets ``controller.auto_run_tasks``: a task an agent dispatches
+    The window sets ``controller.followups.auto_run_tasks``: a task an agent dispatches
     starts at once in the background and appears nested under its dispatcher.
     """
 
@@ -251,7 +251,7 @@ class MainWindow(WindowShell):
         self.ask_title: TitleChooser = TitleDialog.ask
         self.ask_category: CategoryChooser = CategoryDialog.ask
         # Tasks an agent dispatches run in the background at once; the person watches them in the list.
-        controller.auto_run_tasks = True
+        controller.followups.auto_run_tasks = True
         # Issue 16: worktree lines (create, archive, unarchive) with their questions as replaceable hooks.
         self.worktree_lines = WorktreeLineFlow(
             self, controller, show_error=self.show_error, created=self.on_worktree_line_created
@@ -1912,7 +1912,9 @@ class MainWindow(WindowShell):
                 self._failure(self.tr("Follow-up not sent — {error}"))(error)
 
         # The window runs tasks (``auto_run_tasks``), so an idle task starts a turn on it.
-        self.operations.run(lambda: self._controller.follow_up(key, text, provider=provider), done=sent, failed=failed)
+        self.operations.run(
+            lambda: self._controller.followups.follow_up(key, text, provider=provider), done=sent, failed=failed
+        )
 
     @Slot(int)
     def on_message_scrolled(self, _value: int) -> None:

@@ -1,19 +1,28 @@
-"""``SessionController``: the facade the window and the CLI call (SPEC §2, issue 19).
+"""``SessionController``: what the window and the CLI call (SPEC §2, issue 19), organised in sections.
 
-It composes the controller's sections, each a small class over one explicit
-``ControllerContext`` (the store, the settings, the event sink, the running turns):
+Each section is a small class over one explicit ``ControllerContext`` (the store, the settings, the event
+sink, the running turns), and a public, read-only attribute of the controller (issue 33 item 4, as Anki's
+``col.decks``): callers write ``controller.lines.create_line(...)``, ``controller.turns.stop(key)``.
 
-- ``lines.LineController``: create, switch, bind, rename, archive, status;
-- ``line_settings.LineSettingsController``: permission, sandbox, turn limit, how a line runs;
-- ``turns.TurnController``: the one gate (``prepare_run``), Send, running and stopping turns;
-- ``approvals.Approvals``: the approval and sign-in cards a turn waits on;
-- ``tasks.TaskController`` and ``tasks.FollowupPolicy``: dispatch, categories, the one follow-up policy;
-- ``providers.ProviderController``: validation, discovery, the keyring, probing;
-- ``agent_session.AgentSessionController``: the line's ACP agent, usage, MCP servers (issue 15).
+- ``lines`` (``lines.LineController``): create, switch, bind, rename, archive, read a line, ui state;
+- ``line_settings`` (``line_settings.LineSettingsController``): permission, network, turn limit, how a line runs;
+- ``turns`` (``turns.TurnController``): the one gate (``prepare_run``), running, stopping, resuming turns;
+- ``approvals`` (``approvals.Approvals``): the approval, form and sign-in cards a turn waits on;
+- ``tasks`` (``tasks.TaskController``): dispatch, categories, fork, compact, what a task reads;
+- ``followups`` (``tasks.FollowupPolicy``): the one follow-up policy, ``auto_run_tasks``;
+- ``queue`` (``queue.FollowupQueue``): what waits while a turn runs (issue 31);
+- ``providers`` (``providers.ProviderController``): validation, discovery, the keyring, probing;
+- ``agents`` (``agent_session.AgentSessionController``): the line's ACP agent, usage, MCP servers (issue 15);
+- ``skills`` (``skills.SkillsController``): the skill catalogue and a line's skills (SKL-1);
+- ``checkpoints`` (``checkpoints.CheckpointController``, built on first use): changes, revert, restore (LOOP-1);
+- ``external`` (``external.ExternalLines``): other processes' changes as this controller's records;
+- ``attention`` (``attention.AttentionTracker``, built on first use): which line needs the person.
 
-The facade only wires them and delegates; no piece touches another's private members.
-The controller knows no widgets: it reports what changed through small change records
-that one listener (the window's bridge) turns into a Qt signal (STYLE 4).
+The controller itself wires them and keeps only what spans sections: ``send`` (queue, follow-up or turn),
+search and export, recovery, warm-up, closing, and the context's ``subscribe``/``get_thread``/``operation``.
+No section touches another's private members or imports this module. The controller knows no widgets: it
+reports what changed through small change records that one listener (the window's bridge) turns into a Qt
+signal (STYLE 4).
 """
 
 from __future__ import annotations
@@ -88,14 +97,14 @@ log = logging.getLogger(__name__)
 
 
 class SessionController:
-    """Task lines: create, switch, bind, archive, and gate every run (a facade over the sections)."""
+    """Task lines, their turns, tasks, providers and agents: the sections above, wired over one context."""
 
     def __init__(self, store: Store, settings: Settings, *, router_factory: RouterFactory | None = None) -> None:
         ctx = ControllerContext(store=store, settings=settings)
         self._ctx = ctx
         self._store = store  # the tests seed rows through it; the pieces use ctx.store
         # Issue 19, item 6: other processes' changes as this controller's records; this one's run statuses told.
-        self.external = ExternalLines(
+        self.external: Final = ExternalLines(
             store, emit=ctx.emit, running_here=lambda key: key in ctx.running, store_thread=ctx.store_thread
         )
         ctx.subscribe(self.external.on_change)

@@ -35,8 +35,8 @@ async def until(condition: Any, what: str, timeout: float = 10.0) -> None:
 
 async def settle(controller: SessionController) -> None:
     """Wait for every turn the controller started in the background (follow-ups may start more)."""
-    while controller._tasks:
-        await asyncio.gather(*controller._tasks.values(), return_exceptions=True)
+    while controller._turn_tasks:
+        await asyncio.gather(*controller._turn_tasks.values(), return_exceptions=True)
 
 
 def run(coro: Awaitable[None]) -> None:

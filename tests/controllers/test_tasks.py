@@ -167,8 +167,8 @@ def test_window_runs_dispatched_tasks_in_the_background(
 
     async def scenario() -> None:
         await controller.turns.run_turn(line.thread_id, "count files in the background")
-        while controller._tasks:
-            await asyncio.gather(*controller._tasks.values(), return_exceptions=True)
+        while controller._turn_tasks:
+            await asyncio.gather(*controller._turn_tasks.values(), return_exceptions=True)
 
     asyncio.run(scenario())
     [task] = [s for s in controller.lines.list_lines() if s.parent_key == line.thread_id]

@@ -216,7 +216,7 @@ class SessionController:
         return self._checkpoints
 
     @property
-    def _tasks(self) -> dict[str, asyncio.Task[TurnOutcome]]:
+    def _turn_tasks(self) -> dict[str, asyncio.Task[TurnOutcome]]:
         """The running turns' event-loop tasks (tests wait on them)."""
         return self._ctx.turn_tasks
 

@@ -84,7 +84,7 @@ def _first_turn_wait(tmp: Path, folder: Path) -> float:
     settings = Settings(home=home, database_url=None, workspace_root=None)
     controller = SessionController(open_store(settings.effective_database_url), settings)
     try:
-        key = controller.create_line("bench", workspace=folder).thread_id
+        key = controller.lines.create_line("bench", workspace=folder).thread_id
 
         async def turn() -> float:
             started_at = time.perf_counter()

@@ -102,11 +102,11 @@ def _grow(store: Store, keys: list[tuple[str, int]], count: int, start_index: in
 
 def _time_sources(controller: SessionController, task_key: str, ids: list[int], store: Store) -> tuple[float, float]:
     for _ in range(20):
-        controller.task_sources(task_key)
+        controller.tasks.task_sources(task_key)
     samples = []
     for _ in range(REPEATS):
         start = time.perf_counter()
-        got = controller.task_sources(task_key)
+        got = controller.tasks.task_sources(task_key)
         samples.append((time.perf_counter() - start) * 1000)
     assert len(got) == 12, len(got)
     reference = []
@@ -121,8 +121,8 @@ def _time_sources(controller: SessionController, task_key: str, ids: list[int], 
 def measure(settings: Settings, url: str, label: str) -> list[Figure]:
     store = open_store(url)
     controller = SessionController(store, settings)
-    lines = [controller.create_line(f"history {n}").thread_id for n in range(LINES)]
-    dispatcher = controller.create_line("dispatcher").thread_id
+    lines = [controller.lines.create_line(f"history {n}").thread_id for n in range(LINES)]
+    dispatcher = controller.lines.create_line("dispatcher").thread_id
     with store.engine.connect() as conn:
         sessions = dict(conn.execute(select(ThreadRow.thread_id, ThreadRow.current_session_id)).all())
     keys = [(key, sessions[key]) for key in lines]
@@ -138,7 +138,7 @@ def measure(settings: Settings, url: str, label: str) -> list[Figure]:
                 store.messages.append(
                     dispatcher, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"human instruction {n}"
                 )
-            started = controller.start_task(dispatcher, "check the build")
+            started = controller.tasks.start_task(dispatcher, "check the build")
             task_key, ids = started.key, list(started.source_ids)
         results[size] = _time_sources(controller, task_key, ids, store)
     store.close()

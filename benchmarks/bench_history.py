@@ -85,8 +85,8 @@ def build(store: Store, settings: Settings) -> tuple[float, list[str], str]:
     """LINES lines with MESSAGES messages, then one line of BIG_BYTES; returns seconds, keys, the big key."""
     began = time.perf_counter()
     controller = SessionController(store, settings)
-    keys = [controller.create_line(f"Line {n}").thread_id for n in range(LINES)]
-    big = controller.create_line("The big line").thread_id
+    keys = [controller.lines.create_line(f"Line {n}").thread_id for n in range(LINES)]
+    big = controller.lines.create_line("The big line").thread_id
     with store.engine.connect() as conn:
         sessions = dict(conn.execute(select(ThreadRow.thread_id, ThreadRow.current_session_id)).all())
     start = datetime(2026, 1, 1, tzinfo=UTC)

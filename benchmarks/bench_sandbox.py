@@ -169,8 +169,8 @@ def run() -> list[Figure]:
         try:
             controller = SessionController(store, settings)
             for _ in range(20):  # other lines' folders to hide, as on a real day
-                controller.create_line()
-            thread = controller.create_line("bench")
+                controller.lines.create_line()
+            thread = controller.lines.create_line("bench")
             sandbox = line_sandbox(settings, store, thread)
             if not sandbox.available:
                 raise RuntimeError(f"no sandbox here: {sandbox.status.detail}")

@@ -71,9 +71,9 @@ def _body(n: int, rng: random.Random) -> str:
 def _build(store: Store, settings: Settings) -> tuple[float, list[str], str]:
     """Create the lines and ``MESSAGES`` messages with their index entries, fast; returns seconds taken."""
     controller = SessionController(store, settings)
-    keys = [controller.create_line(f"Line {n} {WORDS[n * 7]}").thread_id for n in range(LINES)]
+    keys = [controller.lines.create_line(f"Line {n} {WORDS[n * 7]}").thread_id for n in range(LINES)]
     ward = keys[-1]
-    controller.set_category(ward, "medical")
+    controller.tasks.set_category(ward, "medical")
     with store.engine.connect() as conn:
         sessions = dict(conn.execute(select(ThreadRow.thread_id, ThreadRow.current_session_id)).all())
     rng = random.Random(2026)

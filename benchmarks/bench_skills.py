@@ -1,7 +1,7 @@
 """Skills (SPEC §11 SKL-1): 200 skills across the person's folder and a line's own folder.
 
 Figures:
-* Discovery: ``SessionController.skill_catalog(key)`` (the person's folder, the line's ``.agents/skills``: every
+* Discovery: ``SessionController.skills.skill_catalog(key)`` (the person's folder, the line's ``.agents/skills``: every
   ``SKILL.md`` read confined and capped, parsed) — median of repeats; beside it, in the same run, the reference
   of listing the same folders with ``os.scandir`` and reading each ``SKILL.md`` with ``open`` (no confinement,
   no parsing). Discovery runs off the GUI thread (the window: a background thread; a turn: its store thread);
@@ -49,18 +49,18 @@ def run() -> list[Figure]:
     with temp_home() as settings:
         store = open_store(settings.effective_database_url)
         controller = SessionController(store, settings)
-        key = controller.create_line("Skills").thread_id
+        key = controller.lines.create_line("Skills").thread_id
         line_folder = Path(controller.get_thread(key).workspace_binding.path or "")
         person, line = settings.home / "skills", line_folder / ".agents" / "skills"
         for n in range(SKILLS):
             _write(person if n % 2 == 0 else line, n)
 
-        found = controller.skill_catalog(key)
+        found = controller.skills.skill_catalog(key)
         assert len(found.skills) == SKILLS, (len(found.skills), found.skipped[:3])
         discovery, reference = [], []
         for _ in range(REPEATS):
             began = time.perf_counter()
-            controller.skill_catalog(key)
+            controller.skills.skill_catalog(key)
             discovery.append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
             _scandir_reference([person, line])

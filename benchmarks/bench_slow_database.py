@@ -196,7 +196,9 @@ def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]
     from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 
     with OpenAIServer() as server:
-        controller.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="m", is_default=True))
+        controller.providers.add_provider(
+            ProviderRecord(name="local", base_url=server.base_url, model="m", is_default=True)
+        )
         window.refresh_providers()
         key = window.shown_key
         assert key is not None
@@ -209,7 +211,7 @@ def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]
             window.send_button.click()
 
         def idle() -> bool:
-            return not controller.is_running(key) and not window.operations.running
+            return not controller.turns.is_running(key) and not window.operations.running
 
         return _loop_lag_during([turn] * TURNS, ready=idle)
 

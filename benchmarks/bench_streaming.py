@@ -48,11 +48,11 @@ def streaming() -> list[Figure]:
     asyncio.set_event_loop(loop)
     with temp_home() as settings, OpenAIServer() as server:
         store, controller = open_controller(settings)
-        controller.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="test-model"))
+        controller.providers.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="test-model"))
         window = shown_window(controller)
         # As run_gui does once the window shows; the person reads it for a moment before the first Send.
         start_warm_up(controller).join()
-        keys = [controller.create_line(f"stream {n}").thread_id for n in range(LINES)]
+        keys = [controller.lines.create_line(f"stream {n}").thread_id for n in range(LINES)]
         deltas: dict[str, int] = dict.fromkeys(keys, 0)
         controller.subscribe(
             lambda c: deltas.__setitem__(c.key, deltas[c.key] + 1) if isinstance(c, RunDelta) else None
@@ -71,7 +71,7 @@ def streaming() -> list[Figure]:
         probe = LagProbe()
         probe.timer.start()
         start = time.perf_counter()
-        tasks = [controller.start_turn(key, "stream please") for key in keys]
+        tasks = [controller.turns.start_turn(key, "stream please") for key in keys]
         loop.run_until_complete(asyncio.gather(*tasks))
         elapsed = time.perf_counter() - start
         probe.timer.stop()
@@ -79,7 +79,7 @@ def streaming() -> list[Figure]:
         complete = sum(
             1
             for key in keys
-            if [m.content for m in controller.messages(key) if m.role is MessageRole.ASSISTANT] == [expected]
+            if [m.content for m in controller.lines.messages(key) if m.role is MessageRole.ASSISTANT] == [expected]
         )
         window.close()
         store.close()

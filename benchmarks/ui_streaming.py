@@ -104,15 +104,17 @@ def measure() -> dict[str, float]:
     with temp_home() as settings, OpenAIServer() as server_a, OpenAIServer() as server_b:
         store = open_store(settings.effective_database_url)
         controller = SessionController(store, settings, router_factory=_router)
-        controller.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="m", is_default=True))
-        controller.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="m"))
+        controller.providers.add_provider(
+            ProviderRecord(name="a", base_url=server_a.base_url, model="m", is_default=True)
+        )
+        controller.providers.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="m"))
         ticker = _Ticker()
 
         # 0. reference: the same turn with no window listening.
-        headless = controller.create_line("headless")
+        headless = controller.lines.create_line("headless")
         server_a.script(TextReply(_tokens("h")))
         first, unsubscribe = _first_deltas(controller)
-        loop.run_until_complete(controller.run_turn(headless.thread_id, "stream please"))
+        loop.run_until_complete(controller.turns.run_turn(headless.thread_id, "stream please"))
         results["headless_tokens_per_s"] = TOKENS / (time.perf_counter() - first[headless.thread_id])
         unsubscribe()
 
@@ -123,8 +125,8 @@ def measure() -> dict[str, float]:
         window.show()
         app.processEvents()
         gc.freeze()  # as run_gui does before it enters the event loop
-        line = controller.create_line("one")
-        controller.switch_session(line.thread_id)
+        line = controller.lines.create_line("one")
+        controller.lines.switch_session(line.thread_id)
         renders: list[str] = []
         window.live.text_grew.connect(renders.append)
         server_a.script(TextReply(_tokens("x")))
@@ -132,7 +134,7 @@ def measure() -> dict[str, float]:
 
         async def one() -> float:
             ticker.start()
-            await controller.start_turn(line.thread_id, "stream please", provider="a")
+            await controller.turns.start_turn(line.thread_id, "stream please", provider="a")
             return time.perf_counter()
 
         done = loop.run_until_complete(one())
@@ -144,8 +146,8 @@ def measure() -> dict[str, float]:
 
         # 2. two lines at once, A shown and B in the background: at full speed, then paced.
         for label, delay in (("two_lines", 0.0), ("paced", PACED_DELAY)):
-            line_a, line_b = controller.create_line(f"A {label}"), controller.create_line(f"B {label}")
-            controller.switch_session(line_a.thread_id)
+            line_a, line_b = controller.lines.create_line(f"A {label}"), controller.lines.create_line(f"B {label}")
+            controller.lines.switch_session(line_a.thread_id)
             server_a.script(TextReply(_tokens("a"), delay=delay))
             server_b.script(TextReply(_tokens("b"), delay=delay))
             first, unsubscribe = _first_deltas(controller)
@@ -153,8 +155,8 @@ def measure() -> dict[str, float]:
             async def two(key_a: str = line_a.thread_id, key_b: str = line_b.thread_id) -> float:
                 ticker.start()
                 await asyncio.gather(
-                    controller.start_turn(key_a, "stream please", provider="a"),
-                    controller.start_turn(key_b, "stream please", provider="b"),
+                    controller.turns.start_turn(key_a, "stream please", provider="a"),
+                    controller.turns.start_turn(key_b, "stream please", provider="b"),
                 )
                 return time.perf_counter()
 

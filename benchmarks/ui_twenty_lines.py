@@ -251,7 +251,7 @@ def _acp_turn(index: int) -> tuple[list[dict[str, Any]], str]:
 
 
 def _stored_answer(controller: SessionController, key: str) -> str:
-    answers = [m for m in controller.messages(key) if m.role is MessageRole.ASSISTANT]
+    answers = [m for m in controller.lines.messages(key) if m.role is MessageRole.ASSISTANT]
     return answers[-1].content if answers else ""
 
 
@@ -287,20 +287,20 @@ def measure() -> dict[str, Any]:
             native_keys: list[str] = []
             acp_keys: list[str] = []
             for i in range(LINES):
-                line = controller.create_line(f"Line {i}")
+                line = controller.lines.create_line(f"Line {i}")
                 keys.append(line.thread_id)
             for i, key in enumerate(keys):
                 if i in acp_at:
                     steps, text = _acp_turn(i)
                     scripted_agent(controller, settings.home / "agents", f"agent{i}", turn=steps)
-                    controller.set_execution(key, ExecutionMode.ACP, f"agent{i}")
+                    controller.line_settings.set_execution(key, ExecutionMode.ACP, f"agent{i}")
                     acp_keys.append(key)
                     expected[key] = text
                     starts.append((key, None))
                 else:
                     name = f"server{i}"
                     url = servers.urls[len(native_keys)]
-                    controller.add_provider(
+                    controller.providers.add_provider(
                         ProviderRecord(name=name, base_url=url, model="m", is_default=not native_keys)
                     )
                     _replies, text = _native_replies(i)
@@ -355,7 +355,7 @@ def measure() -> dict[str, Any]:
                     await asyncio.sleep(STAGGER_S)
                 if switching:
                     switcher.start()
-                while window.operations.running or any(controller.is_running(k) for k in keys):
+                while window.operations.running or any(controller.turns.is_running(k) for k in keys):
                     if errors:
                         raise RuntimeError(f"a Send failed: {errors[0]!r}")
                     await asyncio.sleep(0.02)

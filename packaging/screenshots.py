@@ -130,15 +130,15 @@ def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
     store = open_store(settings.effective_database_url)
     try:
         controller = SessionController(store, settings)
-        controller.add_provider(
+        controller.providers.add_provider(
             ProviderRecord(
                 name="local", base_url="http://127.0.0.1:11434/v1", model="qwen2.5-coder-7b", is_default=True
             )
         )
         *others, title = texts["lines"]
         for other in others:
-            controller.create_line(title=other)
-        line = controller.create_line(title=title, workspace=home / PROJECT)
+            controller.lines.create_line(title=other)
+        line = controller.lines.create_line(title=title, workspace=home / PROJECT)
         messages = store.messages
         messages.append(
             line.thread_id,
@@ -165,7 +165,7 @@ def _seed(home: Path, texts: dict[str, Any] = ENGLISH_TEXTS) -> None:
         store.agent_state.set_usage(  # the header's meter (issue 30 item 2)
             line.thread_id, LineUsage(context_used=5400, context_size=128000, tokens_in=1200, tokens_out=300)
         )
-        controller.switch_session(line.thread_id)
+        controller.lines.switch_session(line.thread_id)
     finally:
         store.close()
 
@@ -282,14 +282,14 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
         store = open_store(settings.effective_database_url)
         try:
             controller = SessionController(store, settings)
-            controller.add_provider(
+            controller.providers.add_provider(
                 ProviderRecord(name="local", base_url=server.base_url, model="qwen2.5-coder-7b", is_default=True)
             )
-            controller.create_line(title="Release notes for 0.9")
-            line = controller.create_line(title="Fix the config loader test", workspace=home / PROJECT)
+            controller.lines.create_line(title="Release notes for 0.9")
+            line = controller.lines.create_line(title="Fix the config loader test", workspace=home / PROJECT)
             notes = home / PROJECT / "NOTES.md"
             notes.write_text(NOTES_BEFORE)
-            controller.switch_session(line.thread_id)
+            controller.lines.switch_session(line.thread_id)
             window = build_main_window(controller)
             window.persist_ui_state = False
             window.resize(*SIZE)
@@ -309,7 +309,7 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
                 return area.cards[0]
 
             def finished() -> bool:
-                return not controller.is_running(line.thread_id) and window.operations.running == 0
+                return not controller.turns.is_running(line.thread_id) and window.operations.running == 0
 
             def save(name: str) -> None:
                 target = out_dir / name

@@ -43,7 +43,7 @@ def person_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_qwen_and_opencode_config_stays_read_only_in_the_sandbox_while_their_state_stays_writable(
     sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, person_home: Path
 ) -> None:
-    line = sqlite_controller.create_line("agents")
+    line = sqlite_controller.lines.create_line("agents")
     thread = sqlite_controller.get_thread(line.thread_id)
     writable = [*agent_state_dirs(("qwen",), None), *agent_state_dirs(("/usr/bin/opencode",), None)]
     sandbox = line_sandbox(settings, sqlite_store, thread, writable=writable)
@@ -126,20 +126,20 @@ def test_a_turn_that_created_a_config_file_its_cli_runs_leaves_a_notice_naming_i
             {"say": "done"},
         ],
     )
-    [record] = [p for p in controller.providers() if p.name == "scripted"]
+    [record] = [p for p in controller.providers.records() if p.name == "scripted"]
     listed = (str(agent_folder(tmp_path)), "~/.qwen")
-    controller.add_provider(record.model_copy(update={"acp_state_dirs": listed}), replace=True)
-    line = controller.create_line("hostile agent")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    controller.providers.add_provider(record.model_copy(update={"acp_state_dirs": listed}), replace=True)
+    line = controller.lines.create_line("hostile agent")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "set things up", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "set things up", headless=True))
     assert outcome.status == "finished", outcome.error
 
     outputs = " ".join(str(event["output"]) for event in report_events(report, "shell"))
     assert "created=0" in outputs and "state=0" in outputs and "extension=0" not in outputs
     assert (person_home / ".qwen" / "tmp" / "state").read_text() == "ok\n"
-    notices = [m.content for m in controller.messages(line.thread_id) if m.role is MessageRole.SYSTEM]
+    notices = [m.content for m in controller.lines.messages(line.thread_id) if m.role is MessageRole.SYSTEM]
     [notice] = [n for n in notices if "During this turn" in n]
     assert "~/.qwen/settings.json was added" in notice
     assert "Qwen Code runs its MCP server commands and hooks from there" in notice

@@ -129,7 +129,7 @@ def scene(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
     settings = Settings(home=xw_home, database_url=None, workspace_root=None)
     store = open_store(settings.effective_database_url)
     controller = SessionController(store, settings)
-    other = controller.create_line("Medical notes")
+    other = controller.lines.create_line("Medical notes")
     db_marker = f"diagnosis-{uuid.uuid4().hex}"
     store.messages.append(
         other.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"My {db_marker}, keep it private."
@@ -159,7 +159,7 @@ def _register_opencode(
         # SBX-4: the model server is on loopback, so the person names it; nothing else on loopback is reachable.
         acp_allow_hosts=(server_destination(base_url),),
     )
-    return scene.controller.add_provider(record, replace=True)
+    return scene.controller.providers.add_provider(record, replace=True)
 
 
 def _allowed_new_file(scene: Scene, path: Path) -> bool:
@@ -174,9 +174,9 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
 ) -> None:
     controller = scene.controller
     _register_opencode(scene, openai_server, opencode, monkeypatch)
-    line = controller.create_line("Escape attempts", workspace=scene.folder)
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "opencode")
+    line = controller.lines.create_line("Escape attempts", workspace=scene.folder)
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "opencode")
 
     tag = uuid.uuid4().hex
     tmp_by_bash = Path(f"/tmp/outside-{tag}.txt")
@@ -197,7 +197,7 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
     before = scene.files()
 
     outcome = asyncio.run(
-        asyncio.wait_for(controller.run_turn(line.thread_id, "Try each tool call.", headless=True), TURN_TIMEOUT)
+        asyncio.wait_for(controller.turns.run_turn(line.thread_id, "Try each tool call.", headless=True), TURN_TIMEOUT)
     )
 
     # The harness did run OpenCode's own tools, every one of them, and the turn ended normally.
@@ -218,14 +218,14 @@ def test_opencode_tools_on_a_full_line_cannot_leave_the_folder(
     escapes += [f"{p} was written" for p in sorted(scene.files() - before) if not _allowed_new_file(scene, p)]
     leaked = requests_containing(openai_server, [scene.db_marker, scene.home_marker])
     escapes += [f"{needle} reached the model in {n} request(s)" for needle, n in leaked.items() if n]
-    stored = "\n".join(m.content for m in controller.messages(line.thread_id))
+    stored = "\n".join(m.content for m in controller.lines.messages(line.thread_id))
     escapes += [f"{needle} was stored on the line" for needle in leaked if needle in stored]
     assert escapes == [], "OpenCode's tools left the line's folder:\n" + "\n".join(
         [*escapes, "tool results the model saw:", *(f"  {k}: {v[:200]!r}" for k, v in results.items())]
     )
     assert len(session_requests(openai_server)) == len(attempts) + 1
     # SBX-3: an ordinary session changes nothing OpenCode would run outside the sandbox, and the line says nothing.
-    assert [m.content for m in controller.messages(line.thread_id) if "During this turn" in m.content] == []
+    assert [m.content for m in controller.lines.messages(line.thread_id) if "During this turn" in m.content] == []
 
 
 def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_postgresql(
@@ -239,9 +239,9 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     """
     controller = scene.controller
     _register_opencode(scene, openai_server, opencode, monkeypatch)
-    line = controller.create_line("Network", workspace=scene.folder)
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "opencode")
+    line = controller.lines.create_line("Network", workspace=scene.folder)
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "opencode")
     assert controller.get_thread(line.thread_id).context_state.network.value == "off"  # not chosen
 
     calls = [
@@ -250,7 +250,7 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     ]
     openai_server.script(*(ToolCallReply([call]) for call in calls), TextReply(["Done."]))
     outcome = asyncio.run(
-        asyncio.wait_for(controller.run_turn(line.thread_id, "Try PostgreSQL.", headless=True), TURN_TIMEOUT)
+        asyncio.wait_for(controller.turns.run_turn(line.thread_id, "Try PostgreSQL.", headless=True), TURN_TIMEOUT)
     )
 
     results = tool_results(openai_server)
@@ -282,11 +282,11 @@ def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_va
     with LatencyProxy(openai_server.port, delay_s=0.0, listen_host=address) as relay:
         base_url = f"http://{address}:{relay.port}/v1"
         _register_opencode(scene, openai_server, opencode, monkeypatch, base_url=base_url)
-        line = scene.controller.create_line("Remote model", workspace=scene.folder)
-        scene.controller.set_execution(line.thread_id, "acp", "opencode")
+        line = scene.controller.lines.create_line("Remote model", workspace=scene.folder)
+        scene.controller.line_settings.set_execution(line.thread_id, "acp", "opencode")
         openai_server.script(TextReply(["Hello from afar."]))
         outcome = asyncio.run(
-            asyncio.wait_for(scene.controller.run_turn(line.thread_id, "Say hello.", headless=True), TURN_TIMEOUT)
+            asyncio.wait_for(scene.controller.turns.run_turn(line.thread_id, "Say hello.", headless=True), TURN_TIMEOUT)
         )
     assert outcome.status == "finished", f"the OpenCode turn did not finish: {outcome.error}"
     assert "Hello from afar." in outcome.text

@@ -33,8 +33,8 @@ def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
     sqlite_controller: SessionController, settings: Settings, tmp_path: Path, person_home: Path
 ) -> None:
     controller = sqlite_controller
-    medical = controller.create_line("clinic")
-    controller.set_category(medical.thread_id, "medical")
+    medical = controller.lines.create_line("clinic")
+    controller.tasks.set_category(medical.thread_id, "medical")
     controller._store.messages.append(
         medical.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER"
     )
@@ -52,10 +52,10 @@ def test_an_agents_own_shell_cannot_write_outside_or_read_the_database(
             {"say": "done"},
         ],
     )
-    line = controller.create_line("normal")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    line = controller.lines.create_line("normal")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
     assert outcome.status == "finished", outcome.error
 
     shells = report_events(report, "shell")
@@ -74,11 +74,11 @@ def test_headless_acp_run_without_a_sandbox_is_refused_in_one_line(
     """SBX-1: no silent fallback; the agent is never started unsandboxed headless."""
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
-    line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "hi", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi", headless=True))
     assert outcome.status == "failed"
     assert outcome.error is not None and "\n" not in outcome.error
     assert "cannot run in a sandbox" in outcome.error and "install bubblewrap" in outcome.error
@@ -91,11 +91,11 @@ def test_window_asks_before_starting_an_agent_without_a_sandbox(
 
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
-    line = controller.create_line("acp")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     asked = answer_approvals(controller, allowed=False)
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "hi"))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "hi"))
     [request] = asked
     assert request.tool == "start_agent" and request.unsandboxed is not None
     assert outcome.status == "failed" and "without a sandbox was refused" in (outcome.error or "")

@@ -53,8 +53,8 @@ CONFIG = [
 
 
 def _acp_line(controller: SessionController) -> str:
-    line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("A")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id
 
 
@@ -74,8 +74,8 @@ def test_offers_of_session_new_are_stored_and_picks_are_sent_next_turn(
 ) -> None:
     report = scripted_agent(controller, tmp_path, **_offering(turn=[{"say": "ok"}]))
     key = _acp_line(controller)
-    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
-    state = controller.agent_session(key)
+    assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
+    state = controller.agents.agent_session(key)
     assert [m.id for m in state.modes] == ["ask", "code", "plan"] and state.mode == "ask"
     assert state.modes[0].description == "asks before editing"
     assert [m.id for m in state.models] == ["small", "large"] and state.model == "small"
@@ -86,18 +86,18 @@ def test_offers_of_session_new_are_stored_and_picks_are_sent_next_turn(
     assert state.agent == "scripted"
     assert report_events(report, "set") == []  # nothing picked: nothing sent
 
-    controller.choose_agent_mode(key, "code")
-    controller.choose_agent_model(key, "large")
-    controller.choose_agent_config(key, "effort", "high")
-    controller.choose_agent_config(key, "web", "on")
-    picked = controller.agent_session(key)
+    controller.agents.choose_agent_mode(key, "code")
+    controller.agents.choose_agent_model(key, "large")
+    controller.agents.choose_agent_config(key, "effort", "high")
+    controller.agents.choose_agent_config(key, "web", "on")
+    picked = controller.agents.agent_session(key)
     assert (picked.shown_mode, picked.shown_model, picked.wanted_config) == (
         "code",
         "large",
         {"effort": "high", "web": True},
     )
 
-    assert asyncio.run(controller.run_turn(key, "second", headless=True)).status == "finished"
+    assert asyncio.run(controller.turns.run_turn(key, "second", headless=True)).status == "finished"
     sets = [(e["what"], e.get("config_id"), e["value"]) for e in report_events(report, "set")]
     assert sets == [
         ("mode", None, "code"),
@@ -105,7 +105,7 @@ def test_offers_of_session_new_are_stored_and_picks_are_sent_next_turn(
         ("config", "effort", "high"),
         ("config", "web", True),
     ]
-    settled = controller.agent_session(key)
+    settled = controller.agents.agent_session(key)
     assert (settled.mode, settled.model, settled.wanted_mode, settled.wanted_model) == ("code", "large", None, None)
     assert settled.wanted_config == {}
     assert [o.value for o in settled.config_options] == ["large", "high", True]
@@ -120,8 +120,8 @@ def test_agent_side_updates_keep_the_state_in_sync(controller: SessionController
         **_offering(turn=[{"mode_update": "plan"}, {"config_update": changed}, {"say": "switched"}]),
     )
     key = _acp_line(controller)
-    assert asyncio.run(controller.run_turn(key, "go", headless=True)).status == "finished"
-    state = controller.agent_session(key)
+    assert asyncio.run(controller.turns.run_turn(key, "go", headless=True)).status == "finished"
+    state = controller.agents.agent_session(key)
     assert state.mode == "plan"
     assert state.option("effort") is not None and state.option("effort").value == "high"  # type: ignore[union-attr]
 
@@ -133,21 +133,21 @@ def test_unknown_pick_is_one_line_and_a_refused_one_leaves_the_line_usable(
     report = scripted_agent(controller, tmp_path, **_offering(refuse_set=["mode"], turn=[{"say": "fine"}]))
     key = _acp_line(controller)
     with pytest.raises(UnknownAgentChoiceError, match=r"no mode 'nope' .*run a turn first"):
-        controller.choose_agent_mode(key, "nope")  # nothing offered yet: one line saying why
-    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
+        controller.agents.choose_agent_mode(key, "nope")  # nothing offered yet: one line saying why
+    assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
     with pytest.raises(UnknownAgentChoiceError, match="it offers: ask, code, plan"):
-        controller.choose_agent_mode(key, "nope")
+        controller.agents.choose_agent_mode(key, "nope")
     with pytest.raises(UnknownAgentChoiceError, match="no config option 'colour'"):
-        controller.choose_agent_config(key, "colour", "red")
-    controller.choose_agent_mode(key, "code")
-    outcome = asyncio.run(controller.run_turn(key, "second", headless=True))
+        controller.agents.choose_agent_config(key, "colour", "red")
+    controller.agents.choose_agent_mode(key, "code")
+    outcome = asyncio.run(controller.turns.run_turn(key, "second", headless=True))
     assert outcome.status == "finished" and outcome.text == "fine"
     assert [e["ok"] for e in report_events(report, "set")] == [False]
-    notices = [m.content for m in controller.messages(key) if "did not switch" in m.content]
+    notices = [m.content for m in controller.lines.messages(key) if "did not switch" in m.content]
     assert len(notices) == 1 and "\n" not in notices[0]
     assert "mode 'code'" in notices[0] and "cannot switch mode now" in notices[0]
-    assert controller.agent_session(key).wanted_mode is None  # not retried forever
-    assert asyncio.run(controller.run_turn(key, "third", headless=True)).status == "finished"
+    assert controller.agents.agent_session(key).wanted_mode is None  # not retried forever
+    assert asyncio.run(controller.turns.run_turn(key, "third", headless=True)).status == "finished"
 
 
 def test_offers_of_another_agent_are_not_shown(sqlite_controller: SessionController, tmp_path: Path) -> None:
@@ -155,9 +155,9 @@ def test_offers_of_another_agent_are_not_shown(sqlite_controller: SessionControl
     scripted_agent(controller, tmp_path, **_offering(turn=[{"say": "ok"}]))
     scripted_agent(controller, tmp_path, name="other", turn=[{"say": "ok"}])
     key = _acp_line(controller)
-    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
-    controller.set_execution(key, "acp", "other")
-    assert controller.agent_session(key).modes == ()
+    assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
+    controller.line_settings.set_execution(key, "acp", "other")
+    assert controller.agents.agent_session(key).modes == ()
 
 
 def test_a_pick_during_a_running_turn_is_sent_to_the_live_session(
@@ -168,12 +168,12 @@ def test_a_pick_during_a_running_turn_is_sent_to_the_live_session(
     key = _acp_line(controller)
 
     async def scenario() -> str:
-        turn = asyncio.ensure_future(controller.run_turn(key, "go", headless=True))
+        turn = asyncio.ensure_future(controller.turns.run_turn(key, "go", headless=True))
         for _ in range(200):  # the session is open once its offers are stored
-            if controller.agent_session(key).modes:
+            if controller.agents.agent_session(key).modes:
                 break
             await asyncio.sleep(0.05)
-        controller.choose_agent_mode(key, "plan")
+        controller.agents.choose_agent_mode(key, "plan")
         for _ in range(100):
             if report_events(report, "set"):
                 break
@@ -184,7 +184,7 @@ def test_a_pick_during_a_running_turn_is_sent_to_the_live_session(
 
     assert asyncio.run(scenario()) == "finished"
     assert [(e["what"], e["value"]) for e in report_events(report, "set")] == [("mode", "plan")]
-    state = controller.agent_session(key)
+    state = controller.agents.agent_session(key)
     assert (state.mode, state.wanted_mode) == ("plan", None)
 
 
@@ -206,12 +206,12 @@ def test_the_removed_models_field_offers_nothing_and_set_model_is_never_sent(
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, session_id="s-1", models=MODELS, turn=[{"say": "ok"}])
     key = _acp_line(controller)
-    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
-    state = controller.agent_session(key)
+    assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
+    state = controller.agents.agent_session(key)
     assert (state.models, state.model) == ((), None)
     with pytest.raises(UnknownAgentChoiceError, match="no model 'large'"):
-        controller.choose_agent_model(key, "large")
-    assert asyncio.run(controller.run_turn(key, "second", headless=True)).status == "finished"
+        controller.agents.choose_agent_model(key, "large")
+    assert asyncio.run(controller.turns.run_turn(key, "second", headless=True)).status == "finished"
     assert [e for e in report_events(report, "set") if e["what"] == "model"] == []
 
 
@@ -232,16 +232,16 @@ def test_a_mode_offered_as_a_config_option_is_set_as_that_option_and_both_views_
         turn=[{"say": "ok"}],
     )
     key = _acp_line(controller)
-    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
-    state = controller.agent_session(key)
+    assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
+    state = controller.agents.agent_session(key)
     assert ([m.id for m in state.modes], state.mode) == (["ask", "code", "plan"], "ask")
     assert [o.id for o in state.other_options] == ["effort", "web"]  # the mode option has its own picker
-    controller.choose_agent_mode(key, "code")
-    assert asyncio.run(controller.run_turn(key, "second", headless=True)).status == "finished"
+    controller.agents.choose_agent_mode(key, "code")
+    assert asyncio.run(controller.turns.run_turn(key, "second", headless=True)).status == "finished"
     assert [(e["what"], e.get("config_id"), e["value"]) for e in report_events(report, "set")] == [
         ("config", "mode", "code")
     ]
-    state = controller.agent_session(key)
+    state = controller.agents.agent_session(key)
     option = state.option("mode")
     assert option is not None and (state.mode, option.value, state.wanted_mode) == ("code", "code", None)
 
@@ -254,8 +254,8 @@ def test_a_mode_offered_as_a_config_option_is_set_as_that_option_and_both_views_
         config_options=[QWEN_LIKE_MODE, *CONFIG],
         turn=[{"mode_update": "plan"}, {"say": "planning"}],
     )
-    assert asyncio.run(controller.run_turn(key, "third", headless=True)).status == "finished"
-    state = controller.agent_session(key)
+    assert asyncio.run(controller.turns.run_turn(key, "third", headless=True)).status == "finished"
+    state = controller.agents.agent_session(key)
     option = state.option("mode")
     assert option is not None and (state.mode, option.value) == ("plan", "plan")
 
@@ -275,11 +275,11 @@ def test_a_model_pick_is_sent_again_when_a_resumed_session_forgot_it(
         turn=[{"say": "ok"}],
     )
     key = _acp_line(controller)
-    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
-    controller.choose_agent_model(key, "large")
+    assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
+    controller.agents.choose_agent_model(key, "large")
     for turn in ("second", "third"):
-        assert asyncio.run(controller.run_turn(key, turn, headless=True)).status == "finished"
+        assert asyncio.run(controller.turns.run_turn(key, turn, headless=True)).status == "finished"
     assert len(report_events(report, "resume_session")) == 2
     assert [(e["config_id"], e["value"]) for e in report_events(report, "set")] == [("model", "large")] * 2
-    state = controller.agent_session(key)
+    state = controller.agents.agent_session(key)
     assert (state.model, state.shown_model, state.chosen_model) == ("large", "large", "large")

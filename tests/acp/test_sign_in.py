@@ -31,8 +31,8 @@ TWO = [
 
 
 def _acp_line(controller: SessionController, name: str = "scripted") -> str:
-    line = controller.create_line("A")
-    controller.set_execution(line.thread_id, "acp", name)
+    line = controller.lines.create_line("A")
+    controller.line_settings.set_execution(line.thread_id, "acp", name)
     return line.thread_id
 
 
@@ -40,12 +40,12 @@ def test_auth_required_with_one_method_signs_in_by_itself(sqlite_controller: Ses
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, auth_methods=ONE, require_auth=True, turn=[{"say": "in"}])
     key = _acp_line(controller)
-    outcome = asyncio.run(controller.run_turn(key, "hi", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(key, "hi", headless=True))
     assert outcome.status == "finished", outcome.error
     assert outcome.text == "in"
     assert [e["method_id"] for e in report_events(report, "authenticate")] == ["openai"]
     assert len(report_events(report, "new_session")) == 1
-    notices = [m.content for m in controller.messages(key) if "Signed in" in m.content]
+    notices = [m.content for m in controller.lines.messages(key) if "Signed in" in m.content]
     assert notices == ["Signed in to the agent with its method 'openai'."]
 
 
@@ -55,7 +55,7 @@ def test_auth_required_on_session_load_signs_in_and_resumes(
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, session_id="s-7", load_session=True, turn=[{"say": "ok"}])
     key = _acp_line(controller)
-    assert asyncio.run(controller.run_turn(key, "first", headless=True)).status == "finished"
+    assert asyncio.run(controller.turns.run_turn(key, "first", headless=True)).status == "finished"
     # The agent forgot its credentials between turns: session/load now asks for a sign-in.
     report = scripted_agent(
         controller,
@@ -66,7 +66,7 @@ def test_auth_required_on_session_load_signs_in_and_resumes(
         require_auth=True,
         turn=[{"say": "again"}],
     )
-    outcome = asyncio.run(controller.run_turn(key, "second", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(key, "second", headless=True))
     assert outcome.status == "finished", outcome.error
     assert [e["method_id"] for e in report_events(report, "authenticate")] == ["openai"]
     assert len(report_events(report, "load_session")) == 2  # refused once, then resumed after signing in
@@ -140,13 +140,13 @@ def test_agent_without_methods_that_still_refuses_is_one_clear_line(
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, require_auth=True)
     key = _acp_line(controller)
-    outcome = asyncio.run(controller.run_turn(key, "hi", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(key, "hi", headless=True))
     assert outcome.status == "failed"
     assert outcome.error and "\n" not in outcome.error
     assert "authentication required, and it lists no sign-in method" in outcome.error
-    assert controller.line_view(key).status is ThreadStatus.RUNNABLE
+    assert controller.lines.line_view(key).status is ThreadStatus.RUNNABLE
     scripted_agent(controller, tmp_path, turn=[{"say": "fine now"}])
-    assert asyncio.run(controller.run_turn(key, "again", headless=True)).text == "fine now"
+    assert asyncio.run(controller.turns.run_turn(key, "again", headless=True)).text == "fine now"
 
 
 def test_unknown_method_id_is_one_clear_line(home: Path, tmp_path: Path) -> None:
@@ -193,20 +193,20 @@ def test_window_path_asks_and_the_pick_signs_in(sqlite_controller: SessionContro
     def on_change(change: object) -> None:
         if isinstance(change, SignInRequested):
             seen.append(change)
-            views.append(controller.line_view(key))
-            asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "api-key")
+            views.append(controller.lines.line_view(key))
+            asyncio.get_running_loop().call_soon(controller.approvals.choose_sign_in, change.request_id, "api-key")
 
     controller.subscribe(on_change)
-    outcome = asyncio.run(controller.run_turn(key, "hi"))
+    outcome = asyncio.run(controller.turns.run_turn(key, "hi"))
     assert outcome.status == "finished", outcome.error
     [asked] = seen
     assert [m.id for m in asked.methods] == ["oauth", "api-key"]
     assert asked.methods[0].description == "opens a browser"
     assert asked.methods[1].command and asked.methods[1].command.endswith("login")
     assert views[0].needs_sign_in and "sign-in" in views[0].explanation
-    assert not controller.line_view(key).needs_sign_in
+    assert not controller.lines.line_view(key).needs_sign_in
     assert [e["method_id"] for e in report_events(report, "authenticate")] == ["api-key"]
-    assert [m.content for m in controller.messages(key) if m.role is MessageRole.ASSISTANT][-1] == "go"
+    assert [m.content for m in controller.lines.messages(key) if m.role is MessageRole.ASSISTANT][-1] == "go"
 
 
 def test_a_terminal_method_headless_names_the_command_to_run_and_never_authenticates(
@@ -270,13 +270,13 @@ def test_picking_a_terminal_method_at_the_window_runs_its_login_program_and_stop
 
     def on_change(change: object) -> None:
         if isinstance(change, SignInRequested):
-            asyncio.get_running_loop().call_soon(controller.choose_sign_in, change.request_id, "tui")
+            asyncio.get_running_loop().call_soon(controller.approvals.choose_sign_in, change.request_id, "tui")
         if isinstance(change, SignInTerminalOpened):
             opened.append(change)
             stop_at_prompt(change.terminal)
 
     controller.subscribe(on_change)
-    outcome = asyncio.run(controller.run_turn(key, "hi"))
+    outcome = asyncio.run(controller.turns.run_turn(key, "hi"))
     assert outcome.status == "failed"
     assert outcome.error and "\n" not in outcome.error
     assert "its sign-in program" in outcome.error and "--login` was stopped by signal 15" in outcome.error

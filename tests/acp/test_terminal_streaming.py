@@ -32,7 +32,7 @@ def test_terminal_output_streams_into_the_tool_card_before_the_command_ends(
     controller.subscribe(
         lambda change: seen.append((time.monotonic(), change)) if isinstance(change, ToolRunning) else None
     )
-    outcome = asyncio.run(asyncio.wait_for(controller.run_turn(key, "go", headless=True), 30))
+    outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(key, "go", headless=True), 30))
     ended = time.monotonic()
     assert outcome.status == "finished", outcome.error
     live = [(at, c) for at, c in seen if c.call_id == "t1" and "alpha-2" in c.summary]
@@ -43,5 +43,5 @@ def test_terminal_output_streams_into_the_tool_card_before_the_command_ends(
     assert first.summary.splitlines() == ["echo alpha-$((1+1)); sleep 1.5; echo beta-$((2+2))", "alpha-2"]
     assert ended - first_at > 1.0
     assert any("beta-4" in c.summary for _at, c in live)
-    cards = [m.content for m in controller.messages(key) if m.role is MessageRole.TOOL]
+    cards = [m.content for m in controller.lines.messages(key) if m.role is MessageRole.TOOL]
     assert any("alpha-2" in c and "beta-4" in c for c in cards), cards

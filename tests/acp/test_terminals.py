@@ -64,9 +64,9 @@ def _connect(port: int) -> str:
 
 
 def _line(controller: SessionController, level: str = "full") -> tuple[str, Path]:
-    line = controller.create_line("terminals")
-    controller.set_permission(line.thread_id, level)
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("terminals")
+    controller.line_settings.set_permission(line.thread_id, level)
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     return line.thread_id, Path(line.workspace_binding.path or "")
 
 
@@ -79,7 +79,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     sqlite_controller: SessionController, settings: Settings, tmp_path: Path, loopback_port: int
 ) -> None:
     controller = sqlite_controller
-    medical = controller.create_line("clinic")
+    medical = controller.lines.create_line("clinic")
     controller._store.messages.append(
         medical.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER"
     )
@@ -105,8 +105,8 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     )
     key, folder = _line(controller)
     # SBX-4: listed on a line whose network is off: the agent process reaches it, its terminals do not.
-    controller.set_allowed_hosts(key, add=[f"127.0.0.1:{loopback_port}"])
-    outcome = asyncio.run(controller.run_turn(key, "try", headless=True))
+    controller.line_settings.set_allowed_hosts(key, add=[f"127.0.0.1:{loopback_port}"])
+    outcome = asyncio.run(controller.turns.run_turn(key, "try", headless=True))
     assert outcome.status == "finished", outcome.error
     assert report_events(report, "initialize")[0]["terminal"] is True
 
@@ -121,7 +121,7 @@ def test_terminals_run_in_the_folder_under_the_lines_sandbox(
     assert "CONNECTED" in str(report_events(report, "shell")[0]["output"])
     assert env["output"] == "FOO=bar SECRET= OWN=\n"
     # The tool card shows the command and its output.
-    cards = [m.content for m in controller.messages(key) if m.role is MessageRole.TOOL]
+    cards = [m.content for m in controller.lines.messages(key) if m.role is MessageRole.TOOL]
     assert any("$ echo made > made.txt; echo hello; exit 3" in c and "hello" in c for c in cards), cards
 
 
@@ -143,7 +143,7 @@ def test_output_limit_kill_and_a_cwd_outside(sqlite_controller: SessionControlle
     )
     key, folder = _line(controller)
     (folder / "sub").mkdir()
-    outcome = asyncio.run(asyncio.wait_for(controller.run_turn(key, "go", headless=True), 30))
+    outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(key, "go", headless=True), 30))
     assert outcome.status == "finished", outcome.error
     limited, killed, escaped, inside = _by_command(report)
     assert limited["truncated"] is True and str(limited["output"]).endswith("aEND\n")
@@ -170,11 +170,11 @@ def test_stop_kills_the_turns_terminals(sqlite_controller: SessionController, tm
         return subprocess.run(["pgrep", "-f", marker], capture_output=True, check=False).returncode == 0
 
     async def scenario() -> None:
-        task = controller.start_turn(key, "long job")
+        task = controller.turns.start_turn(key, "long job")
         while not alive():
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)
-        controller.stop(key)
+        controller.turns.stop(key)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -192,14 +192,14 @@ def test_ask_line_asks_at_the_window_and_headless_refuses_in_one_line(
     key, folder = _line(controller, "ask")
 
     asked = answer_approvals(controller, allowed=True)
-    outcome = asyncio.run(controller.run_turn(key, "go"))
+    outcome = asyncio.run(controller.turns.run_turn(key, "go"))
     assert outcome.status == "finished", outcome.error
     [request] = asked
     assert request.tool == "execute" and request.unsandboxed is None and "echo ran" in request.summary
     assert (folder / "ran.txt").exists()
 
     (folder / "ran.txt").unlink()
-    outcome = asyncio.run(controller.run_turn(key, "again", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(key, "again", headless=True))
     assert outcome.status == "finished", outcome.error
     assert len(asked) == 1  # headless: nobody is asked
     [refusal] = outcome.refused_approvals
@@ -216,7 +216,7 @@ def test_no_sandbox_asks_at_every_level_at_the_window(
     key, folder = _line(controller, "full")
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     asked = answer_approvals(controller, allowed=True)
-    outcome = asyncio.run(controller.run_turn(key, "go"))
+    outcome = asyncio.run(controller.turns.run_turn(key, "go"))
     assert outcome.status == "finished", outcome.error
     start, terminal = asked
     assert start.tool == "start_agent" and terminal.tool == "execute"

@@ -29,15 +29,15 @@ def test_an_acp_agents_edits_are_each_turns_changes(sqlite_controller: SessionCo
             {"say": "edited"},
         ],
     )
-    line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     folder = Path(line.workspace_binding.path or "")
     (folder / "notes.txt").write_text("one\ntwo\nthree\n")
     (folder / "old.txt").write_text("old\n")
     (folder / "run.sh").write_text("#!/bin/sh\n")
     before = tree_state(folder)
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "edit the notes"))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "edit the notes"))
     assert outcome.status == "finished", outcome.error
     changes = controller.checkpoints.changes(line.thread_id)
     assert changes.files == (
@@ -47,7 +47,7 @@ def test_an_acp_agents_edits_are_each_turns_changes(sqlite_controller: SessionCo
         FileChange(path="old.txt", kind=FileChangeKind.DELETED, additions=0, deletions=1),
         FileChange(path="run.sh", kind=FileChangeKind.MODIFIED, additions=0, deletions=0, mode_changed=True),
     )
-    assert changes.message_id == controller.messages(line.thread_id)[-1].id
+    assert changes.message_id == controller.lines.messages(line.thread_id)[-1].id
     after = tree_state(folder)
     controller.checkpoints.restore(line.thread_id, 1)
     assert tree_state(folder) == before

@@ -14,8 +14,8 @@ from xworkmate.store.repositories import utcnow
 
 def test_turns_are_numbered_per_line_and_keep_their_change_set(store: Store, controller: SessionController) -> None:
     rows = CheckpointRepository(store)
-    a = controller.create_line("a").thread_id
-    b = controller.create_line("b").thread_id
+    a = controller.lines.create_line("a").thread_id
+    b = controller.lines.create_line("b").thread_id
     prompt = store.messages.append(a, role=MessageRole.USER, source=MessageSource.HUMAN, content="go")
     first = rows.begin(a, "c0")
     assert (first.turn, first.after_commit, first.files, first.fork_before_id) == (1, None, None, prompt.id)
@@ -44,13 +44,13 @@ def test_turns_are_numbered_per_line_and_keep_their_change_set(store: Store, con
 
 def test_archived_lines_are_found_for_pruning_and_forgotten(store: Store, controller: SessionController) -> None:
     rows = CheckpointRepository(store)
-    live = controller.create_line("live").thread_id
-    old = controller.create_line("old").thread_id
-    bare = controller.create_line("archived, never checkpointed").thread_id
+    live = controller.lines.create_line("live").thread_id
+    old = controller.lines.create_line("old").thread_id
+    bare = controller.lines.create_line("archived, never checkpointed").thread_id
     for key in (live, old):
         rows.begin(key, "c0")
-    controller.archive_line(old)
-    controller.archive_line(bare)
+    controller.lines.archive_line(old)
+    controller.lines.archive_line(bare)
     assert rows.archived_before(utcnow() - timedelta(days=1)) == []
     assert rows.archived_before(utcnow() + timedelta(seconds=1)) == [old]
     assert rows.forget(old) == 1

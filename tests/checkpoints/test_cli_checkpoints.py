@@ -97,14 +97,14 @@ def test_restore_is_refused_while_a_turn_runs_in_another_process(
     openai_server.script(HangReply())
 
     async def scenario() -> None:
-        task = agent.start_turn(key, "hang")
+        task = agent.turns.start_turn(key, "hang")
         while len(openai_server.chat_requests) < 3:
             await asyncio.sleep(0.02)
         proc = await asyncio.to_thread(run_cli, home, "restore", key, "--turn", "1")
         assert_one_line_error(proc, f"line {key} is running a turn")
         proc = await asyncio.to_thread(run_cli, home, "revert", key, "--turn", "1", "--file", "new.txt")
         assert_one_line_error(proc, "is running a turn")
-        agent.stop(key)
+        agent.turns.stop(key)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -123,7 +123,7 @@ def test_retention_prunes_archived_lines_only(
         run(agent, key, "write x")
     assert ok_json(home, "checkpoints", "retention") == {"retention_days": 30}
     assert ok_json(home, "checkpoints", "retention", "7") == {"retention_days": 7}
-    agent.archive_line(gone)
+    agent.lines.archive_line(gone)
     assert ok_json(home, "checkpoints", "prune") == {"pruned": []}  # archived today: within 7 days
     assert ok_json(home, "checkpoints", "prune", "--older-than", "0") == {"pruned": [gone]}
     assert not (agent.checkpoints.root / f"{gone.replace(':', '-').lower()}.git").exists()

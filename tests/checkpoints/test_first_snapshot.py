@@ -33,7 +33,7 @@ from xworkmate.store.checkpoints import CheckpointRepository
 
 
 def _line(agent: SessionController) -> tuple[str, Path, ShadowRepo]:
-    line = agent.create_line("big folder")
+    line = agent.lines.create_line("big folder")
     folder = Path(line.workspace_binding.path or "")
     git_dir = agent.checkpoints.root / f"{key_to_dir_name(line.thread_id)}.git"
     return line.thread_id, folder, ShadowRepo(git_dir, folder)

@@ -165,7 +165,7 @@ def test_a_failed_checkpoint_leaves_the_line_runnable_with_a_notice(
     finally:
         _immutable(objects, False)
 
-    notices = [m.content for m in agent.messages(key) if m.role is MessageRole.SYSTEM]
+    notices = [m.content for m in agent.lines.messages(key) if m.role is MessageRole.SYSTEM]
     assert any(n.startswith("No checkpoint was taken after this turn (") for n in notices), notices
     refused = run_cli(home, "changes", key, "--turn", "2")
     assert_one_line_error(refused, f"turn 2 of line {key} has no checkpoint after it")

@@ -134,7 +134,7 @@ def test_revert_and_restore_never_change_anything_outside_the_folder(
     actions: list[tuple[object, ...]],
 ) -> None:
     agent = sqlite_controller
-    line = agent.create_line("generated")
+    line = agent.lines.create_line("generated")
     key, folder = line.thread_id, Path(line.workspace_binding.path or "")
     (folder / "e").write_text("the line's e\n")
     outside = tmp_path / f"outside-{next(_examples)}"

@@ -52,8 +52,8 @@ def shell(cmd: str, call_id: str) -> ScriptedToolCall:
 
 
 def full_line(agent: SessionController, title: str = "work") -> tuple[str, Path]:
-    line = agent.create_line(title)
-    agent.set_permission(line.thread_id, "full")
+    line = agent.lines.create_line(title)
+    agent.line_settings.set_permission(line.thread_id, "full")
     return line.thread_id, Path(line.workspace_binding.path or "")
 
 
@@ -80,7 +80,7 @@ def turn_one(openai_server: OpenAIServer) -> None:
 
 
 def run(agent: SessionController, key: str, prompt: str = PROMPT) -> None:
-    outcome = asyncio.run(agent.run_turn(key, prompt, headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, prompt, headless=True))
     assert outcome.status == "finished", outcome.error
 
 
@@ -113,7 +113,7 @@ def test_each_turns_change_set_is_exactly_right(agent: SessionController, openai
         FileChange(path="pic.bin", kind=FileChangeKind.MODIFIED, additions=0, deletions=0, binary=True),
     )
     # The chip goes on the turn's last stored message: the model's closing reply.
-    last = agent.messages(key)[-1]
+    last = agent.lines.messages(key)[-1]
     assert last.role is MessageRole.ASSISTANT and changes.message_id == last.id
     assert [c for c in recorded if isinstance(c, ChangesRecorded)] == [ChangesRecorded(key=key, turn=1)]
     patch = agent.checkpoints.file_patch(key, "edit.txt")
@@ -173,7 +173,7 @@ def test_a_repositorys_own_git_is_untouched_by_turns_restore_and_undo(
     key, _ = full_line(agent)
     folder = tmp_path / "person-repo"
     make_repo(folder)
-    agent.bind_workspace(key, folder)
+    agent.lines.bind_workspace(key, folder)
     before = dot_git_state(folder)
     openai_server.script(
         ToolCallReply([shell("echo agent > tracked.txt && echo x > made.txt", "s")]), TextReply(["ok"])
@@ -257,12 +257,12 @@ def test_restore_is_refused_while_a_turn_runs(agent: SessionController, openai_s
     openai_server.script(HangReply())
 
     async def scenario() -> None:
-        task = agent.start_turn(key, "hang")
+        task = agent.turns.start_turn(key, "hang")
         for _ in range(200):
             await asyncio.sleep(0.01)
             if openai_server.chat_requests and len(openai_server.chat_requests) >= 3:
                 break
-        assert agent.is_running(key)
+        assert agent.turns.is_running(key)
         for action in (
             lambda: agent.checkpoints.restore(key, 1),
             lambda: agent.checkpoints.revert_file(key, "new.txt", 1),
@@ -270,7 +270,7 @@ def test_restore_is_refused_while_a_turn_runs(agent: SessionController, openai_s
         ):
             with pytest.raises(CheckpointError, match=f"line {key} is running a turn"):
                 action()
-        agent.stop(key)
+        agent.turns.stop(key)
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -293,10 +293,10 @@ def test_restore_with_fork_leaves_later_messages_out(agent: SessionController, o
     assert result.fork_key is not None and result.fork_key != key
     fork = agent.get_thread(result.fork_key)
     assert fork.parent_key == key
-    texts = [m.content for m in agent.messages(result.fork_key)]
+    texts = [m.content for m in agent.lines.messages(result.fork_key)]
     assert "first, just talk" in texts and "hello" in texts
     assert PROMPT not in texts and "done" not in texts  # the turn and what followed are left out
-    assert PROMPT in [m.content for m in agent.messages(key)]  # stored messages are never deleted
+    assert PROMPT in [m.content for m in agent.lines.messages(key)]  # stored messages are never deleted
     assert tree_state(Path(fork.workspace_binding.path or "")) == state_before
     assert tree_state(folder) == state_before
 
@@ -307,7 +307,7 @@ def test_a_failed_turn_is_checkpointed_too(agent: SessionController, openai_serv
     openai_server.script(
         ToolCallReply([shell("echo half > half.txt", "s")]), ErrorReply(400, {"error": {"message": "bad request"}})
     )
-    outcome = asyncio.run(agent.run_turn(key, "start something", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, "start something", headless=True))
     assert outcome.status == "failed"
     assert agent.checkpoints.changes(key).files == (
         FileChange(path="half.txt", kind=FileChangeKind.ADDED, additions=1, deletions=0),
@@ -329,5 +329,5 @@ def test_a_checkpoint_that_cannot_be_taken_never_stops_the_turn(
     with pytest.raises(CheckpointError, match="has no checkpointed turn yet"):
         agent.checkpoints.changes(key)
     # Issue 29 item 5: the person is told, on the line, not only the log.
-    notices = [m.content for m in agent.messages(key) if m.role is MessageRole.SYSTEM]
+    notices = [m.content for m in agent.lines.messages(key) if m.role is MessageRole.SYSTEM]
     assert [n for n in notices if n.startswith("No checkpoint was taken before this turn (")], notices

@@ -20,12 +20,12 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
     home: Path, settings: Settings, sqlite_store: Store, openai_server: OpenAIServer
 ) -> None:
     controller = scripted_controller(sqlite_store, settings, openai_server)
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "tidy the folder")
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     openai_server.script(HangReply(chunks=["tidying "]))
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         async with asyncio.timeout(10):
             while not openai_server.chat_requests:
                 await asyncio.sleep(0.01)
@@ -36,7 +36,7 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
         second = ok_json(home, "task", "send", task.key, "and the LICENSE")
         assert (second["delivery"], second["queued"], second["message_id"]) == ("queued", 2, None)
         ok_json(home, "task", "send", task.key, "and a typo")
-        controller.stop(task.key)
+        controller.turns.stop(task.key)
         await asyncio.gather(turn, return_exceptions=True)
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
@@ -46,8 +46,8 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
         return [item["text"] for item in ok_json(home, "queue", "list", key)]
 
     assert listed() == ["keep README.md", "and the LICENSE", "and a typo"]
-    assert [i.text for i in controller.queued_followups(key)] == listed()  # the window's queue, the same rows
-    assert not [m for m in controller.messages(key) if m.content == "keep README.md"]  # queued, not a message
+    assert [i.text for i in controller.queue.items(key)] == listed()  # the window's queue, the same rows
+    assert not [m for m in controller.lines.messages(key) if m.content == "keep README.md"]  # queued, not a message
 
     shown = run_cli(home, "queue", "list", key)
     assert shown.stdout.splitlines() == ["1. keep README.md", "2. and the LICENSE", "3. and a typo"]
@@ -62,7 +62,7 @@ def test_task_send_to_a_task_running_elsewhere_queues_and_the_queue_commands_cha
     assert_one_line_error(run_cli(home, "queue", "move", key, "1", "x"), "POS must be a queue position")
     assert_one_line_error(run_cli(home, "queue", "edit", key, "1", "  "), "the follow-up is empty")
     assert_one_line_error(run_cli(home, "queue", "list", "draft:nope"), "draft:nope")
-    empty = controller.create_line("B").thread_id
+    empty = controller.lines.create_line("B").thread_id
     assert run_cli(home, "queue", "list", empty).stdout.strip() == f"no queued follow-ups on {empty}"
     assert json.loads(run_cli(home, "queue", "list", empty, "--json").stdout) == []
     assert listed() == ["keep README.md", "and the LICENSE file"]  # refusals changed nothing

@@ -132,18 +132,18 @@ def test_the_window_goes_through_the_same_gate(controller: SessionController) ->
         controller.send("draft:01ARZ3NDEKTSV4RRFFQ69G5FAV", "hi")
     assert unknown.value.status is ThreadStatus.NEEDS_BINDING
 
-    controller.add_provider(ProviderRecord(name="qwen", kind=ProviderKind.ACP, acp_command=("qwen", "--acp")))
-    line = controller.create_line("A")
+    controller.providers.add_provider(ProviderRecord(name="qwen", kind=ProviderKind.ACP, acp_command=("qwen", "--acp")))
+    line = controller.lines.create_line("A")
     with pytest.raises(RunRefused, match="--mode acp --provider qwen"):
         controller.send(line.thread_id, "hi", provider="qwen")
-    assert controller.messages(line.thread_id) == []
+    assert controller.lines.messages(line.thread_id) == []
 
-    controller.set_category(line.thread_id, "medical")
+    controller.tasks.set_category(line.thread_id, "medical")
     with pytest.raises(RunRefused, match="CAT-3"):
         controller.send(line.thread_id, "hi", provider="qwen")
 
     outcome = controller.send(line.thread_id, "hi")
-    assert not outcome.ran and controller.messages(line.thread_id)[0].content == "hi"
+    assert not outcome.ran and controller.lines.messages(line.thread_id)[0].content == "hi"
     with pytest.raises(NoAgentProviderError):
-        asyncio.run(controller.run_turn(line.thread_id, "again", headless=True))
-    assert len(controller.messages(line.thread_id)) == 2  # the first "hi" and its notice; "again" was refused
+        asyncio.run(controller.turns.run_turn(line.thread_id, "again", headless=True))
+    assert len(controller.lines.messages(line.thread_id)) == 2  # the first "hi" and its notice; "again" was refused

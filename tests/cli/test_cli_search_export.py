@@ -26,9 +26,9 @@ def seeded(home: Path) -> dict[str, str]:
     settings = Settings(home=home, database_url=None, workspace_root=None)
     controller = SessionController(open_store(settings.effective_database_url), settings)
     try:
-        notes = controller.create_line("Notes 蓝色").thread_id
-        ward = controller.create_line("Ward").thread_id
-        controller.set_category(ward, "medical")
+        notes = controller.lines.create_line("Notes 蓝色").thread_id
+        ward = controller.lines.create_line("Ward").thread_id
+        controller.tasks.set_category(ward, "medical")
         for key, text in [(notes, "我喜欢蓝色的天空"), (notes, "plain words"), (ward, "蓝色 chart")]:
             controller._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text)
     finally:

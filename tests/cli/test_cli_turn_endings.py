@@ -54,7 +54,7 @@ def _wait_until(condition: Callable[[], object], what: str, timeout: float = 30.
 
 
 def _add_server(controller: SessionController, server: OpenAIServer) -> None:
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="local", kind=ProviderKind.OPENAI, base_url=server.base_url, model="test-model")
     )
 
@@ -81,7 +81,7 @@ def test_a_signal_during_run_stops_the_turn_keeps_the_answer_so_far_and_exits_wi
 ) -> None:
     """SIGINT (Ctrl+C) and SIGTERM end a headless turn as Stop does: 130 / 143, one line, nothing lost."""
     _add_server(controller, openai_server)
-    line = controller.create_line("signalled")
+    line = controller.lines.create_line("signalled")
     openai_server.script(HangReply(chunks=["Half an ", "answer"]))
     proc = _start_run(home, database_url, line.thread_id, "write the report")
     try:
@@ -98,8 +98,10 @@ def test_a_signal_during_run_stops_the_turn_keeps_the_answer_so_far_and_exits_wi
     assert len(lines) == 1 and lines[0].startswith("xworkmate: error: stopped by "), stderr
     assert signal.Signals(signum).name in lines[0]
     assert openai_server.wait_for_disconnect(timeout=5)  # the stream was closed, not left hanging
-    _assert_stopped_like_stop(controller.messages(line.thread_id), "write the report", "Half an answer", "Stopped.")
-    assert controller.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
+    _assert_stopped_like_stop(
+        controller.lines.messages(line.thread_id), "write the report", "Half an answer", "Stopped."
+    )
+    assert controller.lines.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
 
 
 def _agent_processes(marker: str) -> list[int]:
@@ -123,8 +125,8 @@ def test_sigterm_during_an_acp_run_reaps_the_agent(sqlite_controller: SessionCon
     """The ACP agent is cancelled and reaped before ``run`` exits 143; no agent process outlives it (SBX-1)."""
     controller = sqlite_controller
     report = scripted_agent(controller, home.parent, turn=[{"say": "working"}, {"hang": True}])
-    line = controller.create_line("acp")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     script = str(home.parent / "scripted-agent" / "scripted.json")
     proc = _start_run(home, controller.settings.effective_database_url, line.thread_id, "long job")
     try:
@@ -141,7 +143,7 @@ def test_sigterm_during_an_acp_run_reaps_the_agent(sqlite_controller: SessionCon
     assert len(stderr.strip().splitlines()) == 1, stderr
     assert report_events(report, "cancel")  # asked to stop first, as Stop asks
     assert _agent_processes(script) == []
-    contents = [(m.role, m.state, m.content) for m in controller.messages(line.thread_id)]
+    contents = [(m.role, m.state, m.content) for m in controller.lines.messages(line.thread_id)]
     assert contents[0] == (MessageRole.USER, MessageState.COMPLETE, "long job")
     assert (MessageRole.ASSISTANT, MessageState.INTERRUPTED, "working") in contents
     assert contents[-1][2].startswith("Stopped.")
@@ -162,7 +164,7 @@ def test_a_trickling_stream_is_stopped_at_the_lines_turn_limit(
 ) -> None:
     """A byte every half second never trips the gap timeout; the line's 2-second turn limit ends it like Stop."""
     _add_server(controller, openai_server)
-    line = controller.create_line("trickle")
+    line = controller.lines.create_line("trickle")
     env = {"XWORKMATE_DATABASE_URL": database_url}
     shown = ok_json(home, "thread", "set", line.thread_id, "--turn-limit", "2s", env=env)
     assert shown["turn_limit_s"] == 2
@@ -172,11 +174,11 @@ def test_a_trickling_stream_is_stopped_at_the_lines_turn_limit(
     elapsed = time.monotonic() - started
     assert_one_line_error(proc, "2-second turn limit")
     assert elapsed < 15, f"the turn ran {elapsed:.1f} s"
-    messages = controller.messages(line.thread_id)
+    messages = controller.lines.messages(line.thread_id)
     partial = messages[1].content
     assert partial and set(partial) == {"x"} and len(partial) < 10
     _assert_stopped_like_stop(messages, "take your time", partial, "Stopped after the line's 2-second turn limit")
-    assert controller.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
+    assert controller.lines.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
 
 
 @needs_bwrap
@@ -188,16 +190,16 @@ def test_an_acp_turn_is_stopped_at_the_lines_turn_limit_and_its_agent_reaped(
 
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working"}, {"hang": True}])
-    line = controller.create_line("acp")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     # 5 s, not 2: the agent must have started and been prompted before the limit, for there to be a
     # cancel to see; on a loaded machine, starting it in its sandbox alone took more than 2 s.
-    controller.set_turn_limit(line.thread_id, 5)
-    outcome = asyncio.run(asyncio.wait_for(controller.run_turn(line.thread_id, "long job", headless=True), 30))
+    controller.line_settings.set_turn_limit(line.thread_id, 5)
+    outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(line.thread_id, "long job", headless=True), 30))
     assert outcome.status == "stopped" and outcome.error and "5-second turn limit" in outcome.error
     assert report_events(report, "prompt")
     assert report_events(report, "cancel")
     assert _agent_processes(str(tmp_path / "scripted-agent" / "scripted.json")) == []
-    last = controller.messages(line.thread_id)[-1]
+    last = controller.lines.messages(line.thread_id)[-1]
     assert last.content.startswith("Stopped after the line's 5-second turn limit")
-    assert controller.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
+    assert controller.lines.line_view(line.thread_id).status is ThreadStatus.RUNNABLE

@@ -30,7 +30,7 @@ def test_a_killed_turns_checkpoint_row_is_ended_on_the_next_open_and_restore_wor
     folder.mkdir()
     (folder / "notes.txt").write_text("before the turn\n")
     _add_server(controller, openai_server)
-    key = controller.create_line("crash", workspace=folder).thread_id
+    key = controller.lines.create_line("crash", workspace=folder).thread_id
     rows = CheckpointRepository(controller._store)
     openai_server.script(HangReply(chunks=["Half an ", "answer"]))
     proc = _start_run(home, database_url, key, "edit the notes")

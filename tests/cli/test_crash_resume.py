@@ -54,7 +54,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
     """On both databases: the killed turn's line is interrupted (not running), its streamed reply kept."""
     env = {"XWORKMATE_DATABASE_URL": database_url}
     _add_server(controller, openai_server)
-    key = controller.create_line("crash").thread_id
+    key = controller.lines.create_line("crash").thread_id
     openai_server.script(HangReply(chunks=["Half an ", "answer"]))
     proc = _start_run(home, database_url, key, "write the report")
     try:
@@ -63,7 +63,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
         alive_check = _reopened(settings, database_url)
         try:
             assert alive_check.recovered == []
-            assert alive_check.interruption(key) is None
+            assert alive_check.turns.interruption(key) is None
         finally:
             alive_check.close()
         assert proc.poll() is None
@@ -76,7 +76,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
     # The next command opens the store: the line is interrupted, with what was kept, not running.
     shown = ok_json(home, "thread", "show", key, env=env)
     assert shown["status"] == "runnable" and shown["interrupted_turn"] is True
-    messages = controller.messages(key)
+    messages = controller.lines.messages(key)
     human, partial, notice = messages
     assert (human.source, human.content) == (MessageSource.HUMAN, "write the report")
     assert (partial.role, partial.state, partial.content) == (
@@ -99,7 +99,7 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
         assert again.attention.state(key) is Attention.FINISHED_UNREAD  # LOOP-2: "Needs you" until seen
     finally:
         again.close()
-    assert len(controller.messages(key)) == 3
+    assert len(controller.lines.messages(key)) == 3
     assert len(openai_server.chat_requests) == 1
 
     # Resume: the last step runs again from what is stored (the partial reply is not sent).
@@ -110,12 +110,12 @@ def test_kill_9_mid_native_turn_shows_interrupted_with_the_partial_reply_and_res
     sent = openai_server.chat_requests[1].body["messages"]
     assert sent[-1] == {"role": "user", "content": "write the report"}
     assert all("Half an answer" not in str(m.get("content")) for m in sent)
-    tail = controller.messages(key)[3:]
+    tail = controller.lines.messages(key)[3:]
     assert [(m.source, m.content) for m in tail] == [
         (MessageSource.FRAMEWORK_EVENT, RESUMED_NOTICE),
         (MessageSource.AGENT, "The whole report."),
     ]
-    assert controller.interruption(key) is None
+    assert controller.turns.interruption(key) is None
     refused = run_cli(home, "run", key, "--resume", env=env)
     assert refused.returncode == 1 and "no interrupted turn to resume" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
@@ -128,7 +128,7 @@ def test_a_restart_leaves_a_live_turn_of_another_process_alone_and_a_stopped_tur
     that turn then ends normally (SIGINT, as Stop) and its owner row goes with it."""
     controller = sqlite_controller
     _add_server(controller, openai_server)
-    key = controller.create_line("alive").thread_id
+    key = controller.lines.create_line("alive").thread_id
     openai_server.script(HangReply(chunks=["Still ", "going"]))
     proc = _start_run(home, settings.effective_database_url, key, "keep going")
     try:
@@ -138,7 +138,7 @@ def test_a_restart_leaves_a_live_turn_of_another_process_alone_and_a_stopped_tur
         for _ in range(2):  # the window and a command, opened while the turn runs elsewhere
             other = _reopened(settings)
             try:
-                assert other.recovered == [] and other.interruption(key) is None
+                assert other.recovered == [] and other.turns.interruption(key) is None
             finally:
                 other.close()
         assert proc.poll() is None
@@ -155,7 +155,7 @@ def test_a_restart_leaves_a_live_turn_of_another_process_alone_and_a_stopped_tur
         assert after.recovered == []
     finally:
         after.close()
-    notices = [m.content for m in controller.messages(key) if m.source is MessageSource.FRAMEWORK_EVENT]
+    notices = [m.content for m in controller.lines.messages(key) if m.source is MessageSource.FRAMEWORK_EVENT]
     assert len(notices) == 1 and notices[0].startswith("Stopped.")
 
 
@@ -168,13 +168,13 @@ def test_kill_9_during_a_tool_call_leaves_no_call_without_a_result_and_resume_co
 
     controller = sqlite_controller
     _add_server(controller, openai_server)
-    key = controller.create_line("tool crash").thread_id
-    controller.set_permission(key, "full")
+    key = controller.lines.create_line("tool crash").thread_id
+    controller.line_settings.set_permission(key, "full")
     call = ScriptedToolCall(id="call-1", name="run_command", arguments=json.dumps({"command": "sleep 60"}))
     openai_server.script(ToolCallReply([call]))
     proc = _start_run(home, settings.effective_database_url, key, "run the long job")
     try:
-        _wait_until(lambda: len(controller.messages(key)) >= 2, "the tool call to be stored")
+        _wait_until(lambda: len(controller.lines.messages(key)) >= 2, "the tool call to be stored")
         time.sleep(0.5)
         _kill_9(proc)
     finally:
@@ -186,7 +186,7 @@ def test_kill_9_during_a_tool_call_leaves_no_call_without_a_result_and_resume_co
         assert reopened.recovered == [key]
     finally:
         reopened.close()
-    messages = controller.messages(key)
+    messages = controller.lines.messages(key)
     result = next(m for m in messages if m.role is MessageRole.TOOL)
     assert (result.payload or {})["tool_call_id"] == "call-1"
     assert result.state is MessageState.ERROR and "interrupted" in result.content
@@ -198,7 +198,7 @@ def test_kill_9_during_a_tool_call_leaves_no_call_without_a_result_and_resume_co
     sent = openai_server.chat_requests[1].body["messages"]
     assert sent[-1]["role"] == "tool" and sent[-1]["tool_call_id"] == "call-1"
     assert "interrupted" in sent[-1]["content"]
-    assert controller.messages(key)[-1].content == "Started it again later."
+    assert controller.lines.messages(key)[-1].content == "Started it again later."
 
 
 @needs_bwrap
@@ -209,8 +209,8 @@ def test_kill_9_mid_acp_turn_then_resume_resumes_the_agents_session_and_finishes
     report = scripted_agent(
         controller, home.parent, resume_session=True, turn=[{"say": "working on it"}, {"hang": True}]
     )
-    key = controller.create_line("acp crash").thread_id
-    controller.set_execution(key, "acp", "scripted")
+    key = controller.lines.create_line("acp crash").thread_id
+    controller.line_settings.set_execution(key, "acp", "scripted")
     script_file = agent_folder(home.parent) / "scripted.json"
     proc = _start_run(home, settings.effective_database_url, key, "long job")
     try:
@@ -225,7 +225,7 @@ def test_kill_9_mid_acp_turn_then_resume_resumes_the_agents_session_and_finishes
             proc.communicate()
     shown = ok_json(home, "thread", "show", key)
     assert shown["status"] == "runnable" and shown["interrupted_turn"] is True
-    contents = [(m.role, m.state, m.content) for m in controller.messages(key)]
+    contents = [(m.role, m.state, m.content) for m in controller.lines.messages(key)]
     assert (MessageRole.ASSISTANT, MessageState.INTERRUPTED, "working on it") in contents
     assert "interrupted by a crash" in contents[-1][2]
     assert len(report_events(report, "prompt")) == 1  # nothing ran again on its own
@@ -238,7 +238,7 @@ def test_kill_9_mid_acp_turn_then_resume_resumes_the_agents_session_and_finishes
     assert resumed and resumed[-1]["session_id"] == session_id  # session/resume with the id the line kept
     prompts = report_events(report, "prompt")
     assert len(prompts) == 2 and prompts[-1]["text"] == RESUME_PROMPT
-    last = controller.messages(key)[-1]
+    last = controller.lines.messages(key)[-1]
     assert (last.role, last.content) == (MessageRole.ASSISTANT, "done now")
 
 
@@ -279,7 +279,7 @@ def test_commands_started_at_once_on_a_dead_turn_record_its_interruption_once(
     from xworkmate.store.tables import TurnOwnerRow
 
     controller = sqlite_controller
-    key = controller.create_line("raced").thread_id
+    key = controller.lines.create_line("raced").thread_id
     human = controller._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content="go")
     child = subprocess.Popen(["sleep", "30"])
     started = turn_owners._process_started(child.pid)
@@ -317,6 +317,6 @@ def test_commands_started_at_once_on_a_dead_turn_record_its_interruption_once(
     # None shows the line running; one that raced the recording may not show the notice yet, the next one does.
     assert all(json.loads(out)["status"] == "runnable" for out, _err in outputs)
     assert ok_json(home, "thread", "show", key)["interrupted_turn"] is True
-    notices = [m for m in controller.messages(key) if INTERRUPTED_TURN in (m.payload or {})]
+    notices = [m for m in controller.lines.messages(key) if INTERRUPTED_TURN in (m.payload or {})]
     assert len(notices) == 1
     assert "your message; the agent had stored nothing yet" in notices[0].content

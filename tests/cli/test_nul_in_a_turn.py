@@ -29,11 +29,11 @@ def test_a_turn_with_nul_in_model_text_and_tool_output_completes_and_the_next_tu
     controller: SessionController, store: Store, database_url: str, home: Path, openai_server: OpenAIServer
 ) -> None:
     """ERR-3: NUL becomes U+FFFD in what is stored, the call keeps its result, ``messages`` says so."""
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
-    key = controller.create_line("nul").thread_id
-    controller.set_permission(key, "full")
+    key = controller.lines.create_line("nul").thread_id
+    controller.line_settings.set_permission(key, "full")
     env = {"XWORKMATE_DATABASE_URL": database_url}
     printf = ScriptedToolCall(
         id="call-nul", name="run_command", arguments=json.dumps({"command": "printf 'a\\0b'", "timeout_s": 20})

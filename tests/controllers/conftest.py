@@ -21,7 +21,9 @@ def no_retry_router(providers: list[ProviderConfig]) -> ModelRouter:
 
 def scripted_controller(store: Store, settings: Settings, server: OpenAIServer) -> SessionController:
     controller = SessionController(store, settings, router_factory=no_retry_router)
-    controller.add_provider(ProviderRecord(name="local", base_url=server.base_url, model="test-model", is_default=True))
+    controller.providers.add_provider(
+        ProviderRecord(name="local", base_url=server.base_url, model="test-model", is_default=True)
+    )
     return controller
 
 

@@ -34,9 +34,9 @@ def test_a_network_on_lines_command_is_refused_the_hosts_abstract_socket_but_rea
     abstract.bind("\0" + name)
     abstract.listen(1)
     try:
-        line = controller.create_line("net")
-        controller.set_permission(line.thread_id, "full")
-        controller.set_network(line.thread_id, "on")
+        line = controller.lines.create_line("net")
+        controller.line_settings.set_permission(line.thread_id, "full")
+        controller.line_settings.set_network(line.thread_id, "on")
         port = openai_server.base_url.split(":")[-1].split("/")[0]
         probe = (
             "python3 -c 'import socket\n"
@@ -51,10 +51,10 @@ def test_a_network_on_lines_command_is_refused_the_hosts_abstract_socket_but_rea
             id="probe", name="run_command", arguments=json.dumps({"command": probe, "timeout_s": 20})
         )
         openai_server.script(ToolCallReply([call]), TextReply(["ok"]))
-        asyncio.run(controller.run_turn(line.thread_id, "probe", headless=True))
+        asyncio.run(controller.turns.run_turn(line.thread_id, "probe", headless=True))
         out = next(
             m.content
-            for m in controller.messages(line.thread_id)
+            for m in controller.lines.messages(line.thread_id)
             if m.role is MessageRole.TOOL and (m.payload or {}).get("tool_call_id") == "probe"
         )
         assert "ABSTRACT-REFUSED 1" in out and "ABSTRACT-CONNECTED" not in out, out

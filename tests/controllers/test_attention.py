@@ -26,16 +26,16 @@ def test_a_finished_turn_on_an_unwatched_line_is_new_until_seen_and_that_survive
     tracker = controller.attention
     changes: list[Change] = []
     controller.subscribe(changes.append)
-    line = controller.create_line()
-    failing = controller.create_line()
+    line = controller.lines.create_line()
+    failing = controller.lines.create_line()
     openai_server.script(TextReply(["Done."]))
-    asyncio.run(controller.run_turn(line.thread_id, "write the report"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "write the report"))
     assert tracker.state(line.thread_id) is Attention.FINISHED_UNREAD
     seen = [(c.before, c.after) for c in changes if isinstance(c, AttentionChanged) and c.key == line.thread_id]
     assert seen == [("none", "running"), ("running", "finished_unread")]
 
     openai_server.script(ErrorReply(401, {"error": {"message": "bad key"}}))
-    asyncio.run(controller.run_turn(failing.thread_id, "hello?"))
+    asyncio.run(controller.turns.run_turn(failing.thread_id, "hello?"))
     assert tracker.state(failing.thread_id) is Attention.FAILED
     assert tracker.inbox() == [line.thread_id, failing.thread_id]  # the one waiting longest first
     assert tracker.count() == 2
@@ -58,12 +58,12 @@ def test_messages_on_the_watched_line_are_seen_as_they_arrive(
     store: Store, settings: Settings, openai_server: OpenAIServer, database_url: str
 ) -> None:
     controller = scripted_controller(store, settings, openai_server)
-    line = controller.create_line()
+    line = controller.lines.create_line()
     controller.attention.watch(line.thread_id)
     openai_server.script(TextReply(["Done."]))
-    asyncio.run(controller.run_turn(line.thread_id, "go"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "go"))
     assert controller.attention.state(line.thread_id) is Attention.NONE
-    newest = controller.message_ids(line.thread_id)[-1]
+    newest = controller.lines.message_ids(line.thread_id)[-1]
     controller.close()  # the marks are stored off the loop, in order; closing waits for them
     with closing(open_store(database_url)) as reopened:
         assert reopened.line_marks.get(line.thread_id).last_seen_message_id == newest
@@ -73,22 +73,22 @@ def test_a_new_line_takes_its_title_from_its_first_message_only_while_untitled(
     store: Store, settings: Settings, openai_server: OpenAIServer
 ) -> None:
     controller = scripted_controller(store, settings, openai_server)
-    line = controller.create_line()
+    line = controller.lines.create_line()
     assert line.title.startswith("Task line ")
     openai_server.script(TextReply(["ok"]), TextReply(["ok"]))
     long_first = "   Refactor the billing module so that invoices are generated per customer and per month  \nmore"
-    asyncio.run(controller.run_turn(line.thread_id, "\n" + long_first))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "\n" + long_first))
     title = controller.get_thread(line.thread_id).title
     assert title.startswith("Refactor the billing module") and title.endswith("…") and len(title) <= 60
-    asyncio.run(controller.run_turn(line.thread_id, "a second message"))
+    asyncio.run(controller.turns.run_turn(line.thread_id, "a second message"))
     assert controller.get_thread(line.thread_id).title == title  # only the first message names it
 
-    named = controller.create_line("My own name")
-    renamed = controller.create_line()
-    controller.rename_line(renamed.thread_id, "Chosen")
+    named = controller.lines.create_line("My own name")
+    renamed = controller.lines.create_line()
+    controller.lines.rename_line(renamed.thread_id, "Chosen")
     openai_server.script(TextReply(["ok"]), TextReply(["ok"]))
-    asyncio.run(controller.run_turn(named.thread_id, "hello"))
-    asyncio.run(controller.run_turn(renamed.thread_id, "hello"))
+    asyncio.run(controller.turns.run_turn(named.thread_id, "hello"))
+    asyncio.run(controller.turns.run_turn(renamed.thread_id, "hello"))
     assert controller.get_thread(named.thread_id).title == "My own name"
     assert controller.get_thread(renamed.thread_id).title == "Chosen"
     assert controller.get_thread("main").title == "Main"

@@ -25,12 +25,12 @@ from xworkmate.testing.openai_server import OpenAIServer, TextReply
 def test_a_turn_records_its_status_for_others_and_its_own_echo_is_not_reported(
     agent: SessionController, openai_server: OpenAIServer, store: Store
 ) -> None:
-    line = agent.create_line("Here")
+    line = agent.lines.create_line("Here")
     agent.external.poll()  # the watcher's starting point
     openai_server.script(TextReply(["done"]))
     seen: list[Change] = []
     agent.subscribe(seen.append)
-    asyncio.run(agent.run_turn(line.thread_id, "go"))
+    asyncio.run(agent.turns.run_turn(line.thread_id, "go"))
     agent.external.flush()  # the statuses are written off the turn's thread
     assert run_statuses(store)[line.thread_id] == RunMark(line.thread_id, "finished")
     stored = [i for c in seen if isinstance(c, MessagesAppended) for i in c.message_ids]
@@ -43,7 +43,7 @@ def test_a_turn_records_its_status_for_others_and_its_own_echo_is_not_reported(
 def test_another_process_writes_become_records_and_badges(
     controller: SessionController, database_url: str, settings: Settings
 ) -> None:
-    shown = controller.create_line("Shown")
+    shown = controller.lines.create_line("Shown")
     controller.attention.watch(None)  # the window is not active: new messages are unread
     controller.external.poll()
     other = open_store(database_url)
@@ -51,7 +51,7 @@ def test_another_process_writes_become_records_and_badges(
     controller.subscribe(seen.append)
     try:
         peer = SessionController(other, settings)
-        made = peer.create_line("Made elsewhere")
+        made = peer.lines.create_line("Made elsewhere")
         message = other.messages.append(made.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="x")
         mark_run(other, made.thread_id, "running", origin="another desktop")
         controller.external.apply(controller.external.poll())
@@ -59,7 +59,7 @@ def test_another_process_writes_become_records_and_badges(
         assert MessagesAppended(key=made.thread_id, message_ids=(message.id,)) in seen
         assert controller.external.running_elsewhere(made.thread_id)
         assert controller.attention.state(made.thread_id) is Attention.RUNNING
-        assert controller.summary_status(controller.line_summary(made.thread_id)).value == "running"
+        assert controller.lines.summary_status(controller.lines.line_summary(made.thread_id)).value == "running"
 
         mark_run(other, made.thread_id, "needs_approval", origin="another desktop")
         controller.external.apply(controller.external.poll())

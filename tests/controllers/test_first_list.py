@@ -44,23 +44,23 @@ def test_a_first_line_has_every_field_of_the_stores_summary_but_its_time() -> No
 
 
 def _as_listed(controller: SessionController) -> list[tuple[object, ...]]:
-    return [tuple(getattr(line, f) for f in FIELDS) for line in controller.list_lines(include_archived=True)]
+    return [tuple(getattr(line, f) for f in FIELDS) for line in controller.lines.list_lines(include_archived=True)]
 
 
 def _lines_of_every_kind(controller: SessionController, store: Store, tmp_path: Path) -> dict[str, str]:
-    lines = {"plain": controller.create_line("Plain").thread_id}
-    lines["task"] = controller.start_task(lines["plain"], "a goal", context="some context").key
-    lines["task of task"] = controller.start_task(lines["task"], "a smaller goal").key
-    lines["fork"] = controller.fork(lines["plain"], title="Forked").thread_id
-    lines["medical"] = controller.create_line("Check-up notes").thread_id
-    controller.set_category(lines["medical"], "medical")
-    lines["medical task"] = controller.start_task(lines["medical"], "summarise the results").key
-    lines["archived"] = controller.create_line("Old").thread_id
-    controller.archive_line(lines["archived"])
+    lines = {"plain": controller.lines.create_line("Plain").thread_id}
+    lines["task"] = controller.tasks.start_task(lines["plain"], "a goal", context="some context").key
+    lines["task of task"] = controller.tasks.start_task(lines["task"], "a smaller goal").key
+    lines["fork"] = controller.tasks.fork(lines["plain"], title="Forked").thread_id
+    lines["medical"] = controller.lines.create_line("Check-up notes").thread_id
+    controller.tasks.set_category(lines["medical"], "medical")
+    lines["medical task"] = controller.tasks.start_task(lines["medical"], "summarise the results").key
+    lines["archived"] = controller.lines.create_line("Old").thread_id
+    controller.lines.archive_line(lines["archived"])
     (tmp_path / "gone").mkdir()
-    lines["no folder"] = controller.create_line("Moved away", workspace=tmp_path / "gone").thread_id
+    lines["no folder"] = controller.lines.create_line("Moved away", workspace=tmp_path / "gone").thread_id
     (tmp_path / "gone").rmdir()
-    lines["quoted"] = controller.create_line('it\'s "quoted" — 中文 ; DROP TABLE threads').thread_id
+    lines["quoted"] = controller.lines.create_line('it\'s "quoted" — 中文 ; DROP TABLE threads').thread_id
     return lines
 
 
@@ -84,9 +84,9 @@ def test_a_line_reads_with_the_status_the_controller_gives_it_while_nothing_runs
     lines = _lines_of_every_kind(sqlite_controller, sqlite_store, tmp_path)
     read = first_lines(settings.home, None)
     assert read is not None
-    summaries = {s.thread_id: s for s in sqlite_controller.list_lines(include_archived=True)}
+    summaries = {s.thread_id: s for s in sqlite_controller.lines.list_lines(include_archived=True)}
     assert {line.thread_id: first_status(line) for line in read} == {
-        key: sqlite_controller.summary_status(summary) for key, summary in summaries.items()
+        key: sqlite_controller.lines.summary_status(summary) for key, summary in summaries.items()
     }
     assert first_status(next(line for line in read if line.thread_id == lines["no folder"])) is (
         ThreadStatus.NEEDS_WORKSPACE
@@ -139,7 +139,7 @@ def test_an_older_or_unknown_schema_reads_nothing(sqlite_controller: SessionCont
 def test_the_first_read_never_writes(
     sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
 ) -> None:
-    sqlite_controller.create_line("Kept")
+    sqlite_controller.lines.create_line("Kept")
     sqlite_store.close()  # as a closed window leaves it: checkpointed, no WAL file
     path = settings.sqlite_path
     before = hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns
@@ -197,15 +197,15 @@ def test_reading_a_missing_file_first_is_none(tmp_path: Path) -> None:
 def test_the_first_read_gives_the_saved_ui_states_as_the_controller_reads_them(
     sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
 ) -> None:
-    sqlite_controller.set_ui_states(
+    sqlite_controller.lines.set_ui_states(
         {"main_window.geometry": "AdnQywAD", "main_window.splitter_sizes": "[300, 600, 300]"}
     )
-    sqlite_controller.set_ui_state("100%_odd name", "kept")
+    sqlite_controller.lines.set_ui_state("100%_odd name", "kept")
     sqlite_store.app_state.set("uiX.not_a_ui_state", "no")  # shares the prefix's letters, not the prefix
     sqlite_store.app_state.set("current_session_key", "main")
     opening = first_opening(settings.home, None)
     assert opening is not None
-    assert opening.ui_states == sqlite_controller.ui_states()
+    assert opening.ui_states == sqlite_controller.lines.ui_states()
     assert opening.ui_states == {
         "main_window.geometry": "AdnQywAD",
         "main_window.splitter_sizes": "[300, 600, 300]",
@@ -227,8 +227,8 @@ def test_a_line_whose_folder_was_swapped_reads_as_the_store_lists_it_needs_works
 ) -> None:
     """Issue 29 row 5 (SBX-3): a folder replaced by a link, or by another directory, is ``needs_workspace`` in
     the first list as in the store's; the first read's rows carry the pin the store's summaries carry."""
-    linked = sqlite_controller.create_line("Linked")
-    replaced = sqlite_controller.create_line("Replaced")
+    linked = sqlite_controller.lines.create_line("Linked")
+    replaced = sqlite_controller.lines.create_line("Replaced")
     (tmp_path / "elsewhere").mkdir()
     linked_folder = Path(linked.workspace_binding.path or "")
     linked_folder.rmdir()
@@ -239,9 +239,9 @@ def test_a_line_whose_folder_was_swapped_reads_as_the_store_lists_it_needs_works
     (tmp_path / "fresh").rename(replaced_folder)
     read = first_lines(settings.home, None)
     assert read is not None
-    summaries = {s.thread_id: s for s in sqlite_controller.list_lines(include_archived=True)}
+    summaries = {s.thread_id: s for s in sqlite_controller.lines.list_lines(include_archived=True)}
     statuses = {line.thread_id: first_status(line) for line in read}
-    assert statuses == {key: sqlite_controller.summary_status(summary) for key, summary in summaries.items()}
+    assert statuses == {key: sqlite_controller.lines.summary_status(summary) for key, summary in summaries.items()}
     assert statuses[linked.thread_id] is statuses[replaced.thread_id] is ThreadStatus.NEEDS_WORKSPACE
 
 
@@ -264,7 +264,7 @@ def test_the_first_read_takes_a_titles_prefix_and_a_bounded_number_of_lines(
 ) -> None:
     """Issue 29: a 1 MB title reads as its first ``TITLE_MAX_CHARS`` characters, in the first list and in the
     store's (so the two still agree); past ``FIRST_LIST_ROWS`` lines the first list stops (the store's has all)."""
-    key = sqlite_controller.create_line("long").thread_id
+    key = sqlite_controller.lines.create_line("long").thread_id
     title = "蓝" * (1 << 20)
     sqlite_store.threads.set_title(key, title)
     [first] = [line for line in first_lines(settings.home, None) or [] if line.thread_id == key]

@@ -59,16 +59,16 @@ def test_a_line_whose_folder_was_swapped_between_turns_is_needs_workspace_and_ne
     tmp_path: Path,
     target: str,
 ) -> None:
-    line = agent.create_line("A")
-    other = agent.create_line("B")
+    line = agent.lines.create_line("A")
+    other = agent.lines.create_line("B")
     key = line.thread_id
-    agent.set_permission(key, "full")
+    agent.line_settings.set_permission(key, "full")
     folder = Path(line.workspace_binding.path or "")
     fake_home = tmp_path / "person-home"
     fake_home.mkdir()
     (Path(other.workspace_binding.path or "") / "secret.txt").write_text("B's secret\n")
     openai_server.script(TextReply(["first turn"]))
-    assert asyncio.run(agent.run_turn(key, "hello")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(key, "hello")).status == "finished"
 
     replacement = {
         "home": fake_home,
@@ -79,23 +79,23 @@ def test_a_line_whose_folder_was_swapped_between_turns_is_needs_workspace_and_ne
     _swap(folder, replacement)
     where = replacement if replacement is not None else folder
 
-    view = agent.line_view(key)
+    view = agent.lines.line_view(key)
     assert view.status is ThreadStatus.NEEDS_WORKSPACE
     if replacement is not None:
         assert f"{folder} was replaced by a symbolic link to {replacement.resolve()}" in view.explanation
     else:
         assert f"{folder} was replaced by another folder since it was bound" in view.explanation
     assert "Change folder" in view.explanation
-    [listed] = [s for s in agent.list_lines() if s.thread_id == key]
-    assert agent.summary_state(listed) == (ThreadStatus.NEEDS_WORKSPACE, view.explanation)
+    [listed] = [s for s in agent.lines.list_lines() if s.thread_id == key]
+    assert agent.lines.summary_state(listed) == (ThreadStatus.NEEDS_WORKSPACE, view.explanation)
 
     _pwn_turn(openai_server)
     with pytest.raises(NotRunnable) as refused:
-        asyncio.run(agent.run_turn(key, PWN))
+        asyncio.run(agent.turns.run_turn(key, PWN))
     assert refused.value.status is ThreadStatus.NEEDS_WORKSPACE and "since it was bound" in str(refused.value)
     assert not (where / "pwned.txt").exists()
     assert len(openai_server.chat_requests) == 1  # only the first turn reached the model
-    assert [m.content for m in agent.messages(key)] == ["hello", "first turn"]  # nothing stored
+    assert [m.content for m in agent.lines.messages(key)] == ["hello", "first turn"]  # nothing stored
 
     # Checkpoints never follow it: no snapshot of the target, no restore into it.
     assert asyncio.run(agent.checkpoints.before_turn(key)) is None
@@ -108,11 +108,11 @@ def test_a_line_whose_folder_was_swapped_between_turns_is_needs_workspace_and_ne
     if replacement is not None:
         folder.unlink()
         folder.mkdir()
-    rebound = agent.bind_workspace(key, folder)
+    rebound = agent.lines.bind_workspace(key, folder)
     assert rebound.workspace_binding.pin == pin_folder(str(folder))
-    assert agent.line_view(key).status is ThreadStatus.RUNNABLE
+    assert agent.lines.line_view(key).status is ThreadStatus.RUNNABLE
     _pwn_turn(openai_server)
-    assert asyncio.run(agent.run_turn(key, PWN)).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(key, PWN)).status == "finished"
     assert (folder / "pwned.txt").read_text() == "pwned"
     assert not (fake_home / "pwned.txt").exists() and not (settings.home / "pwned.txt").exists()
 
@@ -121,10 +121,10 @@ def test_every_way_a_line_gets_a_folder_pins_it(agent: SessionController, tmp_pa
     """SBX-3: create (own folder or a chosen one), bind, tasks, forks and main are pinned as their folder is."""
     chosen = tmp_path / "project"
     chosen.mkdir()
-    made = agent.create_line("own")
-    picked = agent.create_line("picked", workspace=chosen)
-    task = agent.start_task(made.thread_id, "a goal").key
-    fork = agent.fork(made.thread_id).thread_id
+    made = agent.lines.create_line("own")
+    picked = agent.lines.create_line("picked", workspace=chosen)
+    task = agent.tasks.start_task(made.thread_id, "a goal").key
+    fork = agent.tasks.fork(made.thread_id).thread_id
     for key in (made.thread_id, picked.thread_id, task, fork, "main"):
         binding = agent.get_thread(key).workspace_binding
         pin = FolderPin.parse(binding.pin)
@@ -135,16 +135,16 @@ def test_every_way_a_line_gets_a_folder_pins_it(agent: SessionController, tmp_pa
 
 def test_recreate_folder_never_binds_a_link_found_at_the_lines_path(agent: SessionController, tmp_path: Path) -> None:
     """ "Recreate folder" makes a missing folder again; a link there (to another line's folder) is refused."""
-    line = agent.create_line("A")
-    other = agent.create_line("B")
+    line = agent.lines.create_line("A")
+    other = agent.lines.create_line("B")
     folder = Path(line.workspace_binding.path or "")
     _swap(folder, Path(other.workspace_binding.path or ""))
     with pytest.raises(ValueError, match="replaced by a symbolic link"):
-        agent.recreate_folder(line.thread_id)
+        agent.lines.recreate_folder(line.thread_id)
     assert agent.get_thread(line.thread_id).workspace_binding.path == str(folder)
     folder.unlink()
-    agent.recreate_folder(line.thread_id)
-    assert agent.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
+    agent.lines.recreate_folder(line.thread_id)
+    assert agent.lines.line_view(line.thread_id).status is ThreadStatus.RUNNABLE
 
 
 def test_a_parent_swapped_for_a_link_is_seen_by_the_thorough_check_only(tmp_path: Path) -> None:
@@ -175,12 +175,12 @@ def test_a_task_whose_folder_was_swapped_is_refused_by_the_same_gate(
     agent: SessionController, openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     """``task run`` and the window's task turns go through the one gate: refused with the folder's reason."""
-    dispatcher = agent.create_line("Dispatcher")
-    task = agent.start_task(dispatcher.thread_id, "write pwned.txt").key
+    dispatcher = agent.lines.create_line("Dispatcher")
+    task = agent.tasks.start_task(dispatcher.thread_id, "write pwned.txt").key
     folder = Path(agent.get_thread(task).workspace_binding.path or "")
     _swap(folder, Path(dispatcher.workspace_binding.path or ""))
     with pytest.raises(NotRunnable, match="replaced by a symbolic link"):
-        asyncio.run(agent.run_turn(task, None))
+        asyncio.run(agent.turns.run_turn(task, None))
     assert openai_server.chat_requests == []
 
 
@@ -188,10 +188,10 @@ def test_no_acp_agent_is_started_to_list_its_sessions_in_a_swapped_folder(
     agent: SessionController, tmp_path: Path
 ) -> None:
     """Listing an ACP agent's sessions starts the agent in the line's folder: refused there too (SBX-3)."""
-    line = agent.create_line("ACP")
+    line = agent.lines.create_line("ACP")
     _swap(Path(line.workspace_binding.path or ""), tmp_path)
     with pytest.raises(LookupError, match="replaced by a symbolic link"):
-        asyncio.run(agent.agent_sessions(line.thread_id))
+        asyncio.run(agent.agents.agent_sessions(line.thread_id))
 
 
 def test_a_follow_up_turn_does_not_start_in_a_folder_swapped_during_the_turn_before(
@@ -202,22 +202,22 @@ def test_a_follow_up_turn_does_not_start_in_a_folder_swapped_during_the_turn_bef
     report = scripted_agent(
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
     folder = Path(controller.get_thread(task.key).workspace_binding.path or "")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         async with asyncio.timeout(10):
             while not report_events(report, "prompt"):
                 await asyncio.sleep(0.01)
-        controller.follow_up(task.key, "mention the new CLI flags")
+        controller.followups.follow_up(task.key, "mention the new CLI flags")
         _swap(folder, elsewhere)
         await turn
 
     asyncio.run(asyncio.wait_for(scenario(), 30))
     assert len(report_events(report, "prompt")) == 1  # the follow-up waits for the line's next (refused) turn
-    assert controller.line_view(task.key).status is ThreadStatus.NEEDS_WORKSPACE
+    assert controller.lines.line_view(task.key).status is ThreadStatus.NEEDS_WORKSPACE
     assert list(elsewhere.iterdir()) == []

@@ -47,14 +47,14 @@ def run(coro: Awaitable[None]) -> None:
 
 
 def texts(controller: SessionController, key: str) -> list[str]:
-    return [item.text for item in controller.queued_followups(key)]
+    return [item.text for item in controller.queue.items(key)]
 
 
 def test_send_on_a_running_line_queues_and_the_queue_drains_one_turn_an_item_in_order(
     agent: SessionController, openai_server: OpenAIServer
 ) -> None:
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     openai_server.script(
         TextReply(["Reading ", "the ", "folder."], delay=0.2),
         TextReply(["Tests first."]),
@@ -62,14 +62,14 @@ def test_send_on_a_running_line_queues_and_the_queue_drains_one_turn_an_item_in_
     )
 
     async def scenario() -> None:
-        turn = controller.start_turn(line.thread_id, "look at the folder")
+        turn = controller.turns.start_turn(line.thread_id, "look at the folder")
         await until(lambda: openai_server.chat_requests)
         first = controller.send(line.thread_id, "then the docs")
         second = controller.send(line.thread_id, "tests first")
         assert (first.ran, first.queued, first.message_ids) == (False, 1, ())
         assert second.queued == 2
-        controller.edit_queued(line.thread_id, 1, "then the docs, briefly")
-        controller.move_queued(line.thread_id, 2, 1)  # the person reorders before delivery
+        controller.queue.edit(line.thread_id, 1, "then the docs, briefly")
+        controller.queue.move(line.thread_id, 2, 1)  # the person reorders before delivery
         assert texts(controller, line.thread_id) == ["tests first", "then the docs, briefly"]
         outcome = await turn
         assert outcome.status == "finished" and outcome.text == "Then the docs."
@@ -80,10 +80,10 @@ def test_send_on_a_running_line_queues_and_the_queue_drains_one_turn_an_item_in_
     assert last_user(1, openai_server) == "tests first"
     assert last_user(2, openai_server) == "then the docs, briefly"
     assert "tests first" not in str(openai_server.chat_requests[0].body)  # not steered into the running turn
-    assert controller.queued_followups(line.thread_id) == []
-    users = [m.content for m in controller.messages(line.thread_id) if m.role is MessageRole.USER]
+    assert controller.queue.items(line.thread_id) == []
+    users = [m.content for m in controller.lines.messages(line.thread_id) if m.role is MessageRole.USER]
     assert users == ["look at the folder", "tests first", "then the docs, briefly"]
-    assert not controller.is_running(line.thread_id)
+    assert not controller.turns.is_running(line.thread_id)
 
 
 def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_captures_the_sources(
@@ -93,44 +93,44 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
     after a restart) is in the snapshot its delivery captures; one written during the first delivered
     turn is in the second delivery's snapshot only."""
     controller = scripted_controller(store, settings, openai_server)
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
-    task = controller.start_task(line.thread_id, "tidy the folder")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     openai_server.script(TextReply(["Tidying ", "slowly ", "..."], delay=0.3))
 
     async def before_restart() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: openai_server.chat_requests)
         assert controller.send(task.key, "keep README.md").queued == 1
-        followed = controller.follow_up(task.key, "and the LICENSE")  # `xworkmate task send`'s path
+        followed = controller.followups.follow_up(task.key, "and the LICENSE")  # `xworkmate task send`'s path
         assert (followed.delivery, followed.queued, followed.message_id) == ("queued", 2, None)
-        await until(lambda: "Tidying" in str([m.content for m in controller.messages(task.key)]))
-        controller.stop(task.key)  # a stopped turn leaves the queue for the person
+        await until(lambda: "Tidying" in str([m.content for m in controller.lines.messages(task.key)]))
+        controller.turns.stop(task.key)  # a stopped turn leaves the queue for the person
         await asyncio.gather(turn, return_exceptions=True)
 
     run(before_restart())
-    snapshot_when_queued = controller.dispatch.source_ids(task.key)
+    snapshot_when_queued = controller.tasks.dispatch.source_ids(task.key)
     controller.close()
 
     reopened = open_store(database_url)
     try:
         again = SessionController(reopened, settings, router_factory=no_retry_router)  # its provider is stored
         assert texts(again, task.key) == ["keep README.md", "and the LICENSE"]
-        again.edit_queued(task.key, 2, "and the LICENSE file")
+        again.queue.edit(task.key, 2, "and the LICENSE file")
         after_queueing = say(again, line.thread_id, "also the CHANGELOG")
         openai_server.script(TextReply(["Kept ", "README."], delay=0.3), TextReply(["Kept the LICENSE."]))
         during_first: list[int] = []
         seen: dict[int, list[int]] = {}
 
         async def after_restart() -> None:
-            sent = again.send_queued_now(task.key, 1)  # idle after the restart: an ordinary Send
+            sent = again.queue.send_now(task.key, 1)  # idle after the restart: an ordinary Send
             assert sent.ran
             await until(lambda: len(openai_server.chat_requests) >= 2)
-            seen[1] = again.dispatch.source_ids(task.key)
+            seen[1] = again.tasks.dispatch.source_ids(task.key)
             during_first.append(say(again, line.thread_id, "and not the .git folder"))
             await until(lambda: len(openai_server.chat_requests) >= 3)
-            seen[2] = again.dispatch.source_ids(task.key)
-            await until(lambda: not again.is_running(task.key))
+            seen[2] = again.tasks.dispatch.source_ids(task.key)
+            await until(lambda: not again.turns.is_running(task.key))
 
         run(after_restart())
         assert last_user(1, openai_server).endswith("keep README.md")
@@ -138,8 +138,8 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
         assert after_queueing not in snapshot_when_queued
         assert after_queueing in seen[1] and during_first[0] not in seen[1]
         assert during_first[0] in seen[2]
-        assert again.queued_followups(task.key) == []
-        users = [m.content for m in again.messages(task.key) if m.role is MessageRole.USER]
+        assert again.queue.items(task.key) == []
+        users = [m.content for m in again.lines.messages(task.key) if m.role is MessageRole.USER]
         assert users[-2:] == ["keep README.md", "and the LICENSE file"]
     finally:
         reopened.close()
@@ -149,20 +149,20 @@ def test_remove_and_reorder_renumber_the_queue_and_bad_positions_are_one_line_er
     agent: SessionController,
 ) -> None:
     controller = agent
-    key = controller.create_line("A").thread_id
+    key = controller.lines.create_line("A").thread_id
     for text in ("one", "two", "three", "four"):
-        controller.queue_followup(key, text)
-    controller.move_queued(key, 4, 1)
+        controller.queue.queue(key, text)
+    controller.queue.move(key, 4, 1)
     assert texts(controller, key) == ["four", "one", "two", "three"]
-    removed = controller.remove_queued(key, 2)
+    removed = controller.queue.remove(key, 2)
     assert removed.text == "one"
-    assert [(i.position, i.text) for i in controller.queued_followups(key)] == [(1, "four"), (2, "two"), (3, "three")]
+    assert [(i.position, i.text) for i in controller.queue.items(key)] == [(1, "four"), (2, "two"), (3, "three")]
     with pytest.raises(QueueItemError, match=rf"^line {key} has no queued item 7; its queue holds 1 to 3$"):
-        controller.remove_queued(key, 7)
+        controller.queue.remove(key, 7)
     with pytest.raises(QueueItemError, match="has no queued position 0"):
-        controller.move_queued(key, 1, 0)
+        controller.queue.move(key, 1, 0)
     with pytest.raises(QueueItemError, match="the follow-up is empty"):
-        controller.edit_queued(key, 1, "   ")
+        controller.queue.edit(key, 1, "   ")
     assert texts(controller, key) == ["four", "two", "three"]  # refusals change nothing
 
 
@@ -172,7 +172,7 @@ def test_send_now_steers_the_running_native_turn_at_its_next_safe_point(
     """Send now takes the item out of the queue and into the running turn: the turn's next step answers
     it (the issue 14 safe point), ahead of the items still queued."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     openai_server.script(
         TextReply(["Listing ", "the ", "files."], delay=0.2),
         TextReply(["Skipping build/."]),
@@ -180,11 +180,11 @@ def test_send_now_steers_the_running_native_turn_at_its_next_safe_point(
     )
 
     async def scenario() -> None:
-        turn = controller.start_turn(line.thread_id, "list the files")
+        turn = controller.turns.start_turn(line.thread_id, "list the files")
         await until(lambda: openai_server.chat_requests)
         controller.send(line.thread_id, "later: count them")
         controller.send(line.thread_id, "skip build/")
-        steered = controller.send_queued_now(line.thread_id, 2)
+        steered = controller.queue.send_now(line.thread_id, 2)
         assert steered.ran and len(steered.message_ids) == 1
         assert texts(controller, line.thread_id) == ["later: count them"]
         await turn
@@ -194,7 +194,7 @@ def test_send_now_steers_the_running_native_turn_at_its_next_safe_point(
     assert second[-2] == {"role": "assistant", "content": "Listing the files."}
     assert second[-1] == {"role": "user", "content": "skip build/"}  # the same turn's next step
     assert last_user(2, openai_server) == "later: count them"  # then the queue, its own turn
-    assert controller.queued_followups(line.thread_id) == []
+    assert controller.queue.items(line.thread_id) == []
 
 
 def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
@@ -206,15 +206,15 @@ def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
     report = scripted_agent(
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: report_events(report, "prompt"))
-        assert controller.follow_up(task.key, "then proofread it").delivery == "queued"
-        assert controller.follow_up(task.key, "mention the new CLI flags").queued == 2
-        controller.send_queued_now(task.key, 2)
+        assert controller.followups.follow_up(task.key, "then proofread it").delivery == "queued"
+        assert controller.followups.follow_up(task.key, "mention the new CLI flags").queued == 2
+        controller.queue.send_now(task.key, 2)
         outcome = await turn
         assert outcome.status == "finished", outcome.error
 
@@ -224,4 +224,4 @@ def test_send_now_on_an_acp_line_is_its_next_prompt_ahead_of_the_queue(
     assert "draft the release notes" in prompts[0]
     assert prompts[1].strip() == "mention the new CLI flags"
     assert prompts[2].strip() == "then proofread it"
-    assert controller.queued_followups(task.key) == []
+    assert controller.queue.items(task.key) == []

@@ -35,8 +35,8 @@ async def until(condition: Any, what: str, timeout: float = 10.0) -> None:
 
 async def settle(controller: SessionController) -> None:
     """Wait for every turn the controller started in the background (follow-ups may start more)."""
-    while controller._tasks:
-        await asyncio.gather(*controller._tasks.values(), return_exceptions=True)
+    while controller._turn_tasks:
+        await asyncio.gather(*controller._turn_tasks.values(), return_exceptions=True)
 
 
 def run(coro: Awaitable[None]) -> None:
@@ -48,16 +48,16 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
 ) -> None:
     """A text-only step has no tool round: the follow-up is read when the step ends and the next step answers it."""
     controller = agent
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "summarise the folder")
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "summarise the folder")
     openai_server.script(
         TextReply(["The folder ", "holds ", "three ", "files."], delay=0.15), TextReply(["README.md stays."])
     )
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: openai_server.chat_requests, "the task's first step")
-        controller.follow_up(task.key, "and leave README.md alone")
+        controller.followups.follow_up(task.key, "and leave README.md alone")
         outcome = await turn
         assert outcome.status == "finished" and outcome.text == "README.md stays."
 
@@ -67,7 +67,7 @@ def test_a_follow_up_during_a_streamed_answer_is_answered_in_the_next_step(
     assert sent[-2] == {"role": "assistant", "content": "The folder holds three files."}
     assert sent[-1] == {"role": "user", "content": "and leave README.md alone"}
     assert "and leave README.md alone" not in user_turns(first.body["messages"])
-    replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    replies = [m.content for m in controller.lines.messages(task.key) if m.role is MessageRole.ASSISTANT]
     assert replies == ["The folder holds three files.", "README.md stays."]
 
 
@@ -77,10 +77,10 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     """The controller's ``send`` on a running task line is the follow-up policy (not a refusal): queued
     (issue 31), and "Send now" steers it into the running turn's next step, with PROV-4."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     say(controller, line.thread_id, "tidy the folder")
-    task = controller.start_task(line.thread_id, "tidy the folder")
-    controller.set_permission(task.key, "full")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
+    controller.line_settings.set_permission(task.key, "full")
     later = say(controller, line.thread_id, "you may also delete *.tmp")
     slow = ScriptedToolCall("c1", "run_command", json.dumps({"command": "sleep 0.6"}))
     openai_server.script(ToolCallReply([slow]), TextReply(["Deleting the .tmp files too."]))
@@ -89,19 +89,19 @@ def test_send_on_a_task_during_a_tool_step_is_a_follow_up_the_next_step_answers(
     controller.subscribe(lambda change: running.append(change) if isinstance(change, ToolRunning) else None)
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: running, "the command is running")
         sent = controller.send(task.key, "delete the .tmp files as well")
         assert not sent.ran and sent.queued == 1 and sent.key == task.key
-        assert later not in controller.dispatch.source_ids(task.key)  # PROV-4: not captured while queued
-        assert controller.send_queued_now(task.key, 1).ran
+        assert later not in controller.tasks.dispatch.source_ids(task.key)  # PROV-4: not captured while queued
+        assert controller.queue.send_now(task.key, 1).ran
         await turn
 
     run(scenario())
     second = openai_server.chat_requests[1].body["messages"]
     assert second[-2]["role"] == "tool"
     assert second[-1] == {"role": "user", "content": "delete the .tmp files as well"}
-    assert later in controller.dispatch.source_ids(task.key)  # PROV-4: re-captured with the follow-up
+    assert later in controller.tasks.dispatch.source_ids(task.key)  # PROV-4: re-captured with the follow-up
 
 
 def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
@@ -109,12 +109,12 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
 ) -> None:
     """The dispatcher's ``task_send`` to a task whose turn has ended starts a new turn on it (auto_run_tasks)."""
     controller = agent
-    controller.auto_run_tasks = True  # as the window sets it
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "count the files")
+    controller.followups.auto_run_tasks = True  # as the window sets it
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "count the files")
     openai_server.script(TextReply(["There are 3 files."]))
-    first = asyncio.run(controller.run_turn(task.key, None))
-    assert first.status == "finished" and not controller.is_running(task.key)
+    first = asyncio.run(controller.turns.run_turn(task.key, None))
+    assert first.status == "finished" and not controller.turns.is_running(task.key)
 
     send = ScriptedToolCall("s1", "task_send", json.dumps({"task": task.key, "text": "count hidden files too"}))
     finished: list[Change] = []
@@ -123,7 +123,7 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
     async def scenario() -> None:
         # The dispatcher's turn, then the task's new turn; they share one server, so script by who asks.
         openai_server.script(ToolCallReply([send]), TextReply(["Asked it."]), TextReply(["Plus 2 hidden files."]))
-        await controller.run_turn(line.thread_id, "ask the counting task about hidden files too")
+        await controller.turns.run_turn(line.thread_id, "ask the counting task about hidden files too")
         await settle(controller)
 
     run(scenario())
@@ -131,7 +131,7 @@ def test_an_agents_follow_up_to_a_finished_task_starts_its_next_turn(
     [again] = task_requests
     assert user_turns(again.body["messages"])[-1].endswith("\ncount hidden files too")  # labelled, not the person's
     assert any(c.key == task.key for c in finished if isinstance(c, RunFinished))
-    task_replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    task_replies = [m.content for m in controller.lines.messages(task.key) if m.role is MessageRole.ASSISTANT]
     assert len(task_replies) == 2
 
 
@@ -141,14 +141,14 @@ def test_headless_follow_up_to_an_idle_task_is_kept_for_its_next_run(
     """Without ``auto_run_tasks`` (the command line) an idle task's follow-up is stored, re-captured, and the
     task's next run answers it."""
     controller = agent
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "count the files")
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "count the files")
     later = say(controller, line.thread_id, "hidden ones count too")
-    followed = controller.follow_up(task.key, "include hidden files")
+    followed = controller.followups.follow_up(task.key, "include hidden files")
     assert followed.delivery == "stored" and later in followed.source_ids
-    assert openai_server.chat_requests == [] and not controller.is_running(task.key)
+    assert openai_server.chat_requests == [] and not controller.turns.is_running(task.key)
     openai_server.script(TextReply(["5 files."]))
-    asyncio.run(controller.run_turn(task.key, None))
+    asyncio.run(controller.turns.run_turn(task.key, None))
     [request] = openai_server.chat_requests
     assert user_turns(request.body["messages"])[-1] == "include hidden files"
 
@@ -158,16 +158,16 @@ def test_run_turn_with_a_prompt_on_a_task_re_captures_its_sources(
 ) -> None:
     """PROV-4 on the synchronous path: ``run_turn(task, prompt)`` stores the words as a follow-up."""
     controller = agent
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     say(controller, line.thread_id, "only read the config")
-    task = controller.start_task(line.thread_id, "analyse the config")
-    controller.compact(line.thread_id)
+    task = controller.tasks.start_task(line.thread_id, "analyse the config")
+    controller.tasks.compact(line.thread_id)
     later = say(controller, line.thread_id, "you may rewrite the config")
     openai_server.script(TextReply(["Rewriting."]))
-    asyncio.run(controller.run_turn(task.key, "go ahead now"))
-    assert [m.content for m in controller.task_sources(task.key)] == ["you may rewrite the config"]
-    assert controller.dispatch.source_ids(task.key) == [later]
-    humans = [m.content for m in controller.messages(task.key) if m.source is MessageSource.HUMAN]
+    asyncio.run(controller.turns.run_turn(task.key, "go ahead now"))
+    assert [m.content for m in controller.tasks.task_sources(task.key)] == ["you may rewrite the config"]
+    assert controller.tasks.dispatch.source_ids(task.key) == [later]
+    humans = [m.content for m in controller.lines.messages(task.key) if m.source is MessageSource.HUMAN]
     assert humans == ["go ahead now"]
 
 
@@ -177,13 +177,13 @@ def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: Sess
     report = scripted_agent(
         controller, tmp_path, session_id="s-1", load_session=True, turn=[{"sleep": 0.8}, {"echo_prompt": True}]
     )
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "draft the release notes", mode="acp", model="scripted")
 
     async def scenario() -> None:
-        turn = controller.start_turn(task.key, None)
+        turn = controller.turns.start_turn(task.key, None)
         await until(lambda: report_events(report, "prompt"), "the agent's first prompt")
-        controller.follow_up(task.key, "mention the new CLI flags")
+        controller.followups.follow_up(task.key, "mention the new CLI flags")
         outcome = await turn
         assert outcome.status == "finished", outcome.error
 
@@ -192,5 +192,5 @@ def test_an_acp_task_gets_a_follow_up_as_its_next_prompt(sqlite_controller: Sess
     assert len(prompts) == 2, prompts
     assert "draft the release notes" in prompts[0] and "mention the new CLI flags" not in prompts[0]
     assert prompts[1].strip() == "mention the new CLI flags"
-    replies = [m.content for m in controller.messages(task.key) if m.role is MessageRole.ASSISTANT]
+    replies = [m.content for m in controller.lines.messages(task.key) if m.role is MessageRole.ASSISTANT]
     assert replies[-1].strip().endswith("mention the new CLI flags")

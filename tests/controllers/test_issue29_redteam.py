@@ -53,8 +53,8 @@ def test_a_command_refuses_the_lines_folder_when_a_parent_was_swapped_for_a_link
     app.mkdir(parents=True)
     victim = tmp_path / "victim"  # stands in for $HOME, the data folder or another line's folder
     victim.mkdir()
-    a = agent.create_line("A", workspace=app).thread_id
-    agent.set_permission(a, "full")
+    a = agent.lines.create_line("A", workspace=app).thread_id
+    agent.line_settings.set_permission(a, "full")
     openai_server.script(
         ToolCallReply([call("run_command", "first", command="touch started && sleep 3 && echo FIRST")]),
         ToolCallReply([call("run_command", "second", command="echo pwned > pwned.txt && echo WROTE")]),
@@ -70,7 +70,7 @@ def test_a_command_refuses_the_lines_folder_when_a_parent_was_swapped_for_a_link
 
     swapper = threading.Thread(target=swap)
     swapper.start()
-    outcome = asyncio.run(agent.run_turn(a, "go", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(a, "go", headless=True))
     swapper.join()
 
     out = tool_outputs(agent, a)
@@ -104,8 +104,8 @@ def test_a_nested_repository_the_agent_registered_or_a_commondir_it_wrote_leaves
     folder.mkdir()
     git(folder, "init", "-q")
     git(folder, "commit", "-q", "--allow-empty", "-m", "first")
-    key = agent.create_line("repo", workspace=folder).thread_id
-    agent.set_permission(key, "full")
+    key = agent.lines.create_line("repo", workspace=folder).thread_id
+    agent.line_settings.set_permission(key, "full")
     openai_server.script(
         ToolCallReply([call("run_command", "nested", command=_NESTED)]),
         TextReply(["done"]),
@@ -113,13 +113,13 @@ def test_a_nested_repository_the_agent_registered_or_a_commondir_it_wrote_leaves
         TextReply(["done"]),
     )
     for _turn in range(2):  # two turns: a commondir to a folder that is no repository blinds git to the index
-        outcome = asyncio.run(agent.run_turn(key, "go", headless=True))
+        outcome = asyncio.run(agent.turns.run_turn(key, "go", headless=True))
         assert outcome.status == "finished", outcome.error
     out = tool_outputs(agent, key)
     assert "NESTED" in out["nested"] and "rc=0" in out["common"], out
 
     first, second = [
-        m.content for m in agent.messages(key) if m.role is MessageRole.SYSTEM and "During this turn" in m.content
+        m.content for m in agent.lines.messages(key) if m.role is MessageRole.SYSTEM and "During this turn" in m.content
     ]
     assert "sub/.git/config was added" in first and "sub/.git/hooks was added" in first, first
     assert ".git/commondir was added" in second, second
@@ -137,7 +137,7 @@ def test_a_line_cannot_be_bound_to_a_shared_socket_folder(agent: SessionControll
     if not os.path.isdir(shared):
         pytest.skip(f"no {shared} here")
     with pytest.raises(WorkspaceBindingError, match="other programs keep their sockets"):
-        agent.create_line("shared", workspace=shared)
+        agent.lines.create_line("shared", workspace=shared)
 
 
 def test_a_line_cannot_be_bound_to_a_folder_holding_the_sessions_runtime_folder(
@@ -148,10 +148,10 @@ def test_a_line_cannot_be_bound_to_a_folder_holding_the_sessions_runtime_folder(
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     with pytest.raises(WorkspaceBindingError, match=f"it contains {runtime}"):
-        agent.create_line("holds it", workspace=tmp_path)
+        agent.lines.create_line("holds it", workspace=tmp_path)
     project = tmp_path / "project"
     project.mkdir()
-    assert agent.create_line("inside", workspace=project).workspace_binding.path == str(project)
+    assert agent.lines.create_line("inside", workspace=project).workspace_binding.path == str(project)
 
 
 # -- row 8, variant: a line whose network is on still reaches no local service's socket ----------------
@@ -167,12 +167,12 @@ def test_a_line_with_the_network_on_sees_no_local_services_sockets_in_run(
     credentials). Only the resolver's own folder is shown again, and a name still resolves."""
     folder = tmp_path / "work"
     folder.mkdir()
-    key = agent.create_line("online", workspace=folder).thread_id
-    agent.set_permission(key, "full")
-    agent.set_network(key, "on")
+    key = agent.lines.create_line("online", workspace=folder).thread_id
+    agent.line_settings.set_permission(key, "full")
+    agent.line_settings.set_network(key, "on")
     seen = "echo RUN: $(ls -A /run); getent hosts localhost >/dev/null && echo RESOLVED"
     openai_server.script(ToolCallReply([call("run_command", "run", command=seen)]), TextReply(["done"]))
-    outcome = asyncio.run(agent.run_turn(key, "go", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, "go", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, key)["run"]

@@ -33,15 +33,15 @@ from xworkmate.testing.latency_proxy import LatencyProxy
 
 def _separate_reads(controller: SessionController, key: str, *, first_page: int, with_usage: bool) -> LinePanes:
     """What ``read_line_panes`` was before issue 19's one-round-trip read: one controller call per pane."""
-    view = controller.line_view(key)
-    newest = tuple(controller.newest_messages(view.key, limit=max(1, first_page)))
-    usage = controller.line_usage(view.key) if with_usage else None
+    view = controller.lines.line_view(key)
+    newest = tuple(controller.lines.newest_messages(view.key, limit=max(1, first_page)))
+    usage = controller.agents.line_usage(view.key) if with_usage else None
     sources: tuple[Message, ...] | None = None
     dispatcher: ThreadSummary | None = None
     if view.thread.kind is ThreadKind.TASK:
-        sources = tuple(controller.task_sources(view.key))
+        sources = tuple(controller.tasks.task_sources(view.key))
         parent = view.thread.parent_key
-        dispatcher = controller.line_summary(parent) if parent else None
+        dispatcher = controller.lines.line_summary(parent) if parent else None
     return LinePanes(
         view=view, newest=newest, first_page=first_page, usage=usage, sources=sources, dispatcher=dispatcher
     )
@@ -68,7 +68,7 @@ def _assert_same(controller: SessionController, key: str) -> list[LinePanes]:
 
 
 def test_a_native_line_reads_as_before(controller: SessionController, store: Store) -> None:
-    key = controller.create_line("Native").thread_id
+    key = controller.lines.create_line("Native").thread_id
     _human(store, key, *(f"message {n}" for n in range(5)))
     store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="an answer")
     store.agent_state.set_usage(
@@ -81,14 +81,14 @@ def test_a_native_line_reads_as_before(controller: SessionController, store: Sto
 
 
 def test_a_line_without_messages_or_usage_reads_as_before(controller: SessionController) -> None:
-    panes = _assert_same(controller, controller.create_line("Empty").thread_id)
+    panes = _assert_same(controller, controller.lines.create_line("Empty").thread_id)
     assert panes[-1].newest == () and panes[-1].usage == LineUsage()
 
 
 def test_a_task_with_its_sources_and_dispatcher_reads_as_before(controller: SessionController, store: Store) -> None:
-    dispatcher = controller.create_line("Dispatcher").thread_id
+    dispatcher = controller.lines.create_line("Dispatcher").thread_id
     _human(store, dispatcher, "the first words", "the second words")
-    task = controller.start_task(dispatcher, "a goal", context="some context").key
+    task = controller.tasks.start_task(dispatcher, "a goal", context="some context").key
     _human(store, task, "a follow-up of the person's")
     panes = _assert_same(controller, task)
     assert panes[-1].sources is not None and [m.content for m in panes[-1].sources][:2] == [
@@ -99,20 +99,20 @@ def test_a_task_with_its_sources_and_dispatcher_reads_as_before(controller: Sess
 
 
 def test_an_archived_line_reads_as_before(controller: SessionController, store: Store) -> None:
-    key = controller.create_line("To archive").thread_id
+    key = controller.lines.create_line("To archive").thread_id
     _human(store, key, "kept")
-    controller.archive_line(key)
+    controller.lines.archive_line(key)
     panes = _assert_same(controller, key)
     assert panes[-1].view.thread.archived
 
 
 def test_quarantined_messages_read_as_before(controller: SessionController, store: Store) -> None:
     """Q-1: the person sees a quarantined row whole and marked, in the one read as in the separate ones."""
-    key = controller.create_line("Quarantine").thread_id
+    key = controller.lines.create_line("Quarantine").thread_id
     _human(store, key, "a question")
     hidden = store.messages.append_quarantined(key, content="untrusted tool output")
     agent = store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="said")
-    controller.quarantine_message(agent.id)
+    controller.lines.quarantine_message(agent.id)
     panes = _assert_same(controller, key)
     shown = {m.id: m for m in panes[-1].newest}
     assert shown[hidden.id].quarantined and shown[hidden.id].content == "untrusted tool output"
@@ -123,13 +123,17 @@ def test_category_lines_and_their_tasks_read_as_before(controller: SessionContro
     """CAT-4, CAT-8, PROV-3: a category line's own messages show to the person; a normal task under it is
     dispatched on nothing it may read; a task of the category reads its sources."""
     # No turn runs here: the providers are only what starting a task of each kind asks for (CAT-6).
-    controller.add_provider(ProviderRecord(name="plain", base_url="http://127.0.0.1:9/v1", model="m", is_default=True))
-    controller.add_provider(ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m", tags=("medical",)))
-    line = controller.create_line("Medical").thread_id
-    controller.set_category(line, "medical")
+    controller.providers.add_provider(
+        ProviderRecord(name="plain", base_url="http://127.0.0.1:9/v1", model="m", is_default=True)
+    )
+    controller.providers.add_provider(
+        ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m", tags=("medical",))
+    )
+    line = controller.lines.create_line("Medical").thread_id
+    controller.tasks.set_category(line, "medical")
     _human(store, line, "my blood pressure is 150/95")
-    normal = controller.start_task(line, "make a colour scheme").key
-    category = controller.start_task(line, "summarise the readings", category="medical").key
+    normal = controller.tasks.start_task(line, "make a colour scheme").key
+    category = controller.tasks.start_task(line, "summarise the readings", category="medical").key
 
     assert [m.content for m in _assert_same(controller, line)[-1].newest] == ["my blood pressure is 150/95"]
     normal_panes = _assert_same(controller, normal)[-1]
@@ -158,9 +162,9 @@ class _Lines:
 
 def _seed(controller: SessionController) -> _Lines:
     store = controller._store
-    native = controller.create_line("Native").thread_id
+    native = controller.lines.create_line("Native").thread_id
     _human(store, native, *(f"message {n}" for n in range(30)))
-    task = controller.start_task(native, "a goal").key
+    task = controller.tasks.start_task(native, "a goal").key
     return _Lines(native=native, task=task)
 
 
@@ -244,7 +248,7 @@ def test_a_connection_the_server_dropped_is_replaced_and_the_read_made_again(
     store = open_store(pg_database_url)
     try:
         controller = SessionController(store, settings)
-        key = controller.create_line("Line").thread_id
+        key = controller.lines.create_line("Line").thread_id
         for scoped in (False, True):
             with store.connect() as connection:
                 pid = connection.execute(text("SELECT pg_backend_pid()")).scalar()

@@ -51,13 +51,13 @@ def call(name: str, call_id: str, **arguments: object) -> ScriptedToolCall:
 def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
     return {
         (m.payload or {})["tool_call_id"]: m.content
-        for m in controller.messages(key)
+        for m in controller.lines.messages(key)
         if m.role is MessageRole.TOOL and m.payload
     }
 
 
 def notices(controller: SessionController, key: str) -> list[str]:
-    return [m.content for m in controller.messages(key) if m.role is MessageRole.SYSTEM]
+    return [m.content for m in controller.lines.messages(key) if m.role is MessageRole.SYSTEM]
 
 
 def git(folder: Path, *args: str) -> str:
@@ -77,8 +77,8 @@ def repository_line(agent: SessionController, tmp_path: Path) -> tuple[str, Path
     (folder / "a.txt").write_text("a\n")
     git(folder, "add", "a.txt")
     git(folder, "commit", "-qm", "first")
-    line = agent.create_line("repo", workspace=folder)
-    agent.set_permission(line.thread_id, "full")
+    line = agent.lines.create_line("repo", workspace=folder)
+    agent.line_settings.set_permission(line.thread_id, "full")
     return line.thread_id, folder
 
 
@@ -111,7 +111,7 @@ def test_the_repositorys_hooks_and_config_are_read_only_in_the_sandbox_and_a_com
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent.run_turn(key, f"please {QUOTE} now", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, f"please {QUOTE} now", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, key)
@@ -138,7 +138,7 @@ def test_a_turn_that_changed_hooks_or_config_outside_the_sandbox_leaves_a_notice
     evil = "echo 'id > /tmp/mark' > .git/hooks/pre-commit && git config core.fsmonitor 'id > /tmp/mark'"
     openai_server.script(ToolCallReply([call("run_command", "evil", command=evil)]), TextReply(["done"]))
     answer_approvals(agent, allowed=True)
-    outcome = asyncio.run(agent.run_turn(key, "set things up"))
+    outcome = asyncio.run(agent.turns.run_turn(key, "set things up"))
     assert outcome.status == "finished", outcome.error
     assert (folder / ".git" / "hooks" / "pre-commit").exists()
 
@@ -161,9 +161,9 @@ def test_a_parent_lines_file_tools_refuse_the_nested_lines_folder_as_its_sandbox
     app.mkdir(parents=True)
     (app / "secret.txt").write_text("A-SECRET-MARKER\n")
     (projects / "mine.txt").write_text("B-OWN-MARKER\n")
-    agent.create_line("A", workspace=app)
-    b = agent.create_line("B", workspace=projects).thread_id
-    agent.set_permission(b, "full")
+    agent.lines.create_line("A", workspace=app)
+    b = agent.lines.create_line("B", workspace=projects).thread_id
+    agent.line_settings.set_permission(b, "full")
     quote = "write planted.txt into the app folder"
     openai_server.script(
         ToolCallReply(
@@ -181,7 +181,7 @@ def test_a_parent_lines_file_tools_refuse_the_nested_lines_folder_as_its_sandbox
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent.run_turn(b, f"please {quote}", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(b, f"please {quote}", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, b)
@@ -237,8 +237,8 @@ def test_toolchains_on_path_run_but_their_parents_and_the_credentials_stay_hidde
     monkeypatch.setenv("PATH", f"{home}/.local/bin:{home}/.cargo/bin:{os.environ['PATH']}")
     folder = tmp_path / "project"
     folder.mkdir()
-    key = agent.create_line("tools", workspace=folder).thread_id
-    agent.set_permission(key, "full")
+    key = agent.lines.create_line("tools", workspace=folder).thread_id
+    agent.line_settings.set_permission(key, "full")
     cat = "cat " + " ".join(f"~/{name}" for name in secrets)
     openai_server.script(
         ToolCallReply(
@@ -250,7 +250,7 @@ def test_toolchains_on_path_run_but_their_parents_and_the_credentials_stay_hidde
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent.run_turn(key, "show me", headless=True))
+    outcome = asyncio.run(agent.turns.run_turn(key, "show me", headless=True))
     assert outcome.status == "finished", outcome.error
 
     out = tool_outputs(agent, key)

@@ -56,7 +56,7 @@ def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
     """The stored result of each command, by its call id (what the model was sent)."""
     return {
         (m.payload or {})["tool_call_id"]: m.content
-        for m in controller.messages(key)
+        for m in controller.lines.messages(key)
         if m.role is MessageRole.TOOL and m.payload
     }
 
@@ -64,8 +64,8 @@ def tool_outputs(controller: SessionController, key: str) -> dict[str, str]:
 @pytest.fixture
 def medical_line(agent_controller: SessionController) -> Iterator[str]:
     """Another line whose conversation is medical: its text must never reach the normal line."""
-    line = agent_controller.create_line("clinic")
-    agent_controller.set_category(line.thread_id, "medical")
+    line = agent_controller.lines.create_line("clinic")
+    agent_controller.tasks.set_category(line.thread_id, "medical")
     agent_controller._store.messages.append(
         line.thread_id, role=MessageRole.USER, source=MessageSource.HUMAN, content="MEDICAL-MARKER diagnosis"
     )
@@ -84,11 +84,11 @@ def test_every_way_out_fails_and_a_write_inside_succeeds(
     """SBX-1 on a ``full`` line: the folder is the only place the agent's shell can touch."""
     outside = tmp_path / "outside"
     outside.mkdir()
-    other = agent_controller.create_line("other")
+    other = agent_controller.lines.create_line("other")
     other_folder = Path(other.workspace_binding.path or "")
     (other_folder / "secret.txt").write_text("OTHER-LINE-MARKER\n")
-    line = agent_controller.create_line("normal")
-    agent_controller.set_permission(line.thread_id, "full")
+    line = agent_controller.lines.create_line("normal")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     folder = Path(line.workspace_binding.path or "")
     port = openai_server.base_url.split(":")[-1].split("/")[0]
     sleeper = f"sleep {4000 + os.getpid() % 1000}.5"
@@ -107,7 +107,7 @@ def test_every_way_out_fails_and_a_write_inside_succeeds(
         ),
         TextReply(["done"]),
     )
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "try everything", headless=True))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "try everything", headless=True))
     assert outcome.status == "finished", outcome.error
     assert outcome.refused_approvals == ()  # full + a sandbox: nothing waits, nothing is refused
 
@@ -136,15 +136,15 @@ def test_network_on_lets_a_lines_commands_reach_a_loopback_port(
     agent_controller: SessionController, openai_server: OpenAIServer
 ) -> None:
     """SBX-1: ``thread set KEY --network on`` is the line's own choice; off is the default."""
-    line = agent_controller.create_line("net")
-    agent_controller.set_permission(line.thread_id, "full")
-    agent_controller.set_network(line.thread_id, "on")
+    line = agent_controller.lines.create_line("net")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_network(line.thread_id, "on")
     port = openai_server.base_url.split(":")[-1].split("/")[0]
     openai_server.script(
         ToolCallReply([command(f"bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}' && echo CONNECTED", "net")]),
         TextReply(["ok"]),
     )
-    asyncio.run(agent_controller.run_turn(line.thread_id, "connect", headless=True))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "connect", headless=True))
     assert "CONNECTED" in tool_outputs(agent_controller, line.thread_id)["net"]
 
 
@@ -155,15 +155,15 @@ def test_named_variables_pass_and_others_do_not(
     """SBX-1: the allow-list plus what the person named; a secret-looking name cannot be named."""
     monkeypatch.setenv("PROJECT_STAGE", "staging")
     monkeypatch.setenv("UNNAMED_VARIABLE", "should-not-pass")
-    line = agent_controller.create_line("env")
-    agent_controller.set_permission(line.thread_id, "full")
-    agent_controller.set_command_env(line.thread_id, ["PROJECT_STAGE"])
+    line = agent_controller.lines.create_line("env")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_command_env(line.thread_id, ["PROJECT_STAGE"])
     with pytest.raises(ValueError, match="looks like it holds a secret"):
-        agent_controller.set_command_env(line.thread_id, ["OPENAI_API_KEY"])
+        agent_controller.line_settings.set_command_env(line.thread_id, ["OPENAI_API_KEY"])
     with pytest.raises(ValueError, match="XWorkmate's own"):
-        agent_controller.set_command_env(line.thread_id, ["XWORKMATE_HOME"])
+        agent_controller.line_settings.set_command_env(line.thread_id, ["XWORKMATE_HOME"])
     openai_server.script(ToolCallReply([command("env", "env")]), TextReply(["ok"]))
-    asyncio.run(agent_controller.run_turn(line.thread_id, "show env", headless=True))
+    asyncio.run(agent_controller.turns.run_turn(line.thread_id, "show env", headless=True))
     env = tool_outputs(agent_controller, line.thread_id)["env"]
     assert "PROJECT_STAGE=staging" in env and "should-not-pass" not in env
 
@@ -192,12 +192,12 @@ def test_headless_run_refuses_a_command_that_cannot_be_sandboxed(
     """SBX-1: no silent fallback. Even on ``full``, headless, the command is refused in one line naming the fix."""
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path, fake_bwrap))
     assert not detect_sandbox().available
-    line = agent_controller.create_line("bare")
-    agent_controller.set_permission(line.thread_id, "full")
-    agent_controller.set_network(line.thread_id, network)
+    line = agent_controller.lines.create_line("bare")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_network(line.thread_id, network)
     marker = tmp_path / f"ran-{uuid.uuid4().hex}"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "touch it", headless=True))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "touch it", headless=True))
     assert not marker.exists()
     [refusal] = outcome.refused_approvals
     assert "\n" not in refusal and said in refusal and "cannot run in a sandbox" in refusal
@@ -211,12 +211,12 @@ def test_window_asks_before_an_unsandboxed_command_and_runs_it_once_allowed(
     """SBX-1: at the window, a ``full`` line still asks, and the request says it would run unsandboxed."""
 
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
-    line = agent_controller.create_line("bare")
-    agent_controller.set_permission(line.thread_id, "full")
+    line = agent_controller.lines.create_line("bare")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     marker = tmp_path / "ran-after-approval"
     openai_server.script(ToolCallReply([command(f"touch {marker}", "c1")]), TextReply(["ok"]))
     asked = answer_approvals(agent_controller, allowed=True)
-    outcome = asyncio.run(agent_controller.run_turn(line.thread_id, "touch it"))
+    outcome = asyncio.run(agent_controller.turns.run_turn(line.thread_id, "touch it"))
     assert outcome.status == "finished"
     [request] = asked
     assert request.unsandboxed is not None and "bwrap is not on PATH" in request.unsandboxed

@@ -48,12 +48,12 @@ def test_skills_are_found_in_the_person_and_the_line_folders_with_their_origins(
     write_skill(home / "skills", "pdf-forms", "Fill in PDF forms.")
     (home / "skills" / "broken").mkdir()
     (home / "skills" / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
-    line = agent.create_line("A").thread_id
-    other = agent.create_line("B").thread_id
+    line = agent.lines.create_line("A").thread_id
+    other = agent.lines.create_line("B").thread_id
     write_skill(line_folder(agent, line) / ".agents" / "skills", "release-notes", "Write release notes.")
     write_skill(line_folder(agent, line) / ".claude" / "skills", "changelog", "Keep the changelog.")
 
-    catalog = agent.skill_catalog(line)
+    catalog = agent.skills.skill_catalog(line)
     by_name = {s.name: s for s in catalog.skills}
     assert set(by_name) == {"pdf-forms", "release-notes", "changelog"}
     assert by_name["pdf-forms"].origin is SkillOrigin.PERSON
@@ -63,9 +63,9 @@ def test_skills_are_found_in_the_person_and_the_line_folders_with_their_origins(
     assert by_name["changelog"].origin_path == str(line_folder(agent, line) / ".claude" / "skills")
     [skipped] = catalog.skipped
     assert skipped.folder.endswith("broken") and skipped.reason == "the front matter has no description"
-    assert agent.skill_catalog(other).names == ("pdf-forms",)  # the line folder's skills stay on their line
+    assert agent.skills.skill_catalog(other).names == ("pdf-forms",)  # the line folder's skills stay on their line
     with pytest.raises(UnknownSkillError, match="release-notes"):
-        agent.set_skills(other, add=["release-notes"])
+        agent.skills.set_skills(other, add=["release-notes"])
 
 
 def test_a_line_folder_skill_behind_a_link_out_of_the_folder_is_refused(
@@ -76,7 +76,7 @@ def test_a_line_folder_skill_behind_a_link_out_of_the_folder_is_refused(
     outside = tmp_path / "outside"
     write_skill(outside, "stolen", "Read from outside the folder.")
     (outside / "secret.md").write_text("---\nname: secret\ndescription: a file outside\n---\nTOP SECRET\n")
-    line = agent.create_line("A").thread_id
+    line = agent.lines.create_line("A").thread_id
     skills = line_folder(agent, line) / ".agents" / "skills"
     skills.mkdir(parents=True)
     (skills / "stolen").symlink_to(outside / "stolen")
@@ -86,7 +86,7 @@ def test_a_line_folder_skill_behind_a_link_out_of_the_folder_is_refused(
     os.link(outside / "secret.md", skills / "hard-linked" / "SKILL.md")  # SBX-2: another name of a file outside
     (line_folder(agent, line) / ".claude").symlink_to(outside)  # .claude/skills leads out through .claude
 
-    catalog = agent.skill_catalog(line)
+    catalog = agent.skills.skill_catalog(line)
     assert catalog.names == ()
     reasons = {Path(s.folder).name: s.reason for s in catalog.skipped}
     assert "symbolic link" in reasons["stolen"]
@@ -102,13 +102,13 @@ def test_the_model_request_carries_the_selected_skill_and_not_an_unselected_one(
     offered on such a turn and returns the skill's body; a skill not selected cannot be read."""
     write_skill(home / "skills", "pdf-forms", "Fill in PDF forms (marker 4471).", body="Step 1: open the form 9902.")
     write_skill(home / "skills", "unused", "An unselected skill (marker 5583).")
-    line = agent.create_line("A").thread_id
-    assert agent.set_skills(line, add=["pdf-forms"]).context_state.selected_skills == ("pdf-forms",)
+    line = agent.lines.create_line("A").thread_id
+    assert agent.skills.set_skills(line, add=["pdf-forms"]).context_state.selected_skills == ("pdf-forms",)
     read = ScriptedToolCall(id="s1", name="read_skill", arguments=json.dumps({"name": "pdf-forms"}))
     other = ScriptedToolCall(id="s2", name="read_skill", arguments=json.dumps({"name": "unused"}))
     openai_server.script(ToolCallReply([read, other]), TextReply(["done"]))
 
-    outcome = asyncio.run(agent.run_turn(line, "fill the form"))
+    outcome = asyncio.run(agent.turns.run_turn(line, "fill the form"))
     assert outcome.status == "finished", outcome.error
     prompt = system_prompt(openai_server, 0)
     assert "pdf-forms: Fill in PDF forms (marker 4471)." in prompt
@@ -121,9 +121,9 @@ def test_the_model_request_carries_the_selected_skill_and_not_an_unselected_one(
     assert "Step 1: open the form 9902." in results["s1"]
     assert "no selected skill named 'unused'" in results["s2"] and "5583" not in results["s2"]
 
-    agent.set_skills(line, remove=["pdf-forms"])
+    agent.skills.set_skills(line, remove=["pdf-forms"])
     openai_server.script(TextReply(["ok"]))
-    asyncio.run(agent.run_turn(line, "again"))
+    asyncio.run(agent.turns.run_turn(line, "again"))
     assert "4471" not in system_prompt(openai_server)
     assert "read_skill" not in [t["function"]["name"] for t in openai_server.chat_requests[-1].body["tools"]]
 
@@ -137,15 +137,15 @@ def test_read_skill_refuses_a_file_beside_it_that_links_out_of_the_skill(
     skill = write_skill(home / "skills", "forms", "Forms.")
     (skill / "reference.md").write_text("the reference 7781\n")
     (skill / "escape.md").symlink_to(tmp_path / "outside.txt")
-    line = agent.create_line("A").thread_id
-    agent.set_skills(line, add=["forms"])
+    line = agent.lines.create_line("A").thread_id
+    agent.skills.set_skills(line, add=["forms"])
     calls = [
         ScriptedToolCall(id="a", name="read_skill", arguments=json.dumps({"name": "forms", "path": "reference.md"})),
         ScriptedToolCall(id="b", name="read_skill", arguments=json.dumps({"name": "forms", "path": "escape.md"})),
         ScriptedToolCall(id="c", name="read_skill", arguments=json.dumps({"name": "forms", "path": "../../x"})),
     ]
     openai_server.script(ToolCallReply(calls), TextReply(["done"]))
-    assert asyncio.run(agent.run_turn(line, "go")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(line, "go")).status == "finished"
     results = {
         m["tool_call_id"]: m["content"] for m in openai_server.chat_requests[1].body["messages"] if m["role"] == "tool"
     }
@@ -160,17 +160,17 @@ def test_a_category_lines_skill_reaches_only_a_provider_its_category_allows(
     """SKL-2, CAT-2: skills are content: a category line's skill goes only with its own routed requests, to a
     provider tagged for the category; the untagged default provider never sees it."""
     medical = openai_server_factory()
-    agent.add_provider(ProviderRecord(name="med", base_url=medical.base_url, model="m", tags=("medical",)))
-    line = agent.create_line("A").thread_id
-    agent.set_category(line, "medical")
+    agent.providers.add_provider(ProviderRecord(name="med", base_url=medical.base_url, model="m", tags=("medical",)))
+    line = agent.lines.create_line("A").thread_id
+    agent.tasks.set_category(line, "medical")
     write_skill(line_folder(agent, line) / ".agents" / "skills", "triage", "Triage notes (marker 6120).")
-    agent.set_skills(line, add=["triage"])
-    plain = agent.create_line("B").thread_id
+    agent.skills.set_skills(line, add=["triage"])
+    plain = agent.lines.create_line("B").thread_id
     medical.script(TextReply(["ok"]))
     openai_server.script(TextReply(["ok"]))
 
-    assert asyncio.run(agent.run_turn(line, "summarise")).status == "finished"
-    assert asyncio.run(agent.run_turn(plain, "hello")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(line, "summarise")).status == "finished"
+    assert asyncio.run(agent.turns.run_turn(plain, "hello")).status == "finished"
     assert "6120" in json.dumps(medical.chat_requests[0].body)
     assert len(openai_server.chat_requests) == 1
     assert "6120" not in json.dumps(openai_server.chat_requests[0].body)
@@ -186,10 +186,10 @@ def test_an_acp_prompt_carries_the_skills_as_resources_or_text(
     skill = write_skill(home / "skills", "pdf-forms", "Fill in PDF forms.", body="Body 8830.")
     write_skill(home / "skills", "unused", "Not selected (marker 1207).")
     report = scripted_agent(controller, tmp_path, embedded_context=embedded, turn=[{"say": "ok"}])
-    line = controller.create_line("A").thread_id
-    controller.set_execution(line, "acp", "scripted")
-    controller.set_skills(line, add=["pdf-forms"])
-    outcome = asyncio.run(controller.run_turn(line, "fill it"))
+    line = controller.lines.create_line("A").thread_id
+    controller.line_settings.set_execution(line, "acp", "scripted")
+    controller.skills.set_skills(line, add=["pdf-forms"])
+    outcome = asyncio.run(controller.turns.run_turn(line, "fill it"))
     assert outcome.status == "finished", outcome.error
     [prompt] = report_events(report, "prompt")
     blocks = prompt["blocks"]
@@ -204,7 +204,7 @@ def test_an_acp_prompt_carries_the_skills_as_resources_or_text(
     else:
         [text] = blocks[:-1]
         assert text["type"] == "text" and "pdf-forms" in text["text"] and "Body 8830." in text["text"]
-    [assistant] = [m for m in controller.messages(line) if m.role is MessageRole.ASSISTANT]
+    [assistant] = [m for m in controller.lines.messages(line) if m.role is MessageRole.ASSISTANT]
     assert assistant.content == "ok"
 
 
@@ -213,8 +213,8 @@ def test_selection_survives_reopening_and_unselecting_a_missing_skill_is_allowed
 ) -> None:
     """SKL-1: the selection lives in the line's context_state; a skill deleted since can still be unselected."""
     skill = write_skill(home / "skills", "pdf-forms", "Fill in PDF forms.")
-    line = agent.create_line("A").thread_id
-    agent.set_skills(line, add=["pdf-forms"])
+    line = agent.lines.create_line("A").thread_id
+    agent.skills.set_skills(line, add=["pdf-forms"])
     assert agent._store.threads.get(line).context_state.selected_skills == ("pdf-forms",)  # type: ignore[union-attr]
     os.remove(skill / "SKILL.md")
-    assert agent.set_skills(line, remove=["pdf-forms"]).context_state.selected_skills == ()
+    assert agent.skills.set_skills(line, remove=["pdf-forms"]).context_state.selected_skills == ()

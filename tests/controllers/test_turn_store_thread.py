@@ -47,8 +47,8 @@ def statements_by_thread(store: Store) -> list[str]:
 def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive_in_order(
     agent: SessionController, store: Store, openai_server: OpenAIServer
 ) -> None:
-    line = agent.create_line()
-    agent.set_permission(line.thread_id, "full")
+    line = agent.lines.create_line()
+    agent.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["Done."]))
     during: list[str] = []
     threads = statements_by_thread(store)
@@ -64,7 +64,7 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
     agent.subscribe(heard)
 
     async def turn() -> str:
-        outcome = await agent.run_turn(line.thread_id, "say hi")
+        outcome = await agent.turns.run_turn(line.thread_id, "say hi")
         return outcome.status
 
     assert asyncio.run(turn()) == "finished"
@@ -80,7 +80,7 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
         *("MessagesAppended", "MessagesAppended", "ToolRunning"),
         *("MessagesAppended", "MessagesAppended", "RunFinished"),
     ]
-    stored = agent.messages(line.thread_id)
+    stored = agent.lines.messages(line.thread_id)
     assert [m.role.value for m in stored] == ["user", "assistant", "tool", "assistant"]
     assert stored[-1].content == "Done."
 
@@ -88,11 +88,11 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
 def test_the_model_sees_the_tool_result_as_stored_because_the_read_follows_the_write(
     agent: SessionController, openai_server: OpenAIServer
 ) -> None:
-    line = agent.create_line()
-    agent.set_permission(line.thread_id, "full")
+    line = agent.lines.create_line()
+    agent.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo from-the-tool")]), TextReply(["Done."]))
 
-    asyncio.run(agent.run_turn(line.thread_id, "run it"))
+    asyncio.run(agent.turns.run_turn(line.thread_id, "run it"))
 
     second = openai_server.chat_requests[-1].body["messages"]
     [tool] = [m for m in second if m["role"] == "tool"]
@@ -131,21 +131,21 @@ def test_a_write_the_database_refuses_fails_the_turn_in_one_line_and_nothing_aft
     store = open_store(refusing_tool_results)
     agent = scripted_controller(store, settings, openai_server)
     try:
-        line = agent.create_line()
-        agent.set_permission(line.thread_id, "full")
+        line = agent.lines.create_line()
+        agent.line_settings.set_permission(line.thread_id, "full")
         openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["never asked"]))
         finished: list[RunFinished] = []
         agent.subscribe(lambda change: finished.append(change) if isinstance(change, RunFinished) else None)
 
-        outcome = asyncio.run(agent.run_turn(line.thread_id, "say hi"))
+        outcome = asyncio.run(agent.turns.run_turn(line.thread_id, "say hi"))
 
         assert outcome.status == "failed"
         assert outcome.error is not None and "no room for tool results" in outcome.error
         assert "\n" not in outcome.error
         assert [f.status for f in finished] == ["failed"]
-        assert not agent.is_running(line.thread_id)
+        assert not agent.turns.is_running(line.thread_id)
         assert len(openai_server.chat_requests) == 1  # the model was not asked again on a result never stored
-        stored = agent.messages(line.thread_id)
+        stored = agent.lines.messages(line.thread_id)
         assert [m.role for m in stored][:2] == [MessageRole.USER, MessageRole.ASSISTANT]
         assert stored[-1].content.startswith("The run failed: ")  # the notice is still tried, and here it lands
         assert "Traceback" not in capsys.readouterr().err
@@ -158,12 +158,12 @@ def test_closing_the_controller_waits_for_a_turns_last_writes(
 ) -> None:
     agent = scripted_controller(store, settings, openai_server)
     assert agent.attention.count() == 0  # the window's tracker, which marks how each turn ended
-    line = agent.create_line()
+    line = agent.lines.create_line()
     openai_server.script(TextReply(["Done."]))
     appended: list[MessagesAppended] = []
     agent.subscribe(lambda change: appended.append(change) if isinstance(change, MessagesAppended) else None)
 
-    asyncio.run(agent.run_turn(line.thread_id, "go"))
+    asyncio.run(agent.turns.run_turn(line.thread_id, "go"))
     agent.close()
 
     with closing(open_store(database_url)) as reopened:

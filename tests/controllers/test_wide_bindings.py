@@ -30,9 +30,9 @@ def person_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _refused_bind(controller: SessionController, folder: Path | str, fragment: str) -> None:
-    line = controller.create_line("A")
+    line = controller.lines.create_line("A")
     with pytest.raises(WorkspaceBindingError, match=fragment) as caught:
-        controller.bind_workspace(line.thread_id, folder)
+        controller.lines.bind_workspace(line.thread_id, folder)
     assert "\n" not in str(caught.value)
     assert controller.get_thread(line.thread_id).workspace_binding == line.workspace_binding
 
@@ -44,10 +44,10 @@ def test_binding_to_slash_is_refused(sqlite_controller: SessionController) -> No
 
 def test_creating_a_line_on_slash_is_refused_and_creates_nothing(sqlite_controller: SessionController) -> None:
     """SBX-2 through ``create_line`` (``thread new --workspace /``), which then leaves no row (ERR-2)."""
-    before = len(sqlite_controller.list_lines())
+    before = len(sqlite_controller.lines.list_lines())
     with pytest.raises(WorkspaceBindingError, match="root of the file system"):
-        sqlite_controller.create_line("A", workspace="/")
-    assert len(sqlite_controller.list_lines()) == before
+        sqlite_controller.lines.create_line("A", workspace="/")
+    assert len(sqlite_controller.lines.list_lines()) == before
 
 
 def test_binding_to_slash_through_a_symlink_or_dot_dot_is_refused(
@@ -110,7 +110,7 @@ def test_binding_to_a_folder_that_contains_the_data_folder_is_refused(
 
 def test_an_execution_result_naming_slash_is_not_applied(sqlite_controller: SessionController) -> None:
     """SBX-2 / ISO-8: a result binding is a binding too."""
-    line = sqlite_controller.create_line("A")
+    line = sqlite_controller.lines.create_line("A")
     with pytest.raises(WorkspaceBindingError, match="root of the file system"):
-        sqlite_controller.apply_execution_result(line.thread_id, ExecutionResult(resolved_working_directory="/"))
+        sqlite_controller.lines.apply_execution_result(line.thread_id, ExecutionResult(resolved_working_directory="/"))
     assert sqlite_controller.get_thread(line.thread_id).workspace_binding == line.workspace_binding

@@ -39,7 +39,7 @@ def test_a_worktree_line_is_a_worktree_on_a_new_branch_and_the_binding_is_stored
     controller: SessionController, settings: Settings, database_url: str, repo: Path
 ) -> None:
     before = repo_state(repo)
-    thread = controller.create_worktree_line(repo / "src", title="Fix it")  # a folder inside the repo is enough
+    thread = controller.lines.create_worktree_line(repo / "src", title="Fix it")  # a folder inside the repo is enough
     key = thread.thread_id
     folder = settings.threads_root / key_to_dir_name(key)
     binding = thread.workspace_binding
@@ -50,8 +50,8 @@ def test_a_worktree_line_is_a_worktree_on_a_new_branch_and_the_binding_is_stored
     assert git(folder, "branch", "--show-current").strip() == binding.branch
     assert binding.branch in branches(repo)
     assert repo_state(repo) == before  # HEAD, index, status, stash of the repository itself: untouched
-    assert controller.status_of(thread) is ThreadStatus.RUNNABLE
-    assert controller.prepare_run(key, "go").working_directory == str(folder)
+    assert controller.lines.status_of(thread) is ThreadStatus.RUNNABLE
+    assert controller.turns.prepare_run(key, "go").working_directory == str(folder)
 
     # The binding is on the thread row: a new store on the same database reads it back.
     reopened = open_store(database_url)
@@ -63,7 +63,7 @@ def test_a_worktree_line_is_a_worktree_on_a_new_branch_and_the_binding_is_stored
 
 
 def test_a_named_branch_is_used(controller: SessionController, repo: Path) -> None:
-    thread = controller.create_worktree_line(repo, branch="feature/login")
+    thread = controller.lines.create_worktree_line(repo, branch="feature/login")
     assert thread.workspace_binding.branch == "feature/login"
     assert git(Path(thread.workspace_binding.path or ""), "branch", "--show-current").strip() == "feature/login"
 
@@ -71,38 +71,38 @@ def test_a_named_branch_is_used(controller: SessionController, repo: Path) -> No
 def test_archive_removes_the_worktree_keeps_the_branch_and_unarchive_brings_it_back(
     controller: SessionController, repo: Path
 ) -> None:
-    thread = controller.create_worktree_line(repo, branch="task-1")
+    thread = controller.lines.create_worktree_line(repo, branch="task-1")
     folder = Path(thread.workspace_binding.path or "")
     (folder / "notes.txt").write_text("work\n")
     git(folder, "add", "notes.txt")
     git(folder, "commit", "-q", "-m", "work on the branch")
 
-    archived = controller.archive_line(thread.thread_id)
+    archived = controller.lines.archive_line(thread.thread_id)
     assert archived.archived
     assert not folder.exists()
     assert str(folder) not in worktree_paths(repo)
     assert "task-1" in branches(repo)  # the branch and its commit are kept
     assert archived.workspace_binding == thread.workspace_binding
 
-    back = controller.unarchive_line(thread.thread_id)
+    back = controller.lines.unarchive_line(thread.thread_id)
     assert not back.archived
     assert (folder / "notes.txt").read_text() == "work\n"  # the kept branch, checked out again
     assert git(folder, "branch", "--show-current").strip() == "task-1"
-    assert controller.status_of(back) is ThreadStatus.RUNNABLE
+    assert controller.lines.status_of(back) is ThreadStatus.RUNNABLE
 
 
 def test_archive_refuses_uncommitted_changes_unless_forced(controller: SessionController, repo: Path) -> None:
-    thread = controller.create_worktree_line(repo, branch="dirty")
+    thread = controller.lines.create_worktree_line(repo, branch="dirty")
     folder = Path(thread.workspace_binding.path or "")
     (folder / "README.md").write_text("changed\n")
     (folder / "new.txt").write_text("untracked\n")
 
     with pytest.raises(WorktreeDirtyError) as refused:
-        controller.archive_line(thread.thread_id)
+        controller.lines.archive_line(thread.thread_id)
     assert "uncommitted changes (2 files" in str(refused.value) and "\n" not in str(refused.value)
     assert folder.is_dir() and not controller.get_thread(thread.thread_id).archived  # nothing lost
 
-    assert controller.archive_line(thread.thread_id, force=True).archived
+    assert controller.lines.archive_line(thread.thread_id, force=True).archived
     assert not folder.exists()
     assert "dirty" in branches(repo)
 
@@ -110,36 +110,36 @@ def test_archive_refuses_uncommitted_changes_unless_forced(controller: SessionCo
 def test_a_worktree_removed_outside_blocks_the_line_and_never_falls_back_to_main(
     controller: SessionController, repo: Path
 ) -> None:
-    thread = controller.create_worktree_line(repo)
+    thread = controller.lines.create_worktree_line(repo)
     folder = Path(thread.workspace_binding.path or "")
     shutil.rmtree(folder)  # removed behind XWorkmate's back; git still has it registered
 
-    view = controller.line_view(thread.thread_id)
+    view = controller.lines.line_view(thread.thread_id)
     assert view.status is ThreadStatus.NEEDS_WORKSPACE  # ISO-4
     with pytest.raises(NotRunnable) as refused:
-        controller.prepare_run(thread.thread_id, "go")
+        controller.turns.prepare_run(thread.thread_id, "go")
     assert refused.value.status is ThreadStatus.NEEDS_WORKSPACE
     assert controller.get_thread(thread.thread_id).workspace_binding.path == str(folder)  # ISO-7: not main
 
     # "Recreate folder" (the window's recreate_folder) adds the worktree again on its branch, not an
     # empty folder at its path (the stale registration is cleared first).
-    controller.recreate_folder(thread.thread_id)
+    controller.lines.recreate_folder(thread.thread_id)
     assert folder.is_dir() and (folder / ".git").is_file()
     assert str(folder) in worktree_paths(repo)
-    assert controller.line_view(thread.thread_id).status is ThreadStatus.RUNNABLE
+    assert controller.lines.line_view(thread.thread_id).status is ThreadStatus.RUNNABLE
 
     # Archiving a line whose worktree is gone only clears git's registration of it.
     shutil.rmtree(folder)
-    assert controller.archive_line(thread.thread_id).archived
+    assert controller.lines.archive_line(thread.thread_id).archived
     assert str(folder) not in worktree_paths(repo)
 
 
 def test_unarchive_refuses_when_the_branch_is_gone(controller: SessionController, repo: Path) -> None:
-    thread = controller.create_worktree_line(repo, branch="short-lived")
-    controller.archive_line(thread.thread_id)
+    thread = controller.lines.create_worktree_line(repo, branch="short-lived")
+    controller.lines.archive_line(thread.thread_id)
     git(repo, "branch", "-D", "short-lived")
     with pytest.raises(WorktreeError, match=r"no longer in .*stays archived"):
-        controller.unarchive_line(thread.thread_id)
+        controller.lines.unarchive_line(thread.thread_id)
     assert controller.get_thread(thread.thread_id).archived
 
 
@@ -160,12 +160,12 @@ def test_bad_input_is_one_line_and_makes_nothing(
 ) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "plain").mkdir()
     where, branch = make_input(tmp_path, repo)
-    lines_before = controller.list_lines(include_archived=True)
+    lines_before = controller.lines.list_lines(include_archived=True)
     before = (branches(repo), worktree_paths(repo), repo_state(repo))
     with pytest.raises(WorktreeError) as refused:
-        controller.create_worktree_line(where, branch=branch)
+        controller.lines.create_worktree_line(where, branch=branch)
     message = str(refused.value)
     assert fragment in message and "\n" not in message
-    assert controller.list_lines(include_archived=True) == lines_before
+    assert controller.lines.list_lines(include_archived=True) == lines_before
     assert (branches(repo), worktree_paths(repo), repo_state(repo)) == before
     assert not settings.threads_root.exists() or [p.name for p in settings.threads_root.iterdir()] == ["main"]

@@ -67,7 +67,7 @@ def test_a_key_split_by_formatting_is_redacted_in_the_snippet(
 ) -> None:
     """The stored text has the key cut by ``**`` (no key format matches a piece); its plain text has it
     whole: the snippet is redacted after the Markdown is stripped, as well as before."""
-    key = sqlite_controller.create_line("Deploys").thread_id
+    key = sqlite_controller.lines.create_line("Deploys").thread_id
     split = f"{TOKEN[:12]}**{TOKEN[12:20]}**{TOKEN[20:]}"
     sqlite_store.messages.append(
         key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content=f"**Push** with {split} tonight"

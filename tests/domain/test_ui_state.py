@@ -25,16 +25,16 @@ from xworkmate.domain.ui_state import ENTER_SENDS, NOTIFICATIONS, PANES, SPLITTE
 def test_booleans_stored_in_either_old_form_read_back_from_a_real_store(
     controller: SessionController, key: ui_state.UiStateKey[bool], stored: str, value: bool
 ) -> None:
-    controller.set_ui_state(key.name, stored)  # as the old build wrote it, straight into the store
-    assert key.decode(controller.ui_state(key.name)) is value
+    controller.lines.set_ui_state(key.name, stored)  # as the old build wrote it, straight into the store
+    assert key.decode(controller.lines.ui_state(key.name)) is value
 
 
 def test_a_boolean_is_written_in_one_form_and_reads_back(controller: SessionController) -> None:
     for key in (NOTIFICATIONS, ENTER_SENDS):
         for value in (True, False):
-            controller.set_ui_state(key.name, key.encode(value))
-            assert controller.ui_state(key.name) == ("true" if value else "false")
-            assert key.decode(controller.ui_state(key.name)) is value
+            controller.lines.set_ui_state(key.name, key.encode(value))
+            assert controller.lines.ui_state(key.name) == ("true" if value else "false")
+            assert key.decode(controller.lines.ui_state(key.name)) is value
 
 
 def test_missing_or_unreadable_values_are_the_default_not_an_error() -> None:

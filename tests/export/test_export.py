@@ -116,14 +116,14 @@ def _golden(name: str, text: str) -> None:
 def scene(controller: SessionController, store: Store, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """A line with a conversation and a task dispatched on it; a provider whose key is in the environment."""
     monkeypatch.setenv("XW_EXPORT_TEST_KEY", KEY)
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(
             name="plain", base_url="http://127.0.0.1:9/v1", model="test-model", api_key_env="XW_EXPORT_TEST_KEY"
         )
     )
-    line = controller.create_line("Theme 蓝色").thread_id
+    line = controller.lines.create_line("Theme 蓝色").thread_id
     _converse(controller, store, line)
-    task = controller.start_task(line, "write the blue theme").task.thread_id
+    task = controller.tasks.start_task(line, "write the blue theme").task.thread_id
     store.messages.append(
         task, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="Done: theme.css is blue."
     )
@@ -144,7 +144,7 @@ def test_a_category_line_names_its_category_in_the_header(
     controller: SessionController, scene: tuple[str, str]
 ) -> None:
     line, task = scene
-    controller.set_category(line, "medical")  # CAT-10: the task moves with it
+    controller.tasks.set_category(line, "medical")  # CAT-10: the task moves with it
     text = controller.export_line(line, "md", now=NOW)
     header = text.split("\n## ")[0]
     assert "Category: **medical**" in header
@@ -163,7 +163,7 @@ def test_the_json_export_validates_and_holds_calls_results_usage_and_sources(
     assert exported.exported_at == NOW and exported.root_key == line
     assert [x.key for x in exported.lines] == [line, task]
     root, child = exported.lines
-    assert [m.id for m in root.messages] == [m.id for m in controller.messages(line)]
+    assert [m.id for m in root.messages] == [m.id for m in controller.lines.messages(line)]
     [call] = root.messages[1].tool_calls
     assert (call.id, call.name, call.arguments) == ("call_1", "read_file", '{"path": "theme.css"}')
     assert root.messages[1].usage == {"prompt_tokens": 12, "completion_tokens": 7}
@@ -174,7 +174,7 @@ def test_the_json_export_validates_and_holds_calls_results_usage_and_sources(
     )  # the person's copy
     assert root.messages[4].thought
     # PROV-1: the task's dispatch sources, as the person reads them.
-    sources = controller.dispatch.task_sources(task, viewer=DESKTOP)
+    sources = controller.tasks.dispatch.task_sources(task, viewer=DESKTOP)
     assert sources and [s.message_id for s in child.dispatch_sources] == [m.id for m in sources]
     assert child.dispatch_sources[0].content == "把**蓝色**主题写进 `theme.css`"
     assert child.parent_key == line and child.kind == "task"
@@ -208,7 +208,7 @@ def test_a_streamed_export_holds_no_more_memory_for_a_longer_line(
     import tracemalloc
 
     def peak(messages: int) -> int:
-        line = controller.create_line(f"long {messages}").thread_id
+        line = controller.lines.create_line(f"long {messages}").thread_id
         body = "tool output line\n" * 200  # 3.4 kB each
         with store.engine.begin() as conn:
             conn.execute(

@@ -58,22 +58,22 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     agent_controller: SessionController, openai_server: OpenAIServer
 ) -> None:
     controller = agent_controller
-    line = controller.create_line("listed")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_network(line.thread_id, "allow-list")
-    controller.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
+    line = controller.lines.create_line("listed")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
+    controller.line_settings.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
     openai_server.script(
         ToolCallReply([_command(_reach(openai_server), "listed")]),
         ToolCallReply([_command(PG_DIRECT_PROBE, "pg-direct")]),
         ToolCallReply([_command(PG_PROXIED_PROBE, "pg-proxied")]),
         TextReply(["ok"]),
     )
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "reach", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "reach", headless=True))
 
     assert outcome.status == "finished", outcome.error
     outputs = {
         (m.payload or {})["tool_call_id"]: m.content
-        for m in controller.messages(line.thread_id)
+        for m in controller.lines.messages(line.thread_id)
         if m.role is MessageRole.TOOL and m.payload
     }
     assert "LISTED-200" in outputs["listed"], outputs
@@ -91,7 +91,7 @@ def test_an_allow_list_lines_commands_reach_only_the_listed_host(
     ]
     connections = {
         (m.payload or {})["tool_call_id"]: (m.payload or {}).get("connections")
-        for m in controller.messages(line.thread_id)
+        for m in controller.lines.messages(line.thread_id)
         if m.role is MessageRole.TOOL
     }
     assert connections == {
@@ -119,13 +119,13 @@ def test_the_scripted_acp_agent_on_an_allow_list_line_cannot_reach_postgresql(
             {"say": "done"},
         ],
     )
-    line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
-    controller.set_network(line.thread_id, "allow-list")
-    controller.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
+    controller.line_settings.set_allowed_hosts(line.thread_id, add=[server_destination(openai_server.base_url)])
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
     assert outcome.status == "finished", outcome.error
     shells = [str(event["output"]) for event in report_events(report, "shell")]
@@ -144,11 +144,11 @@ def test_an_acp_agent_on_a_line_with_no_network_choice_has_no_loopback_services(
     """The default (issue 29 row 8): not even a loopback server the line did not list is reachable."""
     controller = agent_controller
     report = scripted_agent(controller, tmp_path, turn=[{"shell": _reach(openai_server)}, {"say": "done"}])
-    line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
     assert outcome.status == "finished", outcome.error
     [shell] = [str(event["output"]) for event in report_events(report, "shell")]
@@ -174,14 +174,14 @@ def test_an_acp_agents_connection_belongs_to_its_tool_call_in_progress_and_else_
             {"say": "done"},
         ],
     )
-    line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
-    controller.set_network(line.thread_id, "allow-list")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
 
-    outcome = asyncio.run(controller.run_turn(line.thread_id, "try", headless=True))
+    outcome = asyncio.run(controller.turns.run_turn(line.thread_id, "try", headless=True))
 
     assert outcome.status == "finished", outcome.error
     assert network_calls(controller, line.thread_id) == [("127.0.0.1:5432", "t1"), ("127.0.0.1:9", None)]
-    [tool] = [m for m in controller.messages(line.thread_id) if m.role is MessageRole.TOOL]
+    [tool] = [m for m in controller.lines.messages(line.thread_id) if m.role is MessageRole.TOOL]
     assert (tool.payload or {})["connections"] == [{"host": "127.0.0.1", "port": 5432, "allowed": False}]

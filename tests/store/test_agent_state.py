@@ -20,7 +20,7 @@ from xworkmate.store.agent_state import McpServerExistsError
 
 def test_agent_state_and_usage_round_trip(controller: SessionController) -> None:
     store = controller._store
-    key = controller.create_line("A").thread_id
+    key = controller.lines.create_line("A").thread_id
     assert store.agent_state.state(key) == AgentSessionState()
     assert store.agent_state.usage(key) == LineUsage()
     state = AgentSessionState(
@@ -49,8 +49,8 @@ def test_agent_state_and_usage_round_trip(controller: SessionController) -> None
 
 def test_mcp_servers_and_the_lines_that_get_them(controller: SessionController) -> None:
     store = controller._store
-    a = controller.create_line("A").thread_id
-    b = controller.create_line("B").thread_id
+    a = controller.lines.create_line("A").thread_id
+    b = controller.lines.create_line("B").thread_id
     files = McpServerRecord(
         name="files", command=("mcp-files", "--root", "."), env_refs=(("TOKEN", "env:T"),), tags=("Medical",)
     )

@@ -1,7 +1,7 @@
 """The CAT-7 relabel guard (migration 0005) and the application's relabel past it (CAT-10).
 
 Raw SQL stands for a bug in the application layer: the database refuses it. The
-person's relabel (``SessionController.set_category``) moves a whole subtree and
+person's relabel (``SessionController.tasks.set_category``) moves a whole subtree and
 is never refused by the same triggers. Every test runs on a SQLite file and on
 its own PostgreSQL database.
 """
@@ -114,13 +114,13 @@ def test_the_persons_relabel_moves_the_whole_subtree_where_direct_sql_is_refused
     with pytest.raises(IntegrityError, match="CAT-7"):
         _relabel(store.engine, top.thread_id, "legal")
 
-    moved = controller.set_category(top.thread_id, "Legal")
+    moved = controller.tasks.set_category(top.thread_id, "Legal")
     assert sorted(moved) == sorted(k.thread_id for k in keys)
     assert {_categories(store.engine)[k.thread_id] for k in keys} == {"legal"}
     # Inside a category tree only the parent's category may be set again (CAT-7), inheriting or own.
-    assert controller.set_category(branch.thread_id, "legal") == [branch.thread_id]
-    assert controller.set_category(medical_task.thread_id, "legal") == [medical_task.thread_id, nested.thread_id]
-    assert controller.set_category(top.thread_id, None) == moved
+    assert controller.tasks.set_category(branch.thread_id, "legal") == [branch.thread_id]
+    assert controller.tasks.set_category(medical_task.thread_id, "legal") == [medical_task.thread_id, nested.thread_id]
+    assert controller.tasks.set_category(top.thread_id, None) == moved
     assert {_categories(store.engine)[k.thread_id] for k in keys} == {None}
 
 
@@ -132,7 +132,7 @@ def test_an_empty_category_is_refused_and_the_subtree_keeps_its_label(
     top = make_line(store, tmp_path, category="medical")
     task = make_line(store, tmp_path, kind=ThreadKind.TASK, parent_key=top.thread_id, category_own=True)
     with pytest.raises(EmptyCategoryError, match="--clear"):
-        controller.set_category(top.thread_id, blank)
+        controller.tasks.set_category(top.thread_id, blank)
     with pytest.raises(EmptyCategoryError):
         store.threads.set_category(top.thread_id, blank)
     categories = _categories(store.engine)

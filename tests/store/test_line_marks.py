@@ -10,7 +10,7 @@ from xworkmate.store import Store
 
 
 def test_each_mark_is_written_alone_and_read_back(controller: SessionController, store: Store) -> None:
-    key = controller.create_line("Marked").thread_id
+    key = controller.lines.create_line("Marked").thread_id
     marks = store.line_marks
     assert marks.get(key) == LineMark(key=key) and key not in marks.all()  # no row until a mark is written
 

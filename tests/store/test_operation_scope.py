@@ -53,7 +53,7 @@ def counted(store: Store) -> Iterator[Counts]:
 
 
 def _line(controller: SessionController, store: Store, messages: int) -> str:
-    key = controller.create_line(f"{messages} messages").thread_id
+    key = controller.lines.create_line(f"{messages} messages").thread_id
     for n in range(messages):
         store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"message {n}")
     return key
@@ -61,9 +61,9 @@ def _line(controller: SessionController, store: Store, messages: int) -> str:
 
 def _reads(controller: SessionController, key: str) -> None:
     """Several repository calls, as an operation's work and read-ahead make them."""
-    view = controller.line_view(key)
-    controller.newest_messages(view.key, limit=20)
-    controller.line_usage(view.key)
+    view = controller.lines.line_view(key)
+    controller.lines.newest_messages(view.key, limit=20)
+    controller.agents.line_usage(view.key)
 
 
 def _counted(controller: SessionController, key: str, *, scoped: bool) -> Counts:
@@ -104,7 +104,7 @@ def test_the_reads_of_one_operation_check_out_once_on_postgresql(controller: Ses
 def test_writes_in_a_scope_commit_at_the_end_of_their_block_and_reads_see_them(
     controller: SessionController, store: Store
 ) -> None:
-    key = controller.create_line("Scoped").thread_id
+    key = controller.lines.create_line("Scoped").thread_id
     with counted(store) as counts, store.operation():
         first = store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content="one")
         with store.operation():  # nested: the same scope
@@ -123,7 +123,7 @@ def test_writes_in_a_scope_commit_at_the_end_of_their_block_and_reads_see_them(
 def test_a_failure_in_a_scope_rolls_back_its_open_write_and_returns_the_connections(
     controller: SessionController, store: Store
 ) -> None:
-    key = controller.create_line("Before").thread_id
+    key = controller.lines.create_line("Before").thread_id
     with pytest.raises(RuntimeError, match="stop"), store.operation():
         store.threads.set_title(key, "Kept")  # its own block: committed
         with store.begin() as connection:

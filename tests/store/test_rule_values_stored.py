@@ -48,7 +48,7 @@ def test_a_turn_outcome_prints_the_same_json_as_a_plain_string_did() -> None:
 
 
 def test_both_databases_store_the_plain_strings(controller: SessionController, store: Store) -> None:
-    key = controller.create_line("Rules").thread_id
+    key = controller.lines.create_line("Rules").thread_id
     store.line_marks.set_outcome(key, TurnEnding.STOPPED, datetime(2026, 12, 4, tzinfo=UTC), None)
     assert column_values(store, "SELECT last_outcome FROM line_marks WHERE thread_id = :k", k=key) == ["stopped"]
     message = store.messages.append(

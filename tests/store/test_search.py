@@ -26,7 +26,7 @@ from xworkmate.store.tables import MessageRow
 
 @pytest.fixture
 def line(controller: SessionController) -> str:
-    return controller.create_line("Notes").thread_id
+    return controller.lines.create_line("Notes").thread_id
 
 
 def test_chinese_words_of_two_characters_and_single_characters_are_found(
@@ -74,8 +74,8 @@ def test_tool_output_and_tool_call_arguments_are_searched(store: Store, line: st
 
 
 def test_titles_are_searched_archived_lines_included(controller: SessionController, store: Store) -> None:
-    old = controller.create_line("蓝色 roadmap")
-    controller.archive_line(old.thread_id)
+    old = controller.lines.create_line("蓝色 roadmap")
+    controller.lines.archive_line(old.thread_id)
     _say(store, old.thread_id, "nothing here")
     results = search_lines(store, "蓝色")
     [group] = results.lines
@@ -89,10 +89,10 @@ def test_a_search_reads_only_the_lines_whose_folded_title_may_match(
     """Issue 34 item 2 (LOOP-3): with 20,000 lines a search must not read every title. It reads the hits'
     lines and those whose folded title holds each segment; width, case and renames are followed, and a
     line written by a Core bulk insert (no folded title) is still found."""
-    wide = controller.create_line("ＦＵＬＬＷＩＤＴＨ Plan").thread_id
-    renamed = controller.create_line("old name").thread_id
-    controller.rename_line(renamed, "Fullwidth notes")
-    others = [controller.create_line(f"unrelated {n}").thread_id for n in range(5)]
+    wide = controller.lines.create_line("ＦＵＬＬＷＩＤＴＨ Plan").thread_id
+    renamed = controller.lines.create_line("old name").thread_id
+    controller.lines.rename_line(renamed, "Fullwidth notes")
+    others = [controller.lines.create_line(f"unrelated {n}").thread_id for n in range(5)]
     _say(store, others[0], "fullwidth in a message")
     with store.engine.begin() as conn:  # a Core insert, as benchmarks seed: title_folded stays NULL
         conn.execute(text("UPDATE threads SET title_folded = NULL WHERE thread_id = :k"), {"k": others[1]})
@@ -105,8 +105,8 @@ def test_a_search_reads_only_the_lines_whose_folded_title_may_match(
 
 
 def test_hits_are_grouped_by_line_with_highlighted_snippets(controller: SessionController, store: Store) -> None:
-    first = controller.create_line("First").thread_id
-    second = controller.create_line("Second").thread_id
+    first = controller.lines.create_line("First").thread_id
+    second = controller.lines.create_line("Second").thread_id
     a = _say(store, first, "the 蓝色 door")
     b = _say(store, second, "x" * 300 + " then 蓝色 and again 蓝色 " + "y" * 300)
     c = _say(store, first, "another 蓝色")
@@ -126,9 +126,9 @@ def test_hits_are_grouped_by_line_with_highlighted_snippets(controller: SessionC
 
 def test_a_line_the_viewer_may_not_read_is_never_found(controller: SessionController, store: Store) -> None:
     """CAT-4: a normal task viewer finds nothing of a category line, not even its title."""
-    medical = controller.create_line("蓝色 diagnosis").thread_id
-    controller.set_category(medical, "medical")
-    normal = controller.create_line("Normal").thread_id
+    medical = controller.lines.create_line("蓝色 diagnosis").thread_id
+    controller.tasks.set_category(medical, "medical")
+    normal = controller.lines.create_line("Normal").thread_id
     secret = _say(store, medical, "patient 蓝色 chart")
     public = _say(store, normal, "public 蓝色 note")
     normal_viewer = Viewer.of_thread(normal, None)
@@ -139,10 +139,10 @@ def test_a_line_the_viewer_may_not_read_is_never_found(controller: SessionContro
     assert [g.line_key for g in results.lines] == [normal]
     assert "diagnosis" not in results.model_dump_json()
     # A same-category reader may; a relabel is read live.
-    other_medical = controller.create_line("Other").thread_id
-    controller.set_category(other_medical, "medical")
+    other_medical = controller.lines.create_line("Other").thread_id
+    controller.tasks.set_category(other_medical, "medical")
     assert _ids(store, "蓝色", Viewer.of_thread(other_medical, None)) == [public, secret]
-    controller.set_category(medical, None)
+    controller.tasks.set_category(medical, None)
     assert _ids(store, "蓝色", normal_viewer) == [public, secret]
 
 
@@ -162,13 +162,13 @@ def test_quarantine_hides_a_hit_from_the_model_not_from_the_person(store: Store,
 
 
 def test_the_index_follows_inserts_copies_edits_and_deletes(controller: SessionController, store: Store) -> None:
-    line = controller.create_line("Src").thread_id
+    line = controller.lines.create_line("Src").thread_id
     nul = _say(store, line, "before\x00after 蓝色")
     assert _ids(store, "after") == [nul]  # ERR-3: the stored text, NUL replaced, is what is indexed
     [message] = store.messages.get_many([nul], viewer=DESKTOP).values()
     assert "\x00" not in message.content
 
-    fork = controller.fork(line, title="Fork")
+    fork = controller.tasks.fork(line, title="Fork")
     copies = [i for i in _ids(store, "蓝色") if i != nul]
     assert len(copies) == 1 and _ids(store, "蓝色", line=fork.thread_id) == copies
 

@@ -48,7 +48,7 @@ def test_a_message_with_a_key_is_indexed_redacted_whoever_writes_it(
     store: Store, controller: SessionController
 ) -> None:
     """The ORM write and the Core bulk insert both index ``[redacted]``, never the key's words."""
-    key = controller.create_line("Deploys").thread_id
+    key = controller.lines.create_line("Deploys").thread_id
     store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=SAID)
     row = {
         "thread_id": key,
@@ -76,7 +76,7 @@ def test_an_entry_indexed_before_redaction_finds_no_key_and_redact_index_rewrite
     """An existing database: a search for the key finds nothing though the old entry holds it; the
     message is still found by its other words, with a redacted snippet; ``redact_index`` (for the
     migration) rewrites exactly the entries that held a secret."""
-    key = controller.create_line("Deploys").thread_id
+    key = controller.lines.create_line("Deploys").thread_id
     held = store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=SAID).id
     plain = store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content="push tomorrow").id
     _index_as_before_sec1(store, held, SAID)
@@ -105,7 +105,7 @@ def test_upgrading_an_older_database_redacts_its_index_and_its_titles_made_from_
 
     from xworkmate.store.database import _alembic_config
 
-    key = controller.create_line("Deploys").thread_id
+    key = controller.lines.create_line("Deploys").thread_id
     held = store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=SAID).id
     _index_as_before_sec1(store, held, SAID)
     with store.begin() as connection:

@@ -31,11 +31,11 @@ def test_titles_and_goals_with_nul_are_stored_with_the_replacement_character_err
     controller: SessionController, store: Store
 ) -> None:
     """ERR-3: a line's title (new and renamed) and a task's goal and title keep U+FFFD, not NUL."""
-    line = controller.create_line("plan\x00A")
+    line = controller.lines.create_line("plan\x00A")
     assert line.title == f"plan{R}A"
-    renamed = controller.rename_line(line.thread_id, "plan\x00B")
+    renamed = controller.lines.rename_line(line.thread_id, "plan\x00B")
     assert renamed.title == f"plan{R}B"
-    started = controller.start_task(line.thread_id, "find\x00the bug", title="task\x00title")
+    started = controller.tasks.start_task(line.thread_id, "find\x00the bug", title="task\x00title")
     assert started.task.title == f"task{R}title"
 
     assert column_values(store, "SELECT title FROM threads WHERE thread_id = :k", k=line.thread_id) == [f"plan{R}B"]
@@ -98,7 +98,7 @@ def test_messages_app_state_and_line_settings_with_nul_keep_the_replacement_char
     controller: SessionController, store: Store
 ) -> None:
     """ERR-3: message text, its frozen model text, its JSON payload (keys too), app state and env names."""
-    line = controller.create_line("msgs")
+    line = controller.lines.create_line("msgs")
     message = store.messages.append(
         line.thread_id,
         role=MessageRole.TOOL,

@@ -59,13 +59,13 @@ def test_upgrading_pins_the_folders_that_are_real_directories_and_leaves_the_oth
         assert store.threads.get(LINKED).workspace_binding.pin is None  # type: ignore[union-attr]
 
         controller = SessionController(store, settings)
-        assert controller.line_view("main").status is ThreadStatus.RUNNABLE
+        assert controller.lines.line_view("main").status is ThreadStatus.RUNNABLE
         missing.mkdir()  # the person makes the missing folder again by hand: runnable, pinned at its next run
-        assert controller.line_view(MISSING).status is ThreadStatus.RUNNABLE
-        controller.prepare_run(MISSING, "hi")
+        assert controller.lines.line_view(MISSING).status is ThreadStatus.RUNNABLE
+        controller.turns.prepare_run(MISSING, "hi")
         assert store.threads.get(MISSING).workspace_binding.pin == pin_folder(str(missing))  # type: ignore[union-attr]
         # A link is refused pinned or not (SBX-3): the migration gave it no pin to hide behind.
-        assert controller.line_view(LINKED).status is ThreadStatus.NEEDS_WORKSPACE
+        assert controller.lines.line_view(LINKED).status is ThreadStatus.NEEDS_WORKSPACE
     finally:
         store.close()
 

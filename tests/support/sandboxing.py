@@ -44,7 +44,7 @@ def answer_approvals(controller: SessionController, allowed: bool) -> list[Appro
     def on_change(change: object) -> None:
         if isinstance(change, ApprovalRequested):
             asked.append(change)
-            asyncio.get_running_loop().call_soon(controller.settle_approval, change.approval_id, allowed)
+            asyncio.get_running_loop().call_soon(controller.approvals.settle, change.approval_id, allowed)
 
     controller.subscribe(on_change)
     return asked
@@ -89,7 +89,7 @@ def network_log(controller: SessionController, key: str) -> list[dict[str, objec
     each belongs to: ``network_calls``)."""
     return [
         {k: v for k, v in m.payload["network"].items() if k != "tool_call_id"}
-        for m in controller.messages(key)
+        for m in controller.lines.messages(key)
         if m.payload and "network" in m.payload
     ]
 
@@ -97,7 +97,7 @@ def network_log(controller: SessionController, key: str) -> list[dict[str, objec
 def network_calls(controller: SessionController, key: str) -> list[tuple[str, object]]:
     """SBX-4: each network-log notice's ``host:port`` and the tool call id it names (None: no call ran)."""
     found: list[tuple[str, object]] = []
-    for m in controller.messages(key):
+    for m in controller.lines.messages(key):
         network = (m.payload or {}).get("network")
         if isinstance(network, dict):
             found.append((f"{network['host']}:{network['port']}", network.get("tool_call_id")))

@@ -61,9 +61,9 @@ def bulk_messages(store: Store, key: str, count: int, plant: dict[int, str]) -> 
 def check_exact_search(controller: SessionController, store: Store, count: int) -> None:
     """``count`` messages on one line, a rare two-character word planted in some, a one-character search,
     a category line beside it: exact answers, newest first (AssertionError otherwise)."""
-    busy = controller.create_line("Busy").thread_id
-    medical = controller.create_line("Ward").thread_id
-    controller.set_category(medical, "medical")
+    busy = controller.lines.create_line("Busy").thread_id
+    medical = controller.lines.create_line("Ward").thread_id
+    controller.tasks.set_category(medical, "medical")
     plant = {n: f"第{n}条: 蓝色 sky over the Ünïcode café" for n in range(0, count, max(count // PLANTED, 1))}
     ids = bulk_messages(store, busy, count, plant)
     hidden = say(store, medical, "蓝色 in the ward")

@@ -82,7 +82,7 @@ def test_names_of_the_message_menu_shown_then_hidden(xwm_llm: Any, xwm_window: A
     xwm_llm.reply("An answer to hide.")
     driver.send("hello")
     driver.wait_idle()
-    answer = xwm_window.controller.messages(driver.current_key)[-1]
+    answer = xwm_window.controller.lines.messages(driver.current_key)[-1]
     menu = xwm_window.message_menu(answer.id)
     assert missing(xwm_window, LIVE["message menu"]) == []
     menu.findChild(QObject, "hideFromModelAction").trigger()
@@ -145,8 +145,8 @@ def test_names_shown_after_a_refused_host(xwm_llm: Any, xwm_window: Any) -> None
     driver = xwm_window.driver
     driver.new_line("Refused")
     key, controller = driver.current_key, xwm_window.controller
-    controller.set_permission(key, "full")
-    controller.set_network(key, "allow-list")
+    controller.line_settings.set_permission(key, "full")
+    controller.line_settings.set_network(key, "allow-list")
     driver.settle()
     xwm_llm.tool_call("run_command", command=PG_PROXIED_PROBE)
     xwm_llm.reply("Done.")

@@ -65,7 +65,7 @@ def test_a_newcomer_goes_from_first_run_to_an_exported_conversation(
         driver.widget("providerModelCombo", QComboBox).setEditText(DEFAULT_MODEL)
         driver.click("saveProviderButton")
         driver.wait_until(lambda: not driver.widget("providerForm").isVisible(), what="the provider saved")
-        assert [p.name for p in window.controller.providers()] == ["local"]
+        assert [p.name for p in window.controller.providers.records()] == ["local"]
         dialog.reject()
 
         # The first reply streams in.

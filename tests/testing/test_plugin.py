@@ -55,7 +55,7 @@ def test_without_pytest_qt_the_home_works_and_the_window_fixture_says_what_is_mi
         textwrap.dedent(
             """
             def test_home(xwm_home):
-                line = xwm_home.controller.create_line("Core")
+                line = xwm_home.controller.lines.create_line("Core")
                 assert xwm_home.controller.get_thread(line.thread_id).title == "Core"
                 assert xwm_home.settings.sqlite_path.is_file()
 
@@ -130,11 +130,11 @@ def test_the_database_option_gives_each_test_a_fresh_postgresql_database(tmp_pat
                 assert xwm_home.settings.effective_database_url == xwm_database_url
                 assert os.environ["XWORKMATE_DATABASE_URL"] == xwm_database_url
                 assert xwm_database_url.startswith("postgresql+psycopg://") and "/xwm_test_" in xwm_database_url
-                xwm_home.controller.create_line("On PostgreSQL")
+                xwm_home.controller.lines.create_line("On PostgreSQL")
                 print("DB", xwm_database_url.rpartition("/")[2])
 
             def test_two(xwm_home, xwm_pg_template):
-                assert [line.title for line in xwm_home.controller.list_lines()] == ["Main"]
+                assert [line.title for line in xwm_home.controller.lines.list_lines()] == ["Main"]
                 print("DB", xwm_home.database_url.rpartition("/")[2])
                 print("DB", xwm_pg_template.name)  # issue 33: the session's migrated template
             """

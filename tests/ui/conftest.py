@@ -93,7 +93,7 @@ def bare_controller(sqlite_store: Store, settings: Settings) -> SessionControlle
 @pytest.fixture
 def agent_controller(bare_controller: SessionController, openai_server: OpenAIServer) -> SessionController:
     """A controller whose default provider is the scripted OpenAI-compatible test server."""
-    bare_controller.add_provider(
+    bare_controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     return bare_controller

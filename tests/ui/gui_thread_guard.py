@@ -62,7 +62,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 
 
 # A turn's coroutine stepping on the GUI loop (the window's send hands it over through ``_after``; a test may
-# start one itself with ``controller.run_turn``). Its statements are the turn's, not a widget's: recorded in the
+# start one itself with ``controller.turns.run_turn``). Its statements are the turn's, not a widget's: recorded in the
 # report, failing a test only with XWM_GUI_GUARD_TURNS=1, until the turn's writes all go through the store
 # thread (issue 33 item 2's ``TurnWrites``; the write gate's reads and write already do: item 4).
 TURN_ON_LOOP = {("ui/operations.py", "_after")}

@@ -39,9 +39,9 @@ def click_line(qtbot: QtBot, window: MainWindow, key: str) -> None:
 
 def open_new_line(qtbot: QtBot, window: MainWindow, title: str, *, permission: str | None = None) -> TaskThread:
     """A new line made by the controller (at ``permission``, if given), clicked in the list as a person does."""
-    line = window.controller.create_line(title)
+    line = window.controller.lines.create_line(title)
     if permission is not None:
-        window.controller.set_permission(line.thread_id, permission)
+        window.controller.line_settings.set_permission(line.thread_id, permission)
     click_line(qtbot, window, line.thread_id)
     return line
 
@@ -112,7 +112,7 @@ def send(qtbot: QtBot, window: MainWindow, text: str) -> None:
 def finished(controller: SessionController, key: str) -> Callable[[], bool]:
     """The turn on ``key`` is over and the windows applied its end (issue 19, LOOP-4: the line's row and
     view after a turn's records are read on the store worker)."""
-    return lambda: not controller.is_running(key) and applied()
+    return lambda: not controller.turns.is_running(key) and applied()
 
 
 def applied() -> bool:

@@ -55,7 +55,7 @@ def turn_on(
 ) -> None:
     """Script the agent's ``replies`` and run one turn on ``key`` to its end, from the controller (no click)."""
     server.script(*replies)
-    run(loop, controller.run_turn(key, words))
+    run(loop, controller.turns.run_turn(key, words))
 
 
 def send_and_finish(

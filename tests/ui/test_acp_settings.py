@@ -69,7 +69,7 @@ def test_find_agent_clis_on_path_offers_a_fake_qwen_with_its_version_and_adds_it
 
     qtbot.mouseClick(section.add_found_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    [record] = controller.providers()
+    [record] = controller.providers.records()
     assert (record.name, record.kind, record.acp_command, record.model) == (
         "qwen",
         ProviderKind.ACP,
@@ -86,7 +86,7 @@ def test_find_agent_clis_on_path_offers_a_fake_qwen_with_its_version_and_adds_it
     qtbot.mouseClick(section.add_found_button, Qt.MouseButton.LeftButton)
     idle(dialog)
     assert "already exists" in section.status_label.text()
-    assert len(controller.providers()) == 1
+    assert len(controller.providers.records()) == 1
 
 
 def test_an_agent_added_by_hand_is_validated_inline_and_nothing_is_saved_on_error(
@@ -112,10 +112,10 @@ def test_an_agent_added_by_hand_is_validated_inline_and_nothing_is_saved_on_erro
     error = attempt("mine", "qwen --acp", "API_KEY=sk-secret-123")
     assert error.startswith("env: API_KEY must look like NAME=env:VAR") and "sk-secret-123" not in error
     assert section.env_edit.property("invalid") is True
-    assert controller.providers() == []  # nothing saved on any error
+    assert controller.providers.records() == []  # nothing saved on any error
 
     assert attempt("mine", f'{sys.executable} -m my_agent --acp --title "two words"', "API_KEY=env:MY_KEY") == ""
-    [record] = controller.providers()
+    [record] = controller.providers.records()
     assert record.kind is ProviderKind.ACP
     assert record.acp_command == (sys.executable, "-m", "my_agent", "--acp", "--title", "two words")
     assert record.acp_env_refs == (("API_KEY", "env:MY_KEY"),)
@@ -125,7 +125,7 @@ def test_an_agent_added_by_hand_is_validated_inline_and_nothing_is_saved_on_erro
     assert window.mode_picker.choices()[-1] == ("mine (ACP)", "acp:mine", True)
 
     assert "already exists" in attempt("mine", "other --acp")
-    assert len(controller.providers()) == 1
+    assert len(controller.providers.records()) == 1
 
 
 def test_agent_record_reads_env_references_and_refuses_secrets() -> None:
@@ -152,7 +152,7 @@ def test_an_agents_writable_folders_are_shown_edited_and_checked(
     qtbot.keyClicks(section.command_edit, "qwen --acp")
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    [stored] = [p for p in controller.providers() if p.name == "qwen"]
+    [stored] = [p for p in controller.providers.records() if p.name == "qwen"]
     assert stored.acp_state_dirs is None  # the known agent's defaults
 
     dialog.select("qwen")
@@ -166,14 +166,14 @@ def test_an_agents_writable_folders_are_shown_edited_and_checked(
     idle(dialog)
     assert section.error_label.isVisible() and "root of the file system" in section.error_label.text()
     assert section.state_dirs_edit.property("invalid") is True
-    assert next(p for p in controller.providers() if p.name == "qwen").acp_state_dirs is None  # nothing saved
+    assert next(p for p in controller.providers.records() if p.name == "qwen").acp_state_dirs is None  # nothing saved
 
     section.state_dirs_edit.clear()
     own = tmp_path / "qwen-state"
     qtbot.keyClicks(section.state_dirs_edit, f"~/.qwen, {own}")
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    [saved] = [p for p in controller.providers() if p.name == "qwen"]
+    [saved] = [p for p in controller.providers.records() if p.name == "qwen"]
     assert saved.acp_state_dirs == ("~/.qwen", str(own))
     assert section.status_label.text().startswith("Saved qwen")
     assert section.add_button.text() == "Add agent"
@@ -190,14 +190,14 @@ def test_an_agents_sign_in_method_is_set_in_the_form_and_shown_again_on_edit(
     qtbot.keyClicks(section.auth_edit, "openai")
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    assert next(p for p in bare_controller.providers() if p.name == "qwen").acp_auth_method == "openai"
+    assert next(p for p in bare_controller.providers.records() if p.name == "qwen").acp_auth_method == "openai"
     dialog.select("qwen")
     qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
     assert section.auth_edit.text() == "openai"
     section.auth_edit.clear()
     qtbot.mouseClick(section.add_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    assert next(p for p in bare_controller.providers() if p.name == "qwen").acp_auth_method is None
+    assert next(p for p in bare_controller.providers.records() if p.name == "qwen").acp_auth_method is None
 
 
 @pytest.mark.parametrize(

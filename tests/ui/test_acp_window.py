@@ -45,7 +45,7 @@ def choose_mode(qtbot: QtBot, window: MainWindow, label: str) -> None:
 
 
 def acp_line(qtbot: QtBot, window: MainWindow, controller: SessionController, title: str = "Agent line") -> TaskThread:
-    line = controller.create_line(title)
+    line = controller.lines.create_line(title)
     click_line(qtbot, window, line.thread_id)
     choose_mode(qtbot, window, "scripted (ACP)")
     return controller.get_thread(line.thread_id)
@@ -108,7 +108,7 @@ def test_the_agent_chosen_in_the_mode_picker_streams_then_its_answer_is_stored_w
     assert formats == ["plain", "thought", "plan", "tool", "markdown"]
     [stored] = [
         m
-        for m in controller.messages(line.thread_id)
+        for m in controller.lines.messages(line.thread_id)
         if m.role is MessageRole.ASSISTANT and m.content.startswith("Fixing")
     ]
     assert stored.payload is not None and stored.payload["mode"] == "acp"
@@ -194,7 +194,7 @@ def test_a_permission_request_is_an_approval_card_and_only_allow_lets_the_write_
     run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the approval card"))
     [card] = area.cards
     assert card.summary_label.text() == "The agent asks to Write notes.md"
-    assert [c.approval_id for c in area.cards] == controller.pending_approvals(line.thread_id)
+    assert [c.approval_id for c in area.cards] == controller.approvals.pending_approvals(line.thread_id)
     button = card.approve_button if decision == "allow" else card.reject_button
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
@@ -278,7 +278,7 @@ def test_stop_cancels_a_hanging_agent_turn_and_the_line_runs_again(
 
     assert report_events(report, "cancel")
     assert message_texts(window) == ["long job", "working…", "Stopped. What streamed so far is kept above."]
-    states = [m.state for m in controller.messages(line.thread_id)]
+    states = [m.state for m in controller.lines.messages(line.thread_id)]
     assert states[1] is MessageState.INTERRUPTED
     assert label_text(window, "lineStatusLabel").startswith("Runnable")
     assert not window.stop_button.isEnabled() and window.mode_picker.isEnabled()
@@ -346,8 +346,8 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     scripted_agent(controller, tmp_path)
     window.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
-    line = controller.create_line("Clinic")
-    controller.set_category(line.thread_id, "medical")
+    line = controller.lines.create_line("Clinic")
+    controller.tasks.set_category(line.thread_id, "medical")
     click_line(qtbot, window, line.thread_id)
 
     picker = window.mode_picker
@@ -362,10 +362,10 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     assert status.startswith("Execution mode not changed") and "category 'medical'" in status
     assert picker.chosen() == "native"
     with pytest.raises(ValueError, match="category 'medical'"):
-        controller.set_execution(line.thread_id, "acp", "scripted")
+        controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     assert controller.get_thread(line.thread_id).execution_binding.mode is ExecutionMode.NATIVE
     assert not (agent_folder(tmp_path) / "scripted.pid").exists()  # no agent process ever started
 
-    other = controller.create_line("Normal")
+    other = controller.lines.create_line("Normal")
     click_line(qtbot, window, other.thread_id)
     assert picker.choices()[1] == ("scripted (ACP)", "acp:scripted", True)

@@ -70,8 +70,8 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
         prompt_usage={"inputTokens": 1200, "outputTokens": 300, "totalTokens": 1500},
         turn=[{"usage": {"used": 5400, "size": 128000, "cost": {"amount": 0.0125, "currency": "USD"}}}, {"say": "ok"}],
     )
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     bar = window.agent_bar
@@ -102,7 +102,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
     _pick(qtbot, effort, "High")
     qtbot.mouseClick(web, Qt.MouseButton.LeftButton)
     settled(qtbot, window)  # the picks are stored by operations, in order
-    state = controller.agent_session(line.thread_id)
+    state = controller.agents.agent_session(line.thread_id)
     assert (state.wanted_mode, state.wanted_model, state.wanted_config) == (
         "code",
         "large",
@@ -118,7 +118,7 @@ def test_pickers_show_the_offers_and_a_click_switches_on_the_next_turn(
         ("config", "high"),
         ("config", True),
     ]
-    qtbot.waitUntil(lambda: controller.agent_session(line.thread_id).wanted_mode is None)
+    qtbot.waitUntil(lambda: controller.agents.agent_session(line.thread_id).wanted_mode is None)
     assert window.findChild(QComboBox, "acpModePicker").currentText() == "Code"
     assert window.usage_meter.text() == "5.4k/128k"
     assert "Tokens in: 2,400, out: 600" in window.usage_meter.toolTip()
@@ -130,8 +130,8 @@ def test_slash_opens_the_agents_commands_and_a_click_fills_the_composer(
 ) -> None:
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, commands=COMMANDS, turn=[{"say": "ok"}])
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "hello")
@@ -171,12 +171,12 @@ def test_binding_a_new_line_offers_the_agents_existing_sessions(
     report = scripted_agent(
         controller, tmp_path, session_id="s-old", load_session=True, list_sessions=True, turn=[{"say": "ok"}]
     )
-    first = controller.create_line("first")
-    controller.set_execution(first.thread_id, "acp", "scripted")
-    assert run(loop, controller.run_turn(first.thread_id, "remember 42", headless=True)).status == "finished"
+    first = controller.lines.create_line("first")
+    controller.line_settings.set_execution(first.thread_id, "acp", "scripted")
+    assert run(loop, controller.turns.run_turn(first.thread_id, "remember 42", headless=True)).status == "finished"
 
     window: MainWindow = open_window(qtbot, controller)
-    second = controller.create_line("second")
+    second = controller.lines.create_line("second")
     click_line(qtbot, window, second.thread_id)
     picker = window.mode_picker
     picker.setCurrentIndex(picker.findText("scripted (ACP)"))

@@ -50,7 +50,7 @@ def test_smoke_test_builds_the_window_prints_ok_and_returns_0(
     assert capsys.readouterr().out.strip() == "ok"
     assert not qapp.windowIcon().isNull()
     assert "#lineStatusLabel" in qapp.styleSheet()
-    assert sqlite_controller.ui_state(GEOMETRY_STATE) is None  # a check run leaves the saved layout alone
+    assert sqlite_controller.lines.ui_state(GEOMETRY_STATE) is None  # a check run leaves the saved layout alone
 
 
 def test_smoke_test_fails_loudly_when_resources_are_missing(
@@ -91,9 +91,9 @@ def test_closing_and_reopening_restores_lines_current_line_geometry_and_splitter
     try:
         controller = SessionController(store, settings)
         window = open_window(qtbot, controller)
-        first = controller.create_line("First")
-        second = controller.create_line("Second")
-        controller.switch_session(first.thread_id)
+        first = controller.lines.create_line("First")
+        second = controller.lines.create_line("Second")
+        controller.lines.switch_session(first.thread_id)
         window.resize(780, 480)  # the offscreen screen is 800 wide; below 1000 the workspace hides (issue 18)
         window.splitter.setSizes([200, 380, 0])
         qtbot.waitUntil(lambda: window.size().width() == 780, timeout=2000)
@@ -112,7 +112,7 @@ def test_closing_and_reopening_restores_lines_current_line_geometry_and_splitter
         controller = SessionController(store, settings)
         window = open_window(qtbot, controller)
         assert window.task_model.line_keys() == ["main", first.thread_id, second.thread_id]
-        assert controller.current_key == first.thread_id
+        assert controller.lines.current_key == first.thread_id
         assert label_text(window, "sessionKeyLabel") == first.thread_id
         assert selected_key(window) == first.thread_id
         assert window.geometry().size() == geometry.size()
@@ -125,7 +125,7 @@ def test_closing_and_reopening_restores_lines_current_line_geometry_and_splitter
 def _reopened_state(settings: Settings, name: str) -> str:
     store = open_store(settings.effective_database_url)
     try:
-        value = SessionController(store, settings).ui_state(name)
+        value = SessionController(store, settings).lines.ui_state(name)
     finally:
         store.close()
     assert value is not None, f"{name} was not saved"
@@ -147,13 +147,13 @@ def test_the_bridge_turns_controller_changes_into_one_signal(
     """STYLE lesson 4: one signal carries every change record; detach stops it."""
     bridge = ControllerBridge(sqlite_controller)
     with qtbot.waitSignal(bridge.changed, timeout=1000) as blocker:
-        line = sqlite_controller.create_line("Bridged")
+        line = sqlite_controller.lines.create_line("Bridged")
     assert blocker.args == [LineCreated(key=line.thread_id)]
     bridge.detach()
     bridge.detach()
     received: list[object] = []
     bridge.changed.connect(received.append)
-    sqlite_controller.create_line("Unheard")
+    sqlite_controller.lines.create_line("Unheard")
     assert received == []
     bridge.deleteLater()
 

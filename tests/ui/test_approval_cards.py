@@ -113,7 +113,7 @@ def test_a_command_shows_the_command_its_folder_and_the_lines_network(
 ) -> None:
     window = agent_window
     line = open_new_line(qtbot, window, "Command card")
-    agent_controller.set_network(line.thread_id, NetworkAccess.ON)
+    agent_controller.line_settings.set_network(line.thread_id, NetworkAccess.ON)
     openai_server.script(ToolCallReply([call("run_command", command="ls -la src")]), TextReply(["Done."]))
     send(qtbot, window, "list the sources")
     card = wait_for_card(loop, window)

@@ -36,7 +36,7 @@ def _paste_image(qtbot: QtBot, window: MainWindow, strip: AttachmentStrip, count
 def test_a_pasted_image_shows_a_chip_can_be_removed_and_send_stores_it_with_the_message(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
-    line = sqlite_controller.create_line("Pictures")
+    line = sqlite_controller.lines.create_line("Pictures")
     click_line(qtbot, window, line.thread_id)
     strip = window.findChild(AttachmentStrip, "attachmentStrip")
     assert strip is not None and strip.isHidden()
@@ -55,7 +55,7 @@ def test_a_pasted_image_shows_a_chip_can_be_removed_and_send_stores_it_with_the_
     qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: strip.attachments() == (), timeout=5000)
 
-    [mine] = [m for m in sqlite_controller.messages(line.thread_id) if m.source is MessageSource.HUMAN]
+    [mine] = [m for m in sqlite_controller.lines.messages(line.thread_id) if m.source is MessageSource.HUMAN]
     assert mine.content == "what colour is this?"
     [stored] = attachments_in(mine.payload)
     assert stored.name == "pasted-image.png" and stored.is_image and stored.size > 0
@@ -67,8 +67,8 @@ def test_attachments_stay_with_their_line_across_a_switch(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-5: what was attached on one line is never sent on another."""
-    first = sqlite_controller.create_line("First")
-    second = sqlite_controller.create_line("Second")
+    first = sqlite_controller.lines.create_line("First")
+    second = sqlite_controller.lines.create_line("Second")
     click_line(qtbot, window, first.thread_id)
     strip = window.findChild(AttachmentStrip, "attachmentStrip")
     assert strip is not None
@@ -82,7 +82,7 @@ def test_attachments_stay_with_their_line_across_a_switch(
 def test_a_dropped_text_file_becomes_a_chip_and_a_binary_one_is_refused_in_one_line(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
-    line = sqlite_controller.create_line("Files")
+    line = sqlite_controller.lines.create_line("Files")
     click_line(qtbot, window, line.thread_id)
     strip = window.findChild(AttachmentStrip, "attachmentStrip")
     assert strip is not None
@@ -104,15 +104,15 @@ def test_a_dropped_text_file_becomes_a_chip_and_a_binary_one_is_refused_in_one_l
 def test_a_tasks_follow_up_with_attachments_is_refused_and_nothing_is_lost(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
-    line = sqlite_controller.create_line("Parent")
-    task = sqlite_controller.start_task(line.thread_id, "look at the logo").task
+    line = sqlite_controller.lines.create_line("Parent")
+    task = sqlite_controller.tasks.start_task(line.thread_id, "look at the logo").task
     click_line(qtbot, window, task.thread_id)
     strip = window.findChild(AttachmentStrip, "attachmentStrip")
     assert strip is not None
-    before = sqlite_controller.messages(task.thread_id)
+    before = sqlite_controller.lines.messages(task.thread_id)
     _paste_image(qtbot, window, strip, 1)
     qtbot.keyClicks(window.composer, "and this one")
     qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert "takes text only" in label_text(window, "lineStatusLabel")
-    assert sqlite_controller.messages(task.thread_id) == before
+    assert sqlite_controller.lines.messages(task.thread_id) == before
     assert len(strip.attachments()) == 1 and window.composer.toPlainText() == "and this one"

@@ -178,7 +178,7 @@ def test_chip_opens_the_turn_and_its_hunk_file_and_folder_are_reverted_restored_
     assert listed(view)["notes.txt"] == ("M", "+3", "−2")
     assert "new.txt (reverted)" in shown_paths(view)
     assert not view.revert_file_button.isEnabled()
-    notes = [m.content for m in agent_controller.messages(line.thread_id) if m.source.value == "framework_event"]
+    notes = [m.content for m in agent_controller.lines.messages(line.thread_id) if m.source.value == "framework_event"]
     assert "Reverted new.txt to how it was before turn 2." in notes
     assert "Took back hunk 2 of notes.txt from turn 2." in notes
     qtbot.waitUntil(lambda: "Reverted new.txt to how it was before turn 2." in message_texts(window))
@@ -252,14 +252,14 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     idle(loop, view)
     assert "since its last checkpoint" in view.status_label.text() and (folder / "notes.txt").exists()
 
-    lines_before = {s.thread_id for s in agent_controller.list_lines()}
+    lines_before = {s.thread_id for s in agent_controller.lines.list_lines()}
     view.ask_restore = lambda _parent, _number: RestoreChoice(fork=True, force=True)
     view.turn_picker.setCurrentIndex(view.turn_picker.findData(1))
     idle(loop, view)
     qtbot.mouseClick(view.restore_button, Qt.MouseButton.LeftButton)
     idle(loop, view)
     assert not (folder / "notes.txt").exists() and not (folder / "old.txt").exists()
-    forks = {s.thread_id for s in agent_controller.list_lines()} - lines_before
+    forks = {s.thread_id for s in agent_controller.lines.list_lines()} - lines_before
     assert len(forks) == 1
     assert f"forked there as {next(iter(forks))}" in view.status_label.text()
     qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
@@ -279,7 +279,7 @@ def test_uncommitted_scope_is_offered_only_for_a_repository_folder(
     assert view.summary_label.text() == "No turn on this line has changed files yet."
 
     repo = make_repo(tmp_path / "project", {"a.txt": "one\n"})
-    line = sqlite_controller.create_line("In a repo", workspace=repo)
+    line = sqlite_controller.lines.create_line("In a repo", workspace=repo)
     (repo / "a.txt").write_text("one\ntwo\n")
     click_line(qtbot, window, line.thread_id)
     scopes = [view.scope_picker.itemData(i) for i in range(view.scope_picker.count())]

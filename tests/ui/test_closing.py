@@ -135,7 +135,7 @@ def test_a_signal_to_a_running_window_closes_it_as_closing_does_with_its_exit_co
     assert f"xworkmate: error: interrupted by {name}; the window was closed\n" in err
     store = open_store(Settings(home=home).effective_database_url)
     try:
-        assert SessionController(store, Settings(home=home)).ui_state(GEOMETRY_STATE), "the layout was not saved"
+        assert SessionController(store, Settings(home=home)).lines.ui_state(GEOMETRY_STATE), "the layout was not saved"
     finally:
         store.close()
 

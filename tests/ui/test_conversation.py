@@ -37,7 +37,7 @@ def test_ctrl_return_on_a_runnable_line_stores_the_message_and_shows_the_no_prov
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-4/ISO-6: a runnable line takes the message; with no provider nothing runs, and it says so."""
-    line = sqlite_controller.create_line("Runnable")
+    line = sqlite_controller.lines.create_line("Runnable")
     click_line(qtbot, window, line.thread_id)
     assert "Runnable" in label_text(window, "lineStatusLabel")
     assert not window.send_button.isEnabled()  # empty composer
@@ -46,7 +46,7 @@ def test_ctrl_return_on_a_runnable_line_stores_the_message_and_shows_the_no_prov
     assert window.send_button.isEnabled()
     qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
-    stored = sqlite_controller.messages(line.thread_id)
+    stored = sqlite_controller.lines.messages(line.thread_id)
     assert (stored[0].role, stored[0].source, stored[0].content) == (
         MessageRole.USER,
         MessageSource.HUMAN,
@@ -90,7 +90,7 @@ def test_a_line_whose_folder_was_deleted_is_not_runnable_until_its_folder_is_rec
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-4, ISO-7: the line is blocked (never run in main), Send is disabled, and Recreate fixes it."""
-    line = sqlite_controller.create_line("Folder goes away")
+    line = sqlite_controller.lines.create_line("Folder goes away")
     folder = Path(line.workspace_binding.path or "")
     shutil.rmtree(folder)
     click_line(qtbot, window, line.thread_id)
@@ -106,8 +106,8 @@ def test_a_line_whose_folder_was_deleted_is_not_runnable_until_its_folder_is_rec
     assert proxy_index(window, line.thread_id).data(BADGE_ROLE) == "⚠ needs folder"
     with pytest.raises(NotRunnable):
         sqlite_controller.send(line.thread_id, "please run")
-    assert sqlite_controller.messages(line.thread_id) == []
-    assert sqlite_controller.messages("main") == []  # ISO-7: nothing fell back to main
+    assert sqlite_controller.lines.messages(line.thread_id) == []
+    assert sqlite_controller.lines.messages("main") == []  # ISO-7: nothing fell back to main
 
     qtbot.mouseClick(window.workspace_pane.recreate_folder_button, Qt.MouseButton.LeftButton)
 
@@ -123,7 +123,7 @@ def test_sending_after_the_folder_vanished_keeps_the_text_and_explains(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-4: a refusal loses nothing; the composer keeps the text and the line shows why."""
-    line = sqlite_controller.create_line("Shown runnable")
+    line = sqlite_controller.lines.create_line("Shown runnable")
     click_line(qtbot, window, line.thread_id)
     qtbot.keyClicks(window.composer, "do the thing")
     shutil.rmtree(line.workspace_binding.path or "")
@@ -134,14 +134,14 @@ def test_sending_after_the_folder_vanished_keeps_the_text_and_explains(
     status = label_text(window, "lineStatusLabel")
     assert status.startswith("Not sent") and "folder is missing" in status
     assert not window.send_button.isEnabled()
-    assert sqlite_controller.messages(line.thread_id) == []
+    assert sqlite_controller.lines.messages(line.thread_id) == []
 
 
 def test_the_watched_folder_disappearing_blocks_the_line(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-4: the window notices a folder deleted behind its back (file system watcher)."""
-    line = sqlite_controller.create_line("Watched")
+    line = sqlite_controller.lines.create_line("Watched")
     click_line(qtbot, window, line.thread_id)
     shutil.rmtree(line.workspace_binding.path or "")
     qtbot.waitUntil(lambda: label_text(window, "lineStatusLabel").startswith("Not runnable"), timeout=5000)
@@ -150,8 +150,8 @@ def test_the_watched_folder_disappearing_blocks_the_line(
 
 def test_each_line_keeps_its_own_draft(qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController) -> None:
     """ISO-5: text typed for one line is never sent on another."""
-    line_a = sqlite_controller.create_line("A")
-    line_b = sqlite_controller.create_line("B")
+    line_a = sqlite_controller.lines.create_line("A")
+    line_b = sqlite_controller.lines.create_line("B")
     click_line(qtbot, window, line_a.thread_id)
     qtbot.keyClicks(window.composer, "for A only")
     click_line(qtbot, window, line_b.thread_id)
@@ -164,7 +164,7 @@ def test_messages_appended_on_another_line_do_not_enter_this_pane(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-5: the message pane shows the current key only."""
-    line = sqlite_controller.create_line("Elsewhere")
+    line = sqlite_controller.lines.create_line("Elsewhere")
     sqlite_controller.send(line.thread_id, "not for main")
     assert window.message_model.key == "main"
     assert message_texts(window) == []
@@ -175,10 +175,10 @@ def test_task_line_model_passes_qt_model_tester(
 ) -> None:
     """STYLE lesson 3: every custom model passes pytest-qt's model tester."""
     for title in ("one", "two"):
-        sqlite_controller.create_line(title)
+        sqlite_controller.lines.create_line(title)
     model = TaskLineModel(sqlite_controller)
     qtmodeltester.check(model)
-    line = sqlite_controller.create_line("three")
+    line = sqlite_controller.lines.create_line("three")
     model.add_line(line.thread_id)
     model.refresh_line(line.thread_id)
     qtmodeltester.check(model)
@@ -201,13 +201,13 @@ def test_message_list_model_loads_the_newest_page_first_and_fetch_more_pages_old
     """STYLE lesson 3: the newest page in one read; older pages as ids via fetchMore, rows read on demand."""
     add_messages(sqlite_store, "main", 1000)
     reads: list[int] = []
-    real_messages_by_id = sqlite_controller.messages_by_id
+    real_messages_by_id = sqlite_controller.lines.messages_by_id
 
     def counting(ids: list[int]) -> dict[int, Message]:
         reads.append(len(ids))
         return real_messages_by_id(ids)
 
-    sqlite_controller.messages_by_id = counting  # type: ignore[method-assign]
+    sqlite_controller.lines.messages_by_id = counting  # type: ignore[method-assign]
     model = MessageListModel(sqlite_controller)
     model.set_key("main")
 
@@ -259,7 +259,7 @@ def test_an_older_page_read_elsewhere_is_applied_only_for_the_line_and_page_it_w
 ) -> None:
     """Issue 19: the window reads older pages on the store worker. An answer (or a failure) for a line no
     longer shown is dropped and does not cancel the page asked for since."""
-    other = sqlite_controller.create_line("Other")
+    other = sqlite_controller.lines.create_line("Other")
     add_messages(sqlite_store, "main", 40)
     add_messages(sqlite_store, other.thread_id, 40)
     asked: list[tuple[object, object]] = []

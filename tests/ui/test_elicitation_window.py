@@ -35,8 +35,8 @@ def _fields(card: ElicitationCard) -> dict[str, QWidget]:
 
 def _start(qtbot: QtBot, controller: SessionController, tmp_path: Path) -> tuple[MainWindow, str, Path]:
     report = scripted_agent(controller, tmp_path, turn=[ELICIT])
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "set the project up")
@@ -110,8 +110,8 @@ def test_a_question_sent_as_a_permission_request_shows_as_a_form_card_with_the_a
 
     question = {"id": "q", "title": "Which database should I use?", "kind": "think", "options": "once"}
     report = scripted_agent(sqlite_controller, tmp_path, turn=[{"permission": question}])
-    line = sqlite_controller.create_line("agent")
-    sqlite_controller.set_execution(line.thread_id, "acp", "scripted")
+    line = sqlite_controller.lines.create_line("agent")
+    sqlite_controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, sqlite_controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "pick one")
@@ -134,8 +134,8 @@ def test_a_url_request_shows_its_address_and_done_answers_accept(
 
     step = {"elicit_url": {"message": "Sign the licence", "url": "https://example.com/licence", "id": "lic"}}
     report = scripted_agent(sqlite_controller, tmp_path, turn=[step, {"say": "thanks"}])
-    line = sqlite_controller.create_line("agent")
-    sqlite_controller.set_execution(line.thread_id, "acp", "scripted")
+    line = sqlite_controller.lines.create_line("agent")
+    sqlite_controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, sqlite_controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "go on")

@@ -27,8 +27,8 @@ def test_export_writes_the_shown_line_to_the_chosen_file(
     qtbot: QtBot, window: MainWindow, sqlite_store: Store, tmp_path: Path
 ) -> None:
     controller = window.controller
-    key = controller.create_line("Colours").thread_id
-    controller.switch_session(key)
+    key = controller.lines.create_line("Colours").thread_id
+    controller.lines.switch_session(key)
     sqlite_store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content="蓝色 please")
     asked: list[str] = []
     target = tmp_path / "colours.json"
@@ -48,9 +48,9 @@ def test_export_writes_the_shown_line_to_the_chosen_file(
 
 def test_a_category_line_asks_first_and_a_no_writes_nothing(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     controller = window.controller
-    key = controller.create_line("Ward notes").thread_id
-    controller.set_category(key, "medical")
-    controller.switch_session(key)
+    key = controller.lines.create_line("Ward notes").thread_id
+    controller.tasks.set_category(key, "medical")
+    controller.lines.switch_session(key)
     questions: list[tuple[str, str]] = []
     answer = [False]
     target = tmp_path / "ward.md"
@@ -90,11 +90,11 @@ def test_the_suffix_picks_the_format() -> None:
 def test_a_category_task_under_a_normal_line_is_asked_about(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     """CAT-4: the question follows every category in the exported subtree, not only the shown line's."""
     controller = window.controller
-    key = controller.create_line("Clinic admin").thread_id
+    key = controller.lines.create_line("Clinic admin").thread_id
     _say(window, key, "book the rooms")
-    task = controller.start_task(key, "the ward's notes").task.thread_id
-    controller.set_category(task, "medical")  # CAT-10: a human relabels the task alone
-    controller.switch_session(key)
+    task = controller.tasks.start_task(key, "the ward's notes").task.thread_id
+    controller.tasks.set_category(task, "medical")  # CAT-10: a human relabels the task alone
+    controller.lines.switch_session(key)
     questions: list[tuple[str, str]] = []
     target = tmp_path / "clinic.json"
 
@@ -115,11 +115,11 @@ def test_a_normal_task_of_a_category_line_exports_without_its_dispatchers_words(
 ) -> None:
     """CAT-8: the task's export reads its sources as the task: nothing of the medical conversation, no question."""
     controller = window.controller
-    ward = controller.create_line("Ward").thread_id
-    controller.set_category(ward, "medical")
+    ward = controller.lines.create_line("Ward").thread_id
+    controller.tasks.set_category(ward, "medical")
     _say(window, ward, "the patient's results are attached")
-    task = controller.start_task(ward, "write a date picker", category=None).task.thread_id
-    controller.switch_session(task)
+    task = controller.tasks.start_task(ward, "write a date picker", category=None).task.thread_id
+    controller.lines.switch_session(task)
     qtbot.waitUntil(lambda: window.shown_key == task, timeout=10_000)
     target = tmp_path / "picker.json"
     window.confirm_category_export = lambda *_args: (_ for _ in ()).throw(AssertionError("no category in it"))

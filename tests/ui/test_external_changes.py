@@ -49,15 +49,15 @@ out = open(sys.argv[1], "a", buffering=1)
 for line in sys.stdin:
     verb, *args = json.loads(line)
     if verb == "line":
-        answer = controller.create_line(args[0]).thread_id
+        answer = controller.lines.create_line(args[0]).thread_id
     elif verb == "message":
         answer = store.messages.append(
             args[0], role=MessageRole.USER, source=MessageSource.HUMAN, content=args[1]
         ).id
     elif verb == "rename":
-        answer = controller.rename_line(args[0], args[1]).title
+        answer = controller.lines.rename_line(args[0], args[1]).title
     elif verb == "archive":
-        answer = controller.archive_line(args[0]).archived
+        answer = controller.lines.archive_line(args[0]).archived
     elif verb == "status":
         mark_run(store, args[0], args[1])
         answer = args[1]

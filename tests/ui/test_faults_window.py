@@ -69,7 +69,7 @@ def test_a_window_operation_on_a_full_disk_is_one_line_in_the_window_and_makes_n
         restore = install_error_boundary(window)
         holder = sqlite3.connect(settings.sqlite_path)  # keeps the WAL index, as a second window would
         try:
-            lines_before = len(controller.list_lines())
+            lines_before = len(controller.lines.list_lines())
             folders_before = line_folders(home)
             fill(small_disk)
             for _ in range(20):
@@ -84,7 +84,7 @@ def test_a_window_operation_on_a_full_disk_is_one_line_in_the_window_and_makes_n
             holder.close()
             for filler in small_disk.glob("filler-*"):
                 filler.unlink()
-        stored = {Path(line.workspace_path or "").name for line in controller.list_lines(include_archived=True)}
+        stored = {Path(line.workspace_path or "").name for line in controller.lines.list_lines(include_archived=True)}
         assert line_folders(home) == stored  # the failed line left no folder behind
         assert len(stored) >= lines_before and folders_before <= line_folders(home)
         window.close()

@@ -59,12 +59,12 @@ def _rows(shell: QWidget) -> list[LineRowView]:
 def test_the_first_list_shows_the_lines_in_tree_order_as_the_window_list_does(
     qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
 ) -> None:
-    plain = sqlite_controller.create_line("Plain").thread_id
-    task = sqlite_controller.start_task(plain, "a goal").key
-    other = sqlite_controller.create_line("Medical notes").thread_id
-    sqlite_controller.set_category(other, "medical")
-    archived = sqlite_controller.create_line("Old").thread_id
-    sqlite_controller.archive_line(archived)
+    plain = sqlite_controller.lines.create_line("Plain").thread_id
+    task = sqlite_controller.tasks.start_task(plain, "a goal").key
+    other = sqlite_controller.lines.create_line("Medical notes").thread_id
+    sqlite_controller.tasks.set_category(other, "medical")
+    archived = sqlite_controller.lines.create_line("Old").thread_id
+    sqlite_controller.lines.archive_line(archived)
     first = FirstListRead(lambda: first_opening(settings.home, None))
     shell, screen, ended = _shown_shell(qtbot, first)
     first.setParent(shell)
@@ -74,7 +74,7 @@ def test_the_first_list_shows_the_lines_in_tree_order_as_the_window_list_does(
     assert [(r.title, r.depth, r.category_badge, r.kind_marker) for r in rows] == [
         ("Main", 0, "", ""),
         ("Plain", 0, "", ""),
-        (f"Task: {sqlite_controller.line_summary(task).title.removeprefix('Task: ')}", 1, "", "task"),
+        (f"Task: {sqlite_controller.lines.line_summary(task).title.removeprefix('Task: ')}", 1, "", "task"),
         ("Medical notes", 0, "● medical", ""),
     ]  # the archived line is hidden, as the window's list hides it until "Show archived"
     # What the window will show over the store is the same list, in the same order.

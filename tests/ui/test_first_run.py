@@ -52,7 +52,7 @@ def test_an_empty_first_run_line_offers_both_ways_and_the_status_agrees(
     qtbot.waitUntil(lambda: pane.stack.currentWidget() is pane.message_list)
     assert pane.provider_banner.isVisible() and not add.isVisible()
 
-    bare_controller.add_provider(
+    bare_controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     window.refresh_providers()

@@ -22,7 +22,7 @@ from .support import click_line, label_text, proxy_index
 def test_a_line_whose_folder_became_a_link_says_why_and_cannot_send_until_bound_again(
     qtbot: QtBot, sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
-    line = sqlite_controller.create_line("Swapped")
+    line = sqlite_controller.lines.create_line("Swapped")
     folder = Path(line.workspace_binding.path or "")
     shutil.rmtree(folder)
     folder.symlink_to(tmp_path, target_is_directory=True)
@@ -38,6 +38,6 @@ def test_a_line_whose_folder_became_a_link_says_why_and_cannot_send_until_bound_
     assert "was replaced by a symbolic link" in pane.empty_label.text()
     folder.unlink()
     folder.mkdir()
-    sqlite_controller.bind_workspace(line.thread_id, folder)
+    sqlite_controller.lines.bind_workspace(line.thread_id, folder)
     qtbot.waitUntil(lambda: label_text(window, "lineStatusLabel").startswith("Runnable"))
     qtbot.waitUntil(lambda: pane.root == str(folder))

@@ -57,7 +57,7 @@ def test_the_title_is_shown_whole_beside_a_long_session_key_at_900x600(
     qtbot: QtBot, sqlite_controller: SessionController, app_style: None
 ) -> None:
     """With the app's own stylesheet (a test that starts the app leaves it on for the rest of the run)."""
-    line = sqlite_controller.create_line(LONG_TITLE)
+    line = sqlite_controller.lines.create_line(LONG_TITLE)
     window = open_window(qtbot, sqlite_controller)
     window.resize(900, 600)
     click_line(qtbot, window, line.thread_id)
@@ -83,7 +83,7 @@ def test_a_very_long_title_stays_whole_at_900x600_the_key_chip_gives_way(
     """The title first and whole; the chip shrinks (elided in the middle) or hides when there is no room left
     for it, and comes back whole when the window is wide again."""
     assert len(VERY_LONG_TITLE) >= 55
-    line = sqlite_controller.create_line(VERY_LONG_TITLE)
+    line = sqlite_controller.lines.create_line(VERY_LONG_TITLE)
     window = open_window(qtbot, sqlite_controller)
     window.resize(900, 600)
     click_line(qtbot, window, line.thread_id)
@@ -106,7 +106,7 @@ def test_a_very_long_title_stays_whole_at_900x600_the_key_chip_gives_way(
 
 
 def test_a_click_on_the_session_key_chip_copies_the_key(qtbot: QtBot, sqlite_controller: SessionController) -> None:
-    line = sqlite_controller.create_line("Copy me")
+    line = sqlite_controller.lines.create_line("Copy me")
     window = open_window(qtbot, sqlite_controller)
     click_line(qtbot, window, line.thread_id)
     QApplication.clipboard().setText("something else")
@@ -120,8 +120,8 @@ def test_the_workspace_path_elides_in_the_middle_with_the_whole_path_in_its_tool
 ) -> None:
     folder = tmp_path / "a-rather-long-folder-name-for-the-workspace" / "with-more-levels-below" / "project-end"
     folder.mkdir(parents=True)
-    line = sqlite_controller.create_line("Path")
-    sqlite_controller.bind_workspace(line.thread_id, str(folder))
+    line = sqlite_controller.lines.create_line("Path")
+    sqlite_controller.lines.bind_workspace(line.thread_id, str(folder))
     window = open_window(qtbot, sqlite_controller)
     window.resize(1300, 760)  # at 900 wide the workspace pane makes way for the conversation
     click_line(qtbot, window, line.thread_id)
@@ -143,7 +143,7 @@ def test_a_folder_under_home_is_shown_home_relative_with_the_whole_path_in_its_t
     monkeypatch.setenv("HOME", str(tmp_path))
     folder = tmp_path / "projects" / "demo"
     folder.mkdir(parents=True)
-    line = sqlite_controller.create_line("Demo", workspace=folder)
+    line = sqlite_controller.lines.create_line("Demo", workspace=folder)
     window = open_window(qtbot, sqlite_controller)
     window.resize(1300, 760)
     click_line(qtbot, window, line.thread_id)
@@ -163,9 +163,9 @@ def test_the_usage_meter_survives_a_switch_away_and_back(
         prompt_usage={"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
         turn=[{"usage": {"used": 15, "size": 128000}}, {"say": "ok"}],
     )
-    line = controller.create_line("agent")
-    other = controller.create_line("other")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    other = controller.lines.create_line("other")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "hello")

@@ -351,7 +351,7 @@ def test_the_chinese_window_shows_no_english_source_text(
 ) -> None:
     """Issue 20: the main window with a line, its messages and an approval card, and Settings → Providers."""
     window = open_window(qtbot, agent_controller)  # built after the translators, as run_gui does
-    line = agent_controller.create_line(TITLE)
+    line = agent_controller.lines.create_line(TITLE)
     click_line(qtbot, window, line.thread_id)
     openai_server.script(
         ToolCallReply([call("write_file", path="hello.txt", content="你好\n", quote="创建 hello.txt")]),
@@ -456,7 +456,7 @@ def test_the_chinese_conversation_paints_no_english_after_a_turn_with_tools(
     window = open_window(qtbot, agent_controller)
     empty = still_english(iter([*shown_texts(window), *painted_texts(window)]), {"main", "local", "test-model"})
     assert not empty, "English shown in the empty window:\n" + "\n".join(empty)
-    line = agent_controller.create_line(TITLE)
+    line = agent_controller.lines.create_line(TITLE)
     click_line(qtbot, window, line.thread_id)
     workspace = Path(line.workspace_binding.path)
     (workspace / "readme.md").write_text("说明\n", encoding="utf-8")
@@ -484,7 +484,7 @@ def test_the_chinese_conversation_paints_no_english_after_a_turn_with_tools(
     run(
         loop,
         wait_until(
-            lambda: (workspace / "hello.txt").exists() and not window.controller.is_running(line.thread_id),
+            lambda: (workspace / "hello.txt").exists() and not window.controller.turns.is_running(line.thread_id),
             what="the turn's end",
         ),
     )
@@ -503,7 +503,9 @@ def test_the_chinese_conversation_paints_no_english_after_a_turn_with_tools(
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
     run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the second approval card"))
     area.cards[0].findChild(QAbstractButton, "rejectButton").click()
-    run(loop, wait_until(lambda: not window.controller.is_running(line.thread_id), what="the rejected turn's end"))
+    run(
+        loop, wait_until(lambda: not window.controller.turns.is_running(line.thread_id), what="the rejected turn's end")
+    )
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)

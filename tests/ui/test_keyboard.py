@@ -35,16 +35,16 @@ def active(qtbot: QtBot, window: MainWindow) -> MainWindow:
 def test_the_composer_has_the_focus_at_launch_and_after_a_switch(
     qtbot: QtBot, sqlite_controller: SessionController
 ) -> None:
-    line = sqlite_controller.create_line("Other")
+    line = sqlite_controller.lines.create_line("Other")
     window = active(qtbot, open_window(qtbot, sqlite_controller))
     qtbot.waitUntil(lambda: window.composer.hasFocus())
     click_line(qtbot, window, line.thread_id)
-    qtbot.waitUntil(lambda: window.controller.current_key == line.thread_id)
+    qtbot.waitUntil(lambda: window.controller.lines.current_key == line.thread_id)
     assert window.composer.hasFocus()
 
     window.task_line_list.setFocus()
     qtbot.keyClick(window.task_line_list, Qt.Key.Key_Up)  # walking the list: the focus stays in the list
-    qtbot.waitUntil(lambda: window.controller.current_key != line.thread_id)
+    qtbot.waitUntil(lambda: window.controller.lines.current_key != line.thread_id)
     assert window.task_line_list.hasFocus()
 
 
@@ -63,7 +63,7 @@ def test_enter_sends_shift_enter_adds_a_line_and_the_setting_swaps_to_ctrl_enter
 
     assert "(Enter sends, Shift+Enter adds a line)" in composer.placeholderText()
     window.keyboard.enter_sends_action.trigger()  # Settings → "Enter sends" off
-    assert sqlite_controller.ui_state(ENTER_SENDS_STATE) == "false"
+    assert sqlite_controller.lines.ui_state(ENTER_SENDS_STATE) == "false"
     # Issue 30: the empty composer says which keys send now, not the old setting's.
     assert "(Ctrl+Enter sends, Enter adds a line)" in composer.placeholderText()
     qtbot.keyClicks(composer, "a")
@@ -81,8 +81,8 @@ def test_enter_sends_shift_enter_adds_a_line_and_the_setting_swaps_to_ctrl_enter
 def test_shortcuts_for_the_filter_settings_and_archive(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: SessionController
 ) -> None:
-    line = bare_controller.create_line("To archive")
-    bare_controller.switch_session(line.thread_id)
+    line = bare_controller.lines.create_line("To archive")
+    bare_controller.lines.switch_session(line.thread_id)
     window = active(qtbot, open_window(qtbot, bare_controller))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert window.task_pane.filter_edit.hasFocus()
@@ -114,8 +114,8 @@ def test_tab_walks_filter_list_conversation_composer_then_send(
 def test_every_focusable_widget_has_an_accessible_name_and_rows_say_their_status(
     qtbot: QtBot, sqlite_controller: SessionController
 ) -> None:
-    line = sqlite_controller.create_line("Clinic")
-    sqlite_controller.set_category(line.thread_id, "medical")
+    line = sqlite_controller.lines.create_line("Clinic")
+    sqlite_controller.tasks.set_category(line.thread_id, "medical")
     window = open_window(qtbot, sqlite_controller)
     unnamed = [
         f"{type(w).__name__} {w.objectName()!r}"

@@ -52,8 +52,8 @@ def cut_without_ellipsis(window: MainWindow) -> list[str]:
 
 
 def test_at_900_by_600_nothing_is_cut_without_an_ellipsis(qtbot: QtBot, sqlite_controller: SessionController) -> None:
-    line = sqlite_controller.create_line(LONG_TITLE)
-    sqlite_controller.switch_session(line.thread_id)
+    line = sqlite_controller.lines.create_line(LONG_TITLE)
+    sqlite_controller.lines.switch_session(line.thread_id)
     window = open_window(qtbot, sqlite_controller)
     window.resize(900, 600)
     qtbot.waitUntil(lambda: window.width() == 900)
@@ -136,7 +136,7 @@ def test_what_the_panes_remember_is_written_and_read_in_one_statement_each(
     assert len(writes) == 1, writes
     assert len(reads) == 1, reads
     assert not again.keyboard.enter_sends_action.isChecked()  # remembered, from that one read
-    assert sqlite_controller.ui_state("composer.enter_sends") is not None  # outside a build: read as before
+    assert sqlite_controller.lines.ui_state("composer.enter_sends") is not None  # outside a build: read as before
 
 
 def test_at_900_by_600_a_long_provider_name_elides_in_every_picker_with_the_whole_text_in_its_tooltip(
@@ -145,12 +145,14 @@ def test_at_900_by_600_a_long_provider_name_elides_in_every_picker_with_the_whol
     from xworkmate.domain.providers import ProviderRecord
 
     long_name, long_model = "a-very-long-provider-name", "some-long-model-name"
-    sqlite_controller.add_provider(
+    sqlite_controller.providers.add_provider(
         ProviderRecord(name=long_name, base_url="http://127.0.0.1:9/v1", model=long_model, is_default=True)
     )
-    line = sqlite_controller.create_line("Short")
-    sqlite_controller.set_execution(line.thread_id, "native", long_name)  # the picker shows "name · model"
-    sqlite_controller.switch_session(line.thread_id)
+    line = sqlite_controller.lines.create_line("Short")
+    sqlite_controller.line_settings.set_execution(
+        line.thread_id, "native", long_name
+    )  # the picker shows "name · model"
+    sqlite_controller.lines.switch_session(line.thread_id)
     window = open_window(qtbot, sqlite_controller)
     window.resize(900, 600)
     qtbot.waitUntil(lambda: window.width() == 900)

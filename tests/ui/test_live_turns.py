@@ -129,7 +129,7 @@ def test_escape_stops_the_running_line(
     qtbot.keyClick(window.composer, Qt.Key.Key_Escape)
     run(loop, wait_until(finished(agent_controller, "main"), what="the stop"))
     assert message_texts(window)[-1].startswith("Stopped.")
-    stored = agent_controller.messages("main")
+    stored = agent_controller.lines.messages("main")
     assert [m.state for m in stored if m.role is MessageRole.ASSISTANT] == [MessageState.INTERRUPTED]
 
 
@@ -159,7 +159,7 @@ def test_an_approval_card_lets_the_write_through_or_refuses_it(
     click_line(qtbot, window, "main")  # another line: its pane has no card
     assert area.cards == [] and not area.isVisible()
     click_line(qtbot, window, line.thread_id)  # back: the card is still waiting
-    assert [c.approval_id for c in area.cards] == agent_controller.pending_approvals(line.thread_id)
+    assert [c.approval_id for c in area.cards] == agent_controller.approvals.pending_approvals(line.thread_id)
     button = {"allow": "approve_button", "reject": "reject_button", "always": "always_button"}[decision]
     qtbot.mouseClick(getattr(area.cards[0], button), Qt.MouseButton.LeftButton)
 
@@ -252,10 +252,10 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
     """SPEC §5: many lines run at once without freezing the window; each streams into its own pane."""
     controller = bare_controller
     server_a, server_b = openai_server_factory(), openai_server_factory()
-    controller.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="test-model"))
-    controller.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="test-model"))
+    controller.providers.add_provider(ProviderRecord(name="a", base_url=server_a.base_url, model="test-model"))
+    controller.providers.add_provider(ProviderRecord(name="b", base_url=server_b.base_url, model="test-model"))
     window = open_window(qtbot, controller)
-    line_a, line_b = controller.create_line("A"), controller.create_line("B")
+    line_a, line_b = controller.lines.create_line("A"), controller.lines.create_line("B")
     # Long enough (about 3 s each) that both are still streaming when the test looks, even on a busy machine.
     server_a.script(TextReply([f"a{i} " for i in range(150)], delay=0.02))
     server_b.script(TextReply([f"b{i} " for i in range(150)], delay=0.02))
@@ -272,7 +272,7 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
     click_line(qtbot, window, line_b.thread_id)
     window.provider_picker.setCurrentIndex(window.provider_picker.findData("b"))
     send(qtbot, window, "count with b")  # another line may be sent to while A runs
-    assert controller.is_running(line_a.thread_id) and controller.is_running(line_b.thread_id)
+    assert controller.turns.is_running(line_a.thread_id) and controller.turns.is_running(line_b.thread_id)
 
     run(
         loop,
@@ -304,11 +304,11 @@ def test_two_lines_run_at_once_and_the_window_keeps_ticking(
     print(f"\n10 ms timer during two streaming lines: {len(ticks)} ticks, max gap {max(gaps) * 1000:.1f} ms")
     assert len(ticks) >= 10
 
-    assert [m.content for m in controller.messages(line_a.thread_id)] == [
+    assert [m.content for m in controller.lines.messages(line_a.thread_id)] == [
         "count with a",
         "".join(f"a{i} " for i in range(150)),
     ]
-    assert [m.content for m in controller.messages(line_b.thread_id)] == [
+    assert [m.content for m in controller.lines.messages(line_b.thread_id)] == [
         "count with b",
         "".join(f"b{i} " for i in range(150)),
     ]

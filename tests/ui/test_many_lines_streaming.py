@@ -35,9 +35,11 @@ def test_a_background_line_streams_without_touching_the_view_and_shows_all_its_t
 ) -> None:
     controller = bare_controller
     server = openai_server_factory()
-    controller.add_provider(ProviderRecord(name="a", base_url=server.base_url, model="test-model", is_default=True))
+    controller.providers.add_provider(
+        ProviderRecord(name="a", base_url=server.base_url, model="test-model", is_default=True)
+    )
     window = open_window(qtbot, controller)
-    background, shown = controller.create_line("Background"), controller.create_line("Shown")
+    background, shown = controller.lines.create_line("Background"), controller.lines.create_line("Shown")
     click_line(qtbot, window, shown.thread_id)
     model = window.message_model
     touched: list[str] = []
@@ -47,7 +49,7 @@ def test_a_background_line_streams_without_touching_the_view_and_shows_all_its_t
     window.bridge.changed.connect(lambda change: signalled.append(change) if isinstance(change, RunDelta) else None)
     server.script(HangReply(chunks=CHUNKS))  # streams them all, then the turn stays running
 
-    task = controller.start_turn(background.thread_id, "stream", provider="a")
+    task = controller.turns.start_turn(background.thread_id, "stream", provider="a")
     run(
         loop,
         wait_until(
@@ -63,7 +65,7 @@ def test_a_background_line_streams_without_touching_the_view_and_shows_all_its_t
 
     click_line(qtbot, window, background.thread_id)
     assert live_text(window) == "".join(CHUNKS)  # built from the buffer when it is shown
-    assert controller.stop(background.thread_id)
+    assert controller.turns.stop(background.thread_id)
     run(loop, wait_until(task.done, what="the stopped turn"))
 
 

@@ -39,8 +39,8 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
 ) -> None:
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "ok"}])
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
 
@@ -73,7 +73,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
     idle(dialog)
     assert dialog.server_names() == ["events", "files", "spare"]
-    events = next(s for s in controller.mcp_servers() if s.name == "events")
+    events = next(s for s in controller.agents.mcp_servers() if s.name == "events")
     assert (events.transport, events.header_refs, events.env_refs) == (
         "sse",
         (("Authorization", "env:EVENTS_TOKEN"),),
@@ -100,14 +100,14 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
 
     QTimer.singleShot(300, choose)
     qtbot.mouseClick(picker, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: [s.name for s in controller.line_mcp_servers(line.thread_id)] == ["files"])
+    qtbot.waitUntil(lambda: [s.name for s in controller.agents.line_mcp_servers(line.thread_id)] == ["files"])
     qtbot.waitUntil(lambda: window.agent_bar.mcp_picker.text() == "MCP (1)")
 
     send(qtbot, window, "hello")
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn"))
     (new,) = report_events(report, "new_session")
     assert "mcp" not in new  # FILES_TOKEN is not set: left out, in one line
-    texts = [m.content for m in controller.messages(line.thread_id)]
+    texts = [m.content for m in controller.lines.messages(line.thread_id)]
     assert any("MCP server 'files' was not started: TOKEN comes from $FILES_TOKEN" in t for t in texts), texts
 
 
@@ -125,9 +125,9 @@ def test_settings_providers_shows_what_the_agent_reported(
     row = next(r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0).text() == "scripted")
     assert dialog.table.item(row, 1).text() == "(ACP agent)"
     dialog.close()
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
-    assert run(loop, controller.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+    assert run(loop, controller.turns.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
     dialog = window.on_provider_settings_requested()
     idle(dialog)
     assert dialog.table.item(row, 1).text() == "scripted-agent 4.2.1 (ACP agent)"

@@ -47,9 +47,9 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
 ) -> None:
     window, controller = agent_window, agent_controller
     activate(qtbot, window)
-    finished = controller.create_line("Finished one")
-    failed = controller.create_line("Failing one")
-    asking = controller.create_line("Asking one")
+    finished = controller.lines.create_line("Finished one")
+    failed = controller.lines.create_line("Failing one")
+    asking = controller.lines.create_line("Asking one")
     keys = finished.thread_id, failed.thread_id, asking.thread_id
 
     turn_on(loop, openai_server, controller, finished.thread_id, "summarise", TextReply(["All done."]))
@@ -57,7 +57,7 @@ def test_badges_the_needs_you_list_oldest_first_the_title_count_and_ctrl_j(
         loop, openai_server, controller, failed.thread_id, "hello?", ErrorReply(401, {"error": {"message": "bad key"}})
     )
     write_request(openai_server)
-    turn = controller.start_turn(asking.thread_id, "Please create hello.txt containing a greeting")
+    turn = controller.turns.start_turn(asking.thread_id, "Please create hello.txt containing a greeting")
     run(loop, wait_until(lambda: controller.attention.state(asking.thread_id) is Attention.NEEDS_APPROVAL))
 
     badges = [proxy_index(window, k).data(ATTENTION_BADGE_ROLE) for k in keys]
@@ -137,7 +137,7 @@ def test_the_focused_approval_card_answers_y_n_and_a(
     )
     assert card.hasFocus()
     qtbot.keyClick(card, Qt.Key.Key_X)  # other keys do nothing
-    assert agent_controller.pending_approvals(line.thread_id) == [card.approval_id]
+    assert agent_controller.approvals.pending_approvals(line.thread_id) == [card.approval_id]
     qtbot.keyClick(card.arguments_view, getattr(Qt.Key, f"Key_{key}"))  # from inside the card too
     run(loop, wait_until(finished(agent_controller, line.thread_id), what="the turn to end"))
     assert Path(line.workspace_binding.path or "", "hello.txt").exists() is written
@@ -194,7 +194,7 @@ def test_drafts_survive_switching_lines_and_a_restart(
     qtbot: QtBot, sqlite_controller: SessionController, settings: Settings
 ) -> None:
     controller = sqlite_controller
-    other = controller.create_line("Other")
+    other = controller.lines.create_line("Other")
     window = open_window(qtbot, controller)
     qtbot.keyClicks(window.composer, "draft for main")
     click_line(qtbot, window, other.thread_id)
@@ -228,10 +228,10 @@ def test_unread_and_failed_badges_survive_a_restart(
     settings: Settings,
 ) -> None:
     controller = bare_controller
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
-    line = controller.create_line("Background")
+    line = controller.lines.create_line("Background")
     window = open_window(qtbot, controller)
     turn_on(loop, openai_server, controller, line.thread_id, "work", TextReply(["Finished while you were away."]))
     assert proxy_index(window, line.thread_id).data(ATTENTION_BADGE_ROLE) == "new"
@@ -261,11 +261,11 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
 
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, auth_methods=TWO, require_auth=True, turn=[{"say": "signed in!"}])
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window = open_window(qtbot, controller)
     activate(qtbot, window)
-    controller.start_turn(line.thread_id, "hello agent")
+    controller.turns.start_turn(line.thread_id, "hello agent")
     run(loop, wait_until(lambda: controller.attention.state(line.thread_id) is Attention.NEEDS_SIGN_IN))
     index = proxy_index(window, line.thread_id)
     assert index.data(BADGE_ROLE) == "needs sign-in" and index.data(ATTENTION_BADGE_ROLE) == "needs sign-in"
@@ -313,7 +313,7 @@ def test_ctrl_j_a_notification_click_and_a_list_click_open_a_line_the_same_way(
     leave the same selection, panes and title."""
     window, controller = agent_window, agent_controller
     activate(qtbot, window)
-    line = controller.create_line("Finished one")
+    line = controller.lines.create_line("Finished one")
     turn_on(loop, openai_server, controller, line.thread_id, "summarise", TextReply(["All done."]))
     settled(qtbot, window)
     assert controller.attention.state(line.thread_id) is Attention.FINISHED_UNREAD

@@ -46,9 +46,9 @@ def test_a_refused_host_shows_on_its_commands_card_and_its_button_allows_it_for_
     tmp_path: Path,
 ) -> None:
     window, controller = agent_window, agent_controller
-    line = controller.create_line("listed")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_network(line.thread_id, "allow-list")
+    line = controller.lines.create_line("listed")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
     click_line(qtbot, window, line.thread_id)
     openai_server.script(
         ToolCallReply([call("run_command", "quiet", command="echo no network")]),
@@ -120,10 +120,10 @@ def test_a_connection_made_while_no_command_runs_stays_a_notice_and_a_card_has_n
             {"say": "done"},
         ],
     )
-    line = controller.create_line("acp")
-    controller.set_permission(line.thread_id, "full")
-    controller.set_execution(line.thread_id, "acp", "scripted")
-    controller.set_network(line.thread_id, "allow-list")
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+    controller.line_settings.set_network(line.thread_id, "allow-list")
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "try")
     run(loop, wait_until(finished(controller, line.thread_id), what="the turn to finish"))

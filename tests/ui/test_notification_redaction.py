@@ -34,9 +34,9 @@ def test_a_key_in_the_first_message_or_in_a_title_never_reaches_a_notification(
     anyway (the person typed it, an older database) is redacted as the notification is worded."""
     activate(qtbot, agent_window)
     elsewhere(qtbot)
-    derived = agent_controller.create_line().thread_id
+    derived = agent_controller.lines.create_line().thread_id
     turn_on(loop, openai_server, agent_controller, derived, f"rotate {KEY} today", TextReply(["Rotated."]))
-    named = agent_controller.create_line(f"keys {KEY}").thread_id
+    named = agent_controller.lines.create_line(f"keys {KEY}").thread_id
     turn_on(loop, openai_server, agent_controller, named, "list them", TextReply(["Listed."]))
 
     assert recorded.shown == [

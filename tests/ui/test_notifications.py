@@ -90,7 +90,7 @@ def test_a_finish_on_another_line_is_notified_and_clicking_opens_it(
 ) -> None:
     window = agent_window
     activate(qtbot, window)
-    line = agent_controller.create_line("Report")
+    line = agent_controller.lines.create_line("Report")
     turn_on(loop, openai_server, agent_controller, line.thread_id, "write the report", TextReply(["Here it is."]))
     assert recorded.shown == [(line.thread_id, "XWorkmate: Report", "“Report” finished — a new answer to read.")]
     assert window.shown_key == "main"
@@ -111,12 +111,12 @@ def test_the_shown_line_in_the_focused_window_is_not_notified_but_in_an_unfocuse
     window = agent_window
     activate(qtbot, window)
     openai_server.script(TextReply(["Seen as it came."]), ErrorReply(401, {"error": {"message": "bad key"}}))
-    run(loop, agent_controller.run_turn("main", "first"))
+    run(loop, agent_controller.turns.run_turn("main", "first"))
     assert recorded.shown == []  # the person was looking at it
 
     elsewhere(qtbot)
     assert not window.isActiveWindow()
-    run(loop, agent_controller.run_turn("main", "second"))
+    run(loop, agent_controller.turns.run_turn("main", "second"))
     assert [(key, body) for key, _title, body in recorded.shown] == [
         ("main", "“Main” failed — its run stopped with an error.")
     ]
@@ -135,14 +135,14 @@ def test_an_approval_on_another_line_is_notified(
     recorded: RecordingBackend,
 ) -> None:
     activate(qtbot, agent_window)
-    line = agent_controller.create_line("Writer")
+    line = agent_controller.lines.create_line("Writer")
     openai_server.script(
         ToolCallReply([call("write_file", path="a.txt", content="a\n", quote="create a.txt")]), TextReply(["ok"])
     )
-    agent_controller.start_turn(line.thread_id, "Please create a.txt")
+    agent_controller.turns.start_turn(line.thread_id, "Please create a.txt")
     run(loop, wait_until(lambda: bool(recorded.shown), what="the notification"))
     assert recorded.shown == [(line.thread_id, "XWorkmate: Writer", "“Writer” waits for your approval.")]
-    agent_controller.stop(line.thread_id)
+    agent_controller.turns.stop(line.thread_id)
     run(loop, wait_until(finished(agent_controller, line.thread_id)))
 
 
@@ -157,8 +157,8 @@ def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(
 ) -> None:
     window = agent_window
     activate(qtbot, window)
-    muted = agent_controller.create_line("Quiet")
-    loud = agent_controller.create_line("Loud")
+    muted = agent_controller.lines.create_line("Quiet")
+    loud = agent_controller.lines.create_line("Loud")
     menu = window.task_line_menu(muted.thread_id)
     [mute] = [a for a in menu.actions() if a.objectName() == "muteNotificationsAction"]
     assert mute.text() == "Mute notifications" and not mute.isChecked()
@@ -167,18 +167,18 @@ def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(
     assert agent_controller.attention.muted(muted.thread_id)
 
     openai_server.script(TextReply(["one"]), TextReply(["two"]), TextReply(["three"]))
-    run(loop, agent_controller.run_turn(muted.thread_id, "go"))
+    run(loop, agent_controller.turns.run_turn(muted.thread_id, "go"))
     assert recorded.shown == []
     assert agent_window.task_model.attention_of(muted.thread_id).value == "finished_unread"  # the badge still shows
 
     action = window.needs_you.notifications_action
     assert action.objectName() == "desktopNotificationsAction" and action.isChecked()
     action.trigger()  # Settings → Desktop notifications: off
-    run(loop, agent_controller.run_turn(loud.thread_id, "go"))
+    run(loop, agent_controller.turns.run_turn(loud.thread_id, "go"))
     assert recorded.shown == []
-    assert agent_controller.ui_state(NOTIFICATIONS_STATE) == "false"  # issue 33: one boolean form written
+    assert agent_controller.lines.ui_state(NOTIFICATIONS_STATE) == "false"  # issue 33: one boolean form written
     action.trigger()
-    run(loop, agent_controller.run_turn(loud.thread_id, "again"))
+    run(loop, agent_controller.turns.run_turn(loud.thread_id, "again"))
     assert [key for key, _t, _b in recorded.shown] == [loud.thread_id]
     action.trigger()  # off again, for the restart below
 
@@ -214,7 +214,7 @@ def test_the_tray_backend_shows_a_message_and_its_click_opens_the_line(
     notifier.use_backend(backend)
     notifier.tray = tray
     notifier.enabled = True
-    line = agent_controller.create_line("Tray line")
+    line = agent_controller.lines.create_line("Tray line")
     turn_on(loop, openai_server, agent_controller, line.thread_id, "go", TextReply(["done"]))
     assert tray.toolTip() == "XWorkmate (1)"
     with qtbot.waitSignal(notifier.line_requested, timeout=2000):
@@ -284,7 +284,7 @@ def test_freedesktop_notifications_over_a_real_session_bus(
         notifier.enabled = True
         assert notifier.backend_name == "freedesktop"
         activate(qtbot, window)
-        line = agent_controller.create_line("Over D-Bus")
+        line = agent_controller.lines.create_line("Over D-Bus")
         turn_on(
             loop,
             openai_server,
@@ -315,7 +315,7 @@ def test_with_no_desktop_to_show_on_the_badges_alone_say_it(
     notifier = agent_window.needs_you.notifier
     assert notifier.backend is None and notifier.backend_name == "in-app" and notifier.tray is None
     assert "in-app" in agent_window.needs_you.notifications_action.toolTip()
-    line = agent_controller.create_line("Quietly")
+    line = agent_controller.lines.create_line("Quietly")
     turn_on(loop, openai_server, agent_controller, line.thread_id, "go", TextReply(["done"]))
     assert agent_window.task_model.attention_of(line.thread_id).value == "finished_unread"
     assert agent_window.windowTitle().startswith("(1) ")

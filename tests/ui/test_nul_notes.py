@@ -32,8 +32,8 @@ def test_the_tool_card_and_the_reply_say_nul_bytes_were_replaced_err_3(
 ) -> None:
     """ERR-3: the card shows the output with U+FFFD and the note; the line runs again afterwards."""
     window = agent_window
-    line = agent_controller.create_line("NUL")
-    agent_controller.set_permission(line.thread_id, "full")
+    line = agent_controller.lines.create_line("NUL")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     click_line(qtbot, window, line.thread_id)
     openai_server.script(ToolCallReply([call("run_command", command="printf 'a\\0b'")]), TextReply(["printed a\x00b"]))
     send(qtbot, window, "print a NUL")

@@ -50,7 +50,7 @@ def _chose_dark(settings: Settings) -> None:
         finally:
             window.close()
             window.deleteLater()
-        assert controller.ui_state(THEME_STATE) == "dark"
+        assert controller.lines.ui_state(THEME_STATE) == "dark"
     finally:
         store.close()
     theme_manager().set_mode(ThemeMode.LIGHT)  # this process goes on light: the next start must read it

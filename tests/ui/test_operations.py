@@ -94,12 +94,12 @@ def title(window: MainWindow) -> str:
 
 def test_a_switch_shows_the_cached_view_first_then_the_fresh_read(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
-    line_a, line_b = slow.direct.create_line("A as first seen"), slow.direct.create_line("B")
+    line_a, line_b = slow.direct.lines.create_line("A as first seen"), slow.direct.lines.create_line("B")
     window.task_model.reload()
     click_line(qtbot, window, line_a.thread_id)
     assert window.shown_key == line_a.thread_id
     click_line(qtbot, window, line_b.thread_id)
-    slow.direct.rename_line(line_a.thread_id, "A renamed by another desktop")
+    slow.direct.lines.rename_line(line_a.thread_id, "A renamed by another desktop")
 
     click_line_without_waiting(qtbot, window, line_a.thread_id)
 
@@ -109,12 +109,12 @@ def test_a_switch_shows_the_cached_view_first_then_the_fresh_read(qtbot: QtBot, 
     assert title(window) == "A as first seen"
     settled(qtbot, window)
     assert title(window) == "A renamed by another desktop"  # then the fresh read, applied
-    assert slow.controller.current_key == line_a.thread_id
+    assert slow.controller.lines.current_key == line_a.thread_id
 
 
 def test_a_stale_answer_for_a_line_no_longer_wanted_is_dropped(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
-    line_a, line_b = slow.direct.create_line("A"), slow.direct.create_line("B")
+    line_a, line_b = slow.direct.lines.create_line("A"), slow.direct.lines.create_line("B")
     window.task_model.reload()
     shown: list[str | None] = []
     window.message_model.modelReset.connect(lambda: shown.append(window.message_model.key))
@@ -126,14 +126,14 @@ def test_a_stale_answer_for_a_line_no_longer_wanted_is_dropped(qtbot: QtBot, slo
 
     assert window.shown_key == line_b.thread_id
     assert shown == [line_b.thread_id]  # A's answer arrived first and was not shown
-    assert slow.controller.current_key == line_b.thread_id
+    assert slow.controller.lines.current_key == line_b.thread_id
 
 
 def test_the_gui_thread_is_never_inside_a_store_call_during_window_actions(
     qtbot: QtBot, slow: SlowDatabase, tmp_path: Path
 ) -> None:
     window = slow.window
-    other = slow.direct.create_line("Other")
+    other = slow.direct.lines.create_line("Other")
     window.task_model.reload()
     folder = tmp_path / "chosen"
     folder.mkdir()
@@ -163,26 +163,28 @@ def test_the_gui_thread_is_never_inside_a_store_call_during_window_actions(
     stored = slow.direct.get_thread(created)
     assert stored.archived and stored.category == "research"
     assert stored.workspace_binding.path == str(folder)
-    assert "kept, as no provider is configured" in [m.content for m in slow.direct.messages(created)]
+    assert "kept, as no provider is configured" in [m.content for m in slow.direct.lines.messages(created)]
 
 
 def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_older_pages(
     qtbot: QtBot, slow: SlowDatabase
 ) -> None:
     window = slow.window
-    line = slow.direct.create_line("Long history")
+    line = slow.direct.lines.create_line("Long history")
     for number in range(40):  # no provider: each message is only kept
         slow.direct.send(line.thread_id, f"note {number}")
-    slow.direct.add_provider(ProviderRecord(name="agent", kind=ProviderKind.ACP, acp_command=("agent", "--acp")))
-    agent_line = slow.direct.create_line("Run by an agent")
-    slow.direct.set_execution(agent_line.thread_id, ExecutionMode.ACP, "agent")
+    slow.direct.providers.add_provider(
+        ProviderRecord(name="agent", kind=ProviderKind.ACP, acp_command=("agent", "--acp"))
+    )
+    agent_line = slow.direct.lines.create_line("Run by an agent")
+    slow.direct.line_settings.set_execution(agent_line.thread_id, ExecutionMode.ACP, "agent")
     window.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     window.task_model.reload()
     window.ask_title = lambda *_: "Renamed here"
     click_line(qtbot, window, line.thread_id)
     model = window.message_model
-    loaded, stored_count = model.stored_count, len(slow.direct.messages(line.thread_id))
+    loaded, stored_count = model.stored_count, len(slow.direct.lines.messages(line.thread_id))
     assert 0 < loaded < stored_count <= 200  # one older page holds the rest
     slow.sql_threads.clear()
 
@@ -217,12 +219,12 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
 
 def agent_line_shown(qtbot: QtBot, slow: SlowDatabase, openai_server: OpenAIServer, title: str) -> str:
     """A line made by another desktop, run by the scripted OpenAI-compatible agent, shown in the window."""
-    slow.controller.add_provider(
+    slow.controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     slow.window.refresh_providers()
     settled(qtbot, slow.window)  # the providers are read on the store worker (issue 33 item 2)
-    key = slow.direct.create_line(title).thread_id
+    key = slow.direct.lines.create_line(title).thread_id
     slow.window.task_model.reload()
     click_line(qtbot, slow.window, key)
     return key
@@ -236,13 +238,13 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     The turn's own reads and writes (its history, its messages, its inbox, the marks at its end) run on
     the controller's store thread, never on the GUI thread."""
     window = slow.window
-    slow.controller.add_provider(
+    slow.controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
     window.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
-    line = slow.direct.create_line("A turn")
-    slow.direct.set_permission(line.thread_id, "full")
+    line = slow.direct.lines.create_line("A turn")
+    slow.direct.line_settings.set_permission(line.thread_id, "full")
     window.task_model.reload()
     click_line(qtbot, window, line.thread_id)
     openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["Done ", "here."]))
@@ -275,12 +277,12 @@ def test_a_turns_start_and_end_are_shown_from_reads_on_the_worker(
 
     send(qtbot, window, "go")
     assert window.message_pane.status_label.text().startswith("Running")
-    run(loop, wait_until(lambda: not slow.controller.is_running(key), what="the turn"), timeout=60)
+    run(loop, wait_until(lambda: not slow.controller.turns.is_running(key), what="the turn"), timeout=60)
     assert window.operations.running > 0  # its end is being read: not `finished`, which waits for that too
     settled(qtbot, window)
 
     assert window.message_pane.status_label.text().startswith("Runnable")
-    assert window.task_model.summary(key) == slow.direct.line_summary(key)
+    assert window.task_model.summary(key) == slow.direct.lines.line_summary(key)
     on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
     applying = [t for t in on_gui if "on_controller_changed" in t]  # the window reading for a record
     assert applying == [], "\n".join(applying)
@@ -303,11 +305,11 @@ def test_a_task_an_agent_dispatches_starts_with_its_gate_read_off_the_gui_thread
     slow.sql_threads.clear()
 
     send(qtbot, window, "count them in the background")
-    tasks = lambda: [s.thread_id for s in slow.direct.list_lines() if s.parent_key == key]  # noqa: E731
+    tasks = lambda: [s.thread_id for s in slow.direct.lines.list_lines() if s.parent_key == key]  # noqa: E731
     run(loop, wait_until(lambda: len(tasks()) == 1, what="the task"), timeout=60)
     task = tasks()[0]
-    answered = lambda: any(m.role is MessageRole.ASSISTANT for m in slow.direct.messages(task))  # noqa: E731
-    ran = lambda: answered() and not slow.controller.is_running(task)  # noqa: E731
+    answered = lambda: any(m.role is MessageRole.ASSISTANT for m in slow.direct.lines.messages(task))  # noqa: E731
+    ran = lambda: answered() and not slow.controller.turns.is_running(task)  # noqa: E731
     run(loop, wait_until(ran, what="the task's turn"), timeout=60)
     run(loop, wait_until(finished(slow.controller, key), what="the dispatcher's turn"), timeout=60)
     settled(qtbot, window)
@@ -318,9 +320,9 @@ def test_a_task_an_agent_dispatches_starts_with_its_gate_read_off_the_gui_thread
 
 def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
-    line = slow.direct.create_line("Gone soon")
+    line = slow.direct.lines.create_line("Gone soon")
     window.task_model.reload()
-    slow.direct.archive_line(line.thread_id)  # another desktop archived it: binding a folder is refused
+    slow.direct.lines.archive_line(line.thread_id)  # another desktop archived it: binding a folder is refused
     window.choose_folder = lambda *_: "relative/not/absolute"
     click_line(qtbot, window, line.thread_id)
     window.on_change_folder_requested()
@@ -333,7 +335,7 @@ def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase
 def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     store = slow.direct._store  # test seeding only; the window never touches the store
-    line, other = slow.direct.create_line("Long history"), slow.direct.create_line("Other")
+    line, other = slow.direct.lines.create_line("Long history"), slow.direct.lines.create_line("Other")
 
     def say(key: str, text: str) -> int:
         return store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=text).id
@@ -367,7 +369,7 @@ def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: Qt
 @pytest.mark.qt_log_ignore(r"This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))")
 def test_the_menu_of_a_message_not_read_yet_opens_once_the_worker_read_it(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
-    line = slow.direct.create_line("Menus")
+    line = slow.direct.lines.create_line("Menus")
     window.task_model.reload()
     click_line(qtbot, window, line.thread_id)
     window.external_watch.stop()  # else it hears of the message below, and painting its row reads it
@@ -390,7 +392,7 @@ def test_the_menu_of_a_message_not_read_yet_opens_once_the_worker_read_it(qtbot:
     hide.trigger()
     menu.close()
     settled(qtbot, window)
-    assert slow.direct.messages_by_id([answer.id])[answer.id].quarantined
+    assert slow.direct.lines.messages_by_id([answer.id])[answer.id].quarantined
     qtbot.waitUntil(lambda: not shiboken6.isValid(menu))  # a closed menu goes
 
 
@@ -513,13 +515,13 @@ def test_another_desktops_lines_and_messages_are_read_on_the_worker(qtbot: QtBot
     read on the store worker before the window applies it; the GUI thread runs no statement for it."""
     window = slow.window
     qtbot.waitUntil(lambda: window.external_watch.listening, timeout=10_000)
-    line = slow.direct.create_line("Shared")
+    line = slow.direct.lines.create_line("Shared")
     qtbot.waitUntil(lambda: window.task_model.summary(line.thread_id) is not None, timeout=10_000)
     click_line(qtbot, window, line.thread_id)
     slow.sql_threads.clear()
 
     slow.direct.send(line.thread_id, "written on another desktop")  # no provider there: kept, with a notice
-    other = slow.direct.create_line("Made elsewhere")
+    other = slow.direct.lines.create_line("Made elsewhere")
     qtbot.waitUntil(
         lambda: (
             "written on another desktop" in message_texts(window)
@@ -530,7 +532,7 @@ def test_another_desktops_lines_and_messages_are_read_on_the_worker(qtbot: QtBot
     settled(qtbot, window)
     window.message_list.grab()
 
-    assert window.task_model.summary(other.thread_id) == slow.direct.line_summary(other.thread_id)
+    assert window.task_model.summary(other.thread_id) == slow.direct.lines.line_summary(other.thread_id)
     on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
     assert on_gui == [], "\n".join(on_gui)
 

@@ -26,10 +26,10 @@ from .support import click_line
 
 
 def _providers(controller: SessionController) -> None:
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="plain", base_url="http://127.0.0.1:9/v1", model="m-plain", is_default=True)
     )
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="med", base_url="http://127.0.0.1:9/v1", model="m-med", tags=frozenset({"medical"}))
     )
 
@@ -38,9 +38,9 @@ def test_a_category_line_offers_only_its_providers_and_names_the_one_that_runs(
     qtbot: QtBot, sqlite_controller: SessionController
 ) -> None:
     _providers(sqlite_controller)
-    clinic = sqlite_controller.create_line("Clinic")
-    sqlite_controller.set_category(clinic.thread_id, "medical")
-    normal = sqlite_controller.create_line("Normal")
+    clinic = sqlite_controller.lines.create_line("Clinic")
+    sqlite_controller.tasks.set_category(clinic.thread_id, "medical")
+    normal = sqlite_controller.lines.create_line("Normal")
     window = open_window(qtbot, sqlite_controller)
     picker = window.provider_picker
 
@@ -52,7 +52,7 @@ def test_a_category_line_offers_only_its_providers_and_names_the_one_that_runs(
     assert window.message_pane.provider_names() == ["plain", "med"]
     assert picker.currentText() == "Default — plain"
 
-    sqlite_controller.set_execution(normal.thread_id, "native", "med")  # the line is bound to "med"
+    sqlite_controller.line_settings.set_execution(normal.thread_id, "native", "med")  # the line is bound to "med"
     qtbot.waitUntil(lambda: picker.currentText() == "med · m-med")
 
 
@@ -70,7 +70,7 @@ def test_the_window_notices_a_provider_and_a_line_the_cli_adds(
 ) -> None:
     """Both databases (``database_url``): a real second process writes; the window shows it within 2 s."""
     window = open_window(qtbot, controller)
-    assert controller.external_changes().any is False  # idle: nothing to report
+    assert controller.external.poll().any is False  # idle: nothing to report
     assert window.message_pane.provider_names() == []
 
     started = time.monotonic()
@@ -91,14 +91,14 @@ def test_the_window_notices_a_provider_and_a_line_the_cli_adds(
 def test_an_idle_watcher_reports_nothing_and_sees_each_write_once(
     controller: SessionController, tmp_path: Path
 ) -> None:
-    assert not controller.external_changes().any
-    assert not controller.external_changes().any
-    controller.add_provider(ProviderRecord(name="p", base_url="http://127.0.0.1:9/v1", model="m"))
-    change = controller.external_changes()
+    assert not controller.external.poll().any
+    assert not controller.external.poll().any
+    controller.providers.add_provider(ProviderRecord(name="p", base_url="http://127.0.0.1:9/v1", model="m"))
+    change = controller.external.poll()
     assert change.providers and not change.threads
-    assert not controller.external_changes().any
-    controller.create_line("New")
-    change = controller.external_changes()
+    assert not controller.external.poll().any
+    controller.lines.create_line("New")
+    change = controller.external.poll()
     assert change.threads and not change.providers
 
 
@@ -108,8 +108,8 @@ def test_a_provider_picked_in_the_window_is_the_lines_after_a_restart(
     """Issue 30: the pick was kept in the window's memory only; after a restart the picker said "Default"
     and `thread show --json` had provider null. It is the line's execution binding now."""
     _providers(sqlite_controller)
-    line = sqlite_controller.create_line("Pinned")
-    other = sqlite_controller.create_line("Other")
+    line = sqlite_controller.lines.create_line("Pinned")
+    other = sqlite_controller.lines.create_line("Other")
     window = open_window(qtbot, sqlite_controller)
     picker = window.provider_picker
     click_line(qtbot, window, line.thread_id)

@@ -91,7 +91,7 @@ def test_a_provider_added_in_settings_is_listed_offered_and_used(
     assert dialog.provider_names() == ["local"]
     row = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]  # type: ignore[union-attr]
     assert row == ["local", "test-model", openai_server.base_url, "legal, medical", "✓"]
-    [record] = bare_controller.providers()
+    [record] = bare_controller.providers.records()
     assert (record.base_url, record.model, record.tags, record.is_default) == (
         openai_server.base_url,
         "test-model",
@@ -125,14 +125,14 @@ def test_a_validation_error_is_shown_in_the_form_and_nothing_is_saved(
     assert error.isVisible() and "base_url" in error.text() and "http" in error.text()
     assert dialog.base_url_edit.property("invalid") is True
     assert dialog.name_edit.property("invalid") is False
-    assert bare_controller.providers() == [] and dialog.provider_names() == []
+    assert bare_controller.providers.records() == [] and dialog.provider_names() == []
 
     dialog.base_url_edit.setText("http://models.example.com/v1")
     dialog.model_combo.setEditText("")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     idle(dialog)
     assert "model" in error.text() and dialog.model_combo.property("invalid") is True
-    assert bare_controller.providers() == []
+    assert bare_controller.providers.records() == []
 
     dialog.model_combo.setEditText("m1")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
@@ -156,7 +156,7 @@ def test_a_typed_api_key_goes_to_the_keyring_never_to_the_database(
     idle(dialog)
 
     assert memory_keyring.passwords == {("xworkmate", "router"): "sk-typed-secret-123"}
-    [record] = bare_controller.providers()
+    [record] = bare_controller.providers.records()
     assert record.api_key_keyring and record.api_key_env is None
     assert dialog.key_edit.text() == ""
     database = Path(settings.effective_database_url.removeprefix("sqlite:///"))
@@ -169,7 +169,7 @@ def test_a_typed_api_key_goes_to_the_keyring_never_to_the_database(
     qtbot.keyClicks(dialog.key_env_edit, "ROUTER_KEY")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    [edited] = bare_controller.providers()
+    [edited] = bare_controller.providers.records()
     assert edited.api_key_env == "ROUTER_KEY" and edited.api_key_keyring  # the stored key is kept
 
 
@@ -219,7 +219,7 @@ def test_closing_the_dialog_cancels_a_fetch_in_flight_and_applies_no_answer(
     """The endpoint has not answered "Fetch models" when the dialog closes: the fetch is cancelled (its coroutine
     sees ``CancelledError``, the server sees the client go) and nothing it could say reaches the dialog."""
     controller = bare_window.controller
-    fetch = controller.list_provider_models
+    fetch = controller.providers.list_provider_models
     ended: list[str] = []
 
     async def watched(base_url: str, *, timeout_s: float = 2.0) -> list[str]:
@@ -229,7 +229,7 @@ def test_closing_the_dialog_cancels_a_fetch_in_flight_and_applies_no_answer(
             ended.append("cancelled")
             raise
 
-    monkeypatch.setattr(controller, "list_provider_models", watched)  # a spy: it only sees how the call ends
+    monkeypatch.setattr(controller.providers, "list_provider_models", watched)  # a spy: it only sees how the call ends
     openai_server.hang_models = True
     dialog = open_dialog(qtbot, bare_window)
     fill_form(qtbot, dialog, name="local", base_url=openai_server.base_url)
@@ -267,7 +267,7 @@ def test_remove_asks_first_and_then_removes(
     dialog.confirm = lambda _parent, _text: True
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    assert dialog.provider_names() == [] and bare_controller.providers() == []
+    assert dialog.provider_names() == [] and bare_controller.providers.records() == []
     settled(qtbot, bare_window)
     assert bare_window.message_pane.provider_names() == []
     assert bare_window.message_pane.empty_state.add_provider_button.isVisible()  # said again, in the centre
@@ -285,7 +285,7 @@ def test_enter_in_any_field_of_the_provider_form_saves_it(
     qtbot.keyClick(dialog.model_combo, Qt.Key.Key_Return)
     idle(dialog)
     assert not dialog.form.isVisible()
-    saved = {p.name: p for p in bare_controller.providers()}
+    saved = {p.name: p for p in bare_controller.providers.records()}
     assert saved["typed"].model == "my-model" and dialog.isVisible()
     qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
     qtbot.keyClicks(dialog.name_edit, "second")
@@ -293,7 +293,7 @@ def test_enter_in_any_field_of_the_provider_form_saves_it(
     dialog.model_combo.setEditText("m2")
     qtbot.keyClick(dialog.tags_edit, Qt.Key.Key_Return)
     idle(dialog)
-    assert "second" in {p.name for p in bare_controller.providers()}
+    assert "second" in {p.name for p in bare_controller.providers.records()}
 
 
 def test_the_providers_table_keeps_its_rows_in_view_while_the_form_is_open(
@@ -302,7 +302,7 @@ def test_the_providers_table_keeps_its_rows_in_view_while_the_form_is_open(
     """Issue 30: opening the form squeezed the list to one row, so the provider being edited was not in
     view beside the others. The table keeps room for four rows."""
     for name in ("one", "two", "three", "four", "five"):
-        bare_controller.add_provider(ProviderRecord(name=name, base_url="http://127.0.0.1:9/v1", model="m"))
+        bare_controller.providers.add_provider(ProviderRecord(name=name, base_url="http://127.0.0.1:9/v1", model="m"))
     dialog = open_dialog(qtbot, bare_window)
     qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
     assert dialog.form.isVisible()
@@ -322,7 +322,7 @@ def test_the_vision_checkbox_is_stored_with_the_provider_and_shown_when_it_is_ed
     vision.setChecked(True)
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     idle(dialog)
-    [record] = bare_controller.providers()
+    [record] = bare_controller.providers.records()
     assert record.vision is True
     dialog.table.selectRow(0)
     qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
@@ -357,4 +357,4 @@ def test_a_save_the_store_refuses_says_so_in_one_line_and_keeps_what_was_typed(
         mended.execute("ALTER TABLE providers_away RENAME TO providers")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)  # the same form, saved once the store is back
     idle(dialog)
-    assert [p.name for p in bare_controller.providers()] == ["kept"] and not dialog.form.isVisible()
+    assert [p.name for p in bare_controller.providers.records()] == ["kept"] and not dialog.form.isVisible()

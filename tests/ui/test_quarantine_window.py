@@ -68,7 +68,7 @@ def test_hide_from_the_model_in_the_context_menu_and_show_it_again(
     openai_server: OpenAIServer,
 ) -> None:
     window, controller = agent_window, agent_controller
-    line = controller.create_line("Reads a file")
+    line = controller.lines.create_line("Reads a file")
     (Path(line.workspace_binding.path or "") / "notes.txt").write_text(SECRET + "\n")
     click_line(qtbot, window, line.thread_id)
     openai_server.script(ToolCallReply([call("read_file", "r1", path="notes.txt")]), TextReply(["read it"]))
@@ -84,7 +84,7 @@ def test_hide_from_the_model_in_the_context_menu_and_show_it_again(
     assert "Hide from the model" in entries
     assert model.index(row, 0).data(HIDDEN_ROLE) is True
     assert HIDDEN_FROM_MODEL in str(model.index(row, 0).data(HEADER_ROLE))
-    assert SECRET in controller.messages_by_id([message_id])[message_id].content  # stored whole
+    assert SECRET in controller.lines.messages_by_id([message_id])[message_id].content  # stored whole
 
     openai_server.script(TextReply(["ok"]))
     send(qtbot, window, "carry on")

@@ -24,7 +24,7 @@ def test_recreate_folder_recreates_the_bound_custom_folder(
 ) -> None:
     custom = tmp_path / "projects" / "custom-folder"
     custom.mkdir(parents=True)
-    line = sqlite_controller.create_line("Custom", workspace=custom)
+    line = sqlite_controller.lines.create_line("Custom", workspace=custom)
     shutil.rmtree(custom)
     window = open_window(qtbot, sqlite_controller)
     click_line(qtbot, window, line.thread_id)
@@ -35,6 +35,6 @@ def test_recreate_folder_recreates_the_bound_custom_folder(
     qtbot.waitUntil(lambda: custom.is_dir())
     thread = sqlite_controller.get_thread(line.thread_id)
     assert thread.workspace_binding.path == str(custom)  # still bound to its own folder
-    assert not sqlite_controller.default_workspace_for(line.thread_id).exists()
-    assert sqlite_controller.status_of(thread) is ThreadStatus.RUNNABLE
+    assert not sqlite_controller.lines.default_workspace_for(line.thread_id).exists()
+    assert sqlite_controller.lines.status_of(thread) is ThreadStatus.RUNNABLE
     qtbot.waitUntil(lambda: label_text(window, "workspacePathLabel") == str(custom))

@@ -35,8 +35,8 @@ def test_the_window_shows_a_crashed_turn_as_interrupted_and_its_resume_button_fi
     settings: Settings,
     home: Path,
 ) -> None:
-    key = agent_controller.create_line("crash").thread_id
-    other = agent_controller.create_line("calm").thread_id
+    key = agent_controller.lines.create_line("crash").thread_id
+    other = agent_controller.lines.create_line("calm").thread_id
     openai_server.script(HangReply(chunks=["Half an ", "answer"]))
     proc = _start_run(home, settings.effective_database_url, key, "write the report")
     try:
@@ -66,10 +66,10 @@ def test_the_window_shows_a_crashed_turn_as_interrupted_and_its_resume_button_fi
         assert not bar.isVisible()
         click_line(qtbot, window, key)
         qtbot.waitUntil(bar.isVisible, timeout=5000)
-        assert controller.line_view(key).status is ThreadStatus.RUNNABLE
+        assert controller.lines.line_view(key).status is ThreadStatus.RUNNABLE
         [button] = [b for b in window.findChildren(QPushButton, "resumeTurnButton") if b.isVisible()]
         assert button.isEnabled()
-        states = [m.state for m in controller.messages(key)]
+        states = [m.state for m in controller.lines.messages(key)]
         assert states[1:] == [MessageState.INTERRUPTED, MessageState.INTERRUPTED]  # the partial reply, the notice
         assert len(openai_server.chat_requests) == 1  # nothing ran again on its own
 
@@ -78,7 +78,7 @@ def test_the_window_shows_a_crashed_turn_as_interrupted_and_its_resume_button_fi
         run(loop, wait_until(lambda: len(openai_server.chat_requests) == 2, what="the resumed turn to start"))
         run(loop, wait_until(finished(controller, key), what="the resumed turn to finish"))
         settled(qtbot, window)
-        contents = [m.content for m in controller.messages(key)]
+        contents = [m.content for m in controller.lines.messages(key)]
         assert contents[-2:] == [RESUMED_NOTICE, "The whole report."]
         assert not bar.isVisible()
         window.close()
@@ -100,7 +100,7 @@ def test_an_open_window_shows_a_cli_turn_killed_meanwhile_as_interrupted_not_run
     controller = agent_controller
     window = open_window(qtbot, controller)
     qtbot.waitUntil(lambda: window.external_watch.listening, timeout=10_000)
-    key = controller.create_line("terminal").thread_id
+    key = controller.lines.create_line("terminal").thread_id
     click_line(qtbot, window, key)
     openai_server.script(HangReply(chunks=["Half an ", "answer"]))
     proc = _start_run(home, settings.effective_database_url, key, "write the report")
@@ -108,7 +108,7 @@ def test_an_open_window_shows_a_cli_turn_killed_meanwhile_as_interrupted_not_run
         qtbot.waitUntil(lambda: controller.external.running_elsewhere(key), timeout=30_000)
         window.check_dead_turns()  # a live turn elsewhere: nothing is recorded
         settled(qtbot, window)
-        assert controller.interruption(key) is None and controller.external.running_elsewhere(key)
+        assert controller.turns.interruption(key) is None and controller.external.running_elsewhere(key)
         _wait_until(
             lambda: any(o.partial_text == "Half an answer" for o in turn_owners.owners(controller._store)),
             "the streamed reply to be kept",
@@ -125,6 +125,6 @@ def test_an_open_window_shows_a_cli_turn_killed_meanwhile_as_interrupted_not_run
     bar = window.message_pane.interrupted_bar
     qtbot.waitUntil(bar.isVisible, timeout=5000)
     assert not controller.external.running_elsewhere(key)
-    assert controller.summary_status(controller.line_summary(key)) is ThreadStatus.RUNNABLE
-    assert any(m.content == "Half an answer" for m in controller.messages(key))
+    assert controller.lines.summary_status(controller.lines.line_summary(key)) is ThreadStatus.RUNNABLE
+    assert any(m.content == "Half an answer" for m in controller.lines.messages(key))
     window.close()

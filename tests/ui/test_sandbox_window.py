@@ -24,7 +24,7 @@ def test_the_network_picker_offers_three_choices_and_sets_the_current_lines_sett
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """SBX-4: off, allow-list or on, beside the permission level; it follows the current line."""
-    line = sqlite_controller.create_line("net")
+    line = sqlite_controller.lines.create_line("net")
     click_line(qtbot, window, line.thread_id)
     picker = window.message_pane.network_picker
     assert picker.objectName() == "networkPicker"
@@ -53,9 +53,9 @@ def test_a_refused_host_shows_on_the_line_with_allow_this_host(
     """SBX-4: a command on an allow-list line asks the proxy for 127.0.0.1:5432; the window says it was
     refused, and "Allow this host for this line" puts it on the line's list."""
     window = agent_window
-    line = agent_controller.create_line("listed")
-    agent_controller.set_permission(line.thread_id, "full")
-    agent_controller.set_network(line.thread_id, "allow-list")
+    line = agent_controller.lines.create_line("listed")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
+    agent_controller.line_settings.set_network(line.thread_id, "allow-list")
     click_line(qtbot, window, line.thread_id)
     probe = """curl -s -o /dev/null --noproxy '' -x "$HTTPS_PROXY" http://127.0.0.1:5432/"""
     openai_server.script(ToolCallReply([call("run_command", command=probe)]), TextReply(["Done."]))
@@ -82,8 +82,8 @@ def test_a_command_without_a_sandbox_asks_on_a_full_line_and_the_card_says_why(
 ) -> None:
     window = agent_window
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
-    line = agent_controller.create_line("bare")
-    agent_controller.set_permission(line.thread_id, "full")
+    line = agent_controller.lines.create_line("bare")
+    agent_controller.line_settings.set_permission(line.thread_id, "full")
     marker = tmp_path / "ran"
     click_line(qtbot, window, line.thread_id)
     openai_server.script(ToolCallReply([call("run_command", command=f"touch {marker}")]), TextReply(["Done."]))

@@ -81,9 +81,9 @@ def test_ctrl_k_opens_the_palette_and_results_are_grouped_by_line_with_highlight
     qtbot: QtBot, window: MainWindow, sqlite_store: Store
 ) -> None:
     controller = window.controller
-    first = controller.create_line("蓝色 plans").thread_id
-    second = controller.create_line("Other").thread_id
-    controller.archive_line(second)
+    first = controller.lines.create_line("蓝色 plans").thread_id
+    second = controller.lines.create_line("Other").thread_id
+    controller.lines.archive_line(second)
     a = _say(sqlite_store, first, "我喜欢蓝色的天空")
     b = _say(sqlite_store, second, "an archived 蓝色 note")
     c = _say(sqlite_store, first, "plain text")
@@ -108,9 +108,9 @@ def test_enter_switches_to_the_line_and_scrolls_to_the_message_far_back(
     qtbot: QtBot, window: MainWindow, sqlite_store: Store
 ) -> None:
     controller = window.controller
-    shown_first = controller.create_line("Shown").thread_id
-    controller.switch_session(shown_first)
-    long_line = controller.create_line("Long").thread_id
+    shown_first = controller.lines.create_line("Shown").thread_id
+    controller.lines.switch_session(shown_first)
+    long_line = controller.lines.create_line("Long").thread_id
     target = _say(sqlite_store, long_line, "the needle 针 is here")
     for n in range(450):  # more than two pages of the message pane
         _say(sqlite_store, long_line, f"filler {n}")
@@ -122,7 +122,7 @@ def test_enter_switches_to_the_line_and_scrolls_to_the_message_far_back(
     qtbot.keyClick(palette.search_input, Qt.Key.Key_Down)
     qtbot.keyClick(palette.search_input, Qt.Key.Key_Return)
     assert not palette.isVisible()
-    assert window.shown_key == long_line == controller.current_key
+    assert window.shown_key == long_line == controller.lines.current_key
     current = window.message_list.currentIndex()
     assert current.isValid() and current.data(CONVERSATION_MESSAGE_ID) == target
     assert window.message_list.selectionModel().isSelected(current)
@@ -132,7 +132,7 @@ def test_enter_switches_to_the_line_and_scrolls_to_the_message_far_back(
 def test_enter_before_the_answer_opens_the_first_hit_when_it_comes(
     qtbot: QtBot, window: MainWindow, sqlite_store: Store
 ) -> None:
-    line = window.controller.create_line("Quick").thread_id
+    line = window.controller.lines.create_line("Quick").thread_id
     target = _say(sqlite_store, line, "quartz")
     palette = _open(qtbot, window)
     _keys(qtbot, palette.search_input, "quar*")
@@ -142,7 +142,7 @@ def test_enter_before_the_answer_opens_the_first_hit_when_it_comes(
 
 
 def test_the_newest_query_wins(qtbot: QtBot, window: MainWindow, sqlite_store: Store) -> None:
-    line = window.controller.create_line("Race").thread_id
+    line = window.controller.lines.create_line("Race").thread_id
     _say(sqlite_store, line, "alpha one")
     beta = _say(sqlite_store, line, "beta two")
     palette = _open(qtbot, window)
@@ -169,7 +169,7 @@ def test_no_matches_says_so(qtbot: QtBot, window: MainWindow) -> None:
 def test_the_results_model_passes_the_model_tester(
     qtmodeltester: ModelTester, sqlite_controller: SessionController, sqlite_store: Store
 ) -> None:
-    line = sqlite_controller.create_line("Model 蓝").thread_id
+    line = sqlite_controller.lines.create_line("Model 蓝").thread_id
     for n in range(5):
         _say(sqlite_store, line, f"蓝 {n}")
     model = SearchResultsModel()
@@ -211,7 +211,7 @@ def _hit_texts(palette: SearchPalette) -> dict[int, tuple[str, str]]:
 def test_a_hit_in_a_markdown_reply_reads_as_plain_text_from_the_agent_and_the_persons_from_you(
     qtbot: QtBot, window: MainWindow, sqlite_store: Store
 ) -> None:
-    line = window.controller.create_line("Rollout").thread_id
+    line = window.controller.lines.create_line("Rollout").thread_id
     asked = _say(sqlite_store, line, "what about the **canary**?")
     answered = _agent_says(sqlite_store, line, MARKDOWN_REPLY)
     palette = _open(qtbot, window)
@@ -233,8 +233,8 @@ def test_opening_a_hit_selects_its_message_and_marks_it_for_a_moment(
     qtbot: QtBot, window: MainWindow, sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(search_palette, "HIT_MARK_MS", 400)
-    window.controller.switch_session(window.controller.create_line("Elsewhere").thread_id)
-    line = window.controller.create_line("Long rollout").thread_id
+    window.controller.lines.switch_session(window.controller.lines.create_line("Elsewhere").thread_id)
+    line = window.controller.lines.create_line("Long rollout").thread_id
     target = _agent_says(sqlite_store, line, MARKDOWN_REPLY)
     for n in range(60):
         _say(sqlite_store, line, f"filler {n}")
@@ -259,7 +259,7 @@ def test_roles_in_results_speak_chinese(
 ) -> None:
     assert install_translations(qapp, Language.CHINESE) is Language.CHINESE
     try:
-        line = window.controller.create_line("发布").thread_id
+        line = window.controller.lines.create_line("发布").thread_id
         _say(sqlite_store, line, "**蓝色** 方案?")
         _agent_says(sqlite_store, line, "## 蓝色方案\n\n- 先看 `canary`")
         palette = _open(qtbot, window)
@@ -285,7 +285,7 @@ def test_tool_hits_are_worded_as_their_cards_in_chinese(
     highlighted; a file read keeps its output's snippet, after the card's title."""
     assert install_translations(qapp, Language.CHINESE) is Language.CHINESE
     try:
-        line = window.controller.create_line("工具").thread_id
+        line = window.controller.lines.create_line("工具").thread_id
         args = '{"path": "hello.txt", "content": "hi\\n"}'
         wrote = _tool_says(
             sqlite_store,

@@ -43,8 +43,8 @@ def _start(
         login={"file": str(login_file), "token": "t0k", "outside": str(tmp_path / "outside" / "pwned.txt")},
         turn=[{"say": "signed in!"}],
     )
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "hello agent")
@@ -89,7 +89,7 @@ def test_a_terminal_sign_in_runs_the_login_program_on_a_tty_and_the_turn_goes_on
 
     run(loop, wait_until(finished(controller, key), what="the turn to finish"))
     assert any("signed in!" in text for text in message_texts(window)), (
-        [m.content for m in controller.messages(key)],
+        [m.content for m in controller.lines.messages(key)],
         report.read_text(),
         terminal.output.toPlainText(),
     )
@@ -115,7 +115,7 @@ def test_a_failing_terminal_sign_in_ends_the_turn_in_one_line_naming_its_status(
 
     run(loop, wait_until(finished(controller, key), what="the turn to end"))
     assert _status(terminal) == "The sign-in program exited with status 2."
-    errors = [m.content for m in controller.messages(key) if "exited with status 2" in m.content]
+    errors = [m.content for m in controller.lines.messages(key) if "exited with status 2" in m.content]
     assert len(errors) == 1, "the turn ends saying why"
     assert "\n" not in errors[0].strip() and "--login" in errors[0]  # ERR-1: one line, naming the program
     assert [e["ok"] for e in report_events(report, "login")] == [False]
@@ -128,7 +128,7 @@ def test_stopping_the_turn_during_a_terminal_sign_in_ends_the_login_program_and_
     """SBX-1: no login program outlives its turn; the sign-in terminal says it was stopped."""
     controller = sqlite_controller
     _window, key, report, terminal = _start(qtbot, loop, controller, tmp_path)
-    assert controller.stop(key)
+    assert controller.turns.stop(key)
 
     run(loop, wait_until(finished(controller, key), what="the turn to stop"))
     assert _status(terminal) == "The sign-in program was stopped (signal 15)."

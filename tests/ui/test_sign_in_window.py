@@ -26,8 +26,8 @@ def test_the_sign_in_card_lists_the_methods_and_picking_one_goes_on(
 ) -> None:
     controller = sqlite_controller
     report = scripted_agent(controller, tmp_path, auth_methods=TWO, require_auth=True, turn=[{"say": "signed in!"}])
-    line = controller.create_line("agent")
-    controller.set_execution(line.thread_id, "acp", "scripted")
+    line = controller.lines.create_line("agent")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "hello agent")

@@ -34,10 +34,10 @@ def test_the_picker_follows_the_current_line_across_switches_and_a_restart(
     controller = sqlite_controller
     write_skill(settings.home / "skills", "pdf-forms", "Fill in PDF forms.")
     write_skill(settings.home / "skills", "release-notes", "Write release notes.")
-    a = controller.create_line("A").thread_id
-    b = controller.create_line("B").thread_id
+    a = controller.lines.create_line("A").thread_id
+    b = controller.lines.create_line("B").thread_id
     write_skill(Path(controller.get_thread(b).workspace_binding.path or "") / ".agents" / "skills", "b-only", "B's.")
-    controller.set_skills(a, add=["pdf-forms"])
+    controller.skills.set_skills(a, add=["pdf-forms"])
     window = open_window(qtbot, controller)
     picker = window.skill_picker
     assert picker.objectName() == "skillPicker"
@@ -89,7 +89,7 @@ def test_slash_in_the_composer_offers_the_lines_skills_and_choosing_one_selects_
     line (saved off the GUI thread) and leaves no text behind."""
     controller = sqlite_controller
     write_skill(settings.home / "skills", "pdf-forms", "Fill in PDF forms.")
-    line = controller.create_line("A").thread_id
+    line = controller.lines.create_line("A").thread_id
     window = open_window(qtbot, controller)
     click_line(qtbot, window, line)
     completer = window.slash_completer
@@ -100,5 +100,5 @@ def test_slash_in_the_composer_offers_the_lines_skills_and_choosing_one_selects_
     qtbot.keyClick(window.composer, Qt.Key.Key_Return)  # chooses in the list; it does not send "/pdf"
     qtbot.waitUntil(lambda: controller.get_thread(line).context_state.selected_skills == ("pdf-forms",))
     assert window.composer.toPlainText() == ""
-    assert controller.messages(line) == []
+    assert controller.lines.messages(line) == []
     qtbot.waitUntil(lambda: window.skill_picker.text() == "Skills (1)")

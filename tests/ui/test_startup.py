@@ -52,8 +52,8 @@ def _seeded(settings: Settings, *titles: str) -> list[str]:
     store = open_store(settings.effective_database_url)
     try:
         controller = SessionController(store, settings)
-        keys = [controller.create_line(title).thread_id for title in titles]
-        controller.switch_session(keys[-1])
+        keys = [controller.lines.create_line(title).thread_id for title in titles]
+        controller.lines.switch_session(keys[-1])
         return keys
     finally:
         store.close()
@@ -186,7 +186,7 @@ def test_the_real_run_attaches_after_the_first_paint_and_ends_with_0_when_closed
     assert capsys.readouterr().err == ""
     store = open_store(settings.effective_database_url)
     try:
-        assert SessionController(store, settings).ui_state(GEOMETRY_STATE)
+        assert SessionController(store, settings).lines.ui_state(GEOMETRY_STATE)
     finally:
         store.close()
 
@@ -275,7 +275,7 @@ def test_the_gui_command_paints_the_main_window_before_the_stack_loads_and_that_
     _seeded(settings, "Seeded", "Old", "Last")
     store = open_store(settings.effective_database_url)
     try:
-        SessionController(store, settings).archive_line(
+        SessionController(store, settings).lines.archive_line(
             next(s.thread_id for s in store.threads.summaries() if s.title == "Old")
         )
     finally:

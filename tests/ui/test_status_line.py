@@ -48,7 +48,7 @@ def test_an_error_stays_when_the_line_is_drawn_again(
     line = open_new_line(qtbot, window, "Keep the error")
     error = _fail_a_folder_change(qtbot, window, tmp_path)
 
-    sqlite_controller.set_permission(line.thread_id, PermissionLevel.FULL)
+    sqlite_controller.line_settings.set_permission(line.thread_id, PermissionLevel.FULL)
     qtbot.waitUntil(lambda: window.permission_picker.currentData() == PermissionLevel.FULL.value, timeout=5000)
     settled(qtbot, window)
 
@@ -70,7 +70,7 @@ def test_a_click_on_the_error_dismisses_it_and_shows_the_lines_status(
 
 
 def test_switching_to_another_line_clears_the_error(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
-    other = window.controller.create_line("Elsewhere")
+    other = window.controller.lines.create_line("Elsewhere")
     open_new_line(qtbot, window, "Failed here")
     _fail_a_folder_change(qtbot, window, tmp_path)
 

@@ -46,7 +46,7 @@ def test_two_clicks_on_new_task_line_make_two_lines_with_their_own_keys_and_fold
         assert folder.parent == threads_root
         assert ":" not in folder.name
     # The newest line became current, and every pane says so.
-    assert driver.current_key == keys[1] == xwm_window.controller.current_key
+    assert driver.current_key == keys[1] == xwm_window.controller.lines.current_key
     assert selected_key(xwm_window) == keys[1]
     assert driver.workspace_path == str(folders[keys[1]])
 
@@ -55,12 +55,12 @@ def test_clicking_a_line_switches_key_label_folder_messages_and_controller_toget
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-5: list selection → switch_session → every pane shows the same key."""
-    line_a = sqlite_controller.create_line("Line A")
-    line_b = sqlite_controller.create_line("Line B")
+    line_a = sqlite_controller.lines.create_line("Line A")
+    line_b = sqlite_controller.lines.create_line("Line B")
     sqlite_controller.send(line_a.thread_id, "only on A")
 
     click_line(qtbot, window, line_a.thread_id)
-    assert sqlite_controller.current_key == line_a.thread_id
+    assert sqlite_controller.lines.current_key == line_a.thread_id
     assert label_text(window, "sessionKeyLabel") == line_a.thread_id
     assert label_text(window, "workspacePathLabel") == line_a.workspace_binding.path
     assert window.message_model.key == line_a.thread_id
@@ -68,7 +68,7 @@ def test_clicking_a_line_switches_key_label_folder_messages_and_controller_toget
     assert window.workspace_pane.root == line_a.workspace_binding.path
 
     click_line(qtbot, window, line_b.thread_id)
-    assert sqlite_controller.current_key == line_b.thread_id
+    assert sqlite_controller.lines.current_key == line_b.thread_id
     assert label_text(window, "sessionKeyLabel") == line_b.thread_id
     assert label_text(window, "workspacePathLabel") == line_b.workspace_binding.path
     assert window.message_model.key == line_b.thread_id
@@ -82,8 +82,8 @@ def test_a_switch_made_elsewhere_moves_the_list_selection(
     window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-5: the selection follows the controller's current key, not the other way round."""
-    line = sqlite_controller.create_line("Elsewhere")
-    sqlite_controller.switch_session(line.thread_id)
+    line = sqlite_controller.lines.create_line("Elsewhere")
+    sqlite_controller.lines.switch_session(line.thread_id)
     assert selected_key(window) == line.thread_id
     assert label_text(window, "sessionKeyLabel") == line.thread_id
 
@@ -104,20 +104,20 @@ def test_switching_among_many_lines_reads_one_line_and_never_reloads_the_list(
     window.task_model.modelReset.connect(lambda: resets.append("reset"))
     window.task_model.layoutChanged.connect(lambda: resets.append("layout"))
     listed: list[bool] = []
-    real_list_lines = sqlite_controller.list_lines
+    real_list_lines = sqlite_controller.lines.list_lines
 
     def counting_list_lines(*, include_archived: bool = False) -> list[ThreadSummary]:
         listed.append(include_archived)
         return real_list_lines(include_archived=include_archived)
 
-    monkeypatch.setattr(sqlite_controller, "list_lines", counting_list_lines)
+    monkeypatch.setattr(sqlite_controller.lines, "list_lines", counting_list_lines)
 
     for key in (keys[10], keys[400], keys[2]):
         click_line(qtbot, window, key)
-        assert sqlite_controller.current_key == key
+        assert sqlite_controller.lines.current_key == key
         assert label_text(window, "sessionKeyLabel") == key
     window.task_line_list.setCurrentIndex(proxy_index(window, keys[499]))
-    assert sqlite_controller.current_key == keys[499]
+    assert sqlite_controller.lines.current_key == keys[499]
 
     assert resets == []
     assert listed == []
@@ -129,8 +129,8 @@ def test_switching_lines_leaves_the_window_minimum_size_alone(
     """Issue 7: a title, key or folder of another width must not move the window's minimum size.
     When it did, a long title made the window at least 1,549 px wide, and every switch re-laid
     out and repainted the whole window."""
-    long_title = sqlite_controller.create_line(title="A much longer title than the main line has, " * 3)
-    short_title = sqlite_controller.create_line(title="x")
+    long_title = sqlite_controller.lines.create_line(title="A much longer title than the main line has, " * 3)
+    short_title = sqlite_controller.lines.create_line(title="x")
     usable: list[bool] = []
     window.when_usable(lambda: usable.append(True))  # the Changes tab is built then (issue 34 item 4)
     qtbot.waitUntil(lambda: bool(usable))
@@ -146,8 +146,8 @@ def test_the_list_paints_every_title_the_selection_and_the_badges(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """Issue 7: the list paints its rows in one pass; what shows must be what the delegate paints row by row."""
-    plain = sqlite_controller.create_line(title="Plain line")
-    gone = sqlite_controller.create_line(title="Folder gone")
+    plain = sqlite_controller.lines.create_line(title="Plain line")
+    gone = sqlite_controller.lines.create_line(title="Folder gone")
     Path(gone.workspace_binding.path or "").rmdir()
     window.task_model.invalidate_status(gone.thread_id)
     click_line(qtbot, window, plain.thread_id)
@@ -177,13 +177,13 @@ def test_filter_narrows_the_list_without_switching_and_shows_an_empty_state(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """SPEC §6: filtering is a view of the list; it never changes the current line (ISO-9)."""
-    apples = sqlite_controller.create_line("Apples")
-    sqlite_controller.create_line("Pears")
-    sqlite_controller.switch_session(apples.thread_id)
+    apples = sqlite_controller.lines.create_line("Apples")
+    sqlite_controller.lines.create_line("Pears")
+    sqlite_controller.lines.switch_session(apples.thread_id)
 
     qtbot.keyClicks(window.task_pane.filter_edit, "pear")
     assert window.task_proxy.rowCount() == 1
-    assert sqlite_controller.current_key == apples.thread_id
+    assert sqlite_controller.lines.current_key == apples.thread_id
     assert label_text(window, "sessionKeyLabel") == apples.thread_id
     assert selected_key(window) is None  # the current line is filtered out, not replaced
 
@@ -191,7 +191,7 @@ def test_filter_narrows_the_list_without_switching_and_shows_an_empty_state(
     assert window.task_proxy.rowCount() == 0
     assert window.task_pane.stack.currentWidget() is window.task_pane.empty_label
     assert "No task lines match “no such line”" in label_text(window, "taskLineEmptyLabel")
-    assert sqlite_controller.current_key == apples.thread_id
+    assert sqlite_controller.lines.current_key == apples.thread_id
 
     window.task_pane.filter_edit.clear()
     assert window.task_proxy.rowCount() == 3
@@ -201,7 +201,7 @@ def test_filter_narrows_the_list_without_switching_and_shows_an_empty_state(
 
 def test_filter_matches_the_session_key_too(window: MainWindow, sqlite_controller: SessionController) -> None:
     """A person pasting a key from a log finds the line."""
-    line = sqlite_controller.create_line("Untitled")
+    line = sqlite_controller.lines.create_line("Untitled")
     window.task_pane.filter_edit.setText(line.thread_id[-8:].lower())
     assert window.task_proxy.rowCount() == 1
     assert window.task_proxy.index(0, 0).data(KEY_ROLE) == line.thread_id
@@ -211,7 +211,7 @@ def test_archive_button_hides_the_line_and_the_window_follows_the_controller_to_
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-4: archived lines are not runnable; archiving the current line returns to main."""
-    line = sqlite_controller.create_line("Done soon")
+    line = sqlite_controller.lines.create_line("Done soon")
     click_line(qtbot, window, line.thread_id)
     switches: list[str] = []
     sqlite_controller.subscribe(
@@ -221,7 +221,7 @@ def test_archive_button_hides_the_line_and_the_window_follows_the_controller_to_
     qtbot.mouseClick(window.task_pane.archive_button, Qt.MouseButton.LeftButton)
 
     assert switches == [MAIN_KEY]  # straight to main: hiding the row did not pick a neighbour
-    assert sqlite_controller.current_key == MAIN_KEY
+    assert sqlite_controller.lines.current_key == MAIN_KEY
     assert label_text(window, "sessionKeyLabel") == MAIN_KEY
     assert not proxy_index(window, line.thread_id).isValid()
 
@@ -230,12 +230,12 @@ def test_archive_button_hides_the_line_and_the_window_follows_the_controller_to_
     assert index.isValid()
     assert index.data(STATUS_ROLE) == ThreadStatus.ARCHIVED.value
     assert index.data(BADGE_ROLE) == "archived"
-    assert sqlite_controller.current_key == MAIN_KEY
+    assert sqlite_controller.lines.current_key == MAIN_KEY
 
 
 def test_main_cannot_be_archived_from_the_window(window: MainWindow) -> None:
     """ISO-2: the one main thread stays."""
-    assert window.controller.current_key == MAIN_KEY
+    assert window.controller.lines.current_key == MAIN_KEY
     assert not window.task_pane.archive_button.isEnabled()
     window.set_archived(MAIN_KEY, True)
     assert "cannot be archived" in label_text(window, "lineStatusLabel")
@@ -243,7 +243,7 @@ def test_main_cannot_be_archived_from_the_window(window: MainWindow) -> None:
 
 def test_context_menu_renames_and_archives_a_line(window: MainWindow, sqlite_controller: SessionController) -> None:
     """SPEC §6: new/archive from the list; rename goes through a replaceable hook."""
-    line = sqlite_controller.create_line("Old title")
+    line = sqlite_controller.lines.create_line("Old title")
     window.ask_title = lambda _parent, current: f"{current} → new"
     menu = window.task_line_menu(line.thread_id)
     actions = {action.text(): action for action in menu.actions() if action.text()}
@@ -262,15 +262,15 @@ def test_a_failed_switch_shows_the_error_and_keeps_the_current_selection(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ISO-5: an unknown key leaves the current line, and the list selection, as they were."""
-    line = sqlite_controller.create_line("Vanishing")
+    line = sqlite_controller.lines.create_line("Vanishing")
 
     def refuse(key: str) -> None:
         raise UnknownSessionKeyError(key)
 
-    monkeypatch.setattr(sqlite_controller, "switch_session", refuse)
+    monkeypatch.setattr(sqlite_controller.lines, "switch_session", refuse)
     click_line(qtbot, window, line.thread_id)
 
-    assert sqlite_controller.current_key == MAIN_KEY
+    assert sqlite_controller.lines.current_key == MAIN_KEY
     qtbot.waitUntil(lambda: selected_key(window) == MAIN_KEY, timeout=2000)
     assert label_text(window, "sessionKeyLabel") == MAIN_KEY
     status = label_text(window, "lineStatusLabel")
@@ -281,13 +281,13 @@ def test_a_result_for_line_a_after_switching_to_b_updates_a_and_not_b(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
     """ISO-8: a late execution result lands on the line that started the run, not the current one."""
-    line_a = sqlite_controller.create_line("A")
-    line_b = sqlite_controller.create_line("B")
+    line_a = sqlite_controller.lines.create_line("A")
+    line_b = sqlite_controller.lines.create_line("B")
     click_line(qtbot, window, line_b.thread_id)
     resolved = tmp_path / "resolved-by-a"
     resolved.mkdir()
 
-    sqlite_controller.apply_execution_result(
+    sqlite_controller.lines.apply_execution_result(
         line_a.thread_id, ExecutionResult(resolved_working_directory=str(resolved))
     )
 
@@ -295,7 +295,7 @@ def test_a_result_for_line_a_after_switching_to_b_updates_a_and_not_b(
     assert row_a.data(WORKSPACE_PATH_ROLE) == str(resolved)
     assert str(resolved) in row_a.data(Qt.ItemDataRole.ToolTipRole)
     assert proxy_index(window, line_b.thread_id).data(WORKSPACE_PATH_ROLE) == line_b.workspace_binding.path
-    assert sqlite_controller.current_key == line_b.thread_id
+    assert sqlite_controller.lines.current_key == line_b.thread_id
     assert label_text(window, "sessionKeyLabel") == line_b.thread_id
     assert label_text(window, "workspacePathLabel") == line_b.workspace_binding.path
     assert window.workspace_pane.root == line_b.workspace_binding.path
@@ -306,7 +306,7 @@ def test_ctrl_n_creates_and_selects_a_new_line(qtbot: QtBot, window: MainWindow)
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     keys = new_line_keys(window)
     assert len(keys) == 1
-    assert window.controller.current_key == keys[0]
+    assert window.controller.lines.current_key == keys[0]
     assert selected_key(window) == keys[0]
 
 
@@ -314,18 +314,18 @@ def test_ctrl_digit_jumps_to_the_nth_visible_line(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """Keyboard: Ctrl+1…9 select the n-th visible row (after filtering)."""
-    lines = [sqlite_controller.create_line(f"Line {n}") for n in range(1, 4)]
+    lines = [sqlite_controller.lines.create_line(f"Line {n}") for n in range(1, 4)]
 
     qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
-    assert sqlite_controller.current_key == lines[1].thread_id  # row 1 is main
+    assert sqlite_controller.lines.current_key == lines[1].thread_id  # row 1 is main
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
-    assert sqlite_controller.current_key == MAIN_KEY
+    assert sqlite_controller.lines.current_key == MAIN_KEY
 
     window.task_pane.filter_edit.setText("Line 3")
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
-    assert sqlite_controller.current_key == lines[2].thread_id
+    assert sqlite_controller.lines.current_key == lines[2].thread_id
     qtbot.keyClick(window, Qt.Key.Key_9, Qt.KeyboardModifier.ControlModifier)  # no ninth row: nothing happens
-    assert sqlite_controller.current_key == lines[2].thread_id
+    assert sqlite_controller.lines.current_key == lines[2].thread_id
     assert label_text(window, "sessionKeyLabel") == lines[2].thread_id
 
 
@@ -333,7 +333,7 @@ def test_rows_show_a_needs_folder_badge_and_the_key_in_the_tooltip(
     window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """ISO-4: a line whose folder is gone is marked in the list too."""
-    line = sqlite_controller.create_line("Lost folder")
+    line = sqlite_controller.lines.create_line("Lost folder")
     Path(line.workspace_binding.path or "").rmdir()
     window.task_model.invalidate_status(line.thread_id)
     index = proxy_index(window, line.thread_id)
@@ -348,9 +348,9 @@ def test_a_nested_tasks_title_keeps_its_room_beside_its_badges(
     """Issue 30: in a narrow list a task's badges (its kind, its category, a missing folder) took the whole
     row and its title showed as "↳…"; the title keeps room for its first words, a badge that would take it
     is left out."""
-    parent = sqlite_controller.create_line(title="Ward")
-    sqlite_controller.set_category(parent.thread_id, "medical")
-    task = sqlite_controller.start_task(parent.thread_id, "summarise the notes", title="Summarise notes").key
+    parent = sqlite_controller.lines.create_line(title="Ward")
+    sqlite_controller.tasks.set_category(parent.thread_id, "medical")
+    task = sqlite_controller.tasks.start_task(parent.thread_id, "summarise the notes", title="Summarise notes").key
     Path(sqlite_controller.get_thread(task).workspace_binding.path or "").rmdir()  # a "needs folder" badge too
     window.task_model.invalidate_status(task)
     view = window.task_line_list

@@ -52,14 +52,14 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
 ) -> None:
     """CAT-5 and SPEC §6: the agent's task_start makes a task nested under its line, running in the background."""
     window, controller = agent_window, agent_controller
-    assert controller.auto_run_tasks  # the window runs dispatched tasks at once
+    assert controller.followups.auto_run_tasks  # the window runs dispatched tasks at once
     # CAT-2: a medical line's turns (and its medical task's) only reach a provider tagged medical.
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="med", base_url=openai_server.base_url, model="test-model", tags=("medical",))
     )
-    clinic = controller.create_line("Clinic")
-    controller.set_category(clinic.thread_id, "medical")
-    later = controller.create_line("Later line")  # the task must go above it, under its dispatcher
+    clinic = controller.lines.create_line("Clinic")
+    controller.tasks.set_category(clinic.thread_id, "medical")
+    later = controller.lines.create_line("Later line")  # the task must go above it, under its dispatcher
     click_line(qtbot, window, clinic.thread_id)
     openai_server.script(
         ToolCallReply([call("task_start", goal="summarise the lab results", category="medical")]),
@@ -75,7 +75,7 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
     send(qtbot, window, "summarise my labs in the background")
 
     def task_keys() -> list[str]:
-        return [s.thread_id for s in controller.list_lines() if s.parent_key == clinic.thread_id]
+        return [s.thread_id for s in controller.lines.list_lines() if s.parent_key == clinic.thread_id]
 
     run(loop, wait_until(lambda: len(task_keys()) == 1, what="the dispatched task"))
     [task] = task_keys()
@@ -98,9 +98,9 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
     assert index.data(CATEGORY_BADGE_ROLE) == "● medical"
     assert "task of: Clinic" in index.data(Qt.ItemDataRole.ToolTipRole)
     assert visible_keys(window) == [MAIN_KEY, clinic.thread_id, task, later.thread_id]
-    assert controller.current_key == clinic.thread_id and selected_key(window) == clinic.thread_id
+    assert controller.lines.current_key == clinic.thread_id and selected_key(window) == clinic.thread_id
     # The task ran on its own line, in the background, on the tagged provider.
-    assert [m.content for m in controller.messages(task) if m.role is MessageRole.ASSISTANT] == ["Done."]
+    assert [m.content for m in controller.lines.messages(task) if m.role is MessageRole.ASSISTANT] == ["Done."]
     assert {r.body["model"] for r in openai_server.chat_requests} == {"test-model"}
     # A fresh list reads the same tree.
     assert TaskLineModel(controller).line_keys() == model.line_keys()
@@ -111,8 +111,8 @@ def test_set_category_relabels_the_line_and_its_tasks_and_errors_are_shown(
 ) -> None:
     """CAT-10: relabelling is a human decision that moves the whole subtree, normal tasks included."""
     controller = sqlite_controller
-    line = controller.create_line("Case")
-    task = controller.start_task(line.thread_id, "draft a letter")
+    line = controller.lines.create_line("Case")
+    task = controller.tasks.start_task(line.thread_id, "draft a letter")
     asked: list[str] = []
     answers = iter(["Legal", "other", "Not valid!", None, ""])
 
@@ -134,7 +134,7 @@ def test_set_category_relabels_the_line_and_its_tasks_and_errors_are_shown(
     menu_action(window, line.thread_id, "Set category…")
     assert "invalid content category 'Not valid!'" in label_text(window, "lineStatusLabel")
     menu_action(window, line.thread_id, "Set category…")  # cancelled: nothing happens
-    assert controller.line_summary(line.thread_id).category == "legal"
+    assert controller.lines.line_summary(line.thread_id).category == "legal"
 
     menu_action(window, line.thread_id, "Set category…")  # empty clears it, for the whole tree
     assert [proxy_index(window, k).data(CATEGORY_ROLE) for k in (line.thread_id, task.key)] == [None, None]
@@ -146,13 +146,13 @@ def test_fork_appears_under_its_source_and_becomes_current(
     window: MainWindow, sqlite_controller: SessionController, qtmodeltester: ModelTester
 ) -> None:
     controller = sqlite_controller
-    line = controller.create_line("Essay")
-    controller.create_line("After")
+    line = controller.lines.create_line("Essay")
+    controller.lines.create_line("After")
     qtmodeltester.check(window.task_model)
     menu_action(window, line.thread_id, "Fork")
 
-    fork = controller.current_key
-    summary = controller.line_summary(fork)
+    fork = controller.lines.current_key
+    summary = controller.lines.line_summary(fork)
     assert summary.kind is ThreadKind.FORK and summary.parent_key == line.thread_id
     assert window.task_model.row_of(fork) == window.task_model.row_of(line.thread_id) + 1
     index = proxy_index(window, fork)
@@ -164,9 +164,9 @@ def test_the_filter_keeps_a_dispatcher_in_view_when_one_of_its_tasks_matches(
     window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     controller = sqlite_controller
-    line = controller.create_line("Holiday plans")
-    task = controller.start_task(line.thread_id, "compare train fares")
-    controller.create_line("Unrelated")
+    line = controller.lines.create_line("Holiday plans")
+    task = controller.tasks.start_task(line.thread_id, "compare train fares")
+    controller.lines.create_line("Unrelated")
     window.task_pane.filter_edit.setText("fares")
     assert visible_keys(window) == [line.thread_id, task.key]
     window.task_pane.filter_edit.setText("holiday")
@@ -180,10 +180,10 @@ def test_a_tasks_workspace_pane_lists_what_it_was_dispatched_on_and_a_follow_up_
 ) -> None:
     """PROV-1, PROV-2, PROV-4: the frozen sources, not the dispatcher's later chat — until a follow-up."""
     controller = sqlite_controller
-    line = controller.create_line("Config")
+    line = controller.lines.create_line("Config")
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "only read the config")  # no provider: stored, nothing runs
-    task = controller.start_task(line.thread_id, "analyse the config")
+    task = controller.tasks.start_task(line.thread_id, "analyse the config")
     send(qtbot, window, "you may rewrite the config")  # later chat in the dispatcher
     pane = window.workspace_pane
     assert not pane.sources_box.isVisible()  # not a task: no section
@@ -202,7 +202,7 @@ def test_a_tasks_workspace_pane_lists_what_it_was_dispatched_on_and_a_follow_up_
         "only read the config",
         "you may rewrite the config",
     ]
-    [followup] = [m for m in controller.messages(task.key) if m.content == "go ahead and fix it"]
+    [followup] = [m for m in controller.lines.messages(task.key) if m.content == "go ahead and fix it"]
     assert followup.source is MessageSource.HUMAN
 
     click_line(qtbot, window, line.thread_id)
@@ -214,16 +214,16 @@ def test_a_normal_task_of_a_category_line_says_it_cannot_read_its_dispatcher(
 ) -> None:
     """CAT-8: the same references resolve to nothing for a normal task; a category task reads them."""
     controller = sqlite_controller
-    line = controller.create_line("Clinic")
-    controller.set_category(line.thread_id, "medical")
+    line = controller.lines.create_line("Clinic")
+    controller.tasks.set_category(line.thread_id, "medical")
     click_line(qtbot, window, line.thread_id)
     send(qtbot, window, "my blood pressure is 150/95")  # no provider yet: stored, nothing runs
     # CAT-6: a category task needs a provider tagged with its category.
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(name="med", base_url=openai_server.base_url, model="test-model", tags=("medical",))
     )
-    normal = controller.start_task(line.thread_id, "make a colour scheme")
-    medical = controller.start_task(line.thread_id, "summarise the readings", category="medical")
+    normal = controller.tasks.start_task(line.thread_id, "make a colour scheme")
+    medical = controller.tasks.start_task(line.thread_id, "summarise the readings", category="medical")
     pane = window.workspace_pane
 
     click_line(qtbot, window, normal.key)
@@ -249,8 +249,8 @@ def test_send_on_a_task_is_a_follow_up_that_starts_its_turn(
 ) -> None:
     """PROV-4 and SPEC §6: the composer of a task sends a follow-up, then the task runs on it."""
     window, controller = agent_window, agent_controller
-    line = controller.create_line("Parent")
-    task = controller.start_task(line.thread_id, "count the files")
+    line = controller.lines.create_line("Parent")
+    task = controller.tasks.start_task(line.thread_id, "count the files")
     click_line(qtbot, window, task.key)
     openai_server.script(TextReply(["There are none."]))
 
@@ -261,7 +261,9 @@ def test_send_on_a_task_is_a_follow_up_that_starts_its_turn(
     [request] = openai_server.chat_requests
     sent = [m.get("content") for m in request.body["messages"] if m["role"] == "user"]
     assert "count hidden files too" in sent
-    human = [m for m in controller.messages(task.key) if m.role is MessageRole.USER and m.source is MessageSource.HUMAN]
+    human = [
+        m for m in controller.lines.messages(task.key) if m.role is MessageRole.USER and m.source is MessageSource.HUMAN
+    ]
     assert [m.content for m in human] == ["count hidden files too"]
     assert label_text(window, "lineStatusLabel").startswith("Runnable")
     assert Path(task.task.workspace_binding.path or "").is_dir()
@@ -277,12 +279,12 @@ def test_send_on_a_running_task_delivers_a_follow_up_at_its_next_safe_point(
     """PROV-4: a running task takes a follow-up from the window; its agent reads it between steps.
     Since issue 31, Send on a running task queues it, and the strip's "Send now" steers it into the turn."""
     window, controller = agent_window, agent_controller
-    line = controller.create_line("A")
-    task = controller.start_task(line.thread_id, "tidy the folder")
-    controller.set_permission(task.key, "full")
+    line = controller.lines.create_line("A")
+    task = controller.tasks.start_task(line.thread_id, "tidy the folder")
+    controller.line_settings.set_permission(task.key, "full")
     openai_server.script(ToolCallReply([call("run_command", command="sleep 1.5")]), TextReply(["Keeping it."]))
     click_line(qtbot, window, task.key)  # before the turn: a click processes Qt events outside the asyncio loop
-    turn = controller.start_turn(task.key, None)
+    turn = controller.turns.start_turn(task.key, None)
     run(loop, wait_until(lambda: len(openai_server.chat_requests) == 1, what="the task's first step"))
     send(qtbot, window, "keep README.md")  # Send stays enabled on a running task
     assert window.followup_queue.texts() == ["keep README.md"]

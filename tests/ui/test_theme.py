@@ -132,7 +132,7 @@ def test_the_theme_follows_the_system_and_settings_override_it(
     assert light is not None and light.text() == "Light"
     light.trigger()  # Settings → Theme → Light, while the desktop stays dark
     assert current() is LIGHT
-    assert sqlite_controller.ui_state(THEME_STATE) == "light"
+    assert sqlite_controller.lines.ui_state(THEME_STATE) == "light"
     hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)
     assert current() is LIGHT  # an override is not undone by the system
 
@@ -158,9 +158,9 @@ def test_the_not_runnable_status_is_readable_in_the_dark(
 ) -> None:
     """The issue: "Not runnable — …" was dark red on dark, 1.4:1."""
     theme_manager().set_template(load_resources().stylesheet)
-    line = sqlite_controller.create_line(title="Folder gone")
+    line = sqlite_controller.lines.create_line(title="Folder gone")
     Path(line.workspace_binding.path or "").rmdir()
-    sqlite_controller.switch_session(line.thread_id)
+    sqlite_controller.lines.switch_session(line.thread_id)
     window: MainWindow = open_window(qtbot, sqlite_controller)
     window.theme_follower.choose(ThemeMode.DARK)
     label = window.findChild(QLabel, "lineStatusLabel")

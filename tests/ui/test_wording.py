@@ -111,8 +111,8 @@ def test_the_rendered_window_shows_no_spec_id_after_a_refusal_that_cites_one(
     scripted_agent(controller, tmp_path)
     window.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
-    line = controller.create_line("Clinic")
-    controller.set_category(line.thread_id, "medical")
+    line = controller.lines.create_line("Clinic")
+    controller.tasks.set_category(line.thread_id, "medical")
     click_line(qtbot, window, line.thread_id)
     assert_plain(window)
 

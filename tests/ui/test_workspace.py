@@ -18,8 +18,8 @@ def test_change_folder_rebinds_the_current_line_through_the_replaceable_hook(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
     """ISO-8: "Change folder…" is an explicit bind of the current key."""
-    line = sqlite_controller.create_line("Rebind me")
-    other = sqlite_controller.create_line("Untouched")
+    line = sqlite_controller.lines.create_line("Rebind me")
+    other = sqlite_controller.lines.create_line("Untouched")
     click_line(qtbot, window, line.thread_id)
     target = tmp_path / "project"
     target.mkdir()
@@ -73,7 +73,7 @@ def test_the_tree_shows_the_line_folder_and_clicking_a_file_previews_it(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     """SPEC §6: file tree and preview of the current key's folder, read-only."""
-    line = sqlite_controller.create_line("With files")
+    line = sqlite_controller.lines.create_line("With files")
     folder = Path(line.workspace_binding.path or "")
     (folder / "README.md").write_text("# Hello\nworld\n", encoding="utf-8")
     click_line(qtbot, window, line.thread_id)

@@ -53,7 +53,7 @@ def create_from_menu(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, window: MainWindow, repo: Path, branch: str
 ) -> TaskThread:
     controller = window.controller
-    before = {s.thread_id for s in controller.list_lines(include_archived=True)}
+    before = {s.thread_id for s in controller.lines.list_lines(include_archived=True)}
     window.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(qtbot, parent, start, str(repo), branch)
     window.new_worktree_line_action.trigger()
     run(loop, wait_until(lambda: window.shown_key not in before, what="the new worktree line is shown"))
@@ -76,7 +76,7 @@ def test_new_worktree_line_from_the_dialog_shows_its_branch(
     assert label_text(wt_window, "workspacePathLabel") == thread.workspace_binding.path
     wt_window.grab().save("/tmp/i16b_worktree_line.png")
 
-    wt_window.controller.switch_session("main")
+    wt_window.controller.lines.switch_session("main")
     settled(qtbot, wt_window)  # a switch from outside the window is read on the store worker (issue 33 item 3)
     assert not branch_label.isVisible()  # an ordinary line has no branch
 
@@ -84,14 +84,14 @@ def test_new_worktree_line_from_the_dialog_shows_its_branch(
 def test_a_refused_branch_is_one_line_in_the_status_and_nothing_is_made(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, wt_window: MainWindow, repo: Path
 ) -> None:
-    lines_before = wt_window.controller.list_lines(include_archived=True)
+    lines_before = wt_window.controller.lines.list_lines(include_archived=True)
     wt_window.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(qtbot, parent, start, str(repo), "main")
     wt_window.new_worktree_line_action.trigger()
     run(loop, wait_until(lambda: jobs_waiting() == 0, what="the refusal"))
     status = label_text(wt_window, "lineStatusLabel")
     assert status.startswith("Could not create the worktree line") and "already exists" in status
     assert "\n" not in status
-    assert wt_window.controller.list_lines(include_archived=True) == lines_before
+    assert wt_window.controller.lines.list_lines(include_archived=True) == lines_before
 
 
 def test_archive_asks_refuses_a_dirty_worktree_until_forced_and_unarchive_recreates_it(
@@ -123,7 +123,7 @@ def test_archive_asks_refuses_a_dirty_worktree_until_forced_and_unarchive_recrea
     assert not folder.exists()
     assert "to-archive" in git(repo, "branch", "--list", "to-archive")
 
-    controller.switch_session(thread.thread_id)  # an archived line can still be shown
+    controller.lines.switch_session(thread.thread_id)  # an archived line can still be shown
     settled(qtbot, wt_window)  # a switch from outside the window is read on the store worker (issue 33 item 2)
     assert wt_window.task_pane.archive_button.text() == "Unarchive"
     qtbot.mouseClick(wt_window.task_pane.archive_button, Qt.MouseButton.LeftButton)

@@ -63,7 +63,7 @@ def cmd_mcp_add(args: argparse.Namespace, controller: SessionController) -> int:
         header_refs=tuple(parse_header_ref(item) for item in args.header or []),
         tags=tuple(args.tag or ()),
     )
-    stored = controller.add_mcp_server(record, replace=args.replace)
+    stored = controller.agents.add_mcp_server(record, replace=args.replace)
     if args.json:
         print(json_text(mcp_json(stored)))
     else:
@@ -72,7 +72,7 @@ def cmd_mcp_add(args: argparse.Namespace, controller: SessionController) -> int:
 
 
 def cmd_mcp_list(args: argparse.Namespace, controller: SessionController) -> int:
-    servers = controller.mcp_servers()
+    servers = controller.agents.mcp_servers()
     if args.json:
         print(json_text([mcp_json(s) for s in servers]))
         return 0
@@ -84,7 +84,7 @@ def cmd_mcp_list(args: argparse.Namespace, controller: SessionController) -> int
 
 
 def cmd_mcp_remove(args: argparse.Namespace, controller: SessionController) -> int:
-    controller.remove_mcp_server(args.name)
+    controller.agents.remove_mcp_server(args.name)
     print(
         json_text({"removed": args.name}, indent=None)
         if args.json
@@ -147,25 +147,25 @@ def apply_thread_set(args: argparse.Namespace, controller: SessionController, th
     if args.acp_session is not None:
         import asyncio
 
-        asyncio.run(controller.bind_agent_session(key, args.acp_session))
+        asyncio.run(controller.agents.bind_agent_session(key, args.acp_session))
     if args.mcp is not None:
-        controller.set_line_mcp_servers(key, [n for item in args.mcp for n in item.split(",")])
+        controller.agents.set_line_mcp_servers(key, [n for item in args.mcp for n in item.split(",")])
     if args.acp_mode is not None:
-        controller.choose_agent_mode(key, args.acp_mode)
+        controller.agents.choose_agent_mode(key, args.acp_mode)
     if args.acp_model is not None:
-        controller.choose_agent_model(key, args.acp_model)
+        controller.agents.choose_agent_model(key, args.acp_model)
     for item in args.acp_config or []:
         config_id, sep, value = item.partition("=")
         if not sep or not config_id:
             raise ValueError(f"--acp-config {item!r} must look like ID=VALUE")
-        controller.choose_agent_config(key, config_id, value)
+        controller.agents.choose_agent_config(key, config_id, value)
 
 
 def cmd_thread_sessions(args: argparse.Namespace, controller: SessionController) -> int:
     """The line's ACP agent's existing sessions for the line's folder (session/list), to bind one."""
     import asyncio
 
-    found = asyncio.run(controller.agent_sessions(args.key, delete=args.delete))
+    found = asyncio.run(controller.agents.agent_sessions(args.key, delete=args.delete))
     rows = [
         {"session_id": s.session_id, "title": s.title, "updated_at": s.updated_at, "cwd": s.cwd} for s in found.sessions
     ]
@@ -193,8 +193,8 @@ def add_thread_commands(add: Any) -> None:
 
 def thread_extras_json(controller: SessionController, key: str) -> dict[str, Any]:
     """``usage`` (issue 15, item 6), the agent's offers and picks, and the line's MCP servers."""
-    usage = controller.line_usage(key)
-    state = controller.agent_session(key)
+    usage = controller.agents.line_usage(key)
+    state = controller.agents.agent_session(key)
     return {
         "usage": usage.model_dump(),
         "agent_session": {
@@ -208,5 +208,5 @@ def thread_extras_json(controller: SessionController, key: str) -> dict[str, Any
             # Issue 32 item 6: the line's agent session's title, as the agent said (session_info_update).
             "title": state.title_of(controller.get_thread(key).execution_binding.acp_session_id),
         },
-        "mcp_servers": [s.name for s in controller.line_mcp_servers(key)],
+        "mcp_servers": [s.name for s in controller.agents.line_mcp_servers(key)],
     }

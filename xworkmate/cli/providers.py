@@ -34,7 +34,7 @@ def _provider_json(record: ProviderRecord) -> dict[str, Any]:
 
 def _provider_list_json(controller: SessionController, record: ProviderRecord) -> dict[str, Any]:
     """``provider list``: also what an ACP agent reported in ``agentInfo`` when it last ran (issue 15)."""
-    info = controller.acp_agent_info(record.name) if record.kind is ProviderKind.ACP else None
+    info = controller.agents.acp_agent_info(record.name) if record.kind is ProviderKind.ACP else None
     return {**_provider_json(record), "agent_info": info.model_dump() if info is not None else None}
 
 
@@ -104,7 +104,7 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
             is_default=args.default,
             vision=args.vision,
         )
-    stored = controller.add_provider(record, replace=args.replace, api_key=api_key)
+    stored = controller.providers.add_provider(record, replace=args.replace, api_key=api_key)
     if args.json:
         print(json_text(_provider_json(stored)))
     elif stored.kind is ProviderKind.ACP:
@@ -117,7 +117,7 @@ def cmd_provider_add(args: argparse.Namespace, controller: SessionController) ->
 def cmd_provider_set(args: argparse.Namespace, controller: SessionController) -> int:
     """Change an existing provider: an ACP agent's sign-in method (issue 15) or the hosts its sandbox reaches
     (SBX-4: ``--acp-allow-host`` replaces the list; ``none`` empties it)."""
-    record = controller.get_provider(args.name)
+    record = controller.providers.get_provider(args.name)
     if record is None:
         raise CliError(f"no provider named {args.name!r}")
     if args.acp_auth is None and args.acp_allow_host is None:
@@ -127,7 +127,7 @@ def cmd_provider_set(args: argparse.Namespace, controller: SessionController) ->
         update["acp_auth_method"] = None if args.acp_auth == "none" else args.acp_auth
     if args.acp_allow_host is not None:
         update["acp_allow_hosts"] = tuple(h for h in args.acp_allow_host if h != "none")
-    stored = controller.add_provider(ProviderRecord.checked(**{**dict(record), **update}), replace=True)
+    stored = controller.providers.add_provider(ProviderRecord.checked(**{**dict(record), **update}), replace=True)
     if args.json:
         print(json_text(_provider_json(stored)))
         return 0
@@ -141,7 +141,7 @@ def cmd_provider_set(args: argparse.Namespace, controller: SessionController) ->
 
 
 def cmd_provider_discover(args: argparse.Namespace, controller: SessionController) -> int:
-    found = controller.discover_acp_agents()
+    found = controller.providers.discover_acp_agents()
     if args.json:
         print(json_text([{**_provider_json(r), "version": r.model} for r in found]))
         return 0
@@ -156,7 +156,7 @@ def cmd_provider_discover(args: argparse.Namespace, controller: SessionControlle
 
 
 def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -> int:
-    records = controller.providers()
+    records = controller.providers.records()
     if args.json:
         print(json_text([_provider_list_json(controller, r) for r in records]))
         return 0
@@ -165,7 +165,7 @@ def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -
     for r in records:
         tags = f" tags={','.join(r.tags)}" if r.tags else ""
         if r.kind is ProviderKind.ACP:
-            info = controller.acp_agent_info(r.name)
+            info = controller.agents.acp_agent_info(r.name)
             reported = f" (reports {info.label})" if info is not None else ""
             command = " ".join(r.acp_command)
             print(escape_for_terminal(f"{'*' if r.is_default else ' '} {r.name}  ACP: {command}{reported}"))
@@ -176,7 +176,7 @@ def cmd_provider_list(args: argparse.Namespace, controller: SessionController) -
 
 
 def cmd_provider_remove(args: argparse.Namespace, controller: SessionController) -> int:
-    controller.remove_provider(args.name)
+    controller.providers.remove_provider(args.name)
     if not args.json:
         print(escape_for_terminal(f"removed provider {args.name}"))
     else:

@@ -39,12 +39,12 @@ def _print_items(key: str, items: list[QueuedFollowup], as_json: bool) -> None:
 
 
 def cmd_queue_list(args: argparse.Namespace, controller: SessionController) -> int:
-    _print_items(args.key, controller.queued_followups(args.key), args.json)
+    _print_items(args.key, controller.queue.items(args.key), args.json)
     return 0
 
 
 def cmd_queue_remove(args: argparse.Namespace, controller: SessionController) -> int:
-    removed = controller.remove_queued(args.key, _position(args.n, "N"))
+    removed = controller.queue.remove(args.key, _position(args.n, "N"))
     if args.json:
         print(json_text(_item_json(removed), indent=None))
     else:
@@ -53,7 +53,7 @@ def cmd_queue_remove(args: argparse.Namespace, controller: SessionController) ->
 
 
 def cmd_queue_edit(args: argparse.Namespace, controller: SessionController) -> int:
-    edited = controller.edit_queued(args.key, _position(args.n, "N"), args.text)
+    edited = controller.queue.edit(args.key, _position(args.n, "N"), args.text)
     if args.json:
         print(json_text(_item_json(edited), indent=None))
     else:
@@ -62,7 +62,7 @@ def cmd_queue_edit(args: argparse.Namespace, controller: SessionController) -> i
 
 
 def cmd_queue_move(args: argparse.Namespace, controller: SessionController) -> int:
-    items = controller.move_queued(args.key, _position(args.n, "N"), _position(args.pos, "POS"))
+    items = controller.queue.move(args.key, _position(args.n, "N"), _position(args.pos, "POS"))
     _print_items(args.key, items, args.json)
     return 0
 

@@ -33,7 +33,7 @@ def catalog_json(catalog: SkillCatalog, selected: tuple[str, ...]) -> dict[str, 
 
 def cmd_skills_list(args: argparse.Namespace, controller: SessionController) -> int:
     selected = controller.get_thread(args.line).context_state.selected_skills if args.line else ()
-    catalog = controller.skill_catalog(args.line)
+    catalog = controller.skills.skill_catalog(args.line)
     if args.json:
         print(json_text(catalog_json(catalog, selected)))
         return 0

@@ -79,9 +79,9 @@ def _run_headless(
     async def turn() -> TurnOutcome:
         loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(
-            controller.run_resume(key, provider=provider, headless=True, answers=answers)
+            controller.turns.run_resume(key, provider=provider, headless=True, answers=answers)
             if resume
-            else controller.run_turn(
+            else controller.turns.run_turn(
                 key, prompt, provider=provider, headless=True, attachments=attachments, answers=answers
             )
         )
@@ -157,7 +157,7 @@ def _message_json(message: Message) -> dict[str, Any]:
 
 
 def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> int:
-    started = controller.start_task(
+    started = controller.tasks.start_task(
         args.from_key,
         args.goal,
         context=args.context or "",
@@ -171,7 +171,7 @@ def cmd_task_start(args: argparse.Namespace, controller: SessionController) -> i
         print(
             json_text(
                 {
-                    **thread_json(thread, controller.state_of(thread)),
+                    **thread_json(thread, controller.lines.state_of(thread)),
                     "dispatch_source_ids": list(started.source_ids),
                     "reminder": started.reminder,
                 }
@@ -192,7 +192,7 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
     # The controller's one follow-up policy (issue 14). This command runs no turn: a task running
     # elsewhere takes the follow-up when its current step ends; an idle one on its next `task run`.
     # Issue 31: to a task whose turn runs (here or in the window) it is queued, as the window's Send.
-    sent = controller.follow_up(args.key, args.text)
+    sent = controller.followups.follow_up(args.key, args.text)
     if args.json:
         print(
             json_text(
@@ -217,7 +217,7 @@ def cmd_task_send(args: argparse.Namespace, controller: SessionController) -> in
 
 
 def cmd_task_sources(args: argparse.Namespace, controller: SessionController) -> int:
-    sources = controller.task_sources(args.key)
+    sources = controller.tasks.task_sources(args.key)
     controller.know_provider_keys()
     if args.json:
         print(json_text([_message_json(m) for m in sources]))
@@ -241,7 +241,7 @@ def cmd_messages(args: argparse.Namespace, controller: SessionController) -> int
         return _cmd_message_action(args, controller)
     if args.message_id is not None:
         raise CliError(f"messages {args.key}: unexpected {args.message_id!r} (quarantine or release take an id)")
-    messages = controller.messages_as(args.key, args.as_key)
+    messages = controller.tasks.messages_as(args.key, args.as_key)
     controller.know_provider_keys()
     if args.json:
         print(json_text([_message_json(m) for m in messages]))
@@ -263,9 +263,9 @@ def _cmd_message_action(args: argparse.Namespace, controller: SessionController)
     except ValueError:
         raise CliError(f"{args.message_id!r} is not a message id") from None
     if args.key == "quarantine":
-        message = controller.quarantine_message(message_id)
+        message = controller.lines.quarantine_message(message_id)
     else:
-        message = controller.release_message(message_id)
+        message = controller.lines.release_message(message_id)
     if args.json:
         print(json_text(_message_json(message), indent=None))
     else:

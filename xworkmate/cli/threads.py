@@ -55,11 +55,11 @@ def thread_json(thread: TaskThread, state: LineState) -> dict[str, Any]:
 
 
 def _print_thread(controller: SessionController, thread: TaskThread, as_json: bool) -> None:
-    state = controller.state_of(thread)
+    state = controller.lines.state_of(thread)
     if as_json:
         print(json_text({**thread_json(thread, state), **thread_extras_json(controller, thread.thread_id)}))
         return
-    marker = "*" if thread.thread_id == controller.current_key else " "
+    marker = "*" if thread.thread_id == controller.lines.current_key else " "
     print(f"{marker} {thread.thread_id}  [{state.status.value}]  {escape_for_terminal(redact(thread.title))}")
     folder = escape_for_terminal(thread.workspace_binding.path or "(none)")
     print(f"    folder: {folder} ({thread.workspace_binding.bound_by.value})")
@@ -76,16 +76,16 @@ def cmd_thread_new(args: argparse.Namespace, controller: SessionController) -> i
     if args.worktree is not None:
         if args.workspace is not None:
             raise CliError("give --worktree REPO or --workspace DIR, not both")
-        thread = controller.create_worktree_line(args.worktree, branch=args.branch, title=args.title)
+        thread = controller.lines.create_worktree_line(args.worktree, branch=args.branch, title=args.title)
         _print_thread(controller, thread, args.json)
         return 0
-    thread = controller.create_line(title=args.title, workspace=args.workspace)
+    thread = controller.lines.create_line(title=args.title, workspace=args.workspace)
     _print_thread(controller, thread, args.json)
     return 0
 
 
 def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> int:
-    summaries = controller.list_lines(include_archived=args.all)
+    summaries = controller.lines.list_lines(include_archived=args.all)
     if args.json:
         rows = [
             {
@@ -99,28 +99,29 @@ def cmd_thread_list(args: argparse.Namespace, controller: SessionController) -> 
                 "parent_key": s.parent_key,
                 "category": s.category,
                 "archived": s.archived,
-                "current": s.thread_id == controller.current_key,
+                "current": s.thread_id == controller.lines.current_key,
             }
             for s in summaries
-            for state in (controller.summary_state(s),)
+            for state in (controller.lines.summary_state(s),)
         ]
         print(json_text(rows))
         return 0
+    lines = controller.lines
     for s in summaries:
-        marker = "*" if s.thread_id == controller.current_key else " "
-        print(f"{marker} {s.thread_id}  [{controller.summary_status(s).value}]  {escape_for_terminal(redact(s.title))}")
+        marker = "*" if s.thread_id == lines.current_key else " "
+        print(f"{marker} {s.thread_id}  [{lines.summary_status(s).value}]  {escape_for_terminal(redact(s.title))}")
     return 0
 
 
 def cmd_thread_show(args: argparse.Namespace, controller: SessionController) -> int:
     thread = controller.get_thread(args.key)
-    interrupted = controller.interruption(thread.thread_id)  # issue 31: a turn a crash cut short, to resume
+    interrupted = controller.turns.interruption(thread.thread_id)  # issue 31: a turn a crash cut short, to resume
     if args.json:
         extra = {"interrupted_turn": interrupted is not None}
         print(
             json_text(
                 {
-                    **thread_json(thread, controller.state_of(thread)),
+                    **thread_json(thread, controller.lines.state_of(thread)),
                     **thread_extras_json(controller, thread.thread_id),
                     **extra,
                 }
@@ -137,7 +138,7 @@ def cmd_thread_show(args: argparse.Namespace, controller: SessionController) -> 
 
 
 def cmd_thread_bind(args: argparse.Namespace, controller: SessionController) -> int:
-    _print_thread(controller, controller.bind_workspace(args.key, args.workspace), args.json)
+    _print_thread(controller, controller.lines.bind_workspace(args.key, args.workspace), args.json)
     return 0
 
 
@@ -145,7 +146,7 @@ def cmd_thread_archive(args: argparse.Namespace, controller: SessionController) 
     from xworkmate.controllers.worktrees import WorktreeDirtyError
 
     try:
-        thread = controller.archive_line(args.key, force=args.force)
+        thread = controller.lines.archive_line(args.key, force=args.force)
     except WorktreeDirtyError as exc:
         raise CliError(f"{exc} (--force removes it, losing them)") from exc
     _print_thread(controller, thread, args.json)
@@ -153,25 +154,25 @@ def cmd_thread_archive(args: argparse.Namespace, controller: SessionController) 
 
 
 def cmd_thread_unarchive(args: argparse.Namespace, controller: SessionController) -> int:
-    _print_thread(controller, controller.unarchive_line(args.key), args.json)
+    _print_thread(controller, controller.lines.unarchive_line(args.key), args.json)
     return 0
 
 
 def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> int:
     thread = controller.get_thread(args.key)
     if args.permission is not None:
-        thread = controller.set_permission(thread.thread_id, args.permission)
+        thread = controller.line_settings.set_permission(thread.thread_id, args.permission)
     if args.mode is not None or args.provider is not None:
-        thread = controller.set_execution(
+        thread = controller.line_settings.set_execution(
             thread.thread_id, args.mode or thread.execution_binding.mode.value, args.provider
         )
     if args.title is not None:
-        thread = controller.rename_line(thread.thread_id, args.title)
+        thread = controller.lines.rename_line(thread.thread_id, args.title)
     if args.network is not None:
-        thread = controller.set_network(thread.thread_id, args.network)
+        thread = controller.line_settings.set_network(thread.thread_id, args.network)
     if args.allow_host or args.no_allow_host:
         removed = [entry for entry in args.no_allow_host or () if entry != _EVERY_HOST]
-        thread = controller.set_allowed_hosts(
+        thread = controller.line_settings.set_allowed_hosts(
             thread.thread_id,
             add=args.allow_host or (),
             remove=removed,
@@ -179,23 +180,23 @@ def cmd_thread_set(args: argparse.Namespace, controller: SessionController) -> i
         )
     if args.env is not None or args.clear_env:
         names = [] if args.clear_env else [n for item in args.env for n in item.split(",")]
-        thread = controller.set_command_env(thread.thread_id, names)
+        thread = controller.line_settings.set_command_env(thread.thread_id, names)
     if args.turn_limit is not None:
-        thread = controller.set_turn_limit(thread.thread_id, args.turn_limit)
+        thread = controller.line_settings.set_turn_limit(thread.thread_id, args.turn_limit)
     if args.quarantine_untrusted is not None:
-        thread = controller.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
+        thread = controller.line_settings.set_quarantine_untrusted(thread.thread_id, args.quarantine_untrusted)
     if args.skill or args.no_skill:
-        thread = controller.set_skills(thread.thread_id, add=args.skill or (), remove=args.no_skill or ())
+        thread = controller.skills.set_skills(thread.thread_id, add=args.skill or (), remove=args.no_skill or ())
     apply_thread_set(args, controller, thread)  # issue 15: MCP servers, the agent's mode/model/options
     _print_thread(controller, thread, args.json)
     return 0
 
 
 def cmd_thread_category(args: argparse.Namespace, controller: SessionController) -> int:
-    moved = controller.set_category(args.key, None if args.clear else args.set)
+    moved = controller.tasks.set_category(args.key, None if args.clear else args.set)
     thread = controller.get_thread(args.key)
     if args.json:
-        print(json_text({**thread_json(thread, controller.state_of(thread)), "relabelled": moved}))
+        print(json_text({**thread_json(thread, controller.lines.state_of(thread)), "relabelled": moved}))
     else:
         label = thread.category or "normal"
         print(escape_for_terminal(f"{thread.thread_id} is now {label}; relabelled {len(moved)} line(s) in its subtree"))
@@ -203,7 +204,7 @@ def cmd_thread_category(args: argparse.Namespace, controller: SessionController)
 
 
 def cmd_thread_compact(args: argparse.Namespace, controller: SessionController) -> int:
-    generation = controller.compact(args.key)
+    generation = controller.tasks.compact(args.key)
     print(
         json_text({"session_key": args.key, "current_session_id": generation}, indent=None) if args.json else generation
     )
@@ -211,7 +212,7 @@ def cmd_thread_compact(args: argparse.Namespace, controller: SessionController) 
 
 
 def cmd_thread_fork(args: argparse.Namespace, controller: SessionController) -> int:
-    _print_thread(controller, controller.fork(args.key, title=args.title), args.json)
+    _print_thread(controller, controller.tasks.fork(args.key, title=args.title), args.json)
     return 0
 
 

@@ -139,9 +139,11 @@ class Approvals:
             future.set_result(method_id)
 
     def waiting_for_sign_in(self, key: str) -> bool:
+        key = self._ctx.canonical(key)
         return any(k == key for k, _f in self._sign_ins.values())
 
     def pending_approvals(self, key: str) -> list[int]:
+        key = self._ctx.canonical(key)
         return [aid for aid, (k, _tool, _f) in self._approvals.items() if k == key]
 
     def settle(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:

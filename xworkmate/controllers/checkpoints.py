@@ -109,6 +109,19 @@ def _one_line(method: _F) -> _F:
     return cast(_F, wrapper)
 
 
+class _TasksHost(Protocol):
+    """What checkpoints need of ``SessionController.tasks`` (``tasks.TaskController``)."""
+
+    @property
+    def dispatch(self) -> DispatchService: ...
+
+
+class _TurnsHost(Protocol):
+    """What checkpoints need of ``SessionController.turns`` (``turns.TurnController``)."""
+
+    def is_running(self, key: str) -> bool: ...
+
+
 class CheckpointHost(Protocol):
     """What checkpoints need of ``SessionController``: typed here, so this module does not import it (issue 19)."""
 
@@ -116,11 +129,12 @@ class CheckpointHost(Protocol):
     def settings(self) -> Settings: ...
 
     @property
-    def dispatch(self) -> DispatchService: ...
+    def tasks(self) -> _TasksHost: ...
+
+    @property
+    def turns(self) -> _TurnsHost: ...
 
     def get_thread(self, key: str) -> TaskThread: ...
-
-    def is_running(self, key: str) -> bool: ...
 
 
 class CheckpointController:
@@ -463,7 +477,7 @@ class CheckpointController:
         Another process's turn shows as its row without an after-snapshot; a row older than the
         line's turn limit (plus a minute) is a process that died mid-turn, not a running turn.
         """
-        if self._controller.is_running(key):
+        if self._controller.turns.is_running(key):
             return True
         last = self._rows.last(key)
         if last is None or last.finished_at is not None:
@@ -549,7 +563,7 @@ class CheckpointController:
             repo.set_undo(undo.commit)
         fork_key = None
         if fork:
-            thread = self._controller.dispatch.fork(key, before_id=row.fork_before_id)
+            thread = self._controller.tasks.dispatch.fork(key, before_id=row.fork_before_id)
             if thread.workspace_binding is not None and thread.workspace_binding.path:
                 repo.export_tree(row.before_commit, Path(thread.workspace_binding.path))
             fork_key = thread.thread_id

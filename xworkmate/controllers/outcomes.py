@@ -39,7 +39,7 @@ class SendOutcome(BaseModel):
 
 
 class FollowupOutcome(BaseModel):
-    """What became of a follow-up to a task (``SessionController.follow_up``, issue 14)."""
+    """What became of a follow-up to a task (``SessionController.followups.follow_up``, issue 14)."""
 
     model_config = ConfigDict(frozen=True)
 

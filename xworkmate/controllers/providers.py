@@ -88,7 +88,7 @@ class ProviderController:
         self._ctx = ctx
         self._router_factory = router_factory
 
-    def providers(self) -> list[ProviderRecord]:
+    def records(self) -> list[ProviderRecord]:
         return self._ctx.store.providers.list()
 
     def get_provider(self, name: str) -> ProviderRecord | None:
@@ -99,7 +99,7 @@ class ProviderController:
 
     def router(self) -> ModelRouter:
         """The router over the stored OpenAI-compatible providers (the turns and the dispatcher use it)."""
-        records = [r for r in self.providers() if r.kind is ProviderKind.OPENAI]
+        records = [r for r in self.records() if r.kind is ProviderKind.OPENAI]
         return (self._router_factory or default_router)([provider_config(r) for r in records])
 
     def provider_choices(
@@ -110,7 +110,7 @@ class ProviderController:
         ``will_run`` is the line's own provider when it may use it, else the router's first allowed
         one (the default, or the category's first tagged provider), or None when none may run.
         """
-        openai = [r for r in (self.providers() if records is None else records) if r.kind is ProviderKind.OPENAI]
+        openai = [r for r in (self.records() if records is None else records) if r.kind is ProviderKind.OPENAI]
         if not openai:
             return ProviderChoices(allowed=(), will_run=None)  # and the turn code is not imported on a switch
         from xworkmate.llm.router import ModelRouter

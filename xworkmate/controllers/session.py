@@ -1,31 +1,40 @@
-"""``SessionController``: the facade the window and the CLI call (SPEC §2, issue 19).
+"""``SessionController``: what the window and the CLI call (SPEC §2, issue 19), organised in sections.
 
-It composes the controller's sections, each a small class over one explicit
-``ControllerContext`` (the store, the settings, the event sink, the running turns):
+Each section is a small class over one explicit ``ControllerContext`` (the store, the settings, the event
+sink, the running turns), and a public, read-only attribute of the controller (issue 33 item 4, as Anki's
+``col.decks``): callers write ``controller.lines.create_line(...)``, ``controller.turns.stop(key)``.
 
-- ``lines.LineController``: create, switch, bind, rename, archive, status;
-- ``line_settings.LineSettingsController``: permission, sandbox, turn limit, how a line runs;
-- ``turns.TurnController``: the one gate (``prepare_run``), Send, running and stopping turns;
-- ``approvals.Approvals``: the approval and sign-in cards a turn waits on;
-- ``tasks.TaskController`` and ``tasks.FollowupPolicy``: dispatch, categories, the one follow-up policy;
-- ``providers.ProviderController``: validation, discovery, the keyring, probing;
-- ``agent_session.AgentSessionController``: the line's ACP agent, usage, MCP servers (issue 15).
+- ``lines`` (``lines.LineController``): create, switch, bind, rename, archive, read a line, ui state;
+- ``line_settings`` (``line_settings.LineSettingsController``): permission, network, turn limit, how a line runs;
+- ``turns`` (``turns.TurnController``): the one gate (``prepare_run``), running, stopping, resuming turns;
+- ``approvals`` (``approvals.Approvals``): the approval, form and sign-in cards a turn waits on;
+- ``tasks`` (``tasks.TaskController``): dispatch, categories, fork, compact, what a task reads;
+- ``followups`` (``tasks.FollowupPolicy``): the one follow-up policy, ``auto_run_tasks``;
+- ``queue`` (``queue.FollowupQueue``): what waits while a turn runs (issue 31);
+- ``providers`` (``providers.ProviderController``): validation, discovery, the keyring, probing;
+- ``agents`` (``agent_session.AgentSessionController``): the line's ACP agent, usage, MCP servers (issue 15);
+- ``skills`` (``skills.SkillsController``): the skill catalogue and a line's skills (SKL-1);
+- ``checkpoints`` (``checkpoints.CheckpointController``, built on first use): changes, revert, restore (LOOP-1);
+- ``external`` (``external.ExternalLines``): other processes' changes as this controller's records;
+- ``attention`` (``attention.AttentionTracker``, built on first use): which line needs the person.
 
-The facade only wires them and delegates; no piece touches another's private members.
-The controller knows no widgets: it reports what changed through small change records
-that one listener (the window's bridge) turns into a Qt signal (STYLE 4).
+The controller itself wires them and keeps only what spans sections: ``send`` (queue, follow-up or turn),
+search and export, recovery, warm-up, closing, and the context's ``subscribe``/``get_thread``/``operation``.
+No section touches another's private members or imports this module. The controller knows no widgets: it
+reports what changed through small change records that one listener (the window's bridge) turns into a Qt
+signal (STYLE 4).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Final
 
-from xworkmate.agents.sandbox import SandboxStatus, detect_sandbox
+from xworkmate.agents.sandbox import detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
 from xworkmate.controllers.approvals import Approvals
 from xworkmate.controllers.changes import LineUpdated, RunFinished
@@ -45,26 +54,14 @@ from xworkmate.controllers.queue import FollowupQueue
 from xworkmate.controllers.skills import SkillsController
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
-from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.attachments import Attachment
-from xworkmate.domain.elicitation import ElicitationAnswer
 from xworkmate.domain.export import ExportFormat, LineExport
-from xworkmate.domain.followup_queue import QueuedFollowup
-from xworkmate.domain.lines import MAIN_TITLE, LineSummary
-from xworkmate.domain.mcp import McpServerRecord
-from xworkmate.domain.messages import Message, MessageState
-from xworkmate.domain.providers import ProviderKind, ProviderRecord
-from xworkmate.domain.runs import ExecutionResult, RunRequest
+from xworkmate.domain.lines import MAIN_TITLE
+from xworkmate.domain.messages import MessageState
+from xworkmate.domain.providers import ProviderKind
 from xworkmate.domain.search import DEFAULT_SEARCH_LIMIT, SearchResults
-from xworkmate.domain.skills import SkillCatalog
 from xworkmate.domain.threads import (
-    ExecutionMode,
-    LineState,
-    NetworkAccess,
-    PermissionLevel,
     TaskThread,
-    ThreadStatus,
-    ThreadSummary,
 )
 from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.settings import Settings
@@ -73,13 +70,9 @@ from xworkmate.store import Store
 if TYPE_CHECKING:
     import asyncio
 
-    from xworkmate.agents.events import Approver
     from xworkmate.controllers.attention import AttentionTracker
     from xworkmate.controllers.checkpoints import CheckpointController
-    from xworkmate.controllers.runs import TurnContext, TurnRunner
-    from xworkmate.dispatch.service import DispatchService, FollowupSent, TaskStarted
-    from xworkmate.store.external_changes import ExternalChange
-    from xworkmate.store.repositories.line_panes import LinePanesRows
+    from xworkmate.controllers.runs import TurnContext
 
 # Re-exported: the window, the CLI and the tests import these from here.
 __all__ = [
@@ -104,44 +97,44 @@ log = logging.getLogger(__name__)
 
 
 class SessionController:
-    """Task lines: create, switch, bind, archive, and gate every run (a facade over the sections)."""
+    """Task lines, their turns, tasks, providers and agents: the sections above, wired over one context."""
 
     def __init__(self, store: Store, settings: Settings, *, router_factory: RouterFactory | None = None) -> None:
         ctx = ControllerContext(store=store, settings=settings)
         self._ctx = ctx
         self._store = store  # the tests seed rows through it; the pieces use ctx.store
         # Issue 19, item 6: other processes' changes as this controller's records; this one's run statuses told.
-        self.external = ExternalLines(
+        self.external: Final = ExternalLines(
             store, emit=ctx.emit, running_here=lambda key: key in ctx.running, store_thread=ctx.store_thread
         )
         ctx.subscribe(self.external.on_change)
         self._attention: AttentionTracker | None = None
         self._checkpoints: CheckpointController | None = None
-        self._line_settings = LineSettingsController(ctx)
-        self._skills = SkillsController(ctx)
-        self._approvals = Approvals(ctx, set_permission=self._line_settings.set_permission)
-        self._lines = LineController(
-            ctx, needs_sign_in=self._approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
+        self.line_settings: Final = LineSettingsController(ctx)
+        self.skills: Final = SkillsController(ctx)
+        self.approvals: Final = Approvals(ctx, set_permission=self.line_settings.set_permission)
+        self.lines: Final = LineController(
+            ctx, needs_sign_in=self.approvals.waiting_for_sign_in, running_elsewhere=self.external.running_elsewhere
         )
-        self._provider_ctl = ProviderController(ctx, router_factory)
-        self._task_ctl = TaskController(
-            ctx, workspace_for=self._lines.default_workspace_for, router=self._provider_ctl.router
+        self.providers: Final = ProviderController(ctx, router_factory)
+        self.tasks: Final = TaskController(
+            ctx, workspace_for=self.lines.default_workspace_for, router=self.providers.router
         )
-        self._turn_ctl = TurnController(
+        self.turns: Final = TurnController(
             ctx,
-            state_of=self._lines.state_of,
-            has_agent_provider=self._provider_ctl.has_agent_provider,
-            task_labels=self._task_ctl.task_labels,
-            send_followup=self._task_ctl.send_followup,
+            state_of=self.lines.state_of,
+            has_agent_provider=self.providers.has_agent_provider,
+            task_labels=self.tasks.task_labels,
+            send_followup=self.tasks.send_followup,
             turn_context=self._turn_context,
         )
-        self._queue = FollowupQueue(ctx, send=self.send, store_person_message=self._turn_ctl.store_person_message)
-        self._followups = FollowupPolicy(ctx, tasks=self._task_ctl, turns=self._turn_ctl, queue=self._queue)
-        self._agent_sessions = AgentSessionController(
+        self.queue: Final = FollowupQueue(ctx, send=self.send, store_person_message=self.turns.store_person_message)
+        self.followups: Final = FollowupPolicy(ctx, tasks=self.tasks, turns=self.turns, queue=self.queue)
+        self.agents: Final = AgentSessionController(
             ctx,
-            live_acp_runner=lambda: self._turn_ctl.runner.acp_runner,
-            acp_sandbox=lambda *args: self._turn_ctl.runner.acp_sandbox(*args),
-            apply_execution_result=self._lines.apply_execution_result,
+            live_acp_runner=lambda: self.turns.runner.acp_runner,
+            acp_sandbox=lambda *args: self.turns.runner.acp_sandbox(*args),
+            apply_execution_result=self.lines.apply_execution_result,
         )
         self.recovered = self.recover_interrupted_turns()
 
@@ -168,15 +161,15 @@ class SessionController:
 
         return TurnContext(
             ctx=self._ctx,
-            approvals=self._approvals,
-            router=self._provider_ctl.router,
-            dispatch=lambda: self._task_ctl.dispatch,
+            approvals=self.approvals,
+            router=self.providers.router,
+            dispatch=lambda: self.tasks.dispatch,
             checkpoints=lambda: self.checkpoints,
-            agent_session=self._agent_sessions.agent_session,
-            turn_mcp_servers=self._agent_sessions.turn_mcp_servers,
-            apply_execution_result=self._lines.apply_execution_result,
-            task_dispatched=self._followups.task_dispatched,
-            task_followed_up=self._followups.task_followed_up,
+            agent_session=self.agents.agent_session,
+            turn_mcp_servers=self.agents.turn_mcp_servers,
+            apply_execution_result=self.lines.apply_execution_result,
+            task_dispatched=self.followups.task_dispatched,
+            task_followed_up=self.followups.task_followed_up,
         )
 
     def close(self) -> None:
@@ -195,7 +188,7 @@ class SessionController:
         from xworkmate.llm.openai_client import warm_up
 
         warm_up()  # what the first request would load: the HTTP transport and the TLS context
-        if any(record.kind is ProviderKind.ACP for record in self.providers()):
+        if any(record.kind is ProviderKind.ACP for record in self.providers.records()):
             # Issue 34 item 1: the ACP SDK (its pydantic schema) took 0.7-1.1 s to import on the first ACP
             # turn, on the GUI thread, while twenty lines streamed. Only when an agent is configured.
             import xworkmate.agents.acp  # noqa: F401
@@ -223,12 +216,7 @@ class SessionController:
         return self._checkpoints
 
     @property
-    def _turns(self) -> TurnRunner:
-        """The turn code (tests reach its ACP runner through here)."""
-        return self._turn_ctl.runner
-
-    @property
-    def _tasks(self) -> dict[str, asyncio.Task[TurnOutcome]]:
+    def _turn_tasks(self) -> dict[str, asyncio.Task[TurnOutcome]]:
         """The running turns' event-loop tasks (tests wait on them)."""
         return self._ctx.turn_tasks
 
@@ -249,358 +237,18 @@ class SessionController:
         """One store scope for the work of one window operation on this thread (``Store.operation``)."""
         return self._ctx.store.operation()
 
-    @property
-    def current_key(self) -> str:
-        return self._lines.current_key
-
     def get_thread(self, key: str) -> TaskThread:
         return self._ctx.get_thread(key)
-
-    # -- lines (controllers/lines.py) ------------------------------------------------------------
-
-    def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]:
-        return self._lines.list_lines(include_archived=include_archived)
-
-    def status_of(self, thread: TaskThread) -> ThreadStatus:
-        return self._lines.status_of(thread)
-
-    def state_of(self, thread: TaskThread) -> LineState:
-        return self._lines.state_of(thread)
-
-    def summary_status(self, summary: LineSummary) -> ThreadStatus:
-        return self._lines.summary_status(summary)
-
-    def summary_state(self, summary: LineSummary) -> LineState:
-        return self._lines.summary_state(summary)
-
-    def line_summary(self, key: str) -> ThreadSummary:
-        return self._lines.line_summary(key)
-
-    def line_view(self, key: str) -> LineView:
-        return self._lines.line_view(key)
-
-    def current_view(self) -> LineView:
-        return self._lines.current_view()
-
-    def line_panes_read(self, key: str, *, limit: int, with_usage: bool) -> tuple[LineView, LinePanesRows]:
-        return self._lines.line_panes_read(key, limit=limit, with_usage=with_usage)
-
-    def default_workspace_for(self, key: str) -> Path:
-        return self._lines.default_workspace_for(key)
-
-    def message_ids(self, key: str, *, before_id: int | None = None, limit: int = 200) -> list[int]:
-        return self._lines.message_ids(key, before_id=before_id, limit=limit)
-
-    def newest_messages(self, key: str, *, limit: int) -> list[Message]:
-        return self._lines.newest_messages(key, limit=limit)
-
-    def messages_by_id(self, ids: list[int]) -> dict[int, Message]:
-        return self._lines.messages_by_id(ids)
-
-    def messages(self, key: str) -> list[Message]:
-        return self._lines.messages(key)
-
-    def quarantine_message(self, message_id: int) -> Message:
-        return self._lines.quarantine_message(message_id)
-
-    def release_message(self, message_id: int) -> Message:
-        return self._lines.release_message(message_id)
-
-    def create_line(self, title: str | None = None, workspace: str | Path | None = None) -> TaskThread:
-        return self._lines.create_line(title, workspace)
-
-    def create_worktree_line(
-        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
-    ) -> TaskThread:
-        return self._lines.create_worktree_line(repo, branch=branch, title=title)
-
-    async def create_worktree_line_off_thread(
-        self, repo: str | Path, *, branch: str | None = None, title: str | None = None
-    ) -> TaskThread:
-        return await self._lines.create_worktree_line_off_thread(repo, branch=branch, title=title)
-
-    def switch_session(self, key: str) -> LineView:
-        return self._lines.switch_session(key)
-
-    def bind_workspace(self, key: str, folder: str | Path) -> TaskThread:
-        return self._lines.bind_workspace(key, folder)
-
-    def restore_default_folder(self, key: str) -> TaskThread:
-        return self._lines.restore_default_folder(key)
-
-    def recreate_folder(self, key: str) -> TaskThread:
-        return self._lines.recreate_folder(key)
-
-    def rename_line(self, key: str, title: str) -> TaskThread:
-        return self._lines.rename_line(key, title)
-
-    def archive_line(self, key: str, *, force: bool = False) -> TaskThread:
-        return self._lines.archive_line(key, force=force)
-
-    async def archive_line_off_thread(self, key: str, *, force: bool = False) -> TaskThread:
-        return await self._lines.archive_line_off_thread(key, force=force)
-
-    def unarchive_line(self, key: str) -> TaskThread:
-        return self._lines.unarchive_line(key)
-
-    async def unarchive_line_off_thread(self, key: str) -> TaskThread:
-        return await self._lines.unarchive_line_off_thread(key)
-
-    def apply_execution_result(self, key: str, result: ExecutionResult) -> TaskThread:
-        return self._lines.apply_execution_result(key, result)
-
-    def ui_state(self, name: str) -> str | None:
-        return self._lines.ui_state(name)
-
-    def set_ui_state(self, name: str, value: str) -> None:
-        self._lines.set_ui_state(name, value)
-
-    def set_ui_states(self, values: Mapping[str, str]) -> None:
-        self._lines.set_ui_states(values)
-
-    def ui_states(self) -> dict[str, str]:
-        return self._lines.ui_states()
-
-    def ui_state_read_once(self, states: Mapping[str, str] | None = None) -> AbstractContextManager[None]:
-        return self._lines.ui_state_read_once(states)
-
-    # -- a line's settings (controllers/line_settings.py) ----------------------------------------
-
-    def set_permission(self, key: str, level: PermissionLevel | str) -> TaskThread:
-        return self._line_settings.set_permission(key, level)
-
-    def set_network(self, key: str, network: NetworkAccess | str) -> TaskThread:
-        return self._line_settings.set_network(key, network)
-
-    def set_allowed_hosts(
-        self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), clear: bool = False
-    ) -> TaskThread:
-        return self._line_settings.set_allowed_hosts(key, add=add, remove=remove, clear=clear)
-
-    def set_command_env(self, key: str, names: Sequence[str]) -> TaskThread:
-        return self._line_settings.set_command_env(key, names)
-
-    def set_turn_limit(self, key: str, limit: int | str) -> TaskThread:
-        return self._line_settings.set_turn_limit(key, limit)
-
-    def set_quarantine_untrusted(self, key: str, on: bool | str) -> TaskThread:
-        return self._line_settings.set_quarantine_untrusted(key, on)
-
-    def sandbox_status(self) -> SandboxStatus:
-        return self._line_settings.sandbox_status()
-
-    # -- skills (controllers/skills.py, SKL-1) -------------------------------------------------------
-
-    def skill_catalog(self, key: str | None) -> SkillCatalog:
-        return self._skills.skill_catalog(key)
-
-    def skill_catalog_in(self, line_folder: str | None) -> SkillCatalog:
-        return self._skills.skill_catalog_in(line_folder)
-
-    def set_skills(
-        self, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (), only: Sequence[str] | None = None
-    ) -> TaskThread:
-        return self._skills.set_skills(key, add=add, remove=remove, only=only)
-
-    def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:
-        return self._line_settings.set_execution(key, mode, provider)
-
-    # -- turns (controllers/turns.py) ------------------------------------------------------------
-
-    def prepare_run(self, key: str | None, prompt: str) -> RunRequest:
-        return self._turn_ctl.prepare_run(key, prompt)
-
-    def is_running(self, key: str) -> bool:
-        return self._turn_ctl.is_running(key)
-
-    async def run_turn(
-        self,
-        key: str,
-        prompt: str | None,
-        *,
-        provider: str | None = None,
-        approver: Approver | None = None,
-        headless: bool = False,
-        attachments: Sequence[Attachment] = (),
-        answers: Mapping[str, str] | None = None,
-    ) -> TurnOutcome:
-        return await self._turn_ctl.run_turn(
-            key,
-            prompt,
-            provider=provider,
-            approver=approver,
-            headless=headless,
-            attachments=attachments,
-            answers=answers,
-        )
-
-    def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
-        return self._turn_ctl.start_turn(key, prompt, provider=provider)
-
-    def stop(self, key: str) -> bool:
-        return self._turn_ctl.stop(key)
-
-    def interruption(self, key: str) -> Message | None:
-        """The crash notice Resume would continue from on this line, or None (issue 31)."""
-        return self._turn_ctl.interruption(key)
-
-    def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
-        """The window's Resume: the interrupted turn continues on the event loop (issue 31)."""
-        return self._turn_ctl.resume(key, provider=provider)
-
-    async def run_resume(
-        self,
-        key: str,
-        *,
-        provider: str | None = None,
-        approver: Approver | None = None,
-        headless: bool = False,
-        answers: Mapping[str, str] | None = None,
-    ) -> TurnOutcome:
-        """``xworkmate run KEY --resume``: the interrupted turn continues, waited for (issue 31)."""
-        return await self._turn_ctl.run_resume(
-            key, provider=provider, approver=approver, headless=headless, answers=answers
-        )
-
-    # -- approvals and sign-ins (controllers/approvals.py) ---------------------------------------
-
-    def settle_approval(self, approval_id: int, allowed: bool, *, always: bool = False) -> tuple[str, str]:
-        return self._approvals.settle(approval_id, allowed, always=always)
-
-    def answer_form(self, approval_id: int, answer: ElicitationAnswer) -> str:
-        """The person answered an agent's form card (issue 32 item 3); returns the line's key."""
-        return self._approvals.answer_form(approval_id, answer)
-
-    def raise_for_always(self, key: str, tool: str) -> TaskThread | None:
-        return self._approvals.raise_for_always(key, tool)
-
-    def choose_sign_in(self, request_id: int, method_id: str | None) -> None:
-        self._approvals.choose_sign_in(request_id, method_id)
-
-    # -- tasks and categories (controllers/tasks.py) ---------------------------------------------
-
-    def start_task(
-        self,
-        dispatcher_key: str,
-        goal: str,
-        *,
-        context: str = "",
-        category: object = None,
-        model: str | None = None,
-        mode: str = "native",
-        title: str | None = None,
-    ) -> TaskStarted:
-        return self._task_ctl.start_task(
-            dispatcher_key, goal, context=context, category=category, model=model, mode=mode, title=title
-        )
-
-    def send_followup(self, task_key: str, text: str) -> FollowupSent:
-        return self._task_ctl.send_followup(task_key, text)
-
-    def task_sources(self, task_key: str) -> list[Message]:
-        return self._task_ctl.task_sources(task_key)
-
-    def set_category(self, key: str, category: str | None) -> list[str]:
-        return self._task_ctl.set_category(key, category)
-
-    def compact(self, key: str) -> str:
-        return self._task_ctl.compact(key)
-
-    def fork(self, key: str, *, title: str | None = None) -> TaskThread:
-        return self._task_ctl.fork(key, title=title)
-
-    def messages_as(self, key: str, viewer_key: str | None = None) -> list[Message]:
-        return self._task_ctl.messages_as(key, viewer_key)
-
-    # -- providers (controllers/providers.py) ----------------------------------------------------
-
-    def providers(self) -> list[ProviderRecord]:
-        return self._provider_ctl.providers()
-
-    def has_agent_provider(self) -> bool:
-        return self._provider_ctl.has_agent_provider()
-
-    def provider_choices(
-        self, key: str, records: Sequence[ProviderRecord] | None = None, thread: TaskThread | None = None
-    ) -> ProviderChoices:
-        return self._provider_ctl.provider_choices(key, records, thread)
-
-    def get_provider(self, name: str) -> ProviderRecord | None:
-        return self._provider_ctl.get_provider(name)
-
-    def add_provider(
-        self, record: ProviderRecord, *, replace: bool = False, api_key: str | None = None
-    ) -> ProviderRecord:
-        return self._provider_ctl.add_provider(record, replace=replace, api_key=api_key)
-
-    def set_provider_api_key(self, name: str, api_key: str) -> ProviderRecord:
-        return self._provider_ctl.set_provider_api_key(name, api_key)
-
-    def remove_provider(self, name: str) -> None:
-        self._provider_ctl.remove_provider(name)
-
-    def discover_acp_agents(self) -> list[ProviderRecord]:
-        return self._provider_ctl.discover_acp_agents()
-
-    async def list_provider_models(self, base_url: str, *, timeout_s: float = 2.0) -> list[str]:
-        return await self._provider_ctl.list_provider_models(base_url, timeout_s=timeout_s)
-
-    async def detect_local_endpoints(self, candidates: tuple[str, ...] = LOCAL_ENDPOINTS) -> dict[str, list[str]]:
-        return await self._provider_ctl.detect_local_endpoints(candidates)
-
-    # -- the line's ACP agent (controllers/agent_session.py, issue 15) ---------------------------
-
-    def agent_session(self, key: str) -> AgentSessionState:
-        return self._agent_sessions.agent_session(key)
-
-    def choose_agent_mode(self, key: str, mode_id: str) -> AgentSessionState:
-        return self._agent_sessions.choose_agent_mode(key, mode_id)
-
-    def choose_agent_model(self, key: str, model_id: str) -> AgentSessionState:
-        return self._agent_sessions.choose_agent_model(key, model_id)
-
-    def choose_agent_config(self, key: str, config_id: str, value: str | bool) -> AgentSessionState:
-        return self._agent_sessions.choose_agent_config(key, config_id, value)
-
-    async def agent_sessions(self, key: str, *, delete: str | None = None) -> Any:
-        return await self._agent_sessions.agent_sessions(key, delete=delete)
-
-    async def bind_agent_session(self, key: str, session_id: str, *, known: Any = None) -> Any:
-        return await self._agent_sessions.bind_agent_session(key, session_id, known=known)
-
-    def acp_agent_info(self, provider: str) -> AgentInfo | None:
-        return self._agent_sessions.acp_agent_info(provider)
-
-    def line_usage(self, key: str) -> LineUsage:
-        return self._agent_sessions.line_usage(key)
-
-    def mcp_servers(self) -> list[McpServerRecord]:
-        return self._agent_sessions.mcp_servers()
-
-    def add_mcp_server(self, record: McpServerRecord, *, replace: bool = False) -> McpServerRecord:
-        return self._agent_sessions.add_mcp_server(record, replace=replace)
-
-    def remove_mcp_server(self, name: str) -> None:
-        self._agent_sessions.remove_mcp_server(name)
-
-    def line_mcp_servers(self, key: str) -> list[McpServerRecord]:
-        return self._agent_sessions.line_mcp_servers(key)
-
-    def set_line_mcp_servers(self, key: str, names: Sequence[str]) -> list[McpServerRecord]:
-        return self._agent_sessions.set_line_mcp_servers(key, names)
-
-    def turn_mcp_servers(self, key: str) -> list[McpServerRecord]:
-        return self._agent_sessions.turn_mcp_servers(key)
 
     def send(
         self, key: str, prompt: str, *, provider: str | None = None, attachments: Sequence[Attachment] = ()
     ) -> SendOutcome:
         """Send a human message on a line (the window's Send); on a task line it is a follow-up (issue 14).
         While a turn runs on the line it is queued (issue 31): ``outcome.queued`` is its position."""
-        if self._task_ctl.task_labels(key) is not None:
+        if self.tasks.task_labels(key) is not None:
             if attachments:
                 raise ValueError("attachments go on a line's own messages, not on a task's follow-up")
-            followed = self._followups.follow_up(key, prompt, provider=provider, start=True)
+            followed = self.followups.follow_up(key, prompt, provider=provider, start=True)
             return SendOutcome(
                 key=followed.key,
                 ran=followed.delivery not in ("stored", "queued"),
@@ -608,60 +256,14 @@ class SessionController:
                 message_ids=(followed.message_id,) if followed.message_id is not None else (),
                 queued=followed.queued,
             )
-        if self._ctx.canonical_or_none(key) is not None and self._queue.busy(key):
+        if self._ctx.canonical_or_none(key) is not None and self.queue.busy(key):
             if not prompt.strip():
                 raise ValueError("nothing to send: the message is empty")
             if attachments:  # a queued item is text only (ATT-1 attachments belong to a stored message)
                 raise ValueError("attachments cannot wait in the queue; send them when the running turn has finished")
-            item = self._queue.queue(key, prompt)
+            item = self.queue.queue(key, prompt)
             return SendOutcome(key=item.key, ran=False, notice="", message_ids=(), queued=item.position)
-        return self._turn_ctl.send(key, prompt, provider=provider, attachments=attachments)
-
-    # -- the follow-up queue (issue 31): each call reads or writes the store (off the GUI thread) --------
-
-    def queued_followups(self, key: str) -> list[QueuedFollowup]:
-        return self._queue.items(key)
-
-    def queue_followup(self, key: str, text: str) -> QueuedFollowup:
-        return self._queue.queue(key, text)
-
-    def remove_queued(self, key: str, position: int) -> QueuedFollowup:
-        return self._queue.remove(key, position)
-
-    def edit_queued(self, key: str, position: int, text: str) -> QueuedFollowup:
-        return self._queue.edit(key, position, text)
-
-    def move_queued(self, key: str, position: int, to: int) -> list[QueuedFollowup]:
-        return self._queue.move(key, position, to)
-
-    def send_queued_now(self, key: str, position: int) -> SendOutcome:
-        """Send now (``queue.FollowupQueue.send_now``): steers a running turn at its next safe point."""
-        return self._queue.send_now(key, position)
-
-    def pending_approvals(self, key: str) -> list[int]:
-        return self._approvals.pending_approvals(self._ctx.canonical(key))
-
-    def waiting_for_sign_in(self, key: str) -> bool:
-        return self._approvals.waiting_for_sign_in(self._ctx.canonical(key))
-
-    @property
-    def dispatch(self) -> DispatchService:
-        return self._task_ctl.dispatch
-
-    @property
-    def auto_run_tasks(self) -> bool:
-        """When set (the window does), a task an agent dispatches starts running in the background at once."""
-        return self._followups.auto_run_tasks
-
-    @auto_run_tasks.setter
-    def auto_run_tasks(self, value: bool) -> None:
-        self._followups.auto_run_tasks = value
-
-    def follow_up(
-        self, task_key: str, text: str, *, provider: str | None = None, start: bool | None = None
-    ) -> FollowupOutcome:
-        """The one follow-up policy (issue 14): ``tasks.FollowupPolicy.follow_up``."""
-        return self._followups.follow_up(task_key, text, provider=provider, start=start)
+        return self.turns.send(key, prompt, provider=provider, attachments=attachments)
 
     # -- search and export (LOOP-3), other processes' changes, attention ----------------------
 
@@ -688,7 +290,7 @@ class SessionController:
 
         canonical = self.get_thread(key).thread_id
         return build_export(
-            self._ctx.store, canonical, sources=self.dispatch.task_sources, now=now, with_messages=with_messages
+            self._ctx.store, canonical, sources=self.tasks.dispatch.task_sources, now=now, with_messages=with_messages
         )
 
     def write_line_export(self, export: LineExport, path: Path, fmt: ExportFormat) -> Path:
@@ -704,13 +306,6 @@ class SessionController:
 
         return export_text(self.line_export(key, now=now), ExportFormat(fmt))
 
-    def external_changes(self) -> ExternalChange:
-        """What another process (the CLI) changed in the database since the last call (issue 18).
-
-        Cheap when nothing changed (SQLite: one ``PRAGMA data_version``); safe from a worker thread.
-        """
-        return self.external.poll()
-
     @property
     def attention(self) -> AttentionTracker:
         """Which line needs the person; built on first use (the window's), then it hears every change."""
@@ -721,8 +316,8 @@ class SessionController:
                 self._ctx.store,
                 emit=self._ctx.emit,
                 running=lambda key: key in self._ctx.running,
-                pending_approvals=self.pending_approvals,
-                waiting_for_sign_in=self.waiting_for_sign_in,
+                pending_approvals=self.approvals.pending_approvals,
+                waiting_for_sign_in=self.approvals.waiting_for_sign_in,
                 elsewhere=self.external.status_elsewhere,
                 write=lambda work, what: self._ctx.store_thread.submit(work, what=what),
             )

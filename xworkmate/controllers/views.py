@@ -21,28 +21,19 @@ from xworkmate.controllers.changes import (
     MessagesChanged,
 )
 from xworkmate.controllers.context import UnknownSessionKeyError
-from xworkmate.controllers.lines import LineView, summary_of
+from xworkmate.controllers.lines import LineController, LineView, summary_of
 from xworkmate.domain.agent_session import LineUsage
 from xworkmate.domain.messages import Message
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
-from xworkmate.store.repositories.line_panes import LinePanesRows
 
 
 class LineReads(Protocol):
-    """The part of ``SessionController``'s public API read here (named, not imported: no section of the
-    controllers imports the facade, tests/test_layers)."""
+    """The part of ``SessionController``'s public API read here: its lines section (named, not imported: no
+    section of the controllers imports the facade, tests/test_layers)."""
 
     @property
-    def current_key(self) -> str: ...
-
-    def line_view(self, key: str) -> LineView: ...
-
-    def line_summary(self, key: str) -> ThreadSummary: ...
-
-    def messages_by_id(self, ids: list[int]) -> dict[int, Message]: ...
-
-    def line_panes_read(self, key: str, *, limit: int, with_usage: bool) -> tuple[LineView, LinePanesRows]: ...
+    def lines(self) -> LineController: ...
 
 
 @dataclass(frozen=True)
@@ -69,7 +60,7 @@ def read_line_panes(controller: LineReads, key: str, *, first_page: int, with_us
     What ``line_view``, ``newest_messages``, ``line_usage`` and, for a task, ``task_sources`` and the
     dispatcher's ``line_summary`` answer, read in one round trip on PostgreSQL
     (``store/repositories/line_panes``; the issue 19 benchmark's fresh view waits for it)."""
-    view, rows = controller.line_panes_read(key, limit=max(1, first_page), with_usage=with_usage)
+    view, rows = controller.lines.line_panes_read(key, limit=max(1, first_page), with_usage=with_usage)
     sources: tuple[Message, ...] | None = None
     dispatcher: ThreadSummary | None = None
     if view.thread.kind is ThreadKind.TASK:
@@ -126,32 +117,35 @@ def read_ahead(controller: LineReads, changes: Iterable[object], *, first_page: 
     ]
     ahead.messages.update(carried)
     if wanted:
-        ahead.messages.update(controller.messages_by_id(list(dict.fromkeys(wanted))))
+        ahead.messages.update(controller.lines.messages_by_id(list(dict.fromkeys(wanted))))
     for change in changes:
-        if isinstance(change, CurrentLineChanged) and change.key == controller.current_key:
+        if isinstance(change, CurrentLineChanged) and change.key == controller.lines.current_key:
             with contextlib.suppress(UnknownSessionKeyError):  # gone by now: nothing to show
                 ahead.panes[change.key] = read_line_panes(controller, change.key, first_page=first_page)
         if isinstance(change, LineCreated | LineUpdated) and change.key not in ahead.summaries:
             try:
-                ahead.summaries[change.key] = controller.line_summary(change.key)
+                ahead.summaries[change.key] = controller.lines.line_summary(change.key)
             except UnknownSessionKeyError:
                 continue
         if isinstance(change, LineUpdated) and change.key == shown and change.key not in ahead.views:
             try:
-                ahead.views[change.key] = controller.line_view(change.key)
+                ahead.views[change.key] = controller.lines.line_view(change.key)
             except UnknownSessionKeyError:
                 continue
     return ahead
 
 
+class ProviderReads(Protocol):
+    """The part of ``SessionController.providers`` (``providers.ProviderController``) read here."""
+
+    def records(self) -> list[ProviderRecord]: ...
+
+
 class FirstReads(LineReads, Protocol):
     """What a window's first read asks of ``SessionController`` besides ``LineReads``."""
 
-    def ui_states(self) -> dict[str, str]: ...
-
-    def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]: ...
-
-    def providers(self) -> list[ProviderRecord]: ...
+    @property
+    def providers(self) -> ProviderReads: ...
 
     @property
     def attention(self) -> object: ...
@@ -173,10 +167,10 @@ def read_first(controller: FirstReads, *, first_page: int) -> FirstRead:
     """The window's first read, on the calling (worker) thread. It also builds the attention tracker, which
     reads what each line last showed, so the window finds it ready."""
     first = FirstRead(
-        ui_states=controller.ui_states(),
-        lines=controller.list_lines(include_archived=True),
-        providers=controller.providers(),
-        panes=read_line_panes(controller, controller.current_key, first_page=first_page),
+        ui_states=controller.lines.ui_states(),
+        lines=controller.lines.list_lines(include_archived=True),
+        providers=controller.providers.records(),
+        panes=read_line_panes(controller, controller.lines.current_key, first_page=first_page),
     )
     _ = controller.attention
     return first

@@ -7,8 +7,8 @@ stored as ``1``/``0`` (desktop notifications) and as ``true``/``false`` (Enter s
 and ``true``/``false`` is what is written now. A value a codec cannot read is the key's default, never
 an error: the layout is a convenience (a person's database may hold anything an old build wrote).
 
-The store keeps the text (``SessionController.ui_state`` / ``set_ui_state``); the window reads and
-writes through a key (``key.decode(controller.ui_state(key.name))``, ``key.encode(value)``).
+The store keeps the text (``SessionController.lines.ui_state`` / ``set_ui_state``); the window reads and
+writes through a key (``key.decode(controller.lines.ui_state(key.name))``, ``key.encode(value)``).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def scripted_agent(
             }
         )
     )
-    controller.add_provider(
+    controller.providers.add_provider(
         ProviderRecord(
             name=name,
             kind=ProviderKind.ACP,

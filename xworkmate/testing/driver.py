@@ -147,7 +147,7 @@ class WindowDriver:
         target = key or self.current_key
         controller, operations = self.window.controller, self.window.operations
         self.wait_until(
-            lambda: not controller.is_running(target) and operations.running == 0,
+            lambda: not controller.turns.is_running(target) and operations.running == 0,
             timeout=timeout,
             what=f"{target} to be idle",
         )
@@ -196,7 +196,7 @@ class WindowDriver:
 
     def messages(self, key: str | None = None) -> list[MessageRecord]:
         """The line's stored conversation (default: the shown line), oldest first."""
-        stored = self.window.controller.messages(key or self.current_key)
+        stored = self.window.controller.lines.messages(key or self.current_key)
         return [MessageRecord(m.role.value, m.source.value, m.content, m.state.value) for m in stored]
 
     def lines(self) -> list[LineRecord]:

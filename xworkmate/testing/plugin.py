@@ -183,7 +183,7 @@ def xwm_llm(xwm_home: XwmHome) -> Iterator[ScriptedLLM]:
     from xworkmate.testing.llm import DEFAULT_MODEL, ScriptedLLM
 
     with ScriptedLLM() as server:
-        xwm_home.controller.add_provider(
+        xwm_home.controller.providers.add_provider(
             ProviderRecord(name=LLM_PROVIDER, base_url=server.base_url, model=DEFAULT_MODEL, is_default=True)
         )
         yield server

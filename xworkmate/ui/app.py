@@ -451,4 +451,4 @@ def _smoke_test(app: QApplication, window: MainWindow) -> int:
 
 
 def controller_key(window: MainWindow) -> str:
-    return window.controller.current_key
+    return window.controller.lines.current_key

@@ -57,7 +57,7 @@ class ThemeFollower(QObject):
             self.group.addAction(action)
             self.actions[mode] = action
         self.manager.changed.connect(self.on_theme_changed)
-        stored = controller.ui_state(THEME_STATE)  # the database's word, else the one the opening used
+        stored = controller.lines.ui_state(THEME_STATE)  # the database's word, else the one the opening used
         self.manager.set_mode(parse_mode(stored if stored else load_preferences(controller.settings.home).theme))
         self.actions[self.manager.mode].setChecked(True)
         self._keep_for_opening(self.manager.mode)

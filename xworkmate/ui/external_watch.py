@@ -83,7 +83,7 @@ class ExternalWatch(QObject):
         if self._asking:
             return  # one question at a time; the next tick asks again
         self._asking = True
-        run_off_thread(self._controller.external_changes, self._answered, self._failed, parent=self)
+        run_off_thread(self._controller.external.poll, self._answered, self._failed, parent=self)
 
     def stop(self) -> None:
         self._stopped = True

@@ -37,13 +37,11 @@ class _NoAttentionYet:
         return None
 
 
-class FirstLook:
-    """What ``TaskLineModel`` asks its controller, answered from the first read: the lines, their status
-    without a running turn (``first_status``), no attention yet. The first list never changes."""
+class _FirstLines:
+    """The first read's lines, answered as the lines section (``controllers/lines.LineController``) answers."""
 
     def __init__(self, lines: Sequence[FirstLine]) -> None:
         self._lines = list(lines)
-        self.attention = _NoAttentionYet()
 
     def list_lines(self, *, include_archived: bool = False) -> list[FirstLine]:
         return [line for line in self._lines if include_archived or not line.archived]
@@ -55,10 +53,19 @@ class FirstLook:
         raise KeyError(f"the first list does not read lines again: {key}")
 
 
+class FirstLook:
+    """What ``TaskLineModel`` asks its controller, answered from the first read: the lines, their status
+    without a running turn (``first_status``), no attention yet. The first list never changes."""
+
+    def __init__(self, lines: Sequence[FirstLine]) -> None:
+        self.lines = _FirstLines(lines)
+        self.attention = _NoAttentionYet()
+
+
 def first_list_pane(lines: Sequence[FirstLine], parent: QWidget | None = None) -> TaskLinePane:
     """The task list pane over ``lines``: readable, scrollable, nothing to press."""
     look = FirstLook(lines)
-    model = TaskLineModel(look, lines=look.list_lines(include_archived=True))
+    model = TaskLineModel(look, lines=look.lines.list_lines(include_archived=True))
     proxy = TaskLineFilterModel()
     proxy.setSourceModel(model)
     pane = TaskLinePane(proxy, parent)

@@ -100,7 +100,7 @@ class ComposerKeys(QObject):
         self._composer = composer
         self._send = send
         self._controller = controller
-        self.enter_sends = ui_state.ENTER_SENDS.decode(controller.ui_state(ENTER_SENDS_STATE))
+        self.enter_sends = ui_state.ENTER_SENDS.decode(controller.lines.ui_state(ENTER_SENDS_STATE))
         self._task_line = False
         composer.installEventFilter(self)
         self.show_placeholder()

@@ -268,7 +268,7 @@ class PaneLayout(QObject):
         return {PANES_STATE: ui_state.PANES.encode(state)}
 
     def restore(self) -> None:
-        state = ui_state.PANES.decode(self._controller.ui_state(PANES_STATE))
+        state = ui_state.PANES.decode(self._controller.lines.ui_state(PANES_STATE))
         widths, hidden = state.get("widths"), state.get("hidden")
         saved = dict(self.widths)
         if isinstance(widths, list) and len(widths) == 2 and all(isinstance(w, int) and w > 0 for w in widths):

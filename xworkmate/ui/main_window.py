@@ -1,7 +1,7 @@
 """The three-pane window: task lines, conversation, workspace — one current key (SPEC §6, ISO-5).
 
 Everything the window shows about the current line comes from one read,
-``SessionController.current_view()``, made when the controller reports that
+``SessionController.lines.current_view()``, made when the controller reports that
 the current line changed (or that it was updated). List selection only asks
 the controller to switch; it never decides on its own which line is current.
 """
@@ -162,7 +162,7 @@ class MainWindow(WindowShell):
     Replaceable hooks: ``choose_folder`` (a ``FolderDialog.ask``-shaped
     callable), ``ask_title`` and ``ask_category``.
 
-    The window sets ``controller.auto_run_tasks``: a task an agent dispatches
+    The window sets ``controller.followups.auto_run_tasks``: a task an agent dispatches
     starts at once in the background and appears nested under its dispatcher.
     """
 
@@ -200,7 +200,7 @@ class MainWindow(WindowShell):
         states = first_read.ui_states if first_read is not None else None
         self.setUpdatesEnabled(False)  # a shown window (the opening page) paints once, when it is all built
         try:
-            with controller.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
+            with controller.lines.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
                 self._build(controller, first_read)
         finally:
             self.setUpdatesEnabled(True)
@@ -254,7 +254,7 @@ class MainWindow(WindowShell):
         self.ask_title: TitleChooser = TitleDialog.ask
         self.ask_category: CategoryChooser = CategoryDialog.ask
         # Tasks an agent dispatches run in the background at once; the person watches them in the list.
-        controller.auto_run_tasks = True
+        controller.followups.auto_run_tasks = True
         # Issue 16: worktree lines (create, archive, unarchive) with their questions as replaceable hooks.
         self.worktree_lines = WorktreeLineFlow(
             self, controller, show_error=self.show_error, created=self.on_worktree_line_created
@@ -546,7 +546,7 @@ class MainWindow(WindowShell):
     def show_current(self) -> None:
         """Show the controller's current line in all three panes, from one read (ISO-5)."""
         try:
-            view = self._ahead.views.get(self._controller.current_key) or self._controller.current_view()
+            view = self._ahead.views.get(self._controller.lines.current_key) or self._controller.lines.current_view()
         except UnknownSessionKeyError as exc:
             self.show_error(self.tr("Cannot show the current line — {error}").format(error=plain_words(str(exc))))
             return
@@ -655,7 +655,7 @@ class MainWindow(WindowShell):
         key, parent_key, controller = view.key, thread.parent_key, self._controller
 
         def read() -> tuple[list[Message], ThreadSummary | None]:
-            return controller.task_sources(key), controller.line_summary(parent_key) if parent_key else None
+            return controller.tasks.task_sources(key), controller.lines.line_summary(parent_key) if parent_key else None
 
         def done(read: tuple[list[Message], ThreadSummary | None]) -> None:
             if self._view is not None and self._view.key == key:
@@ -689,7 +689,7 @@ class MainWindow(WindowShell):
         known = {**self._ahead.messages, **{m.id: m for m in change.messages}}
         found = {i: m for i in wanted if (m := known.get(i)) is not None}
         if len(found) < len(wanted):
-            found = self._controller.messages_by_id(wanted)
+            found = self._controller.lines.messages_by_id(wanted)
         for message_id in change.message_ids:
             message = found.get(message_id)
             if message is None or not (message.role is MessageRole.TOOL or is_thought(message) or is_plan(message)):
@@ -904,7 +904,7 @@ class MainWindow(WindowShell):
             return read_line_panes(self._controller, key, first_page=first_page, with_usage=with_usage)
 
         def store_switch() -> None:
-            self._controller.switch_session(key)
+            self._controller.lines.switch_session(key)
             sink = collecting()
             if sink is not None:  # the panes show it already: no second read
                 sink[:] = [c for c in sink if not (isinstance(c, CurrentLineChanged) and c.key == key)]
@@ -916,7 +916,7 @@ class MainWindow(WindowShell):
             self._wanted_key = panes.key
             if not (seen is not None and panes == seen and self._shows(seen)):
                 self._show_panes(panes)  # else the cached view was the fresh one: nothing to draw again
-            if store and key != self._controller.current_key:  # ISO-5: the controller's current line follows
+            if store and key != self._controller.lines.current_key:  # ISO-5: the controller's current line follows
                 self.operations.run(store_switch, failed=not_stored)
             if then is not None:
                 then()
@@ -929,7 +929,7 @@ class MainWindow(WindowShell):
             QTimer.singleShot(0, self._sync_selection)
 
         def not_stored(error: BaseException) -> None:
-            back = self._controller.current_key  # the switch was refused: every pane goes back to it (ISO-5)
+            back = self._controller.lines.current_key  # the switch was refused: every pane goes back to it (ISO-5)
 
             def say() -> None:
                 self._cannot_switch(key, back, error)
@@ -963,7 +963,7 @@ class MainWindow(WindowShell):
             self.composer.setFocus()
 
         self.operations.run(
-            self._controller.create_line,
+            self._controller.lines.create_line,
             done=created,
             failed=self._failure(
                 self.tr("Could not create a task line — {error}"),
@@ -1025,9 +1025,9 @@ class MainWindow(WindowShell):
             if thread is not None:
                 return thread  # issue 16: asked on the GUI thread, then git works off it
             if archived:
-                self._controller.archive_line(key)
+                self._controller.lines.archive_line(key)
             else:
-                self._controller.unarchive_line(key)
+                self._controller.lines.unarchive_line(key)
             return None
 
         def done(worktree: TaskThread | None) -> None:
@@ -1069,7 +1069,7 @@ class MainWindow(WindowShell):
         if title is None:
             return
         self.operations.run(  # LineUpdated redraws the row and the title
-            lambda: self._controller.rename_line(key, title),
+            lambda: self._controller.lines.rename_line(key, title),
             failed=self._failure(self.tr("Could not rename the line — {error}"), UnknownSessionKeyError, ValueError),
         )
 
@@ -1080,7 +1080,7 @@ class MainWindow(WindowShell):
         if answer is None:
             return
         self.operations.run(  # LineUpdated for every line moved
-            lambda: self._controller.set_category(key, answer.strip() or None),
+            lambda: self._controller.tasks.set_category(key, answer.strip() or None),
             failed=self._failure(self.tr("Category not changed — {error}"), ValueError, LookupError),
         )
 
@@ -1093,7 +1093,7 @@ class MainWindow(WindowShell):
             self._switch_to(thread.thread_id)
 
         self.operations.run(
-            lambda: self._controller.fork(key),
+            lambda: self._controller.tasks.fork(key),
             done=forked,
             failed=self._failure(self.tr("Could not fork the line — {error}"), ValueError, LookupError, OSError),
         )
@@ -1155,7 +1155,7 @@ class MainWindow(WindowShell):
         return menu
 
     def set_hidden_from_model(self, message_id: int, hidden: bool) -> None:
-        change = self._controller.quarantine_message if hidden else self._controller.release_message
+        change = self._controller.lines.quarantine_message if hidden else self._controller.lines.release_message
         self.operations.run(  # MessagesChanged re-reads the row
             lambda: change(message_id),
             failed=self._failure(self.tr("Could not change what the model sees — {error}"), ValueError, LookupError),
@@ -1178,7 +1178,7 @@ class MainWindow(WindowShell):
         key = self.message_model.key
 
         def read() -> Message | None:
-            return self._controller.messages_by_id([message_id]).get(message_id)
+            return self._controller.lines.messages_by_id([message_id]).get(message_id)
 
         def arrived(message: Message | None) -> None:
             if self.message_model.key != key:
@@ -1234,7 +1234,7 @@ class MainWindow(WindowShell):
     @Slot(int, str)
     def on_sign_in_chosen(self, request_id: int, method_id: str) -> None:
         try:
-            self._controller.choose_sign_in(request_id, method_id or None)
+            self._controller.approvals.choose_sign_in(request_id, method_id or None)
         except (LookupError, ValueError) as exc:
             self.show_error(self.tr("That sign-in is no longer waiting — {error}").format(error=plain_words(str(exc))))
 
@@ -1244,7 +1244,7 @@ class MainWindow(WindowShell):
         if key is None or self.message_model.key != key:
             return
         self.message_model.set_live(self.live.rows(key))
-        pending = set(self._controller.pending_approvals(key))
+        pending = set(self._controller.approvals.pending_approvals(key))
         self.message_pane.show_approvals([a for a in self.live.approvals(key) if a.approval_id in pending])
 
     @Slot(str)
@@ -1263,7 +1263,7 @@ class MainWindow(WindowShell):
                 self.followup_queue.show_queue(key, items)
 
         self.operations.query(
-            lambda: self._controller.queued_followups(key),
+            lambda: self._controller.queue.items(key),
             done=arrived,
             failed=self._failure(self.tr("Could not read the follow-up queue — {error}"), UnknownSessionKeyError),
         )
@@ -1282,21 +1282,21 @@ class MainWindow(WindowShell):
     @Slot(int, str)
     def on_queued_edit_requested(self, position: int, text: str) -> None:
         self._queue_operation(
-            lambda key: self._controller.edit_queued(key, position, text),
+            lambda key: self._controller.queue.edit(key, position, text),
             self.tr("Could not change the queued follow-up — {error}"),
         )
 
     @Slot(int, int)
     def on_queued_move_requested(self, position: int, to: int) -> None:
         self._queue_operation(
-            lambda key: self._controller.move_queued(key, position, to),
+            lambda key: self._controller.queue.move(key, position, to),
             self.tr("Could not move the queued follow-up — {error}"),
         )
 
     @Slot(int)
     def on_queued_remove_requested(self, position: int) -> None:
         self._queue_operation(
-            lambda key: self._controller.remove_queued(key, position),
+            lambda key: self._controller.queue.remove(key, position),
             self.tr("Could not remove the queued follow-up — {error}"),
         )
 
@@ -1304,16 +1304,16 @@ class MainWindow(WindowShell):
     def on_queued_send_now_requested(self, position: int) -> None:
         """Send now: the running turn takes it at its next safe point; an idle line runs a turn on it."""
         self._queue_operation(
-            lambda key: self._controller.send_queued_now(key, position),
+            lambda key: self._controller.queue.send_now(key, position),
             self.tr("Not sent — {error}. It is still in the queue."),
         )
 
     @Slot()
     def on_stop_requested(self) -> None:
         """Stop (or Escape): cancel the shown line's turn; the controller keeps what streamed, marked interrupted."""
-        if self._view is None or not self._controller.is_running(self._view.key):
+        if self._view is None or not self._controller.turns.is_running(self._view.key):
             return
-        self._controller.stop(self._view.key)
+        self._controller.turns.stop(self._view.key)
 
     @Slot(int, str)
     def on_approval_decided(self, approval_id: int, decision: str) -> None:
@@ -1322,14 +1322,14 @@ class MainWindow(WindowShell):
         always = decision == ALWAYS
         answered: tuple[str, str] | None = None
         try:
-            answered = self._controller.settle_approval(approval_id, decision != REJECT, always=always)
+            answered = self._controller.approvals.settle(approval_id, decision != REJECT, always=always)
         except (LookupError, ValueError) as exc:
             self.show_error(self.tr("That approval is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()
         if always and answered is not None:
             key, tool = answered
             self.operations.run(  # LineUpdated redraws the pane
-                lambda: self._controller.raise_for_always(key, tool), failed=self._permission_not_changed()
+                lambda: self._controller.approvals.raise_for_always(key, tool), failed=self._permission_not_changed()
             )
 
     @Slot(int, str, object)
@@ -1340,7 +1340,7 @@ class MainWindow(WindowShell):
         chosen: ElicitationAction = "accept" if action == "accept" else "decline" if action == "decline" else "cancel"
         values = dict(content) if isinstance(content, dict) else None
         try:
-            self._controller.answer_form(approval_id, ElicitationAnswer(chosen, content=values))
+            self._controller.approvals.answer_form(approval_id, ElicitationAnswer(chosen, content=values))
         except LookupError as exc:
             self.show_error(self.tr("That question is no longer waiting — {error}").format(error=plain_words(str(exc))))
         self._show_live()
@@ -1354,7 +1354,7 @@ class MainWindow(WindowShell):
             return
         key = self._view.key
         self.operations.run(  # LineUpdated redraws the pane
-            lambda: self._controller.set_permission(key, level), failed=self._permission_not_changed()
+            lambda: self._controller.line_settings.set_permission(key, level), failed=self._permission_not_changed()
         )
 
     def _permission_not_changed(self) -> Callable[[BaseException], None]:
@@ -1394,7 +1394,7 @@ class MainWindow(WindowShell):
         """Whether the line just shown has a turn to resume, read on the worker (LOOP-4)."""
         self.message_pane.interrupted_bar.show_interrupted(None)
         self.operations.query(
-            lambda: self._controller.interruption(key),
+            lambda: self._controller.turns.interruption(key),
             done=lambda message: self._show_interruption(key, message),
             failed=self._failure(self.tr("Could not read whether the line's last turn was interrupted — {error}")),
         )
@@ -1448,7 +1448,7 @@ class MainWindow(WindowShell):
             self.message_pane.interrupted_bar.resume_button.setEnabled(True)
             refused(error)
 
-        self.operations.run(lambda: self._controller.resume(key, provider=provider), failed=failed)
+        self.operations.run(lambda: self._controller.turns.resume(key, provider=provider), failed=failed)
 
     @Slot(str)
     def on_allow_host_requested(self, destination: str) -> None:
@@ -1456,7 +1456,7 @@ class MainWindow(WindowShell):
             return
         key = self._view.key
         self.operations.run(  # LineUpdated redraws the pane, and the bar goes
-            lambda: self._controller.set_allowed_hosts(key, add=[destination]),
+            lambda: self._controller.line_settings.set_allowed_hosts(key, add=[destination]),
             failed=self._failure(self.tr("Host not allowed — {error}"), UnknownSessionKeyError, ValueError),
         )
 
@@ -1466,7 +1466,7 @@ class MainWindow(WindowShell):
             return
         key, network = self._view.key, self.message_pane.chosen_network()
         self.operations.run(  # LineUpdated redraws the pane
-            lambda: self._controller.set_network(key, network),
+            lambda: self._controller.line_settings.set_network(key, network),
             failed=self._failure(
                 self.tr("Network setting not changed — {error}"),
                 UnknownSessionKeyError,
@@ -1484,7 +1484,7 @@ class MainWindow(WindowShell):
             return
         folder, controller = view.thread.workspace_binding.path, self._controller
         run_off_thread(
-            lambda: controller.skill_catalog_in(folder),
+            lambda: controller.skills.skill_catalog_in(folder),
             lambda catalog: picker.set_catalog(key, catalog),
             self._failure(self.tr("Skills not read — {error}"), OSError),
             parent=picker,
@@ -1499,7 +1499,7 @@ class MainWindow(WindowShell):
     def on_skills_picked(self, key: str, names: tuple[str, ...]) -> None:
         """SKL-1: the picker's selection is the line's, saved on the store worker; LineUpdated redraws it."""
         self.operations.run(
-            lambda: self._controller.set_skills(key, only=names),
+            lambda: self._controller.skills.set_skills(key, only=names),
             failed=self._failure(
                 self.tr("Skills not changed — {error}"),
                 UnknownSessionKeyError,
@@ -1539,8 +1539,8 @@ class MainWindow(WindowShell):
             stored()
             self._show_stored_settings()
 
-        self.operations.run(
-            lambda: self._controller.set_execution(key, ExecutionMode.NATIVE, chosen),  # LineUpdated redraws
+        self.operations.run(  # LineUpdated redraws
+            lambda: self._controller.line_settings.set_execution(key, ExecutionMode.NATIVE, chosen),
             done=stored,
             failed=self._failure(
                 self.tr("Provider not changed — {error}"),
@@ -1567,8 +1567,8 @@ class MainWindow(WindowShell):
         key = view.key
 
         def pick() -> AgentInfo | None:
-            self._controller.set_execution(key, mode, provider)  # LineUpdated redraws the panes
-            return self._controller.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
+            self._controller.line_settings.set_execution(key, mode, provider)  # LineUpdated redraws the panes
+            return self._controller.agents.acp_agent_info(provider) if mode is ExecutionMode.ACP and provider else None
 
         def picked(info: AgentInfo | None) -> None:
             if info is not None and info.lists_sessions and binding.acp_session_id is None and key == self.shown_key:
@@ -1607,9 +1607,9 @@ class MainWindow(WindowShell):
 
         def read() -> _AgentOffers:
             return (
-                self._controller.agent_session(key),
-                [s.name for s in self._controller.line_mcp_servers(key)],
-                self._controller.mcp_servers(),
+                self._controller.agents.agent_session(key),
+                [s.name for s in self._controller.agents.line_mcp_servers(key)],
+                self._controller.agents.mcp_servers(),
             )
 
         def arrived(offers: _AgentOffers) -> None:
@@ -1631,7 +1631,7 @@ class MainWindow(WindowShell):
 
         async def ask() -> None:
             try:
-                found = await self._controller.agent_sessions(key)
+                found = await self._controller.agents.agent_sessions(key)
             except Exception as exc:  # the agent could not be asked: the line still runs new sessions
                 log.info("session/list on %s failed: %s", key, exc)
                 return
@@ -1651,7 +1651,7 @@ class MainWindow(WindowShell):
 
         async def bind() -> None:
             try:
-                await self._controller.bind_agent_session(key, session_id, known=self._agent_sessions.get(key))
+                await self._controller.agents.bind_agent_session(key, session_id, known=self._agent_sessions.get(key))
             except (ValueError, LookupError) as exc:
                 self.show_error(self.tr("Session not bound — {error}").format(error=plain_words(str(exc))))
                 return
@@ -1662,7 +1662,7 @@ class MainWindow(WindowShell):
     def on_line_mcp_chosen(self, names: list[str]) -> None:
         self._agent_pick(
             self.tr("Agent MCP servers not changed — {error}"),
-            lambda key: self._controller.set_line_mcp_servers(key, names),
+            lambda key: self._controller.agents.set_line_mcp_servers(key, names),
         )
 
     def on_mcp_settings_requested(self) -> McpServersDialog:
@@ -1689,7 +1689,7 @@ class MainWindow(WindowShell):
                 self.usage_meter.show_usage(read)
 
         self.operations.query(
-            lambda: self._controller.line_usage(key),
+            lambda: self._controller.agents.line_usage(key),
             done=arrived,
             failed=self._failure(self.tr("Cannot show the line's usage — {error}"), UnknownSessionKeyError),
         )
@@ -1708,20 +1708,22 @@ class MainWindow(WindowShell):
     @Slot(str)
     def on_agent_mode_picked(self, mode_id: str) -> None:
         self._agent_pick(
-            self.tr("Agent mode not changed — {error}"), lambda key: self._controller.choose_agent_mode(key, mode_id)
+            self.tr("Agent mode not changed — {error}"),
+            lambda key: self._controller.agents.choose_agent_mode(key, mode_id),
         )
 
     @Slot(str)
     def on_agent_model_picked(self, model_id: str) -> None:
         self._agent_pick(
-            self.tr("Agent model not changed — {error}"), lambda key: self._controller.choose_agent_model(key, model_id)
+            self.tr("Agent model not changed — {error}"),
+            lambda key: self._controller.agents.choose_agent_model(key, model_id),
         )
 
     def on_agent_config_picked(self, config_id: str, value: object) -> None:
         chosen = value if isinstance(value, bool) else str(value)
         self._agent_pick(
             self.tr("Agent option not changed — {error}"),
-            lambda key: self._controller.choose_agent_config(key, config_id, chosen),
+            lambda key: self._controller.agents.choose_agent_config(key, config_id, chosen),
         )
 
     def refresh_providers(self) -> None:
@@ -1746,7 +1748,7 @@ class MainWindow(WindowShell):
         """Issue 18: the picker offers only the providers this line may use (its category's, by the router's
         rule) and names the one that will run: the line's own provider, or "Default — <name>"."""
         try:
-            choices = self._controller.provider_choices(view.key, self._providers, view.thread)
+            choices = self._controller.providers.provider_choices(view.key, self._providers, view.thread)
         except Exception as exc:  # a broken provider record must not stop the line from showing
             log.warning("could not work out the providers of %s: %s", view.key, exc)
             return
@@ -1777,7 +1779,7 @@ class MainWindow(WindowShell):
             return
         if getattr(change, "providers", False):
             self.operations.query(
-                self._controller.providers,
+                self._controller.providers.records,
                 done=self.show_providers,
                 failed=self._failure(self.tr("Could not read the providers — {error}")),
             )
@@ -1788,7 +1790,7 @@ class MainWindow(WindowShell):
                 self._refresh_shown()
 
             self.operations.query(
-                lambda: self._controller.list_lines(include_archived=True),
+                lambda: self._controller.lines.list_lines(include_archived=True),
                 done=reloaded,
                 failed=self._failure(self.tr("Could not read the task lines — {error}")),
             )
@@ -1914,7 +1916,9 @@ class MainWindow(WindowShell):
                 self._failure(self.tr("Follow-up not sent — {error}"))(error)
 
         # The window runs tasks (``auto_run_tasks``), so an idle task starts a turn on it.
-        self.operations.run(lambda: self._controller.follow_up(key, text, provider=provider), done=sent, failed=failed)
+        self.operations.run(
+            lambda: self._controller.followups.follow_up(key, text, provider=provider), done=sent, failed=failed
+        )
 
     @Slot(int)
     def on_message_scrolled(self, _value: int) -> None:
@@ -1952,7 +1956,7 @@ class MainWindow(WindowShell):
         if not chosen:
             return
         self.operations.run(  # ISO-8: an explicit bind
-            lambda: self._controller.bind_workspace(key, chosen),
+            lambda: self._controller.lines.bind_workspace(key, chosen),
             failed=self._failure(
                 self.tr("Folder not changed — {error}"), WorkspaceBindingError, UnknownSessionKeyError
             ),
@@ -1964,7 +1968,7 @@ class MainWindow(WindowShell):
             return
         key = self._view.key
         self.operations.run(  # its own path, not the default (issue 18); LineUpdated redraws the panes
-            lambda: self._controller.recreate_folder(key),
+            lambda: self._controller.lines.recreate_folder(key),
             failed=self._failure(
                 self.tr("Could not recreate the folder — {error}"),
                 WorkspaceBindingError,
@@ -2006,7 +2010,7 @@ class MainWindow(WindowShell):
                 self._show_view(view)
 
         self.operations.query(
-            lambda: self._controller.line_view(key),
+            lambda: self._controller.lines.line_view(key),
             done=read,
             failed=self._failure(self.tr("Cannot show the current line — {error}"), UnknownSessionKeyError),
         )
@@ -2147,8 +2151,8 @@ class MainWindow(WindowShell):
     # -- window state --------------------------------------------------------
 
     def _restore_ui_state(self) -> None:
-        self.restore_geometry(self._controller.ui_state(GEOMETRY_STATE))  # the default size if none; on screen
-        sizes = parse_sizes(self._controller.ui_state(SPLITTER_STATE), self.splitter.count())
+        self.restore_geometry(self._controller.lines.ui_state(GEOMETRY_STATE))  # the default size if none; on screen
+        sizes = parse_sizes(self._controller.lines.ui_state(SPLITTER_STATE), self.splitter.count())
         self.splitter.setSizes(sizes or list(DEFAULT_SPLITTER_SIZES))
         self.pane_layout.restore()
 
@@ -2169,7 +2173,7 @@ class MainWindow(WindowShell):
         """On the store worker as the window closes; each part is a convenience, so one failing spares the rest."""
         if layout is not None:
             try:
-                self._controller.set_ui_states(layout)  # one transaction: one round trip, not three
+                self._controller.lines.set_ui_states(layout)  # one transaction: one round trip, not three
             except Exception as exc:
                 log.warning("could not save the window layout: %s", exc)
         self.drafts.save_now(drafts)

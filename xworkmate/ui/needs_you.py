@@ -86,7 +86,7 @@ class NeedsYou(QObject):
             tray = make_tray(window.windowIcon(), self)
             notifier = Notifier(choose_backend(tray, self), tray=tray, parent=self)
         self.notifier = notifier
-        self.notifier.enabled = ui_state.NOTIFICATIONS.decode(controller.ui_state(NOTIFICATIONS_STATE))
+        self.notifier.enabled = ui_state.NOTIFICATIONS.decode(controller.lines.ui_state(NOTIFICATIONS_STATE))
 
         # The window's shortcut and menu action belong to the window widget (a QWidget beside the protocol).
         host = window if isinstance(window, QObject) else self

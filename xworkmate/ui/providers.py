@@ -550,7 +550,7 @@ class ProviderSettingsDialog(QDialog):
         self.show_form_error("")
         self.show_status(self.tr("Asking {base_url} for its models…").format(base_url=base_url))
         self._schedule(
-            self._controller.list_provider_models(base_url),
+            self._controller.providers.list_provider_models(base_url),
             self._on_models_fetched,
             self.fetch_models_button,
             failure=lambda exc: self.show_form_error(
@@ -575,9 +575,9 @@ class ProviderSettingsDialog(QDialog):
     def on_detect_requested(self) -> None:
         self.show_status(self.tr("Looking for local servers…"))
         coro = (
-            self._controller.detect_local_endpoints(self.detect_candidates)
+            self._controller.providers.detect_local_endpoints(self.detect_candidates)
             if self.detect_candidates is not None
-            else self._controller.detect_local_endpoints()
+            else self._controller.providers.detect_local_endpoints()
         )
         self._schedule(coro, self._on_detected, self.detect_button)
 
@@ -614,7 +614,7 @@ class ProviderSettingsDialog(QDialog):
         """Look on PATH for agent CLIs (blocking probes, so in a worker thread)."""
         self.acp_section.show_status(self.tr("Looking for agent CLIs on PATH…"))
         self._schedule(
-            asyncio.to_thread(self._controller.discover_acp_agents),
+            asyncio.to_thread(self._controller.providers.discover_acp_agents),
             self._on_agents_found,
             self.acp_section.find_button,
             failure=lambda exc: self.acp_section.show_status(

@@ -66,15 +66,19 @@ if TYPE_CHECKING:  # the list is painted from the first read before they load (`
         def state(self, key: str) -> Attention: ...
         def since(self, key: str) -> datetime | None: ...
 
-    class FirstLinesSource(Protocol):
-        """What ``TaskLineModel`` asks of the first list's owner (``ui/first_list.FirstLook``), as of a
-        ``SessionController``: the lines, a line's status and its attention."""
-
-        @property
-        def attention(self) -> _AttentionSource: ...
+    class _FirstLineRows(Protocol):
         def summary_status(self, summary: LineSummary) -> ThreadStatus: ...
         def list_lines(self, *, include_archived: bool = False) -> list[FirstLine]: ...
         def line_summary(self, key: str) -> FirstLine: ...
+
+    class FirstLinesSource(Protocol):
+        """What ``TaskLineModel`` asks of the first list's owner (``ui/first_list.FirstLook``), as of a
+        ``SessionController``: its lines section (the lines, a line's status) and the lines' attention."""
+
+        @property
+        def attention(self) -> _AttentionSource: ...
+        @property
+        def lines(self) -> _FirstLineRows: ...
 
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -214,7 +218,7 @@ class TaskLineModel(QAbstractListModel):
         self._depths: list[int] = []
         self._rows: dict[str, int] = {}
         self._status: dict[str, ThreadStatus] = {}
-        self._set_lines(lines if lines is not None else controller.list_lines(include_archived=True))
+        self._set_lines(lines if lines is not None else controller.lines.list_lines(include_archived=True))
 
     def _set_lines(self, lines: Sequence[LineSummary]) -> None:
         self._lines, self._depths = tree_order(list(lines))
@@ -371,7 +375,7 @@ class TaskLineModel(QAbstractListModel):
         line = self._lines[row]
         status = self._status.get(line.thread_id)
         if status is None:
-            status = self._controller.summary_status(line)
+            status = self._controller.lines.summary_status(line)
             self._status[line.thread_id] = status
         return status
 
@@ -395,7 +399,7 @@ class TaskLineModel(QAbstractListModel):
             self.refresh_line(key, summary)
             return
         if summary is None:
-            summary = self._controller.line_summary(key)  # read ahead by an operation (issue 19)
+            summary = self._controller.lines.line_summary(key)  # read ahead by an operation (issue 19)
         parent_row = self._rows.get(summary.parent_key) if summary.parent_key else None
         if parent_row is None:
             row, depth = len(self._lines), 0
@@ -416,7 +420,7 @@ class TaskLineModel(QAbstractListModel):
             self.add_line(key, summary)
             return
         if summary is None:
-            summary = self._controller.line_summary(key)
+            summary = self._controller.lines.line_summary(key)
         if summary.parent_key != self._lines[row].parent_key:
             # Lines never change dispatcher; should one, its place in the tree is rebuilt from scratch.
             self.reload()
@@ -439,7 +443,7 @@ class TaskLineModel(QAbstractListModel):
         """Read every line again (an explicit refresh; never called on a switch), or show ``lines`` read
         off the GUI thread (issue 19)."""
         self.beginResetModel()
-        self._set_lines(lines if lines is not None else self._controller.list_lines(include_archived=True))
+        self._set_lines(lines if lines is not None else self._controller.lines.list_lines(include_archived=True))
         self._status.clear()
         self.endResetModel()
 

@@ -236,7 +236,7 @@ class WorktreeLineFlow:
         if request is None:
             return
         self._run(
-            self._controller.create_worktree_line_off_thread(request.repo, branch=request.branch),
+            self._controller.lines.create_worktree_line_off_thread(request.repo, branch=request.branch),
             self._created,
             QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not create the worktree line"),
         )
@@ -246,7 +246,7 @@ class WorktreeLineFlow:
             return
         key = thread.thread_id
         self._run(
-            self._controller.archive_line_off_thread(key),
+            self._controller.lines.archive_line_off_thread(key),
             _ignore,
             QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not archive the line"),
             key=key,
@@ -256,14 +256,14 @@ class WorktreeLineFlow:
         if not self.confirm_force(self._parent, str(refused)):
             return
         self._run(
-            self._controller.archive_line_off_thread(key, force=True),
+            self._controller.lines.archive_line_off_thread(key, force=True),
             _ignore,
             QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not archive the line"),
         )
 
     def unarchive(self, thread: TaskThread) -> None:
         self._run(
-            self._controller.unarchive_line_off_thread(thread.thread_id),
+            self._controller.lines.unarchive_line_off_thread(thread.thread_id),
             _ignore,
             QT_TRANSLATE_NOOP("WorktreeLineFlow", "Could not unarchive the line"),
         )

@@ -118,10 +118,10 @@ class _OlderRead:
         page = self.page
         before = page.before
         while True:
-            ids = self._controller.message_ids(page.key, before_id=before, limit=self._limit)
+            ids = self._controller.lines.message_ids(page.key, before_id=before, limit=self._limit)
             page.ids[:0] = ids
             if self._whole:
-                page.messages.update(self._controller.messages_by_id(ids))
+                page.messages.update(self._controller.lines.messages_by_id(ids))
             page.has_older = len(ids) >= self._limit
             # Ids grow with time: a page that starts below the message and lacks it means the line has none.
             if self._until is None or not page.has_older or ids[0] <= self._until:
@@ -222,7 +222,7 @@ class MessageListModel(QAbstractListModel):
         """
         first = max(1, min(first_page, self._page_size))
         if newest is None:  # else read for it off the GUI thread (issue 19, ``controllers/views``)
-            newest = self._controller.newest_messages(key, limit=first) if key is not None else []
+            newest = self._controller.lines.newest_messages(key, limit=first) if key is not None else []
         self.beginResetModel()
         self._key = key
         self._ids = [message.id for message in newest]
@@ -290,7 +290,7 @@ class MessageListModel(QAbstractListModel):
             self._cards.pop(message_id, None)
             self._missing.discard(message_id)
         if found is None or any(i not in found for i in changed):
-            found = self._controller.messages_by_id(changed)
+            found = self._controller.lines.messages_by_id(changed)
         self._cache.update((i, found[i]) for i in changed if i in found)
         self._missing.update(i for i in changed if i not in found)
         for message_id in changed:
@@ -446,7 +446,7 @@ class MessageListModel(QAbstractListModel):
     def _load_around(self, row: int) -> None:
         window = self._ids[max(0, row - _FETCH_BEHIND) : row + _FETCH_AHEAD]
         wanted = [i for i in window if i not in self._cache and i not in self._missing]
-        found = self._controller.messages_by_id(wanted)
+        found = self._controller.lines.messages_by_id(wanted)
         self._cache.update(found)
         self._missing.update(i for i in wanted if i not in found)
         if len(self._cache) > CACHE_CAP:

@@ -38,8 +38,8 @@ class ProviderSaved:
 
 
 def provider_table(controller: SessionController) -> ProviderTable:
-    providers = controller.providers()
-    info = {p.name: controller.acp_agent_info(p.name) for p in providers if p.kind is ProviderKind.ACP}
+    providers = controller.providers.records()
+    info = {p.name: controller.agents.acp_agent_info(p.name) for p in providers if p.kind is ProviderKind.ACP}
     return ProviderTable(providers, {name: found for name, found in info.items() if found is not None})
 
 
@@ -53,11 +53,11 @@ def save_provider(
     """Store the provider, then its typed API key in the OS keyring (never the database, SPEC §7)."""
 
     def work() -> ProviderSaved:
-        saved = controller.add_provider(record, replace=replace)
+        saved = controller.providers.add_provider(record, replace=replace)
         problem = ""
         if api_key:
             try:
-                saved = controller.set_provider_api_key(saved.name, api_key)
+                saved = controller.providers.set_provider_api_key(saved.name, api_key)
             except Exception as exc:  # keyring backends raise their own types; say what happened
                 problem = str(exc) or type(exc).__name__
         return ProviderSaved(saved, provider_table(controller), problem)
@@ -67,28 +67,28 @@ def save_provider(
 
 def remove_provider(controller: SessionController, name: str) -> StoreOp[ProviderTable]:
     def work() -> ProviderTable:
-        controller.remove_provider(name)
+        controller.providers.remove_provider(name)
         return provider_table(controller)
 
     return StoreOp(QCoreApplication.translate("StoreOp", "remove the provider {name}").format(name=name), work)
 
 
 def read_mcp_servers(controller: SessionController) -> StoreOp[list[McpServerRecord]]:
-    return StoreOp(QCoreApplication.translate("StoreOp", "read the MCP servers"), controller.mcp_servers)
+    return StoreOp(QCoreApplication.translate("StoreOp", "read the MCP servers"), controller.agents.mcp_servers)
 
 
 def add_mcp_server(controller: SessionController, record: McpServerRecord) -> StoreOp[list[McpServerRecord]]:
     def work() -> list[McpServerRecord]:
-        controller.add_mcp_server(record)
-        return controller.mcp_servers()
+        controller.agents.add_mcp_server(record)
+        return controller.agents.mcp_servers()
 
     return StoreOp(QCoreApplication.translate("StoreOp", "add the MCP server {name}").format(name=record.name), work)
 
 
 def remove_mcp_server(controller: SessionController, name: str) -> StoreOp[list[McpServerRecord]]:
     def work() -> list[McpServerRecord]:
-        controller.remove_mcp_server(name)
-        return controller.mcp_servers()
+        controller.agents.remove_mcp_server(name)
+        return controller.agents.mcp_servers()
 
     return StoreOp(QCoreApplication.translate("StoreOp", "remove the MCP server {name}").format(name=name), work)
 
@@ -96,13 +96,13 @@ def remove_mcp_server(controller: SessionController, name: str) -> StoreOp[list[
 def set_ui_state(controller: SessionController, key: UiStateKey[T], value: T) -> StoreOp[None]:
     """Remember one setting (a typed key, its one codec: issue 33 item 3)."""
     what = QCoreApplication.translate("StoreOp", "save the setting")
-    return StoreOp(what, lambda: controller.set_ui_state(key.name, key.encode(value)))
+    return StoreOp(what, lambda: controller.lines.set_ui_state(key.name, key.encode(value)))
 
 
 def save_ui_states(controller: SessionController, values: Mapping[str, Any]) -> StoreOp[None]:
     """Several settings in one write (the window's layout as it closes)."""
     what = QCoreApplication.translate("StoreOp", "save the window layout")
-    return StoreOp(what, lambda: controller.set_ui_states(dict(values)))
+    return StoreOp(what, lambda: controller.lines.set_ui_states(dict(values)))
 
 
 def mute_line(tracker: AttentionTracker, key: str, muted: bool) -> StoreOp[None]:

@@ -121,7 +121,7 @@ def test_the_shown_lines_panes_are_shown_again_per_turn_not_per_tool_card_usage_
     scripted_agent(controller, tmp_path, turn=_rounds(1, "a"))
     window.refresh_providers()
     settled(qtbot, window)
-    line = controller.create_line("Agent line")
+    line = controller.lines.create_line("Agent line")
     click_line(qtbot, window, line.thread_id)
     picker = window.mode_picker
     picker.setCurrentIndex(picker.findText("scripted (ACP)"))

@@ -115,5 +115,6 @@ def test_a_theme_kept_only_in_the_preferences_stays_once_the_window_is_built(
     theme_manager().set_mode(ThemeMode.LIGHT)
     window = open_window(qtbot, sqlite_controller)
     assert window.theme_follower.actions[ThemeMode.DARK].isChecked()
-    assert window.palette().color(QPalette.ColorRole.Window).lightness() < 100
+    # The application's palette reaches its widgets by posted events, before their first paint.
+    qtbot.waitUntil(lambda: window.palette().color(QPalette.ColorRole.Window).lightness() < 100, timeout=2000)
     assert load_preferences(home).theme == "dark"

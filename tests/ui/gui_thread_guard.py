@@ -72,8 +72,6 @@ TURN_ON_LOOP = {("ui/operations.py", "_after")}
 # reads or writes on the GUI thread, is reported with XWM_GUI_GUARD_REPORT, and does not fail a test yet. A
 # ratchet: a statement from any other window function fails the test; remove an entry once it is moved.
 KNOWN_OFFENDERS: dict[tuple[str, str], str] = {
-    ("ui/main_window.py", "ask"): "the agent's existing sessions asked on the loop (agent_sessions)",
-    ("ui/main_window.py", "bind"): "binding an agent session on the loop (bind_agent_session)",
     ("ui/conversation/model.py", "set_key"): "the message model's first page, when no read-ahead came with it",
     ("ui/conversation/model.py", "__call__"): "the message model's page reader, driven without the window",
     ("ui/conversation/model.py", "_load_around"): "older pages around a message, driven without the window",

@@ -332,6 +332,26 @@ def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase
     assert "\n" not in status
 
 
+def test_what_a_failed_operation_changed_is_shown_from_reads_on_the_worker(qtbot: QtBot, slow: SlowDatabase) -> None:
+    """Issue 33 item 2 (LOOP-4): a line an operation made before it failed still gets its row, read ahead on the
+    worker with the failure, not by the task model on the GUI thread."""
+    window = slow.window
+    made: list[str] = []
+    failures: list[BaseException] = []
+
+    def make_then_fail() -> None:
+        made.append(slow.controller.lines.create_line("Made before the failure").thread_id)
+        raise RuntimeError("the call failed after making the line")
+
+    slow.sql_threads.clear()
+    window.operations.run(make_then_fail, failed=failures.append)
+    qtbot.waitUntil(lambda: bool(failures), timeout=10_000)
+    summary = window.task_model.summary(made[0])
+    assert summary is not None and summary.title == "Made before the failure"
+    on_gui = [t for t in slow.sql_threads if t.startswith(threading.main_thread().name)]
+    assert slow.sql_threads and on_gui == [], "\n".join(on_gui)
+
+
 def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     store = slow.direct._store  # test seeding only; the window never touches the store

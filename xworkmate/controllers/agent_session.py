@@ -12,6 +12,7 @@ is sent to the live session at once.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -104,37 +105,48 @@ class AgentSessionController:
         from xworkmate.controllers.containment import sandbox_env
         from xworkmate.controllers.providers import acp_agent_problem
 
-        thread = self._ctx.get_thread(key)
-        check_acp_allowed(thread.category)  # CAT-3: a category line never starts an agent CLI
-        swapped = thread.workspace_binding.problem()
-        folder = thread.workspace_binding.path
-        if swapped is not None or folder is None:  # SBX-3: no agent starts in a folder swapped since it was bound
-            raise LookupError(swapped or "the line has no folder")
-        name = thread.execution_binding.provider
-        record = self._ctx.store.providers.get(name) if name else None
-        problem = acp_agent_problem(thread.thread_id, name, record)
-        if problem is not None or record is None:
-            raise LookupError(problem or "no ACP agent")
+        def agent_of_line() -> tuple[TaskThread, ProviderRecord, str]:
+            thread = self._ctx.get_thread(key)
+            check_acp_allowed(thread.category)  # CAT-3: a category line never starts an agent CLI
+            swapped = thread.workspace_binding.problem()
+            folder = thread.workspace_binding.path
+            if swapped is not None or folder is None:  # SBX-3: no agent starts in a folder swapped since it was bound
+                raise LookupError(swapped or "the line has no folder")
+            name = thread.execution_binding.provider
+            record = self._ctx.store.providers.get(name) if name else None
+            problem = acp_agent_problem(thread.thread_id, name, record)
+            if problem is not None or record is None:
+                raise LookupError(problem or "no ACP agent")
+            return thread, record, folder
+
+        # LOOP-4 (issue 33 item 2): the reads and writes around the agent's answer run on the store thread, as a
+        # turn's do; only waiting for the agent's process runs on the loop (the window's, under qasync).
+        thread, record, folder = await self._ctx.store_thread.call(agent_of_line)
 
         async def refuse(_request: Any) -> ApprovalDecision:
             return ApprovalDecision(allowed=False, reason="headless")
 
         sandbox = await self._acp_sandbox(thread, record, refuse, True)
+        env = await asyncio.to_thread(resolve_env_refs, record.acp_env_refs)  # a keyring read: off the loop too
         found = await list_agent_sessions(
             record.acp_command,
             cwd=real_working_directory(folder),
-            env=resolve_env_refs(record.acp_env_refs),
+            env=env,
             base_env=sandbox_env(thread, proxies=True),
             sandbox=sandbox,
             auth_method=record.acp_auth_method,
             delete=delete,
         )
-        if delete is not None and thread.execution_binding.acp_session_id == delete:
-            self._ctx.store.threads.set_acp_session(thread.thread_id, None)  # the next turn starts a new one
-            self._ctx.emit(LineUpdated(key=thread.thread_id))
-        if found.info is not None:
-            self._ctx.store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
-        return with_said_titles(found, self.agent_session(thread.thread_id))
+
+        def store_answer() -> Any:
+            if delete is not None and thread.execution_binding.acp_session_id == delete:
+                self._ctx.store.threads.set_acp_session(thread.thread_id, None)  # the next turn starts a new one
+                self._ctx.emit(LineUpdated(key=thread.thread_id))
+            if found.info is not None:
+                self._ctx.store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
+            return with_said_titles(found, self.agent_session(thread.thread_id))
+
+        return await self._ctx.store_thread.call(store_answer)
 
     async def bind_agent_session(self, key: str, session_id: str, *, known: Any = None) -> Any:
         """Bind the line to one of its agent's existing sessions (only where the agent lists them);
@@ -142,7 +154,7 @@ class AgentSessionController:
         from xworkmate.domain.runs import ExecutionResult
 
         found = known if known is not None else await self.agent_sessions(key)
-        thread = self._ctx.get_thread(key)
+        thread = await self._ctx.store_thread.call(lambda: self._ctx.get_thread(key))  # LOOP-4: off the loop
         if not found.supported:
             raise ValueError(
                 f"the agent {thread.execution_binding.provider} does not list its sessions (no session/list);"
@@ -153,7 +165,9 @@ class AgentSessionController:
             raise LookupError(
                 f"the agent has no session {session_id!r} for this folder (it has: {', '.join(ids) or 'none'})"
             )
-        return self._apply_execution_result(thread.thread_id, ExecutionResult(acp_session_id=session_id))
+        return await self._ctx.store_thread.call(
+            lambda: self._apply_execution_result(thread.thread_id, ExecutionResult(acp_session_id=session_id))
+        )
 
     # -- what each agent says it is (item 8) ---------------------------------------------
 

@@ -781,7 +781,10 @@ class MainWindow(WindowShell):
         with self._selection_guarded():
             try:
                 if isinstance(change, LineCreated) and self.operations.applying:
-                    self.task_model.add_line(change.key, self._ahead.summaries.get(change.key))
+                    # Its row as the worker read it (LOOP-4); none: the line was gone by then (or the read
+                    # failed) and the model does not read it here on the GUI thread.
+                    if (summary := self._ahead.summaries.get(change.key)) is not None:
+                        self.task_model.add_line(change.key, summary)
                 elif not self.operations.applying and needs_reads(change):
                     # A turn's record (its start, its end), another process's (a line, a message): what it
                     # needs is read on the worker, then it is applied (LOOP-4).
@@ -792,7 +795,8 @@ class MainWindow(WindowShell):
                         ),
                     )
                 elif isinstance(change, LineUpdated):
-                    self.task_model.refresh_line(change.key, self._ahead.summaries.get(change.key))
+                    if (summary := self._ahead.summaries.get(change.key)) is not None:  # as for LineCreated
+                        self.task_model.refresh_line(change.key, summary)
                     if change.key == self.shown_key and (view := self._ahead.views.get(change.key)) is not None:
                         self._show_view(view)  # read with the operation
                 elif isinstance(change, CurrentLineChanged):

@@ -188,7 +188,9 @@ class StoreOperations(QObject):
                 try:
                     result = work()
                 except BaseException as exc:
+                    _collecting.sink = _collecting.gates = None
                     exc._xw_changes = sink  # type: ignore[attr-defined]  # applied on the GUI thread with the failure
+                    exc._xw_ahead = self._ahead_of_failed(sink, first_page, shown)  # type: ignore[attr-defined]
                     raise
                 finally:
                     _collecting.sink = _collecting.gates = None
@@ -220,8 +222,8 @@ class StoreOperations(QObject):
                 return  # come after the window closed: nobody shows it
             changes: list[object] = getattr(error, "_xw_changes", [])
             try:
-                if changes:  # what the call did change before it failed is still shown (read on this thread)
-                    self._applying(changes, ReadAhead())
+                if changes:  # what the call did change before it failed is still shown (read ahead on the worker)
+                    self._applying(changes, getattr(error, "_xw_ahead", None) or ReadAhead())
                 failed(error)
             finally:
                 open_gates()
@@ -231,6 +233,17 @@ class StoreOperations(QObject):
         if future is not None:
             self._queued.add(future)
             future.add_done_callback(self._queued.discard)
+
+    def _ahead_of_failed(self, changes: list[object], first_page: int, shown: str | None) -> ReadAhead:
+        """On the worker: what applying a failed operation's records needs, read as for one that ended (LOOP-4);
+        a failing read too (the store gone) leaves nothing read ahead, and the window skips those rows."""
+        if not changes:
+            return ReadAhead()
+        try:
+            return read_ahead(self._controller, changes, first_page=first_page, shown=shown)
+        except Exception:
+            log.warning("the records of a failed operation could not be read ahead", exc_info=True)
+            return ReadAhead()
 
     def _applying(self, changes: list[object], ahead: ReadAhead) -> None:
         self.applying = True

@@ -23,13 +23,17 @@ from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.store.external_changes import ExternalChange
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.task_lines import BADGE_ROLE
 
 from .conftest import open_window
-from .support import settled
+from .support import finished, message_texts, send, settled
+from .support_runs import run, wait_until
 
 BOUND_MS = 1000
 """Issue 19: the window reflects another process's change within 1 s of its commit."""
@@ -209,6 +213,42 @@ def test_a_line_made_with_the_cli_shows_within_a_second(
         ),
         timeout=BOUND_MS,
     )
+
+
+def test_a_turn_on_the_shown_line_is_not_reported_back_as_another_processs_change(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    listening_window: MainWindow,
+    controller: SessionController,
+    openai_server: OpenAIServer,
+    peer: Peer,
+) -> None:
+    """Issue 34 item 1: this process's own writes (the provider, the turn's messages, its line-row and status
+    writes, made on the store's other connections) are not delivered as external changes, which would show the
+    line's panes again; another process's write made after them still arrives, alone."""
+    window = listening_window
+    shown = window.shown_key
+    assert shown is not None
+    delivered: list[ExternalChange] = []
+    window.external_watch.changed.connect(delivered.append)
+    controller.providers.add_provider(
+        ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
+    )
+    window.refresh_providers()
+    settled(qtbot, window)
+    openai_server.script(TextReply(["said ", "here"]))
+    send(qtbot, window, "go")
+    run(loop, wait_until(finished(controller, shown), what="the turn"))
+    settled(qtbot, window)
+    assert message_texts(window)[-1] == "said here"
+    panes_shown = window.panes_shown
+
+    # The listener reports in order: once the peer's line arrives, an echo of the turn would have come too.
+    window.external_watch.check_now()
+    committed, key = peer.do("line", "After the turn")
+    shown_within_bound(qtbot, committed, lambda: window.task_model.summary(str(key)) is not None)
+    assert delivered == [ExternalChange(created=(str(key),))]
+    assert window.panes_shown == panes_shown
 
 
 def test_an_idle_window_sends_no_statement(

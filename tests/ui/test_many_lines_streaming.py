@@ -145,9 +145,7 @@ def test_the_shown_lines_panes_are_shown_again_per_turn_not_per_tool_card_usage_
 
     said = "".join(f"b{i}.{j} " for i in range(ROUNDS) for j in range(20)) + "done"
     assert message_texts(window)[-1] == said  # every chunk stored, in order
-    # Re-shown per tool card, usage report or delta, the large turn would add one or more a round. What it may
-    # add is a few echoes of the line's own row writes, which the store's watcher reports back (external.py).
-    assert large - small <= ROUNDS // 4, (
-        f"panes shown {large} times in a turn of {ROUNDS} rounds, {small} in a turn of one"
-    )
+    # Re-shown per tool card, usage report or delta, the large turn would add one or more a round; the line's
+    # own row writes are not reported back by the store's watcher either (issue 34 item 1, external_changes.py).
+    assert large == small, f"panes shown {large} times in a turn of {ROUNDS} rounds, {small} in a turn of one"
     assert resets == []

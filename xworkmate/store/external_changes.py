@@ -24,10 +24,16 @@ whether the providers changed.
   message read already reports), every ``line_runs`` row and every provider
   row. Chosen over a change-log table written by triggers: no write cost on
   every message, nothing to prune, and the lines' read is the only one that
-  grows with the data (with the number of lines, not of messages). This
-  process's own writes also move ``data_version`` and come back here; the
-  controller drops its own messages and statuses (``origin``), and re-applying
-  a line's change is harmless.
+  grows with the data (with the number of lines, not of messages).
+  This process's own writes also move ``data_version``; they are not reported
+  (issue 34 item 1: a streaming turn's own line-row writes re-showed the shown
+  line's panes). Every write transaction here holds SQLite's write lock from
+  its ``BEGIN IMMEDIATE`` to its commit, so no other process commits inside it:
+  at the transaction's first write to a watched table the watcher catches up
+  (what others committed before is kept for the next report), and just before
+  the commit it re-reads, on the writer's own connection, the parts that
+  transaction wrote into its snapshot (``_absorb``). The next look then finds
+  only what others committed since.
 
 ``poll`` (the same reads, on both databases) stays for callers that ask.
 Everything here may run on a worker thread; ``listen`` calls ``deliver`` on its
@@ -40,6 +46,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import secrets
 import select
 import socket
@@ -114,6 +121,31 @@ class ExternalChange:
 NOTHING = ExternalChange()
 
 
+def _merged(first: ExternalChange, then: ExternalChange) -> ExternalChange:
+    """Two reports as one (a line both created and updated stays created)."""
+    if not first.any:
+        return then
+    created = first.created + tuple(k for k in then.created if k not in first.created)
+    updated = tuple(dict.fromkeys(k for k in first.updated + then.updated if k not in created))
+    return ExternalChange(
+        providers=first.providers or then.providers,
+        created=created,
+        updated=updated,
+        messages=first.messages + then.messages,
+        runs=first.runs + then.runs,
+        everything=first.everything or then.everything,
+    )
+
+
+_WRITE = re.compile(
+    r'\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)', re.IGNORECASE
+)
+"""A statement that writes, and the table it writes to."""
+_WATCHED = frozenset({"threads", "messages", "line_runs", "providers"})
+_TOUCHED = "xworkmate_watched_writes"
+"""``connection.info``: the watched tables this process's open write transaction wrote (SQLite)."""
+
+
 def mark_run(store: Store, key: str, status: str, *, origin: str = ORIGIN) -> None:
     """Write the line's run status (an upsert), for the other processes' windows."""
     values = {"status": status, "origin": origin, "updated_at": datetime.now(UTC)}
@@ -161,9 +193,16 @@ class ChangeWatcher:
         self._raw: Any = None
         self._version: int | None = None
         self._own_pids: set[int] = set()
-        if not self._sqlite:
-            for engine in store.engines:
-                event.listen(engine, "checkout", self._saw_connection)
+        self._pending = NOTHING
+        """Others' changes found while catching up before one of this process's writes (SQLite)."""
+        self._hooks: list[tuple[str, Callable[..., None]]] = (
+            [("before_cursor_execute", self._writing), ("commit", self._absorb), ("rollback", self._rolled_back)]
+            if self._sqlite
+            else [("checkout", self._saw_connection)]
+        )
+        for engine in store.engines if not self._sqlite else (store.engine,):
+            for name, hook in self._hooks:
+                event.listen(engine, name, hook)
         self._snapshot, _ = self._read()
         self._version = self._data_version()
         self._listener: _Listener | None = None
@@ -175,6 +214,47 @@ class ChangeWatcher:
         pid = getattr(getattr(driver, "info", None), "backend_pid", None)
         if isinstance(pid, int):
             self._own_pids.add(pid)
+
+    def _writing(self, connection: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        """SQLite, before each of this process's statements: a first write to a watched table catches up."""
+        match = _WRITE.match(statement)
+        if match is None or match.group(1).lower() not in _WATCHED or not connection.in_transaction():
+            return
+        if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+            return  # no BEGIN IMMEDIATE: others may commit around it, so it is reported as theirs would be
+        touched = connection.info.get(_TOUCHED)
+        if touched is None:
+            try:
+                with self._lock:  # the write lock is ours: what others committed is all in, read it now
+                    self._pending = _merged(self._pending, self._poll_locked())
+            except Exception as exc:
+                log.warning("could not check the database for outside changes: %s", exc)
+                touched = connection.info[_TOUCHED] = {"unknown"}  # not absorbed: its echo is reported
+                return
+            touched = connection.info[_TOUCHED] = set()
+        touched.add(match.group(1).lower())
+
+    def _absorb(self, connection: Any) -> None:
+        """SQLite, just before this process commits: what it wrote goes into the snapshot, not into a report."""
+        touched = connection.info.pop(_TOUCHED, None)
+        if not touched or "unknown" in touched:
+            return
+        with self._lock:
+            snapshot = self._snapshot
+            if "threads" in touched:
+                snapshot.lines = {row.thread_id: tuple(row) for row in connection.execute(sql_select(*_LINE_COLUMNS))}
+            if "messages" in touched:
+                newest = connection.execute(sql_select(func.max(MessageRow.id))).scalar() or 0
+                snapshot.newest_message = max(snapshot.newest_message, newest)
+            if "line_runs" in touched:
+                rows = connection.execute(sql_select(line_runs.c.thread_id, line_runs.c.status, line_runs.c.origin))
+                snapshot.runs = {row.thread_id: (row.status, row.origin) for row in rows}
+            if "providers" in touched:
+                snapshot.providers = _providers_hash(connection)
+
+    @staticmethod
+    def _rolled_back(connection: Any) -> None:
+        connection.info.pop(_TOUCHED, None)
 
     def _data_version(self) -> int | None:
         if not self._sqlite:
@@ -193,7 +273,7 @@ class ChangeWatcher:
         """The four small reads, and the messages after ``newest_message`` (None: just the newest id)."""
         messages: list[tuple[str, int]] = []
         with self._store.connect() as connection:
-            providers = connection.execute(sql_select(ProviderRow.__table__).order_by(ProviderRow.name)).all()
+            providers = _providers_hash(connection)
             lines = connection.execute(sql_select(*_LINE_COLUMNS)).all()
             runs = connection.execute(sql_select(line_runs.c.thread_id, line_runs.c.status, line_runs.c.origin)).all()
             if newest_message is None:
@@ -208,7 +288,7 @@ class ChangeWatcher:
                 messages = [(r.thread_id, r.id) for r in rows]
                 newest = max([newest_message, *(r.id for r in rows)])
         snapshot = _Snapshot(
-            providers=hash(tuple(tuple(row) for row in providers)),
+            providers=providers,
             lines={row.thread_id: tuple(row) for row in lines},
             runs={row.thread_id: (row.status, row.origin) for row in runs},
             newest_message=newest,
@@ -218,14 +298,18 @@ class ChangeWatcher:
     def poll(self) -> ExternalChange:
         """What changed since the last poll (nothing, cheaply on SQLite, when no one wrote)."""
         with self._lock:
-            if self._sqlite:
-                version = self._data_version()
-                if version == self._version:
-                    return NOTHING
-                self._version = version
-            before = self._snapshot
-            after, messages = self._read(before.newest_message)
-            self._snapshot = after
+            change, self._pending = _merged(self._pending, self._poll_locked()), NOTHING
+        return change
+
+    def _poll_locked(self) -> ExternalChange:
+        if self._sqlite:
+            version = self._data_version()
+            if version == self._version:
+                return NOTHING
+            self._version = version
+        before = self._snapshot
+        after, messages = self._read(before.newest_message)
+        self._snapshot = after
         too_many = len(messages) > MESSAGE_READ_LIMIT
         return ExternalChange(
             providers=after.providers != before.providers,
@@ -264,10 +348,10 @@ class ChangeWatcher:
         if listener is not None:
             listener.close()
         with self._lock:
-            if not self._sqlite:
-                for engine in self._store.engines:
-                    if event.contains(engine, "checkout", self._saw_connection):
-                        event.remove(engine, "checkout", self._saw_connection)
+            for engine in self._store.engines:
+                for name, hook in self._hooks:
+                    if event.contains(engine, name, hook):
+                        event.remove(engine, name, hook)
             if self._raw is not None:
                 self._raw.close()
                 self._raw = None
@@ -305,6 +389,11 @@ class ChangeWatcher:
             messages=tuple(messages),
             runs=tuple(runs),
         )
+
+
+def _providers_hash(connection: Any) -> int:
+    rows = connection.execute(sql_select(ProviderRow.__table__).order_by(ProviderRow.name)).all()
+    return hash(tuple(tuple(row) for row in rows))
 
 
 class _Listener:

@@ -113,6 +113,38 @@ def test_a_burst_of_chunks_streams_as_far_fewer_deltas_with_all_text_in_order(ha
     assert done.text == "".join(deltas) and out.events[-1] is done
 
 
+def test_a_burst_of_thought_chunks_streams_as_few_thought_deltas_each_in_its_place_among_the_text(
+    harness: AgentHarness,
+) -> None:
+    # Issue 34 item 1: agent_thought_chunks written at once are joined like the reply's chunks (one rule,
+    # agents/stream_text.py), and a run of thoughts keeps its place between the reply's text around it.
+    def thought(text: str) -> dict[str, object]:
+        return {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}}
+
+    first, words, then = ([f"{p}{i} " for i in range(100)] for p in "twu")
+    burst = [*map(thought, first), *words, *map(thought, then)]
+    out = harness.run(harness.script(turn=[{"burst": burst}, {"sleep": 0.05}, {"say": "end"}]))
+
+    assert out.error is None, out.error
+    streamed = [e for e in out.events if isinstance(e, AssistantDelta | ThoughtDelta)]
+    runs: list[tuple[type, list[str]]] = []
+    for event in streamed:
+        if runs and runs[-1][0] is type(event):
+            runs[-1][1].append(event.text)
+        else:
+            runs.append((type(event), [event.text]))
+    assert [(kind, "".join(texts)) for kind, texts in runs] == [
+        (ThoughtDelta, "".join(first)),
+        (AssistantDelta, "".join(words)),
+        (ThoughtDelta, "".join(then)),
+        (AssistantDelta, "end"),
+    ]
+    thoughts = out.of(ThoughtDelta)
+    assert len(thoughts) <= 20, f"{len(thoughts)} thought deltas for 200 chunks"
+    (done,) = out.of(AssistantDone)
+    assert done.text == "".join(words) + "end" and out.events[-1] is done
+
+
 def test_a_tool_call_amid_a_burst_keeps_the_text_before_and_after_it_in_order(harness: AgentHarness) -> None:
     # The tool card arrives in the same read as the text around it: the text before it goes out before its card,
     # the text after it after the card, and nothing streams after the turn's end.

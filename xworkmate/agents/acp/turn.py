@@ -114,8 +114,9 @@ class _Turn(_TerminalRequests, _SignIn):
         self.command = command
         self.working_directory = working_directory
         self.approver = approver
-        # Issue 34 item 1: the text of agent_message_chunks read in one loop step goes out as one delta, and
-        # every other report after the text before it (agents/stream_text.py: the native agent's rule too).
+        # Issue 34 item 1: the text of agent_message_chunks (and of agent_thought_chunks) read in one loop step
+        # goes out as one delta, and every other report after the text before it (agents/stream_text.py: the
+        # native agent's rule too).
         self.stream = StreamedText[object](emit)
         self.emit: Callable[[object], None] = self.stream
         self.level = level

@@ -155,3 +155,17 @@ def print_table(figures: list[Figure]) -> None:
         if f.notes:
             shown = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in f.notes.items())
             print(f"    {shown}")
+
+
+def markdown_tokens(prefix: str, count: int) -> list[str]:
+    """Prose with a paragraph break every 60 tokens and a fenced code block every 400: Markdown work for the
+    streaming benchmarks (one line's reply, ``count`` tokens)."""
+    out: list[str] = []
+    for i in range(count):
+        if i % 400 == 399:
+            out.append(f"\n\n```python\ndef {prefix}{i}(x):\n    return x + {i}  # note\n```\n\n")
+        elif i % 60 == 59:
+            out.append(f"{prefix}{i}.\n\n")
+        else:
+            out.append(f"{prefix}{i} ")
+    return out

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # also runnable
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QLabel
 
-from benchmarks.common import Figure, percentile, rss_mb, temp_home
+from benchmarks.common import Figure, markdown_tokens, percentile, rss_mb, temp_home
 from benchmarks.gui_common import application
 from xworkmate.controllers import RunDelta, SessionController
 from xworkmate.domain.messages import MessageRole
@@ -71,16 +71,7 @@ def _router(providers: list[ProviderConfig]) -> ModelRouter:
 
 
 def _tokens(prefix: str, count: int = TOKENS) -> list[str]:
-    """Prose with a paragraph break every 60 tokens and a fenced code block every 400: Markdown work."""
-    out: list[str] = []
-    for i in range(count):
-        if i % 400 == 399:
-            out.append(f"\n\n```python\ndef {prefix}{i}(x):\n    return x + {i}  # note\n```\n\n")
-        elif i % 60 == 59:
-            out.append(f"{prefix}{i}.\n\n")
-        else:
-            out.append(f"{prefix}{i} ")
-    return out
+    return markdown_tokens(prefix, count)
 
 
 def _chunks(tokens: list[str], size: int) -> list[str]:

@@ -260,7 +260,7 @@ def painted(controller: SessionController) -> Figure:
 
     app = application()
     window = shown_window(controller)
-    palette = window.on_search_requested()
+    palette = window.search_export.on_search_requested()
     app.processEvents()
     texts = [q for group in queries().values() for q in group]
     samples, paints = [], []

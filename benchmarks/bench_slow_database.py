@@ -37,7 +37,7 @@ from benchmarks.common import Figure, open_controller, percentile, seed, temp_ho
 from benchmarks.gui_common import application, settle, shown_window
 from xworkmate.controllers import SessionController
 from xworkmate.testing.latency_proxy import LatencyProxy
-from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.window.main_window import MainWindow
 
 LINES = 300
 MESSAGES_PER_LINE = 20
@@ -122,14 +122,14 @@ def _switch(window: MainWindow, key: str) -> tuple[float, float]:
     label = window.findChild(QLabel, "sessionKeyLabel")
     assert label is not None
     app = application()
-    cached = window._seen.get(key)
+    cached = window.shown.seen.get(key)
     start = time.perf_counter()
-    window.task_pane.list_view.setCurrentIndex(window._proxy_index_of(key))
+    window.task_pane.list_view.setCurrentIndex(window.proxy_index_of(key))
     while key not in label.text():
         app.processEvents()
     app.processEvents()  # the panes' posted paint requests
     shown = time.perf_counter() - start
-    while window._seen.get(key) is cached:  # the fresh read is remembered as it is shown
+    while window.shown.seen.get(key) is cached:  # the fresh read is remembered as it is shown
         app.processEvents()
     app.processEvents()
     fresh = time.perf_counter() - start
@@ -172,7 +172,7 @@ def _measure(database_url: str | None, seed_url: str | None) -> Measured:
             previous = key
 
         def create() -> None:
-            window.new_line_action.trigger()
+            window.chrome.new_line_action.trigger()
 
         def send() -> None:
             window.composer.setPlainText("a message to keep (no provider is configured)")
@@ -199,7 +199,7 @@ def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]
         controller.providers.add_provider(
             ProviderRecord(name="local", base_url=server.base_url, model="m", is_default=True)
         )
-        window.refresh_providers()
+        window.line_settings.refresh_providers()
         key = window.shown_key
         assert key is not None
         controller.warm_up()  # the turn code loaded, as run_gui loads it while the window shows

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from xworkmate.controllers import SessionController
 from xworkmate.ui.app import apply_resources, build_main_window
-from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.resources import load_resources
+from xworkmate.ui.window.main_window import MainWindow
 
 
 def _quiet_offscreen(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
@@ -56,7 +56,7 @@ def switch_and_settle(window: MainWindow, key: str) -> float:
     label = window.findChild(QLabel, "sessionKeyLabel")
     assert label is not None
     start = time.perf_counter()
-    index = window._proxy_index_of(key)
+    index = window.proxy_index_of(key)
     window.task_pane.list_view.setCurrentIndex(index)
     app = application()
     app.processEvents()

@@ -104,7 +104,7 @@ _HOOKS: dict[str, Callable[[ModuleType], None]] = {
     "xworkmate.cli.window": _cli_window,
     "xworkmate.ui.app": _ui_app,
     "xworkmate.controllers.app": _controllers_app,
-    "xworkmate.ui.main_window": _main_window,
+    "xworkmate.ui.window.main_window": _main_window,
     **{name: _panes(kinds) for name, kinds in _PANES.items()},
 }
 

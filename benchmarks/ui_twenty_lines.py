@@ -128,7 +128,7 @@ def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, flo
     assert label is not None
     app = application()
     start = time.perf_counter()
-    window.task_pane.list_view.setCurrentIndex(window._proxy_index_of(key))
+    window.task_pane.list_view.setCurrentIndex(window.proxy_index_of(key))
     while key not in label.text():
         app.processEvents()
     viewport = window.message_list.viewport()

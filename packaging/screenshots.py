@@ -226,7 +226,7 @@ def _shoot(app: Any, texts: dict[str, Any], mode: Any, target: Path, size: tuple
             window.persist_ui_state = False
             window.resize(*size)
             window.show()
-            window.theme_follower.choose(mode)
+            window.chrome.theme_follower.choose(mode)
             for _ in range(10):
                 app.processEvents()
             if not window.grab().save(str(target)):
@@ -294,7 +294,7 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
             window.persist_ui_state = False
             window.resize(*SIZE)
             window.show()
-            window.theme_follower.choose(ThemeMode.LIGHT)
+            window.chrome.theme_follower.choose(ThemeMode.LIGHT)
             area = window.message_pane.approval_area
             wait(lambda: window.shown_key == line.thread_id, "the line")
 
@@ -335,9 +335,9 @@ def _shoot_turns(app: Any, out_dir: Path) -> list[Path]:
             card.reject_button.click()
             wait(finished, "the command turn")
 
-            wait(lambda: bool(window._chip_turns), "the turn's files-changed chip")
-            window.on_changes_chip_clicked(max(window._chip_turns))  # what a click on the chip does
-            view = window.changes_view
+            wait(lambda: bool(window.workspace.chip_turns), "the turn's files-changed chip")
+            window.workspace.on_changes_chip_clicked(max(window.workspace.chip_turns))  # what a click on the chip does
+            view = window.workspace.changes_view
             wait(lambda: not view.busy and view.file_model.rowCount() > 0, "the Changes tab")
             view.file_list.setCurrentIndex(view.file_model.index(0, 1, QModelIndex()))
             wait(lambda: not view.busy and bool(view.diff_view.patch), "the diff")

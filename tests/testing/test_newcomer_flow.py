@@ -139,7 +139,7 @@ def test_a_newcomer_goes_from_first_run_to_an_exported_conversation(
         target = tmp_path / "first-steps.md"
         monkeypatch.setattr(window, "ask_export_file", lambda _parent, _suggested: (target, ExportFormat.MARKDOWN))
         export = driver.widget("exportAction", QAction)
-        assert export in window.file_menu.actions()
+        assert export in window.chrome.file_menu.actions()
         export.trigger()
         driver.wait_until(target.exists, what="the exported file")
         exported = target.read_text(encoding="utf-8")

@@ -11,8 +11,8 @@ from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
 from xworkmate.ui.app import StoreOpening
-from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.opening import Opening
+from xworkmate.ui.window.main_window import MainWindow
 
 
 class HeldOpen:

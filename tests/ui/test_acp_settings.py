@@ -29,8 +29,8 @@ def bare_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: 
 
 
 def open_dialog(window: MainWindow) -> ProviderSettingsDialog:
-    window.provider_settings_action.trigger()
-    dialog = window.provider_dialog
+    window.chrome.provider_settings_action.trigger()
+    dialog = window.line_settings.provider_dialog
     assert dialog is not None and dialog.isVisible()
     idle(dialog)  # the providers are read on the store worker (issue 33 item 2)
     return dialog

@@ -82,7 +82,7 @@ def test_the_agent_chosen_in_the_mode_picker_streams_then_its_answer_is_stored_w
             {"say": "the **notes**."},
         ],
     )
-    window.refresh_providers()  # Settings → Providers does this when an agent is added
+    window.line_settings.refresh_providers()  # Settings → Providers does this when an agent is added
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     assert window.mode_picker.choices() == [
         ("Built-in agent", "native", True),
@@ -147,7 +147,7 @@ def test_a_second_turn_resumes_the_agents_stored_session(
 ) -> None:
     window, controller = acp_window, bare_controller
     report = scripted_agent(controller, tmp_path, session_id="s-9", load_session=True, turn=[{"echo_prompt": True}])
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
 
@@ -185,7 +185,7 @@ def test_a_permission_request_is_an_approval_card_and_only_allow_lets_the_write_
             {"say": " done"},
         ],
     )
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "write my notes")
@@ -242,7 +242,7 @@ def test_an_agents_edit_permission_shows_the_diff_it_sent(
             {"say": " done"},
         ],
     )
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "edit my notes")
@@ -266,7 +266,7 @@ def test_stop_cancels_a_hanging_agent_turn_and_the_line_runs_again(
 ) -> None:
     window, controller = acp_window, bare_controller
     report = scripted_agent(controller, tmp_path, turn=[{"say": "working…"}, {"hang": True}])
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "long job")
@@ -295,7 +295,7 @@ def test_an_agent_that_exits_mid_turn_says_the_run_failed_and_the_line_stays_run
 ) -> None:
     window, controller = acp_window, bare_controller
     scripted_agent(controller, tmp_path, turn=[{"say": "partial"}, {"exit": 7}])
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "go")
@@ -320,7 +320,7 @@ def test_a_write_outside_the_folder_is_refused_and_nothing_is_created_outside(
     report = scripted_agent(
         controller, tmp_path, turn=[{"write": {"path": "../escape.txt", "content": "x"}}, {"say": " done"}]
     )
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = acp_line(qtbot, window, controller)
     send(qtbot, window, "try to escape")
@@ -344,7 +344,7 @@ def test_a_category_line_cannot_choose_an_acp_agent(
     """CAT-3: category content is never handed to an agent CLI; the picker says why."""
     window, controller = acp_window, bare_controller
     scripted_agent(controller, tmp_path)
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = controller.lines.create_line("Clinic")
     controller.tasks.set_category(line.thread_id, "medical")

@@ -23,8 +23,9 @@ from xworkmate.ui import run_gui
 from xworkmate.ui import start as ui_start
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.dialogs import about_text
-from xworkmate.ui.main_window import GEOMETRY_STATE, SPLITTER_STATE, MainWindow
 from xworkmate.ui.resources import ResourceMissingError, find_resource_dir, load_resources
+from xworkmate.ui.shell import GEOMETRY_STATE, SPLITTER_STATE
+from xworkmate.ui.window.main_window import MainWindow
 
 from .conftest import open_window
 from .support import label_text, selected_key

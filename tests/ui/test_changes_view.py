@@ -123,7 +123,7 @@ def test_chip_opens_the_turn_and_its_hunk_file_and_folder_are_reverted_restored_
     openai_server: OpenAIServer,
 ) -> None:
     window = agent_window
-    view = window.changes_view
+    view = window.workspace.changes_view
     line = open_new_line(qtbot, window, "Edits", permission="full")
     folder = Path(line.workspace_binding.path or "")
 
@@ -220,7 +220,7 @@ def test_restore_can_fork_the_line_and_is_refused_while_a_turn_runs(
     openai_server: OpenAIServer,
 ) -> None:
     window = agent_window
-    view = window.changes_view
+    view = window.workspace.changes_view
     line = open_new_line(qtbot, window, "Fork me", permission="full")
     folder = Path(line.workspace_binding.path or "")
     turn(qtbot, loop, window, openai_server, TURN_1, "write the notes")
@@ -271,7 +271,7 @@ def test_uncommitted_scope_is_offered_only_for_a_repository_folder(
     qtbot: QtBot, sqlite_controller: SessionController, tmp_path: Path
 ) -> None:
     window = open_window(qtbot, sqlite_controller)
-    view = window.changes_view
+    view = window.workspace.changes_view
     window.workspace_pane.show_changes_tab()
     scopes = [view.scope_picker.itemData(i) for i in range(view.scope_picker.count())]
     assert scopes == ["turn", "line"]  # main's folder is not a repository
@@ -368,5 +368,5 @@ def test_a_chip_brings_back_the_hidden_workspace_pane_on_the_changes_tab(
         body = view.message_delegate.body_rect(view.visualRect(row), view.font(), row).toAlignedRect()
         assert editor.geometry() == body
     click_chip(qtbot, window, max(chip_rows(window)))
-    assert window.workspace_pane.isVisible() and window.changes_view.isVisible()
-    assert window.workspace_pane.tabs.currentWidget() is window.changes_view
+    assert window.workspace_pane.isVisible() and window.workspace.changes_view.isVisible()
+    assert window.workspace_pane.tabs.currentWidget() is window.workspace.changes_view

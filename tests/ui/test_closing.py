@@ -30,7 +30,7 @@ from xworkmate.logfile import log_file_path
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.ui.app import OPENING_THREAD
-from xworkmate.ui.main_window import GEOMETRY_STATE
+from xworkmate.ui.shell import GEOMETRY_STATE
 from xworkmate.ui.theme import theme_manager
 
 from .support_opening import HeldOpen, opening_for, shown_opening

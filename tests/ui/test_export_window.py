@@ -19,7 +19,7 @@ from xworkmate.ui.export_dialog import category_export_question, format_for
 
 def _export_action(window: MainWindow) -> QAction:
     action = window.findChild(QAction, "exportAction")
-    assert action is not None and action in window.file_menu.actions()
+    assert action is not None and action in window.chrome.file_menu.actions()
     return action
 
 
@@ -37,8 +37,10 @@ def test_export_writes_the_shown_line_to_the_chosen_file(
         asked.append(suggested)
         return target, ExportFormat.JSON
 
-    window.ask_export_file = choose
-    window.confirm_category_export = lambda *_args: (_ for _ in ()).throw(AssertionError("not a category line"))
+    window.search_export.ask_export_file = choose
+    window.search_export.confirm_category_export = lambda *_args: (_ for _ in ()).throw(
+        AssertionError("not a category line")
+    )
     _export_action(window).trigger()
     qtbot.waitUntil(lambda: window.message_pane.status_label.text() == f"Exported to {target}", timeout=10_000)
     assert asked == ["Colours.md"]
@@ -59,8 +61,8 @@ def test_a_category_line_asks_first_and_a_no_writes_nothing(qtbot: QtBot, window
         questions.append((title, category))
         return answer[0]
 
-    window.confirm_category_export = confirm
-    window.ask_export_file = lambda *_args: (target, ExportFormat.MARKDOWN)
+    window.search_export.confirm_category_export = confirm
+    window.search_export.ask_export_file = lambda *_args: (target, ExportFormat.MARKDOWN)
     _export_action(window).trigger()
     qtbot.waitUntil(lambda: questions == [("Ward notes", "medical")], timeout=10_000)
     qtbot.wait(50)  # a declined export writes nothing, not even later
@@ -75,7 +77,7 @@ def test_a_category_line_asks_first_and_a_no_writes_nothing(qtbot: QtBot, window
 
 def test_an_unwritable_file_is_one_line_in_the_status(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     target = tmp_path / "missing" / "x.md"
-    window.ask_export_file = lambda *_args: (target, ExportFormat.MARKDOWN)
+    window.search_export.ask_export_file = lambda *_args: (target, ExportFormat.MARKDOWN)
     _export_action(window).trigger()
     qtbot.waitUntil(lambda: window.message_pane.status_label.text().startswith("Export failed — cannot write"))
     assert str(target) in window.message_pane.status_label.text()
@@ -102,8 +104,8 @@ def test_a_category_task_under_a_normal_line_is_asked_about(qtbot: QtBot, window
         questions.append((title, category))
         return True
 
-    window.confirm_category_export = confirm
-    window.ask_export_file = lambda *_args: (target, ExportFormat.JSON)
+    window.search_export.confirm_category_export = confirm
+    window.search_export.ask_export_file = lambda *_args: (target, ExportFormat.JSON)
     _export_action(window).trigger()
     qtbot.waitUntil(lambda: window.message_pane.status_label.text() == f"Exported to {target}", timeout=10_000)
     assert questions == [("Clinic admin", "medical")]
@@ -122,8 +124,10 @@ def test_a_normal_task_of_a_category_line_exports_without_its_dispatchers_words(
     controller.lines.switch_session(task)
     qtbot.waitUntil(lambda: window.shown_key == task, timeout=10_000)
     target = tmp_path / "picker.json"
-    window.confirm_category_export = lambda *_args: (_ for _ in ()).throw(AssertionError("no category in it"))
-    window.ask_export_file = lambda *_args: (target, ExportFormat.JSON)
+    window.search_export.confirm_category_export = lambda *_args: (_ for _ in ()).throw(
+        AssertionError("no category in it")
+    )
+    window.search_export.ask_export_file = lambda *_args: (target, ExportFormat.JSON)
     _export_action(window).trigger()
     qtbot.waitUntil(lambda: window.message_pane.status_label.text() == f"Exported to {target}", timeout=10_000)
     text = target.read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.ui.app import install_error_boundary
-from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.window.main_window import MainWindow
 
 from .conftest import open_window
 from .support import label_text
@@ -73,7 +73,7 @@ def test_a_window_operation_on_a_full_disk_is_one_line_in_the_window_and_makes_n
             folders_before = line_folders(home)
             fill(small_disk)
             for _ in range(20):
-                window.new_line_action.trigger()
+                window.chrome.new_line_action.trigger()
                 if label_text(window, "lineStatusLabel").startswith("That did not work"):
                     break
             status = label_text(window, "lineStatusLabel")

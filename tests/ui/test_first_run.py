@@ -39,14 +39,14 @@ def test_an_empty_first_run_line_offers_both_ways_and_the_status_agrees(
     assert pane.status_label.property("severity") == "warning"
 
     qtbot.mouseClick(find, Qt.MouseButton.LeftButton)
-    dialog = window.provider_dialog
+    dialog = window.line_settings.provider_dialog
     assert dialog is not None and dialog.isVisible()
     run(loop, wait_until(lambda: "Looking" not in dialog.acp_section.status_label.text(), what="the PATH scan"))
     dialog.reject()
 
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
-    assert window.provider_dialog is not None and window.provider_dialog.isVisible()
-    window.provider_dialog.reject()
+    assert window.line_settings.provider_dialog is not None and window.line_settings.provider_dialog.isVisible()
+    window.line_settings.provider_dialog.reject()
 
     send(qtbot, window, "a note for later")  # saved only: now the banner under the messages says it
     qtbot.waitUntil(lambda: pane.stack.currentWidget() is pane.message_list)
@@ -55,7 +55,7 @@ def test_an_empty_first_run_line_offers_both_ways_and_the_status_agrees(
     bare_controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     assert not pane.provider_banner.isVisible()
     assert not add.isVisible() and not find.isVisible()

@@ -70,7 +70,7 @@ def test_the_title_is_shown_whole_beside_a_long_session_key_at_900x600(
     chip = _label(window, "sessionKeyLabel")
     assert chip.x() > title.x()  # the title first
     assert shown_text(chip) != line.thread_id and "…" in shown_text(chip)  # a small chip, elided in the middle
-    assert line.thread_id in (window.elider.tooltip_for(chip) or "")  # whole in its tooltip
+    assert line.thread_id in (window.chrome.elider.tooltip_for(chip) or "")  # whole in its tooltip
 
 
 # Issue 30 item 3 (w30): a title this long was still cut at 900x600, the chip keeping its width.
@@ -95,7 +95,7 @@ def test_a_very_long_title_stays_whole_at_900x600_the_key_chip_gives_way(
     assert title.width() >= title.fontMetrics().horizontalAdvance(VERY_LONG_TITLE)
     if chip.isVisible():  # what room is left: the chip in it, never over the title
         assert chip.x() >= title.geometry().right() and "…" in shown_text(chip)
-    assert line.thread_id in (window.elider.tooltip_for(chip) or chip.text())
+    assert line.thread_id in (window.chrome.elider.tooltip_for(chip) or chip.text())
 
     window.resize(1440, 800)
     qtbot.waitUntil(lambda: window.width() == 1440)

@@ -361,7 +361,7 @@ def test_the_chinese_window_shows_no_english_source_text(
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
     area = window.message_pane.approval_area
     run(loop, wait_until(lambda: len(area.cards) == 1 and area.isVisible(), what="the approval card"))
-    dialog = window.on_provider_settings_requested()
+    dialog = window.line_settings.on_provider_settings_requested()
     qtbot.waitExposed(dialog)
 
     data = {TITLE, QUESTION, ANSWER, "创建 hello.txt", "hello.txt", "你好", line.thread_id, "main", "local"}

@@ -90,8 +90,8 @@ def test_shortcuts_for_the_filter_settings_and_archive(
     qtbot.keyClick(window, Qt.Key.Key_Backspace, archive)
     qtbot.waitUntil(lambda: bare_controller.get_thread(line.thread_id).archived)
     qtbot.keyClick(window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
-    assert window.provider_dialog is not None and window.provider_dialog.isVisible()
-    window.provider_dialog.reject()
+    assert window.line_settings.provider_dialog is not None and window.line_settings.provider_dialog.isVisible()
+    window.line_settings.provider_dialog.reject()
 
 
 def test_tab_walks_filter_list_conversation_composer_then_send(

@@ -66,8 +66,8 @@ def test_at_900_by_600_nothing_is_cut_without_an_ellipsis(qtbot: QtBot, sqlite_c
 
     title = window.message_pane.title_label
     assert title.text() == LONG_TITLE and shown_text(title).endswith(ELLIPSIS)
-    assert window.elider.tooltip_for(title) == LONG_TITLE
-    assert window.elider.tooltip_for(window.message_pane.session_key_label) is None or ELLIPSIS in shown_text(
+    assert window.chrome.elider.tooltip_for(title) == LONG_TITLE
+    assert window.chrome.elider.tooltip_for(window.message_pane.session_key_label) is None or ELLIPSIS in shown_text(
         window.message_pane.session_key_label
     )
 
@@ -168,7 +168,7 @@ def test_at_900_by_600_a_long_provider_name_elides_in_every_picker_with_the_whol
     shown = shown_text(picker)
     assert ELLIPSIS in shown
     assert shown.startswith("a-very") and shown.endswith("name")  # provider·model elides in the middle
-    assert window.elider.tooltip_for(picker).startswith(f"{long_name} · {long_model}")
+    assert window.chrome.elider.tooltip_for(picker).startswith(f"{long_name} · {long_model}")
 
 
 def test_a_picker_the_agent_offers_later_elides_too(qtbot: QtBot, sqlite_controller: SessionController) -> None:

@@ -119,7 +119,7 @@ def test_the_shown_lines_panes_are_shown_again_per_turn_not_per_tool_card_usage_
     controller = bare_controller
     window = open_window(qtbot, controller)
     scripted_agent(controller, tmp_path, turn=_rounds(1, "a"))
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)
     line = controller.lines.create_line("Agent line")
     click_line(qtbot, window, line.thread_id)

@@ -44,7 +44,7 @@ def test_settings_add_remove_and_the_line_picker_gives_a_server_to_the_agent(
     window: MainWindow = open_window(qtbot, controller)
     click_line(qtbot, window, line.thread_id)
 
-    dialog = window.on_mcp_settings_requested()
+    dialog = window.agent.on_mcp_settings_requested()
     idle(dialog)  # the servers are read on the store worker (issue 33 item 2)
     _type(qtbot, dialog, "mcpNameEdit", "files")
     _type(qtbot, dialog, "mcpCommandEdit", f"{sys.executable} -m mcp_files")
@@ -120,7 +120,7 @@ def test_settings_providers_shows_what_the_agent_reported(
         controller, tmp_path, agent_info={"name": "scripted-agent", "version": "4.2.1"}, turn=[{"say": "ok"}]
     )
     window: MainWindow = open_window(qtbot, controller)
-    dialog = window.on_provider_settings_requested()
+    dialog = window.line_settings.on_provider_settings_requested()
     idle(dialog)  # the providers and what each agent reported are read on the store worker
     row = next(r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0).text() == "scripted")
     assert dialog.table.item(row, 1).text() == "(ACP agent)"
@@ -128,6 +128,6 @@ def test_settings_providers_shows_what_the_agent_reported(
     line = controller.lines.create_line("agent")
     controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
     assert run(loop, controller.turns.run_turn(line.thread_id, "hi", headless=True)).status == "finished"
-    dialog = window.on_provider_settings_requested()
+    dialog = window.line_settings.on_provider_settings_requested()
     idle(dialog)
     assert dialog.table.item(row, 1).text() == "scripted-agent 4.2.1 (ACP agent)"

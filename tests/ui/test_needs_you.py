@@ -184,8 +184,8 @@ def test_a_new_lines_title_comes_from_its_first_message_and_can_be_renamed(
     send_and_finish(qtbot, loop, window, "Plan the garden layout for spring")
     assert proxy_index(window, key).data() == "Plan the garden layout for spring"
     assert window.windowTitle().startswith("Plan the garden layout for spring — XWorkmate")
-    window.ask_title = lambda _parent, _current: "Garden"
-    window.rename_line(key)
+    window.task_list.ask_title = lambda _parent, _current: "Garden"
+    window.task_list.rename_line(key)
     settled(qtbot, window)
     assert proxy_index(window, key).data() == "Garden"
 
@@ -349,4 +349,4 @@ def test_needs_you_does_not_import_the_window() -> None:
 
     tree = ast.parse(Path(needs_you.__file__).read_text(encoding="utf-8"))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert "xworkmate.ui.main_window" not in imported
+    assert "xworkmate.ui.window.main_window" not in imported

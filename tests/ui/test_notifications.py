@@ -159,7 +159,7 @@ def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(
     activate(qtbot, window)
     muted = agent_controller.lines.create_line("Quiet")
     loud = agent_controller.lines.create_line("Loud")
-    menu = window.task_line_menu(muted.thread_id)
+    menu = window.task_list.task_line_menu(muted.thread_id)
     [mute] = [a for a in menu.actions() if a.objectName() == "muteNotificationsAction"]
     assert mute.text() == "Mute notifications" and not mute.isChecked()
     mute.trigger()

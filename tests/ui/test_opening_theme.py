@@ -18,9 +18,9 @@ from xworkmate.preferences import load_preferences
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.ui.appearance import THEME_ACTION_NAMES
-from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.shell import WindowShell
 from xworkmate.ui.theme import THEME_STATE, ThemeMode, theme_manager
+from xworkmate.ui.window.main_window import MainWindow
 
 from .conftest import open_window
 
@@ -44,7 +44,7 @@ def _chose_dark(settings: Settings) -> None:
         controller = SessionController(store, settings)
         window = build_main_window(controller)
         try:
-            action = window.theme_follower.actions[ThemeMode.DARK]
+            action = window.chrome.theme_follower.actions[ThemeMode.DARK]
             assert action.objectName() == THEME_ACTION_NAMES[ThemeMode.DARK]
             action.trigger()
         finally:
@@ -114,7 +114,7 @@ def test_a_theme_kept_only_in_the_preferences_stays_once_the_window_is_built(
     (home / "preferences.json").write_text(json.dumps({"theme": "dark"}), encoding="utf-8")
     theme_manager().set_mode(ThemeMode.LIGHT)
     window = open_window(qtbot, sqlite_controller)
-    assert window.theme_follower.actions[ThemeMode.DARK].isChecked()
+    assert window.chrome.theme_follower.actions[ThemeMode.DARK].isChecked()
     # The application's palette reaches its widgets by posted events, before their first paint.
     qtbot.waitUntil(lambda: window.palette().color(QPalette.ColorRole.Window).lightness() < 100, timeout=2000)
     assert load_preferences(home).theme == "dark"

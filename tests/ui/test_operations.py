@@ -137,24 +137,24 @@ def test_the_gui_thread_is_never_inside_a_store_call_during_window_actions(
     window.task_model.reload()
     folder = tmp_path / "chosen"
     folder.mkdir()
-    window.choose_folder = lambda *_: str(folder)
-    window.ask_category = lambda *_: "research"
+    window.workspace.choose_folder = lambda *_: str(folder)
+    window.task_list.ask_category = lambda *_: "research"
     slow.sql_threads.clear()
 
     click_line(qtbot, window, other.thread_id)  # switch
-    window.new_line_action.trigger()  # create (then switch to it)
+    window.chrome.new_line_action.trigger()  # create (then switch to it)
     settled(qtbot, window)
     created = window.shown_key
     assert created not in (None, other.thread_id)
     window.composer.setPlainText("kept, as no provider is configured")
     window.send_button.click()  # send
     settled(qtbot, window)
-    window.on_change_folder_requested()  # bind
+    window.workspace.on_change_folder_requested()  # bind
     settled(qtbot, window)
     assert created is not None
-    window.set_line_category(created)  # category
+    window.task_list.set_line_category(created)  # category
     settled(qtbot, window)
-    window.set_archived(created, True)  # archive (the window goes back to the main line)
+    window.task_list.set_archived(created, True)  # archive (the window goes back to the main line)
     settled(qtbot, window)
 
     assert slow.sql_threads, "the actions ran no SQL at all"
@@ -178,17 +178,17 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     )
     agent_line = slow.direct.lines.create_line("Run by an agent")
     slow.direct.line_settings.set_execution(agent_line.thread_id, ExecutionMode.ACP, "agent")
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     window.task_model.reload()
-    window.ask_title = lambda *_: "Renamed here"
+    window.task_list.ask_title = lambda *_: "Renamed here"
     click_line(qtbot, window, line.thread_id)
     model = window.message_model
     loaded, stored_count = model.stored_count, len(slow.direct.lines.messages(line.thread_id))
     assert 0 < loaded < stored_count <= 200  # one older page holds the rest
     slow.sql_threads.clear()
 
-    window.rename_line(line.thread_id)  # rename
+    window.task_list.rename_line(line.thread_id)  # rename
     settled(qtbot, window)
     click_line(qtbot, window, agent_line.thread_id)  # a switch to a line an ACP agent runs, and back
     click_line(qtbot, window, line.thread_id)
@@ -199,7 +199,7 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     settled(qtbot, window)
     folder = Path(slow.direct.get_thread(line.thread_id).workspace_binding.path or "")
     folder.rmdir()  # the folder vanished: recreate it
-    window.on_recreate_folder_requested()
+    window.workspace.on_recreate_folder_requested()
     settled(qtbot, window)
     loaded = model.stored_count  # the first page as the switch back read it
     model.request_older()  # the reader scrolled to the top: an older page
@@ -222,7 +222,7 @@ def agent_line_shown(qtbot: QtBot, slow: SlowDatabase, openai_server: OpenAIServ
     slow.controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
-    slow.window.refresh_providers()
+    slow.window.line_settings.refresh_providers()
     settled(qtbot, slow.window)  # the providers are read on the store worker (issue 33 item 2)
     key = slow.direct.lines.create_line(title).thread_id
     slow.window.task_model.reload()
@@ -241,7 +241,7 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     slow.controller.providers.add_provider(
         ProviderRecord(name="local", base_url=openai_server.base_url, model="test-model", is_default=True)
     )
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = slow.direct.lines.create_line("A turn")
     slow.direct.line_settings.set_permission(line.thread_id, "full")
@@ -323,9 +323,9 @@ def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase
     line = slow.direct.lines.create_line("Gone soon")
     window.task_model.reload()
     slow.direct.lines.archive_line(line.thread_id)  # another desktop archived it: binding a folder is refused
-    window.choose_folder = lambda *_: "relative/not/absolute"
+    window.workspace.choose_folder = lambda *_: "relative/not/absolute"
     click_line(qtbot, window, line.thread_id)
-    window.on_change_folder_requested()
+    window.workspace.on_change_folder_requested()
     settled(qtbot, window)
     status = window.message_pane.status_label.text()
     assert status.startswith("Folder not changed — ")
@@ -367,7 +367,7 @@ def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: Qt
     window.task_model.reload()
     slow.sql_threads.clear()
 
-    window.on_search_hit_chosen(line.thread_id, target)  # what the palette's Enter on the hit does
+    window.search_export.on_search_hit_chosen(line.thread_id, target)  # what the palette's Enter on the hit does
     settled(qtbot, window)  # the switch, then the pages down to the hit
     window.message_list.grab()  # the rows around it paint from what was read with the pages
 
@@ -379,7 +379,7 @@ def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: Qt
     assert window.message_list.selectionModel().isSelected(current)
     assert current.data() == "the needle"
 
-    window.on_search_hit_chosen(line.thread_id, elsewhere)  # a hit the line does not hold (any more)
+    window.search_export.on_search_hit_chosen(line.thread_id, elsewhere)  # a hit the line does not hold (any more)
     settled(qtbot, window)
     assert window.message_pane.status_label.text() == f"Message #{elsewhere} is no longer in this line"
     assert window.message_list.currentIndex().data(MESSAGE_ID_ROLE) == target
@@ -398,7 +398,7 @@ def test_the_menu_of_a_message_not_read_yet_opens_once_the_worker_read_it(qtbot:
     assert window.message_model.cached_message(answer.id) is None
     slow.sql_threads.clear()
 
-    window.open_message_menu(answer.id, window.message_list.viewport().mapToGlobal(QPoint(10, 10)))
+    window.conversation.open_message_menu(answer.id, window.message_list.viewport().mapToGlobal(QPoint(10, 10)))
 
     assert QApplication.activePopupWidget() is None  # not yet: the row is read on the worker
     settled(qtbot, window)
@@ -563,7 +563,7 @@ def test_a_window_closed_with_operations_queued_counts_none_still_running(qtbot:
     later window (they wait for all windows' operations) until it times out."""
     window = slow.window
     for _ in range(5):  # each a read on the worker, 20 ms away each way: most are still queued at the close
-        window.refresh_providers()
+        window.line_settings.refresh_providers()
     assert window.operations.running >= 5
     window.close()
     qtbot.waitUntil(lambda: window.operations.running == 0, timeout=5000)

@@ -40,8 +40,8 @@ def bare_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: 
 
 
 def open_dialog(qtbot: QtBot, window: MainWindow) -> ProviderSettingsDialog:
-    window.provider_settings_action.trigger()
-    dialog = window.provider_dialog
+    window.chrome.provider_settings_action.trigger()
+    dialog = window.line_settings.provider_dialog
     assert dialog is not None and dialog.isVisible()
     idle(dialog)  # the list is read on the store worker
     assert dialog.objectName() == "providerSettingsDialog"
@@ -72,7 +72,7 @@ def test_a_provider_added_in_settings_is_listed_offered_and_used(
     assert window.message_pane.provider_names() == []
 
     banner.linkActivated.emit("settings:providers")  # the link in the empty state opens the dialog
-    dialog = window.provider_dialog
+    dialog = window.line_settings.provider_dialog
     assert dialog is not None and dialog.isVisible()
     idle(dialog)
     assert dialog.empty_label.isVisible()

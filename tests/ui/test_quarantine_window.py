@@ -111,7 +111,7 @@ def test_the_persons_own_words_cannot_be_hidden_from_the_model(
     human = sqlite_controller._store.messages.append(
         "main", role=MessageRole.USER, source=MessageSource.HUMAN, content="my own words"
     )
-    menu = window.message_menu(human.id, human)  # as read (this row was never shown)
+    menu = window.conversation.message_menu(human.id, human)  # as read (this row was never shown)
     action = menu.findChild(QAction, "hideFromModelAction")
     assert action is not None and not action.isEnabled()
     menu.deleteLater()

@@ -106,7 +106,7 @@ def test_an_open_window_shows_a_cli_turn_killed_meanwhile_as_interrupted_not_run
     proc = _start_run(home, settings.effective_database_url, key, "write the report")
     try:
         qtbot.waitUntil(lambda: controller.external.running_elsewhere(key), timeout=30_000)
-        window.check_dead_turns()  # a live turn elsewhere: nothing is recorded
+        window.cards.check_dead_turns()  # a live turn elsewhere: nothing is recorded
         settled(qtbot, window)
         assert controller.turns.interruption(key) is None and controller.external.running_elsewhere(key)
         _wait_until(
@@ -119,8 +119,8 @@ def test_an_open_window_shows_a_cli_turn_killed_meanwhile_as_interrupted_not_run
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert window.dead_turn_timer.isActive()
-    window.check_dead_turns()  # what the timer does every DEAD_TURN_CHECK_MS
+    assert window.cards.dead_turn_timer.isActive()
+    window.cards.check_dead_turns()  # what the timer does every DEAD_TURN_CHECK_MS
     settled(qtbot, window)
     bar = window.message_pane.interrupted_bar
     qtbot.waitUntil(bar.isVisible, timeout=5000)

@@ -64,7 +64,7 @@ def test_help_keyboard_shortcuts_lists_the_registry_and_opens_on_its_keys(
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     help_menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text() == window.tr("&Help"))
-    assert window.shortcuts_action in help_menu.actions()
+    assert window.chrome.shortcuts_action in help_menu.actions()
     qtbot.keyClick(window, Qt.Key.Key_Slash, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: window.findChild(ShortcutsDialog, "shortcutsDialog") is not None)
     dialog = window.findChild(ShortcutsDialog, "shortcutsDialog")

@@ -24,8 +24,8 @@ from xworkmate.cli.run import run_window
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
-from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.shell import WindowShell
+from xworkmate.ui.window.main_window import MainWindow
 
 from .support import label_text, selected_key
 from .support_opening import HeldOpen, opening_for, shown_opening
@@ -160,7 +160,7 @@ def test_the_real_run_attaches_after_the_first_paint_and_ends_with_0_when_closed
     """``xworkmate gui`` (what ``make run`` starts): the window fills, then closing it ends the command with 0
     and saves its layout through the controller opened on the worker."""
     from xworkmate.cli import main
-    from xworkmate.ui.main_window import GEOMETRY_STATE
+    from xworkmate.ui.shell import GEOMETRY_STATE
 
     keys = _seeded(settings, "Remembered")
     monkeypatch.setenv("XWORKMATE_HOME", str(settings.home))
@@ -205,7 +205,7 @@ HEAVY = (
     "pydantic",
     "xworkmate.controllers.session",
     "xworkmate.store.database",
-    "xworkmate.ui.main_window",
+    "xworkmate.ui.window.main_window",
     "qasync",
 )
 seen = {}
@@ -242,7 +242,7 @@ def application():
 start._application = application
 hook = builtins.__import__
 code = entry.main(sys.argv[1:])
-from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.window.main_window import MainWindow
 
 painted = seen.pop("painted")
 seen["became"] = [type(painted).__name__, isinstance(painted, MainWindow) and painted.attached]

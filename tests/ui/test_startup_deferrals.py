@@ -13,7 +13,7 @@ import sys
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
-from xworkmate.ui.main_window import MainWindow
+from xworkmate.ui.window.main_window import MainWindow
 
 LAZY = (
     # what a turn needs: loaded by the warm-up once the window can be used (issue 7), not before
@@ -88,12 +88,12 @@ def test_the_changes_tab_is_built_once_the_window_is_usable_and_shows_the_curren
     """Issue 34 item 4 (issue 16's tab): not part of the usable window, built right after its first paint;
     then it is the workspace pane's second tab and follows the shown line (ISO-5)."""
     called: list[str] = []
-    qtbot.waitUntil(lambda: window._changes_view is not None, timeout=5000)
+    qtbot.waitUntil(lambda: window.workspace._changes_view is not None, timeout=5000)
     window.when_usable(lambda: called.append("now"))  # usable already: at once
     assert called == ["now"]
     assert window.workspace_pane.tabs.count() == 2
-    assert window.workspace_pane.tabs.widget(1) is window.changes_view
-    assert window.changes_view._key == window.shown_key
+    assert window.workspace_pane.tabs.widget(1) is window.workspace.changes_view
+    assert window.workspace.changes_view._key == window.shown_key
 
 
 def test_a_window_not_yet_usable_builds_the_changes_tab_when_asked_and_runs_waiting_jobs_once_usable(

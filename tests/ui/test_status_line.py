@@ -32,8 +32,8 @@ def _fail_a_folder_change(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> s
     """A real failed operation on the shown line: "Change folder…" to a file. Returns the error line shown."""
     a_file = tmp_path / "notes.txt"
     a_file.write_text("hello", encoding="utf-8")
-    window.choose_folder = lambda *_: str(a_file)
-    window.on_change_folder_requested()
+    window.workspace.choose_folder = lambda *_: str(a_file)
+    window.workspace.on_change_folder_requested()
     settled(qtbot, window)
     status = _status(window)
     assert status.startswith("Folder not changed") and "not a folder" in status

@@ -237,15 +237,15 @@ def test_main_cannot_be_archived_from_the_window(window: MainWindow) -> None:
     """ISO-2: the one main thread stays."""
     assert window.controller.lines.current_key == MAIN_KEY
     assert not window.task_pane.archive_button.isEnabled()
-    window.set_archived(MAIN_KEY, True)
+    window.task_list.set_archived(MAIN_KEY, True)
     assert "cannot be archived" in label_text(window, "lineStatusLabel")
 
 
 def test_context_menu_renames_and_archives_a_line(window: MainWindow, sqlite_controller: SessionController) -> None:
     """SPEC §6: new/archive from the list; rename goes through a replaceable hook."""
     line = sqlite_controller.lines.create_line("Old title")
-    window.ask_title = lambda _parent, current: f"{current} → new"
-    menu = window.task_line_menu(line.thread_id)
+    window.task_list.ask_title = lambda _parent, current: f"{current} → new"
+    menu = window.task_list.task_line_menu(line.thread_id)
     actions = {action.text(): action for action in menu.actions() if action.text()}
     assert set(actions) >= {"Rename…", "Archive", "Copy session key"}
 

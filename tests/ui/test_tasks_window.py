@@ -36,7 +36,7 @@ def visible_keys(window: MainWindow) -> list[str]:
 
 
 def menu_action(window: MainWindow, key: str, text: str) -> None:
-    menu = window.task_line_menu(key)
+    menu = window.task_list.task_line_menu(key)
     [action] = [a for a in menu.actions() if a.text() == text]
     action.trigger()
     menu.deleteLater()
@@ -120,7 +120,7 @@ def test_set_category_relabels_the_line_and_its_tasks_and_errors_are_shown(
         asked.append(current)
         return next(answers)
 
-    window.ask_category = ask
+    window.task_list.ask_category = ask
     changed: list[int] = []
     window.task_model.dataChanged.connect(lambda top, _bottom, _roles=(): changed.append(top.row()))
 

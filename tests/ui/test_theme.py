@@ -122,13 +122,13 @@ def test_the_theme_follows_the_system_and_settings_override_it(
 ) -> None:
     window = open_window(qtbot, sqlite_controller)
     hints = qapp.styleHints()
-    assert window.theme_follower.actions[ThemeMode.SYSTEM].isChecked()
+    assert window.chrome.theme_follower.actions[ThemeMode.SYSTEM].isChecked()
     hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)  # the desktop switched to dark
     assert current() is DARK
     assert qapp.palette().color(QPalette.ColorRole.Window) == QColor(DARK.hex("window"))
     qtbot.waitUntil(lambda: window.palette().color(QPalette.ColorRole.Base) == QColor(DARK.hex("surface")))
 
-    light = window.findChild(type(window.theme_follower.actions[ThemeMode.LIGHT]), "themeLightAction")
+    light = window.findChild(type(window.chrome.theme_follower.actions[ThemeMode.LIGHT]), "themeLightAction")
     assert light is not None and light.text() == "Light"
     light.trigger()  # Settings → Theme → Light, while the desktop stays dark
     assert current() is LIGHT
@@ -136,10 +136,10 @@ def test_the_theme_follows_the_system_and_settings_override_it(
     hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)
     assert current() is LIGHT  # an override is not undone by the system
 
-    window.theme_follower.actions[ThemeMode.DARK].trigger()
+    window.chrome.theme_follower.actions[ThemeMode.DARK].trigger()
     window.close()
     again = open_window(qtbot, sqlite_controller)  # the next start reads the choice back
-    assert again.theme_follower.actions[ThemeMode.DARK].isChecked()
+    assert again.chrome.theme_follower.actions[ThemeMode.DARK].isChecked()
     assert current() is DARK
 
 
@@ -162,7 +162,7 @@ def test_the_not_runnable_status_is_readable_in_the_dark(
     Path(line.workspace_binding.path or "").rmdir()
     sqlite_controller.lines.switch_session(line.thread_id)
     window: MainWindow = open_window(qtbot, sqlite_controller)
-    window.theme_follower.choose(ThemeMode.DARK)
+    window.chrome.theme_follower.choose(ThemeMode.DARK)
     label = window.findChild(QLabel, "lineStatusLabel")
     assert label is not None
     qtbot.waitUntil(lambda: label.property("severity") == "blocked")

@@ -109,7 +109,7 @@ def test_the_rendered_window_shows_no_spec_id_after_a_refusal_that_cites_one(
     controller = bare_controller
     window = open_window(qtbot, controller)
     scripted_agent(controller, tmp_path)
-    window.refresh_providers()
+    window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = controller.lines.create_line("Clinic")
     controller.tasks.set_category(line.thread_id, "medical")

@@ -29,7 +29,7 @@ def test_change_folder_rebinds_the_current_line_through_the_replaceable_hook(
         asked.append(start)
         return str(target)
 
-    window.choose_folder = choose
+    window.workspace.choose_folder = choose
 
     qtbot.mouseClick(window.workspace_pane.change_folder_button, Qt.MouseButton.LeftButton)
 
@@ -63,7 +63,7 @@ def test_cancelling_the_folder_dialog_changes_nothing(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:
     before = sqlite_controller.get_thread("main").workspace_binding
-    window.choose_folder = lambda *_args: None
+    window.workspace.choose_folder = lambda *_args: None
     qtbot.mouseClick(window.workspace_pane.change_folder_button, Qt.MouseButton.LeftButton)
     assert sqlite_controller.get_thread("main").workspace_binding == before
     assert label_text(window, "lineStatusLabel").startswith("Runnable")

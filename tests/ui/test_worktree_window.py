@@ -54,8 +54,10 @@ def create_from_menu(
 ) -> TaskThread:
     controller = window.controller
     before = {s.thread_id for s in controller.lines.list_lines(include_archived=True)}
-    window.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(qtbot, parent, start, str(repo), branch)
-    window.new_worktree_line_action.trigger()
+    window.task_list.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(
+        qtbot, parent, start, str(repo), branch
+    )
+    window.chrome.new_worktree_line_action.trigger()
     run(loop, wait_until(lambda: window.shown_key not in before, what="the new worktree line is shown"))
     return controller.get_thread(str(window.shown_key))
 
@@ -64,7 +66,7 @@ def test_new_worktree_line_from_the_dialog_shows_its_branch(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, wt_window: MainWindow, repo: Path
 ) -> None:
     file_menu = wt_window.menuBar().actions()[0].menu()
-    assert wt_window.new_worktree_line_action in file_menu.actions()
+    assert wt_window.chrome.new_worktree_line_action in file_menu.actions()
 
     thread = create_from_menu(qtbot, loop, wt_window, repo, "feature/ui")
 
@@ -86,7 +88,7 @@ def test_a_refused_branch_is_one_line_in_the_status_and_nothing_is_made(
 ) -> None:
     lines_before = wt_window.controller.lines.list_lines(include_archived=True)
     wt_window.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(qtbot, parent, start, str(repo), "main")
-    wt_window.new_worktree_line_action.trigger()
+    wt_window.chrome.new_worktree_line_action.trigger()
     run(loop, wait_until(lambda: jobs_waiting() == 0, what="the refusal"))
     status = label_text(wt_window, "lineStatusLabel")
     assert status.startswith("Could not create the worktree line") and "already exists" in status

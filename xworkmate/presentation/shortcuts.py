@@ -2,7 +2,7 @@
 
 A ``Shortcut`` is a key sequence (or several: the same action on each), the action's id (the ``objectName``
 of the ``QAction`` or ``QShortcut`` that carries it), a translatable label and the context it works in. The
-modules that make shortcuts (``ui/main_window``, ``ui/keyboard``, ``ui/layout``, ``ui/needs_you``,
+modules that make shortcuts (``ui/window/main_window``, ``ui/keyboard``, ``ui/layout``, ``ui/needs_you``,
 ``ui/message_text``, ``ui/approvals``) take their keys from here, and Help → Keyboard shortcuts
 (``ui/shortcuts_dialog``) lists this table; a UI test pins that every shortcut the window carries is here
 and that no two share a key in one context. Keys are Qt's portable text (``QKeySequence.PortableText``).

@@ -292,7 +292,7 @@ class WindowDriver:
     def _menu_action(self, key: str, text: str) -> None:
         """Trigger the action ``text`` of the row's context menu (``taskLineMenu``), as a click on it does."""
         self._proxy_index(key)  # the row must be there to be right-clicked
-        menu = self.window.task_line_menu(key)
+        menu = self.window.task_list.task_line_menu(key)
         try:
             [action] = [a for a in menu.actions() if a.text() == text]
             assert action.isEnabled(), f"{text!r} is disabled in {key}'s menu"

@@ -15,7 +15,7 @@ from xworkmate.presentation.text import install_translator
 
 if TYPE_CHECKING:
     from xworkmate.ui.app import build_main_window, run_gui
-    from xworkmate.ui.main_window import MainWindow
+    from xworkmate.ui.window.main_window import MainWindow
 
 install_translator(QCoreApplication.translate)  # the Qt-free presentation code speaks the window's language
 
@@ -24,7 +24,7 @@ __all__ = ["MainWindow", "build_main_window", "run_gui"]
 
 def __getattr__(name: str) -> Any:
     if name == "MainWindow":
-        from xworkmate.ui.main_window import MainWindow
+        from xworkmate.ui.window.main_window import MainWindow
 
         return MainWindow
     if name in ("build_main_window", "run_gui"):

@@ -27,7 +27,6 @@ from xworkmate.controllers.first_list import first_opening
 from xworkmate.controllers.views import FirstRead, read_first
 from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.collector import GuiThreadCollector
-from xworkmate.ui.main_window import MainWindow
 from xworkmate.ui.opening import Opening, first_page_for
 from xworkmate.ui.shell import FirstPaint, WindowShell
 from xworkmate.ui.start import (
@@ -38,6 +37,7 @@ from xworkmate.ui.start import (
     run_event_loop,
     run_shell_first,
 )
+from xworkmate.ui.window.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 

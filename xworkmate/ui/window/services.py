@@ -1,0 +1,77 @@
+"""What the window's parts need of the window (issue 33 item 1): a narrow protocol, not ``MainWindow``.
+
+Each part of the window (``ui/window/task_list``, ``conversation``, ``line_settings``, ``agent``,
+``workspace``, ``search_export``) is a plain ``QObject`` over the widgets it drives, given at construction,
+and over ``WindowServices`` for what all of them share: the controller, the store worker, the shown line,
+the one way a line is opened, and how a failure is said. None of them imports the window, so none can
+reach into another part or the window's internals; ``MainWindow`` is the one place that knows them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from PySide6.QtWidgets import QWidget
+
+from xworkmate.controllers import LineView, SessionController
+from xworkmate.controllers.views import LinePanes
+from xworkmate.ui.operations import StoreOperations
+
+Failure = Callable[[BaseException], None]
+"""How an operation's failure is said (``WindowServices.failure``)."""
+
+
+class WindowServices(Protocol):
+    """The window as its parts see it.
+
+    ``view`` is the shown line's view (every pane shows its key, ISO-5). ``open_line`` and ``switch_to``
+    are the one switch path (issue 33 item 1); ``refresh_shown`` reads every pane of the shown line again
+    (its real state after a refusal, ISO-4), ``read_shown_again`` only its view. ``failure`` makes an
+    operation's ``failed`` callback: a translated ``template`` with an ``{error}`` field when the error is
+    one of ``expected``, else the ERR-1 line, then ``then()``. ``closed``: the window is closing, its parts
+    take no more records. ``window()`` is the top-level widget, the parent of dialogs and menus.
+    """
+
+    @property
+    def controller(self) -> SessionController: ...
+
+    @property
+    def operations(self) -> StoreOperations: ...
+
+    @property
+    def view(self) -> LineView | None: ...
+
+    @property
+    def shown_key(self) -> str | None: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def show_error(self, text: str) -> None: ...
+
+    def failure(
+        self,
+        template: str,
+        *expected: type[BaseException],
+        then: Callable[[], None] | None = None,
+        **fields: str,
+    ) -> Failure: ...
+
+    def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None: ...
+
+    def switch_to(self, key: str, *, then: Callable[[], None] | None = None) -> None: ...
+
+    def refresh_shown(self) -> None: ...
+
+    def read_shown_again(self) -> None: ...
+
+    def window(self) -> QWidget: ...
+
+
+class LinePart(Protocol):
+    """A part that shows something of the shown line: ``show_line`` is called, in the window's order, each
+    time the shown view changes (a switch, or the line's update), with the view shown before and, on a
+    switch or a fresh read, what was read for every pane (``panes``)."""
+
+    def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None: ...

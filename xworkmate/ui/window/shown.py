@@ -1,0 +1,217 @@
+"""The shown line and the one switch path (SPEC §6, ISO-5; issue 33 item 1).
+
+Everything the window shows about a line comes from one read, ``read_line_panes`` on the store worker
+(LOOP-4), or from the last such read while the fresh one is on its way. ``ShownLine`` keeps which line is
+shown and which is wanted, remembers the last read of the lines shown lately, and hands a view to every
+part of the window (``LinePart.show_line``) in one fixed order. List selection, Ctrl+J, a notification, a
+search hit and a switch made by another process all come here (``open_line``/``switch_to``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, QTimer
+
+from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
+from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
+from xworkmate.ui.conversation import MessageListModel
+from xworkmate.ui.conversation.view import MessageListView
+from xworkmate.ui.operations import collecting
+from xworkmate.ui.window.services import LinePart, WindowServices
+from xworkmate.ui.wording import plain_words
+
+SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
+
+
+class ShownLine(QObject):
+    """Which line every pane shows (``view``), which one was asked for (``wanted_key``), and how to switch.
+
+    ``parts`` show a view, in order; ``sync_selection`` puts the list's selection on the wanted line;
+    ``reveal(key)`` makes a line visible in the list (a filter that hides it is cleared); ``usage_known(key)``
+    says whether the usage meter has the line's figures already (then a switch does not read them).
+    Signals: none.
+    """
+
+    def __init__(
+        self,
+        window: WindowServices,
+        message_list: MessageListView,
+        message_model: MessageListModel,
+        *,
+        sync_selection: Callable[[], None],
+        reveal: Callable[[str], None],
+        usage_known: Callable[[str], bool],
+    ) -> None:
+        super().__init__(window.window())
+        self._window = window
+        self._message_list = message_list
+        self._message_model = message_model
+        self._sync_selection = sync_selection
+        self._reveal = reveal
+        self._usage_known = usage_known
+        self.parts: Sequence[LinePart] = ()
+        self.view: LineView | None = None
+        self.wanted_key: str | None = None
+        self.seen: dict[str, LinePanes] = {}
+        # How many times the shown line's panes were shown (a switch, or a LineUpdated of the shown line): per
+        # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
+        self.panes_shown = 0
+
+    @property
+    def shown_key(self) -> str | None:
+        return self.view.key if self.view is not None else None
+
+    def show_current(self, ahead: ReadAhead | None = None) -> None:
+        """Show the controller's current line in every pane, from ``ahead``'s read of it, else one read here."""
+        lines = self._window.controller.lines
+        try:
+            view = (ahead.views.get(lines.current_key) if ahead is not None else None) or lines.current_view()
+        except UnknownSessionKeyError as exc:
+            self._window.show_error(
+                self.tr("Cannot show the current line — {error}").format(error=plain_words(str(exc)))
+            )
+            return
+        self.show_view(view)
+
+    def show_panes(self, panes: LinePanes) -> None:
+        """Show a line from what was read for it (a fresh read, or the last one as the cached view): no read here."""
+        self.remember(panes)
+        self.show_view(panes.view, panes)
+
+    def remember(self, panes: LinePanes) -> None:
+        self.seen.pop(panes.key, None)
+        # Without its usage: the meter's figures are the agent part's (kept fresh by UsageChanged); a
+        # remembered read shown again must not put back the figures it was read with (issue 30 item 2).
+        self.seen[panes.key] = replace(panes, usage=None) if panes.usage is not None else panes
+        while len(self.seen) > SEEN_LINES:
+            del self.seen[next(iter(self.seen))]
+
+    def show_view(self, view: LineView, panes: LinePanes | None = None) -> None:
+        """Every part shows ``view`` (and ``panes``, when read for it), then the selection follows."""
+        self.panes_shown += 1
+        previous = self.view
+        self.view = view
+        if panes is None and (seen := self.seen.get(view.key)) is not None:
+            self.seen[view.key] = replace(seen, view=view)  # the cached view follows the line's updates
+        for part in self.parts:
+            part.show_line(view, previous, panes)
+        self._sync_selection()
+
+    def _shows(self, panes: LinePanes) -> bool:
+        """Whether every pane shows exactly ``panes`` now (the view, and the conversation of its line)."""
+        return self.view == panes.view and self._message_model.key == panes.key
+
+    def _cannot_switch(self, key: str, still_on: str, error: BaseException) -> None:
+        self._window.failure(
+            self.tr("Cannot switch to {key} — {error}; still on {still_on}"),
+            UnknownSessionKeyError,
+            key=key,
+            still_on=still_on,
+        )(error)
+
+    def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None:
+        """The one way a line is opened from outside the list (Ctrl+J, a notification's click, a search hit):
+        made visible in the list, then shown as a click on its row shows it (``switch_to``: every pane, the
+        selection and the title follow; ISO-5)."""
+        self._reveal(key)
+        if key == self.shown_key and self.wanted_key in (None, key):
+            if then is not None:
+                then()
+            return
+        self.switch_to(key, then=then)
+
+    def switch_to(self, key: str, *, then: Callable[[], None] | None = None, store: bool = True) -> None:
+        """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
+        (dropped if another line was asked for meanwhile). ISO-5: every pane shows one key at a time.
+        ``store``: the controller's current line follows (not for a switch the controller made itself)."""
+        self.wanted_key = key
+        first_page = self._message_list.rows_to_fill()
+        with_usage = not self._usage_known(key)
+        controller = self._window.controller
+
+        def read() -> LinePanes:  # the read first: the panes show it before the switch is stored
+            return read_line_panes(controller, key, first_page=first_page, with_usage=with_usage)
+
+        def store_switch() -> None:
+            controller.lines.switch_session(key)
+            sink = collecting()
+            if sink is not None:  # the panes show it already: no second read
+                sink[:] = [c for c in sink if not (isinstance(c, CurrentLineChanged) and c.key == key)]
+
+        def switched(panes: LinePanes) -> None:
+            self.remember(panes)
+            if self.wanted_key not in (key, panes.key):
+                return  # stale: the person has asked for another line since
+            self.wanted_key = panes.key
+            if not (seen is not None and panes == seen and self._shows(seen)):
+                self.show_panes(panes)  # else the cached view was the fresh one: nothing to draw again
+            if store and key != controller.lines.current_key:  # ISO-5: the controller's current line follows
+                self._window.operations.run(store_switch, failed=not_stored)
+            if then is not None:
+                then()
+
+        def failed(error: BaseException) -> None:
+            if self.wanted_key == key:
+                self.wanted_key = self.shown_key
+            self._cannot_switch(key, self.shown_key or "", error)
+            # The click that moved the selection may still be being processed; put it back afterwards.
+            QTimer.singleShot(0, self._sync_selection)
+
+        def not_stored(error: BaseException) -> None:
+            back = controller.lines.current_key  # the switch was refused: every pane goes back to it (ISO-5)
+
+            def say() -> None:
+                self._cannot_switch(key, back, error)
+
+            if back != self.shown_key:
+                self.switch_to(back, store=False, then=say)
+            else:
+                say()
+            QTimer.singleShot(0, self._sync_selection)  # after the click that may still be being processed
+
+        seen = self.seen.get(key)
+        self._window.operations.run(read, done=switched, failed=failed)
+        # Shown after the read is queued, so what showing it writes (the seen mark) goes after the read;
+        # not when the answer came already (no qasync loop: it ran at once) or another line is wanted now.
+        if seen is not None and self.wanted_key == key and self.seen.get(key) is seen:
+            self.show_panes(seen)
+
+    def on_current_line_changed(self, change: CurrentLineChanged, ahead: ReadAhead) -> None:
+        """The controller's current line changed: by an operation of this window (read with it), or from
+        outside the window (a switch then, through the one switch path, its read on the worker)."""
+        self.wanted_key = change.key
+        if (panes := ahead.panes.get(change.key)) is not None:
+            self.show_panes(panes)  # read with the operation that switched (archive)
+        elif not self._window.operations.applying:
+            self.switch_to(change.key, store=False)
+        else:
+            self.show_current(ahead)
+
+    def on_line_updated(self, change: LineUpdated, ahead: ReadAhead) -> None:
+        """A store record: the shown line changed; its view was read with the operation."""
+        if change.key == self.shown_key and (view := ahead.views.get(change.key)) is not None:
+            self.show_view(view)
+
+    def refresh_shown(self) -> None:
+        """Read the shown line again on the worker (its real state after a refusal, ISO-4)."""
+        if self.view is not None:
+            self.switch_to(self.view.key)
+
+    def read_shown_again(self) -> None:
+        """Something outside the store changed what the shown line looks like: read its view on the store
+        worker and show it, unless another line is shown by then."""
+        if self.view is None:
+            return
+        key = self.view.key
+
+        def read(view: LineView) -> None:
+            if view.key == self.shown_key:
+                self.show_view(view)
+
+        self._window.operations.query(
+            lambda: self._window.controller.lines.line_view(key),
+            done=read,
+            failed=self._window.failure(self.tr("Cannot show the current line — {error}"), UnknownSessionKeyError),
+        )

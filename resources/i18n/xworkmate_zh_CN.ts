@@ -107,6 +107,37 @@
     </message>
 </context>
 <context>
+    <name>AgentActions</name>
+    <message>
+        <source>Execution mode not changed — {error}</source>
+        <translation>执行方式未更改：{error}</translation>
+    </message>
+    <message>
+        <source>Session not bound — {error}</source>
+        <translation>会话未绑定：{error}</translation>
+    </message>
+    <message>
+        <source>Agent MCP servers not changed — {error}</source>
+        <translation>智能体的 MCP 服务器未更改：{error}</translation>
+    </message>
+    <message>
+        <source>Cannot show the line&apos;s usage — {error}</source>
+        <translation>无法显示任务线的用量：{error}</translation>
+    </message>
+    <message>
+        <source>Agent mode not changed — {error}</source>
+        <translation>智能体模式未更改：{error}</translation>
+    </message>
+    <message>
+        <source>Agent model not changed — {error}</source>
+        <translation>智能体模型未更改：{error}</translation>
+    </message>
+    <message>
+        <source>Agent option not changed — {error}</source>
+        <translation>智能体选项未更改：{error}</translation>
+    </message>
+</context>
+<context>
     <name>AgentSessionBar</name>
     <message>
         <source>Agent mode</source>
@@ -278,6 +309,13 @@
     <message>
         <source>Remove {name}</source>
         <translation>移除 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>ChangeRouter</name>
+    <message>
+        <source>A task line changed but could not be read — {error}</source>
+        <translation>一条任务线有变化，但无法读取：{error}</translation>
     </message>
 </context>
 <context>
@@ -510,6 +548,77 @@
     <message>
         <source>Ctrl+Enter sends, Enter adds a line</source>
         <translation>Ctrl+Enter 发送，Enter 换行</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationActions</name>
+    <message>
+        <source>Not sent yet — an attachment is still being prepared; send again in a moment.</source>
+        <translation>尚未发送——附件仍在准备中；请稍后再发送。</translation>
+    </message>
+    <message>
+        <source>Not sent — a task&apos;s follow-up takes text only; remove the attachments first.</source>
+        <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
+    </message>
+    <message>
+        <source>Not sent — {reason}. Your text is still in the composer.</source>
+        <translation>未发送：{reason}。你的文字仍在输入框中。</translation>
+    </message>
+    <message>
+        <source>Follow-up saved on the task, but no agent provider is configured, so it did not run.</source>
+        <translation>跟进已保存在任务上，但尚未配置智能体模型服务，所以没有运行。</translation>
+    </message>
+    <message>
+        <source>Follow-up not sent — {reason}. Your text is still in the composer.</source>
+        <translation>跟进未发送：{reason}。你的文字仍在输入框中。</translation>
+    </message>
+    <message>
+        <source>Could not read the follow-up queue — {error}</source>
+        <translation>无法读取跟进队列：{error}</translation>
+    </message>
+    <message>
+        <source>Could not change the queued follow-up — {error}</source>
+        <translation>无法修改排队的跟进：{error}</translation>
+    </message>
+    <message>
+        <source>Could not move the queued follow-up — {error}</source>
+        <translation>无法移动排队的跟进：{error}</translation>
+    </message>
+    <message>
+        <source>Could not remove the queued follow-up — {error}</source>
+        <translation>无法移除排队的跟进：{error}</translation>
+    </message>
+    <message>
+        <source>Not sent — {error}. It is still in the queue.</source>
+        <translation>未发送：{error}。它仍在队列中。</translation>
+    </message>
+    <message>
+        <source>Show to the model again</source>
+        <translation>重新对模型显示</translation>
+    </message>
+    <message>
+        <source>The model sees this message&apos;s text again on this line</source>
+        <translation>模型在这条任务线上重新能看到这条消息的文本</translation>
+    </message>
+    <message>
+        <source>Hide from the model</source>
+        <translation>对模型隐藏</translation>
+    </message>
+    <message>
+        <source>Keep it here, but show the model only a placeholder naming it, on this line and its forks</source>
+        <translation>消息留在这里，但在这条任务线及其分叉上，模型只能看到一个指明它的占位符</translation>
+    </message>
+    <message>
+        <source>Only tool results and agents&apos; messages can be hidden from the model</source>
+        <translation>只有工具结果和智能体的消息可以对模型隐藏</translation>
+    </message>
+    <message>
+        <source>Could not change what the model sees — {error}</source>
+        <translation>无法更改模型能看到的内容：{error}</translation>
+    </message>
+    <message>
+        <source>Could not read older messages — {error}</source>
+        <translation>无法读取更早的消息：{error}</translation>
     </message>
 </context>
 <context>
@@ -956,202 +1065,10 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
-    <name>MainWindow</name>
-    <message>
-        <source>That did not work — {error}</source>
-        <translation>操作没有成功：{error}</translation>
-    </message>
-    <message>
-        <source>&amp;New task line</source>
-        <translation>新建任务线(&amp;N)</translation>
-    </message>
-    <message>
-        <source>New task line in a git &amp;worktree…</source>
-        <translation>在 Git 工作树中新建任务线(&amp;W)…</translation>
-    </message>
-    <message>
-        <source>A task line in its own git worktree of a repository, on a new branch</source>
-        <translation>一条拥有自己 Git 工作树的任务线，位于仓库的新分支上</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>&amp;About XWorkmate</source>
-        <translation>关于 XWorkmate(&amp;A)</translation>
-    </message>
-    <message>
-        <source>&amp;Providers…</source>
-        <translation>模型服务(&amp;P)…</translation>
-    </message>
-    <message>
-        <source>OpenAI-compatible endpoints the agent may use, and their API keys</source>
-        <translation>智能体可以使用的兼容 OpenAI 的端点及其 API 密钥</translation>
-    </message>
-    <message>
-        <source>&amp;MCP servers…</source>
-        <translation>MCP 服务器(&amp;M)…</translation>
-    </message>
-    <message>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;Settings</source>
-        <translation>设置(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <source>Cannot show the current line — {error}</source>
-        <translation>无法显示当前任务线：{error}</translation>
-    </message>
-    <message>
-        <source>Unarchive</source>
-        <translation>取消归档</translation>
-    </message>
-    <message>
-        <source>Archive</source>
-        <translation>归档</translation>
-    </message>
-    <message>
-        <source>Could not read what this task was dispatched on — {error}</source>
-        <translation>无法读取这个任务派发时所依据的内容：{error}</translation>
-    </message>
-    <message>
-        <source>A task line changed but could not be read — {error}</source>
-        <translation>一条任务线有变化，但无法读取：{error}</translation>
-    </message>
-    <message>
-        <source>Cannot switch to {key} — {error}; still on {still_on}</source>
-        <translation>无法切换到 {key}：{error}；仍停留在 {still_on}</translation>
-    </message>
-    <message>
-        <source>Could not create a task line — {error}</source>
-        <translation>无法创建任务线：{error}</translation>
-    </message>
-    <message>
-        <source>Could not archive the line — {error}</source>
-        <translation>无法归档任务线：{error}</translation>
-    </message>
-    <message>
-        <source>Could not unarchive the line — {error}</source>
-        <translation>无法取消归档任务线：{error}</translation>
-    </message>
-    <message>
-        <source>Could not rename the line — {error}</source>
-        <translation>无法重命名任务线：{error}</translation>
-    </message>
-    <message>
-        <source>Category not changed — {error}</source>
-        <translation>类别未更改：{error}</translation>
-    </message>
-    <message>
-        <source>Could not fork the line — {error}</source>
-        <translation>无法分叉任务线：{error}</translation>
-    </message>
-    <message>
-        <source>Rename…</source>
-        <translation>重命名…</translation>
-    </message>
-    <message>
-        <source>Set category…</source>
-        <translation>设置类别…</translation>
-    </message>
-    <message>
-        <source>Relabel this line and everything it dispatched; empty means normal content</source>
-        <translation>重新标记这条任务线及其派发的全部任务；留空表示普通内容</translation>
-    </message>
-    <message>
-        <source>Fork</source>
-        <translation>分叉</translation>
-    </message>
-    <message>
-        <source>Copy session key</source>
-        <translation>复制会话键</translation>
-    </message>
-    <message>
-        <source>Show to the model again</source>
-        <translation>重新对模型显示</translation>
-    </message>
-    <message>
-        <source>The model sees this message&apos;s text again on this line</source>
-        <translation>模型在这条任务线上重新能看到这条消息的文本</translation>
-    </message>
-    <message>
-        <source>Hide from the model</source>
-        <translation>对模型隐藏</translation>
-    </message>
-    <message>
-        <source>Keep it here, but show the model only a placeholder naming it, on this line and its forks</source>
-        <translation>消息留在这里，但在这条任务线及其分叉上，模型只能看到一个指明它的占位符</translation>
-    </message>
-    <message>
-        <source>Only tool results and agents&apos; messages can be hidden from the model</source>
-        <translation>只有工具结果和智能体的消息可以对模型隐藏</translation>
-    </message>
-    <message>
-        <source>Could not change what the model sees — {error}</source>
-        <translation>无法更改模型能看到的内容：{error}</translation>
-    </message>
-    <message>
-        <source>That sign-in is no longer waiting — {error}</source>
-        <translation>那个登录请求已不在等待：{error}</translation>
-    </message>
-    <message>
-        <source>Could not read the follow-up queue — {error}</source>
-        <translation>无法读取跟进队列：{error}</translation>
-    </message>
-    <message>
-        <source>Could not change the queued follow-up — {error}</source>
-        <translation>无法修改排队的跟进：{error}</translation>
-    </message>
-    <message>
-        <source>Could not move the queued follow-up — {error}</source>
-        <translation>无法移动排队的跟进：{error}</translation>
-    </message>
-    <message>
-        <source>Could not remove the queued follow-up — {error}</source>
-        <translation>无法移除排队的跟进：{error}</translation>
-    </message>
-    <message>
-        <source>Not sent — {error}. It is still in the queue.</source>
-        <translation>未发送：{error}。它仍在队列中。</translation>
-    </message>
-    <message>
-        <source>That approval is no longer waiting — {error}</source>
-        <translation>那个审批已不在等待：{error}</translation>
-    </message>
-    <message>
-        <source>That question is no longer waiting — {error}</source>
-        <translation>该问题已不再等待回答 — {error}</translation>
-    </message>
+    <name>LineSettingsActions</name>
     <message>
         <source>Permission not changed — {error}</source>
         <translation>权限未更改：{error}</translation>
-    </message>
-    <message>
-        <source>{host} was refused: it is not on this line&apos;s network allow-list</source>
-        <translation>{host} 被拒绝：它不在这条任务线的网络允许列表中</translation>
-    </message>
-    <message>
-        <source>Could not read whether the line&apos;s last turn was interrupted — {error}</source>
-        <translation>无法读取这条任务线的上一轮是否被中断 — {error}</translation>
-    </message>
-    <message>
-        <source>Not resumed — {error}</source>
-        <translation>未能继续 — {error}</translation>
-    </message>
-    <message>
-        <source>Host not allowed — {error}</source>
-        <translation>未允许该主机 — {error}</translation>
     </message>
     <message>
         <source>Network setting not changed — {error}</source>
@@ -1170,34 +1087,6 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>未更改模型服务 — {error}</translation>
     </message>
     <message>
-        <source>Execution mode not changed — {error}</source>
-        <translation>执行方式未更改：{error}</translation>
-    </message>
-    <message>
-        <source>Session not bound — {error}</source>
-        <translation>会话未绑定：{error}</translation>
-    </message>
-    <message>
-        <source>Agent MCP servers not changed — {error}</source>
-        <translation>智能体的 MCP 服务器未更改：{error}</translation>
-    </message>
-    <message>
-        <source>Cannot show the line&apos;s usage — {error}</source>
-        <translation>无法显示任务线的用量：{error}</translation>
-    </message>
-    <message>
-        <source>Agent mode not changed — {error}</source>
-        <translation>智能体模式未更改：{error}</translation>
-    </message>
-    <message>
-        <source>Agent model not changed — {error}</source>
-        <translation>智能体模型未更改：{error}</translation>
-    </message>
-    <message>
-        <source>Agent option not changed — {error}</source>
-        <translation>智能体选项未更改：{error}</translation>
-    </message>
-    <message>
         <source>Default — {provider}</source>
         <translation>默认——{provider}</translation>
     </message>
@@ -1213,81 +1102,20 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <source>Could not read the providers — {error}</source>
         <translation>无法读取模型服务：{error}</translation>
     </message>
+</context>
+<context>
+    <name>MainWindow</name>
     <message>
-        <source>Could not read the task lines — {error}</source>
-        <translation>无法读取任务线：{error}</translation>
+        <source>That did not work — {error}</source>
+        <translation>操作没有成功：{error}</translation>
     </message>
     <message>
-        <source>Not sent yet — an attachment is still being prepared; send again in a moment.</source>
-        <translation>尚未发送——附件仍在准备中；请稍后再发送。</translation>
-    </message>
-    <message>
-        <source>Not sent — a task&apos;s follow-up takes text only; remove the attachments first.</source>
-        <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
-    </message>
-    <message>
-        <source>Not sent — {reason}. Your text is still in the composer.</source>
-        <translation>未发送：{reason}。你的文字仍在输入框中。</translation>
-    </message>
-    <message>
-        <source>Not sent — {error}</source>
-        <translation>未发送：{error}</translation>
-    </message>
-    <message>
-        <source>Follow-up not sent — {reason}. Your text is still in the composer.</source>
-        <translation>跟进未发送：{reason}。你的文字仍在输入框中。</translation>
-    </message>
-    <message>
-        <source>Follow-up saved on the task, but no agent provider is configured, so it did not run.</source>
-        <translation>跟进已保存在任务上，但尚未配置智能体模型服务，所以没有运行。</translation>
-    </message>
-    <message>
-        <source>Follow-up not sent — {error}</source>
-        <translation>跟进未发送：{error}</translation>
-    </message>
-    <message>
-        <source>Could not read older messages — {error}</source>
-        <translation>无法读取更早的消息：{error}</translation>
-    </message>
-    <message>
-        <source>Folder not changed — {error}</source>
-        <translation>工作目录未更改：{error}</translation>
-    </message>
-    <message>
-        <source>Could not recreate the folder — {error}</source>
-        <translation>无法重建工作目录：{error}</translation>
+        <source>A task line changed but could not be read — {error}</source>
+        <translation>一条任务线有变化，但无法读取：{error}</translation>
     </message>
     <message>
         <source>About XWorkmate</source>
         <translation>关于 XWorkmate</translation>
-    </message>
-    <message>
-        <source>&amp;Search lines…</source>
-        <translation>搜索任务线(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>&amp;Export…</source>
-        <translation>导出(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Export the shown line and its tasks to Markdown or JSON</source>
-        <translation>把当前显示的任务线及其任务导出为 Markdown 或 JSON</translation>
-    </message>
-    <message>
-        <source>Message #{number} is no longer in this line</source>
-        <translation>消息 #{number} 已不在这条任务线中</translation>
-    </message>
-    <message>
-        <source>Exporting to {path}…</source>
-        <translation>正在导出到 {path}…</translation>
-    </message>
-    <message>
-        <source>Export failed — {error}</source>
-        <translation>导出失败：{error}</translation>
-    </message>
-    <message>
-        <source>Exported to {path}</source>
-        <translation>已导出到 {path}</translation>
     </message>
 </context>
 <context>
@@ -2335,6 +2163,68 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>RunCards</name>
+    <message>
+        <source>That approval is no longer waiting — {error}</source>
+        <translation>那个审批已不在等待：{error}</translation>
+    </message>
+    <message>
+        <source>That question is no longer waiting — {error}</source>
+        <translation>该问题已不再等待回答 — {error}</translation>
+    </message>
+    <message>
+        <source>That sign-in is no longer waiting — {error}</source>
+        <translation>那个登录请求已不在等待：{error}</translation>
+    </message>
+    <message>
+        <source>{host} was refused: it is not on this line&apos;s network allow-list</source>
+        <translation>{host} 被拒绝：它不在这条任务线的网络允许列表中</translation>
+    </message>
+    <message>
+        <source>Host not allowed — {error}</source>
+        <translation>未允许该主机 — {error}</translation>
+    </message>
+    <message>
+        <source>Could not read whether the line&apos;s last turn was interrupted — {error}</source>
+        <translation>无法读取这条任务线的上一轮是否被中断 — {error}</translation>
+    </message>
+    <message>
+        <source>Not resumed — {error}</source>
+        <translation>未能继续 — {error}</translation>
+    </message>
+</context>
+<context>
+    <name>SearchAndExport</name>
+    <message>
+        <source>&amp;Search lines…</source>
+        <translation>搜索任务线(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export the shown line and its tasks to Markdown or JSON</source>
+        <translation>把当前显示的任务线及其任务导出为 Markdown 或 JSON</translation>
+    </message>
+    <message>
+        <source>Message #{number} is no longer in this line</source>
+        <translation>消息 #{number} 已不在这条任务线中</translation>
+    </message>
+    <message>
+        <source>Exporting to {path}…</source>
+        <translation>正在导出到 {path}…</translation>
+    </message>
+    <message>
+        <source>Export failed — {error}</source>
+        <translation>导出失败：{error}</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+</context>
+<context>
     <name>SearchPalette</name>
     <message>
         <source>Search every line&apos;s messages, tool output, titles (conf* for prefixes)</source>
@@ -2496,6 +2386,17 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>&amp;Keyboard shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+</context>
+<context>
+    <name>ShownLine</name>
+    <message>
+        <source>Cannot show the current line — {error}</source>
+        <translation>无法显示当前任务线：{error}</translation>
+    </message>
+    <message>
+        <source>Cannot switch to {key} — {error}; still on {still_on}</source>
+        <translation>无法切换到 {key}：{error}；仍停留在 {still_on}</translation>
     </message>
 </context>
 <context>
@@ -2819,6 +2720,65 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>TaskListActions</name>
+    <message>
+        <source>Unarchive</source>
+        <translation>取消归档</translation>
+    </message>
+    <message>
+        <source>Archive</source>
+        <translation>归档</translation>
+    </message>
+    <message>
+        <source>Could not read the task lines — {error}</source>
+        <translation>无法读取任务线：{error}</translation>
+    </message>
+    <message>
+        <source>Could not create a task line — {error}</source>
+        <translation>无法创建任务线：{error}</translation>
+    </message>
+    <message>
+        <source>Could not archive the line — {error}</source>
+        <translation>无法归档任务线：{error}</translation>
+    </message>
+    <message>
+        <source>Could not unarchive the line — {error}</source>
+        <translation>无法取消归档任务线：{error}</translation>
+    </message>
+    <message>
+        <source>Could not rename the line — {error}</source>
+        <translation>无法重命名任务线：{error}</translation>
+    </message>
+    <message>
+        <source>Category not changed — {error}</source>
+        <translation>类别未更改：{error}</translation>
+    </message>
+    <message>
+        <source>Could not fork the line — {error}</source>
+        <translation>无法分叉任务线：{error}</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Set category…</source>
+        <translation>设置类别…</translation>
+    </message>
+    <message>
+        <source>Relabel this line and everything it dispatched; empty means normal content</source>
+        <translation>重新标记这条任务线及其派发的全部任务；留空表示普通内容</translation>
+    </message>
+    <message>
+        <source>Fork</source>
+        <translation>分叉</translation>
+    </message>
+    <message>
+        <source>Copy session key</source>
+        <translation>复制会话键</translation>
+    </message>
+</context>
+<context>
     <name>ThemeFollower</name>
     <message>
         <source>&amp;Theme</source>
@@ -2862,6 +2822,72 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Cost: {cost}</source>
         <translation>费用：{cost}</translation>
+    </message>
+</context>
+<context>
+    <name>WindowChrome</name>
+    <message>
+        <source>&amp;New task line</source>
+        <translation>新建任务线(&amp;N)</translation>
+    </message>
+    <message>
+        <source>New task line in a git &amp;worktree…</source>
+        <translation>在 Git 工作树中新建任务线(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>A task line in its own git worktree of a repository, on a new branch</source>
+        <translation>一条拥有自己 Git 工作树的任务线，位于仓库的新分支上</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;About XWorkmate</source>
+        <translation>关于 XWorkmate(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Providers…</source>
+        <translation>模型服务(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible endpoints the agent may use, and their API keys</source>
+        <translation>智能体可以使用的兼容 OpenAI 的端点及其 API 密钥</translation>
+    </message>
+    <message>
+        <source>&amp;MCP servers…</source>
+        <translation>MCP 服务器(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceActions</name>
+    <message>
+        <source>Folder not changed — {error}</source>
+        <translation>工作目录未更改：{error}</translation>
+    </message>
+    <message>
+        <source>Could not recreate the folder — {error}</source>
+        <translation>无法重建工作目录：{error}</translation>
+    </message>
+    <message>
+        <source>Could not read what this task was dispatched on — {error}</source>
+        <translation>无法读取这个任务派发时所依据的内容：{error}</translation>
     </message>
 </context>
 <context>

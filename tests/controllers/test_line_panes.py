@@ -190,7 +190,7 @@ def _counted_store(
 def test_a_switch_fresh_read_is_one_round_trip_on_postgresql(
     pg_database_url: str, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The window's fresh read (``MainWindow._switch_to``: ``read_line_panes`` in one operation) sends all
+    """The window's fresh read (``ShownLine.switch_to``: ``read_line_panes`` in one operation) sends all
     its statements before it waits: one turn for a native line and a task, with or without the usage,
     however long the connection was idle (it is not pinged first), also past psycopg's prepare threshold
     (a statement prepared outside a pipeline costs a turn of its own)."""

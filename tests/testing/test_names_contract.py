@@ -69,7 +69,7 @@ def test_names_shown_always(xwm_window: Any) -> None:
 
 
 def test_names_of_the_line_menu(xwm_window: Any) -> None:
-    menu = xwm_window.task_line_menu("main")
+    menu = xwm_window.task_list.task_line_menu("main")
     try:
         assert missing(xwm_window, LIVE["line menu"]) == []
     finally:
@@ -83,12 +83,12 @@ def test_names_of_the_message_menu_shown_then_hidden(xwm_llm: Any, xwm_window: A
     driver.send("hello")
     driver.wait_idle()
     answer = xwm_window.controller.lines.messages(driver.current_key)[-1]
-    menu = xwm_window.message_menu(answer.id)
+    menu = xwm_window.conversation.message_menu(answer.id)
     assert missing(xwm_window, LIVE["message menu"]) == []
     menu.findChild(QObject, "hideFromModelAction").trigger()
     menu.deleteLater()
     driver.settle()  # the change is stored by an operation on the store worker (issue 19)
-    hidden_menu = xwm_window.message_menu(answer.id)
+    hidden_menu = xwm_window.conversation.message_menu(answer.id)
     try:
         assert missing(hidden_menu, LIVE["hidden message menu"]) == []
     finally:
@@ -196,7 +196,7 @@ def test_names_of_a_sign_in_terminal(xwm_acp_agent: Any, xwm_window: Any) -> Non
 
 def test_names_of_the_providers_dialog(xwm_window: Any) -> None:
     xwm_window.findChild(QObject, "providerSettingsAction").trigger()
-    dialog = xwm_window.provider_dialog
+    dialog = xwm_window.line_settings.provider_dialog
     try:
         assert dialog is not None and dialog.isVisible()
         assert missing(xwm_window, LIVE["providers"]) == []

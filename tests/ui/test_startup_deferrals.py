@@ -106,7 +106,7 @@ def test_a_window_not_yet_usable_builds_the_changes_tab_when_asked_and_runs_wait
     built.persist_ui_state = False
     ran: list[str] = []
     built.when_usable(lambda: ran.append("warm-up"))
-    assert built._changes_view is None and built.workspace_pane.tabs.count() == 1
+    assert built.workspace._changes_view is None and built.workspace_pane.tabs.count() == 1
     assert ran == []
     built.show()
     qtbot.waitUntil(lambda: ran == ["warm-up"], timeout=5000)

@@ -2,7 +2,7 @@
 
 Every action is what a person does: a click on a widget found by its documented ``objectName``, keys
 typed into the composer, a context-menu action, a dialog answered through the window's ``ask`` hook
-(``choose_folder``, ``ask_title``, ``ask_category`` — STYLE lesson 6). Nothing calls the controller
+(``workspace.choose_folder``, ``task_list.ask_title``, ``task_list.ask_category`` — STYLE lesson 6). Nothing calls the controller
 to act. Waits run the window's qasync loop until a condition holds, re-checked on every controller
 change record and on a short Qt timer; they never sleep and never nest qtbot waits in a coroutine
 (STYLE lesson 7).
@@ -111,7 +111,7 @@ class WindowDriver:
         self.wait_until(lambda: self.current_key not in before, what="the new line to be shown")
         key = self.current_key
         if title is not None:
-            with self._hook("ask_title", lambda _parent, _current: title):
+            with self._hook(self.window.task_list, "ask_title", lambda _parent, _current: title):
                 self._menu_action(key, "Rename…")
             self.wait_until(lambda: self._title_of(key) == title, what=f"{key} to be titled {title!r}")
         return key
@@ -169,7 +169,7 @@ class WindowDriver:
         if self.current_key != key:
             self.select(key)
         wanted = str(Path(folder).resolve())
-        with self._hook("choose_folder", lambda _parent, _start: wanted):
+        with self._hook(self.window.workspace, "choose_folder", lambda _parent, _start: wanted):
             self.click("changeFolderButton")
         self.wait_until(
             lambda: self.workspace_path == wanted or self.status_text.startswith("Folder not changed"),
@@ -178,7 +178,7 @@ class WindowDriver:
 
     def set_category(self, key: str, name: str) -> None:
         """The row's "Set category…" menu action, answered with ``name`` (``""`` clears it)."""
-        with self._hook("ask_category", lambda _parent, _current: name):
+        with self._hook(self.window.task_list, "ask_category", lambda _parent, _current: name):
             self._menu_action(key, "Set category…")
 
     def set_mode(self, label: str) -> None:
@@ -302,14 +302,15 @@ class WindowDriver:
         self.settle()
 
     @contextmanager
-    def _hook(self, name: str, answer: Callable[[Any, str], str | None]) -> Iterator[None]:
-        """Answer the window's dialog hook ``name`` (a ``*Dialog.ask``) with ``answer`` for one action."""
-        original = getattr(self.window, name)
-        setattr(self.window, name, answer)
+    def _hook(self, part: object, name: str, answer: Callable[[Any, str], str | None]) -> Iterator[None]:
+        """Answer the dialog hook ``name`` (a ``*Dialog.ask``) of a part of the window with ``answer`` for one
+        action."""
+        original = getattr(part, name)
+        setattr(part, name, answer)
         try:
             yield
         finally:
-            setattr(self.window, name, original)
+            setattr(part, name, original)
 
 
 __all__ = ["LineRecord", "MessageRecord", "SendDisabled", "WindowDriver"]

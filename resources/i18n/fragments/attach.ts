@@ -13,20 +13,6 @@
         </message>
     </context>
     <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Not sent yet — an attachment is still being prepared; send again in a moment.</source>
-            <translation>尚未发送——附件仍在准备中；请稍后再发送。</translation>
-        </message>
-    </context>
-    <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Not sent — a task's follow-up takes text only; remove the attachments first.</source>
-            <translation>未发送——任务的后续消息只能是文字；请先移除附件。</translation>
-        </message>
-    </context>
-    <context>
         <name>MessageListModel</name>
         <message>
             <source>image</source>

@@ -64,11 +64,4 @@
             <translation>仍需填写：{names}</translation>
         </message>
     </context>
-    <context>
-        <name>MainWindow</name>
-        <message>
-            <source>That question is no longer waiting — {error}</source>
-            <translation>该问题已不再等待回答 — {error}</translation>
-        </message>
-    </context>
 </TS>

@@ -2,17 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
     <context>
-        <name>MainWindow</name>
-        <message>
-            <source>{host} was refused: it is not on this line's network allow-list</source>
-            <translation>{host} 被拒绝：它不在这条任务线的网络允许列表中</translation>
-        </message>
-        <message>
-            <source>Host not allowed — {error}</source>
-            <translation>未允许该主机 — {error}</translation>
-        </message>
-    </context>
-    <context>
         <name>MessagePane</name>
         <message>
             <source>Only the hosts listed for this line, through XWorkmate's proxy</source>

@@ -31,13 +31,6 @@
         </message>
     </context>
     <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Provider not changed — {error}</source>
-            <translation>未更改模型服务 — {error}</translation>
-        </message>
-    </context>
-    <context>
         <name>Notifier</name>
         <message>
             <source>{title} — {app}</source>

@@ -75,27 +75,4 @@
             <translation>排队的跟进：这条任务线的轮次结束后，按此顺序发送，每条一轮</translation>
         </message>
     </context>
-    <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Could not read the follow-up queue — {error}</source>
-            <translation>无法读取跟进队列：{error}</translation>
-        </message>
-        <message>
-            <source>Could not change the queued follow-up — {error}</source>
-            <translation>无法修改排队的跟进：{error}</translation>
-        </message>
-        <message>
-            <source>Could not move the queued follow-up — {error}</source>
-            <translation>无法移动排队的跟进：{error}</translation>
-        </message>
-        <message>
-            <source>Could not remove the queued follow-up — {error}</source>
-            <translation>无法移除排队的跟进：{error}</translation>
-        </message>
-        <message>
-            <source>Not sent — {error}. It is still in the queue.</source>
-            <translation>未发送：{error}。它仍在队列中。</translation>
-        </message>
-    </context>
 </TS>

@@ -28,15 +28,4 @@
             <translation>这条任务线的上一轮因崩溃而中断；{what}。点击“继续”可接着运行。</translation>
         </message>
     </context>
-    <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Could not read whether the line's last turn was interrupted — {error}</source>
-            <translation>无法读取这条任务线的上一轮是否被中断 — {error}</translation>
-        </message>
-        <message>
-            <source>Not resumed — {error}</source>
-            <translation>未能继续 — {error}</translation>
-        </message>
-    </context>
 </TS>

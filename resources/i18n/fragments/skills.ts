@@ -56,17 +56,6 @@
         </message>
     </context>
     <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Skills not read — {error}</source>
-            <translation>未能读取技能 — {error}</translation>
-        </message>
-        <message>
-            <source>Skills not changed — {error}</source>
-            <translation>技能未更改 — {error}</translation>
-        </message>
-    </context>
-    <context>
         <name>CoreText</name>
         <message>
             <source>read skill {name}</source>

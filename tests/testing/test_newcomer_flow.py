@@ -137,7 +137,9 @@ def test_a_newcomer_goes_from_first_run_to_an_exported_conversation(
 
         # File → Export writes the conversation as Markdown.
         target = tmp_path / "first-steps.md"
-        monkeypatch.setattr(window, "ask_export_file", lambda _parent, _suggested: (target, ExportFormat.MARKDOWN))
+        monkeypatch.setattr(
+            window.search_export, "ask_export_file", lambda _parent, _suggested: (target, ExportFormat.MARKDOWN)
+        )
         export = driver.widget("exportAction", QAction)
         assert export in window.chrome.file_menu.actions()
         export.trigger()

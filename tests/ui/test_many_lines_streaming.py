@@ -132,13 +132,13 @@ def test_the_shown_lines_panes_are_shown_again_per_turn_not_per_tool_card_usage_
     def one_turn(rounds: int, label: str) -> int:
         scripted_agent(controller, tmp_path, turn=_rounds(rounds, label))  # the agent reads its script as it starts
         settled(qtbot, window)
-        before, deltas = window.panes_shown, window.live.deltas_received
+        before, deltas = window.shown.panes_shown, window.live.deltas_received
         send(qtbot, window, f"turn {label}")
         run(loop, wait_until(finished(controller, line.thread_id), what=f"turn {label}"))
         settled(qtbot, window)
         assert message_texts(window)[-1].endswith("done")
         assert window.live.deltas_received > deltas
-        return window.panes_shown - before
+        return window.shown.panes_shown - before
 
     small = one_turn(1, "a")
     large = one_turn(ROUNDS, "b")  # 24 times the tool cards, usage reports and text

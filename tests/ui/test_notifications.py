@@ -189,7 +189,9 @@ def test_a_muted_line_and_the_global_switch_keep_quiet_and_both_are_kept(
         reopened = open_window(qtbot, SessionController(store, settings))
         assert not reopened.needs_you.notifications_action.isChecked() and not reopened.needs_you.notifier.enabled
         [again] = [
-            a for a in reopened.task_list.task_line_menu(muted.thread_id).actions() if a.objectName() == "muteNotificationsAction"
+            a
+            for a in reopened.task_list.task_line_menu(muted.thread_id).actions()
+            if a.objectName() == "muteNotificationsAction"
         ]
         assert again.isChecked()
         reopened.close()

@@ -87,7 +87,9 @@ def test_a_refused_branch_is_one_line_in_the_status_and_nothing_is_made(
     qtbot: QtBot, loop: asyncio.AbstractEventLoop, wt_window: MainWindow, repo: Path
 ) -> None:
     lines_before = wt_window.controller.lines.list_lines(include_archived=True)
-    wt_window.task_list.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(qtbot, parent, start, str(repo), "main")
+    wt_window.task_list.worktree_lines.ask_worktree = lambda parent, start: fill_dialog(
+        qtbot, parent, start, str(repo), "main"
+    )
     wt_window.chrome.new_worktree_line_action.trigger()
     run(loop, wait_until(lambda: jobs_waiting() == 0, what="the refusal"))
     status = label_text(wt_window, "lineStatusLabel")
@@ -105,7 +107,9 @@ def test_archive_asks_refuses_a_dirty_worktree_until_forced_and_unarchive_recrea
     (folder / "wip.txt").write_text("not committed\n")
     asked: list[str] = []
     forced: list[bool] = []
-    wt_window.task_list.worktree_lines.confirm_archive = lambda _p, t: asked.append(WorktreeArchiveDialog.text(t)) or True
+    wt_window.task_list.worktree_lines.confirm_archive = lambda _p, t: (
+        asked.append(WorktreeArchiveDialog.text(t)) or True
+    )
 
     def force(_parent: object, reason: str) -> bool:
         forced.append("uncommitted changes" in reason)

@@ -203,6 +203,26 @@ def parse_sizes(raw: str | None, count: int) -> list[int] | None:
     return None
 
 
+class HeldJobs:
+    """Jobs held until the window can be used (issue 34 item 4), then run once, in order; at once after."""
+
+    def __init__(self) -> None:
+        self.released = False
+        self._held: list[Callable[[], None]] = []
+
+    def add(self, job: Callable[[], None]) -> None:
+        if self.released:
+            job()
+        else:
+            self._held.append(job)
+
+    def release(self) -> None:
+        self.released = True
+        held, self._held = self._held, []
+        for job in held:
+            job()
+
+
 class FirstPaint(QObject):
     """Calls ``then()`` once, on the GUI thread, right after ``widget``'s first paint has reached the screen,
     or after ``UNPAINTED_START_MS`` if it is never painted. ``painted`` says which it was (tests read it)."""

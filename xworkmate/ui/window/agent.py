@@ -62,12 +62,12 @@ class AgentActions(QObject):
 
     def on_agent_session_changed(self, change: AgentSessionChanged) -> None:
         self._agent_cache = {k: v for k, v in self._agent_cache.items() if k[0] != change.key}
-        if change.key == self._window.shown_key:
+        if change.key == self._window.shown.shown_key:
             self._show_agent_session(change.key)
 
     def on_usage_changed(self, change: UsageChanged) -> None:
         self._usage_cache.pop(change.key, None)
-        if change.key == self._window.shown_key:
+        if change.key == self._window.shown.shown_key:
             self._show_usage(change.key)
 
     def stop(self) -> None:
@@ -80,7 +80,7 @@ class AgentActions(QObject):
     @Slot(int)
     def on_mode_picked(self, _index: int) -> None:
         """Built-in agent or an ACP agent for the shown line; a refusal (CAT-3) is shown, the picker reverts."""
-        view = self._window.view
+        view = self._window.shown.view
         if view is None:
             return
         choice = self._pane.mode_picker.chosen()
@@ -102,7 +102,7 @@ class AgentActions(QObject):
                 info is not None
                 and info.lists_sessions
                 and binding.acp_session_id is None
-                and key == self._window.shown_key
+                and key == self._window.shown.shown_key
             ):
                 # Only an agent that said it lists sessions is started for it (item 7: only where advertised).
                 self._offer_agent_sessions(key)
@@ -121,7 +121,7 @@ class AgentActions(QObject):
     # -- the agent's offers -----------------------------------------------------------------
 
     def _show_agent_session(self, key: str) -> None:
-        view = self._window.view
+        view = self._window.shown.view
         acp = view is not None and view.thread.execution_binding.mode is ExecutionMode.ACP
         provider = view.thread.execution_binding.provider if view is not None else None
         cached = self._agent_cache.get((key, provider)) if acp else None
@@ -147,7 +147,7 @@ class AgentActions(QObject):
 
         def arrived(offers: _AgentOffers) -> None:
             self._agent_cache[(key, provider)] = offers
-            shown = self._window.view
+            shown = self._window.shown.view
             if shown is not None and shown.key == key and shown.thread.execution_binding.provider == provider:
                 self._show_agent_session(key)
 
@@ -170,7 +170,7 @@ class AgentActions(QObject):
                 log.info("session/list on %s failed: %s", key, exc)
                 return
             self._agent_sessions[key] = found
-            if key == self._window.shown_key and found.supported:
+            if key == self._window.shown.shown_key and found.supported:
                 self._bar.show_sessions(
                     [(s.session_id, f"{s.title} ({s.session_id})" if s.title else s.session_id) for s in found.sessions]
                 )
@@ -179,7 +179,7 @@ class AgentActions(QObject):
 
     @Slot(str)
     def on_agent_session_picked(self, session_id: str) -> None:
-        key = self._window.shown_key
+        key = self._window.shown.shown_key
         if key is None:
             return
         agents = self._window.controller.agents
@@ -205,7 +205,7 @@ class AgentActions(QObject):
 
         def closed(_result: int) -> None:
             self._agent_cache.clear()  # the configured servers may have changed
-            self._window.read_shown_again()
+            self._window.shown.read_shown_again()
 
         dialog.finished.connect(closed)
         dialog.open()
@@ -221,7 +221,7 @@ class AgentActions(QObject):
 
         def arrived(read: LineUsage) -> None:
             self._usage_cache[key] = read
-            if key == self._window.shown_key:
+            if key == self._window.shown.shown_key:
                 meter.show_usage(read)
 
         agents = self._window.controller.agents
@@ -232,12 +232,12 @@ class AgentActions(QObject):
         )
 
     def _agent_pick(self, what: str, pick: Callable[[str], object]) -> None:
-        key = self._window.shown_key
+        key = self._window.shown.shown_key
         if key is None:
             return
 
         def put_back() -> None:  # refused: the bar shows what is stored (a pick that took comes back
-            if key == self._window.shown_key:  # as AgentSessionChanged)
+            if key == self._window.shown.shown_key:  # as AgentSessionChanged)
                 self._show_agent_session(key)
 
         self._window.operations.run(

@@ -8,11 +8,15 @@ menu bar once the parts exist. What each action does is wired in ``MainWindow._c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu
 
-from xworkmate.controllers import SessionController
+from xworkmate.controllers import LineView, SessionController
+from xworkmate.controllers.views import LinePanes
+from xworkmate.domain.threads import ThreadKind
 from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui.appearance import ThemeFollower
 from xworkmate.ui.conversation import MessagePane
@@ -25,6 +29,9 @@ from xworkmate.ui.shortcuts_dialog import add_shortcuts_help, registered_shortcu
 from xworkmate.ui.task_lines import TaskLinePane
 from xworkmate.ui.window.search_export import SearchAndExport
 from xworkmate.ui.workspace import WorkspacePane
+
+Panes = tuple[TaskLinePane, MessagePane, WorkspacePane]
+"""The window's three panes, left to right."""
 
 
 class WindowChrome(QObject):
@@ -68,18 +75,64 @@ class WindowChrome(QObject):
             action.setShortcut(QKeySequence(shortcut_keys(name)[0]))
         return action
 
+    def add_keyboard(
+        self,
+        controller: SessionController,
+        panes: Panes,
+        *,
+        send: Callable[[], None],
+        open_settings: Callable[[], object],
+        archive: Callable[[], None],
+    ) -> KeyboardSetup:
+        """Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names."""
+        task_pane, message_pane, _workspace_pane = self._panes = panes
+        self.keyboard = KeyboardSetup(
+            self._window,
+            controller,
+            composer=message_pane.composer,
+            send=send,
+            open_settings=open_settings,
+            archive=archive,
+            filter_edit=task_pane.filter_edit,
+            task_list=task_pane.list_view,
+        )
+        return self.keyboard
+
+    def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
+        """After every pane: on a switch the composer takes the keys (unless the list is being walked)."""
+        if previous is None or previous.key != view.key:
+            self.keyboard.after_switch()
+            self.keyboard.composer_keys.show_placeholder(task_line=view.thread.kind is ThreadKind.TASK)
+
+    def order_keys(self) -> None:
+        """Tab walks the panes left to right; every focusable widget has an accessible name."""
+        task_pane, pane, workspace_pane = self._panes
+        self.keyboard.set_tab_order(
+            [
+                task_pane.filter_edit,
+                task_pane.list_view,
+                pane.message_list,
+                pane.composer,
+                pane.send_button,
+                pane.mode_picker,
+                pane.permission_picker,
+                pane.provider_picker,
+                workspace_pane.tree,
+            ]
+        )
+        self.keyboard.name_widgets()
+
     def add_menus(
         self,
         controller: SessionController,
-        *,
-        panes: tuple[TaskLinePane, MessagePane, WorkspacePane],
+        panes: Panes,
         pane_layout: PaneLayout,
+        *,
         needs_you: NeedsYou,
         search_export: SearchAndExport,
-        keyboard: KeyboardSetup,
     ) -> None:
         """The menu bar, the theme and language menus, the icons and the eliding, over the built panes."""
-        window, (task_pane, message_pane, workspace_pane) = self._window, panes
+        window, keyboard, (task_pane, message_pane, workspace_pane) = self._window, self.keyboard, panes
         self.file_menu = file_menu = window.menuBar().addMenu(self.tr("&File"))
         file_menu.addActions([self.new_line_action, self.new_worktree_line_action])
         file_menu.addSeparator()

@@ -139,7 +139,7 @@ class ConversationActions(QObject):
 
     @Slot()
     def on_composer_changed(self) -> None:
-        view = self._window.view
+        view = self._window.shown.view
         if view is not None:
             self._drafts.typed(view.key, self._composer.toPlainText())
         runnable = view is not None and view.runnable
@@ -155,7 +155,7 @@ class ConversationActions(QObject):
         def failed(error: BaseException) -> None:
             self._sending = False
             if isinstance(error, NotRunnable):
-                self._window.refresh_shown()  # the line's real state, e.g. its folder just disappeared (ISO-4)
+                self._window.shown.refresh_shown()  # the line's real state, e.g. its folder just disappeared (ISO-4)
                 self._window.show_error(template.format(reason=plain_words(error.reason)))
             elif isinstance(error, expected):
                 self._window.show_error(template.format(reason=plain_words(str(error))))
@@ -170,7 +170,7 @@ class ConversationActions(QObject):
 
         On a task, Send is a follow-up (``send_followup``): the person's words for the task, then its turn.
         """
-        view = self._window.view
+        view = self._window.shown.view
         if view is None:
             return
         text = self._composer.toPlainText()
@@ -198,7 +198,7 @@ class ConversationActions(QObject):
             self._sending = False
             if self._composer.toPlainText() == text:
                 self._composer.clear()
-            if self._window.shown_key == key:
+            if self._window.shown.shown_key == key:
                 self._strip.clear()
             self._list.follow_newest()
             if outcome.queued is not None:
@@ -244,7 +244,7 @@ class ConversationActions(QObject):
     @Slot()
     def on_stop_requested(self) -> None:
         """Stop (or Escape): cancel the shown line's turn; the controller keeps what streamed, marked interrupted."""
-        key, turns = self._window.shown_key, self._window.controller.turns
+        key, turns = self._window.shown.shown_key, self._window.controller.turns
         if key is not None and turns.is_running(key):
             turns.stop(key)
 
@@ -254,7 +254,7 @@ class ConversationActions(QObject):
         """Read ``key``'s queue off the GUI thread (LOOP-4) and show it if ``key`` is still the shown line."""
 
         def arrived(items: list[QueuedFollowup]) -> None:
-            if key == self._window.shown_key:
+            if key == self._window.shown.shown_key:
                 self._queue.show_queue(key, items)
 
         queue = self._window.controller.queue

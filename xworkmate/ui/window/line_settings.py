@@ -48,7 +48,7 @@ class LineSettingsActions(QObject):
 
     def show_stored_settings(self) -> None:
         """A refused pick: the shown line's pickers go back to what its view says is stored."""
-        view = self._window.view
+        view = self._window.shown.view
         if view is not None:
             self._pane.show_permission(view.thread.context_state.permission_level)
             self._pane.show_network(view.thread.context_state.network)
@@ -63,7 +63,7 @@ class LineSettingsActions(QObject):
 
     @Slot(int)
     def on_permission_picked(self, _index: int) -> None:
-        view = self._window.view
+        view = self._window.shown.view
         if view is None:
             return
         level = self._pane.chosen_permission()
@@ -80,7 +80,7 @@ class LineSettingsActions(QObject):
 
     @Slot(int)
     def on_network_picked(self, _index: int) -> None:
-        view = self._window.view
+        view = self._window.shown.view
         if view is None:
             return
         key, network, line_settings = view.key, self._pane.chosen_network(), self._window.controller.line_settings
@@ -95,7 +95,7 @@ class LineSettingsActions(QObject):
         """The line's skills (the person's folders and the line's own) are found off the GUI thread, from the
         folder its view names (no store read: it does not wait behind the store worker); the picker takes
         them only while it still shows that line."""
-        view, picker = self._window.view, self._pane.skill_picker
+        view, picker = self._window.shown.view, self._pane.skill_picker
         if view is None or view.key != key:
             return
         folder, skills = view.thread.workspace_binding.path, self._window.controller.skills
@@ -126,7 +126,7 @@ class LineSettingsActions(QObject):
     def on_provider_picked(self, _index: int) -> None:
         """The provider picked for a line is the line's (its execution binding), on the store worker; it
         survives a restart and `thread show` names it. A refusal puts the picker back."""
-        view = self._window.view
+        view = self._window.shown.view
         if view is None or view.thread.execution_binding.mode is ExecutionMode.ACP:
             return
         chosen = self._pane.chosen_provider()
@@ -165,7 +165,7 @@ class LineSettingsActions(QObject):
         self._providers = providers
         self._pane.set_providers(providers)
         self._pane.mode_picker.set_agents(providers)
-        if (view := self._window.view) is not None:
+        if (view := self._window.shown.view) is not None:
             self._pane.mode_picker.show_line(view)
             self._show_provider_choices(view)
         self._show_provider_state()
@@ -188,7 +188,7 @@ class LineSettingsActions(QObject):
 
     def _show_provider_state(self) -> None:
         """An ACP line runs its agent, not a provider: no banner, no provider to pick."""
-        view = self._window.view
+        view = self._window.shown.view
         acp = view is not None and view.thread.execution_binding.mode is ExecutionMode.ACP
         self._pane.show_provider_banner(not acp and not offers_agent_provider(self._providers))
         picker = self._pane.provider_picker

@@ -9,7 +9,6 @@ and ``SearchAndExport``. The parts see the window only as ``WindowServices`` (is
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from functools import partial
 from typing import cast
@@ -18,30 +17,8 @@ from PySide6.QtCore import QEvent, QModelIndex, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMessageBox, QSplitter, QWidget
 
-from xworkmate.controllers import (
-    ApprovalRequested,
-    ApprovalSettled,
-    AttentionChanged,
-    ChangesRecorded,
-    CurrentLineChanged,
-    LineCreated,
-    LineUpdated,
-    LineView,
-    MessagesAppended,
-    MessagesChanged,
-    RunDelta,
-    RunFinished,
-    RunStarted,
-    SessionController,
-    SignInRequested,
-    SignInSettled,
-    SignInTerminalOpened,
-    ToolRunning,
-    UnknownSessionKeyError,
-)
-from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
-from xworkmate.controllers.views import FirstRead, LinePanes
-from xworkmate.domain.threads import ThreadKind
+from xworkmate.controllers import SessionController, UnknownSessionKeyError
+from xworkmate.controllers.views import FirstRead
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.conversation import MessageListModel, MessagePane
 from xworkmate.ui.dialogs import about_text
@@ -50,25 +27,22 @@ from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import PaneLayout
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
-from xworkmate.ui.operations import StoreOperations, failure_line
-from xworkmate.ui.shell import WINDOW_TITLE, FirstPaint, WindowShell
+from xworkmate.ui.operations import StoreOperations
+from xworkmate.ui.shell import WINDOW_TITLE, FirstPaint, HeldJobs, WindowShell
 from xworkmate.ui.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.window.agent import AgentActions
 from xworkmate.ui.window.chrome import WindowChrome
 from xworkmate.ui.window.conversation import ConversationActions
 from xworkmate.ui.window.layout_state import WindowLayout
 from xworkmate.ui.window.line_settings import LineSettingsActions
-from xworkmate.ui.window.routing import ChangeRouter
+from xworkmate.ui.window.routing import ChangeRouter, route_records
 from xworkmate.ui.window.run_cards import RunCards
 from xworkmate.ui.window.search_export import SearchAndExport
-from xworkmate.ui.window.services import Failure
+from xworkmate.ui.window.services import Failure, say_failure
 from xworkmate.ui.window.shown import ShownLine
 from xworkmate.ui.window.task_list import TaskListActions
 from xworkmate.ui.window.workspace import WorkspaceActions
-from xworkmate.ui.wording import plain_words
 from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane
-
-log = logging.getLogger(__name__)
 
 
 class MainWindow(WindowShell):
@@ -79,6 +53,19 @@ class MainWindow(WindowShell):
     It sets ``controller.followups.auto_run_tasks``: a task an agent dispatches starts at once in the
     background and appears nested under its dispatcher.
     """
+
+    # The parts (``ui/window/``), declared so that each is typed before ``_build`` makes them.
+    shown: ShownLine
+    router: ChangeRouter
+    task_list: TaskListActions
+    conversation: ConversationActions
+    cards: RunCards
+    line_settings: LineSettingsActions
+    agent: AgentActions
+    workspace: WorkspaceActions
+    search_export: SearchAndExport
+    keyboard: KeyboardSetup
+    external_watch: ExternalWatch
 
     def __init__(
         self,
@@ -95,11 +82,9 @@ class MainWindow(WindowShell):
 
     @classmethod
     def take_over(cls, shell: WindowShell) -> MainWindow:
-        """The shown ``shell`` (painted before this module was loaded, issue 19 item 7) becomes a ``MainWindow``
-        without a controller, as ``MainWindow()`` is: the same Qt window, which a person already sees, so it
-        is never replaced by another. Python's ``__class__`` assignment: ``MainWindow`` adds no ``__slots__`` to
-        the shell and keeps its state in attributes that ``_build`` sets, all of them set once ``attach`` runs.
-        PySide6 reads the meta-object from the Python type, so after it ``metaObject()`` is ``MainWindow``'s."""
+        """The shown ``shell`` (painted before this module loaded, issue 19 item 7) becomes a ``MainWindow``
+        without a controller: the same Qt window, never replaced (``__class__`` assignment; the window adds no
+        ``__slots__``, and PySide6 reads the meta-object from the Python type)."""
         if type(shell) is not WindowShell or shell.attached:
             raise TypeError(f"only a bare WindowShell becomes a MainWindow, not a {type(shell).__name__}")
         shell.__class__ = cls
@@ -125,8 +110,7 @@ class MainWindow(WindowShell):
         self.setWindowTitle(WINDOW_TITLE)
         self._controller = controller
         self.closed = False
-        self._usable = False
-        self._when_usable: list[Callable[[], None]] = []
+        self._held = HeldJobs()
         self.persist_ui_state = True
         controller.followups.auto_run_tasks = True  # tasks an agent dispatches run in the background at once
         self.operations = StoreOperations(
@@ -180,32 +164,18 @@ class MainWindow(WindowShell):
             self.line_settings.show_providers(first_read.providers)
             self.shown.show_panes(first_read.panes)
         self.task_list.on_rows_changed()
-        pane = self.message_pane
-        self.keyboard.set_tab_order(
-            [
-                self.task_pane.filter_edit,
-                self.task_line_list,
-                self.message_list,
-                self.composer,
-                self.send_button,
-                pane.mode_picker,
-                pane.permission_picker,
-                pane.provider_picker,
-                self.workspace_pane.tree,
-            ]
-        )
-        self.keyboard.name_widgets()
+        self.chrome.order_keys()
         self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # typing starts in the composer (issue 18)
         self.external_watch.start()
         self.cards.dead_turn_timer.start()
         FirstPaint(self.task_line_list.viewport(), self._on_usable)
 
     def _build_parts(self) -> None:
-        pane = self.message_pane
+        pane, model, live = self.message_pane, self.message_model, self.live
         self.shown = ShownLine(
             self,
             self.message_list,
-            self.message_model,
+            model,
             sync_selection=lambda: self.task_list.sync_selection(),
             reveal=lambda key: self.task_list.reveal(key),
             usage_known=lambda key: self.agent.usage_known(key),
@@ -216,20 +186,15 @@ class MainWindow(WindowShell):
             self.task_model,
             self.task_proxy,
             self.needs_you,
-            wanted_key=lambda: (self.shown.wanted_key or self.shown_key) if self.shown.view is not None else None,
+            wanted_key=lambda: self.shown.selection_key,
             start_dir=lambda: self.workspace.folder_start_dir(),
             focus_composer=lambda: self.composer.setFocus(),
         )
         self.line_settings = LineSettingsActions(self, pane)
-        self.cards = RunCards(
-            self,
-            pane,
-            self.message_model,
-            self.live,
-            permission_not_changed=self.line_settings.permission_not_changed(),
-        )
+        refused = self.line_settings.permission_not_changed()
+        self.cards = RunCards(self, pane, model, live, permission_not_changed=refused)
         self.conversation = ConversationActions(
-            self, pane, self.message_model, self.live, self.drafts, self.cards, self.chrome.stop_shortcut
+            self, pane, model, live, self.drafts, self.cards, self.chrome.stop_shortcut
         )
         self.agent = AgentActions(self, pane, settings_refused=self.line_settings.show_stored_settings)
         self.workspace = WorkspaceActions(
@@ -241,8 +206,8 @@ class MainWindow(WindowShell):
             invalidate_status=self.task_model.invalidate_status,
         )
         self.search_export = SearchAndExport(self, pane, self.message_model)
-        parts = (self.conversation, self.cards, self.task_list, self.line_settings, self.agent, self.workspace, self)
-        self.shown.parts = parts
+        parts = (self.conversation, self.cards, self.task_list, self.line_settings, self.agent, self.workspace)
+        self.shown.parts = (*parts, self.chrome)
         self.router = ChangeRouter(
             self.operations,
             guarded=self.task_list.guarded,
@@ -255,51 +220,27 @@ class MainWindow(WindowShell):
         )
 
     def _build_chrome(self) -> None:
-        controller = self._controller
-        # Issue 18: Enter sends (a setting for Ctrl+Enter), Ctrl+, / Ctrl+Shift+Backspace / Ctrl+F, focus, names.
-        self.keyboard = KeyboardSetup(
-            self,
+        controller, panes = self._controller, (self.task_pane, self.message_pane, self.workspace_pane)
+        self.keyboard = self.chrome.add_keyboard(
             controller,
-            composer=self.composer,
+            panes,
             send=self.conversation.on_send_requested,
             open_settings=self.line_settings.on_provider_settings_requested,
             archive=self.task_list.on_archive_current_requested,
-            filter_edit=self.task_pane.filter_edit,
-            task_list=self.task_line_list,
         )
         self.chrome.add_menus(
-            controller,
-            panes=(self.task_pane, self.message_pane, self.workspace_pane),
-            pane_layout=self.pane_layout,
-            needs_you=self.needs_you,
-            search_export=self.search_export,
-            keyboard=self.keyboard,
+            controller, panes, self.pane_layout, needs_you=self.needs_you, search_export=self.search_export
         )
         self.task_list.button_icons = self.chrome.button_icons
         self.external_watch = ExternalWatch(controller, self)  # the CLI's providers and lines show within 2 s
 
     def _connect_signals(self) -> None:
-        router, live, lines, talk, cards = self.router, self.live, self.task_list, self.conversation, self.cards
+        live, lines, talk, cards = self.live, self.task_list, self.conversation, self.cards
         settings, agent, folder, pane = self.line_settings, self.agent, self.workspace, self.message_pane
-        # Change records → the parts that show them (``ui/window/routing``): run records, then store records.
-        self.bridge.changed.connect(router.route)
+        # Change records → the parts that show them: one table (``ui/window/routing.route_records``).
+        self.bridge.changed.connect(self.router.route)
         self.bridge.route_deltas(live.add_delta)  # the hot path: buffered, repainted on the next flush
-        router.on_run(RunDelta, lambda change: live.add_delta(change.key, change.text))
-        router.on_run(AttentionChanged, self.needs_you.on_attention_changed)
-        router.on_run(SignInRequested, cards.on_sign_in_requested)
-        router.on_run(SignInTerminalOpened, cards.on_sign_in_terminal_opened)
-        router.on_run(SignInSettled, cards.on_sign_in_settled)
-        router.on_run(ChangesRecorded, folder.on_changes_recorded)
-        router.on_run(AgentSessionChanged, agent.on_agent_session_changed)
-        router.on_run(UsageChanged, agent.on_usage_changed)
-        for run_record in (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished):
-            router.on_run(run_record, cards.on_run_record)
-        router.on_store(LineCreated, lines.on_line_created)
-        router.on_store(LineUpdated, lines.on_line_updated, self.shown.on_line_updated)
-        router.on_store(CurrentLineChanged, self.shown.on_current_line_changed)
-        router.on_store(MessagesChanged, talk.on_messages_changed)
-        router.on_store(MessagesAppended, cards.on_messages_appended, talk.on_messages_appended)
-        router.on_store(MessagesAppended, folder.on_messages_appended)
+        route_records(self.router, live, self.needs_you, self.shown, lines, talk, cards, agent, folder)
         # The task list.
         self.task_pane.new_line_button.clicked.connect(lines.on_new_line_requested)
         self.task_pane.archive_button.clicked.connect(lines.on_archive_current_requested)
@@ -386,17 +327,9 @@ class MainWindow(WindowShell):
         return self._controller
 
     @property
-    def view(self) -> LineView | None:
-        return self.shown.view
-
-    @property
     def shown_key(self) -> str | None:
         """The key every pane shows right now (ISO-5)."""
         return self.shown.shown_key
-
-    @property
-    def panes_shown(self) -> int:
-        return self.shown.panes_shown
 
     def show_error(self, text: str) -> None:
         """Errors go to the status line of the centre pane; nothing is raised at the person."""
@@ -405,31 +338,11 @@ class MainWindow(WindowShell):
     def failure(
         self, template: str, *expected: type[BaseException], then: Callable[[], None] | None = None, **fields: str
     ) -> Failure:
-        """How an operation's failure is said: ``template`` (translated, with an ``{error}`` field and
-        ``fields``) filled with the reason when expected, else the ERR-1 line; ``then()`` after either."""
-
-        def failed(error: BaseException) -> None:
-            if expected and isinstance(error, expected):
-                self.show_error(template.format(error=plain_words(str(error)), **fields))
-            else:
-                log.error("window operation failed", exc_info=error)
-                self.show_error(failure_line(error, self._controller.settings.effective_database_url))
-            if then is not None:
-                then()
-
-        return failed
+        database_url = self._controller.settings.effective_database_url
+        return say_failure(self.show_error, database_url, template, expected, then, fields)
 
     def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None:
         self.shown.open_line(key, then=then)
-
-    def switch_to(self, key: str, *, then: Callable[[], None] | None = None) -> None:
-        self.shown.switch_to(key, then=then)
-
-    def refresh_shown(self) -> None:
-        self.shown.refresh_shown()
-
-    def read_shown_again(self) -> None:
-        self.shown.read_shown_again()
 
     def set_needs_you_filter(self, on: bool) -> None:
         self.task_list.set_needs_you_filter(on)
@@ -437,29 +350,15 @@ class MainWindow(WindowShell):
     def proxy_index_of(self, key: str) -> QModelIndex:
         return self.task_list.proxy_index_of(key)
 
-    # -- the window's own part -------------------------------------------------
-
-    def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
-        """After every pane: on a switch the composer takes the keys (unless the list is being walked)."""
-        if previous is None or previous.key != view.key:
-            self.keyboard.after_switch()
-            self.keyboard.composer_keys.show_placeholder(task_line=view.thread.kind is ThreadKind.TASK)
-
     def when_usable(self, then: Callable[[], None]) -> None:
         """Call ``then()`` once the window can be used (its own task list painted over the open store: a line
         can be selected, the composer takes keys and Send sends), at once if it can already (issue 34 item 4):
         the start's background jobs wait for it, so that they do not hold the GUI thread back before."""
-        if self._usable:
-            then()
-        else:
-            self._when_usable.append(then)
+        self._held.add(then)
 
     def _on_usable(self) -> None:
-        self._usable = True
         self.workspace.changes_view  # noqa: B018  (built now: the Changes tab and the conversation's chips)
-        waiting, self._when_usable = self._when_usable, []
-        for then in waiting:
-            then()
+        self._held.release()
 
     def on_about_requested(self) -> None:
         QMessageBox.about(self, self.tr("About XWorkmate"), about_text(self._controller))

@@ -12,7 +12,7 @@ Two kinds of record, two tables:
   removes are not the person picking a line), and the selection follows the shown line afterwards.
 
 A record of a type in neither table changes nothing but the selection, as a store record with no handler.
-``MainWindow._connect_signals`` fills the tables.
+``route_records`` is the window's table.
 """
 
 from __future__ import annotations
@@ -23,10 +23,37 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Slot
 
-from xworkmate.controllers import UnknownSessionKeyError
+from xworkmate.controllers import (
+    ApprovalRequested,
+    ApprovalSettled,
+    AttentionChanged,
+    ChangesRecorded,
+    CurrentLineChanged,
+    LineCreated,
+    LineUpdated,
+    MessagesAppended,
+    MessagesChanged,
+    RunDelta,
+    RunFinished,
+    RunStarted,
+    SignInRequested,
+    SignInSettled,
+    SignInTerminalOpened,
+    ToolRunning,
+    UnknownSessionKeyError,
+)
+from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
 from xworkmate.controllers.views import ReadAhead, needs_reads
+from xworkmate.ui.live_runs import LiveRuns
+from xworkmate.ui.needs_you import NeedsYou
 from xworkmate.ui.operations import StoreOperations
+from xworkmate.ui.window.agent import AgentActions
+from xworkmate.ui.window.conversation import ConversationActions
+from xworkmate.ui.window.run_cards import RunCards
 from xworkmate.ui.window.services import Failure
+from xworkmate.ui.window.shown import ShownLine
+from xworkmate.ui.window.task_list import TaskListActions
+from xworkmate.ui.window.workspace import WorkspaceActions
 from xworkmate.ui.wording import plain_words
 
 RunHandler = Callable[[Any], None]
@@ -102,3 +129,34 @@ class ChangeRouter(QObject):
         finally:
             self._ahead = ReadAhead()
         self._sync_selection()
+
+
+def route_records(
+    router: ChangeRouter,
+    live: LiveRuns,
+    needs_you: NeedsYou,
+    shown: ShownLine,
+    lines: TaskListActions,
+    talk: ConversationActions,
+    cards: RunCards,
+    agent: AgentActions,
+    folder: WorkspaceActions,
+) -> None:
+    """The window's table: each change record's type, and the parts that show it, in order."""
+    router.on_run(RunDelta, lambda change: live.add_delta(change.key, change.text))
+    router.on_run(AttentionChanged, needs_you.on_attention_changed)
+    router.on_run(SignInRequested, cards.on_sign_in_requested)
+    router.on_run(SignInTerminalOpened, cards.on_sign_in_terminal_opened)
+    router.on_run(SignInSettled, cards.on_sign_in_settled)
+    router.on_run(ChangesRecorded, folder.on_changes_recorded)
+    router.on_run(AgentSessionChanged, agent.on_agent_session_changed)
+    router.on_run(UsageChanged, agent.on_usage_changed)
+    for run_record in (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished):
+        router.on_run(run_record, cards.on_run_record)
+    router.on_store(LineCreated, lines.on_line_created)
+    router.on_store(LineUpdated, lines.on_line_updated, shown.on_line_updated)
+    router.on_store(CurrentLineChanged, shown.on_current_line_changed)
+    router.on_store(MessagesChanged, talk.on_messages_changed)
+    router.on_store(
+        MessagesAppended, cards.on_messages_appended, talk.on_messages_appended, folder.on_messages_appended
+    )

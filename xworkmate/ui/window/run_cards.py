@@ -101,7 +101,7 @@ class RunCards(QObject):
             self._last_failure.pop(change.key, None)
         elif isinstance(change, RunFinished) and change.status == TurnEnding.FAILED and change.error:
             self._last_failure[change.key] = change.error
-        if self._live.apply(change) == self._window.shown_key:
+        if self._live.apply(change) == self._window.shown.shown_key:
             self.show_live()
 
     def on_messages_appended(self, change: MessagesAppended, ahead: ReadAhead) -> None:
@@ -111,7 +111,7 @@ class RunCards(QObject):
 
     def show_live(self) -> None:
         """The shown line's transient rows and waiting approvals, from ``LiveRuns``."""
-        key = self._window.shown_key
+        key = self._window.shown.shown_key
         if key is None or self._model.key != key:
             return
         self._model.set_live(self._live.rows(key))
@@ -120,7 +120,7 @@ class RunCards(QObject):
 
     @Slot(str)
     def on_live_text_grew(self, key: str) -> None:
-        if key == self._window.shown_key:
+        if key == self._window.shown.shown_key:
             self._live.pace(self._list.message_delegate.live_render_ms)
             self._model.set_live(self._live.rows(key))
 
@@ -174,7 +174,7 @@ class RunCards(QObject):
 
     def _show_sign_in(self) -> None:
         """The shown line's sign-in card, above the approvals; none when its agent is not waiting."""
-        request = self._sign_ins.get(self._window.shown_key or "")
+        request = self._sign_ins.get(self._window.shown.shown_key or "")
         card = self._sign_in_card
         if card is not None and (request is None or card.request.request_id != request.request_id):
             card.hide()
@@ -216,7 +216,7 @@ class RunCards(QObject):
             destination = denied_destination(message)
             if destination is not None:
                 self._network_denied[key] = destination
-                if (view := self._window.view) is not None and key == view.key:
+                if (view := self._window.shown.view) is not None and key == view.key:
                     self.show_network_denied(view)
                     self._window.show_error(
                         self.tr("{host} was refused: it is not on this line's network allow-list").format(
@@ -234,7 +234,7 @@ class RunCards(QObject):
 
     @Slot(str)
     def on_allow_host_requested(self, destination: str) -> None:
-        if (view := self._window.view) is None:
+        if (view := self._window.shown.view) is None:
             return
         key, line_settings = view.key, self._window.controller.line_settings
         self._window.operations.run(  # LineUpdated redraws the pane, and the bar goes
@@ -257,7 +257,7 @@ class RunCards(QObject):
         )
 
     def _show_interruption(self, key: str, message: Message | None) -> None:
-        if self._window.shown_key != key:
+        if self._window.shown.shown_key != key:
             return
         kept = (message.payload or {}).get(INTERRUPTED_TURN) if message is not None else None
         facts = kept if isinstance(kept, dict) else {}
@@ -267,7 +267,7 @@ class RunCards(QObject):
 
     def _note_interruption(self, key: str, messages: Sequence[Message]) -> None:
         """New messages of the shown line: a crash notice shows the bar; a resume or the person's words end it."""
-        if key != self._window.shown_key:
+        if key != self._window.shown.shown_key:
             return
         for message in messages:
             payload = message.payload or {}
@@ -297,7 +297,7 @@ class RunCards(QObject):
     @Slot()
     def on_resume_requested(self) -> None:
         """Resume on the shown line: its interrupted turn continues (nothing re-runs without this press)."""
-        if (view := self._window.view) is None:
+        if (view := self._window.shown.view) is None:
             return
         key, provider, turns = view.key, self._pane.chosen_provider(), self._window.controller.turns
         refused = self._window.failure(

@@ -81,11 +81,11 @@ class SearchAndExport(QObject):
 
                 reveal_message(self._pane.message_list, self._messages, message_id, missing, query or "")
 
-        self._window.open_line(key, then=reveal)
+        self._window.shown.open_line(key, then=reveal)
 
     @Slot()
     def on_export_requested(self) -> None:
-        view = self._window.view
+        view = self._window.shown.view
         if view is None:
             return
         chosen = self.ask_export_file(self._window.window(), export_file_name(view.thread.title, ExportFormat.MARKDOWN))

@@ -9,6 +9,7 @@ reach into another part or the window's internals; ``MainWindow`` is the one pla
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Protocol
 
@@ -16,21 +17,42 @@ from PySide6.QtWidgets import QWidget
 
 from xworkmate.controllers import LineView, SessionController
 from xworkmate.controllers.views import LinePanes
-from xworkmate.ui.operations import StoreOperations
+from xworkmate.ui.operations import StoreOperations, failure_line
+from xworkmate.ui.wording import plain_words
+
+log = logging.getLogger(__name__)
 
 Failure = Callable[[BaseException], None]
 """How an operation's failure is said (``WindowServices.failure``)."""
 
 
+class Shown(Protocol):
+    """The shown line (``ui/window/shown.ShownLine``): ``view`` is its view (every pane shows its key,
+    ISO-5); ``open_line`` and ``switch_to`` are the one switch path (issue 33 item 1); ``refresh_shown``
+    reads every pane of the shown line again (its real state after a refusal, ISO-4), ``read_shown_again``
+    only its view."""
+
+    @property
+    def view(self) -> LineView | None: ...
+
+    @property
+    def shown_key(self) -> str | None: ...
+
+    def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None: ...
+
+    def switch_to(self, key: str, *, then: Callable[[], None] | None = None) -> None: ...
+
+    def refresh_shown(self) -> None: ...
+
+    def read_shown_again(self) -> None: ...
+
+
 class WindowServices(Protocol):
     """The window as its parts see it.
 
-    ``view`` is the shown line's view (every pane shows its key, ISO-5). ``open_line`` and ``switch_to``
-    are the one switch path (issue 33 item 1); ``refresh_shown`` reads every pane of the shown line again
-    (its real state after a refusal, ISO-4), ``read_shown_again`` only its view. ``failure`` makes an
-    operation's ``failed`` callback: a translated ``template`` with an ``{error}`` field when the error is
-    one of ``expected``, else the ERR-1 line, then ``then()``. ``closed``: the window is closing, its parts
-    take no more records. ``window()`` is the top-level widget, the parent of dialogs and menus.
+    ``shown`` is the shown line. ``failure`` makes an operation's ``failed`` callback (``say_failure``).
+    ``closed``: the window is closing, its parts take no more records. ``window()`` is the top-level
+    widget, the parent of dialogs and menus.
     """
 
     @property
@@ -40,10 +62,7 @@ class WindowServices(Protocol):
     def operations(self) -> StoreOperations: ...
 
     @property
-    def view(self) -> LineView | None: ...
-
-    @property
-    def shown_key(self) -> str | None: ...
+    def shown(self) -> Shown: ...
 
     @property
     def closed(self) -> bool: ...
@@ -58,15 +77,31 @@ class WindowServices(Protocol):
         **fields: str,
     ) -> Failure: ...
 
-    def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None: ...
-
-    def switch_to(self, key: str, *, then: Callable[[], None] | None = None) -> None: ...
-
-    def refresh_shown(self) -> None: ...
-
-    def read_shown_again(self) -> None: ...
-
     def window(self) -> QWidget: ...
+
+
+def say_failure(
+    show_error: Callable[[str], None],
+    database_url: str,
+    template: str,
+    expected: tuple[type[BaseException], ...],
+    then: Callable[[], None] | None,
+    fields: dict[str, str],
+) -> Failure:
+    """How an operation's failure is said: ``template`` (translated, with an ``{error}`` field and
+    ``fields``) filled with the reason when the error is one of ``expected``, else the ERR-1 line (its
+    traceback to the log); ``then()`` after either (a picker put back to what is stored)."""
+
+    def failed(error: BaseException) -> None:
+        if expected and isinstance(error, expected):
+            show_error(template.format(error=plain_words(str(error)), **fields))
+        else:
+            log.error("window operation failed", exc_info=error)
+            show_error(failure_line(error, database_url))
+        if then is not None:
+            then()
+
+    return failed
 
 
 class LinePart(Protocol):

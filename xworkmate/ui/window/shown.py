@@ -63,6 +63,11 @@ class ShownLine(QObject):
     def shown_key(self) -> str | None:
         return self.view.key if self.view is not None else None
 
+    @property
+    def selection_key(self) -> str | None:
+        """The line the list's selection should be on: the one asked for, else the shown one."""
+        return (self.wanted_key or self.shown_key) if self.view is not None else None
+
     def show_current(self, ahead: ReadAhead | None = None) -> None:
         """Show the controller's current line in every pane, from ``ahead``'s read of it, else one read here."""
         lines = self._window.controller.lines

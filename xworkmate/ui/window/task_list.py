@@ -146,7 +146,7 @@ class TaskListActions(QObject):
 
         def reloaded(lines: list[ThreadSummary]) -> None:
             self._model.reload(lines)
-            self._window.refresh_shown()
+            self._window.shown.refresh_shown()
 
         self._window.operations.query(
             lambda: controller.lines.list_lines(include_archived=True),
@@ -160,7 +160,7 @@ class TaskListActions(QObject):
         """A line this window made (new, forked, a worktree's) is shown at once, even if the filter hid it."""
         if not self.proxy_index_of(thread.thread_id).isValid():
             self._pane.filter_edit.clear()
-        self._window.switch_to(thread.thread_id)
+        self._window.shown.switch_to(thread.thread_id)
 
     def _made_to_type_in(self, thread: TaskThread) -> None:
         """A new line (File → New, or a worktree's): shown, and the composer takes the keys."""
@@ -185,9 +185,9 @@ class TaskListActions(QObject):
         if self._guard or not current.isValid():
             return
         key = current.data(KEY_ROLE)
-        if not key or key == (self._wanted_key() or self._window.shown_key):
+        if not key or key == (self._wanted_key() or self._window.shown.shown_key):
             return
-        self._window.switch_to(str(key))  # ISO-5: every pane shows the new line at once, from one view
+        self._window.shown.switch_to(str(key))  # ISO-5: every pane shows the new line at once, from one view
 
     def _filtered(self, change: Callable[[], None]) -> None:
         with self.guarded():
@@ -220,7 +220,7 @@ class TaskListActions(QObject):
 
     @Slot()
     def on_archive_current_requested(self) -> None:
-        if (view := self._window.view) is not None:
+        if (view := self._window.shown.view) is not None:
             self.set_archived(view.key, not view.thread.archived)
 
     def set_archived(self, key: str, archived: bool) -> None:

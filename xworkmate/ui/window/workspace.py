@@ -81,7 +81,7 @@ class WorkspaceActions(QObject):
 
     def folder_start_dir(self) -> str:
         """Where a folder dialog starts: the shown line's folder, else the workspace root (the nearest that is)."""
-        view = self._window.view
+        view = self._window.shown.view
         path = view.thread.workspace_binding.path if view is not None else None
         candidate = Path(path) if path else self._window.controller.settings.effective_workspace_root
         while not candidate.is_dir() and candidate != candidate.parent:
@@ -90,7 +90,7 @@ class WorkspaceActions(QObject):
 
     @Slot()
     def on_change_folder_requested(self) -> None:
-        if (view := self._window.view) is None:
+        if (view := self._window.shown.view) is None:
             return
         key, lines = view.key, self._window.controller.lines
         chosen = self.choose_folder(self._window.window(), self.folder_start_dir())
@@ -105,7 +105,7 @@ class WorkspaceActions(QObject):
 
     @Slot()
     def on_recreate_folder_requested(self) -> None:
-        if (view := self._window.view) is None:
+        if (view := self._window.shown.view) is None:
             return
         key, lines = view.key, self._window.controller.lines
         self._window.operations.run(  # its own path, not the default (issue 18); LineUpdated redraws the panes
@@ -131,13 +131,13 @@ class WorkspaceActions(QObject):
 
     def recheck_workspace(self) -> None:
         """The shown folder appeared or vanished behind our back: re-read the line (ISO-4)."""
-        if (view := self._window.view) is None:
+        if (view := self._window.shown.view) is None:
             return
         path = view.thread.workspace_binding.path
         exists = bool(path) and Path(path or "").is_dir()
         if exists != self._shown_folder_exists:
             self._invalidate_status(view.key)
-            self._window.read_shown_again()
+            self._window.shown.read_shown_again()
 
     def _watch_folder(self, view: LineView) -> None:
         watched = self.folder_watcher.directories()
@@ -158,7 +158,7 @@ class WorkspaceActions(QObject):
 
     def on_messages_appended(self, change: MessagesAppended, ahead: ReadAhead) -> None:
         """A store record: a follow-up on the shown task re-captures its sources (PROV-4)."""
-        view = self._window.view
+        view = self._window.shown.view
         if (
             view is not None
             and change.key == view.key
@@ -191,7 +191,7 @@ class WorkspaceActions(QObject):
             return controller.tasks.task_sources(key), controller.lines.line_summary(parent_key) if parent_key else None
 
         def done(read: tuple[list[Message], ThreadSummary | None]) -> None:
-            if (shown := self._window.view) is not None and shown.key == key:
+            if (shown := self._window.shown.view) is not None and shown.key == key:
                 self._show_sources(shown, *read)
 
         def failed(error: BaseException) -> None:
@@ -226,7 +226,7 @@ class WorkspaceActions(QObject):
             self._changes_view = view
             self._pane.add_changes_tab(view)
             view.chips_changed.connect(self.on_changes_chips)
-            if (shown := self._window.view) is not None:
+            if (shown := self._window.shown.view) is not None:
                 view.show_line(shown.key, shown.thread.workspace_binding.path)
         return self._changes_view
 

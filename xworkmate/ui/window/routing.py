@@ -95,6 +95,10 @@ class ChangeRouter(QObject):
         """Apply store records of type ``kind`` with ``handlers``, in order, each given what was read ahead."""
         self._stores.setdefault(kind, []).extend(handlers)
 
+    def kinds(self) -> set[type]:
+        """Every record type some part handles."""
+        return set(self._runs) | set(self._stores)
+
     @Slot(object)
     def route(self, change: object) -> None:
         runs = self._runs.get(type(change))

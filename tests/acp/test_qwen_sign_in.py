@@ -283,3 +283,26 @@ def test_qwen_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variab
     assert json.loads(done.stdout)["text"] == "Hello from afar."
     logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
     assert {"host": address, "port": relay.port, "allowed": True} in logged, logged
+
+
+def test_an_mcp_server_qwen_cannot_start_is_one_line_on_the_line_and_on_runs_stderr(
+    scene: Scene, openai_server: OpenAIServer
+) -> None:
+    """Issue 32 item 5 (ERR-1): Qwen Code gets the line's MCP server (a program that exits at once), cannot start
+    it, and says so on its stderr ("Warning: MCP server(s) failed to start: broken. ..."); XWorkmate makes that one
+    notice on the line and one ``xworkmate: warning:`` line on ``run``'s stderr, and the turn finishes."""
+    key = scene.qwen_line(scene.folder("mcp"))
+    scene.ok("mcp", "add", "broken", "--command", "false")
+    scene.ok("thread", "set", key, "--mcp", "broken")
+    openai_server.script(TextReply(["Still here."]))
+
+    done = scene.cli("run", key, "Say: still here.", "--json")
+
+    assert done.returncode == 0, f"xworkmate run failed: {done.stderr}"
+    out = json.loads(done.stdout)
+    assert (out["status"], out["text"]) == ("finished", "Still here."), out
+    expected = "MCP server 'broken' failed to start inside Qwen Code 0.24.4 (the agent says so); the turn went on"
+    assert [w[: len(expected)] for w in out["warnings"]] == [expected], out["warnings"]
+    assert done.stderr.strip().splitlines() == [f"xworkmate: warning: {out['warnings'][0]}"], done.stderr
+    notices = [m["content"] for m in scene.ok("messages", key) if "failed to start inside" in m["content"]]
+    assert notices == out["warnings"]

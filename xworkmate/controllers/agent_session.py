@@ -3,7 +3,7 @@
 ``AgentSessionController`` is that section of ``SessionController``; the window
 and the CLI call its operations alike. ``record_agent_event`` is how a turn's
 recorder stores what the runner reports (``AcpOffersChanged``,
-``AcpChoiceRefused``, ``UsageReported``, ``McpServerSkipped``).
+``AcpChoiceRefused``, ``UsageReported``, ``McpServerSkipped``, ``McpServerFailed``).
 
 A pick is stored on the line and sent by the next turn once its session is
 open (``session/set_mode|set_model|set_config_option``); while a turn runs, it
@@ -17,7 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from xworkmate.controllers.changes import AgentSessionChanged, LineUpdated, UsageChanged
+from xworkmate.controllers.changes import AgentMcpFailed, AgentSessionChanged, LineUpdated, UsageChanged
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.mcp import McpServerError, McpServerRecord, servers_for_category
 from xworkmate.domain.messages import MessageState
@@ -243,7 +243,7 @@ def with_said_titles(found: Any, state: AgentSessionState) -> Any:
 def record_agent_event(recorder: Any, event: object) -> bool:
     """Store what an ACP turn or a model call reported; False when ``event`` is none of these kinds."""
     from xworkmate.agents.acp.sessions import AcpAgentReported, AcpChoiceRefused, AcpOffersChanged, AcpSessionInfo
-    from xworkmate.agents.acp_mcp import McpServerSkipped
+    from xworkmate.agents.acp_mcp import McpServerFailed, McpServerSkipped
     from xworkmate.agents.events import ToolOutputGrew, UsageReported
     from xworkmate.controllers.changes import ToolRunning
 
@@ -298,6 +298,12 @@ def record_agent_event(recorder: Any, event: object) -> bool:
             turn.ctx.store.app_state.set(f"{AGENT_INFO_STATE}{provider}", info.model_dump_json())
     elif isinstance(event, McpServerSkipped):
         recorder.notice(event.message + " The turn went on without it.", MessageState.COMPLETE)
+    elif isinstance(event, McpServerFailed):
+        # Issue 32 item 5 (ERR-1): one line on the line, in the outcome (`run` says it on stderr), and a change
+        # record for the window.
+        recorder.notice(event.message, MessageState.COMPLETE)
+        recorder.warnings.append(event.message)
+        turn.ctx.emit(AgentMcpFailed(key=key, servers=event.names, message=event.message))
     else:
         return False
     return True

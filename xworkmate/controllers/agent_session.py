@@ -97,7 +97,8 @@ class AgentSessionController:
         False when the agent does not advertise it). Started as a turn starts it: sandboxed, headless.
 
         ``delete``: first ``session/delete`` that session (issue 32, item 6; refused in one line when the
-        agent does not advertise it); a line bound to it starts a new session on its next turn."""
+        agent does not advertise it); every line bound to it with this agent starts a new session on its next
+        turn."""
         from xworkmate.agents.acp import check_acp_allowed, resolve_env_refs
         from xworkmate.agents.acp_probe import list_agent_sessions
         from xworkmate.agents.confinement import real_working_directory
@@ -139,9 +140,10 @@ class AgentSessionController:
         )
 
         def store_answer() -> Any:
-            if delete is not None and thread.execution_binding.acp_session_id == delete:
-                self._ctx.store.threads.set_acp_session(thread.thread_id, None)  # the next turn starts a new one
-                self._ctx.emit(LineUpdated(key=thread.thread_id))
+            if delete is not None:  # the next turn of each line bound to it starts a new session
+                for bound in self._ctx.store.threads.bound_to_acp_session(record.name, delete):
+                    self._ctx.store.threads.set_acp_session(bound, None)
+                    self._ctx.emit(LineUpdated(key=bound))
             if found.info is not None:
                 self._ctx.store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
             return with_said_titles(found, self.agent_session(thread.thread_id))

@@ -3,6 +3,8 @@ the session is closed as each turn ends (answered, failed to answer, or stopped)
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.acp import AgentHarness, Outcome, run_concurrently
@@ -66,3 +68,24 @@ def test_an_agent_that_does_not_advertise_close_is_never_sent_it(scenarios: Scen
     harness, _, second = scenarios["no_close"]
     assert second.result is not None and second.result.resumed
     assert harness.report("close_session") == []
+
+
+def test_a_stopped_turn_closes_its_session_too_so_no_stopped_or_archived_line_leaves_one_open(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Stop (and so archiving, which waits for no running turn: ``lines._archivable``) leaves no agent session
+    open: the stopped turn's ``session/cancel`` is followed by ``session/close`` before the agent is reaped."""
+    harness = AgentHarness(tmp_path_factory.mktemp("stopped"))
+    script = harness.script(resume_session=True, close_sessions=True, turn=[{"say": "working"}, {"hang": True}])
+
+    def said_working(events: list[object]) -> bool:
+        return any(isinstance(e, AssistantDelta) and e.text == "working" for e in events)
+
+    turn = harness.turn(script, runner=AcpRunner(QUICK), cancel_when=said_working)
+    out = run_concurrently({"stopped": turn})["stopped"]
+    assert isinstance(out.error, asyncio.CancelledError), out.error
+    events = [e["event"] for e in harness.report() if e["event"] in {"prompt", "cancel", "close_session"}]
+    assert events == ["prompt", "cancel", "close_session"]
+    (closed,) = harness.report("close_session")
+    (new,) = harness.report("new_session")
+    assert closed["session_id"] == new["session_id"]

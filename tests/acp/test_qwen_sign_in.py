@@ -100,6 +100,9 @@ class Scene:
             {"HOME": str(self.home), "XWORKMATE_HOME": str(self.xw_home), "QT_QPA_PLATFORM": "offscreen"},
         )
         env[QWEN_KEY_VAR] = self.key
+        trace = os.environ.get("XWORKMATE_ACP_TRACE")
+        if trace:
+            env["XWORKMATE_ACP_TRACE"] = trace  # issue 32 item 7: the schema check of every message (conftest)
         return subprocess.run(
             [sys.executable, "-m", "xworkmate", *args],
             capture_output=True,

@@ -113,16 +113,16 @@
         <translation>智能体模式</translation>
     </message>
     <message>
-        <source>The agent&apos;s mode (session/set_mode)</source>
-        <translation>智能体的模式（session/set_mode）</translation>
-    </message>
-    <message>
         <source>Agent model</source>
         <translation>智能体模型</translation>
     </message>
     <message>
-        <source>The agent&apos;s model (session/set_model)</source>
-        <translation>智能体使用的模型（session/set_model）</translation>
+        <source>The agent&apos;s mode (sent as its mode option, or session/set_mode)</source>
+        <translation>智能体的模式（作为其模式选项发送，或用 session/set_mode）</translation>
+    </message>
+    <message>
+        <source>The agent&apos;s model (sent as its model option)</source>
+        <translation>智能体使用的模型（作为其模型选项发送）</translation>
     </message>
     <message>
         <source>Agent session</source>

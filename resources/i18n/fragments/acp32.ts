@@ -19,6 +19,14 @@
     <context>
         <name>AgentSessionBar</name>
         <message>
+            <source>The agent&apos;s mode (sent as its mode option, or session/set_mode)</source>
+            <translation>智能体的模式（作为其模式选项发送，或用 session/set_mode）</translation>
+        </message>
+        <message>
+            <source>The agent&apos;s model (sent as its model option)</source>
+            <translation>智能体使用的模型（作为其模型选项发送）</translation>
+        </message>
+        <message>
             <source>Delete…</source>
             <translation>删除…</translation>
         </message>

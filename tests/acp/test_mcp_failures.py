@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import cast
 
 from xworkmate.agents.acp_mcp import mcp_failures_said
 from xworkmate.controllers import SessionController
@@ -45,7 +46,8 @@ def test_a_reported_failure_is_a_notice_a_warning_of_the_outcome_and_a_change_re
 
     assert outcome.status == "finished" and outcome.text == "ok", outcome.error
     [new] = report_events(report, "new_session")
-    assert [s["name"] for s in new["mcp"]] == ["broken"]  # the agent got it; it is the agent that failed it
+    given = cast("list[dict[str, object]]", new["mcp"])
+    assert [s["name"] for s in given] == ["broken"]  # the agent got it; it is the agent that failed it
     [warning] = outcome.warnings
     assert warning.startswith("MCP server 'broken' failed to start inside ") and "\n" not in warning
     assert [(c.key, c.servers, c.message) for c in changes] == [(key, ("broken",), warning)]

@@ -278,6 +278,11 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     assert [c["params"]["sessionId"] for c in closes] == [p["params"]["sessionId"] for p in prompts], closes
     replies = {e["msg"]["id"]: e["msg"] for e in trace if e["dir"] == "in" and "method" not in e["msg"]}
     assert all("result" in replies[c["id"]] for c in closes), [replies.get(c["id"]) for c in closes]
+    # Issue 32 item 8: XWorkmate offers its terminals, but OpenCode 1.18.33 runs its bash tool itself (its ACP
+    # agent never calls terminal/create; only the SDK's client class has it).
+    initialize = next(e["msg"] for e in trace if e["dir"] == "out" and e["msg"].get("method") == "initialize")
+    assert initialize["params"]["clientCapabilities"]["terminal"] is True
+    assert [e["msg"]["method"] for e in trace if str(e["msg"].get("method", "")).startswith("terminal/")] == []
 
 
 def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variables(

@@ -259,6 +259,12 @@ def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postg
     results = tool_results(openai_server)
     assert done.returncode == 0, f"xworkmate run failed: {done.stderr}\nmodel saw tool results: {results}"
     assert "Output: PG-DIRECT-CLOSED" in results["pg"], results
+    # Issue 32 item 8: XWorkmate offers its terminals, but Qwen Code 0.24.4 runs run_shell_command itself (its ACP
+    # agent never calls terminal/create; only the SDK's client class has it).
+    trace = [json.loads(row) for row in Path(os.environ["XWORKMATE_ACP_TRACE"]).read_text().splitlines() if row]
+    initialize = next(e["msg"] for e in trace if e["dir"] == "out" and e["msg"].get("method") == "initialize")
+    assert initialize["params"]["clientCapabilities"]["terminal"] is True
+    assert [e["msg"]["method"] for e in trace if str(e["msg"].get("method", "")).startswith("terminal/")] == []
     logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
     model = server_destination(openai_server.base_url)
     assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged

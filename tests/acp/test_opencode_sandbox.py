@@ -142,12 +142,21 @@ def scene(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
 
 
 def _register_opencode(
-    scene: Scene, server: OpenAIServer, executable: Path, monkeypatch: pytest.MonkeyPatch, base_url: str | None = None
+    scene: Scene,
+    server: OpenAIServer,
+    executable: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    base_url: str | None = None,
+    more_models: tuple[str, ...] = (),
 ) -> ProviderRecord:
     """OpenCode as an ACP provider whose environment references carry its config (as a person would set it);
-    ``base_url``: where it finds the model server, when not at the server's own address."""
+    ``base_url``: where it finds the model server, when not at the server's own address; ``more_models``: models
+    of the test provider besides ``test-model``."""
     base_url = base_url or server.base_url
-    env = opencode_env(opencode_config(base_url))
+    config = opencode_config(base_url)
+    for model in more_models:
+        config["provider"]["xwtest"]["models"][model] = {"name": model, "tool_call": True}
+    env = opencode_env(config)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     record = ProviderRecord(
@@ -269,6 +278,11 @@ def test_opencode_on_a_line_without_a_network_choice_reaches_its_model_and_not_p
     assert [c["params"]["sessionId"] for c in closes] == [p["params"]["sessionId"] for p in prompts], closes
     replies = {e["msg"]["id"]: e["msg"] for e in trace if e["dir"] == "in" and "method" not in e["msg"]}
     assert all("result" in replies[c["id"]] for c in closes), [replies.get(c["id"]) for c in closes]
+    # Issue 32 item 8: XWorkmate offers its terminals, but OpenCode 1.18.33 runs its bash tool itself (its ACP
+    # agent never calls terminal/create; only the SDK's client class has it).
+    initialize = next(e["msg"] for e in trace if e["dir"] == "out" and e["msg"].get("method") == "initialize")
+    assert initialize["params"]["clientCapabilities"]["terminal"] is True
+    assert [e["msg"]["method"] for e in trace if str(e["msg"].get("method", "")).startswith("terminal/")] == []
 
 
 def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variables(
@@ -292,3 +306,44 @@ def test_opencode_reaches_a_model_host_that_is_not_loopback_through_the_proxy_va
     assert "Hello from afar." in outcome.text
     logged = network_log(scene.controller, line.thread_id)
     assert {"host": address, "port": relay.port, "allowed": True} in logged, logged
+
+
+def test_a_model_pick_reaches_opencode_as_its_model_option_and_lasts_across_turns(
+    scene: Scene, opencode: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32 item 1 (and 3: ``--acp-model`` calls ``choose_agent_model``): OpenCode offers its model only as a
+    config option (``category: "model"``, values ``provider/model``). The pick is sent as
+    ``session/set_config_option`` (never ``session/set_model``) once the next turn's session is open, OpenCode's
+    model requests name it from then on, and it is still in use on the turn after (the session resumed)."""
+    controller = scene.controller
+    _register_opencode(scene, openai_server, opencode, monkeypatch, more_models=("second-model",))
+    line = controller.lines.create_line("Models", workspace=scene.folder)
+    key = line.thread_id
+    controller.line_settings.set_execution(key, "acp", "opencode")
+
+    def turn(words: str, reply: str) -> None:
+        openai_server.script(TextReply([reply]))
+        outcome = asyncio.run(asyncio.wait_for(controller.turns.run_turn(key, words, headless=True), TURN_TIMEOUT))
+        assert outcome.status == "finished", f"the OpenCode turn did not finish: {outcome.error}"
+        assert reply in outcome.text
+
+    turn("Say one.", "One.")
+    state = controller.agents.agent_session(key)
+    option = state.category_option("model")
+    assert option is not None and state.model == "xwtest/test-model", state
+    assert "xwtest/second-model" in [c.id for c in option.choices]
+    assert session_requests(openai_server)[-1]["model"] == "test-model"
+
+    controller.agents.choose_agent_model(key, "xwtest/second-model")
+    turn("Say two.", "Two.")
+    assert session_requests(openai_server)[-1]["model"] == "second-model"
+    turn("Say three.", "Three.")
+    assert session_requests(openai_server)[-1]["model"] == "second-model"
+    settled = controller.agents.agent_session(key)
+    assert (settled.model, settled.wanted_model) == ("xwtest/second-model", None), settled
+
+    trace = [json.loads(row) for row in Path(os.environ["XWORKMATE_ACP_TRACE"]).read_text().splitlines() if row]
+    sent = [e["msg"] for e in trace if e["dir"] == "out" and "method" in e["msg"]]
+    assert "session/set_model" not in {m["method"] for m in sent}
+    picks = [m["params"] for m in sent if m["method"] == "session/set_config_option"]
+    assert picks and all((p["configId"], p["value"]) == ("model", "xwtest/second-model") for p in picks), picks

@@ -100,6 +100,9 @@ class Scene:
             {"HOME": str(self.home), "XWORKMATE_HOME": str(self.xw_home), "QT_QPA_PLATFORM": "offscreen"},
         )
         env[QWEN_KEY_VAR] = self.key
+        trace = os.environ.get("XWORKMATE_ACP_TRACE")
+        if trace:
+            env["XWORKMATE_ACP_TRACE"] = trace  # issue 32 item 7: the schema check of every message (conftest)
         return subprocess.run(
             [sys.executable, "-m", "xworkmate", *args],
             capture_output=True,
@@ -256,6 +259,12 @@ def test_qwen_on_a_line_without_a_network_choice_reaches_its_model_and_not_postg
     results = tool_results(openai_server)
     assert done.returncode == 0, f"xworkmate run failed: {done.stderr}\nmodel saw tool results: {results}"
     assert "Output: PG-DIRECT-CLOSED" in results["pg"], results
+    # Issue 32 item 8: XWorkmate offers its terminals, but Qwen Code 0.24.4 runs run_shell_command itself (its ACP
+    # agent never calls terminal/create; only the SDK's client class has it).
+    trace = [json.loads(row) for row in Path(os.environ["XWORKMATE_ACP_TRACE"]).read_text().splitlines() if row]
+    initialize = next(e["msg"] for e in trace if e["dir"] == "out" and e["msg"].get("method") == "initialize")
+    assert initialize["params"]["clientCapabilities"]["terminal"] is True
+    assert [e["msg"]["method"] for e in trace if str(e["msg"].get("method", "")).startswith("terminal/")] == []
     logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
     model = server_destination(openai_server.base_url)
     assert {"host": "127.0.0.1", "port": int(model.rpartition(":")[2]), "allowed": True} in logged, logged
@@ -283,3 +292,26 @@ def test_qwen_reaches_a_model_host_that_is_not_loopback_through_the_proxy_variab
     assert json.loads(done.stdout)["text"] == "Hello from afar."
     logged = [m["network"] for m in scene.ok("messages", key) if m["network"]]
     assert {"host": address, "port": relay.port, "allowed": True} in logged, logged
+
+
+def test_an_mcp_server_qwen_cannot_start_is_one_line_on_the_line_and_on_runs_stderr(
+    scene: Scene, openai_server: OpenAIServer
+) -> None:
+    """Issue 32 item 5 (ERR-1): Qwen Code gets the line's MCP server (a program that exits at once), cannot start
+    it, and says so on its stderr ("Warning: MCP server(s) failed to start: broken. ..."); XWorkmate makes that one
+    notice on the line and one ``xworkmate: warning:`` line on ``run``'s stderr, and the turn finishes."""
+    key = scene.qwen_line(scene.folder("mcp"))
+    scene.ok("mcp", "add", "broken", "--command", "false")
+    scene.ok("thread", "set", key, "--mcp", "broken")
+    openai_server.script(TextReply(["Still here."]))
+
+    done = scene.cli("run", key, "Say: still here.", "--json")
+
+    assert done.returncode == 0, f"xworkmate run failed: {done.stderr}"
+    out = json.loads(done.stdout)
+    assert (out["status"], out["text"]) == ("finished", "Still here."), out
+    expected = "MCP server 'broken' failed to start inside Qwen Code 0.24.4 (the agent says so); the turn went on"
+    assert [w[: len(expected)] for w in out["warnings"]] == [expected], out["warnings"]
+    assert done.stderr.strip().splitlines() == [f"xworkmate: warning: {out['warnings'][0]}"], done.stderr
+    notices = [m["content"] for m in scene.ok("messages", key) if "failed to start inside" in m["content"]]
+    assert notices == out["warnings"]

@@ -159,6 +159,42 @@ def test_http_servers_go_to_an_agent_that_takes_them(home: Path, tmp_path: Path)
     assert new["mcp"] == [{"name": "web", "url": "http://127.0.0.1:9/mcp", "type": "http", "headers": {}}]
 
 
+QWEN_MCP_FAILED = (
+    "Warning: MCP server(s) failed to start: {names}. Continuing with built-in tools and any servers that did connect."
+)
+
+
+def test_an_mcp_server_the_agent_reports_failing_is_one_line_on_the_line_and_on_runs_stderr(
+    home: Path, tmp_path: Path
+) -> None:
+    """Issue 32, item 5 (ERR-1): an MCP server the agent got but could not start, as the agent reports it (Qwen
+    Code's stderr line), is one notice on the line, one ``xworkmate: warning:`` line on ``run``'s stderr and in
+    the outcome's ``warnings``; the turn finishes, and a server said twice is said once."""
+    said = QWEN_MCP_FAILED.format(names="broken, other")
+    _agent(
+        home, tmp_path, {},
+        turn=[{"stderr": said}, {"stderr": QWEN_MCP_FAILED.format(names="broken")}, {"sleep": 0.5}, {"say": "ok"}],
+    )  # fmt: skip
+    ok_json(home, "mcp", "add", "broken", "--command", "false")
+    line = ok_json(home, "thread", "new")["session_key"]
+    ok_json(home, "thread", "set", line, "--mode", "acp", "--provider", "scripted", "--mcp", "broken")
+    proc = run_cli(home, "run", line, "hi")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+    (warning,) = proc.stderr.strip().splitlines()
+    assert warning.startswith("xworkmate: warning: MCP servers 'broken', 'other' failed to start inside"), warning
+    assert "the turn went on without it" in warning
+    notices = [m["content"] for m in ok_json(home, "messages", line) if "failed to start inside" in m["content"]]
+    assert notices == [warning.removeprefix("xworkmate: warning: ")]
+
+    out = ok_json(home, "run", line, "again")  # each turn's agent says it again: the line hears it again
+    assert out["status"] == "finished" and out["warnings"] == notices, out
+
+    _agent(home, tmp_path, {}, turn=[{"stderr": "Warning: something else entirely"}, {"sleep": 0.3}, {"say": "ok"}])
+    quiet = run_cli(home, "run", line, "once more")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
 def test_sse_servers_and_headers_from_references_reach_an_agent_that_takes_them(home: Path, tmp_path: Path) -> None:
     """Issue 32, item 6: ``--transport sse`` and ``--header NAME=env:VAR`` for http/sse servers; the value is read
     at spawn, reaches only the agent (SEC-1), and an agent without sse gets the server left out in one line."""

@@ -90,3 +90,20 @@ def test_message_state_and_source_are_kept(store: Store) -> None:
         MessageSource.FRAMEWORK_EVENT,
         MessageState.ERROR,
     )
+
+
+def test_the_lines_bound_to_an_agent_session_are_found_by_agent_and_session(store: Store) -> None:
+    """Issue 32 item 6: after session/delete, every line continuing that agent's session (archived ones too)."""
+    from xworkmate.domain.threads import ExecutionBinding, ExecutionMode
+
+    keys = []
+    for provider, session in [("qwen", "s-1"), ("qwen", "s-1"), ("qwen", "s-2"), ("codex", "s-1"), ("qwen", None)]:
+        thread = _thread()
+        store.threads.insert(thread)
+        binding = ExecutionBinding(mode=ExecutionMode.ACP, provider=provider, acp_session_id=session)
+        store.threads.set_execution(thread.thread_id, binding)
+        keys.append(thread.thread_id)
+    store.threads.set_archived(keys[1], True)
+    assert store.threads.bound_to_acp_session("qwen", "s-1") == sorted(keys[:2])
+    assert store.threads.bound_to_acp_session("codex", "s-1") == [keys[3]]
+    assert store.threads.bound_to_acp_session("qwen", "s-9") == []

@@ -8,11 +8,24 @@ values go only into the request to the agent, are redacted from every derived
 text, and are never stored or logged. A server that cannot be started (its
 program is not on PATH, a reference is unset, its transport not supported) is
 left out with one line saying why, and the turn goes on without it.
+
+A server the agent got but could not start is reported by the agent, if at all, in its own way
+(issue 32 item 5); ``mcp_failures_said`` reads the reports XWorkmate knows:
+
+* Qwen Code (0.24.4) writes one line on its stderr once the session's MCP servers settled:
+  ``Warning: MCP server(s) failed to start: a, b. Continuing with built-in tools and any servers
+  that did connect.``
+* OpenCode (1.18.33) says nothing: it adds each server with ``mcp.add`` and ignores the failure.
+* codex-acp (0.16.0) drops codex's ``McpStartupUpdate``/``McpStartupComplete`` events ("Received event
+  for unknown submission ID", a WARN its default log level does not print); nothing reaches the client.
+
+No ACP message carries it (the v1 schema has no MCP status update).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +36,7 @@ from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, S
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.secrets import register_secret
 
-__all__ = ["McpServerSkipped", "session_mcp_servers"]
+__all__ = ["McpServerFailed", "McpServerSkipped", "mcp_failure_event", "mcp_failures_said", "session_mcp_servers"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,37 @@ class McpServerSkipped:
 
     name: str
     message: str
+
+
+@dataclass(frozen=True)
+class McpServerFailed:
+    """The agent reported that MCP servers it was given failed to start inside it; ``message`` is one line."""
+
+    names: tuple[str, ...]
+    message: str
+
+
+# Qwen Code's report (packages/cli acpAgent surfaceMcpFailuresWhenReady), on its stderr.
+_QWEN_FAILED = re.compile(r"MCP server\(s\) failed to start: (?P<names>.+?)\. Continuing with built-in tools")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def mcp_failures_said(line: str) -> tuple[str, ...]:
+    """The MCP servers a line of the agent's stderr says failed to start (none when it says nothing of it)."""
+    found = _QWEN_FAILED.search(_ANSI.sub("", line))
+    if found is None:
+        return ()
+    return tuple(dict.fromkeys(n.strip() for n in found.group("names").split(",") if n.strip()))
+
+
+def mcp_failure_event(names: tuple[str, ...], agent: str | None) -> McpServerFailed:
+    """ERR-1: one line naming the servers, who said so, and that the turn goes on."""
+    listed = ", ".join(repr(n) for n in names)
+    noun = "MCP server" if len(names) == 1 else "MCP servers"
+    who = agent or "the agent"
+    return McpServerFailed(
+        names, f"{noun} {listed} failed to start inside {who} (the agent says so); the turn went on without it."
+    )
 
 
 def session_mcp_servers(

@@ -51,11 +51,13 @@ class AgentSession:
 
 @dataclass(frozen=True)
 class AgentSessions:
-    """``supported`` False: the agent does not advertise session/list (nothing was asked)."""
+    """``supported`` False: the agent does not advertise session/list (nothing was asked); ``deletes``: it
+    advertises session/delete (``sessionCapabilities.delete``, issue 32 item 6)."""
 
     supported: bool
     sessions: tuple[AgentSession, ...] = ()
     info: AgentInfo | None = None
+    deletes: bool = False
 
 
 class _ProbeClient:
@@ -128,8 +130,9 @@ async def _probe(
         raise SessionDeleteRefused(
             f"ACP agent {command_label(agent.command)} cannot delete sessions (it does not advertise session/delete)"
         )
+    deletes = bool(sessions and sessions.delete is not None)
     if not (sessions and sessions.list is not None):
-        return AgentSessions(supported=False, info=reported)
+        return AgentSessions(supported=False, info=reported, deletes=deletes)
     methods = [m.id for m in init.auth_methods or []]
     if auth_method is not None:
         await _authenticate(agent, connection, auth_method)
@@ -148,7 +151,7 @@ async def _probe(
         AgentSession(session_id=s.session_id, title=s.title, updated_at=s.updated_at, cwd=s.cwd)
         for s in listed.sessions
     )
-    return AgentSessions(supported=True, sessions=found, info=reported)
+    return AgentSessions(supported=True, sessions=found, info=reported, deletes=deletes)
 
 
 async def _delete(agent: _AgentProcess, connection: Any, session_id: str | None) -> None:

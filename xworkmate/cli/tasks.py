@@ -124,6 +124,8 @@ def _report_outcome(outcome: TurnOutcome, as_json: bool) -> int:
         print(json_text(outcome.model_dump(mode="json")))
     elif outcome.text:
         print(escape_for_terminal(outcome.text, keep_newlines=True))
+    for warning in outcome.warnings:  # issue 32 item 5: the turn went on, the person still hears it (ERR-1)
+        print(f"xworkmate: warning: {escape_for_terminal(warning)}", file=sys.stderr)
     if outcome.status is TurnEnding.FAILED:
         raise CliError(outcome.error or "the run failed", _TURN_FAILURE_CODES.get(outcome.failure or "", EXIT_ERROR))
     if outcome.refused_approvals:

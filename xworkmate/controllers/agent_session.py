@@ -3,7 +3,7 @@
 ``AgentSessionController`` is that section of ``SessionController``; the window
 and the CLI call its operations alike. ``record_agent_event`` is how a turn's
 recorder stores what the runner reports (``AcpOffersChanged``,
-``AcpChoiceRefused``, ``UsageReported``, ``McpServerSkipped``).
+``AcpChoiceRefused``, ``UsageReported``, ``McpServerSkipped``, ``McpServerFailed``).
 
 A pick is stored on the line and sent by the next turn once its session is
 open (``session/set_mode|set_model|set_config_option``); while a turn runs, it
@@ -17,7 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from xworkmate.controllers.changes import AgentSessionChanged, LineUpdated, UsageChanged
+from xworkmate.controllers.changes import AgentMcpFailed, AgentSessionChanged, LineUpdated, UsageChanged
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.mcp import McpServerError, McpServerRecord, servers_for_category
 from xworkmate.domain.messages import MessageState
@@ -97,7 +97,8 @@ class AgentSessionController:
         False when the agent does not advertise it). Started as a turn starts it: sandboxed, headless.
 
         ``delete``: first ``session/delete`` that session (issue 32, item 6; refused in one line when the
-        agent does not advertise it); a line bound to it starts a new session on its next turn."""
+        agent does not advertise it); every line bound to it with this agent starts a new session on its next
+        turn."""
         from xworkmate.agents.acp import check_acp_allowed, resolve_env_refs
         from xworkmate.agents.acp_probe import list_agent_sessions
         from xworkmate.agents.confinement import real_working_directory
@@ -139,9 +140,10 @@ class AgentSessionController:
         )
 
         def store_answer() -> Any:
-            if delete is not None and thread.execution_binding.acp_session_id == delete:
-                self._ctx.store.threads.set_acp_session(thread.thread_id, None)  # the next turn starts a new one
-                self._ctx.emit(LineUpdated(key=thread.thread_id))
+            if delete is not None:  # the next turn of each line bound to it starts a new session
+                for bound in self._ctx.store.threads.bound_to_acp_session(record.name, delete):
+                    self._ctx.store.threads.set_acp_session(bound, None)
+                    self._ctx.emit(LineUpdated(key=bound))
             if found.info is not None:
                 self._ctx.store.app_state.set(f"{AGENT_INFO_STATE}{record.name}", found.info.model_dump_json())
             return with_said_titles(found, self.agent_session(thread.thread_id))
@@ -243,7 +245,7 @@ def with_said_titles(found: Any, state: AgentSessionState) -> Any:
 def record_agent_event(recorder: Any, event: object) -> bool:
     """Store what an ACP turn or a model call reported; False when ``event`` is none of these kinds."""
     from xworkmate.agents.acp.sessions import AcpAgentReported, AcpChoiceRefused, AcpOffersChanged, AcpSessionInfo
-    from xworkmate.agents.acp_mcp import McpServerSkipped
+    from xworkmate.agents.acp_mcp import McpServerFailed, McpServerSkipped
     from xworkmate.agents.events import ToolOutputGrew, UsageReported
     from xworkmate.controllers.changes import ToolRunning
 
@@ -298,6 +300,12 @@ def record_agent_event(recorder: Any, event: object) -> bool:
             turn.ctx.store.app_state.set(f"{AGENT_INFO_STATE}{provider}", info.model_dump_json())
     elif isinstance(event, McpServerSkipped):
         recorder.notice(event.message + " The turn went on without it.", MessageState.COMPLETE)
+    elif isinstance(event, McpServerFailed):
+        # Issue 32 item 5 (ERR-1): one line on the line, in the outcome (`run` says it on stderr), and a change
+        # record for the window.
+        recorder.notice(event.message, MessageState.COMPLETE)
+        recorder.warnings.append(event.message)
+        turn.ctx.emit(AgentMcpFailed(key=key, servers=event.names, message=event.message))
     else:
         return False
     return True

@@ -209,8 +209,20 @@ class UsageChanged:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class AgentMcpFailed:
+    """Issue 32 item 5: the line's ACP agent reported that MCP servers it was given failed to start inside it
+    (the turn went on without them); ``message`` is the one line also stored as a notice on the line."""
+
+    kind: ClassVar[Literal["agent_mcp_failed"]] = "agent_mcp_failed"
+    key: str
+    servers: tuple[str, ...]
+    message: str
+
+
 Change = (
     AgentSessionChanged
+    | AgentMcpFailed
     | UsageChanged
     | LineCreated
     | LineUpdated

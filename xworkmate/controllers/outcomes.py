@@ -25,6 +25,9 @@ class TurnOutcome(BaseModel):
     refused_approvals: tuple[str, ...] = ()
     followups: tuple[int, ...] = ()
     """Follow-ups stored on the line after the turn's last safe point: the next turn answers them (issue 14)."""
+    warnings: tuple[str, ...] = ()
+    """One line each for what failed without ending the turn (an MCP server the agent could not start:
+    issue 32 item 5); also stored as notices on the line. ``run`` says them on stderr."""
 
 
 class SendOutcome(BaseModel):

@@ -307,6 +307,7 @@ class TurnRunner:
             message_ids=tuple(recorder.ids),
             refused_approvals=tuple(refused),
             followups=tuple(recorder.followups),
+            warnings=tuple(recorder.warnings),
             **recorder.chosen,
         )
 
@@ -660,6 +661,7 @@ class _TurnRecorder:
         self.tool_results: dict[str, int] = {}  # tool call id → the stored result's message id
         self.ids: list[int] = []
         self.followups: list[int] = []  # stored after the turn's last safe point (issue 14)
+        self.warnings: list[str] = []  # what went wrong without ending the turn, in the outcome (issue 32 item 5)
         self.chosen: dict[str, str | None] = {"provider": None, "model": None}
         self._thought: list[str] = []
         self._network_seen: set[tuple[str, bool]] = set()  # SBX-4: destinations logged this turn

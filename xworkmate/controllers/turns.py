@@ -414,6 +414,7 @@ class TurnController:
                 update={
                     "message_ids": turn.message_ids + following.message_ids,
                     "refused_approvals": turn.refused_approvals + following.refused_approvals,
+                    "warnings": turn.warnings + following.warnings,
                 }
             )
         return turn

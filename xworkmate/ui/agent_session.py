@@ -6,22 +6,34 @@ Views only. ``AgentSessionBar`` shows ``AgentSessionState`` and reports picks;
 ``/``; ``UsageMeter`` shows ``LineUsage``. The window asks the controller to
 apply a pick (``choose_agent_mode`` …) and re-shows the state it gets back.
 
+``AgentSessionDeleter`` answers the bar's ``session_delete_requested``: it asks the controller to delete
+the agent's session (``session/delete``) off the GUI thread and shows what the agent has left.
+
 Signals:
-    AgentSessionBar.mode_picked(str), model_picked(str), config_picked(str, object)
+    AgentSessionBar.mode_picked(str), model_picked(str), config_picked(str, object), session_picked(str),
+    session_delete_requested(str)
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QAction, QKeyEvent, QPainter, QPaintEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
     QCompleter,
     QHBoxLayout,
+    QMenu,
+    QMessageBox,
     QPlainTextEdit,
     QSizePolicy,
+    QToolButton,
     QTreeView,
     QWidget,
 )
@@ -35,8 +47,23 @@ from xworkmate.domain.agent_session import (
 )
 from xworkmate.ui.mcp_servers import McpPicker
 from xworkmate.ui.theme import METRICS, current
+from xworkmate.ui.wording import plain_words
 
-__all__ = ["METER_FULL", "AgentSessionBar", "SlashCompleter", "UsageMeter"]
+if TYPE_CHECKING:
+    from xworkmate.agents.acp_probe import AgentSession, AgentSessions
+    from xworkmate.controllers.agent_session import AgentSessionController
+
+__all__ = [
+    "METER_FULL",
+    "AgentSessionBar",
+    "AgentSessionDeleter",
+    "SessionDeleteDialog",
+    "SlashCompleter",
+    "UsageMeter",
+    "session_label",
+]
+
+log = logging.getLogger(__name__)
 
 METER_FULL = 0.8
 """From this fill of the context on, the usage meter's bar is painted in the warning colour."""
@@ -63,6 +90,8 @@ class AgentSessionBar(QWidget):
 
     mode_picked = Signal(str)
     session_picked = Signal(str)
+    session_delete_requested = Signal(str)
+    """Issue 32 item 6: the person chose to delete one of the agent's sessions and confirmed it."""
     model_picked = Signal(str)
     config_picked = Signal(str, object)
     editors_rebuilt = Signal()
@@ -74,11 +103,11 @@ class AgentSessionBar(QWidget):
         self.mode_picker = QComboBox()
         self.mode_picker.setObjectName("acpModePicker")
         self.mode_picker.setAccessibleName(self.tr("Agent mode"))
-        self.mode_picker.setToolTip(self.tr("The agent's mode (session/set_mode)"))
+        self.mode_picker.setToolTip(self.tr("The agent's mode (sent as its mode option, or session/set_mode)"))
         self.model_picker = QComboBox()
         self.model_picker.setObjectName("acpModelPicker")
         self.model_picker.setAccessibleName(self.tr("Agent model"))
-        self.model_picker.setToolTip(self.tr("The agent's model (session/set_model)"))
+        self.model_picker.setToolTip(self.tr("The agent's model (sent as its model option)"))
         self.config_area = QWidget()
         self.config_area.setObjectName("acpConfigOptions")
         self._config_layout = QHBoxLayout(self.config_area)
@@ -95,10 +124,22 @@ class AgentSessionBar(QWidget):
         self.session_picker.setToolTip(self.tr("Continue one of the agent's existing sessions, or start a new one"))
         self.session_picker.setVisible(False)
         self.session_picker.activated.connect(self._on_session)
+        # Issue 32 item 6: delete one of them (session/delete), offered only where the agent advertises it.
+        self.session_delete = QToolButton()
+        self.session_delete.setObjectName("acpSessionDelete")
+        self.session_delete.setText(self.tr("Delete…"))
+        self.session_delete.setAccessibleName(self.tr("Delete an agent session"))
+        self.session_delete.setToolTip(self.tr("Delete one of the agent's sessions; the agent forgets it for good"))
+        self.session_delete.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self._delete_menu = QMenu(self.session_delete)
+        self._delete_menu.setObjectName("acpSessionDeleteMenu")
+        self.session_delete.setMenu(self._delete_menu)
+        self.session_delete.setVisible(False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.mcp_picker)
         layout.addWidget(self.session_picker)
+        layout.addWidget(self.session_delete)
         layout.addWidget(self.mode_picker)
         layout.addWidget(self.model_picker)
         layout.addWidget(self.config_area)
@@ -170,8 +211,9 @@ class AgentSessionBar(QWidget):
     def config_widget(self, config_id: str) -> QWidget | None:
         return self.config_area.findChild(QWidget, f"acpConfigOption:{config_id}")
 
-    def show_sessions(self, sessions: list[tuple[str, str]]) -> None:
-        """(id, label) of the agent's sessions for this line's folder; empty hides the picker."""
+    def show_sessions(self, sessions: list[tuple[str, str]], *, deletable: bool = False) -> None:
+        """(id, label) of the agent's sessions for this line's folder; empty hides the picker. ``deletable``:
+        the agent advertises session/delete, so each can be deleted (``acpSessionDelete``)."""
         blocked = self.session_picker.blockSignals(True)
         try:
             self.session_picker.clear()
@@ -181,6 +223,26 @@ class AgentSessionBar(QWidget):
         finally:
             self.session_picker.blockSignals(blocked)
         self.session_picker.setVisible(bool(sessions))
+        self._delete_menu.clear()
+        for session_id, label in sessions if deletable else []:
+            action = QAction(label, self._delete_menu)
+            action.setObjectName(f"acpDeleteSession:{session_id}")
+            action.triggered.connect(lambda _checked=False, sid=session_id, text=label: self._on_delete(sid, text))
+            self._delete_menu.addAction(action)
+        self.session_delete.setVisible(bool(sessions) and deletable)
+
+    def show_agent_sessions(self, found: AgentSessions) -> None:
+        """What ``agent_sessions`` answered: its sessions, each deletable where the agent deletes sessions."""
+        shown = [(s.session_id, session_label(s)) for s in found.sessions] if found.supported else []
+        self.show_sessions(shown, deletable=found.deletes)
+
+    def delete_actions(self) -> list[QAction]:
+        """The sessions offered for deletion, in the menu's order."""
+        return list(self._delete_menu.actions())
+
+    def _on_delete(self, session_id: str, label: str) -> None:
+        if SessionDeleteDialog.ask(self, label):
+            self.session_delete_requested.emit(session_id)
 
     def _on_session(self, _index: int) -> None:
         data = self.session_picker.currentData()
@@ -196,6 +258,78 @@ class AgentSessionBar(QWidget):
         data = self.model_picker.currentData()
         if data is not None:
             self.model_picked.emit(str(data))
+
+
+def session_label(session: AgentSession) -> str:
+    """How the picker names an agent's session: its title and id, or its id."""
+    return f"{session.title} ({session.session_id})" if session.title else session.session_id
+
+
+class SessionDeleteDialog:
+    """Deleting an agent's session cannot be undone (the agent forgets it): only when the person says so."""
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, label: str) -> bool:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            QCoreApplication.translate("SessionDeleteDialog", "Delete agent session"),
+            QCoreApplication.translate(
+                "SessionDeleteDialog", "Delete the agent's session “{label}”? The agent forgets it for good."
+            ).format(label=label),
+            parent=parent,
+        )
+        box.setObjectName("sessionDeleteDialog")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(
+            QCoreApplication.translate("SessionDeleteDialog", "Delete session")
+        )
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+
+class AgentSessionDeleter(QObject):
+    """Issue 32 item 6: the bar's ``session_delete_requested`` → ``session/delete`` through the controller
+    (``agent_sessions(key, delete=…)``: the agent started as for a listing, off the GUI thread, on the loop);
+    the bar then shows what the agent has left. A refusal or failure is one line through ``show_error``
+    (ERR-1); a line bound to the deleted session starts a new one on its next turn (the controller's rule).
+
+    ``shown_key`` says which line the bar shows (None: none). The window makes one and keeps it."""
+
+    def __init__(
+        self,
+        bar: AgentSessionBar,
+        agents: AgentSessionController,
+        shown_key: Callable[[], str | None],
+        show_error: Callable[[str], None],
+    ) -> None:
+        super().__init__(bar)
+        self._bar = bar
+        self._agents = agents
+        self._shown_key = shown_key
+        self._show_error = show_error
+        self.pending: asyncio.Future[Any] | None = None
+        """The deletion under way (tests and the window may wait for it)."""
+        bar.session_delete_requested.connect(self.on_session_delete_requested)
+
+    def on_session_delete_requested(self, session_id: str) -> None:
+        key = self._shown_key()
+        if key is None:
+            return
+        self._bar.session_delete.setEnabled(False)  # one deletion at a time
+        self.pending = asyncio.ensure_future(self._delete(key, session_id))
+
+    async def _delete(self, key: str, session_id: str) -> None:
+        try:
+            found = await self._agents.agent_sessions(key, delete=session_id)
+        except Exception as exc:  # ERR-1: the agent refused or could not be asked; one line, the log has the rest
+            log.info("session/delete of %s on %s failed", session_id, key, exc_info=True)
+            message = QCoreApplication.translate("AgentSessionDeleter", "Agent session not deleted — {error}")
+            self._show_error(message.format(error=plain_words(str(exc))))
+            return
+        finally:
+            self._bar.session_delete.setEnabled(True)
+        if self._shown_key() == key:
+            self._bar.show_agent_sessions(found)
 
 
 class UsageMeter(QWidget):

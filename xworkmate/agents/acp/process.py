@@ -9,7 +9,7 @@ import logging
 import os
 import signal
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +111,8 @@ class _AgentProcess:
         self.paused = 0
         self._last_activity = asyncio.get_running_loop().time()
         self._stderr: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
+        self.on_stderr: Callable[[str], None] | None = None
+        """Each line of the agent's stderr, as it comes (the turn reads what agents report there: issue 32 item 5)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
@@ -242,6 +244,11 @@ class _AgentProcess:
             text = line.decode("utf-8", "replace").rstrip()
             self._stderr.append(text)
             log.debug("acp agent %s stderr: %s", self.command[0], text)
+            if self.on_stderr is not None:
+                try:
+                    self.on_stderr(text)
+                except Exception:  # a reader's bug must not stop the pump (the agent would block on a full pipe)
+                    log.exception("reading the agent's stderr line failed")
 
     async def _watchdog(self) -> None:
         loop = asyncio.get_running_loop()

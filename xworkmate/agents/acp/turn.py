@@ -64,7 +64,7 @@ from xworkmate.agents.acp.sign_in import _auth_methods, _SignIn
 from xworkmate.agents.acp.terminal_requests import _TerminalRequests
 from xworkmate.agents.acp.terminals import TurnTerminals
 from xworkmate.agents.acp.turn_state import _RunnerState, _ToolState
-from xworkmate.agents.acp_mcp import session_mcp_servers
+from xworkmate.agents.acp_mcp import mcp_failure_event, mcp_failures_said, session_mcp_servers
 from xworkmate.agents.events import (
     ApprovalDecision,
     Approver,
@@ -150,12 +150,15 @@ class _Turn(_TerminalRequests, _SignIn):
         self.skills: tuple[Skill, ...] = ()
         self._elicitations = 0  # issue 32 item 3: numbers the conversation's records of them
         self.closes = False  # issue 32 item 6: the agent advertised sessionCapabilities.close
+        self._mcp_failed: set[str] = set()  # issue 32 item 5: MCP servers the agent said failed, said once
+        self._ended = False
 
     # -- driving the turn
 
     async def drive(self, agent: _AgentProcess, prompt: str, stored_session: str | None) -> AcpTurnResult:
         self.agent = agent
         assert agent.process is not None and agent.process.stdin is not None
+        agent.on_stderr = self._stderr_said
         connection = connect(cast(Client, self), agent)
         protocol = asyncio.create_task(self._protocol(connection, prompt, stored_session))
         try:
@@ -178,6 +181,7 @@ class _Turn(_TerminalRequests, _SignIn):
             )
             return result
         finally:
+            self._ended = True
             self.stream.close()  # a turn that failed some other way: its text before the failure, nothing after
             if not protocol.done():
                 protocol.cancel()
@@ -193,6 +197,18 @@ class _Turn(_TerminalRequests, _SignIn):
                     await self.terminals.close()  # SBX-1: no terminal outlives the turn
                 finally:
                     await agent.close_reaped(connection)
+
+    def _stderr_said(self, line: str) -> None:
+        """Issue 32 item 5: an MCP server the agent got but could not start, as the agent reports it on its
+        stderr (``acp_mcp.mcp_failures_said``): one line on the line per server, the first time it is said."""
+        names = tuple(n for n in mcp_failures_said(line) if n not in self._mcp_failed)
+        if not names:
+            return
+        if self._ended:  # said after the turn's last event: the log keeps it (the next turn hears it again)
+            log.info("line %s: the agent said after the turn: %s", self.request.thread_id, line)
+            return
+        self._mcp_failed.update(names)
+        self.emit(mcp_failure_event(names, self.agent_label))
 
     async def _close_session(self, connection: ClientSideConnection) -> None:
         """Issue 32 item 6: the agent process lives for one turn, so its session is closed as the turn ends

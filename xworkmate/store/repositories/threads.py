@@ -196,6 +196,16 @@ class ThreadRepository:
     def set_acp_session(self, key: str, acp_session_id: str | None) -> TaskThread:
         return self._update(key, acp_session_id=acp_session_id)
 
+    def bound_to_acp_session(self, provider: str, acp_session_id: str) -> list[str]:
+        """Keys of the lines (archived too) whose ACP agent ``provider`` continues session ``acp_session_id``."""
+        stmt = (
+            select(ThreadRow.thread_id)
+            .where(ThreadRow.provider == provider, ThreadRow.acp_session_id == acp_session_id)
+            .order_by(ThreadRow.thread_id)
+        )
+        with self._store.read() as session:
+            return list(session.scalars(stmt))
+
     def set_permission(self, key: str, level: PermissionLevel) -> TaskThread:
         return self._update(key, permission_level=level.value)
 

@@ -109,6 +109,10 @@
 <context>
     <name>AgentActions</name>
     <message>
+        <source>The agent could not start these MCP servers and went on without them: {servers}</source>
+        <translation>智能体未能启动这些 MCP 服务器，已在没有它们的情况下继续：{servers}</translation>
+    </message>
+    <message>
         <source>Execution mode not changed — {error}</source>
         <translation>执行方式未更改：{error}</translation>
     </message>

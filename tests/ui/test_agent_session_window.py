@@ -16,6 +16,7 @@ from tests.acp.test_session_offers import CONFIG, MODEL_OPTION, MODES
 from xworkmate.controllers import SessionController
 from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
+from xworkmate.ui.agent_session import SessionDeleteDialog
 
 from .conftest import open_window
 from .support import click_line, finished, send, settled
@@ -193,3 +194,40 @@ def test_binding_a_new_line_offers_the_agents_existing_sessions(
     send(qtbot, window, "what was it?")
     run(loop, wait_until(finished(controller, second.thread_id), what="the turn"))
     assert [e["session_id"] for e in report_events(report, "load_session")] == ["s-old"]
+
+
+@POPUP_NOISE
+def test_the_windows_session_picker_deletes_a_session_the_agent_offers_to_delete(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    sqlite_controller: SessionController,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 32 item 6, as the window wires it (``window.agent.session_deleter``): Delete… beside the picker
+    sends session/delete for the session chosen, once confirmed."""
+    controller = sqlite_controller
+    report = scripted_agent(
+        controller,
+        tmp_path,
+        session_id="s-old",
+        load_session=True,
+        list_sessions=True,
+        delete_sessions=True,
+        turn=[{"say": "ok"}],
+    )
+    first = controller.lines.create_line("first")
+    controller.line_settings.set_execution(first.thread_id, "acp", "scripted")
+    assert run(loop, controller.turns.run_turn(first.thread_id, "remember 42", headless=True)).status == "finished"
+    window: MainWindow = open_window(qtbot, controller)
+    second = controller.lines.create_line("second")
+    click_line(qtbot, window, second.thread_id)
+    window.mode_picker.setCurrentIndex(window.mode_picker.findText("scripted (ACP)"))
+    run(loop, wait_until(lambda: bool(window.agent_bar.delete_actions()), what="the sessions offered for deletion"))
+    monkeypatch.setattr(SessionDeleteDialog, "ask", staticmethod(lambda _parent, _label: True))
+    [delete] = [a for a in window.agent_bar.delete_actions() if "s-old" in a.text()]
+    delete.trigger()
+    pending = window.agent.session_deleter.pending
+    assert pending is not None
+    run(loop, wait_until(pending.done, what="the deletion"))
+    assert [e["session_id"] for e in report_events(report, "delete_session")] == ["s-old"]

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 import xworkmate.ui.window as window_package
 from xworkmate.controllers import LineView, SessionController
-from xworkmate.controllers.changes import Change
+from xworkmate.controllers.changes import AgentMcpFailed, Change
 from xworkmate.controllers.views import LinePanes
 from xworkmate.ui.window.main_window import MainWindow
 
@@ -71,3 +71,19 @@ def test_the_parts_never_import_the_window_and_its_module_only_builds_and_wires(
         assert "MainWindow" not in names, module.name  # a part sees the window as WindowServices only
     lines = (folder / "main_window.py").read_text(encoding="utf-8").count("\n")
     assert lines <= WINDOW_MODULE_LINES, f"ui/window/main_window.py has {lines} lines"
+
+
+def test_mcp_servers_failing_inside_the_shown_lines_agent_are_said_in_its_status_line(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """Issue 32 item 5 (ERR-1): the record an agent's MCP failure becomes reaches the window through its table;
+    another line's failure is not said on the shown one (ISO-5)."""
+    other = sqlite_controller.lines.create_line("Elsewhere")
+    settled(qtbot, window)
+    shown = window.shown_key
+    assert shown is not None and shown != other.thread_id
+    window.router.route(AgentMcpFailed(other.thread_id, ("search",), "search failed to start"))
+    assert "search" not in window.message_pane.status_label.text()
+    window.router.route(AgentMcpFailed(shown, ("search", "files"), "search, files failed to start"))
+    status = window.message_pane.status_label
+    assert "search, files" in status.text() and status.property("severity") == "error"

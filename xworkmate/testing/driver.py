@@ -2,10 +2,10 @@
 
 Every action is what a person does: a click on a widget found by its documented ``objectName``, keys
 typed into the composer, a context-menu action, a dialog answered through the window's ``ask`` hook
-(``workspace.choose_folder``, ``task_list.ask_title``, ``task_list.ask_category`` — STYLE lesson 6). Nothing calls the controller
-to act. Waits run the window's qasync loop until a condition holds, re-checked on every controller
-change record and on a short Qt timer; they never sleep and never nest qtbot waits in a coroutine
-(STYLE lesson 7).
+(``workspace.choose_folder``, ``task_list.ask_title``, ``task_list.ask_category`` — STYLE lesson 6).
+Nothing calls the controller to act. Waits run the window's qasync loop until a condition holds,
+re-checked on every controller change record and on a short Qt timer; they never sleep and never nest
+qtbot waits in a coroutine (STYLE lesson 7).
 
 Reads are plain records: ``messages()`` from the stored conversation, ``lines()`` from the task
 line list as it is shown.

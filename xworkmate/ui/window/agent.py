@@ -14,11 +14,12 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Slot
 
 from xworkmate.controllers import LineView, UnknownSessionKeyError
-from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
+from xworkmate.controllers.changes import AgentMcpFailed, AgentSessionChanged, UsageChanged
 from xworkmate.controllers.views import LinePanes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.threads import ExecutionMode
+from xworkmate.ui.agent_session import AgentSessionDeleter
 from xworkmate.ui.conversation import MessagePane
 from xworkmate.ui.execution import parse_choice
 from xworkmate.ui.mcp_servers import McpServersDialog
@@ -49,6 +50,10 @@ class AgentActions(QObject):
         self._agent_shown: tuple[str, str | None] | None = None  # whose offers the agent bar shows
         self._session_probe: asyncio.Future[None] | None = None
         self.mcp_dialog: McpServersDialog | None = None
+        # Issue 32 item 6: the bar's Delete… sends session/delete, for an agent that deletes sessions.
+        self.session_deleter = AgentSessionDeleter(
+            self._bar, window.controller.agents, lambda: window.shown.shown_key, window.show_error
+        )
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
         if panes is not None and panes.usage is not None:
@@ -70,10 +75,22 @@ class AgentActions(QObject):
         if change.key == self._window.shown.shown_key:
             self._show_usage(change.key)
 
+    def on_mcp_failed(self, change: AgentMcpFailed) -> None:
+        """Issue 32 item 5 (ERR-1): MCP servers failed to start inside the line's agent; the turn went on without
+        them. Said in the status line of the line shown (the notice stays in its conversation)."""
+        self._agent_cache = {k: v for k, v in self._agent_cache.items() if k[0] != change.key}
+        if change.key == self._window.shown.shown_key:
+            self._window.show_error(
+                self.tr("The agent could not start these MCP servers and went on without them: {servers}").format(
+                    servers=", ".join(change.servers)
+                )
+            )
+
     def stop(self) -> None:
-        """The window closes: an agent still being asked for its sessions is not waited for."""
-        if self._session_probe is not None and not self._session_probe.done():
-            self._session_probe.cancel()
+        """The window closes: an agent still being asked for its sessions, or to delete one, is not waited for."""
+        for asking in (self._session_probe, self.session_deleter.pending):
+            if asking is not None and not asking.done():
+                asking.cancel()
 
     # -- built-in agent or an ACP agent ---------------------------------------------------
 
@@ -170,10 +187,8 @@ class AgentActions(QObject):
                 log.info("session/list on %s failed: %s", key, exc)
                 return
             self._agent_sessions[key] = found
-            if key == self._window.shown.shown_key and found.supported:
-                self._bar.show_sessions(
-                    [(s.session_id, f"{s.title} ({s.session_id})" if s.title else s.session_id) for s in found.sessions]
-                )
+            if key == self._window.shown.shown_key:
+                self._bar.show_agent_sessions(found)  # each deletable where the agent deletes sessions
 
         self._session_probe = asyncio.ensure_future(ask())
 

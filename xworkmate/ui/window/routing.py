@@ -42,7 +42,7 @@ from xworkmate.controllers import (
     ToolRunning,
     UnknownSessionKeyError,
 )
-from xworkmate.controllers.changes import AgentSessionChanged, UsageChanged
+from xworkmate.controllers.changes import AgentMcpFailed, AgentSessionChanged, UsageChanged
 from xworkmate.controllers.views import ReadAhead, needs_reads
 from xworkmate.ui.live_runs import LiveRuns
 from xworkmate.ui.needs_you import NeedsYou
@@ -155,6 +155,7 @@ def route_records(
     router.on_run(ChangesRecorded, folder.on_changes_recorded)
     router.on_run(AgentSessionChanged, agent.on_agent_session_changed)
     router.on_run(UsageChanged, agent.on_usage_changed)
+    router.on_run(AgentMcpFailed, agent.on_mcp_failed)
     for run_record in (RunStarted, ToolRunning, ApprovalRequested, ApprovalSettled, RunFinished):
         router.on_run(run_record, cards.on_run_record)
     router.on_store(LineCreated, lines.on_line_created)

@@ -47,17 +47,22 @@ def open_new_line(qtbot: QtBot, window: MainWindow, title: str, *, permission: s
 
 
 def settled(qtbot: QtBot, window: MainWindow) -> None:
-    """Wait until the operations the window started are applied (issue 19: they run on the store worker).
+    """Wait until the operations the window started are applied (issue 19: they run on the store worker), and
+    what a switch left for after the conversation's paint has run (issue 34 item 1).
 
     With a qasync loop the wait runs that loop, as the window's own run does, so a turn the operation
     started steps with its loop running."""
     loop = qasync_loop()
+
+    def busy() -> bool:  # an operation on its way, or a part's work left for after a switch's paint (issue 34)
+        return bool(window.operations.running or window.shown.deferred.pending)
+
     if loop is None or loop.is_running():
-        qtbot.waitUntil(lambda: window.operations.running == 0, timeout=5000)
+        qtbot.waitUntil(lambda: not busy(), timeout=5000)
         return
 
     async def applied() -> None:
-        while window.operations.running:
+        while busy():
             await asyncio.sleep(0.005)  # a poll of the condition, not a fixed wait
 
     loop.run_until_complete(asyncio.wait_for(applied(), timeout=5))

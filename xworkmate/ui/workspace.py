@@ -233,6 +233,11 @@ class WorkspacePane(QWidget):
 
     def show_line(self, view: LineView) -> bool:
         """Show the line's folder; returns whether the folder exists."""
+        self.show_path(view)
+        return self.show_folder(view)
+
+    def show_path(self, view: LineView) -> None:
+        """The line's folder as a path (no look at the disk)."""
         path = view.thread.workspace_binding.path
         self.path_label.setText(home_relative(path) if path else self.tr("(no folder bound)"))
         self.path_label.setToolTip(path or "")
@@ -241,6 +246,10 @@ class WorkspacePane(QWidget):
             self.recreate_folder_button.setToolTip(
                 self.tr("Make {path} again and keep the line bound to it").format(path=path)
             )
+
+    def show_folder(self, view: LineView) -> bool:
+        """The line's folder in the tree (or why it is missing); returns whether the folder exists."""
+        path = view.thread.workspace_binding.path
         # SBX-3: a folder swapped since the line was bound (a link to $HOME…) is not browsed as the line's own.
         exists = bool(path) and view.status is not ThreadStatus.NEEDS_WORKSPACE and Path(path or "").is_dir()
         if exists and path is not None:

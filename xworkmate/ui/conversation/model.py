@@ -11,6 +11,7 @@ controller stores them.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +73,10 @@ _FETCH_AHEAD = 48
 # Issue 34 item 2: at most this many rows' messages stay read (a line of a gigabyte is scrolled through
 # without holding it); the rows farthest from the one asked for are dropped and read again when painted.
 CACHE_CAP = 1000
+KEPT_LINES = 64
+"""Issue 34 item 1: the lines whose newest rows, as built for painting, a switch back finds again (as the
+window's ``ShownLine.seen`` keeps the last read of 64 lines); a row is reused only for the very message it was
+built from."""
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
 MISSING_MESSAGE_TEXT = QT_TRANSLATE_NOOP("MessageListModel", "(this message is no longer available)")
 
@@ -168,6 +173,10 @@ class MessageListModel(QAbstractListModel):
         self._search_hit: tuple[int, str] | None = None
         self._older_reader: OlderReader | None = None
         self._older_pending: OlderPage | None = None
+        self._kept: OrderedDict[str, dict[int, tuple[Message, RowView]]] = OrderedDict()
+        self.rows_built = 0
+        """How many stored rows were built for painting (``RowView``): a switch back to a line whose newest
+        messages did not change builds none again (issue 34 item 1; counted for the tests)."""
 
     # -- our API ------------------------------------------------------------
 
@@ -224,18 +233,40 @@ class MessageListModel(QAbstractListModel):
         if newest is None:  # else read for it off the GUI thread (issue 19, ``controllers/views``)
             newest = self._controller.lines.newest_messages(key, limit=first) if key is not None else []
         self.beginResetModel()
+        self._keep_rows()
+        kept = self._kept.pop(key, {}) if key is not None else {}
         self._key = key
         self._ids = [message.id for message in newest]
         self._cache.clear()
         self._cache.update((message.id, message) for message in newest)
         self._cards.clear()
         self._views.clear()
+        for message in newest:  # issue 34 item 1: a row built before for this very message is not built again
+            if (row := kept.get(message.id)) is not None and row[0] == message:
+                self._views[message.id] = row[1]
         self._missing.clear()
         self._expanded.clear()
         self._live = []
         self._has_older = len(newest) >= first
         self._older_pending = None  # a page on its way for the line shown before is dropped
         self.endResetModel()
+
+    def _keep_rows(self) -> None:
+        """Before another line is shown: keep the shown line's newest built rows (folded ones, as a switch
+        shows them) with the message each was built from, for ``KEPT_LINES`` lines."""
+        if self._key is None:
+            return
+        newest = self._ids[-self._page_size :]
+        rows: dict[int, tuple[Message, RowView]] = {}
+        for i in newest:
+            view, message = self._views.get(i), self._cache.get(i)
+            if view is not None and message is not None and not view.expanded:
+                rows[i] = (message, view)
+        self._kept.pop(self._key, None)
+        if rows:
+            self._kept[self._key] = rows
+            while len(self._kept) > KEPT_LINES:
+                self._kept.popitem(last=False)
 
     def remember(self, messages: Iterable[Message]) -> None:
         """Messages read off the GUI thread (issue 19): their rows paint without a read."""
@@ -590,6 +621,7 @@ class MessageListModel(QAbstractListModel):
                 card=self.card_at(row),
                 expanded=expanded,
             )
+            self.rows_built += 1
         self._views[message_id] = view
         return view
 

@@ -101,6 +101,13 @@ class MessageDelegate(QStyledItemDelegate):
         self._card_colour_cache: dict[tuple[theme.Scheme, str, bool], tuple[QColor, QColor]] = {}
         self._editing: QPersistentModelIndex | None = None
         self._actions_height: tuple[QFont, int] | None = None
+        self._shortest: tuple[QFont, int] | None = None
+        self.bodies_built = 0
+        self.rows_measured = 0
+        """How many stored rows' heights were measured: kept per width, so only a width change measures them
+        again (issue 34 item 1; counted for the tests)."""
+        """How many stored rows' bodies were rendered (Markdown, cards, text): a row painted before is not
+        rendered again while its body is in the cache (issue 34 item 1; counted for the tests)."""
         self.live_render_ms = 0.0
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
@@ -222,9 +229,13 @@ class MessageDelegate(QStyledItemDelegate):
         return QRectF(card.left() + self.PADDING, card.bottom() - self.PADDING - height, self.text_width(), height)
 
     def shortest_row_height(self, font: QFont) -> int:
-        """A row with a one-line body: no row is shorter."""
-        header_height = self._header(font)[1].height()
-        return 2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + QFontMetrics(font).lineSpacing() + 1
+        """A row with a one-line body: no row is shorter (measured once per font: every operation the window
+        starts asks ``rows_to_fill``, a switch several times)."""
+        if self._shortest is None or self._shortest[0] != font:
+            header_height = self._header(font)[1].height()
+            line = QFontMetrics(font).lineSpacing()
+            self._shortest = (QFont(font), 2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + line + 1)
+        return self._shortest[1]
 
     @staticmethod
     def _row(index: ModelIndex) -> RowView:
@@ -261,6 +272,7 @@ class MessageDelegate(QStyledItemDelegate):
         if view.live is not None:
             self._live_bodies[view.live] = (key, body)
         else:
+            self.bodies_built += 1
             self._bodies[key] = body
             while len(self._bodies) > self.BODY_CACHE:
                 self._bodies.popitem(last=False)
@@ -291,6 +303,7 @@ class MessageDelegate(QStyledItemDelegate):
             if live:
                 self.live_render_ms = (time.perf_counter() - started) * 1000
             else:
+                self.rows_measured += 1
                 self._heights[key] = height
         return QSize(self.text_width() + 2 * (self.MARGIN + self.PADDING), height)
 
@@ -563,8 +576,10 @@ class MessageListView(QListView):
         self._place_text_view()
 
     def resizeEvent(self, event: Any) -> None:
-        self.message_delegate.forget_sizes()
         if event.size().width() != event.oldSize().width():
+            # Heights are kept per width: one only taller or shorter (a bar above the composer shown or hidden
+            # on a switch, issue 34 item 1) measures no row again.
+            self.message_delegate.forget_sizes()
             # Issue 30: the rows wrap again; a text view laid out at the old width would stand where its
             # row no longer is, over the next row's header and its chip. The next hover opens it again.
             self.close_text_view()

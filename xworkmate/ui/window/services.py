@@ -30,7 +30,8 @@ class Shown(Protocol):
     """The shown line (``ui/window/shown.ShownLine``): ``view`` is its view (every pane shows its key,
     ISO-5); ``open_line`` and ``switch_to`` are the one switch path (issue 33 item 1); ``refresh_shown``
     reads every pane of the shown line again (its real state after a refusal, ISO-4), ``read_shown_again``
-    only its view."""
+    only its view; ``after_paint(work)`` runs a part's work once the switched-to conversation is painted
+    (issue 34 item 1)."""
 
     @property
     def view(self) -> LineView | None: ...
@@ -45,6 +46,8 @@ class Shown(Protocol):
     def refresh_shown(self) -> None: ...
 
     def read_shown_again(self) -> None: ...
+
+    def after_paint(self, work: Callable[[], None]) -> None: ...
 
 
 class WindowServices(Protocol):

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QWidget
 
 from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
 from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
@@ -23,6 +24,54 @@ from xworkmate.ui.window.services import LinePart, WindowServices
 from xworkmate.ui.wording import plain_words
 
 SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
+AFTER_PAINT_MS = 100  # issue 34 item 1: the longest work left for after the paint waits for one that never comes
+
+
+class AfterPaint(QObject):
+    """Work a switch leaves until the conversation it shows has been painted (issue 34 item 1): what no one
+    looks at first (the folder's tree, its watch, the Changes tab) must not delay the messages. ``add(work)``
+    runs ``work`` once, right after the conversation's next paint (the same work asked twice meanwhile runs
+    once); at once when the conversation is not on screen; after ``AFTER_PAINT_MS`` if no paint comes."""
+
+    def __init__(self, viewport: QWidget, parent: QObject) -> None:
+        super().__init__(parent)
+        self._viewport = viewport
+        self._work: list[Callable[[], None]] = []
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.setInterval(0)
+        self._soon.timeout.connect(self.run)
+        self._late = QTimer(self)
+        self._late.setSingleShot(True)
+        self._late.setInterval(AFTER_PAINT_MS)
+        self._late.timeout.connect(self.run)
+        viewport.installEventFilter(self)
+
+    @property
+    def pending(self) -> int:
+        return len(self._work)
+
+    def add(self, work: Callable[[], None]) -> None:
+        if work in self._work:
+            return
+        self._work.append(work)
+        if not self._viewport.isVisible():
+            self._soon.start()
+        elif not self._late.isActive() and not self._soon.isActive():
+            self._late.start()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self._work and not self._soon.isActive():
+            self._soon.start()  # after this paint, not in it
+        return False
+
+    def run(self) -> None:
+        """The work left, now (a test, or the window closing, need not wait for the paint)."""
+        self._soon.stop()
+        self._late.stop()
+        work, self._work = self._work, []
+        for each in work:
+            each()
 
 
 class ShownLine(QObject):
@@ -55,6 +104,7 @@ class ShownLine(QObject):
         self.view: LineView | None = None
         self.wanted_key: str | None = None
         self.seen: dict[str, LinePanes] = {}
+        self.deferred = AfterPaint(message_list.viewport(), self)
         # How many times the shown line's panes were shown (a switch, or a LineUpdated of the shown line): per
         # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
         self.panes_shown = 0
@@ -67,6 +117,10 @@ class ShownLine(QObject):
     def selection_key(self) -> str | None:
         """The line the list's selection should be on: the one asked for, else the shown one."""
         return (self.wanted_key or self.shown_key) if self.view is not None else None
+
+    def after_paint(self, work: Callable[[], None]) -> None:
+        """``work`` once the conversation shown is painted (``AfterPaint``): a part's work no one looks at first."""
+        self.deferred.add(work)
 
     def show_current(self, ahead: ReadAhead | None = None) -> None:
         """Show the controller's current line in every pane, from ``ahead``'s read of it, else one read here."""

@@ -67,10 +67,23 @@ class WorkspaceActions(QObject):
         self.chip_turns: dict[int, int] = {}
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
-        self._shown_folder_exists = self._pane.show_line(view)
+        self._pane.show_path(view)
+        self._show_dispatch_sources(view, panes)
+        if previous is None or previous.key != view.key:
+            # Issue 34 item 1: a switch shows the conversation first; the folder (a look at the disk, the tree's
+            # root, the watch) and the Changes tab follow right after its paint.
+            self._window.shown.after_paint(self.show_folder)
+        else:
+            self.show_folder()
+
+    def show_folder(self) -> None:
+        """The shown line's folder: the tree, the watch, the Changes tab (what a switch leaves for after the
+        conversation's paint)."""
+        if (view := self._window.shown.view) is None:
+            return
+        self._shown_folder_exists = self._pane.show_folder(view)
         if self._changes_view is not None:  # else it shows the current line when it is built
             self._changes_view.show_line(view.key, view.thread.workspace_binding.path)
-        self._show_dispatch_sources(view, panes)
         self._watch_folder(view)
 
     def stop(self) -> None:

@@ -1,0 +1,177 @@
+"""What a switch between two lines costs (issue 34 item 1; SPEC §6): a switch back to a line already painted
+builds and renders none of its rows again, and what no one looks at first (the folder's tree, its watch, the
+Changes tab) waits until the conversation is painted. Counts and orders, never wall-clock times.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QSize
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.store import Store
+from xworkmate.ui import MainWindow
+from xworkmate.ui.window.shown import AfterPaint
+
+from .conftest import open_window
+from .support import click_line, message_texts, settled
+
+ANSWER = "## Notes\n\nThe **release** checks:\n\n- the notes\n- the version\n\n```python\nprint('done')\n```\n"
+
+
+def _line_with_messages(controller: SessionController, store: Store, title: str, count: int = 4) -> str:
+    key = controller.lines.create_line(title).thread_id
+    for n in range(count):
+        store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"{title} question {n}")
+        store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content=f"{n}\n{ANSWER}")
+    return key
+
+
+def _painted(window: MainWindow) -> None:
+    """Until the conversation has been painted with what the model holds (the rows it shows rendered)."""
+    window.message_list.viewport().repaint()
+    QApplication.processEvents()
+
+
+def _window(qtbot: QtBot, controller: SessionController) -> MainWindow:
+    window = open_window(qtbot, controller)
+    window.resize(1200, 800)
+    settled(qtbot, window)
+    return window
+
+
+def test_a_switch_back_to_a_line_already_painted_builds_and_renders_none_of_its_rows_again(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    first = _line_with_messages(sqlite_controller, sqlite_store, "First")
+    second = _line_with_messages(sqlite_controller, sqlite_store, "Second")
+    window = _window(qtbot, sqlite_controller)
+    model, delegate = window.message_model, window.message_list.message_delegate
+    click_line(qtbot, window, first)
+    _painted(window)
+    shown_first = message_texts(window)
+    click_line(qtbot, window, second)
+    _painted(window)
+    assert model.key == second and model.rows_built > 0 and delegate.bodies_built > 0
+    rows, bodies = model.rows_built, delegate.bodies_built
+
+    click_line(qtbot, window, first)
+    _painted(window)
+
+    assert model.key == first and message_texts(window) == shown_first
+    assert model.rows_built == rows  # every row of the first line as it was built before the switch away
+    assert delegate.bodies_built == bodies  # and its Markdown rendered before, not again
+
+
+def test_a_switch_back_builds_only_the_rows_of_messages_that_came_while_the_line_was_away(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    first = _line_with_messages(sqlite_controller, sqlite_store, "First")
+    second = _line_with_messages(sqlite_controller, sqlite_store, "Second")
+    window = _window(qtbot, sqlite_controller)
+    model = window.message_model
+    click_line(qtbot, window, first)
+    _painted(window)
+    click_line(qtbot, window, second)
+    _painted(window)
+    # Written while the first line is away (another process, as far as this window knows).
+    sqlite_store.messages.append(first, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content="Later news")
+    rows = model.rows_built
+
+    click_line(qtbot, window, first)
+    _painted(window)
+
+    assert model.key == first and message_texts(window)[-1] == "Later news"
+    assert model.rows_built == rows + 1  # the new message's row; the others as they were built before
+
+
+def test_a_height_change_of_the_conversation_measures_no_row_again_and_a_width_change_does(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """A bar shown or hidden above the composer on a switch (an ACP line's agent bar) changes only the
+    conversation's height: the rows' heights are kept per width."""
+    key = _line_with_messages(sqlite_controller, sqlite_store, "Measured")
+    window = _window(qtbot, sqlite_controller)
+    click_line(qtbot, window, key)
+    _painted(window)
+    view, delegate = window.message_list, window.message_list.message_delegate
+    measured = delegate.rows_measured
+    assert measured > 0
+
+    view.resize(QSize(view.width(), view.height() - 40))
+    _painted(window)
+    assert delegate.rows_measured == measured
+
+    view.resize(QSize(view.width() - 60, view.height()))
+    _painted(window)
+    assert delegate.rows_measured > measured
+
+
+class _PaintWatch(QObject):
+    """The workspace tree's root each time the conversation starts painting."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self._window = window
+        self.roots: list[str | None] = []
+        window.message_list.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.roots.append(self._window.workspace_pane.root)
+        return False
+
+
+def test_a_switch_shows_the_folder_tree_right_after_the_conversations_first_paint(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    first = _line_with_messages(sqlite_controller, sqlite_store, "First")
+    second = _line_with_messages(sqlite_controller, sqlite_store, "Second")
+    folders = {key: sqlite_controller.lines.line_view(key).thread.workspace_binding.path for key in (first, second)}
+    assert folders[first] != folders[second] and all(Path(f or "").is_dir() for f in folders.values())
+    window = _window(qtbot, sqlite_controller)
+    click_line(qtbot, window, first)
+    _painted(window)
+    assert window.workspace_pane.root == folders[first]
+    watch = _PaintWatch(window)
+
+    click_line(qtbot, window, second)
+    _painted(window)
+
+    assert window.workspace_pane.root == folders[second]  # settled: the work left for after the paint ran
+    assert window.workspace_pane.path_label.toolTip() == folders[second]
+    assert watch.roots and watch.roots[0] == folders[first]  # the conversation painted before the tree changed
+    assert window.workspace.folder_watcher.directories() == [folders[second]]
+
+
+def test_work_left_for_after_the_paint_runs_once_and_at_once_when_nothing_is_painted(qtbot: QtBot) -> None:
+    shown, hidden = QWidget(), QWidget()
+    qtbot.addWidget(shown)
+    qtbot.addWidget(hidden)
+    shown.show()
+    qtbot.waitExposed(shown)
+    ran: list[str] = []
+    owner = QObject()
+
+    def on_shown() -> None:
+        ran.append("shown")
+
+    def on_hidden() -> None:
+        ran.append("hidden")
+
+    after_shown, after_hidden = AfterPaint(shown, owner), AfterPaint(hidden, owner)
+    after_shown.add(on_shown)
+    after_shown.add(on_shown)  # asked twice before the paint: runs once
+    after_hidden.add(on_hidden)
+    assert ran == [] and after_shown.pending == 1
+
+    qtbot.waitUntil(lambda: "hidden" in ran)  # not painted at all: it does not wait for a paint
+    assert "shown" not in ran or ran.index("hidden") < ran.index("shown")
+    shown.update()
+    qtbot.waitUntil(lambda: "shown" in ran)
+    QApplication.processEvents()
+    assert sorted(ran) == ["hidden", "shown"] and after_shown.pending == 0

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.domain.providers import ProviderRecord
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
 from xworkmate.ui.window.shown import AfterPaint
@@ -175,3 +176,28 @@ def test_work_left_for_after_the_paint_runs_once_and_at_once_when_nothing_is_pai
     qtbot.waitUntil(lambda: "shown" in ran)
     QApplication.processEvents()
     assert sorted(ran) == ["hidden", "shown"] and after_shown.pending == 0
+
+
+def test_a_switch_between_lines_offering_the_same_providers_does_not_fill_the_provider_picker_again(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    for name in ("alpha", "beta", "gamma"):
+        sqlite_controller.providers.add_provider(
+            ProviderRecord(name=name, base_url=f"http://127.0.0.1:9/{name}", model="m", is_default=name == "alpha")
+        )
+    first = _line_with_messages(sqlite_controller, sqlite_store, "First", count=1)
+    second = _line_with_messages(sqlite_controller, sqlite_store, "Second", count=1)
+    window = _window(qtbot, sqlite_controller)
+    click_line(qtbot, window, first)
+    picker = window.message_pane.provider_picker
+    offered = [picker.itemText(i) for i in range(picker.count())]
+    assert len(offered) == 4  # "Default — alpha" and the three
+    emptied: list[int] = []
+    picker.model().rowsRemoved.connect(lambda *_args: emptied.append(1))
+    picker.model().modelReset.connect(lambda *_args: emptied.append(1))
+
+    click_line(qtbot, window, second)
+    click_line(qtbot, window, first)
+
+    assert emptied == []
+    assert [picker.itemText(i) for i in range(picker.count())] == offered

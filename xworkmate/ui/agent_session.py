@@ -46,6 +46,7 @@ from xworkmate.domain.agent_session import (
     LineUsage,
 )
 from xworkmate.ui.mcp_servers import McpPicker
+from xworkmate.ui.pickers import fill
 from xworkmate.ui.theme import METRICS, current
 from xworkmate.ui.wording import plain_words
 
@@ -72,13 +73,9 @@ _PICKER_MIN_WIDTH = 90
 
 
 def _fill(picker: QComboBox, choices: tuple[AgentChoice, ...], current: str | None) -> None:
+    fill(picker, [(choice.name, choice.id, choice.description or "") for choice in choices])  # issue 34: if changed
     blocked = picker.blockSignals(True)
     try:
-        picker.clear()
-        for choice in choices:
-            picker.addItem(choice.name, choice.id)
-            if choice.description:
-                picker.setItemData(picker.count() - 1, choice.description, Qt.ItemDataRole.ToolTipRole)
         index = picker.findData(current) if current is not None else -1
         picker.setCurrentIndex(max(index, 0))
     finally:

@@ -33,6 +33,7 @@ from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
+from xworkmate.ui.pickers import PickerItem, fill
 from xworkmate.ui.skills import SkillPicker
 from xworkmate.ui.wording import line_title, plain_words
 
@@ -484,19 +485,16 @@ class MessagePane(QWidget):
     def set_providers(self, providers: Sequence[ProviderRecord], default_label: str = DEFAULT_PROVIDER_LABEL) -> None:
         """Fill the provider picker: "Default" and every OpenAI-compatible provider, keeping the choice."""
         chosen = self.chosen_provider()
-        blocked = self.provider_picker.blockSignals(True)
-        self.provider_picker.clear()
-        self.provider_picker.addItem(QCoreApplication.translate("MessagePane", default_label), None)
+        items: list[PickerItem] = [(QCoreApplication.translate("MessagePane", default_label), None, "")]
         for record in providers:
             if record.kind is not ProviderKind.OPENAI:
                 continue
             label = f"{record.name} · {record.model}" if record.model else record.name
-            self.provider_picker.addItem(label, record.name)
             tags = self.tr("tags: {tags}").format(tags=", ".join(record.tags)) if record.tags else ""
             tip = " · ".join(part for part in (record.base_url or "", tags) if part)
-            self.provider_picker.setItemData(self.provider_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.provider_picker.blockSignals(blocked)
-        self.choose_provider(chosen)
+            items.append((label, record.name, tip))
+        if fill(self.provider_picker, items):  # issue 34 item 1: a switch to a line of the same providers: kept
+            self.choose_provider(chosen)
 
     def chosen_provider(self) -> str | None:
         data = self.provider_picker.currentData()

@@ -89,7 +89,10 @@ class ConversationActions(QObject):
         self._pane.show_line(view, last_failure=self._cards.last_failure(view.key))
         if key_changed and self._queue.key != view.key:
             self._queue.show_queue(view.key, [])  # never another line's queue, even for a moment (ISO-5)
-        self.read_queue(view.key)
+        if key_changed:  # issue 34 item 1: read once the switched-to conversation is painted
+            self._window.shown.after_paint(self._read_shown_queue)
+        else:
+            self.read_queue(view.key)
         self._stop_shortcut.setEnabled(self._pane.stop_button.isEnabled())
         self.on_composer_changed()
         if not key_changed and panes is not None and self._stale_page(panes):
@@ -249,6 +252,10 @@ class ConversationActions(QObject):
             turns.stop(key)
 
     # -- the follow-up queue (issue 31): every call on the worker, the strip redrawn from what it read -----
+
+    def _read_shown_queue(self) -> None:
+        if (key := self._window.shown.shown_key) is not None:
+            self.read_queue(key)
 
     def read_queue(self, key: str) -> None:
         """Read ``key``'s queue off the GUI thread (LOOP-4) and show it if ``key`` is still the shown line."""

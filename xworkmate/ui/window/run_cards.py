@@ -86,7 +86,9 @@ class RunCards(QObject):
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
         if previous is None or previous.key != view.key:
-            self._read_interruption(view.key)
+            self._pane.interrupted_bar.show_interrupted(None)  # never another line's (ISO-5)
+            # Issue 34 item 1: whether it has a turn to resume is read once its conversation is painted.
+            self._window.shown.after_paint(self._read_shown_interruption)
         self.show_network_denied(view)
         self._show_sign_in()
         self.show_live()
@@ -243,6 +245,10 @@ class RunCards(QObject):
         )
 
     # -- issue 31: a turn a crash interrupted, and Resume ----------------------------
+
+    def _read_shown_interruption(self) -> None:
+        if (key := self._window.shown.shown_key) is not None:
+            self._read_interruption(key)
 
     def _read_interruption(self, key: str) -> None:
         """Whether the line just shown has a turn to resume, read on the worker (LOOP-4)."""

@@ -117,9 +117,10 @@ class _Painted(QObject):
         return False
 
 
-def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, float]:
+def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, float, float]:
     """Select ``key`` in the list as a click would; seconds until the message list is painted with it, and
-    until the event processing pass that painted it has ended (as ``gui_common.switch_and_settle``).
+    until the event processing pass that painted it has ended (as ``gui_common.switch_and_settle``), and the
+    GUI thread's CPU seconds until then (less shaken by the machine's load than the wall clock).
 
     Called from a Qt timer, outside any asyncio task, so the nested event processing runs the streaming
     turns' callbacks as the real loop would: the second figure includes whatever that pass ran besides.
@@ -127,14 +128,14 @@ def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, flo
     label = window.findChild(QLabel, "sessionKeyLabel")
     assert label is not None
     app = application()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     window.task_pane.list_view.setCurrentIndex(window.proxy_index_of(key))
     while key not in label.text():
         app.processEvents()
     viewport = window.message_list.viewport()
     if not viewport.isVisible():  # an empty line shows its empty state instead: the pass, as gui_common
         app.processEvents()
-        return time.perf_counter() - start, time.perf_counter() - start
+        return time.perf_counter() - start, time.perf_counter() - start, time.thread_time() - cpu
     painted.at = 0.0  # a paint before the label showed the line does not count
     viewport.update()  # merged with the switch's own request; never a paint less
     deadline = time.perf_counter() + 5
@@ -142,7 +143,32 @@ def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, flo
         if time.perf_counter() > deadline:
             raise RuntimeError("the message list was not painted within 5 s of the switch")
         app.processEvents()
-    return painted.at - start, time.perf_counter() - start
+    return painted.at - start, time.perf_counter() - start, time.thread_time() - cpu
+
+
+class _PartTimes:
+    """A phase report of the switch: how long each part of the window takes to show the switched-to line
+    (``LinePart.show_line``, in the window's order), while ``on``."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.ms: dict[str, list[float]] = {}
+        self.on = False
+        for part in window.shown.parts:
+            part.show_line = self._timed(type(part).__name__, part.show_line)  # type: ignore[method-assign]
+
+    def _timed(self, name: str, show: Any) -> Any:
+        def timed(*args: Any) -> None:
+            if not self.on:
+                show(*args)
+                return
+            start = time.perf_counter()
+            show(*args)
+            self.ms.setdefault(name, []).append((time.perf_counter() - start) * 1000)
+
+        return timed
+
+    def medians(self) -> dict[str, float]:
+        return {name: percentile(times, 50) for name, times in self.ms.items()}
 
 
 class _Switcher:
@@ -151,6 +177,7 @@ class _Switcher:
     def __init__(self, window: MainWindow, keys: tuple[str, str]) -> None:
         self.times: list[float] = []
         self.passes: list[float] = []
+        self.cpu: list[float] = []
         self._painted = _Painted(window)
         self._window, self._keys, self._n = window, keys, 0
         self._timer = QTimer()
@@ -160,14 +187,16 @@ class _Switcher:
     def _once(self) -> None:
         self._timer.stop()  # no re-entry while the nested event processing runs
         self._n += 1
-        painted, passed = _switch(self._window, self._keys[self._n % 2], self._painted)
+        painted, passed, cpu = _switch(self._window, self._keys[self._n % 2], self._painted)
         self.times.append(painted * 1000)
         self.passes.append(passed * 1000)
+        self.cpu.append(cpu * 1000)
         self._timer.start()
 
     def start(self) -> None:
         self.times.clear()
         self.passes.clear()
+        self.cpu.clear()
         self._timer.start()
 
     def stop(self) -> list[float]:
@@ -325,7 +354,7 @@ def measure() -> dict[str, Any]:
                     first.setdefault(change.key, last[change.key])
 
             unsubscribe = controller.subscribe(count)
-            ticker, switcher = _Ticker(), _Switcher(window, pair)
+            ticker, switcher, parts = _Ticker(), _Switcher(window, pair), _PartTimes(window)
             rss_before = rss_mb()
             rss_peak = [rss_before]
             sampler = QTimer()
@@ -382,6 +411,7 @@ def measure() -> dict[str, Any]:
             loop.run_until_complete(all_stream(switching=True))
             busy_switches = switcher.stop()
             busy_passes = list(switcher.passes)
+            busy_cpu = list(switcher.cpu)
             unsubscribe()
             phase("twenty lines streamed again (switches)")
             incomplete += [k for k in keys if _stored_answer(controller, k) != expected[k]]
@@ -394,10 +424,13 @@ def measure() -> dict[str, Any]:
             ticker.start()
             loop.run_until_complete(idle(IDLE_S))
             idle_lags = ticker.stop()
+            parts.on = True
             switcher.start()
             loop.run_until_complete(idle(IDLE_S))
             idle_switches = switcher.stop()
+            parts.on = False
             idle_passes = list(switcher.passes)
+            idle_cpu = list(switcher.cpu)
             phase("idle reference")
 
             r.update(
@@ -413,6 +446,9 @@ def measure() -> dict[str, Any]:
                 busy_pass_p95=percentile(busy_passes, 95),
                 idle_pass_p95=percentile(idle_passes, 95),
                 idle_switches=len(idle_switches),
+                busy_cpu_p50=percentile(busy_cpu, 50),
+                idle_cpu_p50=percentile(idle_cpu, 50),
+                idle_part_ms=parts.medians(),
                 rss_before=rss_before,
                 rss_peak_growth_per_line=(max(rss_peak) - rss_before) / LINES,
                 rss_after_growth_per_line=(rss_after - rss_before) / LINES,
@@ -476,6 +512,9 @@ def run() -> list[Figure]:
                 "switches": r["busy_switches"],
                 "until_event_pass_ended_p95_ms": r["busy_pass_p95"],
                 "idle_until_event_pass_ended_p95_ms": r["idle_pass_p95"],
+                "gui_thread_cpu_p50_ms": r["busy_cpu_p50"],
+                "idle_gui_thread_cpu_p50_ms": r["idle_cpu_p50"],
+                "idle_show_line_p50_ms": r["idle_part_ms"],
             },
         ),
         Figure(
@@ -522,6 +561,12 @@ def main() -> int:
     print(
         f"  until the pass that painted it ended, p95: {r['busy_pass_p95']:.1f} ms streaming"
         f" (idle {r['idle_pass_p95']:.1f} ms)"
+    )
+    print(
+        f"  GUI thread CPU a switch, p50: {r['busy_cpu_p50']:.1f} ms streaming (idle {r['idle_cpu_p50']:.1f} ms);"
+        " idle, each part's show_line p50: "
+        + ", ".join(f"{name} {ms:.2f}" for name, ms in r["idle_part_ms"].items())
+        + " ms"
     )
     print(
         f"RSS growth a line:  {r['rss_peak_growth_per_line']:6.2f} MB peak  (after {r['rss_after_growth_per_line']:.2f}"

@@ -103,8 +103,9 @@ def test_a_switch_shows_the_cached_view_first_then_the_fresh_read(qtbot: QtBot, 
 
     click_line_without_waiting(qtbot, window, line_a.thread_id)
 
-    # At once, before the worker's read came back: the last view the window had of A.
-    assert window.operations.running > 0
+    # At once, before the worker's read came back (issue 34 item 1: before it is even asked for; it is read
+    # once the conversation is painted): the last view the window had of A.
+    assert window.operations.running > 0 or window.shown.deferred.pending > 0
     assert window.shown_key == line_a.thread_id
     assert title(window) == "A as first seen"
     settled(qtbot, window)

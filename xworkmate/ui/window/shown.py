@@ -230,12 +230,21 @@ class ShownLine(QObject):
                 say()
             QTimer.singleShot(0, self._sync_selection)  # after the click that may still be being processed
 
+        def read_fresh() -> None:
+            if self.wanted_key == key:  # else another switch has read since
+                self._window.operations.run(read, done=switched, failed=failed)
+
         seen = self.seen.get(key)
-        self._window.operations.run(read, done=switched, failed=failed)
-        # Shown after the read is queued, so what showing it writes (the seen mark) goes after the read;
-        # not when the answer came already (no qasync loop: it ran at once) or another line is wanted now.
-        if seen is not None and self.wanted_key == key and self.seen.get(key) is seen:
-            self.show_panes(seen)
+        if seen is None or key == self.shown_key:  # nothing to show before the read, or its real state wanted
+            self._window.operations.run(read, done=switched, failed=failed)
+            if seen is not None and self.wanted_key == key and self.seen.get(key) is seen:
+                self.show_panes(seen)  # not when the answer came already (no qasync loop: it ran at once)
+            return
+        # Issue 34 item 1: another line's last read is shown at once; the fresh one is read once it is painted,
+        # so the store worker does not compete with the switch for the interpreter. What showing it writes (the
+        # seen mark, also left for after the paint) goes after the read.
+        self.after_paint(read_fresh)
+        self.show_panes(seen)
 
     def on_current_line_changed(self, change: CurrentLineChanged, ahead: ReadAhead) -> None:
         """The controller's current line changed: by an operation of this window (read with it), or from

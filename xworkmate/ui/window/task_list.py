@@ -116,7 +116,7 @@ class TaskListActions(QObject):
         if previous is None or previous.key != view.key:
             with self.guarded():
                 self._proxy.keep(view.key)  # "Needs you" keeps the line it shows once it is seen
-            self._needs_you.watch()
+            self._window.shown.after_paint(self._needs_you.watch)  # the seen mark, once painted (issue 34)
         cached = self._model.cached_status(view.key)
         if cached is not None and cached is not view.status:
             self._model.invalidate_status(view.key)

@@ -6,7 +6,9 @@ Changes tab) waits until the conversation is painted. Counts and orders, never w
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from PySide6.QtCore import QEvent, QObject, QSize
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -178,8 +180,8 @@ def test_work_left_for_after_the_paint_runs_once_and_at_once_when_nothing_is_pai
     assert sorted(ran) == ["hidden", "shown"] and after_shown.pending == 0
 
 
-def test_a_switch_between_lines_offering_the_same_providers_does_not_fill_the_provider_picker_again(
-    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+def test_a_switch_between_lines_offering_the_same_providers_neither_works_them_out_nor_fills_the_picker_again(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("alpha", "beta", "gamma"):
         sqlite_controller.providers.add_provider(
@@ -195,9 +197,18 @@ def test_a_switch_between_lines_offering_the_same_providers_does_not_fill_the_pr
     emptied: list[int] = []
     picker.model().rowsRemoved.connect(lambda *_args: emptied.append(1))
     picker.model().modelReset.connect(lambda *_args: emptied.append(1))
+    providers, worked_out = sqlite_controller.providers, []
+    real = providers.provider_choices
+
+    def counted(key: str, *args: Any) -> Any:
+        worked_out.append(key)
+        return real(key, *args)
+
+    monkeypatch.setattr(providers, "provider_choices", counted)
 
     click_line(qtbot, window, second)
     click_line(qtbot, window, first)
 
     assert emptied == []
     assert [picker.itemText(i) for i in range(picker.count())] == offered
+    assert worked_out == []  # both lines of no category, pinned to none: worked out once, before

@@ -22,6 +22,7 @@ from xworkmate.ui.ops.settings import read_providers
 from xworkmate.ui.window.services import Failure, WindowServices
 
 if TYPE_CHECKING:  # issue 34 item 4: opened on demand, so loaded then, not before the window can be used
+    from xworkmate.controllers.providers import ProviderChoices
     from xworkmate.ui.providers import ProviderSettingsDialog
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,9 @@ class LineSettingsActions(QObject):
         self._window = window
         self._pane = pane
         self._providers: list[ProviderRecord] = []
+        # Issue 34 item 1: the providers a line may use, worked out once per category and pinned provider for
+        # the providers shown (a switch between lines of one category works out nothing again).
+        self._choices: dict[tuple[str | None, str | None], ProviderChoices] = {}
         self._provider_picks: dict[str, str | None] = {}  # issue 30: a line's provider pick on its way to the store
         self.provider_dialog: ProviderSettingsDialog | None = None
 
@@ -163,6 +167,7 @@ class LineSettingsActions(QObject):
     def show_providers(self, providers: list[ProviderRecord]) -> None:
         """Show these providers in the pickers and the banner (read by ``refresh_providers`` or an operation)."""
         self._providers = providers
+        self._choices.clear()
         self._pane.set_providers(providers)
         self._pane.mode_picker.set_agents(providers)
         if (view := self._window.shown.view) is not None:
@@ -173,11 +178,16 @@ class LineSettingsActions(QObject):
     def _show_provider_choices(self, view: LineView) -> None:
         """Issue 18: the picker offers only the providers this line may use (its category's, by the router's
         rule) and names the one that will run: the line's own provider, or "Default — <name>"."""
-        try:
-            choices = self._window.controller.providers.provider_choices(view.key, self._providers, view.thread)
-        except Exception as exc:  # a broken provider record must not stop the line from showing
-            log.warning("could not work out the providers of %s: %s", view.key, exc)
-            return
+        thread = view.thread
+        shape = (thread.category, thread.execution_binding.provider)
+        choices = self._choices.get(shape)
+        if choices is None:
+            try:
+                choices = self._window.controller.providers.provider_choices(view.key, self._providers, thread)
+            except Exception as exc:  # a broken provider record must not stop the line from showing
+                log.warning("could not work out the providers of %s: %s", view.key, exc)
+                return
+            self._choices[shape] = choices
         default = (
             self.tr("Default — {provider}").format(provider=choices.will_run)
             if choices.will_run

@@ -118,6 +118,8 @@ class AttachmentStrip(QWidget):
         return [prepared for prepared, _ in self._items]
 
     def restore(self, items: Sequence[PreparedAttachment]) -> None:
+        if not items and not self._items:
+            return  # a switch between lines with nothing attached changes nothing (issue 34 item 1)
         self.clear()
         for prepared in items:
             self.add_prepared(prepared)

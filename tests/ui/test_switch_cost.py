@@ -18,7 +18,7 @@ from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
-from xworkmate.ui.window.shown import AfterPaint
+from xworkmate.ui.window.shown import AFTER_PAINT_MS, AfterPaint
 
 from .conftest import open_window
 from .support import click_line, message_texts, settled
@@ -172,7 +172,7 @@ def test_work_left_for_after_the_paint_runs_once_and_at_once_when_nothing_is_pai
     after_hidden.add(on_hidden)
     assert ran == [] and after_shown.pending == 1
 
-    qtbot.waitUntil(lambda: "hidden" in ran)  # not painted at all: it does not wait for a paint
+    qtbot.waitUntil(lambda: "hidden" in ran, timeout=AFTER_PAINT_MS // 2)  # not painted: no wait for a paint
     assert "shown" not in ran or ran.index("hidden") < ran.index("shown")
     shown.update()
     qtbot.waitUntil(lambda: "shown" in ran)
@@ -212,3 +212,21 @@ def test_a_switch_between_lines_offering_the_same_providers_neither_works_them_o
     assert emptied == []
     assert [picker.itemText(i) for i in range(picker.count())] == offered
     assert worked_out == []  # both lines of no category, pinned to none: worked out once, before
+
+
+def test_work_left_for_after_the_paint_runs_at_once_when_the_conversation_goes_before_it_is_painted(
+    qtbot: QtBot,
+) -> None:
+    """A switch to a line with no messages hides the conversation (its empty state shows): no paint comes."""
+    conversation = QWidget()
+    qtbot.addWidget(conversation)
+    conversation.show()
+    qtbot.waitExposed(conversation)
+    QApplication.processEvents()
+    ran: list[str] = []
+    after = AfterPaint(conversation, conversation)
+    after.add(lambda: ran.append("ran"))
+
+    conversation.hide()
+
+    qtbot.waitUntil(lambda: ran == ["ran"], timeout=AFTER_PAINT_MS // 2)

@@ -31,7 +31,7 @@ class AfterPaint(QObject):
     """Work a switch leaves until the conversation it shows has been painted (issue 34 item 1): what no one
     looks at first (the folder's tree, its watch, the Changes tab) must not delay the messages. ``add(work)``
     runs ``work`` once, right after the conversation's next paint (the same work asked twice meanwhile runs
-    once); at once when the conversation is not on screen; after ``AFTER_PAINT_MS`` if no paint comes."""
+    once); at once when the conversation is not on screen or goes; after ``AFTER_PAINT_MS`` if no paint comes."""
 
     def __init__(self, viewport: QWidget, parent: QObject) -> None:
         super().__init__(parent)
@@ -61,8 +61,9 @@ class AfterPaint(QObject):
             self._late.start()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and self._work and not self._soon.isActive():
-            self._soon.start()  # after this paint, not in it
+        # After this paint, not in it; or the conversation went (a line with no messages shows its empty state).
+        if event.type() in (QEvent.Type.Paint, QEvent.Type.Hide) and self._work and not self._soon.isActive():
+            self._soon.start()
         return False
 
     def run(self) -> None:

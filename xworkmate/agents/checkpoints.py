@@ -11,6 +11,11 @@ never looks at it (``.git`` is never added; nested repositories are skipped).
   commit message) so a change set can still name them, as ``too_large``.
 * A snapshot whose tree is the last one's makes no commit: the shadow index keeps the stat
   cache, so only files whose stat changed are read.
+* A snapshot of a folder in which nothing happened since the last snapshot's scan began is that
+  snapshot, with no git at all (issue 34 item 3): ``agents.folder_watch`` (inotify, in this process)
+  vouches for it. A turn's snapshot before it is then free when nothing changed between turns, and a
+  turn costs one ``git status`` of the shadow repository, not two. Where the watch cannot vouch (a
+  network file system, an event it cannot account for), the snapshot scans as before.
 * Every git call goes through ``agents.git_safe`` (SBX-3): nothing the folder names runs, fixed author.
 
 This module knows no database and no controller; callers run it off the event loop thread.
@@ -23,11 +28,13 @@ import os
 import shutil
 import subprocess
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK
 
+from xworkmate.agents.folder_watch import FolderWatch
 from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
 from xworkmate.agents.git_safe import GitUnsafe, folder_gitdir, run_git, trusted_env
 from xworkmate.domain.checkpoints import DEFAULT_MAX_FILE_BYTES, FileChange, FileChangeKind
@@ -96,6 +103,22 @@ def _lock_for(git_dir: Path) -> threading.RLock:
     """One lock per shadow repository in this process: a restore holds it across its steps."""
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(str(git_dir), threading.RLock())
+
+
+@dataclass(slots=True)
+class _Watched:
+    """A folder's watch and the snapshot it vouches for: the folder as the last armed scan found it."""
+
+    watch: FolderWatch
+    last: Snapshot | None = None
+    taken_with: tuple[tuple[str, ...], int] = field(default=((), 0))  # the excludes and size cap it was taken with
+
+
+MAX_WATCHED = 32
+"""Folders watched at once in this process (each is an inotify instance, a per-user resource); the least
+recently snapshotted one beyond that is closed and scans again."""
+_WATCHES: OrderedDict[tuple[str, str], _Watched | None] = OrderedDict()  # None: not watchable
+_WATCHES_GUARD = threading.Lock()
 
 
 class ShadowRepo:
@@ -233,6 +256,47 @@ class ShadowRepo:
             self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
         return self.git("write-tree").decode().strip(), too_large, status.head
 
+    # -- the folder's watch (issue 34 item 3) ----------------------------------------
+
+    def _watched(self) -> _Watched | None:
+        """This folder's watch in this process, made on first use (a walk of its folders); the caller holds the lock."""
+        key = (str(self.git_dir), str(self.work_tree))
+        with _WATCHES_GUARD:
+            if key in _WATCHES:
+                _WATCHES.move_to_end(key)
+                return _WATCHES[key]
+        watch = FolderWatch.make(self.work_tree)
+        watched = _Watched(watch) if watch is not None else None
+        with _WATCHES_GUARD:
+            _WATCHES[key] = watched
+            beyond = [k for k in list(_WATCHES)[: max(0, len(_WATCHES) - MAX_WATCHED)] if k != key]
+        for old in beyond:
+            _forget_watch(old)
+        return watched
+
+    def _unchanged(self, watched: _Watched | None) -> Snapshot | None:
+        """The last snapshot, when the watch vouches that the folder is still what its scan found; else None."""
+        if watched is None or watched.last is None or watched.taken_with != (self.excludes, self.max_file_bytes):
+            return None
+        if watched.watch.changed() or self._snapshot_ref() != watched.last.commit:
+            return None  # changed, or another process took a snapshot since (its index is not ours to vouch for)
+        last = watched.last
+        return Snapshot(commit=last.commit, tree=last.tree, too_large=dict(last.too_large), created=False)
+
+    def _snapshot_ref(self) -> str | None:
+        """The snapshot ref as its loose file says (ours: never packed), without a process."""
+        try:
+            return (self.git_dir / SNAPSHOT_REF).read_bytes().decode("ascii", "replace").strip() or None
+        except OSError:
+            return None
+
+    def _forget_folder(self) -> None:
+        """The index is about to hold what no scan found (a restore): the next snapshot scans."""
+        with _WATCHES_GUARD:
+            watched = _WATCHES.get((str(self.git_dir), str(self.work_tree)))
+        if watched is not None:
+            watched.last = None
+
     def has_snapshot(self) -> bool:
         """Has a snapshot been taken? (A loose ref: ``update-ref`` writes one, and nothing packs ours.)"""
         return (self.git_dir / SNAPSHOT_REF).is_file() or self.head() is not None
@@ -273,6 +337,8 @@ class ShadowRepo:
     def differs(self) -> bool:
         """Does the folder differ from the last snapshot (changes made since, e.g. by hand)? No commit."""
         with self.lock:
+            if self._unchanged(self._watched()) is not None:
+                return False
             tree, too_large, head = self._stage()
             return head is not None and self._commit_info(head) != (tree, too_large)
 
@@ -281,17 +347,31 @@ class ShadowRepo:
 
         ``sized(files, bytes)``: told, after the scan, how much is left to hash (a first snapshot's cost)."""
         with self.lock:
-            tree, too_large, parent = self._stage(sized)
-            if parent is not None and self._commit_info(parent) == (tree, too_large):
-                return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
-            body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
-            args = ["commit-tree", tree, "-F", "-"]
-            if parent is not None:
-                args += ["-p", parent]
-            commit = self.git(*args, stdin=body.encode()).decode().strip()
-            self._set_snapshot_ref(commit)
-            _remember(commit, (tree, dict(too_large)))
-            return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
+            watched = self._watched()
+            unchanged = self._unchanged(watched)
+            if unchanged is not None:
+                return unchanged  # nothing happened in the folder since the last snapshot's scan began: no git
+            armed = False
+            if watched is not None:
+                watched.last = None
+                armed = watched.watch.arm()  # before the scan: whatever happens during it shows next time
+            snapshot = self._take(message, sized)
+            if watched is not None and armed:
+                watched.last, watched.taken_with = snapshot, (self.excludes, self.max_file_bytes)
+            return snapshot
+
+    def _take(self, message: str, sized: Callable[[int, int], None] | None) -> Snapshot:
+        tree, too_large, parent = self._stage(sized)
+        if parent is not None and self._commit_info(parent) == (tree, too_large):
+            return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
+        body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
+        args = ["commit-tree", tree, "-F", "-"]
+        if parent is not None:
+            args += ["-p", parent]
+        commit = self.git(*args, stdin=body.encode()).decode().strip()
+        self._set_snapshot_ref(commit)
+        _remember(commit, (tree, dict(too_large)))
+        return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
 
     def _set_snapshot_ref(self, commit: str) -> None:
         """Point the snapshot ref at ``commit`` as ``update-ref`` does (its lock file, then a rename), without
@@ -385,6 +465,7 @@ class ShadowRepo:
             with FolderWriter(self.work_tree) as folder:
                 for path in changed:
                     folder.check(path, allowed=replaced)
+            self._forget_folder()
             self.git("read-tree", "--reset", "-u", target)
 
     def export_tree(self, target: str, folder: Path) -> None:
@@ -434,6 +515,7 @@ class ShadowRepo:
         or a file (SBX-3): the old ``unlink``/``rmtree`` through such a link deleted the host's files.
         """
         entry = self._entry(source, path)
+        self._forget_folder()
         with FolderWriter(self.work_tree) as folder:
             folder.check(path)
             if entry is None:
@@ -454,6 +536,7 @@ class ShadowRepo:
         """
         with FolderWriter(self.work_tree) as folder:
             folder.check(path)
+        self._forget_folder()
         try:
             self.git("apply", "-R", "--whitespace=nowarn", "-", stdin=patch.encode("utf-8", "surrogateescape"))
         except GitFailed as exc:
@@ -473,7 +556,24 @@ class ShadowRepo:
 
     def remove(self) -> None:
         """Delete the shadow repository (retention)."""
-        shutil.rmtree(self.git_dir, ignore_errors=True)
+        with self.lock:
+            _forget_watch((str(self.git_dir), str(self.work_tree)))
+            shutil.rmtree(self.git_dir, ignore_errors=True)
+
+
+def _forget_watch(key: tuple[str, str]) -> None:
+    """Close a folder's watch, under its repository's lock (never while another thread reads it): one whose
+    lock is busy now stays open, past the limit, until a later call."""
+    lock = _lock_for(Path(key[0]))
+    if not lock.acquire(blocking=False):
+        return
+    try:
+        with _WATCHES_GUARD:
+            watched = _WATCHES.pop(key, None)
+        if watched is not None:
+            watched.watch.close()
+    finally:
+        lock.release()
 
 
 _NO_SUBMODULE_STATUS = "--ignore-submodules=dirty"

@@ -1,0 +1,249 @@
+"""Has anything in a line's folder changed since a point in time? inotify, asked without a scan (issue 34 item 3).
+
+A turn's checkpoint is a snapshot before it and one after it, each one ``git status`` of the
+shadow repository (a stat of every file). Between two turns the folder usually does not change at
+all, and the snapshot before a turn is then the one taken after the last: :class:`FolderWatch` tells
+that case apart without stat-ing a single file, so a turn costs one scan, not two.
+
+It is XWorkmate's own watcher, in this process: inotify on every folder of the work tree, armed
+before the scan whose result it vouches for. It is not git's ``core.fsmonitor`` (a command named in
+config, which stays off everywhere, SBX-3) and runs nothing. The folder is the agent's, so the watcher
+trusts nothing in it: it follows no link (``IN_DONT_FOLLOW``; a folder swapped for a link fails to be
+watched), and any event it cannot account for (a folder made, moved or removed, a queue overflow, a
+watch it could not add) only makes it say "changed", which costs the scan it would have cost anyway.
+Folders named ``.git`` are not watched: git never snapshots anything under one.
+
+It says "changed" when in doubt, and is not made at all (``None``: every snapshot scans, as before)
+where inotify cannot be trusted to see every change: a file system other than a local one (a network
+or FUSE mount sees no event for a change made elsewhere), a mount point inside the folder, more than
+``MAX_FOLDERS`` folders, or no inotify. What it cannot see by design, like git's own fsmonitor: a write
+through a hard link whose other name is outside the folder, or through a shared memory map.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import struct
+import sys
+from pathlib import Path
+
+__all__ = ["MAX_FOLDERS", "FolderWatch"]
+
+MAX_FOLDERS = 20_000
+"""A folder tree with more folders than this is not watched (inotify watches are a per-user resource)."""
+
+_IN_MODIFY = 0x00000002
+_IN_ATTRIB = 0x00000004
+_IN_CLOSE_WRITE = 0x00000008
+_IN_MOVED_FROM = 0x00000040
+_IN_MOVED_TO = 0x00000080
+_IN_CREATE = 0x00000100
+_IN_DELETE = 0x00000200
+_IN_DELETE_SELF = 0x00000400
+_IN_MOVE_SELF = 0x00000800
+_IN_UNMOUNT = 0x00002000
+_IN_Q_OVERFLOW = 0x00004000
+_IN_IGNORED = 0x00008000
+_IN_ONLYDIR = 0x01000000
+_IN_DONT_FOLLOW = 0x02000000
+_IN_ISDIR = 0x40000000
+_MASK = (
+    _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
+    | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR
+)  # fmt: skip
+_REBUILD = _IN_Q_OVERFLOW | _IN_UNMOUNT
+"""Events after which the watches may no longer cover the tree: it is watched anew before the next scan."""
+_EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, len bytes (NUL-padded)
+
+LOCAL_FILE_SYSTEMS = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs", "zfs", "bcachefs", "jfs", "reiserfs", "nilfs2", "overlay"}
+)
+"""File systems whose every change, made by any process of this machine, comes with an inotify event."""
+
+
+class _Inotify:
+    """The three libc calls, or ``None`` where there is no inotify (not Linux)."""
+
+    def __init__(self, libc: ctypes.CDLL) -> None:
+        self.init1 = libc.inotify_init1
+        self.init1.argtypes = [ctypes.c_int]
+        self.init1.restype = ctypes.c_int
+        self.add_watch = libc.inotify_add_watch
+        self.add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        self.add_watch.restype = ctypes.c_int
+
+
+def _load() -> _Inotify | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return _Inotify(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True))
+    except (OSError, AttributeError):
+        return None
+
+
+_INOTIFY = _load()
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo path field: space, tab, newline and backslash are written as octal escapes."""
+    return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+
+
+def _mounts() -> list[tuple[str, str]]:
+    """(mount point, file system type) of every mount this process sees."""
+    try:
+        text = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return []
+    mounts = []
+    for line in text.splitlines():
+        fields = line.split(" ")
+        if " - " not in line or len(fields) < 5:
+            continue
+        after = line.split(" - ", 1)[1].split(" ")
+        mounts.append((_unescape(fields[4]), after[0]))
+    return mounts
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def watchable(folder: Path) -> bool:
+    """Does every change to ``folder``'s files come with an inotify event? A local file system, no mount inside."""
+    real = os.path.realpath(folder)
+    mounts = _mounts()
+    holding = [(point, kind) for point, kind in mounts if _inside(real, point)]
+    if not holding:
+        return False
+    _point, kind = max(holding, key=lambda mount: len(mount[0]))
+    if kind not in LOCAL_FILE_SYSTEMS:
+        return False
+    return not any(_inside(point, real) and point != real for point, _kind in mounts)
+
+
+class FolderWatch:
+    """inotify on every folder under ``root``: ``changed()`` since the last ``arm()``?
+
+    Not thread-safe: its shadow repository's lock is held around every call.
+    """
+
+    def __init__(self, root: Path, inotify: _Inotify) -> None:
+        self.root = root
+        self._inotify = inotify
+        self._fd = -1
+        self._paths: dict[int, bytes] = {}
+        self._root_wd = -1
+        self.too_big = False  # more than MAX_FOLDERS folders: never watched
+        self._changed = True  # nothing vouched for until armed
+        self._rebuild = True
+
+    @classmethod
+    def make(cls, root: Path) -> FolderWatch | None:
+        """A watch on ``root``, or ``None`` where inotify would miss changes (see the module's docstring)."""
+        if _INOTIFY is None or not root.is_dir() or not watchable(root):
+            return None
+        watch = cls(root, _INOTIFY)
+        if not watch._build() and watch.too_big:
+            watch.close()
+            return None
+        return watch  # a watch that failed for a moment (a folder removed while it was listed) is rebuilt when armed
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self._paths.clear()
+
+    def _build(self) -> bool:
+        """Watch every folder anew (each watched before it is listed, so a folder made meanwhile shows as an event)."""
+        self.close()
+        fd = self._inotify.init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if fd < 0:
+            return False
+        self._fd = fd
+        self._rebuild = False
+        if not self._add_tree(os.fsencode(self.root), root=True):
+            self.close()
+            return False
+        return True
+
+    def _add_tree(self, top: bytes, *, root: bool = False) -> bool:
+        """Watch ``top`` and every folder under it, following no link; False: a watch could not be added."""
+        stack = [top]
+        while stack:
+            path = stack.pop()
+            flags = _MASK if root and path == top else _MASK | _IN_DONT_FOLLOW
+            wd = self._inotify.add_watch(self._fd, path, flags)
+            if wd < 0:
+                return False  # gone, swapped for a link or a file, or out of watches: not vouched for
+            self._paths[wd] = path
+            if root and path == top:
+                self._root_wd = wd
+            if len(self._paths) > MAX_FOLDERS:
+                self.too_big = True
+                return False
+            try:
+                with os.scandir(path) as entries:
+                    stack.extend(
+                        entry.path for entry in entries if entry.name != b".git" and entry.is_dir(follow_symlinks=False)
+                    )
+            except OSError:
+                return False
+        return True
+
+    def _pump(self) -> None:
+        """Read every queued event: any event is a change; a folder made is watched at once."""
+        while self._fd >= 0:
+            try:
+                data = os.read(self._fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                if exc.errno == errno.EINTR:
+                    continue
+                self._changed = self._rebuild = True
+                return
+            self._changed = True
+            offset = 0
+            while offset + _EVENT.size <= len(data):
+                wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
+                name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
+                offset += _EVENT.size + length
+                if mask & _REBUILD or (mask & _IN_MOVED_FROM and mask & _IN_ISDIR):
+                    self._rebuild = True  # a folder moved away: the paths of its watches may be stale
+                elif mask & _IN_IGNORED:  # the folder went (removed, moved out): so did its watch
+                    self._paths.pop(wd, None)
+                    self._rebuild = self._rebuild or wd == self._root_wd
+                elif mask & (_IN_DELETE_SELF | _IN_MOVE_SELF) and wd == self._root_wd:
+                    self._rebuild = True
+                elif mask & (_IN_CREATE | _IN_MOVED_TO) and mask & _IN_ISDIR and not self._rebuild and name != b".git":
+                    # A folder made or moved in: it and every folder under it watched now (one already watched
+                    # keeps its watch and gets its new path).
+                    parent = self._paths.get(wd)
+                    if parent is None or not self._add_tree(os.path.join(parent, name)):
+                        self._rebuild = True
+
+    def changed(self) -> bool:
+        """Has anything under the folder changed since the last ``arm()`` (or could it have)?"""
+        self._pump()
+        return self._changed or self._rebuild or self._fd < 0
+
+    def arm(self) -> bool:
+        """From now on, vouch for the folder: call it just before the scan whose result ``changed()`` keeps.
+
+        False: the folder could not be watched now (it stays "changed")."""
+        self._pump()
+        if self.too_big:
+            return False
+        if self._rebuild or self._fd < 0:
+            if not self._build():
+                self._changed = True
+                return False
+            self._pump()  # events of the folder while it was being watched anew: the scan that follows sees them
+        self._changed = False
+        return True

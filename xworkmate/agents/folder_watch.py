@@ -30,7 +30,7 @@ import struct
 import sys
 from pathlib import Path
 
-__all__ = ["MAX_FOLDERS", "FolderWatch"]
+__all__ = ["LOCAL_FILE_SYSTEMS", "MAX_FOLDERS", "FolderWatch", "watchable"]
 
 MAX_FOLDERS = 20_000
 """A folder tree with more folders than this is not watched (inotify watches are a per-user resource)."""
@@ -113,10 +113,12 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def watchable(folder: Path) -> bool:
-    """Does every change to ``folder``'s files come with an inotify event? A local file system, no mount inside."""
+def watchable(folder: Path, mounts: list[tuple[str, str]] | None = None) -> bool:
+    """Does every change to ``folder``'s files come with an inotify event? A local file system, no mount inside.
+
+    ``mounts``: (mount point, file system type) of every mount, this process's by default."""
     real = os.path.realpath(folder)
-    mounts = _mounts()
+    mounts = _mounts() if mounts is None else mounts
     holding = [(point, kind) for point, kind in mounts if _inside(real, point)]
     if not holding:
         return False

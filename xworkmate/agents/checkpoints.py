@@ -35,6 +35,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK
@@ -82,6 +83,9 @@ _SHADOW_CONFIG = (
     ("core.splitIndex", "true"),  # a snapshot's index writes rewrite the few changed entries, not all 10,000
     ("gc.auto", "0"),
 )
+_RAW_NUMSTAT = ("--raw", "--numstat")
+_BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="xworkmate-checkpoint-diff")
+"""Where a change set is read while the tree is written (each waits for its own; never the event loop)."""
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -216,15 +220,18 @@ class ShadowRepo:
         return out.decode() if out else None
 
     def _stage(
-        self, sized: Callable[[int, int], None] | None = None
-    ) -> tuple[str, dict[str, tuple[int, int]], str | None]:
-        """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot).
+        self, sized: Callable[[int, int], None] | None = None, diff_from: str | None = None
+    ) -> tuple[str, dict[str, tuple[int, int]], str | None, bytes | None]:
+        """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot,
+        the raw change set from ``diff_from`` to the tree when one was asked for and read).
 
         One scan of the folder (issue 34 item 3): ``git status`` refreshes the shadow index's stat
         cache and writes it back, as git does for a person's repository, and reads untracked files
         through the untracked cache (both set on the shadow repository by ``_ensure``, never read
         from the folder). Only the paths it names are hashed (``update-index``); a status that
         names nothing but the too-large files means the last snapshot's tree, with no git call more.
+        The change set from ``diff_from`` is read from the index (``diff-index --cached``) while
+        ``write-tree`` writes the same index's tree, in a second process beside it.
         """
         self._ensure()
         out = self.git(
@@ -249,17 +256,26 @@ class ShadowRepo:
                     remove.append(path)
                 else:
                     update.append(path)
+                    lengths.append(now.st_size)
         if sized is not None:  # how much is left to hash: (files, bytes)
             sized(len(update), sum(lengths))
         known = _COMMITS.get(status.head) if status.head is not None else None
         if known is not None and not status.staged and not status.tracked and not update and known[1] == too_large:
-            return known[0], too_large, status.head  # nothing but the same too-large files: the last snapshot's tree
+            return known[0], too_large, status.head, None  # nothing but the same too-large files: the last tree
         if remove:
             self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(remove))
         if update:
             # --replace: a folder that became a file (or back) in one turn is one change, not a conflict.
             self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
-        return self.git("write-tree").decode().strip(), too_large, status.head
+        if diff_from is None:
+            return self.git("write-tree").decode().strip(), too_large, status.head, None
+        # The index is the tree write-tree writes (or it fails): its change set is diff-tree's, read meanwhile.
+        diff = _BESIDE.submit(self.git, "diff-index", "--cached", "-z", "--no-renames", *_RAW_NUMSTAT, diff_from)
+        try:
+            tree = self.git("write-tree").decode().strip()
+        finally:
+            out = diff.result()
+        return tree, too_large, status.head, out
 
     # -- the folder's watch (issue 34 item 3) ----------------------------------------
 
@@ -344,31 +360,49 @@ class ShadowRepo:
         with self.lock:
             if self._unchanged(self._watched()) is not None:
                 return False
-            tree, too_large, head = self._stage()
+            tree, too_large, head, _ = self._stage()
             return head is not None and self._commit_info(head) != (tree, too_large)
 
     def snapshot(self, message: str = "snapshot", *, sized: Callable[[int, int], None] | None = None) -> Snapshot:
         """Snapshot the folder; a tree equal to the last snapshot's makes no commit.
 
         ``sized(files, bytes)``: told, after the scan, how much is left to hash (a first snapshot's cost)."""
+        return self._snapshot(message, sized, None)[0]
+
+    def snapshot_and_changes(self, message: str, before: str) -> tuple[Snapshot, tuple[FileChange, ...]]:
+        """``snapshot(message)`` and the files changed since ``before`` (``changes``), as a turn ends.
+
+        The change set is read beside the writing of the tree, not after it (issue 34 item 3)."""
+        snapshot, raw = self._snapshot(message, None, before)
+        if snapshot.commit == before:
+            return snapshot, ()
+        if raw is None:
+            return snapshot, self.changes(before, snapshot.commit)
+        return snapshot, self._changes_from(raw, before, snapshot.commit)
+
+    def _snapshot(
+        self, message: str, sized: Callable[[int, int], None] | None, diff_from: str | None
+    ) -> tuple[Snapshot, bytes | None]:
         with self.lock:
             watched = self._watched()
             unchanged = self._unchanged(watched)
             if unchanged is not None:
-                return unchanged  # nothing happened in the folder since the last snapshot's scan began: no git
+                return unchanged, None  # nothing happened in the folder since the last snapshot's scan began: no git
             armed = False
             if watched is not None:
                 watched.last = None
                 armed = watched.watch.arm()  # before the scan: whatever happens during it shows next time
-            snapshot = self._take(message, sized)
+            snapshot, raw = self._take(message, sized, diff_from)
             if watched is not None and armed:
                 watched.last, watched.taken_with = snapshot, (self.excludes, self.max_file_bytes)
-            return snapshot
+            return snapshot, raw
 
-    def _take(self, message: str, sized: Callable[[int, int], None] | None) -> Snapshot:
-        tree, too_large, parent = self._stage(sized)
+    def _take(
+        self, message: str, sized: Callable[[int, int], None] | None, diff_from: str | None
+    ) -> tuple[Snapshot, bytes | None]:
+        tree, too_large, parent, raw = self._stage(sized, diff_from)
         if parent is not None and self._commit_info(parent) == (tree, too_large):
-            return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
+            return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False), raw
         body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
         commit = self._write_commit(tree, parent, body.encode())
         if commit is None:
@@ -378,7 +412,7 @@ class ShadowRepo:
             commit = self.git(*args, stdin=body.encode()).decode().strip()
         self._set_snapshot_ref(commit)
         _remember(commit, (tree, dict(too_large)))
-        return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
+        return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True), raw
 
     def _write_commit(self, tree: str, parent: str | None, message: bytes) -> str | None:
         """The snapshot's commit written as ``commit-tree`` writes it, a loose object, without a process (issue 34
@@ -452,7 +486,11 @@ class ShadowRepo:
     def changes(self, before: str | None, after: str) -> tuple[FileChange, ...]:
         """Files added, modified and deleted from ``before`` (``None``: nothing) to ``after``."""
         old = before or EMPTY_TREE
-        out = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", "--no-commit-id", old, after)
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", *_RAW_NUMSTAT, "--no-commit-id", old, after)
+        return self._changes_from(out, before, after)
+
+    def _changes_from(self, out: bytes, before: str | None, after: str) -> tuple[FileChange, ...]:
+        """The change set from ``diff-tree``'s (or ``diff-index --cached``'s) raw and numstat records."""
         files = _file_changes(out)
         before_large = self.too_large_of(before) if before else {}
         after_large = self.too_large_of(after)

@@ -9,8 +9,9 @@ It is XWorkmate's own watcher, in this process: inotify on every folder of the w
 before the scan whose result it vouches for. It is not git's ``core.fsmonitor`` (a command named in
 config, which stays off everywhere, SBX-3) and runs nothing. The folder is the agent's, so the watcher
 trusts nothing in it: it follows no link (``IN_DONT_FOLLOW``; a folder swapped for a link fails to be
-watched), and any event it cannot account for (a folder made, moved or removed, a queue overflow, a
-watch it could not add) only makes it say "changed", which costs the scan it would have cost anyway.
+watched), a folder made or moved in is watched before the next scan, and what it cannot account for
+(a folder moved away, a queue overflow, a watch it could not add) only makes it say "changed" and
+watch the tree anew: that costs the scan a snapshot cost anyway.
 Folders named ``.git`` are not watched: git never snapshots anything under one.
 
 It says "changed" when in doubt, and is not made at all (``None``: every snapshot scans, as before)
@@ -56,6 +57,8 @@ _MASK = (
 )  # fmt: skip
 _REBUILD = _IN_Q_OVERFLOW | _IN_UNMOUNT
 """Events after which the watches may no longer cover the tree: it is watched anew before the next scan."""
+_GIVE_UP = frozenset({errno.ENOSPC, errno.ENOMEM, errno.EACCES, errno.EPERM})
+"""Why a watch could not be added that would fail again each time: the folder is then not watched (it scans)."""
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, len bytes (NUL-padded)
 
 LOCAL_FILE_SYSTEMS = frozenset(
@@ -65,7 +68,7 @@ LOCAL_FILE_SYSTEMS = frozenset(
 
 
 class _Inotify:
-    """The three libc calls, or ``None`` where there is no inotify (not Linux)."""
+    """The two libc calls (``_load``: ``None`` where there is no inotify, off Linux)."""
 
     def __init__(self, libc: ctypes.CDLL) -> None:
         self.init1 = libc.inotify_init1
@@ -140,7 +143,7 @@ class FolderWatch:
         self._fd = -1
         self._paths: dict[int, bytes] = {}
         self._root_wd = -1
-        self.too_big = False  # more than MAX_FOLDERS folders: never watched
+        self.given_up = False  # more than MAX_FOLDERS folders, or no inotify watch left: never watched again
         self._changed = True  # nothing vouched for until armed
         self._rebuild = True
 
@@ -150,7 +153,7 @@ class FolderWatch:
         if _INOTIFY is None or not root.is_dir() or not watchable(root):
             return None
         watch = cls(root, _INOTIFY)
-        if not watch._build() and watch.too_big:
+        if not watch._build() and watch.given_up:
             watch.close()
             return None
         return watch  # a watch that failed for a moment (a folder removed while it was listed) is rebuilt when armed
@@ -182,19 +185,22 @@ class FolderWatch:
             flags = _MASK if root and path == top else _MASK | _IN_DONT_FOLLOW
             wd = self._inotify.add_watch(self._fd, path, flags)
             if wd < 0:
-                return False  # gone, swapped for a link or a file, or out of watches: not vouched for
+                if ctypes.get_errno() in _GIVE_UP:
+                    self.given_up = True  # out of the user's inotify watches, or a folder it may not read
+                return False  # gone, swapped for a link or a file: not vouched for until watched anew
             self._paths[wd] = path
             if root and path == top:
                 self._root_wd = wd
             if len(self._paths) > MAX_FOLDERS:
-                self.too_big = True
+                self.given_up = True
                 return False
             try:
                 with os.scandir(path) as entries:
                     stack.extend(
                         entry.path for entry in entries if entry.name != b".git" and entry.is_dir(follow_symlinks=False)
                     )
-            except OSError:
+            except OSError as exc:
+                self.given_up = self.given_up or exc.errno in _GIVE_UP
                 return False
         return True
 
@@ -240,7 +246,7 @@ class FolderWatch:
 
         False: the folder could not be watched now (it stays "changed")."""
         self._pump()
-        if self.too_big:
+        if self.given_up:
             return False
         if self._rebuild or self._fd < 0:
             if not self._build():

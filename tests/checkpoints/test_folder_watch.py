@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from xworkmate.agents import checkpoints, folder_watch
-from xworkmate.agents.checkpoints import ShadowRepo
+from xworkmate.agents.checkpoints import GitFailed, ShadowRepo
 from xworkmate.agents.folder_watch import FolderWatch, watchable
 
 
@@ -291,10 +291,22 @@ def test_the_snapshot_commit_written_without_git_is_a_valid_commit(tmp_path: Pat
     (folder / "more.txt").write_text("more\n")
     second = repo.snapshot("after turn 1 (finished)")
     env = {"PATH": os.environ["PATH"], "HOME": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_DIR": str(repo.git_dir)}
-    subprocess.run(["git", "fsck", "--strict", "--no-dangling", second.commit], env=env, check=True, capture_output=True)
+    fsck = ["git", "fsck", "--strict", "--no-dangling", second.commit]  # the object's own format checked
+    subprocess.run(fsck, env=env, check=True, capture_output=True)
     body = subprocess.run(["git", "cat-file", "commit", second.commit], env=env, check=True, capture_output=True)
     headers, _, message = body.stdout.decode().partition("\n\n")
     assert headers.splitlines()[:2] == [f"tree {second.tree}", f"parent {first.commit}"]
     assert "author XWorkmate <checkpoints@xworkmate.invalid> " in headers
     assert message.startswith("after turn 1 (finished)\n\n")
     assert json.loads(message.splitlines()[-1]) == {"too_large": {}}
+
+
+def test_a_change_set_from_an_unknown_commit_fails_as_diff_tree_does_and_the_snapshot_stands(tmp_path: Path) -> None:
+    folder = tmp_path / "folder"
+    _tree(folder, 5)
+    repo = ShadowRepo(tmp_path / "line.git", folder)
+    repo.snapshot("first")
+    (folder / "new.txt").write_text("new\n")
+    with pytest.raises(GitFailed):
+        repo.snapshot_and_changes("after a turn", "0" * 40)
+    assert repo.head() is not None and "new.txt" in repo.git("ls-tree", "--name-only", repo.head() or "").decode()

@@ -274,8 +274,11 @@ class ShadowRepo:
         try:
             tree = self.git("write-tree").decode().strip()
         finally:
-            out = diff.result()
-        return tree, too_large, status.head, out
+            try:
+                raw: bytes | None = diff.result()
+            except GitFailed:  # the snapshot stands; ``changes`` says what is wrong with ``diff_from``
+                raw = None
+        return tree, too_large, status.head, raw
 
     # -- the folder's watch (issue 34 item 3) ----------------------------------------
 

@@ -1,13 +1,14 @@
-"""A turn's checkpoint is one scan of the folder, whatever its size (issue 34 item 3; LOOP-1, SBX-3).
+"""A turn's checkpoint costs what the turn changed, not what the folder holds (issue 34 item 3; LOOP-1, SBX-3).
 
 The snapshot before a turn, when nothing happened in the folder since the last snapshot, is that
-snapshot with no git at all: ``agents.folder_watch`` (inotify in this process) vouches for it. These
-tests pin what that must never cost: every change made between turns, of any kind, is in the next
-snapshot before a turn (checked against a snapshot taken from scratch); a snapshot taken by another
-process is not vouched for; a folder the watch cannot cover is scanned every time. And they pin the
-gain as an order of growth, never a time: the git processes a turn of a few changed files runs are
-the same few for a folder of 40 files and one of 2,000. Real git, real folders, real inotify (the
-tests' folders are on a local file system).
+snapshot with no git at all, and the snapshot after it scans only the paths the turn's file-system
+events named: ``agents.folder_watch`` (inotify in this process) vouches for the rest. These tests pin
+what that must never cost: every change made between turns or in a turn, of any kind, is in the next
+snapshot (checked against a snapshot taken from scratch); a snapshot taken by another process is not
+vouched for; a folder the watch cannot cover is scanned whole every time. And they pin the gain as an
+order of growth, never a time: the git processes a turn of a few changed files runs, and the files
+they stat, are the same for a folder of 40 files and one of 2,000. Real git, real folders, real
+inotify (the tests' folders are on a local file system).
 """
 
 from __future__ import annotations
@@ -42,13 +43,20 @@ class Processes:
     def __init__(self, trace: Path) -> None:
         self.trace = trace
 
+        self.lstats = 0
+
     def count(self) -> list[str]:
-        """The commands run since the last count, by name."""
+        """The commands run since the last count, by name (``status``'s options before it left out); ``lstats``:
+        how many files they stat-ed to find what changed (git's own count)."""
+        self.lstats = 0
         if not self.trace.exists():
             return []
         events = [json.loads(line) for line in self.trace.read_text().splitlines() if line.strip()]
         self.trace.unlink()
-        return [event["argv"][2] for event in events if event.get("event") == "start"]  # git --no-pager <cmd>
+        counted = [int(e["value"]) for e in events if e.get("event") == "data" and "sum_lstat" in e["key"]]
+        self.lstats = max(counted, default=0)  # preload's and refresh's (each counts every file it stat-ed)
+        starts = [event["argv"][2:] for event in events if event.get("event") == "start"]  # git --no-pager ...
+        return [next(arg for arg in argv if not arg.startswith("--")) for argv in starts]
 
 
 @pytest.fixture
@@ -58,18 +66,22 @@ def processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Processes:
     return Processes(trace)
 
 
-def _from_scratch(folder: Path, git_dir: Path) -> str:
-    """The tree a new shadow repository makes of the folder now: what a snapshot must hold."""
-    repo = ShadowRepo(git_dir, folder)
-    tree = repo.snapshot("oracle").tree
+CAP = 2_000
+"""The size cap of the edits' folder: ``big.dat`` is over it, so each snapshot only names it."""
+
+
+def _from_scratch(folder: Path, git_dir: Path) -> tuple[str, dict[str, tuple[int, int]]]:
+    """The tree (and too-large files) a new shadow repository makes of the folder now: what a snapshot must hold."""
+    repo = ShadowRepo(git_dir, folder, max_file_bytes=CAP)
+    taken = repo.snapshot("oracle")
     repo.remove()
-    return tree
+    return taken.tree, dict(taken.too_large)
 
 
 def test_a_turn_of_a_few_changed_files_runs_the_same_few_git_processes_however_big_the_folder(
     tmp_path: Path, processes: Processes
 ) -> None:
-    runs: dict[int, list[tuple[list[str], list[str]]]] = {}
+    runs: dict[int, list[tuple[list[str], list[str], int]]] = {}
     for files in (40, 2_000):
         folder = tmp_path / f"folder-{files}"
         paths = _tree(folder, files)
@@ -89,11 +101,12 @@ def test_a_turn_of_a_few_changed_files_runs_the_same_few_git_processes_however_b
                 f"new{turn}/deep/made.txt",
             }
             assert not before.created and after.created
-            runs[files].append((before_git, sorted(processes.count())))  # two of them run side by side
-    assert runs[40] == runs[2_000]  # constant in the folder's size
-    for before_git, after_git in runs[2_000]:
+            runs[files].append((before_git, sorted(processes.count()), processes.lstats))  # two run side by side
+    assert runs[40] == runs[2_000]  # constant in the folder's size: processes and files stat-ed alike
+    for before_git, after_git, lstats in runs[2_000]:
         assert before_git == []  # nothing changed between turns: the snapshot before the turn is the last one
-        assert after_git == ["diff-index", "status", "update-index", "write-tree"]  # one scan; the commit is ours
+        assert after_git == ["diff-index", "status", "update-index", "write-tree"]  # the commit is ours
+        assert lstats == 1  # status looked at what the turn's events named, not at the folder's 2,000 files
 
 
 Edit = Callable[[Path, Path], None]
@@ -187,19 +200,55 @@ EDITS: tuple[Edit, ...] = (
 )
 
 
-def test_every_change_made_between_turns_is_in_the_next_snapshot_before_a_turn(
-    tmp_path: Path, outside: Path, processes: Processes
-) -> None:
+def _big_file_changed(folder: Path, _outside: Path) -> None:
+    (folder / "big.dat").write_bytes(b"B" * (CAP + 500))
+
+
+def _big_file_shrank_under_the_cap(folder: Path, _outside: Path) -> None:
+    (folder / "big.dat").write_bytes(b"small now\n")
+
+
+def _file_grew_over_the_cap(folder: Path, _outside: Path) -> None:
+    (folder / "d07" / "e0" / "f00007.txt").write_bytes(b"G" * (CAP + 1))
+
+
+def _file_in_an_ignored_folder(folder: Path, _outside: Path) -> None:
+    (folder / "ignored" / "more.log").write_text("ignored\n")
+
+
+def _ignore_rules_changed(folder: Path, _outside: Path) -> None:
+    (folder / ".gitignore").write_text("*.tmp\n")  # ignored/ is not ignored any more: its files are untracked now
+
+
+EDITS += (
+    _big_file_changed,
+    _big_file_shrank_under_the_cap,
+    _file_grew_over_the_cap,
+    _file_in_an_ignored_folder,
+    _ignore_rules_changed,
+)
+
+
+def _edits_folder(tmp_path: Path) -> tuple[Path, ShadowRepo]:
     folder = tmp_path / "folder"
     _tree(folder, 40)
     (folder / "turn.txt").write_text("turn 0\n")
-    repo = ShadowRepo(tmp_path / "line.git", folder)
+    (folder / "big.dat").write_bytes(b"b" * (CAP + 100))
+    (folder / ".gitignore").write_text("ignored/\n")
+    (folder / "ignored").mkdir()
+    (folder / "ignored" / "out.log").write_text("ignored\n")
+    return folder, ShadowRepo(tmp_path / "line.git", folder, max_file_bytes=CAP)
+
+
+def test_every_change_made_between_turns_is_in_the_next_snapshot_before_a_turn(
+    tmp_path: Path, outside: Path, processes: Processes
+) -> None:
+    folder, repo = _edits_folder(tmp_path)
     last = repo.snapshot("first")
     for turn, edit in enumerate(EDITS, start=1):
         edit(folder, outside)  # by hand, between turns
         before = repo.snapshot("before a turn")
-        assert before.created and before.commit != last.commit, edit.__name__
-        assert before.tree == _from_scratch(folder, tmp_path / f"oracle-{turn}.git"), edit.__name__
+        assert (before.tree, dict(before.too_large)) == _from_scratch(folder, tmp_path / f"oracle-{turn}.git"), edit
         (folder / "turn.txt").write_text(f"turn {turn}\n")  # the turn
         last, changes = repo.snapshot_and_changes("after a turn", before.commit)
         assert [change.path for change in changes] == ["turn.txt"], edit.__name__
@@ -207,6 +256,22 @@ def test_every_change_made_between_turns_is_in_the_next_snapshot_before_a_turn(
         processes.count()
         assert repo.snapshot("before the next turn").commit == last.commit
         assert processes.count() == [], edit.__name__  # and then nothing happened: no git
+
+
+def test_every_change_a_turn_makes_is_in_its_snapshot_and_change_set(
+    tmp_path: Path, outside: Path, processes: Processes
+) -> None:
+    folder, repo = _edits_folder(tmp_path)
+    repo.snapshot("first")
+    processes.count()
+    for turn, edit in enumerate(EDITS, start=1):
+        before = repo.snapshot("before a turn")
+        assert processes.count() == [], edit.__name__  # nothing happened between turns: no git
+        edit(folder, outside)  # the turn
+        after, changes = repo.snapshot_and_changes("after a turn", before.commit)
+        assert (after.tree, dict(after.too_large)) == _from_scratch(folder, tmp_path / f"oracle-{turn}.git"), edit
+        assert changes == repo.changes(before.commit, after.commit), edit.__name__
+        processes.count()
 
 
 def test_the_persons_own_git_in_the_folder_costs_no_scan(tmp_path: Path, processes: Processes) -> None:

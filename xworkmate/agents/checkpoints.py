@@ -123,6 +123,20 @@ class _Watched:
     taken_with: tuple[tuple[str, ...], int] = field(default=((), 0))  # the excludes and size cap it was taken with
 
 
+@dataclass(frozen=True, slots=True)
+class _Only:
+    """The paths events named since the last snapshot, which holds the folder everywhere else."""
+
+    paths: tuple[str, ...]
+    last: Snapshot
+
+    def covers(self, path: str) -> bool:
+        return any(path == named or path.startswith(named + "/") for named in self.paths)
+
+    def too_large_elsewhere(self) -> dict[str, tuple[int, int]]:
+        return {path: stat for path, stat in self.last.too_large.items() if not self.covers(path)}
+
+
 MAX_WATCHED = 32
 """Folders watched at once in this process (each is an inotify instance, a per-user resource); the least
 recently snapshotted one beyond that is closed and scans again."""
@@ -220,7 +234,10 @@ class ShadowRepo:
         return out.decode() if out else None
 
     def _stage(
-        self, sized: Callable[[int, int], None] | None = None, diff_from: str | None = None
+        self,
+        sized: Callable[[int, int], None] | None = None,
+        diff_from: str | None = None,
+        only: _Only | None = None,
     ) -> tuple[str, dict[str, tuple[int, int]], str | None, bytes | None]:
         """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot,
         the raw change set from ``diff_from`` to the tree when one was asked for and read).
@@ -232,14 +249,22 @@ class ShadowRepo:
         names nothing but the too-large files means the last snapshot's tree, with no git call more.
         The change set from ``diff_from`` is read from the index (``diff-index --cached``) while
         ``write-tree`` writes the same index's tree, in a second process beside it.
+
+        ``only``: the folder is known to be the last snapshot but for these paths (the folder's watch
+        says so): the scan is of them alone, as literal pathspecs, and the last snapshot's too-large
+        files elsewhere are still there.
         """
         self._ensure()
-        out = self.git(
+        status_args = (
             "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
             "--ignore-submodules=all", "--no-ahead-behind",
         )  # fmt: skip
+        if only is None:
+            out = self.git(*status_args)
+        else:
+            out = self.git("--literal-pathspecs", *status_args, "--", *only.paths)
         status = _parse_status(out)
-        too_large: dict[str, tuple[int, int]] = {}
+        too_large: dict[str, tuple[int, int]] = {} if only is None else only.too_large_elsewhere()
         update: list[str] = []
         lengths: list[int] = []
         remove: list[str] = []
@@ -298,13 +323,20 @@ class ShadowRepo:
             _forget_watch(old)
         return watched
 
+    def _vouched(self, watched: _Watched) -> Snapshot | None:
+        """The last snapshot this process's watch was armed for, if the index still holds it: the shadow
+        repository's settings are the same and no other process took a snapshot since (its index is not
+        ours to vouch for)."""
+        last = watched.last
+        if last is None or watched.taken_with != (self.excludes, self.max_file_bytes):
+            return None
+        return last if self._snapshot_ref() == last.commit else None
+
     def _unchanged(self, watched: _Watched | None) -> Snapshot | None:
         """The last snapshot, when the watch vouches that the folder is still what its scan found; else None."""
-        if watched is None or watched.last is None or watched.taken_with != (self.excludes, self.max_file_bytes):
+        last = self._vouched(watched) if watched is not None else None
+        if watched is None or last is None or watched.watch.changed():
             return None
-        if watched.watch.changed() or self._snapshot_ref() != watched.last.commit:
-            return None  # changed, or another process took a snapshot since (its index is not ours to vouch for)
-        last = watched.last
         return Snapshot(commit=last.commit, tree=last.tree, too_large=dict(last.too_large), created=False)
 
     def _snapshot_ref(self) -> str | None:
@@ -391,19 +423,26 @@ class ShadowRepo:
             unchanged = self._unchanged(watched)
             if unchanged is not None:
                 return unchanged, None  # nothing happened in the folder since the last snapshot's scan began: no git
-            armed = False
+            armed, only = False, None
             if watched is not None:
+                last = self._vouched(watched)
                 watched.last = None
-                armed = watched.watch.arm()  # before the scan: whatever happens during it shows next time
-            snapshot, raw = self._take(message, sized, diff_from)
+                armed, touched = watched.watch.arm()  # before the scan: whatever happens during it shows next time
+                if armed and last is not None and touched:
+                    only = _Only(tuple(sorted(os.fsdecode(path) for path in touched)), last)
+            snapshot, raw = self._take(message, sized, diff_from, only)
             if watched is not None and armed:
                 watched.last, watched.taken_with = snapshot, (self.excludes, self.max_file_bytes)
             return snapshot, raw
 
     def _take(
-        self, message: str, sized: Callable[[int, int], None] | None, diff_from: str | None
+        self,
+        message: str,
+        sized: Callable[[int, int], None] | None,
+        diff_from: str | None,
+        only: _Only | None = None,
     ) -> tuple[Snapshot, bytes | None]:
-        tree, too_large, parent, raw = self._stage(sized, diff_from)
+        tree, too_large, parent, raw = self._stage(sized, diff_from, only)
         if parent is not None and self._commit_info(parent) == (tree, too_large):
             return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False), raw
         body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})

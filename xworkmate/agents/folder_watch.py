@@ -31,10 +31,14 @@ import struct
 import sys
 from pathlib import Path
 
-__all__ = ["LOCAL_FILE_SYSTEMS", "MAX_FOLDERS", "FolderWatch", "watchable"]
+__all__ = ["LOCAL_FILE_SYSTEMS", "MAX_FOLDERS", "MAX_TOUCHED", "FolderWatch", "watchable"]
 
 MAX_FOLDERS = 20_000
 """A folder tree with more folders than this is not watched (inotify watches are a per-user resource)."""
+MAX_TOUCHED = 500
+"""More paths named by events than this since the last scan: the next scan is of the whole folder."""
+WHOLE_FOLDER_NAMES = frozenset({b".git", b".gitignore", b".gitattributes"})
+"""Names whose change can change what git makes of other paths (ignored, a nested repository): a whole scan."""
 
 _IN_MODIFY = 0x00000002
 _IN_ATTRIB = 0x00000004
@@ -146,6 +150,7 @@ class FolderWatch:
         self.given_up = False  # more than MAX_FOLDERS folders, or no inotify watch left: never watched again
         self._changed = True  # nothing vouched for until armed
         self._rebuild = True
+        self._touched: set[bytes] | None = None  # paths named by events since the last arm; None: not known
 
     @classmethod
     def make(cls, root: Path) -> FolderWatch | None:
@@ -222,6 +227,7 @@ class FolderWatch:
                 wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
                 name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
                 offset += _EVENT.size + length
+                self._note(wd, mask, name)
                 if mask & _REBUILD or (mask & _IN_MOVED_FROM and mask & _IN_ISDIR):
                     self._rebuild = True  # a folder moved away: the paths of its watches may be stale
                 elif mask & _IN_IGNORED:  # the folder went (removed, moved out): so did its watch
@@ -236,22 +242,44 @@ class FolderWatch:
                     if parent is None or not self._add_tree(os.path.join(parent, name)):
                         self._rebuild = True
 
+    def _note(self, wd: int, mask: int, name: bytes) -> None:
+        """The path an event names, relative to the root, into the paths touched since the last arm."""
+        if self._touched is None:
+            return
+        if not name:
+            if wd != self._root_wd and mask & (_IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF):
+                return  # a folder's own removal or move: its parent's event names it
+            self._touched = None  # the root itself, an overflow: not known
+            return
+        parent = self._paths.get(wd)
+        if parent is None or name in WHOLE_FOLDER_NAMES or len(self._touched) >= MAX_TOUCHED:
+            self._touched = None
+            return
+        root = os.fsencode(self.root)
+        self._touched.add(name if wd == self._root_wd else parent[len(root) + 1 :] + b"/" + name)
+
     def changed(self) -> bool:
         """Has anything under the folder changed since the last ``arm()`` (or could it have)?"""
         self._pump()
         return self._changed or self._rebuild or self._fd < 0
 
-    def arm(self) -> bool:
+    def arm(self) -> tuple[bool, frozenset[bytes] | None]:
         """From now on, vouch for the folder: call it just before the scan whose result ``changed()`` keeps.
 
-        False: the folder could not be watched now (it stays "changed")."""
+        Returns whether it is armed (False: the folder could not be watched now, it stays "changed") and
+        the paths (relative, as bytes) that events named since the last arm: nothing outside them changed
+        since then. ``None``: not known (the first arm, the tree watched anew, too many, a name in
+        ``WHOLE_FOLDER_NAMES``): the scan must be of the whole folder."""
         self._pump()
+        touched = None if self._touched is None or self._rebuild or self._fd < 0 else frozenset(self._touched)
         if self.given_up:
-            return False
+            return False, None
         if self._rebuild or self._fd < 0:
+            touched = None
             if not self._build():
                 self._changed = True
-                return False
+                return False, None
             self._pump()  # events of the folder while it was being watched anew: the scan that follows sees them
         self._changed = False
-        return True
+        self._touched = set()
+        return True, touched

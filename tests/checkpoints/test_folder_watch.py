@@ -44,6 +44,7 @@ class Processes:
         self.trace = trace
 
         self.lstats = 0
+        self.argv: list[list[str]] = []
 
     def count(self) -> list[str]:
         """The commands run since the last count, by name (``status``'s options before it left out); ``lstats``:
@@ -56,6 +57,7 @@ class Processes:
         counted = [int(e["value"]) for e in events if e.get("event") == "data" and "sum_lstat" in e["key"]]
         self.lstats = max(counted, default=0)  # preload's and refresh's (each counts every file it stat-ed)
         starts = [event["argv"][2:] for event in events if event.get("event") == "start"]  # git --no-pager ...
+        self.argv = starts
         return [next(arg for arg in argv if not arg.startswith("--")) for argv in starts]
 
 
@@ -272,6 +274,24 @@ def test_every_change_a_turn_makes_is_in_its_snapshot_and_change_set(
         assert (after.tree, dict(after.too_large)) == _from_scratch(folder, tmp_path / f"oracle-{turn}.git"), edit
         assert changes == repo.changes(before.commit, after.commit), edit.__name__
         processes.count()
+
+
+def test_a_turn_naming_more_than_a_command_line_holds_is_scanned_whole(tmp_path: Path, processes: Processes) -> None:
+    folder = tmp_path / "folder"
+    _tree(folder, 20)
+    deep = folder.joinpath(*["x" * 200] * 9)  # watched from the first snapshot on: each file in it is an event
+    deep.mkdir(parents=True)
+    repo = ShadowRepo(tmp_path / "line.git", folder)
+    before = repo.snapshot("first")
+    processes.count()
+    for i in range(40):  # 40 paths of about 1,960 bytes each: 78 KB of pathspecs
+        (deep / f"{i:03d}{'y' * 150}").write_text(f"{i}\n")
+    after, changes = repo.snapshot_and_changes("after a turn", before.commit)
+    processes.count()
+    assert len(changes) == 40
+    assert (after.tree, dict(after.too_large)) == _from_scratch(folder, tmp_path / "oracle.git")
+    status = next(argv for argv in processes.argv if "status" in argv)
+    assert "--literal-pathspecs" not in status and "--" not in status  # the whole folder, not 76 KB of arguments
 
 
 def test_the_persons_own_git_in_the_folder_costs_no_scan(tmp_path: Path, processes: Processes) -> None:

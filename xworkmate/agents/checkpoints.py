@@ -137,6 +137,9 @@ class _Only:
         return {path: stat for path, stat in self.last.too_large.items() if not self.covers(path)}
 
 
+_MAX_PATHSPEC_BYTES = 64 * 1024
+"""Paths on one command line at most (a kernel's limit is near 2 MB, environment included): more, a whole scan."""
+
 MAX_WATCHED = 32
 """Folders watched at once in this process (each is an inotify instance, a per-user resource); the least
 recently snapshotted one beyond that is closed and scans again."""
@@ -428,7 +431,7 @@ class ShadowRepo:
                 last = self._vouched(watched)
                 watched.last = None
                 armed, touched = watched.watch.arm()  # before the scan: whatever happens during it shows next time
-                if armed and last is not None and touched:
+                if armed and last is not None and touched and sum(map(len, touched)) <= _MAX_PATHSPEC_BYTES:
                     only = _Only(tuple(sorted(os.fsdecode(path) for path in touched)), last)
             snapshot, raw = self._take(message, sized, diff_from, only)
             if watched is not None and armed:

@@ -7,13 +7,15 @@ before the turn (nothing changed since the last one: no commit) and the snapshot
 its change set (``snapshot_and_changes``). Target (issue 34 item 3): at most 1.3x
 ``git status --porcelain`` on the same tree, measured alternately in the same run.
 
-A snapshot that scans is one ``git status`` of the shadow repository, whose stat cache and
-untracked cache it keeps. The snapshot before a turn scans only when something happened in the
-folder since the last snapshot (``agents.folder_watch``, inotify in this process): between these
-turns nothing does, so a turn is one scan (``status``) and three small processes (``update-index``,
-then ``write-tree`` with ``diff-index --cached`` beside it); the commit is written without git. The
-notes give, beside it, the turns that follow a change made by hand between turns
-(``after_a_hand_edit_*``): those scan before the turn too.
+A snapshot is at most one ``git status`` of the shadow repository, whose stat cache it keeps,
+and of the paths the folder's file-system events named since the last snapshot alone when
+``agents.folder_watch`` (inotify in this process) can vouch for the rest: between these turns
+nothing happens, so the snapshot before a turn runs no git, and the one after it is ``status`` of
+the 3 paths, ``update-index``, then ``write-tree`` with ``diff-index --cached`` beside it (the
+commit is written without git). Every ``WHOLE_SCAN_EVERY`` (16) turns one scans the whole folder
+(for writes inotify cannot see): not within these 15 turns, so ``max_per_turn_ms`` is a partial
+scan too; ``whole_scan_turn_*`` is such a turn's cost. The notes give, beside it, the turns that
+follow a change made by hand between turns (``after_a_hand_edit_*``): those scan before the turn too.
 
 The first snapshot (hashing all 200 MB) goes on beside the first turn (issue 34): the notes
 give how long the first turn waits for its checkpoint through the real controller
@@ -36,6 +38,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import Figure, median
+from xworkmate.agents import checkpoints
 from xworkmate.agents.checkpoints import ShadowRepo
 from xworkmate.agents.git_safe import folder_gitdir, run_git
 from xworkmate.controllers import SessionController
@@ -113,6 +116,31 @@ def _first_turn_wait(tmp: Path, folder: Path) -> float:
         controller.close()
 
 
+def _whole_scan_turns(repo: ShadowRepo, folder: Path, names: list[Path]) -> tuple[list[float], list[float]]:
+    """Turns whose snapshot after scans the whole folder, as one in ``WHOLE_SCAN_EVERY`` does."""
+    per_turn: list[float] = []
+    status_ms: list[float] = []
+    every = checkpoints.WHOLE_SCAN_EVERY
+    checkpoints.WHOLE_SCAN_EVERY = 0
+    try:
+        for turn in range(3):
+            started = time.perf_counter()
+            before = repo.snapshot("before a turn")
+            mid = time.perf_counter()
+            for path in names[turn * 3 : turn * 3 + 3]:
+                path.write_bytes(path.read_bytes()[::-1])
+            resumed = time.perf_counter()
+            _after, changes = repo.snapshot_and_changes("after a turn", before.commit)
+            done = time.perf_counter()
+            if before.created or len(changes) != 3:
+                raise RuntimeError(f"a whole-scan turn: expected 3 changed files and no before-commit, got {changes}")
+            per_turn.append((mid - started + done - resumed) * 1000)
+            status_ms.append(_git_status(folder))
+    finally:
+        checkpoints.WHOLE_SCAN_EVERY = every
+    return per_turn, status_ms
+
+
 def _turns_after_a_hand_edit(repo: ShadowRepo, folder: Path, names: list[Path]) -> tuple[list[float], list[float]]:
     """Turns each preceded by one file changed by hand: the snapshot before the turn scans (and commits)."""
     per_turn: list[float] = []
@@ -171,7 +199,8 @@ def run() -> list[Figure]:
             per_turn.append((mid - started + done - resumed) * 1000)
             status_ms.append(_git_status(folder))
             hardened_ms.append(_hardened_status(folder))
-        edited_ms, edited_status_ms = _turns_after_a_hand_edit(repo, folder, names[TURNS * 3 :])
+        whole_ms, whole_status_ms = _whole_scan_turns(repo, folder, names[TURNS * 3 : TURNS * 3 + 9])
+        edited_ms, edited_status_ms = _turns_after_a_hand_edit(repo, folder, names[TURNS * 3 + 9 :])
         first_wait_s = _first_turn_wait(Path(tmp), folder)
     cost = median(per_turn)
     status = median(status_ms)
@@ -195,6 +224,9 @@ def run() -> list[Figure]:
                 "before_snapshot_median_ms": median(before_ms),
                 "after_snapshot_and_diff_median_ms": median(after_ms),
                 "hardened_git_status_median_ms": median(hardened_ms),
+                "max_per_turn_ms": max(per_turn),
+                "whole_scan_turn_median_ms": median(whole_ms),
+                "whole_scan_turn_ratio_to_git_status": median(whole_ms) / median(whole_status_ms),
                 "after_a_hand_edit_cost_per_turn_median_ms": median(edited_ms),
                 "after_a_hand_edit_ratio_to_git_status": median(edited_ms) / median(edited_status_ms),
                 "first_snapshot_s": first_s,

@@ -294,6 +294,26 @@ def test_a_turn_naming_more_than_a_command_line_holds_is_scanned_whole(tmp_path:
     assert "--literal-pathspecs" not in status and "--" not in status  # the whole folder, not 76 KB of arguments
 
 
+def test_a_write_the_watch_cannot_see_is_in_a_snapshot_within_the_whole_scan_interval(
+    tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write through a hard link whose other name is outside the folder comes with no event in it."""
+    monkeypatch.setattr(checkpoints, "WHOLE_SCAN_EVERY", 3)
+    folder = tmp_path / "folder"
+    _tree(folder, 10)
+    (folder / "turn.txt").write_text("turn 0\n")
+    os.link(folder / "d00" / "e0" / "f00000.txt", outside / "other-name")
+    repo = ShadowRepo(tmp_path / "line.git", folder)
+    repo.snapshot("first")  # a whole scan
+    (outside / "other-name").write_text("written through the other name\n")
+    held = []
+    for turn in range(1, 5):
+        (folder / "turn.txt").write_text(f"turn {turn}\n")
+        after = repo.snapshot("after a turn")
+        held.append(b"other name" in repo.git("cat-file", "-p", f"{after.commit}:d00/e0/f00000.txt"))
+    assert held == [False, False, False, True]  # three scans of named paths alone, then the whole folder
+
+
 def test_the_persons_own_git_in_the_folder_costs_no_scan(tmp_path: Path, processes: Processes) -> None:
     folder = tmp_path / "folder"
     _tree(folder, 20)

@@ -11,11 +11,14 @@ never looks at it (``.git`` is never added; nested repositories are skipped).
   commit message) so a change set can still name them, as ``too_large``.
 * A snapshot whose tree is the last one's makes no commit: the shadow index keeps the stat
   cache, so only files whose stat changed are read.
-* A snapshot of a folder in which nothing happened since the last snapshot's scan began is that
-  snapshot, with no git at all (issue 34 item 3): ``agents.folder_watch`` (inotify, in this process)
-  vouches for it. A turn's snapshot before it is then free when nothing changed between turns, and a
-  turn costs one ``git status`` of the shadow repository, not two. Where the watch cannot vouch (a
-  network file system, an event it cannot account for), the snapshot scans as before.
+* The folder's watch (``agents.folder_watch``: inotify in this process, issue 34 item 3) vouches
+  for what did not change since the last snapshot's scan began. A snapshot of a folder in which
+  nothing happened since is that snapshot, with no git at all (the snapshot before a turn, when
+  nothing changed between turns); otherwise its ``git status`` looks only at the paths the events
+  named (literal pathspecs). So a turn costs what it changed, not what the folder holds. The whole
+  folder is scanned when the watch cannot vouch (the first snapshot in a process, a network file
+  system, an event it cannot account for, an ignore rule changed, many paths) and at least every
+  ``WHOLE_SCAN_EVERY`` scans, for what inotify cannot see (a write through a hard link from outside).
 * Every git call goes through ``agents.git_safe`` (SBX-3): nothing the folder names runs, fixed author.
 
 This module knows no database and no controller; callers run it off the event loop thread.
@@ -121,6 +124,7 @@ class _Watched:
     watch: FolderWatch
     last: Snapshot | None = None
     taken_with: tuple[tuple[str, ...], int] = field(default=((), 0))  # the excludes and size cap it was taken with
+    partial_scans: int = 0  # scans of named paths alone since the last scan of the whole folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +141,9 @@ class _Only:
         return {path: stat for path, stat in self.last.too_large.items() if not self.covers(path)}
 
 
+WHOLE_SCAN_EVERY = 16
+"""At most this many scans of named paths alone, then one of the whole folder: what inotify cannot see (a write
+through a hard link from outside the folder, or through a shared memory map) is in a snapshot within that many."""
 _MAX_PATHSPEC_BYTES = 64 * 1024
 """Paths on one command line at most (a kernel's limit is near 2 MB, environment included): more, a whole scan."""
 
@@ -431,11 +438,18 @@ class ShadowRepo:
                 last = self._vouched(watched)
                 watched.last = None
                 armed, touched = watched.watch.arm()  # before the scan: whatever happens during it shows next time
-                if armed and last is not None and touched and sum(map(len, touched)) <= _MAX_PATHSPEC_BYTES:
+                if (
+                    armed
+                    and last is not None
+                    and touched
+                    and sum(map(len, touched)) <= _MAX_PATHSPEC_BYTES
+                    and watched.partial_scans < WHOLE_SCAN_EVERY
+                ):
                     only = _Only(tuple(sorted(os.fsdecode(path) for path in touched)), last)
             snapshot, raw = self._take(message, sized, diff_from, only)
             if watched is not None and armed:
                 watched.last, watched.taken_with = snapshot, (self.excludes, self.max_file_bytes)
+                watched.partial_scans = 0 if only is None else watched.partial_scans + 1
             return snapshot, raw
 
     def _take(

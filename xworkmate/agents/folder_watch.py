@@ -1,9 +1,10 @@
 """Has anything in a line's folder changed since a point in time? inotify, asked without a scan (issue 34 item 3).
 
-A turn's checkpoint is a snapshot before it and one after it, each one ``git status`` of the
-shadow repository (a stat of every file). Between two turns the folder usually does not change at
-all, and the snapshot before a turn is then the one taken after the last: :class:`FolderWatch` tells
-that case apart without stat-ing a single file, so a turn costs one scan, not two.
+A turn's checkpoint is a snapshot before it and one after it, each a ``git status`` of the shadow
+repository: a stat of every file. Between two turns the folder usually does not change at all, and a
+turn changes a few files. :class:`FolderWatch` says whether anything changed since a point in time and
+which paths the changes named, without stat-ing a single file: the snapshot before a turn is then the
+last one, and the one after it scans only the paths the turn touched (``agents.checkpoints``).
 
 It is XWorkmate's own watcher, in this process: inotify on every folder of the work tree, armed
 before the scan whose result it vouches for. It is not git's ``core.fsmonitor`` (a command named in
@@ -18,7 +19,8 @@ It says "changed" when in doubt, and is not made at all (``None``: every snapsho
 where inotify cannot be trusted to see every change: a file system other than a local one (a network
 or FUSE mount sees no event for a change made elsewhere), a mount point inside the folder, more than
 ``MAX_FOLDERS`` folders, or no inotify. What it cannot see by design, like git's own fsmonitor: a write
-through a hard link whose other name is outside the folder, or through a shared memory map.
+through a hard link whose other name is outside the folder, or through a shared memory map (the
+checkpoints scan the whole folder every so often for those).
 """
 
 from __future__ import annotations

@@ -415,3 +415,32 @@ def test_a_change_set_from_an_unknown_commit_fails_as_diff_tree_does_and_the_sna
     with pytest.raises(GitFailed):
         repo.snapshot_and_changes("after a turn", "0" * 40)
     assert repo.head() is not None and "new.txt" in repo.git("ls-tree", "--name-only", repo.head() or "").decode()
+
+
+def _inotify_instances() -> int:
+    found = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            found += os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify"
+        except OSError:  # the listing's own descriptor, closed since
+            continue
+    return found
+
+
+def test_every_folder_watched_shares_one_inotify_instance(tmp_path: Path) -> None:
+    """Instances are a per-user resource (128 by default, shared with editors and other test runs)."""
+    watches = []
+    try:
+        for i in range(6):
+            folder = tmp_path / f"folder-{i}"
+            _tree(folder, 5)
+            watch = FolderWatch.make(folder)
+            assert watch is not None
+            watches.append(watch)
+            assert watch.arm()[0]
+        assert _inotify_instances() == 1
+        (tmp_path / "folder-3" / "d00" / "e0" / "f00000.txt").write_text("changed\n")
+        assert [watch.changed() for watch in watches] == [False, False, False, True, False, False]
+    finally:
+        for watch in watches:
+            watch.close()

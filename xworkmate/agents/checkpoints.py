@@ -148,8 +148,8 @@ _MAX_PATHSPEC_BYTES = 64 * 1024
 """Paths on one command line at most (a kernel's limit is near 2 MB, environment included): more, a whole scan."""
 
 MAX_WATCHED = 32
-"""Folders watched at once in this process (each is an inotify instance, a per-user resource); the least
-recently snapshotted one beyond that is closed and scans again."""
+"""Folders watched at once in this process (one inotify watch per folder in them, a per-user resource; all in
+one inotify instance); the least recently snapshotted one beyond that is closed and scans again."""
 _WATCHES: OrderedDict[tuple[str, str], _Watched | None] = OrderedDict()  # None: not watchable
 _WATCHES_GUARD = threading.Lock()
 

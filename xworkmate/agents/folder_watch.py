@@ -31,6 +31,7 @@ import errno
 import os
 import struct
 import sys
+import threading
 from pathlib import Path
 
 __all__ = ["LOCAL_FILE_SYSTEMS", "MAX_FOLDERS", "MAX_TOUCHED", "FolderWatch", "watchable"]
@@ -74,7 +75,7 @@ LOCAL_FILE_SYSTEMS = frozenset(
 
 
 class _Inotify:
-    """The two libc calls (``_load``: ``None`` where there is no inotify, off Linux)."""
+    """The libc calls (``_load``: ``None`` where there is no inotify, off Linux)."""
 
     def __init__(self, libc: ctypes.CDLL) -> None:
         self.init1 = libc.inotify_init1
@@ -83,6 +84,9 @@ class _Inotify:
         self.add_watch = libc.inotify_add_watch
         self.add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         self.add_watch.restype = ctypes.c_int
+        self.rm_watch = libc.inotify_rm_watch
+        self.rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+        self.rm_watch.restype = ctypes.c_int
 
 
 def _load() -> _Inotify | None:
@@ -137,16 +141,82 @@ def watchable(folder: Path, mounts: list[tuple[str, str]] | None = None) -> bool
     return not any(_inside(point, real) and point != real for point, _kind in mounts)
 
 
+class _Shared:
+    """The process's one inotify instance (a per-user resource: 128 by default), shared by every folder's watch:
+    each event is handed to the watches that own its watch descriptor. Every call holds ``LOCK``."""
+
+    def __init__(self, inotify: _Inotify) -> None:
+        self.inotify = inotify
+        self.fd = -1
+        self.owners: dict[int, list[FolderWatch]] = {}
+
+    def ready(self) -> bool:
+        if self.fd < 0:
+            self.fd = self.inotify.init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        return self.fd >= 0
+
+    def add(self, watch: FolderWatch, path: bytes, flags: int) -> int:
+        """A watch on ``path`` for ``watch``; its descriptor, or -1 (``ctypes.get_errno()`` says why)."""
+        wd: int = self.inotify.add_watch(self.fd, path, flags)
+        if wd >= 0:
+            owners = self.owners.setdefault(wd, [])
+            if watch not in owners:
+                owners.append(watch)
+        return wd
+
+    def drop(self, watch: FolderWatch, wds: list[int]) -> None:
+        """``watch`` no longer owns these descriptors; one that nobody owns is removed."""
+        for wd in wds:
+            owners = self.owners.get(wd)
+            if owners is None or watch not in owners:
+                continue
+            owners.remove(watch)
+            if not owners:
+                del self.owners[wd]
+                self.inotify.rm_watch(self.fd, wd)  # already gone (its folder removed): an error, and no matter
+
+    def pump(self) -> None:
+        """Read every queued event and hand each to the watches that own it."""
+        while self.fd >= 0:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                if exc.errno == errno.EINTR:
+                    continue
+                self._everyone(_IN_Q_OVERFLOW)
+                return
+            offset = 0
+            while offset + _EVENT.size <= len(data):
+                wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
+                name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
+                offset += _EVENT.size + length
+                if mask & _IN_Q_OVERFLOW:
+                    self._everyone(mask)
+                    continue
+                for watch in list(self.owners.get(wd, ())):
+                    watch._event(wd, mask, name)
+                if mask & _IN_IGNORED:
+                    self.owners.pop(wd, None)
+
+    def _everyone(self, mask: int) -> None:
+        for watch in {id(w): w for owners in self.owners.values() for w in owners}.values():
+            watch._event(-1, mask, b"")
+
+
+LOCK = threading.RLock()
+"""Held around every watch's calls: the shared instance hands one folder's events to another's watch."""
+_SHARED = _Shared(_INOTIFY) if _INOTIFY is not None else None
+
+
 class FolderWatch:
-    """inotify on every folder under ``root``: ``changed()`` since the last ``arm()``?
+    """inotify on every folder under ``root``: ``changed()`` since the last ``arm()``?"""
 
-    Not thread-safe: its shadow repository's lock is held around every call.
-    """
-
-    def __init__(self, root: Path, inotify: _Inotify) -> None:
+    def __init__(self, root: Path, shared: _Shared) -> None:
         self.root = root
-        self._inotify = inotify
-        self._fd = -1
+        self._shared = shared
+        self._live = False
         self._paths: dict[int, bytes] = {}
         self._root_wd = -1
         self.given_up = False  # more than MAX_FOLDERS folders, or no inotify watch left: never watched again
@@ -157,32 +227,31 @@ class FolderWatch:
     @classmethod
     def make(cls, root: Path) -> FolderWatch | None:
         """A watch on ``root``, or ``None`` where inotify would miss changes (see the module's docstring)."""
-        if _INOTIFY is None or not root.is_dir() or not watchable(root):
+        if _SHARED is None or not root.is_dir() or not watchable(root):
             return None
-        watch = cls(root, _INOTIFY)
-        if not watch._build() and watch.given_up:
-            watch.close()
-            return None
-        return watch  # a watch that failed for a moment (a folder removed while it was listed) is rebuilt when armed
+        with LOCK:
+            watch = cls(root, _SHARED)
+            if not watch._build() and watch.given_up:
+                watch.close()
+                return None
+            return watch  # one that failed for a moment (a folder removed while listed) is watched anew when armed
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-        self._paths.clear()
+        with LOCK:
+            self._shared.drop(self, list(self._paths))
+            self._paths.clear()
+            self._live = False
 
     def _build(self) -> bool:
         """Watch every folder anew (each watched before it is listed, so a folder made meanwhile shows as an event)."""
         self.close()
-        fd = self._inotify.init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        if fd < 0:
+        if not self._shared.ready():
             return False
-        self._fd = fd
         self._rebuild = False
-        if not self._add_tree(os.fsencode(self.root), root=True):
+        self._live = self._add_tree(os.fsencode(self.root), root=True)
+        if not self._live:
             self.close()
-            return False
-        return True
+        return self._live
 
     def _add_tree(self, top: bytes, *, root: bool = False) -> bool:
         """Watch ``top`` and every folder under it, following no link; False: a watch could not be added."""
@@ -190,7 +259,7 @@ class FolderWatch:
         while stack:
             path = stack.pop()
             flags = _MASK if root and path == top else _MASK | _IN_DONT_FOLLOW
-            wd = self._inotify.add_watch(self._fd, path, flags)
+            wd = self._shared.add(self, path, flags)
             if wd < 0:
                 if ctypes.get_errno() in _GIVE_UP:
                     self.given_up = True  # out of the user's inotify watches, or a folder it may not read
@@ -212,37 +281,26 @@ class FolderWatch:
         return True
 
     def _pump(self) -> None:
-        """Read every queued event: any event is a change; a folder made is watched at once."""
-        while self._fd >= 0:
-            try:
-                data = os.read(self._fd, 65536)
-            except BlockingIOError:
-                return
-            except OSError as exc:
-                if exc.errno == errno.EINTR:
-                    continue
-                self._changed = self._rebuild = True
-                return
-            self._changed = True
-            offset = 0
-            while offset + _EVENT.size <= len(data):
-                wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
-                name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
-                offset += _EVENT.size + length
-                self._note(wd, mask, name)
-                if mask & _REBUILD or (mask & _IN_MOVED_FROM and mask & _IN_ISDIR):
-                    self._rebuild = True  # a folder moved away: the paths of its watches may be stale
-                elif mask & _IN_IGNORED:  # the folder went (removed, moved out): so did its watch
-                    self._paths.pop(wd, None)
-                    self._rebuild = self._rebuild or wd == self._root_wd
-                elif mask & (_IN_DELETE_SELF | _IN_MOVE_SELF) and wd == self._root_wd:
-                    self._rebuild = True
-                elif mask & (_IN_CREATE | _IN_MOVED_TO) and mask & _IN_ISDIR and not self._rebuild and name != b".git":
-                    # A folder made or moved in: it and every folder under it watched now (one already watched
-                    # keeps its watch and gets its new path).
-                    parent = self._paths.get(wd)
-                    if parent is None or not self._add_tree(os.path.join(parent, name)):
-                        self._rebuild = True
+        """Read every queued event (the shared instance's): any event of this folder is a change."""
+        self._shared.pump()
+
+    def _event(self, wd: int, mask: int, name: bytes) -> None:
+        """One event of this folder's (wd -1: an overflow, or the instance failing: not known)."""
+        self._changed = True
+        self._note(wd, mask, name)
+        if mask & _REBUILD or (mask & _IN_MOVED_FROM and mask & _IN_ISDIR):
+            self._rebuild = True  # a folder moved away: the paths of its watches may be stale
+        elif mask & _IN_IGNORED:  # the folder went (removed, moved out): so did its watch
+            self._paths.pop(wd, None)
+            self._rebuild = self._rebuild or wd == self._root_wd
+        elif mask & (_IN_DELETE_SELF | _IN_MOVE_SELF) and wd == self._root_wd:
+            self._rebuild = True
+        elif mask & (_IN_CREATE | _IN_MOVED_TO) and mask & _IN_ISDIR and not self._rebuild and name != b".git":
+            # A folder made or moved in: it and every folder under it watched now (one already watched keeps its
+            # watch and gets its new path).
+            parent = self._paths.get(wd)
+            if parent is None or not self._add_tree(os.path.join(parent, name)):
+                self._rebuild = True
 
     def _note(self, wd: int, mask: int, name: bytes) -> None:
         """The path an event names, relative to the root, into the paths touched since the last arm."""
@@ -262,8 +320,9 @@ class FolderWatch:
 
     def changed(self) -> bool:
         """Has anything under the folder changed since the last ``arm()`` (or could it have)?"""
-        self._pump()
-        return self._changed or self._rebuild or self._fd < 0
+        with LOCK:
+            self._pump()
+            return self._changed or self._rebuild or not self._live
 
     def arm(self) -> tuple[bool, frozenset[bytes] | None]:
         """From now on, vouch for the folder: call it just before the scan whose result ``changed()`` keeps.
@@ -272,16 +331,17 @@ class FolderWatch:
         the paths (relative, as bytes) that events named since the last arm: nothing outside them changed
         since then. ``None``: not known (the first arm, the tree watched anew, too many, a name in
         ``WHOLE_FOLDER_NAMES``): the scan must be of the whole folder."""
-        self._pump()
-        touched = None if self._touched is None or self._rebuild or self._fd < 0 else frozenset(self._touched)
-        if self.given_up:
-            return False, None
-        if self._rebuild or self._fd < 0:
-            touched = None
-            if not self._build():
-                self._changed = True
+        with LOCK:
+            self._pump()
+            touched = None if self._touched is None or self._rebuild or not self._live else frozenset(self._touched)
+            if self.given_up:
                 return False, None
-            self._pump()  # events of the folder while it was being watched anew: the scan that follows sees them
-        self._changed = False
-        self._touched = set()
-        return True, touched
+            if self._rebuild or not self._live:
+                touched = None
+                if not self._build():
+                    self._changed = True
+                    return False, None
+                self._pump()  # events of the folder while it was watched anew: the scan that follows sees them
+            self._changed = False
+            self._touched = set()
+            return True, touched

@@ -6,7 +6,8 @@ turn changes a few files. :class:`FolderWatch` says whether anything changed sin
 which paths the changes named, without stat-ing a single file: the snapshot before a turn is then the
 last one, and the one after it scans only the paths the turn touched (``agents.checkpoints``).
 
-It is XWorkmate's own watcher, in this process: inotify on every folder of the work tree, armed
+It is XWorkmate's own watcher, in this process: inotify on every folder of the work tree (every line's
+folders in one inotify instance, whose one event queue overflowing means "changed" for all), armed
 before the scan whose result it vouches for. It is not git's ``core.fsmonitor`` (a command named in
 config, which stays off everywhere, SBX-3) and runs nothing. The folder is the agent's, so the watcher
 trusts nothing in it: it follows no link (``IN_DONT_FOLLOW``; a folder swapped for a link fails to be

@@ -23,7 +23,8 @@ def commits(repo: ShadowRepo) -> int:
     return int(repo.git("rev-list", "--count", "refs/xworkmate/snapshots").decode())
 
 
-def test_change_set_is_exact_binary_exec_bit_ignores_and_size_cap(tmp_path: Path) -> None:
+@pytest.mark.parametrize("together", [False, True], ids=["diff-tree after", "read beside the tree (issue 34)"])
+def test_change_set_is_exact_binary_exec_bit_ignores_and_size_cap(tmp_path: Path, together: bool) -> None:
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "keep.txt").write_text("one\ntwo\nthree\n")
@@ -51,8 +52,12 @@ def test_change_set_is_exact_binary_exec_bit_ignores_and_size_cap(tmp_path: Path
     (folder / "private" / "notes.txt").write_text("still excluded\n")
     (folder / "huge.dat").write_bytes(b"H" * 6000)
     (folder / "huge2.dat").write_bytes(b"x" * 4097)
-    after = repo.snapshot()
-    assert repo.changes(before.commit, after.commit) == (
+    if together:
+        after, found = repo.snapshot_and_changes("after", before.commit)
+    else:
+        after = repo.snapshot()
+        found = repo.changes(before.commit, after.commit)
+    assert found == (
         FileChange(path="blob.bin", kind=FileChangeKind.MODIFIED, additions=0, deletions=0, binary=True),
         FileChange(path="gone.txt", kind=FileChangeKind.DELETED, additions=0, deletions=1),
         FileChange(path="huge.dat", kind=FileChangeKind.MODIFIED, additions=0, deletions=0, too_large=True),

@@ -200,11 +200,12 @@ def test_an_export_written_as_it_is_read_is_the_same_file(
         assert written.read_text(encoding="utf-8") == controller.export_line(line, fmt, now=NOW)
 
 
+@pytest.mark.parametrize("fmt", list(ExportFormat))
 def test_a_streamed_export_holds_no_more_memory_for_a_longer_line(
-    controller: SessionController, store: Store, tmp_path: Path
+    controller: SessionController, store: Store, tmp_path: Path, fmt: ExportFormat
 ) -> None:
-    """Issue 34 item 2: the Markdown export's peak memory does not grow with the line (one page at a
-    time); the whole-line path's grows with it. An order of growth, not a time."""
+    """Issue 34 item 2: an export's peak memory does not grow with the line (one page at a time), in
+    Markdown and in JSON; the whole-line path's grows with it. An order of growth, not a time."""
     import tracemalloc
 
     def peak(messages: int) -> int:
@@ -227,10 +228,11 @@ def test_a_streamed_export_holds_no_more_memory_for_a_longer_line(
             )
         skeleton = controller.line_export(line, with_messages=False)
         tracemalloc.start()
-        controller.write_line_export(skeleton, tmp_path / f"{messages}.md", ExportFormat.MARKDOWN)
+        target = tmp_path / f"{messages}.{fmt.value}"
+        controller.write_line_export(skeleton, target, fmt)
         _size, top = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        assert (tmp_path / f"{messages}.md").stat().st_size > messages * 3400
+        assert target.stat().st_size > messages * 3400
         return top
 
     small, large = peak(1000), peak(4000)  # 3.4 MB, then 13.6 MB of messages

@@ -11,6 +11,14 @@ never looks at it (``.git`` is never added; nested repositories are skipped).
   commit message) so a change set can still name them, as ``too_large``.
 * A snapshot whose tree is the last one's makes no commit: the shadow index keeps the stat
   cache, so only files whose stat changed are read.
+* The folder's watch (``agents.folder_watch``: inotify in this process, issue 34 item 3) vouches
+  for what did not change since the last snapshot's scan began. A snapshot of a folder in which
+  nothing happened since is that snapshot, with no git at all (the snapshot before a turn, when
+  nothing changed between turns); otherwise its ``git status`` looks only at the paths the events
+  named (literal pathspecs). So a turn costs what it changed, not what the folder holds. The whole
+  folder is scanned when the watch cannot vouch (the first snapshot in a process, a network file
+  system, an event it cannot account for, an ignore rule changed, many paths) and at least every
+  ``WHOLE_SCAN_EVERY`` scans, for what inotify cannot see (a write through a hard link from outside).
 * Every git call goes through ``agents.git_safe`` (SBX-3): nothing the folder names runs, fixed author.
 
 This module knows no database and no controller; callers run it off the event loop thread.
@@ -18,16 +26,24 @@ This module knows no database and no controller; callers run it off the event lo
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
+import time
+import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK
 
+from xworkmate.agents.folder_watch import FolderWatch
 from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
 from xworkmate.agents.git_safe import GitUnsafe, folder_gitdir, run_git, trusted_env
 from xworkmate.domain.checkpoints import DEFAULT_MAX_FILE_BYTES, FileChange, FileChangeKind
@@ -70,6 +86,9 @@ _SHADOW_CONFIG = (
     ("core.splitIndex", "true"),  # a snapshot's index writes rewrite the few changed entries, not all 10,000
     ("gc.auto", "0"),
 )
+_RAW_NUMSTAT = ("--raw", "--numstat")
+_BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="xworkmate-checkpoint-diff")
+"""Where a change set is read while the tree is written (each waits for its own; never the event loop)."""
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -96,6 +115,43 @@ def _lock_for(git_dir: Path) -> threading.RLock:
     """One lock per shadow repository in this process: a restore holds it across its steps."""
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(str(git_dir), threading.RLock())
+
+
+@dataclass(slots=True)
+class _Watched:
+    """A folder's watch and the snapshot it vouches for: the folder as the last armed scan found it."""
+
+    watch: FolderWatch
+    last: Snapshot | None = None
+    taken_with: tuple[tuple[str, ...], int] = field(default=((), 0))  # the excludes and size cap it was taken with
+    partial_scans: int = 0  # scans of named paths alone since the last scan of the whole folder
+
+
+@dataclass(frozen=True, slots=True)
+class _Only:
+    """The paths events named since the last snapshot, which holds the folder everywhere else."""
+
+    paths: tuple[str, ...]
+    last: Snapshot
+
+    def covers(self, path: str) -> bool:
+        return any(path == named or path.startswith(named + "/") for named in self.paths)
+
+    def too_large_elsewhere(self) -> dict[str, tuple[int, int]]:
+        return {path: stat for path, stat in self.last.too_large.items() if not self.covers(path)}
+
+
+WHOLE_SCAN_EVERY = 16
+"""At most this many scans of named paths alone, then one of the whole folder: what inotify cannot see (a write
+through a hard link from outside the folder, or through a shared memory map) is in a snapshot within that many."""
+_MAX_PATHSPEC_BYTES = 64 * 1024
+"""Paths on one command line at most (a kernel's limit is near 2 MB, environment included): more, a whole scan."""
+
+MAX_WATCHED = 32
+"""Folders watched at once in this process (one inotify watch per folder in them, a per-user resource; all in
+one inotify instance); the least recently snapshotted one beyond that is closed and scans again."""
+_WATCHES: OrderedDict[tuple[str, str], _Watched | None] = OrderedDict()  # None: not watchable
+_WATCHES_GUARD = threading.Lock()
 
 
 class ShadowRepo:
@@ -188,23 +244,37 @@ class ShadowRepo:
         return out.decode() if out else None
 
     def _stage(
-        self, sized: Callable[[int, int], None] | None = None
-    ) -> tuple[str, dict[str, tuple[int, int]], str | None]:
-        """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot).
+        self,
+        sized: Callable[[int, int], None] | None = None,
+        diff_from: str | None = None,
+        only: _Only | None = None,
+    ) -> tuple[str, dict[str, tuple[int, int]], str | None, bytes | None]:
+        """Bring the shadow index up to the folder and write its tree: (tree, too-large files, last snapshot,
+        the raw change set from ``diff_from`` to the tree when one was asked for and read).
 
         One scan of the folder (issue 34 item 3): ``git status`` refreshes the shadow index's stat
         cache and writes it back, as git does for a person's repository, and reads untracked files
         through the untracked cache (both set on the shadow repository by ``_ensure``, never read
         from the folder). Only the paths it names are hashed (``update-index``); a status that
         names nothing but the too-large files means the last snapshot's tree, with no git call more.
+        The change set from ``diff_from`` is read from the index (``diff-index --cached``) while
+        ``write-tree`` writes the same index's tree, in a second process beside it.
+
+        ``only``: the folder is known to be the last snapshot but for these paths (the folder's watch
+        says so): the scan is of them alone, as literal pathspecs, and the last snapshot's too-large
+        files elsewhere are still there.
         """
         self._ensure()
-        out = self.git(
+        status_args = (
             "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
             "--ignore-submodules=all", "--no-ahead-behind",
         )  # fmt: skip
+        if only is None:
+            out = self.git(*status_args)
+        else:
+            out = self.git("--literal-pathspecs", *status_args, "--", *only.paths)
         status = _parse_status(out)
-        too_large: dict[str, tuple[int, int]] = {}
+        too_large: dict[str, tuple[int, int]] = {} if only is None else only.too_large_elsewhere()
         update: list[str] = []
         lengths: list[int] = []
         remove: list[str] = []
@@ -221,17 +291,77 @@ class ShadowRepo:
                     remove.append(path)
                 else:
                     update.append(path)
+                    lengths.append(now.st_size)
         if sized is not None:  # how much is left to hash: (files, bytes)
             sized(len(update), sum(lengths))
         known = _COMMITS.get(status.head) if status.head is not None else None
         if known is not None and not status.staged and not status.tracked and not update and known[1] == too_large:
-            return known[0], too_large, status.head  # nothing but the same too-large files: the last snapshot's tree
+            return known[0], too_large, status.head, None  # nothing but the same too-large files: the last tree
         if remove:
             self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(remove))
         if update:
             # --replace: a folder that became a file (or back) in one turn is one change, not a conflict.
             self.git("update-index", "-z", "--add", "--replace", "--stdin", stdin=_z(update))
-        return self.git("write-tree").decode().strip(), too_large, status.head
+        if diff_from is None:
+            return self.git("write-tree").decode().strip(), too_large, status.head, None
+        # The index is the tree write-tree writes (or it fails): its change set is diff-tree's, read meanwhile.
+        diff = _BESIDE.submit(self.git, "diff-index", "--cached", "-z", "--no-renames", *_RAW_NUMSTAT, diff_from)
+        try:
+            tree = self.git("write-tree").decode().strip()
+        finally:
+            try:
+                raw: bytes | None = diff.result()
+            except GitFailed:  # the snapshot stands; ``changes`` says what is wrong with ``diff_from``
+                raw = None
+        return tree, too_large, status.head, raw
+
+    # -- the folder's watch (issue 34 item 3) ----------------------------------------
+
+    def _watched(self) -> _Watched | None:
+        """This folder's watch in this process, made on first use (a walk of its folders); the caller holds the lock."""
+        key = (str(self.git_dir), str(self.work_tree))
+        with _WATCHES_GUARD:
+            if key in _WATCHES:
+                _WATCHES.move_to_end(key)
+                return _WATCHES[key]
+        watch = FolderWatch.make(self.work_tree)
+        watched = _Watched(watch) if watch is not None else None
+        with _WATCHES_GUARD:
+            _WATCHES[key] = watched
+            beyond = [k for k in list(_WATCHES)[: max(0, len(_WATCHES) - MAX_WATCHED)] if k != key]
+        for old in beyond:
+            _forget_watch(old)
+        return watched
+
+    def _vouched(self, watched: _Watched) -> Snapshot | None:
+        """The last snapshot this process's watch was armed for, if the index still holds it: the shadow
+        repository's settings are the same and no other process took a snapshot since (its index is not
+        ours to vouch for)."""
+        last = watched.last
+        if last is None or watched.taken_with != (self.excludes, self.max_file_bytes):
+            return None
+        return last if self._snapshot_ref() == last.commit else None
+
+    def _unchanged(self, watched: _Watched | None) -> Snapshot | None:
+        """The last snapshot, when the watch vouches that the folder is still what its scan found; else None."""
+        last = self._vouched(watched) if watched is not None else None
+        if watched is None or last is None or watched.watch.changed():
+            return None
+        return Snapshot(commit=last.commit, tree=last.tree, too_large=dict(last.too_large), created=False)
+
+    def _snapshot_ref(self) -> str | None:
+        """The snapshot ref as its loose file says (ours: never packed), without a process."""
+        try:
+            return (self.git_dir / SNAPSHOT_REF).read_bytes().decode("ascii", "replace").strip() or None
+        except OSError:
+            return None
+
+    def _forget_folder(self) -> None:
+        """The index is about to hold what no scan found (a restore): the next snapshot scans."""
+        with _WATCHES_GUARD:
+            watched = _WATCHES.get((str(self.git_dir), str(self.work_tree)))
+        if watched is not None:
+            watched.last = None
 
     def has_snapshot(self) -> bool:
         """Has a snapshot been taken? (A loose ref: ``update-ref`` writes one, and nothing packs ours.)"""
@@ -273,25 +403,113 @@ class ShadowRepo:
     def differs(self) -> bool:
         """Does the folder differ from the last snapshot (changes made since, e.g. by hand)? No commit."""
         with self.lock:
-            tree, too_large, head = self._stage()
+            if self._unchanged(self._watched()) is not None:
+                return False
+            tree, too_large, head, _ = self._stage()
             return head is not None and self._commit_info(head) != (tree, too_large)
 
     def snapshot(self, message: str = "snapshot", *, sized: Callable[[int, int], None] | None = None) -> Snapshot:
         """Snapshot the folder; a tree equal to the last snapshot's makes no commit.
 
         ``sized(files, bytes)``: told, after the scan, how much is left to hash (a first snapshot's cost)."""
+        return self._snapshot(message, sized, None)[0]
+
+    def snapshot_and_changes(self, message: str, before: str) -> tuple[Snapshot, tuple[FileChange, ...]]:
+        """``snapshot(message)`` and the files changed since ``before`` (``changes``), as a turn ends.
+
+        The change set is read beside the writing of the tree, not after it (issue 34 item 3)."""
+        snapshot, raw = self._snapshot(message, None, before)
+        if snapshot.commit == before:
+            return snapshot, ()
+        if raw is None:
+            return snapshot, self.changes(before, snapshot.commit)
+        return snapshot, self._changes_from(raw, before, snapshot.commit)
+
+    def _snapshot(
+        self, message: str, sized: Callable[[int, int], None] | None, diff_from: str | None
+    ) -> tuple[Snapshot, bytes | None]:
         with self.lock:
-            tree, too_large, parent = self._stage(sized)
-            if parent is not None and self._commit_info(parent) == (tree, too_large):
-                return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False)
-            body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
+            watched = self._watched()
+            unchanged = self._unchanged(watched)
+            if unchanged is not None:
+                return unchanged, None  # nothing happened in the folder since the last snapshot's scan began: no git
+            armed, only = False, None
+            if watched is not None:
+                last = self._vouched(watched)
+                watched.last = None
+                armed, touched = watched.watch.arm()  # before the scan: whatever happens during it shows next time
+                if (
+                    armed
+                    and last is not None
+                    and touched
+                    and sum(map(len, touched)) <= _MAX_PATHSPEC_BYTES
+                    and watched.partial_scans < WHOLE_SCAN_EVERY
+                ):
+                    only = _Only(tuple(sorted(os.fsdecode(path) for path in touched)), last)
+            snapshot, raw = self._take(message, sized, diff_from, only)
+            if watched is not None and armed:
+                watched.last, watched.taken_with = snapshot, (self.excludes, self.max_file_bytes)
+                watched.partial_scans = 0 if only is None else watched.partial_scans + 1
+            return snapshot, raw
+
+    def _take(
+        self,
+        message: str,
+        sized: Callable[[int, int], None] | None,
+        diff_from: str | None,
+        only: _Only | None = None,
+    ) -> tuple[Snapshot, bytes | None]:
+        tree, too_large, parent, raw = self._stage(sized, diff_from, only)
+        if parent is not None and self._commit_info(parent) == (tree, too_large):
+            return Snapshot(commit=parent, tree=tree, too_large=too_large, created=False), raw
+        body = message + "\n\n" + json.dumps({"too_large": {p: list(v) for p, v in sorted(too_large.items())}})
+        commit = self._write_commit(tree, parent, body.encode())
+        if commit is None:
             args = ["commit-tree", tree, "-F", "-"]
             if parent is not None:
                 args += ["-p", parent]
             commit = self.git(*args, stdin=body.encode()).decode().strip()
-            self._set_snapshot_ref(commit)
-            _remember(commit, (tree, dict(too_large)))
-            return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True)
+        self._set_snapshot_ref(commit)
+        _remember(commit, (tree, dict(too_large)))
+        return Snapshot(commit=commit, tree=tree, too_large=too_large, created=True), raw
+
+    def _write_commit(self, tree: str, parent: str | None, message: bytes) -> str | None:
+        """The snapshot's commit written as ``commit-tree`` writes it, a loose object, without a process (issue 34
+        item 3): our fixed author, now, the message as given. ``None`` for a repository not on SHA-1: git writes it.
+
+        The repository is ours and the object's bytes are ours (no path of the folder is in them but the
+        message's too-large list, which is JSON)."""
+        try:
+            config = (self.git_dir / "config").read_text(encoding="utf-8", errors="replace").lower()
+        except OSError:
+            return None
+        if "objectformat" in config or "compatobjectformat" in config:
+            return None
+        stamp = f"{int(time.time())} +0000".encode()
+        ident = f"{_AUTHOR[0]} <{_AUTHOR[1]}> ".encode() + stamp
+        lines = [b"tree " + tree.encode()]
+        if parent is not None:
+            lines.append(b"parent " + parent.encode())
+        lines += [b"author " + ident, b"committer " + ident]
+        data = b"\n".join(lines) + b"\n\n" + message
+        raw = b"commit %d\0" % len(data) + data
+        sha = hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+        folder = self.git_dir / "objects" / sha[:2]
+        path = folder / sha[2:]
+        if path.exists():
+            return sha
+        folder.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(zlib.compress(raw, 1))
+            os.chmod(tmp, 0o444)
+            os.replace(tmp, path)  # the same name holds the same bytes: replacing an equal object changes nothing
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return sha
 
     def _set_snapshot_ref(self, commit: str) -> None:
         """Point the snapshot ref at ``commit`` as ``update-ref`` does (its lock file, then a rename), without
@@ -327,7 +545,11 @@ class ShadowRepo:
     def changes(self, before: str | None, after: str) -> tuple[FileChange, ...]:
         """Files added, modified and deleted from ``before`` (``None``: nothing) to ``after``."""
         old = before or EMPTY_TREE
-        out = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", "--no-commit-id", old, after)
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", *_RAW_NUMSTAT, "--no-commit-id", old, after)
+        return self._changes_from(out, before, after)
+
+    def _changes_from(self, out: bytes, before: str | None, after: str) -> tuple[FileChange, ...]:
+        """The change set from ``diff-tree``'s (or ``diff-index --cached``'s) raw and numstat records."""
         files = _file_changes(out)
         before_large = self.too_large_of(before) if before else {}
         after_large = self.too_large_of(after)
@@ -385,6 +607,7 @@ class ShadowRepo:
             with FolderWriter(self.work_tree) as folder:
                 for path in changed:
                     folder.check(path, allowed=replaced)
+            self._forget_folder()
             self.git("read-tree", "--reset", "-u", target)
 
     def export_tree(self, target: str, folder: Path) -> None:
@@ -434,6 +657,7 @@ class ShadowRepo:
         or a file (SBX-3): the old ``unlink``/``rmtree`` through such a link deleted the host's files.
         """
         entry = self._entry(source, path)
+        self._forget_folder()
         with FolderWriter(self.work_tree) as folder:
             folder.check(path)
             if entry is None:
@@ -454,6 +678,7 @@ class ShadowRepo:
         """
         with FolderWriter(self.work_tree) as folder:
             folder.check(path)
+        self._forget_folder()
         try:
             self.git("apply", "-R", "--whitespace=nowarn", "-", stdin=patch.encode("utf-8", "surrogateescape"))
         except GitFailed as exc:
@@ -473,7 +698,24 @@ class ShadowRepo:
 
     def remove(self) -> None:
         """Delete the shadow repository (retention)."""
-        shutil.rmtree(self.git_dir, ignore_errors=True)
+        with self.lock:
+            _forget_watch((str(self.git_dir), str(self.work_tree)))
+            shutil.rmtree(self.git_dir, ignore_errors=True)
+
+
+def _forget_watch(key: tuple[str, str]) -> None:
+    """Close a folder's watch, under its repository's lock (never while another thread reads it): one whose
+    lock is busy now stays open, past the limit, until a later call."""
+    lock = _lock_for(Path(key[0]))
+    if not lock.acquire(blocking=False):
+        return
+    try:
+        with _WATCHES_GUARD:
+            watched = _WATCHES.pop(key, None)
+        if watched is not None:
+            watched.watch.close()
+    finally:
+        lock.release()
 
 
 _NO_SUBMODULE_STATUS = "--ignore-submodules=dirty"

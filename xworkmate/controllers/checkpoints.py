@@ -291,10 +291,11 @@ class CheckpointController:
 
         def record() -> tuple[str, tuple[FileChange, ...]]:
             repo = self._repo(key)
-            snapshot = repo.snapshot(f"after turn {started.turn} ({status})")
+            message = f"after turn {started.turn} ({status})"
             if before is None:  # no before: the turn's changes cannot be told
-                return snapshot.commit, ()
-            return snapshot.commit, () if snapshot.commit == before else repo.changes(before, snapshot.commit)
+                return repo.snapshot(message).commit, ()
+            snapshot, files = repo.snapshot_and_changes(message, before)
+            return snapshot.commit, files
 
         failed: Exception | None = None
         try:

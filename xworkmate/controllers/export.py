@@ -27,6 +27,7 @@ from xworkmate.domain.export import (
     ExportedSource,
     ExportFormat,
     LineExport,
+    json_pieces,
     markdown_pieces,
     message_from_stored,
     render_markdown,
@@ -140,12 +141,10 @@ def _exported(m: Message) -> ExportedMessage:
 
 def write_export(store: Store, export: LineExport, path: Path, fmt: ExportFormat) -> Path:
     """Write ``export`` to ``path``; when it was read ``with_messages=False`` its messages are read a page
-    at a time and written as they come, scrubbed one by one (SEC-1): Markdown never holds the line whole
-    (issue 34 item 2). JSON is one document and is still built whole. ``ExportWriteError`` in one line."""
+    at a time and written as they come, scrubbed one by one (SEC-1): neither format holds the line whole
+    (issue 34 item 2), and the file is the one built whole, byte for byte. ``ExportWriteError`` in one line."""
     unread = not any(line.messages for line in export.lines)  # read ``with_messages=False``
-    if not (unread and fmt is ExportFormat.MARKDOWN):
-        if unread:
-            export = export.model_copy(update={"lines": tuple(_with_messages(store, line) for line in export.lines)})
+    if not unread:
         return save_export(export_text(export, fmt), path)
     register_provider_keys(store)
     redact = environment_redactor()
@@ -154,18 +153,13 @@ def write_export(store: Store, export: LineExport, path: Path, fmt: ExportFormat
         for message in store.messages.iter_for_thread(line.key, viewer=DESKTOP):
             yield scrubbed_message(_exported(message), redact)
 
+    pieces = markdown_pieces if fmt is ExportFormat.MARKDOWN else json_pieces
+
     def write(out: TextIO) -> None:
-        for piece in markdown_pieces(export, messages):
+        for piece in pieces(export, messages):
             out.write(piece)
 
     return _write_whole(path, write)
-
-
-def _with_messages(store: Store, line: ExportedLine) -> ExportedLine:
-    register_provider_keys(store)
-    found = store.messages.iter_for_thread(line.key, viewer=DESKTOP)
-    redact = environment_redactor()
-    return line.model_copy(update={"messages": tuple(scrubbed_message(_exported(m), redact) for m in found)})
 
 
 def _source_categories(store: Store, held: list[Message]) -> list[str | None]:

@@ -337,6 +337,33 @@ def markdown_pieces(export: LineExport, messages: MessagesOf | None = None) -> I
     yield "\n"
 
 
+# -- JSON, as it is read ---------------------------------------------------------------------------
+
+_EMPTY_MESSAGES = '\n      "messages": []'  # an exported line's key at its depth in the document (indent 2)
+_MESSAGE_INDENT = " " * 8
+
+
+def json_pieces(export: LineExport, messages: MessagesOf) -> Iterator[str]:
+    """The JSON file in pieces, in order: exactly ``export.model_dump_json(indent=2) + "\n"`` of the export
+    with each line's ``messages(line)`` in it, without ever holding a line's messages whole (issue 34 item
+    2). The document is dumped with no messages, and each line's are written where its empty list stood;
+    a JSON string holds no raw newline, so that key at its indentation is found only where pydantic put it."""
+    bare = export.model_copy(update={"lines": tuple(line.model_copy(update={"messages": ()}) for line in export.lines)})
+    text = bare.model_dump_json(indent=2)
+    start = 0
+    for line in export.lines:
+        at = text.index(_EMPTY_MESSAGES, start)
+        yield text[start:at] + '\n      "messages": ['
+        first = True
+        for message in messages(line):
+            body = message.model_dump_json(indent=2).replace("\n", "\n" + _MESSAGE_INDENT)
+            yield ("\n" if first else ",\n") + _MESSAGE_INDENT + body
+            first = False
+        yield "]" if first else "\n      ]"
+        start = at + len(_EMPTY_MESSAGES)
+    yield text[start:] + "\n"
+
+
 def _own(line: ExportedLine) -> Iterable[ExportedMessage]:
     return line.messages
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QPainter, QPaintEvent, QStandardItem, QStandardItemModel
@@ -51,8 +51,32 @@ from xworkmate.ui.theme import METRICS, current
 from xworkmate.ui.wording import plain_words
 
 if TYPE_CHECKING:
-    from xworkmate.agents.acp_probe import AgentSession, AgentSessions
     from xworkmate.controllers.agent_session import AgentSessionController
+
+
+class AgentSession(Protocol):
+    """One of the agent's sessions as ``session/list`` named it (the ui imports no agent code)."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def title(self) -> str | None: ...
+
+
+class AgentSessions(Protocol):
+    """What ``controller.agents.agent_sessions`` answers: whether the agent lists (and deletes) sessions, and
+    which it has."""
+
+    @property
+    def supported(self) -> bool: ...
+
+    @property
+    def deletes(self) -> bool: ...
+
+    @property
+    def sessions(self) -> Sequence[AgentSession]: ...
+
 
 __all__ = [
     "METER_FULL",

@@ -80,9 +80,13 @@ class WindowDriver:
 
     def settle(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until the store work the window started is applied (issue 19: switch, send, create, bind,
-        category and archive run as operations on the store worker, and the window applies their changes)."""
-        operations = self.window.operations
-        self.wait_until(lambda: operations.running == 0, timeout=timeout, what="the window's operations")
+        category and archive run as operations on the store worker, and the window applies their changes),
+        and what a switch left for after the conversation's paint has run (issue 34 item 1: the fresh read of
+        a line shown lately, its folder, its queue)."""
+        operations, deferred = self.window.operations, self.window.shown.deferred
+        self.wait_until(
+            lambda: operations.running == 0 and not deferred.pending, timeout=timeout, what="the window's operations"
+        )
 
     # -- properties ------------------------------------------------------------------------------
 

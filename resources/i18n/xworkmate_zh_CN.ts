@@ -335,13 +335,6 @@
     </message>
 </context>
 <context>
-    <name>ChangeRouter</name>
-    <message>
-        <source>A task line changed but could not be read — {error}</source>
-        <translation>一条任务线有变化，但无法读取：{error}</translation>
-    </message>
-</context>
-<context>
     <name>ChangesView</name>
     <message>
         <source>Turn</source>

@@ -212,7 +212,6 @@ class MainWindow(WindowShell):
             self.operations,
             guarded=self.task_list.guarded,
             sync_selection=self.task_list.sync_selection,
-            show_error=self.show_error,
             unreadable=self.failure(
                 self.tr("A task line changed but could not be read — {error}"), UnknownSessionKeyError
             ),

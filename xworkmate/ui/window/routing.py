@@ -54,7 +54,6 @@ from xworkmate.ui.window.services import Failure
 from xworkmate.ui.window.shown import ShownLine
 from xworkmate.ui.window.task_list import TaskListActions
 from xworkmate.ui.window.workspace import WorkspaceActions
-from xworkmate.ui.wording import plain_words
 
 RunHandler = Callable[[Any], None]
 StoreHandler = Callable[[Any, ReadAhead], None]
@@ -64,7 +63,8 @@ class ChangeRouter(QObject):
     """The window's change records, each to the handlers registered for its type, in registration order.
 
     ``guarded()`` is the list's selection guard, ``sync_selection()`` puts the selection back on the shown
-    line, ``unreadable`` says a record whose reads failed. Signals: none; ``route`` is the bridge's slot.
+    line, ``unreadable`` says a record whose line could not be read (on the worker, or here).
+    Signals: none; ``route`` is the bridge's slot.
     """
 
     def __init__(
@@ -73,7 +73,6 @@ class ChangeRouter(QObject):
         *,
         guarded: Callable[[], AbstractContextManager[None]],
         sync_selection: Callable[[], None],
-        show_error: Callable[[str], None],
         unreadable: Failure,
         parent: QObject | None = None,
     ) -> None:
@@ -81,7 +80,6 @@ class ChangeRouter(QObject):
         self._operations = operations
         self._guarded = guarded
         self._sync_selection = sync_selection
-        self._show_error = show_error
         self._unreadable = unreadable
         self._runs: dict[type, list[RunHandler]] = {}
         self._stores: dict[type, list[StoreHandler]] = {}
@@ -116,9 +114,7 @@ class ChangeRouter(QObject):
                     for store in self._stores.get(type(change), ()):
                         store(change, self._ahead)
             except UnknownSessionKeyError as exc:
-                self._show_error(
-                    self.tr("A task line changed but could not be read — {error}").format(error=plain_words(str(exc)))
-                )
+                self._unreadable(exc)  # said as for a record whose read on the worker failed
             self._sync_selection()
 
     def apply(self, changes: list[object], ahead: ReadAhead) -> None:

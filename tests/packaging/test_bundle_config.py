@@ -251,11 +251,31 @@ def fake_bundle(tmp_path: Path, platform: str = "linux") -> Path:
     return bundle
 
 
+# What the spec's first run-time hook imports; a stand-in carries its own copies, as a bundle does.
+HOOK_FILES = (
+    PACKAGING / "pyi_rth_xworkmate.py",
+    PACKAGING / "xworkmate_entry.py",
+    ROOT / "xworkmate" / "__init__.py",
+    ROOT / "xworkmate" / "agents" / "__init__.py",
+    ROOT / "xworkmate" / "agents" / "net_bridge.py",
+    ROOT / "xworkmate" / "agents" / "scope_exec.py",
+)
+
+
 def frozen_stand_in(executable: Path) -> Path:
     """An executable that starts as the bundle's does: with the spec's first run-time hook (then it would
-    run the entry script; this stand-in stops after the hook)."""
-    executable.parent.mkdir(parents=True, exist_ok=True)
-    executable.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{PACKAGING / 'pyi_rth_xworkmate.py'}' \"$@\"\n")
+    run the entry script; this stand-in stops after the hook).
+
+    Like a bundle, it brings the code it runs in its own folder: the sandbox shows a frozen app's folder
+    and hides ``/tmp`` and the home, where a checkout (and so the hook's source) may lie. The interpreter
+    is the host's own, which the sandbox shows as it shows Python's prefix to any command."""
+    internal = executable.parent / "_internal"
+    for source in HOOK_FILES:
+        copy = internal / (source.name if source.parent == PACKAGING else source.relative_to(ROOT))
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(source.read_bytes())
+    python = os.path.realpath(sys.executable)
+    executable.write_text(f"#!/bin/sh\nexec '{python}' -E -s -S '{internal / 'pyi_rth_xworkmate.py'}' \"$@\"\n")
     executable.chmod(0o755)
     return executable
 

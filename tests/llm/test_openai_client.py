@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import sys
 import time
 from collections.abc import Callable
 from contextlib import aclosing
@@ -199,6 +200,40 @@ def test_server_that_ignores_stream_flag_still_works(openai_server: OpenAIServer
     body = f'{{"choices": [{{"index": 0, "message": {message}, "finish_reason": "stop"}}]}}'
     openai_server.script(RawStreamReply([body], content_type="application/json"))
     assert _stream(make_client(openai_server)) == [TextDelta("whole"), Finished("stop")]
+
+
+_IMPORTS: list[str] | None = None  # the modules an ``import`` statement went looking for, while counting
+
+
+def _count_imports(event: str, args: tuple[Any, ...]) -> None:
+    if event == "import" and _IMPORTS is not None:
+        _IMPORTS.append(args[0])
+
+
+sys.addaudithook(_count_imports)  # an audit hook stays for the process: it counts only while _IMPORTS is a list
+
+
+def test_a_streamed_request_looks_for_no_module(openai_server: OpenAIServer, make_client: MakeClient) -> None:
+    """Issue 34 item 1: a native turn streams on the GUI loop, so a request must not search the disk. httpcore
+    asks ``sniffio`` which async library runs at every request and connection; without the package each
+    ask was a failed import, a stat of every folder on ``sys.path`` (0.6 ms), hundreds a second with
+    twenty lines streaming. ``sniffio`` is a dependency now, and the requests after the first import nothing."""
+    global _IMPORTS
+    openai_server.script(*[TextReply(["a", "b"]) for _ in range(6)])
+
+    async def requests() -> list[str]:
+        global _IMPORTS
+        async with make_client(openai_server) as client:
+            [_ async for _ in client.stream_chat(HELLO)]  # the first request may import what it uses
+            _IMPORTS = []
+            for _ in range(5):
+                [_ async for _ in client.stream_chat(HELLO)]
+            return _IMPORTS
+
+    try:
+        assert asyncio.run(requests()) == []
+    finally:
+        _IMPORTS = None
 
 
 # -- non-streamed ------------------------------------------------------------------------------

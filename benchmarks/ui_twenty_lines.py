@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,52 @@ STAGGER_S = 0.025
 TICK_MS = 5
 SWITCH_EVERY_MS = 120
 IDLE_S = 2.0
+LATE_MS = 16.0  # a tick this late is a dropped frame
+
+
+def _machine_cpu() -> dict[str, float]:
+    """CPU seconds used so far by this process, by the processes it started (the local servers, the ACP
+    agents: running or waited for), and by the whole machine (``/proc/stat``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    procs: dict[int, tuple[int, float]] = {}  # pid: (parent, own + waited children's CPU)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        procs[int(entry.name)] = (int(fields[1]), sum(int(f) for f in fields[11:15]) / tick)
+    me = os.getpid()
+    own = (lambda f: (int(f[11]) + int(f[12])) / tick)(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split())
+    started = procs.get(me, (0, own))[1] - own  # the children already waited for
+    mine = {me}
+    for pid in sorted(procs):  # a child's pid is usually above its parent's; a second pass catches the rest
+        if procs[pid][0] in mine:
+            mine.add(pid)
+    for pid in sorted(procs):
+        if procs[pid][0] in mine:
+            mine.add(pid)
+    started += sum(procs[pid][1] for pid in mine - {me})
+    busy = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    machine = (sum(busy) - busy[3] - busy[4]) / tick  # all but idle and iowait
+    return {"this process": own, "its children": started, "machine": machine}
+
+
+def _thread_cpu() -> dict[str, float]:
+    """CPU seconds each of this process's threads has used, by its Python name (the kernel's ticks)."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    out: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = names.get(int(task.name), "(not Python's)")
+        name = name.split("_", 1)[0] if name.startswith("ThreadPoolExecutor") else name
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def _router(providers: list[ProviderConfig]) -> ModelRouter:
@@ -79,23 +126,40 @@ def _chunks(tokens: list[str], size: int) -> list[str]:
 
 
 class _Ticker:
-    """A 5 ms timer: how late each tick comes (ms) is the event loop's lag."""
+    """A 5 ms timer: how late each tick comes (ms) is the event loop's lag. For each gap it also notes the
+    GUI thread's own CPU time: a late tick with little of it waited (on the interpreter lock, or in a call
+    that blocks), one with much of it worked."""
 
     def __init__(self) -> None:
         self.lags: list[float] = []
-        self._last = 0.0
+        # For each late tick: (lag ms, share of the gap the GUI thread ran, share it waited for a CPU).
+        self.cpu_shares: list[tuple[float, float, float]] = []
+        self._last = self._last_cpu = self._last_queued = 0.0
+        self._schedstat = Path(f"/proc/self/task/{threading.get_native_id()}/schedstat")
         self._timer = QTimer()
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
 
+    def _queued(self) -> float:
+        """Seconds this thread has waited, runnable, for a CPU (the kernel's schedstat; 0 without it)."""
+        try:
+            return int(self._schedstat.read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
     def _tick(self) -> None:
-        now = time.perf_counter()
-        self.lags.append(max(0.0, (now - self._last) * 1000 - TICK_MS))
-        self._last = now
+        now, cpu, queued = time.perf_counter(), time.thread_time(), self._queued()
+        lag = max(0.0, (now - self._last) * 1000 - TICK_MS)
+        self.lags.append(lag)
+        if lag > LATE_MS:
+            gap = max(now - self._last, 1e-9)
+            self.cpu_shares.append((lag, (cpu - self._last_cpu) / gap, (queued - self._last_queued) / gap))
+        self._last, self._last_cpu, self._last_queued = now, cpu, queued
 
     def start(self) -> None:
         self.lags.clear()
-        self._last = time.perf_counter()
+        self.cpu_shares.clear()
+        self._last, self._last_cpu, self._last_queued = time.perf_counter(), time.thread_time(), self._queued()
         self._timer.start()
 
     def stop(self) -> list[float]:
@@ -383,7 +447,7 @@ def measure() -> dict[str, Any]:
             # 1. all twenty stream; the event loop's lag alone.
             ticker.start()
             sampler.start()
-            t0, cpu0 = time.perf_counter(), time.thread_time()
+            t0, cpu0, threads0, machine0 = time.perf_counter(), time.thread_time(), _thread_cpu(), _machine_cpu()
             profile = None
             if os.environ.get("XW_BENCH_PROFILE"):
                 import cProfile
@@ -399,6 +463,10 @@ def measure() -> dict[str, Any]:
             load = os.getloadavg()[0]
             rates = [TOKENS / (last[k] - first[k]) for k in keys if last.get(k, 0) > first.get(k, 0)]
             busy_lags = ticker.stop()
+            late = list(ticker.cpu_shares)
+            threads = {n: c - threads0.get(n, 0.0) for n, c in _thread_cpu().items()}
+            machine = {n: c - machine0[n] for n, c in _machine_cpu().items()}
+            machine["everything else"] = machine["machine"] - machine["this process"] - machine["its children"]
             sampler.stop()
             phase("twenty lines streamed (lag)")
             for _ in range(5):
@@ -436,6 +504,11 @@ def measure() -> dict[str, Any]:
             r.update(
                 busy_lag_p99=percentile(busy_lags, 99),
                 busy_lag_max=max(busy_lags),
+                late_ticks=len(late),
+                late_gui_cpu_p50=percentile([ran for _lag, ran, _queued in late], 50) if late else 0.0,
+                late_gui_queued_p50=percentile([queued for _lag, _ran, queued in late], 50) if late else 0.0,
+                machine_cpu_share={n: c / streaming_s for n, c in machine.items()},
+                thread_cpu_share={n: c / streaming_s for n, c in sorted(threads.items(), key=lambda i: -i[1]) if c},
                 busy_ticks=len(busy_lags),
                 idle_lag_p99=percentile(idle_lags, 99),
                 idle_lag_max=max(idle_lags),
@@ -496,6 +569,11 @@ def run() -> list[Figure]:
                 "acp_deltas": r["acp_deltas"],
                 "acp_chunks": r["acp_chunks"],
                 "gui_thread_cpu_share": r["gui_cpu_share"],
+                "late_ticks": r["late_ticks"],
+                "late_tick_gui_cpu_share_p50": r["late_gui_cpu_p50"],
+                "late_tick_gui_waiting_for_a_cpu_share_p50": r["late_gui_queued_p50"],
+                "thread_cpu_share": r["thread_cpu_share"],
+                "machine_cpu_share": r["machine_cpu_share"],
                 "load_average": r["load"],
             },
         ),
@@ -549,6 +627,16 @@ def main() -> int:
     print(
         f"GUI thread busy {100 * r['gui_cpu_share']:.0f}% of the time while all stream;"
         f" machine load average {r['load']:.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"  {r['late_ticks']} ticks over {LATE_MS:.0f} ms late; in their gaps the GUI thread was on a CPU"
+        f" {100 * r['late_gui_cpu_p50']:.0f}% of the time and waited for one {100 * r['late_gui_queued_p50']:.0f}%"
+        " (p50s; the rest it slept: the interpreter lock, a blocking call); each thread's CPU share: "
+        + ", ".join(f"{n} {100 * c:.0f}%" for n, c in r["thread_cpu_share"].items())
+    )
+    print(
+        f"  CPU in use while all stream, of {100 * (os.cpu_count() or 1)}%: "
+        + ", ".join(f"{n} {100 * c:.0f}%" for n, c in r["machine_cpu_share"].items())
     )
     print(
         f"event-loop lag p99: {r['busy_lag_p99']:6.1f} ms streaming   (idle {r['idle_lag_p99']:.1f} ms;"

@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import py_compile
+import select
 import shutil
 import sys
 import tempfile
@@ -51,6 +52,12 @@ _BRIDGE = Path(__file__).with_name("net_bridge.py")
 _SOCKET_PARENTS = ("XDG_RUNTIME_DIR",)  # else /tmp: a Unix socket's path has at most 107 bytes
 _NS_GET_USERNS = 0xB701  # ioctl: the user namespace that owns a namespace (linux/nsfs.h)
 _HOLDER_START_S = 10.0
+_HOLDER_END_S = 5.0  # how long the holder's sandbox may take to end once its bwrap is reaped
+
+
+def _readable(fd: int, timeout: float) -> bool:
+    """Whether ``fd`` turns readable within ``timeout`` seconds (a pidfd: its process has exited)."""
+    return bool(select.select([fd], [], [], timeout)[0])
 
 
 def bridge_launch(
@@ -109,6 +116,7 @@ class NetProxy:
         self._writers: set[asyncio.StreamWriter] = set()
         self._holder: asyncio.subprocess.Process | None = None
         self._held: tuple[int, ...] = ()  # our descriptors of the holder's network and its user namespace
+        self._holder_init: int | None = None  # a pidfd of the holder's PID 1: readable once its sandbox is empty
 
     @property
     def route(self) -> ProxyRoute:
@@ -163,6 +171,8 @@ class NetProxy:
         if ready != net_bridge.READY:
             raise ValueError("its bridge did not start")
         status = json.loads(info)
+        with contextlib.suppress(OSError):  # no pidfd (Linux < 5.3): the end is not waited for
+            self._holder_init = os.pidfd_open(int(status["child-pid"]))  # before the checks below: same pid
         net = os.open(f"/proc/{int(status['child-pid'])}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
         self._held = (net,)
         # Checked on the descriptor: the pid was the holder's (not reused) and its network is not ours.
@@ -175,14 +185,24 @@ class NetProxy:
         self._held = (net, user)
 
     async def _stop_holder(self) -> None:
+        """Ends the holder and, before returning, its sandbox: the bridge and whatever else ran in it. Killing
+        its bwrap ends its PID 1 (``--die-with-parent``), and the kernel then ends every process in that PID
+        namespace before PID 1 itself exits, a moment later: its pidfd turns readable only after that."""
         holder, self._holder = self._holder, None
-        if holder is not None and holder.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                holder.kill()  # its sandbox's processes die with it (--die-with-parent, PID namespace)
-            await holder.wait()
-        for fd in self._held:
-            os.close(fd)
-        self._held = ()
+        init, self._holder_init = self._holder_init, None
+        try:
+            if holder is not None and holder.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    holder.kill()
+                await holder.wait()
+            if init is not None and not await asyncio.to_thread(_readable, init, _HOLDER_END_S):
+                log.warning("the allow-list proxy's sandbox did not end within %.0f s of its holder", _HOLDER_END_S)
+        finally:
+            if init is not None:
+                os.close(init)
+            for fd in self._held:
+                os.close(fd)
+            self._held = ()
 
     async def close(self) -> None:
         await self._stop_holder()

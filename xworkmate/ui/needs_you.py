@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from PySide6.QtCore import QModelIndex, QObject, QTimer, Slot
+from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QShortcut
 
 from xworkmate.controllers import AttentionChanged, SessionController
@@ -38,6 +38,12 @@ NOTIFICATIONS_STATE = ui_state.NOTIFICATIONS.name
 DRAFT_SAVE_MS = 600
 
 
+class NeedsYouList(Protocol):
+    """The task list's part, as ``NeedsYou`` uses it: the "Needs you" filter."""
+
+    def set_needs_you_filter(self, on: bool) -> None: ...
+
+
 class NeedsYouWindow(Protocol):
     """What ``NeedsYou`` needs of its window (issue 33 item 3: a narrow protocol, not ``MainWindow``, so this
     module does not import the window back). ``open_line`` is the window's one way to open a line."""
@@ -48,15 +54,14 @@ class NeedsYouWindow(Protocol):
     message_pane: MessagePane
 
     @property
+    def task_list(self) -> NeedsYouList: ...
+
+    @property
     def shown_key(self) -> str | None: ...
 
     def open_line(self, key: str) -> None: ...
 
     def show_error(self, text: str) -> None: ...
-
-    def set_needs_you_filter(self, on: bool) -> None: ...
-
-    def proxy_index_of(self, key: str) -> QModelIndex: ...
 
     def isActiveWindow(self) -> bool: ...
 
@@ -180,7 +185,7 @@ class NeedsYou(QObject):
 
     @Slot(bool)
     def on_filter_toggled(self, on: bool) -> None:
-        self._window.set_needs_you_filter(on)
+        self._window.task_list.set_needs_you_filter(on)
 
     @Slot(bool)
     def on_notifications_toggled(self, on: bool) -> None:

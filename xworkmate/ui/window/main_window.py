@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import cast
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMessageBox, QSplitter, QWidget
 
@@ -342,12 +342,6 @@ class MainWindow(WindowShell):
 
     def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None:
         self.shown.open_line(key, then=then)
-
-    def set_needs_you_filter(self, on: bool) -> None:
-        self.task_list.set_needs_you_filter(on)
-
-    def proxy_index_of(self, key: str) -> QModelIndex:
-        return self.task_list.proxy_index_of(key)
 
     def when_usable(self, then: Callable[[], None]) -> None:
         """Call ``then()`` once the window can be used (its own task list painted over the open store: a line

@@ -124,7 +124,7 @@ def _switch(window: MainWindow, key: str) -> tuple[float, float]:
     app = application()
     cached = window.shown.seen.get(key)
     start = time.perf_counter()
-    window.task_pane.list_view.setCurrentIndex(window.proxy_index_of(key))
+    window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(key))
     while key not in label.text():
         app.processEvents()
     app.processEvents()  # the panes' posted paint requests

@@ -56,7 +56,7 @@ def switch_and_settle(window: MainWindow, key: str) -> float:
     label = window.findChild(QLabel, "sessionKeyLabel")
     assert label is not None
     start = time.perf_counter()
-    index = window.proxy_index_of(key)
+    index = window.task_list.proxy_index_of(key)
     window.task_pane.list_view.setCurrentIndex(index)
     app = application()
     app.processEvents()

@@ -25,9 +25,9 @@ SAMPLES = 5
 def _qasync_loop() -> asyncio.AbstractEventLoop:
     """The window's loop, as ``run_gui`` has it: work handed to ``run_off_thread`` goes to its executor."""
     os.environ.setdefault("QT_API", "pyside6")
-    import qasync  # type: ignore[import-untyped]
+    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
 
-    loop: asyncio.AbstractEventLoop = qasync.QEventLoop(application())
+    loop: asyncio.AbstractEventLoop = AppEventLoop(application())
     asyncio.set_event_loop(loop)
     return loop
 

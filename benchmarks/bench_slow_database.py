@@ -107,9 +107,9 @@ def _loop_lag_during(actions: list[Callable[[], object]], ready: Callable[[], bo
 def _qasync_loop() -> asyncio.AbstractEventLoop:
     """The window's loop, as ``run_gui`` has it: set as current, so operations go to the store worker."""
     os.environ.setdefault("QT_API", "pyside6")
-    import qasync  # type: ignore[import-untyped]
+    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
 
-    loop: asyncio.AbstractEventLoop = qasync.QEventLoop(application())
+    loop: asyncio.AbstractEventLoop = AppEventLoop(application())
     asyncio.set_event_loop(loop)
     return loop
 

@@ -41,10 +41,10 @@ class LagProbe:
 
 
 def streaming() -> list[Figure]:
-    import qasync
+    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
 
     app = application()
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     with temp_home() as settings, OpenAIServer() as server:
         store, controller = open_controller(settings)

@@ -87,9 +87,9 @@ def _first_deltas(controller: SessionController) -> tuple[dict[str, float], Call
 
 def measure() -> dict[str, float]:
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    import qasync  # type: ignore[import-untyped]  # after PySide6, so it binds to it
+    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
 
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     results: dict[str, float] = {}
     with temp_home() as settings, OpenAIServer() as server_a, OpenAIServer() as server_b:

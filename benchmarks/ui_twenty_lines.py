@@ -341,9 +341,9 @@ def _stored_answer(controller: SessionController, key: str) -> str:
 
 def measure() -> dict[str, Any]:
     app = application()
-    import qasync  # type: ignore[import-untyped]  # after PySide6, so it binds to it
+    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
 
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     r: dict[str, Any] = {}
     phases: dict[str, float] = {}

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 
-import qasync
+from xworkmate.ui.event_loop import AppEventLoop
 
 
-class TestEventLoop(qasync.QEventLoop):  # type: ignore[misc]
-    """A ``qasync.QEventLoop`` whose callbacks run with it as the running loop even outside ``run_*``."""
+class TestEventLoop(AppEventLoop):
+    """The app's loop (``AppEventLoop``, on qasync's), whose timed callbacks also run with it as the running
+    loop outside ``run_*`` (its ready callbacks and descriptors do already)."""
 
     __test__ = False  # not a test class, whatever pytest's name patterns say
 

@@ -270,9 +270,9 @@ def run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], 
     import asyncio
 
     os.environ.setdefault("QT_API", "pyside6")
-    import qasync  # imported after PySide6, so qasync binds to it
+    from xworkmate.ui.event_loop import AppEventLoop  # qasync's, imported after PySide6 so that it binds to it
 
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     # A plain future completed synchronously from aboutToQuit: it is done before
     # Qt's loop returns, so run_until_complete ends cleanly when the last window closes.

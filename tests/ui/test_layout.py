@@ -76,6 +76,37 @@ def test_at_900_by_600_nothing_is_cut_without_an_ellipsis(qtbot: QtBot, sqlite_c
     assert cut_without_ellipsis(window) == []
 
 
+GAP_PX = 8  # between two widgets in a row, at most, in the styles the tests run with
+
+
+def test_the_composers_pickers_are_whole_as_soon_as_their_row_has_room(
+    qtbot: QtBot, sqlite_controller: SessionController
+) -> None:
+    """The pickers under the composer show their whole text ("Ask before edits", "Default provider") at the
+    narrowest window whose picker row can hold them all: a picker grows as far as its text needs and the row's
+    stretch takes only the rest. Narrower, they elide (the tests above). Seen under Xvfb before: "Ask before
+    ed…" beside 110 px of empty row, the stretch's share of the room. Looked at with the workspace shown."""
+    window = open_window(qtbot, sqlite_controller)
+    pane = window.message_pane
+    pickers = [pane.mode_picker, pane.permission_picker, pane.network_picker, pane.provider_picker]
+    row = pane.layout()
+    assert row is not None
+    for width in range(900, 1600, 6):
+        window.resize(width, 760)
+        qtbot.waitUntil(lambda: window.width() == width)  # noqa: B023 - waited for at once
+        QApplication.processEvents()
+        if not window.pane_layout.is_shown(RIGHT):
+            continue  # the workspace made way: the conversation has room to spare
+        whole = [p.width() - text_room(p).width() + p.fontMetrics().horizontalAdvance(p.currentText()) for p in pickers]
+        room = pane.contentsRect().width() - row.contentsMargins().left() - row.contentsMargins().right()
+        if sum(whole) + 4 * GAP_PX <= room:  # the narrowest width whose row holds them all, with their gaps
+            break
+    else:
+        raise AssertionError("no width up to 1600 px has room for the pickers")
+    assert [shown_text(p) for p in pickers] == [p.currentText() for p in pickers], (width, whole, room)
+    assert all(p.currentText() for p in pickers)
+
+
 def test_the_side_panes_collapse_keep_their_widths_and_are_remembered(
     qtbot: QtBot, sqlite_controller: SessionController
 ) -> None:

@@ -89,6 +89,21 @@ def is_elided(widget: QWidget) -> bool:
     return shown_text(widget) != full_text(widget)
 
 
+def grow_to_whole_text(combo: QComboBox) -> None:
+    """A picker that shrinks with its row (elided, ``Elider``) grows no wider than its whole current text needs,
+    so that a row's trailing stretch takes only what no picker can use: none is cut while the row has room
+    (``"Ask before ed…"`` beside empty space, at the default window size). Follows the current text."""
+
+    def fit() -> None:
+        frame = combo.width() - text_room(combo).width()  # the arrow, the frame and the margins around the text
+        combo.setMaximumWidth(
+            max(combo.minimumWidth(), frame + combo.fontMetrics().horizontalAdvance(combo.currentText()) + 1)
+        )
+
+    combo.currentTextChanged.connect(fit)
+    fit()
+
+
 class Elider(QObject):
     """Paints single-line labels and pickers elided, and explains an elided one in its tooltip."""
 

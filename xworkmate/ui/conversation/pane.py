@@ -32,6 +32,7 @@ from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
+from xworkmate.ui.layout import grow_to_whole_text
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.pickers import PickerItem, fill
 from xworkmate.ui.skills import SkillPicker
@@ -290,6 +291,7 @@ class MessagePane(QWidget):
             picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             picker.setMinimumContentsLength(4)
             picker.setMinimumWidth(PICKER_MIN_WIDTH)  # three pickers must not widen the narrowest window
+            grow_to_whole_text(picker)  # and, with room, none is cut
 
         # Issue 15: the ACP agent's modes, models, config options and slash commands; the usage meter.
         self.usage_meter = UsageMeter()
@@ -320,7 +322,7 @@ class MessagePane(QWidget):
             picker_row.addWidget(picker, 1)
             if picker is self.permission_picker:
                 picker_row.addWidget(self.network_picker)
-        picker_row.addStretch(1)
+        picker_row.addStretch(0)  # only what no picker can use: each grows to its whole text first
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

@@ -4,17 +4,21 @@
 first paint of any widget (``first_paint``), of the first paint of a task list with the person's lines
 (``filled``: the app's first list, ``firstTaskLineList``, painted from its first read before the stack
 loads, or else its window's own ``taskLineList``, which it paints only once it is filled), and of the
-window's own list (``ready``: the window can be used), then removes itself. The times are written
+window's own list (``ready``: painted over the open store; the window is usable once the work its start left
+for right after that paint is done too, which ``startup_phases`` notes: ``bench_startup``), then removes
+itself. The times are written
 as JSON to the file ``XWORKMATE_BENCH_MARKS`` names; ``bench_startup`` compares them with the time it
 started the process. The same filter runs in the app and in the bare references, so both pay for it.
 
 ``note(name)`` and ``add_duration(name, seconds)`` add the phases a script or ``startup_phases`` notes on
 the way (issue 34, item 4: python started, the stack imported, the store opened, the panes built…); they are
-written with the marks, under ``"phases"`` (wall-clock times) and ``"durations"`` (summed seconds).
+written with the marks, under ``"phases"`` (wall-clock times) and ``"durations"`` (summed seconds), at the
+list's paint and again when the process ends (what was noted after the paint is in the second).
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import time
@@ -46,6 +50,7 @@ class _Marks(QObject):
         self._app = app
         self._path = path
         self.marks: dict[str, float] = {}
+        atexit.register(self._write_final)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint:
@@ -58,11 +63,17 @@ class _Marks(QObject):
             if LIST_NAME in names:
                 self.marks["ready"] = now
                 self.marks["cpu_ready"] = time.process_time()  # every thread's CPU time: steadier on a busy machine
-                self._path.write_text(
-                    json.dumps({**self.marks, "phases": PHASES, "durations": DURATIONS}), encoding="utf-8"
-                )
+                self._write()
                 self._app.removeEventFilter(self)
         return False
+
+    def _write(self) -> None:
+        self._path.write_text(json.dumps({**self.marks, "phases": PHASES, "durations": DURATIONS}), encoding="utf-8")
+
+    def _write_final(self) -> None:
+        """Again at the process's end: the phases noted after the usable paint (the work it left) are in too."""
+        if "ready" in self.marks:
+            self._write()
 
 
 def install(app: QApplication) -> None:

@@ -1,7 +1,8 @@
 """What the usable window waits for (issue 34, item 4): the window's code loads without the code of the
 things it opens on demand (dialogs, the turn code, the agents, the command line's families), the Changes
-tab is built once the window can be used, and the start's background work (the turn code's warm-up)
-waits for that moment too. Structure, not timing: which modules a fresh interpreter has loaded."""
+tab is built once the window can be used (its code loaded on a worker meanwhile), and the start's background
+work (the turn code's warm-up) waits for that moment too. Structure, not timing: which modules a fresh
+interpreter has loaded, and on which thread."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
@@ -80,6 +82,45 @@ def test_the_lazy_modules_exist_so_the_check_above_can_fail() -> None:
 
     ours = [name for name in LAZY if name.startswith("xworkmate.")]
     assert [name for name in ours if importlib.util.find_spec(name) is None] == []
+
+
+# The ``xworkmate gui --smoke-test`` process with a finder that notes which thread loads each module of
+# ``watched`` (the smoke test is checked once the window can be used: its Changes tab is built by then).
+_LOADING_THREADS = """
+import importlib.abc, json, sys, threading
+watched = set(json.loads(sys.argv[1]))
+threads = {}
+
+class _Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in watched:
+            threads.setdefault(name, threading.current_thread() is threading.main_thread())
+        return None
+
+sys.meta_path.insert(0, _Watch())
+from xworkmate.entry import main
+code = main(["gui", "--smoke-test"])
+print(json.dumps({"code": code, "on_gui_thread": threads}), file=sys.stderr)
+"""
+AFTER_USABLE_CODE = ("xworkmate.ui.changes_view", "xworkmate.controllers.checkpoints")
+
+
+def test_the_changes_tab_code_loads_on_a_worker_once_the_window_is_usable(tmp_path: Path) -> None:
+    """Issue 34 item 4: the Changes tab's code and its checkpoints section's (~30 ms of imports) load on a
+    worker after the usable paint, not on the GUI thread, which takes keys meanwhile; the tab is then built
+    on the GUI thread, before the smoke test, which checks the window as a person first gets it, ends."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOADING_THREADS, json.dumps(AFTER_USABLE_CODE)],
+        env={**env, "QT_QPA_PLATFORM": "offscreen", "XWORKMATE_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    seen = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert seen == {"code": 0, "on_gui_thread": {name: False for name in AFTER_USABLE_CODE}}
 
 
 def test_the_changes_tab_is_built_once_the_window_is_usable_and_shows_the_current_line(

@@ -350,7 +350,7 @@ class MainWindow(WindowShell):
         self._held.add(then)
 
     def _on_usable(self) -> None:
-        self.workspace.changes_view  # noqa: B018  (built now: the Changes tab and the conversation's chips)
+        self.workspace.build_changes_view()  # once its code has loaded on a worker: the GUI thread is free
         self._held.release()
 
     def on_about_requested(self) -> None:

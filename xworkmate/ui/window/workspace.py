@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from xworkmate.controllers.views import LinePanes, ReadAhead
 from xworkmate.domain.messages import Message, MessageRole
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
 from xworkmate.presentation.files import read_preview
+from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.conversation import MessageListModel
 from xworkmate.ui.dialogs import FolderChooser, FolderDialog
 from xworkmate.ui.layout import RIGHT, PaneLayout
@@ -229,6 +231,16 @@ class WorkspaceActions(QObject):
 
     # -- changes (issue 16) -----------------------------------------------------------------
 
+    def build_changes_view(self) -> None:
+        """Once the window can be used (issue 34 item 4): the Changes tab's code, and its checkpoints section's,
+        load on a worker, as the turn code does, so that the GUI thread takes keys meanwhile (30 ms and more of
+        imports); then the tab is built here. A failure to load is raised here, to the error boundary (ERR-1)."""
+
+        def build(_loaded: object = None) -> None:
+            self.changes_view  # noqa: B018  (the Changes tab and the conversation's chips)
+
+        run_off_thread(_load_changes_code, build, build, parent=self)
+
     @property
     def changes_view(self) -> ChangesView:
         """The Changes tab, built on first use: after the window became usable, or when asked."""
@@ -265,3 +277,9 @@ class WorkspaceActions(QObject):
                 self._pane_layout.set_shown(RIGHT, True, by_person=True)
             self._pane.show_changes_tab()
             self.changes_view.open_turn(turn)
+
+
+def _load_changes_code() -> None:
+    """The modules the Changes tab and the checkpoints section are made of: imports only (no widget, no read)."""
+    for name in ("xworkmate.controllers.checkpoints", "xworkmate.ui.changes_view"):
+        importlib.import_module(name)

@@ -9,6 +9,7 @@ window remembers what the person hid.
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 from pytestqt.qtbot import QtBot
@@ -79,8 +80,9 @@ def test_at_900_by_600_nothing_is_cut_without_an_ellipsis(qtbot: QtBot, sqlite_c
 GAP_PX = 8  # between two widgets in a row, at most, in the styles the tests run with
 
 
+@pytest.mark.parametrize("restyled", [False, True], ids=["as built", "restyled after"])
 def test_the_composers_pickers_are_whole_as_soon_as_their_row_has_room(
-    qtbot: QtBot, sqlite_controller: SessionController
+    qtbot: QtBot, sqlite_controller: SessionController, restyled: bool
 ) -> None:
     """The pickers under the composer show their whole text ("Ask before edits", "Default provider") at the
     narrowest window whose picker row can hold them all: a picker grows as far as its text needs and the row's
@@ -88,6 +90,8 @@ def test_the_composers_pickers_are_whole_as_soon_as_their_row_has_room(
     ed…" beside 110 px of empty row, the stretch's share of the room. Looked at with the workspace shown."""
     window = open_window(qtbot, sqlite_controller)
     pane = window.message_pane
+    if restyled:  # as a theme's style sheet does once the window is up (the screenshots' dark 900x600 picture)
+        pane.setStyleSheet("QComboBox { padding: 3px 26px 3px 14px; }")
     pickers = [pane.mode_picker, pane.permission_picker, pane.network_picker, pane.provider_picker]
     row = pane.layout()
     assert row is not None

@@ -14,7 +14,7 @@ it paints (tests check nothing is cut without the ellipsis).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtGui import QAction, QHelpEvent, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
@@ -92,16 +92,35 @@ def is_elided(widget: QWidget) -> bool:
 def grow_to_whole_text(combo: QComboBox) -> None:
     """A picker that shrinks with its row (elided, ``Elider``) grows no wider than its whole current text needs,
     so that a row's trailing stretch takes only what no picker can use: none is cut while the row has room
-    (``"Ask before ed…"`` beside empty space, at the default window size). Follows the current text."""
+    (``"Ask before ed…"`` beside empty space, at the default window size). Follows the current text, the font
+    and the style (a theme's style sheet pads the picker after it was built)."""
+    _WholeText(combo)
 
-    def fit() -> None:
-        frame = combo.width() - text_room(combo).width()  # the arrow, the frame and the margins around the text
-        combo.setMaximumWidth(
-            max(combo.minimumWidth(), frame + combo.fontMetrics().horizontalAdvance(combo.currentText()) + 1)
-        )
 
-    combo.currentTextChanged.connect(fit)
-    fit()
+class _WholeText(QObject):
+    """``grow_to_whole_text``'s watch on one picker (its child: it goes with the picker)."""
+
+    def __init__(self, combo: QComboBox) -> None:
+        super().__init__(combo)
+        self._combo = combo
+        combo.currentTextChanged.connect(self.fit)
+        combo.installEventFilter(self)
+        self.fit()
+
+    def fit(self) -> None:
+        combo = self._combo
+        option = _combo_option(combo)
+        metrics = combo.fontMetrics()
+        text = QSize(metrics.horizontalAdvance(combo.currentText()) + 1, metrics.height())
+        if not combo.itemIcon(combo.currentIndex()).isNull():
+            text.setWidth(text.width() + combo.iconSize().width() + 4)
+        whole = combo.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, combo).width()
+        combo.setMaximumWidth(max(combo.minimumWidth(), whole))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange, QEvent.Type.Polish):
+            self.fit()
+        return False
 
 
 class Elider(QObject):

@@ -56,8 +56,11 @@ _HOLDER_END_S = 5.0  # how long the holder's sandbox may take to end once its bw
 
 
 def _readable(fd: int, timeout: float) -> bool:
-    """Whether ``fd`` turns readable within ``timeout`` seconds (a pidfd: its process has exited)."""
-    return bool(select.select([fd], [], [], timeout)[0])
+    """Whether ``fd`` turns readable within ``timeout`` seconds (a pidfd: its process has exited). ``poll``, not
+    ``select``: a window with many files open has descriptors past select's 1,024."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(timeout * 1000))
 
 
 def bridge_launch(

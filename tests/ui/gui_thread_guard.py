@@ -19,6 +19,12 @@ Allowances, each narrow and on purpose:
   when the window is built with no first read (the app's start always hands it one read on a worker).
   Listed by function, each with why.
 
+No other window function may run a statement: the models read nothing themselves either (``TaskLineModel`` is
+handed its lines, rows and attention tracker; ``MessageListModel`` reads what it was not handed through its
+reader, off the GUI thread), so a test that drives one without the window hands it its reads or uses the
+``loop`` fixture. The list of known offenders this guard started with is empty and gone (issue 33 item 2):
+a statement from any window function fails the test.
+
 ``XWM_GUI_GUARD_REPORT=FILE`` records instead of failing and writes, at the session's end, how many
 statements each place ran: how the work list of issue 33 item 2 was made.
 """
@@ -30,7 +36,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -68,31 +74,12 @@ ALLOWED: dict[tuple[str, str], str] = {
 TURN_ON_LOOP = {("ui/operations.py", "_after")}
 
 
-# The work list left (issue 33 item 2), by the innermost window function that ran the statement: each still
-# reads or writes on the GUI thread, is reported with XWM_GUI_GUARD_REPORT, and does not fail a test yet. A
-# ratchet: a statement from any other window function fails the test; remove an entry once it is moved.
-KNOWN_OFFENDERS: dict[tuple[str, str], str] = {
-    ("ui/conversation/model.py", "set_key"): "the message model's first page, when no read-ahead came with it",
-    ("ui/conversation/model.py", "__call__"): "the message model's page reader, driven without the window",
-    ("ui/conversation/model.py", "_load_around"): "older pages around a message, driven without the window",
-    ("ui/task_lines.py", "__init__"): "the task list model built over a controller with no first read",
-    ("ui/task_lines.py", "reload"): "the task list re-read at once (tests call it after writing elsewhere)",
-    # The window hands these the row its operation read ahead on the worker (a failed operation's records too)
-    # and skips a row it has none for; only the model driven without the window reads here (the model tester).
-    ("ui/task_lines.py", "add_line"): "a row added with no summary, by a test driving the model alone",
-    ("ui/task_lines.py", "refresh_line"): "a row redrawn with no summary, by a test driving the model alone",
-    ("ui/task_lines.py", "attention_of"): (
-        "the attention tracker built on first use, by a test driving the model without the window (the window's"
-        " first read builds it on a worker: controllers/views.read_first)"
-    ),
-}
-
-
 @dataclass(frozen=True)
 class GuiStatement:
     where: str  # the innermost xworkmate frame: "ui/providers.py:123 _reload"
     statement: str
     stack: str
+    test: str = ""
 
 
 GUI_STATEMENTS: list[GuiStatement] = []
@@ -111,7 +98,7 @@ def _classify(frame: FrameType | None) -> tuple[str, str]:
     window frame, else the innermost xworkmate one). The innermost marker decides: a slot the loop calls
     back is the window's; a turn's coroutine is a turn."""
     kind = ""
-    innermost = ui = ""
+    innermost = ui = caller = ""
     while frame is not None:
         filename = frame.f_code.co_filename
         name = frame.f_code.co_name
@@ -119,6 +106,8 @@ def _classify(frame: FrameType | None) -> tuple[str, str]:
             tail = _tail(filename)
             if not innermost:
                 innermost = f"{tail}:{frame.f_lineno} {name}"
+            if not caller and not tail.startswith(("store" + os.sep, "store.py")):
+                caller = f" < {tail}:{frame.f_lineno} {name}"  # who asked the store, for the report
             if (tail, name) in NO_LOOP or (tail, name) in ALLOWED:
                 return "", innermost
             if (tail, name) in TURN_ON_LOOP:
@@ -129,7 +118,7 @@ def _classify(frame: FrameType | None) -> tuple[str, str]:
         elif name == "_run" and filename.endswith(os.path.join("asyncio", "events.py")):
             kind = kind or "turn"
         frame = frame.f_back
-    return kind, ui if kind == "window" else f"(loop) {innermost}"
+    return kind, ui if kind == "window" else f"(loop) {innermost}{caller}"
 
 
 def _before_cursor_execute(
@@ -160,8 +149,7 @@ def no_sql_on_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
     finally:
         _current = None
-    GUI_STATEMENTS.extend(seen)
-    seen = [s for s in seen if _function(s.where) not in KNOWN_OFFENDERS]
+    GUI_STATEMENTS.extend(replace(s, test=request.node.nodeid) for s in seen)
     if seen and not os.environ.get(REPORT_ENV):
         places = sorted({s.where for s in seen})
         first = seen[0]
@@ -172,14 +160,15 @@ def no_sql_on_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
         )
 
 
-def _function(where: str) -> tuple[str, str]:
-    """``("ui/task_lines.py", "reload")`` from ``"ui/task_lines.py:440 reload"``."""
-    place, _, name = where.partition(" ")
-    return place.rsplit(":", 1)[0], name
-
-
 def write_report(path: str) -> None:
     counts: dict[str, int] = {}
     for s in GUI_STATEMENTS:
         counts[s.where] = counts.get(s.where, 0) + 1
     Path(path).write_text("".join(f"{n}\t{where}\n" for where, n in sorted(counts.items())), encoding="utf-8")
+    first: dict[str, GuiStatement] = {}
+    for s in GUI_STATEMENTS:
+        first.setdefault(s.where, s)
+    Path(f"{path}.stacks").write_text(
+        "".join(f"== {where}\n{s.test}\n{s.statement}\n{s.stack}\n" for where, s in sorted(first.items())),
+        encoding="utf-8",
+    )

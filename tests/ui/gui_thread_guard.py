@@ -1,11 +1,18 @@
 """The GUI thread runs no SQL (issue 33 item 2; SPEC LOOP-4): an autouse guard for every UI test.
 
 A SQLAlchemy ``before_cursor_execute`` listener on the ``Engine`` class sees every statement of every
-store a test opens. A statement is *the window's* when it runs on the main (GUI) thread and the Python
-stack under it passes through the window's code (a frame in ``xworkmate/ui/``) or through a callback
-the event loop runs (``asyncio.events.Handle._run``: a coroutine stepping on the GUI loop, such as a
-native turn). A statement the test itself runs (seeding a line, reading back what was stored) has
-neither and is not counted. The test fails, after it ran, with each statement and a stack excerpt.
+store a test opens. A statement on the main (GUI) thread is counted when the Python stack under it passes
+through the window's code (a frame in ``xworkmate/ui/``: *the window's*) or through a callback the event
+loop runs (``asyncio.events.Handle._run``: a coroutine stepping on the GUI loop — a turn, however it was
+started, or a controller's ``*_off_thread`` coroutine: *the loop's*). A statement the test itself runs
+(seeding a line, reading back what was stored, a poll of the store in a coroutine on the loop: the test's
+frame comes before either marker, with none of our coroutines between) is not counted. The test fails,
+after it ran, with each statement and a stack excerpt.
+
+A turn's statements fail a test like the window's (issue 33 item 2): every store call a turn makes goes
+through the controller's store thread (``controllers/store_thread``: ``StoreThread.call`` and a turn's
+``TurnWrites``; its gate and the person's message too, ``TurnController.run_turn``), so nothing is reported
+for a turn any more, and the switch that only reported them (``XWM_GUI_GUARD_TURNS``, ``TURN_ON_LOOP``) is gone.
 
 Allowances, each narrow and on purpose:
 
@@ -14,7 +21,6 @@ Allowances, each narrow and on purpose:
   the calling thread when no qasync loop is set — a widget driven by a test without the ``loop`` fixture.
   The app always has its loop, so this path never runs there; with a loop the same work runs on the
   store worker and is never seen here.
-* ``TURN_ON_LOOP``: a turn's coroutine stepping on the GUI loop is reported, not failed (see below).
 * ``ALLOWED``: construction-time reads that are legitimately synchronous today: ``MainWindow.attach``
   when the window is built with no first read (the app's start always hands it one read on a worker).
   Listed by function, each with why.
@@ -26,11 +32,13 @@ reader, off the GUI thread), so a test that drives one without the window hands 
 a statement from any window function fails the test.
 
 ``XWM_GUI_GUARD_REPORT=FILE`` records instead of failing and writes, at the session's end, how many
-statements each place ran: how the work list of issue 33 item 2 was made.
+statements each place ran (for the loop's, the code that asked the store too), and ``FILE.stacks`` the first
+test and stack of each place: how the work list of issue 33 item 2 was made.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import threading
@@ -49,6 +57,7 @@ import xworkmate
 _UI = str(Path(xworkmate.__file__).resolve().parent / "ui") + os.sep
 _PACKAGE = str(Path(xworkmate.__file__).resolve().parent) + os.sep
 _TESTS = str(Path(__file__).resolve().parents[1]) + os.sep
+_TESTING = _PACKAGE + "testing" + os.sep  # the shipped test plugin and driver (issue 21): the test's side
 
 # The synchronous fallback with no qasync loop (see the module docstring): (file tail, function).
 NO_LOOP = {
@@ -67,13 +76,6 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 
 
-# A turn's coroutine stepping on the GUI loop (the window's send hands it over through ``_after``; a test may
-# start one itself with ``controller.turns.run_turn``). Its statements are the turn's, not a widget's: recorded in the
-# report, failing a test only with XWM_GUI_GUARD_TURNS=1, until the turn's writes all go through the store
-# thread (issue 33 item 2's ``TurnWrites``; the write gate's reads and write already do: item 4).
-TURN_ON_LOOP = {("ui/operations.py", "_after")}
-
-
 @dataclass(frozen=True)
 class GuiStatement:
     where: str  # the innermost xworkmate frame: "ui/providers.py:123 _reload"
@@ -84,7 +86,6 @@ class GuiStatement:
 
 GUI_STATEMENTS: list[GuiStatement] = []
 REPORT_ENV = "XWM_GUI_GUARD_REPORT"  # a file: record every test's statements there instead of failing
-TURNS_ENV = "XWM_GUI_GUARD_TURNS"  # set: a turn's statements on the GUI loop fail the test too (see TURN_ON_LOOP)
 _current: list[GuiStatement] | None = None
 
 
@@ -94,14 +95,21 @@ def _tail(filename: str) -> str:
 
 def _classify(frame: FrameType | None) -> tuple[str, str]:
     """What the statement under ``frame`` is — ``""`` (the test's own, or allowed), ``"window"`` (the window's
-    code called the store) or ``"turn"`` (a coroutine stepping on the GUI loop) — and where (the innermost
-    window frame, else the innermost xworkmate one). The innermost marker decides: a slot the loop calls
-    back is the window's; a turn's coroutine is a turn."""
+    code called the store) or ``"loop"`` (a coroutine stepping on the GUI loop: a turn, a controller's
+    ``*_off_thread`` coroutine) — and where (the innermost window frame, else the innermost xworkmate one and
+    the code that asked the store). The innermost marker decides: a slot the loop calls back is the window's;
+    a coroutine stepping (the window's hand-over of a turn, ``ui/operations._after``, too) is the loop's.
+    Both fail the test."""
     kind = ""
     innermost = ui = caller = ""
+    tests_inner = stepping = False
     while frame is not None:
         filename = frame.f_code.co_filename
         name = frame.f_code.co_name
+        if not kind and not stepping and filename.startswith((_TESTS, _TESTING)):
+            tests_inner = True  # the test's own, or its driver's, unless the window's code called it
+        elif filename.startswith(_PACKAGE) and frame.f_code.co_flags & inspect.CO_COROUTINE:
+            stepping = True  # our coroutine stepping (a turn a test awaits in a coroutine of its own is the loop's)
         if filename.startswith(_PACKAGE):
             tail = _tail(filename)
             if not innermost:
@@ -110,14 +118,14 @@ def _classify(frame: FrameType | None) -> tuple[str, str]:
                 caller = f" < {tail}:{frame.f_lineno} {name}"  # who asked the store, for the report
             if (tail, name) in NO_LOOP or (tail, name) in ALLOWED:
                 return "", innermost
-            if (tail, name) in TURN_ON_LOOP:
-                kind = kind or "turn"
-            elif filename.startswith(_UI):
+            if filename.startswith(_UI) and not frame.f_code.co_flags & inspect.CO_COROUTINE:
                 kind = kind or "window"
                 ui = ui or f"{tail}:{frame.f_lineno} {name}"
         elif name == "_run" and filename.endswith(os.path.join("asyncio", "events.py")):
-            kind = kind or "turn"
+            kind = kind or "loop"
         frame = frame.f_back
+    if kind == "loop" and tests_inner:
+        return "", innermost  # a test's poll of the store in a coroutine on the loop (a fake it handed in)
     return kind, ui if kind == "window" else f"(loop) {innermost}{caller}"
 
 
@@ -128,7 +136,7 @@ def _before_cursor_execute(
         return
     frame = sys._getframe(1)
     kind, where = _classify(frame)
-    if not kind or (kind == "turn" and not os.environ.get(TURNS_ENV) and not os.environ.get(REPORT_ENV)):
+    if not kind:
         return
     summary = traceback.StackSummary.extract(traceback.walk_stack(frame), limit=60)
     mine = [f for f in summary if f.filename.startswith((_PACKAGE, _TESTS))][:14]

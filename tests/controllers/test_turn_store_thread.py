@@ -17,7 +17,7 @@ from contextlib import closing
 import pytest
 from sqlalchemy import event, text
 
-from xworkmate.controllers import Change, MessagesAppended, RunFinished, RunStarted, SessionController
+from xworkmate.controllers import Change, MessagesAppended, RunFinished, SessionController
 from xworkmate.controllers.store_thread import STORE_THREAD
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.viewers import DESKTOP
@@ -47,6 +47,7 @@ def statements_by_thread(store: Store) -> list[str]:
 def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive_in_order(
     agent: SessionController, store: Store, openai_server: OpenAIServer
 ) -> None:
+    """Its gate and the person's message too (issue 33 item 2, LOOP-4): not one statement on the loop."""
     line = agent.lines.create_line()
     agent.line_settings.set_permission(line.thread_id, "full")
     openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["Done."]))
@@ -55,9 +56,9 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
     records: list[tuple[str, str]] = []  # (the record, the thread it reached the listener on)
 
     def heard(change: Change) -> None:
-        if isinstance(change, RunStarted):
-            threads.clear()  # from here on, the turn's own work (the gate ran before, on the caller)
-        elif isinstance(change, RunFinished):
+        # Every statement from the call on: the gate and the person's message run on the store thread too
+        # (LOOP-4, issue 33 item 2: ``run_turn`` begins there), not on the caller's loop.
+        if isinstance(change, RunFinished):
             during.extend(threads)
         records.append((type(change).__name__, threading.current_thread().name))
 
@@ -74,6 +75,8 @@ def test_a_turns_reads_and_writes_run_on_the_store_thread_and_its_records_arrive
     assert loop_thread not in during, during  # the checkpoints' git work runs on asyncio's own threads
     assert STORE_THREAD + "_0" in during
     assert {thread for _, thread in records} == {loop_thread}  # delivered on the loop
+    assert [name for name, _ in records][:1] == ["MessagesAppended"]  # the person's words, then RunStarted
+    assert "RunStarted" in [name for name, _ in records]
     kinds = [name for name, _ in records if name in {"MessagesAppended", "ToolRunning", "RunFinished"}]
     # The person's words, the answer that called the tool, the running card, its result, the answer.
     assert kinds == [
@@ -119,6 +122,34 @@ def refusing_tool_results(pg_database_url: str) -> Iterator[str]:
         )
     store.close()
     yield pg_database_url
+
+
+def test_a_turn_stopped_while_it_begins_on_the_store_thread_keeps_the_message_and_ends_stopped(
+    agent: SessionController, openai_server: OpenAIServer
+) -> None:
+    """Issue 33 item 2 (LOOP-4): ``run_turn`` begins on the store thread (the gate, the person's message, the line
+    running). A Stop while it is there ends the turn it began once it has begun; the line is not left running
+    and the model is never asked."""
+    line = agent.lines.create_line()
+    openai_server.script(TextReply(["never asked"]))
+    finished: list[RunFinished] = []
+    agent.subscribe(lambda change: finished.append(change) if isinstance(change, RunFinished) else None)
+
+    async def stop_at_once() -> None:
+        turn = asyncio.ensure_future(agent.turns.run_turn(line.thread_id, "hello"))
+        await asyncio.sleep(0)  # it waits for the store thread now
+        turn.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        while not finished:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(asyncio.wait_for(stop_at_once(), 10))
+
+    assert [f.status for f in finished] == ["stopped"]
+    assert not agent.turns.is_running(line.thread_id)
+    assert [m.content for m in agent.lines.messages(line.thread_id)] == ["hello"]
+    assert openai_server.chat_requests == []
 
 
 @pytest.mark.postgres

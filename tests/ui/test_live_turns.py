@@ -323,7 +323,7 @@ def test_message_model_with_live_rows_passes_qt_model_tester(
     """STYLE lesson 3: the transient rows keep the model consistent as they come and go."""
     sqlite_controller.send("main", "hello")
     model = MessageListModel(sqlite_controller)
-    model.set_key("main")
+    model.set_key("main", newest=sqlite_controller.lines.newest_messages("main", limit=16))  # read ahead: LOOP-4
     model.set_live([LiveRow("stream", "Hel", 1)])
     qtmodeltester.check(model)
     model.set_live([LiveRow("stream", "Hello", 2), LiveRow("tool", "read file a.txt", 3)])

@@ -88,6 +88,12 @@ def slow(
             direct.close()
 
 
+def show_lines(slow: SlowDatabase) -> None:
+    """The task list shows the lines the other desktop made, read by the test and handed to the model (LOOP-4,
+    issue 33 item 2: the model reads nothing itself)."""
+    slow.window.task_model.reload(slow.direct.lines.list_lines(include_archived=True))
+
+
 def title(window: MainWindow) -> str:
     return window.message_pane.title_label.text()
 
@@ -95,7 +101,7 @@ def title(window: MainWindow) -> str:
 def test_a_switch_shows_the_cached_view_first_then_the_fresh_read(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     line_a, line_b = slow.direct.lines.create_line("A as first seen"), slow.direct.lines.create_line("B")
-    window.task_model.reload()
+    show_lines(slow)
     click_line(qtbot, window, line_a.thread_id)
     assert window.shown_key == line_a.thread_id
     click_line(qtbot, window, line_b.thread_id)
@@ -116,7 +122,7 @@ def test_a_switch_shows_the_cached_view_first_then_the_fresh_read(qtbot: QtBot, 
 def test_a_stale_answer_for_a_line_no_longer_wanted_is_dropped(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     line_a, line_b = slow.direct.lines.create_line("A"), slow.direct.lines.create_line("B")
-    window.task_model.reload()
+    show_lines(slow)
     shown: list[str | None] = []
     window.message_model.modelReset.connect(lambda: shown.append(window.message_model.key))
 
@@ -135,7 +141,7 @@ def test_the_gui_thread_is_never_inside_a_store_call_during_window_actions(
 ) -> None:
     window = slow.window
     other = slow.direct.lines.create_line("Other")
-    window.task_model.reload()
+    show_lines(slow)
     folder = tmp_path / "chosen"
     folder.mkdir()
     window.workspace.choose_folder = lambda *_: str(folder)
@@ -181,7 +187,7 @@ def test_the_gui_thread_stays_out_of_the_store_for_renames_pickers_folders_and_o
     slow.direct.line_settings.set_execution(agent_line.thread_id, ExecutionMode.ACP, "agent")
     window.line_settings.refresh_providers()
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
-    window.task_model.reload()
+    show_lines(slow)
     window.task_list.ask_title = lambda *_: "Renamed here"
     click_line(qtbot, window, line.thread_id)
     model = window.message_model
@@ -226,7 +232,7 @@ def agent_line_shown(qtbot: QtBot, slow: SlowDatabase, openai_server: OpenAIServ
     slow.window.line_settings.refresh_providers()
     settled(qtbot, slow.window)  # the providers are read on the store worker (issue 33 item 2)
     key = slow.direct.lines.create_line(title).thread_id
-    slow.window.task_model.reload()
+    show_lines(slow)
     click_line(qtbot, slow.window, key)
     return key
 
@@ -246,7 +252,7 @@ def test_a_turns_stored_messages_are_shown_without_reading_them_back(
     settled(qtbot, window)  # the providers are read on the store worker (issue 33 item 2)
     line = slow.direct.lines.create_line("A turn")
     slow.direct.line_settings.set_permission(line.thread_id, "full")
-    window.task_model.reload()
+    show_lines(slow)
     click_line(qtbot, window, line.thread_id)
     openai_server.script(ToolCallReply([call("run_command", command="echo hi")]), TextReply(["Done ", "here."]))
     slow.sql_threads.clear()
@@ -322,7 +328,7 @@ def test_a_task_an_agent_dispatches_starts_with_its_gate_read_off_the_gui_thread
 def test_a_failed_operation_says_so_in_one_line(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     line = slow.direct.lines.create_line("Gone soon")
-    window.task_model.reload()
+    show_lines(slow)
     slow.direct.lines.archive_line(line.thread_id)  # another desktop archived it: binding a folder is refused
     window.workspace.choose_folder = lambda *_: "relative/not/absolute"
     click_line(qtbot, window, line.thread_id)
@@ -365,7 +371,7 @@ def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: Qt
     target = say(line.thread_id, "the needle")
     for number in range(450):  # more than two older pages
         say(line.thread_id, f"filler {number}")
-    window.task_model.reload()
+    show_lines(slow)
     slow.sql_threads.clear()
 
     window.search_export.on_search_hit_chosen(line.thread_id, target)  # what the palette's Enter on the hit does
@@ -391,7 +397,7 @@ def test_a_search_hit_far_back_is_paged_in_on_the_worker_then_selected(qtbot: Qt
 def test_the_menu_of_a_message_not_read_yet_opens_once_the_worker_read_it(qtbot: QtBot, slow: SlowDatabase) -> None:
     window = slow.window
     line = slow.direct.lines.create_line("Menus")
-    window.task_model.reload()
+    show_lines(slow)
     click_line(qtbot, window, line.thread_id)
     window.external_watch.stop()  # else it hears of the message below, and painting its row reads it
     store = slow.direct._store  # test seeding only: an agent's message the window has not read

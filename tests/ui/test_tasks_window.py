@@ -103,7 +103,10 @@ def test_a_task_the_agent_starts_appears_under_its_dispatcher_with_its_category_
     assert [m.content for m in controller.lines.messages(task) if m.role is MessageRole.ASSISTANT] == ["Done."]
     assert {r.body["model"] for r in openai_server.chat_requests} == {"test-model"}
     # A fresh list reads the same tree.
-    assert TaskLineModel(controller).line_keys() == model.line_keys()
+    fresh = TaskLineModel(
+        controller, lines=controller.lines.list_lines(include_archived=True), attention=controller.attention
+    )
+    assert fresh.line_keys() == model.line_keys()
 
 
 def test_set_category_relabels_the_line_and_its_tasks_and_errors_are_shown(

@@ -239,9 +239,10 @@ class LineController:
     async def create_worktree_line_off_thread(
         self, repo: str | Path, *, branch: str | None = None, title: str | None = None
     ) -> TaskThread:
-        """``create_worktree_line`` with git's checkout on a worker thread; the row is stored on the caller's."""
+        """``create_worktree_line`` with git's checkout on a worker thread; the row is stored on the store thread
+        (LOOP-4, issue 33 item 2: nothing on the caller's loop), its records delivered on the loop."""
         key, plan = await asyncio.to_thread(self._add_line_worktree, repo, branch)
-        return self._store_worktree_line(key, plan, title)
+        return await self._ctx.store_thread.call(lambda: self._store_worktree_line(key, plan, title))
 
     def _add_line_worktree(self, repo: str | Path, branch: str | None) -> tuple[str, worktrees.WorktreePlan]:
         key = allocate_draft_key()
@@ -361,11 +362,13 @@ class LineController:
         return self._archived(thread)
 
     async def archive_line_off_thread(self, key: str, *, force: bool = False) -> TaskThread:
-        """``archive_line`` with git's work (the status of a big tree, deleting it) on a worker thread."""
-        thread = self._archivable(key)
+        """``archive_line`` with git's work (the status of a big tree, deleting it) on a worker thread, its reads
+        and writes on the store thread (LOOP-4, issue 33 item 2)."""
+        store_thread = self._ctx.store_thread
+        thread = await store_thread.call(lambda: self._archivable(key))
         if worktrees.is_worktree(thread.workspace_binding):
             await asyncio.to_thread(worktrees.release_line_worktree, thread.workspace_binding, force=force)
-        return self._archived(self._archivable(key))
+        return await store_thread.call(lambda: self._archived(self._archivable(key)))
 
     def _archivable(self, key: str) -> TaskThread:
         thread = self._ctx.get_thread(key)
@@ -391,12 +394,14 @@ class LineController:
         return self._unarchived(thread, added)
 
     async def unarchive_line_off_thread(self, key: str) -> TaskThread:
-        """``unarchive_line`` with git's checkout of the kept branch on a worker thread."""
-        thread = self._ctx.get_thread(key)
+        """``unarchive_line`` with git's checkout of the kept branch on a worker thread, its reads and writes on
+        the store thread (LOOP-4, issue 33 item 2)."""
+        store_thread = self._ctx.store_thread
+        thread = await store_thread.call(lambda: self._ctx.get_thread(key))
         added = False
         if thread.archived and worktrees.is_worktree(thread.workspace_binding):
             added = await asyncio.to_thread(self._recreate_for_unarchive, thread)
-        return self._unarchived(self._ctx.get_thread(key), added)
+        return await store_thread.call(lambda: self._unarchived(self._ctx.get_thread(key), added))
 
     @classmethod
     def _recreate_for_unarchive(cls, thread: TaskThread) -> bool:

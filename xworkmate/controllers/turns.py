@@ -352,8 +352,25 @@ class TurnController:
         line's permission level are refused with a clear reason; ``answers`` (``--answer NAME=VALUE``) fill
         an agent's form (issue 32 item 3).
         """
-        request = self._begin_turn(key, prompt, provider=provider, attachments=attachments)
+        request = await self._begun_on_store_thread(
+            lambda: self._begin_turn(key, prompt, provider=provider, attachments=attachments)
+        )
         return await self._run_begun(request, provider=provider, approver=approver, headless=headless, answers=answers)
+
+    async def _begun_on_store_thread(self, begin: Callable[[], RunRequest]) -> RunRequest:
+        """``begin()`` (the gate, the person's message, the line running) on the store thread, not on the loop
+        (LOOP-4, issue 33 item 2); its change records are delivered on the loop as it returns. A Stop while it
+        runs there still ends the turn it began, once it has begun (the turn itself never starts)."""
+        begun = asyncio.ensure_future(self._ctx.store_thread.call(begin))
+        try:
+            return await asyncio.shield(begun)
+        except asyncio.CancelledError:
+            begun.add_done_callback(self._end_begun_unstarted)
+            raise
+
+    def _end_begun_unstarted(self, begun: asyncio.Future[RunRequest]) -> None:
+        if not begun.cancelled() and begun.exception() is None:
+            self._end_turn(begun.result().thread_id, None)
 
     async def _run_begun(
         self,
@@ -519,7 +536,7 @@ class TurnController:
         call the crash cut off has its "interrupted" result). ACP: the agent's session is resumed (or
         loaded) with the session id the line kept, and asked to continue.
         """
-        request = self.begin_resume(key, provider=provider)
+        request = await self._begun_on_store_thread(lambda: self.begin_resume(key, provider=provider))
         return await self._run_begun(request, provider=provider, approver=approver, headless=headless, answers=answers)
 
     def resume(self, key: str, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:

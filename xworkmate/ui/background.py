@@ -8,7 +8,7 @@
   Where no qasync loop is set (a widget driven without one, in a test), the work runs at once on the
   calling thread, so the view still works.
 * ``run_on_loop(coro, on_result, on_error)`` does the same for a controller's coroutine (its
-  ``*_off_thread`` methods await a worker thread for their slow part and store on the GUI thread): a task
+  ``*_off_thread`` methods await a worker thread for their slow part, the store thread for the rest): a task
   on the qasync loop, its answer applied by the same callback. With no qasync loop it runs to its end at once.
   It returns a ``LoopJob``: ``cancel()``, or the ``cancel_on`` signal (a dialog's ``finished``), cancels the
   coroutine and drops its answer, even one already come — the one home of "a closed dialog's fetch is

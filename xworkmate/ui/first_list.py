@@ -65,7 +65,7 @@ class FirstLook:
 def first_list_pane(lines: Sequence[FirstLine], parent: QWidget | None = None) -> TaskLinePane:
     """The task list pane over ``lines``: readable, scrollable, nothing to press."""
     look = FirstLook(lines)
-    model = TaskLineModel(look, lines=look.lines.list_lines(include_archived=True))
+    model = TaskLineModel(look, lines=look.lines.list_lines(include_archived=True), attention=look.attention)
     proxy = TaskLineFilterModel()
     proxy.setSourceModel(model)
     pane = TaskLinePane(proxy, parent)

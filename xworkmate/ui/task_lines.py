@@ -8,6 +8,9 @@ status needs a look at the file system, so it is computed only when a row is
 painted and cached until that line changes. A change to one line touches one
 row; a new task is inserted under its dispatcher as one row: the list is never
 reloaded because one line changed, appeared or because the current line moved.
+
+The model never reads the store (LOOP-4, issue 33 item 2): it is handed its lines, each row's summary and the
+attention tracker, read on the store worker (the window's operations and first read, ``controllers/views``).
 """
 
 from __future__ import annotations
@@ -58,9 +61,7 @@ if TYPE_CHECKING:  # the list is painted from the first read before they load (`
     from datetime import datetime
 
     from xworkmate.controllers import SessionController
-    from xworkmate.controllers.first_list import FirstLine
     from xworkmate.domain.lines import LineSummary
-    from xworkmate.domain.threads import ThreadSummary
 
     class _AttentionSource(Protocol):
         def state(self, key: str) -> Attention: ...
@@ -68,15 +69,11 @@ if TYPE_CHECKING:  # the list is painted from the first read before they load (`
 
     class _FirstLineRows(Protocol):
         def summary_status(self, summary: LineSummary) -> ThreadStatus: ...
-        def list_lines(self, *, include_archived: bool = False) -> list[FirstLine]: ...
-        def line_summary(self, key: str) -> FirstLine: ...
 
     class FirstLinesSource(Protocol):
         """What ``TaskLineModel`` asks of the first list's owner (``ui/first_list.FirstLook``), as of a
-        ``SessionController``: its lines section (the lines, a line's status) and the lines' attention."""
+        ``SessionController``: its lines section (a line's status, from the line and the file system)."""
 
-        @property
-        def attention(self) -> _AttentionSource: ...
         @property
         def lines(self) -> _FirstLineRows: ...
 
@@ -208,17 +205,21 @@ class TaskLineModel(QAbstractListModel):
         controller: SessionController | FirstLinesSource,
         parent: QObject | None = None,
         *,
-        lines: list[ThreadSummary] | list[FirstLine] | None = None,
+        lines: Sequence[LineSummary],
+        attention: _AttentionSource,
     ) -> None:
-        """``lines``: every line (archived too), when they were read already (on a worker, issue 19 item 7).
-        ``FirstLook`` and its ``FirstLine`` rows: the first list, before the store opens (``ui/first_list``)."""
+        """``lines``: every line (archived too), read already (on a worker, issue 19 item 7; LOOP-4).
+        ``attention``: the controller's tracker (``SessionController.attention``, built with the first read).
+        ``FirstLook`` and its ``FirstLine`` rows: the first list, before the store opens (``ui/first_list``).
+        ``controller``: only a line's status is asked of it, which reads no store."""
         super().__init__(parent)
         self._controller = controller
+        self._attention = attention
         self._lines: list[LineSummary] = []  # ThreadSummary rows; the first list's FirstLine rows before
         self._depths: list[int] = []
         self._rows: dict[str, int] = {}
         self._status: dict[str, ThreadStatus] = {}
-        self._set_lines(lines if lines is not None else controller.lines.list_lines(include_archived=True))
+        self._set_lines(lines)
 
     def _set_lines(self, lines: Sequence[LineSummary]) -> None:
         self._lines, self._depths = tree_order(list(lines))
@@ -268,7 +269,7 @@ class TaskLineModel(QAbstractListModel):
         if role == ATTENTION_BADGE_ROLE:
             return attention_badge(self.attention_of(line.thread_id))
         if role == NEEDS_SINCE_ROLE:
-            return self._controller.attention.since(line.thread_id)
+            return self._attention.since(line.thread_id)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
         if role == Qt.ItemDataRole.AccessibleTextRole:  # issue 18: what a screen reader says for the row
@@ -380,7 +381,7 @@ class TaskLineModel(QAbstractListModel):
         return status
 
     def attention_of(self, key: str) -> Attention:
-        return self._controller.attention.state(key)
+        return self._attention.state(key)
 
     def attention_changed(self, key: str) -> None:
         """The line's attention state changed (``AttentionChanged``): repaint its row only."""
@@ -389,8 +390,9 @@ class TaskLineModel(QAbstractListModel):
             index = self.index(row, 0)
             self.dataChanged.emit(index, index)
 
-    def add_line(self, key: str, summary: LineSummary | None = None) -> None:
-        """A line was created: read that one thread and insert one row (ISO-1: it exists now).
+    def add_line(self, key: str, summary: LineSummary) -> None:
+        """A line was created: insert its row (ISO-1: it exists now), from the summary an operation read
+        ahead on the store worker (issue 19; a record with none is skipped by the window, never read here).
 
         A task (or fork) goes right after its dispatcher's last descendant, one level deeper;
         any other line goes at the end.
@@ -398,8 +400,6 @@ class TaskLineModel(QAbstractListModel):
         if key in self._rows:
             self.refresh_line(key, summary)
             return
-        if summary is None:
-            summary = self._controller.lines.line_summary(key)  # read ahead by an operation (issue 19)
         parent_row = self._rows.get(summary.parent_key) if summary.parent_key else None
         if parent_row is None:
             row, depth = len(self._lines), 0
@@ -412,18 +412,18 @@ class TaskLineModel(QAbstractListModel):
             self._rows[self._lines[moved].thread_id] = moved
         self.endInsertRows()
 
-    def refresh_line(self, key: str, summary: LineSummary | None = None) -> None:
-        """One line changed: re-read it (unless an operation read it ahead), forget its cached status,
-        repaint its row only."""
+    def refresh_line(self, key: str, summary: LineSummary) -> None:
+        """One line changed: show the summary an operation read ahead, forget its cached status, repaint its
+        row only."""
         row = self._rows.get(key)
         if row is None:
             self.add_line(key, summary)
             return
-        if summary is None:
-            summary = self._controller.lines.line_summary(key)
         if summary.parent_key != self._lines[row].parent_key:
-            # Lines never change dispatcher; should one, its place in the tree is rebuilt from scratch.
-            self.reload()
+            # Lines never change dispatcher; should one, its place in the tree is rebuilt from the rows held.
+            lines = list(self._lines)
+            lines[row] = summary
+            self.reload(lines)
             return
         self._lines[row] = summary
         self._status.pop(key, None)
@@ -439,11 +439,11 @@ class TaskLineModel(QAbstractListModel):
         index = self.index(row, 0)
         self.dataChanged.emit(index, index, [STATUS_ROLE, BADGE_ROLE, int(Qt.ItemDataRole.ToolTipRole)])
 
-    def reload(self, lines: Sequence[LineSummary] | None = None) -> None:
-        """Read every line again (an explicit refresh; never called on a switch), or show ``lines`` read
-        off the GUI thread (issue 19)."""
+    def reload(self, lines: Sequence[LineSummary]) -> None:
+        """Show every line again from ``lines``, read off the GUI thread (issue 19; an explicit refresh, never
+        a switch)."""
         self.beginResetModel()
-        self._set_lines(lines if lines is not None else self._controller.lines.list_lines(include_archived=True))
+        self._set_lines(lines)
         self._status.clear()
         self.endResetModel()
 

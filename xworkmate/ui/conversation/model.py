@@ -7,10 +7,16 @@ for them, a block at a time, and older history is paged in with
 stored rows sit at most two transient rows of a running turn (the text
 streaming in, the tool being run), replaced by the stored messages as the
 controller stores them.
+
+The model never reads the store on the GUI thread (LOOP-4, issue 33 item 2): what it has not been handed
+(a first page with ``set_key``, messages with ``remember`` or ``refresh_messages``) is read by its
+reader (``set_older_reader``: the window's store worker; else ``run_off_thread``), and a row whose
+message is on its way paints as a placeholder until it comes.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +37,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.presentation.messages import is_plan, is_thought, message_header, message_text
 from xworkmate.ui import theme
+from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.conversation.rows import (
     CACHE_KEY_ROLE,
     CARD_ROLE,
@@ -59,6 +66,8 @@ from xworkmate.ui.rendering import (
     tool_card,
 )
 
+log = logging.getLogger(__name__)
+
 PAGE_SIZE = 200
 # Opening a line reads only enough of its newest messages for the first screen; every row of
 # that page is measured (rendered) before the first paint, so this decides switching time
@@ -79,6 +88,8 @@ window's ``ShownLine.seen`` keeps the last read of 64 lines); a row is reused on
 built from."""
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
 MISSING_MESSAGE_TEXT = QT_TRANSLATE_NOOP("MessageListModel", "(this message is no longer available)")
+PENDING_MESSAGE_TEXT = "…"
+"""What a row whose message is being read (on the store worker) paints until it comes (LOOP-4)."""
 
 
 def _body_format(message: Message) -> BodyFormat:
@@ -134,7 +145,10 @@ class _OlderRead:
             before = ids[0]
 
 
-OlderReader = Callable[[Callable[[], OlderPage], Callable[[OlderPage | None], None]], None]
+StoreReader = Callable[[Callable[[], Any], Callable[[Any], None]], None]
+"""``reader(read, done)``: runs ``read()`` off the GUI thread (the window's store worker) and calls ``done`` with
+its answer on the GUI thread, or with None when the read failed (the reader says why)."""
+OlderReader = StoreReader
 
 
 class MessageListModel(QAbstractListModel):
@@ -171,8 +185,11 @@ class MessageListModel(QAbstractListModel):
         self._chips: dict[int, str] = {}
         self._chips_key: str | None = None
         self._search_hit: tuple[int, str] | None = None
-        self._older_reader: OlderReader | None = None
+        self._reader: StoreReader = self._read_off_thread
         self._older_pending: OlderPage | None = None
+        self._first_pending: object | None = None  # the first page's read on its way (``set_key`` with none)
+        self._rows_pending: set[int] = set()  # messages being read for rows asked for (``message_at``)
+        self._shown_count = 0  # which line showing this is: an answer read for an earlier one is dropped
         self._kept: OrderedDict[str, dict[int, tuple[Message, RowView]]] = OrderedDict()
         self.rows_built = 0
         """How many stored rows were built for painting (``RowView``): a switch back to a line whose newest
@@ -224,32 +241,71 @@ class MessageListModel(QAbstractListModel):
     def set_key(
         self, key: str | None, *, first_page: int = FIRST_PAGE_SIZE, newest: list[Message] | None = None
     ) -> None:
-        """Show another line's conversation: its newest ``first_page`` messages, read in one query.
+        """Show another line's conversation: its newest ``first_page`` messages, ``newest`` when read already
+        (on the store worker with the switch, issue 19: ``controllers/views``), else read by the model's reader
+        (off the GUI thread, LOOP-4) and shown when they come; the line is empty until then.
 
         The view asks for as many as can fill its height (``MessageListView.rows_to_fill``);
         older ones are paged in by id when the reader scrolls to the top.
         """
         first = max(1, min(first_page, self._page_size))
-        if newest is None:  # else read for it off the GUI thread (issue 19, ``controllers/views``)
-            newest = self._controller.lines.newest_messages(key, limit=first) if key is not None else []
         self.beginResetModel()
         self._keep_rows()
         kept = self._kept.pop(key, {}) if key is not None else {}
         self._key = key
+        self._shown_count += 1
+        to_read = newest is None and key is not None
+        newest = newest or []
         self._ids = [message.id for message in newest]
         self._cache.clear()
         self._cache.update((message.id, message) for message in newest)
         self._cards.clear()
         self._views.clear()
-        for message in newest:  # issue 34 item 1: a row built before for this very message is not built again
-            if (row := kept.get(message.id)) is not None and row[0] == message:
-                self._views[message.id] = row[1]
+        self._reuse_rows(newest, kept)
         self._missing.clear()
         self._expanded.clear()
         self._live = []
         self._has_older = len(newest) >= first
         self._older_pending = None  # a page on its way for the line shown before is dropped
+        self._first_pending = None
+        self._rows_pending.clear()
         self.endResetModel()
+        if to_read and key is not None:
+            self._read_first(key, first, kept)
+
+    def _reuse_rows(self, messages: Iterable[Message], kept: Mapping[int, tuple[Message, RowView]]) -> None:
+        """Issue 34 item 1: a row built before for this very message is not built again."""
+        for message in messages:
+            if (row := kept.get(message.id)) is not None and row[0] == message:
+                self._views[message.id] = row[1]
+
+    def _read_first(self, key: str, first: int, kept: Mapping[int, tuple[Message, RowView]]) -> None:
+        """The newest ``first`` messages of the line shown, read by the reader (LOOP-4): inserted when they come,
+        unless another line is shown by then; messages appended meanwhile stay after them."""
+        lines = self._controller.lines
+        asked = self._first_pending = object()
+
+        def read() -> list[Message]:
+            return lines.newest_messages(key, limit=first)
+
+        def arrived(newest: list[Message] | None) -> None:
+            if self._first_pending is not asked:
+                return  # another line was shown since: not this read's to show
+            self._first_pending = None
+            if newest is None:
+                return
+            top = self._ids[0] if self._ids else None
+            page = [message for message in newest if top is None or message.id < top]
+            self._has_older = len(newest) >= first
+            if not page:
+                return
+            self.beginInsertRows(QModelIndex(), 0, len(page) - 1)
+            self._ids[:0] = [message.id for message in page]
+            self._cache.update((message.id, message) for message in page)
+            self._reuse_rows(page, kept)
+            self.endInsertRows()
+
+        self._reader(read, arrived)
 
     def _keep_rows(self) -> None:
         """Before another line is shown: keep the shown line's newest built rows (folded ones, as a switch
@@ -310,36 +366,41 @@ class MessageListModel(QAbstractListModel):
 
     def refresh_messages(self, ids: Iterable[int], found: Mapping[int, Message] | None = None) -> None:
         """Stored messages changed (``MessagesChanged``: hidden from the model or shown again): show them as
-        ``found`` (read off the GUI thread with the operation that changed them), else re-read them."""
+        ``found`` (read off the GUI thread with the operation that changed them); one not found there is read
+        again by the reader when its row is painted (LOOP-4), and says it is gone if it is."""
         rows = {message_id: row for row, message_id in enumerate(self._ids)}
         changed = [i for i in ids if i in rows]
         if not changed:
             return
+        found = found or {}
         for message_id in changed:
             self._cache.pop(message_id, None)
             self._views.pop(message_id, None)
             self._cards.pop(message_id, None)
             self._missing.discard(message_id)
-        if found is None or any(i not in found for i in changed):
-            found = self._controller.lines.messages_by_id(changed)
         self._cache.update((i, found[i]) for i in changed if i in found)
-        self._missing.update(i for i in changed if i not in found)
         for message_id in changed:
             index = self.index(rows[message_id], 0)
             self.dataChanged.emit(index, index)
 
-    def set_older_reader(self, reader: OlderReader | None) -> None:
-        """Where Qt's ``fetchMore`` and ``request_older`` read the next older page: ``reader(read, done)``
-        runs ``read()`` (off the GUI thread, issue 19) and calls ``done(page)``, or ``done(None)`` when the
-        read failed. None: read at once."""
-        self._older_reader = reader
+    def set_older_reader(self, reader: StoreReader | None) -> None:
+        """Where the model reads what it was not handed — the first page (``set_key``), older pages (Qt's
+        ``fetchMore``, ``request_older``, ``load_until``) and the messages of rows painted before they were read
+        — as ``reader(read, done)``: runs ``read()`` off the GUI thread (the window's store worker, issue 19) and
+        calls ``done(answer)``, or ``done(None)`` when the read failed. None: ``run_off_thread`` (the loop's
+        worker; at once where no qasync loop is set). Never on the GUI thread (LOOP-4)."""
+        self._reader = reader if reader is not None else self._read_off_thread
+
+    def _read_off_thread(self, read: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        def failed(error: BaseException) -> None:
+            log.warning("could not read the conversation's messages: %s", error)
+            done(None)
+
+        run_off_thread(read, done, failed, parent=self)
 
     def request_older(self) -> None:
         """Page the next older messages in; the rows added are announced by ``olderPrepended``."""
         if self._key is None or not self._has_older or self._older_pending:
-            return
-        if self._older_reader is None:
-            self.fetch_older()
             return
         read = self._older_read(whole=True)
         asked = self._older_pending = read.page
@@ -351,14 +412,7 @@ class MessageListModel(QAbstractListModel):
             if page is not None:
                 self._prepend(page)
 
-        self._older_reader(read, done)
-
-    def fetch_older(self) -> int:
-        """Prepend the next older page, read now; returns how many rows were added."""
-        if self._key is None or not self._has_older:
-            return 0
-        read = self._older_read(whole=False)
-        return self._prepend(read())
+        self._reader(read, done)
 
     def load_until(self, message_id: int, done: Callable[[bool], None]) -> None:
         """Page older history in until ``message_id`` is loaded — read where the older pages are read (the
@@ -369,10 +423,6 @@ class MessageListModel(QAbstractListModel):
             done(message_id in self._ids)
             return
         read = self._older_read(whole=True, until=message_id)
-        if self._older_reader is None:
-            self._prepend(read())
-            done(message_id in self._ids)
-            return
         asked = self._older_pending = read.page
 
         def arrived(page: OlderPage | None) -> None:
@@ -383,7 +433,7 @@ class MessageListModel(QAbstractListModel):
                 self._prepend(page)
                 done(message_id in self._ids)
 
-        self._older_reader(read, arrived)
+        self._reader(read, arrived)
 
     def _older_read(self, *, whole: bool, until: int | None = None) -> _OlderRead:
         before = self._ids[0] if self._ids else None
@@ -400,6 +450,8 @@ class MessageListModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), 0, len(page.ids) - 1)
         self._ids[:0] = page.ids
         self.endInsertRows()
+        if len(self._cache) > CACHE_CAP:  # issue 34 item 2: the reader is at the top; the rows farthest below go
+            self._forget_far_from(page.ids[-1])
         self.olderPrepended.emit(len(page.ids))
         return len(page.ids)
 
@@ -408,10 +460,14 @@ class MessageListModel(QAbstractListModel):
             return None
         message_id = self._ids[row]
         message = self._cache.get(message_id)
-        if message is None and message_id not in self._missing:
-            self._load_around(row)
-            message = self._cache.get(message_id)
+        if message is None and message_id not in self._missing and message_id not in self._rows_pending:
+            self._read_around(row)
+            message = self._cache.get(message_id)  # come already where the read ran at once (no qasync loop)
         return message
+
+    def is_pending(self, row: int) -> bool:
+        """Whether the row's message is being read (its row paints a placeholder until it comes)."""
+        return row < len(self._ids) and self._ids[row] in self._rows_pending
 
     def card_at(self, row: int) -> ToolCard | None:
         if row >= len(self._ids):
@@ -474,14 +530,49 @@ class MessageListModel(QAbstractListModel):
         offset = row - len(self._ids)
         return self._live[offset] if 0 <= offset < len(self._live) else None
 
-    def _load_around(self, row: int) -> None:
+    def _read_around(self, row: int) -> None:
+        """The messages of the rows around ``row`` not read yet, read by the reader (LOOP-4); their rows are
+        repainted when they come (a row not found says so), unless another line is shown by then."""
         window = self._ids[max(0, row - _FETCH_BEHIND) : row + _FETCH_AHEAD]
-        wanted = [i for i in window if i not in self._cache and i not in self._missing]
-        found = self._controller.lines.messages_by_id(wanted)
-        self._cache.update(found)
-        self._missing.update(i for i in wanted if i not in found)
-        if len(self._cache) > CACHE_CAP:
-            self._forget_far_from(self._ids[row] if row < len(self._ids) else self._ids[-1])
+        wanted = [i for i in window if i not in self._cache and i not in self._missing and i not in self._rows_pending]
+        if not wanted:
+            return
+        self._rows_pending.update(wanted)
+        lines = self._controller.lines
+        shown = self._shown_count
+        inline = [True]  # the reader answered before it returned (no qasync loop): the row asking gets it
+
+        def read() -> dict[int, Message]:
+            return lines.messages_by_id(wanted)
+
+        def arrived(found: dict[int, Message] | None) -> None:
+            if shown != self._shown_count:
+                return  # read for a line no longer shown
+            self._rows_pending.difference_update(wanted)
+            fresh = {i: m for i, m in (found or {}).items() if i not in self._cache}
+            self._cache.update(fresh)
+            if found is not None:
+                self._missing.update(i for i in wanted if i not in found)
+            else:
+                self._missing.update(i for i in wanted if i not in self._cache)  # the reader said why
+            if not inline[0]:
+                self._rows_arrived(wanted)
+            if len(self._cache) > CACHE_CAP:
+                anchor = self._ids[row] if row < len(self._ids) else (self._ids[-1] if self._ids else 0)
+                self._forget_far_from(anchor)
+
+        self._reader(read, arrived)
+        inline[0] = False
+
+    def _rows_arrived(self, ids: Sequence[int]) -> None:
+        """The rows of ``ids`` (read since they were painted as placeholders) paint their messages now."""
+        wanted = set(ids)
+        rows = [row for row, message_id in enumerate(self._ids) if message_id in wanted]
+        for message_id in wanted:
+            self._views.pop(message_id, None)
+            self._cards.pop(message_id, None)
+        if rows:
+            self.dataChanged.emit(self.index(rows[0], 0), self.index(rows[-1], 0))
 
     def _forget_far_from(self, message_id: int) -> None:
         """Keep the ``CACHE_CAP`` cached messages nearest ``message_id`` (ids grow with rows) and their views."""
@@ -527,7 +618,7 @@ class MessageListModel(QAbstractListModel):
         message = self.message_at(row)
         if message is None:
             if role == Qt.ItemDataRole.DisplayRole:
-                return QCoreApplication.translate("MessageListModel", MISSING_MESSAGE_TEXT)
+                return self._stored_view(row).text
             if role == FORMAT_ROLE:
                 return "plain"
             return None
@@ -601,6 +692,16 @@ class MessageListModel(QAbstractListModel):
             return view
         message = self.message_at(row)
         expanded = message_id in self._expanded
+        if message is None and message_id in self._rows_pending:
+            # On its way from the store worker: a placeholder, not kept, measured apart from the row it becomes.
+            return RowView(
+                cache_key=("pending", message_id),
+                text=PENDING_MESSAGE_TEXT,
+                body_format="plain",
+                header="",
+                state="",
+                role="",
+            )
         if message is None:
             view = RowView(
                 cache_key=(message_id, expanded),

@@ -122,7 +122,8 @@ class MainWindow(WindowShell):
         )
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
-        self.task_model = TaskLineModel(controller, self, lines=first_read.lines if first_read is not None else None)
+        lines = first_read.lines if first_read is not None else controller.lines.list_lines(include_archived=True)
+        self.task_model = TaskLineModel(controller, self, lines=lines, attention=controller.attention)  # LOOP-4
         self.task_proxy = TaskLineFilterModel(self)
         self.task_proxy.setSourceModel(self.task_model)
         self.message_model = MessageListModel(controller, self)

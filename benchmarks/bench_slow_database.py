@@ -135,7 +135,7 @@ def _switch(window: MainWindow, key: str) -> tuple[float, float]:
     fresh = time.perf_counter() - start
     # The switch stored, the seen mark written (issue 34 item 1: asked once the switch is painted): before the
     # next click.
-    while window.operations.running or window.shown.deferred.pending:
+    while window.settling:
         app.processEvents()
     return shown, fresh
 

@@ -47,15 +47,16 @@ def open_new_line(qtbot: QtBot, window: MainWindow, title: str, *, permission: s
 
 
 def settled(qtbot: QtBot, window: MainWindow) -> None:
-    """Wait until the operations the window started are applied (issue 19: they run on the store worker), and
-    what a switch left for after the conversation's paint has run (issue 34 item 1).
+    """Wait until the operations the window started are applied (issue 19: they run on the store worker), what a
+    switch left for after the conversation's paint has run (issue 34 item 1), and the start's own work
+    (``MainWindow.settling``).
 
     With a qasync loop the wait runs that loop, as the window's own run does, so a turn the operation
     started steps with its loop running."""
     loop = qasync_loop()
 
-    def busy() -> bool:  # an operation on its way, or a part's work left for after a switch's paint (issue 34)
-        return bool(window.operations.running or window.shown.deferred.pending)
+    def busy() -> bool:  # an operation on its way, a switch's after-paint work, the start's own (issue 34)
+        return window.settling
 
     if loop is None or loop.is_running():
         qtbot.waitUntil(lambda: not busy(), timeout=5000)

@@ -82,11 +82,9 @@ class WindowDriver:
         """Wait until the store work the window started is applied (issue 19: switch, send, create, bind,
         category and archive run as operations on the store worker, and the window applies their changes),
         and what a switch left for after the conversation's paint has run (issue 34 item 1: the fresh read of
-        a line shown lately, its folder, its queue)."""
-        operations, deferred = self.window.operations, self.window.shown.deferred
-        self.wait_until(
-            lambda: operations.running == 0 and not deferred.pending, timeout=timeout, what="the window's operations"
-        )
+        a line shown lately, its folder, its queue), and the start's own (``MainWindow.settling``)."""
+        window = self.window
+        self.wait_until(lambda: not window.settling, timeout=timeout, what="the window's operations")
 
     # -- properties ------------------------------------------------------------------------------
 

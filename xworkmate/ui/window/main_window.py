@@ -350,6 +350,12 @@ class MainWindow(WindowShell):
         the start's background jobs wait for it, so that they do not hold the GUI thread back before."""
         self._held.add(then)
 
+    @property
+    def settling(self) -> bool:
+        """Work the window started still to apply: an operation, after-paint work, the start's own (tests wait)."""
+        operations, deferred = self.operations.running, self.shown.deferred.pending
+        return bool(operations or deferred or not self._held.released or self.workspace.changes_view_pending)
+
     def _on_usable(self) -> None:
         self.workspace.build_changes_view()  # once its code has loaded on a worker: the GUI thread is free
         self._held.release()

@@ -66,6 +66,7 @@ class WorkspaceActions(QObject):
         # Issue 16: the Changes tab, and the "n files changed" chips it finds for the conversation: built once
         # the window can be used (issue 34 item 4), or when first asked for (``changes_view``).
         self._changes_view: ChangesView | None = None
+        self.changes_view_pending = False  # its code is loading on a worker (``build_changes_view``)
         self.chip_turns: dict[int, int] = {}
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
@@ -237,8 +238,10 @@ class WorkspaceActions(QObject):
         imports); then the tab is built here. A failure to load is raised here, to the error boundary (ERR-1)."""
 
         def build(_loaded: object = None) -> None:
+            self.changes_view_pending = False
             self.changes_view  # noqa: B018  (the Changes tab and the conversation's chips)
 
+        self.changes_view_pending = self._changes_view is None
         run_off_thread(_load_changes_code, build, build, parent=self)
 
     @property

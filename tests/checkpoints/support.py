@@ -7,6 +7,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+from xworkmate.agents.checkpoints import ShadowRepo
+
 
 def tree_state(folder: Path) -> dict[str, tuple[bytes, bool]]:
     """Every file under ``folder`` but ``.git``: its bytes and whether it is executable."""
@@ -18,6 +20,19 @@ def tree_state(folder: Path) -> dict[str, tuple[bytes, bool]]:
             mode = path.lstat().st_mode
             found[path.relative_to(folder).as_posix()] = (path.read_bytes(), bool(mode & stat.S_IXUSR))
     return found
+
+
+def shadow_env(shadow: ShadowRepo) -> dict[str, str]:
+    """The environment to run git on a line's shadow repository with: nothing of the machine's config."""
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_DIR": str(shadow.git_dir),
+        "GIT_WORK_TREE": str(shadow.work_tree),
+        "GIT_OPTIONAL_LOCKS": "0",
+    }
 
 
 def git(folder: Path, *args: str) -> str:

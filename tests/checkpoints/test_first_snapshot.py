@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checkpoints.support import dot_git_state, git, make_repo
+from tests.checkpoints.support import dot_git_state, git, make_repo, shadow_env
 from xworkmate.agents.checkpoints import ShadowRepo
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import CheckpointError
@@ -190,18 +190,6 @@ def test_snapshots_by_status_run_nothing_of_the_folder_and_follow_no_link(
     )
     assert again.stdout == b"" or all(r.startswith(b"? ") for r in again.stdout.split(b"\0") if r)
     assert "....opendir:" in (tmp_path / "trace").read_text()  # the untracked cache answered
-
-
-def shadow_env(shadow: ShadowRepo) -> dict[str, str]:
-    return {
-        "PATH": os.environ["PATH"],
-        "HOME": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_DIR": str(shadow.git_dir),
-        "GIT_WORK_TREE": str(shadow.work_tree),
-        "GIT_OPTIONAL_LOCKS": "0",
-    }
 
 
 def test_a_row_left_taking_by_a_dead_process_ends_missing_and_restore_says_no_checkpoint(

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.checkpoints.support import shadow_env
 from xworkmate.agents import checkpoints, folder_watch
 from xworkmate.agents.checkpoints import GitFailed, ShadowRepo
 from xworkmate.agents.folder_watch import FolderWatch, watchable
@@ -336,7 +337,7 @@ def test_a_snapshot_another_process_took_is_not_vouched_for(tmp_path: Path, proc
     first = repo.snapshot("first")
     (folder / "later.txt").write_text("later\n")
     second = repo.snapshot("second")
-    env = {"PATH": os.environ["PATH"], "HOME": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_DIR": str(repo.git_dir)}
+    env = shadow_env(repo)
     subprocess.run(["git", "update-ref", "refs/xworkmate/snapshots", first.commit], env=env, check=True)
     processes.count()
     again = repo.snapshot("before a turn")
@@ -395,7 +396,7 @@ def test_the_snapshot_commit_written_without_git_is_a_valid_commit(tmp_path: Pat
     first = repo.snapshot("first")
     (folder / "more.txt").write_text("more\n")
     second = repo.snapshot("after turn 1 (finished)")
-    env = {"PATH": os.environ["PATH"], "HOME": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_DIR": str(repo.git_dir)}
+    env = shadow_env(repo)
     fsck = ["git", "fsck", "--strict", "--no-dangling", second.commit]  # the object's own format checked
     subprocess.run(fsck, env=env, check=True, capture_output=True)
     body = subprocess.run(["git", "cat-file", "commit", second.commit], env=env, check=True, capture_output=True)

@@ -187,7 +187,6 @@ class MessageListModel(QAbstractListModel):
         self._search_hit: tuple[int, str] | None = None
         self._reader: StoreReader = self._read_off_thread
         self._older_pending: OlderPage | None = None
-        self._first_pending: object | None = None  # the first page's read on its way (``set_key`` with none)
         self._rows_pending: set[int] = set()  # messages being read for rows asked for (``message_at``)
         self._shown_count = 0  # which line showing this is: an answer read for an earlier one is dropped
         self._kept: OrderedDict[str, dict[int, tuple[Message, RowView]]] = OrderedDict()
@@ -267,7 +266,6 @@ class MessageListModel(QAbstractListModel):
         self._live = []
         self._has_older = len(newest) >= first
         self._older_pending = None  # a page on its way for the line shown before is dropped
-        self._first_pending = None
         self._rows_pending.clear()
         self.endResetModel()
         if to_read and key is not None:
@@ -283,15 +281,14 @@ class MessageListModel(QAbstractListModel):
         """The newest ``first`` messages of the line shown, read by the reader (LOOP-4): inserted when they come,
         unless another line is shown by then; messages appended meanwhile stay after them."""
         lines = self._controller.lines
-        asked = self._first_pending = object()
+        shown = self._shown_count
 
         def read() -> list[Message]:
             return lines.newest_messages(key, limit=first)
 
         def arrived(newest: list[Message] | None) -> None:
-            if self._first_pending is not asked:
+            if shown != self._shown_count:
                 return  # another line was shown since: not this read's to show
-            self._first_pending = None
             if newest is None:
                 return
             top = self._ids[0] if self._ids else None

@@ -67,7 +67,7 @@ def _lags_until(start: Callable[[], object], done: Callable[[], bool], *, at_lea
 def attachments() -> list[Figure]:
     from PySide6.QtGui import QImage
 
-    from xworkmate.ui.conversation.attachments import AttachmentStrip
+    from xworkmate.ui.conversation.composer import AttachmentStrip
 
     app = application()
     loop = _qasync_loop()

@@ -66,7 +66,7 @@ def _time_open(
 def changes_view() -> list[Figure]:
     from PySide6.QtWidgets import QPlainTextEdit
 
-    from xworkmate.ui.diff_view import DiffView
+    from xworkmate.ui.changes.diff_view import DiffView
 
     text = five_thousand_line_diff()
     application()

@@ -88,7 +88,7 @@ def _picker_open(controller: SessionController, key: str, catalog: object) -> Fi
 
     from benchmarks.gui_common import application, settle
     from xworkmate.domain.skills import SkillCatalog
-    from xworkmate.ui.skills import SkillPicker
+    from xworkmate.ui.agent.skills import SkillPicker
 
     assert isinstance(catalog, SkillCatalog)
     application()

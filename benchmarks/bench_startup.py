@@ -245,7 +245,7 @@ def run() -> list[Figure]:
 # What the window's start imports, in its order (``cli/window`` before the first paint, ``cli/run`` and
 # ``ui/app`` after it), and what the stack reference imports: ``python -X importtime`` of each, summed by package.
 APP_IMPORTS = (
-    "import xworkmate.entry, xworkmate.ui.start, xworkmate.ui.first_list, xworkmate.controllers.first_list;"
+    "import xworkmate.entry, xworkmate.ui.start, xworkmate.ui.lines.first_list, xworkmate.controllers.first_list;"
     " import xworkmate.cli.run, xworkmate.ui.app"
 )
 STACK_IMPORTS = "import PySide6.QtWidgets, pydantic, sqlalchemy, sqlalchemy.orm"

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QApplication
 
 MARKS_ENV = "XWORKMATE_BENCH_MARKS"
 LIST_NAME = "taskLineList"
-FIRST_LIST_NAME = "firstTaskLineList"  # xworkmate.ui.first_list: the lines painted while the rest loads
+FIRST_LIST_NAME = "firstTaskLineList"  # xworkmate.ui.lines.first_list: the lines painted while the rest loads
 
 PHASES: dict[str, float] = {}
 DURATIONS: dict[str, float] = {}

@@ -31,10 +31,10 @@ from startup_marks import add_duration, note
 _WINDOW_STEPS = ("_build_parts", "_build_chrome", "_connect_signals")
 # Panes and parts built inside ``_build``, by the module that defines each, timed at their ``__init__``.
 _PANES = {
-    "xworkmate.ui.task_lines": ("TaskLinePane", "TaskLineModel"),
+    "xworkmate.ui.lines.task_lines": ("TaskLinePane", "TaskLineModel"),
     "xworkmate.ui.conversation": ("MessagePane", "MessageListModel"),
-    "xworkmate.ui.workspace": ("WorkspacePane", "WorkspaceFiles"),
-    "xworkmate.ui.needs_you": ("NeedsYou",),
+    "xworkmate.ui.changes.workspace": ("WorkspacePane", "WorkspaceFiles"),
+    "xworkmate.ui.lines.needs_you": ("NeedsYou",),
 }
 
 
@@ -143,7 +143,7 @@ def _shown(module: ModuleType) -> None:
 
 _HOOKS: dict[str, Callable[[ModuleType], None]] = {
     "xworkmate.ui.window.shown": _shown,
-    "xworkmate.ui.changes_view": _changes_view,
+    "xworkmate.ui.changes.changes_view": _changes_view,
     **{name: _loaded(name) for name in _LOADED},
     "xworkmate.ui.start": _ui_start,
     "xworkmate.cli.window": _cli_window,

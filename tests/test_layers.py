@@ -239,7 +239,7 @@ def _in(name: str, prefix: str) -> bool:
 
 
 # Cycles still there, each with the engineer who breaks it; a new one fails the test below. Empty since issue 33
-# item 1: ``ui/needs_you`` sees the window as a protocol, and the window's parts see it as ``WindowServices``.
+# item 1: ``ui/lines/needs_you`` sees the window as a protocol, and the window's parts see it as ``WindowServices``.
 KNOWN_CYCLES: set[frozenset[str]] = set()
 
 

@@ -78,7 +78,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 
 @dataclass(frozen=True)
 class GuiStatement:
-    where: str  # the innermost xworkmate frame: "ui/providers.py:123 _reload"
+    where: str  # the innermost xworkmate frame: "ui/settings/providers.py:123 _reload"
     statement: str
     stack: str
     test: str = ""

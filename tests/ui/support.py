@@ -15,7 +15,7 @@ from xworkmate.domain.threads import TaskThread
 from xworkmate.ui import MainWindow
 from xworkmate.ui.background import qasync_loop
 from xworkmate.ui.conversation import HEADER_ROLE
-from xworkmate.ui.task_lines import KEY_ROLE
+from xworkmate.ui.lines.task_lines import KEY_ROLE
 
 
 def proxy_index(window: MainWindow, key: str) -> QModelIndex:

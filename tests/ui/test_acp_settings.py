@@ -14,9 +14,9 @@ from tests.support.fixtures import Cli
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind
 from xworkmate.ui import MainWindow
-from xworkmate.ui.acp_agents import AcpFormError, agent_record
-from xworkmate.ui.execution import NO_AGENTS_LABEL
-from xworkmate.ui.providers import ProviderSettingsDialog
+from xworkmate.ui.agent.execution import NO_AGENTS_LABEL
+from xworkmate.ui.settings.acp_agents import AcpFormError, agent_record
+from xworkmate.ui.settings.providers import ProviderSettingsDialog
 
 from .conftest import open_window
 from .support import idle, settled

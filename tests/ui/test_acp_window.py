@@ -20,8 +20,8 @@ from xworkmate.domain.messages import MessageRole, MessageState
 from xworkmate.domain.threads import ExecutionMode, TaskThread
 from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.ui import MainWindow
+from xworkmate.ui.agent.execution import NO_AGENTS_LABEL
 from xworkmate.ui.conversation import CARD_ROLE, FORMAT_ROLE, HEADER_ROLE
-from xworkmate.ui.execution import NO_AGENTS_LABEL
 
 from .conftest import open_window
 from .support import click_line, finished, label_text, message_texts, send, settled

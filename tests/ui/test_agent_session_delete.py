@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.testing.acp_scripts import report_events, scripted_agent
-from xworkmate.ui.agent_session import AgentSessionBar, AgentSessionDeleter, SessionDeleteDialog
+from xworkmate.ui.agent.agent_session import AgentSessionBar, AgentSessionDeleter, SessionDeleteDialog
 
 from .support_runs import run, wait_until
 

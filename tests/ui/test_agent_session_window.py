@@ -16,7 +16,7 @@ from tests.acp.test_session_offers import CONFIG, MODEL_OPTION, MODES
 from xworkmate.controllers import SessionController
 from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
-from xworkmate.ui.agent_session import SessionDeleteDialog
+from xworkmate.ui.agent.agent_session import SessionDeleteDialog
 
 from .conftest import open_window
 from .support import click_line, finished, send, settled

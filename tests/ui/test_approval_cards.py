@@ -17,7 +17,7 @@ from xworkmate.domain.threads import NetworkAccess
 from xworkmate.preferences import Language
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
-from xworkmate.ui.approvals import ApprovalCard
+from xworkmate.ui.agent.approvals import ApprovalCard
 from xworkmate.ui.i18n import install_translations, remove_translations
 
 from .support import finished, open_new_line, send

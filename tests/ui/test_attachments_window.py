@@ -13,7 +13,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.attachments import attachments_in
 from xworkmate.domain.messages import MessageSource
 from xworkmate.ui import MainWindow
-from xworkmate.ui.conversation.attachments import AttachmentStrip
+from xworkmate.ui.conversation.composer import AttachmentStrip
 
 from .support import click_line, label_text, message_texts
 

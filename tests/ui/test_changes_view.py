@@ -24,7 +24,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
-from xworkmate.ui.changes_view import ChangedFilesModel, ChangesView, DiffView, RestoreChoice
+from xworkmate.ui.changes.changes_view import ChangedFilesModel, ChangesView, DiffView, RestoreChoice
 from xworkmate.ui.conversation import CHIP_ROLE, MESSAGE_ID_ROLE
 from xworkmate.ui.message_text import MessageTextView
 
@@ -326,7 +326,7 @@ def test_a_long_diff_is_coloured_in_runs_not_per_line(qtbot: QtBot, lines: int) 
 
 def test_the_restore_dialog_asks_and_offers_the_fork(qtbot: QtBot) -> None:
     """The real dialog behind ``ask_restore``: cancel means no restore; the fork box is off unless ticked."""
-    from xworkmate.ui.changes_view import RestoreDialog
+    from xworkmate.ui.changes.changes_view import RestoreDialog
 
     dialog = RestoreDialog(None, 3)
     qtbot.addWidget(dialog)

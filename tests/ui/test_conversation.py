@@ -31,7 +31,7 @@ from xworkmate.ui.conversation import (
     MessageListModel,
 )
 from xworkmate.ui.conversation.model import PENDING_MESSAGE_TEXT
-from xworkmate.ui.task_lines import BADGE_ROLE, TaskLineModel
+from xworkmate.ui.lines.task_lines import BADGE_ROLE, TaskLineModel
 
 from .support import click_line, label_text, message_headers, message_texts, proxy_index
 from .support_runs import run, wait_until

@@ -15,7 +15,7 @@ from tests.acp.test_elicitation import ELICIT
 from xworkmate.controllers import SessionController
 from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
-from xworkmate.ui.elicitation import ElicitationCard
+from xworkmate.ui.agent.elicitation import ElicitationCard
 
 from .conftest import open_window
 from .support import click_line, finished, message_texts, send
@@ -106,7 +106,7 @@ def test_a_question_sent_as_a_permission_request_shows_as_a_form_card_with_the_a
     its options are the agent's own, and the pick goes back as that option."""
     from PySide6.QtWidgets import QLabel, QPushButton
 
-    from xworkmate.ui.approvals import ApprovalCard
+    from xworkmate.ui.agent.approvals import ApprovalCard
 
     question = {"id": "q", "title": "Which database should I use?", "kind": "think", "options": "once"}
     report = scripted_agent(sqlite_controller, tmp_path, turn=[{"permission": question}])

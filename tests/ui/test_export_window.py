@@ -14,7 +14,7 @@ from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
-from xworkmate.ui.export_dialog import category_export_question, format_for
+from xworkmate.ui.lines.export_dialog import category_export_question, format_for
 
 
 def _export_action(window: MainWindow) -> QAction:

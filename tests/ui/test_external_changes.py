@@ -26,7 +26,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
-from xworkmate.ui.task_lines import BADGE_ROLE
+from xworkmate.ui.lines.task_lines import BADGE_ROLE
 
 from .conftest import open_window
 from .support import settled

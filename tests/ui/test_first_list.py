@@ -15,6 +15,7 @@ from xworkmate.controllers.first_list import FirstLine, FirstOpening, first_open
 from xworkmate.domain.lines import ThreadKind
 from xworkmate.settings import Settings
 from xworkmate.store import Store
+from xworkmate.ui.lines.task_lines import ROW_ROLE, LineRowView
 from xworkmate.ui.shell import (
     DEFAULT_SIZE,
     DEFAULT_SPLITTER_SIZES,
@@ -24,7 +25,6 @@ from xworkmate.ui.shell import (
     WindowShell,
 )
 from xworkmate.ui.start import FIRST_LIST_WAIT_MS, FirstScreen, _show_painted
-from xworkmate.ui.task_lines import ROW_ROLE, LineRowView
 from xworkmate.ui.window.main_window import MainWindow
 
 

@@ -21,7 +21,7 @@ from xworkmate.domain.agent_session import LineUsage
 from xworkmate.preferences import Language
 from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.ui import MainWindow
-from xworkmate.ui.agent_session import UsageMeter
+from xworkmate.ui.agent.agent_session import UsageMeter
 from xworkmate.ui.i18n import install_translations, remove_translations
 from xworkmate.ui.layout import shown_text
 from xworkmate.ui.resources import load_resources

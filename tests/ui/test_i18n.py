@@ -43,12 +43,12 @@ from pytestqt.qtbot import QtBot
 from xworkmate.controllers import SessionController
 from xworkmate.domain.categories import ACP_CATEGORY_REFUSAL, normal_task_reminder
 from xworkmate.preferences import LANGUAGE_ENV, Language, chosen_language, load_preferences
+from xworkmate.presentation.wording import core_text, plain_words
 from xworkmate.settings import Settings
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow, i18n
 from xworkmate.ui.i18n import active_language, install_chosen_translations, install_translations, remove_translations
 from xworkmate.ui.rendering import tool_card
-from xworkmate.ui.wording import core_text, plain_words
 
 from .conftest import open_window
 from .support import click_line, label_text
@@ -415,7 +415,7 @@ def painted_texts(root: QWidget) -> Iterator[tuple[str, str]]:
     badges and marker."""
     from xworkmate.ui.conversation.rows import CHIP_ROLE, ROW_ROLE, RowView
     from xworkmate.ui.conversation.view import MessageListView
-    from xworkmate.ui.task_lines import BADGE_ROLE, KIND_MARKER_ROLE, TaskLineListView
+    from xworkmate.ui.lines.task_lines import BADGE_ROLE, KIND_MARKER_ROLE, TaskLineListView
 
     for view in root.findChildren(MessageListView):
         model = view.model()

@@ -23,8 +23,8 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.testing.openai_server import HangReply, OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
+from xworkmate.ui.agent.live_runs import LiveRow
 from xworkmate.ui.conversation import LIVE_ROLE, MESSAGE_ID_ROLE, MessageListModel
-from xworkmate.ui.live_runs import LiveRow
 
 from .conftest import open_window
 from .support import (

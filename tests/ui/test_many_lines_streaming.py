@@ -18,7 +18,7 @@ from xworkmate.controllers import RunDelta, RunStarted, SessionController
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.testing.openai_server import HangReply, OpenAIServer
-from xworkmate.ui.live_runs import LiveRuns
+from xworkmate.ui.agent.live_runs import LiveRuns
 
 from .conftest import open_window
 from .support import click_line, finished, message_texts, send, settled

@@ -19,8 +19,8 @@ from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, TextReply
 from xworkmate.ui import MainWindow
+from xworkmate.ui.lines.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
 from xworkmate.ui.start import APP_DISPLAY_NAME
-from xworkmate.ui.task_lines import ATTENTION_BADGE_ROLE, BADGE_ROLE, KEY_ROLE
 
 from .conftest import open_window
 from .support import click_line, finished, open_new_line, proxy_index, send, settled
@@ -149,7 +149,7 @@ def test_a_card_without_always_ignores_a(
 ) -> None:
     """Where "always" is not offered (a command that would run unsandboxed), A does nothing."""
     from xworkmate.controllers import ApprovalRequested
-    from xworkmate.ui.approvals import ApprovalArea
+    from xworkmate.ui.agent.approvals import ApprovalArea
 
     area = ApprovalArea()
     qtbot.addWidget(area)
@@ -257,7 +257,7 @@ def test_a_line_waiting_for_sign_in_shows_needs_sign_in_not_running(
 
     from tests.acp.test_sign_in import TWO
     from xworkmate.testing.acp_scripts import scripted_agent
-    from xworkmate.ui.sign_in import SignInCard
+    from xworkmate.ui.agent.sign_in import SignInCard
 
     controller = sqlite_controller
     scripted_agent(controller, tmp_path, auth_methods=TWO, require_auth=True, turn=[{"say": "signed in!"}])
@@ -341,11 +341,11 @@ def test_ctrl_j_a_notification_click_and_a_list_click_open_a_line_the_same_way(
 
 
 def test_needs_you_does_not_import_the_window() -> None:
-    """Issue 33 item 3: ``ui/needs_you`` reaches the window through ``NeedsYouWindow``, so the one import cycle
+    """Issue 33 item 3: ``ui/lines/needs_you`` reaches the window through ``NeedsYouWindow``, so the one import cycle
     (needs_you → main_window → needs_you) is gone."""
     import ast
 
-    import xworkmate.ui.needs_you as needs_you
+    import xworkmate.ui.lines.needs_you as needs_you
 
     tree = ast.parse(Path(needs_you.__file__).read_text(encoding="utf-8"))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

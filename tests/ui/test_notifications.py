@@ -29,8 +29,8 @@ from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
-from xworkmate.ui.needs_you import NOTIFICATIONS_STATE
-from xworkmate.ui.notifier import FreedesktopNotifications, TrayNotifications
+from xworkmate.ui.lines.needs_you import NOTIFICATIONS_STATE
+from xworkmate.ui.lines.notifier import FreedesktopNotifications, TrayNotifications
 
 from .conftest import OFFSCREEN_NOISE, open_window
 from .support import click_line, finished, settled

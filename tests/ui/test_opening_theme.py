@@ -17,7 +17,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.preferences import load_preferences
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
-from xworkmate.ui.appearance import THEME_ACTION_NAMES
+from xworkmate.ui.settings.appearance import THEME_ACTION_NAMES
 from xworkmate.ui.shell import WindowShell
 from xworkmate.ui.theme import THEME_STATE, ThemeMode, theme_manager
 from xworkmate.ui.window.main_window import MainWindow

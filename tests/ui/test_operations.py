@@ -31,7 +31,7 @@ from xworkmate.store import Store, open_store
 from xworkmate.testing.latency_proxy import LatencyProxy
 from xworkmate.testing.openai_server import HangReply, OpenAIServer, Reply, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
-from xworkmate.ui.approvals import ApprovalCard
+from xworkmate.ui.agent.approvals import ApprovalCard
 from xworkmate.ui.background import jobs_waiting
 from xworkmate.ui.conversation import MESSAGE_ID_ROLE
 

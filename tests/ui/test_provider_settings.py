@@ -18,7 +18,7 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, unused_base_url
 from xworkmate.ui import MainWindow
-from xworkmate.ui.providers import ProviderSettingsDialog
+from xworkmate.ui.settings.providers import ProviderSettingsDialog
 
 from .conftest import open_window
 from .support import finished, idle, message_texts, send, settled

@@ -20,11 +20,12 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.preferences import Language
 from xworkmate.store import Store
-from xworkmate.ui import MainWindow, search_palette
+from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import MESSAGE_ID_ROLE as CONVERSATION_MESSAGE_ID
 from xworkmate.ui.conversation import SEARCH_HIT_ROLE
 from xworkmate.ui.i18n import install_translations, remove_translations
-from xworkmate.ui.search_palette import (
+from xworkmate.ui.lines import search_palette
+from xworkmate.ui.lines.search_palette import (
     HEADER_ROLE,
     HTML_ROLE,
     KEY_ROLE,

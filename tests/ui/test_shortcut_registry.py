@@ -16,9 +16,9 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.presentation.shortcuts import BY_ACTION, SHORTCUTS, ShortcutContext, clashes
-from xworkmate.ui.approvals import DECISION_KEYS
+from xworkmate.ui.agent.approvals import DECISION_KEYS
 from xworkmate.ui.message_text import COPY_MARKDOWN
-from xworkmate.ui.shortcuts_dialog import ShortcutsDialog, native_keys
+from xworkmate.ui.settings.shortcuts_dialog import ShortcutsDialog, native_keys
 
 from .conftest import open_window
 

@@ -16,8 +16,8 @@ from tests.support.sandboxing import needs_bwrap
 from xworkmate.controllers import SessionController
 from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.ui import MainWindow
-from xworkmate.ui.sign_in import SignInCard
-from xworkmate.ui.sign_in_terminal import SignInTerminal
+from xworkmate.ui.agent.sign_in import SignInCard
+from xworkmate.ui.agent.sign_in_terminal import SignInTerminal
 
 from .conftest import open_window
 from .support import click_line, finished, label_text, message_texts, send

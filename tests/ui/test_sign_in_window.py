@@ -14,7 +14,7 @@ from tests.acp.test_sign_in import TWO
 from xworkmate.controllers import SessionController
 from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
-from xworkmate.ui.sign_in import SignInCard
+from xworkmate.ui.agent.sign_in import SignInCard
 
 from .conftest import open_window
 from .support import click_line, finished, label_text, message_texts, send

@@ -31,13 +31,13 @@ LAZY = (
     "markdown",
     "pygments",
     # opened on demand: loaded when first opened
-    "xworkmate.ui.providers",
-    "xworkmate.ui.acp_agents",
-    "xworkmate.ui.search_palette",
-    "xworkmate.ui.sign_in_terminal",
+    "xworkmate.ui.settings.providers",
+    "xworkmate.ui.settings.acp_agents",
+    "xworkmate.ui.lines.search_palette",
+    "xworkmate.ui.agent.sign_in_terminal",
     "xworkmate.controllers.export",
-    # the Changes tab: built once the window can be used (an approval card's diff is ``ui/diff_view``)
-    "xworkmate.ui.changes_view",
+    # the Changes tab: built once the window can be used (an approval card's diff is ``ui/changes/diff_view``)
+    "xworkmate.ui.changes.changes_view",
     "xworkmate.domain.checkpoints",
     # the command line's families: the window only takes ``window_opening`` from ``cli/run``
     "xworkmate.cli.search",
@@ -102,7 +102,7 @@ from xworkmate.entry import main
 code = main(["gui", "--smoke-test"])
 print(json.dumps({"code": code, "on_gui_thread": threads}), file=sys.stderr)
 """
-AFTER_USABLE_CODE = ("xworkmate.ui.changes_view", "xworkmate.controllers.checkpoints")
+AFTER_USABLE_CODE = ("xworkmate.ui.changes.changes_view", "xworkmate.controllers.checkpoints")
 
 
 def test_the_changes_tab_code_loads_on_a_worker_once_the_window_is_usable(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from xworkmate.domain.keys import MAIN_KEY
 from xworkmate.domain.runs import ExecutionResult
 from xworkmate.domain.threads import ThreadStatus, ThreadSummary
 from xworkmate.ui import MainWindow
-from xworkmate.ui.task_lines import BADGE_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
+from xworkmate.ui.lines.task_lines import BADGE_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
 
 from .support import click_line, label_text, message_texts, proxy_index, selected_key
 

@@ -16,7 +16,7 @@ from xworkmate.domain.providers import ProviderRecord
 from xworkmate.domain.threads import ThreadKind
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
-from xworkmate.ui.task_lines import (
+from xworkmate.ui.lines.task_lines import (
     CATEGORY_BADGE_ROLE,
     CATEGORY_ROLE,
     DEPTH_ROLE,

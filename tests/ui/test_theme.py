@@ -220,7 +220,7 @@ def test_diff_lines_have_clear_backgrounds_from_the_tokens_in_both_themes(
 ) -> None:
     """Issue 30: the Changes tab's added and removed lines were a 10% tint of their text colour, faint in a
     screenshot; they are opaque tokens now, apart from the surface, their text still AA on them."""
-    from xworkmate.ui.diff_view import DiffView
+    from xworkmate.ui.changes.diff_view import DiffView
 
     manager = theme_manager()
     patch = "--- a/n.md\n+++ b/n.md\n@@ -1,2 +1,2 @@\n context\n-old line\n+new line\n"

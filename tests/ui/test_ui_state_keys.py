@@ -8,7 +8,7 @@ from xworkmate.domain.ui_state import UI_STATE_KEYS
 def test_every_key_has_one_entry_in_the_table_and_the_window_modules_use_its_names() -> None:
     from xworkmate.ui.keyboard import ENTER_SENDS_STATE
     from xworkmate.ui.layout import PANES_STATE
-    from xworkmate.ui.needs_you import NOTIFICATIONS_STATE
+    from xworkmate.ui.lines.needs_you import NOTIFICATIONS_STATE
     from xworkmate.ui.shell import GEOMETRY_STATE, SPLITTER_STATE
     from xworkmate.ui.theme import THEME_STATE
 

@@ -73,6 +73,37 @@ def test_the_parts_never_import_the_window_and_its_module_only_builds_and_wires(
     assert lines <= WINDOW_MODULE_LINES, f"ui/window/main_window.py has {lines} lines"
 
 
+FEATURE_FOLDERS = ("lines", "conversation", "agent", "changes", "settings")
+
+
+def _imported_modules(source: Path) -> set[str]:
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    return imported
+
+
+def test_the_widgets_in_the_feature_folders_never_import_the_window_or_its_parts() -> None:
+    """Issue 33 item 1: the parts in ui/window drive the widgets; a widget that imported a part (or the
+    window) would tie the two layers of the window into one again."""
+    ui = Path(window_package.__file__).parent.parent
+    widgets = [module for name in FEATURE_FOLDERS for module in sorted((ui / name).glob("*.py"))]
+    assert len(widgets) > len(FEATURE_FOLDERS)  # the folders hold the widgets
+    for module in widgets:
+        reaching = {name for name in _imported_modules(module) if name.startswith("xworkmate.ui.window")}
+        assert reaching <= {"xworkmate.ui.window.services"}, f"{module.relative_to(ui)} imports {reaching}"
+
+
+def test_a_feature_folders_package_imports_nothing_so_a_widget_costs_only_itself() -> None:
+    """Importing ``xworkmate.ui.lines.first_list`` at start-up must not load the task list's or the
+    search palette's code through the package (issue 34 item 4)."""
+    ui = Path(window_package.__file__).parent.parent
+    for name in FEATURE_FOLDERS:
+        if name == "conversation":
+            continue  # its package re-exports the pane's names on purpose (ui/conversation/__init__)
+        assert _imported_modules(ui / name / "__init__.py") == set(), name
+
+
 def test_mcp_servers_failing_inside_the_shown_lines_agent_are_said_in_its_status_line(
     qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
 ) -> None:

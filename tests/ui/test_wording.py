@@ -21,10 +21,10 @@ from pytestqt.qtbot import QtBot
 import xworkmate.ui
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
+from xworkmate.presentation.wording import SPEC_ID, plain_words
 from xworkmate.store import Store
 from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.ui import MainWindow
-from xworkmate.ui.wording import SPEC_ID, plain_words
 
 from .conftest import open_window
 from .support import click_line, label_text, message_headers, settled

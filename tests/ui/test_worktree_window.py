@@ -19,7 +19,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import TaskThread, WorkspaceKind
 from xworkmate.ui import MainWindow
 from xworkmate.ui.background import jobs_waiting
-from xworkmate.ui.worktree_lines import WorktreeArchiveDialog, WorktreeLineDialog, WorktreeRequest
+from xworkmate.ui.lines.worktree_lines import WorktreeArchiveDialog, WorktreeLineDialog, WorktreeRequest
 
 from .conftest import open_window
 from .support import label_text, settled

@@ -2,7 +2,7 @@
 and the permission levels (SPEC §2). ``domain.threads`` re-exports every name here.
 
 No pydantic: the window's first task list is read and painted before the stack loads (issue 19, item 7:
-``store/first_list``, ``ui/first_list``), and the list's rules are these, there and in the full window.
+``store/first_list``, ``ui/lines/first_list``), and the list's rules are these, there and in the full window.
 """
 
 from __future__ import annotations

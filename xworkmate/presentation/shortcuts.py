@@ -2,9 +2,9 @@
 
 A ``Shortcut`` is a key sequence (or several: the same action on each), the action's id (the ``objectName``
 of the ``QAction`` or ``QShortcut`` that carries it), a translatable label and the context it works in. The
-modules that make shortcuts (``ui/window/main_window``, ``ui/keyboard``, ``ui/layout``, ``ui/needs_you``,
-``ui/message_text``, ``ui/approvals``) take their keys from here, and Help → Keyboard shortcuts
-(``ui/shortcuts_dialog``) lists this table; a UI test pins that every shortcut the window carries is here
+modules that make shortcuts (``ui/window/main_window``, ``ui/keyboard``, ``ui/layout``, ``ui/lines/needs_you``,
+``ui/message_text``, ``ui/agent/approvals``) take their keys from here, and Help → Keyboard shortcuts
+(``ui/settings/shortcuts_dialog``) lists this table; a UI test pins that every shortcut the window carries is here
 and that no two share a key in one context. Keys are Qt's portable text (``QKeySequence.PortableText``).
 No Qt here: the table is plain data.
 """

@@ -1,6 +1,6 @@
 """Plain words in the window: no spec ids, no internal names, the person's language (issues 18 and 20).
 
-Qt-free since issue 19 (item 3): the window's ``xworkmate.ui.wording`` re-exports these names.
+Qt-free since issue 19 (item 3): the window's ``xworkmate.presentation.wording`` re-exports these names.
 
 Spec ids such as ``CAT-3`` or ``ISO-7`` are for developers (docstrings,
 tests, the CLI's refusals cite them); the window shows the sentence without

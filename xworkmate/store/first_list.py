@@ -3,7 +3,7 @@
 ``xworkmate gui`` paints its window before the stack loads; loading it (SQLAlchemy, pydantic, the
 controllers, the window's code) takes most of a second, and the person's lines are what they look for.
 So, right after that first paint, this module reads the lines with the standard library's ``sqlite3``,
-read-only, and the window paints them (``ui/first_list``) while the rest loads; the store then opens
+read-only, and the window paints them (``ui/lines/first_list``) while the rest loads; the store then opens
 as always and its own first read replaces these rows.
 
 The rows are ``ThreadRepository.summaries(include_archived=True)``'s, in its order

@@ -26,7 +26,7 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import LIVE_ROLE
-from xworkmate.ui.task_lines import CATEGORY_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
+from xworkmate.ui.lines.task_lines import CATEGORY_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
 
 DEFAULT_TIMEOUT = 15.0
 NO_FOLDER = "(no folder bound)"

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLineEdit
 
 import xworkmate
 from xworkmate.controllers import SessionController
-from xworkmate.ui.wording import plain_words
+from xworkmate.presentation.wording import plain_words
 
 FolderChooser = Callable[[QWidget | None, str], str | None]
 TitleChooser = Callable[[QWidget | None, str], str | None]

@@ -40,8 +40,8 @@ from PySide6.QtCore import QCoreApplication, QObject
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.failures import describe_failure
 from xworkmate.controllers.views import ReadAhead, read_ahead
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import qasync_loop, run_off_thread
-from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ class OpeningPage(QWidget):
     open, why, in one line (ERR-1), and under it which database it was and how to use another (``help``).
 
     On its left, once they are read (``FirstListRead``), the person's task lines as the list will show
-    them (``show_lines``, ``ui/first_list``): readable while the rest of the window loads."""
+    them (``show_lines``, ``ui/lines/first_list``): readable while the rest of the window loads."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -85,7 +85,7 @@ class OpeningPage(QWidget):
         """The first list, at the place and width of the window's task list (once; not after a failure)."""
         if self.first_list is not None or self.failed:
             return
-        from xworkmate.ui.first_list import first_list_pane  # after the first paint: the list's code
+        from xworkmate.ui.lines.first_list import first_list_pane  # after the first paint: the list's code
 
         self.first_list = first_list_pane(lines, self)
         self.first_list.setFixedWidth(self.list_width)
@@ -93,8 +93,8 @@ class OpeningPage(QWidget):
 
     def show_failure(self, line: str, database: str) -> None:
         """``line``: the failure's one line; ``database``: where it is, as a person reads it."""
+        from xworkmate.presentation.wording import plain_words
         from xworkmate.ui.dialogs import startup_error_help  # loaded by then: the page says what it found
-        from xworkmate.ui.wording import plain_words
 
         words = plain_words(line).replace("\n", " ")
         self.notice.setText(QCoreApplication.translate("OpeningPage", FAILED_TEXT).format(error=words))

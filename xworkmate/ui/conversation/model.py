@@ -37,6 +37,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
 from xworkmate.presentation.messages import is_plan, is_thought, message_header, message_text
 from xworkmate.ui import theme
+from xworkmate.ui.agent.live_runs import LiveRow
 from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.conversation.rows import (
     CACHE_KEY_ROLE,
@@ -57,7 +58,6 @@ from xworkmate.ui.conversation.rows import (
     ModelIndex,
     RowView,
 )
-from xworkmate.ui.live_runs import LiveRow
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.rendering import (
     BodyFormat,

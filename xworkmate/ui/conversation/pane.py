@@ -22,21 +22,21 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import ApprovalRequested, LineView
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
 from xworkmate.domain.threads import NetworkAccess, PermissionLevel, ThreadStatus
-from xworkmate.ui.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
-from xworkmate.ui.approvals import ApprovalArea
-from xworkmate.ui.conversation.attachments import AttachmentStrip, Composer
+from xworkmate.presentation.wording import line_title, plain_words
+from xworkmate.ui.agent.agent_session import AgentSessionBar, SlashCompleter, UsageMeter
+from xworkmate.ui.agent.approvals import ApprovalArea
+from xworkmate.ui.agent.execution import ModePicker
+from xworkmate.ui.agent.skills import SkillPicker
+from xworkmate.ui.conversation.composer import AttachmentStrip, Composer
 from xworkmate.ui.conversation.followup_queue import FollowUpQueueStrip
 from xworkmate.ui.conversation.interrupted_bar import InterruptedTurnBar
 from xworkmate.ui.conversation.model import MessageListModel
 from xworkmate.ui.conversation.network_bar import NetworkDeniedBar
 from xworkmate.ui.conversation.view import MessageListView
-from xworkmate.ui.execution import ModePicker
 from xworkmate.ui.first_run import EmptyConversation, status_without_provider
 from xworkmate.ui.layout import grow_to_whole_text
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.pickers import PickerItem, fill
-from xworkmate.ui.skills import SkillPicker
-from xworkmate.ui.wording import line_title, plain_words
 
 # The texts below are English; the window shows them through QCoreApplication.translate(context, text).
 

@@ -18,8 +18,8 @@ from typing import Generic, TypeVar, cast
 
 from PySide6.QtCore import QCoreApplication, QObject
 
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.operations import StoreOperations
-from xworkmate.ui.wording import plain_words
 
 __all__ = ["StoreOp", "error_line_of", "failure_line", "operations_of"]
 

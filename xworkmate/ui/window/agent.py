@@ -19,12 +19,12 @@ from xworkmate.controllers.views import LinePanes
 from xworkmate.domain.agent_session import AgentInfo, AgentSessionState, LineUsage
 from xworkmate.domain.mcp import McpServerRecord
 from xworkmate.domain.threads import ExecutionMode
-from xworkmate.ui.agent_session import AgentSessionDeleter
+from xworkmate.presentation.wording import plain_words
+from xworkmate.ui.agent.agent_session import AgentSessionDeleter
+from xworkmate.ui.agent.execution import parse_choice
 from xworkmate.ui.conversation import MessagePane
-from xworkmate.ui.execution import parse_choice
-from xworkmate.ui.mcp_servers import McpServersDialog
+from xworkmate.ui.settings.mcp_servers import McpServersDialog
 from xworkmate.ui.window.services import WindowServices
-from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
 

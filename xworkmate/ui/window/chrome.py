@@ -18,17 +18,17 @@ from xworkmate.controllers import LineView, SessionController
 from xworkmate.controllers.views import LinePanes
 from xworkmate.domain.threads import ThreadKind
 from xworkmate.presentation.shortcuts import shortcut_keys
-from xworkmate.ui.appearance import ThemeFollower
+from xworkmate.ui.changes.workspace import WorkspacePane
 from xworkmate.ui.conversation import MessagePane
 from xworkmate.ui.i18n import LanguageMenu
 from xworkmate.ui.icons import ButtonIcons
 from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import LEFT, RIGHT, Elider, PaneLayout
-from xworkmate.ui.needs_you import NeedsYou
-from xworkmate.ui.shortcuts_dialog import add_shortcuts_help, registered_shortcut
-from xworkmate.ui.task_lines import TaskLinePane
+from xworkmate.ui.lines.needs_you import NeedsYou
+from xworkmate.ui.lines.task_lines import TaskLinePane
+from xworkmate.ui.settings.appearance import ThemeFollower
+from xworkmate.ui.settings.shortcuts_dialog import add_shortcuts_help, registered_shortcut
 from xworkmate.ui.window.search_export import SearchAndExport
-from xworkmate.ui.workspace import WorkspacePane
 
 Panes = tuple[TaskLinePane, MessagePane, WorkspacePane]
 """The window's three panes, left to right."""

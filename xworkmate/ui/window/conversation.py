@@ -28,14 +28,14 @@ from xworkmate.domain.messages import Message, MessageRole
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import ExecutionMode, ThreadKind, ThreadStatus
 from xworkmate.domain.tool_trust import can_be_quarantined
+from xworkmate.presentation.wording import plain_words
+from xworkmate.ui.agent.live_runs import LiveRuns
 from xworkmate.ui.conversation import MESSAGE_ID_ROLE, MessageListModel, MessagePane, is_plan, is_thought
-from xworkmate.ui.conversation.attachments import PreparedAttachment
+from xworkmate.ui.conversation.composer import PreparedAttachment
 from xworkmate.ui.conversation.model import OlderPage
-from xworkmate.ui.live_runs import LiveRuns
-from xworkmate.ui.needs_you import DraftKeeper
+from xworkmate.ui.lines.needs_you import DraftKeeper
 from xworkmate.ui.window.run_cards import RunCards
 from xworkmate.ui.window.services import WindowServices
-from xworkmate.ui.wording import plain_words
 
 
 class ConversationActions(QObject):

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QSplitter
 from xworkmate.controllers import SessionController
 from xworkmate.domain import ui_state
 from xworkmate.ui.layout import PaneLayout
-from xworkmate.ui.needs_you import DraftKeeper
+from xworkmate.ui.lines.needs_you import DraftKeeper
 from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.ops.settings import save_ui_states
 from xworkmate.ui.shell import DEFAULT_SPLITTER_SIZES, GEOMETRY_STATE, SPLITTER_STATE, WindowShell, parse_sizes

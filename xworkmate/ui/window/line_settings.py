@@ -23,7 +23,7 @@ from xworkmate.ui.window.services import Failure, WindowServices
 
 if TYPE_CHECKING:  # issue 34 item 4: opened on demand, so loaded then, not before the window can be used
     from xworkmate.controllers.providers import ProviderChoices
-    from xworkmate.ui.providers import ProviderSettingsDialog
+    from xworkmate.ui.settings.providers import ProviderSettingsDialog
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ class LineSettingsActions(QObject):
             return self.provider_dialog
         if self.provider_dialog is not None:
             self.provider_dialog.deleteLater()
-        from xworkmate.ui.providers import ProviderSettingsDialog
+        from xworkmate.ui.settings.providers import ProviderSettingsDialog
 
         self.provider_dialog = ProviderSettingsDialog.open_for(self._window.window(), self._window.controller)
         self.provider_dialog.providers_changed.connect(self.refresh_providers)

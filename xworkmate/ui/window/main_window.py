@@ -19,17 +19,18 @@ from PySide6.QtWidgets import QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import SessionController, UnknownSessionKeyError
 from xworkmate.controllers.views import FirstRead
+from xworkmate.ui.agent.live_runs import LiveRuns
 from xworkmate.ui.bridge import ControllerBridge
+from xworkmate.ui.changes.workspace import WorkspaceFiles, WorkspacePane
 from xworkmate.ui.conversation import MessageListModel, MessagePane
 from xworkmate.ui.dialogs import about_text
 from xworkmate.ui.external_watch import ExternalWatch
 from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import PaneLayout
-from xworkmate.ui.live_runs import LiveRuns
-from xworkmate.ui.needs_you import DraftKeeper, NeedsYou
+from xworkmate.ui.lines.needs_you import DraftKeeper, NeedsYou
+from xworkmate.ui.lines.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.shell import WINDOW_TITLE, FirstPaint, HeldJobs, WindowShell
-from xworkmate.ui.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.window.agent import AgentActions
 from xworkmate.ui.window.chrome import WindowChrome
 from xworkmate.ui.window.conversation import ConversationActions
@@ -42,7 +43,6 @@ from xworkmate.ui.window.services import Failure, say_failure
 from xworkmate.ui.window.shown import ShownLine
 from xworkmate.ui.window.task_list import TaskListActions
 from xworkmate.ui.window.workspace import WorkspaceActions
-from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane
 
 
 class MainWindow(WindowShell):

@@ -44,8 +44,8 @@ from xworkmate.controllers import (
 )
 from xworkmate.controllers.changes import AgentMcpFailed, AgentSessionChanged, UsageChanged
 from xworkmate.controllers.views import ReadAhead, needs_reads
-from xworkmate.ui.live_runs import LiveRuns
-from xworkmate.ui.needs_you import NeedsYou
+from xworkmate.ui.agent.live_runs import LiveRuns
+from xworkmate.ui.lines.needs_you import NeedsYou
 from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.window.agent import AgentActions
 from xworkmate.ui.window.conversation import ConversationActions

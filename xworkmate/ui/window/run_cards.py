@@ -27,16 +27,16 @@ from xworkmate.domain.interruptions import INTERRUPTED_TURN, RESUMED_TURN
 from xworkmate.domain.messages import Message, MessageSource
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.turn_endings import TurnEnding
-from xworkmate.ui.approvals import ALWAYS, REJECT
+from xworkmate.presentation.wording import plain_words
+from xworkmate.ui.agent.approvals import ALWAYS, REJECT
+from xworkmate.ui.agent.live_runs import LiveRuns
+from xworkmate.ui.agent.sign_in import SignInCard
 from xworkmate.ui.conversation import MessageListModel, MessagePane
 from xworkmate.ui.conversation.network_bar import denied_destination
-from xworkmate.ui.live_runs import LiveRuns
-from xworkmate.ui.sign_in import SignInCard
 from xworkmate.ui.window.services import Failure, WindowServices
-from xworkmate.ui.wording import plain_words
 
 if TYPE_CHECKING:  # opened on demand (issue 34 item 4)
-    from xworkmate.ui.sign_in_terminal import SignInTerminal
+    from xworkmate.ui.agent.sign_in_terminal import SignInTerminal
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +194,7 @@ class RunCards(QObject):
         if (old := self._sign_in_terminal) is not None and old.terminal.status is not None:
             old.close()
             old.deleteLater()
-        from xworkmate.ui.sign_in_terminal import SignInTerminal
+        from xworkmate.ui.agent.sign_in_terminal import SignInTerminal
 
         dialog = SignInTerminal(change.agent, change.terminal, self._window.window())
         self._sign_in_terminal = dialog

@@ -15,19 +15,19 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
 from xworkmate.presentation.shortcuts import shortcut_keys
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.conversation import MessageListModel, MessagePane
-from xworkmate.ui.export_dialog import (
+from xworkmate.ui.lines.export_dialog import (
     CategoryExportConfirm,
     CategoryExportConfirmation,
     ExportChooser,
     ExportDialog,
 )
 from xworkmate.ui.window.services import WindowServices
-from xworkmate.ui.wording import plain_words
 
 if TYPE_CHECKING:  # issue 34 item 4: opened on demand
-    from xworkmate.ui.search_palette import SearchPalette
+    from xworkmate.ui.lines.search_palette import SearchPalette
 
 
 class SearchAndExport(QObject):
@@ -59,7 +59,7 @@ class SearchAndExport(QObject):
     @Slot()
     def on_search_requested(self) -> SearchPalette:
         if self.search_palette is None:
-            from xworkmate.ui.search_palette import SearchPalette
+            from xworkmate.ui.lines.search_palette import SearchPalette
 
             self.search_palette = SearchPalette(self._window.controller, self._window.window())
             self.search_palette.chosen.connect(self.on_search_hit_chosen)
@@ -77,7 +77,7 @@ class SearchAndExport(QObject):
         def reveal() -> None:
             if message_id:  # its older pages, if any, are read on the store worker (issue 19)
                 query = self.search_palette.shown_query() if self.search_palette is not None else None
-                from xworkmate.ui.search_palette import reveal_message
+                from xworkmate.ui.lines.search_palette import reveal_message
 
                 reveal_message(self._pane.message_list, self._messages, message_id, missing, query or "")
 

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QWidget
 
 from xworkmate.controllers import LineView, SessionController
 from xworkmate.controllers.views import LinePanes
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.operations import StoreOperations, failure_line
-from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
 

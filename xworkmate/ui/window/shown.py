@@ -17,11 +17,11 @@ from PySide6.QtWidgets import QWidget
 
 from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
 from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.conversation import MessageListModel
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.operations import collecting
 from xworkmate.ui.window.services import LinePart, WindowServices
-from xworkmate.ui.wording import plain_words
 
 SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
 AFTER_PAINT_MS = 100  # issue 34 item 1: the longest work left for after the paint waits for one that never comes

@@ -26,10 +26,10 @@ from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread, ThreadSummary, WorkspaceKind
 from xworkmate.ui.dialogs import CategoryChooser, CategoryDialog, TitleChooser, TitleDialog
 from xworkmate.ui.icons import ButtonIcons
-from xworkmate.ui.needs_you import NeedsYou
-from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
+from xworkmate.ui.lines.needs_you import NeedsYou
+from xworkmate.ui.lines.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
+from xworkmate.ui.lines.worktree_lines import WorktreeLineFlow
 from xworkmate.ui.window.services import WindowServices
-from xworkmate.ui.worktree_lines import WorktreeLineFlow
 
 
 class TaskListActions(QObject):

@@ -23,16 +23,16 @@ from xworkmate.controllers.views import LinePanes, ReadAhead
 from xworkmate.domain.messages import Message, MessageRole
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
 from xworkmate.presentation.files import read_preview
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import run_off_thread
+from xworkmate.ui.changes.workspace import WorkspaceFiles, WorkspacePane, dispatch_sources_note
 from xworkmate.ui.conversation import MessageListModel
 from xworkmate.ui.dialogs import FolderChooser, FolderDialog
 from xworkmate.ui.layout import RIGHT, PaneLayout
 from xworkmate.ui.window.services import WindowServices
-from xworkmate.ui.wording import plain_words
-from xworkmate.ui.workspace import WorkspaceFiles, WorkspacePane, dispatch_sources_note
 
 if TYPE_CHECKING:  # issue 34 item 4: built once the window can be used
-    from xworkmate.ui.changes_view import ChangesView
+    from xworkmate.ui.changes.changes_view import ChangesView
 
 
 class WorkspaceActions(QObject):
@@ -248,7 +248,7 @@ class WorkspaceActions(QObject):
     def changes_view(self) -> ChangesView:
         """The Changes tab, built on first use: after the window became usable, or when asked."""
         if self._changes_view is None:
-            from xworkmate.ui.changes_view import ChangesView
+            from xworkmate.ui.changes.changes_view import ChangesView
 
             view = ChangesView(self._window.controller)
             self._changes_view = view
@@ -284,5 +284,5 @@ class WorkspaceActions(QObject):
 
 def _load_changes_code() -> None:
     """The modules the Changes tab and the checkpoints section are made of: imports only (no widget, no read)."""
-    for name in ("xworkmate.controllers.checkpoints", "xworkmate.ui.changes_view"):
+    for name in ("xworkmate.controllers.checkpoints", "xworkmate.ui.changes.changes_view"):
         importlib.import_module(name)

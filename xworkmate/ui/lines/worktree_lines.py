@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController, WorktreeDirtyError
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import run_on_loop
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
-from xworkmate.ui.wording import plain_words
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QAbstractItemView, QWidget
 from xworkmate.controllers.first_list import FirstLine, first_status
 from xworkmate.domain.attention import Attention
 from xworkmate.domain.lines import LineSummary, ThreadStatus
-from xworkmate.ui.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
+from xworkmate.ui.lines.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
 
 FIRST_NAME_PREFIX = "first"
 """The first list's widgets are named apart from the window's (``firstTaskLineList``, …), so that a

@@ -48,12 +48,12 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.providers import ProviderKind, ProviderRecord
-from xworkmate.ui.acp_agents import AcpAgentsSection, AcpFormError, agent_record
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import LoopJob, jobs_waiting, run_on_loop
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.ops import StoreOp, operations_of
 from xworkmate.ui.ops.settings import ProviderSaved, ProviderTable, read_providers, remove_provider, save_provider
-from xworkmate.ui.wording import plain_words
+from xworkmate.ui.settings.acp_agents import AcpAgentsSection, AcpFormError, agent_record
 
 log = logging.getLogger(__name__)
 

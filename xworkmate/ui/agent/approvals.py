@@ -37,11 +37,11 @@ from xworkmate.domain.permissions import always_level
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.presentation.approvals import ApprovalView, approval_view, pretty_arguments
 from xworkmate.presentation.shortcuts import shortcut_keys
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui import theme
-from xworkmate.ui.diff_view import DiffView
-from xworkmate.ui.elicitation import ElicitationCard
+from xworkmate.ui.agent.elicitation import ElicitationCard
+from xworkmate.ui.changes.diff_view import DiffView
 from xworkmate.ui.rendering import CodeHighlighter
-from xworkmate.ui.wording import plain_words
 
 ALLOW = "allow"
 REJECT = "reject"

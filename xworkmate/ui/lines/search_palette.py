@@ -46,9 +46,9 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.search import HighlightedText, MessageHit, SearchResults, match_spans, parse_query, snippet
 from xworkmate.presentation.cards import tool_card
 from xworkmate.presentation.messages import role_label
+from xworkmate.presentation.wording import english_plural, plain_words
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.conversation import MessageListModel, MessageListView
-from xworkmate.ui.wording import english_plural, plain_words
 
 DEBOUNCE_MS = 150
 HIT_MARK_MS = 3000

@@ -1,6 +1,6 @@
 """A read-only unified diff, coloured by line kind (``diffView``; issue 16, item 2; LOOP-1).
 
-Shown in the Changes tab (``ui/changes_view``) and on approval cards (``ui/approvals``). A module of its
+Shown in the Changes tab (``ui/changes/changes_view``) and on approval cards (``ui/agent/approvals``). A module of its
 own so that an approval card loads it without the Changes tab, which loads once it is built (issue 34
 item 4: after the window can be used).
 """

@@ -45,10 +45,10 @@ from xworkmate.domain.agent_session import (
     AgentSessionState,
     LineUsage,
 )
-from xworkmate.ui.mcp_servers import McpPicker
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.pickers import fill
+from xworkmate.ui.settings.mcp_servers import McpPicker
 from xworkmate.ui.theme import METRICS, current
-from xworkmate.ui.wording import plain_words
 
 if TYPE_CHECKING:
     from xworkmate.controllers.agent_session import AgentSessionController

@@ -34,7 +34,7 @@ from xworkmate.controllers import LineView
 from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import ThreadStatus
 from xworkmate.presentation.files import FilePreview  # Qt-free (issue 19)
-from xworkmate.ui.wording import english_plural, home_relative, plain_words
+from xworkmate.presentation.wording import english_plural, home_relative, plain_words
 
 SOURCE_LINE_LIMIT = 160
 SOURCE_ROWS_SHOWN = 5

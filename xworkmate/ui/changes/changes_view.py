@@ -52,10 +52,10 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind, RestoreResult, TurnChanges
+from xworkmate.presentation.wording import english_plural, plain_words
 from xworkmate.ui.background import run_off_thread
-from xworkmate.ui.diff_view import ADDED_TEXT, FILE_TEXT, REMOVED_TEXT, DiffView, theme_colour
+from xworkmate.ui.changes.diff_view import ADDED_TEXT, FILE_TEXT, REMOVED_TEXT, DiffView, theme_colour
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
-from xworkmate.ui.wording import english_plural, plain_words
 
 log = logging.getLogger(__name__)
 

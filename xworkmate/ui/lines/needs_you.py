@@ -25,12 +25,12 @@ from xworkmate.controllers import AttentionChanged, SessionController
 from xworkmate.domain import ui_state
 from xworkmate.domain.attention import Attention, next_needing
 from xworkmate.presentation.shortcuts import shortcut_keys
+from xworkmate.presentation.wording import line_title
 from xworkmate.ui.conversation.pane import MessagePane
-from xworkmate.ui.notifier import Notifier, choose_backend, count_title, make_tray, window_title
+from xworkmate.ui.lines.notifier import Notifier, choose_backend, count_title, make_tray, window_title
+from xworkmate.ui.lines.task_lines import TaskLineModel, TaskLinePane
 from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.ops.settings import mute_line, set_ui_state
-from xworkmate.ui.task_lines import TaskLineModel, TaskLinePane
-from xworkmate.ui.wording import line_title
 
 log = logging.getLogger(__name__)
 

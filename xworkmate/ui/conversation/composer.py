@@ -1,4 +1,6 @@
-"""Attachments in the composer (SPEC ATT-1, issue 31): paste or drop images and files; a strip of chips.
+"""The composer: the message box and its attachments (SPEC ATT-1, issue 31; issue 33 item 1).
+
+Paste or drop images and files; a strip of chips.
 
 ``Composer`` is the message box: a pasted or dropped image, or dropped files, are offered as
 attachments instead of text. ``AttachmentStrip`` (``attachmentStrip``) holds what Send will send,

@@ -38,9 +38,9 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.mcp import McpServerRecord, parse_env_ref, parse_header_ref
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.ops import StoreOp, failure_line, operations_of
 from xworkmate.ui.ops.settings import add_mcp_server, read_mcp_servers, remove_mcp_server
-from xworkmate.ui.wording import plain_words
 
 __all__ = ["McpPicker", "McpServersDialog"]
 

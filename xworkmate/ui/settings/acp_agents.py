@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.domain.providers import InvalidProviderError, ProviderKind, ProviderRecord, parse_env_ref
+from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
-from xworkmate.ui.wording import plain_words
 
 ACP_FIELDS = ("name", "command", "env", "state_dirs", "auth")
 NONE_FOUND_TEXT = QT_TRANSLATE_NOOP(

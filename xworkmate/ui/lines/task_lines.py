@@ -52,12 +52,12 @@ from PySide6.QtWidgets import (
 from xworkmate.domain.attention import ATTENTION_LABELS, Attention, needs_you
 from xworkmate.domain.lines import STATUS_EXPLANATIONS, ThreadKind, ThreadStatus, line_state
 from xworkmate.presentation.tree import category_badge, tree_order  # Qt-free (issue 19)
+from xworkmate.presentation.wording import line_title, plain_words
 from xworkmate.ui import theme
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.painting import draw_text_line
-from xworkmate.ui.wording import line_title, plain_words
 
-if TYPE_CHECKING:  # the list is painted from the first read before they load (``ui/first_list``, issue 19)
+if TYPE_CHECKING:  # the list is painted from the first read before they load (``ui/lines/first_list``, issue 19)
     from datetime import datetime
 
     from xworkmate.controllers import SessionController
@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # the list is painted from the first read before they load (`
         def summary_status(self, summary: LineSummary) -> ThreadStatus: ...
 
     class FirstLinesSource(Protocol):
-        """What ``TaskLineModel`` asks of the first list's owner (``ui/first_list.FirstLook``), as of a
+        """What ``TaskLineModel`` asks of the first list's owner (``ui/lines/first_list.FirstLook``), as of a
         ``SessionController``: its lines section (a line's status, from the line and the file system)."""
 
         @property
@@ -210,7 +210,7 @@ class TaskLineModel(QAbstractListModel):
     ) -> None:
         """``lines``: every line (archived too), read already (on a worker, issue 19 item 7; LOOP-4).
         ``attention``: the controller's tracker (``SessionController.attention``, built with the first read).
-        ``FirstLook`` and its ``FirstLine`` rows: the first list, before the store opens (``ui/first_list``).
+        ``FirstLook`` and its ``FirstLine`` rows: the first list, before the store opens (``ui/lines/first_list``).
         ``controller``: only a line's status is asked of it, which reads no store."""
         super().__init__(parent)
         self._controller = controller

@@ -23,6 +23,7 @@ from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.changes import RunDelta, RunStarted
 from xworkmate.settings import Settings
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
@@ -30,6 +31,7 @@ from xworkmate.ui.lines.task_lines import BADGE_ROLE
 
 from .conftest import open_window
 from .support import settled
+from .support_runs import live_text
 
 BOUND_MS = 1000
 """Issue 19: the window reflects another process's change within 1 s of its commit."""
@@ -184,6 +186,32 @@ def test_lines_messages_and_statuses_from_another_process_show_within_a_second(
         shown_within_bound(qtbot, committed, lambda: window.task_model.summary(key).archived)  # type: ignore[union-attr]
     )
     print(f"latencies from the other process's commit (ms): {[round(x) for x in latencies]}")
+
+
+def test_another_processs_messages_leave_the_text_this_window_streams_and_are_not_read_on_the_gui_thread(
+    qtbot: QtBot, listening_window: MainWindow, peer: Peer
+) -> None:
+    """A message another process stores on a line this window is streaming (a follow-up from the CLI) is not
+    the turn's answer: the streamed text stays. On a line not shown, nothing about it is read at all on the
+    GUI thread (LOOP-4, issue 33 item 2: the autouse guard fails a statement there)."""
+    window = listening_window
+    shown = window.shown_key
+    assert shown is not None
+    _, hidden = peer.do("line", "Streaming in the background")
+    assert isinstance(hidden, str)
+    qtbot.waitUntil(lambda: window.task_model.summary(hidden) is not None, timeout=BOUND_MS)
+    settled(qtbot, window)
+    for key in (hidden, shown):  # the records a turn of this window's sends as it streams
+        window.router.route(RunStarted(key=key))
+        window.router.route(RunDelta(key=key, text=f"streamed on {key}"))
+    qtbot.waitUntil(lambda: live_text(window) == f"streamed on {shown}")
+
+    peer.do("message", hidden, "a follow-up from the terminal")
+    _, message_id = peer.do("message", shown, "another follow-up")
+    qtbot.waitUntil(lambda: message_id in window.message_model.loaded_ids, timeout=BOUND_MS)  # both applied by now
+
+    assert live_text(window) == f"streamed on {shown}"
+    assert window.live.has_text(hidden) and window.live.streamed_text(hidden) == f"streamed on {hidden}"
 
 
 def test_a_line_made_with_the_cli_shows_within_a_second(

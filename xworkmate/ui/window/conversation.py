@@ -117,26 +117,25 @@ class ConversationActions(QObject):
     def on_messages_appended(self, change: MessagesAppended, ahead: ReadAhead) -> None:
         self._model.remember(ahead.messages.values())
         self._model.remember(change.messages)  # a turn's: no read back
-        self._live.apply(change, answered=self._stores_answer(change, ahead))
+        self._live.apply(change, answered=self._stores_answer(change))
         if change.key == self._model.key:
             # The stored message takes the place of the transient row that streamed it.
             self._cards.show_live()
             self._model.append_ids(change.message_ids)
 
-    def _stores_answer(self, change: MessagesAppended, ahead: ReadAhead) -> bool:
-        """Whether these stored messages replace the text streamed so far (see ``LiveRuns.apply``)."""
+    def _stores_answer(self, change: MessagesAppended) -> bool:
+        """Whether these stored messages replace the text streamed so far (see ``LiveRuns.apply``).
+
+        Only this process's turns stream here, and their records carry every message they stored; rows
+        the record does not carry are another process's (the store watcher's record carries none), never
+        this window's answer, so nothing is read for them (LOOP-4) and they leave the streamed text as it is.
+        """
         if not self._live.has_text(change.key):
             return True
-        wanted = list(change.message_ids)
-        known = {**ahead.messages, **{m.id: m for m in change.messages}}
-        found = {i: m for i in wanted if (m := known.get(i)) is not None}
-        if len(found) < len(wanted):
-            found = self._window.controller.lines.messages_by_id(wanted)
-        for message_id in change.message_ids:
-            message = found.get(message_id)
-            if message is None or not (message.role is MessageRole.TOOL or is_thought(message) or is_plan(message)):
-                return True
-        return False
+        return any(
+            not (message.role is MessageRole.TOOL or is_thought(message) or is_plan(message))
+            for message in change.messages
+        )
 
     # -- the composer and Send ---------------------------------------------------
 

@@ -684,10 +684,11 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         return self._lines
 
     def line_row(self, index: ModelIndex) -> int:
-        """The ``TaskLineModel`` row of this model's ``index``."""
-        if self._shown is None:
-            raise ValueError("the filter has no lines")
-        return self._shown.line_row(super().mapToSource(index).row())
+        """The ``TaskLineModel`` row of this model's (valid) ``index``."""
+        source = super().mapToSource(index)
+        if self._shown is None or not source.isValid():
+            raise ValueError("not a row of this list")
+        return self._shown.line_row(source.row())
 
     def mapFromSource(self, source_index: ModelIndex) -> QModelIndex:
         """``source_index`` of the rows shown, or of the ``TaskLineModel`` (invalid when the filter hides it)."""

@@ -26,6 +26,7 @@ from pytestqt.qtbot import QtBot
 from xworkmate.domain.attention import Attention
 from xworkmate.domain.lines import ThreadKind, ThreadStatus
 from xworkmate.domain.threads import ThreadSummary
+from xworkmate.ui import task_lines
 from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -94,14 +95,17 @@ def shown_pane(qtbot: QtBot, lines: list[ThreadSummary], attention: Attentions) 
 
 
 def python_calls_to_build_and_paint(qtbot: QtBot, count: int) -> Counter[str]:
-    """The Python functions called, by name, while a list of ``count`` lines is built, shown and painted
-    (a generator resumed is not a call: a pass over the lines is one call however many lines it reads)."""
+    """The task list's Python functions called, by name, while a list of ``count`` lines is built, shown and
+    painted: Qt's calls into the models, the view and the delegate, and theirs (a generator resumed is not a
+    call: a pass over the lines is one call however many lines it reads)."""
     lines, attention = many_lines(count), Attentions()
     calls: Counter[str] = Counter()
+    module = task_lines.__file__
 
     def profile(frame: FrameType, event: str, _arg: object) -> None:
-        if event == "call" and not frame.f_code.co_flags & inspect.CO_GENERATOR:
-            calls[frame.f_code.co_qualname] += 1
+        code = frame.f_code
+        if event == "call" and code.co_filename == module and not code.co_flags & inspect.CO_GENERATOR:
+            calls[code.co_qualname] += 1
 
     sys.setprofile(profile)
     try:

@@ -708,10 +708,9 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         jumps to it, which marks it seen), until another line is shown (issue 30)."""
         if key == self._kept:
             return
-        kept, self._kept = self._kept, key
-        if self._needs_you and self._shown is not None and self._lines is not None:  # else nothing to filter again
-            rows = (self._lines.row_of(k) for k in (kept, key) if k is not None)
-            self._shown.filter_again([row for row in rows if row is not None])  # only these two can change
+        self._kept = key
+        if self._needs_you:  # else nothing to filter again now
+            self._refilter()
 
     def set_needs_you(self, on: bool) -> None:
         """ "Needs you": only the lines that need the person, the one waiting longest first (LOOP-2)."""

@@ -11,14 +11,20 @@ reloaded because one line changed, appeared or because the current line moved.
 
 The model never reads the store (LOOP-4, issue 33 item 2): it is handed its lines, each row's summary and the
 attention tracker, read on the store worker (the window's operations and first read, ``controllers/views``).
+
+The filter (``TaskLineFilterModel``: archived lines, the text, "Needs you") is decided over the whole list at
+once, not asked of Python line by line: a list of 20,000 lines is built and first painted with Python called
+for the rows painted, as a list of 40 is (issue 34 item 2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QAbstractListModel,
     QByteArray,
     QCoreApplication,
@@ -188,6 +194,17 @@ PaintedRow = tuple[QRect, LineRowView, QStyle.StateFlag]
 """One row of a paint pass: where it goes, what it shows, its style state (selected, focus, hover)."""
 
 
+def _tree_order(lines: list[LineSummary]) -> tuple[list[LineSummary], list[int]]:
+    """``tree_order``, in one pass over the lines when no line's dispatcher is among them (issue 34 item 2:
+    a list of top-level lines is already in tree order; ``tree_order`` costs a microsecond a line)."""
+    keys = {line.thread_id for line in lines}
+    if len(keys) == len(lines) and not any(
+        line.parent_key in keys and line.parent_key != line.thread_id for line in lines if line.parent_key is not None
+    ):
+        return lines, [0] * len(lines)
+    return tree_order(lines)
+
+
 class TaskLineModel(QAbstractListModel):
     """Task lines as rows in tree order: ids and summaries in memory, status on demand (ISO-9).
 
@@ -222,7 +239,7 @@ class TaskLineModel(QAbstractListModel):
         self._set_lines(lines)
 
     def _set_lines(self, lines: Sequence[LineSummary]) -> None:
-        self._lines, self._depths = tree_order(list(lines))
+        self._lines, self._depths = _tree_order(list(lines))
         self._rows = {line.thread_id: row for row, line in enumerate(self._lines)}
 
     # -- Qt model API -----------------------------------------------------
@@ -231,9 +248,14 @@ class TaskLineModel(QAbstractListModel):
         return 0 if parent.isValid() else len(self._lines)
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._lines) or index.column() != 0:
+        if not index.isValid() or index.column() != 0:
             return None
-        row = index.row()
+        return self.row_data(index.row(), role)
+
+    def row_data(self, row: int, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """``data()`` of ``row`` without an index (the filter's shown rows ask it for each row painted)."""
+        if not 0 <= row < len(self._lines):
+            return None
         line = self._lines[row]
         if role == ROW_ROLE:
             return self.row_view(row)
@@ -258,7 +280,7 @@ class TaskLineModel(QAbstractListModel):
         if role == KIND_MARKER_ROLE:
             return _tr(KIND_MARKERS.get(line.kind, ""))
         if role == FILTER_TEXT_ROLE:
-            return f"{line_title(line.thread_id, line.title)}\n{line.title}\n{line.thread_id}\n{line.category or ''}"
+            return line_filter_text(line)
         if role == STATUS_ROLE:
             return self.status_of_row(row).value
         if role == BADGE_ROLE:
@@ -349,6 +371,14 @@ class TaskLineModel(QAbstractListModel):
 
     def line_keys(self) -> list[str]:
         return [line.thread_id for line in self._lines]
+
+    def summaries(self) -> Sequence[LineSummary]:
+        """Every line in tree order, row by row (not to be changed: the model's own list)."""
+        return self._lines
+
+    def depths(self) -> Sequence[int]:
+        """Each row's depth (``DEPTH_ROLE``), row by row (not to be changed: the model's own list)."""
+        return self._depths
 
     def row_of(self, key: str) -> int | None:
         return self._rows.get(key)
@@ -448,8 +478,187 @@ class TaskLineModel(QAbstractListModel):
         self.endResetModel()
 
 
+def line_filter_text(line: LineSummary) -> str:
+    """What the text filter searches in a line (``FILTER_TEXT_ROLE``): its title as shown and as stored, its
+    key and its category."""
+    return f"{line_title(line.thread_id, line.title)}\n{line.title}\n{line.thread_id}\n{line.category or ''}"
+
+
+class _ShownRows(QAbstractListModel):
+    """The rows of a ``TaskLineModel`` the filter lets through, in its tree order: what ``TaskLineFilterModel``
+    sorts and shows (issue 34 item 2).
+
+    Qt's proxy asks a Python ``filterAcceptsRow`` once for every line when it maps them, and again on every
+    filter change: 20,000 calls for 20,000 lines before the list is painted. Here the filter is decided over
+    the whole list at once (``shown_rows``: a pass over the summaries) when it changes, and row by row
+    (``accepts``) only for the rows a change of the lines touches, and their dispatchers. The proxy above
+    keeps Qt's own filter, which accepts every row in C++ without asking Python.
+
+    A filter change is one ``layoutChanged`` (the rows still shown keep their persistent indexes: the
+    selection and the current row); a line that comes, goes, or comes into or out of the filter is one
+    row inserted or removed; a change of a shown line is its ``dataChanged``.
+    """
+
+    def __init__(
+        self,
+        lines: TaskLineModel,
+        accepts: Callable[[int], bool],
+        shown_rows: Callable[[], list[int]],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._lines = lines
+        self._accepts = accepts
+        self._shown_rows = shown_rows
+        self._rows: list[int] = shown_rows()  # the lines' rows shown, ascending
+        self._bereft: list[int] = []  # the dispatchers of rows being removed
+        self._connections: list[tuple[Any, Callable[..., None]]] = [
+            (lines.modelAboutToBeReset, self.beginResetModel),
+            (lines.modelReset, self._on_reset),
+            (lines.rowsInserted, self._on_rows_inserted),
+            (lines.rowsAboutToBeRemoved, self._on_rows_about_to_be_removed),
+            (lines.rowsRemoved, self._on_rows_removed),
+            (lines.dataChanged, self._on_data_changed),
+            # The lines never move; should they, the shown rows are read again.
+            (lines.layoutAboutToBeChanged, self.beginResetModel),
+            (lines.layoutChanged, self._on_reset),
+            (lines.rowsAboutToBeMoved, self.beginResetModel),
+            (lines.rowsMoved, self._on_reset),
+        ]
+        for signal, slot in self._connections:
+            signal.connect(slot)
+
+    def detach(self) -> None:
+        """Follow the lines no more (the filter was given other lines)."""
+        for signal, slot in self._connections:
+            signal.disconnect(slot)
+        self._connections = []
+
+    # -- Qt model API ------------------------------------------------------
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.column() != 0 or not 0 <= index.row() < len(self._rows):
+            return None
+        return self._lines.row_data(self._rows[index.row()], role)
+
+    def roleNames(self) -> dict[int, QByteArray]:
+        return self._lines.roleNames()
+
+    # -- rows ------------------------------------------------------------------
+
+    def line_row(self, row: int) -> int:
+        """The lines' row shown at ``row``."""
+        return self._rows[row]
+
+    def row_of_line(self, line_row: int) -> int | None:
+        """Where the lines' row ``line_row`` is shown, or None (the filter hides it)."""
+        at = bisect_left(self._rows, line_row)
+        return at if at < len(self._rows) and self._rows[at] == line_row else None
+
+    def refilter(self) -> None:
+        """The filter changed: the rows shown now, in one layout change."""
+        rows = self._shown_rows()
+        if rows == self._rows:
+            return
+        self.layoutAboutToBeChanged.emit()
+        persistent = self.persistentIndexList()
+        before = [self._rows[index.row()] for index in persistent]
+        self._rows = rows
+        moved = []
+        for line_row in before:
+            row = self.row_of_line(line_row)
+            moved.append(self.index(row, 0) if row is not None else QModelIndex())
+        self.changePersistentIndexList(persistent, moved)
+        self.layoutChanged.emit()
+
+    def _show(self, line_row: int, shown: bool) -> None:
+        """Show or hide one of the lines' rows."""
+        at = bisect_left(self._rows, line_row)
+        present = at < len(self._rows) and self._rows[at] == line_row
+        if shown and not present:
+            self.beginInsertRows(QModelIndex(), at, at)
+            self._rows.insert(at, line_row)
+            self.endInsertRows()
+        elif present and not shown:
+            self.beginRemoveRows(QModelIndex(), at, at)
+            del self._rows[at]
+            self.endRemoveRows()
+
+    def _dispatchers(self, line_row: int) -> list[int]:
+        """The rows of the lines above ``line_row`` in the tree, nearest first: a dispatcher is shown as the
+        context of a task the text filter finds."""
+        depths = self._lines.depths()
+        depth = depths[line_row] if line_row < len(depths) else 0
+        found = []
+        row = line_row - 1
+        while depth > 0 and row >= 0:
+            if depths[row] < depth:
+                found.append(row)
+                depth = depths[row]
+            row -= 1
+        return found
+
+    def filter_again(self, line_rows: Sequence[int]) -> None:
+        """These rows of the lines changed or came: the filter decides them again, and their dispatchers
+        (the text filter shows a dispatcher for its tasks)."""
+        for line_row in line_rows:
+            self._show(line_row, self._accepts(line_row))
+        dispatchers = {row for line_row in line_rows for row in self._dispatchers(line_row)}
+        for line_row in sorted(dispatchers, reverse=True):
+            self._show(line_row, self._accepts(line_row))
+
+    # -- the lines changed -------------------------------------------------------
+
+    def _on_reset(self) -> None:
+        self._rows = self._shown_rows()
+        self.endResetModel()
+
+    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        if parent.isValid():
+            return
+        count = last - first + 1
+        at = bisect_left(self._rows, first)
+        self._rows[at:] = [row + count for row in self._rows[at:]]  # the same lines, moved down
+        self.filter_again(range(first, last + 1))
+
+    def _on_rows_about_to_be_removed(self, parent: QModelIndex, first: int, last: int) -> None:
+        if parent.isValid():
+            return
+        start, end = bisect_left(self._rows, first), bisect_right(self._rows, last)
+        if start < end:
+            self.beginRemoveRows(QModelIndex(), start, end - 1)
+            del self._rows[start:end]
+            self.endRemoveRows()
+        self._bereft = self._dispatchers(first)  # above the rows going: they stay where they are
+
+    def _on_rows_removed(self, parent: QModelIndex, first: int, last: int) -> None:
+        if parent.isValid():
+            return
+        count = last - first + 1
+        at = bisect_left(self._rows, first)
+        self._rows[at:] = [row - count for row in self._rows[at:]]
+        bereft, self._bereft = self._bereft, []
+        self.filter_again(bereft)  # a dispatcher shown for a task found that is gone
+
+    def _on_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles: Sequence[int] = ()) -> None:
+        first, last = top.row(), bottom.row()
+        self.filter_again(range(first, last + 1))
+        start, end = bisect_left(self._rows, first), bisect_right(self._rows, last)
+        if start < end:
+            self.dataChanged.emit(self.index(start, 0), self.index(end - 1, 0), list(roles))
+
+
 class TaskLineFilterModel(QSortFilterProxyModel):
-    """Filters the lines by text (title, key, category) and hides archived lines unless asked.
+    """Filters the lines by text (title, key, category) and hides archived lines unless asked; "Needs you"
+    shows only the lines that need the person, the one waiting longest first.
+
+    It filters a ``TaskLineModel`` through the rows it shows (``_ShownRows``), decided over the whole list
+    at once, never by a Python ``filterAcceptsRow`` for each line (issue 34 item 2): this proxy sorts and
+    keeps Qt's mapping in C++. ``mapFromSource`` takes an index of the ``TaskLineModel`` as well as one of
+    its own source; ``line_row`` is the ``TaskLineModel`` row of a row shown.
 
     Signals: only the standard proxy model signals.
     """
@@ -460,6 +669,39 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         self._show_archived = False
         self._needs_you = False
         self._kept: str | None = None
+        self._lines: TaskLineModel | None = None
+        self._shown: _ShownRows | None = None
+
+    def setSourceModel(self, source_model: QAbstractItemModel | None) -> None:
+        if not isinstance(source_model, TaskLineModel):
+            raise TypeError("TaskLineFilterModel filters a TaskLineModel")
+        previous = self._shown
+        self._lines = source_model
+        self._shown = _ShownRows(source_model, self._accepts, self._shown_rows, self)
+        super().setSourceModel(self._shown)
+        if previous is not None:
+            previous.detach()
+            previous.deleteLater()
+
+    def lines_model(self) -> TaskLineModel | None:
+        """The lines filtered (``sourceModel()`` is the rows shown of them)."""
+        return self._lines
+
+    def line_row(self, index: ModelIndex) -> int:
+        """The ``TaskLineModel`` row of this model's (valid) ``index``."""
+        source = super().mapToSource(index)
+        if self._shown is None or not source.isValid():
+            raise ValueError("not a row of this list")
+        return self._shown.line_row(source.row())
+
+    def mapFromSource(self, source_index: ModelIndex) -> QModelIndex:
+        """``source_index`` of the rows shown, or of the ``TaskLineModel`` (invalid when the filter hides it)."""
+        if self._shown is not None and source_index.isValid() and source_index.model() is self._lines:
+            row = self._shown.row_of_line(source_index.row())
+            if row is None:
+                return QModelIndex()
+            source_index = self._shown.index(row, 0)
+        return super().mapFromSource(source_index)
 
     @property
     def needs_you_only(self) -> bool:
@@ -470,20 +712,16 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         jumps to it, which marks it seen), until another line is shown (issue 30)."""
         if key == self._kept:
             return
-        if not self._needs_you:
-            self._kept = key  # nothing to filter again now
-            return
-        self.beginFilterChange()
         self._kept = key
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        if self._needs_you:  # else nothing to filter again now
+            self._refilter()
 
     def set_needs_you(self, on: bool) -> None:
         """ "Needs you": only the lines that need the person, the one waiting longest first (LOOP-2)."""
         if on == self._needs_you:
             return
-        self.beginFilterChange()
         self._needs_you = on
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self._refilter()
         self.sort(0 if on else -1)  # -1: back to the source's tree order
 
     def lessThan(self, left: ModelIndex, right: ModelIndex) -> bool:
@@ -501,41 +739,72 @@ class TaskLineFilterModel(QSortFilterProxyModel):
         needle = text.strip().casefold()
         if needle == self._needle:
             return
-        self.beginFilterChange()
         self._needle = needle
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self._refilter()
 
     def set_show_archived(self, show: bool) -> None:
         if show == self._show_archived:
             return
-        self.beginFilterChange()
         self._show_archived = show
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self._refilter()
 
-    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
-        model = self.sourceModel()
-        if not self._shown(model, source_row, source_parent):
-            return False
+    def _refilter(self) -> None:
+        if self._shown is not None:
+            self._shown.refilter()
+
+    # -- the filter ------------------------------------------------------------------
+
+    def _shown_rows(self, first: int = 0, end: int | None = None) -> list[int]:
+        """The rows ``first``…``end - 1`` of the lines (default: all) that the filter lets through, ascending,
+        decided in a few passes over their summaries (the filter's one rule; ``_accepts`` asks it of a row).
+
+        Archived lines only when asked; in "Needs you", only the lines that need the person, and the one kept;
+        the text filter finds the title, the key or the category, and keeps a dispatcher in view, as the context
+        of its tasks, when one of them (not archived, unless shown) is found."""
+        model = self._lines
+        if model is None:
+            return []
+        lines = model.summaries()
+        end = len(lines) if end is None else end
+        if self._show_archived:
+            unarchived = list(range(first, end))
+        else:
+            unarchived = [row for row in range(first, end) if not lines[row].archived]
+        rows = unarchived
         if self._needs_you:
-            index = model.index(source_row, 0, source_parent)
-            if not needs_you(Attention(index.data(ATTENTION_ROLE))) and index.data(KEY_ROLE) != self._kept:
-                return False
-        if not self._needle or self._matches(model, source_row, source_parent):
-            return True
-        # A dispatcher stays in view, as the context of its tasks, when one of them matches.
-        if isinstance(model, TaskLineModel):
-            return any(
-                self._shown(model, row, source_parent) and self._matches(model, row, source_parent)
-                for row in range(source_row + 1, model.subtree_end(source_row))
-            )
-        return False
+            state, kept = model.attention_of, self._kept
+            rows = [row for row in rows if needs_you(state(key := lines[row].thread_id)) or key == kept]
+        if not self._needle:
+            return rows
+        needle = self._needle
+        found = {row for row in unarchived if needle in line_filter_text(lines[row]).casefold()}
+        context = _dispatchers_of(model.depths(), found, first, end)
+        return [row for row in rows if row in found or row in context]
 
-    def _shown(self, model: Any, row: int, parent: ModelIndex) -> bool:
-        return self._show_archived or not model.data(model.index(row, 0, parent), ARCHIVED_ROLE)
+    def _accepts(self, row: int) -> bool:
+        """Whether the filter lets the lines' ``row`` through: the rule over the row and its tasks."""
+        model = self._lines
+        if model is None:
+            return False
+        end = model.subtree_end(row) if self._needle else row + 1  # the text filter looks at its tasks too
+        return self._shown_rows(row, end)[:1] == [row]
 
-    def _matches(self, model: Any, row: int, parent: ModelIndex) -> bool:
-        text = model.data(model.index(row, 0, parent), FILTER_TEXT_ROLE)
-        return self._needle in str(text or "").casefold()
+
+def _dispatchers_of(depths: Sequence[int], rows: set[int], first: int, end: int) -> set[int]:
+    """The rows of ``first``…``end - 1`` above any of ``rows`` in the tree (their dispatchers, theirs…), in one
+    pass over the depths."""
+    if not any(depths[row] for row in rows):  # only lines at the top level were found
+        return set()
+    above: set[int] = set()
+    path: list[int] = []  # the rows above the current one, the nearest last
+    for row in range(first, end):
+        depth = depths[row]
+        while path and depths[path[-1]] >= depth:
+            path.pop()
+        if row in rows:
+            above.update(path)
+        path.append(row)
+    return above
 
 
 class TaskLineDelegate(QStyledItemDelegate):
@@ -662,8 +931,8 @@ class TaskLineListView(QListView):
         proxy = self.model()
         delegate = self.itemDelegate()
         if (
-            not isinstance(proxy, QSortFilterProxyModel)
-            or not isinstance(source := proxy.sourceModel(), TaskLineModel)
+            not isinstance(proxy, TaskLineFilterModel)
+            or (source := proxy.lines_model()) is None
             or not isinstance(delegate, TaskLineDelegate)
         ):
             super().paintEvent(event)
@@ -701,7 +970,7 @@ class TaskLineListView(QListView):
                 state |= QStyle.StateFlag.State_HasFocus
             if row == hover_row:
                 state |= QStyle.StateFlag.State_MouseOver
-            rows.append((self.visualRect(index), source.row_view(proxy.mapToSource(index).row()), state))
+            rows.append((self.visualRect(index), source.row_view(proxy.line_row(index)), state))
         painter = QPainter(self.viewport())
         delegate.paint_rows(painter, option, rows)
         painter.end()

@@ -41,11 +41,17 @@ def captured(store: Store) -> Iterator[list[Ran]]:
             event.remove(engine, "before_cursor_execute", record)
 
 
-def pg_plan(store: Store, ran: Ran) -> list[dict[str, Any]]:
-    """Every node of ``ran``'s plan as PostgreSQL executed it (``EXPLAIN ANALYZE``), outermost first."""
+def pg_plan(store: Store, ran: Ran, *, index_scans_only: bool = False) -> list[dict[str, Any]]:
+    """Every node of ``ran``'s plan as PostgreSQL executed it (``EXPLAIN ANALYZE``), outermost first.
+
+    ``index_scans_only``: with sequential scans turned off for it, as a table of a test's size is read
+    whole in one go where one of a user's size never is; what is pinned is then the shape the indexes
+    allow (a walk that stops), not the planner's choice for a few thousand rows."""
     raw = store.engine.raw_connection()
     try:
         cursor = raw.cursor()
+        if index_scans_only:
+            cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + ran.statement, ran.parameters)
         [[document]] = cursor.fetchall()
         raw.rollback()

@@ -26,8 +26,8 @@ from pytestqt.qtbot import QtBot
 from xworkmate.domain.attention import Attention
 from xworkmate.domain.lines import ThreadKind, ThreadStatus
 from xworkmate.domain.threads import ThreadSummary
-from xworkmate.ui import task_lines
-from xworkmate.ui.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
+from xworkmate.ui.lines import task_lines
+from xworkmate.ui.lines.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

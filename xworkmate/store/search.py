@@ -32,6 +32,7 @@ from sqlalchemy.orm import Mapper
 from xworkmate.domain.search import SearchQuery, index_terms, searchable_text
 from xworkmate.domain.secrets import redact
 from xworkmate.domain.viewers import Viewer
+from xworkmate.store.repositories.messages import line_page
 from xworkmate.store.repositories.records import _aware
 from xworkmate.store.tables import MessageRow, ThreadRow
 from xworkmate.store.visibility import visible_thread_clause
@@ -284,11 +285,17 @@ class SearchRepository:
             select(*columns)
             .select_from(_SEARCH.join(_MESSAGES, _MESSAGES.c.id == key))
             .where(match, visible_thread_clause(viewer, _MESSAGES.c.thread_id))
-            .order_by(key.desc())
             .limit(limit)
         )
-        if line is not None:
-            stmt = stmt.where(_MESSAGES.c.thread_id == line)
+        if line is not None and not sqlite:
+            # Issue 34 item 2: the line's messages as a page of them, newest first (``line_page``): a frequent
+            # word walks the line's index and stops, never every newer message of other lines.
+            where, order = line_page(connection.dialect.name, line, newest_first=True)
+            stmt = stmt.where(*where).order_by(*order)
+        else:
+            if line is not None:
+                stmt = stmt.where(_MESSAGES.c.thread_id == line)
+            stmt = stmt.order_by(key.desc())
         if not viewer.sees_everything:
             stmt = stmt.where(_model_may_read())
         rows = connection.execute(stmt).all()

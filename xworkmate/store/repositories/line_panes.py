@@ -3,7 +3,7 @@
 The fresh read of a switch is the line's row, its newest page of messages (as the person at the desktop
 reads them, CAT-4), its usage meter when asked, and for a task its frozen dispatch sources (as the task
 itself may read them, PROV-3) and its dispatcher's row. Each is the statement its own repository runs
-(``_THREAD_BY_KEY``'s columns, ``_NEWEST_FOR_DESKTOP``, ``USAGE_BY_KEY``, ``_SOURCES_FOR_A_THREAD``), so
+(``_THREAD_BY_KEY``'s columns, ``newest_for_desktop``, ``USAGE_BY_KEY``, ``_SOURCES_FOR_A_THREAD``), so
 the visibility predicates are the ones every other read adds, not a copy.
 
 On PostgreSQL the statements go out together in psycopg's pipeline mode on the readers' autocommit
@@ -31,7 +31,7 @@ from xworkmate.domain.messages import Message
 from xworkmate.domain.threads import TaskThread, ThreadKind
 from xworkmate.store.agent_state import USAGE_BY_KEY, usage_from_row
 from xworkmate.store.repositories.dispatch import _SOURCES_FOR_A_THREAD
-from xworkmate.store.repositories.messages import _NEWEST_FOR_DESKTOP, _message_from_row
+from xworkmate.store.repositories.messages import _message_from_row, newest_for_desktop
 from xworkmate.store.repositories.records import _THREAD_COLUMNS, _thread_from_row
 from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import ThreadRow
@@ -86,7 +86,7 @@ def _read(connection: Connection, key: str, *, limit: int, with_usage: bool) -> 
     if connection.dialect.name == "postgresql":
         reads: list[tuple[Select[Any], Mapping[str, Any]]] = [
             (_THREAD_AND_PARENT, by_key),
-            (_NEWEST_FOR_DESKTOP, newest_params),
+            (newest_for_desktop("postgresql"), newest_params),
             (_SOURCES_FOR_A_THREAD, sources_params),
         ]
         if with_usage:
@@ -98,7 +98,7 @@ def _read(connection: Connection, key: str, *, limit: int, with_usage: bool) -> 
         threads = connection.execute(_THREAD_AND_PARENT, by_key).all()
         if not any(row.thread_id == key for row in threads):
             return None
-        newest = connection.execute(_NEWEST_FOR_DESKTOP, newest_params).all()
+        newest = connection.execute(newest_for_desktop(connection.dialect.name), newest_params).all()
         usage_rows = connection.execute(USAGE_BY_KEY, by_key).all() if with_usage else []
         is_task = any(row.thread_id == key and row.kind == ThreadKind.TASK.value for row in threads)
         sources = connection.execute(_SOURCES_FOR_A_THREAD, sources_params).all() if is_task else []

@@ -9,12 +9,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
     Integer,
     Row,
     Select,
     bindparam,
     func,
+    literal,
     select,
+    tuple_,
 )
 from sqlalchemy.orm import Session
 
@@ -45,17 +49,58 @@ _MESSAGE_COLUMNS = tuple(
 )
 
 
-def _newest_statement(viewer: Viewer) -> Select[Any]:
+_FIRST_ID, _LAST_ID = -(2**63), 2**63 - 1
+
+
+def line_page(
+    dialect: str, thread_id: Any, *, after: Any = None, before: Any = None, newest_first: bool
+) -> tuple[list[ColumnElement[bool]], list[Any]]:
+    """The WHERE clauses and ORDER BY of a page of one line's messages with ``after < id < before``.
+
+    Issue 34 item 2: on PostgreSQL the page is a range of ``(thread_id, id)`` ordered by both, which only
+    the line's index ``ix_messages_thread_id_id`` gives in order, so the plan reads that index from the
+    page's edge and stops after the page. Written as ``thread_id = :key ORDER BY id``, the planner may
+    instead walk the primary key from the edge and filter by line, expecting the line's rows spread
+    evenly; where they are not (the page past a big line's first message, a line others wrote after)
+    it walked every other message: 2 s for the last page of a line at 1,000,000 messages. SQLite reads
+    the line's index for the equality already, and keeps it.
+    """
+    line, key = MessageRow.thread_id, MessageRow.id
+    if dialect == "postgresql":
+        both = tuple_(line, key)
+        low = both > tuple_(thread_id, after) if after is not None else both >= tuple_(thread_id, _bound(_FIRST_ID))
+        high = both < tuple_(thread_id, before) if before is not None else both <= tuple_(thread_id, _bound(_LAST_ID))
+        return [low, high], [line.desc(), key.desc()] if newest_first else [line, key]
+    where = [line == thread_id]
+    if after is not None:
+        where.append(key > after)
+    if before is not None:
+        where.append(key < before)
+    return where, [key.desc() if newest_first else key]
+
+
+def _bound(value: int) -> Any:
+    return literal(value, BigInteger)
+
+
+def _newest_statement(viewer: Viewer, dialect: str) -> Select[Any]:
+    where, order = line_page(dialect, bindparam("thread_id"), newest_first=True)
     return (
         select(*_MESSAGE_COLUMNS)
-        .where(MessageRow.thread_id == bindparam("thread_id"), visible_thread_clause(viewer))
-        .order_by(MessageRow.id.desc())
+        .where(*where, visible_thread_clause(viewer))
+        .order_by(*order)
         .limit(bindparam("limit", type_=Integer))
     )
 
 
-# The desktop's predicate does not depend on anything live, so its statement is built once.
-_NEWEST_FOR_DESKTOP = _newest_statement(DESKTOP)
+# The desktop's predicate does not depend on anything live, so its statement is built once per dialect.
+_NEWEST_FOR_DESKTOP = {dialect: _newest_statement(DESKTOP, dialect) for dialect in ("sqlite", "postgresql")}
+
+
+def newest_for_desktop(dialect: str) -> Select[Any]:
+    """The desktop's read of a line's newest ``:limit`` messages (``:thread_id``), newest first."""
+    stmt = _NEWEST_FOR_DESKTOP.get(dialect)
+    return stmt if stmt is not None else _newest_statement(DESKTOP, dialect)
 
 
 def _message_from_row(row: MessageRow | Row[Any]) -> Message:
@@ -145,12 +190,10 @@ class MessageRepository:
 
         The message pane holds only ids and asks for rows when it paints them.
         """
-        stmt = select(MessageRow.id).where(MessageRow.thread_id == thread_id, visible_thread_clause(viewer))
-        if before_id is not None:
-            stmt = stmt.where(MessageRow.id < before_id)
-        stmt = stmt.order_by(MessageRow.id.desc()).limit(limit)
-        with self._store.read() as session:
-            ids = list(session.scalars(stmt))
+        with self._store.connect() as connection:
+            where, order = line_page(connection.dialect.name, thread_id, before=before_id, newest_first=True)
+            stmt = select(MessageRow.id).where(*where, visible_thread_clause(viewer)).order_by(*order).limit(limit)
+            ids = list(connection.scalars(stmt))
         ids.reverse()
         return ids
 
@@ -159,8 +202,9 @@ class MessageRepository:
 
         Opening a line shows these at once; older ones are paged by id (``page_ids``).
         """
-        stmt = _NEWEST_FOR_DESKTOP if viewer == DESKTOP else _newest_statement(viewer)
         with self._store.connect() as connection:
+            dialect = connection.dialect.name
+            stmt = newest_for_desktop(dialect) if viewer == DESKTOP else _newest_statement(viewer, dialect)
             rows = connection.execute(stmt, {"thread_id": thread_id, "limit": limit}).all()
         return [_message_from_row(row) for row in reversed(rows)]
 
@@ -186,16 +230,12 @@ class MessageRepository:
     def iter_for_thread(self, thread_id: str, *, viewer: Viewer, page: int = 500) -> Iterator[Message]:
         """``list_for_thread`` a page at a time (keyset on ``(thread_id, id)``, one short read each): what an
         export writes as it reads, so a line of a gigabyte is never whole in memory (issue 34 item 2)."""
-        after = 0
+        after: int | None = None
         while True:
-            stmt = (
-                select(*_MESSAGE_COLUMNS)
-                .where(MessageRow.thread_id == thread_id, MessageRow.id > after, visible_thread_clause(viewer))
-                .order_by(MessageRow.id)
-                .limit(page)
-            )
             with self._store.connect() as connection:
-                rows = connection.execute(stmt).all()
+                where, order = line_page(connection.dialect.name, thread_id, after=after, newest_first=False)
+                stmt = select(*_MESSAGE_COLUMNS).where(*where, visible_thread_clause(viewer)).order_by(*order)
+                rows = connection.execute(stmt.limit(page)).all()
             yield from (_message_from_row(row) for row in rows)
             if len(rows) < page:
                 return

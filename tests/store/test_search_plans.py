@@ -1,0 +1,79 @@
+"""Issue 34 item 2 (LOOP-3, CAT-4): a search for a frequent word stops after the newest hits, across all
+lines and within one line whose messages others wrote after; the answers are those of the plain rule.
+
+Pinned by the rows the PostgreSQL plan reads (EXPLAIN ANALYZE), never by time; on SQLite the same
+searches give the same answers (FTS5 reads its index newest first already).
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from tests.support.plans import captured, pg_plan, rows_read
+from tests.support.search_scale import bulk_messages
+from xworkmate.controllers import SessionController
+from xworkmate.domain.search import parse_query
+from xworkmate.domain.viewers import DESKTOP, Viewer
+from xworkmate.store import Store
+from xworkmate.store.search import SearchRepository
+
+OTHERS = 2_000
+LINE = 1_500
+LIMIT = 51
+WORDS = ["alpha", "beta", "gamma", "delta", "部署", "数据库", "测试", "报告", "ünïcödé", "résumé"]
+
+
+def _has(n: int, word: str) -> bool:
+    """Whether message ``n`` of ``bulk_messages`` holds ``word``."""
+    return word in (WORDS[n % 10], WORDS[(n * 7) % 10])
+
+
+@pytest.fixture
+def layout(store: Store, controller: SessionController) -> tuple[str, list[int], list[int]]:
+    """A line of LINE messages between OTHERS of another line before it and OTHERS after it."""
+    line = controller.lines.create_line("Searched").thread_id
+    other = controller.lines.create_line("Other").thread_id
+    before = bulk_messages(store, other, OTHERS, {})
+    ids = bulk_messages(store, line, LINE, {})
+    after = bulk_messages(store, other, OTHERS, {})
+    with store.engine.begin() as connection:
+        connection.execute(text("ANALYZE"))
+    return line, ids, before + after
+
+
+def _search(store: Store, query: str, *, line: str | None, viewer: Viewer = DESKTOP) -> tuple[list[int], int | None]:
+    """The ids found, and on PostgreSQL the rows its plan read."""
+    with captured(store) as ran:
+        found = SearchRepository(store).messages(parse_query(query), viewer=viewer, line=line, limit=LIMIT)
+    ids = [m.id for m in found]
+    if store.engine.dialect.name != "postgresql":
+        return ids, None
+    [read] = [r for r in ran if "message_search" in r.statement]
+    return ids, rows_read(pg_plan(store, read, index_scans_only=True))
+
+
+def test_a_frequent_word_in_a_line_others_wrote_after_reads_that_lines_newest_messages(
+    store: Store, layout: tuple[str, list[int], list[int]]
+) -> None:
+    line, ids, _others = layout
+    expected = [i for n, i in reversed(list(enumerate(ids))) if _has(n, "alpha")][:LIMIT]
+    found, read = _search(store, "alpha", line=line)
+    assert found == expected
+    if read is not None:  # about 250 of the line's messages (and their entries), not the other line's 2,000
+        assert read <= 4 * (ids[-1] - expected[-1] + 1), read
+    found, _read = _search(store, "alpha", line=line, viewer=Viewer.of_thread(line, None))
+    assert found == expected  # the line's own reader: the same hits (CAT-4: a normal line)
+
+
+def test_a_frequent_word_across_all_lines_reads_the_newest_hits_not_every_match(
+    store: Store, layout: tuple[str, list[int], list[int]]
+) -> None:
+    _line, _ids, others = layout
+    newest = others[OTHERS:]
+    expected = [i for n, i in reversed(list(enumerate(newest))) if _has(n, "beta")][:LIMIT]
+    found, read = _search(store, "beta", line=None)
+    assert found == expected
+    matches = (OTHERS * 2 + LINE) // 5  # one message in five holds "beta"
+    if read is not None:
+        assert read < matches / 2, read  # a walk newest first that stops, not all ~1,100 matches sorted

@@ -19,6 +19,7 @@ from tests.support.search_scale import bulk_messages
 from xworkmate.controllers import SessionController
 from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store import Store
+from xworkmate.store.checkpoints import CheckpointRepository
 
 OTHERS = 2_000  # messages of another line before and after the line paged
 LINE = 1_500
@@ -103,3 +104,15 @@ def test_scrolling_a_line_to_its_start_and_exporting_it_read_each_message_once(
     assert exported == ids
     last: Any = _message_reads(ran)[-1]  # the page past the line's newest message
     _assert_stops_early(store, [last], LINE % 500 + 1)
+
+
+def test_a_turns_checkpoint_finds_the_lines_newest_message_through_the_lines_index(
+    store: Store, layout: tuple[str, list[int]]
+) -> None:
+    """Every turn's checkpoint row records its fork point from the line's newest message: one row read,
+    however many messages other lines wrote after it."""
+    line, ids = layout
+    with captured(store) as ran:
+        turn = CheckpointRepository(store).begin(line, "0" * 40)
+    assert turn.fork_before_id == ids[-1]  # before the newest message: the person's, the turn's prompt
+    _assert_stops_early(store, ran, 1)

@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, select
 
 from xworkmate.domain.checkpoints import FileChange
 from xworkmate.store.repositories import utcnow
+from xworkmate.store.repositories.messages import line_page
 from xworkmate.store.tables import CheckpointTurnRow, MessageRow, ThreadRow
 
 if TYPE_CHECKING:
@@ -76,9 +77,10 @@ class CheckpointRepository:
         (``before_state`` ``taking``: none yet, ``set_before`` gives it)."""
         with self._store.session() as session:
             last = session.scalar(select(func.max(CheckpointTurnRow.turn)).where(CheckpointTurnRow.thread_id == key))
-            newest = session.scalars(
-                select(MessageRow).where(MessageRow.thread_id == key).order_by(MessageRow.id.desc()).limit(1)
-            ).first()
+            # The line's newest message through its own index (``line_page``): on PostgreSQL a walk of the
+            # primary key read every message other lines wrote after it (issue 34 item 2).
+            where, order = line_page(session.get_bind().dialect.name, key, newest_first=True)
+            newest = session.scalars(select(MessageRow).where(*where).order_by(*order).limit(1)).first()
             # The fork point (restore with fork): before the turn's prompt when the newest message is the
             # person's, else after the newest message.
             fork_before = None if newest is None else newest.id if newest.role == "user" else newest.id + 1

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from xworkmate.controllers.agent_session import AGENT_INFO_STATE
-from xworkmate.controllers.changes import LineUpdated, RunFinished, RunStarted
+from xworkmate.controllers.changes import LineUpdated, QueueChanged, RunFinished, RunStarted
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.controllers.outcomes import SendOutcome, TurnOutcome
@@ -453,7 +453,7 @@ class TurnController:
             if item is None:
                 return ()
             message_id = self.store_person_message(key, item.text)
-            self._ctx.emit(LineUpdated(key=key))  # the window's queue strip loses the item
+            self._ctx.emit(QueueChanged(key=key))  # the window's queue strip loses the item
             return (message_id,)
 
         return await self._ctx.store_thread.call(next_followups)

@@ -146,7 +146,7 @@ class _Snapshot:
     runs: dict[str, tuple[str, str]] = field(default_factory=dict)
     newest_message: int = 0
     queues: dict[str, int] = field(default_factory=dict)
-    """Each line's follow-up queue, as a hash of its rows (a few per line, and only while a turn runs)."""
+    """Each line's follow-up queue, as a hash of its rows (a queue holds a few)."""
 
 
 _QUEUE: Any = QueuedFollowupRow.__table__

@@ -190,31 +190,6 @@ def test_lines_messages_and_statuses_from_another_process_show_within_a_second(
     print(f"latencies from the other process's commit (ms): {[round(x) for x in latencies]}")
 
 
-def test_a_follow_up_queued_or_removed_by_another_process_shows_in_the_queue_strip_within_a_second(
-    qtbot: QtBot, listening_window: MainWindow, peer: Peer
-) -> None:
-    """Issue 31 item 3, issue 34 item 1: another process's queue change is its own record (``QueueChanged``): the
-    strip reads the queue again, and the panes are not shown again for it."""
-    window = listening_window
-    shown = window.shown_key
-    assert shown is not None
-    strip = window.followup_queue
-    panes_shown = window.shown.panes_shown
-
-    committed, position = peer.do("queue", shown, "then run the tests")
-    assert position == 1
-    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then run the tests"])
-    assert strip.isVisible()
-    committed, _ = peer.do("queue", shown, "then update the docs")
-    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then run the tests", "then update the docs"])
-    committed, removed = peer.do("unqueue", shown, "1")
-    assert removed == "then run the tests"
-    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then update the docs"])
-    committed, _ = peer.do("unqueue", shown, "1")
-    shown_within_bound(qtbot, committed, lambda: strip.texts() == [] and not strip.isVisible())
-    assert window.shown.panes_shown == panes_shown
-
-
 def test_a_line_made_with_the_cli_shows_within_a_second(
     qtbot: QtBot, listening_window: MainWindow, settings: Settings, database_url: str
 ) -> None:
@@ -286,3 +261,28 @@ def _listener_activity(store: Store) -> tuple[str, str, object]:
             )
         ).one()
     return str(row.query), str(row.state), row.state_change
+
+
+def test_a_follow_up_queued_or_removed_by_another_process_shows_in_the_queue_strip_within_a_second(
+    qtbot: QtBot, listening_window: MainWindow, peer: Peer
+) -> None:
+    """Issue 31 item 3, issue 34 item 1: another process's queue change is its own record (``QueueChanged``): the
+    strip reads the queue again, and the panes are not shown again for it."""
+    window = listening_window
+    shown = window.shown_key
+    assert shown is not None
+    strip = window.followup_queue
+    panes_shown = window.shown.panes_shown
+
+    committed, position = peer.do("queue", shown, "then run the tests")
+    assert position == 1
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then run the tests"])
+    assert strip.isVisible()
+    committed, _ = peer.do("queue", shown, "then update the docs")
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then run the tests", "then update the docs"])
+    committed, removed = peer.do("unqueue", shown, "1")
+    assert removed == "then run the tests"
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then update the docs"])
+    committed, _ = peer.do("unqueue", shown, "1")
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == [] and not strip.isVisible())
+    assert window.shown.panes_shown == panes_shown

@@ -448,6 +448,7 @@ def measure() -> dict[str, Any]:
             ticker.start()
             sampler.start()
             t0, cpu0, threads0, machine0 = time.perf_counter(), time.thread_time(), _thread_cpu(), _machine_cpu()
+            trips0, panes0 = controller._ctx.store_thread.calls, window.shown.panes_shown
             profile = None
             if os.environ.get("XW_BENCH_PROFILE"):
                 import cProfile
@@ -459,6 +460,11 @@ def measure() -> dict[str, Any]:
                 profile.disable()
                 profile.dump_stats(os.environ["XW_BENCH_PROFILE"])
             streaming_s = time.perf_counter() - t0
+            # Counted, not timed (the machine's load does not move them): the turns' trips to their store thread
+            # (each competes with the GUI thread for the interpreter) and how often the shown line's panes were
+            # shown again while it streamed (no switch in this phase).
+            store_trips = controller._ctx.store_thread.calls - trips0
+            panes_reshown = window.shown.panes_shown - panes0
             gui_cpu_share = (time.thread_time() - cpu0) / streaming_s  # how busy the GUI thread itself was
             load = os.getloadavg()[0]
             rates = [TOKENS / (last[k] - first[k]) for k in keys if last.get(k, 0) > first.get(k, 0)]
@@ -534,6 +540,8 @@ def measure() -> dict[str, Any]:
                 streaming_s=streaming_s,
                 tokens_per_s_per_line=percentile(rates, 50),
                 gui_cpu_share=gui_cpu_share,
+                store_trips_per_turn=store_trips / LINES,
+                panes_reshown=panes_reshown,
                 load=load,
                 deltas=deltas["n"],
                 acp_deltas=deltas["acp"],
@@ -574,6 +582,8 @@ def run() -> list[Figure]:
                 "acp_deltas": r["acp_deltas"],
                 "acp_chunks": r["acp_chunks"],
                 "gui_thread_cpu_share": r["gui_cpu_share"],
+                "store_thread_trips_per_turn": r["store_trips_per_turn"],
+                "panes_reshown_while_streaming": r["panes_reshown"],
                 "late_ticks": r["late_ticks"],
                 "late_tick_gui_cpu_share_p50": r["late_gui_cpu_p50"],
                 "late_tick_gui_waiting_for_a_cpu_share_p50": r["late_gui_queued_p50"],
@@ -639,6 +649,10 @@ def main() -> int:
         f" {100 * r['late_gui_cpu_p50']:.0f}% of the time and waited for one {100 * r['late_gui_queued_p50']:.0f}%"
         " (p50s; the rest it slept: the interpreter lock, a blocking call); each thread's CPU share: "
         + ", ".join(f"{n} {100 * c:.0f}%" for n, c in r["thread_cpu_share"].items())
+    )
+    print(
+        f"  counted while all stream: {r['store_trips_per_turn']:.1f} trips to the turns' store thread a turn;"
+        f" the shown line's panes shown again {r['panes_reshown']} times"
     )
     print(
         f"  CPU in use while all stream, of {100 * (os.cpu_count() or 1)}%: "

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.controllers.conftest import no_retry_router, scripted_controller
-from xworkmate.controllers import SessionController
+from xworkmate.controllers import RunDelta, SessionController
 from xworkmate.domain.followup_queue import QueueItemError
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.settings import Settings
@@ -98,13 +98,18 @@ def test_a_queued_task_follow_up_survives_a_restart_and_each_delivery_re_capture
     task = controller.tasks.start_task(line.thread_id, "tidy the folder")
     openai_server.script(TextReply(["Tidying ", "slowly ", "..."], delay=0.3))
 
+    streamed: list[str] = []
+    controller.subscribe(lambda c: streamed.append(c.text) if isinstance(c, RunDelta) and c.key == task.key else None)
+
     async def before_restart() -> None:
         turn = controller.turns.start_turn(task.key, None)
         await until(lambda: openai_server.chat_requests)
         assert controller.send(task.key, "keep README.md").queued == 1
         followed = controller.followups.follow_up(task.key, "and the LICENSE")  # `xworkmate task send`'s path
         assert (followed.delivery, followed.queued, followed.message_id) == ("queued", 2, None)
-        await until(lambda: "Tidying" in str([m.content for m in controller.lines.messages(task.key)]))
+        # Stopped while its reply streams: once the reply is stored, the turn ends and the queue's first item would
+        # be delivered (the race this wait avoids).
+        await until(lambda: "Tidying" in "".join(streamed))
         controller.turns.stop(task.key)  # a stopped turn leaves the queue for the person
         await asyncio.gather(turn, return_exceptions=True)
 

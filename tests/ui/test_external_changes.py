@@ -63,6 +63,10 @@ for line in sys.stdin:
     elif verb == "status":
         mark_run(store, args[0], args[1])
         answer = args[1]
+    elif verb == "queue":
+        answer = controller.queue.queue(args[0], args[1]).position
+    elif verb == "unqueue":
+        answer = controller.queue.remove(args[0], int(args[1])).text
     else:
         break
     out.write(json.dumps([time.monotonic(), answer]) + "\n")
@@ -285,3 +289,28 @@ def _listener_activity(store: Store) -> tuple[str, str, object]:
             )
         ).one()
     return str(row.query), str(row.state), row.state_change
+
+
+def test_a_follow_up_queued_or_removed_by_another_process_shows_in_the_queue_strip_within_a_second(
+    qtbot: QtBot, listening_window: MainWindow, peer: Peer
+) -> None:
+    """Issue 31 item 3, issue 34 item 1: another process's queue change is its own record (``QueueChanged``): the
+    strip reads the queue again, and the panes are not shown again for it."""
+    window = listening_window
+    shown = window.shown_key
+    assert shown is not None
+    strip = window.followup_queue
+    panes_shown = window.shown.panes_shown
+
+    committed, position = peer.do("queue", shown, "then run the tests")
+    assert position == 1
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then run the tests"])
+    assert strip.isVisible()
+    committed, _ = peer.do("queue", shown, "then update the docs")
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then run the tests", "then update the docs"])
+    committed, removed = peer.do("unqueue", shown, "1")
+    assert removed == "then run the tests"
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == ["then update the docs"])
+    committed, _ = peer.do("unqueue", shown, "1")
+    shown_within_bound(qtbot, committed, lambda: strip.texts() == [] and not strip.isVisible())
+    assert window.shown.panes_shown == panes_shown

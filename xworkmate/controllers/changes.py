@@ -210,6 +210,16 @@ class UsageChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueChanged:
+    """Issue 31 item 3: the line's follow-up queue changed (queued, edited, moved, removed, delivered; here or in
+    another process): the queue strip reads it again. Its own record, not ``LineUpdated``: the line's view did
+    not change, so its panes are not shown again for it (issue 34 item 1)."""
+
+    kind: ClassVar[Literal["queue_changed"]] = "queue_changed"
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
 class AgentMcpFailed:
     """Issue 32 item 5: the line's ACP agent reported that MCP servers it was given failed to start inside it
     (the turn went on without them); ``message`` is the one line also stored as a notice on the line."""
@@ -224,6 +234,7 @@ Change = (
     AgentSessionChanged
     | AgentMcpFailed
     | UsageChanged
+    | QueueChanged
     | LineCreated
     | LineUpdated
     | CurrentLineChanged

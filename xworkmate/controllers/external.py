@@ -30,6 +30,7 @@ from xworkmate.controllers.changes import (
     LineCreated,
     LineUpdated,
     MessagesAppended,
+    QueueChanged,
     RunFinished,
     RunStarted,
     SignInRequested,
@@ -159,6 +160,7 @@ class ExternalLines:
                 continue
             by_line.setdefault(key, []).append(message_id)
         records += [MessagesAppended(key=k, message_ids=tuple(ids)) for k, ids in by_line.items()]
+        records += [QueueChanged(key=k) for k in change.queues]  # issue 31: the strip reads the queue again
         if change.everything:  # the notices were lost for a while: what runs elsewhere is read again
             before, self._elsewhere = self._elsewhere, self._read_elsewhere()
             changed = {k for k in before.keys() | self._elsewhere.keys() if before.get(k) != self._elsewhere.get(k)}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xworkmate.controllers.changes import LineUpdated
+from xworkmate.controllers.changes import QueueChanged
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.controllers.outcomes import SendOutcome
 from xworkmate.domain.followup_queue import QueuedFollowup, check_position, check_text
@@ -53,7 +53,7 @@ class FollowupQueue:
         """Queue ``text`` last on the line (the line must exist; ERR-1: one line when it does not)."""
         canonical = self._ctx.get_thread(key).thread_id
         item = self._ctx.store.followup_queue.add(canonical, check_text(text))
-        self._ctx.emit(LineUpdated(key=canonical))
+        self._ctx.emit(QueueChanged(key=canonical))
         return item
 
     def items(self, key: str) -> list[QueuedFollowup]:
@@ -62,19 +62,19 @@ class FollowupQueue:
     def remove(self, key: str, position: int) -> QueuedFollowup:
         canonical = self._ctx.get_thread(key).thread_id
         item = self._ctx.store.followup_queue.remove(canonical, position)
-        self._ctx.emit(LineUpdated(key=canonical))
+        self._ctx.emit(QueueChanged(key=canonical))
         return item
 
     def edit(self, key: str, position: int, text: str) -> QueuedFollowup:
         canonical = self._ctx.get_thread(key).thread_id
         item = self._ctx.store.followup_queue.edit(canonical, position, text)
-        self._ctx.emit(LineUpdated(key=canonical))
+        self._ctx.emit(QueueChanged(key=canonical))
         return item
 
     def move(self, key: str, position: int, to: int) -> list[QueuedFollowup]:
         canonical = self._ctx.get_thread(key).thread_id
         items = self._ctx.store.followup_queue.move(canonical, position, to)
-        self._ctx.emit(LineUpdated(key=canonical))
+        self._ctx.emit(QueueChanged(key=canonical))
         return items
 
     def send_now(self, key: str, position: int) -> SendOutcome:
@@ -97,5 +97,5 @@ class FollowupQueue:
                 queue.move(canonical, last, position)
             raise
         finally:
-            self._ctx.emit(LineUpdated(key=canonical))
+            self._ctx.emit(QueueChanged(key=canonical))
         return outcome

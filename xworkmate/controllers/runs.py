@@ -406,15 +406,20 @@ class TurnRunner:
     ) -> Callable[[], Awaitable[list[Message]]]:
         """Follow-ups stored on the line after ``last_seen`` (the window's Send, `task send`), oldest first;
         each call returns only what the previous calls did not. Read on the store thread, after the
-        turn's own writes."""
+        turn's own writes (``recorder.ids``, filled there): those are not read again, so a safe point with
+        nothing new but the turn's own rows costs one small read of ids (issue 34 item 1)."""
         messages = self._turn.ctx.store.messages
 
         def newer_than(seen: int) -> tuple[int, list[Message]]:
             newer = [i for i in messages.page_ids(key, limit=INBOX_PAGE, viewer=viewer) if i > seen]
             if not newer:
                 return seen, []
-            rows = messages.model_view_of(newer, viewer=viewer)  # Q-1: as the model may see them
-            return max(newer), [rows[i] for i in newer if i in rows and rows[i].role is MessageRole.USER]
+            own = set(recorder.ids)
+            others = [i for i in newer if i not in own]
+            if not others:
+                return max(newer), []
+            rows = messages.model_view_of(others, viewer=viewer)  # Q-1: as the model may see them
+            return max(newer), [rows[i] for i in others if i in rows and rows[i].role is MessageRole.USER]
 
         async def inbox() -> list[Message]:
             nonlocal last_seen
@@ -664,6 +669,8 @@ class _TurnRecorder:
         self.warnings: list[str] = []  # what went wrong without ending the turn, in the outcome (issue 32 item 5)
         self.chosen: dict[str, str | None] = {"provider": None, "model": None}
         self._thought: list[str] = []
+        # On the loop: a thought was streamed and no event that stores it (it stores the thought first) came since.
+        self._thinking = False
         self._network_seen: set[tuple[str, bool]] = set()  # SBX-4: destinations logged this turn
         self.connections = ToolConnections()  # SBX-4: which tool call each connection belongs to (its card)
 
@@ -780,14 +787,30 @@ class _TurnRecorder:
                 text = event.text
                 self.writes.then(lambda: lease.streamed(text))
         elif isinstance(event, ThoughtDelta):
+            self._thinking = True
             thought = event.text
             self.writes.then(lambda: self._thought.append(thought))
         elif isinstance(event, ProviderChosen):
             self.chosen.update(provider=event.provider, model=event.model)
+        elif isinstance(event, ToolStarted) and not self._thinking:
+            # Issue 34 item 1: a tool's running card stores nothing (no thought is waiting to be stored before
+            # it): it goes out on the loop, in its place in the queue, without a trip to the store thread.
+            call = event.call
+            self.writes.then(lambda: self._tool_started(call))
         else:
+            if isinstance(event, AssistantDone | ToolStarted | ToolDone | PlanUpdated):
+                self._thinking = False  # what it stores comes after the thought, which it stores first
             self.writes.write(lambda: self._store(event))
-            if lease is not None and isinstance(event, AssistantDone | ToolStarted):
-                self.writes.then(lease.reply_ended)  # once the reply is stored, it is no longer partial
+            if lease is not None and isinstance(event, AssistantDone):
+                # Once the reply is stored, it is no longer partial. Not at a tool card: an ACP agent's answer
+                # goes on after its cards and is stored whole at the end, so what streamed before a card stays
+                # in the lease (a crash keeps it); a native reply is stored (AssistantDone) before its tools run.
+                self.writes.then(lease.reply_ended)
+
+    def _tool_started(self, call: ToolCall) -> None:
+        """A tool began: its card says so (on the store thread after a thought it stores first, else on the loop)."""
+        self.connections.started(call.id)
+        self.turn.ctx.emit(ToolRunning(key=self.key, call_id=call.id, summary=self._describe(call)))
 
     def _store(self, event: object) -> None:
         """What an event stores and says, on the store thread (its change records are held for the loop)."""
@@ -811,8 +834,7 @@ class _TurnRecorder:
             )
         elif isinstance(event, ToolStarted):
             self.flush_thought()
-            self.connections.started(event.call.id)
-            turn.ctx.emit(ToolRunning(key=key, call_id=event.call.id, summary=self._describe(event.call)))
+            self._tool_started(event.call)
         elif isinstance(event, ToolDone):
             self.flush_thought()
             result = event.result

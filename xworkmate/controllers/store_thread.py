@@ -64,6 +64,7 @@ class StoreThread:
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self.calls = 0  # how many ``call``s were made (issue 34 item 1: a benchmark reports them per turn)
 
     def _thread(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -76,6 +77,7 @@ class StoreThread:
     async def call(self, work: Callable[[], T]) -> T:
         """``work()`` on the store thread; what it emitted is delivered here, before its result (or error)."""
         loop = asyncio.get_running_loop()
+        self.calls += 1
         changes: list[Change] = []
 
         def held() -> T:

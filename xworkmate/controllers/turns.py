@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from xworkmate.controllers.agent_session import AGENT_INFO_STATE
-from xworkmate.controllers.changes import LineUpdated, RunFinished, RunStarted
+from xworkmate.controllers.changes import LineUpdated, QueueChanged, RunFinished, RunStarted
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.controllers.known_keys import register_provider_keys
 from xworkmate.controllers.outcomes import SendOutcome, TurnOutcome
@@ -408,12 +408,8 @@ class TurnController:
             request, provider=provider, approver=approver, headless=headless, lease=lease, answers=answers
         )
         key = request.thread_id
-        while turn.status is TurnEnding.FINISHED and await self._still_bound(key):
-            # Issue 14: follow-ups stored after the turn's last safe point start the next turn, on them
-            # (an ACP agent gets them as its next prompt); the line stays running in between.
-            # Issue 31: then the line's queue, one item a turn, in order; each becomes the person's
-            # message (a task's snapshot re-captured, PROV-4) only now, as it is delivered.
-            followups = turn.followups or await self._deliver_queued(key)
+        while turn.status is TurnEnding.FINISHED:
+            followups = await self._next_followups(key, turn.followups)
             if not followups:
                 break
             self._ctx.emit(RunFinished(key=key, status=turn.status))
@@ -436,26 +432,31 @@ class TurnController:
             )
         return turn
 
-    async def _deliver_queued(self, key: str) -> tuple[int, ...]:
-        """The first item of the line's follow-up queue, taken out and stored as the person's message
-        (on the store thread); nothing when the queue is empty. A turn that failed or was stopped
+    async def _next_followups(self, key: str, left: tuple[int, ...]) -> tuple[int, ...]:
+        """What the line's next turn answers after a turn that finished, in one trip to the store thread; nothing
+        ends the line's turns.
+
+        SBX-3: a follow-up turn runs without the gate, so its folder is checked again first; when it is no longer
+        the folder the line was bound to, nothing runs (the line's next turn is refused by the gate, saying why).
+        Issue 14: the follow-ups stored after the turn's last safe point (``left``) start the next turn, on them
+        (an ACP agent gets them as its next prompt); the line stays running in between. Issue 31: else the first
+        item of the line's queue, taken out and stored as the person's message (a task's snapshot re-captured,
+        PROV-4) only now, as it is delivered; one item a turn, in order. A turn that failed or was stopped
         leaves the queue as it is: the person decides (Send now, or the line's next turn)."""
 
-        def deliver() -> tuple[int, ...]:
+        def next_followups() -> tuple[int, ...]:
+            if self._ctx.get_thread(key).workspace_binding.problem() is not None:
+                return ()
+            if left:
+                return left
             item = self._ctx.store.followup_queue.take_first(key)
             if item is None:
                 return ()
             message_id = self.store_person_message(key, item.text)
-            self._ctx.emit(LineUpdated(key=key))  # the window's queue strip loses the item
+            self._ctx.emit(QueueChanged(key=key))  # the window's queue strip loses the item
             return (message_id,)
 
-        return await self._ctx.store_thread.call(deliver)
-
-    async def _still_bound(self, key: str) -> bool:
-        """SBX-3: a follow-up turn runs without the gate, so its folder is checked again; left for the line's next
-        turn (which the gate refuses, saying why) when it is no longer the folder the line was bound to."""
-        thread = await self._ctx.store_thread.call(lambda: self._ctx.get_thread(key))
-        return thread.workspace_binding.problem() is None
+        return await self._ctx.store_thread.call(next_followups)
 
     def start_turn(self, key: str, prompt: str | None, *, provider: str | None = None) -> asyncio.Task[TurnOutcome]:
         """Start a turn on the event loop and return at once (the window stays responsive)."""

@@ -2,11 +2,12 @@
 issue 19, item 6).
 
 What changed arrives as one ``ExternalChange``: lines created, lines changed,
-new messages (line and id), run statuses (``line_runs``, migration 0014) and
-whether the providers changed.
+new messages (line and id), run statuses (``line_runs``, migration 0014), the
+lines whose follow-up queue changed (issue 31 item 3) and whether the providers changed.
 
 * **PostgreSQL**: triggers (migration 0014) send ``NOTIFY xworkmate_changes``
-  at the writer's commit. ``ChangeWatcher.listen`` keeps one connection of its
+  at the writer's commit; a follow-up queue's writer sends its own
+  (``store.change_notices``). ``ChangeWatcher.listen`` keeps one connection of its
   own (psycopg, autocommit) that has said ``LISTEN`` and then only waits on
   its socket with ``select``, beside a wake-up pipe that ``close`` writes to:
   no statement at all while nothing happens. A notice sent by one of this
@@ -16,15 +17,16 @@ whether the providers changed.
 * **SQLite**: ``PRAGMA data_version`` on a connection of its own (the number
   moves only when another connection committed): one cheap statement when
   nothing happened, asked every ``SQLITE_INTERVAL_S`` by the listener thread
-  and at once on ``wake`` (the window came to the front). When it moved, four
+  and at once on ``wake`` (the window came to the front). When it moved, five
   small reads say what: messages after the newest id seen (the primary key:
   cost by what is new, not by the table's size), the lines' rows without
   ``updated_at`` (a few hundred rows, compared with the last read: rename,
   archive, binding — ``updated_at`` alone moves with every message, which the
-  message read already reports), every ``line_runs`` row and every provider
-  row. Chosen over a change-log table written by triggers: no write cost on
-  every message, nothing to prune, and the lines' read is the only one that
-  grows with the data (with the number of lines, not of messages). This
+  message read already reports), every ``line_runs`` row, every queued
+  follow-up (a few, while turns run) and every provider row. Chosen over a
+  change-log table written by triggers: no write cost on every message,
+  nothing to prune, and the lines' read is the only one that grows with the
+  data (with the number of lines, not of messages). This
   process's own writes also move ``data_version`` and come back here; the
   controller drops its own messages and statuses (``origin``), and re-applying
   a line's change is harmless.
@@ -53,13 +55,13 @@ from sqlalchemy import Column, DateTime, ForeignKey, MetaData, String, Table, ev
 from sqlalchemy import select as sql_select
 from sqlalchemy.engine import make_url
 
+from xworkmate.store.change_notices import CHANNEL, QUEUE_CHANGED
 from xworkmate.store.database import Store
 from xworkmate.store.repositories.records import LISTED_TITLE
-from xworkmate.store.tables import KEY_LEN, MessageRow, ProviderRow, ThreadRow
+from xworkmate.store.tables import KEY_LEN, MessageRow, ProviderRow, QueuedFollowupRow, ThreadRow
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "xworkmate_changes"
 SQLITE_INTERVAL_S = 0.5
 """How often the SQLite listener asks ``PRAGMA data_version`` (the 1 s bound, with room for the reads)."""
 RECONNECT_S = 2.0
@@ -98,6 +100,8 @@ class ExternalChange:
     messages: tuple[tuple[str, int], ...] = ()
     """(line key, message id), oldest first."""
     runs: tuple[RunMark, ...] = ()
+    queues: tuple[str, ...] = ()
+    """Lines whose follow-up queue changed (issue 31 item 3)."""
     everything: bool = False
     """Read it all again (the listener lost its connection for a while, or too much changed)."""
 
@@ -108,7 +112,7 @@ class ExternalChange:
 
     @property
     def any(self) -> bool:
-        return self.providers or self.threads or bool(self.messages or self.runs)
+        return self.providers or self.threads or bool(self.messages or self.runs or self.queues)
 
 
 NOTHING = ExternalChange()
@@ -141,7 +145,11 @@ class _Snapshot:
     lines: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     runs: dict[str, tuple[str, str]] = field(default_factory=dict)
     newest_message: int = 0
+    queues: dict[str, int] = field(default_factory=dict)
+    """Each line's follow-up queue, as a hash of its rows (a queue holds a few)."""
 
+
+_QUEUE: Any = QueuedFollowupRow.__table__
 
 _LINE_COLUMNS = [
     *(c for c in ThreadRow.__table__.c if c.name not in {"updated_at", "title"}),
@@ -149,6 +157,10 @@ _LINE_COLUMNS = [
     LISTED_TITLE,
     func.length(ThreadRow.title).label("title_length"),
 ]
+
+
+def _differs(before: _Snapshot, after: _Snapshot, key: str) -> bool:
+    return before.queues.get(key) != after.queues.get(key)
 
 
 class ChangeWatcher:
@@ -196,6 +208,11 @@ class ChangeWatcher:
             providers = connection.execute(sql_select(ProviderRow.__table__).order_by(ProviderRow.name)).all()
             lines = connection.execute(sql_select(*_LINE_COLUMNS)).all()
             runs = connection.execute(sql_select(line_runs.c.thread_id, line_runs.c.status, line_runs.c.origin)).all()
+            queued = connection.execute(
+                sql_select(_QUEUE.c.thread_id, _QUEUE.c.id, _QUEUE.c.position, _QUEUE.c.text).order_by(
+                    _QUEUE.c.thread_id, _QUEUE.c.position, _QUEUE.c.id
+                )
+            ).all()
             if newest_message is None:
                 newest = connection.execute(sql_select(func.max(MessageRow.id))).scalar() or 0
             else:
@@ -207,11 +224,15 @@ class ChangeWatcher:
                 ).all()
                 messages = [(r.thread_id, r.id) for r in rows]
                 newest = max([newest_message, *(r.id for r in rows)])
+        queues: dict[str, list[tuple[Any, ...]]] = {}
+        for row in queued:
+            queues.setdefault(row.thread_id, []).append((row.id, row.position, row.text))
         snapshot = _Snapshot(
             providers=hash(tuple(tuple(row) for row in providers)),
             lines={row.thread_id: tuple(row) for row in lines},
             runs={row.thread_id: (row.status, row.origin) for row in runs},
             newest_message=newest,
+            queues={key: hash(tuple(rows)) for key, rows in queues.items()},
         )
         return snapshot, messages
 
@@ -237,6 +258,7 @@ class ChangeWatcher:
                 for k, (status, origin) in after.runs.items()
                 if origin != ORIGIN and before.runs.get(k) != (status, origin)
             ),
+            queues=tuple(sorted(k for k in before.queues.keys() | after.queues.keys() if _differs(before, after, k))),
             everything=too_many,
         )
 
@@ -278,6 +300,7 @@ class ChangeWatcher:
         updated: list[str] = []
         messages: list[tuple[str, int]] = []
         runs: list[RunMark] = []
+        queues: list[str] = []
         providers = False
         for pid, payload in pairs:
             if pid in self._own_pids:
@@ -298,12 +321,15 @@ class ChangeWatcher:
                 providers = True
             elif kind == "r" and item[3] != ORIGIN:
                 runs.append(RunMark(str(item[1]), str(item[2])))
+            elif kind == QUEUE_CHANGED and item[1] not in queues:
+                queues.append(str(item[1]))
         return ExternalChange(
             providers=providers,
             created=tuple(created),
             updated=tuple(k for k in updated if k not in created),
             messages=tuple(messages),
             runs=tuple(runs),
+            queues=tuple(queues),
         )
 
 

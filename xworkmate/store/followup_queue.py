@@ -2,7 +2,8 @@
 
 Every change is one transaction that rewrites the affected positions, so a queue is always
 numbered 1..n in delivery order; two processes (the window and ``xworkmate queue``) see the
-same queue.
+same queue, and each change tells the other processes' windows so in its transaction
+(``change_notices.notify_queue_changed`` on PostgreSQL; SQLite's watcher reads the queues).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Connection
 
 from xworkmate.domain.followup_queue import QueuedFollowup, check_position, check_text
+from xworkmate.store.change_notices import notify_queue_changed
 from xworkmate.store.repositories.records import _aware
 from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import QueuedFollowupRow
@@ -73,6 +75,7 @@ class FollowupQueueRepository:
             ).inserted_primary_key
             assert inserted is not None
             row_id = inserted[0]
+            notify_queue_changed(connection, key)
         return QueuedFollowup(id=int(row_id), key=key, position=position, text=text, created_at=now)
 
     def remove(self, key: str, position: int) -> QueuedFollowup:
@@ -83,6 +86,7 @@ class FollowupQueueRepository:
             taken = rows.pop(position - 1)
             connection.execute(delete(_TABLE).where(_TABLE.c.id == taken.id))
             self._renumber(connection, [row.id for row in rows])
+            notify_queue_changed(connection, key)
         return _item(taken, position)
 
     def edit(self, key: str, position: int, text: str) -> QueuedFollowup:
@@ -92,6 +96,7 @@ class FollowupQueueRepository:
             check_position(key, position, len(rows))
             row = rows[position - 1]
             connection.execute(update(_TABLE).where(_TABLE.c.id == row.id).values(text=text))
+            notify_queue_changed(connection, key)
         return QueuedFollowup(id=int(row.id), key=key, position=position, text=text, created_at=_aware(row.created_at))
 
     def move(self, key: str, position: int, to: int) -> list[QueuedFollowup]:
@@ -102,6 +107,7 @@ class FollowupQueueRepository:
             check_position(key, to, len(rows), what="position")
             rows.insert(to - 1, rows.pop(position - 1))
             self._renumber(connection, [row.id for row in rows])
+            notify_queue_changed(connection, key)
         return [_item(row, n) for n, row in enumerate(rows, start=1)]
 
     def take_first(self, key: str) -> QueuedFollowup | None:
@@ -112,4 +118,5 @@ class FollowupQueueRepository:
                 return None
             connection.execute(delete(_TABLE).where(_TABLE.c.id == rows[0].id))
             self._renumber(connection, [row.id for row in rows[1:]])
+            notify_queue_changed(connection, key)
         return _item(rows[0], 1)

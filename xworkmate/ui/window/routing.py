@@ -42,7 +42,7 @@ from xworkmate.controllers import (
     ToolRunning,
     UnknownSessionKeyError,
 )
-from xworkmate.controllers.changes import AgentMcpFailed, AgentSessionChanged, UsageChanged
+from xworkmate.controllers.changes import AgentMcpFailed, AgentSessionChanged, QueueChanged, UsageChanged
 from xworkmate.controllers.views import ReadAhead, needs_reads
 from xworkmate.ui.agent.live_runs import LiveRuns
 from xworkmate.ui.lines.needs_you import NeedsYou
@@ -143,7 +143,13 @@ def route_records(
     folder: WorkspaceActions,
 ) -> None:
     """The window's table: each change record's type, and the parts that show it, in order."""
+
+    def queue_changed(change: QueueChanged) -> None:
+        if change.key == shown.shown_key:  # another line's queue is read when that line is shown
+            talk.read_queue(change.key)
+
     router.on_run(RunDelta, lambda change: live.add_delta(change.key, change.text))
+    router.on_run(QueueChanged, queue_changed)
     router.on_run(AttentionChanged, needs_you.on_attention_changed)
     router.on_run(SignInRequested, cards.on_sign_in_requested)
     router.on_run(SignInTerminalOpened, cards.on_sign_in_terminal_opened)

@@ -75,6 +75,14 @@ class AfterPaint(QObject):
             each()
 
 
+def same_but_when(shown: LineView, fresh: LineView) -> bool:
+    """Whether ``fresh`` says what ``shown`` says, but for when the line last changed (``updated_at``)."""
+    if shown.thread.updated_at == fresh.thread.updated_at:
+        return shown == fresh
+    thread = shown.thread.model_copy(update={"updated_at": fresh.thread.updated_at})
+    return shown.model_copy(update={"thread": thread}) == fresh
+
+
 class ShownLine(QObject):
     """Which line every pane shows (``view``), which one was asked for (``wanted_key``), and how to switch.
 
@@ -259,9 +267,19 @@ class ShownLine(QObject):
             self.show_current(ahead)
 
     def on_line_updated(self, change: LineUpdated, ahead: ReadAhead) -> None:
-        """A store record: the shown line changed; its view was read with the operation."""
-        if change.key == self.shown_key and (view := ahead.views.get(change.key)) is not None:
-            self.show_view(view)
+        """A store record: the shown line changed; its view was read with the operation. A view equal to the
+        one shown but for ``updated_at`` (a message stored, a turn's own write echoed by the watcher of another
+        process's changes) shows nothing new: the panes are not shown again (issue 34 item 1). What changes
+        besides the view has records of its own (the queue: ``QueueChanged``; messages, run cards, the folder's
+        changes)."""
+        if change.key != self.shown_key or (view := ahead.views.get(change.key)) is None:
+            return
+        if self.view is not None and same_but_when(self.view, view):
+            self.view = view
+            if (seen := self.seen.get(view.key)) is not None:
+                self.seen[view.key] = replace(seen, view=view)
+            return
+        self.show_view(view)
 
     def refresh_shown(self) -> None:
         """Read the shown line again on the worker (its real state after a refusal, ISO-4)."""

@@ -28,6 +28,7 @@ from PySide6.QtCore import QEventLoop, QMessageLogContext, QObject, QTimer, QtMs
 from PySide6.QtWidgets import QApplication
 
 import xworkmate
+from xworkmate import code_cache
 from xworkmate.lazy import BUILTIN_IMPORT
 from xworkmate.preferences import load_preferences
 from xworkmate.ui.i18n import install_chosen_translations
@@ -86,6 +87,7 @@ def apply_resources(app: QApplication, resources: AppResources) -> None:
 def prepared_application(home: Path, *, smoke_test: bool) -> QApplication | None:
     """The application, named, speaking the person's language (issue 20: before the first widget) and with
     its icon and stylesheet; ``None`` when the smoke test finds a resource missing (said in one line)."""
+    code_cache.install(home)  # issue 34 item 4: what dataclasses and typing compile, kept between starts
     app = _application()
     app.setApplicationName(APP_DISPLAY_NAME)
     app.setApplicationDisplayName(APP_DISPLAY_NAME)

@@ -1,0 +1,131 @@
+"""The code the standard library compiles while the window's modules load, kept between starts (issue 34, item 4).
+
+Every ``@dataclass`` has its ``__init__``, ``__repr__``, ``__eq__`` (and, frozen, ``__setattr__``,
+``__delattr__``, ``__hash__``) written as Python source and compiled at import (``dataclasses._create_fn``:
+``exec`` of a string), and every string annotation pydantic and SQLAlchemy read becomes a
+``typing.ForwardRef``, which compiles it. Over the window's code that is some 700 functions and 1,400
+annotations, ~10% of a start's CPU, compiled again at every start to the same code. Like the ``.pyc``
+files beside our modules, this keeps what was compiled (``marshal``, keyed by the source text) in
+``<home>/cache`` and, at the next start, hands it to ``exec``/``compile``'s callers instead of compiling:
+the functions and references made from it are the ones the source would make.
+
+``install(home)`` puts the two hooks in place (the names ``exec`` in ``dataclasses`` and ``compile`` in
+``typing``, which shadow the builtins for those two modules only) and loads the file; what was compiled
+anew is written when the process ends. A file of another Python (``importlib.util.MAGIC_NUMBER``), one
+that cannot be read, or one that another user or group could have written is ignored and replaced.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import dataclasses
+import importlib.util
+import marshal
+import os
+import sys
+import tempfile
+import typing
+from pathlib import Path
+from typing import Any
+
+CACHE_FOLDER = "cache"
+FILE_NAME = f"compiled-{sys.implementation.cache_tag}.marshal"
+MAX_ENTRIES = 20_000
+"""A bound on what one file keeps (the window's code compiles ~2,100 sources); past it nothing is added."""
+
+_exec = builtins.exec
+_compile = builtins.compile
+
+
+class CodeCache:
+    """Compiled code by its source text: loaded from ``path``, written back there if it grew."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.codes: dict[tuple[str, str, str], Any] = _read(path)
+        self._loaded = len(self.codes)
+
+    def compiled(self, source: str, filename: str, mode: str) -> Any:
+        key = (source, filename, mode)
+        code = self.codes.get(key)
+        if code is None:
+            code = _compile(source, filename, mode)
+            if len(self.codes) < MAX_ENTRIES:
+                self.codes[key] = code
+        return code
+
+    def dataclass_exec(self, source: Any, globals: Any = None, locals: Any = None) -> Any:
+        """``exec`` as ``dataclasses`` calls it (``exec(txt, globals, ns)``)."""
+        if isinstance(source, str):
+            source = self.compiled(source, "<string>", "exec")
+        return _exec(source, globals, locals)
+
+    def typing_compile(self, source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        """``compile`` as ``typing.ForwardRef`` calls it (``compile(arg, '<string>', 'eval')``)."""
+        if isinstance(source, str) and not args and not kwargs:
+            return self.compiled(source, filename, mode)
+        return _compile(source, filename, mode, *args, **kwargs)
+
+    def write(self) -> None:
+        """Write the file if it grew: a whole new file, replacing the old one at once (another process may
+        read it meanwhile); only its owner can read or write it."""
+        if len(self.codes) == self._loaded:
+            return
+        try:
+            self.path.parent.mkdir(mode=0o700, exist_ok=True)  # in the home, which exists (not a removed one)
+            data = importlib.util.MAGIC_NUMBER + marshal.dumps(self.codes)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".compiled-")
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    file.write(data)
+                os.replace(temporary, self.path)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+            self._loaded = len(self.codes)
+        except (OSError, ValueError):
+            pass  # the next start compiles again
+
+
+def _read(path: Path) -> dict[tuple[str, str, str], Any]:
+    try:
+        with path.open("rb") as file:
+            status = os.fstat(file.fileno())
+            if os.name == "posix" and (status.st_uid != os.getuid() or status.st_mode & 0o022):
+                return {}  # not written by this user alone: not code to run
+            data = file.read()
+    except OSError:
+        return {}
+    magic = importlib.util.MAGIC_NUMBER
+    if not data.startswith(magic):
+        return {}
+    try:
+        codes = marshal.loads(data[len(magic) :])
+    except (EOFError, ValueError, TypeError):
+        return {}
+    return codes if isinstance(codes, dict) else {}
+
+
+_installed: list[CodeCache] = []
+
+
+def install(home: Path) -> CodeCache:
+    """Compile through the cache in ``home`` from now on (once a process: later calls return the first)."""
+    if _installed:
+        return _installed[0]
+    cache = CodeCache(home / CACHE_FOLDER / FILE_NAME)
+    dataclasses.exec = cache.dataclass_exec  # type: ignore[attr-defined]
+    typing.compile = cache.typing_compile  # type: ignore[attr-defined]
+    atexit.register(cache.write)
+    _installed.append(cache)
+    return cache
+
+
+def uninstall() -> None:
+    """Put the builtins back for ``dataclasses`` and ``typing`` (tests)."""
+    for cache in _installed:
+        atexit.unregister(cache.write)
+    _installed.clear()
+    for module, name in ((dataclasses, "exec"), (typing, "compile")):
+        module.__dict__.pop(name, None)

@@ -43,8 +43,17 @@ class CodeCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.codes: dict[tuple[str, str, str], Any] = _read(path)
-        self._loaded = len(self.codes)
+        self._codes: dict[tuple[str, str, str], Any] | None = None
+        self._loaded = 0
+
+    @property
+    def codes(self) -> dict[tuple[str, str, str], Any]:
+        """What the file kept and what was compiled since: read at the first use, not at ``install`` (which
+        comes before the window's first paint, and the first dataclass after it)."""
+        if self._codes is None:
+            self._codes = _read(self.path)
+            self._loaded = len(self._codes)
+        return self._codes
 
     def compiled(self, source: str, filename: str, mode: str) -> Any:
         key = (source, filename, mode)
@@ -70,11 +79,11 @@ class CodeCache:
     def write(self) -> None:
         """Write the file if it grew: a whole new file, replacing the old one at once (another process may
         read it meanwhile); only its owner can read or write it."""
-        if len(self.codes) == self._loaded:
+        if self._codes is None or len(self._codes) == self._loaded:
             return
         try:
             self.path.parent.mkdir(mode=0o700, exist_ok=True)  # in the home, which exists (not a removed one)
-            data = importlib.util.MAGIC_NUMBER + marshal.dumps(self.codes)
+            data = importlib.util.MAGIC_NUMBER + marshal.dumps(self._codes)
             handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".compiled-")
             try:
                 with os.fdopen(handle, "wb") as file:
@@ -83,7 +92,7 @@ class CodeCache:
             except BaseException:
                 os.unlink(temporary)
                 raise
-            self._loaded = len(self.codes)
+            self._loaded = len(self._codes)
         except (OSError, ValueError):
             pass  # the next start compiles again
 

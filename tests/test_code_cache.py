@@ -6,15 +6,13 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 import typing
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.fresh_python import fresh_python
 from xworkmate import code_cache
 from xworkmate.code_cache import CodeCache
 
@@ -106,17 +104,9 @@ print(json.dumps({"compiled": len(compiled), "kept": len(cache.codes)}))
 def test_the_second_start_compiles_none_of_the_window_codes_dataclasses_and_references(tmp_path: Path) -> None:
     """The first load of the controllers' code compiles its dataclasses' functions and its annotations
     (hundreds) and keeps them; the next compiles none of them."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
 
     def load() -> dict[str, int]:
-        proc = subprocess.run(
-            [sys.executable, "-c", _LOAD, str(tmp_path)],
-            env={**env, "QT_QPA_PLATFORM": "offscreen"},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        proc = fresh_python(_LOAD, str(tmp_path))
         assert proc.returncode == 0, proc.stderr
         loaded: dict[str, int] = json.loads(proc.stdout.strip().splitlines()[-1])
         return loaded

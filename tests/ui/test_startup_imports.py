@@ -7,10 +7,8 @@ fresh ``xworkmate gui --smoke-test`` process started as the command starts it.""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
+from tests.support.fresh_python import fresh_python
 from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
@@ -62,15 +60,7 @@ def test_the_start_imports_with_the_interpreters_own_import_until_the_window_is_
     opening loads on its worker are all imported with the interpreter's ``__import__`` (~25 ms of CPU a start
     less than through PySide6's hook); once the window is usable the hook is back, for what loads later."""
     _seeded_home(settings)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("XWORKMATE_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", _IMPORTS, json.dumps(sorted(BEFORE_USABLE))],
-        env={**env, "QT_QPA_PLATFORM": "offscreen", "XWORKMATE_HOME": str(settings.home)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = fresh_python(_IMPORTS, json.dumps(sorted(BEFORE_USABLE)), env={"XWORKMATE_HOME": str(settings.home)})
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
     seen = json.loads(proc.stderr.strip().splitlines()[-1])
     assert seen == {

@@ -265,7 +265,8 @@ def _plain_imports() -> Iterator[None]:
 
 
 class _StartImports:
-    """PySide6's ``__feature__`` import hook set aside while the window starts, and put back once it is usable.
+    """PySide6's ``__feature__`` import hook (and the collector) set aside while the window starts, and put back
+    once it is usable.
 
     PySide6 replaces ``builtins.__import__`` with a hook that, for every import statement run after it, calls
     back into Python, and for every module that imports, reads the module's source (``inspect.getsource``) to
@@ -275,22 +276,29 @@ class _StartImports:
     (``plain_import``): the first list's code, asyncio and qasync, the stack and the window's code, and what
     the store's opening and the panes load on the way (issue 34, item 4: ~25 ms of CPU a start). The hook is
     put back then, or when the run ends, for whatever imports later; a hook set meanwhile by someone else is
-    left alone."""
+    left alone. The cyclic collector is off meanwhile too, as for the command's own imports
+    (``xworkmate.entry``): what the start makes lives as long as the window (``gc.freeze`` once it is built),
+    and the collector would walk it again and again as it piles up."""
 
     def __init__(self) -> None:
         self._hooked: Callable[..., Any] | None = None
         self._plain: Callable[..., Any] | None = None
+        self._collecting = False
 
     def set_aside(self) -> None:
         if self._plain is None:
             self._hooked, self._plain = builtins.__import__, plain_import()
             builtins.__import__ = self._plain
+            self._collecting = gc.isenabled()
+            gc.disable()
 
     def put_back(self) -> None:
         plain, hooked = self._plain, self._hooked
         self._plain = self._hooked = None
         if plain is not None and hooked is not None and builtins.__import__ is plain:
             builtins.__import__ = hooked
+        if plain is not None and self._collecting:
+            gc.enable()
 
 
 START_IMPORTS = _StartImports()

@@ -1,18 +1,20 @@
-"""The code the standard library compiles while the window's modules load, kept between starts (issue 34, item 4).
+"""The code compiled at run time while the window's modules load, kept between starts (issue 34, item 4).
 
 Every ``@dataclass`` has its ``__init__``, ``__repr__``, ``__eq__`` (and, frozen, ``__setattr__``,
 ``__delattr__``, ``__hash__``) written as Python source and compiled at import (``dataclasses._create_fn``:
-``exec`` of a string), and every string annotation pydantic and SQLAlchemy read becomes a
-``typing.ForwardRef``, which compiles it. Over the window's code that is some 700 functions and 1,400
+``exec`` of a string), every string annotation pydantic and SQLAlchemy read becomes a
+``typing.ForwardRef``, which compiles it, and SQLAlchemy compiles the functions it generates as it loads
+(``util.langhelpers.exec_code_in_env``, ~200). Over the window's code that is some 700 functions and 1,400
 annotations, ~10% of a start's CPU, compiled again at every start to the same code. Like the ``.pyc``
 files beside our modules, this keeps what was compiled (``marshal``, keyed by the source text) in
 ``<home>/cache`` and, at the next start, hands it to ``exec``/``compile``'s callers instead of compiling:
 the functions and references made from it are the ones the source would make.
 
-``install(home)`` puts the two hooks in place (the names ``exec`` in ``dataclasses`` and ``compile`` in
-``typing``, which shadow the builtins for those two modules only) and loads the file; what was compiled
-anew is written when the process ends. A file of another Python (``importlib.util.MAGIC_NUMBER``), one
-that cannot be read, or one that another user or group could have written is ignored and replaced.
+``install(home)`` puts the hooks in place (the names ``exec`` in ``dataclasses`` and ``compile`` in
+``typing`` and in SQLAlchemy's ``util.langhelpers``, which shadow the builtins for those modules only); the
+file is read at the first use; what was compiled anew is written when the process ends. A file of another
+Python (``importlib.util.MAGIC_NUMBER``), one that cannot be read, or one that another user or group could
+have written is ignored and replaced.
 """
 
 from __future__ import annotations
@@ -20,17 +22,23 @@ from __future__ import annotations
 import atexit
 import builtins
 import dataclasses
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import marshal
 import os
 import sys
 import tempfile
 import typing
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 CACHE_FOLDER = "cache"
 FILE_NAME = f"compiled-{sys.implementation.cache_tag}.marshal"
+SHADOWED_COMPILE = ("sqlalchemy.util.langhelpers",)
+"""Modules whose own ``compile`` calls (of the functions SQLAlchemy generates as it loads) go through the cache."""
 MAX_ENTRIES = 20_000
 """A bound on what one file keeps (the window's code compiles ~2,100 sources); past it nothing is added."""
 
@@ -70,8 +78,9 @@ class CodeCache:
             source = self.compiled(source, "<string>", "exec")
         return _exec(source, globals, locals)
 
-    def typing_compile(self, source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
-        """``compile`` as ``typing.ForwardRef`` calls it (``compile(arg, '<string>', 'eval')``)."""
+    def compile_source(self, source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        """``compile`` as ``typing.ForwardRef`` calls it (``compile(arg, '<string>', 'eval')``), and SQLAlchemy's
+        ``exec_code_in_env`` (``compile(code, "<sqlalchemy generated …>", "exec")``)."""
         if isinstance(source, str) and not args and not kwargs:
             return self.compiled(source, filename, mode)
         return _compile(source, filename, mode, *args, **kwargs)
@@ -125,16 +134,60 @@ def install(home: Path) -> CodeCache:
         return _installed[0]
     cache = CodeCache(home / CACHE_FOLDER / FILE_NAME)
     dataclasses.exec = cache.dataclass_exec  # type: ignore[attr-defined]
-    typing.compile = cache.typing_compile  # type: ignore[attr-defined]
+    typing.compile = cache.compile_source  # type: ignore[attr-defined]
+    for name in SHADOWED_COMPILE:
+        module = sys.modules.get(name)
+        if module is not None:
+            module.compile = cache.compile_source  # type: ignore[attr-defined]
+    sys.meta_path.insert(0, _ShadowCompile(cache))
     atexit.register(cache.write)
     _installed.append(cache)
     return cache
 
 
 def uninstall() -> None:
-    """Put the builtins back for ``dataclasses`` and ``typing`` (tests)."""
+    """Put the builtins back for ``dataclasses``, ``typing`` and SQLAlchemy's code generation (tests)."""
     for cache in _installed:
         atexit.unregister(cache.write)
     _installed.clear()
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _ShadowCompile)]
     for module, name in ((dataclasses, "exec"), (typing, "compile")):
         module.__dict__.pop(name, None)
+    for shadowed in SHADOWED_COMPILE:
+        if shadowed in sys.modules:
+            sys.modules[shadowed].__dict__.pop("compile", None)
+
+
+def _shadowing(execute: Callable[[ModuleType], None], cache: CodeCache) -> Callable[[ModuleType], None]:
+    def exec_module(module: ModuleType) -> None:
+        module.compile = cache.compile_source  # type: ignore[attr-defined]
+        execute(module)
+
+    return exec_module
+
+
+class _ShadowCompile(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: gives a module of ``SHADOWED_COMPILE`` the cache's ``compile`` before its body runs
+    (SQLAlchemy's module generates functions as the rest of SQLAlchemy loads; it is loaded after ``install``,
+    with the window's code)."""
+
+    def __init__(self, cache: CodeCache) -> None:
+        self._cache = cache
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in SHADOWED_COMPILE:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec: importlib.machinery.ModuleSpec | None = find(fullname, path, target)
+            if spec is None:
+                continue
+            loader = spec.loader
+            if loader is not None and hasattr(loader, "exec_module"):
+                loader.exec_module = _shadowing(loader.exec_module, self._cache)  # type: ignore[method-assign,assignment]
+            return spec
+        return None

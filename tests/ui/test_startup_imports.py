@@ -14,8 +14,9 @@ from xworkmate.controllers import SessionController
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
 
-# The smoke test with a finder that notes, for each watched module, the thread that loads it and the
-# ``__import__`` in force then; and the one in force once the run is over.
+# The smoke test with a finder that notes, for each watched module (by its name, or for a window module by its
+# last part: the window's modules move between folders), the thread that loads it and the ``__import__`` in
+# force then; and the one in force once the run is over.
 _IMPORTS = """
 import builtins, gc, importlib.abc, json, sys, threading
 watched = set(json.loads(sys.argv[1]))
@@ -25,10 +26,18 @@ def kind():
     hook = builtins.__import__
     return f"{type(hook).__name__}:{hook.__name__}" + (" collecting" if gc.isenabled() else "")
 
+def watched_as(name):
+    if name in watched:
+        return name
+    if name.startswith("xworkmate.ui.") and "ui." + name.rsplit(".", 1)[1] in watched:
+        return "ui." + name.rsplit(".", 1)[1]
+    return None
+
 class _Watch(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name in watched:
-            seen.setdefault(name, [threading.current_thread().name, kind()])
+        label = watched_as(name)
+        if label is not None:
+            seen.setdefault(label, [threading.current_thread().name, kind()])
         return None
 
 sys.meta_path.insert(0, _Watch())
@@ -39,10 +48,10 @@ print(json.dumps({"code": code, "loaded": seen, "after": kind()}), file=sys.stde
 PLAIN = "builtin_function_or_method:__import__"  # and the cyclic collector off
 HOOK = "builtin_function_or_method:__feature_import__ collecting"
 BEFORE_USABLE = {
-    "xworkmate.ui.first_list": "MainThread",  # the first list's rows, painted before the stack loads
-    "xworkmate.ui.event_loop": "MainThread",  # the shared loop (qasync)
+    "ui.first_list": "MainThread",  # the first list's rows, painted before the stack loads
+    "ui.event_loop": "MainThread",  # the shared loop (qasync)
     "sqlalchemy": "MainThread",  # the stack, with the window's code
-    "xworkmate.ui.window.main_window": "MainThread",
+    "ui.main_window": "MainThread",
     "sqlalchemy.dialects.sqlite.pysqlite": "xworkmate-store-opening",  # the store's opening, on its worker
 }
 

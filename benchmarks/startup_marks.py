@@ -14,6 +14,9 @@ started the process. The same filter runs in the app and in the bare references,
 the way (issue 34, item 4: python started, the stack imported, the store opened, the panes built…); they are
 written with the marks, under ``"phases"`` (wall-clock times) and ``"durations"`` (summed seconds), at the
 list's paint and again when the process ends (what was noted after the paint is in the second).
+
+Importing this module loads nothing of Qt: ``app_startup.py`` imports it before the app, which loads PySide6
+itself, after its own first modules, as the command does (``xworkmate.lazy.BUILTIN_IMPORT``).
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 MARKS_ENV = "XWORKMATE_BENCH_MARKS"
 LIST_NAME = "taskLineList"
@@ -44,40 +48,48 @@ def add_duration(name: str, seconds: float) -> None:
     DURATIONS[name] = DURATIONS.get(name, 0.0) + seconds
 
 
-class _Marks(QObject):
-    def __init__(self, app: QApplication, path: Path) -> None:
-        super().__init__(app)
-        self._app = app
-        self._path = path
-        self.marks: dict[str, float] = {}
-        atexit.register(self._write_final)
+def _marks(app: QApplication, path: Path) -> Any:
+    """The event filter that notes the marks (its class is made here: PySide6 loads with the application)."""
+    from PySide6.QtCore import QEvent, QObject
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            now = time.time()
-            self.marks.setdefault("first_paint", now)
-            parent = watched.parent()
-            names = {watched.objectName(), parent.objectName() if parent is not None else ""}
-            if FIRST_LIST_NAME in names or LIST_NAME in names:
-                self.marks.setdefault("filled", now)
-            if LIST_NAME in names:
-                self.marks["ready"] = now
-                self.marks["cpu_ready"] = time.process_time()  # every thread's CPU time: steadier on a busy machine
+    class _Marks(QObject):
+        def __init__(self, app: QApplication, path: Path) -> None:
+            super().__init__(app)
+            self._app = app
+            self._path = path
+            self.marks: dict[str, float] = {}
+            atexit.register(self._write_final)
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                now = time.time()
+                self.marks.setdefault("first_paint", now)
+                parent = watched.parent()
+                names = {watched.objectName(), parent.objectName() if parent is not None else ""}
+                if FIRST_LIST_NAME in names or LIST_NAME in names:
+                    self.marks.setdefault("filled", now)
+                if LIST_NAME in names:
+                    self.marks["ready"] = now
+                    self.marks["cpu_ready"] = time.process_time()  # every thread's CPU time: steadier on a busy machine
+                    self._write()
+                    self._app.removeEventFilter(self)
+            return False
+
+        def _write(self) -> None:
+            self._path.write_text(
+                json.dumps({**self.marks, "phases": PHASES, "durations": DURATIONS}), encoding="utf-8"
+            )
+
+        def _write_final(self) -> None:
+            """Again at the process's end: the phases noted after the usable paint (the work it left) are in too."""
+            if "ready" in self.marks:
                 self._write()
-                self._app.removeEventFilter(self)
-        return False
 
-    def _write(self) -> None:
-        self._path.write_text(json.dumps({**self.marks, "phases": PHASES, "durations": DURATIONS}), encoding="utf-8")
-
-    def _write_final(self) -> None:
-        """Again at the process's end: the phases noted after the usable paint (the work it left) are in too."""
-        if "ready" in self.marks:
-            self._write()
+    return _Marks(app, path)
 
 
 def install(app: QApplication) -> None:
     """Note the marks for this process if ``XWORKMATE_BENCH_MARKS`` names a file; else do nothing."""
     path = os.environ.get(MARKS_ENV)
     if path:
-        app.installEventFilter(_Marks(app, Path(path)))
+        app.installEventFilter(_marks(app, Path(path)))

@@ -36,6 +36,7 @@ from xworkmate.ui.start import (
     prepared_application,
     run_event_loop,
     run_shell_first,
+    window_usable,
 )
 from xworkmate.ui.window.main_window import MainWindow
 
@@ -345,6 +346,7 @@ class ShownWindow:
     def _attached(self, controller: SessionController) -> None:
         self._opened.append(controller)
         gc.freeze()  # as run_gui does once the window is built: what lives as long as it, out of reach
+        self.window.when_usable(window_usable)  # PySide6's import hook back (issue 34 item 4)
         if self._smoke_test:  # checked once it can be used, as a person first gets it (issue 34 item 4)
             self.window.when_usable(self._smoke_checkable)
         else:  # issue 34 item 4: the turn code loads once the window can be used, not while it is painted

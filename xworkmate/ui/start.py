@@ -28,6 +28,8 @@ from PySide6.QtCore import QEventLoop, QMessageLogContext, QObject, QTimer, QtMs
 from PySide6.QtWidgets import QApplication
 
 import xworkmate
+from xworkmate import code_cache
+from xworkmate.lazy import BUILTIN_IMPORT
 from xworkmate.preferences import load_preferences
 from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
@@ -85,6 +87,7 @@ def apply_resources(app: QApplication, resources: AppResources) -> None:
 def prepared_application(home: Path, *, smoke_test: bool) -> QApplication | None:
     """The application, named, speaking the person's language (issue 20: before the first widget) and with
     its icon and stylesheet; ``None`` when the smoke test finds a resource missing (said in one line)."""
+    code_cache.install(home)  # issue 34 item 4: what dataclasses and typing compile, kept between starts
     app = _application()
     app.setApplicationName(APP_DISPLAY_NAME)
     app.setApplicationDisplayName(APP_DISPLAY_NAME)
@@ -118,6 +121,16 @@ def run_shell_first(
     ``first_opening`` (``controllers.first_list.first_opening`` for the settings' database) is read on a
     worker while the shell is built and painted: the shell shows at its saved size (``_show_painted``) and
     the lines are painted on the opening page (``FirstScreen``) before the rest loads."""
+    START_IMPORTS.set_aside()  # until the window is usable (``window_usable``) or the run ends
+    try:
+        return _run_shell_first(app, shown, smoke_test=smoke_test, first_opening=first_opening)
+    finally:
+        START_IMPORTS.put_back()
+
+
+def _run_shell_first(
+    app: QApplication, shown: ShownWindowFactory, *, smoke_test: bool, first_opening: FirstOpeningReader | None
+) -> int:
     first = FirstListRead(first_opening) if first_opening is not None else None  # first: it reads meanwhile
     shell = WindowShell()
     if first is not None:
@@ -235,31 +248,75 @@ class FirstScreen(QObject):
 
 @contextmanager
 def _plain_imports() -> Iterator[None]:
-    """While the window's code loads: the cyclic collector off, and Python's own import.
-
-    The collector (as ``xworkmate.entry`` does for the command's own imports): loading SQLAlchemy,
-    pydantic and the window makes a few hundred thousand objects that live as long as the process, which
-    it would walk again and again as they pile up; so it is off while they load, and what they made is
-    then frozen out of its reach (``ShownWindow.finish`` unfreezes, for callers that go on).
-
-    The import: PySide6 replaces ``builtins.__import__`` with its ``__feature__`` hook, which for every
-    module imported after it reads the module's source (``inspect.getsource``) to see whether it mentions
-    PySide6; over the stack that is 100 ms or more of a start. XWorkmate never selects a ``__feature__``
-    (``snake_case``, ``true_property``), and a module the hook has not seen keeps the default (none), so
-    while the code loads the import is importlib's own implementation of ``__import__`` (the hook itself
-    ends in Python's import), and the hook is put back after it, for whatever imports later."""
+    """While the window's code loads: the cyclic collector off (as ``xworkmate.entry`` does for the command's
+    own imports): loading SQLAlchemy, pydantic and the window makes a few hundred thousand objects that live
+    as long as the process, which it would walk again and again as they pile up; so it is off while they
+    load, and what they made is then frozen out of its reach (``ShownWindow.finish`` unfreezes, for callers
+    that go on). PySide6's import hook is aside meanwhile (``START_IMPORTS``)."""
     collecting = gc.isenabled()
-    hooked = builtins.__import__
     gc.disable()
-    builtins.__import__ = importlib.__import__
+    START_IMPORTS.set_aside()
     try:
         yield
     finally:
-        if builtins.__import__ is importlib.__import__:
-            builtins.__import__ = hooked
         gc.freeze()
         if collecting:
             gc.enable()
+
+
+class _StartImports:
+    """PySide6's ``__feature__`` import hook (and the collector) set aside while the window starts, and put back
+    once it is usable.
+
+    PySide6 replaces ``builtins.__import__`` with a hook that, for every import statement run after it, calls
+    back into Python, and for every module that imports, reads the module's source (``inspect.getsource``) to
+    see whether it mentions PySide6. XWorkmate never selects a ``__feature__`` (``snake_case``,
+    ``true_property``), and a module the hook has not seen keeps the default (none); so from the shell's start
+    (``run_shell_first``) to the usable window (``window_usable``) the import is the interpreter's own
+    (``plain_import``): the first list's code, asyncio and qasync, the stack and the window's code, and what
+    the store's opening and the panes load on the way (issue 34, item 4: ~25 ms of CPU a start). The hook is
+    put back then, or when the run ends, for whatever imports later; a hook set meanwhile by someone else is
+    left alone. The cyclic collector is off meanwhile too, as for the command's own imports
+    (``xworkmate.entry``): what the start makes lives as long as the window (``gc.freeze`` once it is built),
+    and the collector would walk it again and again as it piles up."""
+
+    def __init__(self) -> None:
+        self._hooked: Callable[..., Any] | None = None
+        self._plain: Callable[..., Any] | None = None
+        self._collecting = False
+
+    def set_aside(self) -> None:
+        if self._plain is None:
+            self._hooked, self._plain = builtins.__import__, plain_import()
+            builtins.__import__ = self._plain
+            self._collecting = gc.isenabled()
+            gc.disable()
+
+    def put_back(self) -> None:
+        plain, hooked = self._plain, self._hooked
+        self._plain = self._hooked = None
+        if plain is not None and hooked is not None and builtins.__import__ is plain:
+            builtins.__import__ = hooked
+        if plain is not None and self._collecting:
+            gc.enable()
+
+
+START_IMPORTS = _StartImports()
+
+
+def window_usable() -> None:
+    """The shown window can be used (``MainWindow.when_usable``): PySide6's import hook is back (``START_IMPORTS``)."""
+    START_IMPORTS.put_back()
+
+
+def plain_import() -> Callable[..., Any]:
+    """Python's ``__import__`` without PySide6's ``__feature__`` hook: the interpreter's own, as it was before
+    PySide6 loaded (``xworkmate.lazy.BUILTIN_IMPORT``, kept on the window's path), which for every import of a
+    module already loaded returns at once, in C; else (PySide6 loaded first: a test, a bundle's own hook)
+    importlib's implementation of it, which runs in Python for every import statement (issue 34, item 4:
+    ~20 ms of loading the stack)."""
+    kept = BUILTIN_IMPORT
+    return kept if kept.__name__ == "__import__" else importlib.__import__
 
 
 def run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], None] | None = None) -> int:

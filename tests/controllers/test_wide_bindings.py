@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from xworkmate.agents.confinement import binding_refusal
+from xworkmate.code_cache import CACHE_FOLDER
 from xworkmate.controllers import SessionController, WorkspaceBindingError
 from xworkmate.domain.runs import ExecutionResult
 from xworkmate.settings import Settings
@@ -106,6 +107,23 @@ def test_binding_to_a_folder_that_contains_the_data_folder_is_refused(
     alias.mkdir()
     (alias / "up").symlink_to(tmp_path, target_is_directory=True)
     _refused_bind(sqlite_controller, alias / "up", "contains XWorkmate's data folder")
+
+
+def test_binding_inside_the_folder_of_code_xworkmate_runs_at_start_is_refused(
+    sqlite_controller: SessionController, settings: Settings
+) -> None:
+    """SBX-3 (issue 34 item 4's code cache): the agent writes its line's folder, and what the data folder's
+    ``cache`` holds is compiled code the window runs at its next start; other folders inside the data folder
+    stay bindable, as lines' own folders live there."""
+    kept = settings.home / CACHE_FOLDER
+    (kept / "inner").mkdir(parents=True)
+    _refused_bind(sqlite_controller, kept, "where XWorkmate keeps code it runs at start")
+    _refused_bind(sqlite_controller, kept / "inner", "where XWorkmate keeps code it runs at start")
+    (settings.home / "projects" / "app").mkdir(parents=True)
+    line = sqlite_controller.lines.create_line("Inside the data folder", workspace=settings.home / "projects" / "app")
+    assert sqlite_controller.get_thread(line.thread_id).workspace_binding.path == str(
+        settings.home / "projects" / "app"
+    )
 
 
 def test_an_execution_result_naming_slash_is_not_applied(sqlite_controller: SessionController) -> None:

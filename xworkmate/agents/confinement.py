@@ -43,6 +43,7 @@ from typing import ClassVar
 
 from xworkmate.agents.folder_writes import FolderWriter, UnsafePath
 from xworkmate.agents.sandbox import Access, SandboxPolicy, always_hidden
+from xworkmate.code_cache import CACHE_FOLDER as CODE_CACHE_FOLDER
 from xworkmate.domain.tool_errors import ToolErrorKind
 
 __all__ = [
@@ -323,6 +324,10 @@ def binding_refusal(
         return (
             f"{which} XWorkmate's data folder {data}, which holds every line's conversation; choose a folder outside it"
         )
+    kept_code = data / CODE_CACHE_FOLDER
+    if _parts_below(Path(os.path.realpath(kept_code)), real) is not None:
+        # An agent writes its line's folder; what it left here would run as the person at the next start.
+        return f"it is inside {kept_code}, where XWorkmate keeps code it runs at start; choose a folder outside it"
     return None
 
 

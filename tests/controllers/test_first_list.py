@@ -136,6 +136,18 @@ def test_an_older_or_unknown_schema_reads_nothing(sqlite_controller: SessionCont
         assert first_lines(settings.home, None) is None, revision
 
 
+@pytest.mark.parametrize("kind", ["telepathy", "", 0, b"task", 1.5])
+def test_a_line_of_a_kind_this_version_does_not_know_reads_nothing_first(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, kind: object
+) -> None:
+    """Issue 34 item 2: the kinds are looked up in a table now, still never guessed: the store lists it then."""
+    key = sqlite_controller.lines.create_line("Odd").thread_id
+    assert first_lines(settings.home, None)
+    with sqlite3.connect(settings.sqlite_path) as connection:
+        connection.execute("UPDATE threads SET kind = ? WHERE thread_id = ?", (kind, key))
+    assert first_lines(settings.home, None) is None
+
+
 def test_the_first_read_never_writes(
     sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
 ) -> None:

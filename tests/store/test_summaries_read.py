@@ -108,8 +108,11 @@ def test_the_list_read_gives_what_the_validated_read_gave_for_every_kind_of_line
     assert all(line.updated_at.utcoffset() == timedelta(0) for line in read)  # timezone-aware, UTC
     with pytest.raises(ValidationError, match="frozen"):  # still frozen
         by_key[lines["plain"]].title = "changed"  # type: ignore[misc]
-    assert by_key[lines["plain"]].model_copy(update={"title": "copied"}).title == "copied"
+    copied = by_key[lines["plain"]].model_copy(update={"title": "copied"})
+    assert copied.title == "copied" and copied.model_fields_set == set(ThreadSummary.model_fields)
     assert by_key[lines["plain"]].title == "Plain"
+    assert [line.model_fields_set for line in read] == [line.model_fields_set for line in before]  # none changed
+    assert store.threads.summaries(include_archived=include_archived) == read
 
 
 def test_a_viewer_reads_the_lines_of_other_categories_as_a_neutral_status(

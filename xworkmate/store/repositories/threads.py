@@ -63,11 +63,11 @@ _CATEGORY_BY_KEY = select(ThreadRow.category).where(ThreadRow.thread_id == bindp
 """Built once: the list's reads (every line; the ones not archived), a reader's category as it is now."""
 
 _Model = TypeVar("_Model", bound=BaseModel)
-_SUMMARY_SET = frozenset(ThreadSummary.model_fields)
+_SUMMARY_SET = set(ThreadSummary.model_fields)
 _NEUTRAL_DEFAULTS = {
     name: field.default for name, field in NeutralThreadStatus.model_fields.items() if not field.is_required()
 }
-_NEUTRAL_SET = frozenset(NeutralThreadStatus.model_fields).difference(_NEUTRAL_DEFAULTS)
+_NEUTRAL_SET = set(NeutralThreadStatus.model_fields).difference(_NEUTRAL_DEFAULTS)
 _KINDS = {kind.value: kind for kind in ThreadKind}
 
 
@@ -78,16 +78,20 @@ _set_extra = _SLOT["__pydantic_extra__"].__set__
 _set_private = _SLOT["__pydantic_private__"].__set__
 
 
-def _unvalidated(model: type[_Model], fields_set: frozenset[str], values: dict[str, Any]) -> _Model:
+def _unvalidated(model: type[_Model], fields_set: set[str], values: dict[str, Any]) -> _Model:
     """``model`` with ``values`` (every field, the given ones named by ``fields_set``), not validated.
 
     What ``model_construct`` builds, for a row the store itself wrote and whose values are already the field
     types, without its per-field Python work, which costs more than validating (issue 34 item 2: 20,000
-    lines at start-up). Only for plain frozen models: no private attributes, extras or post-init (checked at
-    import; ``tests/store/test_summaries_read.py`` compares the result with the validated one)."""
+    lines at start-up). Only for plain frozen models: frozen, no private attributes, extras or post-init (checked at
+    import; ``tests/store/test_summaries_read.py`` compares the result with the validated one).
+
+    ``fields_set`` is shared by every model built from it (a set a line was a third of the build): a frozen
+    model never changes its own, and pydantic copies it before it changes a copy's (``model_copy``). Never
+    change ``model_fields_set`` of a listed line."""
     built = object.__new__(model)
     _set_dict(built, "__dict__", values)
-    _set_fields_set(built, set(fields_set))
+    _set_fields_set(built, fields_set)
     _set_extra(built, None)
     _set_private(built, None)
     return built
@@ -95,7 +99,8 @@ def _unvalidated(model: type[_Model], fields_set: frozenset[str], values: dict[s
 
 def _plain(model: type[BaseModel]) -> bool:
     return (
-        not model.__private_attributes__
+        model.model_config.get("frozen") is True
+        and not model.__private_attributes__
         and model.model_config.get("extra") in (None, "ignore")
         and model.__pydantic_post_init__ is None
         and not model.__pydantic_root_model__

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from sqlalchemy import insert, select
 
 from tests.dispatch.support import make_line
+from tests.support.every_kind import lines_of_every_kind
 from xworkmate.controllers import SessionController
 from xworkmate.domain.keys import allocate_draft_key
 from xworkmate.domain.threads import BoundBy, TaskThread, ThreadKind, ThreadSummary, WorkspaceBinding, WorkspaceKind
@@ -41,13 +42,7 @@ def _validated_read(store: Store, *, include_archived: bool) -> list[ThreadSumma
 
 
 def _lines_of_every_kind(controller: SessionController, store: Store, root: Path) -> dict[str, str]:
-    lines = {"plain": controller.lines.create_line("Plain").thread_id}
-    lines["task"] = controller.tasks.start_task(lines["plain"], "a goal", context="some context").key
-    lines["task of task"] = controller.tasks.start_task(lines["task"], "a smaller goal").key
-    lines["fork"] = controller.tasks.fork(lines["plain"], title="Forked").thread_id
-    lines["medical"] = controller.lines.create_line("Check-up notes").thread_id
-    controller.tasks.set_category(lines["medical"], "medical")
-    lines["medical task"] = controller.tasks.start_task(lines["medical"], "summarise the results").key
+    lines = lines_of_every_kind(controller, root)
     lines["legal"] = make_line(store, root, category="legal", title="Contract").thread_id
     lines["archived"] = controller.lines.create_line("Old").thread_id
     controller.lines.archive_line(lines["archived"])

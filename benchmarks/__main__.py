@@ -30,6 +30,7 @@ SUITES = {
     "search": "benchmarks.bench_search",
     "search_exact": "benchmarks.bench_search_exact",  # issue 33: LOOP-3's 100,000-message check, from the suite
     "history": "benchmarks.bench_history",  # issue 34 item 2: a gigabyte of history (XW_BENCH_HISTORY_SCALE)
+    "line_summaries": "benchmarks.bench_line_summaries",  # issue 34 item 2: the list's read at 20,000 lines
     "attachments": "benchmarks.bench_attachments",
     "skills": "benchmarks.bench_skills",
     "redact": "benchmarks.bench_redact",  # issue 33 item 3: the one redactor beside the two-step rule it replaced

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.crafted_database import make_threads_an_endless_view
+from tests.support.every_kind import lines_of_every_kind
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.first_list import FirstLine, first_opening, first_status
 from xworkmate.domain.lines import ThreadStatus
@@ -47,27 +48,10 @@ def _as_listed(controller: SessionController) -> list[tuple[object, ...]]:
     return [tuple(getattr(line, f) for f in FIELDS) for line in controller.lines.list_lines(include_archived=True)]
 
 
-def _lines_of_every_kind(controller: SessionController, store: Store, tmp_path: Path) -> dict[str, str]:
-    lines = {"plain": controller.lines.create_line("Plain").thread_id}
-    lines["task"] = controller.tasks.start_task(lines["plain"], "a goal", context="some context").key
-    lines["task of task"] = controller.tasks.start_task(lines["task"], "a smaller goal").key
-    lines["fork"] = controller.tasks.fork(lines["plain"], title="Forked").thread_id
-    lines["medical"] = controller.lines.create_line("Check-up notes").thread_id
-    controller.tasks.set_category(lines["medical"], "medical")
-    lines["medical task"] = controller.tasks.start_task(lines["medical"], "summarise the results").key
-    lines["archived"] = controller.lines.create_line("Old").thread_id
-    controller.lines.archive_line(lines["archived"])
-    (tmp_path / "gone").mkdir()
-    lines["no folder"] = controller.lines.create_line("Moved away", workspace=tmp_path / "gone").thread_id
-    (tmp_path / "gone").rmdir()
-    lines["quoted"] = controller.lines.create_line('it\'s "quoted" — 中文 ; DROP TABLE threads').thread_id
-    return lines
-
-
 def test_the_first_read_lists_what_the_stores_list_read_lists_in_its_order(
     sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, tmp_path: Path
 ) -> None:
-    lines = _lines_of_every_kind(sqlite_controller, sqlite_store, tmp_path)
+    lines = lines_of_every_kind(sqlite_controller, tmp_path)
     read = first_lines(settings.home, None)
     assert read is not None
     assert [tuple(getattr(line, f) for f in FIELDS) for line in read] == _as_listed(sqlite_controller)
@@ -81,7 +65,7 @@ def test_the_first_read_lists_what_the_stores_list_read_lists_in_its_order(
 def test_a_line_reads_with_the_status_the_controller_gives_it_while_nothing_runs(
     sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, tmp_path: Path
 ) -> None:
-    lines = _lines_of_every_kind(sqlite_controller, sqlite_store, tmp_path)
+    lines = lines_of_every_kind(sqlite_controller, tmp_path)
     read = first_lines(settings.home, None)
     assert read is not None
     summaries = {s.thread_id: s for s in sqlite_controller.lines.list_lines(include_archived=True)}
@@ -134,6 +118,18 @@ def test_an_older_or_unknown_schema_reads_nothing(sqlite_controller: SessionCont
         with sqlite3.connect(settings.sqlite_path) as connection:
             connection.execute("UPDATE alembic_version SET version_num = ?", (revision,))
         assert first_lines(settings.home, None) is None, revision
+
+
+@pytest.mark.parametrize("kind", ["telepathy", "", 0, b"task", 1.5])
+def test_a_line_of_a_kind_this_version_does_not_know_reads_nothing_first(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings, kind: object
+) -> None:
+    """Issue 34 item 2: the kinds are looked up in a table now, still never guessed: the store lists it then."""
+    key = sqlite_controller.lines.create_line("Odd").thread_id
+    assert first_lines(settings.home, None)
+    with sqlite3.connect(settings.sqlite_path) as connection:
+        connection.execute("UPDATE threads SET kind = ? WHERE thread_id = ?", (kind, key))
+    assert first_lines(settings.home, None) is None
 
 
 def test_the_first_read_never_writes(

@@ -63,6 +63,8 @@ FIRST_LIST_SQL = (
 )
 """Bounded in what it reads: a title's first ``TITLE_MAX_CHARS`` characters, ``FIRST_LIST_ROWS`` lines."""
 
+_KINDS: dict[object, ThreadKind] = {kind.value: kind for kind in ThreadKind}
+
 APP_STATE_COLUMNS = ("name", "value")
 VALUES_SQL = f"SELECT {', '.join(APP_STATE_COLUMNS)} FROM app_state WHERE substr(name, 1, ?) = ?"
 """``app_state`` values by a literal prefix (not ``LIKE``: ``_`` and ``%`` in names are letters here)."""
@@ -124,16 +126,18 @@ def read_first(path: Path, value_prefix: str) -> FirstRead | None:
         revision = connection.execute("SELECT version_num FROM alembic_version").fetchall()
         if revision != [(head,)]:
             return None
+        kinds = _KINDS
+        line = FirstLine  # positional, in FIRST_LIST_COLUMNS' order: 5,000 rows read while the stack loads
         lines = [
-            FirstLine(
-                thread_id=str(key),
-                title=str(title),
-                kind=ThreadKind(kind),
-                parent_key=parent_key,
-                category=category,
-                archived=bool(archived),
-                workspace_path=workspace_path,
-                workspace_pin=workspace_pin,
+            line(
+                str(key),
+                str(title),
+                kinds.get(kind) or ThreadKind(kind),  # an unknown kind raises ValueError: no first list
+                parent_key,
+                category,
+                bool(archived),
+                workspace_path,
+                workspace_pin,
             )
             for key, title, kind, parent_key, category, archived, workspace_path, workspace_pin in connection.execute(
                 FIRST_LIST_SQL

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import UTC
+from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from sqlalchemy import (
+    bindparam,
     func,
     select,
     update,
@@ -35,7 +39,6 @@ from xworkmate.store.repositories.operations import (
     _insert_thread_if_absent,
     _start_generation,
     _subtree_levels,
-    _summary_from,
 )
 from xworkmate.store.repositories.records import (
     _SUMMARY_COLUMNS,
@@ -43,7 +46,6 @@ from xworkmate.store.repositories.records import (
     CategoryConflictError,
     SessionGeneration,
     ThreadLabels,
-    _aware,
     _generation_from_row,
     _labels_from_row,
     _thread_from_row,
@@ -54,6 +56,85 @@ from xworkmate.store.tables import (
     ThreadRow,
     ThreadSessionRow,
 )
+
+_SUMMARIES = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.thread_id)
+_LISTED_SUMMARIES = _SUMMARIES.where(ThreadRow.archived.is_(False))
+_CATEGORY_BY_KEY = select(ThreadRow.category).where(ThreadRow.thread_id == bindparam("key"))
+"""Built once: the list's reads (every line; the ones not archived), a reader's category as it is now."""
+
+_Model = TypeVar("_Model", bound=BaseModel)
+_SUMMARY_SET = set(ThreadSummary.model_fields)
+_NEUTRAL_DEFAULTS = {
+    name: field.default for name, field in NeutralThreadStatus.model_fields.items() if not field.is_required()
+}
+_NEUTRAL_SET = set(NeutralThreadStatus.model_fields).difference(_NEUTRAL_DEFAULTS)
+_KINDS = {kind.value: kind for kind in ThreadKind}
+
+
+_SLOT = BaseModel.__dict__  # pydantic's instance slots, set as ``model_construct`` sets them
+_set_dict = object.__setattr__
+_set_fields_set = _SLOT["__pydantic_fields_set__"].__set__
+_set_extra = _SLOT["__pydantic_extra__"].__set__
+_set_private = _SLOT["__pydantic_private__"].__set__
+
+
+def _unvalidated(model: type[_Model], fields_set: set[str], values: dict[str, Any]) -> _Model:
+    """``model`` with ``values`` (every field, the given ones named by ``fields_set``), not validated.
+
+    What ``model_construct`` builds, for a row the store itself wrote and whose values are already the field
+    types, without its per-field Python work, which costs more than validating (issue 34 item 2: 20,000
+    lines at start-up). Only for plain frozen models: frozen, no private attributes, extras or post-init (checked at
+    import; ``tests/store/test_summaries_read.py`` compares the result with the validated one).
+
+    ``fields_set`` is shared by every model built from it (a set a line was a third of the build): a frozen
+    model never changes its own, and pydantic copies it before it changes a copy's (``model_copy``). Never
+    change ``model_fields_set`` of a listed line."""
+    built = object.__new__(model)
+    _set_dict(built, "__dict__", values)
+    _set_fields_set(built, fields_set)
+    _set_extra(built, None)
+    _set_private(built, None)
+    return built
+
+
+def _plain(model: type[BaseModel]) -> bool:
+    return (
+        model.model_config.get("frozen") is True
+        and not model.__private_attributes__
+        and model.model_config.get("extra") in (None, "ignore")
+        and model.__pydantic_post_init__ is None
+        and not model.__pydantic_root_model__
+    )
+
+
+if not (_plain(ThreadSummary) and _plain(NeutralThreadStatus)):  # pragma: no cover - a model change, at import
+    raise TypeError("_unvalidated builds only plain pydantic models: ThreadSummary or NeutralThreadStatus changed")
+
+
+def _summaries_from(rows: Sequence[Sequence[Any]]) -> list[ThreadSummary]:
+    """The list's lines from its rows (``_SUMMARY_COLUMNS``' order), as ``_summary_from`` builds each, but in one
+    pass and without validating: the values are the columns' own types, a kind is one of ``ThreadKind`` (an
+    unknown one raises ``ValueError`` as before) and a time is made timezone-aware (``_aware``, inline)."""
+    kinds = _KINDS
+    fields = _SUMMARY_SET
+    return [
+        _unvalidated(
+            ThreadSummary,
+            fields,
+            {
+                "thread_id": thread_id,
+                "title": title,
+                "kind": kinds.get(kind) or ThreadKind(kind),
+                "parent_key": parent_key,
+                "category": category,
+                "archived": bool(archived),
+                "workspace_path": workspace_path,
+                "updated_at": updated_at if updated_at.tzinfo is not None else updated_at.replace(tzinfo=UTC),
+                "workspace_pin": workspace_pin,
+            },
+        )
+        for thread_id, title, kind, parent_key, category, archived, workspace_path, updated_at, workspace_pin in rows
+    ]
 
 
 class ThreadRepository:
@@ -101,40 +182,45 @@ class ThreadRepository:
         return labels.viewer()
 
     def summaries(self, *, include_archived: bool = False) -> list[ThreadSummary]:
-        """Every line for the list, oldest first; only the small columns (ISO-9)."""
-        stmt = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.thread_id)
-        if not include_archived:
-            stmt = stmt.where(ThreadRow.archived.is_(False))
-        with self._store.read() as session:
-            return [_summary_from(r) for r in session.execute(stmt)]
+        """Every line for the list, oldest first; only the small columns (ISO-9).
+
+        Issue 34 item 2: one Core read (no ORM session) and no validation per line, so 20,000 lines cost
+        little more than fetching their rows (``_summaries_from``)."""
+        with self._store.connect() as connection:
+            rows = connection.execute(_SUMMARIES if include_archived else _LISTED_SUMMARIES).all()
+        return _summaries_from(rows)
 
     def summaries_for(
         self, viewer: Viewer, *, include_archived: bool = False
     ) -> list[ThreadSummary | NeutralThreadStatus]:
         """The list as ``viewer`` may see it: lines it may not read show a neutral status (CAT-4)."""
-        stmt = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.thread_id)
-        if not include_archived:
-            stmt = stmt.where(ThreadRow.archived.is_(False))
-        with self._store.read() as session:
+        with self._store.connect() as connection:
             reader = viewer
             if not viewer.sees_everything and viewer.thread_id is not None:
-                current = session.scalar(select(ThreadRow.category).where(ThreadRow.thread_id == viewer.thread_id))
+                current = connection.scalar(_CATEGORY_BY_KEY, {"key": viewer.thread_id})
                 reader = Viewer.of_thread(viewer.thread_id, current)
-            out: list[ThreadSummary | NeutralThreadStatus] = []
-            for r in session.execute(stmt):
-                if reader.can_read(r.category):
-                    out.append(_summary_from(r))
-                else:
-                    out.append(
-                        NeutralThreadStatus(
-                            thread_id=r.thread_id,
-                            kind=ThreadKind(r.kind),
-                            parent_key=r.parent_key,
-                            archived=r.archived,
-                            updated_at=_aware(r.updated_at),
-                        )
+            rows = connection.execute(_SUMMARIES if include_archived else _LISTED_SUMMARIES).all()
+        readable = _summaries_from(rows)
+        out: list[ThreadSummary | NeutralThreadStatus] = []
+        for summary in readable:
+            if reader.can_read(summary.category):
+                out.append(summary)
+            else:
+                out.append(
+                    _unvalidated(
+                        NeutralThreadStatus,
+                        _NEUTRAL_SET,
+                        {  # in the fields' order, as validation gives them
+                            "thread_id": summary.thread_id,
+                            "kind": summary.kind,
+                            "parent_key": summary.parent_key,
+                            "archived": summary.archived,
+                            "updated_at": summary.updated_at,
+                            **_NEUTRAL_DEFAULTS,
+                        },
                     )
-            return out
+                )
+        return out
 
     def count(self) -> int:
         with self._store.read() as session:

@@ -206,7 +206,7 @@ def test_names_of_the_providers_dialog(xwm_window: Any) -> None:
 
 @pytest.mark.parametrize("name", OUTSIDE)
 def test_names_outside_the_offscreen_window_are_still_set_in_the_source(name: str) -> None:
-    sources = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "xworkmate" / "ui").glob("*.py"))
+    sources = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "xworkmate" / "ui").rglob("*.py"))
     assert f'setObjectName("{name}")' in sources
 
 

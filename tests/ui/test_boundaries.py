@@ -17,6 +17,10 @@ ALLOWED_OURS = (
     "xworkmate.settings",
     "xworkmate.preferences",
     "xworkmate.icon_names",  # the icon set's names, no imports: shared with the bundle's manifest (issue 30)
+    # Import plumbing of the start, no store, no HTTP (issue 34 item 4): the interpreter's own import kept
+    # (``lazy``), the compiled code kept between starts (``code_cache``).
+    "xworkmate.lazy",
+    "xworkmate.code_cache",
     "xworkmate.ui",
 )
 FORBIDDEN_THIRD_PARTY = ("sqlalchemy", "alembic", "httpx", "psycopg", "sqlite3", "keyring", "PyQt5", "PyQt6")

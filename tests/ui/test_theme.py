@@ -90,7 +90,7 @@ def _string_literals(source: str) -> Iterator[tuple[int, str]]:
 
 def test_no_colour_literal_in_the_ui_package_outside_theme_py() -> None:
     found: list[str] = []
-    for path in sorted(UI_PACKAGE.glob("*.py")):
+    for path in sorted(UI_PACKAGE.rglob("*.py")):
         if path.name == "theme.py":
             continue
         source = path.read_text(encoding="utf-8")

@@ -47,7 +47,7 @@ def _non_doc_strings(path: Path) -> Iterator[tuple[int, str]]:
 def test_no_spec_id_in_the_ui_packages_strings() -> None:
     found = [
         f"{path.name}:{line}: {text[:80]!r}"
-        for path in sorted(UI_PACKAGE.glob("*.py"))
+        for path in sorted(UI_PACKAGE.rglob("*.py"))
         if path.name != "wording.py"
         for line, text in _non_doc_strings(path)
         if SPEC_ID.search(text)

@@ -125,7 +125,14 @@ def test_archive_asks_refuses_a_dirty_worktree_until_forced_and_unarchive_recrea
     assert folder.is_dir() and not controller.get_thread(thread.thread_id).archived
 
     qtbot.mouseClick(wt_window.task_pane.archive_button, Qt.MouseButton.LeftButton)
-    run(loop, wait_until(lambda: controller.get_thread(thread.thread_id).archived, what="archived, forced"))
+    # Archived in the store first, then the job ends and the window applies what it changed: wait for both, as
+    # for the first click (the archive runs off the GUI thread, not as a store operation ``settled`` waits for).
+    run(
+        loop,
+        wait_until(
+            lambda: controller.get_thread(thread.thread_id).archived and jobs_waiting() == 0, what="archived, forced"
+        ),
+    )
     assert not folder.exists()
     assert "to-archive" in git(repo, "branch", "--list", "to-archive")
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from xworkmate.domain.search import (
+    _CJK_CLASS,
     MAX_TERMS,
     MAX_TOKEN_CHARS,
+    IndexTerms,
     SegmentKind,
     index_terms,
     match_spans,
+    normalise,
     parse_query,
     searchable_text,
     snippet,
@@ -101,3 +105,45 @@ def test_what_matches_in_memory_the_index_holds(text: str, raw_query: str) -> No
             assert any(term.startswith(segment.text) for term in indexed.terms)
         else:
             assert segment.text in indexed.terms
+
+
+# The tokenising rule as first written (a look-ahead per character), kept as the oracle for the faster one.
+_RULE = re.compile(rf"(?P<cjk>[{_CJK_CLASS}]+)|(?P<word>(?:(?![{_CJK_CLASS}])[^\W_])+)")
+
+
+def _terms_by_the_rule(text: str) -> IndexTerms:
+    terms: list[str] = []
+    chars: dict[str, None] = {}
+    for match in _RULE.finditer(normalise(text)):
+        token = match.group()
+        if match.group("word"):
+            terms.append(token[:MAX_TOKEN_CHARS])
+        else:
+            chars.update(dict.fromkeys(token))
+            terms.extend([token] if len(token) == 1 else [token[i : i + 2] for i in range(len(token) - 1)])
+    return IndexTerms(terms=tuple(terms[:MAX_TERMS]), chars=tuple(chars))
+
+
+_MIXED = st.text(
+    alphabet=st.one_of(
+        st.characters(min_codepoint=32, max_codepoint=0x2FFF),  # Latin, Greek, Cyrillic, Arabic, digits, marks
+        st.characters(min_codepoint=0x3000, max_codepoint=0xFFFF),  # kana, Han, Hangul, full-width forms
+        st.characters(min_codepoint=0x20000, max_codepoint=0x3134F),  # Han extensions B-G
+        st.sampled_from(" _*-.,\n"),
+    ),
+    max_size=200,
+)
+
+
+@given(_MIXED)
+def test_the_index_terms_of_any_text_are_those_of_the_tokenising_rule(text: str) -> None:
+    """Issue 34 item 1: index_terms cuts a text without CJK in one findall and words with a negated class, not a
+    look-ahead per character; what it keeps is what the rule keeps, CJK or not."""
+    assert index_terms(text) == _terms_by_the_rule(text)
+
+
+def test_a_long_text_keeps_its_first_max_terms_words_with_or_without_cjk() -> None:
+    words = " ".join(f"w{n}" for n in range(MAX_TERMS + 50))
+    assert index_terms(words) == _terms_by_the_rule(words)
+    assert len(index_terms(words).terms) == MAX_TERMS
+    assert index_terms(words + " 数据").terms == index_terms(words).terms  # the cut comes before the CJK

@@ -50,7 +50,11 @@ _CJK_CLASS = (
     "\uf900-\ufaff"  # Han compatibility
     "\U00020000-\U0003134f"  # Han extensions B-G
 )
-_TOKEN = re.compile(rf"(?P<cjk>[{_CJK_CLASS}]+)|(?P<word>(?:(?![{_CJK_CLASS}])[^\W_])+)")
+# A word is a run of letters and digits that are not CJK (a negated class: no look-ahead per character).
+_TOKEN = re.compile(rf"(?P<cjk>[{_CJK_CLASS}]+)|(?P<word>[^\W_{_CJK_CLASS}]+)")
+_ANY_CJK = re.compile(rf"[{_CJK_CLASS}]")
+_WORDS = re.compile(r"[^\W_]+")
+"""Without a CJK character, every token is a word: one ``findall``."""
 
 
 def normalise(text: str) -> str:
@@ -107,15 +111,22 @@ class IndexTerms:
 
 def _tokens(normalised: str) -> Iterator[tuple[str, str]]:
     for match in _TOKEN.finditer(normalised):
-        kind = "cjk" if match.group("cjk") else "word"
-        yield kind, match.group()
+        yield match.lastgroup or "word", match.group()
 
 
 def index_terms(text: str) -> IndexTerms:
-    """The tokens the index keeps for ``text`` (the module docstring has the rule)."""
+    """The tokens the index keeps for ``text`` (the module docstring has the rule).
+
+    Every message stored is indexed on the turn's store thread (a long answer, a tool's output), so a text
+    without CJK, the most common, is cut in one ``findall`` (issue 34 item 1: a 31 KB answer 3.6-4.7 ms -> 1.2)."""
+    normalised = normalise(text)
+    if _ANY_CJK.search(normalised) is None:
+        return IndexTerms(
+            terms=tuple([word[:MAX_TOKEN_CHARS] for word in _WORDS.findall(normalised)[:MAX_TERMS]]), chars=()
+        )
     terms: list[str] = []
     chars: dict[str, None] = {}
-    for kind, token in _tokens(normalise(text)):
+    for kind, token in _tokens(normalised):
         if kind == "word":
             terms.append(token[:MAX_TOKEN_CHARS])
         else:
@@ -231,7 +242,7 @@ def _folded_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(folded), where
 
 
-_WORD_CHAR = re.compile(rf"(?![{_CJK_CLASS}])[^\W_]")
+_WORD_CHAR = re.compile(rf"[^\W_{_CJK_CLASS}]")
 
 
 def _is_word_char(ch: str) -> bool:

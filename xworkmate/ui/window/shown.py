@@ -161,11 +161,16 @@ class ShownLine(QObject):
         self.panes_shown += 1
         previous = self.view
         self.view = view
-        if panes is None and (seen := self.seen.get(view.key)) is not None:
-            self.seen[view.key] = replace(seen, view=view)  # the cached view follows the line's updates
+        if panes is None:
+            self._follow(view)
         for part in self.parts:
             part.show_line(view, previous, panes)
         self._sync_selection()
+
+    def _follow(self, view: LineView) -> None:
+        """The line's remembered read follows its updates (a switch back shows the view as it is now)."""
+        if (seen := self.seen.get(view.key)) is not None:
+            self.seen[view.key] = replace(seen, view=view)
 
     def _shows(self, panes: LinePanes) -> bool:
         """Whether every pane shows exactly ``panes`` now (the view, and the conversation of its line)."""
@@ -276,8 +281,7 @@ class ShownLine(QObject):
             return
         if self.view is not None and same_but_when(self.view, view):
             self.view = view
-            if (seen := self.seen.get(view.key)) is not None:
-                self.seen[view.key] = replace(seen, view=view)
+            self._follow(view)
             return
         self.show_view(view)
 

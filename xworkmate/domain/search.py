@@ -206,8 +206,8 @@ def parse_query(raw: str) -> SearchQuery:
     segments: dict[QuerySegment, None] = {}
     normalised = normalise(raw)
     for match in _TOKEN.finditer(normalised):
-        kind, token = ("cjk" if match.group("cjk") else "word"), match.group()
-        if kind == "word":
+        token = match.group()
+        if match.lastgroup == "word":
             starred = normalised.startswith("*", match.end())
             segment = QuerySegment(kind=SegmentKind.WORD, text=token, prefix=starred)
         elif len(token) == 1:

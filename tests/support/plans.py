@@ -46,15 +46,21 @@ def pg_plan(store: Store, ran: Ran, *, index_scans_only: bool = False) -> list[d
 
     ``index_scans_only``: with sequential scans turned off for it, as a table of a test's size is read
     whole in one go where one of a user's size never is; what is pinned is then the shape the indexes
-    allow (a walk that stops), not the planner's choice for a few thousand rows."""
-    raw = store.engine.raw_connection()
+    allow (a walk that stops), not the planner's choice for a few thousand rows.
+
+    Planned on a connection of the readers' pool, with what its connections are told when they are made
+    (``store.database.PG_READ_RANDOM_PAGE_COST``), inside a transaction rolled back after."""
+    raw = store.engines[1].raw_connection()
     try:
         cursor = raw.cursor()
-        if index_scans_only:
-            cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + ran.statement, ran.parameters)
-        [[document]] = cursor.fetchall()
-        raw.rollback()
+        cursor.execute("BEGIN")
+        try:
+            if index_scans_only:
+                cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + ran.statement, ran.parameters)
+            [[document]] = cursor.fetchall()
+        finally:
+            cursor.execute("ROLLBACK")
     finally:
         raw.close()
     nodes: list[dict[str, Any]] = []

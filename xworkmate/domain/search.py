@@ -230,6 +230,12 @@ def _folded_with_map(text: str) -> tuple[str, list[int]]:
     """``normalise`` character by character, with each folded character's index in ``text``."""
     if text.isascii():
         return text.lower(), list(range(len(text)))
+    if unicodedata.is_normalized("NFKC", text):
+        # Each character is its own NFKC form then, so folding it alone is casefolding it; where none folds
+        # to more than one (casefold never folds to none), the map is the identity: no loop (issue 34 item 2).
+        folded_whole = text.casefold()
+        if len(folded_whole) == len(text):
+            return folded_whole, list(range(len(text)))
     folded: list[str] = []
     where: list[int] = []
     for i, ch in enumerate(text):

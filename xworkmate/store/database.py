@@ -65,6 +65,13 @@ PG_CONNECT_TIMEOUT_S = 5
 PG_PING_IDLE_S = 1.0
 # ERR-3: the advisory lock key that serialises schema upgrades on one PostgreSQL database ("xwmigrat").
 PG_MIGRATION_LOCK = 0x78776D6967726174
+# Issue 34 item 2: what the readers' connections tell the planner a random page read costs. With the
+# default (4.0: a seek of a spinning disk, against 1.0 for the next page) a search for a word in one
+# message of 2,000 among 5,000,000 walked every index entry newest first (115,000 entries read and
+# tested, 43 ms) rather than take the GIN index's 2,574 matches and their pages (4.4 ms): the walk's pages
+# count as sequential. What the app reads is the store's hot part; 1.1 is the figure PostgreSQL's
+# documentation gives for storage where a random read costs about a sequential one.
+PG_READ_RANDOM_PAGE_COST = 1.1
 
 _T = TypeVar("_T")
 
@@ -170,6 +177,18 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
 
 
+def _plan_reads_for_hot_pages(dbapi_connection: Any, _record: Any) -> None:
+    """A new reader connection on PostgreSQL: ``PG_READ_RANDOM_PAGE_COST`` for the session (one statement
+    when the connection is made, none per read); the SQLAlchemy recipe for a session setting on connect."""
+    autocommit = dbapi_connection.autocommit
+    dbapi_connection.autocommit = True
+    try:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET SESSION random_page_cost = {PG_READ_RANDOM_PAGE_COST}")
+    finally:
+        dbapi_connection.autocommit = autocommit
+
+
 def _begin_immediate(connection: Connection) -> None:
     """ERR-3: a SQLite write transaction takes the write lock as it begins (the SQLAlchemy pysqlite recipe).
 
@@ -272,6 +291,8 @@ def create_store_engine(database_url: str, *, autocommit: bool = False) -> Engin
             event.listen(engine, "begin", _begin_immediate)
     elif backend == "postgresql":
         event.listen(engine, "do_connect", _connect_when_server_has_room)
+        if autocommit:
+            event.listen(engine, "connect", _plan_reads_for_hot_pages)
         _ping_when_idle(engine)
     return engine
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from tests.support.plans import captured, pg_plan, rows_read
-from tests.support.search_scale import bulk_messages
+from tests.support.plans import captured, pg_plan, rows_read, sqlite_plan
+from tests.support.search_scale import bulk_messages, say
 from xworkmate.controllers import SessionController
 from xworkmate.domain.search import parse_query
 from xworkmate.domain.viewers import DESKTOP, Viewer
@@ -101,3 +101,31 @@ def test_a_word_in_few_messages_is_read_from_its_matches_not_by_walking_every_ne
     assert found == expected
     if read is not None:
         assert read <= 3 * len(plant), read  # its matches (and their entries), not a walk of 24,000
+
+
+def test_the_title_test_reads_the_folded_titles_index_and_the_lines_it_names_by_key(
+    store: Store, controller: SessionController
+) -> None:
+    """Issue 34 item 2 (0025): which lines' titles may hold what was typed is a substring test of every line;
+    it reads ``ix_threads_title_folded`` (key and folded title), not every row of ``threads`` with its widest
+    columns (4-8 ms at 20,000 lines on SQLite, the largest part of a search there; 1.2 ms on the index).
+    The hits' lines are read by key, and a line both titled and hit comes once."""
+    keys = [controller.lines.create_line(f"Line {n}").thread_id for n in range(60)]
+    titled = controller.lines.create_line("Deploy notes").thread_id
+    say(store, keys[7], "the deploy failed again")
+    say(store, titled, "deploy checklist")
+    with captured(store) as ran:
+        found, threads = SearchRepository(store).find(parse_query("deploy"), viewer=DESKTOP, limit=LIMIT)
+    assert sorted(t.thread_id for t in threads) == sorted([keys[7], titled])
+    assert {m.thread_id for m in found} == {keys[7], titled}
+    [read] = [r for r in ran if "title_folded" in r.statement]
+    if store.engine.dialect.name == "sqlite":
+        plan = sqlite_plan(store, read)
+        assert "SCAN threads USING COVERING INDEX ix_threads_title_folded" in plan, plan
+        assert not [step for step in plan if step == "SCAN threads"], plan
+    else:
+        with store.engines[1].connect() as connection:  # as autovacuum leaves a table: its pages marked all-visible
+            connection.exec_driver_sql("VACUUM (ANALYZE) threads")
+        nodes = pg_plan(store, read, index_scans_only=True)
+        on_threads = [n["Node Type"] for n in nodes if n.get("Relation Name") == "threads"]
+        assert "Seq Scan" not in on_threads and "Index Only Scan" in on_threads, on_threads

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnClause, Connection, Table, and_, column, event, inspect, or_, select, table, text
+from sqlalchemy import ColumnClause, Connection, Table, and_, column, event, inspect, or_, select, table, text, union
 from sqlalchemy.orm import Mapper
 
 from xworkmate.domain.search import SearchQuery, index_terms, searchable_text
@@ -309,22 +309,32 @@ class SearchRepository:
         keys: Iterable[str] | None,
         title_may_match: SearchQuery | None = None,
     ) -> list[FoundThread]:
-        stmt = select(_THREADS.c.thread_id, _THREADS.c.title, _THREADS.c.category, _THREADS.c.archived).where(
-            visible_thread_clause(viewer, _THREADS.c.thread_id)
-        )
+        columns = (_THREADS.c.thread_id, _THREADS.c.title, _THREADS.c.category, _THREADS.c.archived)
+        visible = visible_thread_clause(viewer, _THREADS.c.thread_id)
         wanted = list(dict.fromkeys(keys)) if keys is not None else None
+        stmt: Any
         if title_may_match is not None:
             # A superset of what ``match_spans`` accepts (its quick test: each segment inside the folded
             # title); the caller matches exactly. NULL: not folded yet (a Core bulk insert), so maybe.
+            # Issue 34 item 2: tested on ``ix_threads_title_folded`` alone (0025), not on every row of the
+            # table; the lines it names, and ``keys``, are read by key (a union: with OR, PostgreSQL read the
+            # whole table once more to apply it).
             folded = _THREADS.c.title_folded
-            titled = or_(
-                folded.is_(None), and_(*(folded.contains(s.text, autoescape=True) for s in title_may_match.segments))
+            titled = select(_THREADS.c.thread_id).where(
+                or_(
+                    folded.is_(None),
+                    and_(*(folded.contains(s.text, autoescape=True) for s in title_may_match.segments)),
+                )
             )
-            stmt = stmt.where(or_(titled, _THREADS.c.thread_id.in_(wanted or [])))
-        elif wanted is not None:
-            if not wanted:
-                return []
-            stmt = stmt.where(_THREADS.c.thread_id.in_(wanted))
+            stmt = select(*columns).where(visible, _THREADS.c.thread_id.in_(titled))
+            if wanted:
+                stmt = union(stmt, select(*columns).where(visible, _THREADS.c.thread_id.in_(wanted)))
+        else:
+            stmt = select(*columns).where(visible)
+            if wanted is not None:
+                if not wanted:
+                    return []
+                stmt = stmt.where(_THREADS.c.thread_id.in_(wanted))
         return [FoundThread(**row._mapping) for row in connection.execute(stmt)]
 
     def index_size(self) -> IndexSize:

@@ -110,7 +110,11 @@ class ThreadRow(Base):
     # The current session generation (``thread_sessions.id``); kept by the repositories.
     current_session_id: Mapped[int | None] = mapped_column(BigIntId)
 
-    __table_args__ = (Index("ix_threads_archived_created", "archived", "created_at"),)
+    __table_args__ = (
+        Index("ix_threads_archived_created", "archived", "created_at"),
+        # Issue 34 item 2 (migration 0025): a search tests every line's folded title; it reads this alone.
+        Index("ix_threads_title_folded", "title_folded", "thread_id"),
+    )
 
 
 class ThreadSessionRow(Base):

@@ -28,6 +28,7 @@ from xworkmate.ui.external_watch import ExternalWatch
 from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import PaneLayout
 from xworkmate.ui.lines.needs_you import DraftKeeper, NeedsYou
+from xworkmate.ui.lines.rest_of_lines import read_rest_of_lines
 from xworkmate.ui.lines.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.shell import WINDOW_TITLE, FirstPaint, HeldJobs, WindowShell
@@ -123,7 +124,10 @@ class MainWindow(WindowShell):
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
         lines = first_read.lines if first_read is not None else controller.lines.list_lines(include_archived=True)
-        self.task_model = TaskLineModel(controller, self, lines=lines, attention=controller.attention)  # LOOP-4
+        partial = first_read is not None and not first_read.complete  # issue 34 item 2: the rest once usable
+        self.task_model = TaskLineModel(
+            controller, self, lines=lines, attention=controller.attention, partial=partial
+        )  # LOOP-4
         self.task_proxy = TaskLineFilterModel(self)
         self.task_proxy.setSourceModel(self.task_model)
         self.message_model = MessageListModel(controller, self)
@@ -170,6 +174,22 @@ class MainWindow(WindowShell):
         self.external_watch.start()
         self.cards.dead_turn_timer.start()
         FirstPaint(self.task_line_list.viewport(), self._on_usable)
+        if partial:
+            self.when_usable(self._read_rest_of_lines)
+
+    def _read_rest_of_lines(self) -> None:
+        def done() -> None:
+            self.task_list.sync_selection()
+            self.task_list.on_rows_changed()
+
+        read_rest_of_lines(
+            self.operations,
+            self._controller,
+            self.task_model,
+            self.task_pane.list_view,
+            done=done,
+            failure=self.failure,
+        )
 
     def _build_parts(self) -> None:
         pane, model, live = self.message_pane, self.message_model, self.live

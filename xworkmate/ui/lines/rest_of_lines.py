@@ -1,0 +1,51 @@
+"""The rest of the task lines, after the window can be used (issue 34 item 2: start-up with 20,000 lines keeps
+its ratios).
+
+The window's first read takes a bounded part of the list (``LineController.first_lines``: both ends of it, the
+current line, the lines that need the person, and every line above those), so a start reads, builds and
+paints as much at 20,000 lines as at 40. Once the window can be used, ``read_rest_of_lines`` reads every line
+on the store worker, in order with the operations (so it is newer than every record the list applied before
+it, and older than every one after), and the list takes the lines it lacked in between the rows it holds
+(``TaskLineModel.complete``), the line at its top kept there (``TaskLineListView.keeping_top``).
+
+Until then the list holds those lines only: the text filter and "Show archived" find among them, and a line
+shown from elsewhere (the search palette, a notification) is selected once the rest has come. The "Needs you"
+filter, Ctrl+J and the count in the title are whole from the start (the lines that need the person are read
+first; the count is the attention tracker's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QCoreApplication
+
+from xworkmate.controllers import SessionController
+from xworkmate.domain.threads import ThreadSummary
+from xworkmate.ui.lines.task_lines import TaskLineListView, TaskLineModel
+from xworkmate.ui.operations import StoreOperations
+
+
+def read_rest_of_lines(
+    operations: StoreOperations,
+    controller: SessionController,
+    model: TaskLineModel,
+    view: TaskLineListView,
+    *,
+    done: Callable[[], None],
+    failure: Callable[[str], Callable[[BaseException], None]],
+) -> None:
+    """Read every line on the store worker and complete ``model`` with them (nothing to do when it has them);
+    ``done()`` after, on the GUI thread (the window puts its selection back on the line it shows). A failed
+    read is said as the window says any (``failure(template)``, ERR-1) and leaves the part shown."""
+    if not model.partial:
+        return
+
+    def arrived(lines: list[ThreadSummary]) -> None:
+        if model.partial:  # not reloaded meanwhile (the external watch's "read everything again")
+            view.keeping_top(lambda: model.complete(lines))
+        done()
+
+    # The words the task list already says when its read again fails (``TaskListActions``), in its context.
+    failed = failure(QCoreApplication.translate("TaskListActions", "Could not read the task lines — {error}"))
+    operations.query(lambda: controller.lines.list_lines(include_archived=True), done=arrived, failed=failed)

@@ -37,7 +37,8 @@ def read_rest_of_lines(
 ) -> None:
     """Read every line on the store worker and complete ``model`` with them (nothing to do when it has them);
     ``done()`` after, on the GUI thread (the window puts its selection back on the line it shows). A failed
-    read is said as the window says any (``failure(template)``, ERR-1) and leaves the part shown."""
+    read is said as the window says any (``failure(template)``, ERR-1) and leaves the part shown, the list then
+    taking the lines records bring as a whole list does (a line under one not held shows at the end)."""
     if not model.partial:
         return
 
@@ -47,5 +48,10 @@ def read_rest_of_lines(
         done()
 
     # The words the task list already says when its read again fails (``TaskListActions``), in its context.
-    failed = failure(QCoreApplication.translate("TaskListActions", "Could not read the task lines — {error}"))
+    say = failure(QCoreApplication.translate("TaskListActions", "Could not read the task lines — {error}"))
+
+    def failed(error: BaseException) -> None:
+        model.partial = False  # no rest to wait for: a line a record brings is shown where the list can put it
+        say(error)
+
     operations.query(lambda: controller.lines.list_lines(include_archived=True), done=arrived, failed=failed)

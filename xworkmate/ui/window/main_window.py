@@ -178,9 +178,14 @@ class MainWindow(WindowShell):
             self.when_usable(self._read_rest_of_lines)
 
     def _read_rest_of_lines(self) -> None:
-        def done() -> None:
+        if self.shown.deferred.pending:  # after the start's own after-paint work: the read's worker would take
+            self.shown.after_paint(self._read_rest_of_lines)  # the GIL from it (issue 34 item 2)
+            return
+
+        def done() -> None:  # the shown line may be one that came with the rest: selected, named in the title
             self.task_list.sync_selection()
             self.task_list.on_rows_changed()
+            self.needs_you.show_title()
 
         read_rest_of_lines(
             self.operations,

@@ -18,7 +18,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import Figure, median
 from benchmarks.startup_marks import MARKS_ENV
@@ -336,19 +338,12 @@ def _beside_figures(runs: dict[str, list[Times]]) -> list[Figure]:
     in CPU time (every thread's, to the usable window), which the load disturbs less."""
     stack = runs["stack"]
 
-    def ratios(name: str, column: int) -> list[float]:
-        return [run[column] / reference[column] for run, reference in zip(runs[name], stack, strict=False)]
-
-    def cpu(name: str) -> list[float]:
-        return [run[5]["cpu:usable"] / ref[5]["cpu:usable"] for run, ref in zip(runs[name], stack, strict=False)]
-
-    many, few = ratios("app", 4), ratios("beside", 4)
-    many_cpu, few_cpu = cpu("app"), cpu("beside")
-    gap, spread = median(many) - median(few), max(few) - min(few)
-    cpu_gap, cpu_spread = median(many_cpu) - median(few_cpu), max(few_cpu) - min(few_cpu)
-    return [
-        Figure(
-            name=f"start-up with {SEEDED_LINES:,} lines: usable window / stack panes, beside {BESIDE_LINES:,} lines",
+    def figure(what: str, ratio: Callable[[Times, Times], float], **notes: Any) -> Figure:
+        many = [ratio(run, reference) for run, reference in zip(runs["app"], stack, strict=False)]
+        few = [ratio(run, reference) for run, reference in zip(runs["beside"], stack, strict=False)]
+        gap, spread = median(many) - median(few), max(few) - min(few)
+        return Figure(
+            name=f"start-up with {SEEDED_LINES:,} lines: {what} / stack panes, beside {BESIDE_LINES:,} lines",
             value=median(many),
             unit="x",
             target=f"within noise of the {BESIDE_LINES:,}-line ratio",
@@ -360,26 +355,19 @@ def _beside_figures(runs: dict[str, list[Times]]) -> list[Figure]:
                 "spread_at_beside": spread,
                 "ratios": [round(r, 3) for r in many],
                 "ratios_beside": [round(r, 3) for r in few],
-                "usable_ms": median([run[4] for run in runs["app"]]) * 1000,
-                "usable_beside_ms": median([run[4] for run in runs["beside"]]) * 1000,
-                "load": os.getloadavg()[0],
+                **notes,
             },
+        )
+
+    return [
+        figure(
+            "usable window",
+            lambda run, reference: run[4] / reference[4],
+            usable_ms=median([run[4] for run in runs["app"]]) * 1000,
+            usable_beside_ms=median([run[4] for run in runs["beside"]]) * 1000,
+            load=os.getloadavg()[0],
         ),
-        Figure(
-            name=f"start-up with {SEEDED_LINES:,} lines: CPU to usable / stack panes, beside {BESIDE_LINES:,} lines",
-            value=median(many_cpu),
-            unit="x",
-            target=f"within noise of the {BESIDE_LINES:,}-line ratio",
-            met=cpu_gap <= cpu_spread,
-            reference=median(few_cpu),
-            reference_label=f"x at {BESIDE_LINES:,} lines",
-            notes={
-                "gap": cpu_gap,
-                "spread_at_beside": cpu_spread,
-                "ratios": [round(r, 3) for r in many_cpu],
-                "ratios_beside": [round(r, 3) for r in few_cpu],
-            },
-        ),
+        figure("CPU to usable", lambda run, reference: run[5]["cpu:usable"] / reference[5]["cpu:usable"]),
     ]
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import cast
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMessageBox, QSplitter, QWidget
 
@@ -177,9 +177,14 @@ class MainWindow(WindowShell):
         if partial:
             self.when_usable(self._read_rest_of_lines)
 
-    def _read_rest_of_lines(self) -> None:
-        if self.shown.deferred.pending:  # after the start's own after-paint work: the read's worker would take
-            self.shown.after_paint(self._read_rest_of_lines)  # the GIL from it (issue 34 item 2)
+    def _read_rest_of_lines(self, *, now: bool = False) -> None:
+        # Issue 34 item 2: once the GUI thread is done with the start (the jobs held for the usable window, the
+        # after-paint work): the read's worker would take the GIL from it.
+        if not now:
+            QTimer.singleShot(0, self, lambda: self._read_rest_of_lines(now=True))
+            return
+        if self.shown.deferred.pending:
+            self.shown.after_paint(lambda: self._read_rest_of_lines(now=True))
             return
 
         def done() -> None:  # the shown line may be one that came with the rest: selected, named in the title
@@ -379,7 +384,8 @@ class MainWindow(WindowShell):
     def settling(self) -> bool:
         """Work the window started still to apply: an operation, after-paint work, the start's own (tests wait)."""
         operations, deferred = self.operations.running, self.shown.deferred.pending
-        return bool(operations or deferred or not self._held.released or self.workspace.changes_view_pending)
+        rest = self.task_model.partial  # the rest of the lines to come (issue 34 item 2)
+        return bool(operations or deferred or rest or not self._held.released or self.workspace.changes_view_pending)
 
     def _on_usable(self) -> None:
         self.workspace.build_changes_view()  # once its code has loaded on a worker: the GUI thread is free

@@ -12,6 +12,7 @@ Counted and compared, never timed; a real SQLite file, the real start (``StoreOp
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -246,3 +247,64 @@ def test_the_list_built_before_the_window_is_usable_does_not_grow_with_the_lines
         assert each["usable_selected"] == each["selected"] == each["current"]
         assert each["top"] == each["usable_top"] is not None
         assert each["shown"] == each["unarchived"]
+
+
+def test_a_line_made_or_shown_before_the_rest_comes_is_in_the_list_and_selected_once_it_has(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, settings: Settings
+) -> None:
+    """Operations applied while the list holds a part: a line made (its record finds no place yet) and a switch
+    to a line not held (nothing to select, no filter to clear). The rest, read after them, brings both."""
+    keys, _current, _unarchived = _seed_home(settings, 1_000)
+    old = keys[500]  # neither end of the list, never needed: not held at first
+    failures: list[BaseException] = []
+    attached: list[SessionController] = []
+    windows: list[MainWindow] = []
+    held = threading.Event()
+    made: list[str] = []
+    seen: dict[str, Any] = {}
+
+    def opened() -> SessionController:
+        return SessionController(open_store(settings.effective_database_url), settings)
+
+    def at_usable() -> None:
+        window = windows[0]
+        seen["partial"] = window.task_model.partial
+        seen["held_old"] = window.task_model.row_of(old) is not None
+        held.set()  # the worker goes on: the line made, the switch, then the rest
+
+    def on_attached(controller: SessionController) -> None:
+        attached.append(controller)
+        window = windows[0]
+        window.task_pane.filter_edit.setText("Line")  # a filter the switch must not clear
+        window.operations.query(lambda: held.wait(10), done=lambda _: None, failed=failures.append)
+        window.operations.run(
+            lambda: controller.lines.create_line("Made meanwhile"),
+            done=lambda thread: made.append(thread.thread_id),
+            failed=failures.append,
+        )
+        window.open_line(old)
+        window.when_usable(at_usable)
+
+    window, _opening = shown_opening(
+        qtbot, opening_for(settings, opened, failures), attached=on_attached, failed=lambda _: None
+    )
+    windows.append(window)
+    try:
+        run(loop, wait_until(lambda: bool(made) or bool(failures), timeout=20, what="the line made"))
+        settled(qtbot, window)
+        assert failures == []
+        assert seen == {"partial": True, "held_old": False}
+        assert not window.task_model.partial
+        store = open_store(settings.effective_database_url)
+        try:
+            every = [line.thread_id for line in store.threads.summaries(include_archived=True)]
+        finally:
+            store.close()
+        assert window.task_model.line_keys() == every and made[0] in every and len(every) == len(keys) + 1
+        assert window.shown_key == old == selected_key(window)
+        assert window.task_pane.filter_edit.text() == "Line"
+    finally:
+        held.set()
+        window.close()
+        for controller in attached:
+            controller.close()

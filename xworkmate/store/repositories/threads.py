@@ -68,7 +68,8 @@ _CATEGORY_BY_KEY = select(ThreadRow.category).where(ThreadRow.thread_id == bindp
 _ORDERED = select(*_SUMMARY_COLUMNS, ThreadRow.created_at)
 _OLDEST = _ORDERED.order_by(ThreadRow.created_at, ThreadRow.thread_id)
 _NEWEST = _ORDERED.order_by(ThreadRow.created_at.desc(), ThreadRow.thread_id.desc())
-"""The first list's reads (``first_summaries``): rows with their place in the list's order (``created_at``)."""
+"""The window's first read of its lines (``first_summaries``): rows with their place in the list's order
+(``created_at``, last)."""
 
 FIRST_ROWS = 100
 """How many of the oldest and of the newest lines the window's first read takes (issue 34 item 2): more than a

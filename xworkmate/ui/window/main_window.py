@@ -187,7 +187,9 @@ class MainWindow(WindowShell):
             self.shown.after_paint(lambda: self._read_rest_of_lines(now=True))
             return
 
-        def done() -> None:  # the shown line may be one that came with the rest: selected, named in the title
+        def done() -> None:  # the shown line may be one that came with the rest: revealed, selected, in the title
+            if (key := self.shown.selection_key) is not None:
+                self.task_list.reveal(key)
             self.task_list.sync_selection()
             self.task_list.on_rows_changed()
             self.needs_you.show_title()

@@ -105,6 +105,8 @@ class TaskListActions(QObject):
 
     def reveal(self, key: str) -> None:
         """Make ``key``'s row visible: the text filter, then "Needs you", cleared when they hide it."""
+        if self._model.partial and self._model.row_of(key) is None:
+            return  # not hidden but not read yet (issue 34 item 2): revealed when the rest of the lines come
         if not self.proxy_index_of(key).isValid():
             self._pane.filter_edit.clear()  # a line hidden by the text filter would look lost
             if not self.proxy_index_of(key).isValid():

@@ -187,3 +187,12 @@ def read_first(controller: FirstReads, *, first_page: int) -> FirstRead:
         panes=read_line_panes(controller, controller.lines.current_key, first_page=first_page),
         complete=lines.complete,
     )
+
+
+def window_lines(controller: LineReads, first: FirstRead | None) -> tuple[list[ThreadSummary], bool]:
+    """The lines a window's task list is built with, and whether they are only a part of them (issue 34 item 2:
+    the rest are read once the window can be used): the first read's, else every line, read now (a window
+    built over a controller already open, in tests)."""
+    if first is None:
+        return controller.lines.list_lines(include_archived=True), False
+    return first.lines, not first.complete

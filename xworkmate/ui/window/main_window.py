@@ -13,12 +13,12 @@ from collections.abc import Callable
 from functools import partial
 from typing import cast
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import SessionController, UnknownSessionKeyError
-from xworkmate.controllers.views import FirstRead
+from xworkmate.controllers.views import FirstRead, window_lines
 from xworkmate.ui.agent.live_runs import LiveRuns
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.changes.workspace import WorkspaceFiles, WorkspacePane
@@ -28,7 +28,6 @@ from xworkmate.ui.external_watch import ExternalWatch
 from xworkmate.ui.keyboard import KeyboardSetup
 from xworkmate.ui.layout import PaneLayout
 from xworkmate.ui.lines.needs_you import DraftKeeper, NeedsYou
-from xworkmate.ui.lines.rest_of_lines import read_rest_of_lines
 from xworkmate.ui.lines.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.operations import StoreOperations
 from xworkmate.ui.shell import WINDOW_TITLE, FirstPaint, HeldJobs, WindowShell
@@ -123,11 +122,8 @@ class MainWindow(WindowShell):
         )
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
-        lines = first_read.lines if first_read is not None else controller.lines.list_lines(include_archived=True)
-        partial = first_read is not None and not first_read.complete  # issue 34 item 2: the rest once usable
-        self.task_model = TaskLineModel(
-            controller, self, lines=lines, attention=controller.attention, partial=partial
-        )  # LOOP-4
+        lines, partial = window_lines(controller, first_read)  # LOOP-4; issue 34 item 2: a part, the rest once usable
+        self.task_model = TaskLineModel(controller, self, lines=lines, attention=controller.attention, partial=partial)
         self.task_proxy = TaskLineFilterModel(self)
         self.task_proxy.setSourceModel(self.task_model)
         self.message_model = MessageListModel(controller, self)
@@ -174,34 +170,6 @@ class MainWindow(WindowShell):
         self.external_watch.start()
         self.cards.dead_turn_timer.start()
         FirstPaint(self.task_line_list.viewport(), self._on_usable)
-        if partial:
-            self.when_usable(self._read_rest_of_lines)
-
-    def _read_rest_of_lines(self, *, now: bool = False) -> None:
-        # Issue 34 item 2: once the GUI thread is done with the start (the jobs held for the usable window, the
-        # after-paint work): the read's worker would take the GIL from it.
-        if not now:
-            QTimer.singleShot(0, self, lambda: self._read_rest_of_lines(now=True))
-            return
-        if self.shown.deferred.pending:
-            self.shown.after_paint(lambda: self._read_rest_of_lines(now=True))
-            return
-
-        def done() -> None:  # the shown line may be one that came with the rest: revealed, selected, in the title
-            if (key := self.shown.selection_key) is not None:
-                self.task_list.reveal(key)
-            self.task_list.sync_selection()
-            self.task_list.on_rows_changed()
-            self.needs_you.show_title()
-
-        read_rest_of_lines(
-            self.operations,
-            self._controller,
-            self.task_model,
-            self.task_pane.list_view,
-            done=done,
-            failure=self.failure,
-        )
 
     def _build_parts(self) -> None:
         pane, model, live = self.message_pane, self.message_model, self.live
@@ -385,9 +353,8 @@ class MainWindow(WindowShell):
     @property
     def settling(self) -> bool:
         """Work the window started still to apply: an operation, after-paint work, the start's own (tests wait)."""
-        operations, deferred = self.operations.running, self.shown.deferred.pending
-        rest = self.task_model.partial  # the rest of the lines to come (issue 34 item 2)
-        return bool(operations or deferred or rest or not self._held.released or self.workspace.changes_view_pending)
+        operations, deferred = self.operations.running, self.shown.deferred.pending or self.task_model.partial
+        return bool(operations or deferred or not self._held.released or self.workspace.changes_view_pending)
 
     def _on_usable(self) -> None:
         self.workspace.build_changes_view()  # once its code has loaded on a worker: the GUI thread is free

@@ -5,6 +5,8 @@ keeps its ratios), beside the plain SQLAlchemy Core read of the same rows in the
 Three reads of the same 20,000 rows (tasks under lines, categories, archived lines), repeated and interleaved:
 the plain Core fetch of the columns (the reference: no summary built), the read as it is, and the read as it
 was before issue 34 item 2 (an ORM session, a validated ``ThreadSummary`` a row; kept here as the "before").
+Also the window's first read of its lines (``first_summaries``: both ends of the list, a line in the middle and
+the lines above it), beside the read of every line.
 Figures: CPU time (``time.process_time``, the machine is shared) as a ratio to the Core fetch, with the cycle collector
 off as in the window (and, in the notes, on), on SQLite, and on
 PostgreSQL when ``XW_BENCH_PG_URL`` names a server database to create a scratch database in. Also
@@ -84,7 +86,10 @@ def _reads(store: Store) -> dict[str, float]:
     def now() -> object:
         return store.threads.summaries(include_archived=True)
 
-    reads: dict[str, Callable[[], object]] = {"core": core, "before": before, "summaries": now}
+    def first() -> object:  # the window's first read of its lines (issue 34 item 2): a bounded part of them
+        return store.threads.first_summaries([f"bench-{LINES // 2:06d}"])
+
+    reads: dict[str, Callable[[], object]] = {"core": core, "before": before, "summaries": now, "first": first}
     times: dict[str, list[float]] = {name: [] for name in reads}
     for read in reads.values():
         read()  # compiled and cached, as after the first read of a process
@@ -115,7 +120,18 @@ def _figures(database: str, measured: dict[str, float], collected: dict[str, flo
         "with_collector_before_over_core": collected["before"] / collected["core"],
         "load": os.getloadavg()[0],
     }
+    first_ratio = measured["first"] / measured["summaries"]
     return [
+        Figure(
+            name=f"window's first lines, {LINES:,} lines ({database}): CPU / the read of every line (median)",
+            value=first_ratio,
+            unit="x",
+            target="(bounded: the same rows at any size)",
+            met=True,
+            reference=measured["summaries"] * 1000,
+            reference_label="ms CPU every line",
+            notes={"first_cpu_ms": measured["first"] * 1000, "load": os.getloadavg()[0]},
+        ),
         Figure(
             name=f"line list read, {LINES:,} lines ({database}): CPU / plain Core fetch of its rows (median)",
             value=ratio,
@@ -125,7 +141,7 @@ def _figures(database: str, measured: dict[str, float], collected: dict[str, flo
             reference=core * 1000,
             reference_label="ms CPU Core fetch",
             notes=notes,
-        )
+        ),
     ]
 
 

@@ -18,7 +18,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import Figure, median
 from benchmarks.startup_marks import MARKS_ENV
@@ -76,9 +78,13 @@ def _time(cmd: list[str], env: dict[str, str]) -> Times:
 # XW_BENCH_STARTUP_LINES=20000 is issue 34 item 2's start-up with 20,000 lines (the same ratios).
 SEEDED_LINES = int(os.environ.get("XW_BENCH_STARTUP_LINES", "40"))
 SEEDED_MESSAGES = 20
+BESIDE_LINES = int(os.environ.get("XW_BENCH_STARTUP_BESIDE", "0"))
+"""Issue 34 item 2: with ``XW_BENCH_STARTUP_BESIDE=40`` (and ``XW_BENCH_STARTUP_LINES=20000``) the app also
+starts over a second home of that many lines, in the same interleaved runs, and a figure compares the two
+usable-window ratios (the same reference, the same load): "start-up with 20,000 lines keeps its ratios"."""
 
 
-def _seed_lines(home: Path) -> None:
+def _seed_lines(home: Path, lines: int = SEEDED_LINES) -> None:
     from benchmarks.common import seed
     from xworkmate.settings import Settings
     from xworkmate.store import open_store
@@ -86,7 +92,7 @@ def _seed_lines(home: Path) -> None:
     settings = Settings(home=home, database_url=None, workspace_root=None)
     store = open_store(settings.effective_database_url)
     try:
-        seed(store, settings, lines=SEEDED_LINES, messages_per_line=SEEDED_MESSAGES)
+        seed(store, settings, lines=lines, messages_per_line=SEEDED_MESSAGES)
     finally:
         store.close()
 
@@ -102,16 +108,23 @@ def _compile_bytecode() -> None:
 def run() -> list[Figure]:
     _compile_bytecode()
     here = Path(__file__).parent
-    with tempfile.TemporaryDirectory(prefix="xw-bench-start-") as home:
+    with (
+        tempfile.TemporaryDirectory(prefix="xw-bench-start-") as home,
+        tempfile.TemporaryDirectory(prefix="xw-bench-start-beside-") as beside_home,
+    ):
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XWORKMATE_HOME": home}
         env.pop("XWORKMATE_DATABASE_URL", None)
+        beside_env = {**env, "XWORKMATE_HOME": beside_home} if BESIDE_LINES else None
         # The smoke test as the command runs it, with the paint marks on (app_startup.py).
         app_cmd = [sys.executable, str(here / "app_startup.py")]
         bare_cmd = [sys.executable, str(here / "bare_panes.py")]
         stack_cmd = [sys.executable, str(here / "bare_stack.py")]
         _time(app_cmd, env)  # first run migrates the new database; not counted
         _seed_lines(Path(home))
-        runs: dict[str, list[Times]] = {"app": [], "bare": [], "stack": [], "baseline": []}
+        if beside_env is not None:
+            _time(app_cmd, beside_env)
+            _seed_lines(Path(beside_home), BESIDE_LINES)
+        runs: dict[str, list[Times]] = {"app": [], "bare": [], "stack": [], "baseline": [], "beside": []}
         baseline = os.environ.get(BASELINE_ENV)
         baseline_env = {**env, "PYTHONPATH": baseline} if baseline else None
         if baseline:
@@ -119,7 +132,11 @@ def run() -> list[Figure]:
         for number in range(RUNS):  # interleaved, so drift hits all alike; app and baseline take turns going first
             if baseline_env is not None and number % 2:
                 runs["baseline"].append(_time(app_cmd, baseline_env))
+            if beside_env is not None and number % 2:
+                runs["beside"].append(_time(app_cmd, beside_env))
             runs["app"].append(_time(app_cmd, env))
+            if beside_env is not None and not number % 2:
+                runs["beside"].append(_time(app_cmd, beside_env))
             if baseline_env is not None and not number % 2:
                 runs["baseline"].append(_time(app_cmd, baseline_env))
             runs["bare"].append(_time(bare_cmd, env))
@@ -230,6 +247,7 @@ def run() -> list[Figure]:
                 ),
             },
         ),
+        *(_beside_figures(runs) if runs["beside"] else []),
         *_phase_figures(app_phases, bare_phases, stack_phases, app, bare, stack),
         *(
             _phase_figures(
@@ -310,6 +328,46 @@ def _import_figures(env: dict[str, str], baseline_env: dict[str, str] | None = N
         )
         for name, seconds in sorted(app.items(), key=lambda item: -item[1])
         if seconds >= 0.002 or name in stack
+    ]
+
+
+def _beside_figures(runs: dict[str, list[Times]]) -> list[Figure]:
+    """Issue 34 item 2: the usable window's ratio to the stack reference at ``SEEDED_LINES`` lines beside the same
+    ratio at ``BESIDE_LINES`` lines, from the same interleaved runs (each run's ratio to the reference run next
+    to it); "within noise" is a gap no wider than the spread of the ratios at ``BESIDE_LINES`` lines. The same
+    in CPU time (every thread's, to the usable window), which the load disturbs less."""
+    stack = runs["stack"]
+
+    def figure(what: str, ratio: Callable[[Times, Times], float], **notes: Any) -> Figure:
+        many = [ratio(run, reference) for run, reference in zip(runs["app"], stack, strict=False)]
+        few = [ratio(run, reference) for run, reference in zip(runs["beside"], stack, strict=False)]
+        gap, spread = median(many) - median(few), max(few) - min(few)
+        return Figure(
+            name=f"start-up with {SEEDED_LINES:,} lines: {what} / stack panes, beside {BESIDE_LINES:,} lines",
+            value=median(many),
+            unit="x",
+            target=f"within noise of the {BESIDE_LINES:,}-line ratio",
+            met=gap <= spread,
+            reference=median(few),
+            reference_label=f"x at {BESIDE_LINES:,} lines",
+            notes={
+                "gap": gap,
+                "spread_at_beside": spread,
+                "ratios": [round(r, 3) for r in many],
+                "ratios_beside": [round(r, 3) for r in few],
+                **notes,
+            },
+        )
+
+    return [
+        figure(
+            "usable window",
+            lambda run, reference: run[4] / reference[4],
+            usable_ms=median([run[4] for run in runs["app"]]) * 1000,
+            usable_beside_ms=median([run[4] for run in runs["beside"]]) * 1000,
+            load=os.getloadavg()[0],
+        ),
+        figure("CPU to usable", lambda run, reference: run[5]["cpu:usable"] / reference[5]["cpu:usable"]),
     ]
 
 

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from xworkmate.domain.viewers import DESKTOP
 from xworkmate.store.folders import new_line_folder
 from xworkmate.store.repositories import utcnow
 from xworkmate.store.repositories.line_panes import LinePanesRows, line_panes_read
+from xworkmate.store.repositories.threads import FirstLines
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +115,12 @@ class LineController:
 
     def list_lines(self, *, include_archived: bool = False) -> list[ThreadSummary]:
         return self._ctx.store.threads.summaries(include_archived=include_archived)
+
+    def first_lines(self, wanted: Iterable[str] = ()) -> FirstLines:
+        """The lines a window is built with before the rest (issue 34 item 2), archived too: a bounded part of
+        ``list_lines(include_archived=True)`` holding both ends of the list, the current line and ``wanted``
+        (the lines that need the person), with every line above them; all of it when the list is short."""
+        return self._ctx.store.threads.first_summaries([self._current_key, *wanted])
 
     def state_of(self, thread: TaskThread) -> LineState:
         """ISO-4 for one line, its reason included; the folder checked thoroughly (SBX-3: its real path too)."""

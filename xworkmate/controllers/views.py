@@ -141,6 +141,12 @@ class ProviderReads(Protocol):
     def records(self) -> list[ProviderRecord]: ...
 
 
+class Inbox(Protocol):
+    """The part of ``SessionController.attention`` (``attention.AttentionTracker``) read here."""
+
+    def inbox(self) -> list[str]: ...
+
+
 class FirstReads(LineReads, Protocol):
     """What a window's first read asks of ``SessionController`` besides ``LineReads``."""
 
@@ -148,7 +154,7 @@ class FirstReads(LineReads, Protocol):
     def providers(self) -> ProviderReads: ...
 
     @property
-    def attention(self) -> object: ...
+    def attention(self) -> Inbox: ...
 
 
 @dataclass(frozen=True)
@@ -161,16 +167,32 @@ class FirstRead:
     lines: list[ThreadSummary]
     providers: list[ProviderRecord]
     panes: LinePanes
+    complete: bool = True
+    """``lines`` are every line; else a part of them (``LineController.first_lines``), the rest read once the
+    window can be used (issue 34 item 2)."""
 
 
 def read_first(controller: FirstReads, *, first_page: int) -> FirstRead:
     """The window's first read, on the calling (worker) thread. It also builds the attention tracker, which
-    reads what each line last showed, so the window finds it ready."""
-    first = FirstRead(
+    reads what each line last showed, so the window finds it ready.
+
+    Issue 34 item 2: the lines are a bounded part of the list (``LineController.first_lines``: its ends, the
+    current line, the lines that need the person), so the start reads as much at 20,000 lines as at 40."""
+    attention = controller.attention
+    lines = controller.lines.first_lines(attention.inbox())
+    return FirstRead(
         ui_states=controller.lines.ui_states(),
-        lines=controller.lines.list_lines(include_archived=True),
+        lines=lines.lines,
         providers=controller.providers.records(),
         panes=read_line_panes(controller, controller.lines.current_key, first_page=first_page),
+        complete=lines.complete,
     )
-    _ = controller.attention
-    return first
+
+
+def window_lines(controller: LineReads, first: FirstRead | None) -> tuple[list[ThreadSummary], bool]:
+    """The lines a window's task list is built with, and whether they are only a part of them (issue 34 item 2:
+    the rest are read once the window can be used): the first read's, else every line, read now (a window
+    built over a controller already open, in tests)."""
+    if first is None:
+        return controller.lines.list_lines(include_archived=True), False
+    return first.lines, not first.complete

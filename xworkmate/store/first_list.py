@@ -31,8 +31,10 @@ SQLITE_PREFIXES = ("sqlite:///", "sqlite+pysqlite:///")
 BUSY_TIMEOUT_S = 0.25
 """How long the read waits for another process's write lock before it gives up (WAL readers rarely wait)."""
 
-FIRST_LIST_ROWS = 5_000
-"""The most lines the first list reads; the store's own list, a moment later, has them all."""
+FIRST_LIST_ROWS = 500
+"""The most lines the first list reads: screenfuls to read while the rest loads, not the whole list (issue 34
+item 2: 5,000 rows cost its thread 13 ms at 20,000 lines, taken from the GUI thread's import of the stack); the
+window's own list follows a moment later."""
 READ_BUDGET_S = 2.0
 """The longest the whole read may take: past it SQLite interrupts the query and the read gives ``None``
 (a crafted file, e.g. ``threads`` as an endless recursive view, cannot keep a core busy)."""
@@ -127,7 +129,7 @@ def read_first(path: Path, value_prefix: str) -> FirstRead | None:
         if revision != [(head,)]:
             return None
         kinds = _KINDS
-        line = FirstLine  # positional, in FIRST_LIST_COLUMNS' order: 5,000 rows read while the stack loads
+        line = FirstLine  # positional, in FIRST_LIST_COLUMNS' order: read while the stack loads
         lines = [
             line(
                 str(key),

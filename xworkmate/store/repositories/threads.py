@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import (
+    Connection,
+    Row,
+    Select,
     bindparam,
     func,
     select,
@@ -46,6 +49,7 @@ from xworkmate.store.repositories.records import (
     CategoryConflictError,
     SessionGeneration,
     ThreadLabels,
+    _aware,
     _generation_from_row,
     _labels_from_row,
     _thread_from_row,
@@ -61,6 +65,27 @@ _SUMMARIES = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.
 _LISTED_SUMMARIES = _SUMMARIES.where(ThreadRow.archived.is_(False))
 _CATEGORY_BY_KEY = select(ThreadRow.category).where(ThreadRow.thread_id == bindparam("key"))
 """Built once: the list's reads (every line; the ones not archived), a reader's category as it is now."""
+_ORDERED = select(*_SUMMARY_COLUMNS, ThreadRow.created_at)
+_OLDEST = _ORDERED.order_by(ThreadRow.created_at, ThreadRow.thread_id)
+_NEWEST = _ORDERED.order_by(ThreadRow.created_at.desc(), ThreadRow.thread_id.desc())
+"""The window's first read of its lines (``first_summaries``): rows with their place in the list's order
+(``created_at``, last)."""
+
+FIRST_ROWS = 100
+"""How many of the oldest and of the newest lines the window's first read takes (issue 34 item 2): more than a
+screenful at either end of the list, whichever the current line shows."""
+FIRST_TASK_ROWS = 1_000
+"""The most tasks (and tasks of tasks) of those oldest lines the first read adds, so the top of the list is
+whole: a line's tasks sit right under it, however late they came."""
+
+
+class FirstLines(NamedTuple):
+    """The lines the window is first built with (``ThreadRepository.first_summaries``), in the list's order, and
+    whether they are every line (else the rest follow: ``summaries``)."""
+
+    lines: list[ThreadSummary]
+    complete: bool
+
 
 _Model = TypeVar("_Model", bound=BaseModel)
 _SUMMARY_SET = set(ThreadSummary.model_fields)
@@ -137,6 +162,17 @@ def _summaries_from(rows: Sequence[Sequence[Any]]) -> list[ThreadSummary]:
     ]
 
 
+def _ends(connection: Connection, order: Select[Any], rows: int) -> list[Row[Any]]:
+    """The first ``rows`` rows in ``order`` (``_OLDEST``, ``_NEWEST``), read as two walks of the index on
+    (``archived``, ``created_at``), one per value, merged: one ordered walk of the table reads every row."""
+    got = [
+        *connection.execute(order.where(ThreadRow.archived.is_(False)).limit(rows)),
+        *connection.execute(order.where(ThreadRow.archived.is_(True)).limit(rows)),
+    ]
+    got.sort(key=lambda row: (_aware(row[-1]), row[0]), reverse=order is _NEWEST)
+    return got[:rows]
+
+
 class ThreadRepository:
     def __init__(self, store: Sessions) -> None:
         self._store = store
@@ -189,6 +225,36 @@ class ThreadRepository:
         with self._store.connect() as connection:
             rows = connection.execute(_SUMMARIES if include_archived else _LISTED_SUMMARIES).all()
         return _summaries_from(rows)
+
+    def first_summaries(self, wanted: Iterable[str] = (), *, rows: int = FIRST_ROWS) -> FirstLines:
+        """The lines a window shows first (issue 34 item 2), archived too, in ``summaries``' order: every line
+        when there are at most ``rows``; else the ``rows`` oldest with their tasks (at most ``FIRST_TASK_ROWS``,
+        level by level), the ``rows`` newest, the ``wanted`` ones (the current line, the ones that need the
+        person), and every line above one of these in the tree. So they are a part of the list closed upwards:
+        in tree order they keep the order and depth they have in the whole list, and the rest only ever come
+        between them (``TaskLineModel.complete``). A bounded number of reads and rows, whatever the list's size."""
+        with self._store.connect() as connection:
+            oldest = _ends(connection, _OLDEST, rows + 1)
+            if len(oldest) <= rows:
+                return FirstLines(_summaries_from([row[:-1] for row in oldest]), complete=True)
+            found: dict[str, Any] = {row[0]: row for row in oldest[:rows]}
+            level = list(found)
+            budget = FIRST_TASK_ROWS
+            while level and budget > 0:  # the oldest lines' tasks, level by level, oldest first
+                under = connection.execute(_OLDEST.where(ThreadRow.parent_key.in_(level)).limit(budget)).all()
+                level = [row[0] for row in under if row[0] not in found]
+                found.update((row[0], row) for row in under)
+                budget -= len(under)
+            found.update((row[0], row) for row in _ends(connection, _NEWEST, rows))
+            # The wanted lines, and every line above one found: ``found`` only grows, so a cycle ends too.
+            missing = {key for key in wanted if key not in found}
+            missing.update(row[3] for row in found.values() if row[3] is not None and row[3] not in found)
+            while missing:
+                got = connection.execute(_ORDERED.where(ThreadRow.thread_id.in_(sorted(missing)))).all()
+                found.update((row[0], row) for row in got)
+                missing = {row[3] for row in got if row[3] is not None and row[3] not in found}
+        ordered = sorted(found.values(), key=lambda row: (_aware(row[-1]), row[0]))
+        return FirstLines(_summaries_from([row[:-1] for row in ordered]), complete=False)
 
     def summaries_for(
         self, viewer: Viewer, *, include_archived: bool = False

@@ -224,8 +224,10 @@ class TaskLineModel(QAbstractListModel):
         *,
         lines: Sequence[LineSummary],
         attention: _AttentionSource,
+        partial: bool = False,
     ) -> None:
-        """``lines``: every line (archived too), read already (on a worker, issue 19 item 7; LOOP-4).
+        """``lines``: every line (archived too), read already (on a worker, issue 19 item 7; LOOP-4); with
+        ``partial``, only a part of them closed upwards (``LineController.first_lines``), until ``complete``.
         ``attention``: the controller's tracker (``SessionController.attention``, built with the first read).
         ``FirstLook`` and its ``FirstLine`` rows: the first list, before the store opens (``ui/lines/first_list``).
         ``controller``: only a line's status is asked of it, which reads no store."""
@@ -236,6 +238,9 @@ class TaskLineModel(QAbstractListModel):
         self._depths: list[int] = []
         self._rows: dict[str, int] = {}
         self._status: dict[str, ThreadStatus] = {}
+        self.partial = partial
+        """Only some of the lines are held yet (issue 34 item 2): a record about another line is left to
+        ``complete``, which brings every line as read after it."""
         self._set_lines(lines)
 
     def _set_lines(self, lines: Sequence[LineSummary]) -> None:
@@ -430,6 +435,8 @@ class TaskLineModel(QAbstractListModel):
         if key in self._rows:
             self.refresh_line(key, summary)
             return
+        if self.partial:  # its place is among lines not held yet: ``complete`` brings it, read after this
+            return
         parent_row = self._rows.get(summary.parent_key) if summary.parent_key else None
         if parent_row is None:
             row, depth = len(self._lines), 0
@@ -469,10 +476,52 @@ class TaskLineModel(QAbstractListModel):
         index = self.index(row, 0)
         self.dataChanged.emit(index, index, [STATUS_ROLE, BADGE_ROLE, int(Qt.ItemDataRole.ToolTipRole)])
 
+    def complete(self, lines: Sequence[LineSummary]) -> None:
+        """Every line, read after the part the model was built with (issue 34 item 2): the lines not held come
+        in between as rows inserted (a run of rows at a time, from the bottom up), the ones held are shown
+        as read now; no row held moves, so the selection and what the list shows stay where they are.
+
+        The part held is closed upwards (``first_lines``), so in tree order its lines keep their order and
+        depth among all of them; should they not (a line gone, moved meanwhile), the list is ``reload``ed."""
+        ordered, depths = _tree_order(list(lines))
+        held = self._rows
+        at = [row for row, line in enumerate(ordered) if line.thread_id in held]
+        if len(at) != len(held) or any(
+            self._lines[mine].thread_id != ordered[row].thread_id
+            or self._lines[mine].parent_key != ordered[row].parent_key
+            or self._depths[mine] != depths[row]
+            for mine, row in enumerate(at)
+        ):
+            self.partial = False
+            self.reload(lines)
+            return
+        self.partial = False
+        for mine, row in enumerate(at):  # the lines held, as read now
+            if self._lines[mine] != ordered[row]:
+                self.refresh_line(ordered[row].thread_id, ordered[row])
+        # The runs of lines not held, each before the line held at ``mine`` (``len(at)``: after the last).
+        runs: list[tuple[int, int, int]] = []  # (model row, first, end) in ``ordered``
+        start = 0
+        for mine, row in enumerate([*at, len(ordered)]):
+            if row > start:
+                runs.append((mine, start, row))
+            start = row + 1
+        # Bottom up: the rows above a run keep their numbers while it is inserted, and ``row_of`` answers for
+        # them and for the run's own lines; the rows below it are numbered again once all are in (one pass).
+        for mine, first, end in reversed(runs):
+            self.beginInsertRows(QModelIndex(), mine, mine + end - first - 1)
+            self._lines[mine:mine] = ordered[first:end]
+            self._depths[mine:mine] = depths[first:end]
+            self._rows.update((line.thread_id, row) for row, line in enumerate(ordered[first:end], mine))
+            self.endInsertRows()
+        if runs:
+            self._rows = {line.thread_id: row for row, line in enumerate(self._lines)}
+
     def reload(self, lines: Sequence[LineSummary]) -> None:
         """Show every line again from ``lines``, read off the GUI thread (issue 19; an explicit refresh, never
         a switch)."""
         self.beginResetModel()
+        self.partial = False
         self._set_lines(lines)
         self._status.clear()
         self.endResetModel()
@@ -503,7 +552,7 @@ class _ShownRows(QAbstractListModel):
         self,
         lines: TaskLineModel,
         accepts: Callable[[int], bool],
-        shown_rows: Callable[[], list[int]],
+        shown_rows: Callable[..., list[int]],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -622,7 +671,19 @@ class _ShownRows(QAbstractListModel):
         count = last - first + 1
         at = bisect_left(self._rows, first)
         self._rows[at:] = [row + count for row in self._rows[at:]]  # the same lines, moved down
-        self.filter_again(range(first, last + 1))
+        if count == 1:
+            self.filter_again([first])
+            return
+        # Many rows at once (the rest of the lines, issue 34 item 2): the filter decides them in one pass. Each
+        # inserted line's tasks are among them (a line's subtree is contiguous, and a line held is never under
+        # one that comes), so the rule over the run is the rule over each; their dispatchers held are above it.
+        shown = self._shown_rows(first, last + 1)
+        if shown:
+            self.beginInsertRows(QModelIndex(), at, at + len(shown) - 1)
+            self._rows[at:at] = shown
+            self.endInsertRows()
+        for line_row in self._dispatchers(first):
+            self._show(line_row, self._accepts(line_row))
 
     def _on_rows_about_to_be_removed(self, parent: QModelIndex, first: int, last: int) -> None:
         if parent.isValid():
@@ -926,6 +987,25 @@ class TaskLineListView(QListView):
     fonts and colours looked up once. States follow ``QListView``: selected,
     focus on the current row while the list has focus, hover under the mouse.
     """
+
+    def keeping_top(self, change: Callable[[], None]) -> None:
+        """``change()`` the list's rows (the rest of the lines come in, issue 34 item 2) with the line at the top
+        of the list kept there, and so every line shown below it that stays: rows that come above it do not
+        push what the person sees down."""
+        top = self.indexAt(QPoint(0, 0))
+        key = top.data(KEY_ROLE) if top.isValid() else None
+        offset = self.visualRect(top).top() if top.isValid() else 0
+        change()
+        proxy = self.model()
+        if key is None or not isinstance(proxy, TaskLineFilterModel) or (lines := proxy.lines_model()) is None:
+            return
+        row = lines.row_of(key)
+        index = proxy.mapFromSource(lines.index(row, 0)) if row is not None else QModelIndex()
+        if index.isValid():
+            self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)
+            bar = self.verticalScrollBar()
+            if offset and self.verticalScrollMode() is QAbstractItemView.ScrollMode.ScrollPerPixel:
+                bar.setValue(bar.value() - offset)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         proxy = self.model()

@@ -18,7 +18,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMessageBox, QSplitter, QWidget
 
 from xworkmate.controllers import SessionController, UnknownSessionKeyError
-from xworkmate.controllers.views import FirstRead
+from xworkmate.controllers.views import FirstRead, window_lines
 from xworkmate.ui.agent.live_runs import LiveRuns
 from xworkmate.ui.bridge import ControllerBridge
 from xworkmate.ui.changes.workspace import WorkspaceFiles, WorkspacePane
@@ -122,8 +122,8 @@ class MainWindow(WindowShell):
         )
         self.bridge = ControllerBridge(controller, self)
         self.live = LiveRuns(self)
-        lines = first_read.lines if first_read is not None else controller.lines.list_lines(include_archived=True)
-        self.task_model = TaskLineModel(controller, self, lines=lines, attention=controller.attention)  # LOOP-4
+        lines, partial = window_lines(controller, first_read)  # LOOP-4; issue 34 item 2: a part, the rest once usable
+        self.task_model = TaskLineModel(controller, self, lines=lines, attention=controller.attention, partial=partial)
         self.task_proxy = TaskLineFilterModel(self)
         self.task_proxy.setSourceModel(self.task_model)
         self.message_model = MessageListModel(controller, self)
@@ -353,7 +353,7 @@ class MainWindow(WindowShell):
     @property
     def settling(self) -> bool:
         """Work the window started still to apply: an operation, after-paint work, the start's own (tests wait)."""
-        operations, deferred = self.operations.running, self.shown.deferred.pending
+        operations, deferred = self.operations.running, self.shown.deferred.pending or self.task_model.partial
         return bool(operations or deferred or not self._held.released or self.workspace.changes_view_pending)
 
     def _on_usable(self) -> None:

@@ -27,6 +27,7 @@ from xworkmate.domain.threads import TaskThread, ThreadSummary, WorkspaceKind
 from xworkmate.ui.dialogs import CategoryChooser, CategoryDialog, TitleChooser, TitleDialog
 from xworkmate.ui.icons import ButtonIcons
 from xworkmate.ui.lines.needs_you import NeedsYou
+from xworkmate.ui.lines.rest_of_lines import read_rest_when_usable
 from xworkmate.ui.lines.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.lines.worktree_lines import WorktreeLineFlow
 from xworkmate.ui.window.services import WindowServices
@@ -69,6 +70,7 @@ class TaskListActions(QObject):
         self.worktree_lines = WorktreeLineFlow(
             window.window(), window.controller, show_error=window.show_error, created=self._made_to_type_in
         )
+        read_rest_when_usable(window, model, self._list, done=self._rest_came)  # issue 34 item 2
 
     # -- the selection -----------------------------------------------------
 
@@ -103,8 +105,18 @@ class TaskListActions(QObject):
             elif selection.hasSelection() or selection.currentIndex().isValid():
                 selection.clear()
 
+    def _rest_came(self) -> None:
+        """The rest of the lines are in: the shown line may be one of them, so revealed, selected, named."""
+        if (key := self._wanted_key()) is not None:
+            self.reveal(key)
+        self.sync_selection()
+        self.on_rows_changed()
+        self._needs_you.show_title()
+
     def reveal(self, key: str) -> None:
         """Make ``key``'s row visible: the text filter, then "Needs you", cleared when they hide it."""
+        if self._model.partial and self._model.row_of(key) is None:
+            return  # not hidden but not read yet (issue 34 item 2): revealed when the rest of the lines come
         if not self.proxy_index_of(key).isValid():
             self._pane.filter_edit.clear()  # a line hidden by the text filter would look lost
             if not self.proxy_index_of(key).isValid():

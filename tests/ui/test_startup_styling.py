@@ -65,7 +65,7 @@ def test_building_the_window_styles_each_widget_about_once_where_it_stays(
     widgets = len(window.findChildren(QWidget))
     assert widgets > 150  # the whole window: the counts below are per widget of it
     # Bottom up: 871 StyleChange events and 446 restyles of polished widgets for 217 widgets (4.0 and 2.1 each).
-    assert restyles.styled <= 1.5 * widgets, f"{restyles.styled} style changes for {widgets} widgets"
+    assert restyles.styled <= 1.6 * widgets, f"{restyles.styled} style changes for {widgets} widgets"
     assert len(restyles.repolished) <= widgets // 4, f"{len(restyles.repolished)} restyles for {widgets} widgets"
 
 

@@ -237,7 +237,10 @@ class MessagePane(QWidget):
         self.stack = QStackedWidget(self)
         self.stack.setObjectName("messageStack")
         layout.addWidget(self.stack, 1)
-        self.message_list = MessageListView(self.stack)
+        # Made on its own, at a top-level window's default size, as before: until the layout gives it its own,
+        # that is the height the first page of a line opened meanwhile is measured on (``rows_to_fill``); a
+        # child's default (100x30) would read the fewest rows and then a whole page more once it is laid out.
+        self.message_list = MessageListView()
         self.message_list.setModel(model)
         self.stack.addWidget(self.message_list)
         self.empty_label = QLabel(QCoreApplication.translate("MessagePane", EMPTY_CONVERSATION_TEXT))

@@ -4,14 +4,17 @@ Every ``@dataclass`` has its ``__init__``, ``__repr__``, ``__eq__`` (and, frozen
 ``__delattr__``, ``__hash__``) written as Python source and compiled at import (``dataclasses._create_fn``:
 ``exec`` of a string), every string annotation pydantic and SQLAlchemy read becomes a
 ``typing.ForwardRef``, which compiles it, and SQLAlchemy compiles the functions it generates as it loads
-(``util.langhelpers.exec_code_in_env``, ~200). Over the window's code that is some 700 functions and 1,400
-annotations, ~10% of a start's CPU, compiled again at every start to the same code. Like the ``.pyc``
+(``util.langhelpers.exec_code_in_env``, ~200); every ``namedtuple`` has its ``__new__`` written and
+``eval``-ed, SQLAlchemy ``eval``s each string annotation of a mapped class (``util.typing.eval_expression``,
+~250 for the store's tables) and ``typing_inspection`` writes its checks as source. Over the window's code that
+is some 700 functions and 1,700 expressions, ~10% of a start's CPU, compiled again at every start to the same
+code. Like the ``.pyc``
 files beside our modules, this keeps what was compiled (``marshal``, keyed by the source text) in
 ``<home>/cache`` and, at the next start, hands it to ``exec``/``compile``'s callers instead of compiling:
 the functions and references made from it are the ones the source would make.
 
-``install(home)`` puts the hooks in place (the names ``exec`` in ``dataclasses`` and ``compile`` in
-``typing`` and in SQLAlchemy's ``util.langhelpers``, which shadow the builtins for those modules only); the
+``install(home)`` puts the hooks in place (the names ``exec`` in ``dataclasses``, ``compile`` in ``typing``, and
+the names of ``SHADOWED``, which shadow the builtins for those modules only); the
 file is read at the first use; what was compiled anew is written when the process ends. A file of another
 Python (``importlib.util.MAGIC_NUMBER``), one that cannot be read, or one that another user or group could
 have written is ignored and replaced.
@@ -38,12 +41,18 @@ from typing import Any
 
 CACHE_FOLDER = "cache"
 FILE_NAME = f"compiled-2-{sys.implementation.cache_tag}.marshal"
-SHADOWED_COMPILE = ("sqlalchemy.util.langhelpers",)
-"""Modules whose own ``compile`` calls (of the functions SQLAlchemy generates as it loads) go through the cache."""
+SHADOWED: dict[str, tuple[str, ...]] = {
+    "sqlalchemy.util.langhelpers": ("compile", "exec"),  # the functions SQLAlchemy generates as it loads
+    "sqlalchemy.util.typing": ("eval",),  # the string annotations of mapped classes (``Mapped["..."]``)
+    "collections": ("eval",),  # each namedtuple's ``__new__``
+    "typing_inspection.typing_objects": ("exec",),  # pydantic's checks of typing objects, made at its import
+}
+"""Modules whose own ``compile``, ``eval`` or ``exec`` of a string goes through the cache (issue 34 item 4)."""
 MAX_ENTRIES = 20_000
 """A bound on what one file keeps (the window's code compiles ~2,100 sources); past it nothing is added."""
 
 _exec = builtins.exec
+_eval = builtins.eval
 _compile = builtins.compile
 _FEATURES: tuple[tuple[str, __future__._Feature], ...] = tuple(
     (name, getattr(__future__, name)) for name in __future__.all_feature_names
@@ -111,6 +120,40 @@ class CodeCache:
 
         return compile_source
 
+    def eval_for(self, namespace: dict[str, Any]) -> Callable[..., Any]:
+        """``eval`` for the module of ``namespace``: a string is compiled as the builtin compiles it (its leading
+        blanks dropped, the module's future features), through the cache; the code then runs as given."""
+
+        def eval_source(source: Any, globals: Any = None, locals: Any = None) -> Any:
+            if globals is None:  # the caller's own namespaces, as the builtin takes them
+                caller = sys._getframe(1)
+                globals, locals = caller.f_globals, caller.f_locals if locals is None else locals
+            if isinstance(source, str):
+                source = self.compiled(source.lstrip(" \t"), "<string>", "eval", future_flags(namespace))
+            return _eval(source, globals, locals)
+
+        return eval_source
+
+    def exec_for(self, namespace: dict[str, Any]) -> Callable[..., Any]:
+        """``exec`` for the module of ``namespace``: a string is compiled through the cache with the module's
+        future features, as the builtin would compile it."""
+
+        def exec_source(source: Any, globals: Any = None, locals: Any = None, **kwargs: Any) -> Any:
+            if globals is None:
+                caller = sys._getframe(1)
+                globals, locals = caller.f_globals, caller.f_locals if locals is None else locals
+            if isinstance(source, str):
+                source = self.compiled(source, "<string>", "exec", future_flags(namespace))
+            return _exec(source, globals, locals, **kwargs)
+
+        return exec_source
+
+    def shadow(self, module: ModuleType) -> None:
+        """The builtins ``SHADOWED`` names for ``module``, through the cache, as module globals."""
+        made = {"compile": self.compile_for, "eval": self.eval_for, "exec": self.exec_for}
+        for name in SHADOWED.get(module.__name__, ()):
+            setattr(module, name, made[name](module.__dict__))
+
     def write(self) -> None:
         """Write the file if it grew: a whole new file, replacing the old one at once (another process may
         read it meanwhile); only its owner can read or write it."""
@@ -161,10 +204,10 @@ def install(home: Path) -> CodeCache:
     cache = CodeCache(home / CACHE_FOLDER / FILE_NAME)
     dataclasses.exec = cache.dataclass_exec  # type: ignore[attr-defined]
     typing.compile = cache.compile_for(typing.__dict__)  # type: ignore[attr-defined]
-    for name in SHADOWED_COMPILE:
+    for name in SHADOWED:
         module = sys.modules.get(name)
         if module is not None:
-            module.compile = cache.compile_for(module.__dict__)  # type: ignore[attr-defined]
+            cache.shadow(module)
     sys.meta_path.insert(0, _ShadowCompile(cache))
     atexit.register(cache.write)
     _installed.append(cache)
@@ -172,30 +215,31 @@ def install(home: Path) -> CodeCache:
 
 
 def uninstall() -> None:
-    """Put the builtins back for ``dataclasses``, ``typing`` and SQLAlchemy's code generation (tests)."""
+    """Put the builtins back for ``dataclasses``, ``typing`` and the modules of ``SHADOWED`` (tests)."""
     for cache in _installed:
         atexit.unregister(cache.write)
     _installed.clear()
     sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _ShadowCompile)]
     for module, name in ((dataclasses, "exec"), (typing, "compile")):
         module.__dict__.pop(name, None)
-    for shadowed in SHADOWED_COMPILE:
+    for shadowed, names in SHADOWED.items():
         if shadowed in sys.modules:
-            sys.modules[shadowed].__dict__.pop("compile", None)
+            for name in names:
+                sys.modules[shadowed].__dict__.pop(name, None)
 
 
 def _shadowing(execute: Callable[[ModuleType], None], cache: CodeCache) -> Callable[[ModuleType], None]:
     def exec_module(module: ModuleType) -> None:
-        module.compile = cache.compile_for(module.__dict__)  # type: ignore[attr-defined]
+        cache.shadow(module)
         execute(module)
 
     return exec_module
 
 
 class _ShadowCompile(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: gives a module of ``SHADOWED_COMPILE`` the cache's ``compile`` before its body runs
-    (SQLAlchemy's module generates functions as the rest of SQLAlchemy loads; it is loaded after ``install``,
-    with the window's code)."""
+    """Finds nothing itself: gives a module of ``SHADOWED`` the cache's ``compile``, ``eval`` or ``exec`` before its
+    body runs (SQLAlchemy's module generates functions as the rest of SQLAlchemy loads, ``typing_inspection`` as
+    it loads itself; they are loaded after ``install``, with the window's code)."""
 
     def __init__(self, cache: CodeCache) -> None:
         self._cache = cache
@@ -203,7 +247,7 @@ class _ShadowCompile(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in SHADOWED_COMPILE:
+        if fullname not in SHADOWED:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)

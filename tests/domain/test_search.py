@@ -8,6 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.fresh_python import fresh_python
 from xworkmate.domain.search import (
     _CJK_CLASS,
     MAX_TERMS,
@@ -171,3 +172,26 @@ def test_a_long_text_keeps_its_first_max_terms_words_with_or_without_cjk() -> No
     assert index_terms(words) == _terms_by_the_rule(words)
     assert len(index_terms(words).terms) == MAX_TERMS
     assert index_terms(words + " 数据").terms == index_terms(words).terms  # the cut comes before the CJK
+
+
+_COMPILED_AT_LOAD = """
+import json, re
+compiled = []
+real = re.compile
+re.compile = lambda pattern, flags=0: compiled.append(pattern) or real(pattern, flags)
+import xworkmate.controllers.session  # what the window's start loads with the store (Qt-free)
+from xworkmate.domain.search import index_terms
+def cjk():
+    return len([p for p in compiled if isinstance(p, str) and "\\u3040" in p])
+at_load = cjk()
+index_terms("检索 text")
+print(json.dumps({"at_load": at_load, "after_use": cjk()}))
+"""
+
+
+def test_the_patterns_with_the_cjk_class_compile_at_their_first_use_not_when_the_store_loads() -> None:
+    """Issue 34 item 4: each costs ~2 ms to compile, and the window's start imports this module (with the store
+    and the conversation's view) but indexes and searches nothing until a turn or a search."""
+    proc = fresh_python(_COMPILED_AT_LOAD)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"at_load": 0, "after_use": 3}

@@ -30,6 +30,9 @@ from xworkmate.store import Store
 from xworkmate.testing.openai_server import OpenAIServer
 from xworkmate.ui import MainWindow, build_main_window
 from xworkmate.ui.i18n import install_translations, remove_translations
+from xworkmate.ui.resources import load_resources
+from xworkmate.ui.start import apply_resources
+from xworkmate.ui.theme import theme_manager
 
 from .gui_thread_guard import REPORT_ENV, no_sql_on_gui_thread, write_report
 from .support_runs import fast_router
@@ -59,6 +62,18 @@ def open_window(qtbot: QtBot, controller: SessionController) -> MainWindow:
 def window(qtbot: QtBot, sqlite_controller: SessionController) -> MainWindow:
     """The whole window over the ``sqlite_controller`` fixture, shown offscreen."""
     return open_window(qtbot, sqlite_controller)
+
+
+@pytest.fixture
+def app_style(qapp: QApplication) -> Iterator[None]:
+    """The window as the app shows it: its stylesheet (type scale, padding) on, as ``xworkmate`` starts it; put
+    back after, the theme manager told too (else it takes the next test's same stylesheet as there already)."""
+    before, font = qapp.styleSheet(), qapp.font()
+    apply_resources(qapp, load_resources())
+    yield
+    theme_manager().set_template("")
+    qapp.setStyleSheet(before)
+    qapp.setFont(font)
 
 
 @pytest.fixture(autouse=True)

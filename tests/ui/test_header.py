@@ -7,7 +7,6 @@ path elided in the middle with the whole path in its tooltip (workspacePathLabel
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,8 +23,6 @@ from xworkmate.ui import MainWindow
 from xworkmate.ui.agent.agent_session import UsageMeter
 from xworkmate.ui.i18n import install_translations, remove_translations
 from xworkmate.ui.layout import shown_text
-from xworkmate.ui.resources import load_resources
-from xworkmate.ui.start import apply_resources
 from xworkmate.ui.theme import current
 
 from .conftest import open_window
@@ -41,16 +38,6 @@ def _label(window: MainWindow, name: str) -> QLabel:
     label = window.findChild(QLabel, name)
     assert label is not None, f"no label named {name}"
     return label
-
-
-@pytest.fixture
-def app_style(qapp: QApplication) -> Iterator[None]:
-    """The window as the app shows it: its stylesheet (type scale, padding) on, as ``xworkmate`` starts it."""
-    before, font = qapp.styleSheet(), qapp.font()
-    apply_resources(qapp, load_resources())
-    yield
-    qapp.setStyleSheet(before)
-    qapp.setFont(font)
 
 
 def test_the_title_is_shown_whole_beside_a_long_session_key_at_900x600(

@@ -50,11 +50,24 @@ _CJK_CLASS = (
     "\uf900-\ufaff"  # Han compatibility
     "\U00020000-\U0003134f"  # Han extensions B-G
 )
-# A word is a run of letters and digits that are not CJK (a negated class: no look-ahead per character).
-_TOKEN = re.compile(rf"(?P<cjk>[{_CJK_CLASS}]+)|(?P<word>[^\W_{_CJK_CLASS}]+)")
-_ANY_CJK = re.compile(rf"[{_CJK_CLASS}]")
 _WORDS = re.compile(r"[^\W_]+")
 """Without a CJK character, every token is a word: one ``findall``."""
+
+
+class _CjkPatterns:
+    """The patterns with the CJK class, compiled at their first use rather than at import: ~2 ms each, and the
+    window's start, which imports this module with the store, searches and indexes nothing (issue 34 item 4)."""
+
+    def __init__(self) -> None:
+        # A word is a run of letters and digits that are not CJK (a negated class: no look-ahead per character).
+        self.token = re.compile(rf"(?P<cjk>[{_CJK_CLASS}]+)|(?P<word>[^\W_{_CJK_CLASS}]+)")
+        self.any_cjk = re.compile(rf"[{_CJK_CLASS}]")
+        self.word_char = re.compile(rf"[^\W_{_CJK_CLASS}]")
+
+
+@lru_cache(maxsize=1)
+def _cjk() -> _CjkPatterns:
+    return _CjkPatterns()
 
 
 def normalise(text: str) -> str:
@@ -110,7 +123,7 @@ class IndexTerms:
 
 
 def _tokens(normalised: str) -> Iterator[tuple[str, str]]:
-    for match in _TOKEN.finditer(normalised):
+    for match in _cjk().token.finditer(normalised):
         yield match.lastgroup or "word", match.group()
 
 
@@ -120,7 +133,7 @@ def index_terms(text: str) -> IndexTerms:
     Every message stored is indexed on the turn's store thread (a long answer, a tool's output), so a text
     without CJK, the most common, is cut in one ``findall`` (issue 34 item 1: a 31 KB answer 3.6-4.7 ms -> 1.2)."""
     normalised = normalise(text)
-    if _ANY_CJK.search(normalised) is None:
+    if _cjk().any_cjk.search(normalised) is None:
         return IndexTerms(
             terms=tuple([word[:MAX_TOKEN_CHARS] for word in _WORDS.findall(normalised)[:MAX_TERMS]]), chars=()
         )
@@ -205,7 +218,7 @@ def parse_query(raw: str) -> SearchQuery:
     ``*`` right after a word makes it a prefix."""
     segments: dict[QuerySegment, None] = {}
     normalised = normalise(raw)
-    for match in _TOKEN.finditer(normalised):
+    for match in _cjk().token.finditer(normalised):
         token = match.group()
         if match.lastgroup == "word":
             starred = normalised.startswith("*", match.end())
@@ -248,11 +261,8 @@ def _folded_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(folded), where
 
 
-_WORD_CHAR = re.compile(rf"[^\W_{_CJK_CLASS}]")
-
-
 def _is_word_char(ch: str) -> bool:
-    return _WORD_CHAR.fullmatch(ch) is not None
+    return _cjk().word_char.fullmatch(ch) is not None
 
 
 def _segment_spans(folded: str, segment: QuerySegment) -> Iterator[tuple[int, int]]:

@@ -114,9 +114,9 @@ def line_status_text(view: LineView, last_failure: str | None = None) -> tuple[s
     ), "blocked"
 
 
-def _choices_picker(name: str, choices: Sequence[tuple[StrEnum, str, str]]) -> QComboBox:
+def _choices_picker(name: str, choices: Sequence[tuple[StrEnum, str, str]], parent: QWidget | None = None) -> QComboBox:
     """A picker of a line's setting: each choice's translated label and tooltip, its value as the item data."""
-    picker = QComboBox()
+    picker = QComboBox(parent)
     picker.setObjectName(name)
     for value, label, tip in choices:
         picker.addItem(QCoreApplication.translate("MessagePane", label), value.value)
@@ -187,45 +187,67 @@ class MessagePane(QWidget):
     def __init__(self, model: MessageListModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messagePane")
+        # Issue 34 item 4: built from the top down, each row in the pane's layout before its widgets go in, and in
+        # the layout's order (which is the order Tab walks what the window does not order itself): Qt styles
+        # each widget once where it stays, where a row styled and then moved into the pane was styled again,
+        # widget by widget (``tests/ui/test_startup_styling.py``).
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
 
+        header_row = QHBoxLayout()
+        self._header_row = header_row
+        layout.addLayout(header_row)
         self.title_label = QLabel()
         self.title_label.setObjectName("lineTitleLabel")
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
         # Issue 30 item 2: the title takes the header's room; the key is a small chip (elided in the middle,
         # whole in its tooltip) that copies itself when clicked.
         self.title_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.session_key_label = KeyChip()
-        self.session_key_label.copied.connect(self._on_key_copied)
         # An explicit minimum keeps the window's minimum size the same whatever the line's title or
         # key: otherwise each switch changes it, and the whole window is laid out and painted again.
         self.title_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
-        self.session_key_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
+        header_row.addWidget(self.title_label, 1)
         # Issue 16: a worktree line's branch, beside its title.
         self.branch_label = QLabel()
         self.branch_label.setObjectName("lineBranchLabel")
         self.branch_label.setTextFormat(Qt.TextFormat.PlainText)
         self.branch_label.setVisible(False)
-        self.raw_toggle = QToolButton()
+        header_row.addWidget(self.branch_label)
+        # Issue 15: the ACP agent's modes, models, config options and slash commands; the usage meter.
+        self.usage_meter = UsageMeter(self)
+        header_row.addWidget(self.usage_meter)  # issue 15, item 6
+        self.raw_toggle = QToolButton(self)
         self.raw_toggle.setObjectName("rawToggle")
         self.raw_toggle.setText(self.tr("Raw"))
         self.raw_toggle.setCheckable(True)
         self.raw_toggle.setToolTip(self.tr("Show the agent's answers as plain Markdown source instead of rendered"))
+        header_row.addWidget(self.raw_toggle)
+        self.session_key_label = KeyChip(self)
+        self.session_key_label.copied.connect(self._on_key_copied)
+        self.session_key_label.setMinimumWidth(HEADER_LABEL_MIN_WIDTH)
+        header_row.addWidget(self.session_key_label)
+
         self.status_label = QLabel()
         self.status_label.setObjectName("lineStatusLabel")
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.status_label)
 
+        self.stack = QStackedWidget(self)
+        self.stack.setObjectName("messageStack")
+        layout.addWidget(self.stack, 1)
+        # Made on its own, at a top-level window's default size, as before: until the layout gives it its own,
+        # that is the height the first page of a line opened meanwhile is measured on (``rows_to_fill``); a
+        # child's default (100x30) would read the fewest rows and then a whole page more once it is laid out.
         self.message_list = MessageListView()
         self.message_list.setModel(model)
+        self.stack.addWidget(self.message_list)
         self.empty_label = QLabel(QCoreApplication.translate("MessagePane", EMPTY_CONVERSATION_TEXT))
         self.empty_label.setObjectName("messageEmptyLabel")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
-        self.stack = QStackedWidget()
-        self.stack.setObjectName("messageStack")
-        self.stack.addWidget(self.message_list)
-        self.empty_state = EmptyConversation(self.empty_label)  # issue 18: first-run buttons under the text
+        self.empty_state = EmptyConversation(self.empty_label, self.stack)  # issue 18: first-run buttons under the text
         self.stack.addWidget(self.empty_state)
         self._provider_missing = False
         self._shown_view: LineView | None = None
@@ -236,108 +258,91 @@ class MessagePane(QWidget):
         self._notice_timer.timeout.connect(self.clear_notice)
         self.status_label.installEventFilter(self)
 
-        self.provider_banner = QLabel(QCoreApplication.translate("MessagePane", NO_PROVIDER_BANNER))
+        self.provider_banner = QLabel(QCoreApplication.translate("MessagePane", NO_PROVIDER_BANNER), self)
         self.provider_banner.setObjectName("noProviderBanner")
         self.provider_banner.setTextFormat(Qt.TextFormat.RichText)
         self.provider_banner.setWordWrap(True)
         self.provider_banner.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.provider_banner.linkActivated.connect(self._on_banner_link)
         self.provider_banner.hide()
+        layout.addWidget(self.provider_banner)
 
-        self.approval_area = ApprovalArea()
-        self.network_bar = NetworkDeniedBar()
-        self.interrupted_bar = InterruptedTurnBar()
-        self.followup_queue = FollowUpQueueStrip()  # issue 31: what Send queued while a turn runs
-
-        self.composer = Composer()
-        self.composer.setObjectName("composer")
+        self.network_bar = NetworkDeniedBar(self)
+        layout.addWidget(self.network_bar)  # SBX-4: a refused host, and "Allow this host for this line"
+        self.interrupted_bar = InterruptedTurnBar(self)
+        layout.addWidget(self.interrupted_bar)  # issue 31: a turn a crash cut short, and Resume
+        self.approval_area = ApprovalArea(self)
+        layout.addWidget(self.approval_area)
+        self.followup_queue = FollowUpQueueStrip(self)  # issue 31: what Send queued while a turn runs
+        layout.addWidget(self.followup_queue)
         # ATT-1: images and files pasted or dropped into the composer, sent with the message.
-        self.attachment_strip = AttachmentStrip()
+        self.attachment_strip = AttachmentStrip(self)
+        self.attachment_strip.refused.connect(lambda line: self.show_status(line, "error"))
+        layout.addWidget(self.attachment_strip)
+
+        composer_row = QHBoxLayout()
+        layout.addLayout(composer_row)
+        self.composer = Composer(self)
+        self.composer.setObjectName("composer")
         self.composer.image_offered.connect(self.attachment_strip.add_image)
         self.composer.files_offered.connect(self.attachment_strip.add_files)
-        self.attachment_strip.refused.connect(lambda line: self.show_status(line, "error"))
         self.composer.setTabChangesFocus(True)
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)
+        composer_row.addWidget(self.composer, 1)
+        button_column = QVBoxLayout()
+        composer_row.addLayout(button_column)
+        # SKL-1, ISO-5: the shown line's selected skills, and the list to change them.
+        self.skill_picker = SkillPicker(self)
+        button_column.addWidget(self.skill_picker)  # beside the composer: the picker row keeps its width
+        button_column.addStretch(1)
+        self.stop_button = QPushButton(self.tr("Stop"), self)
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setToolTip(self.tr("Stop this line's running turn (Esc); what streamed so far is kept"))
+        self.stop_button.setEnabled(False)
+        button_column.addWidget(self.stop_button)
+        self.send_button = QPushButton(self.tr("Send"), self)
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setToolTip(self.tr("Send to this task line (Enter, or Ctrl+Enter)"))
+        self.send_button.setEnabled(False)
+        button_column.addWidget(self.send_button)
 
-        self.mode_picker = ModePicker()
-        self.permission_picker = _choices_picker("permissionPicker", PERMISSION_CHOICES)
+        picker_row = QHBoxLayout()
+        layout.addLayout(picker_row)
+        self.mode_picker = ModePicker(self)
+        picker_row.addWidget(self.mode_picker, 1)
+        self.permission_picker = _choices_picker("permissionPicker", PERMISSION_CHOICES, self)
         self.permission_picker.setToolTip(self.tr("What the agent may do on this line without asking"))
+        picker_row.addWidget(self.permission_picker, 1)
         # SBX-4: beside the permission level, what network the line's sandboxed processes reach.
-        self.network_picker = _choices_picker("networkPicker", NETWORK_CHOICES)
+        self.network_picker = _choices_picker("networkPicker", NETWORK_CHOICES, self)
         self.network_picker.setAccessibleName(self.tr("Network for commands"))
         self.network_picker.setToolTip(
             self.tr("What network this line's commands and agent reach: none, only the hosts on its allow-list, or all")
         )
-        self.provider_picker = QComboBox()
+        picker_row.addWidget(self.network_picker)
+        self.provider_picker = QComboBox(self)
         self.provider_picker.setObjectName("providerPicker")
         self.provider_picker.setProperty("elideMode", "middle")  # "provider · model": both ends say the most
         self.provider_picker.setToolTip(self.tr("The provider for the next turn; Default uses the default provider"))
+        picker_row.addWidget(self.provider_picker, 1)
+        picker_row.addStretch(0)  # only what no picker can use: each grows to its whole text first
         self.set_providers([])
-        # SKL-1, ISO-5: the shown line's selected skills, and the list to change them.
-        self.skill_picker = SkillPicker()
-
-        self.stop_button = QPushButton(self.tr("Stop"))
-        self.stop_button.setObjectName("stopButton")
-        self.stop_button.setToolTip(self.tr("Stop this line's running turn (Esc); what streamed so far is kept"))
-        self.stop_button.setEnabled(False)
-        self.send_button = QPushButton(self.tr("Send"))
-        self.send_button.setObjectName("sendButton")
-        self.send_button.setToolTip(self.tr("Send to this task line (Enter, or Ctrl+Enter)"))
-        self.send_button.setEnabled(False)
-
-        for picker in (self.mode_picker, self.permission_picker, self.provider_picker):
-            # They may shrink with the pane: the full text is in the popup and the tooltip.
-            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            picker.setMinimumContentsLength(4)
-            picker.setMinimumWidth(PICKER_MIN_WIDTH)  # three pickers must not widen the narrowest window
-            grow_to_whole_text(picker)  # and, with room, none is cut
-
-        # Issue 15: the ACP agent's modes, models, config options and slash commands; the usage meter.
-        self.usage_meter = UsageMeter()
-        self.agent_bar = AgentSessionBar()
-        self.slash_completer = SlashCompleter(self.composer)
-        header_row = QHBoxLayout()
-        self._header_row = header_row
-        header_row.addWidget(self.title_label, 1)
-        header_row.addWidget(self.branch_label)
-        header_row.addWidget(self.usage_meter)  # issue 15, item 6
-        header_row.addWidget(self.raw_toggle)
-        header_row.addWidget(self.session_key_label)
-        button_column = QVBoxLayout()
-        button_column.addWidget(self.skill_picker)  # beside the composer: the picker row keeps its width
-        button_column.addStretch(1)
-        button_column.addWidget(self.stop_button)
-        button_column.addWidget(self.send_button)
-        composer_row = QHBoxLayout()
-        composer_row.addWidget(self.composer, 1)
-        composer_row.addLayout(button_column)
-        picker_row = QHBoxLayout()
         for name, picker in (
             (self.tr("Execution mode"), self.mode_picker),
             (self.tr("Permission"), self.permission_picker),
             (self.tr("Provider"), self.provider_picker),
         ):
             picker.setAccessibleName(name)  # no label beside them: the items say what they are
-            picker_row.addWidget(picker, 1)
-            if picker is self.permission_picker:
-                picker_row.addWidget(self.network_picker)
-        picker_row.addStretch(0)  # only what no picker can use: each grows to its whole text first
+            # They may shrink with the pane: the full text is in the popup and the tooltip.
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            picker.setMinimumContentsLength(4)
+            picker.setMinimumWidth(PICKER_MIN_WIDTH)  # three pickers must not widen the narrowest window
+            grow_to_whole_text(picker)  # and, with room, none is cut
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(header_row)
-        layout.addWidget(self.status_label)
-        layout.addWidget(self.stack, 1)
-        layout.addWidget(self.provider_banner)
-        layout.addWidget(self.network_bar)  # SBX-4: a refused host, and "Allow this host for this line"
-        layout.addWidget(self.interrupted_bar)  # issue 31: a turn a crash cut short, and Resume
-        layout.addWidget(self.approval_area)
-        layout.addWidget(self.followup_queue)
-        layout.addWidget(self.attachment_strip)
-        layout.addLayout(composer_row)
-        layout.addLayout(picker_row)
+        self.agent_bar = AgentSessionBar(self)
         layout.addWidget(self.agent_bar)
+        self.slash_completer = SlashCompleter(self.composer)
 
         self.raw_toggle.toggled.connect(self.message_list.set_raw)
 

@@ -129,16 +129,16 @@ class MainWindow(WindowShell):
         self.message_model = MessageListModel(controller, self)
         self.fs_model = WorkspaceFiles(self)
         self.fs_model.setReadOnly(True)
-        self.task_pane = TaskLinePane(self.task_proxy)
-        self.message_pane = pane = MessagePane(self.message_model)
-        self.workspace_pane = WorkspacePane(self.fs_model)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+        self.task_pane = TaskLinePane(self.task_proxy, self.splitter)
+        self.message_pane = pane = MessagePane(self.message_model, self.splitter)
+        self.workspace_pane = WorkspacePane(self.fs_model, self.splitter)
         for widget in (self.task_pane, self.message_pane, self.workspace_pane):
             self.splitter.addWidget(widget)
         self.splitter.setStretchFactor(1, 1)
-        self.setCentralWidget(self.splitter)
         # Short names for the widgets tests and slots use most.
         self.task_line_list = self.task_pane.list_view
         self.message_list, self.composer, self.send_button = pane.message_list, pane.composer, pane.send_button

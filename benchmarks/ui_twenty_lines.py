@@ -244,6 +244,9 @@ class _Switcher:
         self.cpu: list[float] = []
         self._painted = _Painted(window)
         self._window, self._keys, self._n = window, keys, 0
+        # XW_BENCH_PROFILE_SWITCH=path: cProfile of the GUI thread during the switches only (with what the
+        # nested event processing ran besides), written as path.busy and path.idle.
+        self.profile: Any = None
         self._timer = QTimer()
         self._timer.setInterval(SWITCH_EVERY_MS)
         self._timer.timeout.connect(self._once)
@@ -251,20 +254,32 @@ class _Switcher:
     def _once(self) -> None:
         self._timer.stop()  # no re-entry while the nested event processing runs
         self._n += 1
+        if self.profile is not None:
+            self.profile.enable()
         painted, passed, cpu = _switch(self._window, self._keys[self._n % 2], self._painted)
+        if self.profile is not None:
+            self.profile.disable()
         self.times.append(painted * 1000)
         self.passes.append(passed * 1000)
         self.cpu.append(cpu * 1000)
         self._timer.start()
 
-    def start(self) -> None:
+    def start(self, profile_as: str = "") -> None:
         self.times.clear()
         self.passes.clear()
         self.cpu.clear()
+        self._profile_as = profile_as
+        if (path := os.environ.get("XW_BENCH_PROFILE_SWITCH")) and profile_as:
+            import cProfile
+
+            self.profile, self._profile_path = cProfile.Profile(), f"{path}.{profile_as}"
         self._timer.start()
 
     def stop(self) -> list[float]:
         self._timer.stop()
+        if self.profile is not None:
+            self.profile.dump_stats(self._profile_path)
+            self.profile = None
         return list(self.times)
 
 
@@ -438,7 +453,7 @@ def measure() -> dict[str, Any]:
                     send(key, provider)
                     await asyncio.sleep(STAGGER_S)
                 if switching:
-                    switcher.start()
+                    switcher.start("busy")
                 while window.operations.running or any(controller.turns.is_running(k) for k in keys):
                     if errors:
                         raise RuntimeError(f"a Send failed: {errors[0]!r}")
@@ -503,7 +518,7 @@ def measure() -> dict[str, Any]:
             loop.run_until_complete(idle(IDLE_S))
             idle_lags = ticker.stop()
             parts.on = True
-            switcher.start()
+            switcher.start("idle")
             loop.run_until_complete(idle(IDLE_S))
             idle_switches = switcher.stop()
             parts.on = False

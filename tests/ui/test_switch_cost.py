@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QSize
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -230,3 +230,41 @@ def test_work_left_for_after_the_paint_runs_at_once_when_the_conversation_goes_b
     conversation.hide()
 
     qtbot.waitUntil(lambda: ran == ["ran"], timeout=AFTER_PAINT_MS // 2)
+
+
+class _Paints(QObject):
+    """Each paint of the conversation, as the key the window's header showed then."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self._window = window
+        self.keys: list[str] = []
+        window.message_list.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.keys.append(self._window.message_pane.session_key_label.text())
+        return False
+
+
+def test_a_switch_paints_the_line_within_the_click_before_the_work_queued_meanwhile(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """Issue 34 item 1: while twenty lines stream, their records and reads queue up on the event loop; the line
+    switched to is painted at once, not after all of that has run."""
+    first = _line_with_messages(sqlite_controller, sqlite_store, "First")
+    second = _line_with_messages(sqlite_controller, sqlite_store, "Second")
+    window = _window(qtbot, sqlite_controller)
+    click_line(qtbot, window, first)
+    click_line(qtbot, window, second)
+    _painted(window)
+    paints, queued = _Paints(window), []
+    QTimer.singleShot(0, lambda: queued.append(list(paints.keys)))  # work queued before the click
+
+    window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(first))  # as a click selects
+
+    assert window.shown.shown_key == first
+    assert paints.keys and first in paints.keys[0]  # painted with the line asked for, within the click
+    settled(qtbot, window)
+    assert queued and queued[0] and first in queued[0][0]  # before the work queued before it ran
+    assert message_texts(window)[-1] == f"3\n{ANSWER}"

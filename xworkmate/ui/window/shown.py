@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QWidget
 from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
 from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
 from xworkmate.presentation.wording import plain_words
-from xworkmate.ui.conversation import MessageListModel
+from xworkmate.ui.conversation import MessageListModel, MessagePane
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.operations import collecting
 from xworkmate.ui.window.services import LinePart, WindowServices
@@ -117,6 +117,7 @@ class ShownLine(QObject):
         # How many times the shown line's panes were shown (a switch, or a LineUpdated of the shown line): per
         # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
         self.panes_shown = 0
+        self.paints_now = 0  # switches painted at once (``_paint_now``)
 
     @property
     def shown_key(self) -> str | None:
@@ -166,6 +167,21 @@ class ShownLine(QObject):
         for part in self.parts:
             part.show_line(view, previous, panes)
         self._sync_selection()
+        if previous is None or previous.key != view.key:
+            self._paint_now()
+
+    def _paint_now(self) -> None:
+        """Issue 34 item 1: the line switched to is painted now — its conversation and the pane around it —
+        not once the event loop has handled what queued up meanwhile (twenty lines' streams, the store's
+        answers): the person sees the line they asked for before any of that."""
+        pane = self._message_list.parentWidget()
+        while pane is not None and not isinstance(pane, MessagePane):
+            pane = pane.parentWidget()
+        if pane is None or not pane.isVisible():
+            return
+        self._message_list.executeDelayedItemsLayout()  # the rows where they go, scrolled to the newest
+        self.paints_now += 1
+        pane.repaint()
 
     def _follow(self, view: LineView) -> None:
         """The line's remembered read follows its updates (a switch back shows the view as it is now)."""

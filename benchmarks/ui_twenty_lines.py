@@ -386,6 +386,8 @@ def measure() -> dict[str, Any]:
     from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
 
     loop = AppEventLoop(app)
+    if interval := os.environ.get("XW_BENCH_SWITCH_INTERVAL_MS"):  # the interpreter's, instead of the loop's own
+        sys.setswitchinterval(float(interval) / 1000)
     asyncio.set_event_loop(loop)
     r: dict[str, Any] = {}
     phases: dict[str, float] = {}

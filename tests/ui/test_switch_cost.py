@@ -233,17 +233,20 @@ def test_work_left_for_after_the_paint_runs_at_once_when_the_conversation_goes_b
 
 
 class _Paints(QObject):
-    """Each paint of the conversation, as the key the window's header showed then."""
+    """Each paint of the conversation, as the key the window's header showed then; and of the header's key."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__()
         self._window = window
         self.keys: list[str] = []
+        self.header: list[str] = []
         window.message_list.viewport().installEventFilter(self)
+        window.message_pane.session_key_label.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint:
-            self.keys.append(self._window.message_pane.session_key_label.text())
+            key = self._window.message_pane.session_key_label.text()
+            (self.header if watched is self._window.message_pane.session_key_label else self.keys).append(key)
         return False
 
 
@@ -265,6 +268,7 @@ def test_a_switch_paints_the_line_within_the_click_before_the_work_queued_meanwh
 
     assert window.shown.shown_key == first
     assert paints.keys and first in paints.keys[0]  # painted with the line asked for, within the click
+    assert paints.header and first in paints.header[0]  # and the pane's header with it (what changed is painted)
     settled(qtbot, window)
     assert queued and queued[0] and first in queued[0][0]  # before the work queued before it ran
     assert message_texts(window)[-1] == f"3\n{ANSWER}"

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QWidget
 from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
 from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
 from xworkmate.presentation.wording import plain_words
-from xworkmate.ui.conversation import MessageListModel, MessagePane
+from xworkmate.ui.conversation import MessageListModel
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.operations import collecting
 from xworkmate.ui.window.services import LinePart, WindowServices
@@ -171,17 +171,16 @@ class ShownLine(QObject):
             self._paint_now()
 
     def _paint_now(self) -> None:
-        """Issue 34 item 1: the line switched to is painted now — its conversation and the pane around it —
-        not once the event loop has handled what queued up meanwhile (twenty lines' streams, the store's
-        answers): the person sees the line they asked for before any of that."""
-        pane = self._message_list.parentWidget()
-        while pane is not None and not isinstance(pane, MessagePane):
-            pane = pane.parentWidget()
-        if pane is None or not pane.isVisible():
+        """Issue 34 item 1: the line switched to is painted now — its conversation, and with it whatever else of
+        the window changed (Qt paints every region waiting to be painted at once) — not once the event loop has
+        handled what queued up meanwhile (twenty lines' streams, the store's answers): the person sees the line
+        they asked for before any of that. Nothing is painted that would not have been."""
+        viewport = self._message_list.viewport()
+        if not viewport.isVisible():
             return
         self._message_list.executeDelayedItemsLayout()  # the rows where they go, scrolled to the newest
         self.paints_now += 1
-        pane.repaint()
+        viewport.repaint()
 
     def _follow(self, view: LineView) -> None:
         """The line's remembered read follows its updates (a switch back shows the view as it is now)."""

@@ -175,14 +175,17 @@ class _Painted(QObject):
         super().__init__()
         self.at = 0.0
         self.wanted = ""
+        self.count = 0  # every paint of the conversation's viewport
         label = window.findChild(QLabel, "sessionKeyLabel")
         assert label is not None
         self._label = label
         window.message_list.viewport().installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and not self.at and self.wanted in self._label.text():
-            self.at = time.perf_counter()
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+            if not self.at and self.wanted in self._label.text():
+                self.at = time.perf_counter()
         return False
 
 
@@ -255,7 +258,7 @@ class _Switcher:
         self.passes: list[float] = []
         self.cpu: list[float] = []
         # Counted, not timed, per switch: characters of streaming answers rendered, stored rows built for painting,
-        # bodies rendered, rows measured (the machine's load does not move them).
+        # bodies rendered, paints of the conversation (the machine's load does not move them).
         self.counts: list[tuple[int, int, int, int]] = []
         self._painted = _Painted(window)
         self._window, self._keys, self._n = window, keys, 0
@@ -288,7 +291,7 @@ class _Switcher:
         chars = getattr(delegate, "streamed_chars_rendered", None)  # the code before it: its bodies' own counts
         if chars is None:
             chars = sum(body.rendered_chars for body in delegate._streaming.values())
-        return (chars, model.rows_built, delegate.bodies_built, delegate.rows_measured)
+        return (chars, model.rows_built, delegate.bodies_built, self._painted.count)
 
     def mean_counts(self) -> tuple[float, ...]:
         return tuple(sum(c[i] for c in self.counts) / max(len(self.counts), 1) for i in range(4))
@@ -557,6 +560,7 @@ def measure() -> dict[str, Any]:
             parts.on = False
             idle_passes = list(switcher.passes)
             idle_cpu = list(switcher.cpu)
+            idle_counts = switcher.mean_counts()
             phase("idle reference")
 
             r.update(
@@ -579,6 +583,7 @@ def measure() -> dict[str, Any]:
                 idle_switches=len(idle_switches),
                 busy_cpu_p50=percentile(busy_cpu, 50),
                 busy_counts=busy_counts,
+                idle_counts=idle_counts,
                 idle_cpu_p50=percentile(idle_cpu, 50),
                 idle_part_ms=parts.medians(),
                 busy_part_ms=busy_part_ms,
@@ -655,7 +660,7 @@ def run() -> list[Figure]:
                 "until_event_pass_ended_p95_ms": r["busy_pass_p95"],
                 "idle_until_event_pass_ended_p95_ms": r["idle_pass_p95"],
                 "gui_thread_cpu_p50_ms": r["busy_cpu_p50"],
-                "per_switch_streamed_chars_rows_bodies_measured": r["busy_counts"],
+                "per_switch_streamed_chars_rows_bodies_paints": r["busy_counts"],
                 "idle_gui_thread_cpu_p50_ms": r["idle_cpu_p50"],
                 "idle_show_line_p50_ms": r["idle_part_ms"],
                 "streaming_show_line_p50_ms": r["busy_part_ms"],
@@ -726,10 +731,11 @@ def main() -> int:
         + ", ".join(f"{name} {ms:.2f}" for name, ms in r["idle_part_ms"].items())
         + " ms"
     )
-    chars, rows, bodies, measured = r["busy_counts"]
+    chars, rows, bodies, paints = r["busy_counts"]
     print(
         f"  counted a switch while all stream (mean): {chars:.0f} characters of streaming answers rendered,"
-        f" {rows:.1f} stored rows built, {bodies:.1f} bodies rendered, {measured:.1f} rows measured"
+        f" {rows:.1f} stored rows built, {bodies:.1f} bodies rendered, {paints:.1f} paints of the conversation"
+        f" (idle: {r['idle_counts'][3]:.1f} paints)"
     )
     print(
         "  streaming, each part's show_line p50: "

@@ -16,7 +16,9 @@ from pytestqt.qtbot import QtBot
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.domain.threads import ExecutionMode
 from xworkmate.store import Store
+from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.window.shown import AFTER_PAINT_MS, AfterPaint
 
@@ -250,25 +252,33 @@ class _Paints(QObject):
         return False
 
 
-def test_a_switch_paints_the_line_within_the_click_before_the_work_queued_meanwhile(
-    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+def test_a_switch_paints_the_line_once_within_the_click_before_the_work_queued_meanwhile(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store, tmp_path: Path
 ) -> None:
     """Issue 34 item 1: while twenty lines stream, their records and reads queue up on the event loop; the line
-    switched to is painted at once, not after all of that has run."""
+    switched to is painted at once, not after all of that has run, and once: an ACP line's agent bar under the
+    composer changes the conversation's height, laid out before that paint, not after it."""
     first = _line_with_messages(sqlite_controller, sqlite_store, "First")
     second = _line_with_messages(sqlite_controller, sqlite_store, "Second")
+    scripted_agent(sqlite_controller, tmp_path, "agent", turn=[{"say": "done"}])
+    sqlite_controller.line_settings.set_execution(second, ExecutionMode.ACP, "agent")
     window = _window(qtbot, sqlite_controller)
     click_line(qtbot, window, first)
     click_line(qtbot, window, second)
     _painted(window)
-    paints, queued = _Paints(window), []
-    QTimer.singleShot(0, lambda: queued.append(list(paints.keys)))  # work queued before the click
+    assert window.message_pane.agent_bar.isVisible()
+    for key in (first, second, first):
+        paints, queued = _Paints(window), []
+        QTimer.singleShot(0, lambda paints=paints, queued=queued: queued.append(list(paints.keys)))  # queued before
 
-    window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(first))  # as a click selects
+        window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(key))  # as a click selects
 
-    assert window.shown.shown_key == first
-    assert paints.keys and first in paints.keys[0]  # painted with the line asked for, within the click
-    assert paints.header and first in paints.header[0]  # and the pane's header with it (what changed is painted)
-    settled(qtbot, window)
-    assert queued and queued[0] and first in queued[0][0]  # before the work queued before it ran
-    assert message_texts(window)[-1] == f"3\n{ANSWER}"
+        assert window.shown.shown_key == key
+        assert paints.keys and key in paints.keys[0]  # painted with the line asked for, within the click
+        assert paints.header and key in paints.header[0]  # and the pane's header with it (what changed is painted)
+        settled(qtbot, window)
+        _painted(window)  # one more, asked for here
+        assert queued and queued[0] and key in queued[0][0]  # before the work queued before it ran
+        assert window.message_pane.agent_bar.isVisible() == (key == second)
+        assert len(paints.keys) == 2, paints.keys  # the switch's own paint, and this test's: none made again
+        assert message_texts(window)[-1] == f"3\n{ANSWER}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
@@ -178,7 +178,10 @@ class ShownLine(QObject):
         viewport = self._message_list.viewport()
         if not viewport.isVisible():
             return
-        self._message_list.executeDelayedItemsLayout()  # the rows where they go, scrolled to the newest
+        # The panes' sizes first (a bar shown or hidden above the composer changes the conversation's height: a
+        # paint before that would be made again at once), then the rows where they go, scrolled to the newest.
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self._message_list.executeDelayedItemsLayout()
         self.paints_now += 1
         viewport.repaint()
 

@@ -44,8 +44,10 @@ GUI_SWITCH_INTERVAL_S = 0.0005
 """Issue 34 item 1: how long another thread running Python keeps the interpreter lock once the GUI thread wants it
 back (``sys.setswitchinterval``; Python's default is 5 ms). PySide6 lets go of the lock around the Qt calls it
 makes, so each call of the GUI thread while the turns' store thread runs Python could wait up to that long; a
-switch makes hundreds of them. With twenty lines streaming, alternated in one run: switch p95 53.7/28.8/55.0 ms
-at 5 ms, 20.6/26.5/24.5 ms at 0.5 ms (load 2.7-5.0)."""
+switch makes hundreds of them. With twenty lines streaming, 5 ms against 0.5 ms alternated in one run, six pairs
+over two sittings (load 2.3-5.8): ticks over 16 ms late 28/31/50/19/42/24 against 14/40/25/12/15/12, lag p99
+about even (22-38 against 17-32 ms), switch p95 better in four pairs of six; what the switch leaves for after its
+paint ends later (its reads on the store worker now share the lock more evenly with it)."""
 READ_REST_S = 0.008
 _READ = QSocketNotifier.Type.Read
 _WRITE = QSocketNotifier.Type.Write

@@ -168,30 +168,41 @@ class _Ticker:
 
 
 class _Painted(QObject):
-    """When the message list's viewport last got a paint event (the moment it starts drawing)."""
+    """When the message list's viewport first got a paint event (the moment it starts drawing) while the
+    window's key label showed ``wanted`` (the line switched to); ``at`` is 0 until then."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__()
         self.at = 0.0
+        self.wanted = ""
+        self.count = 0  # every paint of the conversation's viewport
+        label = window.findChild(QLabel, "sessionKeyLabel")
+        assert label is not None
+        self._label = label
         window.message_list.viewport().installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint:
-            self.at = time.perf_counter()
+            self.count += 1
+            if not self.at and self.wanted in self._label.text():
+                self.at = time.perf_counter()
         return False
 
 
 def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, float, float]:
     """Select ``key`` in the list as a click would; seconds until the message list is painted with it, and
-    until the event processing pass that painted it has ended (as ``gui_common.switch_and_settle``), and the
-    GUI thread's CPU seconds until then (less shaken by the machine's load than the wall clock).
+    until the event processing pass that painted it has ended (as ``gui_common.switch_and_settle``) and the work
+    the switch left for after the paint has run (``ShownLine.after_paint``), and the GUI thread's CPU seconds
+    until then (less shaken by the machine's load than the wall clock).
 
     Called from a Qt timer, outside any asyncio task, so the nested event processing runs the streaming
     turns' callbacks as the real loop would: the second figure includes whatever that pass ran besides.
+    A paint counts once the window's key label shows the line (the window may paint it within the click).
     """
     label = window.findChild(QLabel, "sessionKeyLabel")
     assert label is not None
     app = application()
+    painted.at, painted.wanted = 0.0, key
     start, cpu = time.perf_counter(), time.thread_time()
     window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(key))
     while key not in label.text():
@@ -200,13 +211,17 @@ def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, flo
     if not viewport.isVisible():  # an empty line shows its empty state instead: the pass, as gui_common
         app.processEvents()
         return time.perf_counter() - start, time.perf_counter() - start, time.thread_time() - cpu
-    painted.at = 0.0  # a paint before the label showed the line does not count
-    viewport.update()  # merged with the switch's own request; never a paint less
+    if painted.at:
+        app.processEvents()  # painted within the click: the pass after it, which the click's paint would end
+    else:
+        viewport.update()  # merged with the switch's own request; never a paint less
     deadline = time.perf_counter() + 5
     while painted.at == 0.0:
         if time.perf_counter() > deadline:
             raise RuntimeError("the message list was not painted within 5 s of the switch")
         app.processEvents()
+    while window.shown.deferred.pending and time.perf_counter() < deadline:
+        app.processEvents()  # the pass figure and the CPU include the work the switch left for after the paint
     return painted.at - start, time.perf_counter() - start, time.thread_time() - cpu
 
 
@@ -242,8 +257,14 @@ class _Switcher:
         self.times: list[float] = []
         self.passes: list[float] = []
         self.cpu: list[float] = []
+        # Counted, not timed, per switch: characters of streaming answers rendered, stored rows built for painting,
+        # bodies rendered, paints of the conversation (the machine's load does not move them).
+        self.counts: list[tuple[int, int, int, int]] = []
         self._painted = _Painted(window)
         self._window, self._keys, self._n = window, keys, 0
+        # XW_BENCH_PROFILE_SWITCH=path: cProfile of the GUI thread during the switches only (with what the
+        # nested event processing ran besides), written as path.busy and path.idle.
+        self.profile: Any = None
         self._timer = QTimer()
         self._timer.setInterval(SWITCH_EVERY_MS)
         self._timer.timeout.connect(self._once)
@@ -251,20 +272,47 @@ class _Switcher:
     def _once(self) -> None:
         self._timer.stop()  # no re-entry while the nested event processing runs
         self._n += 1
+        if self.profile is not None:
+            self.profile.enable()
+        before = self._counted()
         painted, passed, cpu = _switch(self._window, self._keys[self._n % 2], self._painted)
+        after = self._counted()
+        self.counts.append((after[0] - before[0], after[1] - before[1], after[2] - before[2], after[3] - before[3]))
+        if self.profile is not None:
+            self.profile.disable()
         self.times.append(painted * 1000)
         self.passes.append(passed * 1000)
         self.cpu.append(cpu * 1000)
         self._timer.start()
 
-    def start(self) -> None:
+    def _counted(self) -> tuple[int, int, int, int]:
+        delegate = self._window.message_list.message_delegate
+        model = self._window.message_model
+        chars = getattr(delegate, "streamed_chars_rendered", None)  # the code before it: its bodies' own counts
+        if chars is None:
+            chars = sum(body.rendered_chars for body in delegate._streaming.values())
+        return (chars, model.rows_built, delegate.bodies_built, self._painted.count)
+
+    def mean_counts(self) -> tuple[float, ...]:
+        return tuple(sum(c[i] for c in self.counts) / max(len(self.counts), 1) for i in range(4))
+
+    def start(self, profile_as: str = "") -> None:
         self.times.clear()
         self.passes.clear()
         self.cpu.clear()
+        self.counts.clear()
+        self._profile_as = profile_as
+        if (path := os.environ.get("XW_BENCH_PROFILE_SWITCH")) and profile_as:
+            import cProfile
+
+            self.profile, self._profile_path = cProfile.Profile(), f"{path}.{profile_as}"
         self._timer.start()
 
     def stop(self) -> list[float]:
         self._timer.stop()
+        if self.profile is not None:
+            self.profile.dump_stats(self._profile_path)
+            self.profile = None
         return list(self.times)
 
 
@@ -344,6 +392,8 @@ def measure() -> dict[str, Any]:
     from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
 
     loop = AppEventLoop(app)
+    if interval := os.environ.get("XW_BENCH_SWITCH_INTERVAL_MS"):  # the interpreter's, instead of the loop's own
+        sys.setswitchinterval(float(interval) / 1000)
     asyncio.set_event_loop(loop)
     r: dict[str, Any] = {}
     phases: dict[str, float] = {}
@@ -438,7 +488,7 @@ def measure() -> dict[str, Any]:
                     send(key, provider)
                     await asyncio.sleep(STAGGER_S)
                 if switching:
-                    switcher.start()
+                    switcher.start("busy")
                 while window.operations.running or any(controller.turns.is_running(k) for k in keys):
                     if errors:
                         raise RuntimeError(f"a Send failed: {errors[0]!r}")
@@ -490,6 +540,7 @@ def measure() -> dict[str, Any]:
             busy_switches = switcher.stop()
             busy_passes = list(switcher.passes)
             busy_cpu = list(switcher.cpu)
+            busy_counts = switcher.mean_counts()
             unsubscribe()
             phase("twenty lines streamed again (switches)")
             incomplete += [k for k in keys if _stored_answer(controller, k) != expected[k]]
@@ -503,12 +554,13 @@ def measure() -> dict[str, Any]:
             loop.run_until_complete(idle(IDLE_S))
             idle_lags = ticker.stop()
             parts.on = True
-            switcher.start()
+            switcher.start("idle")
             loop.run_until_complete(idle(IDLE_S))
             idle_switches = switcher.stop()
             parts.on = False
             idle_passes = list(switcher.passes)
             idle_cpu = list(switcher.cpu)
+            idle_counts = switcher.mean_counts()
             phase("idle reference")
 
             r.update(
@@ -530,6 +582,8 @@ def measure() -> dict[str, Any]:
                 idle_pass_p95=percentile(idle_passes, 95),
                 idle_switches=len(idle_switches),
                 busy_cpu_p50=percentile(busy_cpu, 50),
+                busy_counts=busy_counts,
+                idle_counts=idle_counts,
                 idle_cpu_p50=percentile(idle_cpu, 50),
                 idle_part_ms=parts.medians(),
                 busy_part_ms=busy_part_ms,
@@ -606,6 +660,7 @@ def run() -> list[Figure]:
                 "until_event_pass_ended_p95_ms": r["busy_pass_p95"],
                 "idle_until_event_pass_ended_p95_ms": r["idle_pass_p95"],
                 "gui_thread_cpu_p50_ms": r["busy_cpu_p50"],
+                "per_switch_streamed_chars_rows_bodies_paints": r["busy_counts"],
                 "idle_gui_thread_cpu_p50_ms": r["idle_cpu_p50"],
                 "idle_show_line_p50_ms": r["idle_part_ms"],
                 "streaming_show_line_p50_ms": r["busy_part_ms"],
@@ -675,6 +730,12 @@ def main() -> int:
         " idle, each part's show_line p50: "
         + ", ".join(f"{name} {ms:.2f}" for name, ms in r["idle_part_ms"].items())
         + " ms"
+    )
+    chars, rows, bodies, paints = r["busy_counts"]
+    print(
+        f"  counted a switch while all stream (mean): {chars:.0f} characters of streaming answers rendered,"
+        f" {rows:.1f} stored rows built, {bodies:.1f} bodies rendered, {paints:.1f} paints of the conversation"
+        f" (idle: {r['idle_counts'][3]:.1f} paints)"
     )
     print(
         "  streaming, each part's show_line p50: "

@@ -18,7 +18,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication
 
-from xworkmate.ui.event_loop import READ_REST_S, AppEventLoop
+from xworkmate.ui.event_loop import GUI_SWITCH_INTERVAL_S, READ_REST_S, AppEventLoop
 
 
 @pytest.fixture
@@ -179,3 +179,11 @@ def test_callbacks_qt_runs_between_two_runs_find_the_loop_running(qapp: QApplica
         loop.close()
         asyncio.set_event_loop(None)
     assert found == [loop, loop]
+
+
+def test_the_gui_loop_has_other_threads_hand_the_interpreter_lock_back_within_half_a_millisecond(
+    app_loop: AppEventLoop,
+) -> None:
+    """Issue 34 item 1: PySide6 lets go of the lock around each Qt call; a store thread running Python would keep
+    it up to Python's default 5 ms each time the GUI thread wants it back."""
+    assert sys.getswitchinterval() <= GUI_SWITCH_INTERVAL_S == 0.0005

@@ -47,9 +47,13 @@ def test_a_background_line_streams_without_touching_the_view_and_shows_all_its_t
         getattr(model, name).connect(lambda *_args, name=name: touched.append(name))
     signalled: list[object] = []
     window.bridge.changed.connect(lambda change: signalled.append(change) if isinstance(change, RunDelta) else None)
+    announced: list[str] = []
+    window.live.text_grew.connect(announced.append)
     server.script(HangReply(chunks=CHUNKS))  # streams them all, then the turn stays running
 
     task = controller.turns.start_turn(background.thread_id, "stream", provider="a")
+    run(loop, wait_until(lambda: window.live.has_text(background.thread_id), what="the first delta"))
+    qtbot.wait(3 * window.live.interval_ms)  # a flush would be due by now for a line whose growth is announced
     run(
         loop,
         wait_until(
@@ -61,6 +65,7 @@ def test_a_background_line_streams_without_touching_the_view_and_shows_all_its_t
     assert window.live.deltas_received >= 1
     assert signalled == []  # the deltas reached the buffer by a plain call, not one Qt signal each
     assert touched == []  # the shown line's view did not change for the other line's text
+    assert announced == []  # nor was its growth announced (issue 34 item 1: only buffered, no flush due)
     assert model.key == shown.thread_id and live_text(window) is None
 
     click_line(qtbot, window, background.thread_id)

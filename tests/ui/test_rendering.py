@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -216,6 +216,31 @@ def test_a_streaming_answer_renders_each_settled_part_once(qapp: QApplication) -
     assert body.rendered_chars < 3 * len(answer)  # re-rendering everything would be ~flushes/2 times that
     assert _lines(body.plain_text()) == _lines(build_document(answer, "markdown", qapp.font(), 400).toPlainText())
     assert len(body.parts) > 100 and body.height() > 0
+
+
+def test_a_streaming_answers_flush_measures_only_its_tail_not_every_settled_part_again(qapp: QApplication) -> None:
+    """Issue 34 item 1: each flush of the shown line's answer is measured (the row's height) and painted; the
+    settled parts' heights are kept, so the layouts asked grow with the parts and the flushes, not with their
+    product (before, every flush asked every part at least twice: 34,748 here)."""
+    answer = _answer(150)
+    body = StreamingBody(qapp.font(), 400)
+    image = QImage(420, 300, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    flushes = 0
+    for end in range(40, len(answer) + 40, 40):
+        body.update(answer[:end])
+        height = body.height()
+        assert height == sum(part.height() for part in body.parts) + 6.0 * (len(body.parts) - 1)
+        body.draw(painter, QRectF(0, max(height - 300, 0), 400, 300), qapp.palette())  # the newest text shows
+        flushes += 1
+    painter.end()
+    assert flushes > 200 and len(body.parts) > 100
+    assert body.parts_measured <= len(body.parts) + 3 * flushes, body.parts_measured
+
+    body.set_width(300)  # another width: each part is measured once more
+    measured = body.parts_measured
+    assert body.height() == sum(part.height() for part in body.parts) + 6.0 * (len(body.parts) - 1)
+    assert body.parts_measured <= measured + len(body.parts)
 
 
 def test_a_streaming_code_block_with_blank_lines_stays_one_block(qapp: QApplication) -> None:

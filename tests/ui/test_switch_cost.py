@@ -9,14 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QSize
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.domain.threads import ExecutionMode
 from xworkmate.store import Store
+from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.window.shown import AFTER_PAINT_MS, AfterPaint
 
@@ -230,3 +232,53 @@ def test_work_left_for_after_the_paint_runs_at_once_when_the_conversation_goes_b
     conversation.hide()
 
     qtbot.waitUntil(lambda: ran == ["ran"], timeout=AFTER_PAINT_MS // 2)
+
+
+class _Paints(QObject):
+    """Each paint of the conversation, as the key the window's header showed then; and of the header's key."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self._window = window
+        self.keys: list[str] = []
+        self.header: list[str] = []
+        window.message_list.viewport().installEventFilter(self)
+        window.message_pane.session_key_label.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            key = self._window.message_pane.session_key_label.text()
+            (self.header if watched is self._window.message_pane.session_key_label else self.keys).append(key)
+        return False
+
+
+def test_a_switch_paints_the_line_once_within_the_click_before_the_work_queued_meanwhile(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store, tmp_path: Path
+) -> None:
+    """Issue 34 item 1: while twenty lines stream, their records and reads queue up on the event loop; the line
+    switched to is painted at once, not after all of that has run, and once: an ACP line's agent bar under the
+    composer changes the conversation's height, laid out before that paint, not after it."""
+    first = _line_with_messages(sqlite_controller, sqlite_store, "First")
+    second = _line_with_messages(sqlite_controller, sqlite_store, "Second")
+    scripted_agent(sqlite_controller, tmp_path, "agent", turn=[{"say": "done"}])
+    sqlite_controller.line_settings.set_execution(second, ExecutionMode.ACP, "agent")
+    window = _window(qtbot, sqlite_controller)
+    click_line(qtbot, window, first)
+    click_line(qtbot, window, second)
+    _painted(window)
+    assert window.message_pane.agent_bar.isVisible()
+    for key in (first, second, first):
+        paints, queued = _Paints(window), []
+        QTimer.singleShot(0, lambda paints=paints, queued=queued: queued.append(list(paints.keys)))  # queued before
+
+        window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(key))  # as a click selects
+
+        assert window.shown.shown_key == key
+        assert paints.keys and key in paints.keys[0]  # painted with the line asked for, within the click
+        assert paints.header and key in paints.header[0]  # and the pane's header with it (what changed is painted)
+        settled(qtbot, window)
+        _painted(window)  # one more, asked for here
+        assert queued and queued[0] and key in queued[0][0]  # before the work queued before it ran
+        assert window.message_pane.agent_bar.isVisible() == (key == second)
+        assert len(paints.keys) == 2, paints.keys  # the switch's own paint, and this test's: none made again
+        assert message_texts(window)[-1] == f"3\n{ANSWER}"

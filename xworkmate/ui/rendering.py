@@ -482,8 +482,13 @@ class StreamingBody:
         self._settled = 0
         self._parts: list[Body] = []
         self._tail: Body | None = None
+        self._heights: list[float] = []  # the settled parts' heights at ``_width``, as far as measured
+        self._settled_height = 0.0  # their sum, with the gaps after each
         self.rendered_chars = 0
         """Characters rendered so far, settled parts and tails alike (tests check it grows linearly)."""
+        self.parts_measured = 0
+        """How many times a part's height was asked of its layout: once per settled part and width, and the
+        tail's per flush, not every part's per flush and paint (issue 34 item 1; the tests count it)."""
 
     def matches(self, font: QFont, raw: bool) -> bool:
         return raw == self._raw and font == self._font
@@ -495,6 +500,7 @@ class StreamingBody:
         if not text.startswith(self._text[: self._settled]):  # another answer: start over
             self._settled = 0
             self._parts = []
+            self._forget_heights()
         self._text = text
         boundary = self._last_boundary(text)
         if boundary > self._settled:
@@ -532,12 +538,34 @@ class StreamingBody:
         if width == self._width:
             return
         self._width = width
+        self._forget_heights()
         for part in self._shown():
             part.set_width(width)
 
+    def _forget_heights(self) -> None:
+        self._heights = []
+        self._settled_height = 0.0
+
+    def _part_heights(self) -> list[float]:
+        """The settled parts' heights, each measured once at this width (they never change)."""
+        for part in self._parts[len(self._heights) :]:
+            height = part.height()
+            self.parts_measured += 1
+            self._heights.append(height)
+            self._settled_height += height + _CHUNK_GAP
+        return self._heights
+
+    def _tail_height(self) -> float:
+        if self._tail is None:
+            return 0.0
+        self.parts_measured += 1
+        return self._tail.height()
+
     def height(self) -> float:
-        parts = self._shown()
-        return sum(part.height() for part in parts) + _CHUNK_GAP * max(len(parts) - 1, 0)
+        self._part_heights()
+        if self._tail is not None:
+            return self._settled_height + self._tail_height()
+        return max(self._settled_height - _CHUNK_GAP, 0.0)
 
     def natural_width(self) -> float:
         return max((part.natural_width() for part in self._shown()), default=0.0)
@@ -546,10 +574,15 @@ class StreamingBody:
         return "\n\n".join(part.plain_text() for part in self._shown())
 
     def draw(self, painter: QPainter, clip: QRectF, palette: QPalette) -> None:
+        heights = self._part_heights()
+        shown: list[tuple[Body, float]] = list(zip(self._parts, heights, strict=True))
+        if self._tail is not None and self._settled_height <= clip.bottom():
+            shown.append((self._tail, self._tail_height()))
         top = 0.0
-        for part in self._shown():
-            height = part.height()
-            if top + height >= clip.top() and top <= clip.bottom():  # parts out of sight are skipped
+        for part, height in shown:
+            if top > clip.bottom():
+                break  # this part and the ones after it are below what shows
+            if top + height >= clip.top():  # parts out of sight are skipped
                 painter.save()
                 painter.translate(0.0, top)
                 part.draw(painter, clip.translated(0.0, -top), palette)

@@ -82,6 +82,10 @@ class LiveRuns(QObject):
         self._base_interval = interval_ms
         self._timer.timeout.connect(self._on_flush_due)
         self.deltas_received = 0
+        self.announced_only: str | None = None
+        """Issue 34 item 1: the one line whose growing text is announced (the shown one; ``None``: every line).
+        Another line's deltas are only buffered: no flush is due for them, nothing is emitted; its rows are
+        built from the buffer when it is shown (``rows``)."""
 
     # -- feeding ------------------------------------------------------------------
 
@@ -90,6 +94,8 @@ class LiveRuns(QObject):
         state = self._lines.setdefault(key, _LineState(running=True))
         state.pending.append(text)
         self.deltas_received += 1
+        if self.announced_only is not None and key != self.announced_only:
+            return
         self._dirty.add(key)
         if not self._timer.isActive():
             self._timer.start()

@@ -671,7 +671,7 @@ class MessageListModel(QAbstractListModel):
                 else (self.tr("Agent · streaming…") if live.text else self.tr("Agent · working…"))
             )
             return RowView(
-                cache_key=("live", live.kind, live.revision),
+                cache_key=("live", self._key, live.kind, live.revision),
                 text=card.plain_text() if card is not None else (live.text or "…"),
                 body_format="tool" if tool else "markdown",
                 header=header,
@@ -679,6 +679,7 @@ class MessageListModel(QAbstractListModel):
                 role=MessageRole.TOOL.value if tool else MessageRole.ASSISTANT.value,
                 live=live.kind,
                 card=card,
+                line=self._key,
             )
         return self._stored_view(row)
 

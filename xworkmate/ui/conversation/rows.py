@@ -57,3 +57,5 @@ class RowView:
     live: str | None = None
     card: ToolCard | None = None
     expanded: bool = False
+    line: str | None = None
+    """A live row's line (its rendering is kept per line: a switch back renders only what streamed since)."""

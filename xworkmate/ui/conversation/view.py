@@ -87,6 +87,7 @@ class MessageDelegate(QStyledItemDelegate):
     PADDING = 8
     GAP = 3
     BODY_CACHE = 256
+    STREAMING_KEPT = 8
 
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
@@ -95,7 +96,9 @@ class MessageDelegate(QStyledItemDelegate):
         self._heights: dict[_HeightKey, int] = {}
         self._bodies: OrderedDict[_BodyKey, Body] = OrderedDict()
         self._live_bodies: dict[str, tuple[_BodyKey, Body]] = {}
-        self._streaming: dict[str, StreamingBody] = {}
+        # Issue 34 item 1: each line's streaming answer keeps its rendered parts (the last STREAMING_KEPT
+        # lines'), so a switch back to a line that streams renders only what came since, not its whole answer.
+        self._streaming: OrderedDict[tuple[str | None, str], StreamingBody] = OrderedDict()
         self._header_base: QFont | None = None
         self._header_font: tuple[QFont, QFontMetrics] | None = None
         self._card_colour_cache: dict[tuple[theme.Scheme, str, bool], tuple[QColor, QColor]] = {}
@@ -109,6 +112,8 @@ class MessageDelegate(QStyledItemDelegate):
         """How many stored rows' bodies were rendered (Markdown, cards, text): a row painted before is not
         rendered again while its body is in the cache (issue 34 item 1; counted for the tests)."""
         self.live_render_ms = 0.0
+        self.streamed_chars_rendered = 0
+        """Characters of streaming answers rendered (settled parts and tails; counted for the tests)."""
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
     @property
@@ -252,7 +257,7 @@ class MessageDelegate(QStyledItemDelegate):
     def _body(self, view: RowView, font: QFont) -> Body | StreamingBody:
         width = self._width_for(view)
         if view.live is not None and view.body_format == "markdown":
-            return self._streaming_body(view.live, view.text, font, width)
+            return self._streaming_body((view.line, view.live), view.text, font, width)
         key: _BodyKey = (view.cache_key, self._raw)
         cached: Body | None = None
         if view.live is not None:
@@ -278,14 +283,21 @@ class MessageDelegate(QStyledItemDelegate):
                 self._bodies.popitem(last=False)
         return body
 
-    def _streaming_body(self, live: str, text: str, font: QFont, width: int) -> StreamingBody:
-        """The streaming answer's body: kept across flushes, so only its unsettled tail is rendered again."""
+    def _streaming_body(self, live: tuple[str | None, str], text: str, font: QFont, width: int) -> StreamingBody:
+        """The streaming answer's body of a line: kept across flushes and switches, so only its unsettled tail
+        and what streamed since are rendered again."""
         body = self._streaming.get(live)
         if body is None or not body.matches(font, self._raw):
             body = StreamingBody(font, width, raw=self._raw)
             self._streaming[live] = body
+            while len(self._streaming) > self.STREAMING_KEPT:
+                self._streaming.popitem(last=False)
+        else:
+            self._streaming.move_to_end(live)
         body.set_width(width)
+        rendered = body.rendered_chars
         body.update(text)
+        self.streamed_chars_rendered += body.rendered_chars - rendered
         return body
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:

@@ -85,6 +85,7 @@ class RunCards(QObject):
         return self._last_failure.get(key)
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
+        self._live.announced_only = view.key  # another line's text is only buffered (issue 34 item 1)
         if previous is None or previous.key != view.key:
             self._pane.interrupted_bar.show_interrupted(None)  # never another line's (ISO-5)
             # Issue 34 item 1: whether it has a turn to resume is read once its conversation is painted.

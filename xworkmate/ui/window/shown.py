@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
@@ -117,6 +117,7 @@ class ShownLine(QObject):
         # How many times the shown line's panes were shown (a switch, or a LineUpdated of the shown line): per
         # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
         self.panes_shown = 0
+        self.paints_now = 0  # switches painted at once (``_paint_now``)
 
     @property
     def shown_key(self) -> str | None:
@@ -166,6 +167,23 @@ class ShownLine(QObject):
         for part in self.parts:
             part.show_line(view, previous, panes)
         self._sync_selection()
+        if previous is None or previous.key != view.key:
+            self._paint_now()
+
+    def _paint_now(self) -> None:
+        """Issue 34 item 1: the line switched to is painted now — its conversation, and with it whatever else of
+        the window changed (Qt paints every region waiting to be painted at once) — not once the event loop has
+        handled what queued up meanwhile (twenty lines' streams, the store's answers): the person sees the line
+        they asked for before any of that. Nothing is painted that would not have been."""
+        viewport = self._message_list.viewport()
+        if not viewport.isVisible():
+            return
+        # The panes' sizes first (a bar shown or hidden above the composer changes the conversation's height: a
+        # paint before that would be made again at once), then the rows where they go, scrolled to the newest.
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self._message_list.executeDelayedItemsLayout()
+        self.paints_now += 1
+        viewport.repaint()
 
     def _follow(self, view: LineView) -> None:
         """The line's remembered read follows its updates (a switch back shows the view as it is now)."""

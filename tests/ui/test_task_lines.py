@@ -16,7 +16,7 @@ from xworkmate.domain.threads import ThreadStatus, ThreadSummary
 from xworkmate.ui import MainWindow
 from xworkmate.ui.lines.task_lines import BADGE_ROLE, KEY_ROLE, STATUS_ROLE, WORKSPACE_PATH_ROLE
 
-from .support import click_line, label_text, message_texts, proxy_index, selected_key
+from .support import click_line, label_text, message_texts, proxy_index, selected_key, settled
 
 _GROUPS = (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive)
 
@@ -373,3 +373,30 @@ def test_a_nested_tasks_title_keeps_its_room_beside_its_badges(
     ]
     # "↳ …" puts the title's colour on a few columns only (a pill's text is the pill's colour).
     assert len(inked) > metrics.horizontalAdvance("Sum"), len(inked)
+
+
+def test_records_leave_the_list_where_the_person_scrolled_it(qtbot: QtBot, window: MainWindow) -> None:
+    """Issue 34 item 1: every store record (a message stored, a line renamed: hundreds a minute with twenty
+    lines streaming) put the selection back on the shown line and scrolled the list to it, so a person
+    scrolling the list to find another line was pulled back at once. A record keeps the selection on the shown
+    line and leaves the scrolling to the person; a switch still brings the line into view."""
+    controller = window.controller
+    keys = [controller.lines.create_line(f"Line {n}").thread_id for n in range(60)]
+    click_line(qtbot, window, keys[-1])  # the newest: the list's end
+    view = window.task_line_list
+    bar = view.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()
+    bar.setValue(0)  # the person scrolls up to the oldest lines
+    for n in (3, 4, 5):
+        controller.lines.rename_line(keys[n], f"Renamed {n}")
+    controller.lines.rename_line(keys[-1], "The shown line, renamed")
+    settled(qtbot, window)
+    summary = window.task_model.summary(keys[3])
+    assert summary is not None and summary.title == "Renamed 3"
+    assert bar.value() == 0
+    assert selected_key(window) == keys[-1]
+    window.shown.switch_to(keys[30])
+    settled(qtbot, window)
+    assert selected_key(window) == keys[30] and view.visualRect(proxy_index(window, keys[30])).intersects(
+        view.viewport().rect()
+    )

@@ -91,7 +91,9 @@ class TaskListActions(QObject):
         return self._proxy.mapFromSource(self._model.index(row, 0))
 
     def sync_selection(self) -> None:
-        """Keep the list selection on the wanted line (or on nothing if the filter hides it)."""
+        """Keep the list selection on the wanted line (or on nothing if the filter hides it). The list scrolls to
+        the line only when the selection moves to it: after every store record it did (issue 34 item 1), so a
+        person scrolling the list while lines streamed was pulled back to the shown line at once."""
         key = self._wanted_key()
         if key is None:
             return
@@ -101,7 +103,7 @@ class TaskListActions(QObject):
             if index.isValid():
                 if selection.currentIndex() != index or not selection.isSelected(index):
                     selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-                self._list.scrollTo(index)
+                    self._list.scrollTo(index)
             elif selection.hasSelection() or selection.currentIndex().isValid():
                 selection.clear()
 

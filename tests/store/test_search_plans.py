@@ -7,16 +7,20 @@ searches give the same answers (FTS5 reads its index newest first already).
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from tests.support.plans import captured, pg_plan, rows_read, sqlite_plan
 from tests.support.search_scale import bulk_messages, say
 from xworkmate.controllers import SessionController
-from xworkmate.domain.search import parse_query
+from xworkmate.controllers.search import search_lines
+from xworkmate.domain.search import FOLDED_TITLE_MAX_BYTES, normalise, parse_query
 from xworkmate.domain.viewers import DESKTOP, Viewer
 from xworkmate.store import Store
 from xworkmate.store.search import SearchRepository
+from xworkmate.store.tables import ThreadRow
 
 OTHERS = 2_000
 LINE = 1_500
@@ -129,3 +133,45 @@ def test_the_title_test_reads_the_folded_titles_index_and_the_lines_it_names_by_
         nodes = pg_plan(store, read, index_scans_only=True)
         on_threads = [n["Node Type"] for n in nodes if n.get("Relation Name") == "threads"]
         assert "Seq Scan" not in on_threads and "Index Only Scan" in on_threads, on_threads
+
+
+def _title_folding_past_the_index_limit() -> str:
+    """500 characters (the most a title has) whose folded form PostgreSQL cannot keep in a btree entry: rare
+    Han characters and the characters NFKC expands most, shuffled (little for its compression to find)."""
+    seen: set[str] = set()
+    expanding: list[str] = []
+    for code in range(0x10000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        folded = normalise(chr(code))
+        if len(folded) >= 2 and folded not in seen:
+            seen.add(folded)
+            expanding.append(chr(code))
+    expanding.sort(key=lambda ch: -len(normalise(ch).encode()))
+    rng = random.Random(34)
+    chars = [chr(rng.randrange(0x20000, 0x2A6DF)) for _ in range(100)] + expanding[:400]
+    rng.shuffle(chars)
+    return "".join(chars)
+
+
+def test_a_title_folding_past_the_index_limit_is_kept_as_may_match_and_still_found(
+    store: Store, controller: SessionController
+) -> None:
+    """Issue 34 item 2 (0025): ``ix_threads_title_folded`` holds each line's folded title, and PostgreSQL refuses
+    an index entry past 2,704 bytes: such a title (3,154 bytes folded) could not be given to a line at all. A
+    folded title past ``FOLDED_TITLE_MAX_BYTES`` is stored as NULL, "may match", and matched in full."""
+    title = _title_folding_past_the_index_limit()
+    assert len(title) == 500 and len(normalise(title).encode()) > FOLDED_TITLE_MAX_BYTES
+    made = controller.lines.create_line(title).thread_id
+    renamed = controller.lines.create_line("Short").thread_id
+    controller.lines.rename_line(renamed, title)
+    word = title[200:203]
+    results = search_lines(store, word)
+    assert {line.line_key for line in results.lines if line.title_matched} >= {made, renamed}
+    with store.connect() as connection:
+        stored = (
+            connection.execute(select(ThreadRow.title_folded).where(ThreadRow.thread_id.in_([made, renamed])))
+            .scalars()
+            .all()
+        )
+    assert stored == [None, None]

@@ -75,6 +75,20 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+FOLDED_TITLE_MAX_BYTES = 2_000
+"""The longest folded title (UTF-8) a line stores for the search's title test; a longer one is stored as
+NULL, "may match", and matched in full by the caller. PostgreSQL refuses an index entry past 2,704 bytes,
+and ``ix_threads_title_folded`` holds this column (0025): a 500-character title can fold to ~9,000 characters
+(NFKC expands U+FDFA to 18), so an unbounded value could make a line impossible to create, rename or upgrade."""
+
+
+def folded_title(title: str) -> str | None:
+    """What a line stores as ``threads.title_folded``: ``normalise(title)``, or ``None`` past
+    ``FOLDED_TITLE_MAX_BYTES`` (read as "may match")."""
+    folded = normalise(title)
+    return folded if len(folded.encode("utf-8")) <= FOLDED_TITLE_MAX_BYTES else None
+
+
 def searchable_text(content: str, payload: Mapping[str, Any] | str | None = None) -> str:
     """What of a message is searched: its text, and the names and arguments of its tool calls."""
     if isinstance(payload, str):

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from xworkmate.domain.categories import normalize_category
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
-from xworkmate.domain.search import normalise
+from xworkmate.domain.search import folded_title
 from xworkmate.domain.stored_text import storable_message
 from xworkmate.domain.threads import (
     TaskThread,
@@ -102,7 +102,7 @@ def _thread_values(thread: TaskThread, *, category_own: bool, seal_level: int) -
     return dict(
         thread_id=thread.thread_id,
         title=thread.title,
-        title_folded=normalise(thread.title),
+        title_folded=folded_title(thread.title),
         kind=thread.kind.value,
         parent_key=thread.parent_key,
         category=normalize_category(thread.category),

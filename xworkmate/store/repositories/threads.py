@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 
 from xworkmate.domain.categories import requested_category
-from xworkmate.domain.search import normalise
+from xworkmate.domain.search import folded_title
 from xworkmate.domain.threads import (
     ExecutionBinding,
     NetworkAccess,
@@ -404,7 +404,7 @@ class ThreadRepository:
         return self._update(key, archived=archived)
 
     def set_title(self, key: str, title: str) -> TaskThread:
-        return self._update(key, title=title, title_folded=normalise(title))
+        return self._update(key, title=title, title_folded=folded_title(title))
 
     def touch(self, key: str) -> None:
         self._update(key)

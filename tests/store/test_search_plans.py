@@ -175,3 +175,29 @@ def test_a_title_folding_past_the_index_limit_is_kept_as_may_match_and_still_fou
             .all()
         )
     assert stored == [None, None]
+
+
+def test_the_upgrade_to_the_title_index_keeps_a_title_folded_past_the_limit_as_may_match(
+    store: Store, controller: SessionController
+) -> None:
+    """Issue 34 item 2 (0025): 0024 folded every title whatever its length; the upgrade makes such a folded title
+    NULL ("may match") before it builds the index, or PostgreSQL refuses the index and the database cannot be
+    opened by this version."""
+    from alembic import command
+
+    from xworkmate.store.database import _alembic_config
+
+    title = _title_folding_past_the_index_limit()
+    key = controller.lines.create_line("Short").thread_id
+    short = controller.lines.create_line("Another short one").thread_id
+    with store.begin() as connection:
+        command.downgrade(_alembic_config(connection), "0024")
+        connection.execute(
+            text("UPDATE threads SET title = :title, title_folded = :folded WHERE thread_id = :key"),
+            {"title": title, "folded": normalise(title), "key": key},
+        )
+        command.upgrade(_alembic_config(connection), "head")
+    with store.connect() as connection:
+        stored = dict(connection.execute(select(ThreadRow.thread_id, ThreadRow.title_folded)).all())
+    assert stored[key] is None and stored[short] == "another short one"
+    assert key in {line.line_key for line in search_lines(store, title[200:203]).lines if line.title_matched}

@@ -32,6 +32,9 @@ class LoginTerminal:
     """One running login program. ``text`` is what it printed so far, as plain text; ``listen`` is told each
     new piece; ``status`` is its exit status once it ended (a signal: minus its number)."""
 
+    end_grace = 5.0
+    """Seconds a stopped program has to end before its process group is killed."""
+
     def __init__(self, command: Sequence[str], title: str) -> None:
         self.command = tuple(command)  # as the person reads it: the agent's command and the method's args
         self.title = title
@@ -43,6 +46,8 @@ class LoginTerminal:
         self._master: int | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._eof: asyncio.Future[None] | None = None
+        self._draining = False  # stopped: what it still writes is read and dropped until the pty has no writer
+        self._ending: set[asyncio.Task[None]] = set()
 
     async def start(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], sandbox: Sandbox | None) -> None:
         """Start ``argv`` on a new pty (in ``sandbox`` when it is usable, as the agent itself runs)."""
@@ -92,6 +97,8 @@ class LoginTerminal:
         if not data:
             self._stop_reading()
             return
+        if self._draining:
+            return
         piece = plain_terminal_output(self._decoder.decode(data))
         if piece:
             self.text += piece
@@ -139,17 +146,44 @@ class LoginTerminal:
 
     def close(self) -> None:
         """Stop it if it still runs and release the pty (idempotent; a cancelled turn calls it, and the window
-        is told the program was stopped)."""
+        is told the program was stopped).
+
+        A program still running keeps its pty until every process holding it has ended: closing the pty first
+        would hand the program an end of input before the signal reaches it (in the sandbox the signal reaches
+        it only as bubblewrap ends), and a login program acts on that end of input as on a typed empty line."""
         running = self._process is not None and self._process.returncode is None
         self.stop()
-        self._stop_reading()
-        if self._master is not None:
-            os.close(self._master)
-            self._master = None
+        if self._master is not None and not self._draining:
+            if running:
+                self._draining = True
+                task = asyncio.get_running_loop().create_task(self._release_when_ended())
+                self._ending.add(task)
+                task.add_done_callback(self._ending.discard)
+            else:
+                self._release()
         if running and self.status is None:
             self.status = -signal.SIGTERM
             for listener in list(self._exit_listeners):
                 listener(self.status)
+
+    async def _release_when_ended(self) -> None:
+        """Close the pty once the program has ended and nothing holds its pty (killed after a grace)."""
+        assert self._process is not None and self._eof is not None
+        try:
+            ended = asyncio.gather(self._process.wait(), asyncio.shield(self._eof))
+            try:
+                await asyncio.wait_for(ended, self.end_grace)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self._process.pid, signal.SIGKILL)
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        self._stop_reading()
+        if self._master is not None:
+            os.close(self._master)
+            self._master = None
 
 
 LoginShower = Callable[[LoginTerminal], None]

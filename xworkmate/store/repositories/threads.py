@@ -95,11 +95,13 @@ _LIST_ORDER_DESC = tuple(column.desc() for column in LIST_ORDER)
 def list_place(created_at: datetime, thread_id: str) -> tuple[datetime, str]:
     """A line's place in ``LIST_ORDER``, for a sort in Python: the same order, for every key.
 
-    Python compares strings by code point; UTF-8, which both databases store text in here, keeps code point
-    order byte by byte; ``COLLATE "C"`` (PostgreSQL) and ``BINARY`` (SQLite) compare those bytes, a shorter
-    prefix first as Python does. So the two agree for any key, not only the ASCII ones the app makes
-    (``domain.keys``); a NUL never reaches the store (``StoredString``) and a lone surrogate cannot be encoded.
-    The time is made timezone-aware as every read makes it (SQLite gives it naive, in UTC)."""
+    Python compares strings by code point; UTF-8 keeps code point order byte by byte; ``COLLATE "C"``
+    (PostgreSQL) and ``BINARY`` (SQLite) compare the stored bytes, a shorter prefix first as Python does. So in
+    a UTF-8 database (SQLite's default, PostgreSQL's usual) the two agree for any key, and in any encoding for
+    the ASCII keys the app makes (``domain.keys``: ``main``, ``draft:<ULID>``, ``agent:<id>:<key>``); a NUL
+    never reaches the store (``StoredString``), a lone surrogate cannot be encoded (tests/store/test_list_order.py
+    compares the reads with a sort of the keys' UTF-8 bytes, a key past ASCII among them). The time is made
+    timezone-aware as every read makes it (SQLite gives it naive, in UTC)."""
     return (_aware(created_at), thread_id)
 
 

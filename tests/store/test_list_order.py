@@ -13,7 +13,8 @@ and on one whose default collation is a person's language (ICU ``en-US``): a Pos
 takes the locale of their system (``en_US.UTF-8`` and the like), where ``:``, ``-``, ``.`` and ``_`` weigh
 less than letters and digits and ``a`` comes before ``Z``; its SQL order of two keys then differs from the byte
 order Python sorts in. This machine has no ``en_US`` locale of the C library (``locale -a``), so the database
-is made with ICU's, which orders keys the same way (``TEMPLATE template0 LOCALE_PROVIDER icu``). Before, on
+is made with ICU's (``TEMPLATE template0 LOCALE_PROVIDER icu``), a language's collation too: it differs from
+byte order on these keys as the C library's does (not necessarily key for key the same). Before, on
 that database, the first read gave the lines made at one instant in another order than the whole read, and
 the window read the whole list again (the person's place in it lost).
 """

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
@@ -19,6 +19,9 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
 
 from xworkmate.domain.categories import requested_category
 from xworkmate.domain.search import folded_title
@@ -61,13 +64,59 @@ from xworkmate.store.tables import (
     ThreadSessionRow,
 )
 
-_SUMMARIES = select(*_SUMMARY_COLUMNS).order_by(ThreadRow.created_at, ThreadRow.thread_id)
+
+class _KeyBytes(FunctionElement[str]):
+    """A line's key as the list orders it: compared byte by byte, whatever the database's own collation."""
+
+    name = "key_bytes"
+    inherit_cache = True
+
+
+@compiles(_KeyBytes)
+def _key_bytes(element: _KeyBytes, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"{compiler.process(element.clauses, **kw)} COLLATE BINARY"  # SQLite's default for text, said
+
+
+@compiles(_KeyBytes, "postgresql")
+def _key_bytes_postgresql(element: _KeyBytes, compiler: SQLCompiler, **kw: Any) -> str:
+    return f'{compiler.process(element.clauses, **kw)} COLLATE "C"'
+
+
+LIST_ORDER = (ThreadRow.created_at, _KeyBytes(ThreadRow.thread_id))
+"""The task list's order, oldest first, in SQL: when a line was made, then its key compared byte by byte. Every
+read of the list orders by it (``list_place`` is the same order in Python), on both databases: a PostgreSQL
+made in a person's locale (``en_US.UTF-8``) orders ``:``, ``-``, ``_`` and case otherwise in its default
+collation, and the reads merged in Python would not agree with the ones ordered in SQL (the window then read
+the whole list again: ``TaskLineModel.complete``). ``COLLATE "C"`` on the key adds no sort the index on
+(``archived``, ``created_at``) saved: the key was never in it, the walk is by ``created_at`` either way."""
+_LIST_ORDER_DESC = tuple(column.desc() for column in LIST_ORDER)
+
+
+def list_place(created_at: datetime, thread_id: str) -> tuple[datetime, str]:
+    """A line's place in ``LIST_ORDER``, for a sort in Python: the same order, for every key.
+
+    Python compares strings by code point; UTF-8 keeps code point order byte by byte; ``COLLATE "C"``
+    (PostgreSQL) and ``BINARY`` (SQLite) compare the stored bytes, a shorter prefix first as Python does. So in
+    a UTF-8 database (SQLite's default, PostgreSQL's usual) the two agree for any key, and in any encoding for
+    the ASCII keys the app makes (``domain.keys``: ``main``, ``draft:<ULID>``, ``agent:<id>:<key>``); a NUL
+    never reaches the store (``StoredString``), a lone surrogate cannot be encoded (tests/store/test_list_order.py
+    compares the reads with a sort of the keys' UTF-8 bytes, a key past ASCII among them). The time is made
+    timezone-aware as every read makes it (SQLite gives it naive, in UTC)."""
+    return (_aware(created_at), thread_id)
+
+
+def _place_of(row: Sequence[Any]) -> tuple[datetime, str]:
+    """``list_place`` of a row of ``_ORDERED`` (its key first, its ``created_at`` last)."""
+    return list_place(row[-1], row[0])
+
+
+_SUMMARIES = select(*_SUMMARY_COLUMNS).order_by(*LIST_ORDER)
 _LISTED_SUMMARIES = _SUMMARIES.where(ThreadRow.archived.is_(False))
 _CATEGORY_BY_KEY = select(ThreadRow.category).where(ThreadRow.thread_id == bindparam("key"))
 """Built once: the list's reads (every line; the ones not archived), a reader's category as it is now."""
 _ORDERED = select(*_SUMMARY_COLUMNS, ThreadRow.created_at)
-_OLDEST = _ORDERED.order_by(ThreadRow.created_at, ThreadRow.thread_id)
-_NEWEST = _ORDERED.order_by(ThreadRow.created_at.desc(), ThreadRow.thread_id.desc())
+_OLDEST = _ORDERED.order_by(*LIST_ORDER)
+_NEWEST = _ORDERED.order_by(*_LIST_ORDER_DESC)
 """The window's first read of its lines (``first_summaries``): rows with their place in the list's order
 (``created_at``, last)."""
 
@@ -169,7 +218,7 @@ def _ends(connection: Connection, order: Select[Any], rows: int) -> list[Row[Any
         *connection.execute(order.where(ThreadRow.archived.is_(False)).limit(rows)),
         *connection.execute(order.where(ThreadRow.archived.is_(True)).limit(rows)),
     ]
-    got.sort(key=lambda row: (_aware(row[-1]), row[0]), reverse=order is _NEWEST)
+    got.sort(key=_place_of, reverse=order is _NEWEST)
     return got[:rows]
 
 
@@ -253,7 +302,7 @@ class ThreadRepository:
                 got = connection.execute(_ORDERED.where(ThreadRow.thread_id.in_(sorted(missing)))).all()
                 found.update((row[0], row) for row in got)
                 missing = {row[3] for row in got if row[3] is not None and row[3] not in found}
-        ordered = sorted(found.values(), key=lambda row: (_aware(row[-1]), row[0]))
+        ordered = sorted(found.values(), key=_place_of)
         return FirstLines(_summaries_from([row[:-1] for row in ordered]), complete=False)
 
     def summaries_for(
@@ -295,11 +344,7 @@ class ThreadRepository:
     def children(self, key: str) -> list[str]:
         with self._store.read() as session:
             return list(
-                session.scalars(
-                    select(ThreadRow.thread_id)
-                    .where(ThreadRow.parent_key == key)
-                    .order_by(ThreadRow.created_at, ThreadRow.thread_id)
-                )
+                session.scalars(select(ThreadRow.thread_id).where(ThreadRow.parent_key == key).order_by(*LIST_ORDER))
             )
 
     def workspace_paths(self) -> list[str]:

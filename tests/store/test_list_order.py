@@ -6,7 +6,7 @@ merged and sorted in Python); the window builds itself from the part and takes t
 (``TaskLineModel.complete``), which keeps every row in place only if the part's lines come in the whole
 list's order. Lines made at the same instant are ordered by their key: compared byte by byte in every read
 (``COLLATE "C"`` on PostgreSQL, SQLite's own ``BINARY``) and by the key function beside it
-(``list_place``; both in ``store.repositories.threads``).
+(``list_place``; both in ``store.repositories.records``).
 
 These run on SQLite, on a PostgreSQL database made as the tests make theirs (this server's default, ``C.UTF-8``)
 and on one whose default collation is a person's language (ICU ``en-US``): a PostgreSQL a person installs

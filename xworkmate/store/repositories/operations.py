@@ -31,7 +31,7 @@ from xworkmate.domain.viewers import (
     QuarantineMark,
     quarantine_placeholder,
 )
-from xworkmate.store.repositories.records import _aware, utcnow
+from xworkmate.store.repositories.records import LIST_ORDER, _aware, utcnow
 from xworkmate.store.tables import (
     DispatchSourceRow,
     MessageRow,
@@ -228,9 +228,7 @@ def _subtree_levels(session: Session, key: str) -> list[list[str]]:
         children = [
             k
             for k in session.scalars(
-                select(ThreadRow.thread_id)
-                .where(ThreadRow.parent_key.in_(levels[-1]))
-                .order_by(ThreadRow.created_at, ThreadRow.thread_id)
+                select(ThreadRow.thread_id).where(ThreadRow.parent_key.in_(levels[-1])).order_by(*LIST_ORDER)
             )
             if k not in seen
         ]

@@ -19,9 +19,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.compiler import SQLCompiler
-from sqlalchemy.sql.functions import FunctionElement
 
 from xworkmate.domain.categories import requested_category
 from xworkmate.domain.search import folded_title
@@ -49,13 +46,14 @@ from xworkmate.store.repositories.operations import (
 from xworkmate.store.repositories.records import (
     _SUMMARY_COLUMNS,
     _THREAD_BY_KEY,
+    LIST_ORDER,
     CategoryConflictError,
     SessionGeneration,
     ThreadLabels,
-    _aware,
     _generation_from_row,
     _labels_from_row,
     _thread_from_row,
+    list_place,
     utcnow,
 )
 from xworkmate.store.sessions import Sessions
@@ -64,45 +62,7 @@ from xworkmate.store.tables import (
     ThreadSessionRow,
 )
 
-
-class _KeyBytes(FunctionElement[str]):
-    """A line's key as the list orders it: compared byte by byte, whatever the database's own collation."""
-
-    name = "key_bytes"
-    inherit_cache = True
-
-
-@compiles(_KeyBytes)
-def _key_bytes(element: _KeyBytes, compiler: SQLCompiler, **kw: Any) -> str:
-    return f"{compiler.process(element.clauses, **kw)} COLLATE BINARY"  # SQLite's default for text, said
-
-
-@compiles(_KeyBytes, "postgresql")
-def _key_bytes_postgresql(element: _KeyBytes, compiler: SQLCompiler, **kw: Any) -> str:
-    return f'{compiler.process(element.clauses, **kw)} COLLATE "C"'
-
-
-LIST_ORDER = (ThreadRow.created_at, _KeyBytes(ThreadRow.thread_id))
-"""The task list's order, oldest first, in SQL: when a line was made, then its key compared byte by byte. Every
-read of the list orders by it (``list_place`` is the same order in Python), on both databases: a PostgreSQL
-made in a person's locale (``en_US.UTF-8``) orders ``:``, ``-``, ``_`` and case otherwise in its default
-collation, and the reads merged in Python would not agree with the ones ordered in SQL (the window then read
-the whole list again: ``TaskLineModel.complete``). ``COLLATE "C"`` on the key adds no sort the index on
-(``archived``, ``created_at``) saved: the key was never in it, the walk is by ``created_at`` either way."""
 _LIST_ORDER_DESC = tuple(column.desc() for column in LIST_ORDER)
-
-
-def list_place(created_at: datetime, thread_id: str) -> tuple[datetime, str]:
-    """A line's place in ``LIST_ORDER``, for a sort in Python: the same order, for every key.
-
-    Python compares strings by code point; UTF-8 keeps code point order byte by byte; ``COLLATE "C"``
-    (PostgreSQL) and ``BINARY`` (SQLite) compare the stored bytes, a shorter prefix first as Python does. So in
-    a UTF-8 database (SQLite's default, PostgreSQL's usual) the two agree for any key, and in any encoding for
-    the ASCII keys the app makes (``domain.keys``: ``main``, ``draft:<ULID>``, ``agent:<id>:<key>``); a NUL
-    never reaches the store (``StoredString``), a lone surrogate cannot be encoded (tests/store/test_list_order.py
-    compares the reads with a sort of the keys' UTF-8 bytes, a key past ASCII among them). The time is made
-    timezone-aware as every read makes it (SQLite gives it naive, in UTC)."""
-    return (_aware(created_at), thread_id)
 
 
 def _place_of(row: Sequence[Any]) -> tuple[datetime, str]:

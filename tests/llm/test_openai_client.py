@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import ssl
 import sys
 import time
@@ -200,6 +201,67 @@ def test_server_that_ignores_stream_flag_still_works(openai_server: OpenAIServer
     body = f'{{"choices": [{{"index": 0, "message": {message}, "finish_reason": "stop"}}]}}'
     openai_server.script(RawStreamReply([body], content_type="application/json"))
     assert _stream(make_client(openai_server)) == [TextDelta("whole"), Finished("stop")]
+
+
+def test_a_fast_stream_is_read_once_a_read_gap_not_once_a_chunk(
+    openai_server: OpenAIServer, make_client: MakeClient
+) -> None:
+    """Issue 34 item 1: twenty lines streaming each woke the event loop for every chunk a provider sent (about
+    200 Python calls of httpx, httpcore, anyio and asyncio a read). A chunk that comes while the client waits
+    out its read gap stays in the socket until the next read, which takes all that came: 200 chunks sent over
+    about 0.3 s reach a client whose gap is 1 s in a handful of reads, each chunk still its own delta."""
+    chunks = [f"t{i} " for i in range(200)]
+    openai_server.script(TextReply(chunks, delay=0.0015))
+
+    async def reads() -> tuple[list[StreamEvent], int]:
+        turns = 0  # the loop's turns: events that arrive in the same turn came in one read
+        stopped = False
+
+        async def count_turns() -> None:
+            nonlocal turns
+            while not stopped:
+                turns += 1
+                await asyncio.sleep(0)
+
+        counter = asyncio.create_task(count_turns())
+        events: list[StreamEvent] = []
+        read_in: set[int] = set()
+        async with make_client(openai_server, read_gap=1.0) as client:
+            async for event in client.stream_chat(HELLO):
+                events.append(event)
+                read_in.add(turns)
+        stopped = True
+        await counter
+        return events, len(read_in)
+
+    events, reads_taken = asyncio.run(reads())
+    assert [e.text for e in events if isinstance(e, TextDelta)] == chunks
+    assert events[-1] == Finished("stop")
+    assert reads_taken <= 5  # not one a chunk (about 200 before)
+
+
+def test_event_stream_lines_end_at_crlf_cr_or_lf_and_nowhere_else(
+    openai_server: OpenAIServer, make_client: MakeClient
+) -> None:
+    """The event-stream format ends a line at CRLF, LF or CR only: a JSON string may hold U+2028 or U+0085
+    unescaped (as ``JSON.stringify`` writes them), and they do not cut its data line."""
+    texts = ["line\u2028separator", "next\x85line", "vertical\x0btab"]
+    data = [
+        "data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": text}}]}, ensure_ascii=False)
+        for text in texts
+    ]
+    openai_server.script(
+        RawStreamReply(
+            [
+                data[0] + "\r",  # CRLF
+                "\r",
+                data[1] + "\r\r" + data[2] + "\r",  # CR, a blank line (CR) and CRLF
+                'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}',
+                "data: [DONE]",
+            ]
+        )
+    )
+    assert _stream(make_client(openai_server)) == [*(TextDelta(t) for t in texts), Finished("stop")]
 
 
 _IMPORTS: list[str] | None = None  # the modules an ``import`` statement went looking for, while counting

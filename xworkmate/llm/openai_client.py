@@ -28,7 +28,9 @@ import codecs
 import email.utils
 import functools
 import importlib
+import itertools
 import json
+import json.scanner
 import logging
 import ssl
 import time
@@ -483,65 +485,94 @@ class OpenAIChatClient:
                 yield event
             return
         state = _StreamState(self.provider_name)
-        async with aclosing(self._sse_payloads(response)) as payloads:
-            async for payload, value in payloads:
+        async with aclosing(self._sse_payloads(response)) as reads:
+            async for payloads in reads:
                 if state.done:
                     # Read to the end of the body rather than break: httpx's nested
                     # byte-stream generators then finish on their own instead of
                     # waiting for the garbage collector and a running event loop.
                     continue
-                if payload == "[DONE]":
-                    state.done = True
-                    continue
-                for event in state.handle_chunk(payload, value):
+                events: list[StreamEvent] = []
+                failed: LLMError | None = None
+                try:
+                    for payload, value in payloads:
+                        if payload == "[DONE]":
+                            state.done = True
+                            break
+                        events += state.handle_chunk(payload, value)
+                except LLMError as exc:
+                    failed = exc  # what came before the bad chunk is yielded first, as chunk by chunk
+                for event in _coalesced(events):
                     yield event
+                if failed is not None:
+                    raise failed
         for event in state.final_events():
             yield event
 
-    async def _sse_payloads(self, response: httpx.Response) -> AsyncGenerator[tuple[str, Any], None]:
-        """The ``data`` of each server-sent event with its JSON value (``None`` for ``[DONE]``), parsed once;
-        comments and other fields are skipped."""
+    async def _sse_payloads(self, response: httpx.Response) -> AsyncGenerator[list[tuple[str, Any]], None]:
+        """The server-sent events of each read of the body: each event's ``data`` with its JSON value (``None``
+        for ``[DONE]``), parsed once; comments and other fields are skipped. A read that ends in a broken line
+        yields the events before it, then raises."""
         pending: list[str] = []
         loop = asyncio.get_running_loop()
         done = False
         async for lines in self._reads(response):
             next_read = loop.time() + self.read_gap
-            for line in lines:
-                if not line:
-                    joined = "\n".join(pending)
-                    pending.clear()
-                    if joined.strip():
-                        # A blank line ends an event whose data never became valid JSON.
-                        raise MalformedStreamError(self.provider_name, f"data line is not JSON: {_truncate(joined)!r}")
-                    continue  # an empty event is a heartbeat
-                if line.startswith(":"):
-                    continue  # SSE comment, e.g. a keep-alive
-                name, _sep, value = line.partition(":")
-                if value.startswith(" "):
-                    value = value[1:]
-                if name == "data":
-                    pending.append(value)
-                    joined = "\n".join(pending)
-                    # Dispatch as soon as the data is complete, so servers that omit the blank
-                    # separator line still work; multi-line data is joined per the SSE rules.
-                    stripped = joined.strip()
-                    if stripped == "[DONE]":
+            payloads: list[tuple[str, Any]] = []
+            failed: MalformedStreamError | None = None
+            try:
+                for line in lines:
+                    if not line:
+                        joined = "\n".join(pending)
                         pending.clear()
-                        done = True
-                        yield stripped, None
+                        if joined.strip():
+                            # A blank line ends an event whose data never became valid JSON.
+                            raise MalformedStreamError(
+                                self.provider_name, f"data line is not JSON: {_truncate(joined)!r}"
+                            )
+                        continue  # an empty event is a heartbeat
+                    if line.startswith(":"):
+                        continue  # SSE comment, e.g. a keep-alive
+                    name, _sep, value = line.partition(":")
+                    if value.startswith(" "):
+                        value = value[1:]
+                    if name == "data":
+                        pending.append(value)
+                        joined = "\n".join(pending) if len(pending) > 1 else value
+                        # Dispatch as soon as the data is complete, so servers that omit the blank
+                        # separator line still work; multi-line data is joined per the SSE rules.
+                        stripped = joined.strip()
+                        if stripped == "[DONE]":
+                            pending.clear()
+                            done = True
+                            payloads.append((stripped, None))
+                            continue
+                        # The one parse of a chunk (issue 34 item 1): json.loads' scanner, without json.loads' three
+                        # Python calls and two regular-expression matches, where the data starts with its value.
+                        try:
+                            value, end = _scan_json(joined, 0)
+                            complete = end == len(joined) or not joined[end:].strip()
+                        except (StopIteration, json.JSONDecodeError):
+                            complete = False
+                        if not complete:
+                            try:
+                                value = json.loads(joined)  # a leading blank; else not JSON, or not yet
+                            except json.JSONDecodeError:
+                                continue  # not complete yet: more data lines may follow
+                        pending.clear()
+                        payloads.append((stripped, value))
+                    elif name in ("event", "id", "retry"):
                         continue
-                    try:
-                        value = json.loads(joined)  # the one parse of a chunk (issue 34 item 1)
-                    except json.JSONDecodeError:
-                        continue  # not complete yet: more data lines may follow
-                    pending.clear()
-                    yield stripped, value
-                elif name in ("event", "id", "retry"):
-                    continue
-                else:
-                    raise MalformedStreamError(
-                        self.provider_name, f"unexpected line in the event stream: {_truncate(line)!r}"
-                    )
+                    else:
+                        raise MalformedStreamError(
+                            self.provider_name, f"unexpected line in the event stream: {_truncate(line)!r}"
+                        )
+            except MalformedStreamError as exc:
+                failed = exc  # the events before the broken line are yielded first, as line by line
+            if payloads:
+                yield payloads
+            if failed is not None:
+                raise failed
             wait = next_read - loop.time()
             if wait > 0 and not done:
                 # What a fast provider sends meanwhile gathers in the socket for the next read. Cancelling
@@ -678,6 +709,25 @@ def _events_of(completion: ChatCompletion) -> list[StreamEvent]:
         events.append(UsageReport(completion.usage))
     events.append(Finished(completion.finish_reason))
     return events
+
+
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+
+def _coalesced(events: list[StreamEvent]) -> list[StreamEvent]:
+    """``events`` with each run of text deltas (and of reasoning deltas) joined into one: the chunks of one read
+    reach the turn and the window as one delta (issue 34 item 1)."""
+    if len(events) < 2:
+        return events
+    out: list[StreamEvent] = []
+    for kind, run in itertools.groupby(events, key=type):
+        if kind is TextDelta:
+            out.append(TextDelta("".join([e.text for e in run if isinstance(e, TextDelta)])))
+        elif kind is ReasoningDelta:
+            out.append(ReasoningDelta("".join([e.text for e in run if isinstance(e, ReasoningDelta)])))
+        else:
+            out += run
+    return out
 
 
 def _split_lines(text: str) -> tuple[list[str], str]:

@@ -14,6 +14,8 @@ A stream's body is read at most once every ``read_gap`` seconds (a frame): the
 chunks a fast provider sends meanwhile gather in the socket and are taken in one
 read, so twenty lines streaming cost the event loop a read a frame each instead of
 one per chunk (issue 34 item 1). A chunk that comes after a quiet gap is read at once.
+The text of the chunks one read took comes as one ``TextDelta`` (and their reasoning
+as one ``ReasoningDelta``); other events keep their order around them.
 
 Cancelling the task that consumes ``stream_chat`` closes the HTTP response at
 once. A consumer that stops iterating early should wrap the stream in

@@ -11,6 +11,7 @@ from keyring.backend import KeyringBackend
 from tests.support.fixtures import openai_server, openai_server_factory
 from tests.support.keyring_backend import MemoryKeyring
 from xworkmate.llm import ModelRouter, OpenAIChatClient, ProviderConfig, RetryPolicy, Timeouts
+from xworkmate.llm.openai_client import READ_GAP_S
 from xworkmate.testing.openai_server import OpenAIServer
 
 __all__ = ["openai_server", "openai_server_factory"]
@@ -61,6 +62,7 @@ def make_client() -> MakeClient:
         api_key: str | None = None,
         retry: RetryPolicy = FAST_RETRY,
         timeouts: Timeouts = FAST_TIMEOUTS,
+        read_gap: float = READ_GAP_S,
     ) -> OpenAIChatClient:
         base_url = server if isinstance(server, str) else server.base_url
         return OpenAIChatClient(
@@ -70,6 +72,7 @@ def make_client() -> MakeClient:
             provider_name=name,
             retry=retry,
             timeouts=timeouts,
+            read_gap=read_gap,
         )
 
     return make

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import ssl
 import sys
 import time
@@ -94,13 +95,10 @@ def test_streamed_text_arrives_as_deltas_then_usage_then_finish(
     usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
     openai_server.script(TextReply(["Hel", "lo", ", world"], usage=usage))
     events = _stream(make_client(openai_server, model="qwen"))
-    assert events == [
-        TextDelta("Hel"),
-        TextDelta("lo"),
-        TextDelta(", world"),
-        UsageReport(Usage(3, 2, 5)),
-        Finished("stop"),
-    ]
+    deltas = events[:-2]  # the chunks one read took come as one delta
+    assert deltas and all(isinstance(e, TextDelta) for e in deltas)
+    assert "".join(e.text for e in deltas if isinstance(e, TextDelta)) == "Hello, world"
+    assert events[-2:] == [UsageReport(Usage(3, 2, 5)), Finished("stop")]
     (request,) = openai_server.chat_requests
     assert request.body["model"] == "qwen"
     assert request.body["stream"] is True
@@ -192,7 +190,10 @@ def test_sse_comments_and_missing_blank_lines_are_tolerated(
             ]
         )
     )
-    assert _stream(make_client(openai_server)) == [TextDelta("a"), TextDelta("b"), Finished("length")]
+    events = _stream(make_client(openai_server))
+    assert events[-1] == Finished("length")
+    assert all(isinstance(e, TextDelta) for e in events[:-1])  # the chunks one read took come as one delta
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "ab"
 
 
 def test_server_that_ignores_stream_flag_still_works(openai_server: OpenAIServer, make_client: MakeClient) -> None:
@@ -200,6 +201,106 @@ def test_server_that_ignores_stream_flag_still_works(openai_server: OpenAIServer
     body = f'{{"choices": [{{"index": 0, "message": {message}, "finish_reason": "stop"}}]}}'
     openai_server.script(RawStreamReply([body], content_type="application/json"))
     assert _stream(make_client(openai_server)) == [TextDelta("whole"), Finished("stop")]
+
+
+def test_a_fast_stream_is_read_once_a_read_gap_and_each_read_is_one_text_delta(
+    openai_server: OpenAIServer, make_client: MakeClient
+) -> None:
+    """Issue 34 item 1: twenty lines streaming each woke the event loop for every chunk a provider sent (about
+    200 Python calls of httpx, httpcore, anyio and asyncio a read), and each chunk went through the turn's
+    layers as its own delta. A chunk that comes while the client waits out its read gap stays in the socket
+    until the next read, which takes all that came, as one delta: 100 chunks sent over about 0.15 s reach a
+    client whose gap is 1 s in a handful of reads and deltas."""
+    chunks = [f"t{i} " for i in range(100)]
+    openai_server.script(TextReply(chunks, delay=0.0015))
+
+    async def reads() -> tuple[list[StreamEvent], int]:
+        turns = 0  # the loop's turns: events that arrive in the same turn came in one read
+        stopped = False
+
+        async def count_turns() -> None:
+            nonlocal turns
+            while not stopped:
+                turns += 1
+                await asyncio.sleep(0)
+
+        counter = asyncio.create_task(count_turns())
+        events: list[StreamEvent] = []
+        read_in: set[int] = set()
+        async with make_client(openai_server, read_gap=1.0) as client:
+            async for event in client.stream_chat(HELLO):
+                events.append(event)
+                read_in.add(turns)
+        stopped = True
+        await counter
+        return events, len(read_in)
+
+    events, reads_taken = asyncio.run(reads())
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert "".join(deltas) == "".join(chunks)
+    assert events[-1] == Finished("stop")
+    assert reads_taken <= 5  # not one a chunk (about 100 before)
+    assert len(deltas) <= reads_taken  # one a read at the most (100 before)
+
+
+def test_event_stream_lines_end_at_crlf_cr_or_lf_and_nowhere_else(
+    openai_server: OpenAIServer, make_client: MakeClient
+) -> None:
+    """The event-stream format ends a line at CRLF, LF or CR only: a JSON string may hold U+2028 or U+0085
+    unescaped (as ``JSON.stringify`` writes them), and they do not cut its data line."""
+    texts = ["line\u2028separator", "next\x85line", "vertical\x0btab"]
+    data = [
+        "data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": text}}]}, ensure_ascii=False)
+        for text in texts
+    ]
+    openai_server.script(
+        RawStreamReply(
+            [
+                data[0] + "\r",  # CRLF
+                "\r",
+                data[1] + "\r\r" + data[2] + "\r",  # CR, a blank line (CR) and CRLF
+                'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}',
+                "data: [DONE]",
+            ]
+        )
+    )
+    events = _stream(make_client(openai_server))
+    assert events[-1] == Finished("stop")
+    assert all(isinstance(e, TextDelta) for e in events[:-1])  # the chunks one read took come as one delta
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "".join(texts)
+
+
+def test_a_burst_of_chunks_costs_a_few_python_calls_a_chunk(
+    openai_server: OpenAIServer, make_client: MakeClient
+) -> None:
+    """Issue 34 item 1: each chunk went through httpx's line iterators and four generator layers as its own
+    event: 11 Python calls a chunk (counted) on top of its JSON. The lines of a read are split in one pass and
+    its text is one delta: a stream of 5,000 chunks that arrived together costs under 4 Python calls a chunk,
+    the request included."""
+    chunks = [f"t{i} " for i in range(5000)]
+    data = [json.dumps({"choices": [{"index": 0, "delta": {"content": text}}]}) for text in chunks]
+    openai_server.script(
+        RawStreamReply(
+            ["".join(f"data: {d}\n\n" for d in data), 'data: {"choices": [{"index": 0, "finish_reason": "stop"}]}']
+        )
+    )
+    calls = 0
+
+    def count(_frame: object, event: str, _arg: object) -> None:
+        nonlocal calls
+        calls += event == "call"
+
+    async def consume() -> str:
+        async with make_client(openai_server) as client:
+            sys.setprofile(count)
+            try:
+                events = [event async for event in client.stream_chat(HELLO)]
+            finally:
+                sys.setprofile(None)
+        return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+    assert asyncio.run(consume()) == "".join(chunks)
+    assert calls <= 5 * len(chunks)  # 12 a chunk before
 
 
 _IMPORTS: list[str] | None = None  # the modules an ``import`` statement went looking for, while counting

@@ -10,6 +10,13 @@ failures. A read timeout is not retried here (that would multiply the wait);
 like the other retryable errors it lets the router try the next allowed
 candidate.
 
+A stream's body is read at most once every ``read_gap`` seconds (a frame): the
+chunks a fast provider sends meanwhile gather in the socket and are taken in one
+read, so twenty lines streaming cost the event loop a read a frame each instead of
+one per chunk (issue 34 item 1). A chunk that comes after a quiet gap is read at once.
+The text of the chunks one read took comes as one ``TextDelta`` (and their reasoning
+as one ``ReasoningDelta``); other events keep their order around them.
+
 Cancelling the task that consumes ``stream_chat`` closes the HTTP response at
 once. A consumer that stops iterating early should wrap the stream in
 ``contextlib.aclosing`` so the response is closed without waiting for garbage
@@ -19,10 +26,13 @@ collection.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import email.utils
 import functools
 import importlib
+import itertools
 import json
+import json.scanner
 import logging
 import ssl
 import time
@@ -67,6 +77,10 @@ ChatMessage = Mapping[str, Any]
 ToolSpec = Mapping[str, Any]
 
 _DETAIL_LIMIT = 300
+
+# The least time between two reads of a stream's body: a frame of a 60 Hz screen, as the window paints
+# what streamed at most once a frame anyway.
+READ_GAP_S = 1 / 60
 
 # What httpx loads on a client's first request, not on import: its transport (httpcore, h11),
 # anyio's asyncio backend and the CA bundle.
@@ -281,8 +295,10 @@ class OpenAIChatClient:
         include_usage: bool = True,
         extra_headers: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        read_gap: float = READ_GAP_S,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.read_gap = read_gap
         self.model = model
         self.provider_name = provider_name
         self.timeouts = timeouts or Timeouts()
@@ -471,64 +487,114 @@ class OpenAIChatClient:
                 yield event
             return
         state = _StreamState(self.provider_name)
-        async with aclosing(self._sse_payloads(response)) as payloads:
-            async for payload, value in payloads:
+        async with aclosing(self._sse_payloads(response)) as reads:
+            async for payloads in reads:
                 if state.done:
                     # Read to the end of the body rather than break: httpx's nested
                     # byte-stream generators then finish on their own instead of
                     # waiting for the garbage collector and a running event loop.
                     continue
-                if payload == "[DONE]":
-                    state.done = True
-                    continue
-                for event in state.handle_chunk(payload, value):
+                events: list[StreamEvent] = []
+                failed: LLMError | None = None
+                try:
+                    for payload, value in payloads:
+                        if payload == "[DONE]":
+                            state.done = True
+                            break
+                        events += state.handle_chunk(payload, value)
+                except LLMError as exc:
+                    failed = exc  # what came before the bad chunk is yielded first, as chunk by chunk
+                for event in _coalesced(events):
                     yield event
+                if failed is not None:
+                    raise failed
         for event in state.final_events():
             yield event
 
-    async def _sse_payloads(self, response: httpx.Response) -> AsyncGenerator[tuple[str, Any], None]:
-        """The ``data`` of each server-sent event with its JSON value (``None`` for ``[DONE]``), parsed once;
-        comments and other fields are skipped."""
+    async def _sse_payloads(self, response: httpx.Response) -> AsyncGenerator[list[tuple[str, Any]], None]:
+        """The server-sent events of each read of the body: each event's ``data`` with its JSON value (``None``
+        for ``[DONE]``), parsed once; comments and other fields are skipped. A read that ends in a broken line
+        yields the events before it, then raises."""
         pending: list[str] = []
-        async for line in response.aiter_lines():
-            if not line:
-                joined = "\n".join(pending)
-                pending.clear()
-                if joined.strip():
-                    # A blank line ends an event whose data never became valid JSON.
-                    raise MalformedStreamError(self.provider_name, f"data line is not JSON: {_truncate(joined)!r}")
-                continue  # an empty event is a heartbeat
-            if line.startswith(":"):
-                continue  # SSE comment, e.g. a keep-alive
-            name, _sep, value = line.partition(":")
-            if value.startswith(" "):
-                value = value[1:]
-            if name == "data":
-                pending.append(value)
-                joined = "\n".join(pending)
-                # Dispatch as soon as the data is complete, so servers that omit the blank
-                # separator line still work; multi-line data is joined per the SSE rules.
-                stripped = joined.strip()
-                if stripped == "[DONE]":
-                    pending.clear()
-                    yield stripped, None
-                    continue
-                try:
-                    value = json.loads(joined)  # the one parse of a chunk (issue 34 item 1)
-                except json.JSONDecodeError:
-                    continue  # not complete yet: more data lines may follow
-                pending.clear()
-                yield stripped, value
-            elif name in ("event", "id", "retry"):
-                continue
-            else:
-                raise MalformedStreamError(
-                    self.provider_name, f"unexpected line in the event stream: {_truncate(line)!r}"
-                )
+        loop = asyncio.get_running_loop()
+        done = False
+        async for lines in self._reads(response):
+            next_read = loop.time() + self.read_gap
+            payloads: list[tuple[str, Any]] = []
+            failed: MalformedStreamError | None = None
+            try:
+                for line in lines:
+                    if not line:
+                        joined = "\n".join(pending)
+                        pending.clear()
+                        if joined.strip():
+                            # A blank line ends an event whose data never became valid JSON.
+                            raise MalformedStreamError(
+                                self.provider_name, f"data line is not JSON: {_truncate(joined)!r}"
+                            )
+                        continue  # an empty event is a heartbeat
+                    if line.startswith(":"):
+                        continue  # SSE comment, e.g. a keep-alive
+                    name, _sep, value = line.partition(":")
+                    if value.startswith(" "):
+                        value = value[1:]
+                    if name == "data":
+                        pending.append(value)
+                        joined = "\n".join(pending) if len(pending) > 1 else value
+                        # Dispatch as soon as the data is complete, so servers that omit the blank
+                        # separator line still work; multi-line data is joined per the SSE rules.
+                        stripped = joined.strip()
+                        if stripped == "[DONE]":
+                            pending.clear()
+                            done = True
+                            payloads.append((stripped, None))
+                            continue
+                        # The one parse of a chunk (issue 34 item 1): json.loads' scanner, without json.loads' three
+                        # Python calls and two regular-expression matches, where the data starts with its value.
+                        try:
+                            value, end = _scan_json(joined, 0)
+                            complete = end == len(joined) or not joined[end:].strip()
+                        except (StopIteration, json.JSONDecodeError):
+                            complete = False
+                        if not complete:
+                            try:
+                                value = json.loads(joined)  # a leading blank; else not JSON, or not yet
+                            except json.JSONDecodeError:
+                                continue  # not complete yet: more data lines may follow
+                        pending.clear()
+                        payloads.append((stripped, value))
+                    elif name in ("event", "id", "retry"):
+                        continue
+                    else:
+                        raise MalformedStreamError(
+                            self.provider_name, f"unexpected line in the event stream: {_truncate(line)!r}"
+                        )
+            except MalformedStreamError as exc:
+                failed = exc  # the events before the broken line are yielded first, as line by line
+            if payloads:
+                yield payloads
+            if failed is not None:
+                raise failed
+            wait = next_read - loop.time()
+            if wait > 0 and not done:
+                # What a fast provider sends meanwhile gathers in the socket for the next read. Cancelling
+                # the consumer here closes the response as during a read. After [DONE], the end is read at once.
+                await asyncio.sleep(wait)
         if "".join(pending).strip():
             raise MalformedStreamError(
                 self.provider_name, f"data line is not JSON: {_truncate(chr(10).join(pending))!r}"
             )
+
+    async def _reads(self, response: httpx.Response) -> AsyncGenerator[list[str], None]:
+        """The complete lines (ended by CRLF, LF or CR, as the event-stream format says) of each read of the
+        body, split in one pass; the last line without its break at the end."""
+        decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+        tail = ""  # the unfinished last line
+        async for data in response.aiter_bytes():
+            lines, tail = _split_lines(tail + decode(data))
+            yield lines
+        lines, tail = _split_lines(tail + decode(b"", True))
+        yield [*lines, tail.removesuffix("\r")] if tail else lines
 
     def _completion_from_body(self, content: bytes, model: str) -> ChatCompletion:
         try:
@@ -645,6 +711,37 @@ def _events_of(completion: ChatCompletion) -> list[StreamEvent]:
         events.append(UsageReport(completion.usage))
     events.append(Finished(completion.finish_reason))
     return events
+
+
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+
+def _coalesced(events: list[StreamEvent]) -> list[StreamEvent]:
+    """``events`` with each run of text deltas (and of reasoning deltas) joined into one: the chunks of one read
+    reach the turn and the window as one delta (issue 34 item 1)."""
+    if len(events) < 2:
+        return events
+    out: list[StreamEvent] = []
+    for kind, run in itertools.groupby(events, key=type):
+        if kind is TextDelta:
+            out.append(TextDelta("".join([e.text for e in run if isinstance(e, TextDelta)])))
+        elif kind is ReasoningDelta:
+            out.append(ReasoningDelta("".join([e.text for e in run if isinstance(e, ReasoningDelta)])))
+        else:
+            out += run
+    return out
+
+
+def _split_lines(text: str) -> tuple[list[str], str]:
+    """The complete lines of ``text`` and what follows the last line break. A CR at the end stays with what
+    follows: the LF that may come next belongs to the same line break."""
+    held = ""
+    if text.endswith("\r"):
+        text, held = text[:-1], "\r"
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    *lines, tail = text.split("\n")
+    return lines, tail + held
 
 
 def _timeout_phase(exc: httpx.TimeoutException, timeouts: Timeouts) -> tuple[str, float | None]:

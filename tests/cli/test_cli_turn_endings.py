@@ -45,7 +45,9 @@ def _start_run(home: Path, database_url: str, key: str, prompt: str) -> subproce
     )
 
 
-def _wait_until(condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
+def _wait_until(condition: Callable[[], object], what: str, timeout: float = 60.0) -> None:
+    """Wait for ``condition``; ``timeout`` is a ceiling, not a figure: a ``xworkmate run`` started on a machine
+    at load 18 (two cores) took past 30 s to stream its first chunk."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

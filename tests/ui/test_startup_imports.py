@@ -78,3 +78,90 @@ def test_the_start_imports_with_the_interpreters_own_import_until_the_window_is_
         "loaded": {name: [thread, PLAIN] for name, thread in BEFORE_USABLE.items()},
         "after": HOOK,
     }
+
+
+# The smoke test, counting the sources that reach the builtins' compiler while one of our modules loads, from
+# the modules that write code for it (a dataclass's functions, a namedtuple's ``__new__``, an annotation's
+# ``ForwardRef``), by the module that asks; kept code (``xworkmate.code_cache``, whose own import comes first)
+# reaches it compiled, not as a string.
+_COMPILES = """
+import builtins, collections, json, sys
+asked = collections.Counter()
+
+def counted(builtin):
+    def call(source, *args, **kwargs):
+        if isinstance(source, str) and loading_ours(sys._getframe(1)):
+            asked[sys._getframe(1).f_globals.get("__name__", "?")] += 1
+        return builtin(source, *args, **kwargs)
+    return call
+
+def loading_ours(frame):
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if frame.f_code.co_name == "<module>" and name.startswith("xworkmate.") and name != "xworkmate.code_cache":
+            return name
+        frame = frame.f_back
+    return None
+
+builtins.compile, builtins.eval, builtins.exec = map(counted, (builtins.compile, builtins.eval, builtins.exec))
+from xworkmate.entry import main
+asked.clear()  # what the entry itself loads (the command line's, before the window's start) is not counted
+code = main(["gui", "--smoke-test"])
+counts = {name: asked[name] for name in ("dataclasses", "typing", "collections")}
+print(json.dumps({"code": code, **counts}), file=sys.stderr)
+"""
+
+
+def test_a_second_start_compiles_none_of_what_the_modules_before_the_first_paint_write(settings: Settings) -> None:
+    """Issue 34 item 4: the code cache is in place before the window's first modules load (the first list's,
+    ``ui/start``'s and theirs), so a second start compiles none of their dataclasses' functions, namedtuples and
+    annotations (before: 30, 15 and 18 sources at every start, compiled before the cache was installed)."""
+    _seeded_home(settings)
+    env = {"XWORKMATE_HOME": str(settings.home)}
+    first = fresh_python(_COMPILES, env=env)
+    assert first.returncode == 0 and first.stdout.strip() == "ok", first.stderr
+    again = fresh_python(_COMPILES, env=env)
+    assert again.returncode == 0 and again.stdout.strip() == "ok", again.stderr
+    counts = json.loads(again.stderr.strip().splitlines()[-1])
+    assert counts == {"code": 0, "dataclasses": 0, "typing": 0, "collections": 0}
+
+
+# The smoke test, then which models of ours pydantic has built (validator and serializer) by its end.
+_BUILT = """
+import json, sys
+import pydantic
+from xworkmate.entry import main
+code = main(["gui", "--smoke-test"])
+models = [
+    value
+    for name, module in list(sys.modules.items())
+    if name.startswith("xworkmate.")
+    for value in vars(module).values()
+    if isinstance(value, type) and issubclass(value, pydantic.BaseModel) and value.__module__ == name
+]
+built = sorted(model.__qualname__ for model in models if model.__pydantic_complete__)
+print(json.dumps({"code": code, "models": len(models), "built": built}), file=sys.stderr)
+"""
+USED_AT_START = [
+    "ContextState",
+    "ExecutionBinding",
+    "LineUsage",
+    "LineView",
+    "Settings",
+    "TaskThread",
+    "Viewer",
+    "WorkspaceBinding",
+]
+
+
+def test_a_start_builds_only_the_models_it_uses(settings: Settings) -> None:
+    """Issue 34 item 4: of the ~50 models the window's code defines, a start builds the 8 its first read and the
+    settings use; the others (an export's, a search's, an MCP server's, a run's, a turn's outcome, a provider's,
+    a message's, an agent's session, a checkpoint's…) are built at their first use (``defer_build``), not as
+    their modules load with the window's code (before: all built at every start, ~0.5 ms each)."""
+    _seeded_home(settings)
+    proc = fresh_python(_BUILT, env={"XWORKMATE_HOME": str(settings.home)})
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    seen = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert seen["models"] > 40 and seen["code"] == 0
+    assert seen["built"] == USED_AT_START

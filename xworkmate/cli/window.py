@@ -53,11 +53,16 @@ def run_window_first(args: argparse.Namespace) -> int:
         print(f"xworkmate: error: {problem}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        from xworkmate.controllers.first_list import first_opening
+        from xworkmate import code_cache
         from xworkmate.home import chosen_home, database_url_setting
-        from xworkmate.ui.start import prepared_application, run_shell_first
 
         home = chosen_home()
+        # Issue 34 item 4: before the window's first modules load (the first list's, ``ui/start``'s and what
+        # they import), so that their dataclasses, namedtuples and annotations are kept code too.
+        code_cache.install(home)
+        from xworkmate.controllers.first_list import first_opening
+        from xworkmate.ui.start import prepared_application, run_shell_first
+
         app = prepared_application(home, smoke_test=args.smoke_test)
         if app is None:
             return 1

@@ -10,7 +10,7 @@ from xworkmate.domain.turn_endings import TurnEnding
 
 
 class TurnOutcome(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     status: TurnEnding
@@ -31,7 +31,7 @@ class TurnOutcome(BaseModel):
 
 
 class SendOutcome(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     ran: bool
@@ -44,7 +44,7 @@ class SendOutcome(BaseModel):
 class FollowupOutcome(BaseModel):
     """What became of a follow-up to a task (``SessionController.followups.follow_up``, issue 14)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     message_id: int | None

@@ -43,7 +43,7 @@ class UnknownAgentChoiceError(ValueError):
 class AgentChoice(BaseModel):
     """One mode, model or select value the agent offers."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     name: str
@@ -53,7 +53,7 @@ class AgentChoice(BaseModel):
 class AgentConfigOption(BaseModel):
     """One of the agent's ``configOptions``: a select (``choices``) or a boolean."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     name: str
@@ -67,7 +67,7 @@ class AgentConfigOption(BaseModel):
 class AgentCommand(BaseModel):
     """A slash command from ``available_commands_update``; ``hint`` describes its input, if it takes one."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     description: str = ""
@@ -77,7 +77,7 @@ class AgentCommand(BaseModel):
 class SessionInfo(BaseModel):
     """What the agent said about one of its sessions (ACP ``session_info_update``, issue 32 item 6)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     title: str | None = None
     updated_at: str | None = None
@@ -86,7 +86,7 @@ class SessionInfo(BaseModel):
 class AgentSessionState(BaseModel):
     """What the line's agent offers, and what the person chose for the next turn."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     agent: str | None = None
     modes: tuple[AgentChoice, ...] = ()
@@ -208,7 +208,7 @@ def _check(value: str, offered: tuple[AgentChoice, ...], what: str) -> None:
 class AgentInfo(BaseModel):
     """Who an ACP agent says it is (``agentInfo`` of its ``initialize`` answer; issue 15, item 8)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     title: str | None = None

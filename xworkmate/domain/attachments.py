@@ -40,7 +40,7 @@ class AttachmentError(ValueError):
 class Attachment(BaseModel):
     """One attached file: an image's bytes (base64) or a text file's text."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     mime_type: str

@@ -41,7 +41,7 @@ class FileChangeKind(StrEnum):
 class FileChange(BaseModel):
     """One file a turn (or the line, or the uncommitted work) changed."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     path: str
     """Relative to the line's folder, ``/``-separated."""
@@ -67,7 +67,7 @@ class ChangeScope(StrEnum):
 class TurnChanges(BaseModel):
     """What one turn (or the whole line, or the folder's uncommitted work) changed."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     turn: int
@@ -81,7 +81,7 @@ class TurnChanges(BaseModel):
 
 
 class RestoreResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     turn: int

@@ -33,7 +33,7 @@ class ExportFormat(StrEnum):
 class ExportedToolCall(BaseModel):
     """A tool call an assistant message made (OpenAI's shape: an id, a name, JSON arguments as text)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str | None = None
     name: str
@@ -43,7 +43,7 @@ class ExportedToolCall(BaseModel):
 class ExportedToolResult(BaseModel):
     """What a tool message answers and how it went; its output is the message's ``content``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     tool_call_id: str | None = None
     name: str | None = None
@@ -57,7 +57,7 @@ class ExportedToolResult(BaseModel):
 class ExportedAttachment(BaseModel):
     """ATT-1: a file the person attached: an image's bytes in base64, a text file's text."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     mime_type: str
@@ -67,7 +67,7 @@ class ExportedAttachment(BaseModel):
 
 
 class ExportedMessage(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: int
     role: str
@@ -90,7 +90,7 @@ class ExportedMessage(BaseModel):
 class ExportedSource(BaseModel):
     """PROV-1: one human message a task was dispatched on."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     message_id: int
     line_key: str
@@ -99,7 +99,7 @@ class ExportedSource(BaseModel):
 
 
 class ExportedLine(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     title: str
@@ -119,7 +119,7 @@ class ExportedLine(BaseModel):
 class LineExport(BaseModel):
     """The whole export: the line asked for and its tasks (parents before children)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: Literal["xworkmate.line-export"] = EXPORT_KIND
     version: Literal[1] = EXPORT_VERSION

@@ -38,7 +38,7 @@ class McpServerError(ValueError):
 
 
 class McpServerRecord(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     transport: McpTransport = "stdio"

@@ -34,7 +34,7 @@ class MessageState(StrEnum):
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: int
     thread_id: str

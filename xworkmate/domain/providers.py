@@ -65,7 +65,7 @@ def env_ref_problem(pair: tuple[str, str]) -> str | None:
 class ProviderRecord(BaseModel):
     """A configured provider. API keys live in the OS keyring or an environment variable, never here."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     kind: ProviderKind = ProviderKind.OPENAI

@@ -10,7 +10,7 @@ from xworkmate.domain.threads import ExecutionBinding, ThreadStatus, WorkspaceKi
 class RunRequest(BaseModel):
     """A single-agent request. ``session_id == thread_id`` always (ISO-6)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session_id: str
     thread_id: str
@@ -29,7 +29,7 @@ class RunRequest(BaseModel):
 class ExecutionResult(BaseModel):
     """A structured result from a runner; the only runtime source of a new binding (ISO-8)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     resolved_working_directory: str | None = None
     resolved_workspace_kind: WorkspaceKind | None = None

@@ -175,7 +175,7 @@ class SegmentKind(StrEnum):
 
 
 class QuerySegment(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: SegmentKind
     text: str
@@ -193,7 +193,7 @@ class QuerySegment(BaseModel):
 class SearchQuery(BaseModel):
     """A parsed query: every segment must match (``parse_query``)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     raw: str
     segments: tuple[QuerySegment, ...]
@@ -325,7 +325,7 @@ def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
 class HighlightedText(BaseModel):
     """A piece of text and the ``[start, end)`` ranges in it that matched."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     text: str
     ranges: tuple[tuple[int, int], ...] = ()
@@ -448,7 +448,7 @@ class ToolHit(BaseModel):
     output's first line), so that the window says a tool hit as the card does, in the person's language
     (issue 30, item 5). Not part of the JSON the command line prints."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     payload: dict[str, Any] = Field(default_factory=dict)
     first_line: str = ""
@@ -459,7 +459,7 @@ TOOL_HIT_KEYS = frozenset({"name", "summary", "ok", "error_kind", "mode", "chang
 
 
 class MessageHit(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     message_id: int
     role: str
@@ -474,7 +474,7 @@ class MessageHit(BaseModel):
 class LineHits(BaseModel):
     """One line's hits, newest first; ``title`` is highlighted when the title itself matched."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     line_key: str
     title: HighlightedText
@@ -485,7 +485,7 @@ class LineHits(BaseModel):
 
 
 class SearchResults(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     query: str
     lines: tuple[LineHits, ...] = ()

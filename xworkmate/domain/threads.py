@@ -172,7 +172,7 @@ class TaskThread(BaseModel):
 class ThreadSummary(BaseModel):
     """What the task-line list needs of a line: small, no conversation (ISO-9)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     thread_id: str
     title: str

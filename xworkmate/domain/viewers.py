@@ -112,7 +112,7 @@ NEUTRAL_STATUS_TEXT = "category task running"
 class NeutralThreadStatus(BaseModel):
     """What a viewer that may not read a thread learns of it: that it exists, nothing of its content."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     thread_id: str
     kind: ThreadKind
@@ -151,7 +151,7 @@ class QuarantineMark(BaseModel):
     Checks always use ``mark.message_id or row.id`` (``QuarantineMark.source_id``).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     message_id: int | None = None
 

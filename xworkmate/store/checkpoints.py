@@ -32,7 +32,7 @@ BEFORE_MISSING = "missing"  # the process stopped before it was taken
 class CheckpointTurn(BaseModel):
     """One checkpointed turn as stored."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     turn: int

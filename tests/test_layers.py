@@ -298,6 +298,7 @@ CLI_MAY_IMPORT = (
     "xworkmate.home",  # the data folder as the settings read it, before they load (issue 19, item 7)
     "xworkmate.logfile",
     "xworkmate.lazy",  # the packages' names load when first asked for (issue 19, item 7)
+    "xworkmate.code_cache",  # kept compiled code, installed before the window's first modules load (issue 34)
     "xworkmate.terminal_text",
     "xworkmate.ui.app",
     "xworkmate.ui.dialogs",

@@ -163,7 +163,7 @@ def test_a_start_builds_only_the_models_it_uses(settings: Settings) -> None:
     proc = fresh_python(_BUILT, env={"XWORKMATE_HOME": str(settings.home)})
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
     seen = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert seen["models"] > 40 and seen["code"] == 0
+    assert seen["models"] > 30 and seen["code"] == 0  # 37 loaded: the export's load at first use too
     assert seen["built"] == USED_AT_START
 
 

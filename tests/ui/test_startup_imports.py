@@ -163,5 +163,54 @@ def test_a_start_builds_only_the_models_it_uses(settings: Settings) -> None:
     proc = fresh_python(_BUILT, env={"XWORKMATE_HOME": str(settings.home)})
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
     seen = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert seen["models"] > 40 and seen["code"] == 0
+    assert seen["models"] > 30 and seen["code"] == 0  # 37 loaded: the export's load at first use too
     assert seen["built"] == USED_AT_START
+
+
+# The smoke test, noting which of our modules are loaded before the window is usable: those in ``sys.modules``
+# at each import statement (the interpreter's audit event, whichever finder then loads it) until PySide6's
+# import hook is back after the window's start's plain ``__import__`` (``window_usable``: the first test).
+_BEFORE_USABLE = """
+import builtins, json, sys
+before, hooks = set(), [builtins.__import__.__name__]  # in turn: the entry's, PySide6's, the start's plain one…
+
+def noted(event, args):
+    if event != "import":
+        return
+    hook = builtins.__import__.__name__
+    if hook != hooks[-1]:
+        hooks.append(hook)
+    if not (hook == "__feature_import__" and "__import__" in hooks[1:]):  # PySide6's back: the window is usable
+        before.update(name for name in (*sys.modules, args[0]) if name.startswith("xworkmate."))
+
+sys.addaudithook(noted)
+from xworkmate.entry import main
+code = main(["gui", "--smoke-test"])
+print(json.dumps({"code": code, "before": sorted(before)}), file=sys.stderr)
+"""
+LOADED_AT_FIRST_USE = [
+    "xworkmate.agents.git_safe",  # with the worktrees' git
+    "xworkmate.agents.worktrees",  # a worktree line made, archived, recreated
+    "xworkmate.domain.diffs",  # with the diff view
+    "xworkmate.domain.export",  # File → Export…
+    "xworkmate.ui.agent.elicitation",  # an agent's question with a form
+    "xworkmate.ui.agent.sign_in",  # an agent asking to sign in
+    "xworkmate.ui.changes.diff_view",  # a diff to approve
+    "xworkmate.ui.lines.export_dialog",  # File → Export…
+]
+
+
+OURS_BEFORE_USABLE = 180
+"""Of our modules (``xworkmate.*``), at most this many are loaded before the window is usable (before: 188)."""
+
+
+def test_a_start_imports_none_of_the_later_actions_modules_before_the_window_is_usable(settings: Settings) -> None:
+    """Issue 34 item 4: the export's code, the sign-in and elicitation cards, the diff view and the worktrees' git
+    load at their first use, not with the window's code (before: all 8 loaded before the window was usable)."""
+    _seeded_home(settings)
+    proc = fresh_python(_BEFORE_USABLE, env={"XWORKMATE_HOME": str(settings.home)})
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    seen = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert seen["code"] == 0 and "xworkmate.ui.window.main_window" in seen["before"]
+    assert sorted(set(seen["before"]) & set(LOADED_AT_FIRST_USE)) == []
+    assert len(seen["before"]) <= OURS_BEFORE_USABLE

@@ -7,8 +7,8 @@ one stored write and one ``LineUpdated``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from xworkmate.agents.sandbox import SandboxStatus, command_env_name_problem, detect_sandbox
 from xworkmate.controllers.changes import LineUpdated
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.domain.network import parse_host_ports
@@ -22,6 +22,9 @@ from xworkmate.domain.threads import (
     TaskThread,
     parse_turn_limit,
 )
+
+if TYPE_CHECKING:  # issue 34 item 4: the sandbox's code loads at its first use, not with the window
+    from xworkmate.agents.sandbox import SandboxStatus
 
 
 class LineSettingsController:
@@ -72,6 +75,8 @@ class LineSettingsController:
         Refused, with the name: not a variable name, ``XWORKMATE_*``, or a name that looks like a secret.
         """
         thread = self._ctx.get_thread(key)
+        from xworkmate.agents.sandbox import command_env_name_problem
+
         chosen = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
         for name in chosen:
             problem = command_env_name_problem(name)
@@ -105,6 +110,8 @@ class LineSettingsController:
 
     def sandbox_status(self) -> SandboxStatus:
         """Which sandbox backend contains agent processes here, or why none can (``xworkmate doctor``)."""
+        from xworkmate.agents.sandbox import detect_sandbox
+
         return detect_sandbox()
 
     def set_execution(self, key: str, mode: ExecutionMode | str, provider: str | None = None) -> TaskThread:

@@ -34,7 +34,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from xworkmate.agents.sandbox import detect_sandbox
 from xworkmate.controllers.agent_session import AgentSessionController
 from xworkmate.controllers.approvals import Approvals
 from xworkmate.controllers.changes import LineUpdated, RunFinished
@@ -55,7 +54,6 @@ from xworkmate.controllers.skills import SkillsController
 from xworkmate.controllers.tasks import FollowupPolicy, TaskController
 from xworkmate.controllers.turns import NO_PROVIDER_NOTICE, NoAgentProviderError, RunRefused, TurnController
 from xworkmate.domain.attachments import Attachment
-from xworkmate.domain.export import ExportFormat, LineExport
 from xworkmate.domain.lines import MAIN_TITLE
 from xworkmate.domain.messages import MessageState
 from xworkmate.domain.providers import ProviderKind
@@ -73,6 +71,7 @@ if TYPE_CHECKING:
     from xworkmate.controllers.attention import AttentionTracker
     from xworkmate.controllers.checkpoints import CheckpointController
     from xworkmate.controllers.runs import TurnContext
+    from xworkmate.domain.export import ExportFormat, LineExport  # issue 34 item 4: loaded at the first export
 
 # Re-exported: the window, the CLI and the tests import these from here.
 __all__ = [
@@ -192,6 +191,8 @@ class SessionController:
             # Issue 34 item 1: the ACP SDK (its pydantic schema) took 0.7-1.1 s to import on the first ACP
             # turn, on the GUI thread, while twenty lines streamed. Only when an agent is configured.
             import xworkmate.agents.acp  # noqa: F401
+        from xworkmate.agents.sandbox import detect_sandbox  # issue 34 item 4: imported at first use
+
         detect_sandbox()  # SBX-1: the probe runs bwrap once; not on the first command's GUI-thread path
         try:  # LOOP-1: checkpoints of lines archived longer ago than the retention period go
             self.checkpoints.prune()
@@ -303,6 +304,7 @@ class SessionController:
     def export_line(self, key: str, fmt: ExportFormat | str, *, now: datetime | None = None) -> str:
         """``line_export`` as Markdown or JSON text."""
         from xworkmate.controllers.export import export_text
+        from xworkmate.domain.export import ExportFormat
 
         return export_text(self.line_export(key, now=now), ExportFormat(fmt))
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from xworkmate.agents.skills import discover_skills, person_skill_folders
 from xworkmate.controllers.changes import LineUpdated
 from xworkmate.controllers.context import ControllerContext
-from xworkmate.domain.skills import Skill, SkillCatalog
 from xworkmate.domain.threads import TaskThread
+
+if TYPE_CHECKING:  # issue 34 item 4: the skills' code loads at the first catalogue read, not with the window
+    from xworkmate.domain.skills import Skill, SkillCatalog
 
 __all__ = ["SkillsController", "UnknownSkillError", "catalog_for", "catalog_in", "selected_skills_of"]
 
@@ -30,6 +32,8 @@ def catalog_for(home: str | os.PathLike[str], thread: TaskThread | None) -> Skil
 
 def catalog_in(home: str | os.PathLike[str], line_folder: str | None) -> SkillCatalog:
     """The person's skills and those of one line's folder; reads folders only, never the store."""
+    from xworkmate.agents.skills import discover_skills, person_skill_folders
+
     return discover_skills(person_skill_folders(home), line_folder)
 
 

@@ -13,18 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from xworkmate.agents.worktrees import (
-    WorktreeDirtyError,
-    WorktreeError,
-    add_worktree,
-    branch_exists,
-    check_branch_name,
-    drop_new_branch,
-    remove_worktree,
-    repository_top,
-)
 from xworkmate.domain.threads import BoundBy, WorkspaceBinding, WorkspaceKind
+
+if TYPE_CHECKING:  # issue 34 item 4: git's code (``agents.worktrees``) loads at the first worktree action
+    from xworkmate.agents.worktrees import WorktreeDirtyError, WorktreeError
 
 __all__ = [
     "WorktreeDirtyError",
@@ -40,6 +34,15 @@ __all__ = [
 ]
 
 BRANCH_PREFIX = "xworkmate/"
+
+
+def __getattr__(name: str) -> Any:
+    """``WorktreeError`` and ``WorktreeDirtyError``, from ``agents.worktrees`` when first asked for."""
+    if name in ("WorktreeDirtyError", "WorktreeError"):
+        from xworkmate.agents import worktrees
+
+        return getattr(worktrees, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,8 @@ def is_worktree(binding: WorkspaceBinding) -> bool:
 
 def plan_line_worktree(repo: str | Path, branch: str | None, folder: Path) -> WorktreePlan:
     """Every check before anything is made: the repository, the branch name, that the branch is new."""
+    from xworkmate.agents.worktrees import WorktreeError, branch_exists, check_branch_name, repository_top
+
     top = repository_top(repo)
     name = default_branch_name(folder) if branch is None else branch
     check_branch_name(top, name)
@@ -82,12 +87,16 @@ def plan_line_worktree(repo: str | Path, branch: str | None, folder: Path) -> Wo
 
 
 def add_line_worktree(plan: WorktreePlan) -> WorkspaceBinding:
+    from xworkmate.agents.worktrees import add_worktree
+
     add_worktree(plan.repo, plan.path, plan.branch, new_branch=True)
     return plan.binding()
 
 
 def undo_line_worktree(plan: WorktreePlan) -> None:
     """The line's row could not be stored: its worktree and its new branch go again (ERR-2)."""
+    from xworkmate.agents.worktrees import drop_new_branch
+
     drop_new_branch(plan.repo, plan.path, plan.branch)
 
 
@@ -98,12 +107,16 @@ def _parts(binding: WorkspaceBinding) -> tuple[Path, Path, str]:
 
 def release_line_worktree(binding: WorkspaceBinding, *, force: bool = False) -> None:
     """Archiving: ``git worktree remove`` (refused on uncommitted changes unless ``force``); the branch stays."""
+    from xworkmate.agents.worktrees import remove_worktree
+
     repo, path, _branch = _parts(binding)
     remove_worktree(repo, path, force=force)
 
 
 def recreate_line_worktree(binding: WorkspaceBinding) -> None:
     """Unarchiving (or "Recreate folder"): ``git worktree add`` on the kept branch, unless it is there already."""
+    from xworkmate.agents.worktrees import add_worktree
+
     repo, path, branch = _parts(binding)
     if path.is_dir():
         return

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeyEvent, QKeySequence, QPalette, QTextDocument
@@ -39,9 +40,10 @@ from xworkmate.presentation.approvals import ApprovalView, approval_view, pretty
 from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui import theme
-from xworkmate.ui.agent.elicitation import ElicitationCard
-from xworkmate.ui.changes.diff_view import DiffView
 from xworkmate.ui.rendering import CodeHighlighter
+
+if TYPE_CHECKING:  # issue 34 item 4: imported at first use (an elicitation, a diff to approve)
+    from xworkmate.ui.agent.elicitation import ElicitationCard
 
 ALLOW = "allow"
 REJECT = "reject"
@@ -214,6 +216,8 @@ class ApprovalCard(QFrame):
     def _body(self, view: ApprovalView) -> QPlainTextEdit | QTextEdit | None:
         """The diff (``approvalDiff``), the new file (``approvalContent``) or the command (``approvalCommand``)."""
         if view.body_kind == "diff":
+            from xworkmate.ui.changes.diff_view import DiffView
+
             diff = DiffView()
             diff.setObjectName("approvalDiff")
             diff.set_patch(view.body)
@@ -302,6 +306,8 @@ class ApprovalArea(QWidget):
                 request = wanted[approval_id]
                 card: ApprovalCard | ElicitationCard
                 if request.form is not None:
+                    from xworkmate.ui.agent.elicitation import ElicitationCard
+
                     card = ElicitationCard(request, self)
                     card.answered.connect(self.answered)
                 else:

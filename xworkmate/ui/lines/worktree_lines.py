@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import (
@@ -28,12 +28,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xworkmate.controllers import SessionController, WorktreeDirtyError
+from xworkmate.controllers import SessionController
 from xworkmate.domain.runs import NotRunnable
 from xworkmate.domain.threads import TaskThread
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import run_on_loop
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
+
+if TYPE_CHECKING:  # issue 34 item 4: git's code loads at the first worktree action, not with the window
+    from xworkmate.controllers.worktrees import WorktreeDirtyError
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +209,8 @@ class WorktreeLineFlow:
         self, coro: Coroutine[Any, Any, T], on_result: Callable[[T], None], what: str, *, key: str | None = None
     ) -> None:
         def failed(exc: BaseException) -> None:
+            from xworkmate.controllers.worktrees import WorktreeDirtyError
+
             if isinstance(exc, WorktreeDirtyError) and key is not None:
                 self._show_error(
                     QCoreApplication.translate("WorktreeLineFlow", "Not archived — {error}").format(

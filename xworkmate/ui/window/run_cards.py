@@ -30,12 +30,12 @@ from xworkmate.domain.turn_endings import TurnEnding
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.agent.approvals import ALWAYS, REJECT
 from xworkmate.ui.agent.live_runs import LiveRuns
-from xworkmate.ui.agent.sign_in import SignInCard
 from xworkmate.ui.conversation import MessageListModel, MessagePane
 from xworkmate.ui.conversation.network_bar import denied_destination
 from xworkmate.ui.window.services import Failure, WindowServices
 
 if TYPE_CHECKING:  # opened on demand (issue 34 item 4)
+    from xworkmate.ui.agent.sign_in import SignInCard
     from xworkmate.ui.agent.sign_in_terminal import SignInTerminal
 
 log = logging.getLogger(__name__)
@@ -184,6 +184,8 @@ class RunCards(QObject):
             card.deleteLater()
             self._sign_in_card = card = None
         if request is not None and card is None:
+            from xworkmate.ui.agent.sign_in import SignInCard  # issue 34 item 4: imported at first use
+
             card = SignInCard(request)
             card.chosen.connect(self.on_sign_in_chosen)
             self._pane.show_sign_in(card)

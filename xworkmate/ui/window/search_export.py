@@ -13,21 +13,32 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QAction, QKeySequence
 
-from xworkmate.domain.export import ExportFormat, LineExport, export_file_name
 from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import BackgroundCalls
 from xworkmate.ui.conversation import MessageListModel, MessagePane
-from xworkmate.ui.lines.export_dialog import (
-    CategoryExportConfirm,
-    CategoryExportConfirmation,
-    ExportChooser,
-    ExportDialog,
-)
 from xworkmate.ui.window.services import WindowServices
 
-if TYPE_CHECKING:  # issue 34 item 4: opened on demand
+if TYPE_CHECKING:  # issue 34 item 4: opened on demand; the export's code loads at the first export
+    from PySide6.QtWidgets import QWidget
+
+    from xworkmate.domain.export import ExportFormat, LineExport
+    from xworkmate.ui.lines.export_dialog import CategoryExportConfirm, ExportChooser
     from xworkmate.ui.lines.search_palette import SearchPalette
+
+
+def ask_export_file(parent: QWidget | None, suggested: str) -> tuple[Path, ExportFormat] | None:
+    """``ExportDialog.ask``, its module imported at the first export (issue 34 item 4)."""
+    from xworkmate.ui.lines.export_dialog import ExportDialog
+
+    return ExportDialog.ask(parent, suggested)
+
+
+def confirm_category_export(parent: QWidget | None, title: str, category: str) -> bool:
+    """``CategoryExportConfirmation.ask``, its module imported at the first export (issue 34 item 4)."""
+    from xworkmate.ui.lines.export_dialog import CategoryExportConfirmation
+
+    return CategoryExportConfirmation.ask(parent, title, category)
 
 
 class SearchAndExport(QObject):
@@ -50,8 +61,8 @@ class SearchAndExport(QObject):
         self.export_action.setObjectName("exportAction")
         self.export_action.setToolTip(self.tr("Export the shown line and its tasks to Markdown or JSON"))
         self.search_palette: SearchPalette | None = None
-        self.ask_export_file: ExportChooser = ExportDialog.ask
-        self.confirm_category_export: CategoryExportConfirm = CategoryExportConfirmation.ask
+        self.ask_export_file: ExportChooser = ask_export_file
+        self.confirm_category_export: CategoryExportConfirm = confirm_category_export
         self.export_worker = BackgroundCalls(self, name="xworkmate-export")
         self._export_reads: dict[int, tuple[Path, ExportFormat]] = {}
         self._exports: dict[int, Path] = {}
@@ -85,6 +96,8 @@ class SearchAndExport(QObject):
 
     @Slot()
     def on_export_requested(self) -> None:
+        from xworkmate.domain.export import ExportFormat, export_file_name
+
         view = self._window.shown.view
         if view is None:
             return
@@ -110,6 +123,8 @@ class SearchAndExport(QObject):
 
     @Slot(int, object, object)
     def on_export_finished(self, number: int, result: object, error: object) -> None:
+        from xworkmate.domain.export import LineExport
+
         read = self._export_reads.pop(number, None)
         if read is not None and error is None and isinstance(result, LineExport):
             self._write_export(result, *read)

@@ -22,14 +22,16 @@ BUILTIN_IMPORT: Callable[..., Any] = builtins.__import__
 
 
 def lazy_attributes(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``package``: a name in ``homes`` loads from ``package.<its module>``
-    and becomes a plain attribute of the package (which callers may replace, as tests do)."""
+    """A module ``__getattr__`` for ``package``: a name in ``homes`` loads from ``package.<its module>`` (from
+    the module itself when its home is a whole name, ``xworkmate.…``) and becomes a plain attribute of the
+    package (which callers may replace, as tests do)."""
 
     def attribute(name: str) -> Any:
         home = homes.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        module = home if home.startswith("xworkmate.") else f"{package}.{home}"
+        value = getattr(importlib.import_module(module), name)
         setattr(importlib.import_module(package), name, value)
         return value
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from xworkmate.domain.threads import BoundBy, WorkspaceBinding, WorkspaceKind
+from xworkmate.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # issue 34 item 4: git's code (``agents.worktrees``) loads at the first worktree action
     from xworkmate.agents.worktrees import WorktreeDirtyError, WorktreeError
@@ -36,13 +37,10 @@ __all__ = [
 BRANCH_PREFIX = "xworkmate/"
 
 
-def __getattr__(name: str) -> Any:
-    """``WorktreeError`` and ``WorktreeDirtyError``, from ``agents.worktrees`` when first asked for."""
-    if name in ("WorktreeDirtyError", "WorktreeError"):
-        from xworkmate.agents import worktrees
-
-        return getattr(worktrees, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Issue 34 item 4: git's errors load from ``agents.worktrees`` when first asked for, with the rest of its code.
+__getattr__ = lazy_attributes(
+    __name__, dict.fromkeys(("WorktreeDirtyError", "WorktreeError"), "xworkmate.agents.worktrees")
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -341,6 +341,8 @@ class Store:
         # ROLLBACK round trips (on PostgreSQL, half of what a read cost; issue 7, evidence figure).
         self._reader = reader if reader is not None else engine.execution_options(isolation_level="AUTOCOMMIT")
         self._read_sessions = sessionmaker(self._reader, expire_on_commit=False)
+        for pool_of in {id(e): e for e in self.engines}.values():
+            event.listen(pool_of, "checkin", self._close_late_checkin)
         self.threads = ThreadRepository(self)
         self.providers = ProviderRepository(self)
         self.messages = MessageRepository(self)
@@ -460,6 +462,13 @@ class Store:
         """Call ``hook`` when the store closes, before its pools go (a writer on another thread finishes
         first, so no connection is checked in to a pool already disposed and left open until collected)."""
         self._before_close.append(hook)
+
+    def _close_late_checkin(self, dbapi_connection: Any, record: Any) -> None:
+        """A connection given back after ``close`` (a read another thread was still making) is closed now: the
+        pool it goes back to is disposed, and it would stay open until collected (``before_close`` lets the
+        writers that know they run finish first; a read in flight cannot be waited for, closing never waits)."""
+        if self._closed and dbapi_connection is not None:
+            record.invalidate()
 
     def close(self) -> None:
         self._closed = True

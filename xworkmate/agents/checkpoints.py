@@ -27,6 +27,7 @@ This module knows no database and no controller; callers run it off the event lo
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -305,7 +306,9 @@ class ShadowRepo:
         if diff_from is None:
             return self.git("write-tree").decode().strip(), too_large, status.head, None
         # The index is the tree write-tree writes (or it fails): its change set is diff-tree's, read meanwhile.
-        diff = _BESIDE.submit(self.git, "diff-index", "--cached", "-z", "--no-renames", *_RAW_NUMSTAT, diff_from)
+        context = contextvars.copy_context()  # a turn's git stays below the window's CPU priority (agents.priority)
+        args = ("diff-index", "--cached", "-z", "--no-renames", *_RAW_NUMSTAT, diff_from)
+        diff = _BESIDE.submit(lambda: context.run(self.git, *args))
         try:
             tree = self.git("write-tree").decode().strip()
         finally:

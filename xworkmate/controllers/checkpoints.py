@@ -35,6 +35,7 @@ from xworkmate.agents.checkpoints import (
     UnsafePath,
     split_hunks,
 )
+from xworkmate.agents.priority import background
 from xworkmate.controllers.changes import Change, ChangesRecorded, LineCreated
 from xworkmate.controllers.store_thread import StoreThread, TurnWrites
 from xworkmate.domain.checkpoints import (
@@ -85,15 +86,22 @@ def _small(files: int, size: int) -> bool:
     return files <= SMALL_FIRST_SNAPSHOT[0] and size <= SMALL_FIRST_SNAPSHOT[1]
 
 
+def _before_turn(repo: ShadowRepo) -> str:
+    """The snapshot before a turn of a folder snapshotted before: an agent's work (``agents.priority``)."""
+    with background():
+        return repo.snapshot("before a turn").commit
+
+
 def _first_snapshot(repo: ShadowRepo, mark: int, scanned: Future[tuple[int, int]]) -> tuple[str, bool]:
     """A folder's first snapshot and whether it is proven to be the folder as it was at ``mark``;
     ``scanned`` gets, after the scan, how much it has to hash."""
-    try:
-        commit = repo.snapshot("before a turn", sized=lambda files, size: scanned.set_result((files, size))).commit
-    finally:
-        if not scanned.done():
-            scanned.set_result((0, 0))
-    return commit, repo.unchanged_since(mark)
+    with background():  # an agent's work: its git below the window's CPU priority (issue 34 item 1)
+        try:
+            commit = repo.snapshot("before a turn", sized=lambda files, size: scanned.set_result((files, size))).commit
+        finally:
+            if not scanned.done():
+                scanned.set_result((0, 0))
+        return commit, repo.unchanged_since(mark)
 
 
 def _one_line(method: _F) -> _F:
@@ -245,7 +253,8 @@ class CheckpointController:
             repo = self._repo(key)
             if not repo.work_tree.is_dir():
                 return None
-            return repo, None if repo.has_snapshot() else repo.turn_mark()
+            with background():  # an agent's work: its git below the window's CPU priority (issue 34 item 1)
+                return repo, None if repo.has_snapshot() else repo.turn_mark()
 
         try:
             prepared = await asyncio.to_thread(prepare)
@@ -253,7 +262,7 @@ class CheckpointController:
                 return None
             repo, mark = prepared
             if mark is None:
-                commit = (await asyncio.to_thread(repo.snapshot, "before a turn")).commit
+                commit = await asyncio.to_thread(_before_turn, repo)
                 return await writes.read(lambda: self._rows.begin(key, commit))
             # A thread of its own, not the loop's: the turn may end on another loop (a CLI run, a test).
             scanned: Future[tuple[int, int]] = Future()
@@ -292,9 +301,10 @@ class CheckpointController:
         def record() -> tuple[str, tuple[FileChange, ...]]:
             repo = self._repo(key)
             message = f"after turn {started.turn} ({status})"
-            if before is None:  # no before: the turn's changes cannot be told
-                return repo.snapshot(message).commit, ()
-            snapshot, files = repo.snapshot_and_changes(message, before)
+            with background():  # an agent's work: its git below the window's CPU priority (issue 34 item 1)
+                if before is None:  # no before: the turn's changes cannot be told
+                    return repo.snapshot(message).commit, ()
+                snapshot, files = repo.snapshot_and_changes(message, before)
             return snapshot.commit, files
 
         failed: Exception | None = None

@@ -28,6 +28,7 @@ from xworkmate.agents.acp.errors import (
     command_label,
 )
 from xworkmate.agents.acp.reports import AcpTimeouts
+from xworkmate.agents.priority import agent_argv
 from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 
 log = logging.getLogger(__name__)
@@ -130,7 +131,7 @@ class _AgentProcess:
                 raise AcpAgentError(self.command, str(exc)) from None
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *argv,
+                *agent_argv(argv, env.get("PATH")),  # below the window's CPU priority (issue 34 item 1)
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

@@ -20,6 +20,7 @@ from typing import Protocol
 from xworkmate.agents.confinement import (
     ToolError,
 )
+from xworkmate.agents.priority import agent_argv
 from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 from xworkmate.agents.tools.context import _READ_CHUNK, ToolLimits
 
@@ -80,7 +81,7 @@ def run_process(
     deadline = time.monotonic() + timeout_s
     try:
         process = subprocess.Popen(
-            list(argv),
+            agent_argv(argv, (env if env is not None else os.environ).get("PATH")),  # below the window (issue 34)
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -136,3 +136,31 @@ def test_a_line_another_process_wrote_to_while_away_is_shown_as_stored_once_read
     assert shown == stored[: len(shown)] or shown == stored[-len(shown) :]  # what it shows has no gap
     settled(qtbot, window)
     assert window.message_model.key == line and window.message_model.loaded_ids == stored
+
+
+def test_a_switch_back_after_the_window_grew_shows_the_remembered_newest_messages_and_draws_them_once(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store
+) -> None:
+    """The fresh read of a taller conversation reads a longer first page (``rows_to_fill``): the remembered newest
+    messages are its newest too, and older ones page in as they do when the window grows on a line shown."""
+    controller = sqlite_controller
+    line = controller.lines.create_line("Long").thread_id
+    for n in range(60):
+        sqlite_store.messages.append(line, role=MessageRole.USER, source=MessageSource.HUMAN, content=f"note {n}")
+    other = controller.lines.create_line("Other").thread_id
+    window = _window(qtbot, controller)
+    click_line(qtbot, window, line)
+    remembered = [message.id for message in window.shown.seen[line].newest]
+    click_line(qtbot, window, other)
+    window.resize(1200, 1100)
+    settled(qtbot, window)
+    stored = _stored(controller, line)
+    assert window.message_list.rows_to_fill() > len(remembered) and remembered == stored[-len(remembered) :]
+    shown_before = window.shown.panes_shown
+
+    _select(window, line)
+
+    assert window.shown.shown_key == line and window.message_model.loaded_ids[-len(remembered) :] == remembered
+    settled(qtbot, window)
+    assert window.message_model.loaded_ids[-len(remembered) :] == remembered
+    assert window.shown.panes_shown == shown_before + 1

@@ -248,13 +248,18 @@ class ShownLine(QObject):
 
     def _shows_read(self, shown: LinePanes, fresh: LinePanes) -> bool:
         """Whether the panes, showing ``shown``, show what the ``fresh`` read of its line says: the same view but
-        for when the line last changed (as ``on_line_updated``), the same messages, and older ones to page in
-        alike (read for a view of another height, its first page may be longer: then it holds more)."""
+        for when the line last changed (as ``on_line_updated``), and the same newest messages. Read for a view
+        of another height, one first page may be longer than the other: the conversation holds the newest
+        messages either way, and pages in older ones as it does when the window grows (``fetchMore``); but a
+        shorter one shown must have said there are older ones."""
+        longer, shorter = (shown, fresh) if len(shown.newest) >= len(fresh.newest) else (fresh, shown)
+        tail = longer.newest[len(longer.newest) - len(shorter.newest) :]
         return (
             self._shows(shown)
             and same_but_when(shown.view, fresh.view)
-            and replace(shown, view=fresh.view, first_page=fresh.first_page) == fresh
-            and (len(shown.newest) >= shown.first_page) == (len(fresh.newest) >= fresh.first_page)
+            and replace(shown, view=fresh.view, first_page=fresh.first_page, newest=fresh.newest) == fresh
+            and tail == shorter.newest
+            and (shorter is fresh or len(shown.newest) >= shown.first_page)
         )
 
     def _cannot_switch(self, key: str, still_on: str, error: BaseException) -> None:

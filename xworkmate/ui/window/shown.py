@@ -9,14 +9,22 @@ search hit and a switch made by another process all come here (``open_line``/``s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
-from xworkmate.controllers import CurrentLineChanged, LineUpdated, LineView, UnknownSessionKeyError
+from xworkmate.controllers import (
+    CurrentLineChanged,
+    LineUpdated,
+    LineView,
+    MessagesAppended,
+    MessagesChanged,
+    UnknownSessionKeyError,
+)
 from xworkmate.controllers.views import LinePanes, ReadAhead, read_line_panes
+from xworkmate.domain.messages import Message
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.conversation import MessageListModel
 from xworkmate.ui.conversation.view import MessageListView
@@ -81,6 +89,14 @@ def same_but_when(shown: LineView, fresh: LineView) -> bool:
         return shown == fresh
     thread = shown.thread.model_copy(update={"updated_at": fresh.thread.updated_at})
     return shown.model_copy(update={"thread": thread}) == fresh
+
+
+def newest_page(panes: LinePanes, messages: Iterable[Message]) -> tuple[Message, ...]:
+    """``panes``' newest messages with ``messages`` put in (by id: a message's own row, changed or new), as a
+    read of its line with its ``first_page`` would answer once they are stored (ids grow with time)."""
+    merged = {message.id: message for message in panes.newest}
+    merged.update((message.id, message) for message in messages)
+    return tuple(merged[i] for i in sorted(merged))[-max(1, panes.first_page) :]
 
 
 class ShownLine(QObject):
@@ -190,9 +206,61 @@ class ShownLine(QObject):
         if (seen := self.seen.get(view.key)) is not None:
             self.seen[view.key] = replace(seen, view=view)
 
+    def on_messages_appended(self, change: MessagesAppended, ahead: ReadAhead) -> None:
+        """Messages stored on a line: its remembered read follows, so a switch back shows them at once and the
+        fresh read after the paint finds nothing to draw again (issue 34 item 1; LOOP-4: nothing read here).
+        The messages come with the record (this process's turns) or were read ahead (the shown line's); a
+        record naming messages this window does not have (another process's, on a line not shown: the store
+        watcher's record carries none) drops the line's read: shown, it would lack them, and messages stored
+        after them would leave a gap. A switch to it then reads first, as to a line not seen."""
+        self._follow_messages(change.key, change.message_ids, ahead, carried=change.messages)
+
+    def on_messages_changed(self, change: MessagesChanged, ahead: ReadAhead) -> None:
+        """Messages whose rendering changed (Q-1): the remembered read holds them as they are now (read ahead)."""
+        self._follow_messages(change.key, change.message_ids, ahead, only_held=True)
+
+    def _follow_messages(
+        self,
+        key: str,
+        ids: Sequence[int],
+        ahead: ReadAhead,
+        *,
+        carried: Iterable[Message] = (),
+        only_held: bool = False,
+    ) -> None:
+        if (seen := self.seen.get(key)) is None:
+            return
+        held = {message.id for message in seen.newest}
+        have = {message.id: message for message in carried}
+        wanted = [i for i in ids if i in held] if only_held else list(ids)
+        if not wanted:
+            return
+        messages = [have.get(i) or ahead.messages.get(i) for i in wanted]
+        if any(message is None or message.thread_id != seen.key for message in messages):
+            del self.seen[key]  # not known here: the fresh read of a switch to it says what is stored
+            return
+        # In place: following a line does not make it one shown lately (``SEEN_LINES``).
+        self.seen[key] = replace(seen, newest=newest_page(seen, [m for m in messages if m is not None]))
+
     def _shows(self, panes: LinePanes) -> bool:
         """Whether every pane shows exactly ``panes`` now (the view, and the conversation of its line)."""
         return self.view == panes.view and self._message_model.key == panes.key
+
+    def _shows_read(self, shown: LinePanes, fresh: LinePanes) -> bool:
+        """Whether the panes, showing ``shown``, show what the ``fresh`` read of its line says: the same view but
+        for when the line last changed (as ``on_line_updated``), and the same newest messages. Read for a view
+        of another height, one first page may be longer than the other: the conversation holds the newest
+        messages either way, and pages in older ones as it does when the window grows (``fetchMore``); but a
+        shorter one shown must have said there are older ones."""
+        longer, shorter = (shown, fresh) if len(shown.newest) >= len(fresh.newest) else (fresh, shown)
+        tail = longer.newest[len(longer.newest) - len(shorter.newest) :]
+        return (
+            self._shows(shown)
+            and same_but_when(shown.view, fresh.view)
+            and replace(shown, view=fresh.view, first_page=fresh.first_page, newest=fresh.newest) == fresh
+            and tail == shorter.newest
+            and (shorter is fresh or len(shown.newest) >= shown.first_page)
+        )
 
     def _cannot_switch(self, key: str, still_on: str, error: BaseException) -> None:
         self._window.failure(
@@ -232,12 +300,18 @@ class ShownLine(QObject):
                 sink[:] = [c for c in sink if not (isinstance(c, CurrentLineChanged) and c.key == key)]
 
         def switched(panes: LinePanes) -> None:
+            followed = self.seen.get(panes.key)  # the remembered read, as the records since kept it
+            if followed is not None:  # what they brought after the read was made (ids grow) is not lost
+                last = panes.newest[-1].id if panes.newest else 0
+                panes = replace(panes, newest=newest_page(panes, (m for m in followed.newest if m.id > last)))
             self.remember(panes)
             if self.wanted_key not in (key, panes.key):
                 return  # stale: the person has asked for another line since
             self.wanted_key = panes.key
-            if not (seen is not None and panes == seen and self._shows(seen)):
-                self.show_panes(panes)  # else the cached view was the fresh one: nothing to draw again
+            if followed is not None and self._shows_read(followed, panes):
+                self.view = panes.view  # the cached view was the fresh one but for when: nothing to draw again
+            else:
+                self.show_panes(panes)
             if store and key != controller.lines.current_key:  # ISO-5: the controller's current line follows
                 self._window.operations.run(store_switch, failed=not_stored)
             if then is not None:

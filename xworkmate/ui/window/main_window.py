@@ -357,8 +357,8 @@ class MainWindow(WindowShell):
         return bool(operations or deferred or not self._held.released or self.workspace.changes_view_pending)
 
     def _on_usable(self) -> None:
+        self._held.release()  # first: the worker below must not import before the window counts as usable
         self.workspace.build_changes_view()  # once its code has loaded on a worker: the GUI thread is free
-        self._held.release()
 
     def on_about_requested(self) -> None:
         QMessageBox.about(self, self.tr("About XWorkmate"), about_text(self._controller))

@@ -233,26 +233,19 @@ def _listed_keys(cwd: Path, env: dict[str, str], timeout: float | None) -> list[
 def _spawn(
     args: Sequence[str], cwd: Path, env: dict[str, str], stdin: bytes | None, timeout: float | None
 ) -> subprocess.CompletedProcess[bytes]:
-    """``subprocess.run``'s call; below the window's CPU priority when it is an agent's work (a turn's
-    checkpoint: ``agents.priority``)."""
-    argv = background_argv(["git", "--no-pager", *args])
-    with subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    ) as process:
-        try:
-            out, err = process.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()  # as subprocess.run: killed, then reaped as the block ends
-            raise GitUnsafe(f"git {args[0]} took longer than {timeout:.0f} s in {cwd}; it was stopped") from None
-        except BaseException:
-            process.kill()  # as subprocess.run: interrupted, the process does not outlive the call
-            raise
-    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+    try:
+        return subprocess.run(
+            background_argv(["git", "--no-pager", *args]),  # an agent's work below the window (agents.priority)
+            cwd=cwd,
+            env=env,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise GitUnsafe(f"git {args[0]} took longer than {timeout:.0f} s in {cwd}; it was stopped") from None
 
 
 _MIN_VERSION = (2, 31)  # GIT_CONFIG_COUNT; an older git would silently ignore every override

@@ -17,7 +17,8 @@ the same run:
   tool call and its answer, from a local OpenAI-compatible server (the turn's
   own store work runs on the controller's store thread; target ≤ 16 ms).
 
-A first visit to a line has no cached view: its switch time is reported in the notes.
+A first visit to a line has no cached view: its switch time is reported in the notes, and beside it the first
+visits to lines in the list's view once the window has read them ahead (issue 34 item 1).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ LINES = 300
 MESSAGES_PER_LINE = 20
 SWITCHES = 40
 SEEN = 10  # lines visited once before the measured switches, so each has a cached view
+AHEAD_VISITS = 8  # first visits to lines in view after the window read them ahead (issue 34 item 1)
 ACTIONS = 12
 TURNS = 6
 DELAY_S = 0.020
@@ -145,6 +147,7 @@ class Measured:
     cached: list[float]  # ms until the cached view is painted
     fresh: list[float]  # ms until the fresh read is applied and painted
     first_visit: list[float]  # ms until a line never shown before is painted
+    first_in_view: list[float]  # the same for lines in the list's view, once the window has read them ahead
     lags: list[float]  # the 5 ms timer's lags during send and create
     turn_lags: list[float]  # the same during native turns with a tool call
 
@@ -172,6 +175,7 @@ def _measure(database_url: str | None, seed_url: str | None) -> Measured:
             cached.append(shown * 1000)
             fresh.append(applied * 1000)
             previous = key
+        first_in_view = _first_visits_read_ahead(window)
 
         def create() -> None:
             window.chrome.new_line_action.trigger()
@@ -189,7 +193,22 @@ def _measure(database_url: str | None, seed_url: str | None) -> Measured:
         window.close()
         controller.close()
         store.close()
-    return Measured(cached, fresh, first_visit, lags, turn_lags)
+    return Measured(cached, fresh, first_visit, first_in_view, lags, turn_lags)
+
+
+def _first_visits_read_ahead(window: MainWindow) -> list[float]:
+    """Issue 34 item 1: ms until a line in the list's view never shown is painted, once the window has read the
+    lines in view ahead (``ui/window/lines_ahead``), for ``AHEAD_VISITS`` of them."""
+    app = application()
+    ahead = window.task_list.lines_ahead
+    ahead.look()
+    keys = [key for key in ahead.keys_in_view() if not window.shown.remembers(key)][:AHEAD_VISITS]
+    deadline = time.perf_counter() + 30
+    while ahead.waiting or not all(window.shown.remembers(key) for key in keys):
+        if time.perf_counter() > deadline:
+            raise RuntimeError("the lines in view were not read ahead within 30 s")
+        app.processEvents()
+    return [_switch(window, key)[0] * 1000 for key in keys]
 
 
 def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]:
@@ -243,6 +262,8 @@ def slow_database() -> list[Figure]:
         "fresh_applied_p95_ms": percentile(slow.fresh, 95),
         "first_visit_p50_ms": percentile(slow.first_visit, 50),
         "first_visit_p95_ms": percentile(slow.first_visit, 95),
+        "first_visit_in_view_read_ahead_p95_ms": percentile(slow.first_in_view, 95),
+        "first_visit_in_view_read_ahead_max_ms": max(slow.first_in_view),
         "pg_direct_cached_p95_ms": percentile(direct.cached, 95),
         "pg_direct_fresh_p95_ms": percentile(direct.fresh, 95),
         "lines": LINES,

@@ -261,6 +261,7 @@ class _Switcher:
         # Counted, not timed, per switch: characters of streaming answers rendered, stored rows built for painting,
         # bodies rendered, paints of the conversation (the machine's load does not move them).
         self.counts: list[tuple[int, int, int, int]] = []
+        self.busy_counts: list[tuple[int, int, int, int]] = []
         self._painted = _Painted(window)
         self._window, self._keys, self._n = window, keys, 0
         # XW_BENCH_PROFILE_SWITCH=path: cProfile of the GUI thread during the switches only (with what the
@@ -315,6 +316,13 @@ class _Switcher:
             self.profile.dump_stats(self._profile_path)
             self.profile = None
         return list(self.times)
+
+
+def _slowest(times: list[float], cpu: list[float], counts: list[tuple[int, int, int, int]]) -> list[tuple[Any, ...]]:
+    """The three slowest switches (p95 of a few dozen lies among them): which one (1 = the first), ms to the
+    paint, the GUI thread's CPU ms, stored rows built for it."""
+    order = sorted(range(len(times)), key=lambda i: -times[i])[:3]
+    return [(i + 1, round(times[i], 1), round(cpu[i], 1), counts[i][1]) for i in order]
 
 
 def _native_replies(index: int) -> tuple[list[Any], str]:
@@ -550,6 +558,7 @@ def measure() -> dict[str, Any]:
             busy_passes = list(switcher.passes)
             busy_cpu = list(switcher.cpu)
             busy_counts = switcher.mean_counts()
+            switcher.busy_counts = list(switcher.counts)
             unsubscribe()
             phase("twenty lines streamed again (switches)")
             incomplete += [k for k in keys if _stored_answer(controller, k) != expected[k]]
@@ -591,6 +600,7 @@ def measure() -> dict[str, Any]:
                 idle_pass_p95=percentile(idle_passes, 95),
                 idle_switches=len(idle_switches),
                 busy_cpu_p50=percentile(busy_cpu, 50),
+                busy_slowest=_slowest(busy_switches, busy_cpu, switcher.busy_counts),
                 busy_counts=busy_counts,
                 idle_counts=idle_counts,
                 idle_cpu_p50=percentile(idle_cpu, 50),
@@ -670,6 +680,7 @@ def run() -> list[Figure]:
                 "until_event_pass_ended_p95_ms": r["busy_pass_p95"],
                 "idle_until_event_pass_ended_p95_ms": r["idle_pass_p95"],
                 "gui_thread_cpu_p50_ms": r["busy_cpu_p50"],
+                "slowest_switches_n_ms_cpu_ms_rows_built": r["busy_slowest"],
                 "per_switch_streamed_chars_rows_bodies_paints": r["busy_counts"],
                 "idle_gui_thread_cpu_p50_ms": r["idle_cpu_p50"],
                 "idle_show_line_p50_ms": r["idle_part_ms"],

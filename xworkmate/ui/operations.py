@@ -146,6 +146,10 @@ class StoreOperations(QObject):
         self._queued: set[asyncio.Future[Any]] = set()  # operations on the worker, their answers to come
         self._finished = False  # the window closed (``finish``): nothing more runs and no answer is applied
 
+    def first_page(self) -> int:
+        """How many messages a read of a line's panes asks for now (the conversation's height)."""
+        return self._first_page()
+
     @property
     def running(self) -> int:
         """Operations started and not yet applied (tests wait for 0)."""

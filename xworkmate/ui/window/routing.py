@@ -163,11 +163,12 @@ def route_records(
     router.on_store(LineCreated, lines.on_line_created)
     router.on_store(LineUpdated, lines.on_line_updated, shown.on_line_updated)
     router.on_store(CurrentLineChanged, shown.on_current_line_changed)
-    router.on_store(MessagesChanged, talk.on_messages_changed, shown.on_messages_changed)
+    router.on_store(MessagesChanged, talk.on_messages_changed, shown.on_messages_changed, lines.lines_ahead.on_messages)
     router.on_store(
         MessagesAppended,
         cards.on_messages_appended,
         talk.on_messages_appended,
         folder.on_messages_appended,
         shown.on_messages_appended,
+        lines.lines_ahead.on_messages,
     )

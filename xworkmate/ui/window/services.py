@@ -31,7 +31,8 @@ class Shown(Protocol):
     ISO-5); ``open_line`` and ``switch_to`` are the one switch path (issue 33 item 1); ``refresh_shown``
     reads every pane of the shown line again (its real state after a refusal, ISO-4), ``read_shown_again``
     only its view; ``after_paint(work)`` runs a part's work once the switched-to conversation is painted
-    (issue 34 item 1)."""
+    (issue 34 item 1); ``remembers`` and ``remember_ahead`` let a line's read be made ahead of its
+    first switch (``ui/window/lines_ahead``)."""
 
     @property
     def view(self) -> LineView | None: ...
@@ -48,6 +49,10 @@ class Shown(Protocol):
     def read_shown_again(self) -> None: ...
 
     def after_paint(self, work: Callable[[], None]) -> None: ...
+
+    def remembers(self, key: str) -> bool: ...
+
+    def remember_ahead(self, panes: LinePanes) -> None: ...
 
 
 class WindowServices(Protocol):

@@ -29,6 +29,7 @@ from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.conversation import MessageListModel
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.operations import collecting
+from xworkmate.ui.window.lines_ahead import AHEAD_LINES
 from xworkmate.ui.window.services import LinePart, WindowServices
 
 SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
@@ -129,6 +130,8 @@ class ShownLine(QObject):
         self.view: LineView | None = None
         self.wanted_key: str | None = None
         self.seen: dict[str, LinePanes] = {}
+        # Reads of lines in the list's view not shown yet (``LinesAhead``), kept apart: never one the person showed.
+        self.ahead: dict[str, LinePanes] = {}
         self.deferred = AfterPaint(message_list.viewport(), self)
         # How many times the shown line's panes were shown (a switch, or a LineUpdated of the shown line): per
         # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
@@ -167,11 +170,26 @@ class ShownLine(QObject):
 
     def remember(self, panes: LinePanes) -> None:
         self.seen.pop(panes.key, None)
+        self.ahead.pop(panes.key, None)
         # Without its usage: the meter's figures are the agent part's (kept fresh by UsageChanged); a
         # remembered read shown again must not put back the figures it was read with (issue 30 item 2).
         self.seen[panes.key] = replace(panes, usage=None) if panes.usage is not None else panes
         while len(self.seen) > SEEN_LINES:
             del self.seen[next(iter(self.seen))]
+
+    def remembers(self, key: str) -> bool:
+        """Whether a switch to ``key`` has a read to show at once (the shown line's counts too)."""
+        return key in self.seen or key in self.ahead or key == self.shown_key
+
+    def remember_ahead(self, panes: LinePanes) -> None:
+        """A read of a line made ahead of a click (``LinesAhead``): kept with the other reads ahead, the last
+        ``AHEAD_LINES`` of them, never in place of a line the person showed (nor instead of its read)."""
+        if panes.key in self.seen:
+            return
+        self.ahead.pop(panes.key, None)
+        self.ahead[panes.key] = panes
+        while len(self.ahead) > AHEAD_LINES:
+            del self.ahead[next(iter(self.ahead))]
 
     def show_view(self, view: LineView, panes: LinePanes | None = None) -> None:
         """Every part shows ``view`` (and ``panes``, when read for it), then the selection follows."""
@@ -228,7 +246,8 @@ class ShownLine(QObject):
         carried: Iterable[Message] = (),
         only_held: bool = False,
     ) -> None:
-        if (seen := self.seen.get(key)) is None:
+        kept = self.seen if key in self.seen else self.ahead  # a line read ahead follows its records too
+        if (seen := kept.get(key)) is None:
             return
         held = {message.id for message in seen.newest}
         have = {message.id: message for message in carried}
@@ -237,10 +256,10 @@ class ShownLine(QObject):
             return
         messages = [have.get(i) or ahead.messages.get(i) for i in wanted]
         if any(message is None or message.thread_id != seen.key for message in messages):
-            del self.seen[key]  # not known here: the fresh read of a switch to it says what is stored
+            del kept[key]  # not known here: the fresh read of a switch to it says what is stored
             return
         # In place: following a line does not make it one shown lately (``SEEN_LINES``).
-        self.seen[key] = replace(seen, newest=newest_page(seen, [m for m in messages if m is not None]))
+        kept[key] = replace(seen, newest=newest_page(seen, [m for m in messages if m is not None]))
 
     def _shows(self, panes: LinePanes) -> bool:
         """Whether every pane shows exactly ``panes`` now (the view, and the conversation of its line)."""
@@ -340,7 +359,7 @@ class ShownLine(QObject):
             if self.wanted_key == key:  # else another switch has read since
                 self._window.operations.run(read, done=switched, failed=failed)
 
-        seen = self.seen.get(key)
+        seen = self.seen.get(key) or self.ahead.get(key)  # shown lately, else read ahead (``LinesAhead``)
         if seen is None or key == self.shown_key:  # nothing to show before the read, or its real state wanted
             self._window.operations.run(read, done=switched, failed=failed)
             if seen is not None and self.wanted_key == key and self.seen.get(key) is seen:

@@ -30,6 +30,7 @@ from xworkmate.ui.lines.needs_you import NeedsYou
 from xworkmate.ui.lines.rest_of_lines import read_rest_when_usable
 from xworkmate.ui.lines.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 from xworkmate.ui.lines.worktree_lines import WorktreeLineFlow
+from xworkmate.ui.window.lines_ahead import LinesAhead
 from xworkmate.ui.window.services import WindowServices
 
 
@@ -71,6 +72,7 @@ class TaskListActions(QObject):
             window.window(), window.controller, show_error=window.show_error, created=self._made_to_type_in
         )
         read_rest_when_usable(window, model, self._list, done=self._rest_came)  # issue 34 item 2
+        self.lines_ahead = LinesAhead(window, self._list, KEY_ROLE)  # issue 34 item 1: a first switch paints at once
 
     # -- the selection -----------------------------------------------------
 
@@ -224,6 +226,7 @@ class TaskListActions(QObject):
     @Slot()
     def on_rows_changed(self) -> None:
         self._pane.show_empty_state(self._proxy.rowCount(), self._proxy.filter_text)
+        self.lines_ahead.look()  # other lines may have come into view
 
     @Slot(int)
     def on_jump_shortcut(self, number: int) -> None:

@@ -202,7 +202,8 @@ def _first_visits_read_ahead(window: MainWindow) -> list[float]:
     app = application()
     ahead = window.task_list.lines_ahead
     ahead.look()
-    keys = [key for key in ahead.keys_in_view() if not window.shown.remembers(key)][:AHEAD_VISITS]
+    never_shown = [key for key in ahead.keys_in_view() if key not in window.shown.seen and key != window.shown_key]
+    keys = never_shown[:AHEAD_VISITS]
     deadline = time.perf_counter() + 30
     while ahead.waiting or not all(window.shown.remembers(key) for key in keys):
         if time.perf_counter() > deadline:

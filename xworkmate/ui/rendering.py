@@ -470,8 +470,9 @@ class StreamingBody:
     length (about 0.5 ms per 1,000 characters of Markdown here), so a long answer
     stalled the window more with each flush. Text up to the last blank line
     outside a code fence is settled: it is rendered once, as one more part, and
-    only the unsettled tail is rendered again. The stored message replaces this
-    body with one document when the turn ends.
+    only the unsettled tail is rendered again. When the turn stores the answer, its
+    row takes this body over (``MessageDelegate._streamed``): a long answer is not
+    rendered a second time as one document at its end (issue 34 item 1).
     """
 
     def __init__(self, font: QFont, width: float, *, raw: bool = False) -> None:
@@ -492,6 +493,16 @@ class StreamingBody:
 
     def matches(self, font: QFont, raw: bool) -> bool:
         return raw == self._raw and font == self._font
+
+    @property
+    def text(self) -> str:
+        """The answer's text as shown (every character given to ``update`` so far)."""
+        return self._text
+
+    @property
+    def settled(self) -> int:
+        """How many characters of ``text`` are settled (rendered in parts that are never rendered again)."""
+        return self._settled
 
     def update(self, text: str) -> None:
         """Show ``text``: what is new past the settled parts is rendered, the rest is kept."""
@@ -573,18 +584,26 @@ class StreamingBody:
     def plain_text(self) -> str:
         return "\n\n".join(part.plain_text() for part in self._shown())
 
-    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette) -> None:
+    def draw(self, painter: QPainter, clip: QRectF, palette: QPalette, marks: Sequence[tuple[int, int]] = ()) -> None:
+        """``marks``: ``[start, end)`` ranges of ``plain_text()`` painted as selected (a search's matches)."""
         heights = self._part_heights()
         shown: list[tuple[Body, float]] = list(zip(self._parts, heights, strict=True))
         if self._tail is not None and self._settled_height <= clip.bottom():
             shown.append((self._tail, self._tail_height()))
-        top = 0.0
+        top, start = 0.0, 0
         for part, height in shown:
             if top > clip.bottom():
                 break  # this part and the ones after it are below what shows
+            length = len(part.plain_text()) if marks else 0
             if top + height >= clip.top():  # parts out of sight are skipped
                 painter.save()
                 painter.translate(0.0, top)
-                part.draw(painter, clip.translated(0.0, -top), palette)
+                inside = [
+                    (max(a, start) - start, min(b, start + length) - start)
+                    for a, b in marks
+                    if a < start + length and b > start
+                ]
+                part.draw(painter, clip.translated(0.0, -top), palette, inside)
                 painter.restore()
             top += height + _CHUNK_GAP
+            start += length + 2  # ``plain_text`` joins the parts with a blank line

@@ -718,6 +718,7 @@ class MessageListModel(QAbstractListModel):
                 state=message.state.value,
                 role=message.role.value,
                 card=self.card_at(row),
+                line=self._key,
                 expanded=expanded,
             )
             self.rows_built += 1

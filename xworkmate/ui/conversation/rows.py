@@ -58,4 +58,5 @@ class RowView:
     card: ToolCard | None = None
     expanded: bool = False
     line: str | None = None
-    """A live row's line (its rendering is kept per line: a switch back renders only what streamed since)."""
+    """The row's line: a live row's rendering is kept per line (a switch back renders only what streamed since),
+    and a stored answer takes over what its line streamed (``MessageDelegate._streamed``)."""

@@ -56,7 +56,7 @@ from xworkmate.ui.conversation.rows import (
 )
 from xworkmate.ui.message_text import MessageTextView, text_document
 from xworkmate.ui.painting import draw_text_line
-from xworkmate.ui.rendering import Body, CodeHighlighter, DocumentBody, PlainBody, StreamingBody, build_body
+from xworkmate.ui.rendering import Body, CodeHighlighter, DocumentBody, StreamingBody, build_body
 
 _CARD_RADIUS = theme.METRICS["radius-medium"]
 _BUBBLE_RADIUS = theme.METRICS["radius-large"]
@@ -94,7 +94,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._view = view
         self._raw = False
         self._heights: dict[_HeightKey, int] = {}
-        self._bodies: OrderedDict[_BodyKey, Body] = OrderedDict()
+        self._bodies: OrderedDict[_BodyKey, Body | StreamingBody] = OrderedDict()  # a stored answer: what streamed
         self._live_bodies: dict[str, tuple[_BodyKey, Body]] = {}
         # Issue 34 item 1: each line's streaming answer keeps its rendered parts (the last STREAMING_KEPT
         # lines'), so a switch back to a line that streams renders only what came since, not its whole answer.
@@ -259,7 +259,7 @@ class MessageDelegate(QStyledItemDelegate):
         if view.live is not None and view.body_format == "markdown":
             return self._streaming_body((view.line, view.live), view.text, font, width)
         key: _BodyKey = (view.cache_key, self._raw)
-        cached: Body | None = None
+        cached: Body | StreamingBody | None = None
         if view.live is not None:
             slot = self._live_bodies.get(view.live)
             if slot is not None and slot[0] == key:
@@ -271,6 +271,9 @@ class MessageDelegate(QStyledItemDelegate):
         if cached is not None:
             cached.set_width(width)
             return cached
+        if view.live is None and (streamed := self._streamed(view, font, width)) is not None:
+            self._bodies[key] = streamed
+            return streamed
         body = build_body(
             view.text, view.body_format, font, width, raw=self._raw, card=view.card, expanded=view.expanded
         )
@@ -281,6 +284,26 @@ class MessageDelegate(QStyledItemDelegate):
             self._bodies[key] = body
             while len(self._bodies) > self.BODY_CACHE:
                 self._bodies.popitem(last=False)
+        return body
+
+    def _streamed(self, view: RowView, font: QFont, width: int) -> StreamingBody | None:
+        """Issue 34 item 1: a stored answer whose line streamed it here takes the streaming body, its settled parts
+        already rendered, instead of a document of its own: the end of a long answer's turn (or the first switch
+        back after it) renders only what streamed since it was last shown. Only for the very text streamed (the
+        stored one may start with it); the body then belongs to the row, the line's next answer streams anew. A body
+        with nothing settled yet is left alone: an older answer of the line may well start as a new one does
+        ("Sure"), and rendering that little again costs nothing."""
+        if view.body_format != "markdown" or view.line is None:
+            return None
+        slot = (view.line, "stream")
+        body = self._streaming.get(slot)
+        if body is None or not body.settled or not body.matches(font, self._raw) or not view.text.startswith(body.text):
+            return None
+        del self._streaming[slot]
+        body.set_width(width)
+        rendered = body.rendered_chars
+        body.update(view.text)
+        self.streamed_chars_rendered += body.rendered_chars - rendered
         return body
 
     def _streaming_body(self, live: tuple[str | None, str], text: str, font: QFont, width: int) -> StreamingBody:
@@ -388,7 +411,7 @@ class MessageDelegate(QStyledItemDelegate):
         clip.translate(-left, -body_top)
         painter.translate(QPointF(left, body_top))
         painter.setClipRect(clip)
-        if searched and isinstance(body, PlainBody | DocumentBody):
+        if searched:
             body.draw(painter, clip, body_palette, match_spans(body.plain_text(), parse_query(searched)) or ())
         else:
             body.draw(painter, clip, body_palette)

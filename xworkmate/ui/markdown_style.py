@@ -71,6 +71,21 @@ def _is_code(block: QTextBlock) -> bool:
     return fmt.hasProperty(Fmt.Property.BlockCodeLanguage) or fmt.hasProperty(Fmt.Property.BlockCodeFence)
 
 
+def leading_room(document: QTextDocument) -> float:
+    """The room ``document``'s first block wants above it that Qt's layout does not give it (it lays the first
+    block out at the top, without its top margin): a code block's header strip (``polish``). Whoever draws the
+    document keeps this room above it, or the strip covers what is drawn above the document."""
+    first = document.begin()
+    return first.blockFormat().topMargin() if first.isValid() and _is_code(first) else 0.0
+
+
+def trailing_room(document: QTextDocument) -> float:
+    """The room ``document``'s last block wants below it that Qt's layout does not count in the document's size: a
+    code block's bottom margin, which holds the bottom of its tinted box (``paint_underlay``)."""
+    last = document.lastBlock()
+    return last.blockFormat().bottomMargin() if last.isValid() and _is_code(last) else 0.0
+
+
 def header_height(font: QFont) -> float:
     return QFontMetricsF(_small(font)).height() + 6.0
 

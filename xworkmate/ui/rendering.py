@@ -358,6 +358,10 @@ class PlainBody:
     def plain_text(self) -> str:
         return self._text
 
+    def code_at(self, point: QPointF) -> str | None:
+        """Plain text has no code blocks (and no "Copy" chips)."""
+        return None
+
     def draw(self, painter: QPainter, clip: QRectF, palette: QPalette, marks: Sequence[tuple[int, int]] = ()) -> None:
         """``marks``: ``[start, end)`` ranges of the text painted as selected (a search's matches)."""
         painter.setPen(palette.color(QPalette.ColorRole.Text))
@@ -383,6 +387,10 @@ class DocumentBody:
     def __init__(self, document: QTextDocument) -> None:
         self.document = document
         self._decorations: tuple[float, markdown_style.Decorations] | None = None
+        # A code block first: room for its header strip above it (a streaming answer's part often starts with one);
+        # last: room for the bottom of its box below it.
+        self._lead = markdown_style.leading_room(document)
+        self._trail = markdown_style.trailing_room(document)
 
     def set_width(self, width: float) -> None:
         width = max(width, 10.0)
@@ -397,7 +405,14 @@ class DocumentBody:
         return self._decorations[1]
 
     def height(self) -> float:
-        return self.document.size().height()  # size() lays it out
+        return self._lead + self.document.size().height() + self._trail  # size() lays it out
+
+    def code_at(self, point: QPointF) -> str | None:
+        """The code of the block whose "Copy" chip is at ``point`` (in the body's coordinates), if one is."""
+        if not self.document.property(markdown_style.DECORATED):
+            return None
+        hit = markdown_style.decoration_at(self.decorations(), point - QPointF(0.0, self._lead))
+        return hit.code if hit is not None else None
 
     def natural_width(self) -> float:
         """What the text needs at most: its widest line at the width it is laid out at."""
@@ -410,7 +425,6 @@ class DocumentBody:
         """``marks``: ``[start, end)`` ranges of ``plain_text()`` painted as selected (a search's matches)."""
         context = QAbstractTextDocumentLayout.PaintContext()
         context.palette = palette
-        context.clip = clip
         if marks:
             selections = []
             for start, end in marks:
@@ -421,11 +435,15 @@ class DocumentBody:
                 selection.cursor, selection.format = cursor, _mark_format(palette)
                 selections.append(selection)
             context.selections = selections
+        painter.save()
+        painter.translate(0.0, self._lead)
+        context.clip = clip.translated(0.0, -self._lead)
         if self.document.property(markdown_style.DECORATED):
             markdown_style.paint_underlay(painter, self.decorations())
         self.document.documentLayout().draw(painter, context)
         if self.document.property(markdown_style.DECORATED):
             markdown_style.paint_decorations(painter, self.document, self.decorations())
+        painter.restore()
 
 
 Body = PlainBody | DocumentBody
@@ -583,6 +601,16 @@ class StreamingBody:
 
     def plain_text(self) -> str:
         return "\n\n".join(part.plain_text() for part in self._shown())
+
+    def code_at(self, point: QPointF) -> str | None:
+        """The code of the block whose "Copy" chip is at ``point`` (in the body's coordinates), in whichever part."""
+        heights = [*self._part_heights(), *([self._tail_height()] if self._tail is not None else [])]
+        top = 0.0
+        for part, height in zip(self._shown(), heights, strict=True):
+            if top <= point.y() < top + height:
+                return part.code_at(point - QPointF(0.0, top))
+            top += height + _CHUNK_GAP
+        return None
 
     def draw(self, painter: QPainter, clip: QRectF, palette: QPalette, marks: Sequence[tuple[int, int]] = ()) -> None:
         """``marks``: ``[start, end)`` ranges of ``plain_text()`` painted as selected (a search's matches)."""

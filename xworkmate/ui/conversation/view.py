@@ -497,12 +497,11 @@ class MessageDelegate(QStyledItemDelegate):
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: ModelIndex) -> bool:
         if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent) and index.isValid():
             body = self._body(self._row(index), option.font)
-            if isinstance(body, DocumentBody) and body.document.property(markdown_style.DECORATED):
-                origin = self.body_rect(option.rect, option.font, index).topLeft()
-                hit = markdown_style.decoration_at(body.decorations(), event.position() - origin)
-                if hit is not None:  # a code block's "Copy" chip
-                    QApplication.clipboard().setText(hit.code)
-                    return True
+            origin = self.body_rect(option.rect, option.font, index).topLeft()
+            code = body.code_at(event.position() - origin)
+            if code is not None:  # a code block's "Copy" chip (of a streaming answer's part too)
+                QApplication.clipboard().setText(code)
+                return True
         if (
             event.type() == QEvent.Type.MouseButtonRelease
             and isinstance(model, MessageListModel)

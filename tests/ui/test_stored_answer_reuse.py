@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
 from xworkmate.testing.openai_server import OpenAIServer, TextReply
-from xworkmate.ui import MainWindow, markdown_style
+from xworkmate.ui import MainWindow
 from xworkmate.ui.conversation import ROLE_ROLE
 from xworkmate.ui.rendering import DocumentBody, StreamingBody
 
@@ -126,21 +126,17 @@ def test_a_search_hit_is_marked_in_whichever_part_of_a_streamed_answer_holds_it(
 
 
 def test_a_code_block_that_starts_a_part_keeps_the_room_of_its_header_above_it(qapp: QApplication) -> None:
-    """Qt lays a document's first block out without its top margin; a code block's is its header strip's room.
-    A streaming answer's part often starts with a code block: its header was drawn over the part before it."""
+    """Qt lays a document's first block out without its top margin, and leaves the last one's bottom margin out of
+    its size; a code block's margins hold its header strip and the bottom of its box. A streaming answer's part often
+    starts with a code block: its header was drawn over the part before it, its box into the part after it."""
     body = StreamingBody(QFont(), 400.0)
     body.update("A paragraph before the code.\n\n```python")  # the paragraph settles: the code starts a part
     body.update("A paragraph before the code.\n\n```python\nx = 1\n```\n\nAfter.")
     code_part = body.parts[1]
     assert isinstance(code_part, DocumentBody)
-    document = code_part.document
-    strip = markdown_style.header_height(document.defaultFont())
-    assert code_part.height() >= document.size().height() + strip  # before: the document's height alone
     header = code_part.decorations().headers[0]
-    lead = markdown_style.leading_room(document)
-    assert lead > 0 and header.rect.top() + lead >= 0  # the header inside the part, not over the one above
-    # ... and the box's bottom (the code block's bottom margin, which Qt does not count either) inside it too.
-    assert header.box.bottom() + lead <= code_part.height()
+    assert header.rect.top() >= 0  # the header inside the part (before: above it, over the paragraph)
+    assert header.box.bottom() <= code_part.height()  # and the box's bottom too (before: below it)
 
 
 def test_the_copy_chip_of_a_code_block_in_a_streamed_answer_gives_its_code(qapp: QApplication) -> None:
@@ -150,8 +146,7 @@ def test_the_copy_chip_of_a_code_block_in_a_streamed_answer_gives_its_code(qapp:
     first, code_part = body.parts[0], body.parts[1]
     assert isinstance(code_part, DocumentBody)
     header = code_part.decorations().headers[0]
-    lead = markdown_style.leading_room(code_part.document)
     top = first.height() + 6.0  # the gap between two parts (``rendering._CHUNK_GAP``)
-    chip = header.copy_rect.center() + QPointF(0.0, top + lead)
+    chip = header.copy_rect.center() + QPointF(0.0, top)
     assert body.code_at(chip) == "print('copied')"  # before: a streamed answer's chips copied nothing
     assert body.code_at(QPointF(5.0, 2.0)) is None  # the plain text above it

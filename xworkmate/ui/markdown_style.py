@@ -71,19 +71,20 @@ def _is_code(block: QTextBlock) -> bool:
     return fmt.hasProperty(Fmt.Property.BlockCodeLanguage) or fmt.hasProperty(Fmt.Property.BlockCodeFence)
 
 
-def leading_room(document: QTextDocument) -> float:
-    """The room ``document``'s first block wants above it that Qt's layout does not give it (it lays the first
-    block out at the top, without its top margin): a code block's header strip (``polish``). Whoever draws the
-    document keeps this room above it, or the strip covers what is drawn above the document."""
-    first = document.begin()
-    return first.blockFormat().topMargin() if first.isValid() and _is_code(first) else 0.0
-
-
-def trailing_room(document: QTextDocument) -> float:
-    """The room ``document``'s last block wants below it that Qt's layout does not count in the document's size: a
-    code block's bottom margin, which holds the bottom of its tinted box (``paint_underlay``)."""
-    last = document.lastBlock()
-    return last.blockFormat().bottomMargin() if last.isValid() and _is_code(last) else 0.0
+def _room_around_code(document: QTextDocument) -> None:
+    """Qt lays a document's first block out at its top, without its top margin, and leaves its last block's bottom
+    margin out of its size; a code block's margins hold its header strip and the bottom of its tinted box. A
+    document that starts or ends with one (a streaming answer's part often does) gets that room as its own frame's
+    margins, so the strip does not cover what is drawn above the document, nor the box what is drawn below."""
+    first, last = document.begin(), document.lastBlock()
+    top = first.blockFormat().topMargin() if first.isValid() and _is_code(first) else 0.0
+    bottom = last.blockFormat().bottomMargin() if last.isValid() and _is_code(last) else 0.0
+    if top or bottom:
+        root = document.rootFrame()
+        fmt = root.frameFormat()
+        fmt.setTopMargin(top)
+        fmt.setBottomMargin(bottom)
+        root.setFrameFormat(fmt)
 
 
 def header_height(font: QFont) -> float:
@@ -133,6 +134,7 @@ def polish(document: QTextDocument) -> None:
         previous_code = code
         block = block.next()
     _light_tables(document, colours)
+    _room_around_code(document)
     document.setProperty(DECORATED, decorated)
 
 

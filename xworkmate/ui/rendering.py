@@ -387,10 +387,6 @@ class DocumentBody:
     def __init__(self, document: QTextDocument) -> None:
         self.document = document
         self._decorations: tuple[float, markdown_style.Decorations] | None = None
-        # A code block first: room for its header strip above it (a streaming answer's part often starts with one);
-        # last: room for the bottom of its box below it.
-        self._lead = markdown_style.leading_room(document)
-        self._trail = markdown_style.trailing_room(document)
 
     def set_width(self, width: float) -> None:
         width = max(width, 10.0)
@@ -405,13 +401,13 @@ class DocumentBody:
         return self._decorations[1]
 
     def height(self) -> float:
-        return self._lead + self.document.size().height() + self._trail  # size() lays it out
+        return self.document.size().height()  # size() lays it out
 
     def code_at(self, point: QPointF) -> str | None:
         """The code of the block whose "Copy" chip is at ``point`` (in the body's coordinates), if one is."""
         if not self.document.property(markdown_style.DECORATED):
             return None
-        hit = markdown_style.decoration_at(self.decorations(), point - QPointF(0.0, self._lead))
+        hit = markdown_style.decoration_at(self.decorations(), point)
         return hit.code if hit is not None else None
 
     def natural_width(self) -> float:
@@ -425,6 +421,7 @@ class DocumentBody:
         """``marks``: ``[start, end)`` ranges of ``plain_text()`` painted as selected (a search's matches)."""
         context = QAbstractTextDocumentLayout.PaintContext()
         context.palette = palette
+        context.clip = clip
         if marks:
             selections = []
             for start, end in marks:
@@ -435,15 +432,11 @@ class DocumentBody:
                 selection.cursor, selection.format = cursor, _mark_format(palette)
                 selections.append(selection)
             context.selections = selections
-        painter.save()
-        painter.translate(0.0, self._lead)
-        context.clip = clip.translated(0.0, -self._lead)
         if self.document.property(markdown_style.DECORATED):
             markdown_style.paint_underlay(painter, self.decorations())
         self.document.documentLayout().draw(painter, context)
         if self.document.property(markdown_style.DECORATED):
             markdown_style.paint_decorations(painter, self.document, self.decorations())
-        painter.restore()
 
 
 Body = PlainBody | DocumentBody

@@ -11,8 +11,8 @@ shown before, and it follows the store's records as those do.
 
 A read ahead of a line whose messages changed while it was on its way is dropped (the records applied
 meanwhile were not in it, and ``ShownLine`` follows only the lines it remembers); the line is read again by
-the next job. Nothing here is said to the person: a failed read ahead only means
-the switch to that line reads first, as before.
+the next job. Nothing here is said to the person: a failed read ahead only means the switch to that line
+reads first, as before.
 """
 
 from __future__ import annotations
@@ -88,7 +88,8 @@ class LinesAhead(QObject):
 
     @property
     def waiting(self) -> bool:
-        """A look is scheduled or a job is on its way (the tests wait for neither)."""
+        """A look is scheduled or a job is on its way. ``MainWindow.settling`` counts neither: a read ahead is
+        not work the person started."""
         return self._timer.isActive() or bool(self._reading)
 
     def keys_in_view(self) -> list[str]:

@@ -88,8 +88,8 @@ class LinesAhead(QObject):
 
     @property
     def waiting(self) -> bool:
-        """A look is scheduled or a job is on its way. ``MainWindow.settling`` counts neither: a read ahead is
-        not work the person started."""
+        """A look is scheduled or a job is on its way. ``MainWindow.settling`` counts the job (an operation on the
+        store worker), not the look: a look is not work the person started."""
         return self._timer.isActive() or bool(self._reading)
 
     def keys_in_view(self) -> list[str]:

@@ -9,8 +9,9 @@ text, a ``QTextDocument`` (``build_document``) for everything else.
 from __future__ import annotations
 
 import html
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
@@ -595,26 +596,29 @@ class StreamingBody:
     def plain_text(self) -> str:
         return "\n\n".join(part.plain_text() for part in self._shown())
 
+    def _placed(self, bottom: float = math.inf) -> Iterator[tuple[Body, float, float]]:
+        """Each part shown with its top and height, down to ``bottom``: a part that starts below it is not
+        reached (the tail, then, is not measured)."""
+        top = 0.0
+        for part, height in zip(self._parts, self._part_heights(), strict=True):
+            if top > bottom:
+                return
+            yield part, top, height
+            top += height + _CHUNK_GAP
+        if self._tail is not None and top <= bottom:
+            yield self._tail, top, self._tail_height()
+
     def code_at(self, point: QPointF) -> str | None:
         """The code of the block whose "Copy" chip is at ``point`` (in the body's coordinates), in whichever part."""
-        heights = [*self._part_heights(), *([self._tail_height()] if self._tail is not None else [])]
-        top = 0.0
-        for part, height in zip(self._shown(), heights, strict=True):
+        for part, top, height in self._placed(point.y()):
             if top <= point.y() < top + height:
                 return part.code_at(point - QPointF(0.0, top))
-            top += height + _CHUNK_GAP
         return None
 
     def draw(self, painter: QPainter, clip: QRectF, palette: QPalette, marks: Sequence[tuple[int, int]] = ()) -> None:
         """``marks``: ``[start, end)`` ranges of ``plain_text()`` painted as selected (a search's matches)."""
-        heights = self._part_heights()
-        shown: list[tuple[Body, float]] = list(zip(self._parts, heights, strict=True))
-        if self._tail is not None and self._settled_height <= clip.bottom():
-            shown.append((self._tail, self._tail_height()))
-        top, start = 0.0, 0
-        for part, height in shown:
-            if top > clip.bottom():
-                break  # this part and the ones after it are below what shows
+        start = 0
+        for part, top, height in self._placed(clip.bottom()):  # parts below what shows are not reached
             length = len(part.plain_text()) if marks else 0
             if top + height >= clip.top():  # parts out of sight are skipped
                 painter.save()
@@ -626,5 +630,4 @@ class StreamingBody:
                 ]
                 part.draw(painter, clip.translated(0.0, -top), palette, inside)
                 painter.restore()
-            top += height + _CHUNK_GAP
             start += length + 2  # ``plain_text`` joins the parts with a blank line

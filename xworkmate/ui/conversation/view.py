@@ -301,9 +301,7 @@ class MessageDelegate(QStyledItemDelegate):
             return None
         del self._streaming[slot]
         body.set_width(width)
-        rendered = body.rendered_chars
-        body.update(view.text)
-        self.streamed_chars_rendered += body.rendered_chars - rendered
+        self._update_streamed(body, view.text)
         return body
 
     def _streaming_body(self, live: tuple[str | None, str], text: str, font: QFont, width: int) -> StreamingBody:
@@ -318,10 +316,14 @@ class MessageDelegate(QStyledItemDelegate):
         else:
             self._streaming.move_to_end(live)
         body.set_width(width)
+        self._update_streamed(body, text)
+        return body
+
+    def _update_streamed(self, body: StreamingBody, text: str) -> None:
+        """``body`` shows ``text``; what that rendered is counted (``streamed_chars_rendered``)."""
         rendered = body.rendered_chars
         body.update(text)
         self.streamed_chars_rendered += body.rendered_chars - rendered
-        return body
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         view = self._row(index)

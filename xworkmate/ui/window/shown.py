@@ -100,6 +100,12 @@ def newest_page(panes: LinePanes, messages: Iterable[Message]) -> tuple[Message,
     return tuple(merged[i] for i in sorted(merged))[-max(1, panes.first_page) :]
 
 
+def _keep_newest(reads: dict[str, LinePanes], count: int) -> None:
+    """Forget the reads put in first until ``count`` are left (a dict keeps the order they were put in)."""
+    while len(reads) > count:
+        del reads[next(iter(reads))]
+
+
 class ShownLine(QObject):
     """Which line every pane shows (``view``), which one was asked for (``wanted_key``), and how to switch.
 
@@ -174,8 +180,7 @@ class ShownLine(QObject):
         # Without its usage: the meter's figures are the agent part's (kept fresh by UsageChanged); a
         # remembered read shown again must not put back the figures it was read with (issue 30 item 2).
         self.seen[panes.key] = replace(panes, usage=None) if panes.usage is not None else panes
-        while len(self.seen) > SEEN_LINES:
-            del self.seen[next(iter(self.seen))]
+        _keep_newest(self.seen, SEEN_LINES)
 
     def remembers(self, key: str) -> bool:
         """Whether a switch to ``key`` has a read to show at once (the shown line's counts too)."""
@@ -188,8 +193,7 @@ class ShownLine(QObject):
             return
         self.ahead.pop(panes.key, None)
         self.ahead[panes.key] = panes
-        while len(self.ahead) > AHEAD_LINES:
-            del self.ahead[next(iter(self.ahead))]
+        _keep_newest(self.ahead, AHEAD_LINES)
 
     def show_view(self, view: LineView, panes: LinePanes | None = None) -> None:
         """Every part shows ``view`` (and ``panes``, when read for it), then the selection follows."""

@@ -14,6 +14,11 @@ sandbox, alternately. Target: at most 5 ms.
 The third is one proxied connection's set-up on loopback, from inside the sandbox: connect
 to the bridge, ``CONNECT`` a listed local TCP server, read the ``200``, minus a direct
 connect to the same server from the host. Target: at most 2 ms.
+
+The fourth is what a turn's sandbox set-up (``line_sandbox``: every other line's folder is hidden,
+SBX-1) costs for each line bound to a folder of its own, with ``MANY_FOLDERS`` of them outside the
+data folder, against resolving that folder's links once (each must be; issue 34: scale). It was
+quadratic: 14 s at each turn's start with a thousand such lines. Target: at most 3x.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -30,16 +36,20 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.common import Figure, median, temp_home
+from benchmarks.common import Figure, median, seed, temp_home
 from xworkmate.agents.net_proxy import NetProxy
 from xworkmate.agents.sandbox import PROXY_PORT, Sandbox, proxy_environment
 from xworkmate.agents.tools import ToolContext, run_command
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.containment import line_sandbox, sandbox_env
-from xworkmate.store import open_store
+from xworkmate.domain.threads import TaskThread
+from xworkmate.settings import Settings
+from xworkmate.store import Store, open_store
 
 REPEATS = 60
 CONNECTIONS = 200
+MANY_FOLDERS = 2000
+SETUP_REPEATS = 7
 
 
 def _time(ctx: ToolContext) -> float:
@@ -181,6 +191,7 @@ def run() -> list[Figure]:
             boxed = ToolContext(write_gate=base.write_gate, command_env=env, sandbox=sandbox)
             bare_ms, boxed_ms = _alternate(bare, boxed)
             proxy_figures = _proxy_figures(sandbox, base, env)
+            setup_figure = _setup_figure(settings, store, thread)
         finally:
             store.close()
     overhead = median(boxed_ms) - median(bare_ms)
@@ -196,4 +207,46 @@ def run() -> list[Figure]:
             notes={"sandboxed_median_ms": median(boxed_ms), "repeats": REPEATS},
         ),
         *proxy_figures,
+        setup_figure,
     ]
+
+
+def _setup_figure(settings: Settings, store: Store, thread: TaskThread) -> Figure:
+    """A turn's sandbox set-up per other line's own folder (``MANY_FOLDERS`` of them, outside the data
+    folder, over the 20 lines above), against one resolution of each folder's links."""
+
+    def setup_ms() -> float:
+        times = []
+        for _ in range(SETUP_REPEATS):
+            started = time.perf_counter()
+            line_sandbox(settings, store, thread)
+            times.append((time.perf_counter() - started) * 1000)
+        return median(times)
+
+    few_ms = setup_ms()
+    with tempfile.TemporaryDirectory(prefix="xw-bench-projects-") as projects:
+        folders = [Path(projects, f"client-{n % 20}", f"project-{n}") for n in range(MANY_FOLDERS)]
+        for folder in folders:
+            folder.mkdir(parents=True)
+        seed(store, settings, lines=MANY_FOLDERS, folders=folders)
+        many_ms = setup_ms()
+        started = time.perf_counter()
+        for folder in folders:
+            os.path.realpath(folder)
+        resolve_ms = (time.perf_counter() - started) * 1000
+    per_folder, floor = (many_ms - few_ms) / MANY_FOLDERS, resolve_ms / MANY_FOLDERS
+    ratio = per_folder / floor
+    return Figure(
+        name=f"sandbox: a turn's set-up per line bound to its own folder ({MANY_FOLDERS}) / resolving it",
+        value=ratio,
+        unit="x",
+        target="<= 3x",
+        met=ratio <= 3,
+        reference=floor * 1000,
+        reference_label="us one folder's links resolved",
+        notes={
+            "setup_20_lines_ms": few_ms,
+            f"setup_{MANY_FOLDERS}_more_ms": many_ms,
+            "per_folder_us": per_folder * 1000,
+        },
+    )

@@ -73,8 +73,10 @@ def seed(
     messages_per_line: int = 0,
     big_line_messages: int = 0,
     batch: int = 20_000,
+    folders: Sequence[Path] = (),
 ) -> tuple[list[str], str | None]:
-    """Insert ``lines`` lines (sharing one folder) and their messages with bulk inserts.
+    """Insert ``lines`` lines (sharing one folder, or the ``n``-th bound to ``folders[n]``) and their messages
+    with bulk inserts.
 
     Returns the line keys and, when ``big_line_messages`` > 0, the key of one
     extra line holding that many messages.
@@ -88,7 +90,7 @@ def seed(
         {
             "thread_id": key,
             "title": f"Line {n}",
-            "workspace_path": str(folder),
+            "workspace_path": str(folders[n] if n < len(folders) else folder),
             "created_at": start + timedelta(microseconds=n),
             "updated_at": start + timedelta(microseconds=n),
         }

@@ -213,7 +213,7 @@ def run() -> list[Figure]:
 
 def _setup_figure(settings: Settings, store: Store, thread: TaskThread) -> Figure:
     """A turn's sandbox set-up per other line's own folder (``MANY_FOLDERS`` of them, outside the data
-    folder, over the 20 lines above), against one resolution of each folder's links."""
+    folder, over the 20 lines above), against one ``os.path.realpath`` of each folder."""
 
     def setup_ms() -> float:
         times = []
@@ -243,7 +243,7 @@ def _setup_figure(settings: Settings, store: Store, thread: TaskThread) -> Figur
         target="<= 3x",
         met=ratio <= 3,
         reference=floor * 1000,
-        reference_label="us one folder's links resolved",
+        reference_label="us one os.path.realpath of a folder",
         notes={
             "setup_20_lines_ms": few_ms,
             f"setup_{MANY_FOLDERS}_more_ms": many_ms,

@@ -104,8 +104,8 @@ def line_sandbox(
     folder = Path(os.path.realpath(thread.workspace_binding.path))
     home = Path(os.path.realpath(Path.home()))
     path_env = os.environ.get("PATH", os.defpath) if path_env is None else path_env
-    hidden: list[Path] = [settings.home, settings.threads_root]
-    hidden += [Path(p) for p in store.threads.workspace_paths()]  # not this line's: ``_outermost`` keeps it out
+    hidden: list[str | Path] = [settings.home, settings.threads_root]
+    hidden += store.threads.workspace_paths()  # this line's too: ``_outermost`` keeps it out
     hidden += _database_files(settings)
     extra_writable = []
     for entry in writable:
@@ -166,7 +166,7 @@ def _database_files(settings: Settings) -> list[Path]:
     return [Path(f"{base}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
 
 
-def _outermost(paths: Iterable[Path], *, keep: Path) -> list[Path]:
+def _outermost(paths: Iterable[str | Path], *, keep: Path) -> list[Path]:
     """Real paths, without those a shallower hidden one already hides (one mount hides them all).
 
     A path inside ``keep`` (the line's folder, shown again over what hides it) stays: another
@@ -179,15 +179,13 @@ def _outermost(paths: Iterable[Path], *, keep: Path) -> list[Path]:
     keep_inside = os.path.join(keep, "")
     real = sorted({real_path(p) for p in paths} - {os.fspath(keep)}, key=lambda p: (p.count(os.sep), p))
     chosen: set[str] = set()
-    for path in real:
+    for path in real:  # real paths: absolute, normalised
         inside_keep = path.startswith(keep_inside)
-        ancestor = os.path.dirname(path)
-        while True:
+        ancestor = path
+        while ancestor != os.sep:
+            ancestor = ancestor.rpartition(os.sep)[0] or os.sep
             if ancestor in chosen and (not inside_keep or ancestor.startswith(keep_inside)):
                 break  # a shallower hidden folder hides it (inside the line's folder: one below it)
-            parent = os.path.dirname(ancestor)
-            if parent == ancestor:
-                chosen.add(path)
-                break
-            ancestor = parent
+        else:
+            chosen.add(path)
     return [Path(path) for path in real if path in chosen]

@@ -24,7 +24,9 @@ import pytest
 
 from tests.controllers.conftest import scripted_controller
 from tests.support.sandboxing import answer_approvals, needs_bwrap, path_without_bwrap
+from xworkmate.agents.tools import ToolContext, run_command
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.containment import line_sandbox, sandbox_env
 from xworkmate.domain.messages import MessageRole
 from xworkmate.settings import Settings
 from xworkmate.store import Store
@@ -257,3 +259,35 @@ def test_toolchains_on_path_run_but_their_parents_and_the_credentials_stay_hidde
     assert "SECRET" not in out["cat"], out["cat"]
     assert out["ls"].split("\n", 1)[1].split() == ["bin", "pipx", "--", "bin"]  # the parents are not shown
     assert all(marker in out["tools"] for marker in ("HELLO-LOCAL", "HELLO-CARGO", "HELLO-PIPX")), out["tools"]
+
+
+@needs_bwrap
+def test_a_parent_lines_agent_cannot_carry_the_nested_lines_folder_out_from_under_what_hides_it(
+    sqlite_store: Store, settings: Settings, tmp_path: Path, person_home: Path
+) -> None:
+    """SBX-1: line A is bound to ``projects/vendor/app``, line B to ``projects/``. B's command renames the
+    folder that holds A's (``mv vendor moved``): a mount point cannot be renamed, but ``vendor`` was none,
+    and B's next command found nothing at A's path to hide and read A's files at ``moved/app``. Now every
+    folder between B's and A's is mounted on itself: the renames fail, A's files stay where A's line has
+    them and hidden, and B still writes in ``vendor``."""
+    controller = SessionController(sqlite_store, settings)
+    projects = tmp_path / "projects"
+    app = projects / "vendor" / "app"
+    app.mkdir(parents=True)
+    (app / "secret.txt").write_text("A-SECRET-MARKER\n")
+    controller.lines.create_line("A", workspace=app)
+    b = controller.lines.create_line("B", workspace=projects)
+
+    def in_b(command: str) -> str:
+        base = ToolContext.for_working_directory(projects, lambda: ())
+        sandbox = line_sandbox(settings, sqlite_store, b)  # as each turn of B's builds it
+        return run_command(
+            ToolContext(write_gate=base.write_gate, command_env=sandbox_env(b), sandbox=sandbox), command
+        ).output
+
+    moved = in_b("mv vendor moved; mv vendor/app vendor/gone; mv moved/app moved/gone; touch vendor/mine.txt; ls")
+    assert "busy" in moved.lower(), moved
+    assert (app / "secret.txt").read_text() == "A-SECRET-MARKER\n"
+    assert (projects / "vendor" / "mine.txt").exists()
+    read = in_b("cat vendor/app/secret.txt moved/app/secret.txt vendor/gone/secret.txt 2>&1; ls -a vendor/app")
+    assert "A-SECRET-MARKER" not in read, read

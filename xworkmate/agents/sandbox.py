@@ -202,11 +202,8 @@ class SandboxPolicy:
             for p in map(_real, self.read_only)
             if _decide_spelled(spelled, os.fspath(p)) is Access.WRITE
         ]
-        # Their folder (``.git``) is mounted on itself, so it cannot be renamed away with them in it.
-        mounted = {m.path for m in base}
-        pinned = [Mount(m.path.parent, Access.WRITE) for m in kept if m.path.parent not in mounted]
         if kept:
-            base = _by_depth([*base, *pinned, *kept])
+            base = _by_depth([*base, *kept])
             spelled = _spelled(base)
         shown = [m for m in base if not m.access.hides]
         denied = [
@@ -214,6 +211,9 @@ class SandboxPolicy:
             for p in dict.fromkeys(map(_real, self.denied))
             if not _decide_spelled(spelled, os.fspath(p)).hides or any(_below(m.path, p) for m in shown)
         ]
+        anchors = _anchors([*base, *denied], spelled)  # each a writable folder as it was: no access changes
+        if anchors:
+            base = _by_depth([*base, *anchors])
         return (*base, *sorted(denied, key=lambda m: len(m.path.parts)))
 
     def access(self, path: str | os.PathLike[str]) -> Access:
@@ -234,6 +234,28 @@ class SandboxPolicy:
     @functools.cached_property
     def _spelled(self) -> list[tuple[str, str, Access]]:
         return _spelled(self.mounts())
+
+
+def _anchors(mounts: Sequence[Mount], spelled: list[tuple[str, str, Access]]) -> list[Mount]:
+    """Each writable folder between a mount that hides or keeps read-only a path inside a writable folder and
+    the mount above it, mounted on itself (its access unchanged): a mount point cannot be renamed, so
+    nothing can move such a path away with its folder. Else a parent line's agent could rename the folder
+    that holds a nested line's (``mv x y`` carries ``x/app`` out of its mount's path) and its next sandbox
+    would find nothing left to hide at that path and show the nested line's files (SBX-1); the same for the
+    repository's hooks under ``.git``, a credential inside an agent's writable folder (SBX-3). ``spelled``
+    decides the access of a folder (``mounts`` before these, the denied paths aside)."""
+    writable = [os.fspath(m.path) for m in mounts if m.access is Access.WRITE]
+    mounted = {os.fspath(m.path) for m in mounts}
+    found: dict[str, None] = {}
+    for mount in mounts:
+        path = os.fspath(mount.path)
+        if mount.access is Access.WRITE or not any(path.startswith(os.path.join(w, "")) for w in writable):
+            continue
+        folder = os.path.dirname(path)
+        while folder not in mounted and folder not in found and _decide_spelled(spelled, folder) is Access.WRITE:
+            found[folder] = None
+            folder = os.path.dirname(folder)
+    return [Mount(Path(folder), Access.WRITE) for folder in found]
 
 
 def _resolver_folders() -> list[Path]:

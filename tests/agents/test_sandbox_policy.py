@@ -48,8 +48,9 @@ def test_a_deeper_mount_decides_and_the_folder_is_the_only_writable_place(tmp_pa
         path.mkdir(parents=True)
     home = tmp_path / "home"
     (home / ".pyenv").mkdir(parents=True)
+    # The test's folders are under /tmp, which the sandbox makes private: shown here, as a disk of the person's.
     policy = SandboxPolicy(
-        working_directory=folder, hidden=(data, other), readable=(home / ".pyenv",), home=home, network=False
+        working_directory=folder, hidden=(data, other), readable=(tmp_path, home / ".pyenv"), home=home, network=False
     )
     assert policy.access(folder / "a" / "b.txt") is Access.WRITE
     assert policy.access(data / "xworkmate.sqlite3") is Access.HIDDEN
@@ -67,9 +68,8 @@ def test_the_argv_hides_before_it_shows_and_drops_every_capability(tmp_path: Pat
     folder.mkdir(parents=True)
     db = tmp_path / "elsewhere.sqlite3"
     db.write_text("x")
-    argv = bubblewrap_argv(
-        SandboxPolicy(working_directory=folder, hidden=(data, db, tmp_path / "gone")), ["true"], bwrap="/usr/bin/bwrap"
-    )
+    policy = SandboxPolicy(working_directory=folder, hidden=(data, db, tmp_path / "gone"), readable=(tmp_path,))
+    argv = bubblewrap_argv(policy, ["true"], bwrap="/usr/bin/bwrap")  # tmp_path shown: /tmp is private
     assert argv[:2] == ["/usr/bin/bwrap", "--ro-bind"]
     assert "--unshare-all" in argv and "--share-net" not in argv and "--die-with-parent" in argv
     assert argv[argv.index("--cap-drop") + 1] == "ALL" and "--new-session" in argv
@@ -338,3 +338,18 @@ def test_the_sandbox_contains_an_unprivileged_user_too() -> None:
         assert "Read-only file system" in done.stdout + done.stderr
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_what_the_private_home_hides_already_is_not_mounted_again_nor_named_there(tmp_path: Path) -> None:
+    """SBX-1: another line's folder in the person's home is hidden by the empty home itself; mounted again,
+    bubblewrap would make its path in that empty home (an empty folder named after the project). Inside a
+    folder the sandbox shows (this line's), a hidden folder is still mounted over."""
+    home = tmp_path / "home"
+    folder, nested, other = home / "work" / "mine", home / "work" / "mine" / "vendor", home / "projects" / "acme"
+    for path in (nested, other):
+        path.mkdir(parents=True)
+    policy = SandboxPolicy(working_directory=folder, hidden=(other, nested), home=home, readable=(tmp_path,))
+    mounted = {m.path: m.access for m in policy.mounts()}
+    assert other not in mounted and nested in mounted and mounted[nested] is Access.HIDDEN
+    assert policy.access(other / "notes.txt").hides and policy.access(nested / "notes.txt").hides
+    assert str(other) not in bubblewrap_argv(policy, ["true"])

@@ -291,3 +291,31 @@ def test_a_parent_lines_agent_cannot_carry_the_nested_lines_folder_out_from_unde
     assert (projects / "vendor" / "mine.txt").exists()
     read = in_b("cat vendor/app/secret.txt moved/app/secret.txt vendor/gone/secret.txt 2>&1; ls -a vendor/app")
     assert "A-SECRET-MARKER" not in read, read
+
+
+@needs_bwrap
+def test_a_lines_sandbox_does_not_name_the_other_lines_folders_in_its_empty_home(
+    sqlite_store: Store, settings: Settings, person_home: Path
+) -> None:
+    """SBX-1: the sandbox's home is empty. Each other line's folder under the home was mounted over
+    anyway, and bubblewrap made its path in the empty home to mount on: the agent listed an empty folder
+    named after every other project of the person's. Now what the home hides already is not mounted again;
+    the file tools still refuse it, and a line nested in this line's folder is still hidden below it."""
+    controller = SessionController(sqlite_store, settings)
+    mine = person_home / "work" / "mine"
+    nested = mine / "vendor"
+    for folder in (person_home / "projects" / "acme-merger", person_home / "clients" / "zenith-audit", nested):
+        folder.mkdir(parents=True)
+        (folder / "notes.txt").write_text("OTHER-LINE-MARKER\n")
+        controller.lines.create_line(folder.name, workspace=folder)
+    b = controller.lines.create_line("mine", workspace=mine)
+    sandbox = line_sandbox(settings, sqlite_store, b)
+    base = ToolContext.for_working_directory(mine, lambda: ())
+    ctx = ToolContext(write_gate=base.write_gate, command_env=sandbox_env(b), sandbox=sandbox)
+
+    listed = run_command(ctx, f"find {person_home}; cat vendor/notes.txt 2>&1").output
+
+    assert "acme-merger" not in listed and "zenith-audit" not in listed, listed
+    assert str(mine) in listed and "OTHER-LINE-MARKER" not in listed
+    assert sandbox.policy.access(person_home / "projects" / "acme-merger" / "notes.txt").hides
+    assert sandbox.policy.access(nested / "notes.txt").hides

@@ -195,7 +195,7 @@ class SandboxPolicy:
         wanted += [Mount(_real(p), Access.HIDDEN) for p in self.hidden]
         wanted += [Mount(_real(p), Access.WRITE) for p in self.writable]
         wanted.append(Mount(_real(self.working_directory), Access.WRITE))
-        base = _by_depth(wanted)
+        base = _without_hidden_twice(_by_depth(wanted))
         spelled = _spelled(base)  # once: with many lines' folders hidden, base has thousands of mounts
         kept = [
             Mount(p, Access.READ)
@@ -272,6 +272,27 @@ def _by_depth(wanted: Iterable[Mount]) -> tuple[Mount, ...]:
             continue  # the root stays the read-only view of the system
         by_path[mount.path] = mount  # same path: the later (higher-ranked) one wins
     return tuple(sorted(by_path.values(), key=lambda m: (len(m.path.parts), _RANK[m.access])))
+
+
+def _without_hidden_twice(mounts: tuple[Mount, ...]) -> tuple[Mount, ...]:
+    """``mounts`` (by depth) without each hidden one whose folder the nearest mount above it hides already: the
+    other lines' folders in the person's home or in ``/tmp`` (private, empty) or in the data folder. Mounted
+    anyway, bubblewrap made each one's path in the empty home to mount on, so the agent saw an empty folder
+    named after every other line's project (``~/projects/acme-merger``); and each cost a mount at every
+    command (2,000 such folders: ~60 ms of bubblewrap's start). What a process or a file tool can reach is the
+    same: the nearest mount above decides there, and it hides."""
+    access_at = {os.fspath(m.path): m.access for m in mounts}
+
+    def above(path: str) -> Access:
+        folder = os.path.dirname(path)
+        while folder not in access_at:
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return Access.READ  # the root: the system, read-only
+            folder = parent
+        return access_at[folder]
+
+    return tuple(m for m in mounts if m.access is not Access.HIDDEN or not above(os.fspath(m.path)).hides)
 
 
 def _below(path: Path, folder: Path) -> bool:

@@ -9,15 +9,19 @@ execution results. The CLI's one-line error is tested in ``tests/cli/test_cli.py
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
+from tests.controllers.conftest import scripted_controller
 from xworkmate.agents.confinement import binding_refusal
 from xworkmate.code_cache import CACHE_FOLDER
 from xworkmate.controllers import SessionController, WorkspaceBindingError
 from xworkmate.domain.runs import ExecutionResult
 from xworkmate.settings import Settings
+from xworkmate.store import Store, turn_owners
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
 
 
 @pytest.fixture
@@ -132,3 +136,40 @@ def test_an_execution_result_naming_slash_is_not_applied(sqlite_controller: Sess
     with pytest.raises(WorkspaceBindingError, match="root of the file system"):
         sqlite_controller.lines.apply_execution_result(line.thread_id, ExecutionResult(resolved_working_directory="/"))
     assert sqlite_controller.get_thread(line.thread_id).workspace_binding == line.workspace_binding
+
+
+def test_a_folder_inside_a_running_turns_folder_is_bound_once_that_turn_has_ended(
+    sqlite_store: Store, settings: Settings, openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """SBX-1: a turn's sandbox hides the other lines' folders of the moment it started. A line bound inside the
+    folder of a line whose turn is running would be seen by that turn's agent until it ended; it is refused in
+    one line, nothing stored, and bound once the turn has ended (here a real turn, its reply held)."""
+    controller = scripted_controller(sqlite_store, settings, openai_server)
+    projects = tmp_path / "projects"
+    app = projects / "app"
+    app.mkdir(parents=True)
+    parent = controller.lines.create_line("parent", workspace=projects).thread_id
+    elsewhere = controller.lines.create_line("elsewhere").thread_id
+    openai_server.script(TextReply(["slow ", "reply"], delay=1.0))
+
+    async def scenario() -> str:
+        turn = asyncio.ensure_future(controller.turns.run_turn(parent, "work", headless=True))
+        while not turn_owners.running_turns(sqlite_store):
+            await asyncio.sleep(0.02)
+        lines_before = sqlite_store.threads.count()
+        with pytest.raises(WorkspaceBindingError, match="running") as caught:
+            controller.lines.create_line("nested", workspace=app)
+        with pytest.raises(WorkspaceBindingError, match="running"):
+            controller.lines.bind_workspace(elsewhere, app)
+        assert "\n" not in str(caught.value) and "'parent'" in str(caught.value)
+        assert sqlite_store.threads.count() == lines_before
+        beside = tmp_path / "beside"
+        beside.mkdir()
+        controller.lines.create_line("beside", workspace=beside)  # not inside it: bound at once
+        outcome = await turn
+        assert outcome.status == "finished", outcome.error
+        return controller.lines.create_line("nested", workspace=app).thread_id
+
+    nested = asyncio.run(scenario())
+    bound = sqlite_store.threads.get(nested)
+    assert bound is not None and bound.workspace_binding.path == str(app)

@@ -502,6 +502,7 @@ class LineController:
         if not path.is_dir():
             raise WorkspaceBindingError(f"cannot bind {path}: it is a file, not a folder")
         self._refuse_wide_folder(path)
+        self._refuse_folder_under_a_running_turn(path.resolve())
         return path.resolve()
 
     def _refuse_wide_folder(self, path: Path) -> None:
@@ -510,6 +511,25 @@ class LineController:
         reason = binding_refusal(path, user_home=Path.home(), data_folder=self._ctx.settings.home)
         if reason is not None:
             raise WorkspaceBindingError(f"cannot bind {path}: {reason}")
+
+    def _refuse_folder_under_a_running_turn(self, path: Path) -> None:
+        """SBX-1: a turn's sandbox is decided when the turn starts, with the other lines' folders of that moment.
+        A folder inside the folder of a line whose turn runs now (here or in another process) would be seen
+        by that turn's agent until the turn ends: it is bound once the turn has ended."""
+        from xworkmate.agents.sandbox import real_path
+        from xworkmate.store import turn_owners
+
+        inside = os.fspath(path)
+        for owner in turn_owners.running_turns(self._ctx.store):
+            thread = self._ctx.store.threads.get(owner.key)
+            if thread is None or not thread.workspace_binding.path:
+                continue
+            folder = real_path(thread.workspace_binding.path)
+            if inside.startswith(os.path.join(folder, "")):
+                raise WorkspaceBindingError(
+                    f"cannot bind {path} now: it is inside {folder}, where a turn of {thread.title!r} is running, "
+                    "and that turn's agent would see this line's files; bind it once that turn has ended"
+                )
 
     def _ensure_main_thread(self) -> None:
         key = normalize_session_key("", initialising_main=True)  # ISO-2: the one place "" means main

@@ -181,6 +181,12 @@ def dead_turns(store: Sessions, *, lease_s: float = LEASE_S) -> list[TurnOwner]:
     return [row for row in owners(store) if row.dead(here=here, now=now, lease_s=lease_s)]
 
 
+def running_turns(store: Sessions, *, lease_s: float = LEASE_S) -> list[TurnOwner]:
+    """The turns running now, in this process or another one (those whose process is alive)."""
+    here, now = current_owner(), datetime.now(UTC)
+    return [row for row in owners(store) if not row.dead(here=here, now=now, lease_s=lease_s)]
+
+
 def take(store: Sessions, dead: TurnOwner) -> bool:
     """Remove a dead turn's row if it is still that one; True for the one process that removed it
     (two processes starting at once never both report the same interruption)."""

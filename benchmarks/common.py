@@ -17,10 +17,10 @@ from typing import Any
 from sqlalchemy import insert
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.keys import allocate_draft_key
 from xworkmate.settings import Settings
 from xworkmate.store import Store, open_store
-from xworkmate.store.tables import MessageRow, ThreadRow
+from xworkmate.store.tables import MessageRow
+from xworkmate.testing.bulk import insert_lines
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -84,21 +84,9 @@ def seed(
     folder = settings.threads_root / "bench"
     folder.mkdir(parents=True, exist_ok=True)
     start = datetime.now(UTC)
-    keys = [allocate_draft_key() for _ in range(lines)]
-    big_key = allocate_draft_key() if big_line_messages else None
-    rows = [
-        {
-            "thread_id": key,
-            "title": f"Line {n}",
-            "workspace_path": str(folders[n] if n < len(folders) else folder),
-            "created_at": start + timedelta(microseconds=n),
-            "updated_at": start + timedelta(microseconds=n),
-        }
-        for n, key in enumerate(keys + ([big_key] if big_key else []))
-    ]
-    with store.engine.begin() as conn:
-        for i in range(0, len(rows), batch):
-            conn.execute(insert(ThreadRow), rows[i : i + batch])
+    bound = [folders[n] if n < len(folders) else folder for n in range(lines)]
+    all_keys = insert_lines(store, [*bound, *([folder] if big_line_messages else [])], batch=batch)
+    keys, big_key = all_keys[:lines], (all_keys[lines] if big_line_messages else None)
 
     def message_rows() -> Iterator[dict[str, Any]]:
         for key in keys:

@@ -11,34 +11,13 @@ grows with the number of folders, not with its square (an order of growth, never
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-from sqlalchemy import insert
 
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.containment import line_sandbox
-from xworkmate.domain.keys import allocate_draft_key
 from xworkmate.settings import Settings
 from xworkmate.store import Store
-from xworkmate.store.tables import ThreadRow
-
-
-def _bind_lines(store: Store, folders: list[Path]) -> None:
-    """One line bound to each folder, inserted at once (as many lines a person has gathered)."""
-    start = datetime.now(UTC)
-    rows = [
-        {
-            "thread_id": allocate_draft_key(),
-            "title": f"Line {n}",
-            "workspace_path": str(folder),
-            "created_at": start + timedelta(microseconds=n),
-            "updated_at": start + timedelta(microseconds=n),
-        }
-        for n, folder in enumerate(folders)
-    ]
-    with store.engine.begin() as conn:
-        conn.execute(insert(ThreadRow), rows)
+from xworkmate.testing.bulk import insert_lines
 
 
 def _projects(root: Path, count: int) -> list[Path]:
@@ -60,7 +39,7 @@ def test_a_lines_sandbox_hides_the_outermost_of_the_other_folders_and_never_its_
     others = _projects(tmp_path / "elsewhere", 12)
     nested.mkdir(parents=True)
     (tmp_path / "link-to-mine").symlink_to(mine)
-    _bind_lines(sqlite_store, [*others, others[0].parent, nested, mine, tmp_path / "link-to-mine"])
+    insert_lines(sqlite_store, [*others, others[0].parent, nested, mine, tmp_path / "link-to-mine"])
     thread = controller.lines.create_line("mine", workspace=mine)
 
     hidden = set(line_sandbox(settings, sqlite_store, thread).policy.hidden)
@@ -91,10 +70,10 @@ def test_a_turns_sandbox_costs_in_proportion_to_the_lines_folders_not_their_squa
             best = min(best, time.perf_counter() - started)
         return best
 
-    _bind_lines(sqlite_store, folders[:few])
+    insert_lines(sqlite_store, folders[:few])
     assert len(line_sandbox(settings, sqlite_store, thread).policy.hidden) >= few
     with_few = cost()
-    _bind_lines(sqlite_store, folders[few:])
+    insert_lines(sqlite_store, folders[few:])
     assert len(line_sandbox(settings, sqlite_store, thread).policy.hidden) >= many
     with_many = cost()
 

@@ -47,7 +47,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -211,7 +211,7 @@ class SandboxPolicy:
             for p in dict.fromkeys(map(_real, self.denied))
             if not _decide_spelled(spelled, os.fspath(p)).hides or any(_below(m.path, p) for m in shown)
         ]
-        anchors = _anchors([*base, *denied], spelled)  # each a writable folder as it was: no access changes
+        anchors = _anchors([*base, *denied])  # each a writable folder as it was: no access changes
         if anchors:
             base = _by_depth([*base, *anchors])
         return (*base, *sorted(denied, key=lambda m: len(m.path.parts)))
@@ -236,26 +236,36 @@ class SandboxPolicy:
         return _spelled(self.mounts())
 
 
-def _anchors(mounts: Sequence[Mount], spelled: list[tuple[str, str, Access]]) -> list[Mount]:
+def _anchors(mounts: Sequence[Mount]) -> list[Mount]:
     """Each writable folder between a mount that hides or keeps read-only a path inside a writable folder and
     the mount above it, mounted on itself (its access unchanged): a mount point cannot be renamed, so
     nothing can move such a path away with its folder. Else a parent line's agent could rename the folder
     that holds a nested line's (``mv x y`` carries ``x/app`` out of its mount's path) and its next sandbox
     would find nothing left to hide at that path and show the nested line's files (SBX-1); the same for the
-    repository's hooks under ``.git``, a credential inside an agent's writable folder (SBX-3). ``spelled``
-    decides the access of a folder (``mounts`` before these, the denied paths aside)."""
-    writable = [os.fspath(m.path) for m in mounts if m.access is Access.WRITE]
-    mounted = {os.fspath(m.path) for m in mounts}
+    repository's hooks under ``.git``, a credential inside an agent's writable folder (SBX-3). The folders
+    between a path and the nearest mount above it are what that mount makes them (no mount between), so
+    they are pinned where that mount is writable. ``mounts`` in the order they are made (a later mount of a
+    path wins)."""
+    access_at = {os.fspath(m.path): m.access for m in mounts}
     found: dict[str, None] = {}
-    for mount in mounts:
-        path = os.fspath(mount.path)
-        if mount.access is Access.WRITE or not any(path.startswith(os.path.join(w, "")) for w in writable):
+    for path, access in access_at.items():
+        if access is Access.WRITE:
             continue
-        folder = os.path.dirname(path)
-        while folder not in mounted and folder not in found and _decide_spelled(spelled, folder) is Access.WRITE:
-            found[folder] = None
-            folder = os.path.dirname(folder)
+        between: list[str] = []
+        for folder in folders_above(path):
+            if folder in access_at or folder in found:
+                if folder in found or access_at[folder] is Access.WRITE:
+                    found.update(dict.fromkeys(between))
+                break
+            between.append(folder)
     return [Mount(Path(folder), Access.WRITE) for folder in found]
+
+
+def folders_above(path: str) -> Iterator[str]:
+    """The folders that hold ``path`` (real, absolute), nearest first, the root last (strings: fast)."""
+    while path != os.sep:
+        path = path.rpartition(os.sep)[0] or os.sep
+        yield path
 
 
 def _resolver_folders() -> list[Path]:
@@ -284,13 +294,8 @@ def _without_hidden_twice(mounts: tuple[Mount, ...]) -> tuple[Mount, ...]:
     access_at = {os.fspath(m.path): m.access for m in mounts}
 
     def above(path: str) -> Access:
-        folder = os.path.dirname(path)
-        while folder not in access_at:
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                return Access.READ  # the root: the system, read-only
-            folder = parent
-        return access_at[folder]
+        # The root is never a mount (``_by_depth``): the system, read-only.
+        return next((access_at[f] for f in folders_above(path) if f in access_at), Access.READ)
 
     return tuple(m for m in mounts if m.access is not Access.HIDDEN or not above(os.fspath(m.path)).hides)
 

@@ -28,6 +28,7 @@ from xworkmate.agents.sandbox import (
     SandboxPolicy,
     always_hidden,
     detect_sandbox,
+    folders_above,
     real_path,
     sandbox_environment,
     toolchain_dirs,
@@ -181,11 +182,7 @@ def _outermost(paths: Iterable[str | Path], *, keep: Path) -> list[Path]:
     chosen: set[str] = set()
     for path in real:  # real paths: absolute, normalised
         inside_keep = path.startswith(keep_inside)
-        ancestor = path
-        while ancestor != os.sep:
-            ancestor = ancestor.rpartition(os.sep)[0] or os.sep
-            if ancestor in chosen and (not inside_keep or ancestor.startswith(keep_inside)):
-                break  # a shallower hidden folder hides it (inside the line's folder: one below it)
-        else:
+        # A shallower hidden folder hides it (inside the line's folder: one below it).
+        if not any(a in chosen and (not inside_keep or a.startswith(keep_inside)) for a in folders_above(path)):
             chosen.add(path)
     return [Path(path) for path in real if path in chosen]

@@ -502,8 +502,9 @@ class LineController:
         if not path.is_dir():
             raise WorkspaceBindingError(f"cannot bind {path}: it is a file, not a folder")
         self._refuse_wide_folder(path)
-        self._refuse_folder_under_a_running_turn(path.resolve())
-        return path.resolve()
+        real = path.resolve()
+        self._refuse_folder_under_a_running_turn(real)
+        return real
 
     def _refuse_wide_folder(self, path: Path) -> None:
         from xworkmate.agents.confinement import binding_refusal

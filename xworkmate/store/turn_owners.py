@@ -177,14 +177,17 @@ def owners(store: Sessions) -> list[TurnOwner]:
 
 def dead_turns(store: Sessions, *, lease_s: float = LEASE_S) -> list[TurnOwner]:
     """The turns whose process is gone."""
-    here, now = current_owner(), datetime.now(UTC)
-    return [row for row in owners(store) if row.dead(here=here, now=now, lease_s=lease_s)]
+    return _owners_by_life(store, lease_s, dead=True)
 
 
 def running_turns(store: Sessions, *, lease_s: float = LEASE_S) -> list[TurnOwner]:
     """The turns running now, in this process or another one (those whose process is alive)."""
+    return _owners_by_life(store, lease_s, dead=False)
+
+
+def _owners_by_life(store: Sessions, lease_s: float, *, dead: bool) -> list[TurnOwner]:
     here, now = current_owner(), datetime.now(UTC)
-    return [row for row in owners(store) if not row.dead(here=here, now=now, lease_s=lease_s)]
+    return [row for row in owners(store) if row.dead(here=here, now=now, lease_s=lease_s) == dead]
 
 
 def take(store: Sessions, dead: TurnOwner) -> bool:

@@ -1,4 +1,5 @@
-"""Issue 16: opening a 5,000-line diff in the Changes tab's ``diffView`` (target <= 50 ms).
+"""Issue 16: opening a 5,000-line diff in the Changes tab's ``diffView`` (target <= 50 ms); issue 34: listing
+a turn of 30,000 changed files (an ``npm install``) in its ``changesFileList`` costs what 30 files do.
 
 Measured: ``DiffView.set_patch`` of a 5,000-line unified diff (hunks of context, removed and added
 lines, each kind coloured with a full-width tint) and the first paint of its viewport; then, beside
@@ -98,8 +99,64 @@ def changes_view() -> list[Figure]:
     ]
 
 
+BIG_TURN_FILES = 30_000
+SMALL_TURN_FILES = 30
+
+
+def _time_list(count: int) -> list[float]:
+    """ms the GUI thread takes to show a turn of ``count`` added files in ``changesFileList`` and paint it (model,
+    columns, rows, the first row selected); the ``FileListing`` is made beforehand, as the tab's worker does."""
+    from xworkmate.domain.checkpoints import FileChange, FileChangeKind
+    from xworkmate.ui.changes.changes_view import ChangedFilesList, FileListing
+
+    app = application()
+    files = [
+        FileChange(
+            path=f"node_modules/pkg-{n // 100}/lib/file-{n}.js",
+            kind=FileChangeKind.ADDED,
+            additions=n % 90 + 1,
+            deletions=0,
+        )
+        for n in range(count)
+    ]
+    listing = FileListing.of(files)
+    times: list[float] = []
+    for _ in range(SAMPLES):
+        view = ChangedFilesList()
+        view.resize(360, 300)
+        view.show()
+        app.processEvents()
+        started = time.perf_counter()
+        view.show_files(listing)
+        view.setCurrentIndex(view.files.index(0, 1))
+        view.viewport().repaint()
+        times.append((time.perf_counter() - started) * 1000)
+        view.close()
+        view.deleteLater()
+        app.processEvents()
+    return times
+
+
+def changed_files_list() -> list[Figure]:
+    _time_list(SMALL_TURN_FILES)  # warm up
+    big, small = _time_list(BIG_TURN_FILES), _time_list(SMALL_TURN_FILES)
+    ratio = percentile(big, 95) / percentile(small, 95)
+    return [
+        Figure(
+            name=f"list a turn of {BIG_TURN_FILES:,} changed files in changesFileList (p95) / {SMALL_TURN_FILES} files",
+            value=ratio,
+            unit="x",
+            target="<= 2x",
+            met=ratio <= 2,
+            reference=percentile(small, 95),
+            reference_label=f"ms p95, a turn of {SMALL_TURN_FILES} files listed and painted the same way",
+            notes={"big_p95_ms": percentile(big, 95), "big_median_ms": median(big), "small_median_ms": median(small)},
+        )
+    ]
+
+
 def run() -> list[Figure]:
-    return changes_view()
+    return [*changes_view(), *changed_files_list()]
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QModelIndex, QPoint, Qt
 from PySide6.QtGui import QAction, QTextCursor
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.modeltest import ModelTester
@@ -24,7 +24,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
-from xworkmate.ui.changes.changes_view import ChangedFilesModel, ChangesView, DiffView, RestoreChoice
+from xworkmate.ui.changes.changes_view import ChangedFilesModel, ChangesView, DiffView, FileListing, RestoreChoice
 from xworkmate.ui.conversation import CHIP_ROLE, MESSAGE_ID_ROLE
 from xworkmate.ui.message_text import MessageTextView
 
@@ -370,3 +370,88 @@ def test_a_chip_brings_back_the_hidden_workspace_pane_on_the_changes_tab(
     click_chip(qtbot, window, max(chip_rows(window)))
     assert window.workspace_pane.isVisible() and window.workspace.changes_view.isVisible()
     assert window.workspace_pane.tabs.currentWidget() is window.workspace.changes_view
+
+
+def _many_files(folder: str, count: int, last_lines: int) -> str:
+    """A command that adds ``count`` one-line files under ``folder`` (as an ``npm install`` does, in folders of
+    100) and, sorted after every other file, ``zz-<folder>.txt`` of ``last_lines`` lines."""
+    return (
+        f"mkdir {folder} && cd {folder} && seq {count // 100} | xargs mkdir"
+        f" && for d in $(seq {count // 100}); do (cd $d && seq 100 | sed 's/$/.js/' | xargs -n 500 sh -c"
+        " 'for f; do echo x > $f; done' _); done"
+        f" && cd .. && seq {last_lines} > zz-{folder}.txt"
+    )
+
+
+def test_a_listing_names_the_rows_whose_text_may_be_the_widest_of_each_narrow_column() -> None:
+    """``FileListing.of`` (made on the tab's worker): the first row of each mark and word, the row of the largest
+    count (the first of equals), each file's row by its path, and the lines gained and lost in all."""
+    files = [
+        FileChange(path="a.py", kind=FileChangeKind.ADDED, additions=3, deletions=0),
+        FileChange(path="b.py", kind=FileChangeKind.MODIFIED, additions=7, deletions=2, reverted=True),
+        FileChange(path="c.png", kind=FileChangeKind.MODIFIED, additions=0, deletions=0, binary=True),
+        FileChange(path="d.py", kind=FileChangeKind.MODIFIED, additions=12, deletions=40),
+        FileChange(path="e.bin", kind=FileChangeKind.DELETED, additions=0, deletions=0, too_large=True),
+        FileChange(path="f.py", kind=FileChangeKind.ADDED, additions=12, deletions=40),
+    ]
+    listing = FileListing.of(files)
+    assert listing.widest == {0: (0, 1, 2, 4), 2: (3, 2, 4), 3: (3,)}  # A, ↶, M, D; +12, binary, large; −40
+    assert listing.rows == {"a.py": 0, "b.py": 1, "c.png": 2, "d.py": 3, "e.bin": 4, "f.py": 5}
+    assert (listing.additions, listing.deletions) == (34, 82)
+    assert FileListing.of([]).widest == {0: (), 2: (), 3: ()}
+    model = ChangedFilesModel()
+    model.set_files(listing)
+    assert model.row_of("d.py") == 3 and model.change("f.py") is files[5] and model.row_of("nope") is None
+
+
+@pytest.fixture
+def file_model_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times Qt has read a ``ChangedFilesModel`` (``data``); set up before the window is (PySide
+    keeps a model's first lookup of the method)."""
+    reads = [0]
+    model_data = ChangedFilesModel.data
+
+    def counted(model: ChangedFilesModel, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        reads[0] += 1
+        return model_data(model, index, role)
+
+    monkeypatch.setattr(ChangedFilesModel, "data", counted)
+    return reads
+
+
+def test_a_turn_of_thousands_of_files_is_listed_from_the_rows_on_screen_and_its_widest_count_fits(
+    file_model_reads: list[int],
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    openai_server: OpenAIServer,
+) -> None:
+    """Issue 34 (scale): a turn that adds thousands of files (an ``npm install``) opens in the Changes tab with
+    as many reads of the file model as a turn of a few hundred: the rows on screen, not every row (Qt's fit
+    to contents read up to 1,000 rows a column, ~300 ms on the GUI thread); the widest count, on the last
+    row, is shown whole (that fit never read it)."""
+    window = agent_window
+    view = window.workspace.changes_view
+    open_new_line(qtbot, window, "Install", permission="full")
+    turn(qtbot, loop, window, openai_server, _many_files("few", 300, 5), "install a few")
+    turn(qtbot, loop, window, openai_server, _many_files("many", 3_000, 123_456), "install")
+    window.workspace_pane.show_changes_tab()
+    idle(loop, view)
+
+    def reads_to_show(turn_number: int) -> int:
+        file_model_reads[0] = 0
+        view.turn_picker.setCurrentIndex(view.turn_picker.findData(turn_number))
+        idle(loop, view)
+        view.file_list.viewport().repaint()
+        return file_model_reads[0]
+
+    few = reads_to_show(1)
+    assert view.file_model.rowCount() == 301 and few > 0
+    many = reads_to_show(2)
+    assert view.file_model.rowCount() == 3_001
+    assert many < 1.5 * few, (few, many)  # before: ~3x (1,000 rows read against 300)
+
+    last = view.file_model.row_of("zz-many.txt")
+    assert last == 3_000 and view.file_model.index(last, 2).data() == "+123456"
+    first, widest = (view.file_list.sizeHintForIndex(view.file_model.index(row, 2)).width() for row in (0, last))
+    assert view.file_list.columnWidth(2) >= widest > first

@@ -15,14 +15,15 @@ it still answers the latest request (a newer line, scope or file drops it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from PySide6.QtCore import (
     QAbstractTableModel,
     QCoreApplication,
+    QEvent,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -45,7 +46,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
-    QTreeView,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -97,6 +98,43 @@ def counts_text(change: FileChange) -> tuple[str, str]:
     return f"+{change.additions}", f"−{change.deletions}"
 
 
+@dataclass(frozen=True)
+class FileListing:
+    """The files of one scope made ready to list: each file's row by its path, and for each narrow column the
+    rows among which its widest text is. Made where the files are read (a worker): a turn may change tens
+    of thousands of files (an ``npm install``), and the GUI thread then does nothing per file."""
+
+    files: tuple[FileChange, ...] = ()
+    rows: Mapping[str, int] = field(default_factory=dict)
+    widest: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    additions: int = 0
+    deletions: int = 0
+    """The lines all the files gained and lost."""
+
+    @classmethod
+    def of(cls, files: Sequence[FileChange]) -> FileListing:
+        """For each narrow column, the first row of each text it shows that could be its widest: each kind's
+        letter (or the reverted mark), the largest count, each word ("large", "binary"). Digits are as wide
+        as each other in the fonts Qt gives text, so the largest count has the widest of the counts."""
+        marks: dict[str, int] = {}
+        words: dict[str, int] = {}
+        most: dict[int, int] = {}  # column → row of its largest count
+        additions = deletions = 0
+        for row, change in enumerate(files):
+            marks.setdefault("↶" if change.reverted else KIND_LETTERS[change.kind], row)
+            if change.too_large or change.binary:
+                words.setdefault("large" if change.too_large else "binary", row)
+            if change.additions > files[most.setdefault(2, row)].additions:
+                most[2] = row
+            if change.deletions > files[most.setdefault(3, row)].deletions:
+                most[3] = row
+            additions += change.additions
+            deletions += change.deletions
+        count = {column: (row,) for column, row in most.items()}
+        widest = {0: tuple(marks.values()), 2: (*count.get(2, ()), *words.values()), 3: count.get(3, ())}
+        return cls(tuple(files), {change.path: row for row, change in enumerate(files)}, widest, additions, deletions)
+
+
 def is_git_folder(folder: str | None) -> bool:
     """Whether the uncommitted scope applies: the line's folder is a repository (or a worktree) of its own."""
     return bool(folder) and (Path(folder or "") / ".git").exists()
@@ -106,32 +144,45 @@ def is_git_folder(folder: str | None) -> bool:
 
 
 class ChangedFilesModel(QAbstractTableModel):
-    """The files of one scope: kind letter, path, additions, deletions (read-only, rows from a tuple)."""
+    """The files of one scope: kind letter, path, additions, deletions (read-only, rows from a tuple).
+
+    A turn may change tens of thousands of files (an ``npm install``): the model finds a file's row by its
+    path at once, and names the rows whose text may be the widest in each narrow column (``widest_rows``),
+    so the view sizes those columns from a few rows, not by reading every row (``ChangedFilesList``)."""
 
     HEADERS = ("", QT_TRANSLATE_NOOP("ChangesView", "File"), "+", "−")
     PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+    NARROW_COLUMNS = (0, 2, 3)
+    """Sized to their widest text; the path column takes the rest."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._files: tuple[FileChange, ...] = ()
+        self._listing = FileListing()
 
     @property
     def files(self) -> tuple[FileChange, ...]:
-        return self._files
+        return self._listing.files
 
-    def set_files(self, files: Sequence[FileChange]) -> None:
+    def set_files(self, files: Sequence[FileChange] | FileListing) -> None:
+        """The files to list; a ``FileListing`` made off the GUI thread, or the files (listed here)."""
         self.beginResetModel()
-        self._files = tuple(files)
+        self._listing = files if isinstance(files, FileListing) else FileListing.of(files)
         self.endResetModel()
 
     def row_of(self, path: str) -> int | None:
-        for row, change in enumerate(self._files):
-            if change.path == path:
-                return row
-        return None
+        return self._listing.rows.get(path)
+
+    def change(self, path: str) -> FileChange | None:
+        """The shown change of the file at ``path``, if it is listed."""
+        row = self._listing.rows.get(path)
+        return self._listing.files[row] if row is not None else None
+
+    def widest_rows(self, column: int) -> tuple[int, ...]:
+        """The rows among which ``column``'s widest text is (one a kind of text: a letter, a count, a word)."""
+        return self._listing.widest.get(column, ())
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._files)
+        return 0 if parent.isValid() else len(self._listing.files)
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
         return 0 if parent.isValid() else len(self.HEADERS)
@@ -146,9 +197,10 @@ class ChangedFilesModel(QAbstractTableModel):
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._files):
+        files = self._listing.files
+        if not index.isValid() or not 0 <= index.row() < len(files):
             return None
-        change = self._files[index.row()]
+        change = files[index.row()]
         column = index.column()
         if role == self.PATH_ROLE:
             return change.path
@@ -193,6 +245,60 @@ class ChangedFilesModel(QAbstractTableModel):
                 path=change.path, notes=QCoreApplication.translate("ChangesView", ", ").join(notes)
             )
         return None
+
+
+class ChangedFilesList(QTableView):
+    """``changesFileList``: the files of one scope, one row each, the selected one's diff shown below it.
+
+    A table, not a tree: a tree lays out every row when its files change (30,000 files: ~45 ms on the GUI
+    thread), a table only the rows on screen. The narrow columns are sized from their widest rows
+    (``ChangedFilesModel.widest_rows``), not by Qt's fit to contents, which read up to 1,000 rows of each
+    column on the GUI thread (~300 ms for a turn of a few thousand files) and never the rows after them."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("changesFileList")
+        self.files = ChangedFilesModel(self)
+        self.setModel(self.files)
+        self.setShowGrid(False)
+        self.setWordWrap(False)
+        self.setTabKeyNavigation(False)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        rows = self.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setMinimumSectionSize(1)
+        header = self.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setHighlightSections(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        for column in ChangedFilesModel.NARROW_COLUMNS:
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self._fit_columns()
+
+    def show_files(self, files: Sequence[FileChange] | FileListing) -> None:
+        self.files.set_files(files)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Each narrow column as wide as its title or its widest text, and the rows as tall as one line of
+        text: what Qt's fit to contents gives, from a few rows."""
+        header = self.horizontalHeader()
+        for column in ChangedFilesModel.NARROW_COLUMNS:
+            hints = [self.sizeHintForIndex(self.files.index(row, column)) for row in self.files.widest_rows(column)]
+            header.resizeSection(column, max([header.sectionSizeHint(column), *(hint.width() for hint in hints)]))
+        height = self.sizeHintForRow(0) if self.files.rowCount() else -1
+        if height > 0 and height != self.verticalHeader().defaultSectionSize():
+            self.verticalHeader().setDefaultSectionSize(height)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_columns()  # the same texts, other widths
 
 
 # -- the restore question ----------------------------------------------------------------------------
@@ -262,6 +368,7 @@ class _Loaded:
     changes: TurnChanges | None
     error: str
     undo_available: bool
+    listing: FileListing
 
 
 class ChangesView(QWidget):
@@ -311,22 +418,8 @@ class ChangesView(QWidget):
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status_label.setVisible(False)
 
-        self.file_model = ChangedFilesModel(self)
-        self.file_list = QTreeView()
-        self.file_list.setObjectName("changesFileList")
-        self.file_list.setModel(self.file_model)
-        self.file_list.setRootIsDecorated(False)
-        self.file_list.setUniformRowHeights(True)
-        self.file_list.setAllColumnsShowFocus(True)
-        self.file_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.file_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.file_list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        header = self.file_list.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.file_list = ChangedFilesList(self)
+        self.file_model = self.file_list.files
         self.diff_view = DiffView()
 
         self.revert_file_button = QPushButton(self.tr("Revert file"))
@@ -427,7 +520,7 @@ class ChangesView(QWidget):
             self._turn = None
             self._path = None
             self._loaded = None
-            self.file_model.set_files(())
+            self.file_list.show_files(())
             self.diff_view.set_patch("")
             self.show_status("")
         self._folder = folder
@@ -484,7 +577,7 @@ class ChangesView(QWidget):
                 undo = checkpoints.undo_available(key)
             except ValueError:
                 undo = False
-            return _Loaded(turns, changes, error, undo)
+            return _Loaded(turns, changes, error, undo, FileListing.of(changes.files if changes is not None else ()))
 
         self._start(load, lambda loaded: self._apply(generation, loaded))
 
@@ -506,12 +599,11 @@ class ChangesView(QWidget):
             return  # a newer request is on its way
         self._loaded = loaded
         self._fill_turns(loaded.turns, loaded.changes)
-        changes = loaded.changes
         self.summary_label.setText(self._summary(loaded))
         if loaded.error:
             self.show_status(plain_words(loaded.error))
-        files = changes.files if changes is not None else ()
-        self.file_model.set_files(files)
+        files = loaded.listing.files
+        self.file_list.show_files(loaded.listing)
         self.undo_button.setVisible(loaded.undo_available)
         row = self.file_model.row_of(self._path) if self._path is not None else None
         if row is None and files:
@@ -529,9 +621,7 @@ class ChangesView(QWidget):
             if self._scope is ChangeScope.TURN and not loaded.turns:
                 return self.tr("No turn on this line has changed files yet.")
             return ""
-        files = changes.files
-        added = sum(f.additions for f in files)
-        removed = sum(f.deletions for f in files)
+        files, added, removed = loaded.listing.files, loaded.listing.additions, loaded.listing.deletions
         count = english_plural(
             self.tr("%n file(s) (+{added} −{removed})", "", len(files)).format(added=added, removed=removed), len(files)
         )
@@ -560,7 +650,7 @@ class ChangesView(QWidget):
         generation, key, changes = self._patch_generation, self._key, self._loaded.changes
         turn = changes.turn if changes.scope is ChangeScope.TURN else None
         checkpoints = self._controller.checkpoints
-        change = next((f for f in changes.files if f.path == path), None)
+        change = self.file_model.change(path)  # the model holds the files of `changes`
 
         def apply(patch: str) -> None:
             if generation != self._patch_generation:
@@ -669,7 +759,7 @@ class ChangesView(QWidget):
         changes = self.changes
         if self._busy or changes is None or changes.scope is not ChangeScope.TURN or self._path is None:
             return None
-        change = next((f for f in changes.files if f.path == self._path), None)
+        change = self.file_model.change(self._path)  # the model holds the files of `changes`
         return change if change is not None and not change.too_large and not change.reverted else None
 
     def _show_buttons(self) -> None:

@@ -41,6 +41,7 @@ from xworkmate.controllers.store_thread import StoreThread, TurnWrites
 from xworkmate.domain.checkpoints import (
     DEFAULT_CHECKPOINT_RETENTION_DAYS,
     DEFAULT_MAX_FILE_BYTES,
+    ChangedTurn,
     ChangeScope,
     CheckpointError,
     FileChange,
@@ -371,6 +372,12 @@ class CheckpointController:
     # -- reading ----------------------------------------------------------------
 
     @_one_line
+    def changed_turns(self, key: str) -> list[ChangedTurn]:
+        """Every checkpointed turn that changed files, oldest first, as its number, its last message and how
+        many files: what the Changes tab's turn picker and the conversation's chips show, read after every
+        turn, without the turns' file lists (``turns`` has them)."""
+        return self._rows.changed_turns(self._key(key))
+
     def turns(self, key: str) -> list[TurnChanges]:
         """Every checkpointed turn that changed files, oldest first."""
         key = self._key(key)

@@ -7,6 +7,7 @@ controller (``controllers/checkpoints.py``) turns them into these values.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -78,6 +79,17 @@ class TurnChanges(BaseModel):
     files: tuple[FileChange, ...]
     restorable: bool
     """TURN scope: a snapshot from before the turn exists."""
+
+
+class ChangedTurn(NamedTuple):
+    """A turn that changed files, as its pickers and chips name it: no list of the files (a line of many turns
+    of thousands of files each is listed without reading them; issue 34)."""
+
+    turn: int
+    message_id: int | None
+    """The last message stored by that turn (the chip goes on it)."""
+    files: int
+    """How many files it changed (more than none)."""
 
 
 class RestoreResult(BaseModel):

@@ -52,7 +52,14 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind, RestoreResult, TurnChanges
+from xworkmate.domain.checkpoints import (
+    ChangedTurn,
+    ChangeScope,
+    FileChange,
+    FileChangeKind,
+    RestoreResult,
+    TurnChanges,
+)
 from xworkmate.presentation.wording import english_plural, plain_words
 from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.changes.diff_view import ADDED_TEXT, FILE_TEXT, REMOVED_TEXT, DiffView, theme_colour
@@ -80,14 +87,14 @@ MIN_BUTTON_WIDTH = 40
 MIN_LIST_HEIGHT = 36
 
 
-def chip_text(changes: TurnChanges) -> str:
-    count = len(changes.files)
+def chip_text(count: int) -> str:
+    """ "n files changed"."""
     return english_plural(QCoreApplication.translate("ChangesView", "%n file(s) changed", "", count), count)
 
 
-def turn_chips(turns: Sequence[TurnChanges]) -> dict[int, tuple[int, str]]:
+def turn_chips(turns: Sequence[ChangedTurn]) -> dict[int, tuple[int, str]]:
     """The conversation's chips: the message each turn ends on → (its turn, "n files changed")."""
-    return {t.message_id: (t.turn, chip_text(t)) for t in turns if t.message_id is not None and t.files}
+    return {t.message_id: (t.turn, chip_text(t.files)) for t in turns if t.message_id is not None}
 
 
 def counts_text(change: FileChange) -> tuple[str, str]:
@@ -364,7 +371,7 @@ class RestoreDialog(QDialog):
 
 @dataclass(frozen=True, slots=True)
 class _Loaded:
-    turns: tuple[TurnChanges, ...]
+    turns: tuple[ChangedTurn, ...]
     changes: TurnChanges | None
     error: str
     undo_available: bool
@@ -562,7 +569,7 @@ class ChangesView(QWidget):
         checkpoints = self._controller.checkpoints
 
         def load() -> _Loaded:
-            turns = tuple(checkpoints.turns(key))
+            turns = tuple(checkpoints.changed_turns(key))
             error = ""
             changes: TurnChanges | None = None
             try:
@@ -588,11 +595,11 @@ class ChangesView(QWidget):
         generation, key = self._chips_generation, self._key
         checkpoints = self._controller.checkpoints
 
-        def apply(turns: list[TurnChanges]) -> None:
+        def apply(turns: list[ChangedTurn]) -> None:
             if generation == self._chips_generation:
                 self.chips_changed.emit(key, turn_chips(turns))
 
-        self._start(lambda: checkpoints.turns(key), apply)
+        self._start(lambda: checkpoints.changed_turns(key), apply)
 
     def _apply(self, generation: int, loaded: _Loaded) -> None:
         if generation != self._generation:
@@ -709,7 +716,7 @@ class ChangesView(QWidget):
         self.scope_picker.blockSignals(blocked)
         self.turn_picker.setEnabled(self._scope is ChangeScope.TURN)
 
-    def _fill_turns(self, turns: Sequence[TurnChanges], shown: TurnChanges | None) -> None:
+    def _fill_turns(self, turns: Sequence[ChangedTurn], shown: TurnChanges | None) -> None:
         blocked = self.turn_picker.blockSignals(True)
         self.turn_picker.clear()
         for number, item in enumerate(turns):
@@ -718,7 +725,7 @@ class ChangesView(QWidget):
                 if number == len(turns) - 1
                 else self.tr("Turn {turn} · {files}")
             )
-            self.turn_picker.addItem(label.format(turn=item.turn, files=chip_text(item)), item.turn)
+            self.turn_picker.addItem(label.format(turn=item.turn, files=chip_text(item.files)), item.turn)
         if shown is not None and shown.scope is ChangeScope.TURN:
             index = self.turn_picker.findData(shown.turn)
             if index < 0:  # a turn that changed nothing, opened by number

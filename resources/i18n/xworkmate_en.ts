@@ -42,6 +42,16 @@
     </message>
 </context>
 <context>
+    <name>Notifier</name>
+    <message numerus="yes">
+        <source>%n lines need you.</source>
+        <translation>
+            <numerusform>%n line needs you.</numerusform>
+            <numerusform>%n lines need you.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ProviderSettingsDialog</name>
     <message numerus="yes">
         <source>%n model(s) offered.</source>

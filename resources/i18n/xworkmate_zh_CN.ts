@@ -1621,6 +1621,12 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <source>Open the line</source>
         <translation>打开任务线</translation>
     </message>
+    <message numerus="yes">
+        <source>%n lines need you.</source>
+        <translation>
+            <numerusform>有 %n 条任务线需要你处理。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>{app}: {title}</source>
         <translation>{app}：{title}</translation>

@@ -2,7 +2,9 @@
 
 Run as ``python -m tests.support.notification_server LOG`` with ``DBUS_SESSION_BUS_ADDRESS`` set to a
 private bus. Each ``Notify`` call is appended to LOG as one JSON line; ``NOTIFY_CLICK_AFTER_MS`` makes
-the server answer each one with ``ActionInvoked(id, "default")`` that long after, as a click does.
+the server answer each one with ``ActionInvoked(id, "default")`` that long after, as a click does. A
+``replaces_id`` that names a notification it showed is answered with that id, as the specification says.
+While the file ``NOTIFY_HOLD`` names exists, a ``Notify`` call is not answered (a busy or stuck server).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import itertools
 import json
 import os
 import sys
+import time
 
 from PySide6.QtCore import ClassInfo, QCoreApplication, QObject, QTimer, Signal, Slot
 from PySide6.QtDBus import QDBusAbstractAdaptor, QDBusConnection
@@ -23,18 +26,24 @@ class NotificationsAdaptor(QDBusAbstractAdaptor):
     ActionInvoked = Signal("uint", str)
     NotificationClosed = Signal("uint", "uint")
 
-    def __init__(self, parent: QObject, log_path: str, click_after_ms: int | None) -> None:
+    def __init__(self, parent: QObject, log_path: str, click_after_ms: int | None, hold: str | None) -> None:
         super().__init__(parent)
         self._log_path = log_path
         self._click_after_ms = click_after_ms
+        self._hold = hold
         self._ids = itertools.count(1)
+        self._given: set[int] = set()
 
     @Slot(str, "uint", str, str, str, "QStringList", "QVariantMap", int, result="uint")
     def Notify(
         self, app: str, replaces: int, icon: str, summary: str, body: str, actions: list[str], hints: dict, timeout: int
     ) -> int:
-        notification_id = next(self._ids)
-        entry = {"id": notification_id, "app": app, "summary": summary, "body": body, "actions": list(actions)}
+        while self._hold and os.path.exists(self._hold):
+            time.sleep(0.01)
+        notification_id = replaces if replaces in self._given else next(self._ids)
+        self._given.add(notification_id)
+        entry = {"id": notification_id, "replaces": replaces, "app": app, "summary": summary, "body": body}
+        entry["actions"] = list(actions)
         with open(self._log_path, "a", encoding="utf-8") as log:
             log.write(json.dumps(entry) + "\n")
         if self._click_after_ms is not None and "default" in actions:
@@ -50,7 +59,7 @@ def main() -> int:
     app = QCoreApplication(sys.argv)
     click = os.environ.get("NOTIFY_CLICK_AFTER_MS")
     service = QObject()
-    NotificationsAdaptor(service, sys.argv[1], int(click) if click else None)
+    NotificationsAdaptor(service, sys.argv[1], int(click) if click else None, os.environ.get("NOTIFY_HOLD"))
     bus = QDBusConnection.sessionBus()
     if not bus.registerObject("/org/freedesktop/Notifications", service):
         print("cannot register the object", file=sys.stderr)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
+from xworkmate.domain.attention import Attention
 from xworkmate.settings import Settings
 from xworkmate.store import open_store
 from xworkmate.testing.openai_server import ErrorReply, OpenAIServer, TextReply, ToolCallReply
@@ -252,26 +253,26 @@ def session_bus(tmp_path: Path) -> Iterator[str]:
             proc.stdout.close()
 
 
-@RAISES
-def test_freedesktop_notifications_over_a_real_session_bus(
-    qtbot: QtBot,
-    loop: asyncio.AbstractEventLoop,
-    agent_window: MainWindow,
-    agent_controller: SessionController,
-    openai_server: OpenAIServer,
-    session_bus: str,
-    tmp_path: Path,
-) -> None:
-    """Notify reaches a real notification server (with ``replaces_id`` as a uint32, or it would refuse);
-    its ActionInvoked "default" (a click) opens the line."""
+ServerStarter = Callable[..., tuple[FreedesktopNotifications, Path]]
+
+
+@pytest.fixture
+def notification_server(session_bus: str, agent_window: MainWindow, tmp_path: Path) -> Iterator[ServerStarter]:
+    """Starts ``tests.support.notification_server`` on the private bus (``NOTIFY_*`` settings as keywords) and
+    gives the backend the window would use for it, and the server's log of ``Notify`` calls."""
     from PySide6.QtDBus import QDBusConnection
 
-    log = tmp_path / "notifications.jsonl"
-    env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": session_bus, "NOTIFY_CLICK_AFTER_MS": "200"}
-    env["QT_QPA_PLATFORM"] = "offscreen"
-    server = subprocess.Popen([sys.executable, "-m", "tests.support.notification_server", str(log)], cwd=ROOT, env=env)
-    try:
-        connection = QDBusConnection.connectToBus(session_bus, f"xworkmate-test-{id(tmp_path)}")
+    servers: list[subprocess.Popen[bytes]] = []
+    name = f"xworkmate-test-{id(tmp_path)}"
+
+    def start(**settings: str) -> tuple[FreedesktopNotifications, Path]:
+        log = tmp_path / "notifications.jsonl"
+        env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": session_bus, "QT_QPA_PLATFORM": "offscreen"}
+        env.update({f"NOTIFY_{setting.upper()}": value for setting, value in settings.items()})
+        servers.append(
+            subprocess.Popen([sys.executable, "-m", "tests.support.notification_server", str(log)], cwd=ROOT, env=env)
+        )
+        connection = QDBusConnection.connectToBus(session_bus, name)
         assert connection.isConnected()
         deadline = time.monotonic() + 10
         backend = None
@@ -280,30 +281,105 @@ def test_freedesktop_notifications_over_a_real_session_bus(
             if backend is None:
                 time.sleep(0.1)
         assert backend is not None, "the notification server did not come up on the bus"
-        window = agent_window
-        notifier = window.needs_you.notifier
-        notifier.use_backend(backend)
-        notifier.enabled = True
-        assert notifier.backend_name == "freedesktop"
-        activate(qtbot, window)
-        line = agent_controller.lines.create_line("Over D-Bus")
-        turn_on(
-            loop,
-            openai_server,
-            agent_controller,
-            line.thread_id,
-            "hello?",
-            ErrorReply(401, {"error": {"message": "bad key"}}),
-        )
-        run(loop, wait_until(lambda: window.shown_key == line.thread_id, what="the click to open the line"))
-        [entry] = [json.loads(text) for text in log.read_text(encoding="utf-8").splitlines()]
-        assert entry["app"] == "XWorkmate" and entry["summary"] == "XWorkmate: Over D-Bus"
-        assert entry["actions"][0] == "default" and "failed" in entry["body"]
-        click_line(qtbot, window, "main")
-    finally:
+        return backend, log
+
+    yield start
+    for server in servers:
         server.terminate()
         server.wait(timeout=5)
-        QDBusConnection.disconnectFromBus(f"xworkmate-test-{id(tmp_path)}")
+    QDBusConnection.disconnectFromBus(name)
+
+
+def notified(log: Path) -> list[dict[str, object]]:
+    """The ``Notify`` calls the server answered, in order."""
+    return [json.loads(text) for text in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+
+
+@RAISES
+def test_freedesktop_notifications_over_a_real_session_bus(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    openai_server: OpenAIServer,
+    notification_server: ServerStarter,
+) -> None:
+    """Notify reaches a real notification server (with ``replaces_id`` as a uint32, or it would refuse);
+    its ActionInvoked "default" (a click) opens the line."""
+    backend, log = notification_server(click_after_ms="200")
+    window = agent_window
+    notifier = window.needs_you.notifier
+    notifier.use_backend(backend)
+    notifier.enabled = True
+    assert notifier.backend_name == "freedesktop"
+    activate(qtbot, window)
+    line = agent_controller.lines.create_line("Over D-Bus")
+    turn_on(
+        loop,
+        openai_server,
+        agent_controller,
+        line.thread_id,
+        "hello?",
+        ErrorReply(401, {"error": {"message": "bad key"}}),
+    )
+    run(loop, wait_until(lambda: window.shown_key == line.thread_id, what="the click to open the line"))
+    [entry] = notified(log)
+    assert entry["app"] == "XWorkmate" and entry["summary"] == "XWorkmate: Over D-Bus"
+    assert entry["actions"] == ["default", "Open the line"] and "failed" in str(entry["body"])
+    click_line(qtbot, window, "main")
+
+
+@RAISES
+def test_a_slow_notification_server_never_holds_the_window_and_a_burst_shows_one_bubble(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    agent_window: MainWindow,
+    agent_controller: SessionController,
+    notification_server: ServerStarter,
+    tmp_path: Path,
+) -> None:
+    """Issue 34 (twenty agents at once): the server's answer is waited for off the GUI thread (it waited up to
+    1.5 s a notification on it: twenty lines finishing with a stuck server held the window for 30 s); lines
+    that come to need the person while a notification is on its way make one more, the newest, which replaces
+    the bubble on the desktop and says how many lines need the person; its click opens the newest line."""
+    hold = tmp_path / "hold"
+    hold.touch()
+    backend, log = notification_server(hold=str(hold))
+    backend._interface.setTimeout(60_000)  # the server is held as long as this test needs, never timed out
+    window = agent_window
+    notifier = window.needs_you.notifier
+    notifier.use_backend(backend)
+    notifier.enabled = True
+    keys = [agent_controller.lines.create_line(f"Build {n}").thread_id for n in range(4)]
+
+    def finish(n: int) -> None:
+        notifier.show_count(n + 1)
+        shown = notifier.consider(
+            keys[n],
+            Attention.RUNNING,
+            Attention.FINISHED_UNREAD,
+            title=f"Build {n}",
+            shown_key="main",
+            window_active=True,
+            muted=False,
+        )
+        assert shown
+
+    for n in range(3):
+        finish(n)  # each returns at once: the server answers nothing while held
+    qtbot.wait(50)  # the window's events go on
+    assert notified(log) == []
+    hold.unlink()
+    run(loop, wait_until(lambda: len(notified(log)) == 2, what="the first notification and the newest"))
+    first, newest = notified(log)
+    assert first["summary"] == "XWorkmate: Build 0" and first["replaces"] == 0
+    assert newest["summary"] == "XWorkmate: Build 2" and newest["replaces"] == newest["id"] == first["id"]
+    assert newest["body"] == "“Build 2” finished — a new answer to read.\n3 lines need you."
+    finish(3)  # after the answers: sent at once, replacing the same bubble; "Build 1" never was
+    run(loop, wait_until(lambda: len(notified(log)) == 3, what="the next notification"))
+    assert [entry["summary"] for entry in notified(log)][2] == "XWorkmate: Build 3"
+    backend.on_action_invoked(int(str(first["id"])), "default")  # the one bubble's click, as D-Bus delivers it
+    run(loop, wait_until(lambda: window.shown_key == keys[3], what="the newest line opened"))
 
 
 def test_with_no_desktop_to_show_on_the_badges_alone_say_it(

@@ -22,8 +22,10 @@ tooltip, like the window title ("XWorkmate (2)").
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from PySide6.QtCore import (
@@ -41,6 +43,8 @@ from PySide6.QtWidgets import QSystemTrayIcon
 
 from xworkmate.domain.attention import Attention, worth_notifying
 from xworkmate.domain.secrets import redact
+from xworkmate.presentation.wording import english_plural
+from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
@@ -49,7 +53,8 @@ APP_NAME = "XWorkmate"
 NOTIFICATIONS_SERVICE = "org.freedesktop.Notifications"
 NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
 DBUS_TIMEOUT_MS = 1500
-"""A notification server that does not answer in this time is treated as absent (the GUI thread waits on it)."""
+"""A notification server that does not answer in this time is treated as absent for that notification (the
+notifications' own worker waits on it, never the GUI thread)."""
 
 WHAT_HAPPENED: dict[Attention, str] = {
     Attention.NEEDS_APPROVAL: QT_TRANSLATE_NOOP("Notifier", "“{title}” waits for your approval."),
@@ -104,6 +109,9 @@ class FreedesktopNotifications(QObject):
         )
         self._interface.setTimeout(DBUS_TIMEOUT_MS)
         self._shown: dict[int, str] = {}  # notification id → line key
+        self._open: int | None = None  # the id of this app's bubble on the desktop, until it is closed
+        self._pending: tuple[str, str, str] | None = None  # the newest notification not sent yet
+        self._sending = False
         for signal, slot in (
             ("ActionInvoked", "on_action_invoked(uint,QString)"),
             ("NotificationClosed", "on_notification_closed(uint,uint)"),
@@ -134,30 +142,61 @@ class FreedesktopNotifications(QObject):
         return backend
 
     def show(self, key: str, title: str, body: str) -> None:
-        try:
-            notification_id = QMetaObject.invokeMethod(
-                self._interface,
-                "Notify",
-                Qt.ConnectionType.DirectConnection,
-                Q_RETURN_ARG("uint"),
-                Q_ARG(str, APP_NAME),
-                Q_ARG("uint", 0),
-                Q_ARG(str, "xworkmate"),
-                Q_ARG(str, title),
-                Q_ARG(str, body),
-                Q_ARG("QStringList", ["default", QCoreApplication.translate("Notifier", "Open the line")]),
-                Q_ARG("QVariantMap", {"desktop-entry": "xworkmate"}),
-                Q_ARG(int, -1),
-            )
-        except (RuntimeError, TypeError) as exc:  # the server went away since it was found
-            log.warning("desktop notification not shown: %s", exc)
+        """Send the notification from the notifications' worker: the call waits for the server's answer (up
+        to ``DBUS_TIMEOUT_MS``), which the GUI thread must not. One call at a time: notifications asked for
+        while one is on its way make one, the newest, which replaces this app's bubble still on the desktop
+        (``replaces_id``): twenty lines that finish in the same second show one bubble, not twenty."""
+        self._pending = (key, title, body)
+        if not self._sending:
+            self._send_pending()
+
+    def _send_pending(self) -> None:
+        if self._pending is None:
             return
+        key, title, body = self._pending
+        self._pending, self._sending = None, True
+        replaces = self._open or 0
+        run_off_thread(
+            lambda: self._notify(replaces, title, body),
+            lambda notification_id: self._sent(key, notification_id),
+            self._not_sent,
+            parent=self,
+            executor=_notify_worker(),
+        )
+
+    def _notify(self, replaces: int, title: str, body: str) -> int:
+        """On the worker: ``Notify`` (``replaces_id`` a uint32, as the specification asks: a plain call would
+        send an int32, which servers refuse), through the interface's meta-object; the new bubble's id."""
+        notification_id = QMetaObject.invokeMethod(
+            self._interface,
+            "Notify",
+            Qt.ConnectionType.DirectConnection,
+            Q_RETURN_ARG("uint"),
+            Q_ARG(str, APP_NAME),
+            Q_ARG("uint", replaces),
+            Q_ARG(str, "xworkmate"),
+            Q_ARG(str, title),
+            Q_ARG(str, body),
+            Q_ARG("QStringList", ["default", QCoreApplication.translate("Notifier", "Open the line")]),
+            Q_ARG("QVariantMap", {"desktop-entry": "xworkmate"}),
+            Q_ARG(int, -1),
+        )
         error = self._interface.lastError()
         if error.isValid():
-            log.warning("desktop notification not shown: %s", error.message())
-            return
-        if isinstance(notification_id, int) and notification_id:
-            self._shown[notification_id] = key
+            raise RuntimeError(error.message())
+        return int(notification_id) if isinstance(notification_id, int) else 0
+
+    def _sent(self, key: str, notification_id: int) -> None:
+        self._sending = False
+        if notification_id:
+            self._shown[notification_id] = key  # a replaced bubble keeps its id: its click is for the newest line
+            self._open = notification_id
+        self._send_pending()
+
+    def _not_sent(self, exc: BaseException) -> None:  # the server went away, or did not answer in time
+        log.warning("desktop notification not shown: %s", exc)
+        self._sending = False
+        self._send_pending()
 
     @Slot("uint", str)
     def on_action_invoked(self, notification_id: int, action: str) -> None:
@@ -168,6 +207,15 @@ class FreedesktopNotifications(QObject):
     @Slot("uint", "uint")
     def on_notification_closed(self, notification_id: int, _reason: int) -> None:
         self._shown.pop(int(notification_id), None)
+        if self._open == int(notification_id):
+            self._open = None
+
+
+@functools.cache
+def _notify_worker() -> ThreadPoolExecutor:
+    """The one thread that talks to the notification server: its calls wait for answers, one at a time, and
+    never hold a worker that the window's other background work needs."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="xworkmate-notifications")
 
 
 class TrayNotifications(QObject):
@@ -245,6 +293,7 @@ class Notifier(QObject):
         self.backend = backend
         self.tray = tray
         self.enabled = enabled
+        self._count = 0
         self.use_backend(backend)
 
     def use_backend(self, backend: NotificationBackend | None) -> None:
@@ -277,13 +326,15 @@ class Notifier(QObject):
         if key == shown_key and window_active:
             return False  # the person is looking at it: the pane says it
         title = redact(title)  # SEC-1: a notification is derived text, shown outside the window
-        self.backend.show(
-            key,
-            self.tr("{app}: {title}").format(app=APP_NAME, title=title),
-            QCoreApplication.translate("Notifier", WHAT_HAPPENED[after]).format(title=title),
-        )
+        body = QCoreApplication.translate("Notifier", WHAT_HAPPENED[after]).format(title=title)
+        if self._count > 1:  # the bubble replaces the one before (one at a time): say how many others wait
+            count = english_plural(self.tr("%n lines need you.", "", self._count), self._count)
+            body = f"{body}\n{count}"
+        self.backend.show(key, self.tr("{app}: {title}").format(app=APP_NAME, title=title), body)
         return True
 
     def show_count(self, count: int) -> None:
+        """How many lines need the person (the window's title says it too)."""
+        self._count = count
         if self.tray is not None:
             self.tray.setToolTip(count_title(APP_NAME, count))

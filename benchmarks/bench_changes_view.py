@@ -128,7 +128,7 @@ def _time_list(count: int) -> list[float]:
         app.processEvents()
         started = time.perf_counter()
         view.show_files(listing)
-        view.setCurrentIndex(view.files.index(0, 1))
+        view.setCurrentIndex(view.file_model.index(0, 1))
         view.viewport().repaint()
         times.append((time.perf_counter() - started) * 1000)
         view.close()

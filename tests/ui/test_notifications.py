@@ -345,7 +345,7 @@ def test_a_slow_notification_server_never_holds_the_window_and_a_burst_shows_one
     hold = tmp_path / "hold"
     hold.touch()
     backend, log = notification_server(hold=str(hold))
-    backend._interface.setTimeout(60_000)  # the server is held as long as this test needs, never timed out
+    backend.timeout_ms = 60_000  # the server is held as long as this test needs, never timed out
     window = agent_window
     notifier = window.needs_you.notifier
     notifier.use_backend(backend)

@@ -88,7 +88,7 @@ MIN_LIST_HEIGHT = 36
 
 
 def chip_text(count: int) -> str:
-    """ "n files changed"."""
+    """A turn's chip: "n files changed"."""
     return english_plural(QCoreApplication.translate("ChangesView", "%n file(s) changed", "", count), count)
 
 
@@ -265,8 +265,8 @@ class ChangedFilesList(QTableView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("changesFileList")
-        self.files = ChangedFilesModel(self)
-        self.setModel(self.files)
+        self.file_model = ChangedFilesModel(self)
+        self.setModel(self.file_model)
         self.setShowGrid(False)
         self.setWordWrap(False)
         self.setTabKeyNavigation(False)
@@ -288,7 +288,7 @@ class ChangedFilesList(QTableView):
         self._fit_columns()
 
     def show_files(self, files: Sequence[FileChange] | FileListing) -> None:
-        self.files.set_files(files)
+        self.file_model.set_files(files)
         self._fit_columns()
 
     def _fit_columns(self) -> None:
@@ -296,9 +296,10 @@ class ChangedFilesList(QTableView):
         text: what Qt's fit to contents gives, from a few rows."""
         header = self.horizontalHeader()
         for column in ChangedFilesModel.NARROW_COLUMNS:
-            hints = [self.sizeHintForIndex(self.files.index(row, column)) for row in self.files.widest_rows(column)]
+            rows = self.file_model.widest_rows(column)
+            hints = [self.sizeHintForIndex(self.file_model.index(row, column)) for row in rows]
             header.resizeSection(column, max([header.sectionSizeHint(column), *(hint.width() for hint in hints)]))
-        height = self.sizeHintForRow(0) if self.files.rowCount() else -1
+        height = self.sizeHintForRow(0) if self.file_model.rowCount() else -1
         if height > 0 and height != self.verticalHeader().defaultSectionSize():
             self.verticalHeader().setDefaultSectionSize(height)
 
@@ -426,7 +427,7 @@ class ChangesView(QWidget):
         self.status_label.setVisible(False)
 
         self.file_list = ChangedFilesList(self)
-        self.file_model = self.file_list.files
+        self.file_model = self.file_list.file_model
         self.diff_view = DiffView()
 
         self.revert_file_button = QPushButton(self.tr("Revert file"))

@@ -26,7 +26,8 @@ import functools
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from PySide6.QtCore import (
     Q_ARG,
@@ -107,7 +108,8 @@ class FreedesktopNotifications(QObject):
         self._interface = QDBusInterface(
             NOTIFICATIONS_SERVICE, NOTIFICATIONS_PATH, NOTIFICATIONS_SERVICE, connection, self
         )
-        self._interface.setTimeout(DBUS_TIMEOUT_MS)
+        self._interface.setTimeout(DBUS_TIMEOUT_MS)  # asked at the start only (``connect_to``): is it there
+        self.timeout_ms = DBUS_TIMEOUT_MS
         self._shown: dict[int, str] = {}  # notification id → line key
         self._open: int | None = None  # the id of this app's bubble on the desktop, until it is closed
         self._pending: tuple[str, str, str] | None = None  # the newest notification not sent yet
@@ -155,36 +157,21 @@ class FreedesktopNotifications(QObject):
             return
         key, title, body = self._pending
         self._pending, self._sending = None, True
-        replaces = self._open or 0
+        call = _NotifyCall(
+            self._connection,
+            self._open or 0,
+            title,
+            body,
+            ["default", QCoreApplication.translate("Notifier", "Open the line")],
+            self.timeout_ms,
+        )
         run_off_thread(
-            lambda: self._notify(replaces, title, body),
+            call.send,
             lambda notification_id: self._sent(key, notification_id),
             self._not_sent,
             parent=self,
             executor=_notify_worker(),
         )
-
-    def _notify(self, replaces: int, title: str, body: str) -> int:
-        """On the worker: ``Notify`` (``replaces_id`` a uint32, as the specification asks: a plain call would
-        send an int32, which servers refuse), through the interface's meta-object; the new bubble's id."""
-        notification_id = QMetaObject.invokeMethod(
-            self._interface,
-            "Notify",
-            Qt.ConnectionType.DirectConnection,
-            Q_RETURN_ARG("uint"),
-            Q_ARG(str, APP_NAME),
-            Q_ARG("uint", replaces),
-            Q_ARG(str, "xworkmate"),
-            Q_ARG(str, title),
-            Q_ARG(str, body),
-            Q_ARG("QStringList", ["default", QCoreApplication.translate("Notifier", "Open the line")]),
-            Q_ARG("QVariantMap", {"desktop-entry": "xworkmate"}),
-            Q_ARG(int, -1),
-        )
-        error = self._interface.lastError()
-        if error.isValid():
-            raise RuntimeError(error.message())
-        return int(notification_id) if isinstance(notification_id, int) else 0
 
     def _sent(self, key: str, notification_id: int) -> None:
         self._sending = False
@@ -216,6 +203,58 @@ def _notify_worker() -> ThreadPoolExecutor:
     """The one thread that talks to the notification server: its calls wait for answers, one at a time, and
     never hold a worker that the window's other background work needs."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="xworkmate-notifications")
+
+
+_WORKER_INTERFACES: dict[str, Any] = {}
+"""The notifications' worker's own interface to the server, by bus connection: made and used on that thread
+only and kept for the process, so no window closing can delete it while a call waits on it."""
+
+
+@dataclass(frozen=True)
+class _NotifyCall:
+    """One ``Notify``, made on the notifications' worker (``send``)."""
+
+    connection: Any  # a QDBusConnection: a handle any thread may use
+    replaces: int
+    title: str
+    body: str
+    actions: list[str]
+    timeout_ms: int
+
+    def send(self) -> int:
+        """``Notify`` (``replaces_id`` a uint32, as the specification asks: a plain call would send an int32,
+        which servers refuse), through the interface's meta-object; the bubble's id."""
+        interface = self._interface()
+        interface.setTimeout(self.timeout_ms)
+        notification_id = QMetaObject.invokeMethod(
+            interface,
+            "Notify",
+            Qt.ConnectionType.DirectConnection,
+            Q_RETURN_ARG("uint"),
+            Q_ARG(str, APP_NAME),
+            Q_ARG("uint", self.replaces),
+            Q_ARG(str, "xworkmate"),
+            Q_ARG(str, self.title),
+            Q_ARG(str, self.body),
+            Q_ARG("QStringList", self.actions),
+            Q_ARG("QVariantMap", {"desktop-entry": "xworkmate"}),
+            Q_ARG(int, -1),
+        )
+        error = interface.lastError()
+        if error.isValid():
+            raise RuntimeError(error.message())
+        return int(notification_id) if isinstance(notification_id, int) else 0
+
+    def _interface(self) -> Any:
+        from PySide6.QtDBus import QDBusInterface
+
+        name = f"{self.connection.name()} {self.connection.baseService()}"
+        interface = _WORKER_INTERFACES.get(name)
+        if interface is None or not interface.connection().isConnected():
+            service, path = NOTIFICATIONS_SERVICE, NOTIFICATIONS_PATH
+            interface = QDBusInterface(service, path, service, self.connection)
+            _WORKER_INTERFACES[name] = interface
+        return interface
 
 
 class TrayNotifications(QObject):

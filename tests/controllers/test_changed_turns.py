@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from xworkmate.controllers import SessionController
-from xworkmate.domain.checkpoints import ChangedTurn, FileChange, FileChangeKind
+from xworkmate.domain.checkpoints import ChangedTurn, ChangeScope, FileChange, FileChangeKind
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.store.checkpoints import CheckpointRepository
 
@@ -52,3 +52,35 @@ def test_the_changed_turns_are_the_turns_with_files_and_their_counts_and_no_file
     assert made == 0
     controller.checkpoints.turns(line)
     assert made == 2_301  # the counter counts: the full read makes every file
+
+
+def test_the_whole_lines_changes_read_the_first_and_last_ended_turns_not_every_turns_files(
+    controller: SessionController, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole line's scope compares the first ended turn's before-snapshot with the last one's after-snapshot
+    (its diff, its patches): it read every turn's files to find them (each click on a file in that scope)."""
+    line = controller.lines.create_line("long").thread_id
+    rows = CheckpointRepository(controller._store)
+    same = "c" * 40  # the folder as it was before turn 2 and after turn 5: the whole line changed nothing
+    for turn, (before, after) in enumerate([("a" * 40, None), (same, "d" * 40), ("d" * 40, "e" * 40)], start=1):
+        rows.begin(line, before)
+        rows.finish(line, turn, after, None if after is None else _files(300, turn), "finished")
+    rows.begin(line, "e" * 40)
+    rows.finish(line, 4, same, _files(300, 4), "finished")
+    rows.begin(line, same)  # a turn still running: no after-snapshot yet
+    first, last = rows.line_ends(line) or (None, None)
+    assert first is not None and last is not None and (first.turn, last.turn) == (2, 4)
+
+    made = 0
+    validate = FileChange.model_validate
+
+    def counted(*args: object, **kwargs: object) -> FileChange:
+        nonlocal made
+        made += 1
+        return validate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FileChange, "model_validate", counted)
+    changes = controller.checkpoints.changes(line, ChangeScope.LINE)
+    assert (changes.turn, changes.files) == (4, ())
+    assert made == 600  # the two ends' files; not turn 3's
+    assert CheckpointRepository(controller._store).line_ends(controller.lines.create_line("new").thread_id) is None

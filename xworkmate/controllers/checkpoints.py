@@ -433,10 +433,11 @@ class CheckpointController:
     def _span(self, key: str, scope: ChangeScope, turn: int | None) -> tuple[CheckpointTurn, str, str]:
         """The turn row and the two commits a scope compares."""
         if scope is ChangeScope.LINE:
-            rows = [row for row in self._rows.turns(key) if row.after_commit]
-            if not rows:
+            ends = self._rows.line_ends(key)  # two rows, not every turn's files (issue 34: a long line)
+            if ends is None:
                 raise CheckpointError(f"line {key} has no checkpointed turn yet")
-            return rows[-1], rows[0].before_commit, rows[-1].after_commit or rows[-1].before_commit
+            first, last = ends
+            return last, first.before_commit, last.after_commit or last.before_commit
         row = self._row(key, turn)
         if row.after_commit is None:
             raise CheckpointError(_no_after(key, row))

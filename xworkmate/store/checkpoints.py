@@ -174,6 +174,17 @@ class CheckpointRepository:
             ).first()
             return None if row is None else _from_row(row)
 
+    def line_ends(self, key: str) -> tuple[CheckpointTurn, CheckpointTurn] | None:
+        """The line's first and last turns that have an after-snapshot (what the whole line's changes compare),
+        read as two rows; ``None`` when it has none."""
+        ended = select(CheckpointTurnRow).where(
+            CheckpointTurnRow.thread_id == key, CheckpointTurnRow.after_commit.is_not(None)
+        )
+        with self._store.read() as session:
+            first = session.scalars(ended.order_by(CheckpointTurnRow.turn).limit(1)).first()
+            last = session.scalars(ended.order_by(CheckpointTurnRow.turn.desc()).limit(1)).first()
+            return None if first is None or last is None else (_from_row(first), _from_row(last))
+
     def last(self, key: str) -> CheckpointTurn | None:
         with self._store.read() as session:
             row = session.scalars(

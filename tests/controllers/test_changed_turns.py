@@ -3,7 +3,7 @@
 They name each turn that changed files and how many; ``CheckpointController.turns`` builds every file of every
 turn to say so: a line of 50 turns of 3,000 files each took ~1 s of the worker each time (150,000 files made).
 ``changed_turns`` counts the stored lists instead. These pin that it gives the same turns and counts, on both
-databases, and makes no file.
+databases, and makes no file; and that the whole line's changes read the two turns they compare, not every turn.
 """
 
 from __future__ import annotations
@@ -23,8 +23,22 @@ def _files(count: int, turn: int) -> tuple[FileChange, ...]:
     )
 
 
+@pytest.fixture
+def files_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many ``FileChange`` values have been made from stored lists since it was reset (``[0] = 0``)."""
+    made = [0]
+    validate = FileChange.model_validate
+
+    def counted(*args: object, **kwargs: object) -> FileChange:
+        made[0] += 1
+        return validate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FileChange, "model_validate", counted)
+    return made
+
+
 def test_the_changed_turns_are_the_turns_with_files_and_their_counts_and_no_file_is_made(
-    controller: SessionController, monkeypatch: pytest.MonkeyPatch
+    controller: SessionController, files_made: list[int]
 ) -> None:
     line = controller.lines.create_line("build").thread_id
     rows = CheckpointRepository(controller._store)
@@ -39,23 +53,15 @@ def test_the_changed_turns_are_the_turns_with_files_and_their_counts_and_no_file
     assert [(t.turn, t.files) for t in expected] == [(1, 300), (3, 1), (5, 2_000)]
     assert all(t.message_id is not None for t in expected)
 
-    made = 0
-    validate = FileChange.model_validate
-
-    def counted(*args: object, **kwargs: object) -> FileChange:
-        nonlocal made
-        made += 1
-        return validate(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(FileChange, "model_validate", counted)
+    files_made[0] = 0
     assert controller.checkpoints.changed_turns(line) == expected
-    assert made == 0
+    assert files_made[0] == 0
     controller.checkpoints.turns(line)
-    assert made == 2_301  # the counter counts: the full read makes every file
+    assert files_made[0] == 2_301  # the counter counts: the full read makes every file
 
 
 def test_the_whole_lines_changes_read_the_first_and_last_ended_turns_not_every_turns_files(
-    controller: SessionController, monkeypatch: pytest.MonkeyPatch
+    controller: SessionController, files_made: list[int]
 ) -> None:
     """The whole line's scope compares the first ended turn's before-snapshot with the last one's after-snapshot
     (its diff, its patches): it read every turn's files to find them (each click on a file in that scope)."""
@@ -71,16 +77,8 @@ def test_the_whole_lines_changes_read_the_first_and_last_ended_turns_not_every_t
     first, last = rows.line_ends(line) or (None, None)
     assert first is not None and last is not None and (first.turn, last.turn) == (2, 4)
 
-    made = 0
-    validate = FileChange.model_validate
-
-    def counted(*args: object, **kwargs: object) -> FileChange:
-        nonlocal made
-        made += 1
-        return validate(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(FileChange, "model_validate", counted)
+    files_made[0] = 0
     changes = controller.checkpoints.changes(line, ChangeScope.LINE)
     assert (changes.turn, changes.files) == (4, ())
-    assert made == 600  # the two ends' files; not turn 3's
+    assert files_made[0] == 600  # the two ends' files; not turn 3's
     assert CheckpointRepository(controller._store).line_ends(controller.lines.create_line("new").thread_id) is None

@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import RunDelta, RunStarted, SessionController
 from xworkmate.domain.providers import ProviderRecord
+from xworkmate.domain.threads import ExecutionMode
 from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.testing.openai_server import HangReply, OpenAIServer
 from xworkmate.ui.agent.live_runs import LiveRuns
@@ -129,8 +130,11 @@ def test_the_shown_lines_panes_are_shown_again_per_turn_not_per_tool_card_usage_
     line = controller.lines.create_line("Agent line")
     click_line(qtbot, window, line.thread_id)
     picker = window.mode_picker
-    picker.setCurrentIndex(picker.findText("scripted (ACP)"))
+    index = picker.findText("scripted (ACP)")
+    assert index >= 0, f"the scripted agent is not offered: {picker.choices()}"
+    picker.setCurrentIndex(index)
     settled(qtbot, window)
+    assert controller.get_thread(line.thread_id).execution_binding.mode is ExecutionMode.ACP
     resets: list[object] = []
     window.message_model.modelReset.connect(lambda: resets.append(None))
 

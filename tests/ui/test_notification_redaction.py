@@ -41,6 +41,10 @@ def test_a_key_in_the_first_message_or_in_a_title_never_reaches_a_notification(
 
     assert recorded.shown == [
         (derived, f"XWorkmate: rotate {REDACTED} today", f"“rotate {REDACTED} today” finished — a new answer to read."),
-        (named, f"XWorkmate: keys {REDACTED}", f"“keys {REDACTED}” finished — a new answer to read."),
+        (
+            named,
+            f"XWorkmate: keys {REDACTED}",
+            f"“keys {REDACTED}” finished — a new answer to read.\n2 lines need you.",
+        ),
     ]
     assert agent_controller.get_thread(derived).title == f"rotate {REDACTED} today"

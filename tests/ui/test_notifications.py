@@ -369,14 +369,16 @@ def test_a_slow_notification_server_never_holds_the_window_and_a_burst_shows_one
         finish(n)  # each returns at once: the server answers nothing while held
     qtbot.wait(50)  # the window's events go on
     assert notified(log) == []
+    assert backend.waiting
     hold.unlink()
-    run(loop, wait_until(lambda: len(notified(log)) == 2, what="the first notification and the newest"))
+    run(loop, wait_until(lambda: not backend.waiting, what="the first notification and the newest answered"))
     first, newest = notified(log)
     assert first["summary"] == "XWorkmate: Build 0" and first["replaces"] == 0
     assert newest["summary"] == "XWorkmate: Build 2" and newest["replaces"] == newest["id"] == first["id"]
     assert newest["body"] == "“Build 2” finished — a new answer to read.\n3 lines need you."
     finish(3)  # after the answers: sent at once, replacing the same bubble; "Build 1" never was
-    run(loop, wait_until(lambda: len(notified(log)) == 3, what="the next notification"))
+    run(loop, wait_until(lambda: not backend.waiting, what="the next notification's answer"))
+    assert len(notified(log)) == 3
     assert [entry["summary"] for entry in notified(log)][2] == "XWorkmate: Build 3"
     backend.on_action_invoked(int(str(first["id"])), "default")  # the one bubble's click, as D-Bus delivers it
     run(loop, wait_until(lambda: window.shown_key == keys[3], what="the newest line opened"))

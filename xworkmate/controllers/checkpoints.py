@@ -403,7 +403,9 @@ class CheckpointController:
         if head is None or head == row.after_commit:
             return changes
         still = {change.path for change in repo.changes(row.before_commit, head)}
-        files = tuple(change.model_copy(update={"reverted": change.path not in still}) for change in changes.files)
+        # A turn's stored files are not reverted: only those no longer changed are copied (a turn of 30,000 files).
+        back = {"reverted": True}
+        files = tuple(change if change.path in still else change.model_copy(update=back) for change in changes.files)
         return changes.model_copy(update={"files": files})
 
     def _said(self, key: str, text: str) -> None:

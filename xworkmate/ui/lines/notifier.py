@@ -152,6 +152,11 @@ class FreedesktopNotifications(QObject):
         if not self._sending:
             self._send_pending()
 
+    @property
+    def waiting(self) -> bool:
+        """A notification is on its way to the server, or waits to be sent."""
+        return self._sending or self._pending is not None
+
     def _send_pending(self) -> None:
         if self._pending is None:
             return

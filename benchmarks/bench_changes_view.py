@@ -103,9 +103,10 @@ BIG_TURN_FILES = 30_000
 SMALL_TURN_FILES = 30
 
 
-def _time_list(count: int) -> list[float]:
+def _time_list(count: int) -> tuple[list[float], float]:
     """ms the GUI thread takes to show a turn of ``count`` added files in ``changesFileList`` and paint it (model,
-    columns, rows, the first row selected); the ``FileListing`` is made beforehand, as the tab's worker does."""
+    columns, rows, the first row selected); the ``FileListing`` is made beforehand, as the tab's worker does (its
+    ms, the second value: the worker's, beside the checkpoint's own read of the files)."""
     from xworkmate.domain.checkpoints import FileChange, FileChangeKind
     from xworkmate.ui.changes.changes_view import ChangedFilesList, FileListing
 
@@ -119,7 +120,9 @@ def _time_list(count: int) -> list[float]:
         )
         for n in range(count)
     ]
+    made = time.perf_counter()
     listing = FileListing.of(files)
+    made_ms = (time.perf_counter() - made) * 1000
     times: list[float] = []
     for _ in range(SAMPLES):
         view = ChangedFilesList()
@@ -134,12 +137,12 @@ def _time_list(count: int) -> list[float]:
         view.close()
         view.deleteLater()
         app.processEvents()
-    return times
+    return times, made_ms
 
 
 def changed_files_list() -> list[Figure]:
     _time_list(SMALL_TURN_FILES)  # warm up
-    big, small = _time_list(BIG_TURN_FILES), _time_list(SMALL_TURN_FILES)
+    (big, made_ms), (small, _) = _time_list(BIG_TURN_FILES), _time_list(SMALL_TURN_FILES)
     ratio = percentile(big, 95) / percentile(small, 95)
     return [
         Figure(
@@ -150,7 +153,12 @@ def changed_files_list() -> list[Figure]:
             met=ratio <= 2,
             reference=percentile(small, 95),
             reference_label=f"ms p95, a turn of {SMALL_TURN_FILES} files listed and painted the same way",
-            notes={"big_p95_ms": percentile(big, 95), "big_median_ms": median(big), "small_median_ms": median(small)},
+            notes={
+                "big_p95_ms": percentile(big, 95),
+                "big_median_ms": median(big),
+                "small_median_ms": median(small),
+                "big_listing_made_on_the_worker_ms": made_ms,
+            },
         )
     ]
 

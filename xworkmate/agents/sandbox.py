@@ -209,7 +209,7 @@ class SandboxPolicy:
         denied = [
             Mount(p, Access.HIDDEN)
             for p in dict.fromkeys(map(_real, self.denied))
-            if not _decide_spelled(spelled, os.fspath(p)).hides or any(_below(m.path, p) for m in shown)
+            if not _decide_spelled(spelled, os.fspath(p)).hides or any(below(m.path, p) for m in shown)
         ]
         anchors = _anchors([*base, *denied])  # each a writable folder as it was: no access changes
         if anchors:
@@ -272,7 +272,7 @@ def _resolver_folders() -> list[Path]:
     """The folder under ``/run`` that ``/etc/resolv.conf`` leads into (systemd-resolved, NetworkManager,
     resolvconf), if it does: a process with the network on needs it to resolve names (SBX-4)."""
     real = _real(Path("/etc/resolv.conf"))
-    return [real.parent] if _below(real, Path("/run")) and real.parent != Path("/run") else []
+    return [real.parent] if below(real, Path("/run")) and real.parent != Path("/run") else []
 
 
 def _by_depth(wanted: Iterable[Mount]) -> tuple[Mount, ...]:
@@ -300,7 +300,7 @@ def _without_hidden_twice(mounts: tuple[Mount, ...]) -> tuple[Mount, ...]:
     return tuple(m for m in mounts if m.access is not Access.HIDDEN or not above(os.fspath(m.path)).hides)
 
 
-def _below(path: Path, folder: Path) -> bool:
+def below(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
     """``path`` is strictly inside ``folder`` (both real; compared as strings, which is fast)."""
     return os.fspath(path).startswith(os.fspath(folder).rstrip(os.sep) + os.sep)
 
@@ -442,7 +442,7 @@ def _read_only_binds(folders: Iterable[str | os.PathLike[str]]) -> list[str]:
     argv: list[str] = []
     for path in paths:
         target = os.fspath(path)
-        if os.path.isdir(target) and target != "/" and not any(_below(path, other) for other in paths):
+        if os.path.isdir(target) and target != "/" and not any(below(path, other) for other in paths):
             argv += ["--ro-bind", target, target]
     return argv
 

@@ -517,16 +517,15 @@ class LineController:
         """SBX-1: a turn's sandbox is decided when the turn starts, with the other lines' folders of that moment.
         A folder inside the folder of a line whose turn runs now (here or in another process) would be seen
         by that turn's agent until the turn ends: it is bound once the turn has ended."""
-        from xworkmate.agents.sandbox import real_path
+        from xworkmate.agents.sandbox import below, real_path
         from xworkmate.store import turn_owners
 
-        inside = os.fspath(path)
         for owner in turn_owners.running_turns(self._ctx.store):
             thread = self._ctx.store.threads.get(owner.key)
             if thread is None or not thread.workspace_binding.path:
                 continue
             folder = real_path(thread.workspace_binding.path)
-            if inside.startswith(os.path.join(folder, "")):
+            if below(path, folder):
                 raise WorkspaceBindingError(
                     f"cannot bind {path} now: it is inside {folder}, where a turn of {thread.title!r} is running, "
                     "and that turn's agent would see this line's files; bind it once that turn has ended"

@@ -108,8 +108,7 @@ class FreedesktopNotifications(QObject):
         self._interface = QDBusInterface(
             NOTIFICATIONS_SERVICE, NOTIFICATIONS_PATH, NOTIFICATIONS_SERVICE, connection, self
         )
-        self._interface.setTimeout(DBUS_TIMEOUT_MS)  # asked at the start only (``connect_to``): is it there
-        self.timeout_ms = DBUS_TIMEOUT_MS
+        self.timeout_ms = DBUS_TIMEOUT_MS  # each call's, on the worker's own interface (``_NotifyCall``)
         self._shown: dict[int, str] = {}  # notification id → line key
         self._open: int | None = None  # the id of this app's bubble on the desktop, until it is closed
         self._pending: tuple[str, str, str] | None = None  # the newest notification not sent yet

@@ -95,6 +95,38 @@ def test_a_write_while_the_first_snapshot_is_taken_marks_it_not_exact_and_restor
     assert not result.before_exact
 
 
+def test_the_first_snapshot_is_in_its_row_while_the_turn_runs_so_a_death_after_it_is_restorable(
+    store: Store, settings: Settings
+) -> None:
+    """LOOP-1, ERR-2: the row gets the first snapshot as soon as it is taken, not at the turn's end;
+    a process killed mid-turn after that leaves a row a restore can use (it said "missing")."""
+    agent = SessionController(store, settings)
+    key, folder, shadow = _line(agent)
+    (folder / "a.txt").write_text("before\n")
+    checkpoints = agent.checkpoints
+    checkpoints.first_snapshot_wait_s = 0.0
+    rows = CheckpointRepository(store)
+
+    async def turn_that_dies() -> int:
+        with shadow.lock:
+            started = await checkpoints.before_turn(key)
+            assert started is not None and started.before_state == "taking"
+        for _ in range(600):  # the turn is still running: its after_turn never comes
+            row = rows.get(key, started.turn)
+            if row is not None and row.before_commit:
+                break
+            await asyncio.sleep(0.05)
+        (folder / "a.txt").write_text("the agent's write, then the process dies\n")
+        return started.turn
+
+    turn = asyncio.run(turn_that_dies())
+    row = rows.get(key, turn)
+    assert row is not None and row.before_commit and row.before_state is None and row.finished_at is None
+    assert rows.end_unfinished(key, "interrupted") == 1  # what the next open does once the owner is dead
+    result = checkpoints.restore(key, turn, force=True)
+    assert result.before_exact and (folder / "a.txt").read_text() == "before\n"
+
+
 def test_a_first_snapshot_done_within_the_wait_is_an_ordinary_exact_before(
     sqlite_store: Store, settings: Settings
 ) -> None:

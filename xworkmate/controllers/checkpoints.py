@@ -166,8 +166,9 @@ class CheckpointController:
         self._notice = notice  # a framework notice on a line, stored off the loop (LOOP-4)
         self._note = note  # what the person did to the folder, said in the conversation (called off the loop)
         self._rows = CheckpointRepository(store)
-        # (key, turn) -> the folder's first snapshot, taken beside that turn: (commit, proven exact)
-        self._taking: dict[tuple[str, int], Future[tuple[str, bool]]] = {}
+        # (key, turn) -> the folder's first snapshot, taken beside that turn and stored in its row as
+        # soon as it is taken: its commit (``None``: it could not be taken)
+        self._taking: dict[tuple[str, int], asyncio.Task[str | None]] = {}
         self.first_snapshot_wait_s = FIRST_SNAPSHOT_WAIT_S
 
     # -- where ---------------------------------------------------------------
@@ -244,9 +245,10 @@ class CheckpointController:
 
         The turn's row is written through the turn's ``writes`` (issue 33 item 2), like its messages.
         A folder's first snapshot (every file hashed: seconds for a big one) does not delay the turn
-        past ``FIRST_SNAPSHOT_WAIT_S``: it goes on beside it, the row says ``taking``, and once it is
-        taken the row gets it, proven by the files' ctimes to be the folder before the turn or else
-        marked ``not_exact`` (issue 34 item 3).
+        past ``FIRST_SNAPSHOT_WAIT_S``: it goes on beside it, the row says ``taking``, and as soon as
+        it is taken, while the turn runs, the row gets it, proven by the files' ctimes to be the
+        folder before the turn or else marked ``not_exact`` (issue 34 item 3): a turn whose process
+        dies after that can still be restored to before it.
         """
         writes = writes or self._writes()
 
@@ -276,7 +278,9 @@ class CheckpointController:
                 commit = taking.result()[0]
                 return await writes.read(lambda: self._rows.begin(key, commit))
             started = await writes.read(lambda: self._rows.begin(key, "", BEFORE_TAKING))
-            self._taking[(key, started.turn)] = taking
+            self._taking[(key, started.turn)] = asyncio.get_running_loop().create_task(
+                self._took_first(started, taking, writes), name="first checkpoint into its row"
+            )
             return started
         except Exception as exc:  # a checkpoint never stops a turn (ERR-1): git, the disk or the database said no
             log.warning("no checkpoint before the turn on %s", key, exc_info=True)
@@ -296,8 +300,8 @@ class CheckpointController:
 
         taking = self._taking.pop((key, started.turn), None)
         before: str | None = started.before_commit
-        if taking is not None:  # the first snapshot, beside the turn: into the row, before the after-snapshot
-            before = await self._took_first(started, taking, writes)
+        if taking is not None:  # the first snapshot, beside the turn: in the row before the after-snapshot
+            before = await asyncio.shield(taking)
 
         def record() -> tuple[str, tuple[FileChange, ...]]:
             repo = self._repo(key)

@@ -32,6 +32,16 @@
     </message>
 </context>
 <context>
+    <name>LongLines</name>
+    <message numerus="yes">
+        <source>… %n more character(s) on this line, not shown</source>
+        <translation>
+            <numerusform>… %n more character on this line, not shown</numerusform>
+            <numerusform>… %n more characters on this line, not shown</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MessageListModel</name>
     <message numerus="yes">
         <source>… (%n more character(s) not shown in the list)</source>

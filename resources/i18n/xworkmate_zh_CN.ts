@@ -1120,6 +1120,15 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     </message>
 </context>
 <context>
+    <name>LongLines</name>
+    <message numerus="yes">
+        <source>… %n more character(s) on this line, not shown</source>
+        <translation>
+            <numerusform>… 此行还有 %n 个字符未显示</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>That did not work — {error}</source>

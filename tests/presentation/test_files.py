@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from xworkmate.presentation.files import PREVIEW_LIMIT, human_size, read_preview
+from xworkmate.presentation.files import LONG_LINE_CHARS, PREVIEW_LIMIT, human_size, read_preview
 
 
 def test_preview_says_binary_and_too_large_honestly(tmp_path: Path) -> None:
@@ -35,3 +35,19 @@ def test_a_fifo_is_never_opened_and_sizes_read_as_a_person_reads_them(tmp_path: 
     small = tmp_path / "notes.txt"
     small.write_text("hello\n", encoding="utf-8")
     assert read_preview(small).text == "hello\n" and read_preview(small).note == "notes.txt — 6 bytes"
+
+
+def test_a_minified_files_long_line_is_previewed_cut_and_says_how_much_is_not_shown(tmp_path: Path) -> None:
+    """Issue 34 (LOOP-1): the preview lays a line out whole on the GUI thread; a bundle's one line of
+    200,000 characters is shown up to ``LONG_LINE_CHARS`` and says how many more it has."""
+    bundle = tmp_path / "app.min.js"
+    bundle.write_text("// built\n" + "x" * 200_000 + "\nend\n")
+    result = read_preview(bundle)
+    first, long, last, after = result.text.split("\n")
+    assert (first, last, after) == ("// built", "end", "")
+    assert long == "x" * LONG_LINE_CHARS + " … 199000 more characters on this line, not shown"
+    assert result.note.startswith("app.min.js — ")  # the file was read whole: no "too large"
+
+    plain = tmp_path / "plain.txt"
+    plain.write_text("a line\n" * 1_000)
+    assert read_preview(plain).text == "a line\n" * 1_000  # nothing cut, nothing added

@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 from tests.support.git_repos import make_repo
 from xworkmate.controllers import SessionController
 from xworkmate.domain.checkpoints import ChangeScope, FileChange, FileChangeKind
+from xworkmate.presentation.files import LONG_LINE_CHARS
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.changes.changes_view import ChangedFilesModel, ChangesView, DiffView, FileListing, RestoreChoice
@@ -322,6 +323,38 @@ def test_a_long_diff_is_coloured_in_runs_not_per_line(qtbot: QtBot, lines: int) 
     assert added.blockFormat().background().color().green() > added.blockFormat().background().color().red()
     assert removed.blockFormat().background().color().red() > removed.blockFormat().background().color().green()
     assert context.blockFormat().background().style() == Qt.BrushStyle.NoBrush
+
+
+def test_a_minified_files_line_of_a_megabyte_is_shown_cut_and_the_patch_stays_whole(qtbot: QtBot) -> None:
+    """Issue 34 (LOOP-1): Qt lays a line out whole at each paint and sideways scroll (1 MB: ~0.2 s to go in,
+    ~0.13 s a scroll step). The diff shows it up to ``LONG_LINE_CHARS`` and says how many more it has;
+    the lines, their colours, the hunks and the patch a revert takes are as before."""
+    diff = DiffView()
+    qtbot.addWidget(diff)
+    before, after = "var a=" + "x" * 999_994, "var a=" + "y" * 1_000_000
+    patch = f"--- a/app.min.js\n+++ b/app.min.js\n@@ -1,2 +1,2 @@\n {'k' * 40}\n-{before}\n+{after}\n"
+    diff.set_patch(patch)
+    qtbot.waitUntil(lambda: not diff.loading)
+    document = diff.document()
+    assert document.blockCount() == 6 and diff.hunk_count == 1 and diff.patch == patch
+    assert document.characterCount() < 3 * LONG_LINE_CHARS + 200  # was 2 MB
+    removed, added = document.findBlockByNumber(4), document.findBlockByNumber(5)
+    assert removed.text() == "-" + before[: LONG_LINE_CHARS - 1] + " … 999001 more characters on this line, not shown"
+    assert added.text() == "+" + after[: LONG_LINE_CHARS - 1] + " … 999007 more characters on this line, not shown"
+    assert added.blockFormat().background().color().green() > added.blockFormat().background().color().red()
+    assert document.findBlockByNumber(3).text() == " " + "k" * 40  # a short line whole
+
+
+def test_a_long_diff_of_long_lines_goes_in_by_characters_as_well_as_by_lines(qtbot: QtBot) -> None:
+    """The first chunk stops at ``CHUNK_CHARS`` characters (a new file of 1,200 lines of 900 characters
+    went in whole at once: a run is no longer added whole); every line is there once loaded."""
+    diff = DiffView()
+    qtbot.addWidget(diff)
+    body = ["--- /dev/null", "+++ b/data.csv", "@@ -0,0 +1,1200 @@"] + [f"+{i:04} " + "z" * 895 for i in range(1200)]
+    diff.set_patch("\n".join(body) + "\n")
+    assert diff.loading and diff.document().characterCount() <= DiffView.CHUNK_CHARS + 2 * LONG_LINE_CHARS
+    qtbot.waitUntil(lambda: not diff.loading)
+    assert diff.toPlainText() == "\n".join(body)
 
 
 def test_the_restore_dialog_asks_and_offers_the_fork(qtbot: QtBot) -> None:

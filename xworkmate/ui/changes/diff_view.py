@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextBlockFormat, QTextC
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from xworkmate.domain.diffs import DiffLineKind, diff_line_kind, hunk_at, hunk_starts
+from xworkmate.presentation.files import cut_line, cut_note
 from xworkmate.ui import theme
 
 # The diff's colours are the theme's tokens (issue 18: one table, both themes, contrast-checked).
@@ -83,6 +84,7 @@ class DiffView(QPlainTextEdit):
 
     FIRST_LINES = 400
     CHUNK_LINES = 1500
+    CHUNK_CHARS = 300_000  # a chunk of long lines stops sooner (each at most LONG_LINE_CHARS shown)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -100,6 +102,7 @@ class DiffView(QPlainTextEdit):
         self._lines: list[str] = []
         self._runs: list[tuple[DiffLineKind, int, int]] = []
         self._next_run = 0
+        self._next_line = 0  # the first line of ``_next_run`` not yet added
         self._generation = 0
 
     @property
@@ -122,7 +125,7 @@ class DiffView(QPlainTextEdit):
         self._lines = lines = patch.splitlines()
         self._hunks = hunk_starts(lines)
         self._runs = _line_runs(lines)
-        self._next_run = 0
+        self._next_run = self._next_line = 0
         self.setPlaceholderText(placeholder)
         self.document().clear()
         if lines:
@@ -139,20 +142,33 @@ class DiffView(QPlainTextEdit):
             QTimer.singleShot(0, self, partial(self._append_later, generation))
 
     def _append(self, budget: int) -> None:
-        """Add whole runs of lines at the end until about ``budget`` lines went in."""
+        """Add lines at the end, a run of same-kind lines at a time, until about ``budget`` lines or
+        ``CHUNK_CHARS`` characters went in; a line too long to lay out is cut, and says so
+        (``presentation.files``; the patch itself stays whole: ``patch``, the hunks)."""
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.beginEditBlock()
-        added = 0
-        last = len(self._runs) - 1
-        while self._next_run <= last and added < budget:
+        note = self._formats[DiffLineKind.NOTE][0]
+        last = len(self._lines) - 1
+        lines = chars = 0
+        while self._next_run < len(self._runs) and lines < budget and chars < self.CHUNK_CHARS:
             kind, first, end = self._runs[self._next_run]
             char, block = self._formats[kind]
             cursor.setBlockFormat(block)
-            text = "\n".join(self._lines[first:end])
-            cursor.insertText(text if self._next_run == last else text + "\n", char)
-            added += end - first
-            self._next_run += 1
+            number = max(first, self._next_line)
+            pending: list[str] = []  # lines shown whole, each with its line break but the patch's last
+            while number < end and lines < budget and chars < self.CHUNK_CHARS:
+                text, hidden = cut_line(self._lines[number])
+                pending.append(text if hidden else text if number == last else text + "\n")
+                if hidden:
+                    cursor.insertText("".join(pending), char)
+                    cursor.insertText(cut_note(hidden), note)
+                    pending = [] if number == last else ["\n"]
+                lines, chars, number = lines + 1, chars + len(text), number + 1
+            cursor.insertText("".join(pending), char)
+            self._next_line = number
+            if number == end:
+                self._next_run += 1
         cursor.endEditBlock()
 
     def current_hunk(self) -> int | None:

@@ -303,6 +303,14 @@
         </translation>
     </message>
     <message>
+        <source>Lines longer than {limit} characters are cut here; Details shows the whole call</source>
+        <translation>超过 {limit} 个字符的行在此处被截断；“详情”中有完整的调用</translation>
+    </message>
+    <message>
+        <source>Lines longer than {limit} characters are folded: {mark}starts the rest of one</source>
+        <translation>超过 {limit} 个字符的行被折开显示：{mark}开头的是上一行的其余部分</translation>
+    </message>
+    <message>
         <source>{path} — new file</source>
         <translation>{path} — 新文件</translation>
     </message>

@@ -13,6 +13,7 @@ from xworkmate.domain.change_preview import PREVIEW_LINES, PreviewNote, change_p
 from xworkmate.presentation import text
 from xworkmate.presentation.approvals import approval_view
 from xworkmate.presentation.cards import ERROR_WORDS, error_words, tool_card
+from xworkmate.presentation.files import FOLD_MARK, LONG_LINE_CHARS
 from xworkmate.presentation.wording import home_relative
 
 from .conftest import installed
@@ -150,3 +151,39 @@ def test_an_agents_sent_diff_reads_as_a_diff_or_as_a_new_files_content() -> None
     created = diff_preview("--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n")
     assert created is not None and (created.path, created.created, created.content) == ("new.py", True, "x = 1\ny = 2")
     assert diff_preview("not a diff") is None
+
+
+def _unfolded(text: str) -> str:
+    return text.replace("\n" + FOLD_MARK, "")
+
+
+def test_a_command_of_a_megabyte_is_shown_whole_folded_and_its_card_says_so(tmp_path: Path) -> None:
+    """Issue 34 (LOOP-1): a heredoc command of 500,000 characters on one line took the card 11.7 s to lay
+    out, the window frozen. What the person approves is shown whole: folded into lines of at most
+    ``LONG_LINE_CHARS``, each rest starting with ``FOLD_MARK``; the note says so. The call under Details
+    is folded the same way, whole."""
+    command = "cat > out.b64 <<'EOF'\n" + "QUJD" * 125_000 + "\nEOF"
+    view = approval_view(_request("run_command", {"command": command}, tmp_path), "h")
+    assert view.body_kind == "command" and _unfolded(view.body) == command
+    assert max(map(len, view.body.splitlines())) <= LONG_LINE_CHARS + len(FOLD_MARK)
+    assert view.note == f"Lines longer than 1,000 characters are folded: {FOLD_MARK}starts the rest of one"
+    assert json.loads(_unfolded(view.details)) == {"command": command}
+    assert max(map(len, view.details.splitlines())) <= LONG_LINE_CHARS + len(FOLD_MARK)
+
+    short = approval_view(_request("run_command", {"command": "ls -la"}, tmp_path), "h")
+    assert (short.body, short.note) == ("ls -la", "")
+
+
+def test_a_minified_new_file_or_edit_is_cut_in_the_card_and_whole_under_details(tmp_path: Path) -> None:
+    """A new file of one 1 MB line: its content cut on the card (1.1 s to lay out, 23 s for Details before),
+    the note saying where the whole call is; Details folded, whole."""
+    bundle = "var a=" + "x" * 1_000_000
+    view = approval_view(_request("write_file", {"path": "app.min.js", "content": bundle}, tmp_path), "h")
+    assert view.body_kind == "content"
+    assert view.body == bundle[:LONG_LINE_CHARS] + " … 999006 more characters on this line, not shown"
+    assert view.note == "Lines longer than 1,000 characters are cut here; Details shows the whole call"
+    assert json.loads(_unfolded(view.details))["content"] == bundle
+
+    (tmp_path / "app.min.js").write_text(bundle)
+    edit = approval_view(_request("edit_file", {"path": "app.min.js", "old": "var a=", "new": "let a="}, tmp_path), "h")
+    assert edit.body_kind == "diff" and "cut here" in edit.note  # the diff view cuts the lines it shows

@@ -4,6 +4,7 @@ a command with its folder and network setting; the raw call only behind "Details
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QTextEdit, Q
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.changes import ApprovalRequested
 from xworkmate.domain.threads import NetworkAccess
 from xworkmate.preferences import Language
+from xworkmate.presentation.files import FOLD_MARK, LONG_LINE_CHARS
 from xworkmate.testing.openai_server import OpenAIServer, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow
 from xworkmate.ui.agent.approvals import ApprovalCard
@@ -159,3 +162,40 @@ def test_a_rejected_calls_card_says_so_in_chinese(
     text = _rejected_card_text(qtbot, loop, agent_window, openai_server)
     assert "你拒绝了此操作" in text
     assert "not_approved" not in text and "rejected" not in text
+
+
+def test_an_agents_command_and_title_of_megabytes_make_a_card_of_short_lines_showing_all_of_the_command(
+    qtbot: QtBot,
+) -> None:
+    """Issue 34 (LOOP-1): an ACP agent's title is often its whole command; a 300,000-character title took
+    2.4 s to lay out in the heading, a 500,000-character command 11.7 s in the card and 6.3 s more for
+    Details, the window frozen. The command is shown whole, folded; the title is cut and says so."""
+    command = "cat > out.b64 <<'EOF'\n" + "QUJD" * 125_000 + "\nEOF"
+    arguments = json.dumps({"title": f"Run {command}", "input": {"command": command}})
+    request = ApprovalRequested(
+        key="main", approval_id=7, tool="execute", summary=f"Run {command}", arguments=arguments, folder="/tmp"
+    )
+    card = ApprovalCard(request)
+    qtbot.addWidget(card)
+    card.show()
+    card.details_button.click()
+    shown = card.findChild(QPlainTextEdit, "approvalCommand")
+    fold = "\n" + FOLD_MARK.replace("\u00a0", " ")  # Qt's plain text gives a no-break space back as a space
+    assert shown is not None and shown.toPlainText().replace(fold, "") == command
+    for view in (shown, card.arguments_view):
+        blocks = view.toPlainText().split("\n")
+        assert max(map(len, blocks)) <= LONG_LINE_CHARS + len(FOLD_MARK)
+    assert json.loads(card.arguments_view.toPlainText().replace(fold, "")) == json.loads(arguments)
+    note = card.findChild(QLabel, "approvalNote")
+    assert note is not None and "folded" in note.text()
+    assert card.summary_label.text() == "The agent asks to run this command"  # the block shows it
+
+    title = "fetch " + "https://example.com/?q=" + "z" * 300_000
+    other = ApprovalCard(
+        ApprovalRequested(key="main", approval_id=8, tool="fetch", summary=title, arguments="{}", folder="/tmp")
+    )
+    qtbot.addWidget(other)
+    other.show()
+    heading = other.summary_label.text()
+    assert heading.startswith("The agent asks to fetch https://example.com/?q=zzz") and len(heading) < 1_100
+    assert heading.endswith(f" … {len(title) - LONG_LINE_CHARS} more characters on this line, not shown")

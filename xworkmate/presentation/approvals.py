@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 
 from xworkmate.domain.change_preview import ChangePreview, PreviewNote
 from xworkmate.domain.tools import NativeTool
+from xworkmate.presentation.files import FOLD_MARK, LONG_LINE_CHARS, cut_lines, fold_lines, has_long_line
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import home_relative
 
@@ -123,6 +124,29 @@ def _more(count: int) -> str:
     return ApprovalText.tr("… %n more line(s) not shown", "", count) if count else ""
 
 
+def _notes(*notes: str) -> str:
+    return " · ".join(note for note in notes if note)
+
+
+def _cut(shown: str) -> str:
+    """The note for a new file's content or a diff whose long lines the card cuts (issue 34: a line of
+    megabytes froze the window for seconds); the call is whole under Details."""
+    if not has_long_line(shown):
+        return ""
+    return translate(
+        "ApprovalText", "Lines longer than {limit} characters are cut here; Details shows the whole call"
+    ).format(limit=f"{LONG_LINE_CHARS:,}")
+
+
+def _folded(command: str) -> str:
+    """The note for a command the card folds: all of it is shown, a long line in pieces."""
+    if not has_long_line(command):
+        return ""
+    return translate(
+        "ApprovalText", "Lines longer than {limit} characters are folded: {mark}starts the rest of one"
+    ).format(limit=f"{LONG_LINE_CHARS:,}", mark=FOLD_MARK)
+
+
 def _command(tool: str, arguments: str) -> str | None:
     """The shell command a call would run: a native ``run_command``'s, or an ACP ``execute`` call's input."""
     try:
@@ -142,7 +166,8 @@ def _command(tool: str, arguments: str) -> str | None:
 
 def approval_view(request: ApprovalRequest, heading: str) -> ApprovalView:
     """What the card shows for ``request``; ``heading`` is its one-line summary, already worded."""
-    details = pretty_arguments(request.arguments)
+    # What the person approves is shown whole: the call's long lines folded, not cut (issue 34).
+    details = fold_lines(pretty_arguments(request.arguments))
     change = request.change
     if change is not None:
         if change.created:
@@ -151,8 +176,8 @@ def approval_view(request: ApprovalRequest, heading: str) -> ApprovalView:
                 heading,
                 target,
                 "content",
-                change.content,
-                _more(change.more_lines),
+                cut_lines(change.content),
+                _notes(_more(change.more_lines), _cut(change.content)),
                 language=code_language(change.path),
                 details=details,
             )
@@ -170,7 +195,10 @@ def approval_view(request: ApprovalRequest, heading: str) -> ApprovalView:
             return ApprovalView(
                 heading, change.path, "none", "", translate("ApprovalText", "No change"), details=details
             )
-        return ApprovalView(heading, target, "diff", body, _more(change.more_lines), details=details)
+        # The diff view cuts its long lines itself (``ui/changes/diff_view``).
+        return ApprovalView(
+            heading, target, "diff", body, _notes(_more(change.more_lines), _cut(body)), details=details
+        )
     command = _command(request.tool, request.arguments)
     if command is not None:
         folder = (
@@ -181,5 +209,5 @@ def approval_view(request: ApprovalRequest, heading: str) -> ApprovalView:
         facts = tuple(f for f in (network_words(request.network, request.allowed_hosts),) if f)
         # The block shows the command: the heading does not say it again.
         heading = translate("ApprovalText", "The agent asks to run this command")
-        return ApprovalView(heading, folder, "command", command, facts=facts, details=details)
+        return ApprovalView(heading, folder, "command", fold_lines(command), _folded(command), facts, details=details)
     return ApprovalView(heading, "", "none", "", details=details)

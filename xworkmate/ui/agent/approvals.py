@@ -36,7 +36,8 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import ApprovalRequested
 from xworkmate.domain.permissions import always_level
 from xworkmate.domain.threads import PermissionLevel
-from xworkmate.presentation.approvals import ApprovalView, approval_view, pretty_arguments
+from xworkmate.presentation.approvals import ApprovalView, approval_view
+from xworkmate.presentation.files import cut_line, cut_note
 from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui import theme
@@ -118,7 +119,11 @@ class ApprovalCard(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.request = request
 
-        heading = self.tr("The agent asks to {summary}").format(summary=plain_words(request.summary))
+        # An agent's title may be its whole command (megabytes): at most a long line's worth here (issue 34).
+        summary, hidden = cut_line(plain_words(request.summary))
+        heading = self.tr("The agent asks to {summary}").format(
+            summary=summary + cut_note(hidden) if hidden else summary
+        )
         self.view: ApprovalView = approval_view(request, heading)
         self.summary_label = QLabel(self.view.heading)
         self.summary_label.setObjectName("approvalSummary")
@@ -139,7 +144,7 @@ class ApprovalCard(QFrame):
         self.details_button.setArrowType(Qt.ArrowType.RightArrow)
         self.details_button.setToolTip(self.tr("Show the call's arguments exactly as the agent sent them"))
         self.details_button.toggled.connect(self._show_details)
-        self.arguments_view = QPlainTextEdit(pretty_arguments(request.arguments))
+        self.arguments_view = QPlainTextEdit(self.view.details)
         self.arguments_view.setObjectName("approvalArguments")
         self.arguments_view.setReadOnly(True)
         self.arguments_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

@@ -88,6 +88,13 @@
 <context>
     <name>RenderingText</name>
     <message numerus="yes">
+        <source>(+%n more line(s))</source>
+        <translation>
+            <numerusform>(+%n more line)</numerusform>
+            <numerusform>(+%n more lines)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>… %n more line(s) not shown here</source>
         <translation>
             <numerusform>… %n more line not shown here</numerusform>

@@ -2140,6 +2140,12 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
         <translation>{seconds} 秒后超时</translation>
     </message>
     <message numerus="yes">
+        <source>(+%n more line(s))</source>
+        <translation>
+            <numerusform>（另有 %n 行）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>new file · %n byte(s)</source>
         <translation>
             <numerusform>新文件 · %n 字节</numerusform>

@@ -8,6 +8,7 @@ import pytest
 
 from xworkmate.presentation import text
 from xworkmate.presentation.cards import COLLAPSED_LINES, plan_text, running_card, thought_summary, tool_card
+from xworkmate.presentation.files import LONG_LINE_CHARS
 
 from .conftest import installed
 
@@ -116,3 +117,23 @@ def test_a_read_skill_card_names_the_skill_and_the_file_read() -> None:
     assert body.plain_text() == "Read skill pdf-forms — 2 lines\n# PDF\nsteps"
     beside = tool_card({"name": "read_skill", "arguments": '{"name": "pdf-forms", "path": "ref.md"}', "ok": True}, "x")
     assert beside.plain_text().startswith("Read skill pdf-forms/ref.md — 1 line")
+
+
+def test_a_cards_title_is_one_line_and_its_long_lines_are_cut_saying_how_much_is_not_shown() -> None:
+    """Issue 34 (LOOP-1): a model's heredoc command of 50 KB made its card's title 10,000 px tall, a
+    minified file's one 64 KB line of output a "collapsed" card 13,000 px tall (0.15 s to lay out at each
+    switch; 1 MB from an ACP agent, 25 s). The title is its first line and a count of the rest; each body
+    line is cut at ``LONG_LINE_CHARS`` and says how many more characters it has."""
+    heredoc = "cat > data.py <<'EOF'\n" + "\n".join(f"VALUE_{i} = {i}" for i in range(1500)) + "\nEOF"
+    minified = "var a=" + "x" * 65_530
+    card = tool_card({"name": "run_command", "arguments": {"command": heredoc}, "ok": True}, minified)
+    assert card.title == f"$ {heredoc}"  # the card keeps what was stored
+    head, body = card.plain_text().split("\n")
+    assert head == "$ cat > data.py <<'EOF' (+1501 more lines) — ok"
+    assert body == minified[:LONG_LINE_CHARS] + " … 64536 more characters on this line, not shown"
+    assert card.shown_lines(True)[0] == [body]
+
+    titled = running_card("fetch " + "q" * 5_000)
+    assert titled.title_line.endswith(" … 4016 more characters on this line, not shown")
+    short = tool_card({"name": "run_command", "arguments": {"command": "ls"}, "ok": True}, "a.txt")
+    assert short.plain_text() == "$ ls — ok\na.txt"

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QImage, QPainter, QTextDocument
+from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
+from xworkmate.presentation.cards import tool_card
 from xworkmate.store import Store
 from xworkmate.ui.rendering import (
     BodyFormat,
@@ -261,3 +262,14 @@ def test_a_streaming_body_starts_over_for_another_answer(qapp: QApplication) -> 
     body.update("First answer.\n\nSecond paragraph.")
     body.update("Something else entirely.")
     assert body.plain_text() == "Something else entirely."
+
+
+def test_a_card_of_a_minified_output_and_a_heredoc_title_is_a_few_lines_tall(qapp: QApplication) -> None:
+    """Issue 34 (LOOP-1): a 64 KB line of output made a "collapsed" card 13,000 px tall, a 50 KB heredoc
+    its title 10,000 px; the card is a title line and at most ``LONG_LINE_CHARS`` of each body line."""
+    heredoc = "cat > data.py <<'EOF'\n" + "\n".join(f"VALUE_{i} = {i}  # a comment" for i in range(1500)) + "\nEOF"
+    card = tool_card({"name": "run_command", "arguments": {"command": heredoc}, "ok": True}, "x" * 65_536)
+    font = QFont()
+    document = build_document("", "tool", font, 600, card=card)
+    line = QFontMetricsF(font).lineSpacing()
+    assert document.size().height() < 30 * line  # ~11 lines of the cut output, the title, the note

@@ -17,6 +17,7 @@ from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.tools import ActionKind, NativeTool, tool_spec
+from xworkmate.presentation.files import cut_line, cut_note
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import plain_words
 
@@ -143,6 +144,19 @@ class ToolCard:
         return self.body.splitlines() if self.body else []
 
     @property
+    def title_line(self) -> str:
+        """The title as the card shows it, one line: a command's first line (a heredoc's other lines said as
+        a count), a long line cut (issue 34: a 50 KB heredoc made a title 10,000 px tall; 500 KB took 7.7 s)."""
+        first, _, rest = self.title.partition("\n")
+        kept, hidden = cut_line(first)
+        more = rest.count("\n") + 1 if rest else 0
+        return (
+            kept
+            + (cut_note(hidden) if hidden else "")
+            + (" " + RenderingText.tr("(+%n more line(s))", "", more) if more else "")
+        )
+
+    @property
     def expandable(self) -> bool:
         if self.body_kind == "reason":
             return len(self.body_lines) > EXPANDED_LINES
@@ -156,19 +170,22 @@ class ToolCard:
         if self.body_kind == "diff" and not expanded:
             added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
             removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-            shown = translate("RenderingText", "diff +{added} −{removed} — click to show")
-            return [], shown.format(added=added, removed=removed) if lines else ""
+            folded = translate("RenderingText", "diff +{added} −{removed} — click to show")
+            return [], folded.format(added=added, removed=removed) if lines else ""
         limit = EXPANDED_LINES if expanded or self.body_kind == "reason" else COLLAPSED_LINES
+        # Each line cut as a long line is (a minified file's one line of 64 KB: a "collapsed" card
+        # 13,000 px tall, 0.15 s to lay out at each switch; 1 MB from an ACP agent, 25 s).
+        shown = [kept + cut_note(hidden) if hidden else kept for kept, hidden in map(cut_line, lines[:limit])]
         if len(lines) <= limit:
-            return lines, (translate("RenderingText", "click to collapse") if expanded and self.expandable else "")
+            return shown, (translate("RenderingText", "click to collapse") if expanded and self.expandable else "")
         hidden = len(lines) - limit
         if expanded:
-            return lines[:limit], RenderingText.tr("… %n more line(s) not shown here", "", hidden)
-        return lines[:limit], RenderingText.tr("… %n more line(s) — click to expand", "", hidden)
+            return shown, RenderingText.tr("… %n more line(s) not shown here", "", hidden)
+        return shown, RenderingText.tr("… %n more line(s) — click to expand", "", hidden)
 
     def plain_text(self, expanded: bool = False) -> str:
         lines, note = self.shown_lines(expanded)
-        head = f"{self.title} — {self.status}" if self.status else self.title
+        head = f"{self.title_line} — {self.status}" if self.status else self.title_line
         network = [c.text for c in self.connections]
         return "\n".join([head, *([self.remark] if self.remark else []), *network, *lines, *([note] if note else [])])
 

@@ -81,7 +81,7 @@ def card_html(card: ToolCard, expanded: bool) -> str:
     if card.tool == "running":
         mark, colour = "⏳", colours.hex("info-text")
     status = f' <span style="color:{colour}">{html.escape(card.status)}</span>' if card.status else ""
-    title = f'<span style="color:{colour}">{mark}</span> <b>{html.escape(card.title)}</b>{status}'
+    title = f'<span style="color:{colour}">{mark}</span> <b>{html.escape(card.title_line)}</b>{status}'
     parts = [f'<p style="margin:0">{title}</p>']
     if card.remark:
         parts.append(f'<p style="margin:2px 0 0 0"><i>{html.escape(card.remark)}</i></p>')

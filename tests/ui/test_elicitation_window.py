@@ -8,11 +8,14 @@ import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QSpinBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.acp.test_elicitation import ELICIT
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.changes import ApprovalRequested
+from xworkmate.domain.elicitation import form_from_schema
+from xworkmate.presentation.files import LONG_LINE_CHARS
 from xworkmate.testing.acp_scripts import report_events, scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.agent.elicitation import ElicitationCard
@@ -149,3 +152,22 @@ def test_a_url_request_shows_its_address_and_done_answers_accept(
     # The agent then sent elicitation/complete, which the client takes quietly (the schema check saw both).
     assert [e["action"] for e in report_events(report, "elicitation")] == ["accept"]
     assert any("thanks" in text for text in message_texts(window))
+
+
+def test_an_agents_question_of_megabytes_is_a_card_of_cut_lines(qtbot: QtBot) -> None:
+    """Issue 34 (LOOP-1): a label lays its text out whole on the GUI thread (300,000 characters: seconds,
+    the window frozen). The agent's message, a field's title and a form's address show each line cut at
+    ``LONG_LINE_CHARS``, saying how much more it has."""
+    message = "Which one? " + "m" * 300_000
+    form = form_from_schema(
+        message, {"type": "object", "properties": {"name": {"type": "string", "title": "t" * 5_000}}}
+    )
+    card = ElicitationCard(
+        ApprovalRequested(key="main", approval_id=3, tool="elicitation", summary="", arguments="{}", form=form)
+    )
+    qtbot.addWidget(card)
+    card.show()
+    heading = card.findChild(QLabel, "elicitationMessage")
+    assert heading is not None and heading.text().startswith("The agent asks: Which one? mmm")
+    assert heading.text().endswith(f" … {len(message) - LONG_LINE_CHARS} more characters on this line, not shown")
+    assert max(len(label.text()) for label in card.findChildren(QLabel)) < LONG_LINE_CHARS + 100

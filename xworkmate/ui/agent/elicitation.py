@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from xworkmate.controllers import ApprovalRequested
 from xworkmate.domain.elicitation import ElicitationForm, FormField, missing_required
+from xworkmate.presentation.files import cut_lines
 
 ACCEPT = "accept"
 DECLINE = "decline"
@@ -59,7 +60,9 @@ class ElicitationCard(QFrame):
         self.form: ElicitationForm = request.form
         self.inputs: dict[str, QWidget] = {}
 
-        heading = QLabel(self.tr("The agent asks: {message}").format(message=self.form.message))
+        # What an agent sends is laid out whole by a label: its long lines cut (issue 34; a 300,000-character
+        # line took seconds, the window frozen).
+        heading = QLabel(self.tr("The agent asks: {message}").format(message=cut_lines(self.form.message)))
         heading.setObjectName("elicitationMessage")
         heading.setWordWrap(True)
         heading.setTextFormat(Qt.TextFormat.PlainText)
@@ -94,7 +97,7 @@ class ElicitationCard(QFrame):
             self.decline_button.setVisible(False)
             self.setFocusProxy(self.option_buttons[0])
         elif self.form.is_url:
-            address = QLabel(self.form.url or "")
+            address = QLabel(cut_lines(self.form.url or ""))  # "Open" opens the whole address
             address.setObjectName("elicitationUrl")
             address.setTextFormat(Qt.TextFormat.PlainText)
             address.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -114,9 +117,9 @@ class ElicitationCard(QFrame):
                 editor.setProperty("fieldName", form_field.name)
                 editor.setAccessibleName(form_field.title)
                 if form_field.description:
-                    editor.setToolTip(form_field.description)
+                    editor.setToolTip(cut_lines(form_field.description))
                 self.inputs[form_field.name] = editor
-                label = QLabel(f"{form_field.title}{' *' if form_field.required else ''}")
+                label = QLabel(f"{cut_lines(form_field.title)}{' *' if form_field.required else ''}")
                 label.setBuddy(editor)
                 fields.addRow(label, editor)
             layout.addLayout(fields)

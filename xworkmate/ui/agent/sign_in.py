@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from xworkmate.controllers import SignInRequested
+from xworkmate.presentation.files import cut_lines
 
 
 class SignInCard(QFrame):
@@ -48,7 +49,7 @@ class SignInCard(QFrame):
                 lines.append(self.tr("Opens a sign-in terminal running: {command}").format(command=method.command))
             elif method.command:
                 lines.append(self.tr("First run in a terminal: {command}").format(command=method.command))
-            text = QLabel("\n".join(lines))
+            text = QLabel(cut_lines("\n".join(lines)))  # an agent's words: long lines cut (issue 34)
             text.setTextFormat(Qt.TextFormat.PlainText)
             text.setWordWrap(True)
             text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.threads import BoundBy
+from xworkmate.presentation.files import FilePreview
 from xworkmate.ui import MainWindow
+from xworkmate.ui.window import workspace as workspace_actions
 
 from .support import click_line, label_text
 
@@ -87,6 +93,44 @@ def test_the_tree_shows_the_line_folder_and_clicking_a_file_previews_it(
     index = fs_model.index(0, 0, root)
     tree.setCurrentIndex(index)
 
-    assert window.workspace_pane.preview.toPlainText() == "# Hello\nworld\n"
+    qtbot.waitUntil(lambda: window.workspace_pane.preview.toPlainText() == "# Hello\nworld\n")  # read on a worker
     assert window.workspace_pane.preview.isReadOnly()
     assert "README.md" in window.workspace_pane.preview_info.text()
+
+
+def test_a_preview_is_read_off_the_gui_thread_and_a_late_one_never_replaces_the_file_selected_since(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    window: MainWindow,
+    sqlite_controller: SessionController,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LOOP-1: a line's folder may be on a network disk; the preview's read (up to 256 KB) ran on the GUI
+    thread. Now on a worker; the slow read of a file selected before arrives after the next one's and is
+    dropped."""
+    line = sqlite_controller.lines.create_line("Two files")
+    folder = Path(line.workspace_binding.path or "")
+    (folder / "a.txt").write_text("slow to read\n")
+    (folder / "b.txt").write_text("the one selected\n")
+    readers: dict[str, str] = {}
+    real = workspace_actions.read_preview
+
+    def read(path: Path) -> FilePreview:  # the real read, noting where it ran; a.txt as from a slow disk
+        readers[path.name] = threading.current_thread().name
+        if path.name == "a.txt":
+            time.sleep(0.5)
+        return real(path)
+
+    monkeypatch.setattr(workspace_actions, "read_preview", read)
+    click_line(qtbot, window, line.thread_id)
+    tree, fs_model = window.workspace_pane.tree, window.fs_model
+    root = tree.rootIndex()
+    qtbot.waitUntil(lambda: fs_model.rowCount(root) == 2, timeout=5000)
+    tree.setCurrentIndex(fs_model.index(str(folder / "a.txt")))
+    tree.setCurrentIndex(fs_model.index(str(folder / "b.txt")))
+    qtbot.waitUntil(lambda: window.workspace_pane.preview.toPlainText() == "the one selected\n")
+    qtbot.waitUntil(lambda: "a.txt" in readers and "b.txt" in readers)
+    qtbot.wait(700)  # a.txt's read has come back by now
+    assert window.workspace_pane.preview.toPlainText() == "the one selected\n"
+    assert "b.txt" in window.workspace_pane.preview_info.text()
+    assert threading.main_thread().name not in readers.values(), readers

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from xworkmate.controllers import (
 from xworkmate.controllers.views import LinePanes, ReadAhead
 from xworkmate.domain.messages import Message, MessageRole
 from xworkmate.domain.threads import ThreadKind, ThreadSummary
-from xworkmate.presentation.files import read_preview
+from xworkmate.presentation.files import FilePreview, read_preview
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.background import run_off_thread
 from xworkmate.ui.changes.workspace import WorkspaceFiles, WorkspacePane, dispatch_sources_note
@@ -63,6 +64,7 @@ class WorkspaceActions(QObject):
         self.folder_watcher = QFileSystemWatcher(self)
         self._sources_key: str | None = None  # the task whose "Dispatched on" section is shown
         self._shown_folder_exists = False
+        self._previewing: Path | None = None  # the file whose preview is being read or shown
         # Issue 16: the Changes tab, and the "n files changed" chips it finds for the conversation: built once
         # the window can be used (issue 34 item 4), or when first asked for (``changes_view``).
         self._changes_view: ChangesView | None = None
@@ -136,10 +138,24 @@ class WorkspaceActions(QObject):
 
     @Slot(QModelIndex, QModelIndex)
     def on_file_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        """The file's preview, read on a worker (LOOP-1: a folder may be on a network disk, a file there
+        slow to read); shown if that file is still the one selected."""
+        self._previewing = None
         if not current.isValid():
             self._pane.clear_preview()
             return
-        self._pane.show_preview(read_preview(Path(self._files.filePath(current))))
+        path = Path(self._files.filePath(current))
+        self._previewing = path
+
+        def show(preview: FilePreview) -> None:
+            if self._previewing == path:
+                self._pane.show_preview(preview)
+
+        def failed(error: BaseException) -> None:  # read_preview says its own errors; this is a fault
+            if self._previewing == path:
+                self._pane.show_preview(FilePreview("", plain_words(str(error))))
+
+        run_off_thread(partial(read_preview, path), show, failed, parent=self)
 
     @Slot(str)
     def on_folder_changed(self, _path: str) -> None:

@@ -137,3 +137,12 @@ def test_a_cards_title_is_one_line_and_its_long_lines_are_cut_saying_how_much_is
     assert titled.title_line.endswith(" … 4016 more characters on this line, not shown")
     short = tool_card({"name": "run_command", "arguments": {"command": "ls"}, "ok": True}, "a.txt")
     assert short.plain_text() == "$ ls — ok\na.txt"
+
+
+def test_a_plan_entry_is_one_line_and_an_agents_long_one_is_cut() -> None:
+    """Issue 34: an ACP agent's plan entry is laid out whole in the conversation; one line each, cut at
+    ``LONG_LINE_CHARS`` (a plan of a 300,000-character entry: seconds on the GUI thread)."""
+    plan = plan_text([["check\nthe tests", "completed"], ["w" * 300_000, "in_progress"]])
+    done, doing = plan.split("\n")
+    assert done == "☑ check the tests"
+    assert doing == "◐ " + "w" * LONG_LINE_CHARS + " … 299000 more characters on this line, not shown"

@@ -328,7 +328,8 @@ def plan_text(entries: Any) -> str:
             text, status = str(entry[0]), str(entry[1])
         else:
             text, status = str(entry), "pending"
-        lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {text}")
+        kept, hidden = cut_line(" ".join(text.splitlines()))  # one line each, an agent's long one cut (issue 34)
+        lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {kept}{cut_note(hidden) if hidden else ''}")
     return "\n".join(lines) or translate("RenderingText", "(an empty plan)")
 
 

@@ -7,7 +7,15 @@ from collections.abc import Iterator
 import pytest
 
 from xworkmate.presentation import text
-from xworkmate.presentation.cards import COLLAPSED_LINES, plan_text, running_card, thought_summary, tool_card
+from xworkmate.presentation.cards import (
+    COLLAPSED_LINES,
+    EXPANDED_CHARS,
+    EXPANDED_LINES,
+    plan_text,
+    running_card,
+    thought_summary,
+    tool_card,
+)
 from xworkmate.presentation.files import LONG_LINE_CHARS
 
 from .conftest import installed
@@ -146,3 +154,17 @@ def test_a_plan_entry_is_one_line_and_an_agents_long_one_is_cut() -> None:
     done, doing = plan.split("\n")
     assert done == "☑ check the tests"
     assert doing == "◐ " + "w" * LONG_LINE_CHARS + " … 299000 more characters on this line, not shown"
+
+
+def test_an_expanded_card_shows_its_lines_up_to_a_number_of_characters_too() -> None:
+    """Issue 34: 400 lines of 1,000 characters (an ACP agent's output has no cap) took 167 ms to lay out
+    when expanded, 88,000 px tall; the lines that fit ``EXPANDED_CHARS`` are shown, the rest counted."""
+    wide = tool_card(
+        {"name": "run_command", "arguments": {"command": "cat"}, "ok": True}, "\n".join(["z" * 1_000] * 2_000)
+    )
+    lines, note = wide.shown_lines(True)
+    assert len(lines) == EXPANDED_CHARS // 1_001 and note == f"… {2_000 - len(lines)} more lines not shown here"
+    narrow = tool_card(
+        {"name": "run_command", "arguments": {"command": "seq"}, "ok": True}, "\n".join(["n" * 80] * 500)
+    )
+    assert len(narrow.shown_lines(True)[0]) == EXPANDED_LINES  # ordinary output: as many lines as before

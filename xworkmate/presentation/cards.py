@@ -41,6 +41,9 @@ __all__ = [
 # A collapsed card shows this many lines of output; an expanded one at most EXPANDED_LINES.
 COLLAPSED_LINES = 6
 EXPANDED_LINES = 400
+EXPANDED_CHARS = 50_000
+"""An expanded card shows lines up to this many characters in all, too (issue 34: 400 lines of 1,000
+characters, an ACP agent's output, took 167 ms to lay out and stood 88,000 px tall)."""
 
 
 ERROR_WORDS: dict[str, str] = {
@@ -176,6 +179,12 @@ class ToolCard:
         # Each line cut as a long line is (a minified file's one line of 64 KB: a "collapsed" card
         # 13,000 px tall, 0.15 s to lay out at each switch; 1 MB from an ACP agent, 25 s).
         shown = [kept + cut_note(hidden) if hidden else kept for kept, hidden in map(cut_line, lines[:limit])]
+        total = 0
+        for count, line in enumerate(shown):
+            total += len(line) + 1
+            if total > EXPANDED_CHARS and count:
+                shown, limit = shown[:count], count
+                break
         if len(lines) <= limit:
             return shown, (translate("RenderingText", "click to collapse") if expanded and self.expandable else "")
         hidden = len(lines) - limit

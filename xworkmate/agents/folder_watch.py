@@ -35,6 +35,8 @@ import sys
 import threading
 from pathlib import Path
 
+from xworkmate.agents.sandbox import below
+
 __all__ = ["LOCAL_FILE_SYSTEMS", "MAX_FOLDERS", "MAX_TOUCHED", "FolderWatch", "watchable"]
 
 MAX_FOLDERS = 20_000
@@ -123,23 +125,19 @@ def _mounts() -> list[tuple[str, str]]:
     return mounts
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
 def watchable(folder: Path, mounts: list[tuple[str, str]] | None = None) -> bool:
     """Does every change to ``folder``'s files come with an inotify event? A local file system, no mount inside.
 
     ``mounts``: (mount point, file system type) of every mount, this process's by default."""
     real = os.path.realpath(folder)
     mounts = _mounts() if mounts is None else mounts
-    holding = [(point, kind) for point, kind in mounts if _inside(real, point)]
+    holding = [(point, kind) for point, kind in mounts if real == point or below(real, point)]
     if not holding:
         return False
     _point, kind = max(holding, key=lambda mount: len(mount[0]))
     if kind not in LOCAL_FILE_SYSTEMS:
         return False
-    return not any(_inside(point, real) and point != real for point, _kind in mounts)
+    return not any(below(point, real) for point, _kind in mounts)
 
 
 class _Shared:

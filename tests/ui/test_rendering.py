@@ -244,6 +244,54 @@ def test_a_streaming_answers_flush_measures_only_its_tail_not_every_settled_part
     assert body.parts_measured <= measured + len(body.parts)
 
 
+def test_a_streaming_code_fence_grows_in_place_and_ends_as_one_rendering_would_show_it(qapp: QApplication) -> None:
+    """Issue 34 item 1: nothing inside an open fence settles, so a model writing a file of 2,000 lines in one
+    fence had the whole fence rendered again at each flush (131 ms a flush at its end, 14 s of the GUI thread
+    over the stream). Past ``GROWN_TAIL_CHARS`` the tail's document grows by what came; once the fence closes
+    it is the settled part as it is. What shows is what one rendering of the answer shows: text, height,
+    highlighting, one code header whose "Copy" copies all of the code."""
+    body, lines, answer = _streamed_fence(qapp, 600)
+    longer, _, longer_answer = _streamed_fence(qapp, 1_200)
+    # The work grows with the answer, not with its square (rendered again per flush: ~2 million more).
+    assert longer.rendered_chars - body.rendered_chars < 3 * (len(longer_answer) - len(answer))
+
+    fresh = build_body("```python\n" + "\n".join(lines) + "\n```", "markdown", qapp.font(), 500)
+    assert isinstance(fresh, DocumentBody)
+    [before, fence, after] = body.parts
+    assert isinstance(fence, DocumentBody)
+    assert fence.plain_text() == fresh.plain_text() == "\n".join(lines)
+    assert fence.height() == fresh.height()  # the same lines, margins and closing room
+    assert body.height() == before.height() + fence.height() + after.height() + 2 * 6.0
+    [header] = fence.decorations().headers
+    [fresh_header] = fresh.decorations().headers
+    assert header.language == "python" and header.code == "\n".join(lines) and header.box == fresh_header.box
+    late = fence.document.lastBlock()  # a line added in place is highlighted as the rendering does it
+    assert late.text() == lines[-1] and late.layout().formats() == fresh.document.lastBlock().layout().formats()
+    assert _painted(qapp, fence) == _painted(qapp, fresh)  # pixel for pixel
+
+
+def _painted(qapp: QApplication, body: DocumentBody) -> QImage:
+    height = int(body.height()) + 2
+    image = QImage(520, height, QImage.Format.Format_ARGB32)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    body.draw(painter, QRectF(0, 0, 520, height), qapp.palette())
+    painter.end()
+    return image
+
+
+def _streamed_fence(qapp: QApplication, count: int) -> tuple[StreamingBody, list[str], str]:
+    """An answer with a fence of ``count`` lines of code, streamed 30 characters a flush (mid-line as often as
+    not), each flush measured as the row does."""
+    lines = [f"    value_{n} = compute({n}, name='x')  # note {n}" for n in range(count)]
+    answer = "Here is the file:\n\n```python\n" + "\n".join(lines) + "\n```\n\nThat is all.\n"
+    body = StreamingBody(qapp.font(), 500)
+    for end in range(30, len(answer) + 30, 30):
+        body.update(answer[:end])
+        body.height()
+    return body, lines, answer
+
+
 def test_a_streaming_code_block_with_blank_lines_stays_one_block(qapp: QApplication) -> None:
     """A blank line inside a fence is not a boundary: the block is rendered whole, highlighted."""
     answer = "Intro.\n\n```python\na = 1\n\nb = 2\n```\n\nAfter."

@@ -286,9 +286,13 @@ def _streamed_fence(qapp: QApplication, count: int) -> tuple[StreamingBody, list
     lines = [f"    value_{n} = compute({n}, name='x')  # note {n}" for n in range(count)]
     answer = "Here is the file:\n\n```python\n" + "\n".join(lines) + "\n```\n\nThat is all.\n"
     body = StreamingBody(qapp.font(), 500)
+    image = QImage(520, 300, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
     for end in range(30, len(answer) + 30, 30):
         body.update(answer[:end])
-        body.height()
+        height = body.height()
+        body.draw(painter, QRectF(0, max(height - 300, 0), 520, 300), qapp.palette())  # the newest text shows
+    painter.end()
     return body, lines, answer
 
 

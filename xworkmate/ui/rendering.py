@@ -437,7 +437,8 @@ class DocumentBody:
         else:
             cursor.insertText(more)
         cursor.endEditBlock()
-        self._decorations = None  # the code block's box and copied text have grown
+        if self._decorations is not None and self._decorations[0] == document.textWidth():
+            self._decorations = (self._decorations[0], markdown_style.code_grown(self._decorations[1], document, more))
         return True
 
     def code_at(self, point: QPointF) -> str | None:
@@ -523,6 +524,8 @@ def _open_fence_with_code(text: str) -> bool:
         elif in_fence:
             lines_in += 1
     return in_fence and lines_in > 0
+
+
 """The space between two settled parts of a streaming answer: a Markdown paragraph's margin."""
 
 

@@ -27,6 +27,7 @@ SUITES = {
     "slow_database": "benchmarks.bench_slow_database",
     "checkpoints": "benchmarks.bench_checkpoints",
     "changes_view": "benchmarks.bench_changes_view",
+    "long_content": "benchmarks.bench_long_content",  # issue 34: an agent's long lines and code fences
     "search": "benchmarks.bench_search",
     "search_exact": "benchmarks.bench_search_exact",  # issue 33: LOOP-3's 100,000-message check, from the suite
     "history": "benchmarks.bench_history",  # issue 34 item 2: a gigabyte of history (XW_BENCH_HISTORY_SCALE)

@@ -280,6 +280,41 @@ def _painted(qapp: QApplication, body: DocumentBody) -> QImage:
     return image
 
 
+@pytest.mark.parametrize("marker", ["- ", "{n}. "])
+def test_a_streaming_list_of_a_thousand_items_settles_item_by_item_and_shows_as_one_list(
+    qapp: QApplication, marker: str
+) -> None:
+    """Issue 34 item 1: a list has no blank line, so nothing of it settled and it was rendered again whole at
+    each flush (1,000 findings: 84 ms a flush at the end). A tail past ``GROWN_TAIL_CHARS`` settles where its
+    last top-level item starts; the parts paint as the whole list does, an ordered one's numbers going on."""
+
+    def streamed(count: int) -> tuple[StreamingBody, str]:
+        items = "".join(marker.format(n=n + 1) + f"finding {n}: the old name still works\n" for n in range(count))
+        answer = f"Findings:\n\n{items}\nThat is all."
+        body = StreamingBody(qapp.font(), 500)
+        for end in range(30, len(answer) + 30, 30):
+            body.update(answer[:end])
+            body.height()
+        return body, answer
+
+    body, answer = streamed(1_000)
+    longer, _ = streamed(2_000)
+    assert longer.rendered_chars < 2.3 * body.rendered_chars  # twice the list, twice the work (not four times)
+    whole = build_body(answer, "markdown", qapp.font(), 500)
+    assert body.height() == whole.height()
+    assert _lines(body.plain_text()) == _lines(whole.plain_text())
+    assert _painted_height(qapp, body, int(whole.height())) == _painted_height(qapp, whole, int(whole.height()))
+
+
+def _painted_height(qapp: QApplication, body: StreamingBody | DocumentBody | PlainBody, height: int) -> QImage:
+    image = QImage(520, height + 2, QImage.Format.Format_ARGB32)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    body.draw(painter, QRectF(0, 0, 520, height + 2), qapp.palette())
+    painter.end()
+    return image
+
+
 def _streamed_fence(qapp: QApplication, count: int) -> tuple[StreamingBody, list[str], str]:
     """An answer with a fence of ``count`` lines of code, streamed 30 characters a flush (mid-line as often as
     not), each flush measured as the row does."""

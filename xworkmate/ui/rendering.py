@@ -508,6 +508,9 @@ def build_body(
 
 # A fence line opens or closes a code block; a blank line outside one ends every block.
 _FENCE_LINE = re.compile(r" {0,3}(```|~~~)")
+_ITEM_LINE = re.compile(r"([-+*]|\d{1,9}[.)])[ \t]+\S")  # a top-level list item's first line
+LONG_LIST_TAIL_CHARS = 1_000
+"""A streaming tail this long settles where its last top-level list item starts (``StreamingBody``)."""
 _CHUNK_GAP = 6.0
 GROWN_TAIL_CHARS = 4_000
 """A streaming tail at least this long that ends inside an open code fence grows in place, not rendered again
@@ -631,11 +634,17 @@ class StreamingBody:
         return "\n" not in rest and _FENCE_LINE.match(rest) is not None and not rest.strip().strip("`~")
 
     def _last_boundary(self, text: str) -> int:
-        """Where the last blank line outside a code fence ends (past ``_settled``), or ``_settled``."""
+        """Where the last blank line outside a code fence ends (past ``_settled``), or ``_settled``; in a tail of
+        ``LONG_LIST_TAIL_CHARS`` or more, where the last top-level list item outside a fence starts, if later (a
+        list of a thousand findings has no blank line: it was rendered again whole at each flush, 84 ms at its
+        end; a list split there renders as one, the numbers of an ordered one going on)."""
         boundary = self._settled
         in_fence = False  # the settled text ends outside any fence, by construction
         position = self._settled
+        long_tail = len(text) - self._settled >= LONG_LIST_TAIL_CHARS
         for line in text[self._settled :].splitlines(keepends=True):
+            if long_tail and not in_fence and position > self._settled and _ITEM_LINE.match(line):
+                boundary = position
             position += len(line)
             if _FENCE_LINE.match(line):
                 in_fence = not in_fence

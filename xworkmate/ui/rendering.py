@@ -512,6 +512,7 @@ _ITEM_LINE = re.compile(r"([-+*]|\d{1,9}[.)])[ \t]+\S")  # a top-level list item
 LONG_LIST_TAIL_CHARS = 1_000
 """A streaming tail this long settles where its last top-level list item starts (``StreamingBody``)."""
 _CHUNK_GAP = 6.0
+"""The space between two settled parts of a streaming answer: a Markdown paragraph's margin."""
 GROWN_TAIL_CHARS = 4_000
 """A streaming tail at least this long that ends inside an open code fence grows in place, not rendered again
 at each flush (issue 34 item 1: a model writing a 93 KB file in one fence took 131 ms a flush at its end,
@@ -527,9 +528,6 @@ def _open_fence_with_code(text: str) -> bool:
         elif in_fence:
             lines_in += 1
     return in_fence and lines_in > 0
-
-
-"""The space between two settled parts of a streaming answer: a Markdown paragraph's margin."""
 
 
 class StreamingBody:

@@ -306,6 +306,18 @@ def test_a_streaming_list_of_a_thousand_items_settles_item_by_item_and_shows_as_
     assert _painted_height(qapp, body, int(whole.height())) == _painted_height(qapp, whole, int(whole.height()))
 
 
+def test_a_long_paragraph_is_not_split_before_a_line_that_only_looks_like_a_list_item(qapp: QApplication) -> None:
+    """An ordered item not numbered 1 cannot start a list inside a paragraph: "2024. was…" goes on with it."""
+    answer = "A long paragraph, " + "word " * 400 + "and then\n2024. was the year it changed.\n- then a list\n"
+    body = StreamingBody(qapp.font(), 500)
+    for end in range(30, len(answer) + 30, 30):
+        body.update(answer[:end])
+    whole = build_body(answer.strip("\n"), "markdown", qapp.font(), 500)
+    assert not any(part.plain_text().startswith("2024") for part in body.parts)
+    assert body.height() == whole.height()
+    assert _painted_height(qapp, body, int(whole.height())) == _painted_height(qapp, whole, int(whole.height()))
+
+
 def _painted_height(qapp: QApplication, body: StreamingBody | DocumentBody | PlainBody, height: int) -> QImage:
     image = QImage(520, height + 2, QImage.Format.Format_ARGB32)
     image.fill(0xFFFFFFFF)

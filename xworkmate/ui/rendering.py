@@ -640,14 +640,24 @@ class StreamingBody:
         in_fence = False  # the settled text ends outside any fence, by construction
         position = self._settled
         long_tail = len(text) - self._settled >= LONG_LIST_TAIL_CHARS
+        listed = False  # the lines since the last blank one are a list's: its items, their indented lines
+        prose = False  # the line before was a paragraph's
         for line in text[self._settled :].splitlines(keepends=True):
-            if long_tail and not in_fence and position > self._settled and _ITEM_LINE.match(line):
+            marker = None if in_fence else _ITEM_LINE.match(line)
+            # Inside a paragraph only a bullet or a "1." starts a list: "2024. was…" goes on with the paragraph.
+            item = marker is not None and (not prose or marker[1] in ("-", "+", "*", "1.", "1)"))
+            if long_tail and item and listed:
                 boundary = position
             position += len(line)
             if _FENCE_LINE.match(line):
-                in_fence = not in_fence
-            elif not in_fence and not line.strip() and line.endswith("\n") and position < len(text):
-                boundary = position
+                in_fence, listed, prose = not in_fence, False, False
+            elif not in_fence and not line.strip():
+                listed = prose = False
+                if line.endswith("\n") and position < len(text):
+                    boundary = position
+            elif not in_fence:
+                listed = item or (listed and line[:1].isspace())
+                prose = not listed
         return boundary
 
     def _render(self, text: str) -> Body:

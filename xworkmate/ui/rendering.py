@@ -12,6 +12,7 @@ import html
 import math
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
@@ -530,6 +531,25 @@ def _open_fence_with_code(text: str) -> bool:
     return in_fence and lines_in > 0
 
 
+@dataclass(frozen=True)
+class _Scan:
+    """How far ``StreamingBody._last_boundary`` read a tail that starts at ``start``: to ``position`` (the end of a
+    finished line), the state there, and the boundaries found before it (``start`` when none)."""
+
+    start: int
+    position: int
+    in_fence: bool
+    listed: bool
+    prose: bool
+    blank: int
+    last_item: int
+
+    @classmethod
+    def at(cls, start: int) -> _Scan:
+        """Nothing read yet of a tail starting at ``start`` (it starts outside any fence, list or paragraph)."""
+        return cls(start, start, False, False, False, start, start)
+
+
 class StreamingBody:
     """The body of an answer that is still streaming in, rendered in settled parts.
 
@@ -560,6 +580,8 @@ class StreamingBody:
         self._grown: str | None = None
         """The tail's text as its document shows it, when that document may grow in place: it ends inside an
         open code fence (``GROWN_TAIL_CHARS``)."""
+        self._scan: _Scan | None = None
+        self._text_scanned = ""
 
     def matches(self, font: QFont, raw: bool) -> bool:
         return raw == self._raw and font == self._font
@@ -635,30 +657,37 @@ class StreamingBody:
         """Where the last blank line outside a code fence ends (past ``_settled``), or ``_settled``; in a tail of
         ``LONG_LIST_TAIL_CHARS`` or more, where the last top-level list item outside a fence starts, if later (a
         list of a thousand findings has no blank line: it was rendered again whole at each flush, 84 ms at its
-        end; a list split there renders as one, the numbers of an ordered one going on)."""
-        boundary = self._settled
-        in_fence = False  # the settled text ends outside any fence, by construction
-        position = self._settled
-        long_tail = len(text) - self._settled >= LONG_LIST_TAIL_CHARS
-        listed = False  # the lines since the last blank one are a list's: its items, their indented lines
-        prose = False  # the line before was a paragraph's
-        for line in text[self._settled :].splitlines(keepends=True):
+        end; a list split there renders as one, the numbers of an ordered one going on).
+
+        The scan goes on from the last line it had finished (``_Scan``) while the text only grows: a tail that
+        does not settle (a long fence) is not read again from its start at each flush."""
+        scan = self._scan
+        if scan is None or scan.start != self._settled or not text.startswith(self._text_scanned[: scan.position]):
+            scan = _Scan.at(self._settled)
+        in_fence, listed, prose = scan.in_fence, scan.listed, scan.prose
+        blank, last_item = scan.blank, scan.last_item
+        position = scan.position
+        for line in text[position:].splitlines(keepends=True):
             marker = None if in_fence else _ITEM_LINE.match(line)
             # Inside a paragraph only a bullet or a "1." starts a list: "2024. was…" goes on with the paragraph.
             item = marker is not None and (not prose or marker[1] in ("-", "+", "*", "1.", "1)"))
-            if long_tail and item and listed:
-                boundary = position
+            if item and listed:
+                last_item = position
             position += len(line)
             if _FENCE_LINE.match(line):
                 in_fence, listed, prose = not in_fence, False, False
             elif not in_fence and not line.strip():
                 listed = prose = False
                 if line.endswith("\n") and position < len(text):
-                    boundary = position
+                    blank = position
             elif not in_fence:
                 listed = item or (listed and line[:1].isspace())
                 prose = not listed
-        return boundary
+            if line.endswith("\n") and position < len(text):  # a finished line, more after it: kept
+                scan = _Scan(scan.start, position, in_fence, listed, prose, blank, last_item)
+        self._scan, self._text_scanned = scan, text
+        long_tail = len(text) - self._settled >= LONG_LIST_TAIL_CHARS
+        return max(blank, last_item if long_tail else self._settled)
 
     def _render(self, text: str) -> Body:
         self.rendered_chars += len(text)

@@ -20,12 +20,16 @@ from pathlib import Path
 from xworkmate.presentation.text import TranslationContext, english_plural, translate
 
 __all__ = [
+    "FOLD_MARK",
     "LONG_LINE_CHARS",
     "PREVIEW_LIMIT",
     "FilePreview",
+    "LongLines",
     "cut_line",
     "cut_lines",
     "cut_note",
+    "fold_lines",
+    "has_long_line",
     "human_size",
     "read_preview",
 ]

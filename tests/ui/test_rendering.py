@@ -267,17 +267,7 @@ def test_a_streaming_code_fence_grows_in_place_and_ends_as_one_rendering_would_s
     assert header.language == "python" and header.code == "\n".join(lines) and header.box == fresh_header.box
     late = fence.document.lastBlock()  # a line added in place is highlighted as the rendering does it
     assert late.text() == lines[-1] and late.layout().formats() == fresh.document.lastBlock().layout().formats()
-    assert _painted(qapp, fence) == _painted(qapp, fresh)  # pixel for pixel
-
-
-def _painted(qapp: QApplication, body: DocumentBody) -> QImage:
-    height = int(body.height()) + 2
-    image = QImage(520, height, QImage.Format.Format_ARGB32)
-    image.fill(0xFFFFFFFF)
-    painter = QPainter(image)
-    body.draw(painter, QRectF(0, 0, 520, height), qapp.palette())
-    painter.end()
-    return image
+    assert _painted(qapp, fence, fresh.height()) == _painted(qapp, fresh, fresh.height())  # pixel for pixel
 
 
 @pytest.mark.parametrize("marker", ["- ", "{n}. "])
@@ -303,7 +293,7 @@ def test_a_streaming_list_of_a_thousand_items_settles_item_by_item_and_shows_as_
     whole = build_body(answer, "markdown", qapp.font(), 500)
     assert body.height() == whole.height()
     assert _lines(body.plain_text()) == _lines(whole.plain_text())
-    assert _painted_height(qapp, body, int(whole.height())) == _painted_height(qapp, whole, int(whole.height()))
+    assert _painted(qapp, body, whole.height()) == _painted(qapp, whole, whole.height())
 
 
 def test_a_long_paragraph_is_not_split_before_a_line_that_only_looks_like_a_list_item(qapp: QApplication) -> None:
@@ -315,14 +305,16 @@ def test_a_long_paragraph_is_not_split_before_a_line_that_only_looks_like_a_list
     whole = build_body(answer.strip("\n"), "markdown", qapp.font(), 500)
     assert not any(part.plain_text().startswith("2024") for part in body.parts)
     assert body.height() == whole.height()
-    assert _painted_height(qapp, body, int(whole.height())) == _painted_height(qapp, whole, int(whole.height()))
+    assert _painted(qapp, body, whole.height()) == _painted(qapp, whole, whole.height())
 
 
-def _painted_height(qapp: QApplication, body: StreamingBody | DocumentBody | PlainBody, height: int) -> QImage:
-    image = QImage(520, height + 2, QImage.Format.Format_ARGB32)
+def _painted(qapp: QApplication, body: StreamingBody | DocumentBody | PlainBody, height: float) -> QImage:
+    """``body`` painted on white, ``height`` (and 2 px) tall."""
+    rows = int(height) + 2
+    image = QImage(520, rows, QImage.Format.Format_ARGB32)
     image.fill(0xFFFFFFFF)
     painter = QPainter(image)
-    body.draw(painter, QRectF(0, 0, 520, height + 2), qapp.palette())
+    body.draw(painter, QRectF(0, 0, 520, rows), qapp.palette())
     painter.end()
     return image
 

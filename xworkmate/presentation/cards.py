@@ -17,7 +17,7 @@ from xworkmate.domain.permissions import DISPATCH_TOOL_NAMES
 from xworkmate.domain.stored_text import NUL_REPLACED_NOTE, nul_replaced
 from xworkmate.domain.tool_errors import ToolErrorKind
 from xworkmate.domain.tools import ActionKind, NativeTool, tool_spec
-from xworkmate.presentation.files import cut_line, cut_note
+from xworkmate.presentation.files import shown_line
 from xworkmate.presentation.text import QT_TRANSLATE_NOOP, TranslationContext, translate
 from xworkmate.presentation.wording import plain_words
 
@@ -151,13 +151,8 @@ class ToolCard:
         """The title as the card shows it, one line: a command's first line (a heredoc's other lines said as
         a count), a long line cut (issue 34: a 50 KB heredoc made a title 10,000 px tall; 500 KB took 7.7 s)."""
         first, _, rest = self.title.partition("\n")
-        kept, hidden = cut_line(first)
         more = rest.count("\n") + 1 if rest else 0
-        return (
-            kept
-            + (cut_note(hidden) if hidden else "")
-            + (" " + RenderingText.tr("(+%n more line(s))", "", more) if more else "")
-        )
+        return shown_line(first) + (" " + RenderingText.tr("(+%n more line(s))", "", more) if more else "")
 
     @property
     def expandable(self) -> bool:
@@ -178,7 +173,7 @@ class ToolCard:
         limit = EXPANDED_LINES if expanded or self.body_kind == "reason" else COLLAPSED_LINES
         # Each line cut as a long line is (a minified file's one line of 64 KB: a "collapsed" card
         # 13,000 px tall, 0.15 s to lay out at each switch; 1 MB from an ACP agent, 25 s).
-        shown = [kept + cut_note(hidden) if hidden else kept for kept, hidden in map(cut_line, lines[:limit])]
+        shown = [shown_line(line) for line in lines[:limit]]
         total = 0
         for count, line in enumerate(shown):
             total += len(line) + 1
@@ -337,8 +332,8 @@ def plan_text(entries: Any) -> str:
             text, status = str(entry[0]), str(entry[1])
         else:
             text, status = str(entry), "pending"
-        kept, hidden = cut_line(" ".join(text.splitlines()))  # one line each, an agent's long one cut (issue 34)
-        lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {kept}{cut_note(hidden) if hidden else ''}")
+        shown = shown_line(" ".join(text.splitlines()))  # one line each, an agent's long one cut (issue 34)
+        lines.append(f"{PLAN_MARKS.get(status, PLAN_MARKS['pending'])} {shown}")
     return "\n".join(lines) or translate("RenderingText", "(an empty plan)")
 
 

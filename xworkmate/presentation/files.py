@@ -32,6 +32,7 @@ __all__ = [
     "has_long_line",
     "human_size",
     "read_preview",
+    "shown_line",
 ]
 
 PREVIEW_LIMIT = 256 * 1024
@@ -138,6 +139,12 @@ def cut_note(hidden: int) -> str:
     return " " + english_plural(LongLines.tr("… %n more character(s) on this line, not shown", "", hidden), hidden)
 
 
+def shown_line(line: str) -> str:
+    """``line`` as a view shows it: cut at ``LONG_LINE_CHARS`` and followed by its ``cut_note`` when longer."""
+    kept, hidden = cut_line(line)
+    return kept + cut_note(hidden) if hidden else kept
+
+
 def has_long_line(text: str) -> bool:
     """Whether a line of ``text`` is longer than ``LONG_LINE_CHARS``."""
     return len(text) > LONG_LINE_CHARS and max(map(len, text.split("\n"))) > LONG_LINE_CHARS
@@ -147,12 +154,7 @@ def cut_lines(text: str) -> str:
     """``text`` with each line longer than ``LONG_LINE_CHARS`` cut and followed by its ``cut_note``."""
     if not has_long_line(text):
         return text
-    lines = text.split("\n")
-    shown = []
-    for line in lines:
-        kept, hidden = cut_line(line)
-        shown.append(kept + cut_note(hidden) if hidden else kept)
-    return "\n".join(shown)
+    return "\n".join(map(shown_line, text.split("\n")))
 
 
 FOLD_MARK = "↪\u00a0"

@@ -37,7 +37,7 @@ from xworkmate.controllers import ApprovalRequested
 from xworkmate.domain.permissions import always_level
 from xworkmate.domain.threads import PermissionLevel
 from xworkmate.presentation.approvals import ApprovalView, approval_view
-from xworkmate.presentation.files import cut_line, cut_note
+from xworkmate.presentation.files import shown_line
 from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.presentation.wording import plain_words
 from xworkmate.ui import theme
@@ -120,10 +120,7 @@ class ApprovalCard(QFrame):
         self.request = request
 
         # An agent's title may be its whole command (megabytes): at most a long line's worth here (issue 34).
-        summary, hidden = cut_line(plain_words(request.summary))
-        heading = self.tr("The agent asks to {summary}").format(
-            summary=summary + cut_note(hidden) if hidden else summary
-        )
+        heading = self.tr("The agent asks to {summary}").format(summary=shown_line(plain_words(request.summary)))
         self.view: ApprovalView = approval_view(request, heading)
         self.summary_label = QLabel(self.view.heading)
         self.summary_label.setObjectName("approvalSummary")

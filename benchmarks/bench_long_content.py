@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 
 from benchmarks.common import Figure, median, percentile
-from benchmarks.gui_common import application
+from benchmarks.gui_common import application, timed
 
 FENCE_LINES = 2_000
 FLUSH_CHARS = 300
@@ -92,12 +92,8 @@ def streaming_fence() -> list[Figure]:
 
 
 def _timed(make: Callable[[], object]) -> float:
-    samples = []
-    for _ in range(SAMPLES):
-        start = time.perf_counter()
-        make()
-        samples.append(time.perf_counter() - start)
-    return percentile(samples, 95)
+    """Seconds p95 of ``SAMPLES`` calls of ``make``."""
+    return percentile([timed(make) for _ in range(SAMPLES)], 95)
 
 
 def long_lines() -> list[Figure]:

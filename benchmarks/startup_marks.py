@@ -3,7 +3,8 @@
 ``install(app)`` puts an application-wide event filter on ``app`` that notes the wall-clock time of the
 first paint of any widget (``first_paint``), of the first paint of a task list with the person's lines
 (``filled``: the app's first list, ``firstTaskLineList``, painted from its first read before the stack
-loads, or else its window's own ``taskLineList``, which it paints only once it is filled), and of the
+loads, or else its window's own ``taskLineList``, which it paints only once it is filled), of the opening
+page's composer (``input_ready``: ``firstComposer``, which takes keys while the window's code loads), and of the
 window's own list (``ready``: painted over the open store; the window is usable once the work its start left
 for right after that paint is done too, which ``startup_phases`` notes: ``bench_startup``), then removes
 itself. The times are written
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
 MARKS_ENV = "XWORKMATE_BENCH_MARKS"
 LIST_NAME = "taskLineList"
 FIRST_LIST_NAME = "firstTaskLineList"  # xworkmate.ui.lines.first_list: the lines painted while the rest loads
+FIRST_COMPOSER_NAME = "firstComposer"  # xworkmate.ui.shell.OpeningPage: typed into while the rest loads
+
+PROBE_MS = 4
+"""How often the lag probe asks between the first list's paint and the window's own (``_LagProbe``)."""
 
 PHASES: dict[str, float] = {}
 DURATIONS: dict[str, float] = {}
@@ -50,7 +55,29 @@ def add_duration(name: str, seconds: float) -> None:
 
 def _marks(app: QApplication, path: Path) -> Any:
     """The event filter that notes the marks (its class is made here: PySide6 loads with the application)."""
-    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
+
+    class _LagProbe(QObject):
+        """From the first list's paint to the window's own list's: how late a timer asking every ``PROBE_MS``
+        comes on the GUI thread (a key pressed meanwhile waits as long; issue 34 item 4)."""
+
+        def __init__(self, parent: QObject) -> None:
+            super().__init__(parent)
+            self.lags: list[tuple[float, float]] = []  # (when, how late)
+            self._clock = QElapsedTimer()
+            self._clock.start()
+            self._timer = QTimer(self)
+            self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+            self._timer.setInterval(PROBE_MS)
+            self._timer.timeout.connect(self._tick)
+            self._timer.start()
+
+        def _tick(self) -> None:
+            self.lags.append((time.time(), max(0.0, self._clock.restart() - PROBE_MS) / 1000))
+
+        def stop(self) -> None:
+            self._timer.stop()
+            self._tick()  # the stretch up to the window's own paint counts too
 
     class _Marks(QObject):
         def __init__(self, app: QApplication, path: Path) -> None:
@@ -58,6 +85,7 @@ def _marks(app: QApplication, path: Path) -> Any:
             self._app = app
             self._path = path
             self.marks: dict[str, float] = {}
+            self._probe: _LagProbe | None = None
             atexit.register(self._write_final)
 
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -66,14 +94,32 @@ def _marks(app: QApplication, path: Path) -> Any:
                 self.marks.setdefault("first_paint", now)
                 parent = watched.parent()
                 names = {watched.objectName(), parent.objectName() if parent is not None else ""}
+                if FIRST_LIST_NAME in names and "filled" not in self.marks:
+                    self._probe = _LagProbe(self)
                 if FIRST_LIST_NAME in names or LIST_NAME in names:
                     self.marks.setdefault("filled", now)
+                if FIRST_COMPOSER_NAME in names and "input_ready" not in self.marks:
+                    self.marks["input_ready"] = now
+                    self.marks["cpu_input_ready"] = time.process_time()
                 if LIST_NAME in names:
+                    if self._probe is not None:
+                        self._probe.stop()
+                        self._note_lags(self._probe.lags)
+                        self._probe = None
                     self.marks["ready"] = now
                     self.marks["cpu_ready"] = time.process_time()  # every thread's CPU time: steadier on a busy machine
                     self._write()
                     self._app.removeEventFilter(self)
             return False
+
+        def _note_lags(self, lags: list[tuple[float, float]]) -> None:
+            """The probe's worst lag while the window's code loaded (up to ``code_loaded``, when it loads on a
+            worker), and over the whole stretch to the window's own paint (its panes are built in it)."""
+            loaded = PHASES.get("code_loaded", float("inf"))
+            during = [lag for when, lag in lags if when <= loaded]
+            self.marks["lag_max_loading"] = max(during, default=0.0)
+            self.marks["lag_max_to_window"] = max((lag for _, lag in lags), default=0.0)
+            self.marks["lag_ticks_loading"] = float(len(during))
 
         def _write(self) -> None:
             self._path.write_text(

@@ -577,6 +577,10 @@
 <context>
     <name>ConversationActions</name>
     <message>
+        <source>Not sent yet — the composer holds this line&apos;s draft or later typing besides your words; send again when it reads right.</source>
+        <translation>尚未发送——输入框里除了你的话，还有这条线的草稿或之后输入的内容；确认无误后再发送。</translation>
+    </message>
+    <message>
         <source>Not sent yet — an attachment is still being prepared; send again in a moment.</source>
         <translation>尚未发送——附件仍在准备中；请稍后再发送。</translation>
     </message>
@@ -1654,6 +1658,22 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
     <message>
         <source>Opening the database…</source>
         <translation>正在打开数据库…</translation>
+    </message>
+    <message>
+        <source>Opening the database… your message is sent once it is open.</source>
+        <translation>正在打开数据库……打开后即发送你的消息。</translation>
+    </message>
+    <message>
+        <source>Type a request for the line selected on the left: it goes there once the window is ready ({keys})</source>
+        <translation>为左侧选中的任务线输入请求：窗口就绪后即送往该线（{keys}）</translation>
+    </message>
+    <message>
+        <source>Type a request: it goes to the line the window opens on, once it is ready ({keys})</source>
+        <translation>输入请求：窗口就绪后送往窗口打开的任务线（{keys}）</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
     </message>
     <message>
         <source>The database did not open — {error}</source>

@@ -268,6 +268,41 @@ def test_the_first_read_takes_a_titles_prefix_and_a_bounded_number_of_lines(
     assert {s.thread_id: s.title for s in sqlite_store.threads.summaries()}[key] == first.title
     assert sqlite_store.threads.get(key).title == first.title  # the shown line's read too
     sqlite_store.close()
+    _add_lines_past_the_rows_read(settings)
+    assert len(first_lines(settings.home, None) or []) == FIRST_LIST_ROWS
+
+
+def test_the_first_read_names_the_line_the_window_opens_on_as_the_controller_restores_it(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
+) -> None:
+    """Issue 34 item 4: the opening page selects the line the window will open (what is typed there goes to it):
+    the one it was on, else the main line when that one is archived or gone; the controller's own rule
+    (``domain.lines.restored_current_key``) decides both."""
+    kept = sqlite_controller.lines.create_line("Kept").thread_id
+    archived = sqlite_controller.lines.create_line("Archived").thread_id
+    sqlite_controller.lines.archive_line(archived)
+    for saved, expected in ((kept, kept), (archived, "main"), ("draft:gone", "main"), ("", "main")):
+        sqlite_store.app_state.set("current_session_key", saved)
+        opening = first_opening(settings.home, None)
+        assert opening is not None
+        restored = SessionController(sqlite_store, settings).lines.current_key
+        assert (opening.current_key, restored) == (expected, expected), saved
+
+
+def test_a_current_line_past_the_rows_read_first_is_not_guessed(
+    sqlite_controller: SessionController, sqlite_store: Store, settings: Settings
+) -> None:
+    """Past ``FIRST_LIST_ROWS`` lines the line the window was on may be one the first read did not read: the
+    opening page then selects none (what is typed goes to the line the window opens, whichever it is)."""
+    sqlite_store.app_state.set("current_session_key", "draft:made-after-the-rows-read")
+    sqlite_store.close()
+    _add_lines_past_the_rows_read(settings)
+    opening = first_opening(settings.home, None)
+    assert opening is not None and opening.current_key is None
+
+
+def _add_lines_past_the_rows_read(settings: Settings) -> None:
+    """``FIRST_LIST_ROWS`` more lines, copies of the main line, written straight into the file."""
     with sqlite3.connect(settings.sqlite_path) as db:
         columns = [row[1] for row in db.execute("PRAGMA table_info(threads)")]
         copied = ", ".join(
@@ -278,4 +313,3 @@ def test_the_first_read_takes_a_titles_prefix_and_a_bounded_number_of_lines(
             f" (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {FIRST_LIST_ROWS})"
             f" SELECT {copied} FROM threads, n WHERE thread_id = 'main'"
         )
-    assert len(first_lines(settings.home, None) or []) == FIRST_LIST_ROWS

@@ -84,7 +84,9 @@ def test_the_first_list_shows_the_lines_in_tree_order_as_the_window_list_does(
     assert [model.index(row, 0).data(ROW_ROLE).title for row in range(model.rowCount())] == [r.title for r in rows]
 
 
-def test_the_first_list_has_nothing_to_press_and_is_named_apart_from_the_windows(qtbot: QtBot, tmp_path: Path) -> None:
+def test_the_first_list_has_nothing_to_press_but_a_line_to_select_and_is_named_apart_from_the_windows(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
     lines = [_line("main", "Main"), _line("draft:a", "A line")]
     first = FirstListRead(lambda: FirstOpening(lines, {}))
     shell, _screen, ended = _shown_shell(qtbot, first)
@@ -96,7 +98,7 @@ def test_the_first_list_has_nothing_to_press_and_is_named_apart_from_the_windows
         assert widget is not None and not widget.isEnabled(), name
     view = shell.findChild(QListView, "firstTaskLineList")
     assert view is not None and view.isVisible()
-    assert view.selectionMode() is QListView.SelectionMode.NoSelection
+    assert view.selectionMode() is QListView.SelectionMode.SingleSelection  # the window opens it (issue 34 item 4)
     shot = tmp_path / "first-list.png"
     assert shell.grab().save(str(shot)) and shot.stat().st_size > 0  # what a person sees while it loads
 

@@ -50,8 +50,8 @@ HOOK = "builtin_function_or_method:__feature_import__ collecting"
 BEFORE_USABLE = {
     "ui.first_list": "MainThread",  # the first list's rows, painted before the stack loads
     "ui.event_loop": "MainThread",  # the shared loop (qasync)
-    "sqlalchemy": "MainThread",  # the stack, with the window's code
-    "ui.main_window": "MainThread",
+    "sqlalchemy": "xworkmate-window-code",  # the stack, with the window's code, off the GUI thread (ui/start)
+    "ui.main_window": "xworkmate-window-code",
     "sqlalchemy.dialects.sqlite.pysqlite": "xworkmate-store-opening",  # the store's opening, on its worker
 }
 

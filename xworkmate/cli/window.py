@@ -71,6 +71,7 @@ def run_window_first(args: argparse.Namespace) -> int:
             _shown_window,
             smoke_test=args.smoke_test,
             first_opening=lambda: first_opening(home, database_url_setting()),  # as the settings will name it
+            load=_load_window_code,
         )
         return said_if_signalled(code)
     except KeyboardInterrupt:
@@ -80,6 +81,12 @@ def run_window_first(args: argparse.Namespace) -> int:
         from xworkmate.cli.run import report_failure
 
         return report_failure(exc, window=not args.smoke_test)
+
+
+def _load_window_code() -> None:
+    """What ``_shown_window`` imports, loaded on a worker before it is called (``run_shell_first``'s ``load``)."""
+    import xworkmate.cli.run
+    import xworkmate.ui.app  # noqa: F401
 
 
 def _shown_window(app: QApplication, shell: WindowShell, done: asyncio.Future[int], smoke_test: bool) -> ShownRun:

@@ -13,14 +13,24 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from xworkmate.domain.lines import LineSummary, ThreadStatus, line_status
+from xworkmate.domain.lines import LineSummary, ThreadStatus, line_status, restored_current_key
 from xworkmate.home import blank_is_unset
-from xworkmate.store.first_list import FirstLine, first_database_file, read_first
+from xworkmate.store.first_list import FIRST_LIST_ROWS, FirstLine, first_database_file, read_first
 
-__all__ = ["UI_STATE_PREFIX", "FirstLine", "FirstOpening", "first_opening", "first_status", "ui_states_named"]
+__all__ = [
+    "CURRENT_KEY_STATE",
+    "UI_STATE_PREFIX",
+    "FirstLine",
+    "FirstOpening",
+    "first_opening",
+    "first_status",
+    "ui_states_named",
+]
 
 UI_STATE_PREFIX = "ui."
 """How a ``ui_state`` name is kept in ``app_state`` (``LineController.ui_state``)."""
+CURRENT_KEY_STATE = "current_session_key"
+"""The ``app_state`` name of the line the window was on (``controllers/lines`` keeps it under this name)."""
 
 
 def ui_states_named(values: Mapping[str, str]) -> dict[str, str]:
@@ -29,10 +39,13 @@ def ui_states_named(values: Mapping[str, str]) -> dict[str, str]:
 
 
 class FirstOpening(NamedTuple):
-    """What the window shows before its store is open: the lines, and its ``ui_state`` values by name."""
+    """What the window shows before its store is open: the lines, its ``ui_state`` values by name, and the key
+    of the line it opens on (``restored_current_key``, as ``LineController`` restores it), or ``None`` when this
+    read cannot tell (the line it was on is past the rows read)."""
 
     lines: list[FirstLine]
     ui_states: dict[str, str]
+    current_key: str | None = None
 
 
 def first_opening(home: Path, database_url: str | None) -> FirstOpening | None:
@@ -41,10 +54,14 @@ def first_opening(home: Path, database_url: str | None) -> FirstOpening | None:
     them; or ``None`` when it is not one the first read can read (PostgreSQL, a missing, busy or older
     file): then both come with the store. Reads a file: call it off the GUI thread."""
     path = first_database_file(blank_is_unset(database_url), home)
-    read = read_first(path, UI_STATE_PREFIX) if path is not None else None
+    read = read_first(path, UI_STATE_PREFIX, (CURRENT_KEY_STATE,)) if path is not None else None
     if read is None:
         return None
-    return FirstOpening(read.lines, ui_states_named(read.values))
+    saved = read.values.pop(CURRENT_KEY_STATE, None)
+    archived = next((line.archived for line in read.lines if line.thread_id == saved), None)
+    if saved and archived is None and len(read.lines) >= FIRST_LIST_ROWS:
+        return FirstOpening(read.lines, ui_states_named(read.values), None)  # it may be past the rows read
+    return FirstOpening(read.lines, ui_states_named(read.values), restored_current_key(saved, archived))
 
 
 def first_status(line: LineSummary) -> ThreadStatus:

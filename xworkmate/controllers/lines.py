@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict
 from xworkmate.controllers import worktrees
 from xworkmate.controllers.changes import CurrentLineChanged, LineCreated, LineUpdated, MessagesChanged
 from xworkmate.controllers.context import ControllerContext, UnknownSessionKeyError
-from xworkmate.controllers.first_list import UI_STATE_PREFIX, ui_states_named
+from xworkmate.controllers.first_list import CURRENT_KEY_STATE, UI_STATE_PREFIX, ui_states_named
 from xworkmate.domain.keys import MAIN_KEY, allocate_draft_key, key_to_dir_name, normalize_session_key
-from xworkmate.domain.lines import LineSummary
+from xworkmate.domain.lines import LineSummary, restored_current_key
 from xworkmate.domain.messages import Message
 from xworkmate.domain.runs import ExecutionResult, NotRunnable
 from xworkmate.domain.threads import (
@@ -46,8 +46,6 @@ from xworkmate.store.repositories.line_panes import LinePanesRows, line_panes_re
 from xworkmate.store.repositories.threads import FirstLines
 
 log = logging.getLogger(__name__)
-
-CURRENT_KEY_STATE = "current_session_key"
 
 
 class WorkspaceBindingError(ValueError):
@@ -552,8 +550,5 @@ class LineController:
 
     def _restored_current_key(self) -> str:
         saved = self._ctx.store.app_state.get(CURRENT_KEY_STATE)
-        if saved:
-            thread = self._ctx.store.threads.get(saved)
-            if thread is not None and not thread.archived:
-                return thread.thread_id
-        return MAIN_KEY
+        thread = self._ctx.store.threads.get(saved) if saved else None
+        return restored_current_key(saved, thread.archived if thread is not None else None)

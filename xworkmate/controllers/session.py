@@ -39,8 +39,9 @@ from xworkmate.controllers.approvals import Approvals
 from xworkmate.controllers.changes import LineUpdated, RunFinished
 from xworkmate.controllers.context import ControllerContext, Listener, UnknownSessionKeyError
 from xworkmate.controllers.external import ExternalLines
+from xworkmate.controllers.first_list import CURRENT_KEY_STATE
 from xworkmate.controllers.line_settings import LineSettingsController
-from xworkmate.controllers.lines import CURRENT_KEY_STATE, LineController, LineView, WorkspaceBindingError
+from xworkmate.controllers.lines import LineController, LineView, WorkspaceBindingError
 from xworkmate.controllers.outcomes import FollowupOutcome, SendOutcome, TurnOutcome
 from xworkmate.controllers.providers import (
     LOCAL_ENDPOINTS,

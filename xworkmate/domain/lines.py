@@ -204,6 +204,12 @@ def line_state(line: LineSummary, *, running: bool) -> LineState:
     )
 
 
+def restored_current_key(saved: str | None, archived: bool | None) -> str:
+    """The line a window opens on at its start: the one it was on (``saved``), unless that line is archived or
+    gone (``archived`` is ``None`` when no line has that key): then the main line."""
+    return saved if saved and archived is False else MAIN_KEY
+
+
 def line_status(line: LineSummary, *, running: bool) -> ThreadStatus:
     return line_state(line, running=running).status
 

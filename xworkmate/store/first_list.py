@@ -70,6 +70,7 @@ _KINDS: dict[object, ThreadKind] = {kind.value: kind for kind in ThreadKind}
 APP_STATE_COLUMNS = ("name", "value")
 VALUES_SQL = f"SELECT {', '.join(APP_STATE_COLUMNS)} FROM app_state WHERE substr(name, 1, ?) = ?"
 """``app_state`` values by a literal prefix (not ``LIKE``: ``_`` and ``%`` in names are letters here)."""
+NAMED_VALUE_SQL = "SELECT value FROM app_state WHERE name = ?"
 
 
 class FirstLine(NamedTuple):
@@ -101,15 +102,17 @@ def first_database_file(database_url: str | None, home: Path) -> Path | None:
 
 
 class FirstRead(NamedTuple):
-    """What one read-only look at the file gives: every line (archived too) in the list's order, and the
-    ``app_state`` values whose names start with the prefix asked (by their whole names)."""
+    """What one read-only look at the file gives: every line (archived too) in the list's order, the
+    ``app_state`` values whose names start with the prefix asked (by their whole names), and those of the
+    names asked one by one (a name with no value is left out)."""
 
     lines: list[FirstLine]
     values: dict[str, str]
 
 
-def read_first(path: Path, value_prefix: str) -> FirstRead | None:
-    """The lines and the values under ``value_prefix``, read-only; ``None`` when the file cannot be read so."""
+def read_first(path: Path, value_prefix: str, names: tuple[str, ...] = ()) -> FirstRead | None:
+    """The lines, the values under ``value_prefix`` and those of ``names``, read-only; ``None`` when the file
+    cannot be read so."""
     import sqlite3  # here: the reading thread loads it, not the GUI thread before the first paint
     import time
 
@@ -146,6 +149,8 @@ def read_first(path: Path, value_prefix: str) -> FirstRead | None:
             )
         ]
         values = connection.execute(VALUES_SQL, (len(value_prefix), value_prefix)).fetchall()
+        for name in names:
+            values += [(name, value) for (value,) in connection.execute(NAMED_VALUE_SQL, (name,)).fetchall()[:1]]
         return FirstRead(lines, {str(name): str(value) for name, value in values})
     except (sqlite3.Error, ValueError):  # locked, not a database, no such table, an unknown kind
         return None

@@ -37,6 +37,7 @@ from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.ops import error_line_of, operations_of
 from xworkmate.ui.ops.settings import set_ui_state
+from xworkmate.ui.shell import enter_sends_hint, enter_sends_key
 
 ENTER_SENDS_STATE = ui_state.ENTER_SENDS.name
 # Issue 33: the keys are the shortcut registry's (presentation/shortcuts.py).
@@ -124,33 +125,23 @@ class ComposerKeys(QObject):
         self._composer.setPlaceholderText(text.format(keys=self.hint()))
 
     def hint(self) -> str:
-        return (
-            self.tr("Enter sends, Shift+Enter adds a line")
-            if self.enter_sends
-            else self.tr("Ctrl+Enter sends, Enter adds a line")
-        )
+        return enter_sends_hint(self.enter_sends)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (
-            watched is self._composer
-            and event.type() == QEvent.Type.KeyPress
-            and isinstance(event, QKeyEvent)
-            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        ):
-            completer = self._composer.findChild(QCompleter)
-            popup = completer.popup() if completer is not None else None
-            if popup is not None and popup.isVisible():
-                return False  # the "/" list is open: Enter chooses in it (its own filter), it does not send
-            modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-            if modifiers == Qt.KeyboardModifier.ShiftModifier or (
-                not self.enter_sends and modifiers == Qt.KeyboardModifier.NoModifier
-            ):
-                self._composer.insertPlainText("\n")  # a real newline, not Qt's line separator
-                return True
-            if self.enter_sends and modifiers == Qt.KeyboardModifier.NoModifier:
-                self._send()
-                return True
-        return False
+        if watched is not self._composer or event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return False
+        sends = enter_sends_key(event.key(), event.modifiers(), self.enter_sends)
+        if sends is None or event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            return False  # not Enter; or Ctrl+Enter, the window's Send shortcut (``chrome.send_shortcuts``)
+        completer = self._composer.findChild(QCompleter)
+        popup = completer.popup() if completer is not None else None
+        if popup is not None and popup.isVisible():
+            return False  # the "/" list is open: Enter chooses in it (its own filter), it does not send
+        if sends:
+            self._send()
+        else:
+            self._composer.insertPlainText("\n")  # a real newline, not Qt's line separator
+        return True
 
 
 class KeyboardSetup(QObject):

@@ -16,7 +16,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from PySide6.QtCore import (
     QByteArray,
@@ -29,16 +29,68 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QGuiApplication, QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from xworkmate.domain import ui_state
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:
     from xworkmate.controllers.first_list import FirstLine, FirstOpening
+    from xworkmate.ui.lines.task_lines import TaskLinePane
+
+
+class FirstInput(NamedTuple):
+    """What the person did on the opening page while the window's code loaded (issue 34 item 4): the line they
+    selected in the first list (``None``: none; the window's own choice stands), what they typed, and whether
+    they pressed Send. The window carries it over once it can be used (``MainWindow.carry_over``)."""
+
+    key: str | None
+    text: str
+    send: bool
+
+
+def enter_sends_hint(enter_sends: bool) -> str:
+    """The keys that send, as a composer's placeholder says them (``enter_sends``: ``ui_state.ENTER_SENDS``)."""
+    return QCoreApplication.translate("ComposerKeys", ENTER_SENDS_HINT if enter_sends else CTRL_ENTER_SENDS_HINT)
+
+
+def enter_sends_key(key: int, modifiers: Qt.KeyboardModifier, enter_sends: bool) -> bool | None:
+    """For a key pressed in a composer: ``True`` when it sends, ``False`` when it adds a line, ``None`` when
+    it is not Enter (its usual meaning). Enter sends when ``enter_sends`` (``ui_state.ENTER_SENDS``), Shift+Enter
+    adds a line; else Enter adds a line. Ctrl+Enter always sends (the window's shortcut)."""
+    if key not in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        return None
+    modifiers &= ~Qt.KeyboardModifier.KeypadModifier
+    if modifiers == Qt.KeyboardModifier.ControlModifier:
+        return True
+    if modifiers == Qt.KeyboardModifier.ShiftModifier:
+        return False
+    if modifiers == Qt.KeyboardModifier.NoModifier:
+        return enter_sends
+    return None
+
 
 OPENING_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database…")
+HELD_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database… your message is sent once it is open.")
+FIRST_PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "OpeningPage", "Type a request for the line selected on the left: it goes there once the window is ready ({keys})"
+)
+FIRST_PLACEHOLDER_NO_LIST = QT_TRANSLATE_NOOP(
+    "OpeningPage", "Type a request: it goes to the line the window opens on, once it is ready ({keys})"
+)
+SEND_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Send")
+ENTER_SENDS_HINT = QT_TRANSLATE_NOOP("ComposerKeys", "Enter sends, Shift+Enter adds a line")
+CTRL_ENTER_SENDS_HINT = QT_TRANSLATE_NOOP("ComposerKeys", "Ctrl+Enter sends, Enter adds a line")
 FAILED_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "The database did not open — {error}")
 WINDOW_TITLE = "XWorkmate"
 DEFAULT_SIZE = (1200, 760)
@@ -66,11 +118,16 @@ class OpeningPage(QWidget):
         self.help = QLabel(self)
         self.help.setObjectName("openingHelp")
         self.help.hide()
-        self.first_list: QWidget | None = None
+        self.first_list: TaskLinePane | None = None
+        self.composer: QPlainTextEdit | None = None  # once the first screen is painted (``show_input``)
+        self.send_button: QPushButton | None = None
         self.list_width = DEFAULT_SPLITTER_SIZES[0]  # the saved one, once read (``WindowShell.restore_saved``)
+        self._enter_sends = True
+        self._send_asked = False
+        self._preselected: str | None = None
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
-        column = QVBoxLayout()
+        self._column = column = QVBoxLayout()
         column.addStretch(1)
         for label in (self.notice, self.help):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -81,15 +138,88 @@ class OpeningPage(QWidget):
         self._row.addLayout(column, 1)
         self.failed = False
 
-    def show_lines(self, lines: Sequence[FirstLine]) -> None:
-        """The first list, at the place and width of the window's task list (once; not after a failure)."""
+    def show_lines(self, lines: Sequence[FirstLine], current_key: str | None = None) -> None:
+        """The first list, at the place and width of the window's task list, ``current_key`` selected (once;
+        not after a failure)."""
         if self.first_list is not None or self.failed:
             return
         from xworkmate.ui.lines.first_list import first_list_pane  # after the first paint: the list's code
 
-        self.first_list = first_list_pane(lines, self)
+        self.first_list = first_list_pane(lines, self, selected=current_key)
+        from xworkmate.ui.lines.first_list import selected_key
+
+        self._preselected = selected_key(self.first_list)
         self.first_list.setFixedWidth(self.list_width)
         self._row.insertWidget(0, self.first_list)
+        if self.composer is not None:
+            self.composer.setPlaceholderText(self._placeholder())
+
+    def show_input(self, enter_sends: bool) -> None:
+        """The composer and Send under the notice, the composer focused: what is typed and sent while the rest
+        of the window loads is the window's once it can be used (``first_input``; issue 34 item 4).
+        ``enter_sends``: the person's choice of key (``ui_state.ENTER_SENDS``), as the window's composer has it."""
+        if self.composer is not None or self.failed:
+            return
+        self._enter_sends = enter_sends
+        row = QHBoxLayout()
+        row.setContentsMargins(8, 8, 8, 8)
+        self.composer = QPlainTextEdit(self)
+        self.composer.setObjectName("firstComposer")
+        self.composer.setTabChangesFocus(True)
+        self.composer.setPlaceholderText(self._placeholder())
+        self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.composer.setFixedHeight(QFontMetrics(self.composer.font()).lineSpacing() * 5 + 12)  # as the window's
+        self.composer.installEventFilter(self)
+        self.send_button = QPushButton(QCoreApplication.translate("OpeningPage", SEND_TEXT), self)
+        self.send_button.setObjectName("firstSendButton")
+        self.send_button.setEnabled(False)
+        self.send_button.clicked.connect(self._ask_to_send)
+        self.composer.textChanged.connect(self._on_text_changed)
+        row.addWidget(self.composer, 1)
+        row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        self._column.addLayout(row)
+        self.composer.setFocus()
+
+    def first_input(self) -> FirstInput | None:
+        """What was selected, typed and sent here, or ``None`` when nothing was (the window's own choices stand)."""
+        key = None
+        if self.first_list is not None:
+            from xworkmate.ui.lines.first_list import selected_key
+
+            key = selected_key(self.first_list)
+        text = self.composer.toPlainText() if self.composer is not None else ""
+        if not text and not self._send_asked and key == self._preselected:
+            return None
+        return FirstInput(key, text, self._send_asked)
+
+    def _placeholder(self) -> str:
+        keys = enter_sends_hint(self._enter_sends)
+        template = FIRST_PLACEHOLDER if self.first_list is not None else FIRST_PLACEHOLDER_NO_LIST
+        return QCoreApplication.translate("OpeningPage", template).format(keys=keys)
+
+    def _on_text_changed(self) -> None:
+        if self.send_button is not None and self.composer is not None:
+            sendable = not (self._send_asked or self.failed) and bool(self.composer.toPlainText().strip())
+            self.send_button.setEnabled(sendable)
+
+    def _ask_to_send(self) -> None:
+        if self.composer is None or self._send_asked or self.failed or not self.composer.toPlainText().strip():
+            return
+        self._send_asked = True  # held: the window sends it through its own Send once it can (``first_input``)
+        self.composer.setReadOnly(True)
+        self._on_text_changed()
+        self.notice.setText(QCoreApplication.translate("OpeningPage", HELD_TEXT))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.composer and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            sends = enter_sends_key(event.key(), event.modifiers(), self._enter_sends)
+            if sends is True:
+                self._ask_to_send()
+                return True
+            if sends is False and self.composer is not None:
+                self.composer.insertPlainText("\n")  # a real newline, as the window's composer adds
+                return True
+        return super().eventFilter(watched, event)
 
     def show_failure(self, line: str, database: str) -> None:
         """``line``: the failure's one line; ``database``: where it is, as a person reads it."""
@@ -103,6 +233,9 @@ class OpeningPage(QWidget):
         self.failed = True
         if self.first_list is not None:  # the lines were read, but the window cannot show them as its own
             self.first_list.hide()
+        if self.composer is not None:  # what was typed stays, to be copied: it cannot be sent from here
+            self.composer.setReadOnly(True)
+            self._on_text_changed()
 
 
 class WindowShell(QMainWindow):
@@ -248,41 +381,56 @@ class FirstPaint(QObject):
             self._then()
 
 
-class FirstListRead(QObject):
-    """Reads what the window first shows (``read``: ``controllers.first_list.first_opening``: its task lines
-    and saved sizes) on a daemon thread of its own, started at once: it runs while the window is built and
-    painted. ``arrived(opening)`` on the GUI thread with them, or ``None`` when there is nothing to show so;
-    ``settled`` once it came. ``arrived`` is sent from the GUI thread once the answer is settled there, so
-    a slot connected after the read has started, before the GUI thread is back in its loop, still gets it.
+class OffThreadAnswer(QObject):
+    """Calls ``call()`` on a daemon thread of its own (named ``thread_name``), started at once, and sends
+    ``arrived(answer)`` on the GUI thread with what it returned, or ``None`` when it raised; ``settled`` once
+    it came. ``arrived`` is sent from the GUI thread once the answer is settled there, so a slot connected
+    after the thread has started, before the GUI thread is back in its loop, still gets it.
 
-    Nothing waits for the thread: a window closed first drops the answer, and a read that hangs (a file
-    system that does not answer) only leaves the list to the store's own read."""
+    Nothing waits for the thread: a window closed first drops the answer (``join`` is there for whoever must
+    not leave the thread running, such as an import, into the interpreter's shutdown)."""
 
     arrived = Signal(object)
-    _answered = Signal(object)  # from the reading thread; queued to ``_settle``
+    _answered = Signal(object)  # from the calling thread; queued to ``_settle``
 
-    def __init__(self, read: Callable[[], FirstOpening | None], parent: QObject | None = None) -> None:
+    def __init__(self, call: Callable[[], object], thread_name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("firstListRead")
         self.settled = False
-        self.opening: FirstOpening | None = None
+        self.answer: object = None
         self._answered.connect(self._settle)
-        self._thread = threading.Thread(target=self._work, args=(read,), name=FIRST_LIST_THREAD, daemon=True)
+        self._thread = threading.Thread(target=self._work, args=(call,), name=thread_name, daemon=True)
         self._thread.start()
 
-    def _work(self, read: Callable[[], FirstOpening | None]) -> None:
+    def _work(self, call: Callable[[], object]) -> None:
         try:
-            opening = read()
-        except Exception:  # the store's own open says what is wrong with the database
-            opening = None
+            answer = call()
+        except Exception:  # the caller says, its own way, what went wrong (see the subclasses)
+            answer = None
         with contextlib.suppress(RuntimeError):  # the window, and this object with it, is gone
-            self._answered.emit(opening)
+            self._answered.emit(answer)
 
-    def _settle(self, opening: FirstOpening | None) -> None:
+    def _settle(self, answer: object) -> None:
         self.settled = True
-        self.opening = opening
-        self.arrived.emit(opening)
+        self.answer = answer
+        self.arrived.emit(answer)
 
     def join(self, timeout: float) -> None:
-        """For tests: wait for the thread."""
+        """Wait for the thread (at most ``timeout`` seconds)."""
         self._thread.join(timeout)
+
+
+class FirstListRead(OffThreadAnswer):
+    """Reads what the window first shows (``read``: ``controllers.first_list.first_opening``: its task lines
+    and saved sizes) on a daemon thread of its own, started at once: it runs while the window is built and
+    painted. ``arrived(opening)`` on the GUI thread with them, or ``None`` when there is nothing to show so
+    (a read that raised: the store's own open says what is wrong with the database).
+
+    A read that hangs (a file system that does not answer) only leaves the list to the store's own read."""
+
+    def __init__(self, read: Callable[[], FirstOpening | None], parent: QObject | None = None) -> None:
+        super().__init__(read, FIRST_LIST_THREAD, parent)
+        self.setObjectName("firstListRead")
+
+    @property
+    def opening(self) -> FirstOpening | None:
+        return cast("FirstOpening | None", self.answer)  # what ``read`` returned

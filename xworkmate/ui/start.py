@@ -29,11 +29,12 @@ from PySide6.QtWidgets import QApplication
 
 import xworkmate
 from xworkmate import code_cache
+from xworkmate.domain.ui_state import ENTER_SENDS
 from xworkmate.lazy import BUILTIN_IMPORT
 from xworkmate.preferences import load_preferences
 from xworkmate.ui.i18n import install_chosen_translations
 from xworkmate.ui.resources import AppResources, ResourceMissingError, load_resources
-from xworkmate.ui.shell import FirstListRead, FirstPaint, WindowShell
+from xworkmate.ui.shell import FirstListRead, FirstPaint, OffThreadAnswer, WindowShell
 from xworkmate.ui.theme import THEME_STATE, parse_mode, theme_manager
 
 if TYPE_CHECKING:
@@ -55,6 +56,12 @@ class ShownRun(Protocol):
 
 
 ShownWindowFactory = Callable[[QApplication, WindowShell, "asyncio.Future[int]", bool], ShownRun]
+WindowCodeLoader = Callable[[], object]
+"""Imports the window's code (what ``ShownWindowFactory`` needs), off the GUI thread (``WINDOW_CODE_THREAD``)."""
+WINDOW_CODE_THREAD = "xworkmate-window-code"
+WINDOW_CODE_JOIN_S = 10.0
+"""How long a run that ends while the window's code is still loading waits for that import at its end: never
+an import left running into the interpreter's shutdown."""
 FirstOpeningReader = Callable[[], "FirstOpening | None"]
 
 FIRST_SIZE_WAIT_MS = 30
@@ -111,11 +118,15 @@ def run_shell_first(
     *,
     smoke_test: bool,
     first_opening: FirstOpeningReader | None = None,
+    load: WindowCodeLoader | None = None,
 ) -> int:
     """Show the shell, and right after its first paint call ``shown(app, shell, done, smoke_test)``, which
     loads the window's code, makes the shell the ``MainWindow`` and opens the store on a worker
-    (``ui/app.ShownWindow``). Returns when the window closes (or, for the smoke test, once it is checked):
-    0, or the exit code of a failure to open. A failure to load the code itself is raised once the window
+    (``ui/app.ShownWindow``). With ``load``, the window's code is imported by ``load()`` on a worker thread
+    first, the GUI thread free meanwhile (issue 34 item 4: the shell goes on answering, painting and taking
+    keys on the opening page: ``OpeningPage.show_input``), and ``shown`` is called once it is done, on the GUI
+    thread, its imports then already made. Returns when the window closes (or, for the smoke test, once it is
+    checked): 0, or the exit code of a failure to open. A failure to load the code itself is raised once the window
     is closed: it is a broken installation, which the command reports (ERR-1).
 
     ``first_opening`` (``controllers.first_list.first_opening`` for the settings' database) is read on a
@@ -123,13 +134,18 @@ def run_shell_first(
     the lines are painted on the opening page (``FirstScreen``) before the rest loads."""
     START_IMPORTS.set_aside()  # until the window is usable (``window_usable``) or the run ends
     try:
-        return _run_shell_first(app, shown, smoke_test=smoke_test, first_opening=first_opening)
+        return _run_shell_first(app, shown, smoke_test=smoke_test, first_opening=first_opening, load=load)
     finally:
         START_IMPORTS.put_back()
 
 
 def _run_shell_first(
-    app: QApplication, shown: ShownWindowFactory, *, smoke_test: bool, first_opening: FirstOpeningReader | None
+    app: QApplication,
+    shown: ShownWindowFactory,
+    *,
+    smoke_test: bool,
+    first_opening: FirstOpeningReader | None,
+    load: WindowCodeLoader | None,
 ) -> int:
     first = FirstListRead(first_opening) if first_opening is not None else None  # first: it reads meanwhile
     shell = WindowShell()
@@ -137,6 +153,7 @@ def _run_shell_first(
         first.setParent(shell)
     runs: list[ShownRun] = []
     broken: list[BaseException] = []
+    loads: list[OffThreadAnswer] = []
 
     def start(done: asyncio.Future[int]) -> None:
         def loaded() -> None:
@@ -149,7 +166,12 @@ def _run_shell_first(
                 if not done.done():
                     done.set_result(1)
 
-        QTimer.singleShot(0, shell, loaded)  # the first thing the shared loop runs
+        if load is None:
+            QTimer.singleShot(0, shell, loaded)  # the first thing the shared loop runs
+            return
+        # A failed import is not said here: ``shown`` imports the same again, on the GUI thread, and raises.
+        loads.append(OffThreadAnswer(lambda: _loaded_plainly(load), WINDOW_CODE_THREAD, shell))
+        loads[0].arrived.connect(lambda _answer: loaded())
 
     quiet = OffscreenNoteFilter(app) if smoke_test else None  # before the shell shows: the output is "ok"
     try:
@@ -161,8 +183,20 @@ def _run_shell_first(
             raise broken[0]
         return runs[0].finish(code) if runs else code
     finally:
+        for loading in loads:
+            loading.join(WINDOW_CODE_JOIN_S)
         if quiet is not None:
             quiet.remove()
+
+
+def _loaded_plainly(load: WindowCodeLoader) -> object:
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.001)
+    try:
+        with _plain_imports():
+            return load()
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def _show_painted(shell: WindowShell, first: FirstListRead | None = None) -> None:
@@ -200,8 +234,9 @@ class FirstScreen(QObject):
     """Calls ``then()`` once the shell's first paint has reached the screen and, when ``first`` reads the
     lines by then or within ``FIRST_LIST_WAIT_MS`` of it, once they are painted too (``OpeningPage.show_lines``,
     only after that first paint: the list's code loads for it). Lines read later are still shown, while the
-    window has no list of its own; ``None`` (nothing to read so) shows nothing. ``shown`` says whether the
-    lines were shown before ``then()`` (tests read it)."""
+    window has no list of its own; ``None`` (nothing to read so) shows nothing. Then the opening page's composer
+    shows (``OpeningPage.show_input``) and ``then()`` is called once it is painted too (issue 34 item 4: the
+    page can be used while the rest loads). ``shown`` says whether the lines were shown before ``then()``."""
 
     def __init__(self, shell: WindowShell, first: FirstListRead | None, then: Callable[[], None]) -> None:
         super().__init__(shell)
@@ -233,7 +268,7 @@ class FirstScreen(QObject):
         if opening is None or page is None or self._shell.attached:
             self._end()
             return
-        page.show_lines(opening.lines)
+        page.show_lines(opening.lines, opening.current_key)
         if page.first_list is None or self._then is None:
             self._end()
             return
@@ -242,8 +277,21 @@ class FirstScreen(QObject):
 
     def _end(self) -> None:
         then, self._then = self._then, None
-        if then is not None:
+        if then is None:
+            return
+        page = self._shell.opening_page
+        if page is None or self._shell.attached or page.composer is not None:
             then()
+            return
+        # Issue 34 item 4: typed and sent while the rest loads, which starts once the composer is painted (its
+        # first paint then waits on no import). The person's choice of key when it was read; else Enter adds a
+        # line (Ctrl+Enter sends): nothing goes out on a key they did not choose.
+        opening = self._first.opening if self._first is not None else None
+        page.show_input(ENTER_SENDS.decode(opening.ui_states.get(ENTER_SENDS.name)) if opening else False)
+        if page.composer is None:  # the page said a failure meanwhile
+            then()
+            return
+        FirstPaint(page.composer.viewport(), then)
 
 
 @contextmanager

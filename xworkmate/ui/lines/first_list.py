@@ -6,7 +6,8 @@ stack (``controllers.first_list``, ``ui/shell.FirstListRead``) and shows them he
 before it loads the stack, the controllers and the rest of the window, which takes most of a second.
 The pane is the window's own task list (``TaskLinePane``, ``TaskLineModel``: the same rows, order, titles,
 badges and painting) over the lines read, with nothing to press yet: its buttons and filters are off
-until the window's own list replaces it, once the store is open. It knows no attention yet (the marks are
+until the window's own list replaces it, once the store is open; a line can be selected meanwhile, which
+the window then opens (issue 34 item 4). It knows no attention yet (the marks are
 read with the store) and no running turn.
 
 Importing this module loads the list's code only (no SQLAlchemy, no pydantic: a test pins it).
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import QAbstractItemView, QWidget
 from xworkmate.controllers.first_list import FirstLine, first_status
 from xworkmate.domain.attention import Attention
 from xworkmate.domain.lines import LineSummary, ThreadStatus
-from xworkmate.ui.lines.task_lines import TaskLineFilterModel, TaskLineModel, TaskLinePane
+from xworkmate.ui.lines.task_lines import KEY_ROLE, TaskLineFilterModel, TaskLineModel, TaskLinePane
 
 FIRST_NAME_PREFIX = "first"
 """The first list's widgets are named apart from the window's (``firstTaskLineList``, …), so that a
@@ -62,8 +63,12 @@ class FirstLook:
         self.attention = _NoAttentionYet()
 
 
-def first_list_pane(lines: Sequence[FirstLine], parent: QWidget | None = None) -> TaskLinePane:
-    """The task list pane over ``lines``: readable, scrollable, nothing to press."""
+def first_list_pane(
+    lines: Sequence[FirstLine], parent: QWidget | None = None, *, selected: str | None = None
+) -> TaskLinePane:
+    """The task list pane over ``lines``: readable, scrollable, a line to select (``selected`` at first: the one
+    the window opens on), nothing to press. The window opens the line selected here once it can be used, and
+    what was typed meanwhile goes to it (``OpeningPage.first_input``; issue 34 item 4)."""
     look = FirstLook(lines)
     model = TaskLineModel(look, lines=look.lines.list_lines(include_archived=True), attention=look.attention)
     proxy = TaskLineFilterModel()
@@ -83,7 +88,19 @@ def first_list_pane(lines: Sequence[FirstLine], parent: QWidget | None = None) -
         pane.needs_you_button,
     ):
         control.setEnabled(False)
-    pane.list_view.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-    pane.list_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    pane.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    pane.list_view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # the composer keeps the keys until a click
+    row = model.row_of(selected) if selected is not None else None
+    if row is not None:
+        shown = proxy.mapFromSource(model.index(row, 0))
+        if shown.isValid():
+            pane.list_view.setCurrentIndex(shown)
     pane.show_empty_state(proxy.rowCount(), "")
     return pane
+
+
+def selected_key(pane: TaskLinePane) -> str | None:
+    """The key of the line selected in ``pane``, or ``None``."""
+    chosen = pane.list_view.selectionModel().selectedIndexes()
+    key = chosen[0].data(KEY_ROLE) if chosen else None
+    return key if isinstance(key, str) else None

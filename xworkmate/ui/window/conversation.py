@@ -34,6 +34,7 @@ from xworkmate.ui.conversation import MESSAGE_ID_ROLE, MessageListModel, Message
 from xworkmate.ui.conversation.composer import PreparedAttachment
 from xworkmate.ui.conversation.model import OlderPage
 from xworkmate.ui.lines.needs_you import DraftKeeper
+from xworkmate.ui.shell import FirstInput
 from xworkmate.ui.window.run_cards import RunCards
 from xworkmate.ui.window.services import WindowServices
 
@@ -165,6 +166,43 @@ class ConversationActions(QObject):
                 self._window.failure("")(error)
 
         return failed
+
+    def take_first_input(self, first: FirstInput | None, when_usable: Callable[[Callable[[], None]], None]) -> None:
+        """What the person did on the opening page while the window's code loaded (issue 34 item 4), as the
+        window is built: what they typed goes after the draft of the line they selected there (that line opened
+        first, once the window can be used, when it is not the one shown), and a Send they pressed sends it
+        then, as Send does (a refusal keeps the text and says why). Only the words they pressed Send on go out:
+        a line with a draft of its own, or keys typed since, are left in the composer, and the person is told.
+        ``None``: nothing was done there."""
+        if first is None:
+            return
+
+        def typed() -> None:
+            draft = self._composer.toPlainText()
+            if first.text:
+                self._composer.setPlainText(f"{draft}\n{first.text}" if draft.strip() else first.text)
+                self._composer.moveCursor(QTextCursor.MoveOperation.End)
+            self._composer.setFocus()
+            if first.send:
+                when_usable(send)
+
+        def send() -> None:
+            if self._composer.toPlainText() == first.text:
+                self.on_send_requested()
+            else:
+                self._pane.show_status(
+                    self.tr(
+                        "Not sent yet — the composer holds this line's draft or later typing besides your words; "
+                        "send again when it reads right."
+                    ),
+                    "info",
+                )
+
+        key = first.key
+        if key is not None and key != self._window.shown.shown_key:
+            when_usable(lambda: self._window.shown.open_line(key, then=typed))
+        else:
+            typed()  # now: keys typed while the window is painted go after it
 
     @Slot()
     def on_send_requested(self) -> None:

@@ -96,6 +96,7 @@ class MainWindow(WindowShell):
         if self.attached:
             raise RuntimeError("the window has its controller already")
         states = first_read.ui_states if first_read is not None else None
+        typed_ahead = self.opening_page.first_input() if self.opening_page is not None else None  # issue 34 item 4
         self.setUpdatesEnabled(False)  # a shown window (the opening page) paints once, when it is all built
         try:
             with controller.lines.ui_state_read_once(states):  # what the panes remember, in one read (issue 19)
@@ -104,6 +105,7 @@ class MainWindow(WindowShell):
             self.setUpdatesEnabled(True)
         self.opening_page = None  # deleted with the central widget it was
         self.attached = True
+        self.conversation.take_first_input(typed_ahead, self.when_usable)  # what the opening page took
 
     def _build(self, controller: SessionController, first_read: FirstRead | None) -> None:
         self.setObjectName("mainWindow")
@@ -345,9 +347,8 @@ class MainWindow(WindowShell):
         self.shown.open_line(key, then=then)
 
     def when_usable(self, then: Callable[[], None]) -> None:
-        """Call ``then()`` once the window can be used (its own task list painted over the open store: a line
-        can be selected, the composer takes keys and Send sends), at once if it can already (issue 34 item 4):
-        the start's background jobs wait for it, so that they do not hold the GUI thread back before."""
+        """Call ``then()`` once the whole window is usable (its own list painted over the open store), at once if it is
+        already (issue 34 item 4): the start's background jobs wait for it, not to hold the GUI thread back before."""
         self._held.add(then)
 
     @property
@@ -389,8 +390,7 @@ class MainWindow(WindowShell):
             self.bridge.detach()
             self.cards.dead_turn_timer.stop()
             drafts = self.drafts.take()
-            # Issue 33 item 2 (LOOP-4): the last writes — layout, drafts, what was seen — on the store worker.
-            self.operations.finish(
+            self.operations.finish(  # the last writes (layout, drafts, what was seen) on the store worker: LOOP-4
                 lambda: self.layout_state.write_on_close(self._controller, layout, drafts, self.drafts)
             )
             self.external_watch.stop()

@@ -25,7 +25,7 @@ from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui.app import ShownWindow
 from xworkmate.ui.lines.task_lines import KEY_ROLE
 from xworkmate.ui.opening import Opening
-from xworkmate.ui.shell import OpeningPage, WindowShell
+from xworkmate.ui.shell import FirstInput, OpeningPage, WindowShell
 from xworkmate.ui.start import WINDOW_CODE_THREAD, run_shell_first
 from xworkmate.ui.window.main_window import MainWindow
 
@@ -355,3 +355,26 @@ def test_text_typed_before_the_database_fails_to_open_stays_readable_and_is_neve
         False,
         "The database did not open — the disk went away",
     ]
+
+
+@pytest.mark.parametrize("enter_sends", [True, False])
+def test_the_opening_pages_composer_sends_on_the_keys_the_window_does(qtbot: QtBot, enter_sends: bool) -> None:
+    """As the window's composer (``ui_state.ENTER_SENDS``): Enter sends or adds a line as the person chose,
+    Shift+Enter adds a line, Ctrl+Enter sends; an empty composer sends nothing."""
+    page = OpeningPage()
+    qtbot.addWidget(page)
+    page.show_input(enter_sends)
+    composer = page.composer
+    assert composer is not None
+    qtbot.keyClick(composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert page.first_input() is None  # nothing typed: nothing to send
+    qtbot.keyClicks(composer, "first")
+    qtbot.keyClick(composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(composer, "second")
+    qtbot.keyClick(composer, Qt.Key.Key_Return)
+    if not enter_sends:
+        assert page.first_input() == FirstInput(None, "first\nsecond\n", False)
+        qtbot.keyClick(composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    sent = "first\nsecond" if enter_sends else "first\nsecond\n"
+    assert page.first_input() == FirstInput(None, sent, True)
+    assert composer.isReadOnly()

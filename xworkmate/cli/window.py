@@ -3,8 +3,9 @@
 ``run_window_first`` runs with nothing loaded but argparse, PySide6 and the window's shell (``ui/start``),
 and reads the first task list on a worker without the stack (``controllers.first_list``);
 the rest of the command line (``cli/run``: the settings, the log file, the store's ``Opening``), the
-controllers, SQLAlchemy, pydantic and the window's code load right after the shell's first paint, in
-``_shown_window``. Nothing here imports the stack at import time.
+controllers, SQLAlchemy, pydantic and the window's code load right after the shell's first paint, on a
+worker thread (``_load_window_code``; the opening page takes keys meanwhile), then ``_shown_window`` builds.
+Nothing here imports the stack at import time.
 """
 
 from __future__ import annotations

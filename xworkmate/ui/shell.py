@@ -106,6 +106,8 @@ UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen
 class OpeningPage(QWidget):
     """What the window shows until its store is open: "Opening the database…" (``notice``); if it did not
     open, why, in one line (ERR-1), and under it which database it was and how to use another (``help``).
+    Under the notice, once the first screen is painted, a composer and Send (``show_input``): what is
+    selected, typed and sent here while the window's code loads is the window's once built (``first_input``).
 
     On its left, once they are read (``FirstListRead``), the person's task lines as the list will show
     them (``show_lines``, ``ui/lines/first_list``): readable while the rest of the window loads."""
@@ -122,6 +124,7 @@ class OpeningPage(QWidget):
         self.composer: QPlainTextEdit | None = None  # once the first screen is painted (``show_input``)
         self.send_button: QPushButton | None = None
         self.list_width = DEFAULT_SPLITTER_SIZES[0]  # the saved one, once read (``WindowShell.restore_saved``)
+        self.side_width = DEFAULT_SPLITTER_SIZES[2]  # the workspace pane's, which the composer keeps clear of
         self._enter_sends = True
         self._send_asked = False
         self._preselected: str | None = None
@@ -162,7 +165,7 @@ class OpeningPage(QWidget):
             return
         self._enter_sends = enter_sends
         row = QHBoxLayout()
-        row.setContentsMargins(8, 8, 8, 8)
+        row.setContentsMargins(8, 8, 8 + self.side_width, 8)  # where the window's composer will be, not under its side
         self.composer = QPlainTextEdit(self)
         self.composer.setObjectName("firstComposer")
         self.composer.setTabChangesFocus(True)
@@ -315,7 +318,7 @@ class WindowShell(QMainWindow):
         self.restore_geometry(ui_states.get(GEOMETRY_STATE))
         sizes = parse_sizes(ui_states.get(SPLITTER_STATE), len(DEFAULT_SPLITTER_SIZES))
         if sizes is not None and self.opening_page is not None:
-            self.opening_page.list_width = sizes[0]
+            self.opening_page.list_width, self.opening_page.side_width = sizes[0], sizes[2]
 
 
 def parse_sizes(raw: str | None, count: int) -> list[int] | None:

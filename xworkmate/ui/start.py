@@ -2,10 +2,12 @@
 
 The window a person first sees is the ``WindowShell`` (``ui/shell``), painted before the stack
 (SQLAlchemy, pydantic), the controllers and the rest of the window load: importing them costs several
-times what PySide6 and the shell do. Right after that first paint, on the GUI thread, ``run_shell_first``
-has the caller load them (``cli/window``, or ``ui/app.run_gui`` given an ``Opening``): the shell becomes
-the ``MainWindow`` and the store opens on a worker (``ui/app.ShownWindow``, ``StoreOpening``). The GUI
-thread never waits on the database; it loads code while the window shows "Opening the database…".
+times what PySide6 and the shell do. Right after that first paint (the first list's and the opening page's
+composer's), ``run_shell_first`` has the caller load them on a worker thread (``cli/window``'s ``load``; issue
+34 item 4), the GUI thread free meanwhile: a line can be selected and a request typed and sent on the opening
+page (``OpeningPage.show_input``), which the window carries over once built. Then, on the GUI thread, the shell
+becomes the ``MainWindow`` and the store opens on a worker (``ui/app.ShownWindow``, ``StoreOpening``). The GUI
+thread never waits on the database, nor on the window's imports.
 
 Nothing here may import the stack, the controllers or the window's other modules at import time.
 """
@@ -190,13 +192,8 @@ def _run_shell_first(
 
 
 def _loaded_plainly(load: WindowCodeLoader) -> object:
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.001)
-    try:
-        with _plain_imports():
-            return load()
-    finally:
-        sys.setswitchinterval(interval)
+    with _plain_imports():
+        return load()
 
 
 def _show_painted(shell: WindowShell, first: FirstListRead | None = None) -> None:

@@ -581,6 +581,10 @@
         <translation>尚未发送——输入框里除了你的话，还有这条线的草稿或之后输入的内容；确认无误后再发送。</translation>
     </message>
     <message>
+        <source>Not sent — {key} did not open; your text is in this line&apos;s composer.</source>
+        <translation>未发送——{key} 没有打开；你的文字在这条线的输入框里。</translation>
+    </message>
+    <message>
         <source>Not sent yet — an attachment is still being prepared; send again in a moment.</source>
         <translation>尚未发送——附件仍在准备中；请稍后再发送。</translation>
     </message>

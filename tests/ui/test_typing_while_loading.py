@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QListView, QPlainTextEdit, Q
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
-from xworkmate.controllers.first_list import first_opening
+from xworkmate.controllers.first_list import FirstLine, FirstOpening, first_opening
 from xworkmate.domain.messages import MessageRole
 from xworkmate.domain.providers import ProviderRecord
 from xworkmate.settings import Settings
@@ -80,6 +80,7 @@ def _run_window(
     load: HeldLoad,
     drive: Callable[[Waits], None],
     open_: Callable[[], SessionController] | None = None,
+    first: Callable[[], FirstOpening | None] | None = None,
 ) -> int:
     """``xworkmate gui`` as ``cli/window`` runs it, over ``settings``, with ``load`` as the window's code load and
     ``open_`` as the store's open (the real one by default); ``drive(waits)`` runs once the loop runs, and the
@@ -107,7 +108,7 @@ def _run_window(
             app,
             shown,
             smoke_test=False,
-            first_opening=lambda: first_opening(settings.home, None),
+            first_opening=first or (lambda: first_opening(settings.home, None)),
             load=load,
         )
     finally:
@@ -231,7 +232,7 @@ def test_a_line_selected_and_a_request_typed_and_sent_while_the_code_loads_are_s
         seen["held"] = [composer.isReadOnly(), send.isEnabled(), notice.text() if notice is not None else ""]
         seen["stored_before"] = _stored(settings, chosen)  # held: nothing is sent before the window can
         load.release.set()
-        waits.window(finish, also=lambda: any(role is MessageRole.ASSISTANT for role, _ in _stored(settings, chosen)))
+        waits.window(finish, also=lambda: _answered_and_ended(waits, settings, chosen))
 
     def finish(window: MainWindow) -> None:
         seen["shown"] = window.shown_key
@@ -378,3 +379,60 @@ def test_the_opening_pages_composer_sends_on_the_keys_the_window_does(qtbot: QtB
     sent = "first\nsecond" if enter_sends else "first\nsecond\n"
     assert page.first_input() == FirstInput(None, sent, True)
     assert composer.isReadOnly()
+
+
+def test_text_sent_for_a_line_that_does_not_open_waits_unsent_in_the_shown_lines_composer(
+    qtbot: QtBot, settings: Settings, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing lost (ERR-1) and nothing sent elsewhere (ISO-5): a line selected on the opening page that the
+    store does not have by the time the window is built (the first read listed it) is said, and the text waits
+    in the composer of the line shown, unsent."""
+    monkeypatch.setenv("XWORKMATE_HOME", str(settings.home))
+    _chosen, current = _seeded(settings, openai_server)
+    load = HeldLoad()
+    seen: dict[str, object] = {}
+
+    def with_a_gone_line() -> FirstOpening | None:
+        read = first_opening(settings.home, None)
+        assert read is not None
+        gone = FirstLine("draft:gone", "Gone since", read.lines[0].kind, None, None, False, None)
+        return read._replace(lines=[*read.lines, gone])
+
+    def drive(waits: Waits) -> None:
+        waits.opening_page(load, lambda shell, composer: typed_ahead(waits, shell, composer))
+
+    def typed_ahead(waits: Waits, shell: WindowShell, composer: QPlainTextEdit) -> None:
+        view = shell.findChild(QListView, "firstTaskLineList")
+        assert view is not None
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=_row_point(view, "draft:gone"))
+        qtbot.keyClicks(composer, "For the line that went")
+        qtbot.keyClick(composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        load.release.set()
+        waits.window(finish, also=lambda: "did not open" in _status_of(waits))
+
+    def finish(window: MainWindow) -> None:
+        seen["shown"] = window.shown_key
+        seen["composer"] = window.composer.toPlainText()
+        seen["status"] = window.message_pane.status_label.text()
+        window.close()
+
+    assert _run_window(settings, load, drive, first=with_a_gone_line) == 0
+    assert seen == {
+        "shown": current,
+        "composer": "For the line that went",
+        "status": "Not sent — draft:gone did not open; your text is in this line's composer.",
+    }
+    assert _stored(settings, current) == []
+
+
+def _answered_and_ended(waits: Waits, settings: Settings, key: str) -> bool:
+    """The line's answer is stored and its turn has ended (the window closes with no turn on the loop)."""
+    windows = [w for w in waits.app.topLevelWidgets() if isinstance(w, MainWindow) and w.attached and w.isVisible()]
+    if not windows or windows[0].controller.turns.is_running(key):
+        return False
+    return any(role is MessageRole.ASSISTANT for role, _ in _stored(settings, key))
+
+
+def _status_of(waits: Waits) -> str:
+    windows = [w for w in waits.app.topLevelWidgets() if isinstance(w, MainWindow) and w.attached and w.isVisible()]
+    return windows[0].message_pane.status_label.text() if windows else ""

@@ -180,7 +180,7 @@ class ConversationActions(QObject):
         def typed() -> None:
             draft = self._composer.toPlainText()
             if first.text:
-                self._composer.setPlainText(f"{draft}\n{first.text}" if draft.strip() else first.text)
+                self._composer.setPlainText(_after_draft(draft, first.text))
                 self._composer.moveCursor(QTextCursor.MoveOperation.End)
             self._composer.setFocus()
             if first.send:
@@ -198,9 +198,17 @@ class ConversationActions(QObject):
                     "info",
                 )
 
+        def not_opened() -> None:  # nothing lost: the text waits, unsent, in the composer of the line shown
+            if first.text:
+                self._composer.setPlainText(_after_draft(self._composer.toPlainText(), first.text))
+            self._pane.show_status(
+                self.tr("Not sent — {key} did not open; your text is in this line's composer.").format(key=key),
+                "error",
+            )
+
         key = first.key
         if key is not None and key != self._window.shown.shown_key:
-            when_usable(lambda: self._window.shown.open_line(key, then=typed))
+            when_usable(lambda: self._window.shown.open_line(key, then=typed, otherwise=not_opened))
         else:
             typed()  # now: keys typed while the window is painted go after it
 
@@ -440,3 +448,8 @@ class ConversationActions(QObject):
     @Slot()
     def on_message_rows_changed(self) -> None:
         self._pane.show_empty_state(self._model.rowCount())
+
+
+def _after_draft(draft: str, text: str) -> str:
+    """``text`` on a line of its own after ``draft``, or ``text`` alone when there is no draft."""
+    return f"{draft}\n{text}" if draft.strip() else text

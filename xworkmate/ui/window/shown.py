@@ -293,7 +293,9 @@ class ShownLine(QObject):
             still_on=still_on,
         )(error)
 
-    def open_line(self, key: str, *, then: Callable[[], None] | None = None) -> None:
+    def open_line(
+        self, key: str, *, then: Callable[[], None] | None = None, otherwise: Callable[[], None] | None = None
+    ) -> None:
         """The one way a line is opened from outside the list (Ctrl+J, a notification's click, a search hit):
         made visible in the list, then shown as a click on its row shows it (``switch_to``: every pane, the
         selection and the title follow; ISO-5)."""
@@ -302,12 +304,21 @@ class ShownLine(QObject):
             if then is not None:
                 then()
             return
-        self.switch_to(key, then=then)
+        self.switch_to(key, then=then, otherwise=otherwise)
 
-    def switch_to(self, key: str, *, then: Callable[[], None] | None = None, store: bool = True) -> None:
+    def switch_to(
+        self,
+        key: str,
+        *,
+        then: Callable[[], None] | None = None,
+        store: bool = True,
+        otherwise: Callable[[], None] | None = None,
+    ) -> None:
         """Show ``key``: its last view at once when the window had one, the fresh read when it arrives
         (dropped if another line was asked for meanwhile). ISO-5: every pane shows one key at a time.
-        ``store``: the controller's current line follows (not for a switch the controller made itself)."""
+        ``store``: the controller's current line follows (not for a switch the controller made itself).
+        ``then()`` once ``key`` is shown; ``otherwise()`` when it is not (the read failed, or another line was
+        asked for first)."""
         self.wanted_key = key
         first_page = self._message_list.rows_to_fill()
         with_usage = not self._usage_known(key)
@@ -329,6 +340,8 @@ class ShownLine(QObject):
                 panes = replace(panes, newest=newest_page(panes, (m for m in followed.newest if m.id > last)))
             self.remember(panes)
             if self.wanted_key not in (key, panes.key):
+                if otherwise is not None:
+                    otherwise()
                 return  # stale: the person has asked for another line since
             self.wanted_key = panes.key
             if followed is not None and self._shows_read(followed, panes):
@@ -346,6 +359,8 @@ class ShownLine(QObject):
             self._cannot_switch(key, self.shown_key or "", error)
             # The click that moved the selection may still be being processed; put it back afterwards.
             QTimer.singleShot(0, self._sync_selection)
+            if otherwise is not None:
+                otherwise()
 
         def not_stored(error: BaseException) -> None:
             back = controller.lines.current_key  # the switch was refused: every pane goes back to it (ISO-5)

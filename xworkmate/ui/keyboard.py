@@ -37,7 +37,7 @@ from xworkmate.presentation.shortcuts import shortcut_keys
 from xworkmate.ui.marks import QT_TRANSLATE_NOOP
 from xworkmate.ui.ops import error_line_of, operations_of
 from xworkmate.ui.ops.settings import set_ui_state
-from xworkmate.ui.shell import enter_sends_hint, enter_sends_key
+from xworkmate.ui.shell import COMPOSER_NAME, enter_sends_hint, enter_sends_key
 
 ENTER_SENDS_STATE = ui_state.ENTER_SENDS.name
 # Issue 33: the keys are the shortcut registry's (presentation/shortcuts.py).
@@ -46,7 +46,7 @@ ARCHIVE_KEYS = shortcut_keys("archiveShortcutAction")
 FILTER_KEYS = shortcut_keys("filterShortcutAction")
 
 ACCESSIBLE_NAMES: dict[str, str] = {
-    "composer": QT_TRANSLATE_NOOP("Keyboard", "Message to the agent"),
+    "composer": COMPOSER_NAME,
     "taskLineFilter": QT_TRANSLATE_NOOP("Keyboard", "Filter task lines"),
     "taskLineList": QT_TRANSLATE_NOOP("Keyboard", "Task lines"),
     "messageList": QT_TRANSLATE_NOOP("Keyboard", "Conversation"),

@@ -52,11 +52,36 @@ if TYPE_CHECKING:
 class FirstInput(NamedTuple):
     """What the person did on the opening page while the window's code loaded (issue 34 item 4): the line they
     selected in the first list (``None``: none; the window's own choice stands), what they typed, and whether
-    they pressed Send. The window carries it over once it can be used (``MainWindow.carry_over``)."""
+    they pressed Send. The window carries it over as it is built (``ConversationActions.take_first_input``)."""
 
     key: str | None
     text: str
     send: bool
+
+
+OPENING_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database…")
+HELD_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database… your message is sent once it is open.")
+FIRST_PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "OpeningPage", "Type a request for the line selected on the left: it goes there once the window is ready ({keys})"
+)
+FIRST_PLACEHOLDER_NO_LIST = QT_TRANSLATE_NOOP(
+    "OpeningPage", "Type a request: it goes to the line the window opens on, once it is ready ({keys})"
+)
+SEND_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Send")
+ENTER_SENDS_HINT = QT_TRANSLATE_NOOP("ComposerKeys", "Enter sends, Shift+Enter adds a line")
+CTRL_ENTER_SENDS_HINT = QT_TRANSLATE_NOOP("ComposerKeys", "Ctrl+Enter sends, Enter adds a line")
+COMPOSER_NAME = QT_TRANSLATE_NOOP("Keyboard", "Message to the agent")
+"""A composer's accessible name (the window's, ``ui/keyboard.ACCESSIBLE_NAMES``, and the opening page's)."""
+FAILED_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "The database did not open — {error}")
+WINDOW_TITLE = "XWorkmate"
+DEFAULT_SIZE = (1200, 760)
+DEFAULT_SPLITTER_SIZES = (260, 620, 320)
+"""The widths of the window's three panes until the person moves them (the first list takes the first)."""
+GEOMETRY_STATE = ui_state.GEOMETRY.name
+SPLITTER_STATE = ui_state.SPLITTER_SIZES.name
+"""The ``ui_state`` names of the window's saved geometry (``saveGeometry``, base64) and pane widths (JSON)."""
+FIRST_LIST_THREAD = "xworkmate-first-list"
+UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still goes on
 
 
 def enter_sends_hint(enter_sends: bool) -> str:
@@ -78,29 +103,6 @@ def enter_sends_key(key: int, modifiers: Qt.KeyboardModifier, enter_sends: bool)
     if modifiers == Qt.KeyboardModifier.NoModifier:
         return enter_sends
     return None
-
-
-OPENING_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database…")
-HELD_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Opening the database… your message is sent once it is open.")
-FIRST_PLACEHOLDER = QT_TRANSLATE_NOOP(
-    "OpeningPage", "Type a request for the line selected on the left: it goes there once the window is ready ({keys})"
-)
-FIRST_PLACEHOLDER_NO_LIST = QT_TRANSLATE_NOOP(
-    "OpeningPage", "Type a request: it goes to the line the window opens on, once it is ready ({keys})"
-)
-SEND_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "Send")
-ENTER_SENDS_HINT = QT_TRANSLATE_NOOP("ComposerKeys", "Enter sends, Shift+Enter adds a line")
-CTRL_ENTER_SENDS_HINT = QT_TRANSLATE_NOOP("ComposerKeys", "Ctrl+Enter sends, Enter adds a line")
-FAILED_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "The database did not open — {error}")
-WINDOW_TITLE = "XWorkmate"
-DEFAULT_SIZE = (1200, 760)
-DEFAULT_SPLITTER_SIZES = (260, 620, 320)
-"""The widths of the window's three panes until the person moves them (the first list takes the first)."""
-GEOMETRY_STATE = ui_state.GEOMETRY.name
-SPLITTER_STATE = ui_state.SPLITTER_SIZES.name
-"""The ``ui_state`` names of the window's saved geometry (``saveGeometry``, base64) and pane widths (JSON)."""
-FIRST_LIST_THREAD = "xworkmate-first-list"
-UNPAINTED_START_MS = 250  # a window that is never painted (minimised, no screen) still goes on
 
 
 class OpeningPage(QWidget):
@@ -146,11 +148,9 @@ class OpeningPage(QWidget):
         not after a failure)."""
         if self.first_list is not None or self.failed:
             return
-        from xworkmate.ui.lines.first_list import first_list_pane  # after the first paint: the list's code
+        from xworkmate.ui.lines.first_list import first_list_pane, selected_key  # after the first paint
 
         self.first_list = first_list_pane(lines, self, selected=current_key)
-        from xworkmate.ui.lines.first_list import selected_key
-
         self._preselected = selected_key(self.first_list)
         self.first_list.setFixedWidth(self.list_width)
         self._row.insertWidget(0, self.first_list)
@@ -168,6 +168,7 @@ class OpeningPage(QWidget):
         row.setContentsMargins(8, 8, 8 + self.side_width, 8)  # where the window's composer will be, not under its side
         self.composer = QPlainTextEdit(self)
         self.composer.setObjectName("firstComposer")
+        self.composer.setAccessibleName(QCoreApplication.translate("Keyboard", COMPOSER_NAME))
         self.composer.setTabChangesFocus(True)
         self.composer.setPlaceholderText(self._placeholder())
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)

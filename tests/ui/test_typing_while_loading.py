@@ -436,3 +436,23 @@ def _answered_and_ended(waits: Waits, settings: Settings, key: str) -> bool:
 def _status_of(waits: Waits) -> str:
     windows = [w for w in waits.app.topLevelWidgets() if isinstance(w, MainWindow) and w.attached and w.isVisible()]
     return windows[0].message_pane.status_label.text() if windows else ""
+
+
+def test_keys_the_window_gets_before_and_beside_its_composer_are_typed_into_it_in_order(qtbot: QtBot) -> None:
+    """Seen under a real window manager: the window is focused before its composer shows (~50 ms), and a key
+    pressed then went to the window itself and was lost; so was one pressed before the composer had taken the
+    focus. The window now keeps them and types them into the composer, in order (Enter too)."""
+    shell = WindowShell()
+    qtbot.addWidget(shell)
+    shell.show()
+    page = shell.opening_page
+    assert page is not None
+    qtbot.keyClicks(shell, "typed ")  # no composer yet: kept
+    page.show_input(True)
+    composer = page.composer
+    assert composer is not None and composer.toPlainText() == "typed "
+    qtbot.keyClicks(shell, "at once")  # the window's own, with the composer there: typed into it
+    qtbot.keyClick(shell, Qt.Key.Key_Return)
+    assert page.first_input() == FirstInput(None, "typed at once", True)
+    qtbot.keyClick(shell, Qt.Key.Key_F5)  # not a key that types: the window's own, as before
+    assert composer.toPlainText() == "typed at once"

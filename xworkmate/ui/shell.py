@@ -130,6 +130,7 @@ class OpeningPage(QWidget):
         self._enter_sends = True
         self._send_asked = False
         self._preselected: str | None = None
+        self._early_keys: list[QKeyEvent] = []  # typed before the composer showed (``hold_key``)
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
         self._column = column = QVBoxLayout()
@@ -182,7 +183,29 @@ class OpeningPage(QWidget):
         row.addWidget(self.composer, 1)
         row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         self._column.addLayout(row)
+        self.composer.show()  # now, not at the layout's next turn: a hidden widget does not take the focus
+        self.send_button.show()
         self.composer.setFocus()
+        early, self._early_keys = self._early_keys, []
+        for key in early:  # what was typed as the window appeared, in order, as typed into the composer
+            QCoreApplication.sendEvent(self.composer, key)
+
+    def hold_key(self, event: QKeyEvent) -> bool:
+        """A key the window got itself, no widget having the focus: one that types (text, Enter, Backspace) goes
+        to the composer, or, before it shows (the window appears ~50 ms before it), is kept and typed into it
+        then. ``True`` when taken so."""
+        types = event.text().isprintable() and event.text() != ""
+        if self.failed or (
+            not types and event.key() not in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Backspace)
+        ):
+            return False
+        key = QKeyEvent(event.type(), event.key(), event.modifiers(), event.text(), event.isAutoRepeat(), event.count())
+        if self.composer is None:
+            self._early_keys.append(key)
+        else:
+            self.composer.setFocus()
+            QCoreApplication.sendEvent(self.composer, key)
+        return True
 
     def first_input(self) -> FirstInput | None:
         """What was selected, typed and sent here, or ``None`` when nothing was (the window's own choices stand)."""
@@ -300,6 +323,14 @@ class WindowShell(QMainWindow):
         area, frame = screen.availableGeometry(), self.frameGeometry()
         extra_width, extra_height = frame.width() - self.width(), frame.height() - self.height()
         return QSize(min(width, area.width() - extra_width), min(height, area.height() - extra_height))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """A key the window gets itself (no widget has the focus): before the opening page's composer shows, it
+        is kept and typed into it then (issue 34 item 4: nothing typed as the window appears is lost)."""
+        page = self.opening_page
+        if not self.attached and page is not None and page.hold_key(event):
+            return
+        super().keyPressEvent(event)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

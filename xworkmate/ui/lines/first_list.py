@@ -89,7 +89,7 @@ def first_list_pane(
     ):
         control.setEnabled(False)
     pane.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    pane.list_view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # the composer keeps the keys until a click
+    pane.list_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click selects; the keys stay the composer's
     row = model.row_of(selected) if selected is not None else None
     if row is not None:
         shown = proxy.mapFromSource(model.index(row, 0))

@@ -99,7 +99,8 @@ def _ui_start(module: ModuleType) -> None:
 
 def _cli_window(module: ModuleType) -> None:
     # The window's code loads on a worker (``_load_window_code``), then ``_shown_window`` runs on the GUI thread.
-    module._load_window_code = _spanned(module._load_window_code, "code_import_start", "code_loaded")  # type: ignore[attr-defined]
+    if hasattr(module, "_load_window_code"):  # a baseline from before issue 34 item 4 loads it on the GUI thread
+        module._load_window_code = _spanned(module._load_window_code, "code_import_start", "code_loaded")
     module._shown_window = _spanned(module._shown_window, "code_import_start", None)  # type: ignore[attr-defined]
 
 

@@ -128,15 +128,20 @@ class Waits:
         self.app = app
         self.missed: list[str] = []
 
+    def built_window(self) -> MainWindow | None:
+        """This run's window once built over the open store (an earlier test's run may have left its own, closed)."""
+        windows = [w for w in self.app.topLevelWidgets() if isinstance(w, MainWindow) and w.attached and w.isVisible()]
+        return windows[0] if windows else None
+
     def state(self) -> str:
         """What the windows were doing, for a failure's message."""
-        said = []
+        said, built = [], self.built_window()
         for window in self.app.topLevelWidgets():
-            if isinstance(window, MainWindow) and window.attached and window.isVisible():
+            if built is not None and window is built:
                 said.append(
-                    f"window: operations {window.operations.running}, deferred {window.shown.deferred.pending},"
-                    f" partial {window.task_model.partial}, usable {window._held.released},"
-                    f" changes view pending {window.workspace.changes_view_pending}"
+                    f"window: operations {built.operations.running}, deferred {built.shown.deferred.pending},"
+                    f" partial {built.task_model.partial}, usable {built._held.released},"
+                    f" changes view pending {built.workspace.changes_view_pending}"
                 )
             elif isinstance(window, WindowShell):
                 said.append(f"{type(window).__name__}: visible {window.isVisible()}, attached {window.attached}")
@@ -181,10 +186,8 @@ class Waits:
         """``then(window)`` once the window is built over the open store, usable, and ``also()`` holds."""
 
         def built() -> MainWindow | None:
-            windows = [
-                w for w in self.app.topLevelWidgets() if isinstance(w, MainWindow) and w.attached and w.isVisible()
-            ]  # this run's: an earlier test's run may have left its window, closed
-            return windows[0] if windows and not windows[0].settling else None
+            window = self.built_window()
+            return window if window is not None and not window.settling else None
 
         self.until(lambda: built() is not None and also(), lambda: then(cast(MainWindow, built())), "the window")
 
@@ -427,15 +430,15 @@ def test_text_sent_for_a_line_that_does_not_open_waits_unsent_in_the_shown_lines
 
 def _answered_and_ended(waits: Waits, settings: Settings, key: str) -> bool:
     """The line's answer is stored and its turn has ended (the window closes with no turn on the loop)."""
-    windows = [w for w in waits.app.topLevelWidgets() if isinstance(w, MainWindow) and w.attached and w.isVisible()]
-    if not windows or windows[0].controller.turns.is_running(key):
+    window = waits.built_window()
+    if window is None or window.controller.turns.is_running(key):
         return False
     return any(role is MessageRole.ASSISTANT for role, _ in _stored(settings, key))
 
 
 def _status_of(waits: Waits) -> str:
-    windows = [w for w in waits.app.topLevelWidgets() if isinstance(w, MainWindow) and w.attached and w.isVisible()]
-    return windows[0].message_pane.status_label.text() if windows else ""
+    window = waits.built_window()
+    return window.message_pane.status_label.text() if window is not None else ""
 
 
 def test_keys_the_window_gets_before_and_beside_its_composer_are_typed_into_it_in_order(qtbot: QtBot) -> None:

@@ -25,7 +25,7 @@ from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui.app import ShownWindow
 from xworkmate.ui.lines.task_lines import KEY_ROLE
 from xworkmate.ui.opening import Opening
-from xworkmate.ui.shell import FirstInput, OpeningPage, WindowShell
+from xworkmate.ui.shell import AUTO_HIDE_BELOW, RIGHT, FirstInput, OpeningPage, WindowShell
 from xworkmate.ui.start import WINDOW_CODE_THREAD, run_shell_first
 from xworkmate.ui.window.main_window import MainWindow
 
@@ -459,3 +459,35 @@ def test_keys_the_window_gets_before_and_beside_its_composer_are_typed_into_it_i
     assert page.first_input() == FirstInput(None, "typed at once", True)
     qtbot.keyClick(shell, Qt.Key.Key_F5)  # not a key that types: the window's own, as before
     assert composer.toPlainText() == "typed at once"
+
+
+def test_the_opening_pages_composer_keeps_clear_of_the_workspace_pane_only_where_the_window_shows_it(
+    qtbot: QtBot,
+) -> None:
+    """Where the window's composer will be: beside the workspace pane on a wide window; on a window too narrow for
+    that pane (``AUTO_HIDE_BELOW``, as ``PaneLayout`` hides it) or with the pane hidden by the person, as wide
+    as the page lets it (seen at 900x600 and at a scale of 2: a composer squeezed to a few words a line)."""
+    shell = WindowShell()
+    qtbot.addWidget(shell)
+    shell.restore_saved({"main_window.splitter_sizes": "[260, 620, 320]"})
+    shell.resize(1200, 700)
+    shell.show()
+    page = shell.opening_page
+    assert page is not None
+    page.show_input(True)
+    composer = page.composer
+    assert composer is not None
+
+    def room_right() -> int:
+        qtbot.wait(20)  # the layout, after the resize
+        return page.width() - composer.geometry().right()
+
+    assert room_right() > 320
+    shell.resize(AUTO_HIDE_BELOW[RIGHT] - 100, 700)
+    assert room_right() < 200  # the Send button and margins only
+    shell.resize(1200, 700)
+    assert room_right() > 320
+    hidden = WindowShell()
+    qtbot.addWidget(hidden)
+    hidden.restore_saved({"main_window.panes": '{"hidden": [false, true], "widths": [260, 320]}'})
+    assert hidden.opening_page is not None and hidden.opening_page.side_width == 0

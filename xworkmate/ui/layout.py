@@ -34,13 +34,14 @@ from PySide6.QtWidgets import (
 from xworkmate.controllers import SessionController
 from xworkmate.domain import ui_state
 from xworkmate.presentation.shortcuts import shortcut_keys
+from xworkmate.ui.shell import AUTO_HIDE_BELOW as AUTO_HIDE_BELOW
+from xworkmate.ui.shell import CENTRE as CENTRE
+from xworkmate.ui.shell import LEFT as LEFT
+from xworkmate.ui.shell import RIGHT as RIGHT
 
 ELLIPSIS = "…"
 PANES_STATE = ui_state.PANES.name
 """ui_state: ``{"hidden": [left, right], "widths": [left, right]}``."""
-LEFT, CENTRE, RIGHT = 0, 1, 2
-AUTO_HIDE_BELOW = {LEFT: 760, RIGHT: 1000}
-"""Window widths below which a side pane hides on its own."""
 REOPEN_MARGIN = 40
 DEFAULT_WIDTHS = {LEFT: 260, RIGHT: 320}
 WINDOW_MINIMUM = (480, 360)

@@ -29,7 +29,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QShowEvent
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -76,6 +76,11 @@ FAILED_TEXT = QT_TRANSLATE_NOOP("OpeningPage", "The database did not open — {e
 WINDOW_TITLE = "XWorkmate"
 DEFAULT_SIZE = (1200, 760)
 DEFAULT_SPLITTER_SIZES = (260, 620, 320)
+LEFT, CENTRE, RIGHT = 0, 1, 2
+"""The window's panes, in the splitter's order: the task lines, the conversation, the workspace."""
+AUTO_HIDE_BELOW = {LEFT: 760, RIGHT: 1000}
+"""Window widths below which a side pane hides on its own (``ui/layout.PaneLayout``; the opening page's composer
+keeps clear of the workspace pane only where the window will show it)."""
 """The widths of the window's three panes until the person moves them (the first list takes the first)."""
 GEOMETRY_STATE = ui_state.GEOMETRY.name
 SPLITTER_STATE = ui_state.SPLITTER_SIZES.name
@@ -125,12 +130,13 @@ class OpeningPage(QWidget):
         self.first_list: TaskLinePane | None = None
         self.composer: QPlainTextEdit | None = None  # once the first screen is painted (``show_input``)
         self.send_button: QPushButton | None = None
-        self.list_width = DEFAULT_SPLITTER_SIZES[0]  # the saved one, once read (``WindowShell.restore_saved``)
-        self.side_width = DEFAULT_SPLITTER_SIZES[2]  # the workspace pane's, which the composer keeps clear of
+        self.list_width = DEFAULT_SPLITTER_SIZES[LEFT]  # the saved one, once read (``WindowShell.restore_saved``)
+        self.side_width = DEFAULT_SPLITTER_SIZES[RIGHT]  # the workspace pane's, which the composer keeps clear of
         self._enter_sends = True
         self._send_asked = False
         self._preselected: str | None = None
         self._early_keys: list[QKeyEvent] = []  # typed before the composer showed (``hold_key``)
+        self._input_row: QHBoxLayout | None = None
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
         self._column = column = QVBoxLayout()
@@ -165,8 +171,8 @@ class OpeningPage(QWidget):
         if self.composer is not None or self.failed:
             return
         self._enter_sends = enter_sends
-        row = QHBoxLayout()
-        row.setContentsMargins(8, 8, 8 + self.side_width, 8)  # where the window's composer will be, not under its side
+        self._input_row = row = QHBoxLayout()
+        self._keep_clear_of_side()
         self.composer = QPlainTextEdit(self)
         self.composer.setObjectName("firstComposer")
         self.composer.setAccessibleName(QCoreApplication.translate("Keyboard", COMPOSER_NAME))
@@ -189,6 +195,18 @@ class OpeningPage(QWidget):
         early, self._early_keys = self._early_keys, []
         for key in early:  # what was typed as the window appeared, in order, as typed into the composer
             QCoreApplication.sendEvent(self.composer, key)
+
+    def _keep_clear_of_side(self) -> None:
+        """The composer where the window's will be: clear of the workspace pane where the window will show it (not
+        hidden by the person, the window wide enough: ``AUTO_HIDE_BELOW``), else as wide as the page lets it."""
+        if self._input_row is None:
+            return
+        shown = self.side_width > 0 and self.window().width() >= AUTO_HIDE_BELOW[RIGHT]
+        self._input_row.setContentsMargins(8, 8, 8 + (self.side_width if shown else 0), 8)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._keep_clear_of_side()
 
     def hold_key(self, event: QKeyEvent) -> bool:
         """A key the window got itself, no widget having the focus: one that types (text, Enter, Backspace) goes
@@ -349,8 +367,12 @@ class WindowShell(QMainWindow):
         list as wide as their task list was, so nothing jumps when the window's own panes arrive."""
         self.restore_geometry(ui_states.get(GEOMETRY_STATE))
         sizes = parse_sizes(ui_states.get(SPLITTER_STATE), len(DEFAULT_SPLITTER_SIZES))
-        if sizes is not None and self.opening_page is not None:
-            self.opening_page.list_width, self.opening_page.side_width = sizes[0], sizes[2]
+        page = self.opening_page
+        if sizes is not None and page is not None:
+            page.list_width, page.side_width = sizes[LEFT], sizes[RIGHT]
+        hidden = ui_state.PANES.decode(ui_states.get(ui_state.PANES.name)).get("hidden")
+        if page is not None and isinstance(hidden, list) and len(hidden) == 2 and hidden[1] is True:
+            page.side_width = 0  # the person hid the workspace pane
 
 
 def parse_sizes(raw: str | None, count: int) -> list[int] | None:

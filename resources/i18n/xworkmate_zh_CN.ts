@@ -609,8 +609,12 @@
         <translation>无法读取跟进队列：{error}</translation>
     </message>
     <message>
-        <source>Could not change the queued follow-up — {error}</source>
-        <translation>无法修改排队的跟进：{error}</translation>
+        <source>Could not change the queued follow-up — {error}. Your changed text is in the composer.</source>
+        <translation>无法修改排队的跟进：{error}。你改过的文字在输入框中。</translation>
+    </message>
+    <message>
+        <source>Follow-up {n} left the queue before your change to it was saved; your changed text is in the composer.</source>
+        <translation>跟进 {n} 在你的修改保存前已离开队列；你改过的文字在输入框中。</translation>
     </message>
     <message>
         <source>Could not move the queued follow-up — {error}</source>

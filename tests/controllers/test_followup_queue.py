@@ -171,6 +171,38 @@ def test_remove_and_reorder_renumber_the_queue_and_bad_positions_are_one_line_er
     assert texts(controller, key) == ["four", "two", "three"]  # refusals change nothing
 
 
+def test_an_item_named_as_shown_is_changed_where_it_is_now_and_never_the_one_that_took_its_number(
+    agent: SessionController, store: Store
+) -> None:
+    """The window names the row the person clicked (the item, by its id): between the showing and the
+    click the running turn takes the first item (``take_first``, as a turn's end does), so every
+    position moves up one. By position, Remove on "two" would take "three"."""
+    controller = agent
+    key = controller.lines.create_line("A").thread_id
+    for text in ("one", "two", "three", "four"):
+        controller.queue.queue(key, text)
+    one, two, three, four = controller.queue.items(key)  # as the strip shows them
+    taken = store.followup_queue.take_first(key)
+    assert taken is not None and taken.text == "one"
+
+    removed = controller.queue.remove(key, two)
+    assert (removed.text, removed.position) == ("two", 1)
+    assert texts(controller, key) == ["three", "four"]
+    edited = controller.queue.edit(key, four, "four, edited")
+    assert (edited.text, edited.position) == ("four, edited", 2)
+    assert [i.text for i in controller.queue.shift(key, four, -1)] == ["four, edited", "three"]  # ↑ from where it is
+    with pytest.raises(QueueItemError, match=r"^follow-up 2 of line .* is no longer queued: it was sent or removed"):
+        controller.queue.edit(key, two, "two, edited")
+    with pytest.raises(QueueItemError, match="no longer queued"):
+        controller.queue.send_now(key, one)
+    with pytest.raises(QueueItemError, match=r"is already first$"):
+        controller.queue.shift(key, four, -1)
+    with pytest.raises(QueueItemError, match=r"is already last$"):
+        controller.queue.shift(key, three, 1)
+    assert texts(controller, key) == ["four, edited", "three"]  # refusals change nothing
+    assert [m.content for m in controller.lines.messages(key)] == []  # and send nothing
+
+
 def test_send_now_steers_the_running_native_turn_at_its_next_safe_point(
     agent: SessionController, openai_server: OpenAIServer
 ) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from xworkmate.controllers.changes import QueueChanged
 from xworkmate.controllers.context import ControllerContext
 from xworkmate.controllers.outcomes import SendOutcome
-from xworkmate.domain.followup_queue import QueuedFollowup, check_position, check_text
+from xworkmate.domain.followup_queue import QueuedFollowup, Which, check_text
 
 
 class FollowupQueue:
@@ -59,31 +59,37 @@ class FollowupQueue:
     def items(self, key: str) -> list[QueuedFollowup]:
         return self._ctx.store.followup_queue.items(self._ctx.get_thread(key).thread_id)
 
-    def remove(self, key: str, position: int) -> QueuedFollowup:
+    def remove(self, key: str, which: Which) -> QueuedFollowup:
         canonical = self._ctx.get_thread(key).thread_id
-        item = self._ctx.store.followup_queue.remove(canonical, position)
+        item = self._ctx.store.followup_queue.remove(canonical, which)
         self._ctx.emit(QueueChanged(key=canonical))
         return item
 
-    def edit(self, key: str, position: int, text: str) -> QueuedFollowup:
+    def edit(self, key: str, which: Which, text: str) -> QueuedFollowup:
         canonical = self._ctx.get_thread(key).thread_id
-        item = self._ctx.store.followup_queue.edit(canonical, position, text)
+        item = self._ctx.store.followup_queue.edit(canonical, which, text)
         self._ctx.emit(QueueChanged(key=canonical))
         return item
 
-    def move(self, key: str, position: int, to: int) -> list[QueuedFollowup]:
+    def move(self, key: str, which: Which, to: int) -> list[QueuedFollowup]:
         canonical = self._ctx.get_thread(key).thread_id
-        items = self._ctx.store.followup_queue.move(canonical, position, to)
+        items = self._ctx.store.followup_queue.move(canonical, which, to)
         self._ctx.emit(QueueChanged(key=canonical))
         return items
 
-    def send_now(self, key: str, position: int) -> SendOutcome:
-        """Item ``position`` now: steered into the running turn, or sent as an ordinary Send on an idle
+    def shift(self, key: str, which: Which, step: int) -> list[QueuedFollowup]:
+        """``which`` ``step`` places from where it is now (the window's ↑ is -1, ↓ is 1)."""
+        canonical = self._ctx.get_thread(key).thread_id
+        items = self._ctx.store.followup_queue.shift(canonical, which, step)
+        self._ctx.emit(QueueChanged(key=canonical))
+        return items
+
+    def send_now(self, key: str, which: Which) -> SendOutcome:
+        """Item ``which`` now: steered into the running turn, or sent as an ordinary Send on an idle
         line. Refused (the gate's reasons) leaves it where it was in the queue."""
         queue = self._ctx.store.followup_queue
         canonical = self._ctx.get_thread(key).thread_id
-        check_position(canonical, position, len(queue.items(canonical)))
-        item = queue.remove(canonical, position)
+        item = queue.remove(canonical, which)
         try:
             if self.busy(canonical):
                 message_id = self._store_person_message(canonical, item.text)
@@ -91,10 +97,9 @@ class FollowupQueue:
             else:
                 outcome = self._send(canonical, item.text)
         except BaseException:
-            queue.add(canonical, item.text)  # put back where it was: nothing the person wrote is lost
-            last = len(queue.items(canonical))
-            if last != position:
-                queue.move(canonical, last, position)
+            back = queue.add(canonical, item.text)  # put back where it was: nothing the person wrote is lost
+            if back.position > item.position:  # (the queue may have shortened meanwhile)
+                queue.move(canonical, back, item.position)
             raise
         finally:
             self._ctx.emit(QueueChanged(key=canonical))

@@ -8,13 +8,21 @@ same queue, and each change tells the other processes' windows so in its transac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Connection
 
-from xworkmate.domain.followup_queue import QueuedFollowup, check_position, check_text
+from xworkmate.domain.followup_queue import (
+    QueuedFollowup,
+    QueueItemError,
+    Which,
+    check_position,
+    check_text,
+    locate,
+)
 from xworkmate.store.change_notices import notify_queue_changed
 from xworkmate.store.repositories.records import _aware
 from xworkmate.store.sessions import Sessions
@@ -30,7 +38,7 @@ def _item(row: Any, position: int) -> QueuedFollowup:
 
 
 class FollowupQueueRepository:
-    """A line's queue, read and changed by 1-based position."""
+    """A line's queue, read and changed by 1-based position or by the item as shown (``Which``)."""
 
     def __init__(self, store: Sessions) -> None:
         self._store = store
@@ -78,34 +86,54 @@ class FollowupQueueRepository:
             notify_queue_changed(connection, key)
         return QueuedFollowup(id=int(row_id), key=key, position=position, text=text, created_at=now)
 
-    def remove(self, key: str, position: int) -> QueuedFollowup:
-        """Take item ``position`` out of the queue (it is not sent) and return it."""
+    def remove(self, key: str, which: Which) -> QueuedFollowup:
+        """Take item ``which`` out of the queue (it is not sent) and return it."""
         with self._store.begin() as connection:
             rows = self._rows(connection, key)
-            check_position(key, position, len(rows))
-            taken = rows.pop(position - 1)
+            index = locate(key, [row.id for row in rows], which)
+            taken = rows.pop(index)
             connection.execute(delete(_TABLE).where(_TABLE.c.id == taken.id))
             self._renumber(connection, [row.id for row in rows])
             notify_queue_changed(connection, key)
-        return _item(taken, position)
+        return _item(taken, index + 1)
 
-    def edit(self, key: str, position: int, text: str) -> QueuedFollowup:
+    def edit(self, key: str, which: Which, text: str) -> QueuedFollowup:
         check_text(text)
         with self._store.begin() as connection:
             rows = self._rows(connection, key)
-            check_position(key, position, len(rows))
-            row = rows[position - 1]
+            index = locate(key, [row.id for row in rows], which)
+            row = rows[index]
             connection.execute(update(_TABLE).where(_TABLE.c.id == row.id).values(text=text))
             notify_queue_changed(connection, key)
-        return QueuedFollowup(id=int(row.id), key=key, position=position, text=text, created_at=_aware(row.created_at))
+        return QueuedFollowup(id=int(row.id), key=key, position=index + 1, text=text, created_at=_aware(row.created_at))
 
-    def move(self, key: str, position: int, to: int) -> list[QueuedFollowup]:
-        """Move item ``position`` to position ``to``; returns the queue in its new order."""
+    def move(self, key: str, which: Which, to: int) -> list[QueuedFollowup]:
+        """Move item ``which`` to position ``to``; returns the queue in its new order."""
+
+        def target(_index: int, length: int) -> int:
+            check_position(key, to, length, what="position")
+            return to
+
+        return self._move(key, which, target)
+
+    def shift(self, key: str, which: Which, step: int) -> list[QueuedFollowup]:
+        """Move item ``which`` ``step`` places from where it is now (-1: one earlier; the window's ↑)."""
+
+        def target(index: int, length: int) -> int:
+            to = index + 1 + step
+            if not 1 <= to <= length:
+                end = "first" if step < 0 else "last"
+                raise QueueItemError(f"follow-up {index + 1} of line {key} is already {end}")
+            return to
+
+        return self._move(key, which, target)
+
+    def _move(self, key: str, which: Which, target: Callable[[int, int], int]) -> list[QueuedFollowup]:
         with self._store.begin() as connection:
             rows = self._rows(connection, key)
-            check_position(key, position, len(rows))
-            check_position(key, to, len(rows), what="position")
-            rows.insert(to - 1, rows.pop(position - 1))
+            index = locate(key, [row.id for row in rows], which)
+            to = target(index, len(rows))
+            rows.insert(to - 1, rows.pop(index))
             self._renumber(connection, [row.id for row in rows])
             notify_queue_changed(connection, key)
         return [_item(row, n) for n, row in enumerate(rows, start=1)]

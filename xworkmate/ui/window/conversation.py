@@ -42,7 +42,8 @@ from xworkmate.ui.window.services import WindowServices
 class ConversationActions(QObject):
     """The composer, Send and its follow-ups, the queue strip, Stop, a message's menu, older pages.
 
-    Signals: none; its ``on_*`` slots are wired in ``MainWindow._connect_signals``.
+    Signals: none; its ``on_*`` slots are wired in ``MainWindow._connect_signals``, but for the queue strip's,
+    wired here: the strip is this part's alone.
     """
 
     def __init__(
@@ -69,6 +70,11 @@ class ConversationActions(QObject):
         self._stop_shortcut = stop_shortcut
         self._attached: dict[str, list[PreparedAttachment]] = {}  # each other line's attachments, by key
         self._sending = False
+        self._queue.edit_requested.connect(self.on_queued_edit_requested)
+        self._queue.edit_left.connect(self.on_queued_edit_left)
+        self._queue.move_requested.connect(self.on_queued_move_requested)
+        self._queue.remove_requested.connect(self.on_queued_remove_requested)
+        self._queue.send_now_requested.connect(self.on_queued_send_now_requested)
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
         key_changed = previous is None or previous.key != view.key
@@ -88,8 +94,8 @@ class ConversationActions(QObject):
                 self._model.set_key(view.key, first_page=self._list.rows_to_fill())
             self._list.follow_newest()
         self._pane.show_line(view, last_failure=self._cards.last_failure(view.key))
-        if key_changed and self._queue.key != view.key:
-            self._queue.show_queue(view.key, [])  # never another line's queue, even for a moment (ISO-5)
+        if key_changed:
+            self._queue.switch_to(view.key)  # never another line's queue, even for a moment (ISO-5)
         if key_changed:  # issue 34 item 1: read once the switched-to conversation is painted
             self._window.shown.after_paint(self._read_shown_queue)
         else:
@@ -178,10 +184,8 @@ class ConversationActions(QObject):
             return
 
         def typed() -> None:
-            draft = self._composer.toPlainText()
             if first.text:
-                self._composer.setPlainText(_after_draft(draft, first.text))
-                self._composer.moveCursor(QTextCursor.MoveOperation.End)
+                self._add_to_composer(first.text)
             self._composer.setFocus()
             if first.send:
                 when_usable(send)
@@ -200,7 +204,7 @@ class ConversationActions(QObject):
 
         def not_opened() -> None:  # nothing lost: the text waits, unsent, in the composer of the line shown
             if first.text:
-                self._composer.setPlainText(_after_draft(self._composer.toPlainText(), first.text))
+                self._add_to_composer(first.text)
             self._pane.show_status(
                 self.tr("Not sent — {key} did not open; your text is in this line's composer.").format(key=key),
                 "error",
@@ -318,44 +322,74 @@ class ConversationActions(QObject):
             ),
         )
 
-    def _queue_operation(self, work: Callable[[str], object], what: str) -> None:
-        """A change to the shown line's queue, on the worker; then the queue is read again."""
+    def _queue_operation(
+        self, work: Callable[[str], object], what: str, *, then: Callable[[], None] | None = None
+    ) -> None:
+        """A change to the shown line's queue, on the worker. Its ``QueueChanged`` has the queue read again
+        (``routing.queue_changed``), as another process's change does; a refused one changed nothing."""
         key = self._queue.key
         if key is None:
             return
         self._window.operations.run(
             lambda: work(key),
-            done=lambda _result: self.read_queue(key),
-            failed=self._window.failure(what, QueueItemError, UnknownSessionKeyError, NotRunnable, ValueError),
+            failed=self._window.failure(
+                what, QueueItemError, UnknownSessionKeyError, NotRunnable, ValueError, then=then
+            ),
         )
 
-    @Slot(int, str)
-    def on_queued_edit_requested(self, position: int, text: str) -> None:
+    @Slot(object, str)
+    def on_queued_edit_requested(self, item: QueuedFollowup, text: str) -> None:
         queue = self._window.controller.queue
         self._queue_operation(
-            lambda key: queue.edit(key, position, text), self.tr("Could not change the queued follow-up — {error}")
+            lambda key: queue.edit(key, item, text),
+            self.tr("Could not change the queued follow-up — {error}. Your changed text is in the composer."),
+            then=lambda: self._keep_in_composer(item.key, text),
         )
 
-    @Slot(int, int)
-    def on_queued_move_requested(self, position: int, to: int) -> None:
+    @Slot(object, str)
+    def on_queued_edit_left(self, item: QueuedFollowup, text: str) -> None:
+        """A queued follow-up the person was changing was delivered or removed first: their changed text
+        goes into the composer to send or drop (nothing they wrote is lost)."""
+        self._keep_in_composer(item.key, text)
+        self._pane.show_status(
+            self.tr(
+                "Follow-up {n} left the queue before your change to it was saved; your changed text is in the composer."
+            ).format(n=item.position),
+            "info",
+        )
+
+    def _keep_in_composer(self, key: str, text: str) -> None:
+        """``text`` after ``key``'s draft: in the composer if ``key`` is shown, else in its kept draft (ISO-5)."""
+        if key == self._window.shown.shown_key:
+            self._add_to_composer(text)
+        else:
+            self._drafts.typed(key, _after_draft(self._drafts.text_for(key), text))
+
+    def _add_to_composer(self, text: str) -> None:
+        """``text`` after what the composer holds (a line of its own), the cursor at its end."""
+        self._composer.setPlainText(_after_draft(self._composer.toPlainText(), text))
+        self._composer.moveCursor(QTextCursor.MoveOperation.End)
+
+    @Slot(object, int)
+    def on_queued_move_requested(self, item: QueuedFollowup, step: int) -> None:
         queue = self._window.controller.queue
         self._queue_operation(
-            lambda key: queue.move(key, position, to), self.tr("Could not move the queued follow-up — {error}")
+            lambda key: queue.shift(key, item, step), self.tr("Could not move the queued follow-up — {error}")
         )
 
-    @Slot(int)
-    def on_queued_remove_requested(self, position: int) -> None:
+    @Slot(object)
+    def on_queued_remove_requested(self, item: QueuedFollowup) -> None:
         queue = self._window.controller.queue
         self._queue_operation(
-            lambda key: queue.remove(key, position), self.tr("Could not remove the queued follow-up — {error}")
+            lambda key: queue.remove(key, item), self.tr("Could not remove the queued follow-up — {error}")
         )
 
-    @Slot(int)
-    def on_queued_send_now_requested(self, position: int) -> None:
+    @Slot(object)
+    def on_queued_send_now_requested(self, item: QueuedFollowup) -> None:
         """Send now: the running turn takes it at its next safe point; an idle line runs a turn on it."""
         queue = self._window.controller.queue
         self._queue_operation(
-            lambda key: queue.send_now(key, position), self.tr("Not sent — {error}. It is still in the queue.")
+            lambda key: queue.send_now(key, item), self.tr("Not sent — {error}. It is still in the queue.")
         )
 
     # -- a message's menu (Q-1) and older pages ------------------------------------

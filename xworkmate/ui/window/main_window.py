@@ -259,10 +259,6 @@ class MainWindow(WindowShell):
             send.connect(talk.on_send_requested)
         self.stop_button.clicked.connect(talk.on_stop_requested)
         self.chrome.stop_shortcut.activated.connect(talk.on_stop_requested)
-        self.followup_queue.edit_requested.connect(talk.on_queued_edit_requested)
-        self.followup_queue.move_requested.connect(talk.on_queued_move_requested)
-        self.followup_queue.remove_requested.connect(talk.on_queued_remove_requested)
-        self.followup_queue.send_now_requested.connect(talk.on_queued_send_now_requested)
         self.message_list.verticalScrollBar().valueChanged.connect(talk.on_message_scrolled)
         self.message_list.customContextMenuRequested.connect(talk.on_message_context_menu)
         for signal in (self.message_model.rowsInserted, self.message_model.modelReset):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from tests.support.sandboxing import needs_bwrap
 from xworkmate.agents.priority import AGENT_NICE
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.store_thread import STORE_THREAD
 from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 OWN = os.getpriority(os.PRIO_PROCESS, 0)
@@ -73,3 +75,20 @@ def test_an_agent_what_it_runs_its_terminals_and_its_checkpoints_git_run_below_t
     assert not (Path(line.workspace_binding.path or "") / "made.txt").exists()
     person_git = [row.split(" ", 1) for row in log.read_text().splitlines()]
     assert person_git and {nice for nice, _command in person_git} == {str(OWN)}, person_git
+
+
+def test_the_turns_store_thread_runs_below_the_window_and_the_window_thread_does_not(
+    sqlite_controller: SessionController,
+) -> None:
+    """The turns' own thread in this process (each streamed delta stored) is an agent's work too: a real
+    call through the controller's store thread reads its own nice value; the calling thread keeps its own."""
+
+    def own_nice() -> tuple[str, int]:
+        return threading.current_thread().name, os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    async def both() -> tuple[tuple[str, int], tuple[str, int]]:
+        return await sqlite_controller._ctx.store_thread.call(own_nice), own_nice()
+
+    (stored_on, stored_nice), (_here, here_nice) = asyncio.run(both())
+    assert stored_on.startswith(STORE_THREAD)
+    assert (stored_nice, here_nice) == (AGENTS, OWN)

@@ -11,12 +11,20 @@ still runs at full speed: only who waits changes when both want one.
 An agent cannot undo it: an unprivileged process may raise its nice value but not lower it (the default
 ``RLIMIT_NICE`` allows no lowering), inside the sandbox or not, and what it starts inherits the value.
 What a person starts and waits on runs as the window does: a sign-in terminal, a restore, a diff.
+
+The turns' own thread in this process (``controllers.store_thread``: each streamed delta stored, a turn's
+records) is an agent's work as well: it runs at ``AGENT_NICE`` above the window too
+(``lower_this_thread``; Linux sets a nice value per thread), so it does not take the core the GUI thread
+waits for. The window's store worker does not: what a person asked for and waits on runs there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 
@@ -53,3 +61,15 @@ def background() -> Iterator[None]:
 def background_argv(argv: Sequence[str]) -> list[str]:
     """``argv`` as ``agent_argv`` has it within ``background``, else as is."""
     return agent_argv(argv) if _BACKGROUND.get() else list(argv)
+
+
+def lower_this_thread() -> None:
+    """The calling thread's nice value raised by ``AGENT_NICE`` (at most 19): Linux keeps one per thread, and
+    a thread may raise its own. Elsewhere, or where the kernel refuses, nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + AGENT_NICE))
+    except OSError:
+        pass

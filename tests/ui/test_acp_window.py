@@ -38,7 +38,8 @@ def choose_mode(qtbot: QtBot, window: MainWindow, label: str) -> None:
     """Pick an entry of the mode picker as a person would (only enabled entries can be picked)."""
     picker = window.mode_picker
     index = picker.findText(label)
-    assert index >= 0, f"{label!r} is not offered: {picker.choices()}"
+    status = window.message_pane.status_label.text()  # a failed read of the providers says so there
+    assert index >= 0, f"{label!r} is not offered: {picker.choices()}; the status line: {status!r}"
     assert picker.is_enabled_at(index), f"{label!r} is disabled"
     picker.setCurrentIndex(index)
     settled(qtbot, window)

@@ -40,6 +40,13 @@
             <numerusform>… %n more characters on this line, not shown</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>… the rest of this line (longer than %n character(s)) is not shown</source>
+        <translation>
+            <numerusform>… the rest of this line (longer than %n character) is not shown</numerusform>
+            <numerusform>… the rest of this line (longer than %n characters) is not shown</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>MessageListModel</name>

@@ -1147,6 +1147,12 @@ Set XWORKMATE_DATABASE_URL or XWORKMATE_HOME to use another one; `xworkmate doct
             <numerusform>… 此行还有 %n 个字符未显示</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>… the rest of this line (longer than %n character(s)) is not shown</source>
+        <translation>
+            <numerusform>… 此行超过 %n 个字符，其余部分未显示</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

@@ -5,7 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from xworkmate.presentation.files import LONG_LINE_CHARS, PREVIEW_LIMIT, human_size, read_preview
+from xworkmate.presentation.files import (
+    LONG_LINE_CHARS,
+    PREVIEW_LIMIT,
+    LineCutter,
+    human_size,
+    line_cut_note,
+    read_preview,
+)
 
 
 def test_preview_says_binary_and_too_large_honestly(tmp_path: Path) -> None:
@@ -51,3 +58,18 @@ def test_a_minified_files_long_line_is_previewed_cut_and_says_how_much_is_not_sh
     plain = tmp_path / "plain.txt"
     plain.write_text("a line\n" * 1_000)
     assert read_preview(plain).text == "a line\n" * 1_000  # nothing cut, nothing added
+
+
+def test_a_line_cutter_cuts_a_line_that_passes_its_limit_across_pieces_once_and_starts_again_at_a_newline() -> None:
+    cutter = LineCutter(10)
+    note = line_cut_note(10)
+    pieces = ["abc", "defgh", "ijklmnop", "qrs\nshort\n", "0123456789", "X\nend"]
+    assert [cutter.feed(piece) for piece in pieces] == [
+        "abc",
+        "defgh",
+        "ij" + note,
+        "\nshort\n",
+        "0123456789",
+        note + "\nend",
+    ]
+    assert note == " … the rest of this line (longer than 10 characters) is not shown"

@@ -6,6 +6,8 @@ in one line and the line stays usable."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -13,11 +15,12 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from tests.support.sandboxing import needs_bwrap
+from xworkmate.agents.acp.login_terminal import TEXT_KEPT, LoginTerminal
 from xworkmate.controllers import SessionController
 from xworkmate.testing.acp_scripts import agent_folder, report_events, scripted_agent
 from xworkmate.ui import MainWindow
 from xworkmate.ui.agent.sign_in import SignInCard
-from xworkmate.ui.agent.sign_in_terminal import SignInTerminal
+from xworkmate.ui.agent.sign_in_terminal import TERMINAL_LINE_CHARS, TERMINAL_LINES, SignInTerminal
 
 from .conftest import open_window
 from .support import click_line, finished, label_text, message_texts, send
@@ -135,3 +138,34 @@ def test_stopping_the_turn_during_a_terminal_sign_in_ends_the_login_program_and_
     field = terminal.findChild(QLineEdit, "signInTerminalInput")
     assert field is not None and not field.isEnabled()
     assert report_events(report, "login") == []  # it never got a token
+
+
+_FLOOD = """
+import sys
+for n in range(6_000):
+    sys.stdout.write(f"line {n}\\n")
+sys.stdout.write("x" * 1_000_000 + "\\n")
+sys.stdout.write("open https://example.com/login?state=" + "s" * 3_000 + "\\n")
+sys.stdout.write("token: ")
+sys.stdout.flush()
+"""
+
+
+def test_a_login_programs_megabyte_line_is_cut_its_address_kept_whole_and_its_flood_of_lines_bounded(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """An agent's login program decides what it prints (it is the agent's): a megabyte on one line was laid out
+    whole in the terminal at each piece read, and every line was kept. A real program on a real pty."""
+    program = LoginTerminal([sys.executable, "--login"], "Log in")
+    run(loop, program.start([sys.executable, "-c", _FLOOD], tmp_path, dict(os.environ), None))
+    terminal = SignInTerminal("scripted", program)
+    qtbot.addWidget(terminal)
+    run(loop, wait_until(lambda: terminal.output.toPlainText().endswith("token: "), what="the whole output"))
+
+    lines = terminal.output.toPlainText().split("\n")
+    assert len(lines) == TERMINAL_LINES and lines[0] == "line 1003"  # the last lines, in order
+    cut = " … the rest of this line (longer than 10000 characters) is not shown"
+    assert lines[-3] == "x" * TERMINAL_LINE_CHARS + cut
+    assert lines[-2] == "open https://example.com/login?state=" + "s" * 3_000  # an address is whole, to copy
+    assert "x" * 1_000_000 in program.text and len(program.text) <= 2 * TEXT_KEPT  # kept for a late window, bounded
+    terminal.close()

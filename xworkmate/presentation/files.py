@@ -157,6 +157,42 @@ def cut_lines(text: str) -> str:
     return "\n".join(map(shown_line, text.split("\n")))
 
 
+def line_cut_note(limit: int) -> str:
+    """What ends a line cut as it streams in, its length not known yet: " … the rest of this line is not shown"."""
+    return " " + english_plural(
+        LongLines.tr("… the rest of this line (longer than %n character(s)) is not shown", "", limit), limit
+    )
+
+
+class LineCutter:
+    """Text that comes in pieces (a program's output), each line cut at ``limit`` characters: what passes it is
+    not shown, once followed by ``line_cut_note``. A view lays a line out whole at each change of it; the
+    program decides how long its lines are (a megabyte on one line froze the window)."""
+
+    def __init__(self, limit: int = LONG_LINE_CHARS) -> None:
+        self.limit = limit
+        self._column = 0  # characters of the current line shown so far
+        self._cutting = False  # the current line passed ``limit``: the rest of it is dropped
+
+    def feed(self, text: str) -> str:
+        """What to show of ``text``, the next piece of the output."""
+        shown: list[str] = []
+        for n, line in enumerate(text.split("\n")):
+            if n:
+                shown.append("\n")
+                self._column, self._cutting = 0, False
+            if self._cutting or not line:
+                continue
+            room = self.limit - self._column
+            if len(line) > room:
+                shown.append(line[:room] + line_cut_note(self.limit))
+                self._column, self._cutting = self.limit, True
+            else:
+                shown.append(line)
+                self._column += len(line)
+        return "".join(shown)
+
+
 FOLD_MARK = "↪\u00a0"
 """What starts the rest of a folded line, on a line of its own (a no-break space: a view wrapping the rest
 keeps the mark beside it)."""

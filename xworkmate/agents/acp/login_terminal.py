@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from xworkmate.agents.acp.reports import AcpAuthMethod
 
 _READ = 4096
+TEXT_KEPT = 1_000_000
+"""``text`` keeps the program's last this many characters (a window opened late shows them; a flood of output
+does not grow without end)."""
 _EOF_GRACE = 1.0  # seconds to drain what the program wrote before it exited
 
 
@@ -38,7 +41,8 @@ class LoginTerminal:
     def __init__(self, command: Sequence[str], title: str) -> None:
         self.command = tuple(command)  # as the person reads it: the agent's command and the method's args
         self.title = title
-        self.text = ""
+        self._pieces: list[str] = []  # ``text``, in pieces (joined when asked: appending is not quadratic)
+        self._kept = 0
         self.status: int | None = None
         self._listeners: list[Callable[[str], None]] = []
         self._exit_listeners: list[Callable[[int], None]] = []
@@ -82,6 +86,20 @@ class LoginTerminal:
         self._eof = loop.create_future()
         loop.add_reader(master, self._readable)
 
+    @property
+    def text(self) -> str:
+        """What the program printed so far, as plain text (its last ``TEXT_KEPT`` characters, at the least)."""
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
+
+    def _keep(self, piece: str) -> None:
+        self._pieces.append(piece)
+        self._kept += len(piece)
+        if self._kept > 2 * TEXT_KEPT:  # once the kept text doubles: a copy per TEXT_KEPT characters read
+            self._pieces = [self.text[-TEXT_KEPT:]]
+            self._kept = TEXT_KEPT
+
     def listen(self, on_text: Callable[[str], None], on_exit: Callable[[int], None]) -> None:
         self._listeners.append(on_text)
         self._exit_listeners.append(on_exit)
@@ -101,7 +119,7 @@ class LoginTerminal:
             return
         piece = plain_terminal_output(self._decoder.decode(data))
         if piece:
-            self.text += piece
+            self._keep(piece)
             for listener in list(self._listeners):
                 listener(piece)
 

@@ -25,6 +25,14 @@ from PySide6.QtWidgets import (
 )
 
 from xworkmate.controllers import SignInTerminalView
+from xworkmate.presentation.files import LineCutter
+
+TERMINAL_LINE_CHARS = 10_000
+"""A line of the program's output is cut past this many characters. A sign-in address is shown whole (they run
+to a few thousand characters); a line of a megabyte is not laid out."""
+
+TERMINAL_LINES = 5_000
+"""The output keeps its last this many lines (the first go as more come)."""
 
 
 class SignInTerminal(QDialog):
@@ -47,6 +55,8 @@ class SignInTerminal(QDialog):
         self.output = QPlainTextEdit()
         self.output.setObjectName("signInTerminalOutput")
         self.output.setReadOnly(True)
+        self.output.setMaximumBlockCount(TERMINAL_LINES)
+        self._cutter = LineCutter(TERMINAL_LINE_CHARS)
         self.output.setMinimumSize(520, 240)
         layout.addWidget(self.output, 1)
         row = QHBoxLayout()
@@ -72,6 +82,7 @@ class SignInTerminal(QDialog):
             self._ended(terminal.status)
 
     def _append(self, text: str) -> None:
+        text = self._cutter.feed(text)
         if not text:
             return
         self.output.moveCursor(QTextCursor.MoveOperation.End)

@@ -210,6 +210,7 @@ def test_an_unsaved_edit_whose_item_leaves_the_queue_goes_into_the_composer_afte
     assert window.followup_queue.texts() == ["then update the docs"]
     assert window.composer.toPlainText() == "a draft\nthen run the slow tests too"
     assert "your changed text is in the composer" in window.message_pane.status_label.text()
+    assert QApplication.focusWidget() is window.composer  # their typing goes on there
 
     # Saved just after its item left, before the window heard of it (another process): refused, and kept.
     editor = start_editing(qtbot, window, 1, "then update the README")

@@ -12,7 +12,7 @@ from functools import partial
 
 from PySide6.QtCore import QModelIndex, QObject, QPoint, Slot
 from PySide6.QtGui import QShortcut, QTextCursor
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 
 from xworkmate.controllers import (
     LineView,
@@ -349,8 +349,11 @@ class ConversationActions(QObject):
     @Slot(object, str)
     def on_queued_edit_left(self, item: QueuedFollowup, text: str) -> None:
         """A queued follow-up the person was changing was delivered or removed first: their changed text
-        goes into the composer to send or drop (nothing they wrote is lost)."""
+        goes into the composer to send or drop (nothing they wrote is lost), and their typing with it."""
         self._keep_in_composer(item.key, text)
+        focused = QApplication.focusWidget()
+        if focused is None or self._queue.isAncestorOf(focused):  # the field they typed in is gone
+            self._composer.setFocus()
         self._pane.show_status(
             self.tr(
                 "Follow-up {n} left the queue before your change to it was saved; your changed text is in the composer."

@@ -27,8 +27,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from xworkmate.agents.priority import lower_this_thread
-
 if TYPE_CHECKING:
     from xworkmate.controllers.changes import Change
 
@@ -74,6 +72,8 @@ class StoreThread:
                 raise RuntimeError("the controller is closed: nothing more is stored")
             if self._executor is None:
                 # An agent's work: below the window's CPU priority, as the agents' processes are (issue 34 item 1).
+                from xworkmate.agents.priority import lower_this_thread
+
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix=STORE_THREAD, initializer=lower_this_thread)
             return self._executor
 

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRegularExpression
 from PySide6.QtGui import (
@@ -44,6 +44,9 @@ from xworkmate.presentation.cards import (  # Qt-free since issue 19; the names 
     tool_card,
 )
 from xworkmate.ui import markdown_style, theme
+
+if TYPE_CHECKING:
+    from xworkmate.ui import markdown_tables
 
 __all__ = [
     "COLLAPSED_LINES",
@@ -321,6 +324,8 @@ class PlainBody:
     words, notices, answers without Markdown — and every switch builds the rows it shows).
     """
 
+    continues_table = False  # never a part of a table (``DocumentBody``)
+
     def __init__(self, text: str, font: QFont, width: float) -> None:
         self._text = text
         # A line separator breaks the line inside the one paragraph, as a new block would.
@@ -389,6 +394,7 @@ class DocumentBody:
     def __init__(self, document: QTextDocument) -> None:
         self.document = document
         self._decorations: tuple[float, markdown_style.Decorations] | None = None
+        self.continues_table = False  # a streaming table's part after its first: drawn joined to the part above
 
     def set_width(self, width: float) -> None:
         width = max(width, 10.0)
@@ -512,6 +518,21 @@ _FENCE_LINE = re.compile(r" {0,3}(```|~~~)")
 _ITEM_LINE = re.compile(r"([-+*]|\d{1,9}[.)])[ \t]+\S")  # a top-level list item's first line
 LONG_LIST_TAIL_CHARS = 1_000
 """A streaming tail this long settles where its last top-level list item starts (``StreamingBody``)."""
+TABLE_CHUNK_ROWS = 10
+"""A streaming table settles every this many rows (a part of this many rows lays out in a few milliseconds; how
+its parts show as one table: ``markdown_tables``, loaded when a table first settles)."""
+
+TABLE_ROW = re.compile(r" {0,3}\|")
+"""A line of a table as agents write them: it starts with ``|``."""
+
+_DELIMITER = re.compile(r" {0,3}\|[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\n?$")
+"""The line below a table's header: ``|---|:--:|``."""
+
+
+def is_delimiter(line: str) -> bool:
+    return _DELIMITER.match(line) is not None
+
+
 _CHUNK_GAP = 6.0
 """The space between two settled parts of a streaming answer: a Markdown paragraph's margin."""
 GROWN_TAIL_CHARS = 4_000
@@ -534,7 +555,10 @@ def _open_fence_with_code(text: str) -> bool:
 @dataclass(frozen=True)
 class _Scan:
     """How far ``StreamingBody._last_boundary`` read a tail that starts at ``start``: to ``position`` (the end of a
-    finished line), the state there, and the boundaries found before it (``start`` when none)."""
+    finished line), the state there, and the boundaries found before it (``start`` when none). ``table``: the
+    header rows of the table the last line read is a row of ("" when none); ``rows``: its rows read since the
+    start or the last row boundary; ``last_row``: the latest row boundary (every ``TABLE_CHUNK_ROWS`` rows) and
+    ``row_table`` the table going on there."""
 
     start: int
     position: int
@@ -543,11 +567,17 @@ class _Scan:
     prose: bool
     blank: int
     last_item: int
+    previous: str = ""
+    table: str = ""
+    rows: int = 0
+    last_row: int = 0
+    row_table: str = ""
 
     @classmethod
-    def at(cls, start: int) -> _Scan:
-        """Nothing read yet of a tail starting at ``start`` (it starts outside any fence, list or paragraph)."""
-        return cls(start, start, False, False, False, start, start)
+    def at(cls, start: int, table: str = "") -> _Scan:
+        """Nothing read yet of a tail starting at ``start`` (outside any fence and list; in ``table``'s rows when
+        it is a part going on with a table)."""
+        return cls(start, start, False, False, bool(table), start, start, "", table, 0, start, "")
 
 
 class StreamingBody:
@@ -571,7 +601,8 @@ class StreamingBody:
         self._parts: list[Body] = []
         self._tail: Body | None = None
         self._heights: list[float] = []  # the settled parts' heights at ``_width``, as far as measured
-        self._settled_height = 0.0  # their sum, with the gaps after each
+        self._gaps: list[float] = []  # the space above each of them (none above the first)
+        self._settled_height = 0.0  # their sum, with the gaps between them
         self.rendered_chars = 0
         """Characters rendered so far, settled parts and tails alike (tests check it grows linearly)."""
         self.parts_measured = 0
@@ -582,6 +613,8 @@ class StreamingBody:
         open code fence (``GROWN_TAIL_CHARS``)."""
         self._scan: _Scan | None = None
         self._text_scanned = ""
+        self._table = ""  # the header rows of the table the text at ``_settled`` is inside ("" when none)
+        self._table_widths: markdown_tables.TableWidths | None = None  # that table's, from its first part
 
     def matches(self, font: QFont, raw: bool) -> bool:
         return raw == self._raw and font == self._font
@@ -590,6 +623,11 @@ class StreamingBody:
     def text(self) -> str:
         """The answer's text as shown (every character given to ``update`` so far)."""
         return self._text
+
+    @property
+    def table_widths(self) -> markdown_tables.TableWidths | None:
+        """The widths every part of the streaming table gets: its first part's (``None`` before one settled)."""
+        return self._table_widths
 
     @property
     def settled(self) -> int:
@@ -605,22 +643,24 @@ class StreamingBody:
             self._parts = []
             self._forget_heights()
             self._grown = None
+            self._table, self._table_widths = "", None
         self._text = text
-        boundary = self._last_boundary(text)
+        boundary, table = self._last_boundary(text)
         if boundary > self._settled:
             settling = text[self._settled : boundary]
             if self._closes_grown(settling):  # all that came is the fence's closing line: the tail is the part
                 assert self._tail is not None
                 self._parts.append(self._tail)
             else:
-                self._parts.append(self._render(settling))
+                self._parts.append(self._render(settling, self._table, ends_in=table))
             self._settled = boundary
+            self._table = table
             self._grown = None
         tail = text[self._settled :]
         if not tail.strip():
             self._tail, self._grown = None, None
         elif not self._grow(tail.strip("\n")):
-            self._tail = self._render(tail)
+            self._tail = self._render(tail, self._table)
             shown = tail.strip("\n")
             grows = len(shown) >= GROWN_TAIL_CHARS and not self._raw and isinstance(self._tail, DocumentBody)
             self._grown = shown if grows and _open_fence_with_code(shown) else None
@@ -653,19 +693,22 @@ class StreamingBody:
         rest = text[len(self._grown) + 1 :]
         return "\n" not in rest and _FENCE_LINE.match(rest) is not None and not rest.strip().strip("`~")
 
-    def _last_boundary(self, text: str) -> int:
+    def _last_boundary(self, text: str) -> tuple[int, str]:
         """Where the last blank line outside a code fence ends (past ``_settled``), or ``_settled``; in a tail of
         ``LONG_LIST_TAIL_CHARS`` or more, where the last top-level list item outside a fence starts, if later (a
         list of a thousand findings has no blank line: it was rendered again whole at each flush, 84 ms at its
-        end; a list split there renders as one, the numbers of an ordered one going on).
+        end; a list split there renders as one, the numbers of an ordered one going on); where a table's row
+        starts every ``TABLE_CHUNK_ROWS`` rows, if later (``markdown_tables``). With it, the header rows of the
+        table that goes on there ("" when none).
 
         The scan goes on from the last line it had finished (``_Scan``) while the text only grows: a tail that
         does not settle (a long fence) is not read again from its start at each flush."""
         scan = self._scan
         if scan is None or scan.start != self._settled or not text.startswith(self._text_scanned[: scan.position]):
-            scan = _Scan.at(self._settled)
+            scan = _Scan.at(self._settled, "" if self._raw else self._table)
         in_fence, listed, prose = scan.in_fence, scan.listed, scan.prose
         blank, last_item = scan.blank, scan.last_item
+        previous, table, rows, last_row, row_table = scan.previous, scan.table, scan.rows, scan.last_row, scan.row_table
         position = scan.position
         for line in text[position:].splitlines(keepends=True):
             marker = None if in_fence else _ITEM_LINE.match(line)
@@ -673,6 +716,16 @@ class StreamingBody:
             item = marker is not None and (not prose or marker[1] in ("-", "+", "*", "1.", "1)"))
             if item and listed:
                 last_item = position
+            if in_fence or self._raw:
+                table = ""
+            elif table and TABLE_ROW.match(line) and line.strip():
+                if rows >= TABLE_CHUNK_ROWS:  # a part of the table ends before this row
+                    last_row, row_table, rows = position, table, 0
+                rows += 1
+            elif TABLE_ROW.match(previous) and is_delimiter(line) and not table:
+                table, rows = previous + line.rstrip("\n"), 0
+            else:
+                table = ""
             position += len(line)
             if _FENCE_LINE.match(line):
                 in_fence, listed, prose = not in_fence, False, False
@@ -683,15 +736,40 @@ class StreamingBody:
             elif not in_fence:
                 listed = item or (listed and line[:1].isspace())
                 prose = not listed
+            previous = line if line.endswith("\n") else ""
             if line.endswith("\n") and position < len(text):  # a finished line, more after it: kept
-                scan = _Scan(scan.start, position, in_fence, listed, prose, blank, last_item)
+                scan = _Scan(
+                    scan.start, position, in_fence, listed, prose, blank, last_item,
+                    previous, table, rows, last_row, row_table,
+                )  # fmt: skip
         self._scan, self._text_scanned = scan, text
         long_tail = len(text) - self._settled >= LONG_LIST_TAIL_CHARS
-        return max(blank, last_item if long_tail else self._settled)
+        boundary = max(blank, last_item if long_tail else self._settled, last_row)
+        return boundary, (row_table if boundary == last_row > self._settled else "")
 
-    def _render(self, text: str) -> Body:
+    def _render(self, text: str, table: str = "", ends_in: str = "") -> Body:
+        """``text`` rendered; ``table``: the header rows of the table it starts inside (a part going on with it);
+        ``ends_in``: those of the table it ends inside (the table goes on in the next part)."""
         self.rendered_chars += len(text)
-        return build_body(text.strip("\n"), "markdown", self._font, self._width, raw=self._raw)
+        shown = text.strip("\n")
+        if self._raw or not (table or ends_in):
+            return build_body(shown, "markdown", self._font, self._width, raw=self._raw)
+        body = build_body(f"{table}\n{shown}" if table else shown, "markdown", self._font, self._width)
+        from xworkmate.ui import markdown_tables
+
+        if isinstance(body, DocumentBody):
+            document = body.document
+            if table:  # the header rows out again; the widths of the table's first part
+                markdown_tables.drop_header(document)
+                body.continues_table = True
+                if self._table_widths is not None:
+                    markdown_tables.fix_widths(document, self._table_widths, first=True, last=False)
+            if ends_in and ends_in != table:  # the first part of the table that goes on: its widths, as laid out
+                document.size()
+                self._table_widths = markdown_tables.widths_of_last_table(document)
+            if ends_in and self._table_widths is not None:
+                markdown_tables.fix_widths(document, self._table_widths, first=False, last=True)
+        return body
 
     def _shown(self) -> list[Body]:
         return [*self._parts, self._tail] if self._tail is not None else self._parts
@@ -711,16 +789,30 @@ class StreamingBody:
 
     def _forget_heights(self) -> None:
         self._heights = []
+        self._gaps = []
         self._settled_height = 0.0
 
+    def _gap(self, above: Body, below: Body) -> float:
+        """The space between two parts: a paragraph's margin, or none where a table goes on (its borders meet)."""
+        if below.continues_table and isinstance(above, DocumentBody) and isinstance(below, DocumentBody):
+            from xworkmate.ui import markdown_tables
+
+            return markdown_tables.join_gap(above.document, below.document)
+        return _CHUNK_GAP
+
     def _part_heights(self) -> list[float]:
-        """The settled parts' heights, each measured once at this width (they never change)."""
+        """The settled parts' heights, each measured once at this width (they never change), and the gaps above them."""
         for part in self._parts[len(self._heights) :]:
             height = part.height()
             self.parts_measured += 1
+            gap = self._gap(self._parts[len(self._heights) - 1], part) if self._heights else 0.0
             self._heights.append(height)
-            self._settled_height += height + _CHUNK_GAP
+            self._gaps.append(gap)
+            self._settled_height += gap + height
         return self._heights
+
+    def _tail_gap(self) -> float:
+        return self._gap(self._parts[-1], self._tail) if self._parts and self._tail is not None else 0.0
 
     def _tail_height(self) -> float:
         if self._tail is None:
@@ -731,8 +823,8 @@ class StreamingBody:
     def height(self) -> float:
         self._part_heights()
         if self._tail is not None:
-            return self._settled_height + self._tail_height()
-        return max(self._settled_height - _CHUNK_GAP, 0.0)
+            return self._settled_height + self._tail_gap() + self._tail_height()
+        return self._settled_height
 
     def natural_width(self) -> float:
         return max((part.natural_width() for part in self._shown()), default=0.0)
@@ -744,13 +836,16 @@ class StreamingBody:
         """Each part shown with its top and height, down to ``bottom``: a part that starts below it is not
         reached (the tail, then, is not measured)."""
         top = 0.0
-        for part, height in zip(self._parts, self._part_heights(), strict=True):
+        for part, height, gap in zip(self._parts, self._part_heights(), self._gaps, strict=True):
+            top += gap
             if top > bottom:
                 return
             yield part, top, height
-            top += height + _CHUNK_GAP
-        if self._tail is not None and top <= bottom:
-            yield self._tail, top, self._tail_height()
+            top += height
+        if self._tail is not None:
+            top += self._tail_gap()
+            if top <= bottom:
+                yield self._tail, top, self._tail_height()
 
     def code_at(self, point: QPointF) -> str | None:
         """The code of the block whose "Copy" chip is at ``point`` (in the body's coordinates), in whichever part."""

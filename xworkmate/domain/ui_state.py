@@ -111,6 +111,15 @@ ENTER_SENDS: UiStateKey[bool] = UiStateKey(
     "composer.enter_sends", True, bool_codec, "Enter sends (else Ctrl+Enter); was stored as true/false"
 )
 
+
+def hidden_panes(state: dict[str, Any]) -> tuple[bool, bool]:
+    """Which side panes (left, right) the person hid, as ``PANES`` stores it; neither when it says nothing usable."""
+    hidden = state.get("hidden")
+    if isinstance(hidden, list) and len(hidden) == 2:
+        return hidden[0] is True, hidden[1] is True
+    return False, False
+
+
 UI_STATE_KEYS: dict[str, UiStateKey[Any]] = {
     key.name: key for key in (THEME, GEOMETRY, SPLITTER_SIZES, PANES, NOTIFICATIONS, ENTER_SENDS)
 }

@@ -304,13 +304,12 @@ class PaneLayout(QObject):
 
     def restore(self) -> None:
         state = ui_state.PANES.decode(self._controller.lines.ui_state(PANES_STATE))
-        widths, hidden = state.get("widths"), state.get("hidden")
+        widths = state.get("widths")
         saved = dict(self.widths)
         if isinstance(widths, list) and len(widths) == 2 and all(isinstance(w, int) and w > 0 for w in widths):
             saved = {LEFT: widths[0], RIGHT: widths[1]}
-        if isinstance(hidden, list) and len(hidden) == 2:
-            for which, value in zip((LEFT, RIGHT), hidden, strict=True):
-                if value is True:
-                    self.set_shown(which, False, by_person=True)
+        for which, hidden in zip((LEFT, RIGHT), ui_state.hidden_panes(state), strict=True):
+            if hidden:
+                self.set_shown(which, False, by_person=True)
         self.widths = saved  # hiding just now measured the restored splitter, not the person's width
         self.fit_to_width(self._window.width())

@@ -370,8 +370,8 @@ class WindowShell(QMainWindow):
         page = self.opening_page
         if sizes is not None and page is not None:
             page.list_width, page.side_width = sizes[LEFT], sizes[RIGHT]
-        hidden = ui_state.PANES.decode(ui_states.get(ui_state.PANES.name)).get("hidden")
-        if page is not None and isinstance(hidden, list) and len(hidden) == 2 and hidden[1] is True:
+        _, workspace_hidden = ui_state.hidden_panes(ui_state.PANES.decode(ui_states.get(ui_state.PANES.name)))
+        if page is not None and workspace_hidden:
             page.side_width = 0  # the person hid the workspace pane
 
 

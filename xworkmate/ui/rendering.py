@@ -602,6 +602,7 @@ class StreamingBody:
         self._tail: Body | None = None
         self._heights: list[float] = []  # the settled parts' heights at ``_width``, as far as measured
         self._gaps: list[float] = []  # the space above each of them (none above the first)
+        self._tail_joined: tuple[Body, float] | None = None  # the tail and the space above it, at ``_width``
         self._settled_height = 0.0  # their sum, with the gaps between them
         self.rendered_chars = 0
         """Characters rendered so far, settled parts and tails alike (tests check it grows linearly)."""
@@ -790,6 +791,7 @@ class StreamingBody:
     def _forget_heights(self) -> None:
         self._heights = []
         self._gaps = []
+        self._tail_joined = None
         self._settled_height = 0.0
 
     def _gap(self, above: Body, below: Body) -> float:
@@ -812,7 +814,12 @@ class StreamingBody:
         return self._heights
 
     def _tail_gap(self) -> float:
-        return self._gap(self._parts[-1], self._tail) if self._parts and self._tail is not None else 0.0
+        """The gap above the tail, worked out once per tail (a flush asks for it to measure and again to paint)."""
+        if not self._parts or self._tail is None:
+            return 0.0
+        if self._tail_joined is None or self._tail_joined[0] is not self._tail:
+            self._tail_joined = (self._tail, self._gap(self._parts[-1], self._tail))
+        return self._tail_joined[1]
 
     def _tail_height(self) -> float:
         if self._tail is None:

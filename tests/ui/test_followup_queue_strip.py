@@ -49,11 +49,8 @@ def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes
 ) -> None:
     window = agent_window
     strip = window.followup_queue
-    line = open_new_line(qtbot, window, "Queue A")
     other = agent_controller.lines.create_line("Queue B")
-    openai_server.script(HangReply(chunks=["working "]))
-    send(qtbot, window, "start the long job")
-    run(loop, wait_until(lambda: live_text(window) == "working ", what="the turn to be running"))
+    key = queued_running(qtbot, loop, window, openai_server)
     assert not strip.isVisible()
 
     press_enter(qtbot, window, "then run the tests")
@@ -62,7 +59,7 @@ def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes
     press_enter(qtbot, window, "then update the docs")
     press_enter(qtbot, window, "and a typo")
     assert strip.texts() == ["then run the tests", "then update the docs", "and a typo"]
-    assert agent_controller.turns.is_running(line.thread_id)
+    assert agent_controller.turns.is_running(key)
     assert "then run the tests" not in message_texts(window)  # queued, not a message yet
 
     click(qtbot, window, 2, "queueUpButton")
@@ -81,24 +78,24 @@ def test_enter_during_a_running_turn_queues_and_the_strip_edits_reorders_removes
 
     click(qtbot, window, 3, "queueRemoveButton")
     assert strip.texts() == ["then run the tests", "then update the README"]
-    assert [i.text for i in agent_controller.queue.items(line.thread_id)] == strip.texts()  # stored
+    assert [i.text for i in agent_controller.queue.items(key)] == strip.texts()  # stored
 
     click_line(qtbot, window, other.thread_id)  # ISO-5: B has no queue, so no strip
     assert strip.key == other.thread_id and not strip.isVisible() and strip.texts() == []
-    click_line(qtbot, window, line.thread_id)
+    click_line(qtbot, window, key)
     assert strip.isVisible() and strip.texts() == ["then run the tests", "then update the README"]
 
     qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # a stopped turn leaves the queue
-    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the stop"))
+    run(loop, wait_until(finished(agent_controller, key), what="the stop"))
     settled(qtbot, window)
     assert strip.texts() == ["then run the tests", "then update the README"]
 
     # Send now on an idle line is a Send; when its turn ends, the rest of the queue drains, one turn each.
     openai_server.script(TextReply(["README updated."]), TextReply(["Tests pass."]))
     click(qtbot, window, 2, "queueSendNowButton")
-    run(loop, wait_until(finished(agent_controller, line.thread_id), what="the queue to drain"))
+    run(loop, wait_until(finished(agent_controller, key), what="the queue to drain"))
     run(loop, wait_until(lambda: not strip.isVisible(), what="the strip to empty"))
-    users = [m.content for m in agent_controller.lines.messages(line.thread_id) if m.role is MessageRole.USER]
+    users = [m.content for m in agent_controller.lines.messages(key) if m.role is MessageRole.USER]
     assert users == ["start the long job", "then update the README", "then run the tests"]
     assert message_texts(window)[-2:] == ["then run the tests", "Tests pass."]
 

@@ -96,8 +96,7 @@ class ConversationActions(QObject):
         self._pane.show_line(view, last_failure=self._cards.last_failure(view.key))
         if key_changed:
             self._queue.switch_to(view.key)  # never another line's queue, even for a moment (ISO-5)
-        if key_changed:  # issue 34 item 1: read once the switched-to conversation is painted
-            self._window.shown.after_paint(self._read_shown_queue)
+            self._window.shown.after_paint(self._read_shown_queue)  # issue 34 item 1: once the switch is painted
         else:
             self.read_queue(view.key)
         self._stop_shortcut.setEnabled(self._pane.stop_button.isEnabled())

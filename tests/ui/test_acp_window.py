@@ -24,7 +24,7 @@ from xworkmate.ui.agent.execution import NO_AGENTS_LABEL
 from xworkmate.ui.conversation import CARD_ROLE, FORMAT_ROLE, HEADER_ROLE
 
 from .conftest import open_window
-from .support import click_line, finished, label_text, message_texts, send, settled
+from .support import click_line, finished, label_text, message_texts, offered_mode, send, settled
 from .support_runs import live_text, run, tool_rows, wait_until
 
 
@@ -37,9 +37,7 @@ def acp_window(qtbot: QtBot, loop: asyncio.AbstractEventLoop, bare_controller: S
 def choose_mode(qtbot: QtBot, window: MainWindow, label: str) -> None:
     """Pick an entry of the mode picker as a person would (only enabled entries can be picked)."""
     picker = window.mode_picker
-    index = picker.findText(label)
-    status = window.message_pane.status_label.text()  # a failed read of the providers says so there
-    assert index >= 0, f"{label!r} is not offered: {picker.choices()}; the status line: {status!r}"
+    index = offered_mode(qtbot, window, label)
     assert picker.is_enabled_at(index), f"{label!r} is disabled"
     picker.setCurrentIndex(index)
     settled(qtbot, window)

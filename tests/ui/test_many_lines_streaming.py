@@ -22,7 +22,7 @@ from xworkmate.testing.openai_server import HangReply, OpenAIServer
 from xworkmate.ui.agent.live_runs import LiveRuns
 
 from .conftest import open_window
-from .support import click_line, finished, message_texts, send, settled
+from .support import click_line, finished, message_texts, offered_mode, send, settled
 from .support_runs import live_text, run, wait_until
 
 CHUNKS = [f"w{i} " for i in range(600)]
@@ -130,8 +130,7 @@ def test_the_shown_lines_panes_are_shown_again_per_turn_not_per_tool_card_usage_
     line = controller.lines.create_line("Agent line")
     click_line(qtbot, window, line.thread_id)
     picker = window.mode_picker
-    index = picker.findText("scripted (ACP)")
-    assert index >= 0, f"the scripted agent is not offered: {picker.choices()}"
+    index = offered_mode(qtbot, window, "scripted (ACP)")
     picker.setCurrentIndex(index)
     settled(qtbot, window)
     assert controller.get_thread(line.thread_id).execution_binding.mode is ExecutionMode.ACP

@@ -20,6 +20,7 @@ from xworkmate.domain.threads import ExecutionMode
 from xworkmate.store import Store
 from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.ui import MainWindow
+from xworkmate.ui.background import jobs_waiting
 from xworkmate.ui.window.shown import AFTER_PAINT_MS, AfterPaint
 
 from .conftest import open_window
@@ -282,3 +283,62 @@ def test_a_switch_paints_the_line_once_within_the_click_before_the_work_queued_m
         assert window.message_pane.agent_bar.isVisible() == (key == second)
         assert len(paints.keys) == 2, paints.keys  # the switch's own paint, and this test's: none made again
         assert message_texts(window)[-1] == f"3\n{ANSWER}"
+
+
+class _AtPaint(QObject):
+    """What the skill picker and the mode picker held each time the conversation started painting."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self._window = window
+        self.seen: list[tuple[str, int, bool, str | None]] = []
+        window.message_list.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            pane = self._window.message_pane
+            picker = pane.skill_picker
+            key = pane.session_key_label.text()
+            self.seen.append((key, jobs_waiting(picker), picker.catalog is not None, pane.mode_picker.chosen()))
+        return False
+
+
+def test_a_switch_selects_the_lines_mode_without_refilling_the_picker_and_reads_its_skills_once_painted(
+    qtbot: QtBot, sqlite_controller: SessionController, sqlite_store: Store, tmp_path: Path
+) -> None:
+    """Issue 34 item 1: between a native and an ACP line of the same agents, the mode picker only selects (its
+    four agents were rebuilt at every switch); the skills, which only the popup and ``/`` need, are read once
+    the switch is painted, not beside it. SKL-1, ISO-5: the picker still shows the shown line's skills."""
+    for name in ("one", "two", "three"):
+        scripted_agent(sqlite_controller, tmp_path, name, turn=[{"say": "done"}])
+    native = _line_with_messages(sqlite_controller, sqlite_store, "Native", count=1)
+    acp = _line_with_messages(sqlite_controller, sqlite_store, "Agent", count=1)
+    sqlite_controller.line_settings.set_execution(acp, ExecutionMode.ACP, "two")
+    window = _window(qtbot, sqlite_controller)
+    click_line(qtbot, window, native)
+    _painted(window)
+    picker = window.message_pane.mode_picker
+    offered = picker.choices()
+    refilled: list[int] = []
+    picker.model().rowsRemoved.connect(lambda *_args: refilled.append(1))
+    picker.model().modelReset.connect(lambda *_args: refilled.append(1))
+    at_paint = _AtPaint(window)
+
+    for key, mode in ((acp, "acp:two"), (native, "native"), (acp, "acp:two")):
+        click_line(qtbot, window, key)
+        assert picker.chosen() == mode
+        settled(qtbot, window)
+        skills = window.message_pane.skill_picker
+        qtbot.waitUntil(lambda skills=skills: skills.catalog is not None)  # read for this line, after the paint
+
+    assert refilled == [] and picker.choices() == offered
+    firsts = [next(seen for seen in at_paint.seen if seen[0] == key) for key in (acp, native)]
+    assert [(waiting, read) for _key, waiting, read, _mode in firsts] == [(0, False), (0, False)]
+    assert [mode for *_rest, mode in firsts] == ["acp:two", "native"]  # painted with the line's own mode
+
+    sqlite_controller.providers.remove_provider("two")  # the ACP line now names an agent no longer configured
+    window.line_settings.refresh_providers()
+    settled(qtbot, window)
+    assert ("two (ACP — not configured)", "acp:two", False) in picker.choices()
+    click_line(qtbot, window, native)
+    assert picker.chosen() == "native" and all(choice != "acp:two" for _label, choice, _on in picker.choices())

@@ -60,8 +60,10 @@ class ModePicker(QComboBox):
         self.setAccessibleName(self.tr("Execution mode"))
         self.setToolTip(self.tr("Who runs this line: the built-in agent, or an external agent CLI over ACP"))
         self._agents: list[ProviderRecord] = []
+        self._agent_entries: tuple[tuple[str, tuple[str, ...]], ...] = ()
         self._category: str | None = None
-        self._shown: tuple[object, ...] | None = None
+        self._entries: tuple[object, ...] | None = None  # what the entries were built from: agents, category
+        self._unconfigured = False  # an entry names the shown line's agent that is no longer configured
         self._rebuild(NATIVE_CHOICE)
 
     # -- filling --------------------------------------------------------------
@@ -69,6 +71,7 @@ class ModePicker(QComboBox):
     def set_agents(self, providers: Sequence[ProviderRecord]) -> None:
         """The configured ACP agents (other providers are ignored); keeps the current choice."""
         self._agents = [p for p in providers if p.kind is ProviderKind.ACP]
+        self._agent_entries = tuple((p.name, p.acp_command) for p in self._agents)
         self._rebuild(self.chosen() or NATIVE_CHOICE)
 
     def show_line(self, view: LineView) -> None:
@@ -80,10 +83,16 @@ class ModePicker(QComboBox):
 
     def _rebuild(self, choice: str) -> None:
         # The window re-shows the line on every update; an open popup must not be rebuilt under the cursor.
-        shown = (tuple((p.name, p.acp_command) for p in self._agents), self._category, choice)
-        if shown == self._shown and self.chosen() == choice:
+        entries = (self._agent_entries, self._category)
+        if entries == self._entries and self.chosen() == choice:
             return
-        self._shown = shown
+        if entries == self._entries and not self._unconfigured and (index := self.findData(choice)) >= 0:
+            # Issue 34 item 1: a switch between lines of the same agents and category only selects.
+            blocked = self.blockSignals(True)
+            self.setCurrentIndex(index)
+            self.blockSignals(blocked)
+            return
+        self._entries, self._unconfigured = entries, False
         blocked = self.blockSignals(True)
         try:
             self.clear()
@@ -111,6 +120,7 @@ class ModePicker(QComboBox):
                 self.addItem(self.tr("{name} (ACP — not configured)").format(name=choice[4:]), choice)
                 index = self.count() - 1
                 self._disable(index, self.tr("This agent was removed from Settings → Providers; choose another"))
+                self._unconfigured = True  # that entry is this line's only: the next line's rebuilds
             self.setCurrentIndex(max(index, 0))
         finally:
             self.blockSignals(blocked)

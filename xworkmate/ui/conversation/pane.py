@@ -150,6 +150,7 @@ class KeyChip(QLabel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sessionKeyLabel")
+        self._widths: dict[tuple[str, int], int] = {}
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setProperty("elideMode", "middle")
         self.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -159,10 +160,22 @@ class KeyChip(QLabel):
 
     def width_for(self, chars: int) -> int:
         """The chip's width showing ``chars`` characters of its font (its padding included), or its whole
-        text if that is narrower."""
-        metrics = self.fontMetrics()
-        chrome = max(self.sizeHint().width() - metrics.horizontalAdvance(self.text()), 0)
-        return min(self.sizeHint().width(), metrics.horizontalAdvance("M" * chars) + chrome)
+        text if that is narrower. Kept per text until the font or style changes (a switch asks it twice a
+        header fit, and each fit measured the text again: issue 34 item 1)."""
+        key = (self.text(), chars)
+        width = self._widths.get(key)
+        if width is None:
+            metrics, whole = self.fontMetrics(), self.sizeHint().width()
+            chrome = max(whole - metrics.horizontalAdvance(self.text()), 0)
+            width = self._widths[key] = min(whole, metrics.horizontalAdvance("M" * chars) + chrome)
+            if len(self._widths) > 64:  # one key at a time is shown: never let this grow
+                self._widths = {key: width}
+        return width
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._widths.clear()
+        super().changeEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):

@@ -98,9 +98,17 @@ class LineSettingsActions(QObject):
     def on_skill_catalog_wanted(self, key: str) -> None:
         """The line's skills (the person's folders and the line's own) are found off the GUI thread, from the
         folder its view names (no store read: it does not wait behind the store worker); the picker takes
-        them only while it still shows that line."""
+        them only while it still shows that line. Asked by a switch, they are read once it is painted (issue 34
+        item 1: the read would share the interpreter with the switch, and only the popup and ``/`` need them)."""
+        if self._window.shown.switching:
+            self._window.shown.after_paint(self._read_skill_catalog)
+        else:
+            self._read_skill_catalog()
+
+    def _read_skill_catalog(self) -> None:
         view, picker = self._window.shown.view, self._pane.skill_picker
-        if view is None or view.key != key:
+        key = picker.key
+        if view is None or key is None or view.key != key:
             return
         folder, skills = view.thread.workspace_binding.path, self._window.controller.skills
         run_off_thread(

@@ -31,11 +31,15 @@ class Shown(Protocol):
     ISO-5); ``open_line`` and ``switch_to`` are the one switch path (issue 33 item 1); ``refresh_shown``
     reads every pane of the shown line again (its real state after a refusal, ISO-4), ``read_shown_again``
     only its view; ``after_paint(work)`` runs a part's work once the switched-to conversation is painted
-    (issue 34 item 1); ``remembers`` and ``remember_ahead`` let a line's read be made ahead of its
-    first switch (``ui/window/lines_ahead``)."""
+    (issue 34 item 1), and ``switching`` says the parts are showing another line than before (what they ask
+    for then can wait for that paint); ``remembers`` and ``remember_ahead`` let a line's read be made ahead of
+    its first switch (``ui/window/lines_ahead``)."""
 
     @property
     def view(self) -> LineView | None: ...
+
+    @property
+    def switching(self) -> bool: ...
 
     @property
     def shown_key(self) -> str | None: ...

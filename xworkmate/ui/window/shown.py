@@ -143,6 +143,9 @@ class ShownLine(QObject):
         # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
         self.panes_shown = 0
         self.paints_now = 0  # switches painted at once (``_paint_now``)
+        # The parts are showing another line than the one shown before (what they ask for then can wait for the
+        # paint: ``after_paint``).
+        self.switching = False
 
     @property
     def shown_key(self) -> str | None:
@@ -202,8 +205,12 @@ class ShownLine(QObject):
         self.view = view
         if panes is None:
             self._follow(view)
-        for part in self.parts:
-            part.show_line(view, previous, panes)
+        self.switching = previous is None or previous.key != view.key
+        try:
+            for part in self.parts:
+                part.show_line(view, previous, panes)
+        finally:
+            self.switching = False
         self._sync_selection()
         if previous is None or previous.key != view.key:
             self._paint_now()

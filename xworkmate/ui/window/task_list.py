@@ -129,7 +129,8 @@ class TaskListActions(QObject):
     # -- the shown line ------------------------------------------------------
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
-        if previous is None or previous.key != view.key:
+        switched = previous is None or previous.key != view.key
+        if switched:
             with self.guarded():
                 self._proxy.keep(view.key)  # "Needs you" keeps the line it shows once it is seen
             self._window.shown.after_paint(self._needs_you.watch)  # the seen mark, once painted (issue 34)
@@ -141,7 +142,10 @@ class TaskListActions(QObject):
         if self.button_icons is not None:
             self.button_icons.set_name(archive, "unarchive" if view.thread.archived else "archive")
         archive.setEnabled(not view.thread.is_main)
-        self._needs_you.show_title()
+        if previous is not None and switched:  # a switch: the title follows once the panes are painted (ISO-5 is
+            self._window.shown.after_paint(self._needs_you.show_title)  # the panes; the title bar comes a frame on)
+        else:
+            self._needs_you.show_title()
 
     def on_line_created(self, change: LineCreated, ahead: ReadAhead) -> None:
         """A store record: the new line's row as the worker read it (LOOP-4); none: the line was gone by

@@ -749,6 +749,10 @@ def main() -> int:
         f" p50 {r['busy_switch_p50']:.1f} ms over {r['busy_switches']} switches; target <= 16 ms)"
     )
     print(
+        "  the slowest switches streaming (which one, ms to the paint, GUI CPU ms, rows built): "
+        + ", ".join(f"#{n} {ms} ms / {cpu} ms CPU / {rows} rows" for n, ms, cpu, rows in r["busy_slowest"])
+    )
+    print(
         f"  until the pass that painted it ended, p95: {r['busy_pass_p95']:.1f} ms streaming"
         f" (idle {r['idle_pass_p95']:.1f} ms)"
     )

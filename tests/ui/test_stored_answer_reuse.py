@@ -18,9 +18,10 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole
+from xworkmate.presentation.messages import DISPLAY_LIMIT
 from xworkmate.testing.openai_server import OpenAIServer, TextReply
 from xworkmate.ui import MainWindow
-from xworkmate.ui.conversation import ROLE_ROLE
+from xworkmate.ui.conversation import CONTENT_ROLE, ROLE_ROLE
 from xworkmate.ui.rendering import DocumentBody, StreamingBody
 
 from .conftest import open_window
@@ -150,3 +151,58 @@ def test_the_copy_chip_of_a_code_block_in_a_streamed_answer_gives_its_code(qapp:
     chip = header.copy_rect.center() + QPointF(0.0, top)
     assert body.code_at(chip) == "print('copied')"  # before: a streamed answer's chips copied nothing
     assert body.code_at(QPointF(5.0, 2.0)) is None  # the plain text above it
+
+
+def test_an_answer_longer_than_the_list_shows_stays_whole_where_it_streamed_and_is_not_rendered_again(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, agent_controller: SessionController, openai_server: OpenAIServer
+) -> None:
+    """The list cuts a stored message past ``DISPLAY_LIMIT`` characters; an answer that long streamed whole, and at
+    its turn's end its last third went, replaced by "… (n more characters not shown in the list)", rendered as a
+    new 20,000-character document (about 20 ms on the GUI thread; the slowest switches of issue 34 item 1). Now
+    the row keeps what streamed, whole; shown afresh (another window, a restart), the list cuts it as before."""
+    window, key = _window(qtbot, agent_controller)
+    delegate = window.message_list.message_delegate
+    paragraph = "A paragraph of a very long answer, with **bold** words and `code` in it.\n\n"
+    chunks = [f"{n}. {paragraph}" for n in range(DISPLAY_LIMIT // len(paragraph) * 3 // 2)]
+    answer = "".join(chunks)
+    assert len(answer) > DISPLAY_LIMIT * 1.4
+    openai_server.script(TextReply(chunks, delay=0.001))
+    task = agent_controller.turns.start_turn(key, "a very long answer, please")
+    run(loop, wait_until(task.done, what="the turn's end"))
+    settled(qtbot, window)
+    _painted(window)
+    built = delegate.bodies_built
+    assert built == 1  # the person's message
+
+    index = window.message_model.index(_answer_index(window), 0)
+    stored = index.data(CONTENT_ROLE)
+    assert stored.startswith(answer.strip()) and len(stored) > DISPLAY_LIMIT  # cut in the list at DISPLAY_LIMIT
+    body = delegate.body_for(index)
+    assert isinstance(body, StreamingBody)  # before: a document of the cut text, rendered at the turn's end
+    assert body.text == stored and "not shown in the list" not in body.text
+    other = agent_controller.lines.create_line("Elsewhere").thread_id
+    click_line(qtbot, window, other)
+    click_line(qtbot, window, key)
+    _painted(window)
+    assert delegate.body_for(window.message_model.index(_answer_index(window), 0)) is body
+    assert delegate.bodies_built == built  # the answer not rendered again on the way back
+    whole_height = window.message_list.visualRect(window.message_model.index(_answer_index(window), 0)).height()
+
+    delegate.BODY_CACHE = 1  # the next bodies built push the whole answer's out
+    openai_server.script(TextReply(chunks[:80]))  # long enough to scroll too: the same width, no re-measuring
+    run(loop, wait_until(agent_controller.turns.start_turn(other, "hello").done, what="the other turn"))
+    click_line(qtbot, window, other)
+    _painted(window)
+    click_line(qtbot, window, key)
+    _painted(window)
+    index = window.message_model.index(_answer_index(window), 0)
+    rebuilt = delegate.body_for(index)
+    assert not isinstance(rebuilt, StreamingBody) and "not shown in the list" in rebuilt.document.toPlainText()
+    assert window.message_list.visualRect(index).height() < whole_height  # measured again: the cut text's height
+
+    fresh = open_window(qtbot, agent_controller)  # nothing streamed there: the list's cut, as for any long message
+    click_line(qtbot, fresh, key)
+    _painted(fresh)
+    cut = fresh.message_list.message_delegate.body_for(fresh.message_model.index(_answer_index(fresh), 0))
+    assert not isinstance(cut, StreamingBody)
+    assert "not shown in the list" in cut.document.toPlainText()

@@ -20,6 +20,7 @@ __all__ = [
     "message_header",
     "message_text",
     "role_label",
+    "whole_answer",
 ]
 
 
@@ -50,6 +51,15 @@ def display_text(content: str) -> str:
     hidden = len(content) - DISPLAY_LIMIT
     more = MessageListModel.tr("… (%n more character(s) not shown in the list)", "", hidden)
     return f"{content[:DISPLAY_LIMIT]}\n{more}"
+
+
+def whole_answer(message: Message, shown: str) -> str | None:
+    """A stored answer's whole text when its row shows it cut at ``DISPLAY_LIMIT`` (``shown``): a body that
+    rendered it as it streamed goes on showing it whole, as the person read it, rather than drop its end at the
+    turn's end (and render the cut text again). None when the row shows the message as it is."""
+    if is_answer(message) and len(message.content) > DISPLAY_LIMIT and shown == display_text(message.content):
+        return message.content
+    return None
 
 
 HIDDEN_FROM_MODEL = QT_TRANSLATE_NOOP("MessageListModel", "hidden from the model")

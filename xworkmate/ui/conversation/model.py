@@ -35,7 +35,7 @@ from PySide6.QtGui import QColor
 
 from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import Message, MessageRole, MessageSource, MessageState
-from xworkmate.presentation.messages import is_plan, is_thought, message_header, message_text
+from xworkmate.presentation.messages import is_plan, is_thought, message_header, message_text, whole_answer
 from xworkmate.ui import theme
 from xworkmate.ui.agent.live_runs import LiveRow
 from xworkmate.ui.background import run_off_thread
@@ -710,9 +710,10 @@ class MessageListModel(QAbstractListModel):
                 role="",
             )
         else:
+            text = self._body_text(row, message)
             view = RowView(
                 cache_key=(message_id, expanded),
-                text=self._body_text(row, message),
+                text=text,
                 body_format=_body_format(message),
                 header=message_header(message),
                 state=message.state.value,
@@ -720,6 +721,7 @@ class MessageListModel(QAbstractListModel):
                 card=self.card_at(row),
                 line=self._key,
                 expanded=expanded,
+                whole=whole_answer(message, text),
             )
             self.rows_built += 1
         self._views[message_id] = view

@@ -60,3 +60,6 @@ class RowView:
     line: str | None = None
     """The row's line: a live row's rendering is kept per line (a switch back renders only what streamed since),
     and a stored answer takes over what its line streamed (``MessageDelegate._streamed``)."""
+    whole: str | None = None
+    """A stored answer's whole text when ``text`` is it cut (``presentation.messages.whole_answer``): what a body
+    taken over from its stream shows."""

@@ -95,6 +95,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._raw = False
         self._heights: dict[_HeightKey, int] = {}
         self._bodies: OrderedDict[_BodyKey, Body | StreamingBody] = OrderedDict()  # a stored answer: what streamed
+        self._whole: set[_BodyKey] = set()  # the kept bodies that show an answer the list cuts whole (``_streamed``)
         self._live_bodies: dict[str, tuple[_BodyKey, Body]] = {}
         # Issue 34 item 1: each line's streaming answer keeps its rendered parts (the last STREAMING_KEPT
         # lines'), so a switch back to a line that streams renders only what came since, not its whole answer.
@@ -125,6 +126,7 @@ class MessageDelegate(QStyledItemDelegate):
             self._raw = raw
             self.forget_sizes()
             self._bodies.clear()
+            self._whole.clear()
             self._live_bodies.clear()
             self._streaming.clear()
 
@@ -162,6 +164,7 @@ class MessageDelegate(QStyledItemDelegate):
         """The theme changed: every body is rendered again with its colours (issue 18)."""
         self.forget_sizes()
         self._bodies.clear()
+        self._whole.clear()
         self._live_bodies.clear()
         self._streaming.clear()
         self._card_colour_cache.clear()
@@ -272,7 +275,7 @@ class MessageDelegate(QStyledItemDelegate):
             cached.set_width(width)
             return cached
         if view.live is None and (streamed := self._streamed(view, font, width)) is not None:
-            self._bodies[key] = streamed
+            self._keep_body(key, streamed)
             return streamed
         body = build_body(
             view.text, view.body_format, font, width, raw=self._raw, card=view.card, expanded=view.expanded
@@ -281,10 +284,19 @@ class MessageDelegate(QStyledItemDelegate):
             self._live_bodies[view.live] = (key, body)
         else:
             self.bodies_built += 1
-            self._bodies[key] = body
-            while len(self._bodies) > self.BODY_CACHE:
-                self._bodies.popitem(last=False)
+            self._keep_body(key, body)
         return body
+
+    def _keep_body(self, key: _BodyKey, body: Body | StreamingBody) -> None:
+        """Kept for the row, the last ``BODY_CACHE``; a row whose body showed its whole streamed answer is
+        measured again if built anew (then it is the cut text, of another height)."""
+        self._bodies[key] = body
+        while len(self._bodies) > self.BODY_CACHE:
+            gone, _body = self._bodies.popitem(last=False)
+            if gone in self._whole:
+                self._whole.discard(gone)
+                for height_key in [k for k in self._heights if (k[0], k[2]) == gone]:
+                    del self._heights[height_key]
 
     def _streamed(self, view: RowView, font: QFont, width: int) -> StreamingBody | None:
         """Issue 34 item 1: a stored answer whose line streamed it here takes the streaming body, its settled parts
@@ -297,11 +309,14 @@ class MessageDelegate(QStyledItemDelegate):
             return None
         slot = (view.line, "stream")
         body = self._streaming.get(slot)
-        if body is None or not body.settled or not body.matches(font, self._raw) or not view.text.startswith(body.text):
+        text = view.whole or view.text  # an answer the list cuts shows whole where it streamed whole
+        if body is None or not body.settled or not body.matches(font, self._raw) or not text.startswith(body.text):
             return None
         del self._streaming[slot]
         body.set_width(width)
-        self._update_streamed(body, view.text)
+        self._update_streamed(body, text)
+        if view.whole is not None:
+            self._whole.add((view.cache_key, self._raw))
         return body
 
     def _streaming_body(self, live: tuple[str | None, str], text: str, font: QFont, width: int) -> StreamingBody:

@@ -26,11 +26,16 @@ from pytestqt.qtbot import QtBot
 
 from xworkmate.cli.run import run_window
 from xworkmate.controllers import SessionController
+from xworkmate.controllers.runs import CLOSED_NOTICE
+from xworkmate.domain.messages import MessageRole
 from xworkmate.logfile import log_file_path
 from xworkmate.settings import Settings
-from xworkmate.store import open_store
+from xworkmate.store import Store, open_store, turn_owners
+from xworkmate.testing.openai_server import OpenAIServer, TextReply
+from xworkmate.ui import build_main_window
 from xworkmate.ui.app import OPENING_THREAD
 from xworkmate.ui.shell import GEOMETRY_STATE
+from xworkmate.ui.start import run_event_loop
 from xworkmate.ui.theme import theme_manager
 
 from .support_opening import HeldOpen, opening_for, shown_opening
@@ -244,3 +249,44 @@ def test_a_connect_that_fails_after_its_window_closed_is_dropped_quietly(
     silent_server.close()
     run(loop, wait_until(lambda: not worker.is_alive(), timeout=10, what="the connect to fail"))
     assert failures == [] and codes == []
+
+
+def test_closing_the_window_while_a_turn_streams_stops_it_keeping_what_streamed_and_never_calls_it_a_crash(
+    qapp: QApplication, agent_controller: SessionController, sqlite_store: Store, openai_server: OpenAIServer
+) -> None:
+    """ERR-1, ISO-4: closing the window (Ctrl+Q, the title bar's close) while a turn streamed closed the loop
+    under the turn. Its lease stayed, so the next start said "interrupted by a crash: killed, crashed or the power
+    went", and what streamed since the last flush (up to a second) was lost. Now the turn stops as Stop stops it,
+    on the loop, before the store closes: what streamed is kept whole, the notice says the window closed, and
+    nothing is left for crash recovery."""
+    key = agent_controller.lines.create_line("Closed on").thread_id
+    agent_controller.lines.switch_session(key)  # the window opens on it
+    chunks = [f"Paragraph {n} of a long answer.\n\n" for n in range(400)]
+    openai_server.script(TextReply(chunks, delay=0.02))  # 8 s: still streaming when the window closes
+    window = build_main_window(agent_controller)
+    window.show()
+    shown: list[str] = []
+
+    def start(done: asyncio.Future[int]) -> None:
+        window.composer.setPlainText("a long answer, please")
+        QTimer.singleShot(0, window.send_button.click)  # Send, as a person sends it
+
+        def close_once_streaming() -> None:
+            text = window.live.streamed_text(key) or ""
+            if text.count("\n\n") < 5:
+                QTimer.singleShot(20, close_once_streaming)
+                return
+            shown.append(text)
+            window.close()
+            done.set_result(0)  # as the last window's closing quits the app
+
+        QTimer.singleShot(20, close_once_streaming)
+
+    assert run_event_loop(qapp, start=start) == 0
+
+    assert not agent_controller.turns.is_running(key)
+    assert turn_owners.owners(sqlite_store) == []  # the lease ended as a turn's does: no crash to find
+    messages = agent_controller.lines.messages(key)
+    assert messages[-1].content == CLOSED_NOTICE
+    answer = next(m for m in reversed(messages) if m.role is MessageRole.ASSISTANT)
+    assert answer.content.startswith(shown[0].rstrip())  # at least all it showed when it closed, kept whole

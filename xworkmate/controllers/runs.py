@@ -66,7 +66,7 @@ from xworkmate.domain.runs import ExecutionResult, RunRequest
 from xworkmate.domain.skills import Skill
 from xworkmate.domain.threads import ExecutionMode, PermissionLevel, TaskThread
 from xworkmate.domain.tool_trust import quarantines_output
-from xworkmate.domain.turn_endings import TurnEnding
+from xworkmate.domain.turn_endings import WINDOW_CLOSED, TurnEnding
 from xworkmate.domain.viewers import QuarantineMark
 from xworkmate.llm.errors import LLMError
 from xworkmate.llm.events import ToolCall
@@ -106,6 +106,11 @@ log = logging.getLogger(__name__)
 
 # At a safe point, how many of the newest rows to look at for follow-ups (the turn's own rows are among them).
 INBOX_PAGE = 100
+STOPPED_NOTICE = "Stopped. What streamed so far is kept above."
+CLOSED_NOTICE = (
+    "Stopped: XWorkmate was closed while this turn ran. What streamed so far is kept above; send a follow-up to go on."
+)
+"""A turn the window closed on (``WINDOW_CLOSED``): stopped as Stop stops it, and said so, not as a crash."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -276,8 +281,9 @@ class TurnRunner:
                             approver = headless_approver(thread.context_state.permission_level, key, refused)
                         text, finished = await self._run_native(request, thread, provider, approver, recorder)
                     await recorder.writes.settle()  # ERR-1: a write that failed fails the turn
-            except asyncio.CancelledError:
-                recorder.notice("Stopped. What streamed so far is kept above.", MessageState.INTERRUPTED)
+            except asyncio.CancelledError as exc:
+                closed = WINDOW_CLOSED in exc.args  # the window closed on the turn, not the person's Stop
+                recorder.notice(CLOSED_NOTICE if closed else STOPPED_NOTICE, MessageState.INTERRUPTED)
                 raise
             except TimeoutError as exc:
                 if deadline.expired():

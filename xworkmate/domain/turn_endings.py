@@ -22,3 +22,7 @@ LEAVES_AN_ANSWER: frozenset[TurnEnding] = frozenset({TurnEnding.FINISHED, TurnEn
 
 TURN_ENDINGS: frozenset[str] = frozenset(ending.value for ending in TurnEnding)
 """The stored strings, for testing a status read from the database (``in`` on the enum itself needs 3.12)."""
+
+WINDOW_CLOSED = "xworkmate: the window closed"
+"""What a turn still running when the window closes is cancelled with (``ui/start.run_event_loop``): it stops as
+Stop stops it, what streamed kept, and its notice says why (not a crash: nothing is left for recovery)."""

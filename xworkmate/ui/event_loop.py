@@ -95,6 +95,17 @@ class AppEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)  # the process's GUI loop: its thread gets the lock soon
         super().__init__(app, *args, **kwargs)
 
+    def run_forever(self) -> Any:
+        """As asyncio's own loops run: the async generators first iterated meanwhile are the loop's, so that
+        ``shutdown_asyncgens`` closes on it those a cancelled task left open (a turn's HTTP stream, when the window
+        closed on it: ``ui/start.end_tasks``), rather than the collector later, with no loop to close them on."""
+        hooks = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook, finalizer=self._asyncgen_finalizer_hook)
+        try:
+            return super().run_forever()
+        finally:
+            sys.set_asyncgen_hooks(*hooks)
+
     # -- callbacks made ready -------------------------------------------------------------------
 
     def call_soon(

@@ -392,6 +392,7 @@ def run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], 
         with loop:
             try:
                 code = int(loop.run_until_complete(quit_requested))
+                end_tasks(loop)
             finally:
                 signals.remove()  # while the loop is open: its self-pipe stops being the wake-up fd
         return signals.exit_code if signals.exit_code is not None else code
@@ -399,6 +400,33 @@ def run_event_loop(app: QApplication, *, start: Callable[[asyncio.Future[int]], 
         signals.remove()
         app.aboutToQuit.disconnect(on_about_to_quit)
         asyncio.set_event_loop(None)
+
+
+END_TASKS_S = 5.0
+"""How long the tasks still running when the window closed get to end (``end_tasks``)."""
+
+
+def end_tasks(loop: asyncio.AbstractEventLoop, timeout: float = END_TASKS_S) -> int:
+    """As ``asyncio.run`` ends its loop: the tasks still running once the window closed are cancelled, with
+    ``WINDOW_CLOSED`` as the reason, and the loop runs until they have ended (at most ``timeout``). A turn the
+    person closed the window on stops as Stop stops it: what streamed is kept, its notice says the window closed,
+    its checkpoint and its line's lease end as a turn's do. Before, the loop closed under it: the next start
+    called it a crash and had lost what streamed since the last flush. Returns how many were cancelled."""
+    import asyncio
+
+    from xworkmate.domain.turn_endings import WINDOW_CLOSED
+
+    tasks = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    if not tasks:
+        return 0
+    for task in tasks:
+        task.cancel(WINDOW_CLOSED)
+    loop.run_until_complete(asyncio.wait(tasks, timeout=timeout))
+    for task in tasks:  # ended by the cancel (or still going past the timeout): nothing to report
+        if task.done() and not task.cancelled():
+            task.exception()
+    loop.run_until_complete(loop.shutdown_asyncgens())  # the streams they left open, closed on the loop
+    return len(tasks)
 
 
 class CloseOnSignals:

@@ -180,7 +180,9 @@ def noted(event, args):
     hook = builtins.__import__.__name__
     if hook != hooks[-1]:
         hooks.append(hook)
-    if not (hook == "__feature_import__" and "__import__" in hooks[1:]):  # PySide6's back: the window is usable
+    # PySide6's hook back after the start's plain one: the window is usable. Its ``__feature__`` hook or, as
+    # shiboken swaps it later on its own, its ``__lazy_import__``: either is PySide6's.
+    if not ("__import__" in hooks[1:] and hook != "__import__"):
         before.update(name for name in (*sys.modules, args[0]) if name.startswith("xworkmate."))
 
 sys.addaudithook(noted)

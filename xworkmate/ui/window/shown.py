@@ -144,7 +144,7 @@ class ShownLine(QObject):
         self.panes_shown = 0
         self.paints_now = 0  # switches painted at once (``_paint_now``)
         # The parts are showing another line than the one shown before (what they ask for then can wait for the
-        # paint: ``after_paint``).
+        # paint: ``after_paint``); not while the window shows its first line (its start has an order of its own).
         self.switching = False
 
     @property
@@ -205,7 +205,7 @@ class ShownLine(QObject):
         self.view = view
         if panes is None:
             self._follow(view)
-        self.switching = previous is None or previous.key != view.key
+        self.switching = previous is not None and previous.key != view.key  # not the window's first line
         try:
             for part in self.parts:
                 part.show_line(view, previous, panes)

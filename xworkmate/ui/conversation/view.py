@@ -295,8 +295,7 @@ class MessageDelegate(QStyledItemDelegate):
             gone, _body = self._bodies.popitem(last=False)
             if gone in self._whole:
                 self._whole.discard(gone)
-                for height_key in [k for k in self._heights if (k[0], k[2]) == gone]:
-                    del self._heights[height_key]
+                self._forget_heights(gone)
 
     def _streamed(self, view: RowView, font: QFont, width: int) -> StreamingBody | None:
         """Issue 34 item 1: a stored answer whose line streamed it here takes the streaming body, its settled parts
@@ -315,9 +314,15 @@ class MessageDelegate(QStyledItemDelegate):
         del self._streaming[slot]
         body.set_width(width)
         self._update_streamed(body, text)
-        if view.whole is not None:
+        if view.whole is not None:  # its height is the whole answer's, not a cut one's measured before
             self._whole.add((view.cache_key, self._raw))
+            self._forget_heights((view.cache_key, self._raw))
         return body
+
+    def _forget_heights(self, key: _BodyKey) -> None:
+        """The heights measured for a row's body ``key`` at every width."""
+        for height_key in [k for k in self._heights if (k[0], k[2]) == key]:
+            del self._heights[height_key]
 
     def _streaming_body(self, live: tuple[str | None, str], text: str, font: QFont, width: int) -> StreamingBody:
         """The streaming answer's body of a line: kept across flushes and switches, so only its unsettled tail

@@ -129,8 +129,7 @@ class TaskListActions(QObject):
     # -- the shown line ------------------------------------------------------
 
     def show_line(self, view: LineView, previous: LineView | None, panes: LinePanes | None) -> None:
-        switched = previous is None or previous.key != view.key
-        if switched:
+        if previous is None or previous.key != view.key:
             with self.guarded():
                 self._proxy.keep(view.key)  # "Needs you" keeps the line it shows once it is seen
             self._window.shown.after_paint(self._needs_you.watch)  # the seen mark, once painted (issue 34)
@@ -142,8 +141,8 @@ class TaskListActions(QObject):
         if self.button_icons is not None:
             self.button_icons.set_name(archive, "unarchive" if view.thread.archived else "archive")
         archive.setEnabled(not view.thread.is_main)
-        if previous is not None and switched:  # a switch: the title follows once the panes are painted (ISO-5 is
-            self._window.shown.after_paint(self._needs_you.show_title)  # the panes; the title bar comes a frame on)
+        if self._window.shown.switching:  # the title follows once the panes are painted (ISO-5 is the panes; the
+            self._window.shown.after_paint(self._needs_you.show_title)  # title bar comes a frame on)
         else:
             self._needs_you.show_title()
 

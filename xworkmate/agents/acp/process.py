@@ -28,7 +28,7 @@ from xworkmate.agents.acp.errors import (
     command_label,
 )
 from xworkmate.agents.acp.reports import AcpTimeouts
-from xworkmate.agents.priority import agent_argv
+from xworkmate.agents.priority import agent_argv, watch_sessions
 from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 
 log = logging.getLogger(__name__)
@@ -147,6 +147,7 @@ class _AgentProcess:
             raise AcpAgentError(
                 self.command, f"cannot start ACP agent {command_label(self.command)}: {exc.strerror or exc}"
             ) from None
+        watch_sessions(self.process.pid)  # its sessions below the window too (agents.priority)
         self._tasks = [
             asyncio.create_task(self._pump_stdout(), name="acp.stdout"),
             asyncio.create_task(self._pump_stderr(), name="acp.stderr"),

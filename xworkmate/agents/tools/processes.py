@@ -20,7 +20,7 @@ from typing import Protocol
 from xworkmate.agents.confinement import (
     ToolError,
 )
-from xworkmate.agents.priority import agent_argv
+from xworkmate.agents.priority import agent_argv, watch_sessions
 from xworkmate.agents.sandbox import Sandbox, SandboxUnavailable
 from xworkmate.agents.tools.context import _READ_CHUNK, ToolLimits
 
@@ -92,6 +92,7 @@ def run_process(
         )
     except OSError as exc:
         raise ToolError(f"could not start the command: {exc.strerror or exc}") from exc
+    watch_sessions(process.pid)  # its sessions below the window too (agents.priority)
     if on_start is not None:
         on_start()
     assert process.stdout is not None

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.sandboxing import needs_bwrap
+from tests.support.sessions import GROUP_AGENTS, GROUP_OWN, group_nice, needs_autogroups
 from xworkmate.agents.priority import AGENT_NICE
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.store_thread import STORE_THREAD
@@ -28,20 +29,6 @@ from xworkmate.testing.acp_scripts import report_events, scripted_agent
 
 OWN = os.getpriority(os.PRIO_PROCESS, 0)
 AGENTS = min(OWN + AGENT_NICE, 19)
-
-
-def _own_group_nice() -> int | None:
-    """The nice value of this process's session group; None where the kernel groups no sessions."""
-    try:
-        enabled = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() != "0"
-        return int(Path("/proc/self/autogroup").read_text().split()[2]) if enabled else None
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-GROUP_OWN = _own_group_nice()
-needs_autogroups = pytest.mark.skipif(GROUP_OWN is None, reason="this kernel does not share the cores by session")
-GROUP_AGENTS = min((GROUP_OWN or 0) + AGENT_NICE, 19)
 
 
 def _group_nice_once_lowered() -> str:
@@ -153,7 +140,7 @@ def test_every_session_under_an_agent_runs_below_the_window_the_one_it_made_itse
     assert str(made["output"]).split() == [str(GROUP_AGENTS)]  # a session the agent made itself
     [terminal] = report_events(report, "terminal")
     assert str(terminal["output"]).split() == [str(GROUP_AGENTS)]  # a terminal the client ran for it
-    assert _own_group_nice() == GROUP_OWN  # the window's session as it was
+    assert group_nice() == GROUP_OWN  # the window's session as it was
 
 
 @needs_autogroups

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.sandboxing import needs_bwrap
+from tests.support.sessions import GROUP_AGENTS, GROUP_OWN, group_nice, group_nice_soon, needs_autogroups
 from xworkmate.agents.net_proxy import NetProxy, ProxyConnection, proxied
 from xworkmate.agents.sandbox import PROXY_PORT, Sandbox, SandboxPolicy
 
@@ -125,6 +126,26 @@ def test_commands_of_one_proxy_share_its_holder_and_start_no_bridge(tmp_path: Pa
     first_ns, second_ns = (out.splitlines()[0] for out in (first, second))
     assert first_ns == second_ns != f"netns {os.readlink('/proc/self/ns/net')}", (first, second)
     assert "HTTP/1.1 200" in first and "HTTP/1.1 200" in second, (first, second)
+
+
+@needs_autogroups
+def test_the_holder_relays_for_agents_below_the_window(tmp_path: Path) -> None:
+    """Issue 34 item 1: the holder's sandbox is a session of its own (``bwrap --new-session``); where the kernel
+    shares the cores by session, its bridge runs at the agents' nice value, not at the window's weight."""
+    bwrap = Sandbox(SandboxPolicy(working_directory=tmp_path)).status.executable
+
+    async def main() -> list[int | None]:
+        server, port = await _listed_server()
+        async with server, NetProxy((f"127.0.0.1:{port}",), bwrap=bwrap) as proxy:
+            # The bridge itself (its bwrap's outer process, which only waits, is in the window's session).
+            bridges = [
+                pid for pid in _bridges(proxy.route.socket) if Path(f"/proc/{pid}/comm").read_text() != "bwrap\n"
+            ]
+            assert bridges
+            return [await asyncio.to_thread(group_nice_soon, pid) for pid in bridges]
+
+    assert set(asyncio.run(main())) == {GROUP_AGENTS}
+    assert group_nice() == GROUP_OWN
 
 
 def test_a_held_command_reaches_a_listed_host_and_nothing_else(tmp_path: Path) -> None:

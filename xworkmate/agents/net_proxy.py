@@ -41,6 +41,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from xworkmate.agents import net_bridge
+from xworkmate.agents.priority import watch_sessions
 from xworkmate.agents.sandbox import PROXY_PORT, ProxyRoute, Sandbox, holder_argv, proxy_environment
 from xworkmate.domain.network import host_port, parse_host_port
 
@@ -164,6 +165,7 @@ class NetProxy:
             )
         finally:
             os.close(write)
+        watch_sessions(self._holder.pid)  # the agents' relay: its session below the window too (agents.priority)
         try:
             async with asyncio.timeout(_HOLDER_START_S):
                 info = await asyncio.to_thread(_read_all, read)

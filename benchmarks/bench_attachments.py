@@ -8,7 +8,6 @@ idle loop for the same time.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -16,20 +15,10 @@ import time
 from collections.abc import Callable
 
 from benchmarks.common import Figure, median, percentile
-from benchmarks.gui_common import application
+from benchmarks.gui_common import app_loop, application
 
 SIDE = 1800  # 1800 x 1800 RGB noise: a PNG of about 9.7 MB, under the 10 MB cap
 SAMPLES = 5
-
-
-def _qasync_loop() -> asyncio.AbstractEventLoop:
-    """The window's loop, as ``run_gui`` has it: work handed to ``run_off_thread`` goes to its executor."""
-    os.environ.setdefault("QT_API", "pyside6")
-    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
-
-    loop: asyncio.AbstractEventLoop = AppEventLoop(application())
-    asyncio.set_event_loop(loop)
-    return loop
 
 
 def _lags_until(start: Callable[[], object], done: Callable[[], bool], *, at_least_s: float = 0.0) -> list[float]:
@@ -70,7 +59,7 @@ def attachments() -> list[Figure]:
     from xworkmate.ui.conversation.composer import AttachmentStrip
 
     app = application()
-    loop = _qasync_loop()
+    loop = app_loop()
     try:
         noise = os.urandom(SIDE * SIDE * 3)
         image = QImage(noise, SIDE, SIDE, SIDE * 3, QImage.Format.Format_RGB888).copy()

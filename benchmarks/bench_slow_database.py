@@ -23,7 +23,6 @@ visits to lines in the list's view once the window has read them ahead (issue 34
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
@@ -35,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from benchmarks.common import Figure, open_controller, percentile, seed, temp_home
-from benchmarks.gui_common import application, settle, shown_window
+from benchmarks.gui_common import app_loop, application, settle, shown_window
 from xworkmate.controllers import SessionController
 from xworkmate.testing.latency_proxy import LatencyProxy
 from xworkmate.ui.window.main_window import MainWindow
@@ -104,16 +103,6 @@ def _loop_lag_during(actions: list[Callable[[], object]], ready: Callable[[], bo
     timer.stop()
     app.processEvents()
     return lags
-
-
-def _qasync_loop() -> asyncio.AbstractEventLoop:
-    """The window's loop, as ``run_gui`` has it: set as current, so operations go to the store worker."""
-    os.environ.setdefault("QT_API", "pyside6")
-    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
-
-    loop: asyncio.AbstractEventLoop = AppEventLoop(application())
-    asyncio.set_event_loop(loop)
-    return loop
 
 
 def _switch(window: MainWindow, key: str) -> tuple[float, float]:
@@ -240,7 +229,7 @@ def _turn_lags(window: MainWindow, controller: SessionController) -> list[float]
 
 def slow_database() -> list[Figure]:
     application()
-    loop = _qasync_loop()
+    loop = app_loop()
     try:
         local = _measure(None, None)
         with _pg_database() as direct_url:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import time
@@ -9,7 +10,7 @@ from collections.abc import Callable
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QEventLoop, QMessageLogContext, QObject, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QLabel
 
 from xworkmate.controllers import SessionController
@@ -37,6 +38,18 @@ def application() -> QApplication:
     return app
 
 
+def app_loop() -> asyncio.AbstractEventLoop:
+    """The window's loop, as ``run_gui`` has it, set as current: the work the window hands off (``run_off_thread``:
+    the store worker's reads, the loop's executor) runs off the GUI thread, as in the app. Without one, a window
+    runs that work at once on the GUI thread (as a widget test drives it), which the app never does."""
+    os.environ.setdefault("QT_API", "pyside6")
+    from xworkmate.ui.event_loop import AppEventLoop  # the app's loop (ui/start.py), after PySide6
+
+    loop: asyncio.AbstractEventLoop = AppEventLoop(application())
+    asyncio.set_event_loop(loop)
+    return loop
+
+
 def shown_window(controller: SessionController) -> MainWindow:
     window = build_main_window(controller)
     window.resize(1280, 800)
@@ -60,8 +73,8 @@ def switch_and_settle(window: MainWindow, key: str) -> float:
     window.task_pane.list_view.setCurrentIndex(index)
     app = application()
     app.processEvents()
-    while key not in label.text():
-        app.processEvents()
+    while key not in label.text():  # the line's read comes from the store worker: wait for it as the loop does
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
     # The panes' paint requests are posted events: one more round paints them (the offscreen
     # platform really rasterises). Forcing repaint() here would paint everything twice.
     app.processEvents()

@@ -13,11 +13,12 @@ An agent cannot undo it: an unprivileged process may raise its nice value but no
 What a person starts and waits on runs as the window does: a sign-in terminal, a restore, a diff.
 
 A nice value counts only against processes of the same *session*, though, where the kernel groups processes by
-session (its "autogroups", on by default in Debian's, Ubuntu's and Fedora's kernels): each session then gets an even
-share of the cores whatever its processes' nice values. An agent's process starts a session of its own (so that Stop
-reaches all it started), and the sandbox starts another inside (``bwrap --new-session``): each competed with the whole
-window at full weight, and a shell command run with ``setsid`` undid the lowering. ``watch_sessions(pid)`` gives every
-session found under an agent's process the same ``AGENT_NICE`` (``SessionWatch``), now and as it starts more.
+session (its "autogroups", built into many distributions' kernels and on there unless a CPU cgroup of its own holds
+the process; this host's among them): each session then gets an even share of the cores whatever its processes'
+nice values. An agent's process starts a session of its own (so that Stop reaches all it started), and the sandbox
+starts another inside (``bwrap --new-session``): each competed with the whole window at full weight, and a shell
+command run with ``setsid`` undid the lowering. ``watch_sessions(pid)`` gives every session found under an agent's
+process the same ``AGENT_NICE`` (``SessionWatch``), now and as it starts more.
 
 The turns' own thread in this process (``controllers.store_thread``: each streamed delta stored, a turn's
 records) is an agent's work as well: it runs at ``AGENT_NICE`` above the window too
@@ -222,11 +223,15 @@ class SessionWatch:
 
 
 _SESSIONS: SessionWatch | None = None
+_SESSIONS_LOCK = threading.Lock()
 
 
 def watch_sessions(pid: int) -> None:
-    """The sessions of agent process ``pid`` and of what it starts run at ``AGENT_NICE`` above the window's, too."""
+    """The sessions of agent process ``pid`` and of what it starts run at ``AGENT_NICE`` above the window's, too
+    (from any thread: a tool's command starts on a worker, an ACP agent on the loop)."""
     global _SESSIONS
-    if _SESSIONS is None:
-        _SESSIONS = SessionWatch()
-    _SESSIONS.watch(pid)
+    with _SESSIONS_LOCK:
+        if _SESSIONS is None:
+            _SESSIONS = SessionWatch()
+        watch = _SESSIONS
+    watch.watch(pid)

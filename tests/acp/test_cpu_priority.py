@@ -147,7 +147,8 @@ def test_every_session_under_an_agent_runs_below_the_window_the_one_it_made_itse
 def test_an_unprivileged_persons_agent_sessions_are_lowered_though_the_kernel_takes_one_change_at_a_time() -> None:
     """Without privilege the kernel takes one change of a session group's nice value per 100 ms, machine-wide
     (the others come back as ``EAGAIN``): four agents started at once all end up below the window. Run as
-    ``nobody`` when we are root (root is never held to that pace), by the system's Python with the module alone."""
+    ``nobody`` when we are root (root is never held to that pace), by the system's Python with the module and the one
+    module of ours it imports (``proc_stat``) alone."""
     prefix: list[str] = []
     python = sys.executable
     if os.geteuid() == 0:
@@ -155,10 +156,12 @@ def test_an_unprivileged_persons_agent_sessions_are_lowered_though_the_kernel_ta
         if setpriv is None or python3 is None:
             pytest.skip("running as root without setpriv and a system python3 to drop to an unprivileged user")
         prefix, python = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"], python3
+    import xworkmate
     import xworkmate.agents.priority as priority
 
     program = """
-import importlib.util, subprocess, sys, time
+import importlib.util, os, subprocess, sys, time
+sys.path.insert(0, os.path.dirname(sys.argv[1]))  # the package's one module it imports, copied beside it
 spec = importlib.util.spec_from_file_location("priority", sys.argv[1])
 priority = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(priority)
@@ -178,11 +181,14 @@ for agent in agents:
     agent.wait()
 """
     with tempfile.TemporaryDirectory(prefix="xwm-sessions-", dir="/var/tmp") as folder:
-        module, script = Path(folder, "priority.py"), Path(folder, "watch.py")
+        module, script, package = Path(folder, "priority.py"), Path(folder, "watch.py"), Path(folder, "xworkmate")
+        package.mkdir(mode=0o755)
         shutil.copyfile(str(priority.__file__), module)
+        for name in ("__init__.py", "proc_stat.py"):  # what priority.py imports of ours, and nothing else
+            shutil.copyfile(Path(xworkmate.__file__).with_name(name), package / name)
         script.write_text(program)
         os.chmod(folder, 0o755)
-        for path in (module, script):
+        for path in (module, script, package / "__init__.py", package / "proc_stat.py"):
             path.chmod(0o644)
         done = subprocess.run(
             [*prefix, python, "-I", str(script), str(module)], capture_output=True, text=True, check=False, timeout=60

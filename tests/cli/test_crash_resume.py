@@ -26,6 +26,7 @@ from xworkmate.controllers.turns import RESUME_PROMPT, RESUMED_NOTICE
 from xworkmate.domain.attention import Attention
 from xworkmate.domain.interruptions import INTERRUPTED_TURN, PARTIAL_REPLY
 from xworkmate.domain.messages import MessageRole, MessageSource, MessageState
+from xworkmate.proc_stat import process_started
 from xworkmate.settings import Settings
 from xworkmate.store import open_store, turn_owners
 from xworkmate.store.external_changes import run_statuses
@@ -260,7 +261,7 @@ def test_a_turn_owned_on_another_host_is_dead_only_once_its_lease_ran_out() -> N
     # A process that died and was not reaped yet (a zombie) owns nothing; a live one with a reused pid neither.
     child = subprocess.Popen(["sleep", "30"])
     try:
-        started = turn_owners._process_started(child.pid)
+        started = process_started(child.pid)
         live = turn_owners.ProcessOwner(here.host, child.pid, started)
         assert not owned(live, 0).dead(here=here, now=now)
         assert owned(turn_owners.ProcessOwner(here.host, child.pid, "1"), 0).dead(here=here, now=now)
@@ -282,7 +283,7 @@ def test_commands_started_at_once_on_a_dead_turn_record_its_interruption_once(
     key = controller.lines.create_line("raced").thread_id
     human = controller._store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content="go")
     child = subprocess.Popen(["sleep", "30"])
-    started = turn_owners._process_started(child.pid)
+    started = process_started(child.pid)
     child.kill()
     child.wait()  # reaped: its pid names nobody now
     now = datetime.now(UTC)

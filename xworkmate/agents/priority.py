@@ -38,6 +38,8 @@ import time
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 
+from xworkmate.proc_stat import process_started
+
 log = logging.getLogger(__name__)
 
 AGENT_NICE = 10
@@ -105,13 +107,6 @@ def _proc_line(path: str) -> str | None:
         return None
 
 
-def _started(pid: int) -> str | None:
-    """When ``pid`` started (``/proc/PID/stat``'s 22nd field): a pid used again later names another process."""
-    stat = _proc_line(f"/proc/{pid}/stat")
-    fields = stat.rsplit(")", 1)[-1].split() if stat else []
-    return fields[19] if len(fields) > 19 else None
-
-
 def _children(pid: int) -> list[int]:
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -165,7 +160,7 @@ class SessionWatch:
 
     def watch(self, pid: int) -> None:
         """Look after the sessions of ``pid`` and of every process it starts, from now until it is gone."""
-        if self._own is None or (started := _started(pid)) is None:
+        if self._own is None or not (started := process_started(pid)):
             return
         with self._lock:
             self._roots[pid] = started
@@ -196,7 +191,7 @@ class SessionWatch:
         its pace (to be tried again soon)."""
         with self._lock:
             roots = dict(self._roots)
-        gone = [pid for pid, started in roots.items() if _started(pid) != started]
+        gone = [pid for pid, started in roots.items() if process_started(pid) != started]
         refused = False
         seen: set[str] = set()
         for root in roots.keys() - gone:

@@ -18,6 +18,7 @@ from functools import cache
 
 from sqlalchemy import delete, select, update
 
+from xworkmate.proc_stat import process_started, process_stat
 from xworkmate.store.sessions import Sessions
 from xworkmate.store.tables import TurnOwnerRow
 
@@ -36,28 +37,10 @@ class ProcessOwner:
     started: str
 
 
-def _process_stat(pid: int) -> tuple[str, str]:
-    """``pid``'s state letter and start time as Linux's ``/proc/PID/stat`` says (fields 3 and 22);
-    ('', '') where that is not known."""
-    if not sys.platform.startswith("linux"):
-        return "", ""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            text = stat.read()
-    except OSError:
-        return "", ""
-    fields = text[text.rfind(")") + 2 :].split()  # the name may hold spaces and parentheses
-    return (fields[0], fields[19]) if len(fields) > 19 else ("", "")
-
-
-def _process_started(pid: int) -> str:
-    return _process_stat(pid)[1]
-
-
 @cache
 def this_process() -> ProcessOwner:
     # A forked child has another pid: the cache is keyed on nothing, so it is checked below.
-    return ProcessOwner(socket.gethostname()[:255], os.getpid(), _process_started(os.getpid()))
+    return ProcessOwner(socket.gethostname()[:255], os.getpid(), process_started(os.getpid()))
 
 
 def current_owner() -> ProcessOwner:
@@ -80,7 +63,7 @@ def process_alive(pid: int, started: str) -> bool:
         pass  # it exists, as another user
     except OSError:
         return False
-    state, now = _process_stat(pid)
+    state, now = process_stat(pid)
     if state in {"Z", "X"}:
         return False  # it died and waits to be reaped: its turn is over
     if started:

@@ -4,8 +4,12 @@ a key that formatting splits in the stored text is redacted in the snippet (SEC-
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from xworkmate.controllers import SessionController
 from xworkmate.controllers.search import search_lines
+from xworkmate.domain import search
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.domain.search import markdown_plain, parse_query, snippet
 from xworkmate.domain.secrets import REDACTED
@@ -81,3 +85,21 @@ def test_a_key_split_by_formatting_is_redacted_in_the_snippet(
         assert "**" not in hit.snippet.text and "`" not in hit.snippet.text
         assert "[push]" in hit.snippet.marked().lower()
     assert {(hit.role, hit.source) for hit in hits} == {("assistant", "agent"), ("user", "human")}
+
+
+def _every_substitution(text: str) -> str:
+    """The inline rule with every pattern applied whatever the text holds (what the fast path must equal)."""
+    text = search._IMAGE_OR_LINK.sub(r"\1", text)
+    text = search._AUTOLINK.sub(r"\1", text)
+    for _ in range(2):
+        text = search._EMPHASIS[0].sub(r"\2", text)
+        for pattern in search._EMPHASIS[1:]:
+            text = pattern.sub(r"\1", text)
+    return search._ESCAPED.sub(r"\1", text)
+
+
+@given(st.text(alphabet="ab 蓝*_~[]()!<>:/\\`.#-", max_size=40))
+def test_a_line_is_left_as_it_is_only_when_no_inline_pattern_could_match_it(text: str) -> None:
+    """Issue 34 item 2: a search's snippets skip the inline substitutions whose character a line does not hold;
+    the words are the same as with every substitution made."""
+    assert search._plain_words_inline(text) == _every_substitution(text)

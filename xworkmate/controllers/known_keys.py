@@ -26,16 +26,16 @@ def register_provider_keys(store: Store) -> None:
     """SEC-1: make every configured provider's key known to the redactor (environment, keyring)."""
     from xworkmate.llm.providers import KEYRING_SERVICE
 
-    for record in store.providers.list():
-        from_env = os.environ.get(record.api_key_env) if record.api_key_env else None
-        signature = (record.name, from_env, bool(record.api_key_keyring))
+    for name, env, in_keyring in store.providers.key_sources():
+        from_env = os.environ.get(env) if env else None
+        signature = (name, from_env, in_keyring)
         with _lock:
             if signature in _read:
                 continue
             _read.add(signature)
         register_secret(from_env)
-        if record.api_key_keyring:
+        if in_keyring:
             with contextlib.suppress(Exception):  # no keyring here: nothing of it can be in the text either
                 import keyring
 
-                register_secret(keyring.get_password(KEYRING_SERVICE, record.name))
+                register_secret(keyring.get_password(KEYRING_SERVICE, name))

@@ -88,8 +88,16 @@ _AFTER_SECRET_NAME = re.compile(
 
 
 def _holds(*triggers: str) -> Callable[[str], bool]:
-    """Whether a text could hold the format: it contains one of ``triggers`` (a C-speed test)."""
-    return lambda text: any(trigger in text for trigger in triggers)
+    """Whether a text could hold the format: it contains one of ``triggers`` (a C-speed test each; a loop, not
+    a generator: every redacted text asks each format, a search's snippets fifty texts at a time)."""
+
+    def holds(text: str) -> bool:
+        for trigger in triggers:  # noqa: SIM110 (any() over a generator: 1.0 µs a call against 0.3 here)
+            if trigger in text:
+                return True
+        return False
+
+    return holds
 
 
 def _scanned(_text: str) -> bool:

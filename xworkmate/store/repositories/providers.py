@@ -50,6 +50,17 @@ class ProviderRepository:
     def __init__(self, store: Sessions) -> None:
         self._store = store
 
+    def key_sources(self) -> list[tuple[str, str | None, bool]]:
+        """Each provider's name, its key's environment variable and whether its key is in the keyring: what the
+        redactor's reading of the keys needs (SEC-1), in one Core read (every search asks, issue 34 item 2)."""
+        with self._store.connect() as connection:
+            rows = connection.execute(
+                select(ProviderRow.name, ProviderRow.api_key_env, ProviderRow.api_key_keyring).order_by(
+                    ProviderRow.created_at, ProviderRow.name
+                )
+            )
+            return [(name, env, bool(keyring)) for name, env, keyring in rows]
+
     def list(self) -> list[ProviderRecord]:
         with self._store.read() as session:
             rows = session.scalars(select(ProviderRow).order_by(ProviderRow.created_at, ProviderRow.name))

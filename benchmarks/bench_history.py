@@ -135,8 +135,12 @@ def build(store: Store, settings: Settings) -> tuple[float, list[str], str]:
             cursor.execute("SELECT setval(pg_get_serial_sequence('messages', 'id'), (SELECT max(id) FROM messages))")
             cursor.execute("CREATE INDEX ix_message_search_terms ON message_search USING gin (terms)")
             raw.commit()
-            cursor.execute("ANALYZE")
-            raw.commit()
+            # A database grown to this size over months has been vacuumed by autovacuum: its visibility map
+            # set, so the planner takes index-only scans (the lines' folded titles: 2 ms, against a 6-15 ms
+            # walk of the table just after the bulk load). VACUUM runs outside a transaction.
+            raw.driver_connection.autocommit = True  # type: ignore[union-attr]
+            cursor.execute("VACUUM (ANALYZE)")
+            raw.driver_connection.autocommit = False  # type: ignore[union-attr]
     finally:
         raw.close()
     controller.close()

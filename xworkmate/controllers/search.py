@@ -56,9 +56,10 @@ def search_lines(
     parsed = parse_query(query)
     if parsed.empty:
         return SearchResults(query=query)
-    register_provider_keys(store)
-    # Titles: every line the viewer may read, archived included (a bounded scan: lines are few).
-    found, visible = SearchRepository(store).find(parsed, viewer=viewer, line=line, limit=limit + 1)
+    # One connection for the keys' read and the search's (a checkout, and on PostgreSQL a ping, less).
+    with store.operation():
+        register_provider_keys(store)
+        found, visible = SearchRepository(store).find(parsed, viewer=viewer, line=line, limit=limit + 1)
     truncated = len(found) > limit
     found = found[:limit]
     titled = {t.thread_id: (t, spans) for t in visible if (spans := match_spans(redact(t.title), parsed)) is not None}

@@ -51,6 +51,7 @@ from xworkmate.store import open_store
 from xworkmate.testing.acp_scripts import scripted_agent
 from xworkmate.testing.openai_server import OpenAIServer, ScriptedToolCall, TextReply, ToolCallReply
 from xworkmate.ui import MainWindow, build_main_window
+from xworkmate.ui.collector import GuiThreadCollector
 
 LINES = int(os.environ.get("XW_BENCH_LINES", "20"))
 ACP_LINES = min(LINES, int(os.environ.get("XW_BENCH_ACP_LINES", "4")))
@@ -474,6 +475,10 @@ def measure() -> dict[str, Any]:
             for _ in range(5):
                 app.processEvents()
             gc.freeze()  # as run_gui does before it enters the event loop
+            # As run_gui: the cycle collector runs on the GUI thread's timer, never inside another thread's work
+            # (a turn's store thread) nor in the middle of a switch, as the automatic one would.
+            collector = GuiThreadCollector(app)
+            collector.start()
             pair = (keys[0], keys[min(1, LINES - 1)])
             _switch(window, pair[0], _Painted(window))
             phase("window shown")
@@ -629,6 +634,7 @@ def measure() -> dict[str, Any]:
                 acp=len(acp_keys),
                 phases=phases,
             )
+            collector.stop()
             window.close()
             window.deleteLater()
             app.processEvents()

@@ -153,3 +153,21 @@ def test_a_pooled_connection_the_server_dropped_is_replaced_at_checkout(
             assert connection.execute(text("SELECT pg_backend_pid()")).scalar() != pid
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "database_url", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
+def test_a_search_reads_the_provider_keys_the_hits_and_their_lines_on_one_connection(
+    controller: SessionController, store: Store
+) -> None:
+    """Issue 34 item 2: the redactor's read of the provider keys (SEC-1), the hits and their lines share one
+    checkout (before: two, and on PostgreSQL a ping each when idle)."""
+    key = _line(controller, store, 3)
+    store.messages.append(key, role=MessageRole.USER, source=MessageSource.HUMAN, content="the blue canary sings")
+    controller.search("canary")  # warm
+    with counted(store) as counts:
+        results = controller.search("canary")
+    assert [line.line_key for line in results.lines] == [key]
+    assert counts.checkouts == 1
+    assert all(engine.pool.checkedout() == 0 for engine in store.engines)  # type: ignore[attr-defined]

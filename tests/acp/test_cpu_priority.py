@@ -184,11 +184,12 @@ for agent in agents:
         module, script, package = Path(folder, "priority.py"), Path(folder, "watch.py"), Path(folder, "xworkmate")
         package.mkdir(mode=0o755)
         shutil.copyfile(str(priority.__file__), module)
-        for name in ("__init__.py", "proc_stat.py"):  # what priority.py imports of ours, and nothing else
-            shutil.copyfile(Path(xworkmate.__file__).with_name(name), package / name)
+        ours = [package / name for name in ("__init__.py", "proc_stat.py")]  # what priority.py imports, no more
+        for copy in ours:
+            shutil.copyfile(Path(xworkmate.__file__).with_name(copy.name), copy)
         script.write_text(program)
         os.chmod(folder, 0o755)
-        for path in (module, script, package / "__init__.py", package / "proc_stat.py"):
+        for path in (module, script, *ours):
             path.chmod(0o644)
         done = subprocess.run(
             [*prefix, python, "-I", str(script), str(module)], capture_output=True, text=True, check=False, timeout=60

@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,8 @@ class Outcome:
     error: BaseException | None
     events: list[Any]
     approvals: list[ApprovalRequest]
+    first_event_at: float | None = None  # time.monotonic() when the turn's first event came
+    ended_at: float = 0.0  # time.monotonic() when the turn's task ended
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -131,7 +134,11 @@ class AgentHarness:
                 trigger.set()
             return await base(req)
 
+        first_event_at: list[float] = []
+
         def emit(event: object) -> None:
+            if not events:
+                first_event_at.append(time.monotonic())
             events.append(event)
             if cancel_when is not None and cancel_when(events):
                 trigger.set()
@@ -156,10 +163,12 @@ class AgentHarness:
             await asyncio.wait({waiter})
             task.cancel()
         await asyncio.wait({task})
+        ended_at = time.monotonic()
+        first = first_event_at[0] if first_event_at else None
         if task.cancelled():
-            return Outcome(None, asyncio.CancelledError(), events, approvals)
+            return Outcome(None, asyncio.CancelledError(), events, approvals, first, ended_at)
         error = task.exception()
-        return Outcome(None if error else task.result(), error, events, approvals)
+        return Outcome(None if error else task.result(), error, events, approvals, first, ended_at)
 
 
 def run_concurrently(turns: dict[str, Awaitable[Outcome]]) -> dict[str, Outcome]:

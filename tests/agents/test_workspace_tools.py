@@ -283,7 +283,7 @@ def test_command_that_never_ends_is_killed_at_the_timeout_with_its_children(ctx:
     outcome = run_command(ctx, "echo started; sleep 60 & echo $! > child.pid; sleep 60", timeout_s=1)
     elapsed = time.monotonic() - started
     assert outcome.timed_out and outcome.exit_code is None
-    assert 0.9 <= elapsed < 5
+    assert 0.9 <= elapsed < 60, "ended by its 1 s timeout, not by its own minute's sleep"
     assert "timed out after 1 s" in outcome.to_tool_text()
     assert "started" in outcome.output
     child = int((workspace / "child.pid").read_text())
@@ -318,7 +318,7 @@ def test_background_process_holding_the_output_does_not_hang_the_call(workspace:
     ctx = _context(workspace, ToolLimits(command_drain_grace_s=0.2))
     started = time.monotonic()
     outcome = run_command(ctx, "sleep 60 & echo $! > bg.pid; echo done", timeout_s=30)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30, "the drain's grace, not the command's 30 s timeout, ended the wait"
     assert outcome.exit_code == 0 and outcome.output_pipe_held_open
     assert "background processes kept the output open" in outcome.to_tool_text()
     pid = int((workspace / "bg.pid").read_text())
@@ -340,7 +340,7 @@ def test_cancelling_run_command_async_kills_the_process_group(ctx: ToolContext, 
 
     started = time.monotonic()
     asyncio.run(scenario())
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30, "the cancel, not the command's 30 s timeout, ended it"
     shell_pid, child_pid = map(int, pid_file.read_text().split())
     assert _wait_for(lambda: _process_is_gone(shell_pid)), "the shell survived cancellation"
     assert _wait_for(lambda: _process_is_gone(child_pid)), "the background child survived cancellation"

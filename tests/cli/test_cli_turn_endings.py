@@ -175,7 +175,7 @@ def test_a_trickling_stream_is_stopped_at_the_lines_turn_limit(
     proc = run_cli(home, "run", line.thread_id, "take your time", env=env)
     elapsed = time.monotonic() - started
     assert_one_line_error(proc, "2-second turn limit")
-    assert elapsed < 15, f"the turn ran {elapsed:.1f} s"
+    assert elapsed < 30, f"the turn ran {elapsed:.1f} s: the stream's own 30 s, not the 2 s limit, ended it"
     messages = controller.lines.messages(line.thread_id)
     partial = messages[1].content
     assert partial and set(partial) == {"x"} and len(partial) < 10

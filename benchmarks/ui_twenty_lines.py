@@ -61,7 +61,9 @@ ACP_TOKENS_PER_CHUNK = 10
 RATE = 2000.0  # tokens/s a line, as paced by the server / the agent
 STAGGER_S = 0.025
 TICK_MS = 5
-SWITCH_EVERY_MS = 120
+SWITCH_EVERY_MS = int(os.environ.get("XW_BENCH_SWITCH_EVERY_MS", "120"))
+"""How long each of the two lines is left before the switch back to it: 120 ms, a person going back and forth
+fast (the issue's figure); ``XW_BENCH_SWITCH_EVERY_MS=1000`` measures a person who reads a line a second first."""
 IDLE_S = 2.0
 LATE_MS = 16.0  # a tick this late is a dropped frame
 

@@ -96,7 +96,8 @@ class RawStreamReply:
 
 @dataclass(frozen=True)
 class HangReply:
-    """Stream ``chunks`` of text (or, with ``before_headers``, nothing at all), then hang.
+    """Stream ``chunks`` of text (or, with ``before_headers``, nothing at all), ``delay`` seconds before each,
+    then hang.
 
     The connection stays open until the client closes it or the server stops;
     the server records the client's disconnect (see ``wait_for_disconnect``).
@@ -104,6 +105,7 @@ class HangReply:
 
     chunks: Sequence[str] = ()
     before_headers: bool = False
+    delay: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -322,6 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._start_stream(200, "text/event-stream")
             self._send_chunk(model, {"role": "assistant", "content": ""})
             for text in reply.chunks:
+                self._pause(reply.delay)
                 self._send_chunk(model, {"content": text})
             self._hang()
         elif isinstance(reply, TextReply):
@@ -488,6 +491,7 @@ class _ResponsesStream:
             self._start()
             item_id = self._open_message()
             for text in reply.chunks:
+                handler._pause(reply.delay)
                 self._event("response.output_text.delta", item_id=item_id, output_index=0, content_index=0, delta=text)
             handler._hang()
         elif isinstance(reply, TextReply):

@@ -115,6 +115,8 @@ class MessageDelegate(QStyledItemDelegate):
         self.live_render_ms = 0.0
         self.streamed_chars_rendered = 0
         """Characters of streaming answers rendered (settled parts and tails; counted for the tests)."""
+        self.chars_rendered_ahead = 0
+        """Characters of streaming answers rendered while their lines were not shown (``render_ahead``)."""
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
     @property
@@ -338,6 +340,31 @@ class MessageDelegate(QStyledItemDelegate):
         body.set_width(width)
         self._update_streamed(body, text)
         return body
+
+    def lines_streamed_lately(self) -> list[str]:
+        """The lines whose streaming answers' bodies are kept, the one painted last first."""
+        return [line for line, _kind in reversed(self._streaming) if line is not None]
+
+    def streaming_text(self, line: str) -> str | None:
+        """The text ``line``'s kept streaming body shows (rendered), or ``None`` when none is kept."""
+        body = self._streaming.get((line, "stream"))
+        return body.text if body is not None else None
+
+    def render_ahead(self, line: str, text: str) -> bool:
+        """Issue 34 item 1: ``line``'s kept streaming body (the line shown lately, not now) shows ``text``, rendered
+        and measured now, so a switch back to it renders only what streams after this. Only while ``text`` goes on
+        with the answer the body shows: a new answer is left to the switch, as the stored row of the one before may
+        take the body over (``_streamed``). Whether it rendered."""
+        body = self._streaming.get((line, "stream"))
+        if body is None or not body.matches(self._view.font(), self._raw) or text == body.text:
+            return False
+        if not text.startswith(body.text[: body.settled]):
+            return False
+        rendered = body.rendered_chars
+        body.update(text)
+        body.height()  # laid out now, not at the switch
+        self.chars_rendered_ahead += body.rendered_chars - rendered
+        return True
 
     def _update_streamed(self, body: StreamingBody, text: str) -> None:
         """``body`` shows ``text``; what that rendered is counted (``streamed_chars_rendered``)."""

@@ -42,6 +42,46 @@ log = logging.getLogger(__name__)
 
 DEAD_TURN_CHECK_MS = 10_000
 """How often the window looks whether a turn running in another process lost its process (issue 31)."""
+RENDER_AHEAD_MS = 40
+"""How often the answers streaming on the lines shown lately are rendered while not shown (``StreamsAhead``)."""
+RENDER_AHEAD_LINES = 2
+"""How many of the lines shown lately (the shown one aside) have their streaming answers rendered meanwhile."""
+
+
+class StreamsAhead(QObject):
+    """Issue 34 item 1: the answers streaming on the lines the person showed lately, rendered while not shown.
+
+    A line not shown only buffers what streams (``LiveRuns.announced_only``): a switch back to it rendered all
+    that came meanwhile before its first paint, a few milliseconds for each quarter second away, more the longer
+    it was. The lines shown last (``RENDER_AHEAD_LINES``; those a person goes back to) are rendered every
+    ``RENDER_AHEAD_MS`` instead, in the paragraphs that settled since (``MessageDelegate.render_ahead``): the
+    switch then renders only what came after. Other lines are left as they were (off-screen lines not rendered).
+    Runs while a turn runs (``wake``). Signals: none.
+    """
+
+    def __init__(self, window: WindowServices, live: LiveRuns, pane: MessagePane) -> None:
+        super().__init__(window.window())
+        self._window = window
+        self._live = live
+        self._delegate = pane.message_list.message_delegate
+        self.timer = QTimer(self)
+        self.timer.setInterval(RENDER_AHEAD_MS)
+        self.timer.timeout.connect(self.render)
+
+    def wake(self) -> None:
+        """A turn started: render ahead until none runs."""
+        if not self.timer.isActive() and not self._window.closed:
+            self.timer.start()
+
+    def render(self) -> None:
+        if not self._live.running_keys() or self._window.closed:
+            self.timer.stop()
+            return
+        shown = self._window.shown.shown_key
+        lately = [key for key in self._delegate.lines_streamed_lately() if key != shown][:RENDER_AHEAD_LINES]
+        for key in lately:
+            if self._live.is_running(key) and self._live.has_text(key):
+                self._delegate.render_ahead(key, self._live.streamed_text(key))
 
 
 class RunCards(QObject):
@@ -80,6 +120,7 @@ class RunCards(QObject):
         self.dead_turn_timer = QTimer(self)
         self.dead_turn_timer.setObjectName("deadTurnTimer")
         self.dead_turn_timer.setInterval(DEAD_TURN_CHECK_MS)
+        self.streams_ahead = StreamsAhead(window, live, pane)
 
     def last_failure(self, key: str) -> str | None:
         return self._last_failure.get(key)
@@ -102,6 +143,7 @@ class RunCards(QObject):
             self._show_sign_in()
         if isinstance(change, RunStarted):
             self._last_failure.pop(change.key, None)
+            self.streams_ahead.wake()
         elif isinstance(change, RunFinished) and change.status == TurnEnding.FAILED and change.error:
             self._last_failure[change.key] = change.error
         if self._live.apply(change) == self._window.shown.shown_key:

@@ -5,7 +5,8 @@ A switch to a line never shown used to read it on the store worker first and sho
 view that the window has no read of are read on the worker, one a job, and remembered as a switch remembers
 them: the first click on one paints its conversation at once and reads it again after the paint. A read ahead
 never takes the place of a line the person has shown, and one whose messages changed while it was on its way is
-not remembered without them. Counts and orders, never wall-clock times.
+not remembered without them. The first lines read ahead have their rows built, rendered and measured ahead
+too, and follow their records: the first click on one renders none. Counts and orders, never wall-clock times.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
+from xworkmate.ui.window import lines_ahead as lines_ahead_module
 from xworkmate.ui.window import shown as shown_module
 
 from .conftest import open_window
@@ -169,3 +171,44 @@ def test_a_line_whose_messages_change_while_it_is_read_ahead_is_not_remembered_w
     assert window.shown.remembers(changed)
     assert [message.id for message in window.shown.ahead[changed].newest] == stored
     assert lines_ahead.reads == before + 2
+
+
+def test_a_first_click_on_a_line_whose_rows_were_built_ahead_builds_and_renders_none(
+    monkeypatch: pytest.MonkeyPatch,
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    sqlite_store: Store,
+    sqlite_controller: SessionController,
+) -> None:
+    monkeypatch.setattr(lines_ahead_module, "ROWS_AHEAD_LINES", 2)
+    first, *keys = _lines(sqlite_store, sqlite_controller, 4)
+    sqlite_controller.lines.switch_session(first)  # shown at the start: the conversation is on screen
+    window = _window(qtbot, sqlite_controller)
+    assert window.shown.shown_key == first
+    lines_ahead, rows_ahead = window.task_list.lines_ahead, window.shown.rows_ahead
+    model, delegate = window.message_model, window.message_list.message_delegate
+    read_order = [key for key in lines_ahead.keys_in_view() if key != window.shown.shown_key]
+    built_ahead = read_order[:2]  # the lines are read ahead top to bottom; the first two have their rows built
+    assert set(keys) <= set(read_order)
+    _until(loop, lambda: all(window.shown.remembers(key) for key in keys) and not rows_ahead.pending)
+    settled(qtbot, window)
+    count = {key: len(sqlite_controller.lines.message_ids(key, limit=100)) for key in read_order}
+    assert model.rows_built_ahead == sum(count[key] for key in built_ahead)
+
+    # A message stored on one of them afterwards (a Send with no provider keeps it): its row is built ahead too.
+    followed = next(key for key in built_ahead if key in keys)
+    sqlite_controller.send(followed, "stored after the read ahead")
+    _until(loop, lambda: window.shown.remembers(followed) and not rows_ahead.pending)
+    settled(qtbot, window)
+    count[followed] = len(sqlite_controller.lines.message_ids(followed, limit=100))
+    assert count[followed] > 3
+    assert model.rows_built_ahead == sum(count[key] for key in built_ahead)
+
+    for key in keys:
+        rows, bodies, measured = model.rows_built, delegate.bodies_built, delegate.rows_measured
+        _select(window, key)  # painted within the click, from the read ahead
+        assert window.message_model.loaded_ids == sqlite_controller.lines.message_ids(key, limit=100)
+        done = (model.rows_built - rows, delegate.bodies_built - bodies, delegate.rows_measured - measured)
+        # Before: every row built, rendered and measured here, at the click, before the first paint.
+        assert done == ((0, 0, 0) if key in built_ahead else (count[key],) * 3), key
+        settled(qtbot, window)

@@ -92,6 +92,30 @@ PENDING_MESSAGE_TEXT = "…"
 """What a row whose message is being read (on the store worker) paints until it comes (LOOP-4)."""
 
 
+def _row_view(message: Message, card: ToolCard | None, line: str | None, *, expanded: bool) -> RowView:
+    """A stored message's row as the delegate paints it (``card``: its tool card, if a tool's)."""
+    text = message_text(message, card=card if message.role is MessageRole.TOOL else None, expanded=expanded)
+    return RowView(
+        cache_key=(message.id, expanded),
+        text=text,
+        body_format=_body_format(message),
+        header=message_header(message),
+        state=message.state.value,
+        role=message.role.value,
+        card=card,
+        line=line,
+        expanded=expanded,
+        whole=whole_answer(message, text),
+    )
+
+
+def _card_of(message: Message) -> ToolCard | None:
+    """A tool's message as its card; ``None`` for any other message."""
+    if message.role is not MessageRole.TOOL:
+        return None
+    return tool_card(message.payload, message.content, failed=message.state is MessageState.ERROR)
+
+
 def _body_format(message: Message) -> BodyFormat:
     if message.role is MessageRole.TOOL:
         return "tool"
@@ -191,6 +215,7 @@ class MessageListModel(QAbstractListModel):
         self._shown_count = 0  # which line showing this is: an answer read for an earlier one is dropped
         self._kept: OrderedDict[str, dict[int, tuple[Message, RowView]]] = OrderedDict()
         self.rows_built = 0
+        self.rows_built_ahead = 0  # rows built for a line not shown (``build_ahead``; the tests count them)
         """How many stored rows were built for painting (``RowView``): a switch back to a line whose newest
         messages did not change builds none again (issue 34 item 1; counted for the tests)."""
 
@@ -320,6 +345,30 @@ class MessageListModel(QAbstractListModel):
             self._kept[self._key] = rows
             while len(self._kept) > KEPT_LINES:
                 self._kept.popitem(last=False)
+
+    def build_ahead(self, key: str, messages: Sequence[Message]) -> list[RowView]:
+        """Issue 34 item 1: the rows of a line not shown, built from its newest ``messages`` (read ahead of a click)
+        as a switch to it builds them, and kept as a line's shown before are: its first switch reuses them (each
+        only for the very message it was built from). A row kept for the very message is not built again; the rows
+        built are returned. Nothing for the shown line, nor for a new line when ``KEPT_LINES`` are kept (rows the
+        person saw are never put out for these: a new one goes behind them all)."""
+        kept = self._kept.get(key)
+        if key == self._key or (kept is None and len(self._kept) >= KEPT_LINES):
+            return []
+        rows: dict[int, tuple[Message, RowView]] = {}
+        built: list[RowView] = []
+        for message in messages[-self._page_size :]:
+            row = kept.get(message.id) if kept is not None else None
+            if row is None or row[0] != message:
+                row = (message, _row_view(message, _card_of(message), key, expanded=False))
+                built.append(row[1])
+            rows[message.id] = row
+        if rows:
+            self._kept[key] = rows  # a line kept already keeps its place
+            if kept is None:
+                self._kept.move_to_end(key, last=False)  # the first to go: behind every line the person saw
+        self.rows_built_ahead += len(built)
+        return built
 
     def remember(self, messages: Iterable[Message]) -> None:
         """Messages read off the GUI thread (issue 19): their rows paint without a read."""
@@ -471,11 +520,10 @@ class MessageListModel(QAbstractListModel):
             live = self._live_at(row)
             return running_card(live.text) if live is not None and live.kind == "tool" else None
         message = self.message_at(row)
-        if message is None or message.role is not MessageRole.TOOL:
+        if message is None:
             return None
         card = self._cards.get(message.id)
-        if card is None:
-            card = tool_card(message.payload, message.content, failed=message.state is MessageState.ERROR)
+        if card is None and (card := _card_of(message)) is not None:
             self._cards[message.id] = card
         return card
 
@@ -653,10 +701,6 @@ class MessageListModel(QAbstractListModel):
             return QColor(theme.current().color("card-error"))
         return None
 
-    def _body_text(self, row: int, message: Message) -> str:
-        card = self.card_at(row) if message.role is MessageRole.TOOL else None
-        return message_text(message, card=card, expanded=self.is_expanded(row))
-
     def row_view(self, row: int) -> RowView | None:
         """The row as the delegate paints it (``ROW_ROLE``); ``None`` past the last row."""
         if row >= len(self._ids):
@@ -710,19 +754,8 @@ class MessageListModel(QAbstractListModel):
                 role="",
             )
         else:
-            text = self._body_text(row, message)
-            view = RowView(
-                cache_key=(message_id, expanded),
-                text=text,
-                body_format=_body_format(message),
-                header=message_header(message),
-                state=message.state.value,
-                role=message.role.value,
-                card=self.card_at(row),
-                line=self._key,
-                expanded=expanded,
-                whole=whole_answer(message, text),
-            )
+            card = self.card_at(row)
+            view = _row_view(message, card, self._key, expanded=expanded)
             self.rows_built += 1
         self._views[message_id] = view
         return view

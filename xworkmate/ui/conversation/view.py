@@ -116,6 +116,7 @@ class MessageDelegate(QStyledItemDelegate):
         self.streamed_chars_rendered = 0
         """Characters of streaming answers rendered (settled parts and tails; counted for the tests)."""
         self.chars_rendered_ahead = 0
+        self.rows_prepared = 0  # stored rows rendered and measured ahead of a click (``prepare``)
         """Characters of streaming answers rendered while their lines were not shown (``render_ahead``)."""
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
@@ -372,6 +373,23 @@ class MessageDelegate(QStyledItemDelegate):
         body.update(text)
         self.streamed_chars_rendered += body.rendered_chars - rendered
 
+    def _height(self, view: RowView, font: QFont) -> int:
+        """The row's height at its width: its body rendered (or taken from the cache) and laid out."""
+        header_height = self._header(font)[1].height()
+        body_height = self._body(view, font).height()
+        height = int(2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + body_height) + 1
+        if self.has_actions(view):
+            height += self.GAP + self.actions_height(font)
+        return height
+
+    def prepare(self, view: RowView) -> None:
+        """A stored row built ahead of a click (``MessageListModel.build_ahead``): its body rendered and its height
+        measured at the list's width now, so the switch that shows it finds both (issue 34 item 1)."""
+        key: _HeightKey = (view.cache_key, self._width_for(view), self._raw)
+        if view.live is None and key not in self._heights:
+            self._heights[key] = self._height(view, self._view.font())
+            self.rows_prepared += 1
+
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         view = self._row(index)
         key: _HeightKey = (view.cache_key, self._width_for(view), self._raw)
@@ -379,11 +397,7 @@ class MessageDelegate(QStyledItemDelegate):
         height = None if live else self._heights.get(key)
         if height is None:
             started = time.perf_counter()
-            header_height = self._header(option.font)[1].height()
-            body_height = self._body(view, option.font).height()
-            height = int(2 * (self.MARGIN + self.PADDING) + header_height + self.GAP + body_height) + 1
-            if self.has_actions(view):
-                height += self.GAP + self.actions_height(option.font)
+            height = self._height(view, option.font)
             if live:
                 self.live_render_ms = (time.perf_counter() - started) * 1000
             else:

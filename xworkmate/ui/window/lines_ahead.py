@@ -13,17 +13,26 @@ A read ahead of a line whose messages changed while it was on its way is dropped
 meanwhile were not in it, and ``ShownLine`` follows only the lines it remembers); the line is read again by
 the next job. Nothing here is said to the person: a failed read ahead only means the switch to that line
 reads first, as before.
+
+The first ``ROWS_AHEAD_LINES`` lines read ahead also have their rows built, rendered and measured ahead
+(``RowsAhead``): a read alone left the first click to render every row it shows (~10 ms of the GUI thread for
+seven rows with a long answer, the slowest switch while twenty lines stream). One row a tick, so the GUI thread
+is held for one row's rendering at most; rows are kept as a line shown before keeps them, behind those.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
 
-from PySide6.QtCore import QModelIndex, QObject, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QTimer
 from PySide6.QtWidgets import QListView
 
 from xworkmate.controllers import MessagesAppended, MessagesChanged, UnknownSessionKeyError
 from xworkmate.controllers.views import LinePanes, LineReads, ReadAhead, read_line_panes
+from xworkmate.ui.conversation.model import MessageListModel
+from xworkmate.ui.conversation.rows import RowView
+from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.shell import FirstPaint
 from xworkmate.ui.window.services import WindowServices
 
@@ -36,6 +45,10 @@ AHEAD_LINES = 32
 """The reads ahead kept (``ShownLine.ahead``, the newest): the first this many lines in view are read."""
 LOOK_AFTER_MS = 250
 """How long the list is left still (a scroll, a burst of new rows) before the lines in view are looked at."""
+ROWS_AHEAD_LINES = 8
+"""The lines read ahead whose rows are built ahead too (``RowsAhead``): the first so many, once each."""
+ROW_AHEAD_MS = 10
+"""The pause between two rows built ahead: the event loop runs between them."""
 
 
 def read_lines(controller: LineReads, keys: list[str], first_page: int) -> list[LinePanes]:
@@ -138,3 +151,59 @@ class LinesAhead(QObject):
     def on_messages(self, change: MessagesAppended | MessagesChanged, _ahead: ReadAhead) -> None:
         """A store record: a line on its way here is read again later, not remembered without it."""
         self._reading.discard(change.key)
+
+
+class RowsAhead(QObject):
+    """The rows of the first ``ROWS_AHEAD_LINES`` lines read ahead, built (``MessageListModel.build_ahead``),
+    rendered and measured (``MessageDelegate.prepare``) one a tick, while the conversation is on screen: its width
+    is the one they are painted at (while an empty line's state is shown instead, its stack does not keep the
+    hidden list's width; they wait for it to show). ``add(panes)`` takes a read ahead, ``follow(panes)`` one its
+    records changed (new messages: their rows); ``pending`` counts rows still to build (the tests). Signals: none."""
+
+    def __init__(self, model: MessageListModel, message_list: MessageListView, parent: QObject) -> None:
+        super().__init__(parent)
+        self._model = model
+        self._list = message_list
+        self._lines: deque[LinePanes] = deque()
+        self._rows: deque[RowView] = deque()
+        self._taken: set[str] = set()
+        self._timer = QTimer(self)
+        self._timer.setInterval(ROW_AHEAD_MS)
+        self._timer.timeout.connect(self._next)
+        message_list.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show and (self._rows or self._lines):
+            self._timer.start()
+        return False
+
+    @property
+    def pending(self) -> int:
+        return len(self._rows) + sum(len(panes.newest) for panes in self._lines)
+
+    def add(self, panes: LinePanes) -> None:
+        if panes.key in self._taken or len(self._taken) >= ROWS_AHEAD_LINES:
+            return
+        self._taken.add(panes.key)
+        self._lines.append(panes)
+        self._timer.start()
+
+    def follow(self, panes: LinePanes) -> None:
+        """A line read ahead, as its records left it: rows for its new messages, if its rows were built ahead."""
+        if panes.key not in self._taken:
+            return
+        self._lines = deque(queued for queued in self._lines if queued.key != panes.key)
+        self._lines.append(panes)
+        self._timer.start()
+
+    def _next(self) -> None:
+        if not self._list.viewport().isVisible():
+            self._timer.stop()  # until it shows (``eventFilter``)
+            return
+        while not self._rows and self._lines:
+            panes = self._lines.popleft()
+            self._rows.extend(self._model.build_ahead(panes.key, panes.newest))  # what is not built yet
+        if self._rows:
+            self._list.message_delegate.prepare(self._rows.popleft())
+        if not self._rows and not self._lines:
+            self._timer.stop()

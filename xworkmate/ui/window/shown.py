@@ -29,7 +29,7 @@ from xworkmate.presentation.wording import plain_words
 from xworkmate.ui.conversation import MessageListModel
 from xworkmate.ui.conversation.view import MessageListView
 from xworkmate.ui.operations import collecting
-from xworkmate.ui.window.lines_ahead import AHEAD_LINES
+from xworkmate.ui.window.lines_ahead import AHEAD_LINES, RowsAhead
 from xworkmate.ui.window.services import LinePart, WindowServices
 
 SEEN_LINES = 64  # issue 19: the lines whose last view a switch shows at once, before the fresh read
@@ -138,6 +138,7 @@ class ShownLine(QObject):
         self.seen: dict[str, LinePanes] = {}
         # Reads of lines in the list's view not shown yet (``LinesAhead``), kept apart: never one the person showed.
         self.ahead: dict[str, LinePanes] = {}
+        self.rows_ahead = RowsAhead(message_model, message_list, self)  # the first of them: their rows too
         self.deferred = AfterPaint(message_list.viewport(), self)
         # How many times the shown line's panes were shown (a switch, or a LineUpdated of the shown line): per
         # turn, not per streamed record (issue 34 item 1; counted for the tests and the benchmarks).
@@ -197,6 +198,7 @@ class ShownLine(QObject):
         self.ahead.pop(panes.key, None)
         self.ahead[panes.key] = panes
         _keep_newest(self.ahead, AHEAD_LINES)
+        self.rows_ahead.add(panes)
 
     def show_view(self, view: LineView, panes: LinePanes | None = None) -> None:
         """Every part shows ``view`` (and ``panes``, when read for it), then the selection follows."""
@@ -271,6 +273,8 @@ class ShownLine(QObject):
             return
         # In place: following a line does not make it one shown lately (``SEEN_LINES``).
         kept[key] = replace(seen, newest=newest_page(seen, [m for m in messages if m is not None]))
+        if kept is self.ahead:
+            self.rows_ahead.follow(kept[key])  # its new messages' rows too, if its rows were built ahead
 
     def _shows(self, panes: LinePanes) -> bool:
         """Whether every pane shows exactly ``panes`` now (the view, and the conversation of its line)."""

@@ -22,6 +22,8 @@ from xworkmate.controllers import SessionController
 from xworkmate.domain.messages import MessageRole, MessageSource
 from xworkmate.store import Store
 from xworkmate.ui import MainWindow
+from xworkmate.ui.conversation.view import MessageDelegate
+from xworkmate.ui.rendering import StreamingBody, build_body
 from xworkmate.ui.window import lines_ahead as lines_ahead_module
 from xworkmate.ui.window import shown as shown_module
 
@@ -212,3 +214,33 @@ def test_a_first_click_on_a_line_whose_rows_were_built_ahead_builds_and_renders_
         # Before: every row built, rendered and measured here, at the click, before the first paint.
         assert done == ((0, 0, 0) if key in built_ahead else (count[key],) * 3), key
         settled(qtbot, window)
+
+
+def test_a_long_answer_is_rendered_ahead_in_parts_and_shows_as_rendered_whole(
+    monkeypatch: pytest.MonkeyPatch,
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    sqlite_store: Store,
+    sqlite_controller: SessionController,
+) -> None:
+    """A long answer is rendered ahead a part a tick (``MessageDelegate.PREPARE_CHARS``), never in one go that
+    would hold the GUI thread; the first click shows what rendering it whole would."""
+    monkeypatch.setattr(MessageDelegate, "PREPARE_CHARS", 300)
+    first, key = _lines(sqlite_store, sqlite_controller, 2, messages=1)
+    answer = "\n\n".join(f"Paragraph {i} of a long answer, with **bold** words and `code` in it." for i in range(40))
+    sqlite_store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content=answer)
+    sqlite_controller.lines.switch_session(first)
+    window = _window(qtbot, sqlite_controller)
+    rows_ahead, delegate = window.shown.rows_ahead, window.message_list.message_delegate
+    _until(loop, lambda: window.shown.remembers(key) and not rows_ahead.pending)
+    settled(qtbot, window)
+    assert window.message_model.rows_built_ahead == 2
+
+    bodies = delegate.bodies_built
+    _select(window, key)
+    assert delegate.bodies_built == bodies  # nothing rendered at the click
+    index = window.message_model.index(1, 0)
+    body = delegate.body_for(index)
+    assert isinstance(body, StreamingBody) and len(body.parts) > len(answer) // 300 // 2  # rendered in parts
+    whole = build_body(answer, "markdown", window.message_list.font(), delegate.text_width())
+    assert body.plain_text().split() == whole.plain_text().split()  # every word, in order (parts join with a gap)

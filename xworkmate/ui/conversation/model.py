@@ -355,16 +355,17 @@ class MessageListModel(QAbstractListModel):
         kept = self._kept.get(key)
         if key == self._key or (kept is None and len(self._kept) >= KEPT_LINES):
             return []
-        rows: dict[int, tuple[Message, RowView]] = {}
+        rows: dict[int, tuple[Message, RowView]] = dict(kept or {})
         built: list[RowView] = []
         for message in messages[-self._page_size :]:
-            row = kept.get(message.id) if kept is not None else None
+            row = rows.get(message.id)
             if row is None or row[0] != message:
                 row = (message, _row_view(message, _card_of(message), key, expanded=False))
                 built.append(row[1])
             rows[message.id] = row
         if rows:
-            self._kept[key] = rows  # a line kept already keeps its place
+            newest = sorted(rows)[-self._page_size :]  # as ``_keep_rows`` keeps them: the newest page
+            self._kept[key] = {i: rows[i] for i in newest}  # a line kept already keeps its place
             if kept is None:
                 self._kept.move_to_end(key, last=False)  # the first to go: behind every line the person saw
         self.rows_built_ahead += len(built)

@@ -203,7 +203,7 @@ class RowsAhead(QObject):
         while not self._rows and self._lines:
             panes = self._lines.popleft()
             self._rows.extend(self._model.build_ahead(panes.key, panes.newest))  # what is not built yet
-        if self._rows:
-            self._list.message_delegate.prepare(self._rows.popleft())
+        if self._rows and self._list.message_delegate.prepare(self._rows[0]):  # a long answer: a part a tick
+            self._rows.popleft()
         if not self._rows and not self._lines:
             self._timer.stop()

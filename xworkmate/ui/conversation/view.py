@@ -118,8 +118,8 @@ class MessageDelegate(QStyledItemDelegate):
         self.streamed_chars_rendered = 0
         """Characters of streaming answers rendered (settled parts and tails; counted for the tests)."""
         self.chars_rendered_ahead = 0
-        self.rows_prepared = 0  # stored rows rendered and measured ahead of a click (``prepare``)
         """Characters of streaming answers rendered while their lines were not shown (``render_ahead``)."""
+        self.rows_prepared = 0  # stored rows rendered and measured ahead of a click (``prepare``)
         """How long the last transient row took to render and lay out (the window paces flushes by it)."""
 
     @property

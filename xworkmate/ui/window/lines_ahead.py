@@ -15,9 +15,10 @@ the next job. Nothing here is said to the person: a failed read ahead only means
 reads first, as before.
 
 The first ``ROWS_AHEAD_LINES`` lines read ahead also have their rows built, rendered and measured ahead
-(``RowsAhead``): a read alone left the first click to render every row it shows (~10 ms of the GUI thread for
-seven rows with a long answer, the slowest switch while twenty lines stream). One row a tick, so the GUI thread
-is held for one row's rendering at most; rows are kept as a line shown before keeps them, behind those.
+(``RowsAhead``): a read alone left the first click to render every row it shows (16-44 ms of the GUI thread
+for seven rows with a long answer while twenty lines stream: the slowest switch of most runs). One row a tick
+(a long answer a part a tick), so the GUI thread is held for little at a time; rows are kept as a line shown
+before keeps them, behind those.
 """
 
 from __future__ import annotations

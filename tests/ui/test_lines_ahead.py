@@ -58,6 +58,21 @@ def _window(qtbot: QtBot, controller: SessionController, height: int = 800) -> M
     return window
 
 
+def _window_showing(qtbot: QtBot, controller: SessionController, key: str) -> MainWindow:
+    """The window opened on ``key`` (a line with messages: the conversation is on screen, so rows are built
+    ahead at its width)."""
+    controller.lines.switch_session(key)
+    window = _window(qtbot, controller)
+    assert window.shown.shown_key == key
+    return window
+
+
+def _built_ahead(qtbot: QtBot, loop: asyncio.AbstractEventLoop, window: MainWindow, keys: list[str]) -> None:
+    """Wait until ``keys`` are read ahead and every row queued to be built ahead is built."""
+    _until(loop, lambda: all(window.shown.remembers(key) for key in keys) and not window.shown.rows_ahead.pending)
+    settled(qtbot, window)
+
+
 def _select(window: MainWindow, key: str) -> None:
     """Select ``key`` in the list as a click does; returns before any answer of the store worker is applied."""
     window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(key))
@@ -184,24 +199,19 @@ def test_a_first_click_on_a_line_whose_rows_were_built_ahead_builds_and_renders_
 ) -> None:
     monkeypatch.setattr(lines_ahead_module, "ROWS_AHEAD_LINES", 2)
     first, *keys = _lines(sqlite_store, sqlite_controller, 4)
-    sqlite_controller.lines.switch_session(first)  # shown at the start: the conversation is on screen
-    window = _window(qtbot, sqlite_controller)
-    assert window.shown.shown_key == first
-    lines_ahead, rows_ahead = window.task_list.lines_ahead, window.shown.rows_ahead
+    window = _window_showing(qtbot, sqlite_controller, first)
     model, delegate = window.message_model, window.message_list.message_delegate
-    read_order = [key for key in lines_ahead.keys_in_view() if key != window.shown.shown_key]
+    read_order = [key for key in window.task_list.lines_ahead.keys_in_view() if key != first]
     built_ahead = read_order[:2]  # the lines are read ahead top to bottom; the first two have their rows built
     assert set(keys) <= set(read_order)
-    _until(loop, lambda: all(window.shown.remembers(key) for key in keys) and not rows_ahead.pending)
-    settled(qtbot, window)
+    _built_ahead(qtbot, loop, window, keys)
     count = {key: len(sqlite_controller.lines.message_ids(key, limit=100)) for key in read_order}
     assert model.rows_built_ahead == sum(count[key] for key in built_ahead)
 
     # A message stored on one of them afterwards (a Send with no provider keeps it): its row is built ahead too.
     followed = next(key for key in built_ahead if key in keys)
     sqlite_controller.send(followed, "stored after the read ahead")
-    _until(loop, lambda: window.shown.remembers(followed) and not rows_ahead.pending)
-    settled(qtbot, window)
+    _built_ahead(qtbot, loop, window, [followed])
     count[followed] = len(sqlite_controller.lines.message_ids(followed, limit=100))
     assert count[followed] > 3
     assert model.rows_built_ahead == sum(count[key] for key in built_ahead)
@@ -229,11 +239,9 @@ def test_a_long_answer_is_rendered_ahead_in_parts_and_shows_as_rendered_whole(
     first, key = _lines(sqlite_store, sqlite_controller, 2, messages=1)
     answer = "\n\n".join(f"Paragraph {i} of a long answer, with **bold** words and `code` in it." for i in range(40))
     sqlite_store.messages.append(key, role=MessageRole.ASSISTANT, source=MessageSource.AGENT, content=answer)
-    sqlite_controller.lines.switch_session(first)
-    window = _window(qtbot, sqlite_controller)
-    rows_ahead, delegate = window.shown.rows_ahead, window.message_list.message_delegate
-    _until(loop, lambda: window.shown.remembers(key) and not rows_ahead.pending)
-    settled(qtbot, window)
+    window = _window_showing(qtbot, sqlite_controller, first)
+    delegate = window.message_list.message_delegate
+    _built_ahead(qtbot, loop, window, [key])
     assert window.message_model.rows_built_ahead == 2
 
     bodies = delegate.bodies_built

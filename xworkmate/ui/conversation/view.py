@@ -392,7 +392,8 @@ class MessageDelegate(QStyledItemDelegate):
         is rendered ``PREPARE_CHARS`` at a time, in settled parts as a streaming answer is: one call never holds the
         GUI thread for a whole 20,000-character answer (10-25 ms while twenty lines stream). Whether the row is
         ready; if not, call again."""
-        key: _HeightKey = (view.cache_key, self._width_for(view), self._raw)
+        width = self._width_for(view)
+        key: _HeightKey = (view.cache_key, width, self._raw)
         if view.live is not None or key in self._heights:
             return True
         font = self._view.font()
@@ -401,7 +402,7 @@ class MessageDelegate(QStyledItemDelegate):
         if long_answer and body_key not in self._bodies:
             body = self._preparing.get(body_key)
             if body is None or not body.matches(font, self._raw):
-                body = self._preparing[body_key] = StreamingBody(font, self._width_for(view))
+                body = self._preparing[body_key] = StreamingBody(font, width)
             body.update(view.text[: len(body.text) + self.PREPARE_CHARS])
             if len(body.text) < len(view.text):
                 body.height()  # what settled laid out now too, not all at the end

@@ -159,7 +159,8 @@ class RowsAhead(QObject):
     rendered and measured (``MessageDelegate.prepare``) one a tick, while the conversation is on screen: its width
     is the one they are painted at (while an empty line's state is shown instead, its stack does not keep the
     hidden list's width; they wait for it to show). ``add(panes)`` takes a read ahead, ``follow(panes)`` one its
-    records changed (new messages: their rows); ``pending`` counts rows still to build (the tests). Signals: none."""
+    records changed (new messages: their rows); ``pending`` is 0 once every row queued is built (the tests).
+    Signals: none."""
 
     def __init__(self, model: MessageListModel, message_list: MessageListView, parent: QObject) -> None:
         super().__init__(parent)

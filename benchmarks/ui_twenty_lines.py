@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
@@ -129,6 +129,25 @@ def _chunks(tokens: list[str], size: int) -> list[str]:
     return ["".join(tokens[i : i + size]) for i in range(0, len(tokens), size)]
 
 
+class _RunQueueWait:
+    """Seconds the thread that made it has waited, runnable, for a CPU so far (the kernel's schedstat; 0 without
+    it). Opened once and read with pread: opening it each time cost the GUI thread ~0.3 ms."""
+
+    def __init__(self) -> None:
+        try:
+            self._fd: int | None = os.open(f"/proc/self/task/{threading.get_native_id()}/schedstat", os.O_RDONLY)
+        except OSError:
+            self._fd = None
+
+    def __call__(self) -> float:
+        if self._fd is None:
+            return 0.0
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+
 class _Ticker:
     """A 5 ms timer: how late each tick comes (ms) is the event loop's lag. For each gap it also notes the
     GUI thread's own CPU time: a late tick with little of it waited (on the interpreter lock, or in a call
@@ -139,23 +158,10 @@ class _Ticker:
         # For each late tick: (lag ms, share of the gap the GUI thread ran, share it waited for a CPU).
         self.cpu_shares: list[tuple[float, float, float]] = []
         self._last = self._last_cpu = self._last_queued = 0.0
-        # Opened once and read with pread at each tick: opening it each time cost the GUI thread ~0.3 ms a tick.
-        try:
-            self._schedstat: int | None = os.open(f"/proc/self/task/{threading.get_native_id()}/schedstat", os.O_RDONLY)
-        except OSError:
-            self._schedstat = None
+        self._queued = _RunQueueWait()
         self._timer = QTimer()
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
-
-    def _queued(self) -> float:
-        """Seconds this thread has waited, runnable, for a CPU (the kernel's schedstat; 0 without it)."""
-        if self._schedstat is None:
-            return 0.0
-        try:
-            return int(os.pread(self._schedstat, 128, 0).split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
-            return 0.0
 
     def _tick(self) -> None:
         now, cpu, queued = time.perf_counter(), time.thread_time(), self._queued()
@@ -179,11 +185,13 @@ class _Ticker:
 
 class _Painted(QObject):
     """When the message list's viewport first got a paint event (the moment it starts drawing) while the
-    window's key label showed ``wanted`` (the line switched to); ``at`` is 0 until then."""
+    window's key label showed ``wanted`` (the line switched to); ``at`` is 0 until then. ``cpu_at`` and
+    ``waited_at`` are the GUI thread's CPU seconds and its wait for a CPU (``_RunQueueWait``) at that moment."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__()
-        self.at = 0.0
+        self.at = self.cpu_at = self.waited_at = 0.0
+        self.waited = _RunQueueWait()
         self.wanted = ""
         self.count = 0  # every paint of the conversation's viewport
         label = window.findChild(QLabel, "sessionKeyLabel")
@@ -195,11 +203,23 @@ class _Painted(QObject):
         if event.type() == QEvent.Type.Paint:
             self.count += 1
             if not self.at and self.wanted in self._label.text():
-                self.at = time.perf_counter()
+                self.at, self.cpu_at, self.waited_at = time.perf_counter(), time.thread_time(), self.waited()
         return False
 
 
-def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, float, float]:
+class _Switched(NamedTuple):
+    """One switch, in seconds: to the paint, to the end of its pass, the GUI thread's CPU to the end of the
+    pass, and to the paint its CPU and its wait for a CPU (a slow switch with little of either waited for the
+    interpreter lock)."""
+
+    painted: float
+    passed: float
+    cpu: float
+    cpu_to_paint: float
+    waited_to_paint: float
+
+
+def _switch(window: MainWindow, key: str, painted: _Painted) -> _Switched:
     """Select ``key`` in the list as a click would; seconds until the message list is painted with it, and
     until the event processing pass that painted it has ended (as ``gui_common.switch_and_settle``) and the work
     the switch left for after the paint has run (``ShownLine.after_paint``), and the GUI thread's CPU seconds
@@ -213,14 +233,15 @@ def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, flo
     assert label is not None
     app = application()
     painted.at, painted.wanted = 0.0, key
-    start, cpu = time.perf_counter(), time.thread_time()
+    start, cpu, waited = time.perf_counter(), time.thread_time(), painted.waited()
     window.task_pane.list_view.setCurrentIndex(window.task_list.proxy_index_of(key))
     while key not in label.text():
         app.processEvents()
     viewport = window.message_list.viewport()
     if not viewport.isVisible():  # an empty line shows its empty state instead: the pass, as gui_common
         app.processEvents()
-        return time.perf_counter() - start, time.perf_counter() - start, time.thread_time() - cpu
+        passed, used = time.perf_counter() - start, time.thread_time() - cpu
+        return _Switched(passed, passed, used, used, painted.waited() - waited)
     if painted.at:
         app.processEvents()  # painted within the click: the pass after it, which the click's paint would end
     else:
@@ -232,7 +253,13 @@ def _switch(window: MainWindow, key: str, painted: _Painted) -> tuple[float, flo
         app.processEvents()
     while window.shown.deferred.pending and time.perf_counter() < deadline:
         app.processEvents()  # the pass figure and the CPU include the work the switch left for after the paint
-    return painted.at - start, time.perf_counter() - start, time.thread_time() - cpu
+    return _Switched(
+        painted.at - start,
+        time.perf_counter() - start,
+        time.thread_time() - cpu,
+        painted.cpu_at - cpu,
+        painted.waited_at - waited,
+    )
 
 
 class _PartTimes:
@@ -267,6 +294,7 @@ class _Switcher:
         self.times: list[float] = []
         self.passes: list[float] = []
         self.cpu: list[float] = []
+        self.switched: list[_Switched] = []
         # Counted, not timed, per switch: characters of streaming answers rendered, stored rows built for painting,
         # bodies rendered, paints of the conversation (the machine's load does not move them).
         self.counts: list[tuple[int, int, int, int]] = []
@@ -286,14 +314,15 @@ class _Switcher:
         if self.profile is not None:
             self.profile.enable()
         before = self._counted()
-        painted, passed, cpu = _switch(self._window, self._keys[self._n % 2], self._painted)
+        switched = _switch(self._window, self._keys[self._n % 2], self._painted)
         after = self._counted()
         self.counts.append((after[0] - before[0], after[1] - before[1], after[2] - before[2], after[3] - before[3]))
         if self.profile is not None:
             self.profile.disable()
-        self.times.append(painted * 1000)
-        self.passes.append(passed * 1000)
-        self.cpu.append(cpu * 1000)
+        self.switched.append(switched)
+        self.times.append(switched.painted * 1000)
+        self.passes.append(switched.passed * 1000)
+        self.cpu.append(switched.cpu * 1000)
         self._timer.start()
 
     def _counted(self) -> tuple[int, int, int, int]:
@@ -311,6 +340,7 @@ class _Switcher:
         self.times.clear()
         self.passes.clear()
         self.cpu.clear()
+        self.switched.clear()
         self.counts.clear()
         self._profile_as = profile_as
         if (path := os.environ.get("XW_BENCH_PROFILE_SWITCH")) and profile_as:
@@ -327,11 +357,33 @@ class _Switcher:
         return list(self.times)
 
 
-def _slowest(times: list[float], cpu: list[float], counts: list[tuple[int, int, int, int]]) -> list[tuple[Any, ...]]:
+def _to_paint(switched: list[_Switched]) -> dict[str, tuple[float, float]]:
+    """Where a switch's time to the paint went, p50 and p95 of each: the GUI thread's CPU, its wait for a CPU,
+    and the rest (the interpreter lock, a call that blocks)."""
+    parts = {
+        "cpu": [s.cpu_to_paint * 1000 for s in switched],
+        "waited": [s.waited_to_paint * 1000 for s in switched],
+        "rest": [(s.painted - s.cpu_to_paint - s.waited_to_paint) * 1000 for s in switched],
+    }
+    return {name: (percentile(ms, 50), percentile(ms, 95)) for name, ms in parts.items()}
+
+
+def _slowest(switched: list[_Switched], counts: list[tuple[int, int, int, int]]) -> list[tuple[Any, ...]]:
     """The three slowest switches (p95 of a few dozen lies among them): which one (1 = the first), ms to the
-    paint, the GUI thread's CPU ms, stored rows built for it."""
-    order = sorted(range(len(times)), key=lambda i: -times[i])[:3]
-    return [(i + 1, round(times[i], 1), round(cpu[i], 1), counts[i][1]) for i in order]
+    paint, to the paint the GUI thread's CPU ms and its ms waiting for a CPU, its CPU ms to the end of the pass,
+    and what was done for it: characters of streaming answers rendered, stored rows built, bodies rendered."""
+    order = sorted(range(len(switched)), key=lambda i: -switched[i].painted)[:3]
+    return [
+        (
+            i + 1,
+            round(switched[i].painted * 1000, 1),
+            round(switched[i].cpu_to_paint * 1000, 1),
+            round(switched[i].waited_to_paint * 1000, 1),
+            round(switched[i].cpu * 1000, 1),
+            *counts[i][:3],
+        )
+        for i in order
+    ]
 
 
 def _native_replies(index: int) -> tuple[list[Any], str]:
@@ -570,6 +622,7 @@ def measure() -> dict[str, Any]:
             busy_switches = switcher.stop()
             busy_passes = list(switcher.passes)
             busy_cpu = list(switcher.cpu)
+            busy_switched = list(switcher.switched)
             busy_counts = switcher.mean_counts()
             switcher.busy_counts = list(switcher.counts)
             unsubscribe()
@@ -613,7 +666,8 @@ def measure() -> dict[str, Any]:
                 idle_pass_p95=percentile(idle_passes, 95),
                 idle_switches=len(idle_switches),
                 busy_cpu_p50=percentile(busy_cpu, 50),
-                busy_slowest=_slowest(busy_switches, busy_cpu, switcher.busy_counts),
+                busy_slowest=_slowest(busy_switched, switcher.busy_counts),
+                busy_to_paint=_to_paint(busy_switched),
                 busy_counts=busy_counts,
                 idle_counts=idle_counts,
                 idle_cpu_p50=percentile(idle_cpu, 50),
@@ -694,7 +748,8 @@ def run() -> list[Figure]:
                 "until_event_pass_ended_p95_ms": r["busy_pass_p95"],
                 "idle_until_event_pass_ended_p95_ms": r["idle_pass_p95"],
                 "gui_thread_cpu_p50_ms": r["busy_cpu_p50"],
-                "slowest_switches_n_ms_cpu_ms_rows_built": r["busy_slowest"],
+                "slowest_switches_n_ms_cpu_waited_pass_cpu_chars_rows_bodies": r["busy_slowest"],
+                "to_paint_cpu_waited_rest_p50_p95_ms": r["busy_to_paint"],
                 "per_switch_streamed_chars_rows_bodies_paints": r["busy_counts"],
                 "idle_gui_thread_cpu_p50_ms": r["idle_cpu_p50"],
                 "idle_show_line_p50_ms": r["idle_part_ms"],
@@ -757,8 +812,21 @@ def main() -> int:
         f" p50 {r['busy_switch_p50']:.1f} ms over {r['busy_switches']} switches; target <= 16 ms)"
     )
     print(
-        "  the slowest switches streaming (which one, ms to the paint, GUI CPU ms, rows built): "
-        + ", ".join(f"#{n} {ms} ms / {cpu} ms CPU / {rows} rows" for n, ms, cpu, rows in r["busy_slowest"])
+        "  the slowest switches streaming (which one: ms to the paint = the GUI thread's CPU + its wait for a CPU"
+        " + the rest; its CPU to the pass's end; characters, rows, bodies rendered): "
+        + ", ".join(
+            f"#{n} {ms} = {cpu} + {waited} + {ms - cpu - waited:.1f} ms; {pass_cpu} ms; {chars}/{rows}/{bodies}"
+            for n, ms, cpu, waited, pass_cpu, chars, rows, bodies in r["busy_slowest"]
+        )
+    )
+    print(
+        "  to the paint, p50/p95: "
+        + ", ".join(
+            f"{name} {p50:.1f}/{p95:.1f} ms"
+            for name, (p50, p95) in zip(
+                ("the GUI thread's CPU", "its wait for a CPU", "the rest"), r["busy_to_paint"].values(), strict=True
+            )
+        )
     )
     print(
         f"  until the pass that painted it ended, p95: {r['busy_pass_p95']:.1f} ms streaming"

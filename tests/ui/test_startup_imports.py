@@ -202,10 +202,11 @@ LOADED_AT_FIRST_USE = [
 ]
 
 
-OURS_BEFORE_USABLE = 182
+OURS_BEFORE_USABLE = 183
 """Of our modules (``xworkmate.*``), at most this many are loaded before the window is usable (before: 188; 180
 until ``ui/window/lines_ahead``, which the window builds with its list, issue 34 item 1; 181 until ``proc_stat``,
-the one home of a process's start time, which the store's turn owners and the agents' priority read)."""
+the one home of a process's start time, which the store's turn owners and the agents' priority read; 182 until
+``foreground``, the gate a switch holds for its paint, which the window's worker and the store thread read)."""
 
 
 def test_a_start_imports_none_of_the_later_actions_modules_before_the_window_is_usable(settings: Settings) -> None:

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from xworkmate.foreground import step_aside
+
 if TYPE_CHECKING:
     from xworkmate.controllers.changes import Change
 
@@ -84,6 +86,7 @@ class StoreThread:
         changes: list[Change] = []
 
         def held() -> T:
+            step_aside()  # a switch the person waits on first (``xworkmate.foreground``)
             _held.changes = changes
             try:
                 return work()
@@ -111,6 +114,7 @@ class StoreThread:
         (a mark the person would set again; the turn or the click goes on). It must not emit."""
 
         def logged() -> None:
+            step_aside()
             try:
                 work()
             except Exception as exc:

@@ -28,6 +28,8 @@ from typing import Any, Generic, TypeVar
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
+from xworkmate.foreground import step_aside
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -112,7 +114,12 @@ def run_off_thread(
             done.set_exception(exc)
         deliver(done)
         return None
-    future = loop.run_in_executor(executor, work)
+
+    def stepping_aside() -> T:
+        step_aside()  # a switch the person waits on first (``xworkmate.foreground``)
+        return work()
+
+    future = loop.run_in_executor(executor, stepping_aside)
     _waiting[future] = parent
     future.add_done_callback(_done_waiting)
     future.add_done_callback(deliver)

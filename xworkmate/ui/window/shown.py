@@ -10,11 +10,13 @@ search hit and a switch made by another process all come here (``open_line``/``s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
+from xworkmate import foreground
 from xworkmate.controllers import (
     CurrentLineChanged,
     LineUpdated,
@@ -208,14 +210,16 @@ class ShownLine(QObject):
         if panes is None:
             self._follow(view)
         self.switching = previous is not None and previous.key != view.key  # not the window's first line
-        try:
-            for part in self.parts:
-                part.show_line(view, previous, panes)
-        finally:
-            self.switching = False
-        self._sync_selection()
-        if previous is None or previous.key != view.key:
-            self._paint_now()
+        # A switch, to its paint, is what the person waits on: background threads step aside meanwhile.
+        with foreground.held() if self.switching else nullcontext():
+            try:
+                for part in self.parts:
+                    part.show_line(view, previous, panes)
+            finally:
+                self.switching = False
+            self._sync_selection()
+            if previous is None or previous.key != view.key:
+                self._paint_now()
 
     def _paint_now(self) -> None:
         """Issue 34 item 1: the line switched to is painted now — its conversation, and with it whatever else of

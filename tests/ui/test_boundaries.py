@@ -21,6 +21,9 @@ ALLOWED_OURS = (
     # (``lazy``), the compiled code kept between starts (``code_cache``).
     "xworkmate.lazy",
     "xworkmate.code_cache",
+    # The gate a switch holds to its paint, which background threads step aside for (issue 34 item 1): threading
+    # only, no store, no HTTP.
+    "xworkmate.foreground",
     "xworkmate.ui",
 )
 FORBIDDEN_THIRD_PARTY = ("sqlalchemy", "alembic", "httpx", "psycopg", "sqlite3", "keyring", "PyQt5", "PyQt6")

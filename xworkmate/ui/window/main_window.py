@@ -351,7 +351,7 @@ class MainWindow(WindowShell):
     def settling(self) -> bool:
         """Work the window started still to apply: an operation, after-paint work, the start's own (tests wait)."""
         operations, deferred = self.operations.running, self.shown.deferred.pending or self.task_model.partial
-        return bool(operations or deferred or not self._held.released or self.workspace.changes_view_pending)
+        return bool(operations or deferred or not self._held.released or self.workspace.changes_view_busy)
 
     def _on_usable(self) -> None:
         self._held.release()  # first: the worker below must not import before the window counts as usable

@@ -261,6 +261,11 @@ class WorkspaceActions(QObject):
         run_off_thread(_load_changes_code, build, build, parent=self)
 
     @property
+    def changes_view_busy(self) -> bool:
+        """The Changes tab's code still loading, or one of its reads on its way (its chips after it was built)."""
+        return self.changes_view_pending or (self._changes_view is not None and self._changes_view.busy)
+
+    @property
     def changes_view(self) -> ChangesView:
         """The Changes tab, built on first use: after the window became usable, or when asked."""
         if self._changes_view is None:

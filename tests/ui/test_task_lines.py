@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtGui import QColor, QPaintEvent, QPalette
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from xworkmate.controllers import SessionController, UnknownSessionKeyError
@@ -171,6 +172,42 @@ def test_the_list_paints_every_title_the_selection_and_the_badges(
     width = view.viewport().width()
     assert any(c.red() > c.green() + 60 for c in pixels(gone.thread_id, width - 90, width - 8))  # the red pill
     assert not any(c.red() > c.green() + 60 for c in pixels(plain.thread_id, width - 90, width - 8))
+
+
+class _PaintedRegions(QObject):
+    """The regions a widget is asked to paint."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__()
+        self.regions: list[QRect] = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(event, QPaintEvent):
+            self.regions.append(event.region().boundingRect())
+        return False
+
+
+def test_a_change_of_one_lines_row_repaints_that_row_alone_and_shows_it(
+    qtbot: QtBot, window: MainWindow, sqlite_controller: SessionController
+) -> None:
+    """Issue 34 item 1: with twenty lines streaming, each status change repainted every row of the list (~3 ms):
+    ``QListView`` lays all rows out again for any row's change. The rows are one height: the changed one alone is
+    repainted, and shows its new state."""
+    lines = [sqlite_controller.lines.create_line(title=f"Line {n}") for n in range(6)]
+    settled(qtbot, window)
+    view = window.task_line_list
+    changed = lines[3]
+    Path(changed.workspace_binding.path or "").rmdir()
+    qtbot.wait(50)  # the rows' own first layout and paint
+    painted = _PaintedRegions(view.viewport())
+    window.task_model.invalidate_status(changed.thread_id)
+    row = view.visualRect(proxy_index(window, changed.thread_id))
+    qtbot.waitUntil(lambda: bool(painted.regions))
+    qtbot.wait(50)  # a layout Qt had scheduled would repaint the list within this (its timer is 0 ms)
+    assert painted.regions and all(row.contains(region) for region in painted.regions), (row, painted.regions)
+    assert view.height() > 4 * row.height()  # the list shows several rows: the whole of it was not asked for
+    assert proxy_index(window, changed.thread_id).data(BADGE_ROLE) == "⚠ needs folder"
 
 
 def test_filter_narrows_the_list_without_switching_and_shows_an_empty_state(

@@ -8,7 +8,10 @@ folder stays writable; its network is the allow-list with its model hosts (SBX-4
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,3 +103,40 @@ def test_window_asks_before_starting_an_agent_without_a_sandbox(
     assert request.tool == "start_agent" and request.unsandboxed is not None
     assert outcome.status == "failed" and "without a sandbox was refused" in (outcome.error or "")
     assert not (agent_folder(tmp_path) / "scripted.pid").exists()
+
+
+@needs_bwrap
+def test_an_agents_start_looks_at_the_disk_off_the_loops_thread(
+    sqlite_controller: SessionController, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34 item 1: the loop is the window's, and twenty lines' streams wait behind it. The sandbox's mounts
+    (every path resolved), the PATH's look-up and the allow-list proxy's folder and bridge (compiled there) are
+    made on a worker: they held the loop 6-7 ms each at every agent's start."""
+    from xworkmate.agents import net_proxy
+    from xworkmate.agents.sandbox import Sandbox
+
+    threads: dict[str, str] = {}
+
+    def noted(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            threads.setdefault(name, threading.current_thread().name)
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(Sandbox, "wrap", noted("the sandbox's argv", Sandbox.wrap))
+    monkeypatch.setattr(net_proxy, "bridge_launch", noted("the proxy's bridge", net_proxy.bridge_launch))
+    controller = sqlite_controller
+    scripted_agent(controller, tmp_path, turn=[{"say": "hi"}])
+    line = controller.lines.create_line("acp")
+    controller.line_settings.set_permission(line.thread_id, "full")
+    controller.line_settings.set_execution(line.thread_id, "acp", "scripted")
+
+    async def turn() -> tuple[str, str]:
+        outcome = await controller.turns.run_turn(line.thread_id, "hello", headless=True)
+        return outcome.status, threading.current_thread().name
+
+    status, loop_thread = asyncio.run(turn())
+    assert status == "finished"
+    assert set(threads) == {"the sandbox's argv", "the proxy's bridge"}  # an allow-list sandbox: both made
+    assert loop_thread not in threads.values(), threads

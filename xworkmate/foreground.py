@@ -4,9 +4,10 @@ The interpreter runs one thread's Python at a time, and PySide6 lets its lock go
 window switches lines, the turns' store thread (twenty lines' streamed writes) takes the lock at each of those
 calls, and the GUI thread waits for it back, up to the switch interval each time, longer when that thread, lowered
 below the window as an agent's work is, holds it while the machine's other processes have the CPUs (its low
-priority passes to the window). Measured in ``python -m benchmarks.ui_twenty_lines``, five interleaved pairs:
-a switch's time to the paint spent neither on the GUI thread's CPU nor waiting for one, p95 2.2-5.0 ms without
-this, 0.3-1.8 ms with it; the switch p95 8.4-16.6 ms against 7.6-12.7.
+priority passes to the window). Measured in ``python -m benchmarks.ui_twenty_lines``, 13 interleaved pairs: a
+switch's time to the paint spent neither on the GUI thread's CPU nor waiting for one, p95, median 2.4 ms without
+this and 1.0 ms with it (1.3-4.4 against 0.1-4.2); the switch p95 8.2-13.3 ms (mean 10.8) against 5.9-13.0
+(mean 9.4).
 
 ``held()``, on the GUI thread around such a moment (a switch, up to its paint), closes the gate; ``step_aside()``,
 called by a background thread before each job it takes (the turns' store thread, the window's store worker, the

@@ -291,9 +291,6 @@ class _Switcher:
     """Every ``SWITCH_EVERY_MS``, switch between two lines and time it."""
 
     def __init__(self, window: MainWindow, keys: tuple[str, str]) -> None:
-        self.times: list[float] = []
-        self.passes: list[float] = []
-        self.cpu: list[float] = []
         self.switched: list[_Switched] = []
         # Counted, not timed, per switch: characters of streaming answers rendered, stored rows built for painting,
         # bodies rendered, paints of the conversation (the machine's load does not move them).
@@ -320,9 +317,6 @@ class _Switcher:
         if self.profile is not None:
             self.profile.disable()
         self.switched.append(switched)
-        self.times.append(switched.painted * 1000)
-        self.passes.append(switched.passed * 1000)
-        self.cpu.append(switched.cpu * 1000)
         self._timer.start()
 
     def _counted(self) -> tuple[int, int, int, int]:
@@ -337,9 +331,6 @@ class _Switcher:
         return tuple(sum(c[i] for c in self.counts) / max(len(self.counts), 1) for i in range(4))
 
     def start(self, profile_as: str = "") -> None:
-        self.times.clear()
-        self.passes.clear()
-        self.cpu.clear()
         self.switched.clear()
         self.counts.clear()
         self._profile_as = profile_as
@@ -354,7 +345,22 @@ class _Switcher:
         if self.profile is not None:
             self.profile.dump_stats(self._profile_path)
             self.profile = None
-        return list(self.times)
+        return self.times
+
+    @property
+    def times(self) -> list[float]:
+        """Each switch's ms to the paint."""
+        return [s.painted * 1000 for s in self.switched]
+
+    @property
+    def passes(self) -> list[float]:
+        """Each switch's ms to the end of the pass that painted it."""
+        return [s.passed * 1000 for s in self.switched]
+
+    @property
+    def cpu(self) -> list[float]:
+        """Each switch's GUI thread CPU ms to the end of that pass."""
+        return [s.cpu * 1000 for s in self.switched]
 
 
 def _to_paint(switched: list[_Switched]) -> dict[str, tuple[float, float]]:
@@ -620,8 +626,8 @@ def measure() -> dict[str, Any]:
             busy_part_ms = parts.medians()
             parts.ms.clear()
             busy_switches = switcher.stop()
-            busy_passes = list(switcher.passes)
-            busy_cpu = list(switcher.cpu)
+            busy_passes = switcher.passes
+            busy_cpu = switcher.cpu
             busy_switched = list(switcher.switched)
             busy_counts = switcher.mean_counts()
             switcher.busy_counts = list(switcher.counts)
@@ -642,8 +648,8 @@ def measure() -> dict[str, Any]:
             loop.run_until_complete(idle(IDLE_S))
             idle_switches = switcher.stop()
             parts.on = False
-            idle_passes = list(switcher.passes)
-            idle_cpu = list(switcher.cpu)
+            idle_passes = switcher.passes
+            idle_cpu = switcher.cpu
             idle_counts = switcher.mean_counts()
             phase("idle reference")
 
